@@ -1,0 +1,71 @@
+"""The domain's error hierarchy. HTTP mapping happens once, in the API function."""
+
+from __future__ import annotations
+
+
+class VoiceAssistError(Exception):
+    """Base of every error the domain raises on purpose."""
+
+    status_code = 500
+    code = "internal_error"
+
+
+class InvalidInput(VoiceAssistError):
+    """The caller sent something we cannot use; the message says what and how to fix it."""
+
+    status_code = 400
+    code = "invalid_input"
+
+
+class UnsupportedMediaType(InvalidInput):
+    status_code = 415
+    code = "unsupported_media_type"
+
+
+class PayloadTooLarge(InvalidInput):
+    status_code = 413
+    code = "payload_too_large"
+
+
+class NotFound(VoiceAssistError):
+    status_code = 404
+    code = "not_found"
+
+
+class Conflict(VoiceAssistError):
+    """A conditional write lost a race, or the item already exists."""
+
+    status_code = 409
+    code = "conflict"
+
+
+class InvalidTransition(Conflict):
+    code = "invalid_transition"
+
+
+class ExtractionError(VoiceAssistError):
+    """A document could not be read; `reason` is what an operator sees on the FAILED job."""
+
+    code = "extraction_failed"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class DependencyError(VoiceAssistError):
+    """An outside system (model endpoint, search cluster, source) failed or timed out."""
+
+    status_code = 502
+    code = "dependency_failed"
+
+
+class ModelUnavailable(DependencyError):
+    code = "model_unavailable"
+
+
+class PhiBoundaryViolation(VoiceAssistError):
+    """Text carrying PHI was about to leave the boundary; the egress guard stopped it."""
+
+    status_code = 500
+    code = "phi_boundary"

@@ -1,0 +1,393 @@
+"""Domain models: the shapes that cross every boundary (API, stores, pipelines, index).
+
+API schemas are these models; storage adapters translate them to items and rows.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{uuid.uuid4().hex}"
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, use_enum_values=False)
+
+
+# --------------------------------------------------------------------------- knowledge base
+
+
+class SourceType(StrEnum):
+    TEXTBOOK = "textbook"
+    GUIDELINE = "guideline"
+    DRUG_REFERENCE = "drug_reference"
+    JOURNAL = "journal"
+    PUBMED = "pubmed"
+    WEB = "web"
+    OTHER = "other"
+
+
+class DocumentStatus(StrEnum):
+    PENDING = "PENDING"  # registered, not yet searchable
+    ACTIVE = "ACTIVE"  # the searchable version of its doc_key
+    SUPERSEDED = "SUPERSEDED"  # replaced by a newer version
+    FAILED = "FAILED"  # ingestion failed; nothing searchable
+    DELETED = "DELETED"
+
+
+class DocumentMetadata(Model):
+    """What a document says about itself; copied onto every chunk."""
+
+    doc_key: str = Field(min_length=1, max_length=512, description="Stable key across versions")
+    title: str = Field(min_length=1, max_length=1000)
+    source_type: SourceType = SourceType.OTHER
+    specialty: str | None = Field(default=None, max_length=100)
+    authors: list[str] = Field(default_factory=list)
+    year: int | None = Field(default=None, ge=1800, le=2100)
+    doi: str | None = None
+    pmid: str | None = None
+    url: str | None = None
+
+
+class KnowledgeDocument(Model):
+    doc_id: str  # one per version: f"{doc_key}#v{version}" hashed
+    doc_key: str
+    version: int = Field(ge=1)
+    content_hash: str
+    content_type: str
+    blob_key: str
+    metadata: DocumentMetadata
+    status: DocumentStatus = DocumentStatus.PENDING
+    page_count: int | None = None
+    chunk_count: int = 0
+    size_bytes: int = 0
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
+
+
+class Page(Model):
+    number: int | None  # 1-based page number for paged formats, None otherwise
+    text: str
+    heading: str | None = None
+
+
+class ExtractedDocument(Model):
+    pages: list[Page]
+    content_type: str
+
+    @property
+    def char_count(self) -> int:
+        return sum(len(p.text) for p in self.pages)
+
+
+class Chunk(Model):
+    chunk_id: str
+    doc_id: str
+    doc_key: str
+    version: int
+    ordinal: int
+    text: str
+    token_count: int
+    page: int | None = None
+    section: str | None = None
+    metadata: DocumentMetadata
+
+
+class SearchMode(StrEnum):
+    BM25 = "bm25"
+    DENSE = "dense"
+    HYBRID = "hybrid"
+
+
+class FusionMethod(StrEnum):
+    MIN_MAX = "min_max"  # min-max normalisation + weighted arithmetic mean (OpenSearch normalization-processor)
+    RRF = "rrf"  # reciprocal rank fusion (OpenSearch score-ranker-processor)
+
+
+class SearchFilters(Model):
+    source_types: list[SourceType] = Field(default_factory=list)
+    specialties: list[str] = Field(default_factory=list)
+    doc_keys: list[str] = Field(default_factory=list)
+    year_min: int | None = None
+
+
+class SearchQuery(Model):
+    text: str
+    vector: list[float] | None = None
+    top_k: int = Field(default=10, ge=1, le=1000)
+    mode: SearchMode = SearchMode.HYBRID
+    fusion: FusionMethod = FusionMethod.MIN_MAX
+    bm25_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    candidates: int = Field(default=100, ge=1, le=10000)
+    rrf_k: int = Field(default=60, ge=1)
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+
+
+class SearchHit(Model):
+    chunk: Chunk
+    score: float
+    bm25_score: float | None = None
+    vector_score: float | None = None
+    source: str = "knowledge_base"
+
+
+# --------------------------------------------------------------------------- ingestion jobs
+
+
+class JobState(StrEnum):
+    PENDING = "PENDING"
+    RUNNING = "RUNNING"
+    COMPLETED = "COMPLETED"
+    FAILED = "FAILED"
+    SUPERSEDED = "SUPERSEDED"
+
+
+# Valid transitions of an IndexingJob; anything else is a bug or a replay and is refused.
+JOB_TRANSITIONS: dict[JobState, frozenset[JobState]] = {
+    JobState.PENDING: frozenset({JobState.RUNNING, JobState.FAILED, JobState.SUPERSEDED}),
+    JobState.RUNNING: frozenset({JobState.COMPLETED, JobState.FAILED}),
+    JobState.FAILED: frozenset({JobState.PENDING, JobState.SUPERSEDED}),  # PENDING again = retry
+    JobState.COMPLETED: frozenset({JobState.SUPERSEDED}),
+    JobState.SUPERSEDED: frozenset(),
+}
+
+MAX_JOB_ATTEMPTS = 3
+
+
+class IndexingJob(Model):
+    job_id: str = Field(default_factory=lambda: new_id("job"))
+    doc_id: str
+    doc_key: str
+    version: int
+    state: JobState = JobState.PENDING
+    reason: str | None = None
+    unchanged: bool = False
+    attempts: int = 1
+    chunks_total: int = 0
+    chunks_done: int = 0
+    created_at: datetime = Field(default_factory=utc_now)
+    updated_at: datetime = Field(default_factory=utc_now)
+    started_at: datetime | None = None
+    finished_at: datetime | None = None
+
+    def can_transition(self, to: JobState) -> bool:
+        return to in JOB_TRANSITIONS[self.state]
+
+    def transition(self, to: JobState, *, reason: str | None = None) -> IndexingJob:
+        """Return a copy in state `to`; raises InvalidTransition for a move the lifecycle forbids."""
+        from voiceassist.errors import InvalidTransition
+
+        if not self.can_transition(to):
+            raise InvalidTransition(f"job {self.job_id} cannot go from {self.state} to {to}")
+        now = utc_now()
+        changes: dict[str, Any] = {"state": to, "updated_at": now}
+        if to is JobState.RUNNING:
+            changes["started_at"] = now
+        if to in (JobState.COMPLETED, JobState.FAILED):
+            changes["finished_at"] = now
+        if to is JobState.FAILED:
+            changes["reason"] = reason or "failed for an unknown reason"
+        elif reason is not None:
+            changes["reason"] = reason
+        return self.model_copy(update=changes)
+
+    def retry(self) -> IndexingJob:
+        """A FAILED job goes back to PENDING, at most MAX_JOB_ATTEMPTS attempts in all."""
+        from voiceassist.errors import InvalidTransition
+
+        if self.state is not JobState.FAILED:
+            raise InvalidTransition(f"only a FAILED job can be retried; job {self.job_id} is {self.state}")
+        if self.attempts >= MAX_JOB_ATTEMPTS:
+            raise InvalidTransition(
+                f"job {self.job_id} already ran {self.attempts} times (the limit is {MAX_JOB_ATTEMPTS})"
+            )
+        job = self.transition(JobState.PENDING)
+        return job.model_copy(
+            update={"attempts": self.attempts + 1, "reason": None, "finished_at": None, "chunks_done": 0}
+        )
+
+
+# --------------------------------------------------------------------------- PHI
+
+
+class PhiEntity(Model):
+    entity_type: str
+    start: int
+    end: int
+    score: float = 1.0
+
+
+class PhiResult(Model):
+    contains_phi: bool
+    entities: list[PhiEntity] = Field(default_factory=list)
+    redacted_text: str
+    error: str | None = None  # a detector failure: the result then counts as PHI (fail closed)
+
+    @property
+    def entity_types(self) -> list[str]:
+        return sorted({e.entity_type for e in self.entities})
+
+
+# --------------------------------------------------------------------------- query
+
+
+class Intent(StrEnum):
+    DIAGNOSIS = "diagnosis"
+    TREATMENT = "treatment"
+    DRUG_INFO = "drug_info"
+    GUIDELINE = "guideline"
+    CASE_CONSULTATION = "case_consultation"
+    GENERAL = "general"
+
+
+class RoutingMode(StrEnum):
+    HYBRID = "hybrid"
+    LOCAL_ONLY = "local-only"
+    CLOUD_ONLY = "cloud-only"
+
+
+class SourceConfig(Model):
+    name: str
+    kind: str = "knowledge_base"  # knowledge_base | pubmed
+    source_types: list[SourceType] = Field(default_factory=list)
+    timeout_seconds: float = 3.0
+    leaves_boundary: bool = False
+
+
+class QueryRequest(Model):
+    query: str = Field(min_length=1, max_length=4000, description="The clinician's question")
+    session_id: str | None = None
+    top_k: int = Field(default=5, ge=1, le=20, description="How many excerpts to cite at most")
+    filters: SearchFilters = Field(default_factory=SearchFilters)
+
+    @field_validator("query")
+    @classmethod
+    def _not_blank(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("query must contain text, not only white space")
+        return value.strip()
+
+
+class Citation(Model):
+    number: int
+    doc_id: str
+    doc_key: str
+    title: str
+    source_type: SourceType
+    page: int | None = None
+    section: str | None = None
+    excerpt: str
+    score: float
+    url: str | None = None
+    doi: str | None = None
+    pmid: str | None = None
+
+
+class TokenUsage(Model):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class QueryMetadata(Model):
+    query_id: str
+    phi_detected: bool
+    phi_entity_types: list[str] = Field(default_factory=list)
+    intent: Intent = Intent.GENERAL
+    intent_confidence: float = 0.0
+    model: str
+    extractive: bool = False
+    degraded: bool = False
+    sources_searched: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    latency_ms: dict[str, float] = Field(default_factory=dict)
+    trace_id: str | None = None
+
+
+class QueryResponse(Model):
+    answer: str
+    citations: list[Citation]
+    clarifying_question: str | None = None
+    metadata: QueryMetadata
+
+
+# --------------------------------------------------------------------------- chat
+
+
+class ChatMessage(Model):
+    role: str  # system | user | assistant (OpenAI chat-completions shape)
+    content: str
+
+
+class ChatCompletion(Model):
+    text: str
+    model: str
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+
+
+# --------------------------------------------------------------------------- sessions and audit
+
+
+class Session(Model):
+    session_id: str = Field(default_factory=lambda: new_id("ses"))
+    user_id: str
+    clinical_context: str | None = Field(default=None, max_length=4000)
+    created_at: datetime = Field(default_factory=utc_now)
+    expires_at: datetime | None = None
+
+
+class Message(Model):
+    session_id: str
+    message_id: str = Field(default_factory=lambda: new_id("msg"))
+    role: str
+    content: str  # redacted text only: raw PHI never reaches a store
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class AuditOutcome(StrEnum):
+    ANSWERED = "answered"
+    CLARIFY = "clarify"
+    DEGRADED = "degraded"
+    REFUSED = "refused"
+    ERROR = "error"
+
+
+class AuditRecord(Model):
+    audit_id: str = Field(default_factory=lambda: new_id("aud"))
+    user_id: str
+    session_id: str | None = None
+    query_redacted: str
+    query_sha256: str
+    phi_detected: bool
+    phi_entity_types: list[str] = Field(default_factory=list)
+    intent: str | None = None
+    model: str | None = None
+    sources: list[str] = Field(default_factory=list)
+    response_id: str | None = None
+    outcome: AuditOutcome
+    latency_ms: dict[str, float] = Field(default_factory=dict)
+    created_at: datetime = Field(default_factory=utc_now)
+
+
+class ToolDefinition(Model):
+    name: str
+    description: str
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class ToolResult(Model):
+    name: str
+    ok: bool
+    content: str

@@ -1,0 +1,198 @@
+"""Ports: every outside system the domain talks to, as a typing.Protocol.
+
+Each port has an AWS adapter and an embedded default in voiceassist.adapters; contract tests run one suite
+against both.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import numpy.typing as npt
+
+from voiceassist.models import (
+    AuditRecord,
+    ChatCompletion,
+    ChatMessage,
+    Chunk,
+    DocumentStatus,
+    IndexingJob,
+    JobState,
+    KnowledgeDocument,
+    Message,
+    PhiResult,
+    SearchHit,
+    SearchQuery,
+    Session,
+)
+
+Vectors = npt.NDArray[np.float32]
+
+
+@runtime_checkable
+class BlobStore(Protocol):
+    """Document bytes and intermediate pipeline artefacts (S3 / a folder)."""
+
+    def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream",
+            metadata: dict[str, str] | None = None) -> None: ...
+
+    def get(self, key: str) -> bytes:
+        """Raises NotFound for a missing key."""
+        ...
+
+    def head(self, key: str) -> dict[str, str]:
+        """User metadata of the object; raises NotFound for a missing key."""
+        ...
+
+    def delete(self, key: str) -> None: ...
+
+    def exists(self, key: str) -> bool: ...
+
+
+@runtime_checkable
+class DocumentStore(Protocol):
+    def put(self, document: KnowledgeDocument) -> None: ...
+
+    def get(self, doc_id: str) -> KnowledgeDocument:
+        """Raises NotFound."""
+        ...
+
+    def versions(self, doc_key: str) -> list[KnowledgeDocument]:
+        """Every version of a doc_key, oldest first."""
+        ...
+
+    def list(self, *, status: DocumentStatus | None = None, limit: int = 100) -> list[KnowledgeDocument]: ...
+
+    def delete(self, doc_id: str) -> None: ...
+
+
+@runtime_checkable
+class JobStore(Protocol):
+    def create(self, job: IndexingJob) -> None:
+        """Raises Conflict if the job id exists."""
+        ...
+
+    def get(self, job_id: str) -> IndexingJob:
+        """Raises NotFound."""
+        ...
+
+    def save(self, job: IndexingJob, *, expected_state: JobState) -> None:
+        """Conditional write: raises Conflict unless the stored job is still in expected_state."""
+        ...
+
+    def list(self, *, state: JobState | None = None, limit: int = 100) -> list[IndexingJob]: ...
+
+    def for_document(self, doc_id: str) -> list[IndexingJob]: ...
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    def create(self, session: Session) -> None: ...
+
+    def get(self, session_id: str) -> Session:
+        """Raises NotFound (also for an expired session)."""
+        ...
+
+    def delete(self, session_id: str) -> None:
+        """Deletes the session and all its messages."""
+        ...
+
+    def add_message(self, message: Message) -> None: ...
+
+    def messages(self, session_id: str, *, limit: int = 20) -> list[Message]:
+        """The most recent messages, oldest first."""
+        ...
+
+
+@runtime_checkable
+class AuditLog(Protocol):
+    def append(self, record: AuditRecord) -> None:
+        """Append-only: raises Conflict if the audit id already exists."""
+        ...
+
+    def get(self, audit_id: str) -> AuditRecord: ...
+
+    def list(self, *, user_id: str | None = None, limit: int = 100) -> list[AuditRecord]: ...
+
+
+@runtime_checkable
+class KeyValueState(Protocol):
+    """Small shared state (circuit breakers, idempotency records) with compare-and-set."""
+
+    def get(self, key: str) -> tuple[dict[str, Any] | None, int]:
+        """The value and its version (0 when absent)."""
+        ...
+
+    def put(self, key: str, value: dict[str, Any], *, expected_version: int, ttl_seconds: int | None = None
+            ) -> int:
+        """Write if the stored version is still expected_version; returns the new version or raises Conflict."""
+        ...
+
+
+@runtime_checkable
+class SearchIndex(Protocol):
+    """Hybrid BM25 + vector index of chunks."""
+
+    def index(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
+        """Add chunks (not yet searchable until activate)."""
+        ...
+
+    def activate(self, doc_key: str, version: int) -> None:
+        """Make `version` the searchable version of doc_key and hide every other version."""
+        ...
+
+    def delete_document(self, doc_key: str, version: int | None = None) -> None:
+        """Remove one version, or every version, of a document."""
+        ...
+
+    def search(self, query: SearchQuery) -> list[SearchHit]: ...
+
+    def count(self, doc_key: str | None = None, *, searchable_only: bool = True) -> int: ...
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    model_id: str
+    dimension: int
+    max_tokens: int  # the longest input (model tokens) embedded without truncation
+    in_boundary: bool  # True when text never leaves our infrastructure
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """L2-normalised float32 matrix, one row per text."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of `text` in the model's own tokenizer (without special tokens)."""
+        ...
+
+
+@runtime_checkable
+class ChatModel(Protocol):
+    name: str
+    in_boundary: bool  # may this model see PHI?
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+                 temperature: float = 0.1) -> ChatCompletion: ...
+
+    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+               temperature: float = 0.1) -> Iterator[str]: ...
+
+
+@runtime_checkable
+class PhiDetector(Protocol):
+    def detect(self, text: str) -> PhiResult: ...
+
+
+@runtime_checkable
+class PipelineRunner(Protocol):
+    """Runs a state machine: Step Functions on AWS, the same ASL in-process locally."""
+
+    def start(self, pipeline: str, payload: dict[str, Any], *, name: str | None = None) -> str:
+        """Start asynchronously; returns an execution id."""
+        ...
+
+    def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Run to the end and return the output; raises DependencyError with the failure cause."""
+        ...

@@ -1,0 +1,213 @@
+"""One validated Settings model, read from the environment once.
+
+The env var names are constants: infra (CDK) imports them so a function's environment and this parser can
+never drift apart. This is the only module that reads os.environ.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from enum import StrEnum
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from voiceassist.errors import InvalidInput
+from voiceassist.models import FusionMethod, RoutingMode
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+TIKTOKEN_CACHE = PACKAGE_DIR / "_data" / "tiktoken_cache"
+
+# ---- environment variable names (shared with infra/) ----------------------------------------------
+ENV_RUNTIME = "VOICEASSIST_RUNTIME"  # "local" (embedded adapters) or "aws"
+ENV_ENVIRONMENT = "VOICEASSIST_ENV"  # dev | staging | prod | local
+ENV_DATA_DIR = "VOICEASSIST_DATA_DIR"
+ENV_LOG_LEVEL = "POWERTOOLS_LOG_LEVEL"
+ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
+ENV_REGION = "AWS_REGION"
+ENV_DOCUMENTS_BUCKET = "VOICEASSIST_DOCUMENTS_BUCKET"
+ENV_DOCUMENTS_TABLE = "VOICEASSIST_DOCUMENTS_TABLE"
+ENV_JOBS_TABLE = "VOICEASSIST_JOBS_TABLE"
+ENV_SESSIONS_TABLE = "VOICEASSIST_SESSIONS_TABLE"
+ENV_AUDIT_TABLE = "VOICEASSIST_AUDIT_TABLE"
+ENV_IDEMPOTENCY_TABLE = "VOICEASSIST_IDEMPOTENCY_TABLE"
+ENV_STATE_TABLE = "VOICEASSIST_STATE_TABLE"  # circuit breakers, rate limits
+ENV_OPENSEARCH_ENDPOINT = "VOICEASSIST_OPENSEARCH_ENDPOINT"
+ENV_OPENSEARCH_INDEX = "VOICEASSIST_OPENSEARCH_INDEX"  # the alias readers and writers use
+ENV_OPENSEARCH_PIPELINE = "VOICEASSIST_OPENSEARCH_PIPELINE"
+ENV_INGEST_STATE_MACHINE_ARN = "VOICEASSIST_INGEST_STATE_MACHINE_ARN"
+ENV_QUERY_STATE_MACHINE_ARN = "VOICEASSIST_QUERY_STATE_MACHINE_ARN"
+ENV_OPENAI_BASE_URL = "VOICEASSIST_OPENAI_BASE_URL"
+ENV_OPENAI_MODEL = "VOICEASSIST_OPENAI_MODEL"
+ENV_OPENAI_API_KEY = "VOICEASSIST_OPENAI_API_KEY"  # local runs only; on AWS the key comes from the secret
+ENV_OPENAI_SECRET_ARN = "VOICEASSIST_OPENAI_SECRET_ARN"
+ENV_LOCAL_CHAT_BASE_URL = "VOICEASSIST_LOCAL_CHAT_BASE_URL"  # in-boundary OpenAI-compatible server
+ENV_LOCAL_CHAT_MODEL = "VOICEASSIST_LOCAL_CHAT_MODEL"
+ENV_SAGEMAKER_ENDPOINT = "VOICEASSIST_SAGEMAKER_ENDPOINT"
+ENV_EMBEDDING_ENDPOINT = "VOICEASSIST_EMBEDDING_ENDPOINT"  # optional in-boundary SageMaker embedder
+ENV_ROUTING_MODE = "VOICEASSIST_ROUTING_MODE"
+ENV_PHI_MODE = "VOICEASSIST_PHI_MODE"
+ENV_CHUNK_TOKENS = "VOICEASSIST_CHUNK_TOKENS"
+ENV_CHUNK_OVERLAP = "VOICEASSIST_CHUNK_OVERLAP"
+ENV_FUSION = "VOICEASSIST_FUSION"
+ENV_BM25_WEIGHT = "VOICEASSIST_BM25_WEIGHT"
+ENV_MAX_UPLOAD_BYTES = "VOICEASSIST_MAX_UPLOAD_BYTES"
+ENV_PUBMED_BASE_URL = "VOICEASSIST_PUBMED_BASE_URL"
+ENV_TIKTOKEN_CACHE_DIR = "TIKTOKEN_CACHE_DIR"
+
+
+class Runtime(StrEnum):
+    LOCAL = "local"
+    AWS = "aws"
+
+
+class PhiMode(StrEnum):
+    STRICT = "strict"
+    LENIENT = "lenient"
+    OFF = "off"
+
+
+class Settings(BaseModel):
+    """Everything a function or the local server needs to build its dependencies."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    runtime: Runtime = Runtime.LOCAL
+    environment: str = "local"
+    data_dir: Path = Path(".data")
+    region: str = "us-east-1"
+    log_level: str = "INFO"
+
+    documents_bucket: str | None = None
+    documents_table: str | None = None
+    jobs_table: str | None = None
+    sessions_table: str | None = None
+    audit_table: str | None = None
+    idempotency_table: str | None = None
+    state_table: str | None = None
+
+    opensearch_endpoint: str | None = None
+    opensearch_index: str = "voiceassist-chunks"
+    opensearch_pipeline: str = "voiceassist-hybrid"
+
+    ingest_state_machine_arn: str | None = None
+    query_state_machine_arn: str | None = None
+
+    openai_base_url: str | None = None
+    openai_model: str = "gpt-4o-mini"
+    openai_api_key: str | None = Field(default=None, repr=False)
+    openai_secret_arn: str | None = None
+    local_chat_base_url: str | None = None
+    local_chat_model: str = "llama3.1:8b"
+    sagemaker_endpoint: str | None = None
+    embedding_endpoint: str | None = None
+
+    routing_mode: RoutingMode = RoutingMode.HYBRID
+    phi_mode: PhiMode = PhiMode.STRICT
+
+    chunk_tokens: int = Field(default=200, ge=32, le=2000)
+    chunk_overlap: int = Field(default=30, ge=0, le=500)
+    fusion: FusionMethod = FusionMethod.MIN_MAX
+    bm25_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
+    pubmed_base_url: str | None = None
+
+    @property
+    def db_path(self) -> Path:
+        return self.data_dir / "voiceassist.sqlite3"
+
+    @property
+    def blob_dir(self) -> Path:
+        return self.data_dir / "blobs"
+
+    @property
+    def index_path(self) -> Path:
+        return self.data_dir / "index.sqlite3"
+
+
+_FIELD_BY_ENV: dict[str, str] = {
+    ENV_RUNTIME: "runtime",
+    ENV_ENVIRONMENT: "environment",
+    ENV_DATA_DIR: "data_dir",
+    ENV_REGION: "region",
+    ENV_LOG_LEVEL: "log_level",
+    ENV_DOCUMENTS_BUCKET: "documents_bucket",
+    ENV_DOCUMENTS_TABLE: "documents_table",
+    ENV_JOBS_TABLE: "jobs_table",
+    ENV_SESSIONS_TABLE: "sessions_table",
+    ENV_AUDIT_TABLE: "audit_table",
+    ENV_IDEMPOTENCY_TABLE: "idempotency_table",
+    ENV_STATE_TABLE: "state_table",
+    ENV_OPENSEARCH_ENDPOINT: "opensearch_endpoint",
+    ENV_OPENSEARCH_INDEX: "opensearch_index",
+    ENV_OPENSEARCH_PIPELINE: "opensearch_pipeline",
+    ENV_INGEST_STATE_MACHINE_ARN: "ingest_state_machine_arn",
+    ENV_QUERY_STATE_MACHINE_ARN: "query_state_machine_arn",
+    ENV_OPENAI_BASE_URL: "openai_base_url",
+    ENV_OPENAI_MODEL: "openai_model",
+    ENV_OPENAI_API_KEY: "openai_api_key",
+    ENV_OPENAI_SECRET_ARN: "openai_secret_arn",
+    ENV_LOCAL_CHAT_BASE_URL: "local_chat_base_url",
+    ENV_LOCAL_CHAT_MODEL: "local_chat_model",
+    ENV_SAGEMAKER_ENDPOINT: "sagemaker_endpoint",
+    ENV_EMBEDDING_ENDPOINT: "embedding_endpoint",
+    ENV_ROUTING_MODE: "routing_mode",
+    ENV_PHI_MODE: "phi_mode",
+    ENV_CHUNK_TOKENS: "chunk_tokens",
+    ENV_CHUNK_OVERLAP: "chunk_overlap",
+    ENV_FUSION: "fusion",
+    ENV_BM25_WEIGHT: "bm25_weight",
+    ENV_MAX_UPLOAD_BYTES: "max_upload_bytes",
+    ENV_PUBMED_BASE_URL: "pubmed_base_url",
+}
+
+# The settings every deployed function needs (infra asserts each function's environment carries them).
+AWS_REQUIRED_ENV: tuple[str, ...] = (
+    ENV_RUNTIME,
+    ENV_ENVIRONMENT,
+    ENV_DOCUMENTS_BUCKET,
+    ENV_DOCUMENTS_TABLE,
+    ENV_JOBS_TABLE,
+    ENV_SESSIONS_TABLE,
+    ENV_AUDIT_TABLE,
+    ENV_STATE_TABLE,
+    ENV_OPENSEARCH_ENDPOINT,
+    ENV_OPENSEARCH_INDEX,
+    ENV_OPENSEARCH_PIPELINE,
+)
+
+
+def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
+    """Parse the environment into Settings; a bad value is an InvalidInput naming the variable."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {
+        field: env[name] for name, field in _FIELD_BY_ENV.items() if env.get(name) not in (None, "")
+    }
+    try:
+        settings = Settings(**values)
+    except ValidationError as exc:
+        names = {field: name for name, field in _FIELD_BY_ENV.items()}
+        problems = "; ".join(
+            f"{names.get(str(err['loc'][0]), err['loc'][0])}: {err['msg']}" for err in exc.errors()
+        )
+        raise InvalidInput(f"invalid configuration: {problems}") from exc
+    if settings.runtime is Runtime.AWS:
+        missing = [n for n in AWS_REQUIRED_ENV if not env.get(n)]
+        if missing:
+            raise InvalidInput(f"invalid configuration: the aws runtime needs {', '.join(missing)}")
+    return settings
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process's settings, parsed once per cold start."""
+    return settings_from_env()
+
+
+def configure_tiktoken_cache(environ: dict[str, str] | None = None) -> None:
+    """Point tiktoken at the encoding files shipped in this package, so it never downloads them."""
+    env = os.environ if environ is None else environ
+    env.setdefault(ENV_TIKTOKEN_CACHE_DIR, str(TIKTOKEN_CACHE))
