@@ -13,3 +13,14 @@ SERVICE = "voiceassist"
 logger = Logger(service=SERVICE)
 tracer = Tracer(service=SERVICE)
 metrics = Metrics(namespace="VoiceAssist", service=SERVICE)
+
+
+def log_failure(message: str, exc: BaseException, **extra: object) -> None:
+    """Log an exception by type and stack frames only: exception messages can echo user text (PHI)."""
+    frames = []
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        frames.append(f"{code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}:{code.co_name}")
+        tb = tb.tb_next
+    logger.error(message, extra={"error_type": type(exc).__name__, "frames": frames[-12:], **extra})

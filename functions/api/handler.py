@@ -1,0 +1,32 @@
+"""The REST API: Powertools resolver with one Router per resource. Wiring only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.logging import correlation_paths
+from routes import documents, errors, health, jobs, query, sessions
+
+from voiceassist import __version__
+from voiceassist.observability import logger, tracer
+
+app = APIGatewayRestResolver(enable_validation=True)
+app.configure_openapi(title="VoiceAssist API", version=__version__,
+                      summary="Clinical question answering with numbered citations and a PHI boundary")
+for module in (health, documents, jobs, query, sessions):
+    app.include_router(module.router, prefix="/v1")
+errors.register(app)
+
+
+@app.get("/v1/openapi.json", include_in_schema=False)
+def openapi_document() -> dict[str, Any]:
+    import json
+
+    return json.loads(app.get_openapi_json_schema())
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return app.resolve(event, context)

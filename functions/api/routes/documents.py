@@ -1,0 +1,102 @@
+"""Documents: upload (raw bytes or a JSON envelope), list, get, delete."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from typing import Annotated, Any
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from pydantic import BaseModel
+
+from voiceassist import ingestion, service
+from voiceassist.composition import dependencies
+from voiceassist.errors import InvalidInput
+from voiceassist.models import DocumentStatus, KnowledgeDocument
+
+router = Router()
+
+METADATA_FIELDS = ("doc_key", "title", "source_type", "specialty", "authors", "year", "doi", "pmid", "url")
+
+
+class UploadAccepted(BaseModel):
+    doc_id: str
+    doc_key: str
+    version: int
+    job_id: str
+    job_state: str
+    unchanged: bool
+    links: dict[str, str]
+
+
+class DocumentList(BaseModel):
+    documents: list[KnowledgeDocument]
+
+
+def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
+    event = router.current_event
+    params = event.query_string_parameters or {}
+    content_type = (event.headers.get("content-type") or event.headers.get("Content-Type") or "").lower()
+    raw = event.body or ""
+    if content_type.startswith("application/json"):
+        try:
+            envelope = json.loads(base64.b64decode(raw) if event.is_base64_encoded else raw)
+        except (ValueError, binascii.Error) as exc:
+            raise InvalidInput(f"the body is not valid JSON: {exc}") from exc
+        if not isinstance(envelope, dict):
+            raise InvalidInput('send a JSON object: {"filename": ..., "content_base64" or "text": ..., "metadata": {}}')
+        filename = str(envelope.get("filename") or "")
+        if "content_base64" in envelope:
+            try:
+                data = base64.b64decode(str(envelope["content_base64"]), validate=True)
+            except binascii.Error as exc:
+                raise InvalidInput("content_base64 is not valid base64") from exc
+        elif "text" in envelope:
+            data = str(envelope["text"]).encode("utf-8")
+        else:
+            raise InvalidInput('the JSON envelope needs "content_base64" (any file) or "text" (plain text or Markdown)')
+        metadata = dict(envelope.get("metadata") or {})
+    else:
+        filename = params.get("filename", "")
+        data = base64.b64decode(raw) if event.is_base64_encoded else raw.encode("utf-8")
+        metadata = {k: params[k] for k in METADATA_FIELDS if k in params}
+    if not filename:
+        raise InvalidInput("name the file: ?filename=guide.pdf (raw upload) or \"filename\" in the JSON envelope")
+    return filename, data, metadata
+
+
+@router.post("/documents", summary="Upload a document (PDF, text, Markdown, HTML) and start its ingestion",
+             responses={202: {"description": "Accepted: ingestion started (or unchanged)"}})
+def upload_document() -> Response[UploadAccepted]:
+    filename, data, values = _upload_from_event()
+    deps = dependencies()
+    registration = service.accept_upload(deps, filename=filename, data=data,
+                                         metadata=service.metadata_for(filename, values))
+    body = UploadAccepted(
+        doc_id=registration.document.doc_id, doc_key=registration.document.doc_key,
+        version=registration.document.version, job_id=registration.job.job_id,
+        job_state=registration.job.state.value, unchanged=registration.unchanged,
+        links={"job": f"/v1/jobs/{registration.job.job_id}",
+               "document": f"/v1/documents/{registration.document.doc_id}"},
+    )
+    return Response(status_code=200 if registration.unchanged else 202, body=body,
+                    content_type="application/json")
+
+
+@router.get("/documents", summary="List documents")
+def list_documents(status: Annotated[DocumentStatus | None, Query()] = None,
+                   limit: Annotated[int, Query(ge=1, le=500)] = 100) -> DocumentList:
+    return DocumentList(documents=dependencies().documents.list(status=status, limit=limit))
+
+
+@router.get("/documents/<doc_id>", summary="Get one document version")
+def get_document(doc_id: str) -> KnowledgeDocument:
+    return dependencies().documents.get(doc_id)
+
+
+@router.delete("/documents/<doc_id>", summary="Delete a document version from search")
+def delete_document(doc_id: str) -> KnowledgeDocument:
+    return ingestion.delete_document(dependencies().ingestion, doc_id)

@@ -1,0 +1,37 @@
+"""Indexing jobs: list (by state), get, retry."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from aws_lambda_powertools.event_handler import Response
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from aws_lambda_powertools.event_handler.openapi.params import Query
+from pydantic import BaseModel
+
+from voiceassist import service
+from voiceassist.composition import dependencies
+from voiceassist.models import IndexingJob, JobState
+
+router = Router()
+
+
+class JobList(BaseModel):
+    jobs: list[IndexingJob]
+
+
+@router.get("/jobs", summary="List indexing jobs, newest first")
+def list_jobs(state: Annotated[JobState | None, Query()] = None,
+              limit: Annotated[int, Query(ge=1, le=500)] = 100) -> JobList:
+    return JobList(jobs=dependencies().jobs.list(state=state, limit=limit))
+
+
+@router.get("/jobs/<job_id>", summary="Get an indexing job and its progress")
+def get_job(job_id: str) -> IndexingJob:
+    return dependencies().jobs.get(job_id)
+
+
+@router.post("/jobs/<job_id>/retry", summary="Retry a FAILED job (at most 3 attempts)")
+def retry_job(job_id: str) -> Response[IndexingJob]:
+    job = service.retry_job(dependencies(), job_id)
+    return Response(status_code=202, body=job, content_type="application/json")

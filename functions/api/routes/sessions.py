@@ -1,0 +1,47 @@
+"""Sessions: a conversation with its clinical context; users see only their own."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from aws_lambda_powertools.event_handler.api_gateway import Router
+from pydantic import BaseModel, Field
+
+from routes.identity import caller_id
+from voiceassist.composition import dependencies
+from voiceassist.errors import NotFound
+from voiceassist.models import Session, utc_now
+
+router = Router()
+SESSION_TTL = timedelta(hours=12)
+
+
+class NewSession(BaseModel):
+    clinical_context: str | None = Field(default=None, max_length=4000)
+
+
+def _own_session(session_id: str) -> Session:
+    session = dependencies().sessions.get(session_id)
+    if session.user_id != caller_id(router):
+        raise NotFound(f"session {session_id} not found")  # never reveal that another user's session exists
+    return session
+
+
+@router.post("/sessions", summary="Create a session with optional clinical context")
+def create_session(body: NewSession) -> Session:
+    session = Session(user_id=caller_id(router), clinical_context=body.clinical_context,
+                      expires_at=utc_now() + SESSION_TTL)
+    dependencies().sessions.create(session)
+    return session
+
+
+@router.get("/sessions/<session_id>", summary="Get one of your sessions")
+def get_session(session_id: str) -> Session:
+    return _own_session(session_id)
+
+
+@router.delete("/sessions/<session_id>", summary="Delete one of your sessions and its messages")
+def delete_session(session_id: str) -> dict[str, str]:
+    _own_session(session_id)
+    dependencies().sessions.delete(session_id)
+    return {"deleted": session_id}

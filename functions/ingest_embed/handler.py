@@ -1,0 +1,15 @@
+"""Embed stage of the ingestion pipeline (see voiceassist.ingestion.embed_document)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist import ingestion
+from voiceassist.composition import dependencies
+from voiceassist.observability import logger, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return ingestion.embed_document(dependencies().ingestion, event["doc_id"], event["job_id"])

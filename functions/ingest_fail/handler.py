@@ -1,0 +1,15 @@
+"""Mark Job Failed: the Catch target of every ingestion stage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist import ingestion
+from voiceassist.composition import dependencies
+from voiceassist.observability import logger, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return ingestion.fail_job(dependencies().ingestion, event["job_id"], event["doc_id"], event.get("error"))

@@ -1,0 +1,16 @@
+"""Assemble Answer: keep the citations the answer uses, drop and flag the ones that point at nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist import answering, orchestrator
+from voiceassist.composition import dependencies
+from voiceassist.observability import logger, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    state = orchestrator.QueryState.model_validate(event)
+    return answering.assemble(dependencies().query, state).model_dump(mode="json")

@@ -1,0 +1,16 @@
+"""Classify Intent: intent, confidence and a clarifying question when the question is ambiguous."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist import orchestrator
+from voiceassist.composition import dependencies
+from voiceassist.observability import logger, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    state = orchestrator.QueryState.model_validate(event)
+    return orchestrator.classify(dependencies().query, state).model_dump(mode="json")

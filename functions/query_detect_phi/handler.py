@@ -1,0 +1,16 @@
+"""Detect PHI: Presidio with clinical recognizers; a detector failure counts as PHI."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist import orchestrator
+from voiceassist.composition import dependencies
+from voiceassist.observability import logger, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    state = orchestrator.QueryState.model_validate(event)
+    return orchestrator.detect_phi(dependencies().query, state).model_dump(mode="json")

@@ -1,0 +1,17 @@
+"""Rank Results: merge the parallel source branches, dedup, and decide whether the results are good enough."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist import orchestrator
+from voiceassist.composition import dependencies
+from voiceassist.observability import logger, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    branches = event.pop("branches", [])
+    state = orchestrator.QueryState.model_validate(event)
+    return orchestrator.merge_search_results(dependencies().query, state, branches).model_dump(mode="json")

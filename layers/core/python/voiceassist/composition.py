@@ -1,0 +1,203 @@
+"""Composition root: builds every dependency from Settings, once per process (warm Lambda starts reuse it).
+
+Adapters are imported inside the builders so a function only pays the import cost of what it uses, and
+nothing connects at import time. Tests override the whole set with `use_dependencies`.
+"""
+
+from __future__ import annotations
+
+import threading
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from voiceassist.settings import Runtime, Settings, get_settings
+
+if TYPE_CHECKING:
+    from voiceassist.ingestion import IngestionContext
+    from voiceassist.orchestrator import QueryContext
+    from voiceassist.ports import (
+        AuditLog,
+        BlobStore,
+        ChatModel,
+        DocumentStore,
+        Embedder,
+        JobStore,
+        KeyValueState,
+        PhiDetector,
+        PipelineRunner,
+        SearchIndex,
+        SessionStore,
+    )
+
+
+class Dependencies:
+    """Lazily built adapters for one Settings. Attributes may be replaced (tests inject fakes)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.RLock()
+
+    @property
+    def local(self) -> bool:
+        return self.settings.runtime is Runtime.LOCAL
+
+    # ---- stores ---------------------------------------------------------------------------------------
+    @cached_property
+    def blobs(self) -> BlobStore:
+        if self.local:
+            from voiceassist.adapters.folder_blobs import FolderBlobStore
+
+            return FolderBlobStore(self.settings.blob_dir)
+        from voiceassist.adapters.s3_blobs import S3BlobStore
+
+        return S3BlobStore(bucket=str(self.settings.documents_bucket))
+
+    @cached_property
+    def _sqlite(self) -> Any:
+        from voiceassist.adapters.sqlite_db import SqliteDatabase
+
+        return SqliteDatabase(self.settings.db_path)
+
+    @cached_property
+    def _dynamodb(self) -> Any:
+        import boto3
+
+        return boto3.client("dynamodb", region_name=self.settings.region)
+
+    @cached_property
+    def documents(self) -> DocumentStore:
+        if self.local:
+            from voiceassist.adapters.sqlite_documents import SqliteDocumentStore
+
+            return SqliteDocumentStore(self._sqlite)
+        from voiceassist.adapters.dynamodb_documents import DynamoDbDocumentStore
+
+        return DynamoDbDocumentStore(str(self.settings.documents_table), client=self._dynamodb)
+
+    @cached_property
+    def jobs(self) -> JobStore:
+        if self.local:
+            from voiceassist.adapters.sqlite_jobs import SqliteJobStore
+
+            return SqliteJobStore(self._sqlite)
+        from voiceassist.adapters.dynamodb_jobs import DynamoDbJobStore
+
+        return DynamoDbJobStore(str(self.settings.jobs_table), client=self._dynamodb)
+
+    @cached_property
+    def sessions(self) -> SessionStore:
+        if self.local:
+            from voiceassist.adapters.sqlite_sessions import SqliteSessionStore
+
+            return SqliteSessionStore(self._sqlite)
+        from voiceassist.adapters.dynamodb_sessions import DynamoDbSessionStore
+
+        return DynamoDbSessionStore(str(self.settings.sessions_table), client=self._dynamodb)
+
+    @cached_property
+    def audit(self) -> AuditLog:
+        if self.local:
+            from voiceassist.adapters.sqlite_audit import SqliteAuditLog
+
+            return SqliteAuditLog(self._sqlite)
+        from voiceassist.adapters.dynamodb_audit import DynamoDbAuditLog
+
+        return DynamoDbAuditLog(str(self.settings.audit_table), client=self._dynamodb)
+
+    @cached_property
+    def state(self) -> KeyValueState:
+        if self.local:
+            from voiceassist.adapters.sqlite_state import SqliteKeyValueState
+
+            return SqliteKeyValueState(self._sqlite)
+        from voiceassist.adapters.dynamodb_state import DynamoDbKeyValueState
+
+        return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
+
+    # ---- search and models --------------------------------------------------------------------------
+    @cached_property
+    def embedder(self) -> Embedder:
+        from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+
+        return OnnxEmbedder()
+
+    @cached_property
+    def index(self) -> SearchIndex:
+        if self.local:
+            from voiceassist.adapters.local_index import LocalHybridIndex
+
+            return LocalHybridIndex(self.settings.index_path, dimension=self.embedder.dimension)
+        from voiceassist.adapters.opensearch_index import OpenSearchIndex
+
+        return OpenSearchIndex(endpoint=str(self.settings.opensearch_endpoint),
+                               index_alias=self.settings.opensearch_index,
+                               pipeline=self.settings.opensearch_pipeline, region=self.settings.region,
+                               dimension=self.embedder.dimension)
+
+    @cached_property
+    def phi_detector(self) -> PhiDetector:
+        from voiceassist.phi import build_detector
+
+        return build_detector(self.settings)
+
+    @cached_property
+    def cloud_chat(self) -> ChatModel | None:
+        from voiceassist.chat_models import build_cloud_chat
+
+        return build_cloud_chat(self.settings)
+
+    @cached_property
+    def local_chat(self) -> ChatModel | None:
+        from voiceassist.chat_models import build_local_chat
+
+        return build_local_chat(self.settings)
+
+    @cached_property
+    def pipelines(self) -> PipelineRunner:
+        if self.local:
+            from voiceassist.local.pipelines import local_pipeline_runner
+
+            return local_pipeline_runner()
+        from voiceassist.adapters.stepfunctions_pipeline import StepFunctionsPipelineRunner
+
+        return StepFunctionsPipelineRunner({"ingest": str(self.settings.ingest_state_machine_arn),
+                                            "query": str(self.settings.query_state_machine_arn)})
+
+    # ---- contexts the domain functions take ---------------------------------------------------------
+    @cached_property
+    def ingestion(self) -> IngestionContext:
+        from voiceassist.ingestion import IngestionContext
+
+        return IngestionContext(blobs=self.blobs, documents=self.documents, jobs=self.jobs, index=self.index,
+                                embedder=self.embedder, chunk_tokens=self.settings.chunk_tokens,
+                                chunk_overlap=self.settings.chunk_overlap,
+                                max_upload_bytes=self.settings.max_upload_bytes)
+
+    @cached_property
+    def query(self) -> QueryContext:
+        from voiceassist.orchestrator import QueryContext
+
+        return QueryContext(settings=self.settings, phi_detector=self.phi_detector, index=self.index,
+                            embedder=self.embedder, audit=self.audit,
+                            extra={"cloud_chat": self.cloud_chat, "local_chat": self.local_chat,
+                                   "state": self.state, "sessions": self.sessions})
+
+
+_current: Dependencies | None = None
+_current_lock = threading.Lock()
+
+
+def dependencies() -> Dependencies:
+    """The process-wide dependencies (built on first use from the environment)."""
+    global _current
+    with _current_lock:
+        if _current is None:
+            _current = Dependencies(get_settings())
+        return _current
+
+
+def use_dependencies(deps: Dependencies | None) -> None:
+    """Install a Dependencies (tests, the local server); None resets to the environment's."""
+    global _current
+    with _current_lock:
+        _current = deps

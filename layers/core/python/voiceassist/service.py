@@ -1,0 +1,68 @@
+"""Application services: what the API routes and the CLI do, in one place, on a Dependencies."""
+
+from __future__ import annotations
+
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from voiceassist import extraction, ingestion
+from voiceassist.errors import InvalidInput, PayloadTooLarge
+from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
+from voiceassist.orchestrator import QueryState, response_of
+
+if TYPE_CHECKING:
+    from voiceassist.composition import Dependencies
+
+
+def metadata_for(filename: str, values: dict[str, Any]) -> DocumentMetadata:
+    """Document metadata from caller-supplied values, defaulting doc_key and title to the file name."""
+    stem = PurePosixPath(filename).stem or "document"
+    merged = {k: v for k, v in values.items() if v not in (None, "", [])}
+    merged.setdefault("doc_key", stem)
+    merged.setdefault("title", stem.replace("_", " ").replace("-", " ").strip().capitalize() or stem)
+    if isinstance(merged.get("authors"), str):
+        merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]
+    try:
+        return DocumentMetadata.model_validate(merged)
+    except ValueError as exc:
+        raise InvalidInput(f"invalid document metadata: {exc}") from exc
+
+
+def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: DocumentMetadata,
+                  start_pipeline: bool = True) -> ingestion.Registration:
+    """Store an upload, register it, and start its ingestion unless the content is unchanged."""
+    if not data:
+        raise InvalidInput(f"{filename} is empty: upload a document with content")
+    if len(data) > deps.settings.max_upload_bytes:
+        raise PayloadTooLarge(
+            f"{filename} is {len(data)} bytes; the limit is {deps.settings.max_upload_bytes} bytes"
+        )
+    content_type = extraction.detect_content_type(filename, data)
+    key = ingestion.upload_key(metadata.doc_key, ingestion.content_hash(data), filename)
+    deps.blobs.put(key, data, content_type=content_type, metadata={"doc_key": metadata.doc_key})
+    registration = ingestion.register(deps.ingestion, blob_key=key, metadata=metadata,
+                                      content_type=content_type, filename=filename)
+    if start_pipeline and not registration.unchanged:
+        deps.pipelines.start("ingest", registration.pipeline_input(), name=registration.job.job_id)
+    return registration
+
+
+def retry_job(deps: Dependencies, job_id: str) -> Any:
+    job = ingestion.retry_job(deps.ingestion, job_id)
+    deps.pipelines.start("ingest", {"job_id": job.job_id, "doc_id": job.doc_id},
+                         name=f"{job.job_id}-attempt{job.attempts}")
+    return job
+
+
+def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None
+           ) -> QueryResponse:
+    """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally)."""
+    if request.session_id:
+        session = deps.sessions.get(request.session_id)
+        if session.user_id != user_id:
+            from voiceassist.errors import NotFound
+
+            raise NotFound(f"session {request.session_id} not found")
+    state = QueryState(user_id=user_id, request=request, trace_id=trace_id)
+    output = deps.pipelines.run("query", state.model_dump(mode="json"))
+    return response_of(QueryState.model_validate(output))
