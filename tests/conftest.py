@@ -1,0 +1,43 @@
+"""Fixtures shared by every test folder: a fresh embedded stack per test, heavy models loaded once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from voiceassist.composition import Dependencies, use_dependencies
+from voiceassist.settings import Settings
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
+
+
+@pytest.fixture(scope="session")
+def shared_embedder():  # type: ignore[no-untyped-def]
+    from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+
+    return OnnxEmbedder()
+
+
+@pytest.fixture(scope="session")
+def shared_phi_detector():  # type: ignore[no-untyped-def]
+    from voiceassist.phi import build_detector
+
+    return build_detector(Settings())
+
+
+@pytest.fixture
+def local_deps(tmp_path: Path, shared_embedder, shared_phi_detector) -> Iterator[Dependencies]:  # type: ignore[no-untyped-def]
+    """Dependencies on the embedded stack in a temporary data folder, installed process-wide."""
+    deps = Dependencies(Settings(data_dir=tmp_path / "data"))
+    deps.settings.data_dir.mkdir(parents=True)
+    deps.embedder = shared_embedder  # type: ignore[misc]
+    deps.phi_detector = shared_phi_detector  # type: ignore[misc]
+    use_dependencies(deps)
+    yield deps
+    use_dependencies(None)
+    runner = deps.__dict__.get("pipelines")
+    if runner is not None and hasattr(runner, "close"):
+        runner.close()

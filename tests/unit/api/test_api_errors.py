@@ -1,0 +1,75 @@
+"""The API's error envelope: bad input gets a clear 4xx, never a 5xx or a traceback (no sockets: events only)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from voiceassist.local.handlers import invoke
+from voiceassist.local.server import to_api_gateway_event
+
+
+def call(method: str, path: str, body: bytes = b"", content_type: str = "application/json") -> tuple[int, Any]:
+    headers = {"content-type": content_type} if body else {}
+    reply = invoke("api", to_api_gateway_event(method, path, headers, body))
+    return reply["statusCode"], json.loads(reply["body"])
+
+
+@pytest.fixture(autouse=True)
+def _stack(local_deps):  # type: ignore[no-untyped-def]
+    return local_deps
+
+
+def test_health_reports_local_runtime() -> None:
+    status, body = call("GET", "/v1/health")
+    assert status == 200 and body["status"] == "ok" and body["runtime"] == "local"
+
+
+def test_malformed_json_is_a_400_with_an_envelope() -> None:
+    status, body = call("POST", "/v1/query", b'{"query": ')
+    assert status == 400
+    assert body["error"]["code"] == "invalid_request" and "not valid JSON" in body["error"]["message"]
+
+
+def test_empty_query_is_a_400_naming_the_field() -> None:
+    status, body = call("POST", "/v1/query", json.dumps({"query": "   "}).encode())
+    assert status == 400 and "query" in body["error"]["message"]
+
+
+def test_missing_query_field_is_a_400() -> None:
+    status, body = call("POST", "/v1/query", json.dumps({"question": "x"}).encode())
+    assert status == 400 and body["error"]["details"]
+
+
+def test_unknown_route_is_a_404_envelope() -> None:
+    status, body = call("GET", "/v1/nothing-here")
+    assert status == 404 and "GET /v1/nothing-here" in body["error"]["message"]
+
+
+def test_unsupported_upload_type_is_a_415() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + b"\x00" * 64
+    status, body = call("POST", "/v1/documents?filename=scan.png", png, "image/png")
+    assert status == 415 and body["error"]["code"] == "unsupported_media_type"
+
+
+def test_upload_without_filename_says_how_to_fix_it() -> None:
+    status, body = call("POST", "/v1/documents", b"some text", "text/plain")
+    assert status == 400 and "filename" in body["error"]["message"]
+
+
+def test_empty_upload_is_a_400() -> None:
+    status, body = call("POST", "/v1/documents", json.dumps({"filename": "a.txt", "text": ""}).encode())
+    assert status == 400 and "empty" in body["error"]["message"]
+
+
+def test_unknown_job_is_a_404() -> None:
+    status, body = call("GET", "/v1/jobs/job_doesnotexist")
+    assert status == 404 and body["error"]["code"] == "not_found"
+
+
+def test_openapi_document_lists_the_routes() -> None:
+    status, body = call("GET", "/v1/openapi.json")
+    assert status == 200
+    assert {"/v1/query", "/v1/documents", "/v1/jobs/{job_id}", "/v1/health"} <= set(body["paths"])
