@@ -178,9 +178,8 @@ class Dependencies:
         from voiceassist.orchestrator import QueryContext
 
         return QueryContext(settings=self.settings, phi_detector=self.phi_detector, index=self.index,
-                            embedder=self.embedder, audit=self.audit,
-                            extra={"cloud_chat": self.cloud_chat, "local_chat": self.local_chat,
-                                   "state": self.state, "sessions": self.sessions})
+                            embedder=self.embedder, audit=self.audit, sessions=self.sessions, state=self.state,
+                            cloud_chat=self.cloud_chat, local_chat=self.local_chat)
 
 
 _current: Dependencies | None = None

@@ -11,7 +11,7 @@ import hashlib
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 
 from pydantic import Field
@@ -35,7 +35,15 @@ from voiceassist.models import (
     utc_now,
 )
 from voiceassist.observability import logger
-from voiceassist.ports import AuditLog, Embedder, PhiDetector, SearchIndex
+from voiceassist.ports import (
+    AuditLog,
+    ChatModel,
+    Embedder,
+    KeyValueState,
+    PhiDetector,
+    SearchIndex,
+    SessionStore,
+)
 from voiceassist.settings import Settings
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
@@ -89,7 +97,10 @@ class QueryContext:
     index: SearchIndex
     embedder: Embedder
     audit: AuditLog
-    extra: dict[str, object] = field(default_factory=dict)
+    sessions: SessionStore
+    state: KeyValueState  # shared circuit-breaker state
+    cloud_chat: ChatModel | None = None  # never sees PHI
+    local_chat: ChatModel | None = None  # in-boundary
 
 
 @contextmanager

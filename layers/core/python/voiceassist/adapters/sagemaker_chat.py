@@ -1,0 +1,163 @@
+"""ChatModel on a SageMaker real-time endpoint serving an LMI (vLLM) container, e.g. Llama 3.1 8B Instruct.
+
+The endpoint speaks the OpenAI chat-completions schema through invoke_endpoint, and streams it as
+server-sent events ("data: {...}" lines) through invoke_endpoint_with_response_stream. The endpoint lives in
+our account, inside the PHI boundary. Error messages name the endpoint and the error code, never the
+container's message, which can echo the prompt.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NoReturn
+
+from voiceassist.errors import DependencyError, ModelUnavailable
+from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage
+
+# Client errors that no retry or wait will fix: a wrong endpoint name, missing permission, a bad request.
+PERMANENT_ERROR_CODES = frozenset({"ValidationError", "AccessDeniedException", "UnrecognizedClientException"})
+
+
+class SageMakerChatModel:
+    def __init__(self, endpoint_name: str, *, client: Any = None, model_label: str = "llama-3.1-8b",
+                 in_boundary: bool = True, timeout_s: float = 20.0, region_name: str | None = None) -> None:
+        self.endpoint_name = endpoint_name
+        self.name = model_label
+        self.in_boundary = in_boundary
+        self.timeout_s = timeout_s
+        self._region_name = region_name
+        self._client = client
+        self._lock = threading.Lock()
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+                 temperature: float = 0.1) -> ChatCompletion:
+        try:
+            response = self._sagemaker().invoke_endpoint(
+                EndpointName=self.endpoint_name, ContentType="application/json", Accept="application/json",
+                Body=self._body(messages, max_tokens, temperature, stream=False),
+            )
+            payload = json.loads(response["Body"].read())
+        except Exception as exc:
+            self._raise_mapped(exc)
+        if not isinstance(payload, dict) or "choices" not in payload:
+            raise DependencyError(f"SageMaker endpoint {self.endpoint_name} returned no chat completion")
+        choices = payload["choices"]
+        text = (choices[0].get("message") or {}).get("content") if choices else None
+        usage = payload.get("usage") or {}
+        return ChatCompletion(
+            text=text or "", model=self.name,
+            # Self-hosted: the endpoint costs instance hours, not tokens.
+            usage=TokenUsage(prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                             completion_tokens=int(usage.get("completion_tokens", 0))),
+        )
+
+    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+               temperature: float = 0.1) -> Iterator[str]:
+        try:
+            response = self._sagemaker().invoke_endpoint_with_response_stream(
+                EndpointName=self.endpoint_name, ContentType="application/json",
+                Body=self._body(messages, max_tokens, temperature, stream=True),
+            )
+            yield from self._deltas(response["Body"])
+        except Exception as exc:
+            self._raise_mapped(exc)
+
+    # ---- internals ----------------------------------------------------------------------------------
+    def _deltas(self, events: Iterable[dict[str, Any]]) -> Iterator[str]:
+        decoder = SseDecoder()
+        for event in events:
+            if "PayloadPart" in event:
+                yield from self._texts(decoder.feed(event["PayloadPart"].get("Bytes", b"")))
+            elif event:  # ModelStreamError or InternalStreamFailure
+                code = next(iter(event))
+                raise ModelUnavailable(f"SageMaker endpoint {self.endpoint_name} stream failed ({code})")
+            if decoder.done:
+                return
+        yield from self._texts(decoder.flush())
+
+    def _texts(self, chunks: list[dict[str, Any]]) -> Iterator[str]:
+        for chunk in chunks:
+            if chunk.get("object") == "error" or "error" in chunk:
+                raise ModelUnavailable(f"SageMaker endpoint {self.endpoint_name} reported a stream error")
+            for choice in chunk.get("choices") or ():
+                delta = (choice.get("delta") or {}).get("content")
+                if delta:
+                    yield delta
+
+    @staticmethod
+    def _body(messages: Sequence[ChatMessage], max_tokens: int, temperature: float, *, stream: bool) -> bytes:
+        body: dict[str, Any] = {"messages": [{"role": m.role, "content": m.content} for m in messages],
+                                "max_tokens": max_tokens, "temperature": temperature}
+        if stream:
+            body["stream"] = True
+        return json.dumps(body).encode("utf-8")
+
+    def _sagemaker(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import boto3
+                from botocore.config import Config
+
+                self._client = boto3.client(
+                    "sagemaker-runtime", region_name=self._region_name,
+                    # Retries belong to routing; a slow endpoint must not hold the answer past its budget.
+                    config=Config(read_timeout=self.timeout_s, connect_timeout=min(self.timeout_s, 5.0),
+                                  retries={"total_max_attempts": 1}),
+                )
+            return self._client
+
+    def _raise_mapped(self, exc: Exception) -> NoReturn:
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        where = f"SageMaker endpoint {self.endpoint_name}"
+        if isinstance(exc, ClientError):
+            error = exc.response.get("Error", {})
+            code = str(error.get("Code", "Unknown"))
+            status = exc.response.get("OriginalStatusCode")
+            if code in PERMANENT_ERROR_CODES or (code == "ModelError" and isinstance(status, int)
+                                                  and 400 <= status < 500 and status not in (408, 429)):
+                raise DependencyError(f"{where} rejected the request ({code})") from None
+            raise ModelUnavailable(f"{where} failed ({code})") from None
+        if isinstance(exc, BotoCoreError):
+            raise ModelUnavailable(f"{where} could not be reached ({type(exc).__name__})") from None
+        if isinstance(exc, ValueError):  # the body was not JSON
+            raise DependencyError(f"{where} returned a body that is not JSON") from None
+        raise exc
+
+
+class SseDecoder:
+    """Server-sent events split across PayloadPart chunks: bytes in, parsed JSON data lines out.
+
+    Bytes are buffered until a newline, so a line (or a multi-byte character) cut between two chunks is
+    decoded whole. Lines without the "data:" prefix are accepted as JSON too (some LMI versions emit them).
+    """
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self.done = False
+
+    def feed(self, data: bytes) -> list[dict[str, Any]]:
+        self._buffer += data
+        *lines, self._buffer = self._buffer.split(b"\n")
+        return self._parse(lines)
+
+    def flush(self) -> list[dict[str, Any]]:
+        rest, self._buffer = self._buffer, b""
+        return self._parse([rest])
+
+    def _parse(self, lines: list[bytes]) -> list[dict[str, Any]]:
+        parsed = []
+        for raw in lines:
+            line = raw.decode("utf-8").strip()
+            if self.done or not line or line.startswith((":", "event:", "id:", "retry:")):
+                continue
+            data = line[len("data:"):].strip() if line.startswith("data:") else line
+            if data == "[DONE]":
+                self.done = True
+                continue
+            chunk = json.loads(data)
+            if isinstance(chunk, dict):
+                parsed.append(chunk)
+        return parsed

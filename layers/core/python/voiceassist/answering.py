@@ -1,0 +1,99 @@
+"""Generate and assemble the answer: the query pipeline's last stages as plain functions.
+
+The state machine runs `generate` once per tier: "primary" (cloud for PHI-free questions, the in-boundary
+model for PHI), then on failure "fallback", then "extractive" (degraded mode: cited sentences, no model).
+"""
+
+from __future__ import annotations
+
+from voiceassist import extractive, generation, phi, routing
+from voiceassist.errors import NotFound
+from voiceassist.models import Message, Session
+from voiceassist.orchestrator import QueryContext, QueryState, timed
+
+EXTRACTIVE_MODEL = "extractive"
+DEGRADED_WARNING = ("No language model could answer, so this is an extractive answer: the most relevant "
+                    "sentences of the cited excerpts, quoted as they are (degraded mode).")
+HISTORY_MESSAGES = 6
+
+
+def _excerpts(state: QueryState) -> list[generation.Excerpt]:
+    return generation.number_excerpts(state.hits[: state.request.top_k])
+
+
+def _session(ctx: QueryContext, state: QueryState) -> tuple[Session | None, list[Message]]:
+    if not state.request.session_id:
+        return None, []
+    try:
+        session = ctx.sessions.get(state.request.session_id)
+        return session, ctx.sessions.messages(session.session_id, limit=HISTORY_MESSAGES)
+    except NotFound:
+        state.warnings.append("the session has expired; answered without its context")
+        return None, []
+
+
+def generate(ctx: QueryContext, state: QueryState, *, tier: str, failure: dict[str, str] | None = None
+             ) -> QueryState:
+    """Answer with the tier's model; raises ModelUnavailable so the state machine moves to the next tier."""
+    with timed(state, f"generate_{tier}"):
+        cloud, local = ctx.cloud_chat, ctx.local_chat
+        if tier == "extractive" or (cloud is None and local is None):
+            return _extractive(state, degraded=tier == "extractive")
+        plan = routing.choose_models(state.phi_detected, ctx.settings.routing_mode, cloud=cloud, local=local)
+        tier_plan = plan.tier(tier)
+        session, history = _session(ctx, state)
+        question = state.safe_text if plan.redacted else state.request.query
+        context = session.clinical_context if session else None
+        if plan.redacted and context:
+            context = ctx.phi_detector.detect(context).redacted_text
+        prompt = generation.build_prompt(question, _excerpts(state), clinical_context=context, history=history)
+        # The egress guard re-checks what came from the user (question, context, history). The excerpts come
+        # from the curated knowledge base: author names and study dates there are not PHI.
+        user_text = "\n".join([question, context or "", *(m.content for m in history)])
+        result = routing.generate_with_fallbacks(
+            tier_plan, prompt.messages, breakers=routing.BreakerRegistry(ctx.state),
+            retries=0,  # the state machine retries the primary tier once
+            egress_check=lambda _payload: phi.ensure_no_phi(user_text, ctx.phi_detector))
+    state.answer, state.model, state.usage = result.text, result.model, result.usage
+    state.extractive = False
+    state.warnings.extend(w for w in (*plan.warnings, *result.warnings) if w not in state.warnings)
+    if prompt.dropped_excerpts:
+        state.warnings.append(f"{prompt.dropped_excerpts} lower-ranked excerpts did not fit the model's budget")
+    return state
+
+
+def _extractive(state: QueryState, *, degraded: bool) -> QueryState:
+    state.answer = extractive.compose_extractive(state.request.query, _excerpts(state))
+    state.model, state.extractive, state.degraded = EXTRACTIVE_MODEL, True, degraded
+    if degraded and DEGRADED_WARNING not in state.warnings:
+        state.warnings.append(DEGRADED_WARNING)
+    return state
+
+
+def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
+    """Keep the citations the answer uses (renumbered 1..k); drop and flag those that point at nothing."""
+    with timed(state, "assemble"):
+        excerpts = _excerpts(state)
+        cited = generation.parse_citations(state.answer or "", len(excerpts))
+        if cited.invalid:
+            state.warnings.append("removed citations that pointed at no excerpt: "
+                                  + ", ".join(f"[{n}]" for n in cited.invalid))
+        renumbered = generation.renumber(cited)
+        state.answer = renumbered.text
+        state.citations = generation.citations_for(renumbered, excerpts)
+        if state.answer and not state.citations and not state.extractive:
+            state.warnings.append("the answer cites no excerpt of the knowledge base; verify it independently")
+        _remember(ctx, state)
+    return state
+
+
+def _remember(ctx: QueryContext, state: QueryState) -> None:
+    """Add the exchange to the session, redacted: raw PHI never reaches a store."""
+    if not state.request.session_id or not state.answer:
+        return
+    answer = ctx.phi_detector.detect(state.answer).redacted_text
+    try:
+        ctx.sessions.add_message(Message(session_id=state.request.session_id, role="user", content=state.safe_text))
+        ctx.sessions.add_message(Message(session_id=state.request.session_id, role="assistant", content=answer))
+    except NotFound:
+        state.warnings.append("the session has expired; this exchange was not saved")

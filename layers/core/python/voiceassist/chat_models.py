@@ -1,0 +1,57 @@
+"""Which chat models a deployment has, built from Settings.
+
+cloud: OpenAI (never sees PHI). local: the in-boundary model, SageMaker on AWS or any OpenAI-compatible
+server (Ollama, vLLM, llama.cpp) you run inside the boundary. Neither configured -> extractive answers.
+
+Time-outs keep the worst case (primary, one retry, fallback) inside API Gateway's 29 s limit.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+
+from voiceassist.ports import ChatModel
+from voiceassist.settings import Settings
+
+CLOUD_TIMEOUT_S = 8.0
+LOCAL_TIMEOUT_S = 12.0
+
+
+def build_cloud_chat(settings: Settings) -> ChatModel | None:
+    from voiceassist.adapters.openai_chat import OpenAIChatModel
+
+    if settings.openai_secret_arn:
+        arn, region = settings.openai_secret_arn, settings.region
+        return OpenAIChatModel(settings.openai_model, in_boundary=False, base_url=settings.openai_base_url,
+                               key_provider=lambda: _secret_api_key(arn, region), timeout_s=CLOUD_TIMEOUT_S)
+    if settings.openai_api_key:
+        return OpenAIChatModel(settings.openai_model, in_boundary=False, base_url=settings.openai_base_url,
+                               api_key=settings.openai_api_key, timeout_s=CLOUD_TIMEOUT_S)
+    return None
+
+
+def build_local_chat(settings: Settings) -> ChatModel | None:
+    if settings.sagemaker_endpoint:
+        from voiceassist.adapters.sagemaker_chat import SageMakerChatModel
+
+        return SageMakerChatModel(settings.sagemaker_endpoint, region_name=settings.region,
+                                  timeout_s=LOCAL_TIMEOUT_S)
+    if settings.local_chat_base_url:
+        from voiceassist.adapters.openai_chat import OpenAIChatModel
+
+        return OpenAIChatModel(settings.local_chat_model, in_boundary=True, base_url=settings.local_chat_base_url,
+                               api_key="not-needed", timeout_s=LOCAL_TIMEOUT_S)
+    return None
+
+
+@lru_cache(maxsize=4)
+def _secret_api_key(secret_arn: str, region: str) -> str:
+    """The OpenAI key from Secrets Manager, fetched once per container (never an environment variable)."""
+    import boto3
+
+    secret = boto3.client("secretsmanager", region_name=region).get_secret_value(SecretId=secret_arn)
+    value = secret.get("SecretString") or ""
+    if value.startswith("{"):
+        return str(json.loads(value).get("api_key", ""))
+    return value

@@ -1,0 +1,111 @@
+"""A local OpenAI-compatible chat-completions server on 127.0.0.1, for tests and local demos.
+
+It plays a script of replies (an answer, an HTTP error, or a delay longer than the client's timeout), streams
+answers as server-sent events when asked to, and records every request body it received.
+
+    with OpenAIStub([StubReply(status=503), StubReply(text="Up to 2,000 mg [1].")]) as stub:
+        model = OpenAIChatModel("llama3.1:8b", in_boundary=True, base_url=stub.base_url)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class StubReply:
+    text: str = "Stub answer [1]."
+    status: int = 200
+    delay_s: float = 0.0  # wait this long before answering (interrupted when the stub stops)
+    prompt_tokens: int = 100
+    completion_tokens: int = 20
+
+
+class OpenAIStub:
+    def __init__(self, script: list[StubReply] | None = None, *, model: str = "stub-model") -> None:
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self._script = list(script or [StubReply()])
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> OpenAIStub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join()
+
+    def _next_reply(self, body: dict[str, Any]) -> StubReply:
+        with self._lock:
+            self.requests.append(body)
+            return self._script.pop(0) if len(self._script) > 1 else self._script[0]
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
+                return None
+
+            def do_POST(self) -> None:  # noqa: N802 - the http.server naming
+                if self.path.rstrip("/") != "/v1/chat/completions":
+                    self._json(404, {"error": {"message": f"no route {self.path}"}})
+                    return
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                reply = stub._next_reply(body)
+                if reply.delay_s and stub._stopping.wait(reply.delay_s):
+                    return
+                if reply.status != 200:
+                    error = {"message": "stubbed failure", "type": "server_error"}
+                    self._json(reply.status, {"error": error})
+                elif body.get("stream"):
+                    self._stream(reply)
+                else:
+                    self._json(200, stub._completion(reply))
+
+            def _json(self, status: int, payload: dict[str, Any]) -> None:
+                data = json.dumps(payload).encode()
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _stream(self, reply: StubReply) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.end_headers()
+                for word in reply.text.split(" "):
+                    delta = {"index": 0, "delta": {"content": word + " "}, "finish_reason": None}
+                    chunk = {"id": "stub", "object": "chat.completion.chunk", "created": 0,
+                             "model": stub.model, "choices": [delta]}
+                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                    self.wfile.flush()
+                self.wfile.write(b"data: [DONE]\n\n")
+
+        return Handler
+
+    def _completion(self, reply: StubReply) -> dict[str, Any]:
+        return {
+            "id": "stub", "object": "chat.completion", "created": 0, "model": self.model,
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
+                      "total_tokens": reply.prompt_tokens + reply.completion_tokens},
+        }

@@ -1,0 +1,136 @@
+"""The extractive composer on clinical excerpts: whole sentences, cited, relevant, without repeats."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from voiceassist.extractive import EXTRACTIVE_LABEL, NO_ANSWER, compose_extractive, split_sentences
+from voiceassist.generation import Excerpt, number_excerpts, parse_citations
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+
+ANAPHYLAXIS_EPINEPHRINE = (
+    "Epinephrine\n"
+    "Intramuscular epinephrine is the first-line treatment and must not be delayed. Give epinephrine\n"
+    "1 mg/mL (1:1000) at 0.01 mg/kg intramuscularly into the anterolateral thigh, to a maximum single\n"
+    "dose of 0.5 mg in adults and 0.3 mg in children. Repeat every 5 to 15 minutes if symptoms persist."
+)
+ANAPHYLAXIS_SUPPORTIVE = (
+    "## Supportive care\n\n"
+    "Lay the patient flat with the legs raised (or sitting up if breathing is difficult), give high-flow\n"
+    "oxygen, and give intravenous crystalloid 20 mL/kg for hypotension. Antihistamines and\n"
+    "corticosteroids are second-line and do not replace epinephrine [12]. Observe for at least 6 hours\n"
+    "because of the risk of a biphasic reaction."
+)
+METFORMIN_DOSING = (
+    "## Dosing\n\n"
+    "Start with 500 mg once or twice daily with meals, and increase by 500 mg every one to two weeks as\n"
+    "tolerated. The usual maximum dose is 2,000 mg per day in divided doses (extended-release: once daily\n"
+    "with the evening meal). Metformin 500 mg p.o. b.i.d. is a common starting regimen, e.g. in primary care."
+)
+CAP_ANTIBIOTICS = (
+    "For outpatients without comorbidities, amoxicillin 1 g three times daily is recommended. Alternatives\n"
+    "include doxycycline 100 mg twice daily. Treat for a minimum of 5 days [3, 4]."
+)
+
+
+def excerpts_of(*texts: str) -> list[Excerpt]:
+    meta = DocumentMetadata(doc_key="sample", title="Sample reference", source_type=SourceType.GUIDELINE)
+    hits = [
+        SearchHit(chunk=Chunk(chunk_id=f"c{i}", doc_id="d", doc_key="sample", version=1, ordinal=i, text=text,
+                              token_count=len(text.split()), metadata=meta), score=1.0 - i / 10)
+        for i, text in enumerate(texts)
+    ]
+    return number_excerpts(hits)
+
+
+def sentences_of(answer: str) -> list[str]:
+    assert answer.startswith(EXTRACTIVE_LABEL)
+    return re.split(r"(?<=\]\.) ", answer[len(EXTRACTIVE_LABEL):])
+
+
+def test_compose_extractive_labels_the_answer_and_cites_every_sentence() -> None:
+    excerpts = excerpts_of(ANAPHYLAXIS_EPINEPHRINE, ANAPHYLAXIS_SUPPORTIVE)
+
+    answer = compose_extractive("What is the epinephrine dose for anaphylaxis in children?", excerpts)
+
+    assert answer.startswith("Extractive answer (no language model was used): ")
+    assert all(re.search(r" \[\d\]\.$", s) for s in sentences_of(answer))
+    assert parse_citations(answer, excerpt_count=2).invalid == []
+
+
+def test_compose_extractive_quotes_dosing_sentences_whole() -> None:
+    excerpts = excerpts_of(ANAPHYLAXIS_EPINEPHRINE, METFORMIN_DOSING)
+
+    answer = compose_extractive("What dose of epinephrine is given intramuscularly?", excerpts)
+
+    assert ("Give epinephrine 1 mg/mL (1:1000) at 0.01 mg/kg intramuscularly into the anterolateral thigh, "
+            "to a maximum single dose of 0.5 mg in adults and 0.3 mg in children [1].") in answer
+
+
+def test_compose_extractive_answers_from_the_relevant_sentence_not_the_top_excerpt() -> None:
+    excerpts = excerpts_of(ANAPHYLAXIS_EPINEPHRINE, ANAPHYLAXIS_SUPPORTIVE)
+
+    answer = compose_extractive("How long should patients be observed after anaphylaxis?", excerpts)
+
+    assert "Observe for at least 6 hours because of the risk of a biphasic reaction [2]." in answer
+    assert "Lay the patient flat" not in answer
+
+
+def test_compose_extractive_keeps_abbreviated_regimens_in_one_sentence() -> None:
+    answer = compose_extractive("What is a common metformin starting regimen?", excerpts_of(METFORMIN_DOSING))
+
+    assert "Metformin 500 mg p.o. b.i.d. is a common starting regimen, e.g. in primary care [1]." in answer
+
+
+def test_compose_extractive_does_not_repeat_a_sentence_two_excerpts_share() -> None:
+    excerpts = excerpts_of(METFORMIN_DOSING, METFORMIN_DOSING.replace("## Dosing", "## Metformin dosing"))
+
+    answer = compose_extractive("What is the maximum dose of metformin?", excerpts)
+
+    assert answer.count("The usual maximum dose is 2,000 mg per day") == 1
+
+
+def test_compose_extractive_never_passes_source_reference_markers_as_citations() -> None:
+    excerpts = excerpts_of(CAP_ANTIBIOTICS, ANAPHYLAXIS_SUPPORTIVE)
+
+    question = "How many days should antibiotics treat pneumonia for, and are antihistamines second-line?"
+
+    answer = compose_extractive(question, excerpts)
+
+    assert "Treat for a minimum of 5 days [1]." in answer
+    assert "do not replace epinephrine [2]." in answer
+    assert parse_citations(answer, excerpt_count=2).invalid == []
+
+
+def test_compose_extractive_returns_at_most_max_sentences_in_reading_order() -> None:
+    excerpts = excerpts_of(METFORMIN_DOSING, ANAPHYLAXIS_EPINEPHRINE, CAP_ANTIBIOTICS)
+
+    answer = compose_extractive("What dose of metformin, epinephrine or amoxicillin in mg?", excerpts,
+                                max_sentences=2)
+
+    cited = [int(n) for n in re.findall(r"\[(\d)\]", answer)]
+    assert len(sentences_of(answer)) == 2 and cited == sorted(cited)
+
+
+@pytest.mark.parametrize("question", ["How is warfarin reversed before surgery?", "?", "what is it"])
+def test_compose_extractive_says_when_no_passage_answers(question: str) -> None:
+    answer = compose_extractive(question, excerpts_of(METFORMIN_DOSING, ANAPHYLAXIS_EPINEPHRINE))
+
+    assert answer == EXTRACTIVE_LABEL + NO_ANSWER
+
+
+def test_compose_extractive_without_excerpts_says_no_passage_answers() -> None:
+    assert compose_extractive("Maximum dose of metformin?", []) == EXTRACTIVE_LABEL + NO_ANSWER
+
+
+def test_split_sentences_ends_sentences_only_where_clinical_text_does() -> None:
+    text = ("Give 500 mg b.i.d. Monitor renal function, e.g. Creatinine yearly. Use 0.5 mg/kg i.v. over\n"
+            "10 min. See Dr. Smith's protocol. Stop at 2,000 mg.\n\n- Bullet one is here\n- Bullet two")
+
+    assert split_sentences(text) == [
+        "Give 500 mg b.i.d.", "Monitor renal function, e.g. Creatinine yearly.",
+        "Use 0.5 mg/kg i.v. over 10 min.", "See Dr. Smith's protocol.", "Stop at 2,000 mg.",
+        "Bullet one is here", "Bullet two",
+    ]

@@ -1,0 +1,210 @@
+"""The SageMaker LMI ChatModel: invoke_endpoint through botocore's Stubber, streaming through botocore's own
+event-stream parser fed with encoded bytes (no sockets)."""
+
+from __future__ import annotations
+
+import binascii
+import io
+import json
+import struct
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.awsrequest import AWSResponse
+from botocore.exceptions import ReadTimeoutError
+from botocore.stub import Stubber
+from urllib3.response import HTTPResponse
+
+from voiceassist.adapters.sagemaker_chat import SageMakerChatModel, SseDecoder
+from voiceassist.errors import DependencyError, ModelUnavailable
+from voiceassist.models import ChatMessage
+
+ENDPOINT = "voiceassist-llama-3-1-8b"
+PROMPT_SECRET = "John Smith MRN 4411902"
+MESSAGES = [ChatMessage(role="system", content="clinical reference assistant"),
+            ChatMessage(role="user", content=f"Question: {PROMPT_SECRET} metformin dose?")]
+
+
+class JsonBody:
+    """Matches a request Body whose JSON equals the expected document (key order aside)."""
+
+    def __init__(self, expected: dict[str, Any]) -> None:
+        self.expected = expected
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, bytes | str) and json.loads(other) == self.expected
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+@pytest.fixture
+def client() -> Any:
+    return boto3.client("sagemaker-runtime", region_name="us-east-1", aws_access_key_id="test",
+                        aws_secret_access_key="test")
+
+
+@pytest.fixture
+def stubber(client: Any) -> Iterator[Stubber]:
+    with Stubber(client) as stub:
+        yield stub
+        stub.assert_no_pending_responses()
+
+
+def chat_response(content: str | None) -> dict[str, Any]:
+    body = {"id": "chatcmpl-1", "object": "chat.completion", "model": "/opt/ml/model",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}}],
+            "usage": {"prompt_tokens": 812, "completion_tokens": 64, "total_tokens": 876}}
+    return {"Body": io.BytesIO(json.dumps(body).encode()), "ContentType": "application/json"}
+
+
+def test_complete_sends_the_openai_chat_body_and_parses_the_answer(client: Any, stubber: Stubber) -> None:
+    expected_body = {"messages": [m.model_dump() for m in MESSAGES], "max_tokens": 300, "temperature": 0.0}
+    stubber.add_response("invoke_endpoint", chat_response("Up to 2,000 mg per day [1]."), {
+        "EndpointName": ENDPOINT, "ContentType": "application/json", "Accept": "application/json",
+        "Body": JsonBody(expected_body),
+    })
+
+    model = SageMakerChatModel(ENDPOINT, client=client)
+
+    completion = model.complete(MESSAGES, max_tokens=300, temperature=0.0)
+
+    assert completion.text == "Up to 2,000 mg per day [1]."
+    assert completion.model == "llama-3.1-8b"
+    usage = completion.usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cost_usd) == (812, 64, 0.0)
+
+
+def test_complete_returns_empty_text_for_a_null_content(client: Any, stubber: Stubber) -> None:
+    stubber.add_response("invoke_endpoint", chat_response(None))
+
+    assert SageMakerChatModel(ENDPOINT, client=client).complete(MESSAGES).text == ""
+
+
+@pytest.mark.parametrize(("code", "http_status", "original_status", "error"), [
+    ("ModelError", 424, 500, ModelUnavailable),
+    ("ModelError", 424, 429, ModelUnavailable),
+    ("ModelError", 424, 400, DependencyError),
+    ("ModelNotReadyException", 429, None, ModelUnavailable),
+    ("ThrottlingException", 400, None, ModelUnavailable),
+    ("ServiceUnavailable", 503, None, ModelUnavailable),
+    ("InternalFailure", 500, None, ModelUnavailable),
+    ("ValidationError", 400, None, DependencyError),
+])
+def test_complete_maps_endpoint_errors_without_echoing_the_prompt(
+        client: Any, stubber: Stubber, code: str, http_status: int, original_status: int | None,
+        error: type[Exception]) -> None:
+    modeled = {"OriginalStatusCode": original_status, "OriginalMessage": f"bad input: {PROMPT_SECRET}"}
+    stubber.add_client_error("invoke_endpoint", service_error_code=code, http_status_code=http_status,
+                             service_message=f"echo {PROMPT_SECRET}",
+                             modeled_fields=modeled if original_status else None)
+
+    with pytest.raises(error) as raised:
+        SageMakerChatModel(ENDPOINT, client=client).complete(MESSAGES)
+
+    assert type(raised.value) is error and code in str(raised.value)
+    assert PROMPT_SECRET not in str(raised.value) and raised.value.__suppress_context__
+
+
+def test_complete_maps_a_read_timeout_to_model_unavailable(client: Any) -> None:
+    def time_out(request: Any, **kwargs: Any) -> None:
+        raise ReadTimeoutError(endpoint_url=request.url)
+
+    client.meta.events.register("before-send.sagemaker-runtime.InvokeEndpoint", time_out)
+
+    with pytest.raises(ModelUnavailable, match="ReadTimeoutError"):
+        SageMakerChatModel(ENDPOINT, client=client).complete(MESSAGES)
+
+
+def test_complete_rejects_a_body_that_is_not_a_chat_completion(client: Any, stubber: Stubber) -> None:
+    stubber.add_response("invoke_endpoint", {"Body": io.BytesIO(b'{"generated_text": "hi"}')})
+
+    with pytest.raises(DependencyError, match="no chat completion"):
+        SageMakerChatModel(ENDPOINT, client=client).complete(MESSAGES)
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def _header(name: str, value: str) -> bytes:
+    raw_name, raw_value = name.encode(), value.encode()
+    string_type = b"\x07"
+    return (struct.pack(">B", len(raw_name)) + raw_name + string_type
+            + struct.pack(">H", len(raw_value)) + raw_value)
+
+
+def event_message(event_type: str, payload: bytes, *, message_type: str = "event") -> bytes:
+    """One message of the AWS event-stream encoding: prelude, CRC, headers, payload, CRC."""
+    kind = ":exception-type" if message_type == "exception" else ":event-type"
+    headers = (_header(":message-type", message_type) + _header(kind, event_type)
+               + _header(":content-type", "application/octet-stream"))
+    prelude = struct.pack(">II", 12 + len(headers) + len(payload) + 4, len(headers))
+    prelude += struct.pack(">I", binascii.crc32(prelude))
+    message = prelude + headers + payload
+    return message + struct.pack(">I", binascii.crc32(message))
+
+
+def serve_stream(client: Any, *messages: bytes) -> list[dict[str, Any]]:
+    """Answer the next streaming call with these encoded messages; returns the request bodies sent."""
+    sent: list[dict[str, Any]] = []
+
+    def send(request: Any, **kwargs: Any) -> AWSResponse:
+        sent.append(json.loads(request.body))
+        raw = HTTPResponse(body=io.BytesIO(b"".join(messages)), status=200, preload_content=False)
+        return AWSResponse(request.url, 200, {"Content-Type": "application/vnd.amazon.eventstream"}, raw)
+
+    client.meta.events.register("before-send.sagemaker-runtime.InvokeEndpointWithResponseStream", send)
+    return sent
+
+
+def sse_line(content: str) -> bytes:
+    chunk = {"choices": [{"index": 0, "delta": {"content": content}}]}
+    return f"data: {json.dumps(chunk, ensure_ascii=False)}\n\n".encode()  # vLLM sends raw UTF-8
+
+
+def test_stream_joins_sse_lines_split_across_payload_parts(client: Any) -> None:
+    payload = b"".join([sse_line("Give 0.01 mg/kg "), sse_line("(max 0.5 mg) IM; 5 µg "), sse_line("[1]."),
+                        b"data: [DONE]\n\n"])
+    cut_in_json, cut_in_micro_sign = payload.index(b"mg/kg"), payload.index("µ".encode()) + 1
+    parts = [payload[:cut_in_json], payload[cut_in_json:cut_in_micro_sign], payload[cut_in_micro_sign:]]
+    sent = serve_stream(client, *(event_message("PayloadPart", part) for part in parts))
+
+    deltas = list(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES, max_tokens=50))
+
+    assert deltas == ["Give 0.01 mg/kg ", "(max 0.5 mg) IM; 5 µg ", "[1]."]
+    assert sent[0]["stream"] is True and sent[0]["max_tokens"] == 50
+
+
+def test_stream_stops_at_done(client: Any) -> None:
+    serve_stream(client, event_message("PayloadPart", sse_line("Answer [1].") + b"data: [DONE]\n\n"
+                                       + sse_line("after the end")))
+
+    assert list(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES)) == ["Answer [1]."]
+
+
+def test_stream_maps_a_model_stream_error_to_model_unavailable(client: Any) -> None:
+    error = json.dumps({"Message": f"failed on {PROMPT_SECRET}", "ErrorCode": "ModelStreamError"}).encode()
+    serve_stream(client, event_message("PayloadPart", sse_line("Partial ")),
+                 event_message("ModelStreamError", error, message_type="exception"))
+    received: list[str] = []
+
+    with pytest.raises(ModelUnavailable) as raised:
+        received.extend(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES))
+
+    assert received == ["Partial "]
+    assert "ModelStreamError" in str(raised.value) and PROMPT_SECRET not in str(raised.value)
+
+
+def test_sse_decoder_accepts_bare_json_lines_and_skips_comments() -> None:
+    decoder = SseDecoder()
+
+    chunks = decoder.feed(b': keep-alive\nevent: message\n{"choices": [{"delta": {"content": "a"}}]}\n')
+    chunks += decoder.feed(b'data: {"x"')
+    chunks += decoder.feed(b": 1}")
+    chunks += decoder.flush()
+
+    assert chunks == [{"choices": [{"delta": {"content": "a"}}]}, {"x": 1}]
