@@ -1,0 +1,203 @@
+"""Typed per-environment configuration, read from cdk.json context (`-c env=dev|staging|prod`).
+
+cdk.json holds one block per environment under the context key `voiceassist`; this module validates it
+into frozen models so a typo in an instance type or a missing e-mail fails at synth, not at deploy.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from voiceassist.models import RoutingMode
+from voiceassist.settings import PhiMode
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CONTEXT_KEY = "voiceassist"
+ENVIRONMENT_NAMES: tuple[str, ...] = ("dev", "staging", "prod")
+
+# CloudWatch Logs accepts only these retention periods (days).
+LOG_RETENTION_DAYS: frozenset[int] = frozenset(
+    {1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
+)
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class RemovalChoice(StrEnum):
+    """What CloudFormation does with stateful resources when the stack or resource goes away."""
+
+    RETAIN = "retain"
+    DESTROY = "destroy"
+
+
+class NetworkConfig(_Frozen):
+    cidr: str = "10.40.0.0/16"
+    # Explicit zones keep synth offline: a zone lookup would need AWS credentials.
+    availability_zones: tuple[str, ...] = Field(min_length=2, max_length=3)
+    nat_gateways: int = Field(default=1, ge=1, le=3)
+
+
+class SearchConfig(_Frozen):
+    engine_version: str = "OpenSearch_2.19"
+    data_node_type: str = "r7g.large.search"
+    data_node_count: int = Field(default=2, ge=1)
+    master_node_type: str | None = None
+    master_node_count: int = Field(default=0, ge=0)
+    volume_gb: int = Field(default=50, ge=10)
+    zone_awareness: bool = False
+    index_alias: str = "voiceassist-chunks"
+    pipeline_name: str = "voiceassist-hybrid"
+    embedding_dimension: int = Field(default=384, ge=8)
+
+    @model_validator(mode="after")
+    def _masters_come_in_threes(self) -> SearchConfig:
+        if self.master_node_count not in (0, 3, 5):
+            raise ValueError("master_node_count must be 0, 3 or 5 (a quorum)")
+        if self.master_node_count and not self.master_node_type:
+            raise ValueError("master_node_type is required when master_node_count > 0")
+        if self.zone_awareness and self.data_node_count % 2:
+            raise ValueError("zone_awareness needs an even data_node_count (one replica per zone pair)")
+        return self
+
+
+class ScaleDownSchedule(_Frozen):
+    """Off-hours capacity for the LLM endpoint (UTC cron, as Application Auto Scaling reads it)."""
+
+    scale_down_cron: str = "cron(0 20 ? * MON-FRI *)"
+    scale_up_cron: str = "cron(0 6 ? * MON-FRI *)"
+    # A real-time variant cannot go below one instance; stopping fully means removing the Models stack.
+    off_hours_capacity: int = Field(default=1, ge=1)
+
+
+class LlmConfig(_Frozen):
+    enabled: bool = True
+    instance_type: str = "ml.g5.2xlarge"
+    image_uri: str
+    # Uncompressed weights under this prefix of the model-artifacts bucket (docs/operations.md).
+    model_data_prefix: str = Field(default="llama-3.1-8b-instruct/", pattern=r"^[A-Za-z0-9._\-/]+/$")
+    served_model_name: str = "llama-3.1-8b-instruct"
+    min_capacity: int = Field(default=1, ge=1)
+    max_capacity: int = Field(default=1, ge=1)
+    invocations_per_instance: int = Field(default=30, ge=1)
+    scale_down: ScaleDownSchedule | None = None
+
+    @model_validator(mode="after")
+    def _capacity_range(self) -> LlmConfig:
+        if self.max_capacity < self.min_capacity:
+            raise ValueError("max_capacity must be at least min_capacity")
+        return self
+
+
+class EmbeddingEndpointConfig(_Frozen):
+    """An optional in-boundary SageMaker embedder; when disabled the ONNX model runs inside the Lambdas."""
+
+    enabled: bool = False
+    instance_type: str = "ml.c7g.large"
+    image_uri: str = ""
+    model_data_prefix: str = Field(default="all-minilm-l6-v2/", pattern=r"^[A-Za-z0-9._\-/]+/$")
+
+    @model_validator(mode="after")
+    def _complete_when_enabled(self) -> EmbeddingEndpointConfig:
+        if self.enabled and not self.image_uri:
+            raise ValueError("an enabled embedding endpoint needs image_uri")
+        return self
+
+
+class RetentionConfig(_Frozen):
+    log_days: int = 365
+    access_log_days: int = Field(default=365, ge=1)
+    noncurrent_document_days: int = Field(default=90, ge=1)
+
+    @field_validator("log_days")
+    @classmethod
+    def _valid_log_retention(cls, days: int) -> int:
+        if days not in LOG_RETENTION_DAYS:
+            raise ValueError(f"log_days must be one of {sorted(LOG_RETENTION_DAYS)}")
+        return days
+
+
+class ApiConfig(_Frozen):
+    throttle_rate_limit: int = Field(default=20, ge=1)
+    throttle_burst_limit: int = Field(default=40, ge=1)
+    waf_requests_per_5_minutes: int = Field(default=1000, ge=100)
+
+
+class FunctionsConfig(_Frozen):
+    memory_mb: int = Field(default=1024, ge=128, le=10240)
+    timeout_seconds: int = Field(default=60, ge=3, le=900)
+    log_level: str = "INFO"
+    # None leaves functions on the account's unreserved pool (new accounts have too little to reserve).
+    reserved_concurrency: int | None = Field(default=None, ge=1)
+
+
+class EnvironmentConfig(_Frozen):
+    name: str
+    account: str = Field(pattern=r"^\d{12}$")
+    region: str
+    alarm_email: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+    removal: RemovalChoice = RemovalChoice.RETAIN
+    deletion_protection: bool = True
+    routing_mode: RoutingMode = RoutingMode.HYBRID
+    phi_mode: PhiMode = PhiMode.STRICT
+    openai_model: str = "gpt-4o-mini"
+    network: NetworkConfig
+    search: SearchConfig = SearchConfig()
+    llm: LlmConfig
+    embedding: EmbeddingEndpointConfig = EmbeddingEndpointConfig()
+    retention: RetentionConfig = RetentionConfig()
+    api: ApiConfig = ApiConfig()
+    functions: FunctionsConfig = FunctionsConfig()
+
+    @model_validator(mode="after")
+    def _zones_match_search_layout(self) -> EnvironmentConfig:
+        if self.search.zone_awareness and len(self.network.availability_zones) < 2:
+            raise ValueError("search.zone_awareness needs at least two availability_zones")
+        return self
+
+    @property
+    def prefix(self) -> str:
+        """Resource-name prefix, e.g. `voiceassist-dev`."""
+        return f"voiceassist-{self.name}"
+
+    @property
+    def model_artifacts_bucket_name(self) -> str:
+        return f"{self.prefix}-models-{self.account}-{self.region}"
+
+    def endpoint_name(self, purpose: str) -> str:
+        """SageMaker endpoint names are fixed so the main stack can reference them without exports."""
+        return f"{self.prefix}-{purpose}"
+
+
+class SourcePaths(_Frozen):
+    """Where synth finds code; overridable with `-c functions_dir=...` etc. (tests point at fixtures)."""
+
+    functions_dir: Path = REPO_ROOT / "functions"
+    statemachines_dir: Path = REPO_ROOT / "statemachines"
+    core_layer_dir: Path = REPO_ROOT / "layers" / "core"
+    deps_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "deps"
+    ml_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "ml"
+    phi_dockerfile_dir: Path = REPO_ROOT / "infra" / "images" / "phi"
+    search_bootstrap_dir: Path = REPO_ROOT / "infra" / "runtime" / "search_bootstrap"
+
+
+def load_environment(context: dict[str, Any], name: str) -> EnvironmentConfig:
+    """Validate one environment's block from the `voiceassist.environments` context."""
+    environments = (context.get(CONTEXT_KEY) or {}).get("environments") or {}
+    if name not in environments:
+        raise ValueError(f"unknown environment {name!r}; cdk.json defines {sorted(environments)}")
+    block = dict(environments[name])
+    overrides = {key: context[key] for key in ("account", "region") if context.get(key)}
+    return EnvironmentConfig(name=name, **{**block, **overrides})
+
+
+def load_paths(context: dict[str, Any]) -> SourcePaths:
+    overrides = {
+        field: Path(str(context[field])).resolve() for field in SourcePaths.model_fields if context.get(field)
+    }
+    return SourcePaths(**overrides)

@@ -1,0 +1,62 @@
+"""Lambda layers: the domain package (layers/core) and the third-party dependencies built for arm64.
+
+The dependency layers are built by layers/deps/build.sh (pip with --platform, no Docker) before a deploy.
+Synth never runs pip: when a build directory is missing (tests, CI, a fresh clone), the layer is staged
+from an empty placeholder and synth carries a warning, so a template can be reviewed without building.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from aws_cdk import Annotations
+from aws_cdk import aws_lambda as lambda_
+from constructs import Construct
+
+from infra.config import SourcePaths
+
+RUNTIME = lambda_.Runtime.PYTHON_3_12
+ARCHITECTURE = lambda_.Architecture.ARM_64
+BUILD_SCRIPT = "layers/deps/build.sh"
+ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc", "*.egg-info", "**/.pytest_cache", "**/.mypy_cache"]
+
+
+class Layers(Construct):
+    def __init__(self, scope: Construct, construct_id: str, *, paths: SourcePaths) -> None:
+        super().__init__(scope, construct_id)
+        self.core = self._layer("Core", paths.core_layer_dir, "voiceassist domain package")
+        self.deps = self._built_layer("Deps", paths.deps_layer_dir, "third-party dependencies (arm64, cp312)")
+        self.ml = self._built_layer(
+            "Ml", paths.ml_layer_dir, "numpy, onnxruntime, tokenizers, embedding model"
+        )
+
+    def _layer(self, construct_id: str, directory: Path, description: str) -> lambda_.LayerVersion:
+        return lambda_.LayerVersion(
+            self,
+            construct_id,
+            code=lambda_.Code.from_asset(str(directory), exclude=ASSET_EXCLUDES),
+            compatible_runtimes=[RUNTIME],
+            compatible_architectures=[ARCHITECTURE],
+            description=description,
+        )
+
+    def _built_layer(self, construct_id: str, directory: Path, description: str) -> lambda_.LayerVersion:
+        if (directory / "python").is_dir():
+            return self._layer(construct_id, directory, description)
+        layer = self._layer(construct_id, _placeholder_dir(), f"{description} [NOT BUILT]")
+        Annotations.of(layer).add_warning_v2(
+            "voiceassist:layer-not-built",
+            f"{directory} does not exist: the {construct_id} layer is an empty placeholder. "
+            f"Run {BUILD_SCRIPT} before deploying.",
+        )
+        return layer
+
+
+def _placeholder_dir() -> Path:
+    """A layer directory with only a marker file (same content every run, so the same asset hash)."""
+    directory = Path(tempfile.gettempdir()) / "voiceassist-layer-placeholder"
+    marker = directory / "python" / "VOICEASSIST_LAYER_NOT_BUILT"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text(f"Run {BUILD_SCRIPT} before deploying.\n")
+    return directory

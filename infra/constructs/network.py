@@ -1,0 +1,135 @@
+"""The VPC: functions in private subnets with egress (OpenAI, PubMed), data and models in isolated ones.
+
+AWS APIs that carry PHI (SageMaker runtime, Secrets Manager, Step Functions, S3, DynamoDB) are reached
+through VPC endpoints so that traffic never crosses the NAT gateway.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_ec2 as ec2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from constructs import Construct
+
+from infra.config import EnvironmentConfig
+from infra.constructs.log_groups import encrypted_log_group
+from infra.nag import acknowledge
+
+APP_SUBNETS = "app"
+DATA_SUBNETS = "data"
+PUBLIC_SUBNETS = "public"
+
+_INTERFACE_ENDPOINTS: dict[str, ec2.InterfaceVpcEndpointAwsService] = {
+    "SageMakerRuntime": ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME,
+    "SecretsManager": ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
+    "StepFunctions": ec2.InterfaceVpcEndpointAwsService.STEP_FUNCTIONS,
+    "StepFunctionsSync": ec2.InterfaceVpcEndpointAwsService.STEP_FUNCTIONS_SYNC,
+}
+
+
+class Network(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        key: kms.IKey,
+        removal_policy: RemovalPolicy,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.vpc = ec2.Vpc(
+            self,
+            "Vpc",
+            ip_addresses=ec2.IpAddresses.cidr(config.network.cidr),
+            availability_zones=list(config.network.availability_zones),
+            nat_gateways=config.network.nat_gateways,
+            restrict_default_security_group=True,
+            subnet_configuration=[
+                # Public subnets hold only the NAT gateways (which have their own Elastic IPs).
+                ec2.SubnetConfiguration(
+                    name=PUBLIC_SUBNETS,
+                    subnet_type=ec2.SubnetType.PUBLIC,
+                    cidr_mask=24,
+                    map_public_ip_on_launch=False,
+                ),
+                ec2.SubnetConfiguration(
+                    name=APP_SUBNETS, subnet_type=ec2.SubnetType.PRIVATE_WITH_EGRESS, cidr_mask=22
+                ),
+                ec2.SubnetConfiguration(
+                    name=DATA_SUBNETS, subnet_type=ec2.SubnetType.PRIVATE_ISOLATED, cidr_mask=24
+                ),
+            ],
+        )
+        self._add_flow_logs(config, key, removal_policy)
+        for subnet in self.vpc.public_subnets:
+            acknowledge(
+                subnet,
+                (
+                    "HIPAA.Security-VPCNoUnrestrictedRouteToIGW",
+                    "Public subnets hold only the NAT gateways; their default route to the internet "
+                    "gateway is what gives the functions HTTPS egress to OpenAI and PubMed.",
+                ),
+            )
+
+        self.function_security_group = ec2.SecurityGroup(
+            self,
+            "FunctionSecurityGroup",
+            vpc=self.vpc,
+            allow_all_outbound=True,
+            description="Lambda functions: outbound to AWS endpoints, OpenSearch, and HTTPS egress",
+        )
+        self.model_security_group = ec2.SecurityGroup(
+            self,
+            "ModelSecurityGroup",
+            vpc=self.vpc,
+            allow_all_outbound=False,
+            description="SageMaker endpoints: network-isolated containers, no inbound",
+        )
+        self.model_security_group.add_egress_rule(
+            ec2.Peer.ipv4(self.vpc.vpc_cidr_block), ec2.Port.tcp(443), "S3 and ECR over the VPC endpoints"
+        )
+        self._add_endpoints()
+
+    @property
+    def app_subnets(self) -> ec2.SubnetSelection:
+        return ec2.SubnetSelection(subnet_group_name=APP_SUBNETS)
+
+    @property
+    def data_subnets(self) -> ec2.SubnetSelection:
+        return ec2.SubnetSelection(subnet_group_name=DATA_SUBNETS)
+
+    def _add_flow_logs(self, config: EnvironmentConfig, key: kms.IKey, removal_policy: RemovalPolicy) -> None:
+        log_group = encrypted_log_group(
+            self, "FlowLogs", key=key, retention_days=config.retention.log_days, removal_policy=removal_policy
+        )
+        role = iam.Role(self, "FlowLogsRole", assumed_by=iam.ServicePrincipal("vpc-flow-logs.amazonaws.com"))
+        self.vpc.add_flow_log(
+            "FlowLog",
+            destination=ec2.FlowLogDestination.to_cloud_watch_logs(log_group, role),
+            traffic_type=ec2.FlowLogTrafficType.ALL,
+        )
+
+    def _add_endpoints(self) -> None:
+        self.vpc.add_gateway_endpoint("S3", service=ec2.GatewayVpcEndpointAwsService.S3)
+        self.vpc.add_gateway_endpoint("DynamoDb", service=ec2.GatewayVpcEndpointAwsService.DYNAMODB)
+        endpoint_group = ec2.SecurityGroup(
+            self,
+            "EndpointSecurityGroup",
+            vpc=self.vpc,
+            allow_all_outbound=False,
+            description="Interface endpoints: HTTPS from the functions only",
+        )
+        endpoint_group.add_ingress_rule(
+            self.function_security_group, ec2.Port.tcp(443), "functions to AWS APIs"
+        )
+        for name, service in _INTERFACE_ENDPOINTS.items():
+            self.vpc.add_interface_endpoint(
+                name,
+                service=service,
+                subnets=self.app_subnets,
+                security_groups=[endpoint_group],
+                private_dns_enabled=True,
+                open=False,
+            )

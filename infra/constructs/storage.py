@@ -1,0 +1,203 @@
+"""Documents and model-artifact buckets, their access-log bucket, and the DynamoDB tables.
+
+Table keys come from voiceassist.adapters.dynamodb_tables.TABLE_DESIGNS, the same design the adapters
+and the SQLite mirror use, so infra cannot drift from the code that reads the tables.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Duration, RemovalPolicy
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
+from infra.config import EnvironmentConfig
+from infra.nag import acknowledge
+from voiceassist.adapters.dynamodb_tables import (
+    AUDIT,
+    DOCUMENTS,
+    JOBS,
+    SESSIONS,
+    STATE,
+    TABLE_DESIGNS,
+    KeyAttribute,
+    TableDesign,
+)
+
+IDEMPOTENCY = "idempotency"
+# Powertools idempotency's fixed schema (its DynamoDBPersistenceLayer defaults).
+_IDEMPOTENCY_DESIGN = TableDesign(partition_key=KeyAttribute("id", "S"), ttl_attribute="expiration")
+_ATTRIBUTE_TYPES = {"S": dynamodb.AttributeType.STRING, "N": dynamodb.AttributeType.NUMBER}
+
+
+class Storage(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        key: kms.IKey,
+        removal_policy: RemovalPolicy,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.access_logs_bucket = s3.Bucket(
+            self,
+            "AccessLogs",
+            # S3 server access logging can only deliver to SSE-S3 buckets.
+            encryption=s3.BucketEncryption.S3_MANAGED,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            versioned=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
+            removal_policy=removal_policy,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    expiration=Duration.days(config.retention.access_log_days),
+                    noncurrent_version_expiration=Duration.days(1),
+                )
+            ],
+        )
+        acknowledge(
+            self.access_logs_bucket,
+            ("AwsSolutions-S1", "This is the access-log destination; logging it into itself would loop."),
+            (
+                "HIPAA.Security-S3BucketLoggingEnabled",
+                "This is the access-log destination; logging it into itself would loop.",
+            ),
+            (
+                "HIPAA.Security-S3DefaultEncryptionKMS",
+                "S3 server access logging delivers only to SSE-S3 buckets; logs hold no document content.",
+            ),
+            (
+                "HIPAA.Security-S3BucketReplicationEnabled",
+                "Access logs are kept in-region for the retention period; replication adds nothing here.",
+            ),
+        )
+        self.documents_bucket = self._data_bucket("Documents", "documents/", config, key, removal_policy)
+        # Named, so the Models stack can grant read on it without a cross-stack export.
+        self.model_artifacts_bucket = self._data_bucket(
+            "ModelArtifacts",
+            "models/",
+            config,
+            key,
+            removal_policy,
+            bucket_name=config.model_artifacts_bucket_name,
+        )
+        self._send_events_to_eventbridge(self.documents_bucket)
+
+        table_designs = {**TABLE_DESIGNS, IDEMPOTENCY: _IDEMPOTENCY_DESIGN}
+        self.tables: dict[str, dynamodb.TableV2] = {
+            logical: self._table(logical, design, config, key, removal_policy)
+            for logical, design in table_designs.items()
+        }
+
+    @property
+    def documents_table(self) -> dynamodb.TableV2:
+        return self.tables[DOCUMENTS]
+
+    @property
+    def jobs_table(self) -> dynamodb.TableV2:
+        return self.tables[JOBS]
+
+    @property
+    def sessions_table(self) -> dynamodb.TableV2:
+        return self.tables[SESSIONS]
+
+    @property
+    def audit_table(self) -> dynamodb.TableV2:
+        return self.tables[AUDIT]
+
+    @property
+    def state_table(self) -> dynamodb.TableV2:
+        return self.tables[STATE]
+
+    @property
+    def idempotency_table(self) -> dynamodb.TableV2:
+        return self.tables[IDEMPOTENCY]
+
+    def _data_bucket(
+        self,
+        construct_id: str,
+        log_prefix: str,
+        config: EnvironmentConfig,
+        key: kms.IKey,
+        removal_policy: RemovalPolicy,
+        bucket_name: str | None = None,
+    ) -> s3.Bucket:
+        bucket = s3.Bucket(
+            self,
+            construct_id,
+            bucket_name=bucket_name,
+            encryption=s3.BucketEncryption.KMS,
+            encryption_key=key,
+            bucket_key_enabled=True,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            versioned=True,
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            server_access_logs_bucket=self.access_logs_bucket,
+            server_access_logs_prefix=log_prefix,
+            removal_policy=removal_policy,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    noncurrent_version_expiration=Duration.days(config.retention.noncurrent_document_days),
+                    abort_incomplete_multipart_upload_after=Duration.days(7),
+                )
+            ],
+        )
+        acknowledge(
+            bucket,
+            (
+                "HIPAA.Security-S3BucketReplicationEnabled",
+                "Single-region deployment by design (data residency); versioning gives recovery.",
+            ),
+        )
+        return bucket
+
+    @staticmethod
+    def _send_events_to_eventbridge(bucket: s3.Bucket) -> None:
+        # Set on the template directly: CDK's `event_bridge_enabled` adds a notifications Lambda instead.
+        cfn_bucket: s3.CfnBucket = bucket.node.default_child  # type: ignore[assignment]
+        cfn_bucket.notification_configuration = s3.CfnBucket.NotificationConfigurationProperty(
+            event_bridge_configuration=s3.CfnBucket.EventBridgeConfigurationProperty(
+                event_bridge_enabled=True
+            )
+        )
+
+    def _table(
+        self,
+        logical: str,
+        design: TableDesign,
+        config: EnvironmentConfig,
+        key: kms.IKey,
+        removal_policy: RemovalPolicy,
+    ) -> dynamodb.TableV2:
+        table = dynamodb.TableV2(
+            self,
+            f"{logical.capitalize()}Table",
+            partition_key=_attribute(design.partition_key),
+            sort_key=_attribute(design.sort_key) if design.sort_key else None,
+            billing=dynamodb.Billing.on_demand(),
+            encryption=dynamodb.TableEncryptionV2.customer_managed_key(key),
+            point_in_time_recovery_specification=dynamodb.PointInTimeRecoverySpecification(
+                point_in_time_recovery_enabled=True
+            ),
+            deletion_protection=config.deletion_protection,
+            time_to_live_attribute=design.ttl_attribute,
+            removal_policy=removal_policy,
+            global_secondary_indexes=[
+                dynamodb.GlobalSecondaryIndexPropsV2(
+                    index_name=index.name,
+                    partition_key=_attribute(index.partition_key),
+                    sort_key=_attribute(index.sort_key) if index.sort_key else None,
+                )
+                for index in design.indexes
+            ],
+        )
+        return table
+
+
+def _attribute(attribute: KeyAttribute) -> dynamodb.Attribute:
+    return dynamodb.Attribute(name=attribute.name, type=_ATTRIBUTE_TYPES[attribute.type])

@@ -1,0 +1,119 @@
+"""CloudFormation custom resource: make the OpenSearch domain ready for the app.
+
+Runs as the domain's master user. The OpenSearch adapter creates what the app reads and writes
+(OpenSearchIndex.bootstrap: pipeline, first physical index behind the alias; idempotent); then the
+functions' IAM roles are mapped to two fine-grained security roles limited to the app's indices.
+Delete does nothing: the data goes (or stays) with the domain's own removal policy.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+from voiceassist.observability import log_failure, logger
+
+READER_ROLE = "voiceassist_reader"
+WRITER_ROLE = "voiceassist_writer"
+_READ_ACTIONS = ["read", "search", "indices:admin/get", "indices:admin/aliases/get"]
+_WRITE_ACTIONS = [
+    *_READ_ACTIONS,
+    "crud",
+    "create_index",
+    "manage_aliases",
+    "indices:admin/mapping/put",
+    "indices:data/write/bulk*",
+    "indices:data/write/delete/byquery",
+]
+
+
+@logger.inject_lambda_context
+def lambda_handler(event: dict[str, Any], context: Any) -> None:
+    properties = event["ResourceProperties"]
+    physical_id = event.get("PhysicalResourceId") or f"{properties['Endpoint']}/{properties['IndexAlias']}"
+    status, reason = "SUCCESS", "ready"
+    try:
+        if event["RequestType"] in ("Create", "Update"):
+            prepare_domain(properties)
+    except Exception as exc:  # CloudFormation waits an hour for a reply that never comes otherwise
+        log_failure("search bootstrap failed", exc)
+        status, reason = (
+            "FAILED",
+            f"{type(exc).__name__}: see the function's log stream {context.log_stream_name}",
+        )
+    send_response(event, status=status, reason=reason, physical_id=physical_id)
+
+
+def prepare_domain(properties: dict[str, Any]) -> None:
+    from voiceassist.adapters.opensearch_index import OpenSearchIndex
+
+    index = OpenSearchIndex(
+        endpoint=properties["Endpoint"],
+        index_alias=properties["IndexAlias"],
+        pipeline=properties["PipelineName"],
+        region=properties["Region"],
+        dimension=int(properties["Dimension"]),
+    )
+    index.bootstrap()
+    client = _security_client(properties["Endpoint"], properties["Region"])
+    pattern = f"{properties['IndexAlias']}*"
+    for role, actions, backend_roles in (
+        (READER_ROLE, _READ_ACTIONS, properties["ReaderRoleArns"]),
+        (WRITER_ROLE, _WRITE_ACTIONS, properties["WriterRoleArns"]),
+    ):
+        client.transport.perform_request(
+            "PUT",
+            f"/_plugins/_security/api/roles/{role}",
+            body={
+                "cluster_permissions": ["cluster_composite_ops_ro", "cluster:admin/search/pipeline/get"],
+                "index_permissions": [{"index_patterns": [pattern], "allowed_actions": actions}],
+            },
+        )
+        client.transport.perform_request(
+            "PUT",
+            f"/_plugins/_security/api/rolesmapping/{role}",
+            body={
+                "backend_roles": sorted(backend_roles),
+            },
+        )
+    logger.info("search domain ready", extra={"alias": properties["IndexAlias"]})
+
+
+def _security_client(endpoint: str, region: str) -> Any:
+    import boto3
+    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+
+    host = endpoint.removeprefix("https://").rstrip("/")
+    auth = AWSV4SignerAuth(boto3.Session().get_credentials(), region, "es")
+    return OpenSearch(
+        hosts=[{"host": host, "port": 443}],
+        http_auth=auth,
+        use_ssl=True,
+        verify_certs=True,
+        connection_class=RequestsHttpConnection,
+        timeout=30,
+    )
+
+
+def send_response(event: dict[str, Any], *, status: str, reason: str, physical_id: str) -> None:
+    """PUT the result to CloudFormation's pre-signed URL (the protocol of Lambda-backed custom resources)."""
+    body = json.dumps(
+        {
+            "Status": status,
+            "Reason": reason,
+            "PhysicalResourceId": physical_id,
+            "StackId": event["StackId"],
+            "RequestId": event["RequestId"],
+            "LogicalResourceId": event["LogicalResourceId"],
+            "Data": {},
+        }
+    ).encode("utf-8")
+    request = urllib.request.Request(
+        event["ResponseURL"],
+        data=body,
+        method="PUT",
+        headers={"Content-Type": "", "Content-Length": str(len(body))},
+    )
+    with urllib.request.urlopen(request, timeout=30):  # noqa: S310 - the URL is CloudFormation's own
+        pass

@@ -1,0 +1,79 @@
+"""Function environment variables, named only by voiceassist.settings constants (never retyped here)."""
+
+from __future__ import annotations
+
+from infra.catalogue import Access, FunctionSpec
+from infra.config import EnvironmentConfig
+from infra.constructs.pipelines import Pipelines
+from infra.constructs.search import Search
+from infra.constructs.secrets import Secrets
+from infra.constructs.storage import Storage
+from voiceassist.observability import SERVICE
+from voiceassist.settings import (
+    ENV_AUDIT_TABLE,
+    ENV_DOCUMENTS_BUCKET,
+    ENV_DOCUMENTS_TABLE,
+    ENV_EMBEDDING_ENDPOINT,
+    ENV_ENVIRONMENT,
+    ENV_IDEMPOTENCY_TABLE,
+    ENV_INGEST_STATE_MACHINE_ARN,
+    ENV_JOBS_TABLE,
+    ENV_LOCAL_CHAT_MODEL,
+    ENV_LOG_LEVEL,
+    ENV_OPENAI_MODEL,
+    ENV_OPENAI_SECRET_ARN,
+    ENV_OPENSEARCH_ENDPOINT,
+    ENV_OPENSEARCH_INDEX,
+    ENV_OPENSEARCH_PIPELINE,
+    ENV_PHI_MODE,
+    ENV_QUERY_STATE_MACHINE_ARN,
+    ENV_ROUTING_MODE,
+    ENV_RUNTIME,
+    ENV_SAGEMAKER_ENDPOINT,
+    ENV_SERVICE_NAME,
+    ENV_SESSIONS_TABLE,
+    ENV_STATE_TABLE,
+    Runtime,
+)
+
+
+def shared_environment(
+    config: EnvironmentConfig, storage: Storage, search: Search, secrets: Secrets
+) -> dict[str, str]:
+    """What every function gets: resource names are not secrets, and permissions are granted separately."""
+    environment = {
+        ENV_RUNTIME: Runtime.AWS.value,
+        ENV_ENVIRONMENT: config.name,
+        ENV_LOG_LEVEL: config.functions.log_level,
+        ENV_SERVICE_NAME: SERVICE,
+        ENV_DOCUMENTS_BUCKET: storage.documents_bucket.bucket_name,
+        ENV_DOCUMENTS_TABLE: storage.documents_table.table_name,
+        ENV_JOBS_TABLE: storage.jobs_table.table_name,
+        ENV_SESSIONS_TABLE: storage.sessions_table.table_name,
+        ENV_AUDIT_TABLE: storage.audit_table.table_name,
+        ENV_STATE_TABLE: storage.state_table.table_name,
+        ENV_IDEMPOTENCY_TABLE: storage.idempotency_table.table_name,
+        ENV_OPENSEARCH_ENDPOINT: f"https://{search.endpoint}",
+        ENV_OPENSEARCH_INDEX: config.search.index_alias,
+        ENV_OPENSEARCH_PIPELINE: config.search.pipeline_name,
+        ENV_OPENAI_SECRET_ARN: secrets.openai_api_key.secret_arn,
+        ENV_OPENAI_MODEL: config.openai_model,
+        ENV_ROUTING_MODE: config.routing_mode.value,
+        ENV_PHI_MODE: config.phi_mode.value,
+    }
+    if config.llm.enabled:
+        environment[ENV_SAGEMAKER_ENDPOINT] = config.endpoint_name("llm")
+        environment[ENV_LOCAL_CHAT_MODEL] = config.llm.served_model_name
+    if config.embedding.enabled:
+        environment[ENV_EMBEDDING_ENDPOINT] = config.endpoint_name("embedding")
+    return environment
+
+
+def starter_environment(spec: FunctionSpec, pipelines: Pipelines) -> dict[str, str]:
+    """State machine ARNs, for the functions that start workflows (never for those the workflows invoke)."""
+    environment: dict[str, str] = {}
+    if Access.START_INGEST in spec.access:
+        environment[ENV_INGEST_STATE_MACHINE_ARN] = pipelines.ingest.state_machine_arn
+    if Access.START_QUERY in spec.access:
+        environment[ENV_QUERY_STATE_MACHINE_ARN] = pipelines.query.state_machine_arn
+    return environment

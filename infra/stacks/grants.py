@@ -1,0 +1,122 @@
+"""What each catalogue Access means in IAM: the only place functions receive permissions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from aws_cdk import Stack
+from aws_cdk import aws_apigatewayv2 as apigwv2
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_stepfunctions as sfn
+
+from infra.catalogue import Access, FunctionSpec
+from infra.config import EnvironmentConfig
+from infra.constructs.search import Search
+from infra.constructs.secrets import Secrets
+from infra.constructs.storage import Storage
+
+SEARCH_READ_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"]
+SEARCH_WRITE_ACTIONS = [*SEARCH_READ_ACTIONS, "es:ESHttpPut", "es:ESHttpDelete"]
+
+
+@dataclass(frozen=True)
+class GrantTargets:
+    config: EnvironmentConfig
+    key: kms.IKey
+    storage: Storage
+    search: Search
+    secrets: Secrets
+    ingest: sfn.StateMachine
+    query: sfn.StateMachine
+    websocket_api: apigwv2.WebSocketApi
+    websocket_stage: str
+
+
+def grant_access(function: lambda_.Function, spec: FunctionSpec, targets: GrantTargets) -> None:
+    for access in sorted(spec.access):
+        _GRANTS[access](function, targets)
+
+
+def _endpoint_arn(targets: GrantTargets, purpose: str) -> str:
+    return Stack.of(targets.search).format_arn(
+        service="sagemaker", resource="endpoint", resource_name=targets.config.endpoint_name(purpose)
+    )
+
+
+def _invoke_endpoint(purpose: str) -> Callable[[lambda_.Function, GrantTargets], None]:
+    def grant(function: lambda_.Function, targets: GrantTargets) -> None:
+        function.add_to_role_policy(
+            iam.PolicyStatement(
+                actions=["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithResponseStream"],
+                resources=[_endpoint_arn(targets, purpose)],
+            )
+        )
+
+    return grant
+
+
+def _search(actions: list[str]) -> Callable[[lambda_.Function, GrantTargets], None]:
+    def grant(function: lambda_.Function, targets: GrantTargets) -> None:
+        domain = targets.search.domain
+        function.add_to_role_policy(
+            iam.PolicyStatement(actions=actions, resources=[f"{domain.domain_arn}/*"])
+        )
+
+    return grant
+
+
+def _embedding(function: lambda_.Function, targets: GrantTargets) -> None:
+    if targets.config.embedding.enabled:
+        _invoke_endpoint("embedding")(function, targets)
+
+
+def _llm(function: lambda_.Function, targets: GrantTargets) -> None:
+    if targets.config.llm.enabled:
+        _invoke_endpoint("llm")(function, targets)
+
+
+def _audit_write(function: lambda_.Function, targets: GrantTargets) -> None:
+    # Append-only: the audit trail is never updated or deleted by the app.
+    targets.storage.audit_table.grant(function, "dynamodb:PutItem", "dynamodb:DescribeTable")
+    targets.key.grant_encrypt_decrypt(function)
+
+
+def _stream(function: lambda_.Function, targets: GrantTargets) -> None:
+    function.add_to_role_policy(
+        iam.PolicyStatement(
+            actions=["execute-api:ManageConnections"],
+            resources=[
+                Stack.of(targets.search).format_arn(
+                    service="execute-api",
+                    resource=targets.websocket_api.api_id,
+                    resource_name=f"{targets.websocket_stage}/POST/@connections/*",
+                )
+            ],
+        )
+    )
+
+
+_GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
+    Access.BUCKET_READ: lambda fn, t: t.storage.documents_bucket.grant_read(fn),
+    Access.BUCKET_WRITE: lambda fn, t: t.storage.documents_bucket.grant_write(fn),
+    Access.DOCUMENTS_READ: lambda fn, t: t.storage.documents_table.grant_read_data(fn),
+    Access.DOCUMENTS_WRITE: lambda fn, t: t.storage.documents_table.grant_read_write_data(fn),
+    Access.JOBS_READ: lambda fn, t: t.storage.jobs_table.grant_read_data(fn),
+    Access.JOBS_WRITE: lambda fn, t: t.storage.jobs_table.grant_read_write_data(fn),
+    Access.SESSIONS_WRITE: lambda fn, t: t.storage.sessions_table.grant_read_write_data(fn),
+    Access.AUDIT_READ: lambda fn, t: t.storage.audit_table.grant_read_data(fn),
+    Access.AUDIT_WRITE: _audit_write,
+    Access.STATE_WRITE: lambda fn, t: t.storage.state_table.grant_read_write_data(fn),
+    Access.IDEMPOTENCY: lambda fn, t: t.storage.idempotency_table.grant_read_write_data(fn),
+    Access.SEARCH_READ: _search(SEARCH_READ_ACTIONS),
+    Access.SEARCH_WRITE: _search(SEARCH_WRITE_ACTIONS),
+    Access.OPENAI_SECRET: lambda fn, t: t.secrets.openai_api_key.grant_read(fn),
+    Access.LLM_INVOKE: _llm,
+    Access.EMBEDDING_INVOKE: _embedding,
+    Access.START_INGEST: lambda fn, t: t.ingest.grant_start_execution(fn),
+    Access.START_QUERY: lambda fn, t: t.query.grant_start_sync_execution(fn),
+    Access.STREAM_TO_CLIENTS: _stream,
+}

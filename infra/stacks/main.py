@@ -1,0 +1,187 @@
+"""The environment's main stack: network, data, search, functions, pipelines, API and monitoring.
+
+One stack, not one per layer: IAM grants then reference resources by logical id (no cross-stack exports
+that pin resources in place), and cdk-nag sees every policy in its final form. The SageMaker endpoints
+live in their own stack (stacks/models.py) so they can be removed and redeployed without touching data.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack, Tags
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_kms as kms
+from constructs import Construct
+
+from infra.catalogue import Access, discover_functions
+from infra.config import EnvironmentConfig, RemovalChoice, SourcePaths
+from infra.constructs.api import STAGE, Api
+from infra.constructs.functions import ASYNC_FUNCTIONS, FunctionFactory
+from infra.constructs.layers import Layers
+from infra.constructs.monitoring import Monitoring
+from infra.constructs.network import Network
+from infra.constructs.pipelines import Pipelines
+from infra.constructs.search import Search
+from infra.constructs.search_bootstrap import SearchBootstrap
+from infra.constructs.secrets import Secrets
+from infra.constructs.storage import Storage
+from infra.stacks.environment import shared_environment, starter_environment
+from infra.stacks.grants import GrantTargets, grant_access
+
+
+def removal_policy_for(config: EnvironmentConfig) -> RemovalPolicy:
+    return RemovalPolicy.RETAIN if config.removal is RemovalChoice.RETAIN else RemovalPolicy.DESTROY
+
+
+class MainStack(Stack):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: EnvironmentConfig,
+        paths: SourcePaths,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(
+            scope,
+            construct_id,
+            termination_protection=config.deletion_protection,
+            description=f"VoiceAssist {config.name}: clinical question answering with a PHI boundary",
+            **kwargs,  # type: ignore[arg-type]
+        )
+        self._zones = list(config.network.availability_zones)
+        Tags.of(self).add("project", "voiceassist")
+        Tags.of(self).add("environment", config.name)
+        removal_policy = removal_policy_for(config)
+
+        self.key = kms.Key(
+            self,
+            "DataKey",
+            alias=f"alias/{config.prefix}",
+            enable_key_rotation=True,
+            rotation_period=Duration.days(365),
+            removal_policy=removal_policy,
+            description=f"{config.prefix}: documents, tables, search, logs, secrets, queues and topics",
+        )
+        # CloudWatch Logs encrypts this environment's log groups with the key.
+        self.key.add_to_resource_policy(
+            iam.PolicyStatement(
+                principals=[iam.ServicePrincipal(f"logs.{self.region}.amazonaws.com")],
+                actions=[
+                    "kms:Encrypt*",
+                    "kms:Decrypt*",
+                    "kms:ReEncrypt*",
+                    "kms:GenerateDataKey*",
+                    "kms:Describe*",
+                ],
+                resources=["*"],
+                conditions={
+                    "ArnLike": {
+                        "kms:EncryptionContext:aws:logs:arn": self.format_arn(
+                            service="logs", resource="*", resource_name=None
+                        )
+                    }
+                },
+            )
+        )
+
+        self.network = Network(self, "Network", config=config, key=self.key, removal_policy=removal_policy)
+        self.storage = Storage(self, "Storage", config=config, key=self.key, removal_policy=removal_policy)
+        self.secrets = Secrets(self, "Secrets", config=config, key=self.key, removal_policy=removal_policy)
+        self.search = Search(
+            self, "Search", config=config, network=self.network, key=self.key, removal_policy=removal_policy
+        )
+
+        specs = discover_functions(paths.functions_dir)
+        factory = FunctionFactory(
+            self,
+            "Functions",
+            config=config,
+            paths=paths,
+            layers=Layers(self, "Layers", paths=paths),
+            network=self.network,
+            key=self.key,
+            removal_policy=removal_policy,
+            environment=shared_environment(config, self.storage, self.search, self.secrets),
+        )
+        functions = {spec.name: factory.create(spec) for spec in specs}
+        dead_letter_queues = {
+            name: factory.add_dead_letter_queue(
+                functions[name], f"{name.title().replace('_', '')}DeadLetters"
+            )
+            for name in sorted(ASYNC_FUNCTIONS)
+        }
+        self.pipelines = Pipelines(
+            self,
+            "Pipelines",
+            config=config,
+            statemachines_dir=paths.statemachines_dir,
+            functions=functions,
+            key=self.key,
+            removal_policy=removal_policy,
+        )
+        self.pipelines.trigger_ingestion_on_upload(
+            bucket=self.storage.documents_bucket,
+            trigger=functions["ingest_trigger"],
+            dead_letter_queue=dead_letter_queues["ingest_trigger"],
+        )
+        self.api = Api(
+            self,
+            "Api",
+            config=config,
+            handler=functions["api"],
+            stream_handler=functions["stream"],
+            key=self.key,
+            removal_policy=removal_policy,
+        )
+        targets = GrantTargets(
+            config=config,
+            key=self.key,
+            storage=self.storage,
+            search=self.search,
+            secrets=self.secrets,
+            ingest=self.pipelines.ingest,
+            query=self.pipelines.query,
+            websocket_api=self.api.websocket_api,
+            websocket_stage=STAGE,
+        )
+        for spec in specs:
+            grant_access(functions[spec.name], spec, targets)
+            for name, value in starter_environment(spec, self.pipelines).items():
+                functions[spec.name].add_environment(name, value)
+        SearchBootstrap(
+            self,
+            "SearchBootstrap",
+            config=config,
+            search=self.search,
+            factory=factory,
+            code_dir=paths.search_bootstrap_dir,
+            readers=[functions[s.name] for s in specs if Access.SEARCH_READ in s.access],
+            writers=[functions[s.name] for s in specs if Access.SEARCH_WRITE in s.access],
+        )
+        self.monitoring = Monitoring(
+            self,
+            "Monitoring",
+            config=config,
+            key=self.key,
+            rest_api=self.api.rest_api,
+            ingest=self.pipelines.ingest,
+            query=self.pipelines.query,
+            functions=functions,
+            dead_letter_queues=dead_letter_queues,
+            search_domain=self.search.domain,
+        )
+        self.functions = functions
+
+        CfnOutput(self, "RestApiUrl", value=self.api.rest_api.url)
+        CfnOutput(self, "WebSocketUrl", value=self.api.websocket_url)
+        CfnOutput(self, "UserPoolId", value=self.api.user_pool.user_pool_id)
+        CfnOutput(self, "UserPoolClientId", value=self.api.user_pool_client.user_pool_client_id)
+        CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
+        CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
+        CfnOutput(self, "OpenAiSecretArn", value=self.secrets.openai_api_key.secret_arn)
+
+    @property
+    def availability_zones(self) -> list[str]:
+        """The configured zones: CDK would otherwise look them up (synth stays offline)."""
+        return self._zones

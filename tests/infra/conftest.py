@@ -1,0 +1,70 @@
+"""Synthesizes every environment once per session (about half a minute) for all infra tests.
+
+Function folders come from a temporary fixture directory with one handler per catalogue entry, so these
+tests do not depend on which functions/ folders exist yet; the ASL files are the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
+
+from infra.catalogue import FUNCTIONS  # noqa: E402
+from infra.config import ENVIRONMENT_NAMES  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Synthesized:
+    outdir: Path
+    templates: dict[str, dict[str, Any]]  # stack name -> template
+
+    def main(self, env: str) -> dict[str, Any]:
+        return self.templates[f"VoiceAssist-{env}"]
+
+    def models(self, env: str) -> dict[str, Any]:
+        return self.templates[f"VoiceAssist-{env}-Models"]
+
+
+def resources(template: dict[str, Any], resource_type: str) -> dict[str, dict[str, Any]]:
+    return {
+        logical_id: resource["Properties"]
+        for logical_id, resource in template["Resources"].items()
+        if resource["Type"] == resource_type
+    }
+
+
+@pytest.fixture(scope="session")
+def fixture_functions_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("functions")
+    for spec in FUNCTIONS:
+        (root / spec.name).mkdir()
+        (root / spec.name / "handler.py").write_text(
+            "def lambda_handler(event, context):\n    return event\n"
+        )
+    return root
+
+
+@pytest.fixture(scope="session")
+def synthesized(tmp_path_factory: pytest.TempPathFactory, fixture_functions_dir: Path) -> Synthesized:
+    from infra.app import build_app
+
+    outdir = tmp_path_factory.mktemp("cdk.out")
+    app = build_app(context={"env": "all", "functions_dir": str(fixture_functions_dir)}, outdir=str(outdir))
+    app.synth()  # raises if any cdk-nag finding is unacknowledged
+    templates = {
+        path.name.removesuffix(".template.json"): json.loads(path.read_text())
+        for path in outdir.glob("*.template.json")
+    }
+    assert {f"VoiceAssist-{env}" for env in ENVIRONMENT_NAMES} <= templates.keys()
+    return Synthesized(outdir=outdir, templates=templates)

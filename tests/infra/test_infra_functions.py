@@ -1,0 +1,97 @@
+"""Every function gets the shared defaults and every setting voiceassist.settings requires on AWS."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Synthesized, resources
+
+from infra.catalogue import FUNCTIONS, Access
+from voiceassist.settings import (
+    AWS_REQUIRED_ENV,
+    ENV_ENVIRONMENT,
+    ENV_INGEST_STATE_MACHINE_ARN,
+    ENV_OPENAI_API_KEY,
+    ENV_OPENAI_SECRET_ARN,
+    ENV_QUERY_STATE_MACHINE_ARN,
+    ENV_RUNTIME,
+    ENV_SAGEMAKER_ENDPOINT,
+    settings_from_env,
+)
+
+
+def _app_functions(synthesized: Synthesized, env: str) -> dict[str, dict]:
+    """Catalogue name -> function properties (the description is the catalogue's)."""
+    by_description = {spec.description: spec.name for spec in FUNCTIONS}
+    functions = resources(synthesized.main(env), "AWS::Lambda::Function")
+    return {
+        by_description[p["Description"]]: p
+        for p in functions.values()
+        if p.get("Description") in by_description
+    }
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_every_catalogued_function_is_deployed(synthesized: Synthesized, env: str) -> None:
+    assert set(_app_functions(synthesized, env)) == {spec.name for spec in FUNCTIONS}
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_every_function_environment_carries_every_required_setting(
+    synthesized: Synthesized, env: str
+) -> None:
+    for name, props in _app_functions(synthesized, env).items():
+        variables = props["Environment"]["Variables"]
+        missing = [setting for setting in AWS_REQUIRED_ENV if not variables.get(setting)]
+        assert missing == [], f"{name} lacks {missing}"
+        assert variables[ENV_RUNTIME] == "aws" and variables[ENV_ENVIRONMENT] == env
+        assert ENV_OPENAI_API_KEY not in variables, "the OpenAI key must come from Secrets Manager"
+
+
+def test_function_environments_parse_as_aws_settings(synthesized: Synthesized) -> None:
+    for name, props in _app_functions(synthesized, "dev").items():
+        # Tokens (references to resources) stand in as placeholder text; the parser must accept every value.
+        variables = {
+            k: v if isinstance(v, str) else f"resolved-{k.lower()}"
+            for k, v in props["Environment"]["Variables"].items()
+        }
+        settings = settings_from_env(variables)
+        assert settings.environment == "dev", name
+
+
+def test_only_workflow_starters_know_the_state_machines(synthesized: Synthesized) -> None:
+    specs = {spec.name: spec for spec in FUNCTIONS}
+    for name, props in _app_functions(synthesized, "dev").items():
+        variables = props["Environment"]["Variables"]
+        assert (ENV_INGEST_STATE_MACHINE_ARN in variables) is (Access.START_INGEST in specs[name].access), (
+            name
+        )
+        assert (ENV_QUERY_STATE_MACHINE_ARN in variables) is (Access.START_QUERY in specs[name].access), name
+    generate = _app_functions(synthesized, "dev")["query_generate"]["Environment"]["Variables"]
+    assert generate[ENV_OPENAI_SECRET_ARN] and generate[ENV_SAGEMAKER_ENDPOINT] == "voiceassist-dev-llm"
+
+
+def test_functions_share_runtime_architecture_tracing_and_vpc(synthesized: Synthesized) -> None:
+    for name, props in _app_functions(synthesized, "prod").items():
+        assert props["Architectures"] == ["arm64"], name
+        assert props["TracingConfig"] == {"Mode": "Active"}, name
+        assert props["VpcConfig"]["SubnetIds"], name
+        assert props["KmsKeyArn"], name
+        assert props["LoggingConfig"]["LogFormat"] == "JSON", name
+        if name == "query_detect_phi":
+            assert props["PackageType"] == "Image"
+        else:
+            assert props["Runtime"] == "python3.12" and props["Handler"] == "handler.lambda_handler", name
+            assert len(props["Layers"]) >= 2, name
+
+
+def test_no_function_role_carries_a_managed_policy(synthesized: Synthesized) -> None:
+    roles = resources(synthesized.main("dev"), "AWS::IAM::Role")
+    function_roles = {k: v for k, v in roles.items() if k.startswith("Functions")}
+    assert function_roles and all("ManagedPolicyArns" not in v for v in function_roles.values())
+
+
+def test_uploads_trigger_ingestion_with_a_dead_letter_queue(synthesized: Synthesized) -> None:
+    (rule,) = resources(synthesized.main("dev"), "AWS::Events::Rule").values()
+    assert rule["EventPattern"]["detail"]["object"] == {"key": [{"prefix": "documents/"}]}
+    (target,) = rule["Targets"]
+    assert target["DeadLetterConfig"]["Arn"]

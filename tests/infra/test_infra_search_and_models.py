@@ -1,0 +1,70 @@
+"""OpenSearch stays inside the VPC and encrypted; the models run network-isolated and autoscale."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import Synthesized, resources
+
+
+def _domain(synthesized: Synthesized, env: str) -> dict:
+    (props,) = resources(synthesized.main(env), "AWS::OpenSearchService::Domain").values()
+    return props
+
+
+@pytest.mark.parametrize("env", ["dev", "staging", "prod"])
+def test_search_domain_is_in_the_vpc_and_encrypted_everywhere(synthesized: Synthesized, env: str) -> None:
+    domain = _domain(synthesized, env)
+    assert domain["VPCOptions"]["SubnetIds"] and domain["VPCOptions"]["SecurityGroupIds"]
+    assert (
+        domain["EncryptionAtRestOptions"]["Enabled"] is True and domain["EncryptionAtRestOptions"]["KmsKeyId"]
+    )
+    assert domain["NodeToNodeEncryptionOptions"] == {"Enabled": True}
+    assert domain["DomainEndpointOptions"]["EnforceHTTPS"] is True
+    assert domain["AdvancedSecurityOptions"]["Enabled"] is True
+    assert domain["AdvancedSecurityOptions"]["InternalUserDatabaseEnabled"] is False
+
+
+def test_prod_search_spreads_across_zones_with_dedicated_masters(synthesized: Synthesized) -> None:
+    cluster = _domain(synthesized, "prod")["ClusterConfig"]
+    assert cluster["ZoneAwarenessEnabled"] is True
+    assert cluster["DedicatedMasterEnabled"] is True and cluster["DedicatedMasterCount"] == 3
+    assert len(_domain(synthesized, "prod")["VPCOptions"]["SubnetIds"]) == 3
+    assert _domain(synthesized, "dev")["ClusterConfig"]["ZoneAwarenessEnabled"] is False
+
+
+def test_search_bootstrap_maps_the_function_roles(synthesized: Synthesized) -> None:
+    (bootstrap,) = resources(synthesized.main("dev"), "Custom::SearchBootstrap").values()
+    assert bootstrap["IndexAlias"] and bootstrap["PipelineName"]
+    assert len(bootstrap["ReaderRoleArns"]) == 1  # query_retrieve
+    assert len(bootstrap["WriterRoleArns"]) == 3  # ingest_index, ingest_finalize, ingest_fail
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_llm_runs_network_isolated_in_the_vpc(synthesized: Synthesized, env: str) -> None:
+    (model,) = resources(synthesized.models(env), "AWS::SageMaker::Model").values()
+    assert model["EnableNetworkIsolation"] is True
+    assert model["VpcConfig"]["Subnets"] and model["VpcConfig"]["SecurityGroupIds"]
+    source = model["PrimaryContainer"]["ModelDataSource"]["S3DataSource"]
+    assert source["CompressionType"] == "None" and source["S3Uri"].startswith(
+        f"s3://voiceassist-{env}-models-"
+    )
+    (endpoint,) = resources(synthesized.models(env), "AWS::SageMaker::Endpoint").values()
+    assert endpoint["EndpointName"] == f"voiceassist-{env}-llm"
+
+
+def test_llm_autoscales_and_dev_scales_down_off_hours(synthesized: Synthesized) -> None:
+    (prod_target,) = resources(
+        synthesized.models("prod"), "AWS::ApplicationAutoScaling::ScalableTarget"
+    ).values()
+    assert (prod_target["MinCapacity"], prod_target["MaxCapacity"]) == (2, 4)
+    assert "ScheduledActions" not in prod_target
+    (dev_target,) = resources(
+        synthesized.models("dev"), "AWS::ApplicationAutoScaling::ScalableTarget"
+    ).values()
+    assert {a["ScheduledActionName"] for a in dev_target["ScheduledActions"]} == {
+        "off-hours",
+        "working-hours",
+    }
+    (policy,) = resources(synthesized.models("prod"), "AWS::ApplicationAutoScaling::ScalingPolicy").values()
+    metric = policy["TargetTrackingScalingPolicyConfiguration"]["PredefinedMetricSpecification"]
+    assert metric["PredefinedMetricType"] == "SageMakerVariantInvocationsPerInstance"
