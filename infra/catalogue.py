@@ -194,7 +194,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,
         A.SESSIONS_WRITE,
         A.STREAM_TO_CLIENTS,
-        timeout_seconds=120,
+        timeout_seconds=30,
+        container_image=True,  # the egress guard runs the PHI detector
     ),
     _spec(
         "query_assemble",
@@ -203,6 +204,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SESSIONS_WRITE,
         A.STREAM_TO_CLIENTS,
         timeout_seconds=30,
+        container_image=True,  # redacts the answer before the session stores it
     ),
     _spec(
         "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, A.SESSIONS_WRITE, timeout_seconds=30
@@ -214,7 +216,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,
-        timeout_seconds=120,
+        timeout_seconds=30,
+        container_image=True,  # the egress guard runs the PHI detector
     ),
 )
 FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}

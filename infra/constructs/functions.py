@@ -30,7 +30,6 @@ from infra.nag import acknowledge
 PHI_IMAGE_CONTEXT = [
     "infra/images/phi",
     "layers/core/python/voiceassist",
-    "functions/query_detect_phi",
     "layers/deps/requirements-deps.txt",
     "layers/deps/requirements-phi.txt",
 ]
@@ -122,7 +121,7 @@ class FunctionFactory(Construct):
             function: lambda_.Function = lambda_.DockerImageFunction(
                 self,
                 construct_id,
-                code=self._image_code(),
+                code=self._image_code(spec.name),
                 **common,  # type: ignore[arg-type]
             )
         else:
@@ -168,13 +167,15 @@ class FunctionFactory(Construct):
         queue.grant_send_messages(function)
         return queue
 
-    def _image_code(self) -> lambda_.DockerImageCode:
+    def _image_code(self, function_name: str) -> lambda_.DockerImageCode:
         return lambda_.DockerImageCode.from_image_asset(
             str(REPO_ROOT),
             file=str((self._paths.phi_dockerfile_dir / "Dockerfile").relative_to(REPO_ROOT)),
             platform=ecr_assets.Platform.LINUX_ARM64,
+            build_args={"FUNCTION": function_name},
             # Allow-list: stage only what the image copies, never .venv, node_modules or cdk.out.
-            exclude=["*", *(f"!{path}" for path in PHI_IMAGE_CONTEXT), "**/__pycache__"],
+            exclude=["*", *(f"!{path}" for path in [*PHI_IMAGE_CONTEXT, f"functions/{function_name}"]),
+                     "**/__pycache__"],
         )
 
     def _acknowledge_invocation_model(self, function: lambda_.Function, spec: FunctionSpec) -> None:

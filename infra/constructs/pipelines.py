@@ -22,11 +22,12 @@ from constructs import Construct
 from infra.catalogue import INGEST_PIPELINE_FUNCTIONS, QUERY_PIPELINE_FUNCTIONS, placeholder_for
 from infra.config import EnvironmentConfig
 from infra.constructs.log_groups import encrypted_log_group
+from voiceassist.ingestion import INCOMING_PREFIX
 
 INGEST_ASL = "ingest.asl.json"
 QUERY_ASL = "query.asl.json"
-# Uploads land under this prefix (voiceassist.ingestion.upload_key); artifacts/ must not re-trigger ingestion.
-UPLOAD_PREFIX = "documents/"
+# Operators drop documents under this prefix; API uploads (documents/) and artifacts/ never re-trigger.
+UPLOAD_PREFIX = INCOMING_PREFIX
 
 
 def substitutions(functions: Mapping[str, lambda_.IFunction], names: Iterable[str]) -> dict[str, str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-
 from voiceassist.errors import VoiceAssistError
 
 

@@ -33,6 +33,10 @@ from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, Sear
 
 EMBED_BATCH = 64
 INDEX_BATCH = 500
+# Operators drop files under INCOMING_PREFIX (S3 -> EventBridge -> ingest_trigger); the API stores its
+# uploads under UPLOAD_PREFIX and starts the pipeline itself, so that prefix does not trigger.
+INCOMING_PREFIX = "incoming/"
+UPLOAD_PREFIX = "documents/"
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,7 @@ def document_id(doc_key: str, version: int) -> str:
 
 def upload_key(doc_key: str, digest: str, filename: str) -> str:
     safe_name = "".join(c if c.isalnum() or c in "._-" else "_" for c in filename)[-120:] or "document"
-    return f"documents/{hashlib.sha1(doc_key.encode('utf-8')).hexdigest()[:16]}/{digest[:16]}/{safe_name}"
+    return f"{UPLOAD_PREFIX}{hashlib.sha1(doc_key.encode('utf-8')).hexdigest()[:16]}/{digest[:16]}/{safe_name}"
 
 
 def artifact_key(doc_id: str, name: str) -> str:

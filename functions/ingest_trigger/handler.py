@@ -1,0 +1,15 @@
+"""S3 Object Created (EventBridge) -> start the ingestion workflow once per object version."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist import triggers
+from voiceassist.composition import dependencies
+from voiceassist.observability import logger, tracer
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return triggers.handle_object_created(dependencies(), event)

@@ -1,0 +1,82 @@
+"""S3 -> EventBridge -> ingest_trigger: one execution per object version, however often the event arrives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from voiceassist import triggers
+from voiceassist.composition import Dependencies
+
+
+class RecordingRunner:
+    def __init__(self, fail: bool = False) -> None:
+        self.started: list[dict[str, Any]] = []
+        self.fail = fail
+
+    def start(self, pipeline: str, payload: dict[str, Any], *, name: str | None = None) -> str:
+        if self.fail:
+            raise RuntimeError("Step Functions throttled")
+        self.started.append(payload)
+        return f"exec-{len(self.started)}"
+
+    def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
+        raise AssertionError("not used")
+
+
+def event(key: str, etag: str = "abc") -> dict[str, Any]:
+    return {"detail-type": "Object Created", "source": "aws.s3",
+            "detail": {"bucket": {"name": "docs"}, "object": {"key": key, "etag": etag}}}
+
+
+@pytest.fixture
+def deps(local_deps: Dependencies) -> Dependencies:
+    local_deps.pipelines = RecordingRunner()  # type: ignore[misc]
+    local_deps.blobs.put("incoming/guide.md", b"# Guide\n\nText.", metadata={"title": "Stroke%20guide",
+                                                                              "source_type": "guideline"})
+    return local_deps
+
+
+def test_trigger_starts_once_for_replayed_events(deps: Dependencies) -> None:
+    first = triggers.handle_object_created(deps, event("incoming/guide.md"))
+    again = triggers.handle_object_created(deps, event("incoming/guide.md"))
+    assert first["status"] == "started" and again["status"] == "duplicate"
+    assert len(deps.pipelines.started) == 1  # type: ignore[attr-defined]
+    payload = deps.pipelines.started[0]  # type: ignore[attr-defined]
+    assert payload["metadata"]["title"] == "Stroke guide" and payload["metadata"]["source_type"] == "guideline"
+
+
+def test_trigger_new_etag_is_new_work(deps: Dependencies) -> None:
+    triggers.handle_object_created(deps, event("incoming/guide.md", "v1"))
+    triggers.handle_object_created(deps, event("incoming/guide.md", "v2"))
+    assert len(deps.pipelines.started) == 2  # type: ignore[attr-defined]
+
+
+def test_trigger_sidecar_metadata_wins_and_is_not_ingested_itself(deps: Dependencies) -> None:
+    deps.blobs.put("incoming/guide.md.meta.json", b'{"doc_key": "stroke-2026", "specialty": "neurology"}')
+    assert triggers.handle_object_created(deps, event("incoming/guide.md.meta.json"))["status"] == "ignored"
+    triggers.handle_object_created(deps, event("incoming/guide.md"))
+    metadata = deps.pipelines.started[0]["metadata"]  # type: ignore[attr-defined]
+    assert metadata["doc_key"] == "stroke-2026" and metadata["specialty"] == "neurology"
+
+
+def test_trigger_ignores_api_uploads_and_artifacts(deps: Dependencies) -> None:
+    for key in ("documents/abc/guide.pdf", "artifacts/doc_1/chunks.jsonl"):
+        assert triggers.handle_object_created(deps, event(key))["status"] == "ignored"
+    assert deps.pipelines.started == []  # type: ignore[attr-defined]
+
+
+def test_trigger_failed_start_can_be_retried(deps: Dependencies) -> None:
+    deps.pipelines.fail = True  # type: ignore[attr-defined]
+    with pytest.raises(RuntimeError):
+        triggers.handle_object_created(deps, event("incoming/guide.md"))
+    deps.pipelines.fail = False  # type: ignore[attr-defined]
+    assert triggers.handle_object_created(deps, event("incoming/guide.md"))["status"] == "started"
+
+
+def test_trigger_rejects_a_malformed_event(deps: Dependencies) -> None:
+    from voiceassist.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="Object Created"):
+        triggers.handle_object_created(deps, {"detail": {}})
