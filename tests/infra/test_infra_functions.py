@@ -6,6 +6,7 @@ import pytest
 from conftest import Synthesized, resources
 
 from infra.catalogue import FUNCTIONS, Access
+from voiceassist.ingestion import INCOMING_PREFIX
 from voiceassist.settings import (
     AWS_REQUIRED_ENV,
     ENV_ENVIRONMENT,
@@ -71,13 +72,14 @@ def test_only_workflow_starters_know_the_state_machines(synthesized: Synthesized
 
 
 def test_functions_share_runtime_architecture_tracing_and_vpc(synthesized: Synthesized) -> None:
+    specs_by_name = {spec.name: spec for spec in FUNCTIONS}
     for name, props in _app_functions(synthesized, "prod").items():
         assert props["Architectures"] == ["arm64"], name
         assert props["TracingConfig"] == {"Mode": "Active"}, name
         assert props["VpcConfig"]["SubnetIds"], name
         assert props["KmsKeyArn"], name
         assert props["LoggingConfig"]["LogFormat"] == "JSON", name
-        if name == "query_detect_phi":
+        if specs_by_name[name].container_image:
             assert props["PackageType"] == "Image"
         else:
             assert props["Runtime"] == "python3.12" and props["Handler"] == "handler.lambda_handler", name
@@ -92,6 +94,6 @@ def test_no_function_role_carries_a_managed_policy(synthesized: Synthesized) -> 
 
 def test_uploads_trigger_ingestion_with_a_dead_letter_queue(synthesized: Synthesized) -> None:
     (rule,) = resources(synthesized.main("dev"), "AWS::Events::Rule").values()
-    assert rule["EventPattern"]["detail"]["object"] == {"key": [{"prefix": "documents/"}]}
+    assert rule["EventPattern"]["detail"]["object"] == {"key": [{"prefix": INCOMING_PREFIX}]}
     (target,) = rule["Targets"]
     assert target["DeadLetterConfig"]["Arn"]

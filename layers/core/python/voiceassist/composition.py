@@ -132,7 +132,8 @@ class Dependencies:
         return OpenSearchIndex(endpoint=str(self.settings.opensearch_endpoint),
                                index_alias=self.settings.opensearch_index,
                                pipeline=self.settings.opensearch_pipeline, region=self.settings.region,
-                               dimension=self.embedder.dimension)
+                               dimension=self.embedder.dimension, fusion=self.settings.fusion,
+                               bm25_weight=self.settings.bm25_weight)
 
     @cached_property
     def phi_detector(self) -> PhiDetector:

@@ -128,7 +128,7 @@ class SearchQuery(Model):
     top_k: int = Field(default=10, ge=1, le=1000)
     mode: SearchMode = SearchMode.HYBRID
     fusion: FusionMethod = FusionMethod.MIN_MAX
-    bm25_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    bm25_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     candidates: int = Field(default=100, ge=1, le=10000)
     rrf_k: int = Field(default=60, ge=1)
     filters: SearchFilters = Field(default_factory=SearchFilters)

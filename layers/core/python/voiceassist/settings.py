@@ -111,7 +111,7 @@ class Settings(BaseModel):
     chunk_tokens: int = Field(default=200, ge=32, le=2000)
     chunk_overlap: int = Field(default=30, ge=0, le=500)
     fusion: FusionMethod = FusionMethod.MIN_MAX
-    bm25_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    bm25_weight: float = Field(default=0.5, ge=0.0, le=1.0)  # evaluated: docs/benchmarks.md
     max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
     pubmed_base_url: str | None = None
 
