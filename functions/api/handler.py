@@ -6,6 +6,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from aws_lambda_powertools.logging import correlation_paths
+
 from routes import documents, errors, health, jobs, query, sessions
 from voiceassist import __version__
 from voiceassist.observability import logger, tracer

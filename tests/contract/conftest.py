@@ -15,6 +15,7 @@ from typing import Any
 import boto3
 import pytest
 from moto import mock_aws
+
 from voiceassist.adapters.dynamodb_audit import DynamoDbAuditLog
 from voiceassist.adapters.dynamodb_documents import DynamoDbDocumentStore
 from voiceassist.adapters.dynamodb_jobs import DynamoDbJobStore

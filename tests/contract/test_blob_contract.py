@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from voiceassist.adapters.s3_blobs import S3BlobStore
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.ports import BlobStore

@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 import pytest
+
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import DocumentMetadata, DocumentStatus, KnowledgeDocument, SourceType
 

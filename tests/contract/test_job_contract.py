@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+
 from voiceassist.adapters.sqlite_db import SqliteDatabase
 from voiceassist.adapters.sqlite_jobs import SqliteJobStore
 from voiceassist.errors import Conflict, InvalidInput, NotFound

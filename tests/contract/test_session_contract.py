@@ -6,6 +6,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
+
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.models import Message, Session
 

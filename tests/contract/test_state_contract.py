@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
+
 from voiceassist.errors import Conflict
 
 if TYPE_CHECKING:

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 from opensearchpy import OpenSearch
+
 from voiceassist.adapters.opensearch_index import OpenSearchIndex
 from voiceassist.models import Chunk, DocumentMetadata, SearchQuery
 

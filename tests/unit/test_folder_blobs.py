@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from voiceassist.adapters.folder_blobs import FolderBlobStore
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 

@@ -12,6 +12,7 @@ import boto3
 import pytest
 from moto import mock_aws
 from moto.core.models import botocore_stubber
+
 from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.adapters.stepfunctions_pipeline import PipelineExecutionFailed
 from voiceassist.errors import Conflict, DependencyError, ExtractionError

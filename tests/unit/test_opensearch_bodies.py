@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from opensearchpy import AWSV4SignerAuth, OpenSearch
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+
 from voiceassist.adapters import opensearch_bodies as bodies
 from voiceassist.adapters.opensearch_index import OpenSearchIndex
 from voiceassist.errors import DependencyError, InvalidInput

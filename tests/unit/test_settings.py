@@ -14,7 +14,9 @@ def test_settings_defaults_to_local_runtime() -> None:
 
 
 def test_settings_parses_values_by_env_name() -> None:
-    parsed = s.settings_from_env({s.ENV_DATA_DIR: "/tmp/x", s.ENV_CHUNK_TOKENS: "300", s.ENV_ROUTING_MODE: "local-only"})
+    parsed = s.settings_from_env(
+        {s.ENV_DATA_DIR: "/tmp/x", s.ENV_CHUNK_TOKENS: "300", s.ENV_ROUTING_MODE: "local-only"}
+    )
     assert parsed.data_dir == Path("/tmp/x") and parsed.chunk_tokens == 300
     assert parsed.routing_mode.value == "local-only"
 

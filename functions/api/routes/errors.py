@@ -7,6 +7,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 from aws_lambda_powertools.event_handler.openapi.exceptions import RequestValidationError
+
 from voiceassist.errors import VoiceAssistError
 from voiceassist.observability import log_failure
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from pydantic import BaseModel
+
 from voiceassist import __version__
 from voiceassist.composition import dependencies
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
+
 from voiceassist.errors import VoiceAssistError
 
 

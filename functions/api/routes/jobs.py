@@ -8,6 +8,7 @@ from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from pydantic import BaseModel
+
 from voiceassist import service
 from voiceassist.composition import dependencies
 from voiceassist.models import IndexingJob, JobState

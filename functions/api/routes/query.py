@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
+
+from routes.identity import caller_id, trace_id
 from voiceassist import service
 from voiceassist.composition import dependencies
 from voiceassist.models import QueryRequest, QueryResponse
-
-from routes.identity import caller_id, trace_id
 
 router = Router()
 

@@ -6,11 +6,11 @@ from datetime import timedelta
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from pydantic import BaseModel, Field
+
+from routes.identity import caller_id
 from voiceassist.composition import dependencies
 from voiceassist.errors import NotFound
 from voiceassist.models import Session, utc_now
-
-from routes.identity import caller_id
 
 router = Router()
 SESSION_TTL = timedelta(hours=12)

@@ -32,7 +32,7 @@ def read_beir_corpus(path: Path, limit: int | None = None) -> Iterator[dict[str,
                 continue
             try:
                 record = json.loads(line)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 raise InvalidInput(f"{path}:{number}: not a JSON line ({exc.msg})") from exc
             if "_id" not in record:
                 raise InvalidInput(f"{path}:{number}: a BEIR corpus line needs an _id")

@@ -35,7 +35,8 @@ _CUES: dict[Intent, tuple[tuple[str, float], ...]] = {
         (r"\bstandard of care\b", 2.0),
     ),
     Intent.CASE_CONSULTATION: (
-        (r"\bmy patient\b", 3.0), (r"\bpatient (has|with|is|presents)\b", 2.0), (r"\b\d{1,3}[- ]?(y/?o|year[- ]old|yo)\b", 2.5),
+        (r"\bmy patient\b", 3.0), (r"\bpatient (has|with|is|presents)\b", 2.0),
+        (r"\b\d{1,3}[- ]?(y/?o|year[- ]old|yo)\b", 2.5),
         (r"\b(he|she) (has|is|was|presents)\b", 1.5), (r"\bwhat should (i|we) do\b", 2.0), (r"\bin this case\b", 1.5),
         (r"\bwith a (past |known )?history of\b", 1.0), (r"\badmitted\b", 1.5),
     ),

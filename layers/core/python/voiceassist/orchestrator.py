@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from pydantic import Field
 
@@ -154,7 +155,7 @@ def search_knowledge_base(ctx: QueryContext, state: QueryState) -> list[SearchHi
     return hits
 
 
-def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[dict[str, object]]) -> QueryState:
+def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[dict[str, Any]]) -> QueryState:
     """Collect the parallel branches: hits from each source, a warning for each failed or slow one."""
     hits: list[SearchHit] = []
     for branch in branches:
@@ -163,9 +164,8 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         if branch.get("error"):
             state.warnings.append(f"source {source} was unavailable ({branch['error']}); answered without it")
             continue
-        hits.extend(SearchHit.model_validate(h) for h in branch.get("hits", []))  # type: ignore[union-attr]
-        for stage, ms in dict(branch.get("latency_ms", {})).items():  # type: ignore[call-overload]
-            state.latency_ms[stage] = ms
+        hits.extend(SearchHit.model_validate(h) for h in branch.get("hits", []))
+        state.latency_ms.update(branch.get("latency_ms", {}))
     hits.sort(key=lambda h: h.score, reverse=True)
     state.hits = hits[: max(state.request.top_k * 2, 10)]
     if not state.clarifying_question and (not state.hits or state.hits[0].score < MIN_GOOD_SCORE):

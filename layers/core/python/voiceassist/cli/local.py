@@ -110,7 +110,7 @@ def ingest(args: argparse.Namespace) -> int:
                 "doc_key": args.doc_key}
     uploads = upload_files(deps, files, metadata, show=not args.json)
     jobs = {job.job_id: job for job in wait_for_jobs(deps, [j for _, j, _ in uploads if j], show=not args.json)}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for path, job_id, error in uploads:
         if job_id is None:
             rows.append({"file": str(path), "state": "REJECTED", "reason": error})
