@@ -25,7 +25,9 @@ DOSE_BONUS = 0.5  # a sentence with a number and a unit, for a question about do
 MAX_SENTENCE_CHARS = 500  # longer "sentences" are tables or run-on lists, not answers
 MIN_SENTENCE_WORDS = 4  # shorter ones are headings and fragments
 MIN_SHARE_OF_BEST = 0.5  # a sentence scoring below half the best one is off the question's point
-NEAR_DUPLICATE = 0.8  # term-set overlap above which two sentences say the same thing
+NEAR_DUPLICATE = 0.8
+# Excerpts retrieved far below the best one are about something else ("maximum dose" of another drug).
+MIN_EXCERPT_SHARE_OF_BEST = 0.6  # term-set overlap above which two sentences say the same thing
 
 _STOPWORDS = frozenset(
     " ".join((
@@ -91,7 +93,10 @@ def split_sentences(text: str) -> list[str]:
 
 def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
     found = []
+    best = max((e.score for e in excerpts), default=0.0)
     for excerpt in excerpts:
+        if best > 0 and excerpt.score < MIN_EXCERPT_SHARE_OF_BEST * best:
+            continue
         for position, sentence in enumerate(split_sentences(strip_citations(excerpt.text))):
             if len(sentence) > MAX_SENTENCE_CHARS or len(sentence.split()) < MIN_SENTENCE_WORDS:
                 continue

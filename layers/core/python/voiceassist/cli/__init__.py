@@ -63,6 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.data_dir:
         os.environ["VOICEASSIST_DATA_DIR"] = args.data_dir
+    if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
+        from voiceassist.observability import logger
+
+        logger.setLevel("WARNING")  # a terminal wants progress bars and results; set the variable for JSON logs
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:

@@ -134,8 +134,16 @@ def ingest_jsonl(args: argparse.Namespace) -> int:
     return 0 if not summary["failed"] else 1
 
 
+def warm_up(deps: Dependencies) -> None:
+    """Load the PHI detector and the embedder before the first question, as a provisioned Lambda would: a
+    cold load inside the search branch would eat its time budget."""
+    deps.phi_detector.detect("warm up the detector")
+    deps.embedder.embed(["warm up the embedder"])
+
+
 def ask(args: argparse.Namespace) -> int:
     deps = local_dependencies()
+    warm_up(deps)
     request = QueryRequest(query=args.question, top_k=args.top_k)
     response = service.answer(deps, request, user_id="local-user")
     if args.json:
@@ -193,6 +201,7 @@ def serve(args: argparse.Namespace) -> int:
     deps = local_dependencies()
     if not args.no_samples:
         ensure_sample_corpus(deps)
+    warm_up(deps)
     server = make_server(args.host, args.port)
     url = f"http://{args.host}:{server.server_address[1]}"
     print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
