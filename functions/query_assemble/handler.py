@@ -10,7 +10,7 @@ from voiceassist.observability import logger, tracer
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
+@tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = orchestrator.QueryState.model_validate(event)
     return answering.assemble(dependencies().query, state).model_dump(mode="json")

@@ -10,9 +10,8 @@ from voiceassist.observability import logger, tracer
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
+@tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = orchestrator.QueryState.model_validate(event["state"])
-    failure = event.get("failure")
-    state = answering.generate(dependencies().query, state, tier=event["tier"], failure=failure)
+    state = answering.generate(dependencies().query, state, tier=event["tier"])
     return state.model_dump(mode="json")

@@ -1,19 +1,30 @@
 """A local OpenAI-compatible chat-completions server on 127.0.0.1, for tests and local demos.
 
 It plays a script of replies (an answer, an HTTP error, or a delay longer than the client's timeout), streams
-answers as server-sent events when asked to, and records every request body it received.
+answers as server-sent events when asked to, and records every request it received.
 
     with OpenAIStub([StubReply(status=503), StubReply(text="Up to 2,000 mg [1].")]) as stub:
         model = OpenAIChatModel("llama3.1:8b", in_boundary=True, base_url=stub.base_url)
+
+The same server also answers SageMaker runtime's InvokeEndpoint (POST /endpoints/<name>/invocations) the way
+an LMI (vLLM) container does: the OpenAI chat body in, a chat completion out, errors in SageMaker's shape.
+Point a real boto3 client at it with endpoint_url=stub.sagemaker_endpoint_url (or the environment variable
+AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+CHAT_PATH = "/v1/chat/completions"
+SAGEMAKER_PATH = re.compile(r"^/endpoints/[^/]+/invocations$")
+# The error code SageMaker runtime sends with each status (botocore reads it from x-amzn-ErrorType).
+SAGEMAKER_ERROR_CODES = {429: "ThrottlingException", 500: "InternalFailure", 503: "ServiceUnavailable"}
 
 
 @dataclass(frozen=True)
@@ -25,10 +36,20 @@ class StubReply:
     completion_tokens: int = 20
 
 
+@dataclass(frozen=True)
+class RecordedRequest:
+    """Any request the server received, whatever its route: what a PHI check must inspect."""
+
+    method: str
+    path: str
+    body: str
+
+
 class OpenAIStub:
     def __init__(self, script: list[StubReply] | None = None, *, model: str = "stub-model") -> None:
         self.model = model
-        self.requests: list[dict[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []  # the parsed bodies of chat completions and invocations
+        self.raw_requests: list[RecordedRequest] = []
         self._script = list(script or [StubReply()])
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -41,6 +62,10 @@ class OpenAIStub:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
+    @property
+    def sagemaker_endpoint_url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
     def __enter__(self) -> OpenAIStub:
         self._thread.start()
         return self
@@ -50,6 +75,10 @@ class OpenAIStub:
         self._server.shutdown()
         self._server.server_close()
         self._thread.join()
+
+    def _record(self, method: str, path: str, body: bytes) -> None:
+        with self._lock:
+            self.raw_requests.append(RecordedRequest(method, path, body.decode("utf-8", errors="replace")))
 
     def _next_reply(self, body: dict[str, Any]) -> StubReply:
         with self._lock:
@@ -63,15 +92,30 @@ class OpenAIStub:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
                 return None
 
-            def do_POST(self) -> None:  # noqa: N802 - the http.server naming
-                if self.path.rstrip("/") != "/v1/chat/completions":
+            def _received(self) -> bytes:
+                raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+                stub._record(self.command, self.path, raw)
+                return raw
+
+            def do_GET(self) -> None:  # noqa: N802 - the http.server naming
+                self._received()
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+            def do_POST(self) -> None:  # noqa: N802
+                raw = self._received()
+                route = self.path.split("?", 1)[0].rstrip("/")
+                sagemaker = bool(SAGEMAKER_PATH.match(route))
+                if route != CHAT_PATH and not sagemaker:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
-                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))))
+                body = json.loads(raw)
                 reply = stub._next_reply(body)
                 if reply.delay_s and stub._stopping.wait(reply.delay_s):
                     return
-                if reply.status != 200:
+                if reply.status != 200 and sagemaker:
+                    code = SAGEMAKER_ERROR_CODES.get(reply.status, "ModelError")
+                    self._json(reply.status, {"message": "stubbed failure"}, {"x-amzn-ErrorType": code})
+                elif reply.status != 200:
                     error = {"message": "stubbed failure", "type": "server_error"}
                     self._json(reply.status, {"error": error})
                 elif body.get("stream"):
@@ -79,11 +123,14 @@ class OpenAIStub:
                 else:
                     self._json(200, stub._completion(reply))
 
-            def _json(self, status: int, payload: dict[str, Any]) -> None:
+            def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None
+                      ) -> None:
                 data = json.dumps(payload).encode()
                 self.send_response(status)
                 self.send_header("content-type", "application/json")
                 self.send_header("content-length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
 

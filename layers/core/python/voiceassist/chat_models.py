@@ -14,7 +14,7 @@ from functools import lru_cache
 from voiceassist.ports import ChatModel
 from voiceassist.settings import Settings
 
-CLOUD_TIMEOUT_S = 8.0
+CLOUD_TIMEOUT_S = 6.0
 LOCAL_TIMEOUT_S = 12.0
 
 

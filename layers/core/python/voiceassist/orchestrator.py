@@ -50,6 +50,8 @@ from voiceassist.settings import Settings
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
 SEARCH_CANDIDATES = 100
+SOURCES_UNAVAILABLE_REPLY = ("The knowledge base could not be searched just now, so there is no cited answer "
+                             "to give. Please ask again in a minute.")
 
 
 class QueryState(Model):
@@ -158,16 +160,24 @@ def search_knowledge_base(ctx: QueryContext, state: QueryState) -> list[SearchHi
 def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[dict[str, Any]]) -> QueryState:
     """Collect the parallel branches: hits from each source, a warning for each failed or slow one."""
     hits: list[SearchHit] = []
+    failed = [branch for branch in branches if branch.get("error")]
     for branch in branches:
         source = str(branch.get("source", "unknown"))
         state.sources_searched.append(source)
         if branch.get("error"):
-            state.warnings.append(f"source {source} was unavailable ({branch['error']}); answered without it")
+            rest = "; answered without it" if len(failed) < len(branches) else ""
+            state.warnings.append(f"source {source} was unavailable ({branch['error']}){rest}")
             continue
         hits.extend(SearchHit.model_validate(h) for h in branch.get("hits", []))
         state.latency_ms.update(branch.get("latency_ms", {}))
     hits.sort(key=lambda h: h.score, reverse=True)
     state.hits = hits[: max(state.request.top_k * 2, 10)]
+    if failed and len(failed) == len(branches):
+        # Nothing to answer from, and rephrasing would not help: say so. The reply takes the clarification
+        # route past generation (query.asl.json) and is audited as degraded.
+        state.answer = state.clarifying_question = SOURCES_UNAVAILABLE_REPLY
+        state.degraded = True
+        return state
     if not state.clarifying_question and (not state.hits or state.hits[0].score < MIN_GOOD_SCORE):
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
     return state

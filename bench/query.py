@@ -1,0 +1,228 @@
+"""Query-pipeline overhead per question on the embedded stack: everything but the model call; prints JSON.
+
+    .venv/bin/python bench/query.py [--chunks 10000] [--queries 60] [--plain-interpreter]
+
+The index holds --chunks synthetic chunks (~200-token windows of SciFact abstracts when ../shared/eval/scifact
+exists, generated medical-ish text otherwise) with RANDOM UNIT VECTORS (dimension 384): embedding 10k chunks
+would take minutes and does not change the search cost (FTS5 BM25 plus exact cosine over the whole matrix).
+Everything on the query path is real: Presidio PHI detection, intent, the ONNX MiniLM query embedding, hybrid
+search, ranking, prompt building counted with tiktoken, the egress guard, the circuit breaker on SQLite,
+assembly and the audit write, run through query.asl.json by the local runner with the real handlers.
+
+Modes: "model" answers with an in-process chat model that replies at once (cloud for PHI-free questions,
+in-boundary for PHI), "extractive" has no model configured. Half the questions carry PHI. "total" is the wall
+time of service.answer and "cpu" the process CPU time it used (steadier on a shared machine); "stages" come
+from QueryState.latency_ms; "orchestration" is the rest of the wall time (the state-machine interpreter,
+handler wiring, state validation, the audit write). The runner is the local runtime's, with its interpreter
+speedups (voiceassist.local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceassist import service
+from voiceassist.adapters.local_pipeline import LocalPipelineRunner
+from voiceassist.composition import Dependencies, use_dependencies
+from voiceassist.local.handlers import function_names, load_handler, placeholder_for
+from voiceassist.local.pipelines import PIPELINES, local_pipeline_runner
+from voiceassist.models import ChatCompletion, ChatMessage, Chunk, DocumentMetadata, QueryRequest, SourceType
+from voiceassist.observability import logger
+from voiceassist.orchestrator import QueryState
+from voiceassist.settings import Settings
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact" / "corpus.jsonl"
+DIMENSION = 384
+CHUNKS_PER_DOCUMENT = 5
+CHUNK_CHARS = 1100  # ~200 tokens of English
+WARM_UP_QUERIES = 4
+
+PHI_FREE = [
+    "What is the maximum daily dose of metformin in adults with normal renal function?",
+    "Which antibiotic is recommended for outpatient community-acquired pneumonia without comorbidities?",
+    "What is the first-line treatment for uncomplicated hypertension in adults?",
+    "What is the intramuscular epinephrine dose for anaphylaxis in adults?",
+    "How should warfarin be managed before elective surgery?",
+    "What are the diagnostic criteria for sepsis in adults?",
+]
+PHI_TEMPLATES = [
+    "Patient {name}, MRN {mrn}, DOB {dob}: what is the maximum daily dose of metformin for eGFR 40?",
+    "My patient {name} (phone {phone}) has community-acquired pneumonia: which outpatient antibiotic?",
+    "Mrs. {name}, born {dob}, has uncomplicated hypertension: what is the first-line treatment?",
+]
+NAMES = ["John Smith", "Maria Garcia", "Robert Chen", "Aisha Patel", "Thomas Mueller", "Grace Okafor"]
+
+
+class InstantChatModel:
+    """A chat model that answers at once: the bench measures the pipeline, not the model."""
+
+    def __init__(self, name: str, *, in_boundary: bool) -> None:
+        self.name = name
+        self.in_boundary = in_boundary
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+                 temperature: float = 0.1) -> ChatCompletion:
+        return ChatCompletion(text="According to the reference, see the cited excerpt [1].", model=self.name)
+
+    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+               temperature: float = 0.1) -> Iterator[str]:
+        yield self.complete(messages).text
+
+
+def chunk_texts(count: int) -> list[str]:
+    if SCIFACT.exists():
+        with SCIFACT.open() as corpus:
+            abstracts = [json.loads(line)["text"] for line in corpus]
+    else:
+        rng = random.Random(7)
+        words = ["aspirin", "warfarin", "metformin", "insulin", "asthma", "sepsis", "stroke", "dose", "renal",
+                 "trial", "risk", "patients", "cohort", "therapy", "mortality", "bleeding", "glucose"]
+        abstracts = [" ".join(rng.choices(words, k=180)) for _ in range(5000)]
+    texts = []
+    for n in range(count):  # each pass over the corpus starts the window at a later sentence
+        sentences = abstracts[n % len(abstracts)].split(". ")
+        start = (n // len(abstracts)) % max(1, len(sentences))
+        texts.append(". ".join(sentences[start:] + sentences[:start])[:CHUNK_CHARS])
+    return texts
+
+
+def build_index(deps: Dependencies, count: int) -> float:
+    started = time.perf_counter()
+    rng = np.random.default_rng(3)
+    texts = chunk_texts(count)
+    source_types = list(SourceType)
+    for doc in range(count // CHUNKS_PER_DOCUMENT):
+        key = f"doc-{doc}"
+        meta = DocumentMetadata(doc_key=key, title=f"Reference {doc}", year=1990 + doc % 35,
+                                source_type=source_types[doc % len(source_types)])
+        chunks = [Chunk(chunk_id=f"{key}-{i}", doc_id=f"{key}#v1", doc_key=key, version=1, ordinal=i,
+                        token_count=200, metadata=meta, text=texts[doc * CHUNKS_PER_DOCUMENT + i])
+                  for i in range(CHUNKS_PER_DOCUMENT)]
+        vectors = rng.standard_normal((len(chunks), DIMENSION)).astype(np.float32)
+        deps.index.index(chunks, vectors / np.linalg.norm(vectors, axis=1, keepdims=True))
+        deps.index.activate(key, 1)
+    return round(time.perf_counter() - started, 1)
+
+
+def questions(count: int) -> list[str]:
+    rng = random.Random(11)
+    asked = []
+    for n in range(count):
+        if n % 2:
+            template = PHI_TEMPLATES[n % len(PHI_TEMPLATES)]
+            dob = f"{rng.randrange(1, 13):02d}/{rng.randrange(1, 29):02d}/19{rng.randrange(30, 99)}"
+            asked.append(template.format(name=rng.choice(NAMES), mrn=rng.randrange(10**6, 10**8), dob=dob,
+                                         phone=f"617-555-{rng.randrange(10**4):04d}"))
+        else:
+            asked.append(PHI_FREE[n // 2 % len(PHI_FREE)])
+    return asked
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    return {"p50_ms": round(statistics.median(ordered), 2),
+            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))], 2),
+            "mean_ms": round(statistics.fmean(ordered), 2)}
+
+
+def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[str, Any]:
+    deps.cloud_chat = InstantChatModel("gpt-4o-mini", in_boundary=False) if with_model else None  # type: ignore[misc]
+    deps.local_chat = InstantChatModel("llama-3.1-8b", in_boundary=True) if with_model else None  # type: ignore[misc]
+    vars(deps).pop("query", None)  # rebuild the query context with these models
+    totals: list[float] = []
+    cpu: list[float] = []
+    stages: dict[str, list[float]] = {}
+    orchestration: list[float] = []
+    for n, question in enumerate(asked[:WARM_UP_QUERIES] + asked):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        response = service.answer(deps, QueryRequest(query=question), user_id="bench")
+        elapsed = (time.perf_counter() - started) * 1000
+        if response.clarifying_question:
+            raise SystemExit(f"the bench question asked for clarification instead: {question!r}")
+        if n < WARM_UP_QUERIES:
+            continue
+        totals.append(elapsed)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+        for stage, ms in response.metadata.latency_ms.items():
+            stages.setdefault(stage, []).append(ms)
+        orchestration.append(elapsed - sum(response.metadata.latency_ms.values()))
+    return {"total": percentiles(totals), "cpu": percentiles(cpu),
+            "orchestration": percentiles(orchestration),
+            "stages": {stage: percentiles(values) for stage, values in sorted(stages.items())}}
+
+
+def interpreter_cost(deps: Dependencies, question: str, executions: int = 100) -> dict[str, float]:
+    """CPU time of one execution of query.asl.json with pass-through tasks carrying a real final state: the
+    interpreter alone (moto's, with the local speedups unless --plain-interpreter)."""
+    start = QueryState(user_id="bench", request=QueryRequest(query=question)).model_dump(mode="json")
+    final = deps.pipelines.run("query", start)
+    branch = {"source": "knowledge_base", "hits": final["hits"], "latency_ms": {}}
+
+    def stage(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return final
+
+    def search_branch(event: dict[str, Any], context: Any) -> dict[str, Any]:
+        return branch
+
+    tasks = {placeholder_for(name): stage for name in function_names() if name.startswith("query_")}
+    tasks[placeholder_for("query_retrieve")] = search_branch
+    timings = []
+    with LocalPipelineRunner({"query": PIPELINES["query"]}, tasks) as runner:
+        for _ in range(executions):
+            started = time.process_time()
+            runner.run("query", start)
+            timings.append((time.process_time() - started) * 1000)
+    return {**percentiles(timings), "state_bytes": len(json.dumps(final))}
+
+
+def plain_runner() -> LocalPipelineRunner:
+    tasks = {placeholder_for(name): load_handler(name) for name in function_names() if name != "api"}
+    return LocalPipelineRunner(PIPELINES, tasks)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--chunks", type=int, default=10_000)
+    parser.add_argument("--queries", type=int, default=60, help="timed questions per mode (half with PHI)")
+    parser.add_argument("--plain-interpreter", action="store_true",
+                        help="run moto's interpreter without the local runtime's speedups")
+    args = parser.parse_args(argv)
+    logger.setLevel("WARNING")  # stdout carries the report; the per-stage INFO lines would interleave
+    with tempfile.TemporaryDirectory() as folder:
+        deps = Dependencies(Settings(data_dir=Path(folder)))
+        deps.pipelines = plain_runner() if args.plain_interpreter else local_pipeline_runner()  # type: ignore[misc]
+        use_dependencies(deps)
+        try:
+            build_seconds = build_index(deps, args.chunks)
+            print(json.dumps({"chunks_searchable": deps.index.count(), "build_seconds": build_seconds}),
+                  file=sys.stderr)
+            asked = questions(args.queries)
+            report = {
+                "chunks": deps.index.count(), "vectors": "random unit vectors (dimension 384)",
+                "queries_per_mode": len(asked), "phi_share": 0.5,
+                "interpreter": "moto as shipped" if args.plain_interpreter else "with the local speedups",
+                "model": run_mode(deps, asked, with_model=True),
+                "extractive": run_mode(deps, asked, with_model=False),
+                "interpreter_cpu_per_execution": interpreter_cost(deps, PHI_FREE[0]),
+            }
+        finally:
+            use_dependencies(None)
+            deps.pipelines.close()  # type: ignore[attr-defined]
+            deps.index.close()  # type: ignore[attr-defined]
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

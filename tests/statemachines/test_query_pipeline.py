@@ -1,0 +1,221 @@
+"""query.asl.json, run with the real handlers on the embedded stack: the routes between the stages.
+
+The chat models are in-process scripts (no sockets); the stub-server runs over HTTP live in
+tests/integration/test_phi_matrix.py. Retry waits are scaled to zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from tests.stubs.query_stack import query_runner
+from voiceassist import service
+from voiceassist.adapters.local_pipeline import LocalPipelineRunner
+from voiceassist.answering import FALLBACK_WARNING
+from voiceassist.composition import Dependencies
+from voiceassist.errors import DependencyError, ModelUnavailable
+from voiceassist.local.pipelines import copy_json, install_interpreter_speedups
+from voiceassist.models import (
+    AuditOutcome,
+    ChatCompletion,
+    ChatMessage,
+    Chunk,
+    DocumentMetadata,
+    QueryRequest,
+    QueryResponse,
+    SourceType,
+    TokenUsage,
+)
+from voiceassist.routing import BreakerRegistry
+
+USER = "clinician-1"
+PASSAGES = {
+    "metformin-dosing": "Metformin: start with 500 mg once or twice daily with meals; the usual maximum is "
+                        "2,000 mg per day in divided doses. Reduce the dose when eGFR is between 30 and 45.",
+    "hypertension-first-line": "For uncomplicated hypertension, first-line drugs are a thiazide diuretic, an "
+                               "ACE inhibitor, an angiotensin receptor blocker or a calcium channel blocker.",
+}
+QUESTION = "What is the usual maximum daily dose of metformin?"
+
+
+class ScriptedChatModel:
+    """A ChatModel playing a script: a text is answered, an exception raised; the last entry repeats."""
+
+    def __init__(self, name: str, *, in_boundary: bool, script: Sequence[str | Exception]) -> None:
+        self.name = name
+        self.in_boundary = in_boundary
+        self.script = list(script)
+        self.calls: list[list[ChatMessage]] = []
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+                 temperature: float = 0.1) -> ChatCompletion:
+        self.calls.append(list(messages))
+        step = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        if isinstance(step, Exception):
+            raise step
+        usage = TokenUsage(prompt_tokens=50, completion_tokens=9)
+        return ChatCompletion(text=step, model=self.name, usage=usage)
+
+    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+               temperature: float = 0.1) -> Iterator[str]:
+        yield self.complete(messages, max_tokens=max_tokens, temperature=temperature).text
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[LocalPipelineRunner]:
+    with query_runner() as pipeline_runner:
+        yield pipeline_runner
+
+
+@pytest.fixture
+def deps(local_deps: Dependencies, runner: LocalPipelineRunner) -> Dependencies:
+    """The embedded stack with two passages indexed directly (no ingestion) and the zero-wait runner."""
+    metadata = DocumentMetadata(doc_key="reference", title="Sample reference",
+                                source_type=SourceType.GUIDELINE)
+    chunks = [Chunk(chunk_id=key, doc_id="reference#v1", doc_key="reference", version=1, ordinal=n, text=text,
+                    token_count=40, section=key, metadata=metadata)
+              for n, (key, text) in enumerate(PASSAGES.items())]
+    local_deps.index.index(chunks, local_deps.embedder.embed([c.text for c in chunks]))
+    local_deps.index.activate("reference", 1)
+    local_deps.pipelines = runner  # type: ignore[misc]
+    return local_deps
+
+
+def ask(deps: Dependencies, cloud: Any = None, local: Any = None, question: str = QUESTION) -> QueryResponse:
+    deps.cloud_chat, deps.local_chat = cloud, local  # type: ignore[misc]
+    return service.answer(deps, QueryRequest(query=question), user_id=USER)
+
+
+def audit_of(deps: Dependencies, response: QueryResponse) -> Any:
+    return next(r for r in deps.audit.list(user_id=USER) if r.response_id == response.metadata.query_id)
+
+
+def test_query_pipeline_answers_with_the_cloud_model_and_times_every_stage(deps: Dependencies) -> None:
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["Up to 2,000 mg per day [1]."])
+
+    response = ask(deps, cloud, ScriptedChatModel("llama", in_boundary=True, script=["unused"]))
+
+    assert (response.answer, response.metadata.model, response.metadata.warnings) == (
+        "Up to 2,000 mg per day [1].", "gpt-4o-mini", [])
+    assert response.citations[0].section == "metformin-dosing"
+    assert set(response.metadata.latency_ms) == {"detect_phi", "classify", "search_knowledge_base",
+                                                 "generate_primary", "assemble"}
+    assert audit_of(deps, response).outcome is AuditOutcome.ANSWERED
+
+
+def test_query_pipeline_asks_a_clarifying_question_without_searching_or_generating(deps: Dependencies
+                                                                                    ) -> None:
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["unused"])
+
+    response = ask(deps, cloud, question="diabetes treatment?")
+
+    assert response.clarifying_question and response.answer == response.clarifying_question
+    assert (cloud.calls, response.metadata.sources_searched, response.citations) == ([], [], [])
+    assert audit_of(deps, response).outcome is AuditOutcome.CLARIFY
+
+
+def test_query_pipeline_retries_a_transient_cloud_failure_once(deps: Dependencies) -> None:
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False,
+                              script=[ModelUnavailable("HTTP 503"), "Up to 2,000 mg per day [1]."])
+    local = ScriptedChatModel("llama", in_boundary=True, script=["unused"])
+
+    response = ask(deps, cloud, local)
+
+    assert (response.metadata.model, response.metadata.warnings) == ("gpt-4o-mini", [])
+    assert (len(cloud.calls), local.calls) == (2, [])
+
+
+def test_query_pipeline_falls_back_after_the_retry_fails_and_says_so(deps: Dependencies) -> None:
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=[ModelUnavailable("HTTP 503")])
+    local = ScriptedChatModel("llama", in_boundary=True, script=["At most 2,000 mg a day [1]."])
+
+    response = ask(deps, cloud, local)
+
+    assert (response.answer, response.metadata.model) == ("At most 2,000 mg a day [1].", "llama")
+    assert response.metadata.warnings == [FALLBACK_WARNING.format(model="llama")]
+    assert (len(cloud.calls), len(local.calls), response.metadata.degraded) == (2, 1, False)
+
+
+def test_query_pipeline_does_not_retry_a_permanent_cloud_error(deps: Dependencies) -> None:
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=[DependencyError("HTTP 401")])
+    local = ScriptedChatModel("llama", in_boundary=True, script=["At most 2,000 mg a day [1]."])
+
+    response = ask(deps, cloud, local)
+
+    assert (response.metadata.model, len(cloud.calls)) == ("llama", 1)
+
+
+def test_query_pipeline_skips_an_open_circuit_without_calling_the_cloud(deps: Dependencies) -> None:
+    breaker = BreakerRegistry(deps.state).for_model("gpt-4o-mini")
+    for _ in range(breaker.failure_threshold):
+        breaker.record_failure(breaker.acquire())
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["unused"])
+    local = ScriptedChatModel("llama", in_boundary=True, script=["At most 2,000 mg a day [1]."])
+
+    response = ask(deps, cloud, local)
+
+    assert (response.metadata.model, cloud.calls) == ("llama", [])
+
+
+def test_query_pipeline_degrades_to_an_extractive_answer_when_every_model_fails(deps: Dependencies) -> None:
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=[ModelUnavailable("HTTP 503")])
+    local = ScriptedChatModel("llama", in_boundary=True, script=[ModelUnavailable("endpoint down")])
+
+    response = ask(deps, cloud, local)
+
+    assert (response.metadata.model, response.metadata.extractive, response.metadata.degraded) == (
+        "extractive", True, True)
+    assert "2,000 mg" in response.answer and response.citations
+    assert set(response.metadata.latency_ms) >= {"generate_extractive"}
+    assert audit_of(deps, response).outcome is AuditOutcome.DEGRADED
+
+
+def test_query_pipeline_without_any_model_answers_extractively_but_not_degraded(deps: Dependencies) -> None:
+    response = ask(deps)
+
+    assert (response.metadata.model, response.metadata.extractive, response.metadata.degraded) == (
+        "extractive", True, False)
+    assert "2,000 mg" in response.answer
+
+
+def test_query_pipeline_sends_a_phi_question_only_to_the_in_boundary_model(deps: Dependencies) -> None:
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["unused"])
+    local = ScriptedChatModel("llama", in_boundary=True, script=["At most 2,000 mg a day [1]."])
+    question = "Patient John Smith, MRN 4417823: what is the usual maximum daily dose of metformin?"
+
+    response = ask(deps, cloud, local, question=question)
+
+    assert (response.metadata.model, response.metadata.phi_detected, cloud.calls) == ("llama", True, [])
+    assert question in local.calls[0][-1].content
+    assert "John Smith" not in audit_of(deps, response).query_redacted
+
+
+def test_interpreter_speedups_leave_the_pipelines_answer_unchanged(deps: Dependencies) -> None:
+    def answer() -> dict[str, Any]:
+        cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=[ModelUnavailable("HTTP 503")])
+        local = ScriptedChatModel("llama", in_boundary=True, script=["At most 2,000 mg a day [1]."])
+        response = ask(deps, cloud, local).model_dump(mode="json")
+        response["metadata"] = {key: value for key, value in response["metadata"].items()
+                                if key not in ("query_id", "latency_ms")}
+        return response
+
+    before = answer()
+    install_interpreter_speedups()
+
+    assert answer() == before
+
+
+def test_copy_json_copies_every_level_and_hands_other_objects_to_deepcopy() -> None:
+    original: dict[str, Any] = {"hits": [{"chunk": {"text": "metformin", "page": None}, "score": 0.5}],
+                                "when": datetime(2026, 1, 2, tzinfo=UTC), "flags": (True, 1.5)}
+
+    copied = copy_json(original)
+    copied["hits"][0]["chunk"]["text"] = "changed"
+
+    assert original["hits"][0]["chunk"]["text"] == "metformin"
+    assert (copied["when"], copied["flags"]) == (original["when"], original["flags"])
+    assert copied["hits"] is not original["hits"]
