@@ -1,23 +1,32 @@
-"""Bulk ingestion of BEIR-format corpora (corpus.jsonl: _id, title, text) through the real pipeline."""
+"""Bulk ingestion of BEIR-format corpora (corpus.jsonl: _id, title, text) through the real pipeline.
+
+Every record is its own execution, as an upload would be. Throughput comes from running many at once: a
+window of IN_FLIGHT executions, and on the embedded stack a local runner as wide as that window and a
+CoalescingEmbedder, so the documents that reach Embed together share one model call.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
 from voiceassist import service
+from voiceassist.embedding import CoalescingEmbedder
 from voiceassist.errors import InvalidInput, VoiceAssistError
-from voiceassist.models import JobState
+from voiceassist.models import IndexingJob, JobState
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
 
-IN_FLIGHT = 16  # concurrent pipeline executions; the embedder batches across them
+IN_FLIGHT = 16  # executions under way at once: enough for Embed to gather a batch while others extract
+POLL_SECONDS = 0.02
 TERMINAL = {JobState.COMPLETED, JobState.FAILED, JobState.SUPERSEDED}
 
 
@@ -45,6 +54,37 @@ def count_lines(path: Path, limit: int | None) -> int:
     return min(total, limit) if limit is not None else total
 
 
+@contextmanager
+def bulk_capacity(deps: Dependencies, executions: int | None = None) -> Iterator[None]:
+    """On the embedded stack, run `executions` (default IN_FLIGHT) at once and merge their embed calls, for
+    this block only.
+
+    On AWS, Step Functions and Lambda give each execution its own capacity and nothing changes.
+    """
+    if not deps.local:
+        yield
+        return
+    from voiceassist.adapters.local_pipeline import LocalPipelineRunner
+    from voiceassist.local.handlers import function_names, load_handler, placeholder_for
+    from voiceassist.local.pipelines import PIPELINES, install_interpreter_speedups
+
+    saved: dict[str, Any] = {name: deps.__dict__[name] for name in ("ingestion", "pipelines") if name in deps.__dict__}
+    context = deps.ingestion
+    install_interpreter_speedups()
+    tasks = {placeholder_for(name): load_handler(name) for name in function_names() if name.startswith("ingest_")}
+    runner = LocalPipelineRunner({"ingest": PIPELINES["ingest"]}, tasks,
+                                 max_concurrent_executions=executions or IN_FLIGHT)
+    deps.ingestion = dataclasses.replace(context, embedder=CoalescingEmbedder(context.embedder))
+    deps.pipelines = runner
+    try:
+        yield
+    finally:
+        runner.close()
+        for name in ("ingestion", "pipelines"):
+            deps.__dict__.pop(name, None)
+        deps.__dict__.update(saved)
+
+
 def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "journal",
                        specialty: str | None = None, limit: int | None = None, show: bool = True
                        ) -> dict[str, Any]:
@@ -55,24 +95,30 @@ def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "jo
     in_flight: list[str] = []
     chunks = 0
 
-    def settle(keep: int) -> None:
+    def finished(job: IndexingJob) -> None:
         nonlocal chunks
+        bar.update(1)
+        if job.state is JobState.COMPLETED:
+            counts["completed"] += 1
+            chunks += job.chunks_total
+        else:
+            counts["failed"] += 1
+            failures.append({"doc_key": job.doc_key, "reason": job.reason or ""})
+
+    def settle(keep: int) -> None:
+        """Wait until at most `keep` executions are under way; oldest first, since they mostly finish first."""
         while len(in_flight) > keep:
             for job_id in list(in_flight):
                 job = deps.jobs.get(job_id)
                 if job.state in TERMINAL:
                     in_flight.remove(job_id)
-                    bar.update(1)
-                    if job.state is JobState.COMPLETED:
-                        counts["completed"] += 1
-                        chunks += job.chunks_total
-                    else:
-                        counts["failed"] += 1
-                        failures.append({"doc_key": job.doc_key, "reason": job.reason or ""})
-            if len(in_flight) > keep:
-                time.sleep(0.01)
+                    finished(job)
+                    if len(in_flight) <= keep:
+                        return
+            time.sleep(POLL_SECONDS)
 
-    with tqdm(total=count_lines(path, limit), desc="ingesting", unit="doc", disable=not show) as bar:
+    with bulk_capacity(deps), tqdm(total=count_lines(path, limit), desc="ingesting", unit="doc",
+                                   disable=not show) as bar:
         for record in read_beir_corpus(path, limit):
             doc_key = str(record["_id"])
             text = "\n\n".join(p for p in (record.get("title"), record.get("text")) if p)
@@ -96,4 +142,5 @@ def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "jo
     seconds = time.perf_counter() - started
     done = sum(counts.values())
     return {**counts, "chunks": chunks, "seconds": round(seconds, 2),
-            "docs_per_s": round(done / seconds, 2) if seconds else 0.0, "failures": failures[:20]}
+            "docs_per_s": round(done / seconds, 2) if seconds else 0.0,
+            "chunks_per_s": round(chunks / seconds, 2) if seconds else 0.0, "failures": failures[:20]}

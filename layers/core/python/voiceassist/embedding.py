@@ -1,4 +1,5 @@
-"""Model-independent pieces of sentence embedding: weights, length-sorted batching, padding, mean pooling.
+"""Model-independent pieces of sentence embedding: weights, length-sorted batching, padding, mean pooling,
+and merging concurrent calls into one model call (CoalescingEmbedder).
 
 Pooling follows sentence-transformers exactly (mean of the token vectors under the attention mask, then
 L2 normalisation), so any encoder that returns token vectors yields the published sentence vectors.
@@ -8,14 +9,16 @@ from __future__ import annotations
 
 import json
 import struct
+import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from voiceassist.ports import Vectors
+from voiceassist.ports import Embedder, Vectors
 
 TokenIds = npt.NDArray[np.int64]
 
@@ -81,3 +84,90 @@ def read_safetensors(path: Path) -> dict[str, npt.NDArray[Any]]:
         dtype = _SAFETENSORS_DTYPES[entry["dtype"]]
         tensors[name] = np.frombuffer(data[start:end], dtype=dtype).reshape(entry["shape"])
     return tensors
+
+
+class CoalescingEmbedder:
+    """An Embedder that merges concurrent embed calls into one call of the embedder it wraps.
+
+    Bulk ingestion runs many executions at once, each embedding a document of one or two chunks: one model
+    call each would give the model batches of one or two, too small to sort by length or to split across
+    cores. Here a caller that finds the model busy queues its texts, and whoever runs the model next takes
+    everything queued (up to `max_batch` texts) in one call: group commit, as databases batch their log
+    writes. No timer and no thread of its own: an idle model embeds a lone call at once, and a busy one
+    gathers the calls that arrive while it works (onnxruntime releases the GIL, so they keep arriving).
+    """
+
+    def __init__(self, inner: Embedder, *, max_batch: int = 256) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dimension = inner.dimension
+        self.max_tokens = inner.max_tokens
+        self.in_boundary = inner.in_boundary
+        self._max_batch = max_batch
+        self._queue: list[_EmbedRequest] = []
+        self._busy = False
+        self._changed = threading.Condition()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if isinstance(texts, str) or not texts:
+            return self.inner.embed(texts)  # the wrapped embedder says what is wrong, or returns no rows
+        request = _EmbedRequest(list(texts))
+        with self._changed:
+            self._queue.append(request)
+        while True:
+            with self._changed:
+                while self._busy and not request.finished:
+                    self._changed.wait()
+                if request.finished:
+                    break
+                self._busy = True
+                batch = self._take_batch()
+            try:
+                self._run(batch)
+            finally:
+                with self._changed:
+                    self._busy = False
+                    self._changed.notify_all()
+        if request.error is not None:
+            raise request.error
+        return request.vectors
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+    @property
+    def queued_calls(self) -> int:
+        """Calls waiting for the model to finish the one it is running."""
+        with self._changed:
+            return len(self._queue)
+
+    def _take_batch(self) -> list[_EmbedRequest]:
+        """The oldest queued requests, up to max_batch texts (always at least one request)."""
+        batch = [self._queue.pop(0)]
+        size = len(batch[0].texts)
+        while self._queue and size + len(self._queue[0].texts) <= self._max_batch:
+            size += len(self._queue[0].texts)
+            batch.append(self._queue.pop(0))
+        return batch
+
+    def _run(self, batch: list[_EmbedRequest]) -> None:
+        try:
+            vectors = self.inner.embed([text for request in batch for text in request.texts])
+        except Exception as error:  # every caller of the merged call sees the failure as its own
+            for request in batch:
+                request.error = error
+        else:
+            start = 0
+            for request in batch:
+                request.vectors = vectors[start:start + len(request.texts)]
+                start += len(request.texts)
+        for request in batch:
+            request.finished = True
+
+
+@dataclass
+class _EmbedRequest:
+    texts: list[str]
+    vectors: Vectors = field(default_factory=lambda: np.empty((0, 0), dtype=np.float32))
+    error: Exception | None = None
+    finished: bool = False

@@ -1,23 +1,26 @@
 """The ingestion pipeline as plain functions, one per stage (the Lambda stages are wiring around these).
 
-Stages pass small references, never document bodies: Step Functions payloads are capped at 256 KB, so
-every stage writes its artefact to the BlobStore under `artifacts/<doc_id>/` and hands on the job and
-document ids. A version becomes searchable only in Finalize; a failure anywhere leaves nothing searchable.
+Stages hand their output to the next stage as an artefact reference (see `hand_off`): inline in the
+execution state when it is small, otherwise a BlobStore key under `artifacts/<doc_id>/`. Most documents
+(an abstract, a guideline page) then cost no storage round trip between stages, and a 500-page book
+still passes Step Functions' 256 KB state limit by reference. A version becomes searchable only in
+Finalize; a failure anywhere leaves nothing of it searchable.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
-from collections.abc import Callable
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from voiceassist import chunking, cleaning, extraction
-from voiceassist.errors import Conflict, InvalidInput, NotFound
+from voiceassist.errors import Conflict, ExtractionError, InvalidInput, NotFound
 from voiceassist.models import (
     Chunk,
     DocumentMetadata,
@@ -29,14 +32,20 @@ from voiceassist.models import (
     utc_now,
 )
 from voiceassist.observability import logger
-from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, SearchIndex
+from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, SearchIndex, Vectors
 
-EMBED_BATCH = 64
+EMBED_BATCH = 64  # chunks per embed call: a long document reports progress after each
 INDEX_BATCH = 500
+# An inline artefact is at most this big (base64 included); the state holds two at most (Embed hands on
+# chunks and vectors), far below Step Functions' 256 KB.
+INLINE_ARTIFACT_BYTES = 64 * 1024
+ARTIFACT_NAMES = ("extracted.json", "cleaned.json", "chunks.jsonl", "vectors.npy")
 # Operators drop files under INCOMING_PREFIX (S3 -> EventBridge -> ingest_trigger); the API stores its
 # uploads under UPLOAD_PREFIX and starts the pipeline itself, so that prefix does not trigger.
 INCOMING_PREFIX = "incoming/"
 UPLOAD_PREFIX = "documents/"
+
+ArtifactRef = dict[str, str]  # {"inline": base64} or {"key": blob key}
 
 
 @dataclass(frozen=True)
@@ -90,8 +99,9 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
              filename: str | None = None) -> Registration:
     """Record a stored upload as a document version and create its IndexingJob.
 
-    Same doc_key and same content as a live version -> an `unchanged` job, already COMPLETED, and no work.
-    Changed content -> version n+1 (the old version stays searchable until the new one is indexed).
+    Same doc_key and same content as a live or in-flight version -> an `unchanged` job, already COMPLETED,
+    and no work. Changed content -> version n+1 (the old version stays searchable until the new one is
+    indexed).
     """
     data = ctx.blobs.get(blob_key)
     if not data:
@@ -101,10 +111,10 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
     versions = ctx.documents.versions(metadata.doc_key)
     for existing in reversed(versions):
         if existing.content_hash == digest and existing.status in (DocumentStatus.ACTIVE, DocumentStatus.PENDING):
+            where = "indexed" if existing.status is DocumentStatus.ACTIVE else "being indexed"
             job = IndexingJob(doc_id=existing.doc_id, doc_key=existing.doc_key, version=existing.version,
                               state=JobState.COMPLETED, unchanged=True,
-                              reason="unchanged: this content is already indexed as version "
-                                     f"{existing.version}",
+                              reason=f"unchanged: this content is already {where} as version {existing.version}",
                               chunks_total=existing.chunk_count, chunks_done=existing.chunk_count,
                               finished_at=utc_now())
             ctx.jobs.create(job)
@@ -123,12 +133,12 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
 
 
 def start_job(ctx: IngestionContext, job_id: str) -> dict[str, Any]:
-    """First pipeline stage: PENDING -> RUNNING (a replayed start of a finished job is refused)."""
+    """First pipeline stage: PENDING -> RUNNING. A RUNNING job resumes: Lambda re-ran this stage after a
+    lost response, and the execution name (the job id, or job id and attempt) rules out a second run."""
     job = ctx.jobs.get(job_id)
-    if job.unchanged:
-        return {"job_id": job.job_id, "doc_id": job.doc_id, "unchanged": True}
-    _move(ctx, job, JobState.RUNNING)
-    return {"job_id": job.job_id, "doc_id": job.doc_id, "unchanged": False}
+    if not job.unchanged and job.state is not JobState.RUNNING:
+        _move(ctx, job, JobState.RUNNING)
+    return {"job_id": job.job_id, "doc_id": job.doc_id, "unchanged": job.unchanged}
 
 
 # --------------------------------------------------------------------------- extract, clean, chunk
@@ -138,115 +148,135 @@ def extract_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
     document = ctx.documents.get(doc_id)
     data = ctx.blobs.get(document.blob_key)
     extracted = extraction.extract(data, document.content_type, max_bytes=ctx.max_upload_bytes)
-    _put_json(ctx, artifact_key(doc_id, "extracted.json"), extracted.model_dump(mode="json"))
-    pages = len(extracted.pages) if document.content_type == "application/pdf" else None
+    pages = len(extracted.pages) if document.content_type == extraction.PDF else None
     ctx.documents.put(document.model_copy(update={"page_count": pages, "updated_at": utc_now()}))
-    return {"pages": len(extracted.pages), "chars": extracted.char_count}
+    ref = hand_off(ctx, doc_id, "extracted.json", extracted.model_dump_json().encode("utf-8"))
+    return {"extracted": ref, "pages": len(extracted.pages), "chars": extracted.char_count}
 
 
-def clean_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
-    extracted = ExtractedDocument.model_validate(_get_json(ctx, artifact_key(doc_id, "extracted.json")))
-    cleaned = ExtractedDocument(pages=cleaning.clean_pages(extracted.pages), content_type=extracted.content_type)
+def clean_document(ctx: IngestionContext, doc_id: str, extracted: ArtifactRef) -> dict[str, Any]:
+    raw = ExtractedDocument.model_validate_json(received(ctx, extracted))
+    cleaned = ExtractedDocument(pages=cleaning.clean_pages(raw.pages), content_type=raw.content_type)
     if not cleaned.char_count:
-        from voiceassist.errors import ExtractionError
-
         raise ExtractionError("no readable text remained after removing headers, footers and page numbers")
-    _put_json(ctx, artifact_key(doc_id, "cleaned.json"), cleaned.model_dump(mode="json"))
-    return {"chars": cleaned.char_count}
+    ref = hand_off(ctx, doc_id, "cleaned.json", cleaned.model_dump_json().encode("utf-8"),
+                   by_reference="key" in extracted)
+    return {"cleaned": ref, "chars": cleaned.char_count}
 
 
-def chunk_document(ctx: IngestionContext, doc_id: str, job_id: str) -> dict[str, Any]:
+def chunk_document(ctx: IngestionContext, doc_id: str, job_id: str, cleaned: ArtifactRef) -> dict[str, Any]:
     document = ctx.documents.get(doc_id)
-    cleaned = ExtractedDocument.model_validate(_get_json(ctx, artifact_key(doc_id, "cleaned.json")))
+    pages = ExtractedDocument.model_validate_json(received(ctx, cleaned)).pages
     chunks = chunking.chunk_document(
-        cleaned.pages, doc_id=doc_id, doc_key=document.doc_key, version=document.version,
+        pages, doc_id=doc_id, doc_key=document.doc_key, version=document.version,
         metadata=document.metadata, max_tokens=ctx.chunk_tokens, overlap_tokens=ctx.chunk_overlap,
         model_max_tokens=ctx.embedder.max_tokens, count_model_tokens=ctx.embedder.count_tokens,
     )
     if not chunks:
-        from voiceassist.errors import ExtractionError
-
         raise ExtractionError("the document produced no text to index")
-    _put_chunks(ctx, doc_id, chunks)
     _update_job(ctx, job_id, chunks_total=len(chunks), chunks_done=0)
-    return {"chunks": len(chunks)}
+    lines = "\n".join(chunk.model_dump_json() for chunk in chunks).encode("utf-8")
+    ref = hand_off(ctx, doc_id, "chunks.jsonl", lines, by_reference="key" in cleaned)
+    return {"chunks": ref, "count": len(chunks)}
 
 
 # --------------------------------------------------------------------------- embed, index
 
 
-def embed_document(ctx: IngestionContext, doc_id: str, job_id: str,
-                   progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
-    """Embed every chunk in batches; vectors go to one .npy artefact."""
-    chunks = _get_chunks(ctx, doc_id)
-    texts = [embedding_text(c) for c in chunks]
+def embed_document(ctx: IngestionContext, doc_id: str, job_id: str, chunks: ArtifactRef) -> dict[str, Any]:
+    """Embed every chunk; a document longer than one batch reports its progress on the job."""
+    texts = [embedding_text(chunk) for chunk in received_chunks(ctx, chunks)]
     parts = []
     for start in range(0, len(texts), EMBED_BATCH):
         parts.append(ctx.embedder.embed(texts[start:start + EMBED_BATCH]))
-        done = min(start + EMBED_BATCH, len(texts))
-        if progress:
-            progress(done, len(texts))
-    vectors = np.vstack(parts).astype(np.float32) if parts else np.zeros((0, ctx.embedder.dimension), np.float32)
+        if len(texts) > EMBED_BATCH:
+            _update_job(ctx, job_id, chunks_done=min(start + EMBED_BATCH, len(texts)))
+    vectors = np.vstack(parts).astype(np.float32, copy=False)
     buffer = io.BytesIO()
     np.save(buffer, vectors, allow_pickle=False)
-    ctx.blobs.put(artifact_key(doc_id, "vectors.npy"), buffer.getvalue())
-    return {"vectors": int(vectors.shape[0]), "dimension": int(vectors.shape[1])}
+    ref = hand_off(ctx, doc_id, "vectors.npy", buffer.getvalue(), by_reference="key" in chunks)
+    return {"chunks": chunks, "vectors": ref, "count": int(vectors.shape[0])}
 
 
 def embedding_text(chunk: Chunk) -> str:
-    """The text a chunk is embedded as: the document title gives short chunks their topic."""
-    return f"{chunk.metadata.title}\n{chunk.text}" if chunk.ordinal == 0 else chunk.text
+    """The text a chunk is embedded as: the title gives a document's first chunk its topic, unless the chunk
+    already opens with it (a BEIR record is its title and text, as BEIR embeds it: once)."""
+    if chunk.ordinal == 0 and not chunk.text.startswith(chunk.metadata.title):
+        return f"{chunk.metadata.title}\n{chunk.text}"
+    return chunk.text
 
 
-def index_document(ctx: IngestionContext, doc_id: str, job_id: str) -> dict[str, Any]:
+def index_document(ctx: IngestionContext, doc_id: str, job_id: str, chunks: ArtifactRef,
+                   vectors: ArtifactRef) -> dict[str, Any]:
     """Bulk-index the new version's chunks; they stay invisible to search until Finalize activates them."""
     document = ctx.documents.get(doc_id)
-    chunks = _get_chunks(ctx, doc_id)
-    vectors = np.load(io.BytesIO(ctx.blobs.get(artifact_key(doc_id, "vectors.npy"))), allow_pickle=False)
-    if vectors.shape[0] != len(chunks):
-        raise Conflict(f"{len(chunks)} chunks but {vectors.shape[0]} vectors for {doc_id}; re-run Embed")
+    indexed = received_chunks(ctx, chunks)
+    matrix: Vectors = np.load(io.BytesIO(received(ctx, vectors)), allow_pickle=False)
+    if matrix.shape[0] != len(indexed):
+        raise Conflict(f"{len(indexed)} chunks but {matrix.shape[0]} vectors for {doc_id}; re-run Embed")
     ctx.index.delete_document(document.doc_key, document.version)  # a retried job never duplicates chunks
-    for start in range(0, len(chunks), INDEX_BATCH):
-        ctx.index.index(chunks[start:start + INDEX_BATCH], vectors[start:start + INDEX_BATCH])
-        _update_job(ctx, job_id, chunks_done=min(start + INDEX_BATCH, len(chunks)))
-    return {"indexed": len(chunks)}
+    for start in range(0, len(indexed), INDEX_BATCH):
+        ctx.index.index(indexed[start:start + INDEX_BATCH], matrix[start:start + INDEX_BATCH])
+    return {"indexed": len(indexed), "stored_artifacts": "key" in vectors}
 
 
 # --------------------------------------------------------------------------- finalize, fail
 
 
-def finalize_document(ctx: IngestionContext, doc_id: str, job_id: str) -> dict[str, Any]:
-    """Activate the new version (one step for readers), then retire older versions and their jobs."""
-    document = ctx.documents.get(doc_id)
-    chunks = len(_get_chunks(ctx, doc_id))
-    ctx.index.activate(document.doc_key, document.version)
-    now = utc_now()
-    ctx.documents.put(document.model_copy(update={"status": DocumentStatus.ACTIVE, "chunk_count": chunks,
-                                                  "updated_at": now}))
-    for older in ctx.documents.versions(document.doc_key):
-        if older.version != document.version and older.status is DocumentStatus.ACTIVE:
-            ctx.documents.put(older.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": now}))
-            ctx.index.delete_document(older.doc_key, older.version)
-            for old_job in ctx.jobs.for_document(older.doc_id):
-                if old_job.can_transition(JobState.SUPERSEDED) and old_job.state is JobState.COMPLETED:
-                    _move(ctx, old_job, JobState.SUPERSEDED, reason=f"superseded by version {document.version}")
+def finalize_document(ctx: IngestionContext, doc_id: str, job_id: str, *, stored_artifacts: bool = True
+                      ) -> dict[str, Any]:
+    """Activate the new version (one step for readers), then retire older versions and their jobs.
+
+    A newer version that finished first wins: this one is then superseded at once, never activated.
+    """
     job = ctx.jobs.get(job_id)
-    _move(ctx, job.model_copy(update={"chunks_done": chunks, "chunks_total": chunks}), JobState.COMPLETED,
-          expected=job.state)
-    _delete_artifacts(ctx, doc_id)
-    return {"status": "COMPLETED", "chunks": chunks}
+    if job.state in (JobState.COMPLETED, JobState.SUPERSEDED):  # Lambda re-ran a finished Finalize
+        return {"status": job.state.value, "chunks": job.chunks_total}
+    document = ctx.documents.get(doc_id)
+    versions = ctx.documents.versions(document.doc_key)
+    newer = [v for v in versions if v.version > document.version and v.status is DocumentStatus.ACTIVE]
+    now = utc_now()
+    if newer:
+        ctx.index.delete_document(document.doc_key, document.version)
+        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": now}))
+    else:
+        ctx.index.activate(document.doc_key, document.version)
+        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.ACTIVE,
+                                                      "chunk_count": job.chunks_total, "updated_at": now}))
+        for older in versions:
+            if older.version < document.version and older.status is DocumentStatus.ACTIVE:
+                _supersede(ctx, older, by_version=document.version)
+    completed = _move(ctx, job.model_copy(update={"chunks_done": job.chunks_total}), JobState.COMPLETED,
+                      expected=job.state)
+    if newer:
+        _move(ctx, completed, JobState.SUPERSEDED, reason=f"superseded by version {newer[-1].version}")
+    if stored_artifacts:
+        _delete_artifacts(ctx, doc_id)
+    return {"status": "SUPERSEDED" if newer else "COMPLETED", "chunks": job.chunks_total}
 
 
 def fail_job(ctx: IngestionContext, job_id: str, doc_id: str, error: dict[str, Any] | None) -> dict[str, Any]:
-    """The pipeline's Catch target: job FAILED with a readable reason, nothing of this version searchable."""
+    """The pipeline's Catch target: job FAILED with a readable reason, nothing of this version searchable.
+
+    A job that can no longer fail (a replayed execution of a finished job) is left as it is, and so is its
+    document. If the failure came after activation, the live version of the doc_key is made searchable again.
+    """
     reason = failure_reason(error)
+    job = ctx.jobs.get(job_id)
+    if not job.can_transition(JobState.FAILED):
+        logger.warning("ingest failure of a finished job ignored",
+                       extra={"job_id": job_id, "state": job.state.value, "reason": reason})
+        return {"status": job.state.value, "reason": job.reason}
     document = ctx.documents.get(doc_id)
     ctx.index.delete_document(document.doc_key, document.version)
-    if document.status is DocumentStatus.PENDING:
+    live = [v for v in ctx.documents.versions(document.doc_key)
+            if v.version != document.version and v.status is DocumentStatus.ACTIVE]
+    if live:
+        ctx.index.activate(live[-1].doc_key, live[-1].version)
+    if document.status in (DocumentStatus.PENDING, DocumentStatus.ACTIVE):  # not one deleted meanwhile
         ctx.documents.put(document.model_copy(update={"status": DocumentStatus.FAILED, "updated_at": utc_now()}))
-    job = ctx.jobs.get(job_id)
-    if job.can_transition(JobState.FAILED):
-        _move(ctx, job, JobState.FAILED, reason=reason)
+    _delete_artifacts(ctx, doc_id)
+    _move(ctx, job, JobState.FAILED, reason=reason)
     logger.warning("ingest failed", extra={"job_id": job_id, "doc_id": doc_id, "reason": reason})
     return {"status": "FAILED", "reason": reason}
 
@@ -290,7 +320,52 @@ def delete_document(ctx: IngestionContext, doc_id: str) -> KnowledgeDocument:
     return deleted
 
 
-# --------------------------------------------------------------------------- helpers
+# --------------------------------------------------------------------------- artefacts between stages
+
+
+def hand_off(ctx: IngestionContext, doc_id: str, name: str, data: bytes, *, by_reference: bool = False
+             ) -> ArtifactRef:
+    """A stage's output for the next stage: inline when small, else stored under artifacts/<doc_id>/.
+
+    Once one artefact of a document goes by reference, the later ones do too (`by_reference`), so the
+    last stage knows from its own inputs whether anything was stored that it must delete.
+    """
+    encoded = base64.b64encode(data).decode("ascii")
+    if not by_reference and len(encoded) <= INLINE_ARTIFACT_BYTES:
+        return {"inline": encoded}
+    key = artifact_key(doc_id, name)
+    ctx.blobs.put(key, data)
+    return {"key": key}
+
+
+def received(ctx: IngestionContext, ref: ArtifactRef) -> bytes:
+    if "inline" in ref:
+        return base64.b64decode(ref["inline"])
+    return ctx.blobs.get(ref["key"])
+
+
+def received_chunks(ctx: IngestionContext, ref: ArtifactRef) -> list[Chunk]:
+    lines = received(ctx, ref).decode("utf-8").splitlines()
+    return [Chunk.model_validate_json(line) for line in lines if line.strip()]
+
+
+def _delete_artifacts(ctx: IngestionContext, doc_id: str, names: Sequence[str] = ARTIFACT_NAMES) -> None:
+    for name in names:
+        try:
+            ctx.blobs.delete(artifact_key(doc_id, name))
+        except NotFound:
+            continue
+
+
+# --------------------------------------------------------------------------- jobs
+
+
+def _supersede(ctx: IngestionContext, older: KnowledgeDocument, *, by_version: int) -> None:
+    ctx.documents.put(older.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": utc_now()}))
+    ctx.index.delete_document(older.doc_key, older.version)
+    for old_job in ctx.jobs.for_document(older.doc_id):
+        if old_job.state is JobState.COMPLETED:
+            _move(ctx, old_job, JobState.SUPERSEDED, reason=f"superseded by version {by_version}")
 
 
 def _move(ctx: IngestionContext, job: IndexingJob, to: JobState, *, reason: str | None = None,
@@ -303,29 +378,3 @@ def _move(ctx: IngestionContext, job: IndexingJob, to: JobState, *, reason: str 
 def _update_job(ctx: IngestionContext, job_id: str, **changes: Any) -> None:
     job = ctx.jobs.get(job_id)
     ctx.jobs.save(job.model_copy(update={**changes, "updated_at": utc_now()}), expected_state=job.state)
-
-
-def _put_json(ctx: IngestionContext, key: str, value: Any) -> None:
-    ctx.blobs.put(key, json.dumps(value, ensure_ascii=False).encode("utf-8"), content_type="application/json")
-
-
-def _get_json(ctx: IngestionContext, key: str) -> Any:
-    return json.loads(ctx.blobs.get(key))
-
-
-def _put_chunks(ctx: IngestionContext, doc_id: str, chunks: list[Chunk]) -> None:
-    lines = "\n".join(c.model_dump_json() for c in chunks)
-    ctx.blobs.put(artifact_key(doc_id, "chunks.jsonl"), lines.encode("utf-8"), content_type="application/jsonl")
-
-
-def _get_chunks(ctx: IngestionContext, doc_id: str) -> list[Chunk]:
-    raw = ctx.blobs.get(artifact_key(doc_id, "chunks.jsonl")).decode("utf-8")
-    return [Chunk.model_validate_json(line) for line in raw.splitlines() if line.strip()]
-
-
-def _delete_artifacts(ctx: IngestionContext, doc_id: str) -> None:
-    for name in ("extracted.json", "cleaned.json", "chunks.jsonl", "vectors.npy"):
-        try:
-            ctx.blobs.delete(artifact_key(doc_id, name))
-        except NotFound:
-            continue

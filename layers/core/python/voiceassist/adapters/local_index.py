@@ -1,15 +1,21 @@
-"""The embedded SearchIndex: SQLite FTS5 for BM25, exact cosine over an in-memory numpy matrix.
+"""The embedded SearchIndex: one SQLite file, FTS5's BM25 and exact cosine, computed in memory.
 
-One SQLite file holds everything (chunk rows, their vectors as float32 BLOBs, the FTS5 table), so indexing
-and activation are single transactions. Only searchable chunks are in the FTS5 table: activation moves a
-document's rows in and out of it, so an unfiltered BM25 query needs no join (scoring is the cost that
-matters: FTS5 computes bm25() for every matching row). The vector matrix is loaded lazily on the first
-dense search and then kept current in place; a commit from another process (PRAGMA data_version) makes
-it reload. Fusion is the same maths as OpenSearch's search pipeline (voiceassist.search); filters and the
-searchable flag apply inside both sub-queries, before each takes its top `candidates`.
+SQLite is the store and the source of truth: chunk rows (JSON, filter columns, unit vector as a float32
+BLOB), each row's BM25 postings (its FTS5 tokens and their counts per column, taken by FTS5's own
+tokenizer when the chunk is indexed), and the FTS5 table holding only searchable chunks. Indexing,
+activation and deletion are each one transaction, so activation is atomic.
 
-One lock serialises every operation (the SQLite connection and the matrix change together); inside a
-hybrid search the cosine scoring runs on a helper thread beside the FTS5 query, since both release the GIL.
+Searches run on an in-memory copy of the rows (adapters/local_rows.py), loaded on the first search: cosine
+is one matrix-vector product, BM25 is FTS5's bm25() computed from the postings (adapters/local_bm25.py),
+equal to what FTS5 returns but at a cost that grows with the query terms' postings, not with every match
+scored. A query word that FTS5 would split into several tokens (a phrase) is scored by FTS5 itself.
+The copy follows this object's own writes in place; at each search `PRAGMA data_version` tells whether
+another connection (the CLI ingesting while the local server serves) committed, and the copy then takes
+the new rows and every row's searchable flag. Fusion is voiceassist.search, the same maths as OpenSearch's
+search pipeline; filters apply inside both sub-queries, before each takes its top `candidates`.
+
+One lock serialises every operation; inside a hybrid search the cosine scoring runs on a helper thread
+beside the BM25 scoring, since numpy releases the GIL.
 """
 
 from __future__ import annotations
@@ -25,22 +31,14 @@ from typing import Any
 
 import numpy as np
 
+from voiceassist.adapters.local_bm25 import COLUMN_WEIGHTS, FTS5_TOKENIZE, Fts5Tokenizer, encode_postings
+from voiceassist.adapters.local_rows import LOADED_ROW_COLUMNS, LoadedRows
 from voiceassist.errors import InvalidInput
-from voiceassist.models import (
-    Chunk,
-    FusionMethod,
-    SearchFilters,
-    SearchHit,
-    SearchMode,
-    SearchQuery,
-    SourceType,
-)
+from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
 from voiceassist.ports import Vectors
-from voiceassist.search import cosine_to_score, fts5_match_expression, fuse_min_max, fuse_rrf, top_n
+from voiceassist.search import fts5_match_expression, fuse_min_max, fuse_rrf, query_terms, top_n
 
-TITLE_WEIGHT = 0.5  # BM25 weight of the title column beside the text column (OpenSearch: "title^0.5")
-
-_SCHEMA = """
+_SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY AUTOINCREMENT,
     chunk_id TEXT NOT NULL UNIQUE,
@@ -53,89 +51,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     chunk_json TEXT NOT NULL,
     vector BLOB NOT NULL
 );
-CREATE INDEX IF NOT EXISTS chunks_by_document ON chunks (doc_key, version);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(
-    text, title, tokenize = 'porter unicode61 remove_diacritics 2'
-);
+-- Covers the catch-up's scan of every row's flag (SELECT rowid, searchable) as well as per-document lookups.
+CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, version, searchable);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}');
+CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
 """
-_SOURCE_TYPE_CODES = {source_type.value: code for code, source_type in enumerate(SourceType)}
-_NO_YEAR = -1
-
-
-class _VectorTable:
-    """Every live chunk's unit vector and filter fields, row-aligned, in growable numpy buffers."""
-
-    def __init__(self, dimension: int, capacity: int = 1024) -> None:
-        self.size = 0
-        self.rowids = np.zeros(capacity, dtype=np.int64)  # ascending: SQLite AUTOINCREMENT only grows
-        self.matrix = np.zeros((capacity, dimension), dtype=np.float32)
-        self.searchable = np.zeros(capacity, dtype=bool)
-        self.source_type = np.zeros(capacity, dtype=np.int16)
-        self.year = np.zeros(capacity, dtype=np.int32)
-        self.doc_key = np.zeros(capacity, dtype=np.int32)
-        self.specialty = np.zeros(capacity, dtype=np.int32)
-        self.codes: dict[str | None, int] = {None: 0}  # doc_key and specialty strings -> small integers
-        self.dead = 0  # rows deleted since loading, still occupying the buffers
-
-    def code(self, value: str | None) -> int:
-        return self.codes.setdefault(value, len(self.codes))
-
-    def append(self, rows: Sequence[tuple[Any, ...]]) -> None:
-        """Rows of (rowid, vector bytes, doc_key, searchable, source_type, specialty, year)."""
-        needed = self.size + len(rows)
-        if needed > len(self.rowids):
-            self._grow(max(needed, 2 * len(self.rowids)))
-        for offset, (rowid, vector, doc_key, searchable, source_type, specialty, year) in enumerate(rows):
-            at = self.size + offset
-            self.rowids[at] = rowid
-            self.matrix[at] = np.frombuffer(vector, dtype=np.float32)
-            self.searchable[at] = bool(searchable)
-            self.source_type[at] = _SOURCE_TYPE_CODES[source_type]
-            self.year[at] = _NO_YEAR if year is None else year
-            self.doc_key[at] = self.code(doc_key)
-            self.specialty[at] = self.code(specialty)
-        self.size = needed
-
-    def positions(self, rowids: Sequence[int]) -> np.ndarray:
-        """Buffer positions of the given SQLite rowids (those not loaded are skipped)."""
-        if self.size == 0 or not rowids:
-            return np.empty(0, dtype=np.intp)
-        live, wanted = self.rowids[: self.size], np.asarray(rowids, dtype=np.int64)
-        found = np.clip(np.searchsorted(live, wanted), 0, self.size - 1)
-        return found[live[found] == wanted]
-
-    def remove(self, rowids: Sequence[int]) -> None:
-        positions = self.positions(rowids)
-        self.searchable[positions] = False  # dead rows stay in the buffers, never searchable, until a reload
-        self.dead += len(positions)
-
-    def set_searchable(self, rows: Sequence[tuple[int, int]]) -> None:
-        """Rows of (rowid, searchable) as just committed."""
-        flags = dict(rows)
-        positions = self.positions(list(flags))
-        self.searchable[positions] = [bool(flags[int(rowid)]) for rowid in self.rowids[positions]]
-
-    def mask(self, filters: SearchFilters) -> np.ndarray:
-        """Rows a search may return: searchable and passing every filter (the dense pre-filter)."""
-        n = self.size
-        keep = self.searchable[:n].copy()
-        if filters.source_types:
-            keep &= np.isin(self.source_type[:n], [_SOURCE_TYPE_CODES[s.value] for s in filters.source_types])
-        if filters.specialties:
-            codes = [self.codes[s.casefold()] for s in filters.specialties if s.casefold() in self.codes]
-            keep &= np.isin(self.specialty[:n], codes)
-        if filters.doc_keys:
-            keep &= np.isin(self.doc_key[:n], [self.codes[k] for k in filters.doc_keys if k in self.codes])
-        if filters.year_min is not None:
-            keep &= self.year[:n] >= filters.year_min
-        return keep
-
-    def _grow(self, capacity: int) -> None:
-        for name in ("rowids", "matrix", "searchable", "source_type", "year", "doc_key", "specialty"):
-            old = getattr(self, name)
-            new = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
-            new[: self.size] = old[: self.size]
-            setattr(self, name, new)
+_RELOAD_AFTER_DEAD_ROWS = 1000  # and a quarter of the rows: deleted rows cost memory and scan time
 
 
 class LocalHybridIndex:
@@ -153,13 +75,15 @@ class LocalHybridIndex:
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
         self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="local-index-cosine")
-        self._vectors: _VectorTable | None = None
-        self._data_version = -1
+        self._tokenizer = Fts5Tokenizer()
+        self._rows: LoadedRows | None = None
+        self._add_missing_postings()
 
     def close(self) -> None:
         """Stop the helper thread and close the database; the index is unusable afterwards."""
         with self._lock:
             self._helper.shutdown(wait=True)
+            self._tokenizer.close()
             self._db.close()
 
     # ------------------------------------------------------------------------------------------ writes
@@ -174,16 +98,18 @@ class LocalHybridIndex:
              c.metadata.year, c.model_dump_json(), matrix[i].tobytes())
             for i, c in enumerate(chunks)
         ]
+        term_counts = self._tokenizer.count_terms([(c.text, c.metadata.title) for c in chunks])
         with self._lock:
             with self._transaction() as db:
                 replaced = self._delete_rows(db, "chunk_id IN (SELECT value FROM json_each(?))",
                                              (json.dumps([c.chunk_id for c in chunks]),))
                 first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
                 db.executemany(_INSERT_CHUNK, rows)
-                added = db.execute(_VECTOR_ROWS + " WHERE rowid > ? ORDER BY rowid", (first,)).fetchall()
-            if self._vectors is not None:
-                self._vectors.remove(replaced)
-                self._vectors.append(added)
+                self._store_postings(db, [c.chunk_id for c in chunks], term_counts)
+                added = db.execute(_LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid", (first,)).fetchall()
+            if self._rows is not None:
+                self._rows.remove(replaced)
+                self._rows.append(added)
 
     def activate(self, doc_key: str, version: int) -> None:
         with self._lock:
@@ -196,8 +122,8 @@ class LocalHybridIndex:
                            (version, doc_key))
                 flags = db.execute("SELECT rowid, searchable FROM chunks WHERE doc_key = ?",
                                    (doc_key,)).fetchall()
-            if self._vectors is not None:
-                self._vectors.set_searchable(flags)
+            if self._rows is not None:
+                self._rows.set_searchable(flags)
 
     def delete_document(self, doc_key: str, version: int | None = None) -> None:
         where, params = ("doc_key = ?", (doc_key,)) if version is None else (
@@ -205,8 +131,8 @@ class LocalHybridIndex:
         with self._lock:
             with self._transaction() as db:
                 removed = self._delete_rows(db, where, params)
-            if self._vectors is not None:
-                self._vectors.remove(removed)
+            if self._rows is not None:
+                self._rows.remove(removed)
 
     # ------------------------------------------------------------------------------------------ reads
 
@@ -222,11 +148,17 @@ class LocalHybridIndex:
     def search(self, query: SearchQuery) -> list[SearchHit]:
         vector = None if query.mode is SearchMode.BM25 else self._query_vector(query)
         depth = query.top_k if query.mode is not SearchMode.HYBRID else query.candidates
-        with self._lock:
-            dense_job = None
-            if vector is not None:
-                dense_job = self._helper.submit(_dense, self._loaded_vectors(), vector, query.filters, depth)
-            bm25 = {} if query.mode is SearchMode.DENSE else self._bm25(query.text, query.filters, depth)
+        # FTS5's token for each query word, or None when a word is a phrase to FTS5 (then FTS5 scores).
+        tokens = None if query.mode is SearchMode.DENSE else self._tokenizer.single_tokens(query_terms(query.text))
+        with self._lock, self._snapshot():
+            rows = self._current_rows()
+            dense_job = None if vector is None else self._helper.submit(rows.dense, vector, query.filters, depth)
+            if query.mode is SearchMode.DENSE:
+                bm25: dict[int, float] = {}
+            elif tokens is None:
+                bm25 = self._bm25_by_fts5(query.text, query.filters, depth)
+            else:
+                bm25 = rows.bm25(self._term_ids(tokens), query.filters, depth)
             dense = {} if dense_job is None else dense_job.result()
             if query.mode is SearchMode.BM25:
                 ranked = top_n(bm25, query.top_k)
@@ -242,24 +174,104 @@ class LocalHybridIndex:
         return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
                           vector_score=dense.get(rowid)) for rowid, score in ranked]
 
-    def _bm25(self, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
+    def _bm25_by_fts5(self, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
         expression = fts5_match_expression(text)
         if expression is None:
             return {}
         where, params = _filter_sql(filters)
         join = f" JOIN chunks AS c ON c.rowid = f.rowid AND {where}" if where else ""
         rows = self._db.execute(
-            f"SELECT f.rowid, -bm25(chunk_fts, 1.0, {TITLE_WEIGHT}) AS score FROM chunk_fts AS f{join}"
-            " WHERE chunk_fts MATCH ? ORDER BY score DESC, f.rowid LIMIT ?", (*params, expression, depth)
+            f"SELECT f.rowid, -bm25(chunk_fts, {COLUMN_WEIGHTS[0]}, {COLUMN_WEIGHTS[1]}) AS score"
+            f" FROM chunk_fts AS f{join} WHERE chunk_fts MATCH ? ORDER BY score DESC, f.rowid LIMIT ?",
+            (*params, expression, depth),
         ).fetchall()
         return {rowid: score for rowid, score in rows}
+
+    def _term_ids(self, tokens: Sequence[str]) -> list[int | None]:
+        """Each token's term id, in query order (None for a token no stored chunk has)."""
+        known = dict(self._db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
+                                      " json_each(?))", (json.dumps(list(tokens)),)).fetchall())
+        return [known.get(token) for token in tokens]
 
     def _chunks(self, rowids: list[int]) -> dict[int, Chunk]:
         rows = self._db.execute("SELECT rowid, chunk_json FROM chunks WHERE rowid IN (SELECT value FROM"
                                 " json_each(?))", (json.dumps(rowids),)).fetchall()
         return {rowid: Chunk.model_validate_json(payload) for rowid, payload in rows}
 
+    # ------------------------------------------------------------------------------------------ the copy
+
+    def _current_rows(self) -> LoadedRows:
+        """The in-memory rows, caught up with the database (call inside a snapshot or a transaction)."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        rows = self._rows
+        if rows is None or rows.dead > max(_RELOAD_AFTER_DEAD_ROWS, rows.size // 4):
+            rows = LoadedRows(self.dimension)
+            rows.append(self._db.execute(_LOAD_ROWS + " ORDER BY c.rowid").fetchall())
+        elif version != rows.data_version:
+            stored = np.asarray(self._db.execute("SELECT rowid, searchable FROM chunks").fetchall(),
+                                dtype=np.int64).reshape(-1, 2)
+            stored = stored[np.argsort(stored[:, 0])]
+            rows.match_stored(stored[:, 0], stored[:, 1].astype(bool))
+            rows.append(self._db.execute(_LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid",
+                                         (rows.last_rowid,)).fetchall())
+        rows.data_version = version
+        self._rows = rows
+        return rows
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """One read transaction: the copy's catch-up, the scoring and the chunk fetch see one state."""
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; callers update the copy after commit.
+
+        A loaded copy first catches up with other connections' commits, so rows this write adds are
+        appended after every row stored before them (positions stay in rowid order).
+        """
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._rows is not None:
+                self._current_rows()
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
     # ------------------------------------------------------------------------------------------ helpers
+
+    def _store_postings(self, db: sqlite3.Connection, chunk_ids: Sequence[str],
+                        term_counts: Sequence[dict[str, tuple[int, int]]]) -> None:
+        tokens = json.dumps(sorted({token for counts in term_counts for token in counts}))
+        db.execute("INSERT OR IGNORE INTO terms (term) SELECT value FROM json_each(?)", (tokens,))
+        term_ids = dict(db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
+                                   " json_each(?))", (tokens,)).fetchall())
+        db.executemany(
+            "INSERT INTO chunk_terms (chunk_rowid, postings) SELECT rowid, ? FROM chunks WHERE chunk_id = ?",
+            [(encode_postings({term_ids[token]: n for token, n in counts.items()}), chunk_id)
+             for chunk_id, counts in zip(chunk_ids, term_counts, strict=True)],
+        )
+
+    def _add_missing_postings(self) -> None:
+        """Tokenize chunks stored before postings were kept (an index file from an earlier release)."""
+        counts = self._db.execute("SELECT (SELECT COUNT(*) FROM chunks), (SELECT COUNT(*) FROM chunk_terms)")
+        chunk_count, postings_count = counts.fetchone()
+        if chunk_count == postings_count:
+            return
+        with self._lock, self._transaction() as db:
+            missing = db.execute("SELECT chunk_id, json_extract(chunk_json, '$.text'),"
+                                 " json_extract(chunk_json, '$.metadata.title') FROM chunks WHERE rowid NOT IN"
+                                 " (SELECT chunk_rowid FROM chunk_terms)").fetchall()
+            for start in range(0, len(missing), 256):
+                batch = missing[start : start + 256]
+                term_counts = self._tokenizer.count_terms([(text, title) for _, text, title in batch])
+                self._store_postings(db, [chunk_id for chunk_id, _, _ in batch], term_counts)
 
     def _query_vector(self, query: SearchQuery) -> np.ndarray:
         if query.vector is None:
@@ -277,38 +289,19 @@ class LocalHybridIndex:
             raise InvalidInput("vectors must be finite and non-zero: their cosine similarity is undefined")
         return np.ascontiguousarray(matrix / norms)
 
-    def _loaded_vectors(self) -> _VectorTable:
-        version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        table = self._vectors
-        if table is None or version != self._data_version or table.dead > max(1000, table.size // 4):
-            table = _VectorTable(self.dimension)
-            table.append(self._db.execute(_VECTOR_ROWS + " ORDER BY rowid").fetchall())
-            self._vectors, self._data_version = table, version
-        return table
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; callers update the matrix after commit."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            yield self._db
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
-
     @staticmethod
     def _delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[int]:
-        """Delete matching chunks from both tables; returns their rowids."""
+        """Delete matching chunks from every table; returns their rowids."""
         rowids = [rowid for (rowid,) in db.execute(f"SELECT rowid FROM chunks WHERE {where}", params)]
         if rowids:
             marker = (json.dumps(rowids),)
             db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT value FROM json_each(?))", marker)
+            db.execute("DELETE FROM chunk_terms WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
             db.execute("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", marker)
         return rowids
 
 
-_VECTOR_ROWS = "SELECT rowid, vector, doc_key, searchable, source_type, specialty, year FROM chunks"
+_LOAD_ROWS = f"SELECT {LOADED_ROW_COLUMNS} FROM chunks AS c JOIN chunk_terms AS t ON t.chunk_rowid = c.rowid"
 _INSERT_CHUNK = (
     "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year, chunk_json, vector)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
@@ -320,23 +313,8 @@ _INSERT_FTS = (
 )
 
 
-def _dense(table: _VectorTable, vector: np.ndarray, filters: SearchFilters, depth: int) -> dict[int, float]:
-    """Exact cosine over the searchable rows passing the filters; the `depth` best, as OpenSearch scores."""
-    allowed = np.flatnonzero(table.mask(filters))
-    if allowed.size == 0:
-        return {}
-    # When most rows are allowed, scoring all of them and then selecting is cheaper than gathering the
-    # allowed rows first: the gather copies the matrix, the matrix-vector product only reads it.
-    if allowed.size > table.size // 4:
-        scores = (table.matrix[: table.size] @ vector)[allowed]
-    else:
-        scores = table.matrix[allowed] @ vector
-    best = np.argpartition(-scores, depth - 1)[:depth] if scores.size > depth else np.arange(scores.size)
-    return {int(table.rowids[allowed[i]]): cosine_to_score(float(scores[i])) for i in best}
-
-
 def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
-    """The BM25 pre-filter (searchability is FTS5 membership): _VectorTable.mask's conditions, as SQL."""
+    """The BM25 pre-filter for FTS5 (searchability is FTS5 membership): LoadedRows.mask's conditions."""
     clauses: list[str] = []
     params: list[Any] = []
     for column, values in (("c.source_type", [s.value for s in filters.source_types]),

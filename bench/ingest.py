@@ -1,0 +1,153 @@
+"""Ingestion throughput through the real pipeline on the embedded stack; prints JSON.
+
+    .venv/bin/python bench/ingest.py [--corpus ../shared/eval/scifact/corpus.jsonl] [--limit N]
+                                     [--pdf ../shared/eval/pdf/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf]
+
+Each input goes into a fresh temporary data folder through what `voiceassist ingest-jsonl` and
+`voiceassist ingest` run: one ingest.asl.json execution per document, the real handlers, SQLite stores,
+the local hybrid index and the local ONNX embedder (loaded before the clock starts). A BEIR abstract is
+one page. `stage_seconds` sums the time executions spent inside each stage; concurrent executions
+overlap, so the sums exceed the wall time, and Embed's includes waiting for a shared model call.
+`matmul_gflops` is what numpy got from the same cores just before: the machine is shared, so read the
+throughput against it (the embedder's work is almost all matrix products).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceassist import bulk, ingestion, service
+from voiceassist.composition import Dependencies, use_dependencies
+from voiceassist.models import JobState
+from voiceassist.observability import logger
+from voiceassist.ports import Embedder
+from voiceassist.settings import Settings
+
+EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
+STAGES = ("start_job", "extract_document", "clean_document", "chunk_document", "embed_document",
+          "index_document", "finalize_document")
+
+
+def matmul_gflops(seconds: float = 1.0) -> float:
+    """fp32 matrix-multiply rate the cores deliver right now."""
+    left = np.random.default_rng(0).random((2048, 384), dtype=np.float32)
+    right = np.random.default_rng(1).random((384, 1536), dtype=np.float32)
+    runs, started = 0, time.perf_counter()
+    while time.perf_counter() - started < seconds:
+        left @ right
+        runs += 1
+    return round(runs * 2 * 2048 * 384 * 1536 / (time.perf_counter() - started) / 1e9, 1)
+
+
+@contextmanager
+def stage_clock() -> Iterator[dict[str, float]]:
+    """Seconds spent inside each stage function, summed over executions (the handlers call them by name)."""
+    totals = dict.fromkeys(STAGES, 0.0)
+    lock = threading.Lock()
+    originals = {name: getattr(ingestion, name) for name in STAGES}
+
+    def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                with lock:
+                    totals[name] += time.perf_counter() - started
+        return run
+
+    for name, function in originals.items():
+        setattr(ingestion, name, timed(name, function))
+    try:
+        yield totals
+    finally:
+        for name, function in originals.items():
+            setattr(ingestion, name, function)
+
+
+@contextmanager
+def fresh_stack(embedder: Embedder) -> Iterator[Dependencies]:
+    with tempfile.TemporaryDirectory(prefix="voiceassist-bench-") as folder:
+        deps = Dependencies(Settings(data_dir=Path(folder) / "data"))
+        deps.settings.data_dir.mkdir(parents=True)
+        deps.embedder = embedder
+        use_dependencies(deps)
+        try:
+            yield deps
+        finally:
+            use_dependencies(None)
+            runner = deps.__dict__.get("pipelines")
+            if runner is not None:
+                runner.close()
+
+
+def rates(pages: int, chunks: int, seconds: float, cpu_seconds: float, stages: dict[str, float]
+          ) -> dict[str, Any]:
+    return {"pages": pages, "chunks": chunks, "seconds": round(seconds, 1), "cpu_seconds": round(cpu_seconds, 1),
+            "pages_per_s": round(pages / seconds, 2), "chunks_per_s": round(chunks / seconds, 2),
+            "stage_seconds": {name.split("_")[0]: round(value, 1) for name, value in stages.items()}}
+
+
+def corpus_run(embedder: Embedder, corpus: Path, limit: int | None) -> dict[str, Any]:
+    with fresh_stack(embedder) as deps, stage_clock() as stages:
+        started, cpu = time.perf_counter(), time.process_time()
+        summary = bulk.ingest_beir_corpus(deps, corpus, limit=limit, show=False)
+        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+    return {"corpus": str(corpus), "documents": summary["completed"], "failed": summary["failed"],
+            **rates(summary["completed"], summary["chunks"], seconds, cpu_seconds, stages)}
+
+
+def pdf_run(embedder: Embedder, pdf: Path) -> dict[str, Any]:
+    with fresh_stack(embedder) as deps, stage_clock() as stages:
+        started, cpu = time.perf_counter(), time.process_time()
+        registration = service.accept_upload(deps, filename=pdf.name, data=pdf.read_bytes(),
+                                             metadata=service.metadata_for(pdf.name, {}))
+        deps.pipelines.join()  # type: ignore[attr-defined]  # the local runner
+        seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+        job = deps.jobs.get(registration.job.job_id)
+        pages = deps.documents.get(job.doc_id).page_count or 0
+    if job.state is not JobState.COMPLETED:
+        return {"pdf": str(pdf), "state": job.state.value, "reason": job.reason}
+    return {"pdf": str(pdf), "bytes": pdf.stat().st_size,
+            **rates(pages, job.chunks_total, seconds, cpu_seconds, stages)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=EVAL / "scifact" / "corpus.jsonl")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N corpus documents")
+    parser.add_argument("--pdf", type=Path,
+                        default=EVAL / "pdf" / "009-pdflatex-geotopo" / "GeoTopo-komprimiert.pdf")
+    args = parser.parse_args()
+    logger.setLevel("ERROR")  # the logger writes to stdout, where the report goes
+
+    from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+
+    embedder = OnnxEmbedder()
+    started = time.perf_counter()
+    embedder.embed(["warm up the encoder"])
+    report: dict[str, Any] = {
+        "cpus": len(os.sched_getaffinity(0)), "load_average_1m": round(os.getloadavg()[0], 2),
+        "matmul_gflops": matmul_gflops(), "embedder_load_seconds": round(time.perf_counter() - started, 2),
+        "in_flight": bulk.IN_FLIGHT,
+    }
+    report["corpus"] = (corpus_run(embedder, args.corpus, args.limit) if args.corpus.is_file()
+                        else {"skipped": f"{args.corpus} not found"})
+    report["pdf"] = pdf_run(embedder, args.pdf) if args.pdf.is_file() else {"skipped": f"{args.pdf} not found"}
+    report["load_average_1m_after"] = round(os.getloadavg()[0], 2)
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""The reranking port: a second, slower opinion on the fused candidates, and its evaluated default.
+
+A Reranker reorders the hits one search returned (the fused `candidates`, best first) using the question
+text, and keeps the `top_k` best. It runs after fusion and before de-duplication and generation.
+It sees the question, so the PHI boundary applies: a reranker whose model runs outside our infrastructure
+(a hosted rerank API) must say `in_boundary = False`, and the caller may only give it PHI-free text.
+
+Default: IdentityReranker. The candidates for a real one are cross-encoders (ms-marco MiniLM and
+successors) served in-boundary (a SageMaker endpoint, or ONNX in the Lambda); no pinned PyPI package ships
+such weights, and the runtime never downloads a model, so none is wired yet. A cheap feature reranker
+(query-term coverage added to the fused score) was evaluated on SciFact and NFCorpus and did not help
+(docs/benchmarks.md, "Retrieval quality"), so the default leaves the fused order as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+from voiceassist.models import SearchHit
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    name: str
+    in_boundary: bool  # True when the question text never leaves our infrastructure
+
+    def rerank(self, query: str, hits: Sequence[SearchHit], *, top_k: int) -> list[SearchHit]:
+        """The `top_k` best of `hits` for `query`, best first; each hit's `score` is the reranker's."""
+        ...
+
+
+class IdentityReranker:
+    """Keeps the fused order: the evaluated default while no in-boundary cross-encoder is available."""
+
+    name = "identity"
+    in_boundary = True
+
+    def rerank(self, query: str, hits: Sequence[SearchHit], *, top_k: int) -> list[SearchHit]:
+        return list(hits[:top_k])

@@ -1,0 +1,67 @@
+"""Bulk ingestion of a BEIR corpus.jsonl through the real pipeline (a five-record corpus written per test)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from voiceassist.bulk import ingest_beir_corpus
+from voiceassist.composition import Dependencies
+from voiceassist.errors import InvalidInput
+from voiceassist.models import DocumentStatus, SearchMode, SearchQuery
+
+RECORDS = [
+    {"_id": "4983", "title": "Metformin and lactic acidosis",
+     "text": "Lactic acidosis during metformin therapy is rare and mostly follows acute kidney injury."},
+    {"_id": "5836", "title": "Statins after stroke", "text": "Atorvastatin 80 mg reduced recurrent stroke."},
+    {"_id": "7912", "title": "Sepsis bundles", "text": "Antibiotics within one hour lowered sepsis mortality."},
+    {"_id": "18670", "title": "", "text": "Vitamin D supplements did not prevent fractures in older adults."},
+    {"_id": "19238", "title": "Aspirin dosing", "text": "Low-dose aspirin 81 mg daily after myocardial infarction."},
+]
+
+
+@pytest.fixture
+def corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.jsonl"
+    path.write_text("\n".join(json.dumps(record) for record in RECORDS) + "\n", encoding="utf-8")
+    return path
+
+
+def test_ingest_beir_corpus_indexes_every_record_under_its_id(local_deps: Dependencies, corpus: Path) -> None:
+    summary = ingest_beir_corpus(local_deps, corpus, show=False)
+
+    assert (summary["completed"], summary["failed"], summary["unchanged"]) == (5, 0, 0)
+    assert summary["chunks"] == local_deps.index.count() >= 5
+    assert {d.doc_key for d in local_deps.documents.list(status=DocumentStatus.ACTIVE)} == {
+        r["_id"] for r in RECORDS}
+    hits = local_deps.index.search(SearchQuery(text="lactic acidosis metformin", mode=SearchMode.BM25, top_k=1))
+    assert hits[0].chunk.doc_key == "4983"
+    assert local_deps.documents.get(hits[0].chunk.doc_id).metadata.title == "Metformin and lactic acidosis"
+
+
+def test_ingest_beir_corpus_again_finds_every_record_unchanged(local_deps: Dependencies, corpus: Path) -> None:
+    first = ingest_beir_corpus(local_deps, corpus, show=False)
+
+    again = ingest_beir_corpus(local_deps, corpus, show=False)
+
+    assert (again["completed"], again["unchanged"], again["chunks"]) == (0, 5, 0)
+    assert local_deps.index.count() == first["chunks"]
+
+
+def test_ingest_beir_corpus_leaves_the_process_wide_pipeline_as_it_found_it(
+        local_deps: Dependencies, corpus: Path) -> None:
+    runner, context = local_deps.pipelines, local_deps.ingestion
+
+    ingest_beir_corpus(local_deps, corpus, limit=2, show=False)
+
+    assert local_deps.pipelines is runner and local_deps.ingestion is context
+
+
+def test_ingest_beir_corpus_names_the_line_without_an_id(local_deps: Dependencies, tmp_path: Path) -> None:
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(json.dumps(RECORDS[0]) + "\n" + json.dumps({"title": "x", "text": "y"}) + "\n")
+
+    with pytest.raises(InvalidInput, match=r"corpus.jsonl:2: a BEIR corpus line needs an _id"):
+        ingest_beir_corpus(local_deps, path, show=False)

@@ -1,0 +1,187 @@
+"""The embedded index's in-memory BM25: the same ranking and scores as SQLite FTS5's bm25(), kept current."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voiceassist.adapters.local_bm25 import Fts5Tokenizer, TermPostings, best_positions
+from voiceassist.adapters.local_index import LocalHybridIndex
+from voiceassist.models import Chunk, DocumentMetadata, SearchFilters, SearchMode, SearchQuery, SourceType
+from voiceassist.search import fts5_match_expression
+
+DIMENSION = 4
+WORDS = ["aspirin", "warfarin", "metformin", "insulin", "asthma", "sepsis", "stroke", "dose", "renal", "trial",
+         "risk", "patients", "cohort", "therapy", "mortality", "bleeding", "glucose", "cells", "cell", "increased",
+         "increases", "naïve", "β-blocker", "covid-19", "il_6", "IL", "6", "the", "of", "and", "with", "children",
+         "adults"]
+QUERIES = ["aspirin dose after stroke", "cells cell increased increases", "patients", "naive beta blocker",
+           "COVID-19 mortality in children", "warfarin bleeding risk warfarin", "insulin glucose renal",
+           "the of and", "zzz unknown words", "therapy trial cohort sepsis mortality asthma"]
+
+
+def make_chunk(number: int, text: str, *, version: int = 1, year: int = 2020) -> Chunk:
+    key = f"doc-{number}"
+    metadata = DocumentMetadata(doc_key=key, title=f"{WORDS[number % len(WORDS)]} review", year=year,
+                                source_type=list(SourceType)[number % 3], specialty=f"s{number % 4}")
+    return Chunk(chunk_id=f"{key}-v{version}", doc_id=f"{key}#v{version}", doc_key=key, version=version,
+                 ordinal=0, text=text, token_count=len(text.split()), metadata=metadata)
+
+
+def random_text(rng: random.Random) -> str:
+    return " ".join(rng.choices(WORDS, k=rng.randint(3, 40)))
+
+
+def add(index: LocalHybridIndex, chunks: list[Chunk], *, activate: bool = True) -> None:
+    vectors = np.random.default_rng(len(chunks)).standard_normal((len(chunks), DIMENSION)).astype(np.float32)
+    index.index(chunks, vectors)
+    if activate:
+        for chunk in chunks:
+            index.activate(chunk.doc_key, chunk.version)
+
+
+def fts5_ranking(path: Path, text: str, depth: int, year_min: int | None = None) -> list[tuple[str, float]]:
+    """FTS5's own answer, from a separate connection: (chunk_id, -bm25) best first."""
+    expression = fts5_match_expression(text)
+    if expression is None:
+        return []
+    year = "" if year_min is None else f" AND c.year >= {year_min}"
+    with sqlite3.connect(path) as db:
+        return db.execute(
+            "SELECT c.chunk_id, -bm25(chunk_fts, 1.0, 0.5) AS score FROM chunk_fts AS f JOIN chunks AS c"
+            f" ON c.rowid = f.rowid{year} WHERE chunk_fts MATCH ? ORDER BY score DESC, f.rowid LIMIT ?",
+            (expression, depth)).fetchall()
+
+
+def bm25_ranking(index: LocalHybridIndex, text: str, depth: int, year_min: int | None = None
+                 ) -> list[tuple[str, float]]:
+    hits = index.search(SearchQuery(text=text, mode=SearchMode.BM25, top_k=depth,
+                                    filters=SearchFilters(year_min=year_min)))
+    return [(hit.chunk.chunk_id, hit.score) for hit in hits]
+
+
+@pytest.fixture
+def index_path(tmp_path: Path) -> Path:
+    return tmp_path / "index.sqlite3"
+
+
+@pytest.fixture
+def index(index_path: Path) -> Iterator[LocalHybridIndex]:
+    opened = LocalHybridIndex(index_path, dimension=DIMENSION)
+    yield opened
+    opened.close()
+
+
+def assert_same_ranking(mine: list[tuple[str, float]], theirs: list[tuple[str, float]]) -> None:
+    assert [chunk_id for chunk_id, _ in mine] == [chunk_id for chunk_id, _ in theirs]
+    assert [score for _, score in mine] == pytest.approx([score for _, score in theirs], rel=1e-9)
+
+
+def test_local_index_bm25_ranks_and_scores_as_fts5(index: LocalHybridIndex, index_path: Path) -> None:
+    # Given documents with hidden older versions, replaced chunks and deletions between searches
+    rng = random.Random(5)
+    add(index, [make_chunk(n, random_text(rng), year=2000 + n % 25) for n in range(120)])
+    index.search(SearchQuery(text="warm", mode=SearchMode.BM25))  # loads the in-memory copy
+    add(index, [make_chunk(n, random_text(rng), version=2) for n in range(0, 120, 9)], activate=False)
+    add(index, [make_chunk(n, random_text(rng), version=2) for n in range(0, 60, 9)])
+    add(index, [make_chunk(n, random_text(rng), year=2000 + n % 25) for n in range(120, 140)])
+    index.delete_document("doc-7")
+    # Then every query, with and without a filter, ranks and scores exactly as FTS5 does
+    for text in QUERIES:
+        for year_min in (None, 2012):
+            assert_same_ranking(bm25_ranking(index, text, 50, year_min),
+                                fts5_ranking(index_path, text, 50, year_min))
+
+
+def test_local_index_bm25_scores_a_term_in_most_chunks_with_fts5s_floor(index: LocalHybridIndex,
+                                                                        index_path: Path) -> None:
+    # "patients" is in every chunk: FTS5's idf would be negative and is clamped to 1e-6
+    add(index, [make_chunk(n, f"patients {WORDS[n]}") for n in range(10)])
+    hits = bm25_ranking(index, "patients", 10)
+    assert len(hits) == 10
+    assert all(0 < score < 1e-5 for _, score in hits)
+    assert_same_ranking(hits, fts5_ranking(index_path, "patients", 10))
+
+
+def test_local_index_bm25_leaves_a_phrase_word_to_fts5(index: LocalHybridIndex, index_path: Path) -> None:
+    # FTS5 splits "il_6" into the phrase "il 6": only adjacent words match it
+    add(index, [make_chunk(0, "raised IL 6 in sepsis"), make_chunk(1, "IL receptors and 6 other cytokines")])
+    hits = bm25_ranking(index, "il_6", 10)
+    assert [chunk_id for chunk_id, _ in hits] == ["doc-0-v1"]
+    assert_same_ranking(hits, fts5_ranking(index_path, "il_6", 10))
+
+
+def test_local_index_sees_writes_made_through_another_connection(index_path: Path) -> None:
+    server = LocalHybridIndex(index_path, dimension=DIMENSION)
+    cli = LocalHybridIndex(index_path, dimension=DIMENSION)
+    add(server, [make_chunk(1, "aspirin after stroke")])
+    assert [c for c, _ in bm25_ranking(server, "aspirin warfarin", 10)] == ["doc-1-v1"]  # loaded
+
+    add(cli, [make_chunk(2, "warfarin bleeding"), make_chunk(1, "aspirin dose review", version=2)])
+    assert {c for c, _ in bm25_ranking(server, "aspirin warfarin", 10)} == {"doc-2-v1", "doc-1-v2"}
+
+    add(server, [make_chunk(3, "warfarin and aspirin together")])  # after the other writer's rows
+    cli.delete_document("doc-2")
+    assert {c for c, _ in bm25_ranking(server, "aspirin warfarin", 10)} == {"doc-1-v2", "doc-3-v1"}
+    assert_same_ranking(bm25_ranking(server, "aspirin warfarin", 10),
+                        fts5_ranking(index_path, "aspirin warfarin", 10))
+    hybrid = server.search(SearchQuery(text="aspirin", vector=[1.0, 0.0, 0.0, 0.0], top_k=10))
+    assert {hit.chunk.chunk_id for hit in hybrid} == {"doc-1-v2", "doc-3-v1"}
+    server.close()
+    cli.close()
+
+
+def test_local_index_rebuilds_postings_missing_from_an_older_index_file(index_path: Path) -> None:
+    first = LocalHybridIndex(index_path, dimension=DIMENSION)
+    rng = random.Random(8)
+    add(first, [make_chunk(n, random_text(rng)) for n in range(30)])
+    first.close()
+    with sqlite3.connect(index_path) as db:  # an index file written before postings were stored
+        db.execute("DELETE FROM chunk_terms")
+        db.execute("DELETE FROM terms")
+
+    reopened = LocalHybridIndex(index_path, dimension=DIMENSION)
+    for text in QUERIES:
+        assert_same_ranking(bm25_ranking(reopened, text, 30), fts5_ranking(index_path, text, 30))
+    reopened.close()
+
+
+def test_fts5_tokenizer_gives_fts5s_stemmed_folded_tokens() -> None:
+    tokenizer = Fts5Tokenizer()
+    assert tokenizer.single_tokens(["Cells", "running", "naïve"]) == ["cell", "run", "naiv"]
+    assert tokenizer.single_tokens(["cells", "il_6"]) is None  # "il_6" is two tokens to FTS5
+    assert tokenizer.count_terms([("Cells and cell", "Cell review")]) == [
+        {"cell": (2, 1), "and": (1, 0), "review": (0, 1)}]
+    tokenizer.close()
+
+
+def test_term_postings_returns_every_row_of_a_term_merged_or_not() -> None:
+    postings = TermPostings()
+
+    def add_rows(first: int, last: int) -> None:  # terms 0 and 1 in every row, f = row (+ 0.5 for term 1)
+        rows = np.arange(first, last)
+        postings.add(np.repeat([0, 1], rows.size), np.concatenate([rows, rows]),
+                     np.concatenate([rows, rows + 0.5]).astype(np.float32))
+
+    add_rows(0, 3000)  # 6000 postings: merged at once
+    for first in range(3000, 3500, 20):  # 25 small appends: blocks, combined when there are too many
+        add_rows(first, first + 20)
+    rows_of_term, frequencies = postings.column(1)
+    assert rows_of_term.tolist() == list(range(3500))
+    assert frequencies.tolist() == [row + 0.5 for row in range(3500)]
+    add_rows(3500, 6000)  # the blocks reach a quarter of the main matrix: merged
+    assert postings.column(0)[0].tolist() == list(range(6000))
+    assert postings.column(0)[1].tolist() == [float(row) for row in range(6000)]
+    assert postings.column(7)[0].size == 0
+
+
+def test_best_positions_breaks_ties_by_position_and_skips_unmatched_rows() -> None:
+    scores = np.array([0.0, 2.0, 1.0, 2.0, 3.0, 1.0])
+    allowed = np.array([True, True, True, True, True, False])
+    assert best_positions(scores, allowed, 3).tolist() == [4, 1, 3]
+    assert best_positions(scores, allowed, 10).tolist() == [4, 1, 3, 2]
