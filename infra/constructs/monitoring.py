@@ -21,12 +21,10 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
-from voiceassist.observability import SERVICE
+from voiceassist.observability import METRIC_CIRCUIT_BREAKER_OPENED as CIRCUIT_BREAKER_OPENED
+from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS as PHI_DETECTOR_ERRORS
+from voiceassist.observability import METRICS_NAMESPACE, SERVICE
 
-# Custom metrics the domain emits through Powertools (namespace and service as in voiceassist.observability).
-METRICS_NAMESPACE = "VoiceAssist"
-CIRCUIT_BREAKER_OPENED = "CircuitBreakerOpened"
-PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
 API_P95_LATENCY_MS = 10_000
 
 

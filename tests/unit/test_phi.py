@@ -146,3 +146,9 @@ def test_disabled_detector_flags_nothing() -> None:
 def test_build_detector_honours_the_mode() -> None:
     assert isinstance(build_detector(Settings(phi_mode=PhiMode.OFF)), DisabledPhiDetector)
     assert isinstance(build_detector(Settings(phi_mode=PhiMode.STRICT)), FailClosedDetector)
+
+
+def test_fail_closed_counts_detector_errors_for_the_alarm(capsys: pytest.CaptureFixture[str]) -> None:
+    result = FailClosedDetector(ExplodingDetector()).detect("Jane Roe, MRN 123456")
+    out = capsys.readouterr().out
+    assert result.contains_phi and "PhiDetectorErrors" in out and "Jane Roe" not in out

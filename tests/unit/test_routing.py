@@ -566,3 +566,12 @@ def test_breaker_allows_calls_when_its_store_fails() -> None:
     breaker.record_failure(permit)
 
     assert permit.probe is False
+
+
+def test_breaker_opening_emits_the_metric_the_alarm_watches(capsys: pytest.CaptureFixture[str]) -> None:
+    breaker = CircuitBreaker(MemoryState(), "gpt", clock=Clock())
+    fail(breaker, 4)
+    assert "CircuitBreakerOpened" not in capsys.readouterr().out
+    fail(breaker)
+    emitted = [line for line in capsys.readouterr().out.splitlines() if "CircuitBreakerOpened" in line]
+    assert len(emitted) == 1 and '"service": "voiceassist"' in emitted[0].replace('":"', '": "')

@@ -7,12 +7,23 @@ callers pass redacted text and hashes only (tests check the captured logs for PH
 from __future__ import annotations
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
 SERVICE = "voiceassist"
+METRICS_NAMESPACE = "VoiceAssist"
+# Custom metrics the alarms in infra/constructs/monitoring.py watch.
+METRIC_CIRCUIT_BREAKER_OPENED = "CircuitBreakerOpened"
+METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
 
 logger = Logger(service=SERVICE)
 tracer = Tracer(service=SERVICE)
-metrics = Metrics(namespace="VoiceAssist", service=SERVICE)
+metrics = Metrics(namespace=METRICS_NAMESPACE, service=SERVICE)
+
+
+def count(metric: str) -> None:
+    """Emit one count at once (an EMF line CloudWatch turns into a metric), dimensioned by service."""
+    with single_metric(name=metric, unit=MetricUnit.Count, value=1, namespace=METRICS_NAMESPACE) as one:
+        one.add_dimension(name="service", value=SERVICE)
 
 
 def log_failure(message: str, exc: BaseException, **extra: object) -> None:

@@ -13,7 +13,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 
 from voiceassist.errors import InvalidInput, PhiBoundaryViolation
 from voiceassist.models import PhiEntity, PhiResult
-from voiceassist.observability import logger
+from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS, count, logger
 from voiceassist.ports import PhiDetector
 from voiceassist.settings import PhiMode, Settings
 
@@ -100,6 +100,7 @@ class FailClosedDetector:
     def _failed(reason: str) -> PhiResult:
         # Only the reason is logged: an exception's message may quote the text it choked on.
         logger.warning("PHI detection failed closed", extra={"phi_error": reason})
+        count(METRIC_PHI_DETECTOR_ERRORS)
         return failed_result(reason)
 
 

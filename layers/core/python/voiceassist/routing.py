@@ -21,7 +21,7 @@ from pydantic import Field
 
 from voiceassist.errors import Conflict, DependencyError, ModelUnavailable, PhiBoundaryViolation
 from voiceassist.models import ChatCompletion, ChatMessage, Model, RoutingMode, TokenUsage
-from voiceassist.observability import log_failure
+from voiceassist.observability import METRIC_CIRCUIT_BREAKER_OPENED, count, log_failure
 
 if TYPE_CHECKING:
     from voiceassist.ports import ChatModel, KeyValueState
@@ -321,7 +321,8 @@ class CircuitBreaker:
             closed = {"state": BreakerState.CLOSED.value, "failures": failures}
             return opened if failures >= self.failure_threshold else closed
 
-        self._update(failed)
+        if self._update(failed) == BreakerState.OPEN.value:
+            count(METRIC_CIRCUIT_BREAKER_OPENED)
 
     def _read(self) -> tuple[dict[str, Any] | None, int]:
         try:
@@ -330,23 +331,24 @@ class CircuitBreaker:
             log_failure("circuit breaker store failed; the circuit counts as closed", exc, breaker=self.name)
             return None, -1
 
-    def _update(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> None:
-        """Compare-and-set loop: concurrent failures from many instances all count."""
+    def _update(self, change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> str | None:
+        """Compare-and-set loop: concurrent failures from many instances all count. Returns the state written."""
         for _ in range(self.MAX_WRITE_RACES):
             value, version = self._read()
             if version < 0:
-                return
+                return None
             new_value = change(value or {})
             if new_value is None:
-                return
+                return None
             try:
                 self._store.put(self._key, new_value, expected_version=version, ttl_seconds=self.STATE_TTL_S)
-                return
+                return str(new_value.get("state"))
             except Conflict:
                 continue
             except Exception as exc:
                 log_failure("circuit breaker store failed; state not updated", exc, breaker=self.name)
-                return
+                return None
+        return None
 
 
 class BreakerRegistry:
