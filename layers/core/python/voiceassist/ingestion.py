@@ -13,7 +13,6 @@ import base64
 import hashlib
 import io
 import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -349,8 +348,8 @@ def received_chunks(ctx: IngestionContext, ref: ArtifactRef) -> list[Chunk]:
     return [Chunk.model_validate_json(line) for line in lines if line.strip()]
 
 
-def _delete_artifacts(ctx: IngestionContext, doc_id: str, names: Sequence[str] = ARTIFACT_NAMES) -> None:
-    for name in names:
+def _delete_artifacts(ctx: IngestionContext, doc_id: str) -> None:
+    for name in ARTIFACT_NAMES:
         try:
             ctx.blobs.delete(artifact_key(doc_id, name))
         except NotFound:

@@ -66,7 +66,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
         from voiceassist.observability import logger
 
-        logger.setLevel("WARNING")  # a terminal wants progress bars and results; set the variable for JSON logs
+        # Powertools logs JSON to stdout, where results (and --json output) go: keep it to errors here;
+        # set POWERTOOLS_LOG_LEVEL for the full log.
+        logger.setLevel("ERROR")
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
