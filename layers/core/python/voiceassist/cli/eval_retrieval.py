@@ -15,7 +15,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from voiceassist.evaluation.retrieval import mrr_at_k, ndcg_at_k, recall_at_k
+from voiceassist.evaluation.retrieval import mrr_at_k, ndcg_at_k, rank_documents, recall_at_k
 from voiceassist.models import SearchMode, SearchQuery
 
 DEPTH = 100
@@ -57,14 +57,6 @@ def load_queries(path: Path, judged: dict[str, dict[str, int]]) -> dict[str, str
                 if str(record["_id"]) in judged:
                     queries[str(record["_id"])] = record["text"]
     return queries
-
-
-def rank_documents(hits: list[Any]) -> list[str]:
-    """Documents in order of their best chunk."""
-    ranked: dict[str, None] = {}
-    for hit in hits:
-        ranked.setdefault(hit.chunk.doc_key)
-    return list(ranked)
 
 
 def run(args: argparse.Namespace) -> int:
