@@ -18,7 +18,8 @@ def write_beir(folder: Path) -> None:
         {"_id": "d3", "title": "Hypertension", "text": "Thiazide diuretics are a first-line antihypertensive."},
     ]
     (folder / "corpus.jsonl").write_text("\n".join(json.dumps(d) for d in docs))
-    queries = [{"_id": "q1", "text": "starting dose of metformin"}, {"_id": "q2", "text": "epinephrine for anaphylaxis"}]
+    queries = [{"_id": "q1", "text": "starting dose of metformin"},
+               {"_id": "q2", "text": "epinephrine for anaphylaxis"}]
     (folder / "queries.jsonl").write_text("\n".join(json.dumps(q) for q in queries))
     (folder / "qrels.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n")
 
