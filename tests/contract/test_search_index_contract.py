@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from opensearchpy import OpenSearch, Transport
 from opensearchpy.serializer import JSONSerializer
+
 from voiceassist.adapters.local_index import LocalHybridIndex
 from voiceassist.adapters.opensearch_index import OpenSearchIndex
 from voiceassist.errors import InvalidInput

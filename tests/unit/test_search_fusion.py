@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 
 import pytest
+
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
 from voiceassist.search import (
     MAX_QUERY_TERMS,
