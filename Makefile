@@ -23,17 +23,17 @@ install: $(STAMP)
 run: install
 	$(BIN)/voiceassist serve --port $(PORT)
 
-test: install
+test: install lint typecheck
 	$(BIN)/python -m pytest -q
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: install
-	$(BIN)/ruff check layers functions tests bench infra
+	$(BIN)/ruff check -q layers functions tests bench infra
 
 typecheck: install
-	$(BIN)/mypy layers/core/python/voiceassist
+	$(BIN)/mypy --no-error-summary layers/core/python/voiceassist
 
 # Synthesizes every environment (dev, staging, prod) offline with the pinned CLI: no AWS account, no Docker.
 synth: install
