@@ -25,7 +25,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from embed import matmul_gflops  # bench/ is the script's folder, so its siblings import directly
 
 from voiceassist import bulk, ingestion, service
 from voiceassist.composition import Dependencies, use_dependencies
@@ -37,17 +37,6 @@ from voiceassist.settings import Settings
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
 STAGES = ("start_job", "extract_document", "clean_document", "chunk_document", "embed_document",
           "index_document", "finalize_document")
-
-
-def matmul_gflops(seconds: float = 1.0) -> float:
-    """fp32 matrix-multiply rate the cores deliver right now."""
-    left = np.random.default_rng(0).random((2048, 384), dtype=np.float32)
-    right = np.random.default_rng(1).random((384, 1536), dtype=np.float32)
-    runs, started = 0, time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        left @ right
-        runs += 1
-    return round(runs * 2 * 2048 * 384 * 1536 / (time.perf_counter() - started) / 1e9, 1)
 
 
 @contextmanager
