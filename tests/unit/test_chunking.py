@@ -239,3 +239,12 @@ def test_token_encoding_loads_from_the_shipped_files_without_a_network() -> None
 
     assert result.returncode == 0, result.stderr
     assert int(result.stdout) == 10
+
+
+def test_chunk_document_keeps_a_pdf_heading_line_out_of_the_next_sentence() -> None:
+    pages = [Page(number=1, text="Dosing\nThe adult dose is 37 mg twice daily.\nin the morning and evening")]
+
+    text = chunk(pages)[0].text
+
+    assert text.startswith("Dosing\nThe adult dose is 37 mg twice daily.")
+    assert "daily. in the morning" in text  # a lower-case continuation is not a heading

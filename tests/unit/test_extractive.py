@@ -134,3 +134,9 @@ def test_split_sentences_ends_sentences_only_where_clinical_text_does() -> None:
         "Use 0.5 mg/kg i.v. over 10 min.", "See Dr. Smith's protocol.", "Stop at 2,000 mg.",
         "Bullet one is here", "Bullet two",
     ]
+
+
+def test_split_sentences_leaves_out_heading_lines() -> None:
+    assert split_sentences("Duration and follow-up\nTreat for a minimum of 5 days.") == [
+        "Treat for a minimum of 5 days."
+    ]

@@ -146,6 +146,7 @@ def _units(pages: list[Page], max_tokens: int) -> Iterator[_Unit]:
         offset += len(page.text) + 1
     breaks = sorted([(m.start(), m.end()) for m in _BLOCK_BREAK.finditer(text)]
                     + [(start - 1, start) for start in page_starts[1:] if _page_break_ends_sentence(text, start)]
+                    + _heading_line_breaks(text)
                     + [(len(text), len(text))])
     block_start = 0
     for block_end, next_start in breaks:
@@ -154,6 +155,29 @@ def _units(pages: list[Page], max_tokens: int) -> Iterator[_Unit]:
             for part, (piece, tokens, page_index) in enumerate(pieces):
                 yield _Unit(piece, tokens, pages[page_index].number, starts_block=index == 0 and part == 0)
         block_start = next_start
+
+
+HEADING_MAX_WORDS = 8
+
+
+def _heading_line_breaks(text: str) -> list[tuple[int, int]]:
+    """Line breaks after a heading line of a PDF: short, no closing punctuation, between the end of a
+    paragraph (or the start) and a capitalised line. It then stays out of the next sentence ("Dosing The
+    recommended dose ..."), which keeps excerpts and extractive answers clean."""
+    breaks: list[tuple[int, int]] = []
+    lines = text.split("\n")
+    offset = 0
+    previous_end = "."
+    for line, following in zip(lines, lines[1:], strict=False):
+        end = offset + len(line)
+        words = line.split()
+        if (words and len(words) <= HEADING_MAX_WORDS and line.rstrip()[-1] not in ".,;:!?-–"
+                and previous_end in ".!?:" and following.lstrip()[:1].isupper()):
+            breaks.append((end, end + 1))
+        if words:
+            previous_end = "." if (end, end + 1) in breaks[-1:] else line.rstrip()[-1]
+        offset = end + 1
+    return breaks
 
 
 def _page_break_ends_sentence(text: str, start: int) -> bool:

@@ -48,6 +48,9 @@ _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])[ \t]+", re.M)
 _MARKDOWN_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
 _QUOTE_MARKER = re.compile(r"^[ \t]*>[ \t]?", re.M)
+# A short line without closing punctuation before a new line is a heading (chunk text keeps line breaks only
+# between blocks, so this never cuts a sentence).
+_HEADING_LINE = re.compile(r"^[ \t]*(?![-*•]|\d+[.)])(?:\S+[ \t]+){0,7}\S*[^\s.,;:!?][ \t]*\n", re.M)
 _SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
              "ly", "s")
 
@@ -77,6 +80,7 @@ def split_sentences(text: str) -> list[str]:
     """Sentences of an excerpt; a period after "b.i.d.", "e.g." or inside "0.5 mg" does not end one."""
     sentences: list[str] = []
     prose = _QUOTE_MARKER.sub("", _MARKDOWN_HEADING.sub("\n", text))  # headings are not sentences
+    prose = _HEADING_LINE.sub("\n\n", prose)
     prose = _LIST_ITEM.sub("\n\n", prose)  # each list item stands alone, even without a final period
     for block in _BLOCK_BREAK.split(prose):
         flat = " ".join(block.split())
