@@ -15,6 +15,7 @@ from voiceassist.search import (
     fuse_min_max,
     fuse_rrf,
     keep_latest_versions,
+    limit_chunks_per_document,
     min_max_normalize,
     query_terms,
     top_n,
@@ -107,3 +108,10 @@ def test_drop_near_duplicates_keeps_the_best_ranked_copy() -> None:
     hits = [hit("guideline", 1, paragraph), hit("textbook", 1, paragraph.replace("adults.", "adults!")),
             hit("other", 1, "Metformin is the first-line drug for type 2 diabetes.")]
     assert [h.chunk.doc_key for h in drop_near_duplicates(hits)] == ["guideline", "other"]
+
+
+def test_limit_chunks_per_document_keeps_each_documents_best_chunks() -> None:
+    hits = [hit("guideline", 1, "first"), hit("guideline", 1, "second"), hit("textbook", 1, "only"),
+            hit("guideline", 2, "third")]
+    assert [h.chunk.text for h in limit_chunks_per_document(hits)] == ["first", "only"]
+    assert [h.chunk.text for h in limit_chunks_per_document(hits, limit=2)] == ["first", "second", "only"]

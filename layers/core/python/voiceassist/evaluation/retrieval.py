@@ -19,7 +19,6 @@ import json
 import math
 import re
 import sqlite3
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,7 +31,7 @@ from voiceassist.models import Chunk, DocumentMetadata, FusionMethod, Page, Sear
 from voiceassist.ports import Embedder, SearchIndex, Vectors
 from voiceassist.query_expansion import CLINICAL_ABBREVIATIONS, expand_abbreviations
 from voiceassist.rerank import IdentityReranker
-from voiceassist.search import drop_near_duplicates
+from voiceassist.search import drop_near_duplicates, limit_chunks_per_document
 
 DEFAULT_WEIGHTS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 QueryRewrite = Callable[[str], str]
@@ -179,16 +178,7 @@ def _at_least(score: float) -> PostProcess:
 
 
 def _at_most_per_document(limit: int) -> PostProcess:
-    def keep(_: str, hits: list[SearchHit]) -> list[SearchHit]:
-        counts: Counter[str] = Counter()
-        kept = []
-        for hit in hits:
-            if counts[hit.chunk.doc_key] < limit:
-                counts[hit.chunk.doc_key] += 1
-                kept.append(hit)
-        return kept
-
-    return keep
+    return lambda _, hits: limit_chunks_per_document(hits, limit=limit)
 
 
 def abbreviated(dataset: BeirDataset, abbreviations: Mapping[str, str] = CLINICAL_ABBREVIATIONS) -> BeirDataset:
