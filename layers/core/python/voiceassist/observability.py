@@ -6,6 +6,9 @@ callers pass redacted text and hashes only (tests check the captured logs for PH
 
 from __future__ import annotations
 
+import logging
+import sys
+
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
@@ -15,7 +18,9 @@ METRICS_NAMESPACE = "VoiceAssist"
 METRIC_CIRCUIT_BREAKER_OPENED = "CircuitBreakerOpened"
 METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
 
-logger = Logger(service=SERVICE)
+# Logs go to stderr: Lambda sends both streams to CloudWatch, and locally stdout stays free for the JSON a CLI
+# or benchmark prints (EMF metric lines still go to stdout, where CloudWatch expects them).
+logger = Logger(service=SERVICE, logger_handler=logging.StreamHandler(sys.stderr))
 tracer = Tracer(service=SERVICE)
 metrics = Metrics(namespace=METRICS_NAMESPACE, service=SERVICE)
 
