@@ -9,9 +9,10 @@ import pytest
 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
 from voiceassist.adapters.openai_chat import OpenAIChatModel
+from voiceassist.circuit_breaker import BreakerRegistry
 from voiceassist.errors import Conflict, ModelUnavailable
 from voiceassist.models import ChatMessage, RoutingMode
-from voiceassist.routing import BreakerRegistry, choose_models, generate_with_fallbacks
+from voiceassist.routing import choose_models, generate_with_fallbacks
 
 MESSAGES = [ChatMessage(role="system", content="clinical reference assistant"),
             ChatMessage(role="user", content="Question: maximum daily dose of metformin?")]

@@ -35,12 +35,12 @@ from tests.stubs.query_stack import (
 )
 from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.answering import DEGRADED_WARNING, FALLBACK_WARNING
+from voiceassist.circuit_breaker import BreakerRegistry, BreakerState
 from voiceassist.local.handlers import invoke
 from voiceassist.local.server import to_api_gateway_event
 from voiceassist.models import AuditOutcome, RoutingMode
 from voiceassist.orchestrator import SOURCES_UNAVAILABLE_REPLY
 from voiceassist.phi import FailClosedDetector
-from voiceassist.routing import BreakerRegistry, BreakerState
 
 
 @dataclass(frozen=True)

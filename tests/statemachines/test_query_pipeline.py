@@ -16,6 +16,7 @@ from tests.stubs.query_stack import query_runner
 from voiceassist import service
 from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.answering import FALLBACK_WARNING
+from voiceassist.circuit_breaker import BreakerRegistry
 from voiceassist.composition import Dependencies
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.local.pipelines import copy_json, install_interpreter_speedups
@@ -30,7 +31,6 @@ from voiceassist.models import (
     SourceType,
     TokenUsage,
 )
-from voiceassist.routing import BreakerRegistry
 
 USER = "clinician-1"
 PASSAGES = {

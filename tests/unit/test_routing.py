@@ -9,13 +9,10 @@ from typing import Any
 
 import pytest
 
+from voiceassist.circuit_breaker import BreakerRegistry, BreakerState, CircuitBreaker, CircuitOpen
 from voiceassist.errors import Conflict, DependencyError, ModelUnavailable, PhiBoundaryViolation
 from voiceassist.models import ChatCompletion, ChatMessage, RoutingMode, TokenUsage
 from voiceassist.routing import (
-    BreakerRegistry,
-    BreakerState,
-    CircuitBreaker,
-    CircuitOpen,
     NoModelAvailable,
     RoutePlan,
     choose_models,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from voiceassist import extractive, generation, phi, routing
+from voiceassist.circuit_breaker import BreakerRegistry
 from voiceassist.errors import ModelUnavailable, NotFound
 from voiceassist.models import Message, Session
 from voiceassist.orchestrator import QueryContext, QueryState, timed
@@ -54,7 +55,7 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str) -> QueryState:
         user_text = "\n".join([question, context or "", *(m.content for m in history)])
         try:
             result = routing.generate_with_fallbacks(
-                tier_plan, prompt.messages, breakers=routing.BreakerRegistry(ctx.state),
+                tier_plan, prompt.messages, breakers=BreakerRegistry(ctx.state),
                 retries=0,  # the state machine retries the primary tier once
                 egress_check=lambda _payload: phi.ensure_no_phi(user_text, ctx.phi_detector))
         except routing.NoModelAvailable as exc:
