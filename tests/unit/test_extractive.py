@@ -6,8 +6,9 @@ import re
 
 import pytest
 
+from voiceassist.citations import parse_citations
 from voiceassist.extractive import EXTRACTIVE_LABEL, NO_ANSWER, compose_extractive, split_sentences
-from voiceassist.generation import Excerpt, number_excerpts, parse_citations
+from voiceassist.generation import Excerpt, number_excerpts
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 
 ANAPHYLAXIS_EPINEPHRINE = (

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist import generation
+from voiceassist import citations, generation
+from voiceassist.citations import citations_for, parse_citations, renumber
 from voiceassist.generation import (
     Excerpt,
     build_messages,
     build_prompt,
-    citations_for,
     count_tokens,
     message_tokens,
     number_excerpts,
-    parse_citations,
-    renumber,
 )
 from voiceassist.models import Chunk, DocumentMetadata, Message, SearchHit, SourceType
 
@@ -229,7 +227,7 @@ def test_citations_for_shortens_long_excerpts_at_a_word() -> None:
 
     citation = citations_for(renumber(parse_citations("Yes [1].", 1)), excerpt)[0]
 
-    assert len(citation.excerpt) <= generation.CITATION_EXCERPT_CHARS + 2
+    assert len(citation.excerpt) <= citations.CITATION_EXCERPT_CHARS + 2
     assert citation.excerpt.endswith("production …")
 
 

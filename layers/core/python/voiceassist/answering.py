@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from voiceassist import extractive, generation, phi, routing
+from voiceassist import citations, extractive, generation, phi, routing
 from voiceassist.circuit_breaker import BreakerRegistry
 from voiceassist.errors import ModelUnavailable, NotFound
 from voiceassist.models import Message, Session
@@ -91,13 +91,13 @@ def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
     """Keep the citations the answer uses (renumbered 1..k); drop and flag those that point at nothing."""
     with timed(state, "assemble"):
         excerpts = _excerpts(state)
-        cited = generation.parse_citations(state.answer or "", len(excerpts))
+        cited = citations.parse_citations(state.answer or "", len(excerpts))
         if cited.invalid:
             state.warnings.append("removed citations that pointed at no excerpt: "
                                   + ", ".join(f"[{n}]" for n in cited.invalid))
-        renumbered = generation.renumber(cited)
+        renumbered = citations.renumber(cited)
         state.answer = renumbered.text
-        state.citations = generation.citations_for(renumbered, excerpts)
+        state.citations = citations.citations_for(renumbered, excerpts)
         if state.answer and not state.citations and not state.extractive:
             state.warnings.append("the answer cites no excerpt of the knowledge base; verify it independently")
         _remember(ctx, state)

@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiceassist.abbreviations import abbreviation_kind
-from voiceassist.generation import Excerpt, strip_citations
+from voiceassist.citations import strip_citations
+from voiceassist.generation import Excerpt
 
 EXTRACTIVE_LABEL = "Extractive answer (no language model was used): "
 NO_ANSWER = (
