@@ -64,6 +64,16 @@ class ModelUnavailable(DependencyError):
     code = "model_unavailable"
 
 
+class SourceUnavailable(DependencyError):
+    """An external search source (PubMed, web search) failed, timed out or used up its retries.
+
+    The query goes on without that source (degraded). The message names the source, the stage and the HTTP
+    status or failure kind, never the query text or a credential.
+    """
+
+    code = "source_unavailable"
+
+
 class PhiBoundaryViolation(VoiceAssistError):
     """Text carrying PHI was about to leave the boundary; the egress guard stopped it."""
 
