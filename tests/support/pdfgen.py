@@ -1,12 +1,15 @@
 """A minimal PDF writer for test fixtures and the sample corpus: text pages in Helvetica, real xref table.
 
 pypdf can read PDFs but not lay out text, and reportlab is not a dependency; this writes the few objects a
-text PDF needs so tests can make documents whose content they control.
+text PDF needs so tests can make documents whose content they control. A page's heading is set in 14 pt
+Helvetica-Bold; a Line among the paragraphs is one line in a font and size of its own.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 LINE_HEIGHT = 14
 TOP = 760
@@ -18,11 +21,28 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
-def _page_stream(title: str | None, paragraphs: list[str], footer: str | None) -> bytes:
-    ops = ["BT", "/F1 11 Tf", f"{LEFT} {TOP} Td", f"{LINE_HEIGHT} TL"]
+@dataclass(frozen=True)
+class Line:
+    """One line of text in its own style: bold=True is Helvetica-Bold."""
+
+    text: str
+    size: float = 11
+    bold: bool = False
+
+
+def _page_stream(title: str | None, paragraphs: Sequence[str | Line], footer: str | None, header: Line | None) -> bytes:
+    ops = []
+    if header:
+        ops += ["BT", f"/{'F2' if header.bold else 'F1'} {header.size:g} Tf", f"{LEFT} {TOP + 2 * LINE_HEIGHT} Td",
+                f"({_escape(header.text)}) Tj", "ET"]
+    ops += ["BT", "/F1 11 Tf", f"{LEFT} {TOP} Td", f"{LINE_HEIGHT} TL"]
     if title:
         ops += ["/F2 14 Tf", f"({_escape(title)}) Tj", "T*", "/F1 11 Tf", "T*"]
     for paragraph in paragraphs:
+        if isinstance(paragraph, Line):
+            font = "F2" if paragraph.bold else "F1"
+            ops += [f"/{font} {paragraph.size:g} Tf", f"({_escape(paragraph.text)}) Tj", "T*", "/F1 11 Tf"]
+            continue
         for line in textwrap.wrap(paragraph, WIDTH_CHARS) or [""]:
             ops += [f"({_escape(line)}) Tj", "T*"]
         ops.append("T*")
@@ -32,8 +52,10 @@ def _page_stream(title: str | None, paragraphs: list[str], footer: str | None) -
     return "\n".join(ops).encode("latin-1")
 
 
-def build_pdf(pages: list[tuple[str | None, list[str]]], *, footer: str | None = None, title: str = "") -> bytes:
-    """pages: (heading or None, paragraphs) per page. Text must be Latin-1 (the standard Helvetica encoding)."""
+def build_pdf(pages: Sequence[tuple[str | None, Sequence[str | Line]]], *, footer: str | None = None, title: str = "",
+              header: Line | None = None) -> bytes:
+    """pages: (heading or None, paragraphs) per page; header: a running head above every page's text.
+    Text must be Latin-1 (the standard Helvetica encoding)."""
     objects: list[bytes] = []
 
     def add(body: bytes) -> int:
@@ -48,7 +70,7 @@ def build_pdf(pages: list[tuple[str | None, list[str]]], *, footer: str | None =
     page_ids = []
     for number, (heading, paragraphs) in enumerate(pages, start=1):
         page_footer = f"{footer}  -  Page {number} of {len(pages)}" if footer else None
-        stream = _page_stream(heading, paragraphs, page_footer)
+        stream = _page_stream(heading, paragraphs, page_footer, header)
         content = add(b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream")
         page_ids.append(add(
             b"<< /Type /Page /Parent %d 0 R /MediaBox [0 0 612 792] /Contents %d 0 R "

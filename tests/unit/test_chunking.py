@@ -172,6 +172,40 @@ def test_chunk_document_never_merges_across_headings_and_names_the_section() -> 
     ]
 
 
+def test_chunk_document_splits_pdf_pages_at_the_headings_they_list_and_carries_the_section_on() -> None:
+    pages = [
+        Page(number=1, text="Preface text.\nDosing\nGive 5 mg daily.", heading="Dosing"),
+        Page(number=2, text="Halve it in renal failure.\nWarnings\nMay cause rash.", heading="Warnings"),
+        Page(number=3, text="Stop if it spreads."),
+    ]
+
+    chunks = chunk(pages, max_tokens=200)
+
+    assert [(c.page, c.section, c.text) for c in chunks] == [
+        (1, None, "Preface text."),
+        (1, "Dosing", "Dosing\nGive 5 mg daily."),
+        (2, "Dosing", "Halve it in renal failure."),
+        (2, "Warnings", "Warnings\nMay cause rash."),
+        (3, "Warnings", "Stop if it spreads."),
+    ]
+
+
+def test_chunk_document_ignores_a_listed_pdf_heading_that_cleaning_removed_from_the_text() -> None:
+    pages = [Page(number=1, text="Give 5 mg daily.", heading="Guideline 2024"), Page(number=2, text="Then 10 mg.")]
+
+    assert {c.section for c in chunk(pages, max_tokens=200)} == {None}
+
+
+def test_chunk_document_opens_a_section_with_the_chapter_heading_above_it() -> None:
+    pages = [Page(number=1, text="2 Treatment of\nhypertension\n2.1 First line\nGive a thiazide.",
+                  heading="2 Treatment of hypertension\n2.1 First line")]
+
+    chunks = chunk(pages, max_tokens=200)
+
+    assert [(c.section, c.text) for c in chunks] == [
+        ("2.1 First line", "2 Treatment of hypertension\n2.1 First line\nGive a thiazide.")]
+
+
 def test_chunk_document_gives_the_page_each_chunk_starts_on() -> None:
     pages = [
         Page(number=1, text=" ".join(numbered_sentences(3))),

@@ -148,6 +148,12 @@ def test_clean_pages_keeps_page_count_numbers_and_headings() -> None:
     ]
 
 
+def test_clean_pages_cleans_each_heading_a_pdf_page_lists() -> None:
+    pages = [Page(number=1, text="\ufb01rst line\nDosing\nWarnings", heading=" \ufb01rst  line\n\nWarnings ")]
+
+    assert clean_pages(pages)[0].heading == "first line\nWarnings"
+
+
 # --------------------------------------------------------------------------- hyphenation
 
 

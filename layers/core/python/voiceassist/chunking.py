@@ -18,6 +18,7 @@ from itertools import pairwise
 import tiktoken
 
 from voiceassist.abbreviations import abbreviation_kind
+from voiceassist.headings import Section, heading_line_breaks, sections
 from voiceassist.models import Chunk, DocumentMetadata, Page
 from voiceassist.settings import configure_tiktoken_cache
 
@@ -95,8 +96,8 @@ def chunk_document(
         return count_model_tokens(text) <= model_max_tokens
 
     chunks: list[Chunk] = []
-    for section, section_pages in _sections(pages):
-        sentences = _units(section_pages, max_tokens)
+    for section in sections(pages):
+        sentences = _units(section, max_tokens)
         units = [piece for unit in sentences for piece in _split_long(unit, max_tokens)]
         for group in _pack(units, max_tokens=max_tokens, overlap_tokens=overlap_tokens, fits=fits):
             text = _join(group)
@@ -110,7 +111,7 @@ def chunk_document(
                     text=text,
                     token_count=count_tokens(text),
                     page=group[0].page,
-                    section=section,
+                    section=section.heading,
                     metadata=metadata,
                 )
             )
@@ -120,34 +121,24 @@ def chunk_document(
 # --------------------------------------------------------------------------- structure
 
 
-def _sections(pages: list[Page]) -> Iterator[tuple[str | None, list[Page]]]:
-    """Runs of pages under one heading. Unpaged formats (Markdown, HTML) give one page per section."""
-    heading: str | None = None
-    run: list[Page] = []
-    for page in pages:
-        if page.number is None or (page.heading is not None and page.heading != heading):
-            if run:
-                yield heading, run
-            heading, run = page.heading, []
-        run.append(page)
-    if run:
-        yield heading, run
-
-
-def _units(pages: list[Page], max_tokens: int) -> Iterator[_Unit]:
+def _units(section: Section, max_tokens: int) -> Iterator[_Unit]:
     """Sentences of a section with the page each starts on. A sentence may run onto the next page, but
     one too long for a chunk (a table without full stops) is first cut at page breaks, so that each of
-    its chunks cites the page it comes from."""
-    text = "\n".join(page.text for page in pages)
+    its chunks cites the page it comes from. Each heading opening the section is a unit of its own."""
+    pages = section.pages
+    text = section.text
     page_starts: list[int] = []
     offset = 0
     for page in pages:
         page_starts.append(offset)
         offset += len(page.text) + 1
-    breaks = sorted([(m.start(), m.end()) for m in _BLOCK_BREAK.finditer(text)]
-                    + [(start - 1, start) for start in page_starts[1:] if _page_break_ends_sentence(text, start)]
-                    + _heading_line_breaks(text)
-                    + [(len(text), len(text))])
+    cuts = ({(m.start(), m.end()) for m in _BLOCK_BREAK.finditer(text)}
+            | {(start - 1, start) for start in page_starts[1:] if _page_break_ends_sentence(text, start)}
+            | set(heading_line_breaks(text, frozenset(end for _, end in section.heading_spans)))
+            | {(end, end + 1) for _, end in section.heading_spans}
+            | {(len(text), len(text))})
+    # A heading set on two lines is one unit.
+    breaks = sorted(cut for cut in cuts if not any(start < cut[0] < end for start, end in section.heading_spans))
     block_start = 0
     for block_end, next_start in breaks:
         for index, (start, end) in enumerate(_sentence_spans(text, block_start, block_end)):
@@ -155,29 +146,6 @@ def _units(pages: list[Page], max_tokens: int) -> Iterator[_Unit]:
             for part, (piece, tokens, page_index) in enumerate(pieces):
                 yield _Unit(piece, tokens, pages[page_index].number, starts_block=index == 0 and part == 0)
         block_start = next_start
-
-
-HEADING_MAX_WORDS = 8
-
-
-def _heading_line_breaks(text: str) -> list[tuple[int, int]]:
-    """Line breaks after a heading line of a PDF: short, no closing punctuation, between the end of a
-    paragraph (or the start) and a capitalised line. It then stays out of the next sentence ("Dosing The
-    recommended dose ..."), which keeps excerpts and extractive answers clean."""
-    breaks: list[tuple[int, int]] = []
-    lines = text.split("\n")
-    offset = 0
-    previous_end = "."
-    for line, following in zip(lines, lines[1:], strict=False):
-        end = offset + len(line)
-        words = line.split()
-        if (words and len(words) <= HEADING_MAX_WORDS and line.rstrip()[-1] not in ".,;:!?-–"
-                and previous_end in ".!?:" and following.lstrip()[:1].isupper()):
-            breaks.append((end, end + 1))
-        if words:
-            previous_end = "." if (end, end + 1) in breaks[-1:] else line.rstrip()[-1]
-        offset = end + 1
-    return breaks
 
 
 def _page_break_ends_sentence(text: str, start: int) -> bool:

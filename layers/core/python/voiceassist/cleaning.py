@@ -34,6 +34,9 @@ _LINE_SEPARATORS = re.compile("\r\n|[\u2028\u2029\x0b\x0c\x85]")
 _CONTROL_CHARACTERS = re.compile("[\x00-\x08\x0e-\x1f\x7f\r]")
 _HORIZONTAL_SPACE = re.compile(r"[^\S\n]+")
 _BLANK_LINES = re.compile(r"\n{3,}")
+# Share of non-space characters that may be unreadable (controls, private use, U+FFFD) before a text is
+# judged undecodable: a few stray symbols are normal, a garbled font or a binary file is not.
+_MAX_UNREADABLE_SHARE = 0.2
 
 # ---- page furniture -------------------------------------------------------------------------------
 
@@ -99,7 +102,18 @@ def clean_pages(pages: list[Page]) -> list[Page]:
 
 
 def _clean_heading(heading: str | None) -> str | None:
-    return " ".join(normalize_text(heading).split()) or None if heading else None
+    """A PDF page lists its headings one per line (see voiceassist.headings); each is cleaned on its own."""
+    if not heading:
+        return None
+    lines = (" ".join(normalize_text(line).split()) for line in heading.split("\n"))
+    return "\n".join(line for line in lines if line) or None
+
+
+def is_readable(text: str) -> bool:
+    """False when too many characters are unreadable: a garbled font or a binary file, not a stray symbol."""
+    visible = [ch for ch in text if not ch.isspace()]
+    unreadable = sum(1 for ch in visible if ch == "\ufffd" or unicodedata.category(ch) in ("Cc", "Co", "Cs"))
+    return unreadable <= _MAX_UNREADABLE_SHARE * len(visible)
 
 
 # --------------------------------------------------------------------------- unicode

@@ -1,4 +1,4 @@
-"""Text extraction: uploaded bytes -> pages of text (PDF via pypdf, plain text, Markdown, HTML).
+"""Text extraction: uploaded bytes -> pages of text (PDF via extraction_pdf, plain text, Markdown, HTML).
 
 Every way a file can be unusable ends in an ExtractionError whose reason an operator can act on; the
 parsers' own exceptions never escape, because an upload is untrusted input and pypdf raises many kinds.
@@ -6,17 +6,13 @@ parsers' own exceptions never escape, because an upload is untrusted input and p
 
 from __future__ import annotations
 
-import io
 import re
-import time
-import unicodedata
 from html.parser import HTMLParser
 from pathlib import PurePosixPath
 
-from pypdf import PasswordType, PdfReader
-from pypdf.errors import DependencyError as PdfDependencyError
-
+from voiceassist.cleaning import is_readable
 from voiceassist.errors import ExtractionError, UnsupportedMediaType
+from voiceassist.extraction_pdf import pdf_pages
 from voiceassist.models import ExtractedDocument, Page
 
 PDF = "application/pdf"
@@ -50,9 +46,6 @@ _PDF_MAGIC_WINDOW = 1024  # the PDF spec lets readers accept junk before the hea
 _HTML_START = (b"<!doctype html", b"<html")
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
 _TEXT_FALLBACKS = ("utf-8-sig", "cp1252", "latin-1")
-# Share of non-space characters that may be unreadable (controls, private use, U+FFFD) before a text is
-# judged undecodable: a few stray symbols are normal, a garbled font or a binary file is not.
-_MAX_UNREADABLE_SHARE = 0.2
 
 
 def detect_content_type(filename: str, data: bytes) -> str:
@@ -91,7 +84,7 @@ def extract(
     if len(data) > max_bytes:
         raise ExtractionError(f"too large: the file has {_size(len(data))}, the limit is {_size(max_bytes)}")
     if kind == PDF:
-        pages = _pdf_pages(data, max_pages=max_pages, max_seconds=max_seconds)
+        pages = pdf_pages(data, max_pages=max_pages, max_seconds=max_seconds)
     else:
         text = _decode_text(data, declared=_declared_charset(data) if kind == HTML else None)
         if kind == MARKDOWN:
@@ -103,66 +96,6 @@ def extract(
         if not any(page.text.strip() for page in pages):
             raise ExtractionError("no text: the file contains no readable text, only white space or markup")
     return ExtractedDocument(pages=pages, content_type=kind)
-
-
-# --------------------------------------------------------------------------- PDF
-
-
-def _pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
-    started = time.perf_counter()
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        encrypted = reader.is_encrypted
-    except Exception as exc:
-        raise ExtractionError(f"broken PDF: its structure cannot be parsed ({_describe(exc)})") from exc
-    if encrypted:
-        _unlock(reader)
-    try:
-        page_count = len(reader.pages)
-    except Exception as exc:
-        raise ExtractionError(f"broken PDF: its page tree cannot be read ({_describe(exc)})") from exc
-    if page_count == 0:
-        raise ExtractionError("broken PDF: the file has no pages")
-    if page_count > max_pages:
-        raise ExtractionError(f"too large: the PDF has {page_count} pages, the limit is {max_pages}")
-    pages: list[Page] = []
-    for number in range(1, page_count + 1):
-        try:
-            text = reader.pages[number - 1].extract_text() or ""
-        except Exception as exc:
-            raise ExtractionError(f"broken PDF: page {number} cannot be read ({_describe(exc)})") from exc
-        pages.append(Page(number=number, text=text))
-        if number < page_count and time.perf_counter() - started > max_seconds:
-            raise ExtractionError(
-                f"too slow: reading stopped after page {number} of {page_count} at the {max_seconds:g} s "
-                "limit; the PDF is unusually complex"
-            )
-    _check_text_layer("".join(page.text for page in pages))
-    return pages
-
-
-def _unlock(reader: PdfReader) -> None:
-    """Open a PDF encrypted with an empty user password (common: 'no copying' files); refuse the rest."""
-    try:
-        result = reader.decrypt("")
-    except PdfDependencyError as exc:
-        raise ExtractionError(
-            "encrypted: this PDF uses AES encryption, which needs the 'cryptography' package deployed"
-        ) from exc
-    except Exception as exc:
-        raise ExtractionError(f"encrypted: the PDF's encryption is not supported ({_describe(exc)})") from exc
-    if result == PasswordType.NOT_DECRYPTED:
-        raise ExtractionError("encrypted: password-protected PDFs are not supported")
-
-
-def _check_text_layer(text: str) -> None:
-    if not _is_readable(text):
-        raise ExtractionError(
-            "unreadable text: the PDF's characters have no Unicode meaning (its fonts lack a character "
-            "map); OCR is not supported yet"
-        )
-    if not any(ch.isalnum() for ch in text):
-        raise ExtractionError("no text layer (scanned/image-only PDF); OCR is not supported yet")
 
 
 # --------------------------------------------------------------------------- text formats
@@ -177,7 +110,7 @@ def _decode_text(data: bytes, *, declared: str | None) -> str:
         candidates = ((declared,) if declared else ()) + _TEXT_FALLBACKS
     for encoding in candidates:
         text = _try_decode(data, encoding)
-        if text is not None and _is_readable(text):
+        if text is not None and is_readable(text):
             return text
     raise ExtractionError(
         "unreadable encoding: the bytes do not decode to readable text as UTF-8, Windows-1252 or Latin-1"
@@ -335,17 +268,6 @@ def _html_pages(text: str) -> list[Page]:
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _is_readable(text: str) -> bool:
-    visible = [ch for ch in text if not ch.isspace()]
-    unreadable = sum(1 for ch in visible if ch == "\ufffd" or unicodedata.category(ch) in ("Cc", "Co", "Cs"))
-    return unreadable <= _MAX_UNREADABLE_SHARE * len(visible)
-
-
-def _describe(exc: BaseException) -> str:
-    message = " ".join(str(exc).split())[:200]
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
 
 
 def _size(n_bytes: int) -> str:
