@@ -12,4 +12,4 @@ from voiceassist.observability import logger, tracer
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return triggers.handle_object_created(dependencies(), event)
+    return triggers.handle_object_created(dependencies(), event, lambda_context=context)

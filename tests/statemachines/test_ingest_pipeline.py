@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.pdfgen import build_pdf
-from voiceassist import ingestion, service
+from voiceassist import artifacts, ingestion, service
 from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.adapters.stepfunctions_pipeline import ExecutionRecord
 from voiceassist.composition import Dependencies
@@ -25,6 +25,8 @@ ASL: dict[str, Any] = json.loads(PIPELINES["ingest"].read_text(encoding="utf-8")
 STATES: dict[str, Any] = ASL["States"]
 TRANSIENT_LAMBDA_ERRORS = {"Lambda.ServiceException", "Lambda.AWSLambdaException", "Lambda.SdkClientException",
                            "Lambda.TooManyRequestsException"}
+# The Catch targets that record a failure, and the Fail state each ends in.
+FAILURE_RECORDERS = {"Mark Job Failed": "Ingestion Failed", "Mark Registration Failed": "Registration Failed"}
 GUIDE = build_pdf([
     ("Anticoagulation", ["Warfarin dosing starts at 5 mg daily; check the INR after three doses.",
                          "Apixaban 5 mg twice daily is an alternative for nonvalvular atrial fibrillation."]),
@@ -59,7 +61,7 @@ def _run(deps: Dependencies, payload: dict[str, Any], name: str) -> ExecutionRec
 
 
 def _stored_artifacts(deps: Dependencies, doc_id: str) -> list[str]:
-    return [name for name in ingestion.ARTIFACT_NAMES if deps.blobs.exists(ingestion.artifact_key(doc_id, name))]
+    return [name for name in artifacts.ARTIFACT_NAMES if deps.blobs.exists(artifacts.artifact_key(doc_id, name))]
 
 
 # --------------------------------------------------------------------------- the definition
@@ -78,8 +80,8 @@ def test_ingest_asl_every_stage_retries_lambda_faults_and_catches_everything_int
     for name, state in tasks.items():
         retried = {error for retrier in state["Retry"] for error in retrier["ErrorEquals"]}
         assert retried >= TRANSIENT_LAMBDA_ERRORS, name
-        if name == "Mark Job Failed":
-            assert "Catch" not in state and state["Next"] == "Ingestion Failed"
+        if name in FAILURE_RECORDERS:
+            assert "Catch" not in state and state["Next"] == FAILURE_RECORDERS[name]
             continue
         (catcher,) = state["Catch"]
         assert catcher["ErrorEquals"] == ["States.ALL"], name
@@ -108,7 +110,7 @@ def test_ingest_pipeline_indexes_an_upload_and_makes_it_searchable(
 
 def test_ingest_pipeline_hands_a_large_document_between_stages_by_reference_and_cleans_up(
         ingest_deps: Dependencies, ingest: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ingestion, "INLINE_ARTIFACT_BYTES", 0)  # every artefact counts as too large to inline
+    monkeypatch.setattr(artifacts, "INLINE_ARTIFACT_BYTES", 0)  # every artefact counts as too large to inline
 
     job = ingest("anticoagulation.pdf", GUIDE)
 
@@ -119,7 +121,7 @@ def test_ingest_pipeline_hands_a_large_document_between_stages_by_reference_and_
 
 def test_ingest_pipeline_failure_after_storing_artefacts_deletes_them(
         ingest_deps: Dependencies, ingest: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ingestion, "INLINE_ARTIFACT_BYTES", 0)
+    monkeypatch.setattr(artifacts, "INLINE_ARTIFACT_BYTES", 0)
 
     def crash(*args: object) -> None:
         raise RuntimeError("the embedding model crashed")

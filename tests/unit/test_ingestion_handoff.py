@@ -6,32 +6,32 @@ import json
 
 import pytest
 
-from voiceassist import ingestion
+from voiceassist import artifacts, ingestion
 from voiceassist.composition import Dependencies
 
 
 def test_hand_off_keeps_a_small_artefact_inline_without_storing_it(local_deps: Dependencies) -> None:
-    ctx = local_deps.ingestion
+    blobs = local_deps.blobs
 
-    ref = ingestion.hand_off(ctx, "doc_1", "chunks.jsonl", b'{"text": "Metformin 500 mg"}')
+    ref = artifacts.hand_off(blobs, "doc_1", "chunks.jsonl", b'{"text": "Metformin 500 mg"}')
 
     assert set(ref) == {"inline"}
-    assert ingestion.received(ctx, ref) == b'{"text": "Metformin 500 mg"}'
-    assert not ctx.blobs.exists(ingestion.artifact_key("doc_1", "chunks.jsonl"))
+    assert artifacts.received(blobs, ref) == b'{"text": "Metformin 500 mg"}'
+    assert not blobs.exists(artifacts.artifact_key("doc_1", "chunks.jsonl"))
 
 
 def test_hand_off_stores_a_large_artefact_under_the_documents_artifact_folder(local_deps: Dependencies) -> None:
-    ctx = local_deps.ingestion
-    data = b"x" * ingestion.INLINE_ARTIFACT_BYTES  # base64 makes it a third larger than the limit
+    blobs = local_deps.blobs
+    data = b"x" * artifacts.INLINE_ARTIFACT_BYTES  # base64 makes it a third larger than the limit
 
-    ref = ingestion.hand_off(ctx, "doc_1", "cleaned.json", data)
+    ref = artifacts.hand_off(blobs, "doc_1", "cleaned.json", data)
 
     assert ref == {"key": "artifacts/doc_1/cleaned.json"}
-    assert ingestion.received(ctx, ref) == data
+    assert artifacts.received(blobs, ref) == data
 
 
 def test_hand_off_by_reference_stores_even_a_small_artefact(local_deps: Dependencies) -> None:
-    ref = ingestion.hand_off(local_deps.ingestion, "doc_1", "vectors.npy", b"\x93NUMPY", by_reference=True)
+    ref = artifacts.hand_off(local_deps.blobs, "doc_1", "vectors.npy", b"\x93NUMPY", by_reference=True)
 
     assert ref == {"key": "artifacts/doc_1/vectors.npy"}
 

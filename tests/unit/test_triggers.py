@@ -1,4 +1,5 @@
-"""S3 -> EventBridge -> ingest_trigger: one execution per object version, however often the event arrives."""
+"""S3 -> EventBridge -> ingest_trigger: which uploads start ingestion, with what metadata, and where the records
+that make it once per object version live (the idempotency behaviour itself: tests/contract)."""
 
 from __future__ import annotations
 
@@ -80,3 +81,28 @@ def test_trigger_rejects_a_malformed_event(deps: Dependencies) -> None:
 
     with pytest.raises(InvalidInput, match="Object Created"):
         triggers.handle_object_created(deps, {"detail": {}})
+
+
+def test_trigger_idempotency_records_live_in_sqlite_locally(local_deps: Dependencies) -> None:
+    from voiceassist.adapters.sqlite_idempotency import SqlitePersistenceLayer
+
+    assert isinstance(local_deps.idempotency, SqlitePersistenceLayer)
+
+
+def test_trigger_idempotency_records_live_in_the_configured_table_on_aws() -> None:
+    from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+    from voiceassist.settings import Runtime, Settings
+
+    layer = Dependencies(Settings(runtime=Runtime.AWS, idempotency_table="voiceassist-dev-idempotency")).idempotency
+
+    assert isinstance(layer, DynamoDBPersistenceLayer) and layer.table_name == "voiceassist-dev-idempotency"
+    assert (layer.key_attr, layer.expiry_attr) == ("id", "expiration")  # the schema infra creates
+
+
+def test_trigger_idempotency_without_a_table_on_aws_names_the_missing_variable() -> None:
+    from voiceassist.errors import InvalidInput
+    from voiceassist.settings import ENV_IDEMPOTENCY_TABLE, Runtime, Settings
+
+    with pytest.raises(InvalidInput, match=ENV_IDEMPOTENCY_TABLE):
+        Dependencies(Settings(runtime=Runtime.AWS)).idempotency  # noqa: B018 - building it is the point

@@ -7,13 +7,17 @@ nothing connects at import time. Tests override the whole set with `use_dependen
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from voiceassist.settings import Runtime, Settings, get_settings
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
+
     from voiceassist.ingestion import IngestionContext
+    from voiceassist.models import SearchHit
     from voiceassist.orchestrator import QueryContext
     from voiceassist.ports import (
         AuditLog,
@@ -23,8 +27,10 @@ if TYPE_CHECKING:
         Embedder,
         JobStore,
         KeyValueState,
+        LiteratureSearch,
         PhiDetector,
         PipelineRunner,
+        Reranker,
         SearchIndex,
         SessionStore,
     )
@@ -114,6 +120,22 @@ class Dependencies:
 
         return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
 
+    @cached_property
+    def idempotency(self) -> BasePersistenceLayer:
+        """Powertools idempotency records (the S3 trigger's): its DynamoDB table on AWS, SQLite locally."""
+        if self.local:
+            from voiceassist.adapters.sqlite_idempotency import SqlitePersistenceLayer
+
+            return SqlitePersistenceLayer(self._sqlite)
+        from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+        from voiceassist.errors import InvalidInput
+        from voiceassist.settings import ENV_IDEMPOTENCY_TABLE
+
+        if not self.settings.idempotency_table:
+            raise InvalidInput(f"invalid configuration: the aws runtime needs {ENV_IDEMPOTENCY_TABLE}")
+        return DynamoDBPersistenceLayer(table_name=self.settings.idempotency_table, boto3_client=self._dynamodb)
+
     # ---- search and models --------------------------------------------------------------------------
     @cached_property
     def embedder(self) -> Embedder:
@@ -134,6 +156,29 @@ class Dependencies:
                                pipeline=self.settings.opensearch_pipeline, region=self.settings.region,
                                dimension=self.embedder.dimension, fusion=self.settings.fusion,
                                bm25_weight=self.settings.bm25_weight)
+
+    @cached_property
+    def reranker(self) -> Reranker:
+        from voiceassist.rerank import IdentityReranker
+
+        return IdentityReranker()  # evaluated default: docs/search.md, "Query enhancement ... and reranking"
+
+    @cached_property
+    def literature(self) -> LiteratureSearch | None:
+        """PubMed when a base URL is configured; its NCBI key from Secrets Manager on AWS (never plain env)."""
+        if not self.settings.pubmed_base_url:
+            return None
+        return _OnFirstSearch(self._build_pubmed)
+
+    def _build_pubmed(self) -> LiteratureSearch:
+        from voiceassist.adapters.pubmed import PubMedClient
+
+        settings = self.settings
+        api_key = settings.pubmed_api_key
+        if settings.pubmed_secret_arn:
+            api_key = _secret_string(settings.pubmed_secret_arn, settings.region) or None
+        return PubMedClient(str(settings.pubmed_base_url), api_key=api_key, email=settings.pubmed_email,
+                            requests_per_second=settings.pubmed_requests_per_second)
 
     @cached_property
     def phi_detector(self) -> PhiDetector:
@@ -180,7 +225,35 @@ class Dependencies:
 
         return QueryContext(settings=self.settings, phi_detector=self.phi_detector, index=self.index,
                             embedder=self.embedder, audit=self.audit, sessions=self.sessions, state=self.state,
-                            cloud_chat=self.cloud_chat, local_chat=self.local_chat)
+                            cloud_chat=self.cloud_chat, local_chat=self.local_chat, reranker=self.reranker,
+                            literature=self.literature)
+
+
+class _OnFirstSearch:
+    """A LiteratureSearch built on its first search: every query stage sees whether PubMed is configured,
+    but only the one that searches imports the client and reads its secret."""
+
+    name = "pubmed"
+    in_boundary = False
+
+    def __init__(self, build: Callable[[], LiteratureSearch]) -> None:
+        self._build = build
+        self._client: LiteratureSearch | None = None
+        self._lock = threading.Lock()
+
+    def search(self, query: str, *, top_k: int = 5, deadline_s: float | None = None) -> list[SearchHit]:
+        with self._lock:
+            if self._client is None:
+                self._client = self._build()
+        return self._client.search(query, top_k=top_k, deadline_s=deadline_s)
+
+
+def _secret_string(secret_arn: str, region: str) -> str:
+    """A Secrets Manager secret's string, read once per container (the builder that calls it is cached)."""
+    import boto3
+
+    value = boto3.client("secretsmanager", region_name=region).get_secret_value(SecretId=secret_arn)
+    return str(value.get("SecretString") or "").strip()
 
 
 _current: Dependencies | None = None

@@ -6,9 +6,10 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from voiceassist import extraction, ingestion
+from voiceassist import extraction, ingestion, registration
 from voiceassist.errors import InvalidInput, PayloadTooLarge
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
+from voiceassist.observability import logger
 from voiceassist.orchestrator import QueryState, response_of
 
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ def metadata_for(filename: str, values: dict[str, Any]) -> DocumentMetadata:
 
 
 def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: DocumentMetadata,
-                  start_pipeline: bool = True) -> ingestion.Registration:
+                  start_pipeline: bool = True) -> registration.Registration:
     """Store an upload, register it, and start its ingestion unless the content is unchanged."""
     if not data:
         raise InvalidInput(f"{filename} is empty: upload a document with content")
@@ -39,20 +40,34 @@ def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: D
             f"{filename} is {len(data)} bytes; the limit is {deps.settings.max_upload_bytes} bytes"
         )
     content_type = extraction.detect_content_type(filename, data)
-    key = ingestion.upload_key(metadata.doc_key, ingestion.content_hash(data), filename)
+    key = registration.upload_key(metadata.doc_key, registration.content_hash(data), filename)
     deps.blobs.put(key, data, content_type=content_type, metadata={"doc_key": quote(metadata.doc_key)})
-    registration = ingestion.register(deps.ingestion, blob_key=key, metadata=metadata,
-                                      content_type=content_type, filename=filename)
-    if start_pipeline and not registration.unchanged:
-        deps.pipelines.start("ingest", registration.pipeline_input(), name=registration.job.job_id)
-    return registration
+    registered = registration.register(deps.ingestion, blob_key=key, metadata=metadata,
+                                       content_type=content_type, filename=filename)
+    if start_pipeline and not registered.unchanged:
+        _start_ingestion(deps, registered.job.job_id, registered.document.doc_id, name=registered.job.job_id)
+    return registered
 
 
 def retry_job(deps: Dependencies, job_id: str) -> Any:
     job = ingestion.retry_job(deps.ingestion, job_id)
-    deps.pipelines.start("ingest", {"job_id": job.job_id, "doc_id": job.doc_id},
-                         name=f"{job.job_id}-attempt{job.attempts}")
+    _start_ingestion(deps, job.job_id, job.doc_id, name=f"{job.job_id}-attempt{job.attempts}")
     return job
+
+
+def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str) -> None:
+    """Start the pipeline for a PENDING job. If the start fails, the job is marked FAILED (and can be retried):
+    left PENDING, no execution would ever move it, and an upload of the same content would be answered
+    `unchanged: being indexed` for ever."""
+    try:
+        deps.pipelines.start("ingest", {"job_id": job_id, "doc_id": doc_id}, name=name)
+    except Exception as exc:
+        cause = f"the ingestion pipeline could not be started ({exc}); retry the job"
+        try:
+            ingestion.fail_job(deps.ingestion, job_id, doc_id, {"Error": type(exc).__name__, "Cause": cause})
+        except Exception:  # the start's error is the one to report; this one only leaves the job PENDING
+            logger.exception("could not mark the job of an unstarted pipeline FAILED", extra={"job_id": job_id})
+        raise
 
 
 def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None
