@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements/*.txt 2>/dev
 export PORT ?= 8080
 CDK_CLI := 2.1148.x
 
-.PHONY: install run test test-fast lint typecheck synth bench clean
+.PHONY: install run test test-fast lint typecheck synth layers bench clean
 
 $(STAMP):
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,11 @@ typecheck: install
 # Synthesizes every environment (dev, staging, prod) offline with the pinned CLI: no AWS account, no Docker.
 synth: install
 	npx -y aws-cdk@$(CDK_CLI) synth --quiet
+
+# The Lambda dependency layers for arm64 python3.12 (pip --platform, no Docker) into layers/deps/build/, with
+# their sizes against Lambda's 250 MB limit; needed before a deploy, never by `make test` or `make synth`.
+layers: install
+	layers/deps/build.sh
 
 # Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
 bench: install

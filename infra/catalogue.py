@@ -47,6 +47,8 @@ class FunctionSpec:
     timeout_seconds: int | None = None
     # The ML layer carries onnxruntime, tokenizers and the in-boundary embedding model (numpy is in deps).
     needs_ml_layer: bool = False
+    # The auth layer carries PyJWT and cryptography (Cognito token signatures), for the authorizer only.
+    needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
 
@@ -218,6 +220,13 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STREAM_TO_CLIENTS,
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
+    ),
+    _spec(
+        "stream_authorizer",
+        "WebSocket $connect authorizer: verify the Cognito token",
+        # No AWS access: the user pool's signing keys are public (JWKS over HTTPS through the NAT).
+        timeout_seconds=10,
+        needs_auth_layer=True,
     ),
 )
 FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}

@@ -14,6 +14,16 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
 
 
+@pytest.fixture(autouse=True)
+def restore_log_level() -> Iterator[None]:
+    """The CLI quiets our logger for its run (cli.main); a test that runs it must not quiet the next test."""
+    from voiceassist.observability import logger
+
+    level = logger.log_level
+    yield
+    logger.setLevel(level)
+
+
 @pytest.fixture(scope="session")
 def shared_embedder():  # type: ignore[no-untyped-def]
     from voiceassist.adapters.onnx_embedder import OnnxEmbedder

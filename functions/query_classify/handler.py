@@ -1,4 +1,5 @@
-"""Classify Intent: intent, confidence and a clarifying question when the question is ambiguous."""
+"""Classify Intent: intent and confidence, then a clarifying question when the question is ambiguous or else
+the sources to search (the Map items of "Search Sources")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Search One Source: a parallel branch of the query pipeline; its failure becomes a warning, not an error."""
+"""Search One Source: an iteration of the query pipeline's "Search Sources" Map; a failure there becomes a
+warning, not an error (the state machine's Catch)."""
 
 from __future__ import annotations
 
@@ -6,13 +7,15 @@ from typing import Any
 
 from voiceassist import orchestrator
 from voiceassist.composition import dependencies
+from voiceassist.models import SearchBranch
 from voiceassist.observability import logger, tracer
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
+@tracer.capture_lambda_handler(capture_response=False)  # hits are bulky, and the event holds the question
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = orchestrator.QueryState.model_validate(event["state"])
     source = event["source"]
-    hits = orchestrator.search_source(dependencies().query, state, source)
+    branch = source if isinstance(source, str) else SearchBranch.model_validate(source)
+    hits = orchestrator.search_source(dependencies().query, state, branch)
     return {"source": source, "hits": [h.model_dump(mode="json") for h in hits], "latency_ms": state.latency_ms}

@@ -1,4 +1,8 @@
-"""WebSocket routes ($connect, $disconnect, ask): run a query and push its events to the connection."""
+"""WebSocket routes ($connect, $disconnect, ask): run a query and push its events to the connection.
+
+The user is the `$connect` authorizer's principal (the Cognito token's `sub`, which API Gateway repeats on
+every message of the connection), never anything the client sends in a message.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from typing import Any
 
 from voiceassist import streaming
 from voiceassist.adapters.apigateway_publisher import ApiGatewayEventPublisher
+from voiceassist.authentication import SUBPROTOCOL_HEADER, accepted_subprotocol, header_value
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
 
@@ -14,12 +19,20 @@ from voiceassist.observability import logger, tracer
 @tracer.capture_lambda_handler(capture_response=False)  # answers can repeat a patient's details
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     request = event["requestContext"]
-    if request["routeKey"] in ("$connect", "$disconnect"):
+    if request["routeKey"] == "$disconnect":
         return {"statusCode": 200}
     user_id = str((request.get("authorizer") or {}).get("principalId") or "")
-    if not user_id:
+    if not user_id:  # the authorizer runs first; this only guards against a route deployed without it
         return {"statusCode": 401}
+    if request["routeKey"] == "$connect":
+        return _accept_connection(event)
     publisher = ApiGatewayEventPublisher(f"https://{request['domainName']}/{request['stage']}",
                                          region_name=dependencies().settings.region)
     return streaming.handle_message(dependencies(), publisher, connection_id=request["connectionId"],
                                     user_id=user_id, body=event.get("body"))
+
+
+def _accept_connection(event: dict[str, Any]) -> dict[str, Any]:
+    """Echo the app subprotocol the client offered (with its token): browsers require the echo."""
+    protocol = accepted_subprotocol(header_value(event.get("headers"), SUBPROTOCOL_HEADER))
+    return {"statusCode": 200, "headers": {SUBPROTOCOL_HEADER: protocol}} if protocol else {"statusCode": 200}

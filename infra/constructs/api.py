@@ -2,6 +2,8 @@
 
 Clinicians sign in to the Cognito user pool (MFA required, no self sign-up); the REST API proxies every
 authorised request to the `api` function, whose Powertools resolver validates bodies against its models.
+WebSocket APIs take no Cognito authorizer: `$connect` has a Lambda REQUEST authorizer (`stream_authorizer`)
+that verifies the same pool's tokens, offered by the client as a subprotocol (voiceassist.authentication).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_apigatewayv2 as apigwv2
+from aws_cdk import aws_apigatewayv2_authorizers as authorizers
 from aws_cdk import aws_apigatewayv2_integrations as integrations
 from aws_cdk import aws_cognito as cognito
 from aws_cdk import aws_kms as kms
@@ -19,6 +22,7 @@ from constructs import Construct
 from infra.config import EnvironmentConfig
 from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
+from voiceassist.authentication import SUBPROTOCOL_HEADER
 
 STAGE = "v1"
 _MANAGED_RULE_GROUPS = (
@@ -38,6 +42,7 @@ class Api(Construct):
         config: EnvironmentConfig,
         handler: lambda_.IFunction,
         stream_handler: lambda_.IFunction,
+        connect_authorizer: lambda_.IFunction,
         key: kms.IKey,
         removal_policy: RemovalPolicy,
     ) -> None:
@@ -63,7 +68,7 @@ class Api(Construct):
             resource_arn=self.rest_api.deployment_stage.stage_arn,
             web_acl_arn=self.web_acl.attr_arn,
         )
-        self.websocket_api, self.websocket_stage = self._websocket_api(stream_handler)
+        self.websocket_api, self.websocket_stage = self._websocket_api(stream_handler, connect_authorizer)
 
     def _user_pool(self) -> cognito.UserPool:
         pool = cognito.UserPool(
@@ -226,14 +231,22 @@ class Api(Construct):
         return acl
 
     def _websocket_api(
-        self, handler: lambda_.IFunction
+        self, handler: lambda_.IFunction, connect_authorizer: lambda_.IFunction
     ) -> tuple[apigwv2.WebSocketApi, apigwv2.WebSocketStage]:
         integration = integrations.WebSocketLambdaIntegration("Stream", handler)
+        # The token travels as a subprotocol (browsers cannot set Authorization on a WebSocket, and a
+        # query string would put it in URLs); without that header API Gateway refuses before any Lambda runs.
+        authorizer = authorizers.WebSocketLambdaAuthorizer(
+            "ConnectAuthorizer",
+            connect_authorizer,
+            authorizer_name=f"{self._config.prefix}-cognito-token",
+            identity_source=[f"route.request.header.{SUBPROTOCOL_HEADER}"],
+        )
         api = apigwv2.WebSocketApi(
             self,
             "WebSocketApi",
             api_name=f"{self._config.prefix}-stream",
-            connect_route_options=apigwv2.WebSocketRouteOptions(integration=integration),
+            connect_route_options=apigwv2.WebSocketRouteOptions(integration=integration, authorizer=authorizer),
             disconnect_route_options=apigwv2.WebSocketRouteOptions(integration=integration),
             default_route_options=apigwv2.WebSocketRouteOptions(integration=integration),
         )
@@ -265,13 +278,13 @@ class Api(Construct):
             ),
         )
         for route in api.node.find_all():
-            if isinstance(route, apigwv2.CfnRoute):
+            if isinstance(route, apigwv2.CfnRoute) and route.route_key != "$connect":
                 acknowledge(
                     route,
                     (
                         "AwsSolutions-APIG4",
-                        "WebSocket APIs take no Cognito authorizer: the stream function verifies the "
-                        "Cognito access token on $connect and refuses the connection otherwise.",
+                        "API Gateway authorizes a WebSocket connection once, on $connect (Lambda authorizer "
+                        "verifying the Cognito token); this route only carries messages of such a connection.",
                     ),
                 )
         return api, stage

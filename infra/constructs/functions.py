@@ -32,6 +32,7 @@ PHI_IMAGE_CONTEXT = [
     "layers/core/python/voiceassist",
     "layers/deps/requirements-deps.txt",
     "layers/deps/requirements-phi.txt",
+    "requirements/models.txt",  # the spaCy model's pin and sha256
 ]
 _ENI_ACTIONS = [
     "ec2:CreateNetworkInterface",
@@ -125,9 +126,12 @@ class FunctionFactory(Construct):
                 **common,  # type: ignore[arg-type]
             )
         else:
-            layers = [self._layers.deps, self._layers.core]
+            layers = [self._layers.deps]
             if spec.needs_ml_layer:
-                layers.insert(1, self._layers.ml)
+                layers.append(self._layers.ml)
+            if spec.needs_auth_layer:
+                layers.append(self._layers.auth)
+            layers.append(self._layers.core)
             function = lambda_.Function(
                 self,
                 construct_id,

@@ -27,9 +27,8 @@ class Layers(Construct):
         super().__init__(scope, construct_id)
         self.core = self._layer("Core", paths.core_layer_dir, "voiceassist domain package")
         self.deps = self._built_layer("Deps", paths.deps_layer_dir, "third-party dependencies (arm64, cp312)")
-        self.ml = self._built_layer(
-            "Ml", paths.ml_layer_dir, "numpy, onnxruntime, tokenizers, embedding model"
-        )
+        self.ml = self._built_layer("Ml", paths.ml_layer_dir, "onnxruntime, tokenizers, embedding model")
+        self.auth = self._built_layer("Auth", paths.auth_layer_dir, "PyJWT and cryptography (Cognito tokens)")
 
     def _layer(self, construct_id: str, directory: Path, description: str) -> lambda_.LayerVersion:
         return lambda_.LayerVersion(

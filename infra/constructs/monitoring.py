@@ -100,6 +100,13 @@ class Monitoring(Construct):
             threshold=1,
             description="The PHI detection function itself errored",
         )
+        self._alarm(
+            "StreamAuthorizerErrors",
+            functions["stream_authorizer"].metric_errors(period=Duration.minutes(5)),
+            threshold=1,
+            description="The WebSocket authorizer could not check tokens (JWKS unreachable or not configured); "
+            "every connection is refused",
+        )
         for name, queue in dead_letter_queues.items():
             self._alarm(
                 f"{_pascal(name)}DeadLetters",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from infra.catalogue import Access, FunctionSpec
 from infra.config import EnvironmentConfig
+from infra.constructs.api import Api
 from infra.constructs.pipelines import Pipelines
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
@@ -33,6 +34,8 @@ from voiceassist.settings import (
     ENV_SERVICE_NAME,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_USER_POOL_CLIENT_ID,
+    ENV_USER_POOL_ID,
     Runtime,
 )
 
@@ -77,3 +80,11 @@ def starter_environment(spec: FunctionSpec, pipelines: Pipelines) -> dict[str, s
     if Access.START_QUERY in spec.access:
         environment[ENV_QUERY_STATE_MACHINE_ARN] = pipelines.query.state_machine_arn
     return environment
+
+
+def authorizer_environment(api: Api) -> dict[str, str]:
+    """The user pool and app client whose tokens the WebSocket $connect authorizer accepts."""
+    return {
+        ENV_USER_POOL_ID: api.user_pool.user_pool_id,
+        ENV_USER_POOL_CLIENT_ID: api.user_pool_client.user_pool_client_id,
+    }

@@ -24,7 +24,7 @@ from infra.constructs.search import Search
 from infra.constructs.search_bootstrap import SearchBootstrap
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
-from infra.stacks.environment import shared_environment, starter_environment
+from infra.stacks.environment import authorizer_environment, shared_environment, starter_environment
 from infra.stacks.grants import GrantTargets, grant_access
 
 
@@ -131,6 +131,7 @@ class MainStack(Stack):
             config=config,
             handler=functions["api"],
             stream_handler=functions["stream"],
+            connect_authorizer=functions["stream_authorizer"],
             key=self.key,
             removal_policy=removal_policy,
         )
@@ -145,6 +146,8 @@ class MainStack(Stack):
             websocket_api=self.api.websocket_api,
             websocket_stage=STAGE,
         )
+        for name, value in authorizer_environment(self.api).items():
+            functions["stream_authorizer"].add_environment(name, value)
         for spec in specs:
             grant_access(functions[spec.name], spec, targets)
             for name, value in starter_environment(spec, self.pipelines).items():

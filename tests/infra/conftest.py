@@ -1,7 +1,8 @@
 """Synthesizes every environment once per session (about half a minute) for all infra tests.
 
 Function folders come from a temporary fixture directory with one handler per catalogue entry, so these
-tests do not depend on which functions/ folders exist yet; the ASL files are the real ones.
+tests do not depend on which functions/ folders exist yet; the ASL files are the real ones. The dependency
+layers are always the unbuilt placeholders, whether or not layers/deps/build.sh has run.
 """
 
 from __future__ import annotations
@@ -60,7 +61,12 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory, fixture_functions_dir:
     from infra.app import build_app
 
     outdir = tmp_path_factory.mktemp("cdk.out")
-    app = build_app(context={"env": "all", "functions_dir": str(fixture_functions_dir)}, outdir=str(outdir))
+    # Built layers (layers/deps/build) would be copied into cdk.out on every run: tests use the placeholders.
+    unbuilt = tmp_path_factory.mktemp("unbuilt-layer")
+    layers = {f"{name}_layer_dir": str(unbuilt) for name in ("deps", "ml", "auth")}
+    app = build_app(
+        context={"env": "all", "functions_dir": str(fixture_functions_dir), **layers}, outdir=str(outdir)
+    )
     app.synth()  # raises if any cdk-nag finding is unacknowledged
     templates = {
         path.name.removesuffix(".template.json"): json.loads(path.read_text())

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from conftest import Synthesized, resources
 
+from voiceassist.settings import ENV_USER_POOL_CLIENT_ID, ENV_USER_POOL_ID
+
 
 def test_every_rest_method_uses_the_cognito_authorizer_and_the_validator(synthesized: Synthesized) -> None:
     template = synthesized.main("dev")
@@ -51,3 +53,60 @@ def test_rest_stage_is_throttled_traced_and_access_logged_without_bodies(synthes
 def test_websocket_stage_is_access_logged(synthesized: Synthesized) -> None:
     (stage,) = resources(synthesized.main("dev"), "AWS::ApiGatewayV2::Stage").values()
     assert stage["AccessLogSettings"]["DestinationArn"]
+
+
+def test_websocket_connect_requires_the_cognito_token_authorizer(synthesized: Synthesized) -> None:
+    template = synthesized.main("prod")
+    routes = {props["RouteKey"]: props for props in resources(template, "AWS::ApiGatewayV2::Route").values()}
+    (authorizer_id, authorizer), = resources(template, "AWS::ApiGatewayV2::Authorizer").items()
+    assert routes["$connect"]["AuthorizationType"] == "CUSTOM"
+    assert routes["$connect"]["AuthorizerId"] == {"Ref": authorizer_id}
+    # API Gateway authorizes a WebSocket once, on $connect; later routes carry that connection's messages.
+    assert {routes[key]["AuthorizationType"] for key in routes.keys() - {"$connect"}} == {"NONE"}
+    assert authorizer["AuthorizerType"] == "REQUEST"
+    assert authorizer["IdentitySource"] == ["route.request.header.Sec-WebSocket-Protocol"]
+    assert "StreamAuthorizerFunction" in str(authorizer["AuthorizerUri"])
+
+
+def test_connect_authorizer_checks_tokens_of_this_pool_and_client_and_nothing_else(
+    synthesized: Synthesized,
+) -> None:
+    template = synthesized.main("dev")
+    (function_id, function), = (
+        (k, v) for k, v in resources(template, "AWS::Lambda::Function").items() if "StreamAuthorizer" in k
+    )
+    (pool_id,) = resources(template, "AWS::Cognito::UserPool")
+    (client_id,) = resources(template, "AWS::Cognito::UserPoolClient")
+    variables = function["Environment"]["Variables"]
+    assert variables[ENV_USER_POOL_ID] == {"Ref": pool_id}
+    assert variables[ENV_USER_POOL_CLIENT_ID] == {"Ref": client_id}
+    # Least privilege: its own log group, network interfaces, traces; no data, no secrets.
+    role = function["Role"]["Fn::GetAtt"][0]
+    policies = [p for p in resources(template, "AWS::IAM::Policy").values() if {"Ref": role} in p["Roles"]]
+    actions = {
+        action
+        for policy in policies
+        for statement in policy["PolicyDocument"]["Statement"]
+        for action in ([statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"])
+    }
+    assert actions <= {"logs:CreateLogStream", "logs:PutLogEvents", "xray:PutTraceSegments",
+                       "xray:PutTelemetryRecords"} | {a for a in actions if a.startswith("ec2:")}
+    assert all("NetworkInterface" in a or "PrivateIpAddresses" in a for a in actions if a.startswith("ec2:"))
+    # Only API Gateway, for this authorizer, may invoke it.
+    (permission,) = (
+        p for p in resources(template, "AWS::Lambda::Permission").values()
+        if p["FunctionName"] == {"Fn::GetAtt": [function_id, "Arn"]}
+    )
+    assert permission["Principal"] == "apigateway.amazonaws.com" and "/authorizers/" in str(permission["SourceArn"])
+    # When it cannot check tokens at all (JWKS unreachable), it errors and an alarm says so.
+    (alarm,) = (a for a in resources(template, "AWS::CloudWatch::Alarm").values()
+                if a["AlarmName"] == "voiceassist-dev-StreamAuthorizerErrors")
+    assert alarm["MetricName"] == "Errors" and alarm["Dimensions"][0]["Value"] == {"Ref": function_id}
+
+
+def test_only_the_authorizer_carries_the_auth_layer(synthesized: Synthesized) -> None:
+    template = synthesized.main("dev")
+    (auth_layer,) = (k for k in resources(template, "AWS::Lambda::LayerVersion") if k.startswith("LayersAuth"))
+    carriers = [k for k, v in resources(template, "AWS::Lambda::Function").items()
+                if {"Ref": auth_layer} in v.get("Layers", [])]
+    assert len(carriers) == 1 and "StreamAuthorizer" in carriers[0]

@@ -1,10 +1,12 @@
 """The PHI boundary on every path of the real query pipeline, against stub model servers on 127.0.0.1.
 
 Each case asks one question (with PHI or without) under one failure (none, OpenAI down, SageMaker down,
-both down, the search cluster down, the PHI detector crashing) through service.answer, which runs
-query.asl.json with the real handlers. It then checks what the clinician sees (answer, model, degraded,
-extractive, warnings) and everything PHI could leak into: the requests the cloud (OpenAI) stub received, the
-logs, the X-Ray trace metadata, the audit log and the session's stored messages.
+both down, the knowledge base down, PubMed down or slow, the PHI detector crashing) through service.answer,
+which runs query.asl.json with the real handlers. Every question asks for the guidelines, the drug
+references and PubMed (the sample corpus holds guidelines and a drug reference), so PubMed is searched
+whenever the PHI rules allow it. It then checks what the clinician sees (answer, model, degraded,
+extractive, warnings, sources) and everything PHI could leak into: the requests the cloud (OpenAI) and
+PubMed stubs received, the logs, the X-Ray trace metadata, the audit log and the session's stored messages.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tests.stubs.query_stack import (
     CLOUD_ANSWER,
     CLOUD_MODEL,
     IN_BOUNDARY_ANSWER,
+    PUBMED_BUDGET_S,
     SAGEMAKER_MODEL,
     USER,
     CrashingDetector,
@@ -33,13 +36,14 @@ from tests.stubs.query_stack import (
     recorded_logs,
     seed_corpus,
 )
+from tests.support.pubmed_stub import StubResponse
 from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.answering import DEGRADED_WARNING, FALLBACK_WARNING
 from voiceassist.circuit_breaker import BreakerRegistry, BreakerState
 from voiceassist.local.handlers import invoke
 from voiceassist.local.server import to_api_gateway_event
-from voiceassist.models import AuditOutcome, RoutingMode
-from voiceassist.orchestrator import SOURCES_UNAVAILABLE_REPLY
+from voiceassist.models import AuditOutcome, RoutingMode, SourcePreferences
+from voiceassist.orchestrator import PUBMED_SKIPPED_PHI, PUBMED_SKIPPED_UNCHECKED, SOURCES_UNAVAILABLE_REPLY
 from voiceassist.phi import FailClosedDetector
 
 
@@ -88,23 +92,38 @@ ALL_PHI = tuple(value for q in PHI_QUESTIONS.values() for value in q.phi)
 DOWN = [StubReply(status=503)]
 FALLBACK = FALLBACK_WARNING.format(model=SAGEMAKER_MODEL)
 DETECTOR_FAILED = "PHI detection failed; the question was treated as containing PHI"
-SEARCH_FAILED = "source knowledge_base was unavailable (DependencyError)"
+SOURCES = SourcePreferences.model_validate({"prioritize": ["guidelines", "drug_references", "pubmed"]})
+KNOWLEDGE_BASE = ["guidelines", "drug_references"]
+WITHOUT_PUBMED = [*KNOWLEDGE_BASE, "textbooks"]  # PubMed's slot goes to the next partition
+SEARCH_FAILED = "sources {} were unavailable (DependencyError)"
+PUBMED_FAILED = "source pubmed was unavailable (SourceUnavailable)"
+ANSWERED_WITHOUT = "; answered without them"
 
 
 @dataclass(frozen=True)
 class Scenario:
     cloud_down: bool = False
     sagemaker_down: bool = False
-    search_down: bool = False
+    search_down: bool = False  # the knowledge base (the search cluster)
+    pubmed_faults: tuple[tuple[str, StubResponse], ...] = ()
     detector_fails: bool = False
 
+    @property
+    def pubmed_fails(self) -> bool:
+        return bool(self.pubmed_faults)
 
+
+PUBMED_DOWN = tuple(("esearch", StubResponse(status=503)) for _ in range(3))  # the first try and two retries
+PUBMED_SLOW = (("esearch", StubResponse(delay_s=PUBMED_BUDGET_S * 3)),)
 SCENARIOS = {
     "normal": Scenario(),
     "openai_down": Scenario(cloud_down=True),
     "sagemaker_down": Scenario(sagemaker_down=True),
     "both_down": Scenario(cloud_down=True, sagemaker_down=True),
     "search_down": Scenario(search_down=True),
+    "pubmed_down": Scenario(pubmed_faults=PUBMED_DOWN),
+    "pubmed_slow": Scenario(pubmed_faults=PUBMED_SLOW),
+    "search_and_pubmed_down": Scenario(search_down=True, pubmed_faults=PUBMED_DOWN),
     "detector_failure": Scenario(detector_fails=True),
 }
 
@@ -114,6 +133,7 @@ class Expected:
     model: str
     warnings: tuple[str, ...] = ()
     degraded: bool = False
+    cites: str = "knowledge_base"  # where citation [1] comes from: knowledge_base, pubmed or none
 
     @property
     def extractive(self) -> bool:
@@ -121,20 +141,32 @@ class Expected:
 
 
 def expected(scenario: Scenario, question: Question) -> Expected:
-    """What the clinician must see: the routing rules of DESIGN.md section 4 and issue 5, item 4."""
+    """What the clinician must see: the routing rules of DESIGN.md section 4, issue 5 items 3 and 4."""
+    unchecked = scenario.detector_fails
+    if question.has_phi or unchecked:  # PubMed is never searched, and says so
+        searched_pubmed, source_warnings = False, [PUBMED_SKIPPED_UNCHECKED if unchecked else PUBMED_SKIPPED_PHI]
+    else:
+        searched_pubmed, source_warnings = True, []
+    if searched_pubmed and scenario.pubmed_fails:
+        source_warnings.append(PUBMED_FAILED + ("" if scenario.search_down else ANSWERED_WITHOUT))
     if scenario.search_down:
-        return Expected("none", (SEARCH_FAILED,), degraded=True)
-    if scenario.detector_fails:
-        return Expected(SAGEMAKER_MODEL, (DETECTOR_FAILED,))  # fail closed: the in-boundary model answers
+        partitions = ", ".join(KNOWLEDGE_BASE if searched_pubmed else WITHOUT_PUBMED)
+        source_warnings.append(SEARCH_FAILED.format(partitions)
+                               + (ANSWERED_WITHOUT if searched_pubmed and not scenario.pubmed_fails else ""))
+        if not searched_pubmed or scenario.pubmed_fails:  # nothing left to answer from: a clear degraded reply
+            return Expected("none", tuple(source_warnings), degraded=True, cites="none")
+    cites = "pubmed" if scenario.search_down else "knowledge_base"
+    if unchecked:
+        return Expected(SAGEMAKER_MODEL, (*source_warnings, DETECTOR_FAILED), cites=cites)  # fail closed
     if question.has_phi:  # in-boundary only, OpenAI's state is irrelevant
         if scenario.sagemaker_down:
-            return Expected("extractive", (DEGRADED_WARNING,), degraded=True)
-        return Expected(SAGEMAKER_MODEL)
+            return Expected("extractive", (*source_warnings, DEGRADED_WARNING), degraded=True, cites=cites)
+        return Expected(SAGEMAKER_MODEL, tuple(source_warnings), cites=cites)
     if not scenario.cloud_down:
-        return Expected(CLOUD_MODEL)
+        return Expected(CLOUD_MODEL, tuple(source_warnings), cites=cites)
     if not scenario.sagemaker_down:
-        return Expected(SAGEMAKER_MODEL, (FALLBACK,))
-    return Expected("extractive", (DEGRADED_WARNING,), degraded=True)
+        return Expected(SAGEMAKER_MODEL, (*source_warnings, FALLBACK), cites=cites)
+    return Expected("extractive", (*source_warnings, DEGRADED_WARNING), degraded=True, cites=cites)
 
 
 def in_boundary_answer(question: Question) -> str:
@@ -180,6 +212,7 @@ def assert_nothing_leaked(capfd: pytest.CaptureFixture[str]) -> Iterator[Callabl
             out, err = capfd.readouterr()
             cloud_requests = [r.path + r.body for r in stack.cloud.raw_requests]
             assert find_phi(ALL_PHI, *cloud_requests) == [], "PHI reached the cloud model"
+            assert find_phi(ALL_PHI, *(r.raw_text for r in stack.pubmed.requests)) == [], "PHI reached PubMed"
             assert find_phi(ALL_PHI, *logs, out, err) == [], "PHI in the logs"
             assert find_phi(ALL_PHI, *stack.traces.entries) == [], "PHI in the X-Ray trace metadata"
             assert find_phi(ALL_PHI, *stack.stored_text()) == [], "PHI in the audit log or the session"
@@ -196,20 +229,28 @@ def test_query_pipeline_keeps_phi_inside_the_boundary_on_every_path(
     scenario, question = SCENARIOS[scenario_name], QUESTIONS[question_name]
     want = expected(scenario, question)
     detector = FailClosedDetector(CrashingDetector()) if scenario.detector_fails else shared_phi_detector
-    with open_stack(detector=detector, search_down=scenario.search_down,
+    faults: dict[str, list[StubResponse]] = {}
+    for route, fault in scenario.pubmed_faults:
+        faults.setdefault(route, []).append(fault)
+    with open_stack(detector=detector, search_down=scenario.search_down, pubmed_faults=faults,
                     cloud_script=DOWN if scenario.cloud_down else [StubReply(text=CLOUD_ANSWER)],
                     sagemaker_script=DOWN if scenario.sagemaker_down else [
                         StubReply(text=in_boundary_answer(question))]) as stack:
         # When
-        response = stack.ask(question.text)
+        response = stack.ask(question.text, sources=SOURCES)
 
         # Then the clinician gets a sensible answer or a clearly degraded one
         meta = response.metadata
         assert (meta.model, meta.degraded, meta.extractive) == (want.model, want.degraded, want.extractive)
         assert sorted(meta.warnings) == sorted(want.warnings)
         assert meta.phi_detected is (question.has_phi or scenario.detector_fails)
-        if want.model == "none":
+        searched_pubmed = not (question.has_phi or scenario.detector_fails)
+        assert meta.sources_searched == ([*KNOWLEDGE_BASE, "pubmed"] if searched_pubmed else WITHOUT_PUBMED)
+        if want.cites == "none":
             assert (response.answer, response.citations) == (SOURCES_UNAVAILABLE_REPLY, [])
+        elif want.cites == "pubmed":
+            first = response.citations[0]
+            assert first.pmid and first.url == f"https://pubmed.ncbi.nlm.nih.gov/{first.pmid}/"
         else:
             assert question.doc_key in {c.doc_key for c in response.citations}, response.citations
         if want.model == CLOUD_MODEL:
@@ -220,11 +261,13 @@ def test_query_pipeline_keeps_phi_inside_the_boundary_on_every_path(
         elif want.extractive:
             assert response.answer.startswith("Extractive answer")
 
-        # and OpenAI never saw a question that carried PHI, or one the detector could not check
-        if question.has_phi or scenario.detector_fails:
-            assert stack.cloud.raw_requests == []
-        elif scenario.cloud_down and not scenario.search_down:
-            assert len(stack.cloud.requests) == 2  # a failed cloud call is retried once, then the fallback
+        # and neither OpenAI nor PubMed ever saw a question that carried PHI, or one the detector could not check
+        if not searched_pubmed:
+            assert (stack.cloud.raw_requests, stack.pubmed.requests) == ([], [])
+        else:
+            assert stack.pubmed.requests_to("esearch")[0].params["term"] == question.text
+            if scenario.cloud_down and want.model != "none":
+                assert len(stack.cloud.requests) == 2  # a failed cloud call is retried once, then the fallback
         record = next(r for r in stack.deps.audit.list(user_id=USER) if r.response_id == meta.query_id)
         assert (record.model or "none", record.phi_detected) == (meta.model, meta.phi_detected)
         assert record.outcome is (AuditOutcome.DEGRADED if want.degraded else AuditOutcome.ANSWERED)

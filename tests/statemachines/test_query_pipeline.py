@@ -6,6 +6,7 @@ tests/integration/test_phi_matrix.py. Retry waits are scaled to zero.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -28,6 +29,8 @@ from voiceassist.models import (
     DocumentMetadata,
     QueryRequest,
     QueryResponse,
+    SearchHit,
+    SourcePreferences,
     SourceType,
     TokenUsage,
 )
@@ -192,6 +195,57 @@ def test_query_pipeline_sends_a_phi_question_only_to_the_in_boundary_model(deps:
     assert (response.metadata.model, response.metadata.phi_detected, cloud.calls) == ("llama", True, [])
     assert question in local.calls[0][-1].content
     assert "John Smith" not in audit_of(deps, response).query_redacted
+
+
+class ScriptedLiterature:
+    """PubMed in-process: one abstract, or a search that ignores its deadline and outlasts the backstop."""
+
+    name, in_boundary = "pubmed", False
+
+    def __init__(self, *, hang_s: float = 0.0) -> None:
+        self.hang_s = hang_s
+        self.queries: list[tuple[str, float | None]] = []
+
+    def search(self, query: str, *, top_k: int = 5, deadline_s: float | None = None) -> list[SearchHit]:
+        self.queries.append((query, deadline_s))
+        time.sleep(self.hang_s)
+        metadata = DocumentMetadata(doc_key="pmid:31000001", title="Metformin dosing in CKD: a cohort",
+                                    source_type=SourceType.PUBMED, pmid="31000001",
+                                    url="https://pubmed.ncbi.nlm.nih.gov/31000001/")
+        chunk = Chunk(chunk_id="pmid:31000001", doc_id="pmid:31000001", doc_key="pmid:31000001", version=1,
+                      ordinal=0, text="Metformin up to 1,000 mg per day was safe with eGFR 30 to 45.",
+                      token_count=20, metadata=metadata)
+        return [SearchHit(chunk=chunk, score=1.0, source="pubmed")]
+
+
+PUBMED_FIRST = SourcePreferences.model_validate({"prioritize": ["pubmed", "guidelines"]})
+
+
+def test_query_pipeline_searches_pubmed_in_parallel_and_cites_its_article(deps: Dependencies) -> None:
+    literature = ScriptedLiterature()
+    deps.literature = literature  # type: ignore[misc]
+    deps.cloud_chat = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["Up to 1,000 mg [1], see [2]."])
+
+    response = service.answer(deps, QueryRequest(query=QUESTION, sources=PUBMED_FIRST), user_id=USER)
+
+    assert response.metadata.sources_searched == ["pubmed", "guidelines", "drug_references"]
+    assert [(c.pmid, c.url) for c in response.citations] == [
+        ("31000001", "https://pubmed.ncbi.nlm.nih.gov/31000001/"), (None, None)]
+    assert literature.queries == [(QUESTION, deps.settings.pubmed_budget_seconds)]
+    assert {"search_knowledge_base", "search_pubmed"} <= set(response.metadata.latency_ms)
+
+
+def test_query_pipeline_turns_a_source_that_outlasts_its_backstop_into_a_warning(deps: Dependencies) -> None:
+    # Given a PubMed client that ignores its 0.2 s budget: the state machine's time-out (1 + 2 s) stops it
+    deps.settings = deps.settings.model_copy(update={"pubmed_budget_seconds": 0.2})
+    deps.literature = ScriptedLiterature(hang_s=6)  # type: ignore[misc]
+
+    started = time.perf_counter()
+    response = service.answer(deps, QueryRequest(query=QUESTION, sources=PUBMED_FIRST), user_id=USER)
+
+    assert time.perf_counter() - started < 5.5
+    assert response.metadata.warnings == ["source pubmed was unavailable (States.Timeout); answered without them"]
+    assert "2,000 mg" in response.answer and response.metadata.degraded is False
 
 
 def test_interpreter_speedups_leave_the_pipelines_answer_unchanged(deps: Dependencies) -> None:

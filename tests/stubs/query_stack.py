@@ -5,8 +5,9 @@ recorded: what reached each model server, the logs, the X-Ray trace metadata, th
         response = stack.ask("What is the metformin dose for eGFR 40?")
         assert not find_phi(stack.cloud.raw_requests)
 
-The cloud model is an OpenAIStub reached through the OpenAI SDK (Settings.openai_base_url); the in-boundary
-model is SageMaker: a real boto3 sagemaker-runtime client (built by chat_models.build_local_chat) sent to the
+The cloud model is an OpenAIStub reached through the OpenAI SDK (Settings.openai_base_url); PubMed is a
+PubMedStub (NCBI E-utilities, Settings.pubmed_base_url), outside the boundary too; the in-boundary model is
+SageMaker: a real boto3 sagemaker-runtime client (built by chat_models.build_local_chat) sent to the
 stub's InvokeEndpoint route through AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME. The pipeline is the real
 query.asl.json run by the local runner with the real handlers (query_runner).
 """
@@ -27,6 +28,7 @@ from typing import Any
 import pytest
 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
+from tests.support.pubmed_stub import PubMedStub, StubResponse
 from voiceassist import observability, service
 from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.cli.local import ensure_sample_corpus
@@ -34,7 +36,15 @@ from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.errors import DependencyError
 from voiceassist.local.handlers import function_names, load_handler, placeholder_for
 from voiceassist.local.pipelines import PIPELINES
-from voiceassist.models import QueryRequest, QueryResponse, RoutingMode, SearchQuery, Session, utc_now
+from voiceassist.models import (
+    QueryRequest,
+    QueryResponse,
+    RoutingMode,
+    SearchQuery,
+    Session,
+    SourcePreferences,
+    utc_now,
+)
 from voiceassist.ports import PhiDetector, SearchIndex
 from voiceassist.settings import Settings
 
@@ -45,6 +55,7 @@ USER = "clinician-1"
 CLINICAL_CONTEXT = "Type 2 diabetes on metformin; chronic kidney disease stage 3b"
 CLOUD_ANSWER = "From the reference: see the cited excerpt [1]."
 IN_BOUNDARY_ANSWER = "Per the reference, this case fits the cited excerpt [1]."
+PUBMED_BUDGET_S = 2.0  # short, so that a slow PubMed costs little, yet enough on a loaded machine
 
 
 def seed_corpus(data_dir: Path, *, embedder: Any, detector: PhiDetector) -> Path:
@@ -177,12 +188,15 @@ class QueryStack:
     deps: Dependencies
     cloud: OpenAIStub
     sagemaker: OpenAIStub
+    pubmed: PubMedStub
     traces: TraceRecorder
     session_id: str
     responses: list[QueryResponse] = field(default_factory=list)
 
-    def ask(self, question: str, *, session_id: str | None = None) -> QueryResponse:
-        request = QueryRequest(query=question, session_id=session_id or self.session_id)
+    def ask(self, question: str, *, session_id: str | None = None, sources: SourcePreferences | None = None
+            ) -> QueryResponse:
+        request = QueryRequest(query=question, session_id=session_id or self.session_id,
+                               sources=sources or SourcePreferences())
         response = service.answer(self.deps, request, user_id=USER)
         self.responses.append(response)
         return response
@@ -199,21 +213,27 @@ def query_stack(seed_dir: Path, work_dir: Path, monkeypatch: pytest.MonkeyPatch,
                 runner: LocalPipelineRunner, embedder: Any, detector: PhiDetector,
                 cloud_script: list[StubReply] | None = None, sagemaker_script: list[StubReply] | None = None,
                 routing_mode: RoutingMode = RoutingMode.HYBRID, search_down: bool = False,
+                pubmed_faults: dict[str, list[StubResponse]] | None = None,
                 clinical_context: str | None = CLINICAL_CONTEXT) -> Iterator[QueryStack]:
-    """A fresh copy of the seeded data, both stub model servers, the real pipeline; installed process-wide."""
+    """A fresh copy of the seeded data, both stub model servers, the PubMed stub (faults played per route
+    first), the real pipeline; installed process-wide."""
     data_dir = work_dir / "data"
     shutil.copytree(seed_dir, data_dir)
     with ExitStack() as stack:
         cloud = stack.enter_context(OpenAIStub(cloud_script or [StubReply(text=CLOUD_ANSWER)],
                                                model=CLOUD_MODEL))
         sagemaker = stack.enter_context(OpenAIStub(sagemaker_script or [StubReply(text=IN_BOUNDARY_ANSWER)]))
+        pubmed = stack.enter_context(PubMedStub())
+        for route, faults in (pubmed_faults or {}).items():
+            pubmed.fail(route, *faults)
         for name, value in {"AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": sagemaker.sagemaker_endpoint_url,
                             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                             "AWS_SESSION_TOKEN": "testing"}.items():
             monkeypatch.setenv(name, value)
         settings = Settings(data_dir=data_dir, openai_base_url=cloud.base_url,
                             openai_api_key="sk-test-not-a-key", sagemaker_endpoint=SAGEMAKER_ENDPOINT,
-                            routing_mode=routing_mode)
+                            routing_mode=routing_mode, pubmed_base_url=pubmed.base_url,
+                            pubmed_budget_seconds=PUBMED_BUDGET_S, pubmed_requests_per_second=10)
         deps = Dependencies(settings)
         deps.embedder, deps.phi_detector = embedder, detector  # type: ignore[misc]
         deps.pipelines = runner  # type: ignore[misc]
@@ -227,5 +247,5 @@ def query_stack(seed_dir: Path, work_dir: Path, monkeypatch: pytest.MonkeyPatch,
         deps.sessions.create(session)
         use_dependencies(deps)
         stack.callback(use_dependencies, None)
-        yield QueryStack(deps=deps, cloud=cloud, sagemaker=sagemaker, traces=traces,
+        yield QueryStack(deps=deps, cloud=cloud, sagemaker=sagemaker, pubmed=pubmed, traces=traces,
                          session_id=session.session_id)

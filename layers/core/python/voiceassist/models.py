@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 def utc_now() -> datetime:
@@ -257,12 +257,66 @@ class RoutingMode(StrEnum):
     CLOUD_ONLY = "cloud-only"
 
 
+class SourceName(StrEnum):
+    """The sources a question can be searched in (voiceassist.sources describes each)."""
+
+    TEXTBOOKS = "textbooks"
+    GUIDELINES = "guidelines"
+    DRUG_REFERENCES = "drug_references"
+    PUBMED = "pubmed"
+
+
+class SourceKind(StrEnum):
+    KNOWLEDGE_BASE = "knowledge_base"  # a partition of our own index
+    PUBMED = "pubmed"  # NCBI E-utilities, outside the PHI boundary
+
+
 class SourceConfig(Model):
     name: str
-    kind: str = "knowledge_base"  # knowledge_base | pubmed
+    kind: SourceKind = SourceKind.KNOWLEDGE_BASE
     source_types: list[SourceType] = Field(default_factory=list)
     timeout_seconds: float = 3.0
     leaves_boundary: bool = False
+
+
+class SearchBranch(Model):
+    """One parallel search of the query pipeline (an item of the "Search Sources" Map state).
+
+    The selected knowledge-base partitions share one branch: they live in one index, so one search with a
+    source_types filter ranks them on one scale at a third of the cost (voiceassist.sources explains).
+    """
+
+    kind: SourceKind
+    sources: list[str] = Field(min_length=1)  # the selected sources this branch covers, by priority
+    source_types: list[SourceType] = Field(default_factory=list)  # empty: no source_type filter
+    budget_seconds: float = Field(gt=0)  # what the search itself may take (the client's deadline)
+    timeout_seconds: int = Field(ge=1)  # the state machine's backstop: the budget plus Lambda overhead
+
+    @property
+    def name(self) -> str:
+        return self.kind.value
+
+
+MAX_SOURCES = 3
+
+
+class SourcePreferences(Model):
+    """Which sources to search: the question's intent picks them unless these say otherwise."""
+
+    prioritize: list[SourceName] = Field(
+        default_factory=list, max_length=MAX_SOURCES,
+        description=f"Sources to search first, most wanted first (at most {MAX_SOURCES} are searched)")
+    exclude: list[SourceName] = Field(default_factory=list, description="Sources never to search")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SourcePreferences:
+        both = sorted(set(self.prioritize) & set(self.exclude))
+        if both:
+            raise ValueError(f"{', '.join(both)} cannot be both prioritized and excluded; pick one")
+        if set(self.exclude) >= set(SourceName):
+            raise ValueError("every source is excluded; leave at least one of "
+                             + ", ".join(s.value for s in SourceName))
+        return self
 
 
 class QueryRequest(Model):
@@ -270,6 +324,8 @@ class QueryRequest(Model):
     session_id: str | None = None
     top_k: int = Field(default=5, ge=1, le=20, description="How many excerpts to cite at most")
     filters: SearchFilters = Field(default_factory=SearchFilters)
+    sources: SourcePreferences = Field(default_factory=SourcePreferences,
+                                       description="Source preferences: prioritize and exclude by name")
 
     @field_validator("query")
     @classmethod

@@ -11,14 +11,15 @@ import hashlib
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from pydantic import Field
 
 from voiceassist import intent as intents
-from voiceassist.errors import InvalidInput
+from voiceassist import search, sources
+from voiceassist.errors import DependencyError, InvalidInput, PhiBoundaryViolation
 from voiceassist.models import (
     AuditOutcome,
     AuditRecord,
@@ -29,8 +30,12 @@ from voiceassist.models import (
     QueryMetadata,
     QueryRequest,
     QueryResponse,
+    SearchBranch,
     SearchHit,
     SearchQuery,
+    SourceKind,
+    SourceName,
+    SourceType,
     TokenUsage,
     new_id,
     utc_now,
@@ -41,17 +46,30 @@ from voiceassist.ports import (
     ChatModel,
     Embedder,
     KeyValueState,
+    LiteratureSearch,
     PhiDetector,
+    Reranker,
     SearchIndex,
     SessionStore,
 )
+from voiceassist.query_expansion import expand_abbreviations
+from voiceassist.rerank import IdentityReranker
 from voiceassist.settings import Settings
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
 SEARCH_CANDIDATES = 100
+# Several chunks of one document must not crowd out the others (docs/benchmarks.md, "Retrieval quality"), but
+# one is too few: the passage that answers ("first-line treatment is amoxicillin", page 2) is often not the
+# document's best-scoring chunk (its overview, page 1). Three keeps both and still leaves room for others.
+MAX_CHUNKS_PER_DOCUMENT = 3
 SOURCES_UNAVAILABLE_REPLY = ("The knowledge base could not be searched just now, so there is no cited answer "
                              "to give. Please ask again in a minute.")
+PUBMED_SKIPPED_PHI = ("PubMed was not searched: the question contains patient details (PHI), and PubMed is "
+                      "outside the PHI boundary")
+PUBMED_SKIPPED_UNCHECKED = ("PubMed was not searched: the question could not be checked for patient details "
+                            "(PHI), and PubMed is outside the PHI boundary")
+PUBMED_NOT_CONFIGURED = "PubMed is not configured in this deployment; searched the other sources"
 
 
 class QueryState(Model):
@@ -66,6 +84,7 @@ class QueryState(Model):
     intent: Intent = Intent.GENERAL
     intent_confidence: float = 0.0
     clarifying_question: str | None = None
+    search_plan: list[SearchBranch] = Field(default_factory=list)  # the "Search Sources" Map's items
     hits: list[SearchHit] = Field(default_factory=list)
     sources_searched: list[str] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
@@ -104,6 +123,8 @@ class QueryContext:
     state: KeyValueState  # shared circuit-breaker state
     cloud_chat: ChatModel | None = None  # never sees PHI
     local_chat: ChatModel | None = None  # in-boundary
+    reranker: Reranker = field(default_factory=IdentityReranker)
+    literature: LiteratureSearch | None = None  # PubMed, outside the boundary; None when not configured
 
 
 @contextmanager
@@ -129,48 +150,121 @@ def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
 
 
 def classify(ctx: QueryContext, state: QueryState) -> QueryState:
+    """Intent, a clarifying question when needed, and otherwise the sources to search (search_plan)."""
     with timed(state, "classify"):
         result = intents.classify_intent(state.request.query)
-    state.intent, state.intent_confidence = result.intent, result.confidence
-    state.clarifying_question = result.clarifying_question
+        state.intent, state.intent_confidence = result.intent, result.confidence
+        state.clarifying_question = result.clarifying_question
+        if not state.clarifying_question:
+            plan_sources(ctx, state)
     return state
 
 
-def search_source(ctx: QueryContext, state: QueryState, source: str) -> list[SearchHit]:
-    """One parallel search branch, by source name."""
-    if source == "knowledge_base":
+def plan_sources(ctx: QueryContext, state: QueryState) -> QueryState:
+    """Select the sources (intent and the caller's preferences) and turn them into parallel searches.
+
+    PubMed is outside the PHI boundary. A question with detected PHI, or one the detector could not check,
+    never goes there: a redacted clinical question still describes one patient, a missed identifier is
+    likeliest in exactly those questions, and the in-boundary knowledge base answers them. The clinician
+    sees a warning whenever PubMed would otherwise have been searched.
+    """
+    preferences = state.request.sources
+    available = {name.value for name in sources.PARTITIONS}
+    pubmed = SourceName.PUBMED.value
+    if ctx.literature is None:
+        if SourceName.PUBMED in preferences.prioritize:
+            state.warnings.append(PUBMED_NOT_CONFIGURED)
+    elif not state.phi_detected:
+        available.add(pubmed)
+    elif any(s.name == pubmed for s in sources.select_sources(state.intent, preferences, available | {pubmed})):
+        state.warnings.append(PUBMED_SKIPPED_UNCHECKED if state.phi is None or state.phi.error
+                              else PUBMED_SKIPPED_PHI)
+    selected = [s.model_copy(update={"timeout_seconds": ctx.settings.pubmed_budget_seconds})
+                if s.kind is SourceKind.PUBMED else s
+                for s in sources.select_sources(state.intent, preferences, available)]
+    state.search_plan = sources.search_branches(selected, source_types=state.request.filters.source_types)
+    if any(s.kind is SourceKind.KNOWLEDGE_BASE for s in selected) and not any(
+            b.kind is SourceKind.KNOWLEDGE_BASE for b in state.search_plan):
+        state.warnings.append("the source_types filter excludes every selected knowledge-base source ("
+                              + ", ".join(s.name for s in selected if s.kind is SourceKind.KNOWLEDGE_BASE) + ")")
+    return state
+
+
+def search_source(ctx: QueryContext, state: QueryState, source: SearchBranch | str) -> list[SearchHit]:
+    """One parallel search branch: an item of state.search_plan ("knowledge_base" alone: the whole index)."""
+    if source == SourceKind.KNOWLEDGE_BASE.value:
         return search_knowledge_base(ctx, state)
-    raise InvalidInput(f"unknown source {source!r}; known sources: knowledge_base")
+    if isinstance(source, str):
+        raise InvalidInput(f"unknown search branch {source!r}; known: {SourceKind.KNOWLEDGE_BASE.value} or an "
+                           "item of search_plan")
+    if source.kind is SourceKind.PUBMED:
+        return search_literature(ctx, state, deadline_s=source.budget_seconds)
+    return search_knowledge_base(ctx, state, source_types=source.source_types)
 
 
-def search_knowledge_base(ctx: QueryContext, state: QueryState) -> list[SearchHit]:
-    """The knowledge base: hybrid BM25 + vector with the configured fusion."""
+def search_knowledge_base(ctx: QueryContext, state: QueryState, *, source_types: list[SourceType] | None = None
+                          ) -> list[SearchHit]:
+    """The knowledge base: hybrid BM25 + vector with the configured fusion, then the reranker.
+
+    Known clinical abbreviations are expanded first ("AF" -> "AF (atrial fibrillation)") for both
+    sub-queries: evaluated in docs/benchmarks.md, "Retrieval quality".
+    """
     started = time.perf_counter()
-    vector = ctx.embedder.embed([state.request.query])[0]  # in-boundary embedder: PHI text may be embedded
+    text = expand_abbreviations(state.request.query)
+    vector = ctx.embedder.embed([text])[0]  # in-boundary embedder: PHI text may be embedded
+    filters = state.request.filters
+    if source_types:
+        filters = filters.model_copy(update={"source_types": source_types})
     query = SearchQuery(
-        text=state.request.query, vector=vector.tolist(), top_k=max(state.request.top_k * 2, 10),
+        text=text, vector=vector.tolist(), top_k=max(state.request.top_k * 2, 10),
         fusion=ctx.settings.fusion, bm25_weight=ctx.settings.bm25_weight, candidates=SEARCH_CANDIDATES,
-        filters=state.request.filters,
+        filters=filters,
     )
     hits = ctx.index.search(query)
+    if ctx.reranker.in_boundary or not state.phi_detected:
+        hits = ctx.reranker.rerank(text, hits, top_k=query.top_k)
     state.latency_ms["search_knowledge_base"] = round((time.perf_counter() - started) * 1000, 2)
     return hits
 
 
+def search_literature(ctx: QueryContext, state: QueryState, *, deadline_s: float) -> list[SearchHit]:
+    """PubMed, with the question only when it was checked and carries no PHI (plan_sources skips it
+    otherwise; this is the egress guard's last line). The query_retrieve function ships without the PHI
+    detector, so the guard relies on Detect PHI's result for this exact text rather than running it again."""
+    if ctx.literature is None:
+        raise DependencyError("PubMed is not configured in this deployment")
+    checked = state.phi is not None and state.phi.redacted_text == state.request.query  # this exact text
+    if state.phi_detected or not checked:
+        raise PhiBoundaryViolation("refused to send the question outside the PHI boundary: it was not "
+                                   "checked, or it carries PHI")
+    started = time.perf_counter()
+    hits = ctx.literature.search(state.request.query, top_k=state.request.top_k, deadline_s=deadline_s)
+    state.latency_ms["search_pubmed"] = round((time.perf_counter() - started) * 1000, 2)
+    return hits
+
+
 def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[dict[str, Any]]) -> QueryState:
-    """Collect the parallel branches: hits from each source, a warning for each failed or slow one."""
-    hits: list[SearchHit] = []
+    """Collect the parallel branches: hits from each source, a warning for each failed or slow one.
+
+    Each branch keeps at most MAX_CHUNKS_PER_DOCUMENT chunks of a document; the branches are then interleaved
+    by priority (sources.interleave says why) and near-duplicate passages dropped, before the cut to the hits the
+    generator sees (docs/search.md, "Query enhancement, post-processing and reranking").
+    """
+    rankings: list[list[SearchHit]] = []
     failed = [branch for branch in branches if branch.get("error")]
     for branch in branches:
-        source = str(branch.get("source", "unknown"))
-        state.sources_searched.append(source)
+        names = _source_names(branch.get("source"))
+        state.sources_searched.extend(n for n in names if n not in state.sources_searched)
         if branch.get("error"):
-            rest = "; answered without it" if len(failed) < len(branches) else ""
-            state.warnings.append(f"source {source} was unavailable ({branch['error']}){rest}")
+            rest = "; answered without them" if len(failed) < len(branches) else ""
+            subject = f"source {names[0]} was" if len(names) == 1 else f"sources {', '.join(names)} were"
+            state.warnings.append(f"{subject} unavailable ({branch['error']}){rest}")
             continue
-        hits.extend(SearchHit.model_validate(h) for h in branch.get("hits", []))
+        hits = sorted((SearchHit.model_validate(h) for h in branch.get("hits", [])), key=lambda h: h.score,
+                      reverse=True)
+        rankings.append(search.limit_chunks_per_document(hits, limit=MAX_CHUNKS_PER_DOCUMENT))
         state.latency_ms.update(branch.get("latency_ms", {}))
-    hits.sort(key=lambda h: h.score, reverse=True)
+    hits = search.drop_near_duplicates(sources.interleave(rankings))
     state.hits = hits[: max(state.request.top_k * 2, 10)]
     if failed and len(failed) == len(branches):
         # Nothing to answer from, and rephrasing would not help: say so. The reply takes the clarification
@@ -178,9 +272,16 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         state.answer = state.clarifying_question = SOURCES_UNAVAILABLE_REPLY
         state.degraded = True
         return state
-    if not state.clarifying_question and (not state.hits or state.hits[0].score < MIN_GOOD_SCORE):
+    if not state.clarifying_question and (not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
     return state
+
+
+def _source_names(source: Any) -> list[str]:
+    """The source names a branch result covers: a search_plan item's, or a bare name."""
+    if isinstance(source, dict):
+        return [str(name) for name in source.get("sources", [])] or [str(source.get("kind", "unknown"))]
+    return [str(source or "unknown")]
 
 
 def audit(ctx: QueryContext, state: QueryState, *, outcome: AuditOutcome | None = None) -> QueryState:

@@ -154,6 +154,35 @@ class SearchIndex(Protocol):
 
 
 @runtime_checkable
+class Reranker(Protocol):
+    """A second, slower opinion on the fused candidates of one search (voiceassist.rerank)."""
+
+    name: str
+    in_boundary: bool  # True when the question text never leaves our infrastructure
+
+    def rerank(self, query: str, hits: Sequence[SearchHit], *, top_k: int) -> builtins.list[SearchHit]:
+        """The `top_k` best of `hits` for `query`, best first; each hit's `score` is the reranker's."""
+        ...
+
+
+@runtime_checkable
+class LiteratureSearch(Protocol):
+    """A bibliographic search outside our infrastructure (PubMed through NCBI E-utilities).
+
+    It is outside the PHI boundary: callers hand it PHI-free text only (voiceassist.sources).
+    """
+
+    name: str
+    in_boundary: bool
+
+    def search(self, query: str, *, top_k: int = 5, deadline_s: float | None = None
+               ) -> builtins.list[SearchHit]:
+        """Hits best first, scores in (0, 1] falling with rank; raises SourceUnavailable on time-out or
+        failure after the client's retries, and never runs past `deadline_s` seconds."""
+        ...
+
+
+@runtime_checkable
 class Embedder(Protocol):
     model_id: str
     dimension: int

@@ -1,4 +1,5 @@
-"""The reranking port: a second, slower opinion on the fused candidates, and its evaluated default.
+"""Reranking (the `ports.Reranker` protocol): a second, slower opinion on the fused candidates, and its
+evaluated default.
 
 A Reranker reorders the hits one search returned (the fused `candidates`, best first) using the question
 text, and keeps the `top_k` best. It runs after fusion and before de-duplication and generation.
@@ -16,19 +17,11 @@ default leaves the fused order as it is (docs/benchmarks.md, "Retrieval quality"
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
 
 from voiceassist.models import SearchHit
+from voiceassist.ports import Reranker
 
-
-@runtime_checkable
-class Reranker(Protocol):
-    name: str
-    in_boundary: bool  # True when the question text never leaves our infrastructure
-
-    def rerank(self, query: str, hits: Sequence[SearchHit], *, top_k: int) -> list[SearchHit]:
-        """The `top_k` best of `hits` for `query`, best first; each hit's `score` is the reranker's."""
-        ...
+__all__ = ["IdentityReranker", "Reranker"]
 
 
 class IdentityReranker:

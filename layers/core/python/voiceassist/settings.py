@@ -55,7 +55,14 @@ ENV_CHUNK_OVERLAP = "VOICEASSIST_CHUNK_OVERLAP"
 ENV_FUSION = "VOICEASSIST_FUSION"
 ENV_BM25_WEIGHT = "VOICEASSIST_BM25_WEIGHT"
 ENV_MAX_UPLOAD_BYTES = "VOICEASSIST_MAX_UPLOAD_BYTES"
-ENV_PUBMED_BASE_URL = "VOICEASSIST_PUBMED_BASE_URL"
+ENV_PUBMED_BASE_URL = "VOICEASSIST_PUBMED_BASE_URL"  # unset: the pubmed source is not available
+ENV_PUBMED_EMAIL = "VOICEASSIST_PUBMED_EMAIL"  # NCBI asks every E-utilities client for a contact address
+ENV_PUBMED_API_KEY = "VOICEASSIST_PUBMED_API_KEY"  # local runs only; on AWS the key comes from the secret
+ENV_PUBMED_SECRET_ARN = "VOICEASSIST_PUBMED_SECRET_ARN"
+ENV_PUBMED_REQUESTS_PER_SECOND = "VOICEASSIST_PUBMED_REQUESTS_PER_SECOND"  # unset: NCBI's limit (3, 10 with a key)
+ENV_PUBMED_BUDGET_SECONDS = "VOICEASSIST_PUBMED_BUDGET_SECONDS"  # one PubMed search, retries included
+ENV_USER_POOL_ID = "VOICEASSIST_USER_POOL_ID"  # Cognito pool whose tokens the WebSocket authorizer accepts
+ENV_USER_POOL_CLIENT_ID = "VOICEASSIST_USER_POOL_CLIENT_ID"  # the app client those tokens must be issued to
 ENV_TIKTOKEN_CACHE_DIR = "TIKTOKEN_CACHE_DIR"
 
 
@@ -114,6 +121,13 @@ class Settings(BaseModel):
     bm25_weight: float = Field(default=0.5, ge=0.0, le=1.0)  # evaluated: docs/benchmarks.md
     max_upload_bytes: int = Field(default=50 * 1024 * 1024, ge=1)
     pubmed_base_url: str | None = None
+    pubmed_email: str | None = None
+    pubmed_api_key: str | None = Field(default=None, repr=False)
+    pubmed_secret_arn: str | None = None
+    pubmed_requests_per_second: float | None = Field(default=None, gt=0, le=10)
+    pubmed_budget_seconds: float = Field(default=4.0, gt=0, le=20)
+    user_pool_id: str | None = None
+    user_pool_client_id: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -162,6 +176,13 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_BM25_WEIGHT: "bm25_weight",
     ENV_MAX_UPLOAD_BYTES: "max_upload_bytes",
     ENV_PUBMED_BASE_URL: "pubmed_base_url",
+    ENV_PUBMED_EMAIL: "pubmed_email",
+    ENV_PUBMED_API_KEY: "pubmed_api_key",
+    ENV_PUBMED_SECRET_ARN: "pubmed_secret_arn",
+    ENV_PUBMED_REQUESTS_PER_SECOND: "pubmed_requests_per_second",
+    ENV_PUBMED_BUDGET_SECONDS: "pubmed_budget_seconds",
+    ENV_USER_POOL_ID: "user_pool_id",
+    ENV_USER_POOL_CLIENT_ID: "user_pool_client_id",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

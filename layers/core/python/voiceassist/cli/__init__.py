@@ -66,7 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
         from voiceassist.observability import logger
 
-        # Powertools logs JSON to stdout, where results (and --json output) go: keep it to errors here;
+        # Powertools' JSON lines (on stderr) would break up the progress bars: keep them to errors here;
         # set POWERTOOLS_LOG_LEVEL for the full log.
         logger.setLevel("ERROR")
     try:

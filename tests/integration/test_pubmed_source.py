@@ -1,0 +1,32 @@
+"""PubMed as the composition builds it from Settings, against the local E-utilities stub."""
+
+from __future__ import annotations
+
+import boto3
+from moto import mock_aws
+
+from tests.support.pubmed_stub import PubMedStub
+from voiceassist.composition import Dependencies
+from voiceassist.settings import Settings
+
+
+def test_pubmed_is_not_available_without_a_base_url() -> None:
+    assert Dependencies(Settings()).literature is None
+
+
+def test_pubmed_reads_its_ncbi_key_from_secrets_manager_on_its_first_search() -> None:
+    with mock_aws(), PubMedStub() as stub:
+        arn = boto3.client("secretsmanager", region_name="us-east-1").create_secret(
+            Name="pubmed", SecretString="ncbi-test-key")["ARN"]
+        deps = Dependencies(Settings(pubmed_base_url=stub.base_url, pubmed_secret_arn=arn,
+                                     pubmed_email="ops@example.org"))
+        literature = deps.literature
+        assert literature is not None and stub.requests == []  # built without a call: no search yet
+
+        hits = literature.search("metformin chronic kidney disease", top_k=2, deadline_s=5)
+
+    assert [h.source for h in hits] == ["pubmed"] * len(hits) and hits
+    assert all(h.chunk.metadata.pmid and h.chunk.metadata.url for h in hits)
+    esearch = stub.requests_to("esearch")[0]
+    assert (esearch.params["api_key"], esearch.params["email"]) == ("ncbi-test-key", "ops@example.org")
+    assert "ncbi-test-key" not in esearch.path  # the key travels in the body, never in a URL
