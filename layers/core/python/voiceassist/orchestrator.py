@@ -24,6 +24,7 @@ from voiceassist.models import (
     AuditOutcome,
     AuditRecord,
     Citation,
+    FusionMethod,
     Intent,
     Model,
     PhiResult,
@@ -31,7 +32,9 @@ from voiceassist.models import (
     QueryRequest,
     QueryResponse,
     SearchBranch,
+    SearchFilters,
     SearchHit,
+    SearchMode,
     SearchQuery,
     SourceKind,
     SourceName,
@@ -204,26 +207,41 @@ def search_source(ctx: QueryContext, state: QueryState, source: SearchBranch | s
 
 def search_knowledge_base(ctx: QueryContext, state: QueryState, *, source_types: list[SourceType] | None = None
                           ) -> list[SearchHit]:
-    """The knowledge base: hybrid BM25 + vector with the configured fusion, then the reranker.
-
-    Known clinical abbreviations are expanded first ("AF" -> "AF (atrial fibrillation)") for both
-    sub-queries: evaluated in docs/benchmarks.md, "Retrieval quality".
-    """
+    """The knowledge base: hybrid BM25 + vector with the configured fusion, then the reranker."""
     started = time.perf_counter()
-    text = expand_abbreviations(state.request.query)
-    vector = ctx.embedder.embed([text])[0]  # in-boundary embedder: PHI text may be embedded
     filters = state.request.filters
     if source_types:
         filters = filters.model_copy(update={"source_types": source_types})
-    query = SearchQuery(
-        text=text, vector=vector.tolist(), top_k=max(state.request.top_k * 2, 10),
-        fusion=ctx.settings.fusion, bm25_weight=ctx.settings.bm25_weight, candidates=SEARCH_CANDIDATES,
-        filters=filters,
-    )
-    hits = ctx.index.search(query)
-    if ctx.reranker.in_boundary or not state.phi_detected:
-        hits = ctx.reranker.rerank(text, hits, top_k=query.top_k)
+    query = knowledge_base_query(ctx, state.request.query, top_k=max(state.request.top_k * 2, 10), filters=filters)
+    hits = run_knowledge_base_query(ctx, query, phi_detected=state.phi_detected)
     state.latency_ms["search_knowledge_base"] = round((time.perf_counter() - started) * 1000, 2)
+    return hits
+
+
+def knowledge_base_query(ctx: QueryContext, question: str, *, top_k: int, filters: SearchFilters | None = None,
+                         mode: SearchMode = SearchMode.HYBRID, candidates: int = SEARCH_CANDIDATES,
+                         fusion: FusionMethod | None = None, bm25_weight: float | None = None) -> SearchQuery:
+    """The index request for a question (shared with `voiceassist eval retrieval`, so it measures this path).
+
+    Known clinical abbreviations are expanded first ("AF" -> "AF (atrial fibrillation)") for both
+    sub-queries: evaluated in docs/benchmarks.md, "Retrieval quality". The embedder is in-boundary, so a
+    question with PHI may be embedded.
+    """
+    text = expand_abbreviations(question)
+    vector = None if mode is SearchMode.BM25 else ctx.embedder.embed([text])[0].tolist()
+    return SearchQuery(
+        text=text, vector=vector, top_k=top_k, mode=mode, candidates=candidates,
+        fusion=fusion or ctx.settings.fusion,
+        bm25_weight=ctx.settings.bm25_weight if bm25_weight is None else bm25_weight,
+        filters=filters or SearchFilters(),
+    )
+
+
+def run_knowledge_base_query(ctx: QueryContext, query: SearchQuery, *, phi_detected: bool) -> list[SearchHit]:
+    """Search the index, then rerank (a reranker outside the boundary never sees a question with PHI)."""
+    hits = ctx.index.search(query)
+    if ctx.reranker.in_boundary or not phi_detected:
+        hits = ctx.reranker.rerank(query.text, hits, top_k=query.top_k)
     return hits
 
 

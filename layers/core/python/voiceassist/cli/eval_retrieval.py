@@ -1,8 +1,11 @@
 """`voiceassist eval retrieval`: nDCG@10, Recall@100, MRR@10 and search latency on any BEIR-format data.
 
 The corpus goes through the real ingestion pipeline (unchanged documents are skipped, so a second run reuses
-the index) and every query through the real search path: the in-boundary embedder, then the index with the
-configured fusion. Chunks are scored per document by their best chunk, as BEIR judges documents.
+the index) and every query through the query pipeline's own knowledge-base search (orchestrator.
+knowledge_base_query and run_knowledge_base_query: abbreviation expansion, the in-boundary embedder, the index
+with the configured fusion, the reranker). Chunks are scored per document by their best chunk, as BEIR judges
+documents; the generator's per-document cap and near-duplicate removal are left out, since they only thin
+the list a generator sees.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from typing import Any
 from tqdm import tqdm
 
 from voiceassist.evaluation.retrieval import mrr_at_k, ndcg_at_k, rank_documents, recall_at_k
-from voiceassist.models import SearchMode, SearchQuery
+from voiceassist.models import SearchMode
 
 DEPTH = 100
 
@@ -63,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
     from voiceassist.bulk import ingest_beir_corpus
     from voiceassist.cli.local import local_dependencies
     from voiceassist.models import FusionMethod
+    from voiceassist.orchestrator import knowledge_base_query, run_knowledge_base_query
 
     deps = local_dependencies()
     ingest = ingest_beir_corpus(deps, args.corpus, show=not args.json)
@@ -75,11 +79,10 @@ def run(args: argparse.Namespace) -> int:
     embed_ms, search_ms = [], []
     for query_id in tqdm(query_ids, desc="searching", unit="query", disable=args.json):
         started = time.perf_counter()
-        vector = deps.embedder.embed([queries[query_id]])[0]
+        query = knowledge_base_query(deps.query, queries[query_id], top_k=DEPTH, candidates=DEPTH,
+                                     mode=SearchMode(args.mode), fusion=fusion, bm25_weight=weight)
         embedded = time.perf_counter()
-        hits = deps.index.search(SearchQuery(text=queries[query_id], vector=vector.tolist(), top_k=DEPTH,
-                                             candidates=DEPTH, mode=SearchMode(args.mode), fusion=fusion,
-                                             bm25_weight=weight))
+        hits = run_knowledge_base_query(deps.query, query, phi_detected=False)  # BEIR queries carry no PHI
         search_ms.append((time.perf_counter() - embedded) * 1000)
         embed_ms.append((embedded - started) * 1000)
         ranked, judged = rank_documents(hits), qrels[query_id]
