@@ -18,6 +18,7 @@ from voiceassist.models import (
     PhiEntity,
     PhiResult,
     QueryRequest,
+    RoutingMode,
     SearchHit,
     SearchMode,
     SearchQuery,
@@ -28,6 +29,7 @@ from voiceassist.models import (
 from voiceassist.orchestrator import (
     MAX_CHUNKS_PER_DOCUMENT,
     PUBMED_NOT_CONFIGURED,
+    PUBMED_OFF_LOCAL_ONLY,
     PUBMED_SKIPPED_PHI,
     PUBMED_SKIPPED_UNCHECKED,
     QueryContext,
@@ -256,3 +258,20 @@ def test_plan_warns_when_pubmed_is_asked_for_but_not_configured() -> None:
 
     assert state.warnings == [PUBMED_NOT_CONFIGURED]
     assert [b.sources for b in state.search_plan] == [["textbooks", "guidelines", "drug_references"]]
+
+
+def test_local_only_mode_never_searches_pubmed_and_says_so_when_it_was_asked_for() -> None:
+    literature = FakeLiterature()
+    ctx = context(None, literature=literature)
+    ctx.settings = Settings(routing_mode=RoutingMode.LOCAL_ONLY)
+    asked = SourcePreferences.model_validate({"prioritize": ["pubmed"]})
+
+    state = plan_sources(ctx, state_for("metformin in CKD", intent=Intent.CASE_CONSULTATION, sources=asked))
+
+    assert state.warnings == [PUBMED_OFF_LOCAL_ONLY]
+    assert all(branch.kind is not SourceKind.PUBMED for branch in state.search_plan)
+    pubmed_branch = plan_sources(context(None, literature=literature),
+                                 state_for("metformin in CKD", intent=Intent.CASE_CONSULTATION)).search_plan[1]
+    with pytest.raises(PhiBoundaryViolation):  # even a plan made elsewhere is refused at the last step
+        search_source(ctx, state_for("metformin in CKD"), pubmed_branch)
+    assert literature.queries == []

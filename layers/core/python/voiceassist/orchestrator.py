@@ -31,6 +31,7 @@ from voiceassist.models import (
     QueryMetadata,
     QueryRequest,
     QueryResponse,
+    RoutingMode,
     SearchBranch,
     SearchFilters,
     SearchHit,
@@ -73,6 +74,8 @@ PUBMED_SKIPPED_PHI = ("PubMed was not searched: the question contains patient de
 PUBMED_SKIPPED_UNCHECKED = ("PubMed was not searched: the question could not be checked for patient details "
                             "(PHI), and PubMed is outside the PHI boundary")
 PUBMED_NOT_CONFIGURED = "PubMed is not configured in this deployment; searched the other sources"
+PUBMED_OFF_LOCAL_ONLY = ("PubMed was not searched: this deployment runs in local-only mode, where no question "
+                         "leaves the PHI boundary; searched the other sources")
 
 
 class QueryState(Model):
@@ -169,14 +172,15 @@ def plan_sources(ctx: QueryContext, state: QueryState) -> QueryState:
     PubMed is outside the PHI boundary. A question with detected PHI, or one the detector could not check,
     never goes there: a redacted clinical question still describes one patient, a missed identifier is
     likeliest in exactly those questions, and the in-boundary knowledge base answers them. The clinician
-    sees a warning whenever PubMed would otherwise have been searched.
+    sees a warning whenever PubMed would otherwise have been searched. In local-only mode PubMed is off.
     """
     preferences = state.request.sources
     available = {name.value for name in sources.PARTITIONS}
     pubmed = SourceName.PUBMED.value
-    if ctx.literature is None:
+    local_only = ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY  # nothing leaves the boundary
+    if ctx.literature is None or local_only:
         if SourceName.PUBMED in preferences.prioritize:
-            state.warnings.append(PUBMED_NOT_CONFIGURED)
+            state.warnings.append(PUBMED_OFF_LOCAL_ONLY if local_only else PUBMED_NOT_CONFIGURED)
     elif not state.phi_detected:
         available.add(pubmed)
     elif any(s.name == pubmed for s in sources.select_sources(state.intent, preferences, available | {pubmed})):
@@ -252,9 +256,9 @@ def search_literature(ctx: QueryContext, state: QueryState, *, deadline_s: float
     if ctx.literature is None:
         raise DependencyError("PubMed is not configured in this deployment")
     checked = state.phi is not None and state.phi.redacted_text == state.request.query  # this exact text
-    if state.phi_detected or not checked:
+    if state.phi_detected or not checked or ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY:
         raise PhiBoundaryViolation("refused to send the question outside the PHI boundary: it was not "
-                                   "checked, or it carries PHI")
+                                   "checked, it carries PHI, or the deployment is local-only")
     started = time.perf_counter()
     hits = ctx.literature.search(state.request.query, top_k=state.request.top_k, deadline_s=deadline_s)
     state.latency_ms["search_pubmed"] = round((time.perf_counter() - started) * 1000, 2)
