@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.support.local_server import LocalServer
 
 CHAT_PATH = "/v1/chat/completions"
 SAGEMAKER_PATH = re.compile(r"^/endpoints/[^/]+/invocations$")
@@ -45,36 +46,21 @@ class RecordedRequest:
     body: str
 
 
-class OpenAIStub:
+class OpenAIStub(LocalServer):
     def __init__(self, script: list[StubReply] | None = None, *, model: str = "stub-model") -> None:
         self.model = model
         self.requests: list[dict[str, Any]] = []  # the parsed bodies of chat completions and invocations
         self.raw_requests: list[RecordedRequest] = []
         self._script = list(script or [StubReply()])
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        super().__init__()
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+        return f"{self.origin}/v1"
 
     @property
     def sagemaker_endpoint_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def __enter__(self) -> OpenAIStub:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
+        return self.origin
 
     def _record(self, method: str, path: str, body: bytes) -> None:
         with self._lock:

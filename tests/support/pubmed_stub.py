@@ -22,13 +22,14 @@ import json
 import re
 import socket
 import struct
-import threading
 from collections import deque
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
+
+from tests.support.local_server import LocalServer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pubmed"
 ROUTES = {"/esearch.fcgi": "esearch", "/efetch.fcgi": "efetch"}
@@ -64,22 +65,17 @@ class StubRequest:
         return f"{self.path}\n{self.body}"
 
 
-class PubMedStub:
+class PubMedStub(LocalServer):
     def __init__(self, *, esearch: bytes | None = None, efetch: bytes | None = None) -> None:
         self.esearch_body = esearch if esearch is not None else fixture_bytes("esearch_metformin.json")
         self.efetch_body = efetch if efetch is not None else fixture_bytes("efetch_metformin.xml")
         self.requests: list[StubRequest] = []
         self._faults: dict[str, deque[StubResponse]] = {route: deque() for route in ROUTES.values()}
-        self._lock = threading.Lock()
-        self._stopping = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        super().__init__()
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return self.origin
 
     def fail(self, route: str, *responses: StubResponse) -> None:
         """Answer the next requests to route ("esearch" or "efetch") with these, in order, then as recorded."""
@@ -89,16 +85,6 @@ class PubMedStub:
     def requests_to(self, route: str) -> list[StubRequest]:
         with self._lock:
             return [r for r in self.requests if r.route == route]
-
-    def __enter__(self) -> PubMedStub:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stopping.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join()
 
     # ----------------------------------------------------------------------- answers
 
