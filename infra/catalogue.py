@@ -31,6 +31,7 @@ class Access(StrEnum):
     SEARCH_READ = "search-read"
     SEARCH_WRITE = "search-write"
     OPENAI_SECRET = "openai-secret"
+    PUBMED_SECRET = "pubmed-secret"  # the NCBI API key; also the PubMed client's settings (when enabled)
     LLM_INVOKE = "llm-invoke"
     EMBEDDING_INVOKE = "embedding-invoke"
     START_INGEST = "start-ingest"
@@ -51,6 +52,8 @@ class FunctionSpec:
     needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
+    # Plans the searches (orchestrator.plan_sources): it must see whether PubMed is configured, never its key.
+    plans_searches: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -169,6 +172,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SESSIONS_WRITE,
         A.STATE_WRITE,
         timeout_seconds=30,
+        plans_searches=True,
     ),
     _spec(
         "query_retrieve",
@@ -177,6 +181,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.DOCUMENTS_READ,
         A.STATE_WRITE,
         A.EMBEDDING_INVOKE,
+        A.PUBMED_SECRET,  # PubMed over HTTPS through the NAT, PHI-free questions only (decision 0003)
         memory_mb=2048,
         timeout_seconds=30,
         needs_ml_layer=True,

@@ -19,6 +19,9 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 CONTEXT_KEY = "voiceassist"
 ENVIRONMENT_NAMES: tuple[str, ...] = ("dev", "staging", "prod")
 
+EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
+NCBI_EUTILS_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+
 # CloudWatch Logs accepts only these retention periods (days).
 LOG_RETENTION_DAYS: frozenset[int] = frozenset(
     {1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653}
@@ -136,11 +139,35 @@ class FunctionsConfig(_Frozen):
     reserved_concurrency: int | None = Field(default=None, ge=1)
 
 
+class PubMedConfig(_Frozen):
+    """PubMed (NCBI E-utilities), searched by query_retrieve over HTTPS through the NAT gateways.
+
+    Off unless enabled: it is the one source outside the PHI boundary (only PHI-free questions reach it,
+    decision 0003), so turning it on is a per-environment choice. The NCBI API key is a secret whose value
+    operators put after deploy (docs/operations.md, "PubMed").
+    """
+
+    enabled: bool = False
+    base_url: str = Field(default=NCBI_EUTILS_URL, pattern=r"^https://\S+[^/]$")
+    # NCBI asks every E-utilities client for the operator's contact address (never an end user's).
+    email: str | None = Field(default=None, pattern=EMAIL_PATTERN)
+    # None: NCBI's limit (10/s with a key). The limit is per warm container, not per account.
+    requests_per_second: float | None = Field(default=None, gt=0, le=10)
+    # One PubMed search, retries included; the workflow stops it at budget + 2 s, inside query_retrieve's 30 s.
+    budget_seconds: float = Field(default=4.0, gt=0, le=20)
+
+    @model_validator(mode="after")
+    def _contact_when_enabled(self) -> PubMedConfig:
+        if self.enabled and not self.email:
+            raise ValueError("an enabled pubmed needs email (NCBI's contact address for this deployment)")
+        return self
+
+
 class EnvironmentConfig(_Frozen):
     name: str
     account: str = Field(pattern=r"^\d{12}$")
     region: str
-    alarm_email: str = Field(pattern=r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+    alarm_email: str = Field(pattern=EMAIL_PATTERN)
     removal: RemovalChoice = RemovalChoice.RETAIN
     deletion_protection: bool = True
     routing_mode: RoutingMode = RoutingMode.HYBRID
@@ -150,6 +177,7 @@ class EnvironmentConfig(_Frozen):
     search: SearchConfig = SearchConfig()
     llm: LlmConfig
     embedding: EmbeddingEndpointConfig = EmbeddingEndpointConfig()
+    pubmed: PubMedConfig = PubMedConfig()
     retention: RetentionConfig = RetentionConfig()
     api: ApiConfig = ApiConfig()
     functions: FunctionsConfig = FunctionsConfig()
@@ -158,6 +186,9 @@ class EnvironmentConfig(_Frozen):
     def _zones_match_search_layout(self) -> EnvironmentConfig:
         if self.search.zone_awareness and len(self.network.availability_zones) < 2:
             raise ValueError("search.zone_awareness needs at least two availability_zones")
+        if self.pubmed.enabled and self.routing_mode is RoutingMode.LOCAL_ONLY:
+            # The pipeline never leaves the boundary in local-only mode: the key and grant would sit unused.
+            raise ValueError("pubmed.enabled needs a routing_mode other than local-only")
         return self
 
     @property

@@ -77,8 +77,15 @@ class Network(Construct):
             self,
             "FunctionSecurityGroup",
             vpc=self.vpc,
-            allow_all_outbound=True,
+            allow_all_outbound=False,
+            # Changing GroupDescription replaces the group (and every function's network interfaces): keep it.
             description="Lambda functions: outbound to AWS endpoints, OpenSearch, and HTTPS egress",
+        )
+        # Everything the functions call speaks HTTPS: the VPC endpoints, OpenSearch, and through the NAT
+        # OpenAI, PubMed, Cognito's JWKS and the WebSocket @connections API. DNS to the VPC resolver is not
+        # filtered by security groups.
+        self.function_security_group.add_egress_rule(
+            ec2.Peer.any_ipv4(), ec2.Port.tcp(443), "HTTPS only: AWS APIs, OpenSearch, OpenAI, PubMed"
         )
         self.model_security_group = ec2.SecurityGroup(
             self,

@@ -1,7 +1,7 @@
-"""The OpenAI API key: a Secrets Manager secret encrypted with the environment key.
+"""Third-party API keys: Secrets Manager secrets encrypted with the environment key.
 
-Functions receive the secret's ARN (never its value) and read it at run time; operators put the value
-with `aws secretsmanager put-secret-value` (docs/operations.md).
+Functions receive a secret's ARN (never its value) and read it at run time; operators put the value with
+`aws secretsmanager put-secret-value` (docs/operations.md). The NCBI key exists only where PubMed is enabled.
 """
 
 from __future__ import annotations
@@ -26,19 +26,36 @@ class Secrets(Construct):
         removal_policy: RemovalPolicy,
     ) -> None:
         super().__init__(scope, construct_id)
-        self.openai_api_key = secretsmanager.Secret(
-            self,
+        self._key = key
+        self._removal_policy = removal_policy
+        self.openai_api_key = self._operator_secret(
             "OpenAiApiKey",
             description=f"OpenAI API key for {config.prefix} (PHI-free questions only); set by operators",
-            encryption_key=key,
-            removal_policy=removal_policy,
+            rotated_in="the OpenAI console",
+        )
+        self.ncbi_api_key: secretsmanager.Secret | None = None
+        if config.pubmed.enabled:
+            self.ncbi_api_key = self._operator_secret(
+                "NcbiApiKey",
+                description=f"NCBI E-utilities API key for {config.prefix} PubMed searches; set by operators",
+                rotated_in="the NCBI account settings",
+            )
+
+    def _operator_secret(self, construct_id: str, *, description: str, rotated_in: str) -> secretsmanager.Secret:
+        secret = secretsmanager.Secret(
+            self,
+            construct_id,
+            description=description,
+            encryption_key=self._key,
+            removal_policy=self._removal_policy,
         )
         reason = (
-            "A third-party API key cannot be rotated by a Lambda here: operators rotate it in the OpenAI "
-            "console and put the new value (docs/operations.md, 'Secrets')."
+            f"A third-party API key cannot be rotated by a Lambda here: operators rotate it in {rotated_in} "
+            "and put the new value (docs/operations.md, 'Secrets')."
         )
         acknowledge(
-            self.openai_api_key,
+            secret,
             ("AwsSolutions-SMG4", reason),
             ("HIPAA.Security-SecretsManagerRotationEnabled", reason),
         )
+        return secret

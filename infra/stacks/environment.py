@@ -27,6 +27,11 @@ from voiceassist.settings import (
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
     ENV_PHI_MODE,
+    ENV_PUBMED_BASE_URL,
+    ENV_PUBMED_BUDGET_SECONDS,
+    ENV_PUBMED_EMAIL,
+    ENV_PUBMED_REQUESTS_PER_SECOND,
+    ENV_PUBMED_SECRET_ARN,
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_ROUTING_MODE,
     ENV_RUNTIME,
@@ -79,6 +84,25 @@ def starter_environment(spec: FunctionSpec, pipelines: Pipelines) -> dict[str, s
         environment[ENV_INGEST_STATE_MACHINE_ARN] = pipelines.ingest.state_machine_arn
     if Access.START_QUERY in spec.access:
         environment[ENV_QUERY_STATE_MACHINE_ARN] = pipelines.query.state_machine_arn
+    return environment
+
+
+def pubmed_environment(spec: FunctionSpec, config: EnvironmentConfig, secrets: Secrets) -> dict[str, str]:
+    """PubMed settings, where PubMed is enabled: the planner learns that PubMed exists and its budget (it
+    plans the searches), the searcher also gets the contact e-mail, the rate and the key's secret ARN."""
+    pubmed = config.pubmed
+    searches = Access.PUBMED_SECRET in spec.access
+    if secrets.ncbi_api_key is None or not (searches or spec.plans_searches):
+        return {}
+    environment = {
+        ENV_PUBMED_BASE_URL: pubmed.base_url,
+        ENV_PUBMED_BUDGET_SECONDS: str(pubmed.budget_seconds),
+    }
+    if searches:
+        environment[ENV_PUBMED_EMAIL] = str(pubmed.email)
+        environment[ENV_PUBMED_SECRET_ARN] = secrets.ncbi_api_key.secret_arn
+        if pubmed.requests_per_second is not None:
+            environment[ENV_PUBMED_REQUESTS_PER_SECOND] = str(pubmed.requests_per_second)
     return environment
 
 

@@ -78,6 +78,11 @@ def _llm(function: lambda_.Function, targets: GrantTargets) -> None:
         _invoke_endpoint("llm")(function, targets)
 
 
+def _pubmed_secret(function: lambda_.Function, targets: GrantTargets) -> None:
+    if targets.secrets.ncbi_api_key is not None:  # PubMed enabled in this environment
+        targets.secrets.ncbi_api_key.grant_read(function)
+
+
 def _audit_write(function: lambda_.Function, targets: GrantTargets) -> None:
     # Append-only: the audit trail is never updated or deleted by the app.
     targets.storage.audit_table.grant(function, "dynamodb:PutItem", "dynamodb:DescribeTable")
@@ -114,6 +119,7 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.SEARCH_READ: _search(SEARCH_READ_ACTIONS),
     Access.SEARCH_WRITE: _search(SEARCH_WRITE_ACTIONS),
     Access.OPENAI_SECRET: lambda fn, t: t.secrets.openai_api_key.grant_read(fn),
+    Access.PUBMED_SECRET: _pubmed_secret,
     Access.LLM_INVOKE: _llm,
     Access.EMBEDDING_INVOKE: _embedding,
     Access.START_INGEST: lambda fn, t: t.ingest.grant_start_execution(fn),

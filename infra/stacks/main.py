@@ -24,7 +24,12 @@ from infra.constructs.search import Search
 from infra.constructs.search_bootstrap import SearchBootstrap
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
-from infra.stacks.environment import authorizer_environment, shared_environment, starter_environment
+from infra.stacks.environment import (
+    authorizer_environment,
+    pubmed_environment,
+    shared_environment,
+    starter_environment,
+)
 from infra.stacks.grants import GrantTargets, grant_access
 
 
@@ -150,7 +155,8 @@ class MainStack(Stack):
             functions["stream_authorizer"].add_environment(name, value)
         for spec in specs:
             grant_access(functions[spec.name], spec, targets)
-            for name, value in starter_environment(spec, self.pipelines).items():
+            extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets)}
+            for name, value in extra.items():
                 functions[spec.name].add_environment(name, value)
         SearchBootstrap(
             self,
@@ -183,6 +189,8 @@ class MainStack(Stack):
         CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
         CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
         CfnOutput(self, "OpenAiSecretArn", value=self.secrets.openai_api_key.secret_arn)
+        if self.secrets.ncbi_api_key is not None:
+            CfnOutput(self, "NcbiApiKeySecretArn", value=self.secrets.ncbi_api_key.secret_arn)
 
     @property
     def availability_zones(self) -> list[str]:

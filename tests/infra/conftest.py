@@ -45,6 +45,17 @@ def resources(template: dict[str, Any], resource_type: str) -> dict[str, dict[st
     }
 
 
+def app_functions(synthesized: Synthesized, env: str) -> dict[str, dict[str, Any]]:
+    """Catalogue name -> function properties (the description is the catalogue's)."""
+    by_description = {spec.description: spec.name for spec in FUNCTIONS}
+    functions = resources(synthesized.main(env), "AWS::Lambda::Function")
+    return {
+        by_description[p["Description"]]: p
+        for p in functions.values()
+        if p.get("Description") in by_description
+    }
+
+
 @pytest.fixture(scope="session")
 def fixture_functions_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("functions")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Synthesized, resources
+from conftest import Synthesized, app_functions, resources
 
 from infra.catalogue import FUNCTIONS, Access
 from voiceassist.ingestion import INCOMING_PREFIX
@@ -13,6 +13,7 @@ from voiceassist.settings import (
     ENV_INGEST_STATE_MACHINE_ARN,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_SECRET_ARN,
+    ENV_PUBMED_API_KEY,
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_RUNTIME,
     ENV_SAGEMAKER_ENDPOINT,
@@ -20,36 +21,26 @@ from voiceassist.settings import (
 )
 
 
-def _app_functions(synthesized: Synthesized, env: str) -> dict[str, dict]:
-    """Catalogue name -> function properties (the description is the catalogue's)."""
-    by_description = {spec.description: spec.name for spec in FUNCTIONS}
-    functions = resources(synthesized.main(env), "AWS::Lambda::Function")
-    return {
-        by_description[p["Description"]]: p
-        for p in functions.values()
-        if p.get("Description") in by_description
-    }
-
-
 @pytest.mark.parametrize("env", ["dev", "staging", "prod"])
 def test_every_catalogued_function_is_deployed(synthesized: Synthesized, env: str) -> None:
-    assert set(_app_functions(synthesized, env)) == {spec.name for spec in FUNCTIONS}
+    assert set(app_functions(synthesized, env)) == {spec.name for spec in FUNCTIONS}
 
 
 @pytest.mark.parametrize("env", ["dev", "staging", "prod"])
 def test_every_function_environment_carries_every_required_setting(
     synthesized: Synthesized, env: str
 ) -> None:
-    for name, props in _app_functions(synthesized, env).items():
+    for name, props in app_functions(synthesized, env).items():
         variables = props["Environment"]["Variables"]
         missing = [setting for setting in AWS_REQUIRED_ENV if not variables.get(setting)]
         assert missing == [], f"{name} lacks {missing}"
         assert variables[ENV_RUNTIME] == "aws" and variables[ENV_ENVIRONMENT] == env
         assert ENV_OPENAI_API_KEY not in variables, "the OpenAI key must come from Secrets Manager"
+        assert ENV_PUBMED_API_KEY not in variables, "the NCBI key must come from Secrets Manager"
 
 
 def test_function_environments_parse_as_aws_settings(synthesized: Synthesized) -> None:
-    for name, props in _app_functions(synthesized, "dev").items():
+    for name, props in app_functions(synthesized, "dev").items():
         # Tokens (references to resources) stand in as placeholder text; the parser must accept every value.
         variables = {
             k: v if isinstance(v, str) else f"resolved-{k.lower()}"
@@ -61,19 +52,19 @@ def test_function_environments_parse_as_aws_settings(synthesized: Synthesized) -
 
 def test_only_workflow_starters_know_the_state_machines(synthesized: Synthesized) -> None:
     specs = {spec.name: spec for spec in FUNCTIONS}
-    for name, props in _app_functions(synthesized, "dev").items():
+    for name, props in app_functions(synthesized, "dev").items():
         variables = props["Environment"]["Variables"]
         assert (ENV_INGEST_STATE_MACHINE_ARN in variables) is (Access.START_INGEST in specs[name].access), (
             name
         )
         assert (ENV_QUERY_STATE_MACHINE_ARN in variables) is (Access.START_QUERY in specs[name].access), name
-    generate = _app_functions(synthesized, "dev")["query_generate"]["Environment"]["Variables"]
+    generate = app_functions(synthesized, "dev")["query_generate"]["Environment"]["Variables"]
     assert generate[ENV_OPENAI_SECRET_ARN] and generate[ENV_SAGEMAKER_ENDPOINT] == "voiceassist-dev-llm"
 
 
 def test_functions_share_runtime_architecture_tracing_and_vpc(synthesized: Synthesized) -> None:
     specs_by_name = {spec.name: spec for spec in FUNCTIONS}
-    for name, props in _app_functions(synthesized, "prod").items():
+    for name, props in app_functions(synthesized, "prod").items():
         assert props["Architectures"] == ["arm64"], name
         assert props["TracingConfig"] == {"Mode": "Active"}, name
         assert props["VpcConfig"]["SubnetIds"], name
