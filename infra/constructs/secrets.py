@@ -35,19 +35,25 @@ class Secrets(Construct):
         )
         self.ncbi_api_key: secretsmanager.Secret | None = None
         if config.pubmed.enabled:
+            # Created as {"api_key": ""} (plus a generated filler): PubMed works keyless at NCBI's 3 requests/s
+            # until an operator puts a key (voiceassist.composition.ncbi_api_key reads either shape).
             self.ncbi_api_key = self._operator_secret(
                 "NcbiApiKey",
                 description=f"NCBI E-utilities API key for {config.prefix} PubMed searches; set by operators",
                 rotated_in="the NCBI account settings",
+                generate=secretsmanager.SecretStringGenerator(
+                    secret_string_template='{"api_key": ""}', generate_string_key="placeholder"),
             )
 
-    def _operator_secret(self, construct_id: str, *, description: str, rotated_in: str) -> secretsmanager.Secret:
+    def _operator_secret(self, construct_id: str, *, description: str, rotated_in: str,
+                         generate: secretsmanager.SecretStringGenerator | None = None) -> secretsmanager.Secret:
         secret = secretsmanager.Secret(
             self,
             construct_id,
             description=description,
             encryption_key=self._key,
             removal_policy=self._removal_policy,
+            generate_secret_string=generate,
         )
         reason = (
             f"A third-party API key cannot be rotated by a Lambda here: operators rotate it in {rotated_in} "

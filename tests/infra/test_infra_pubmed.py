@@ -11,7 +11,7 @@ from conftest import REPO_ROOT, Synthesized, app_functions, resources
 from pydantic import ValidationError
 
 from infra.config import ENVIRONMENT_NAMES, NCBI_EUTILS_URL, load_environment
-from voiceassist.composition import Dependencies
+from voiceassist.composition import Dependencies, ncbi_api_key
 from voiceassist.settings import (
     ENV_PUBMED_BASE_URL,
     ENV_PUBMED_BUDGET_SECONDS,
@@ -125,6 +125,8 @@ def test_the_ncbi_key_is_encrypted_with_the_environment_key_and_output_for_opera
     secret = template["Resources"][secret_id]["Properties"]
     assert secret["KmsKeyId"] and "SecretString" not in secret
     assert template["Outputs"]["NcbiApiKeySecretArn"]["Value"] == {"Ref": secret_id}
+    # Deployed as an empty key, which the searcher reads as "no key" (keyless PubMed) until an operator puts one.
+    assert ncbi_api_key(secret["GenerateSecretString"]["SecretStringTemplate"]) is None
 
 
 @pytest.mark.parametrize("env", DISABLED)

@@ -6,7 +6,7 @@ import boto3
 from moto import mock_aws
 
 from tests.support.pubmed_stub import PubMedStub
-from voiceassist.composition import Dependencies
+from voiceassist.composition import Dependencies, ncbi_api_key
 from voiceassist.settings import Settings
 
 
@@ -30,3 +30,10 @@ def test_pubmed_reads_its_ncbi_key_from_secrets_manager_on_its_first_search() ->
     esearch = stub.requests_to("esearch")[0]
     assert (esearch.params["api_key"], esearch.params["email"]) == ("ncbi-test-key", "ops@example.org")
     assert "ncbi-test-key" not in esearch.path  # the key travels in the body, never in a URL
+
+
+def test_the_ncbi_key_is_read_from_the_secret_infra_creates_and_its_empty_placeholder_means_no_key() -> None:
+    assert ncbi_api_key('{"api_key": "", "placeholder": "x7Hq"}') is None  # as deployed, before an operator
+    assert ncbi_api_key('{"api_key": "abc123"}') == "abc123"
+    assert ncbi_api_key("abc123\n") == "abc123"
+    assert ncbi_api_key("") is None

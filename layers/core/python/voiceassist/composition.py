@@ -176,7 +176,7 @@ class Dependencies:
         settings = self.settings
         api_key = settings.pubmed_api_key
         if settings.pubmed_secret_arn:
-            api_key = _secret_string(settings.pubmed_secret_arn, settings.region) or None
+            api_key = ncbi_api_key(_secret_string(settings.pubmed_secret_arn, settings.region))
         return PubMedClient(str(settings.pubmed_base_url), api_key=api_key, email=settings.pubmed_email,
                             requests_per_second=settings.pubmed_requests_per_second)
 
@@ -246,6 +246,20 @@ class _OnFirstSearch:
             if self._client is None:
                 self._client = self._build()
         return self._client.search(query, top_k=top_k, deadline_s=deadline_s)
+
+
+def ncbi_api_key(secret: str) -> str | None:
+    """The NCBI key in a secret's string: `{"api_key": "..."}` (the shape infra creates, with an empty key
+    until an operator puts one) or the bare key. No key is a valid setting: NCBI then allows 3 requests/s."""
+    import json
+
+    try:
+        value = json.loads(secret)
+    except ValueError:
+        return secret.strip() or None
+    if isinstance(value, dict):
+        return str(value.get("api_key") or "").strip() or None
+    return secret.strip() or None
 
 
 def _secret_string(secret_arn: str, region: str) -> str:
