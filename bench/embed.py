@@ -1,6 +1,6 @@
 """Throughput and load time of the local embedder (OnnxEmbedder, all-MiniLM-L6-v2); prints JSON.
 
-    .venv/bin/python bench/embed.py [--threads 2] [--beir ../shared/eval/scifact]
+    .venv/bin/python bench/embed.py [--precision int8 fp32] [--threads 2] [--beir ../shared/eval/scifact]
 
 Short sentences (~15 words) and abstract-length passages (~230 words, cut at the model's 254 word pieces)
 are generated from a fixed medical vocabulary, so the numbers need no data set. `--beir FOLDER` also embeds
@@ -8,7 +8,8 @@ that BEIR corpus ("title text", as BEIR does) and its judged queries, and report
 nDCG@10 by exact cosine: for SciFact the published all-MiniLM-L6-v2 figure is 0.645 on its test split.
 The machine is shared, so wall-clock rates move with other people's load: `matmul_gflops` (numpy on the
 same cores just before) says how busy it was, and `texts_per_cpu_second` is the load-independent figure
-(times the number of cores, it is the rate of an idle machine).
+(times the number of cores, it is the rate of an idle machine). Each precision is its own embedder; the
+timed runs alternate between them, so both see the same load, and `cosine_to_fp32` compares their vectors.
 """
 
 from __future__ import annotations
@@ -54,13 +55,25 @@ def matmul_gflops(seconds: float = 1.0) -> float:
     return round(runs * 2 * 2048 * 384 * 1536 / (time.perf_counter() - started) / 1e9, 1)
 
 
-def throughput(embedder: OnnxEmbedder, texts: list[str], repeats: int) -> dict[str, Any]:
-    runs = [timed_embed(embedder, texts)[0] for _ in range(repeats)]
-    wall, cpu = min(run[0] for run in runs), min(run[1] for run in runs)
-    tokens = [min(embedder.count_tokens(text), embedder.max_tokens) + 2 for text in texts]
-    return {"texts": len(texts), "mean_tokens": round(float(np.mean(tokens)), 1),
-            "texts_per_second": round(len(texts) / wall, 1), "tokens_per_second": round(sum(tokens) / wall),
-            "texts_per_cpu_second": round(len(texts) / cpu, 1)}
+def throughput(embedders: dict[str, OnnxEmbedder], texts: list[str], repeats: int) -> dict[str, Any]:
+    """Best wall and CPU time of `repeats` runs per embedder, alternating embedders run by run."""
+    runs: dict[str, list[tuple[float, float]]] = {name: [] for name in embedders}
+    vectors: dict[str, Vectors] = {}
+    for _ in range(repeats):
+        for name, embedder in embedders.items():
+            timing, vectors[name] = timed_embed(embedder, texts)
+            runs[name].append(timing)
+    some = next(iter(embedders.values()))
+    tokens = [min(some.count_tokens(text), some.max_tokens) + 2 for text in texts]
+    report: dict[str, Any] = {"texts": len(texts), "mean_tokens": round(float(np.mean(tokens)), 1)}
+    for name, timings in runs.items():
+        wall, cpu = min(run[0] for run in timings), min(run[1] for run in timings)
+        report[name] = {"texts_per_second": round(len(texts) / wall, 1),
+                        "tokens_per_second": round(sum(tokens) / wall),
+                        "texts_per_cpu_second": round(len(texts) / cpu, 1)}
+        if "fp32" in vectors and name != "fp32":
+            report[name]["cosine_to_fp32"] = round(float(np.mean(np.sum(vectors[name] * vectors["fp32"], axis=1))), 5)
+    return report
 
 
 def timed_embed(embedder: OnnxEmbedder, texts: list[str]) -> tuple[tuple[float, float], Vectors]:
@@ -88,29 +101,34 @@ def beir_run(embedder: OnnxEmbedder, folder: Path) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--precision", nargs="+", choices=("int8", "fp32"), default=["int8", "fp32"])
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: all CPUs)")
     parser.add_argument("--beir", type=Path, default=None, help="a BEIR folder to embed and score")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per workload; the best counts")
     args = parser.parse_args()
 
-    embedder = OnnxEmbedder(threads=args.threads)
-    started = time.perf_counter()
-    embedder.count_tokens("warm up the tokenizer")
-    tokenizer_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    embedder.embed(["warm up the encoder"])
-    encoder_seconds = time.perf_counter() - started
+    embedders: dict[str, OnnxEmbedder] = {}
+    load_seconds: dict[str, dict[str, float]] = {}
+    for precision in args.precision:
+        embedder = embedders[precision] = OnnxEmbedder(precision=precision, threads=args.threads)
+        started = time.perf_counter()
+        embedder.count_tokens("warm up the tokenizer")
+        tokenizer_seconds = time.perf_counter() - started
+        started = time.perf_counter()
+        embedder.embed(["warm up the encoder"])
+        load_seconds[precision] = {"tokenizer": round(tokenizer_seconds, 3),
+                                   "encoder": round(time.perf_counter() - started, 3)}
 
     report: dict[str, Any] = {
-        "model_id": embedder.model_id,
+        "model_ids": {name: embedder.model_id for name, embedder in embedders.items()},
         "threads": args.threads,
         "matmul_gflops": matmul_gflops(),
-        "load_seconds": {"tokenizer": round(tokenizer_seconds, 3), "encoder": round(encoder_seconds, 3)},
-        "short_sentences": throughput(embedder, synthetic_texts(512, 15, seed=1), args.repeats),
-        "passages": throughput(embedder, synthetic_texts(96, 230, seed=2), args.repeats),
+        "load_seconds": load_seconds,
+        "short_sentences": throughput(embedders, synthetic_texts(512, 15, seed=1), args.repeats),
+        "passages": throughput(embedders, synthetic_texts(96, 230, seed=2), args.repeats),
     }
     if args.beir is not None:
-        report["beir"] = beir_run(embedder, args.beir)
+        report["beir"] = {name: beir_run(embedder, args.beir) for name, embedder in embedders.items()}
     print(json.dumps(report, indent=2))
 
 

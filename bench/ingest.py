@@ -2,11 +2,13 @@
 
     .venv/bin/python bench/ingest.py [--corpus ../shared/eval/scifact/corpus.jsonl] [--limit N]
                                      [--pdf ../shared/eval/pdf/009-pdflatex-geotopo/GeoTopo-komprimiert.pdf]
+                                     [--precision int8 fp32]
 
 Each input goes into a fresh temporary data folder through what `voiceassist ingest-jsonl` and
 `voiceassist ingest` run: one ingest.asl.json execution per document, the real handlers, SQLite stores,
-the local hybrid index and the local ONNX embedder (loaded before the clock starts). A BEIR abstract is
-one page. `stage_seconds` sums the time executions spent inside each stage; concurrent executions
+the local hybrid index and the local ONNX embedder (loaded before the clock starts). `--precision` lists the
+embedder precisions to run, one after the other, so that they can be compared under the same load. A BEIR
+abstract is one page. `stage_seconds` sums the time executions spent inside each stage; concurrent executions
 overlap, so the sums exceed the wall time, and Embed's includes waiting for a shared model call.
 `matmul_gflops` is what numpy got from the same cores just before: the machine is shared, so read the
 throughput against it (the embedder's work is almost all matrix products).
@@ -118,23 +120,27 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None, help="only the first N corpus documents")
     parser.add_argument("--pdf", type=Path,
                         default=EVAL / "pdf" / "009-pdflatex-geotopo" / "GeoTopo-komprimiert.pdf")
+    parser.add_argument("--precision", nargs="+", choices=("int8", "fp32"), default=["int8"],
+                        help="embedder precisions to run in turn (default: int8, the shipped one)")
     args = parser.parse_args()
     logger.setLevel("ERROR")  # the logger writes to stdout, where the report goes
 
     from voiceassist.adapters.onnx_embedder import OnnxEmbedder
 
-    embedder = OnnxEmbedder()
-    started = time.perf_counter()
-    embedder.embed(["warm up the encoder"])
-    report: dict[str, Any] = {
-        "cpus": len(os.sched_getaffinity(0)), "load_average_1m": round(os.getloadavg()[0], 2),
-        "matmul_gflops": matmul_gflops(), "embedder_load_seconds": round(time.perf_counter() - started, 2),
-        "in_flight": bulk.IN_FLIGHT,
-    }
-    report["corpus"] = (corpus_run(embedder, args.corpus, args.limit) if args.corpus.is_file()
-                        else {"skipped": f"{args.corpus} not found"})
-    report["pdf"] = pdf_run(embedder, args.pdf) if args.pdf.is_file() else {"skipped": f"{args.pdf} not found"}
-    report["load_average_1m_after"] = round(os.getloadavg()[0], 2)
+    report: dict[str, Any] = {"cpus": len(os.sched_getaffinity(0)), "in_flight": bulk.IN_FLIGHT, "runs": []}
+    for precision in args.precision:
+        embedder = OnnxEmbedder(precision=precision)
+        started = time.perf_counter()
+        embedder.embed(["warm up the encoder"])
+        run: dict[str, Any] = {
+            "model_id": embedder.model_id, "embedder_load_seconds": round(time.perf_counter() - started, 2),
+            "load_average_1m": round(os.getloadavg()[0], 2), "matmul_gflops": matmul_gflops(),
+        }
+        run["corpus"] = (corpus_run(embedder, args.corpus, args.limit) if args.corpus.is_file()
+                         else {"skipped": f"{args.corpus} not found"})
+        run["pdf"] = pdf_run(embedder, args.pdf) if args.pdf.is_file() else {"skipped": f"{args.pdf} not found"}
+        run["load_average_1m_after"] = round(os.getloadavg()[0], 2)
+        report["runs"].append(run)
     print(json.dumps(report, indent=2))
 
 

@@ -22,9 +22,14 @@ LONG_ABSTRACT = (
 ) * 4
 
 
+@pytest.fixture(scope="module", params=["int8", "fp32"])
+def embedder(request: pytest.FixtureRequest) -> OnnxEmbedder:
+    return OnnxEmbedder(precision=request.param)
+
+
 @pytest.fixture(scope="module")
-def embedder() -> OnnxEmbedder:
-    return OnnxEmbedder()
+def fp32_and_int8() -> tuple[OnnxEmbedder, OnnxEmbedder]:
+    return OnnxEmbedder(precision="fp32"), OnnxEmbedder(precision="int8")
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:
@@ -119,9 +124,9 @@ def test_onnx_embedder_loads_the_model_once_under_concurrent_first_use(monkeypat
     loads: list[int] = []
     real_load = onnx_embedder._load_session
 
-    def counting_load(model_dir: Path) -> object:
+    def counting_load(model_dir: Path, precision: onnx_embedder.Precision) -> object:
         loads.append(1)
-        return real_load(model_dir)
+        return real_load(model_dir, precision)
 
     monkeypatch.setattr(onnx_embedder, "_load_session", counting_load)
     embedder = OnnxEmbedder(threads=1)
@@ -140,6 +145,43 @@ def test_onnx_embedder_loads_the_model_once_under_concurrent_first_use(monkeypat
 
     assert len(loads) == 1
     assert len(results) == 4
+
+
+def test_onnx_embedder_int8_vectors_stay_close_to_the_published_fp32_vectors(
+        fp32_and_int8: tuple[OnnxEmbedder, OnnxEmbedder]) -> None:
+    texts = ["Aspirin lowers the risk of myocardial infarction.", LONG_ABSTRACT,
+             "What is the first-line drug treatment for high blood pressure?"]
+    fp32, int8 = fp32_and_int8
+
+    similarity = np.sum(fp32.embed(texts) * int8.embed(texts), axis=1)
+
+    assert similarity.min() > 0.98  # SciFact chunks: mean 0.993, lowest 0.983
+    assert similarity.min() < 0.99999  # and the int8 path really is a different computation
+
+
+def test_onnx_embedder_int8_vector_does_not_depend_on_its_batch(
+        fp32_and_int8: tuple[OnnxEmbedder, OnnxEmbedder]) -> None:
+    # int8 quantises its input with a scale taken from the whole input: texts must not share one
+    _, int8 = fp32_and_int8
+    query = "Chest pain radiating to the left arm."
+
+    alone = int8.embed([query])
+    batched = int8.embed([LONG_ABSTRACT, query, "Sepsis", LONG_ABSTRACT[:200]])
+
+    np.testing.assert_array_equal(batched[1], alone[0])
+
+
+def test_onnx_embedder_precisions_record_different_model_ids(
+        fp32_and_int8: tuple[OnnxEmbedder, OnnxEmbedder]) -> None:
+    fp32, int8 = fp32_and_int8
+
+    assert fp32.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    assert int8.model_id != fp32.model_id
+
+
+def test_onnx_embedder_rejects_an_unknown_precision() -> None:
+    with pytest.raises(ValueError, match="precision"):
+        OnnxEmbedder(precision="fp16")  # type: ignore[arg-type]
 
 
 def test_length_sorted_batches_cover_every_index_once_within_the_budget() -> None:
