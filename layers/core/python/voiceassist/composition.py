@@ -141,14 +141,15 @@ class Dependencies:
     def embedder(self) -> Embedder:
         from voiceassist.adapters.onnx_embedder import OnnxEmbedder
 
-        return OnnxEmbedder()
+        return OnnxEmbedder(precision=self.settings.embedding_precision)
 
     @cached_property
     def index(self) -> SearchIndex:
         if self.local:
             from voiceassist.adapters.local_index import LocalHybridIndex
 
-            return LocalHybridIndex(self.settings.index_path, dimension=self.embedder.dimension)
+            return LocalHybridIndex(self.settings.index_path, dimension=self.embedder.dimension,
+                                    model_id=self.embedder.model_id)
         from voiceassist.adapters.opensearch_index import OpenSearchIndex
 
         return OpenSearchIndex(endpoint=str(self.settings.opensearch_endpoint),

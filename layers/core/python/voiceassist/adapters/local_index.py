@@ -56,14 +56,19 @@ CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, versi
 CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}');
 CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+# Indexes built before the embedding model was recorded hold the published fp32 model's vectors.
+_UNRECORDED_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 _RELOAD_AFTER_DEAD_ROWS = 1000  # and a quarter of the rows: deleted rows cost memory and scan time
 
 
 class LocalHybridIndex:
     """ports.SearchIndex on one SQLite file (or in memory when `path` is None)."""
 
-    def __init__(self, path: Path | None = None, dimension: int = 384) -> None:
+    def __init__(self, path: Path | None = None, dimension: int = 384, *, model_id: str | None = None) -> None:
+        """`model_id` is the embedder's: recorded on first use, and an index built with another model's
+        vectors is refused (cosine between two models' vectors means nothing)."""
         self.dimension = dimension
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,7 +82,22 @@ class LocalHybridIndex:
         self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="local-index-cosine")
         self._tokenizer = Fts5Tokenizer()
         self._rows: LoadedRows | None = None
+        if model_id is not None:
+            self._check_model(model_id, path)
         self._add_missing_postings()
+
+    def _check_model(self, model_id: str, path: Path | None) -> None:
+        stored = self._db.execute("SELECT value FROM index_meta WHERE key = 'embedding_model'").fetchone()
+        if stored is None:
+            has_chunks = self._db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+            recorded = _UNRECORDED_MODEL_ID if has_chunks else model_id
+            self._db.execute("INSERT INTO index_meta VALUES ('embedding_model', ?)", (recorded,))
+            stored = (recorded,)
+        if stored[0] != model_id:
+            raise InvalidInput(
+                f"invalid configuration: the index {path} holds vectors of {stored[0]}, but the embedder is "
+                f"{model_id}; set VOICEASSIST_EMBEDDING_PRECISION to match the index, or delete the index file "
+                "and ingest the documents again")
 
     def close(self) -> None:
         """Stop the helper thread and close the database; the index is unusable afterwards."""

@@ -1,0 +1,41 @@
+"""The embedded index remembers which embedding model built it and refuses vectors of another."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from voiceassist.adapters.local_index import LocalHybridIndex
+from voiceassist.errors import InvalidInput
+from voiceassist.models import Chunk, DocumentMetadata
+
+INT8 = "sentence-transformers/all-MiniLM-L6-v2+int8"
+FP32 = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+def chunk() -> Chunk:
+    return Chunk(chunk_id="c1", doc_id="d1", doc_key="metformin", version=1, ordinal=0, token_count=8,
+                 text="Metformin is first-line for type 2 diabetes.",
+                 metadata=DocumentMetadata(doc_key="metformin", title="Metformin"))
+
+
+def test_an_index_built_with_one_model_refuses_an_embedder_of_another(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite3"
+    LocalHybridIndex(path, dimension=4, model_id=INT8).close()
+
+    LocalHybridIndex(path, dimension=4, model_id=INT8).close()  # the same model opens it again
+    with pytest.raises(InvalidInput, match="VOICEASSIST_EMBEDDING_PRECISION"):
+        LocalHybridIndex(path, dimension=4, model_id=FP32)
+
+
+def test_an_index_from_before_models_were_recorded_counts_as_the_published_fp32_model(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite3"
+    old = LocalHybridIndex(path, dimension=4)  # as the code before the record: no model id
+    old.index([chunk()], np.ones((1, 4), dtype=np.float32))
+    old.close()
+
+    with pytest.raises(InvalidInput, match="holds vectors of sentence-transformers/all-MiniLM-L6-v2,"):
+        LocalHybridIndex(path, dimension=4, model_id=INT8)
+    LocalHybridIndex(path, dimension=4, model_id=FP32).close()
