@@ -16,6 +16,8 @@ from infra.catalogue import FunctionSpec
 from infra.config import EnvironmentConfig
 from infra.constructs.functions import FunctionFactory
 from infra.constructs.search import Search
+from voiceassist.adapters.onnx_embedder import model_id
+from voiceassist.settings import Settings
 
 BOOTSTRAP = FunctionSpec(
     name="search_bootstrap",
@@ -52,6 +54,8 @@ class SearchBootstrap(Construct):
                 "IndexAlias": config.search.index_alias,
                 "PipelineName": config.search.pipeline_name,
                 "Dimension": str(config.search.embedding_dimension),
+                # Recorded in the index mapping's _meta: which embedder's vectors the index holds.
+                "EmbeddingModel": model_id(Settings().embedding_precision),
                 "ReaderRoleArns": [fn.role.role_arn for fn in readers if fn.role],
                 "WriterRoleArns": [fn.role.role_arn for fn in writers if fn.role],
             },

@@ -5,6 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import Synthesized, resources
 
+from voiceassist.composition import Dependencies
+from voiceassist.settings import Settings
+
 
 def _domain(synthesized: Synthesized, env: str) -> dict:
     (props,) = resources(synthesized.main(env), "AWS::OpenSearchService::Domain").values()
@@ -37,6 +40,8 @@ def test_search_bootstrap_maps_the_function_roles(synthesized: Synthesized) -> N
     assert bootstrap["IndexAlias"] and bootstrap["PipelineName"]
     assert len(bootstrap["ReaderRoleArns"]) == 1  # query_retrieve
     assert len(bootstrap["WriterRoleArns"]) == 3  # ingest_index, ingest_finalize, ingest_fail
+    # the index records whose vectors it holds: the functions' default embedder
+    assert bootstrap["EmbeddingModel"] == Dependencies(Settings()).embedder.model_id
 
 
 @pytest.mark.parametrize("env", ["dev", "prod"])

@@ -225,3 +225,9 @@ def test_opensearch_index_signs_with_sigv4_on_first_use(monkeypatch: pytest.Monk
     auth = client.transport.kwargs["http_auth"]
     assert isinstance(auth, AWSV4SignerAuth)
     assert (auth.signer.region, auth.signer.service) == ("eu-west-1", "es")
+
+
+def test_index_body_records_the_embedding_model_in_the_mapping_meta() -> None:
+    model = "sentence-transformers/all-MiniLM-L6-v2+int8"
+    assert bodies.index_body(384, embedding_model=model)["mappings"]["_meta"] == {"embedding_model": model}
+    assert "_meta" not in bodies.index_body(384)["mappings"]

@@ -54,6 +54,7 @@ def prepare_domain(properties: dict[str, Any]) -> None:
         pipeline=properties["PipelineName"],
         region=properties["Region"],
         dimension=int(properties["Dimension"]),
+        embedding_model=properties.get("EmbeddingModel"),
     )
     index.bootstrap()
     client = _security_client(properties["Endpoint"], properties["Region"])

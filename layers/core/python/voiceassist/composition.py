@@ -155,7 +155,8 @@ class Dependencies:
         return OpenSearchIndex(endpoint=str(self.settings.opensearch_endpoint),
                                index_alias=self.settings.opensearch_index,
                                pipeline=self.settings.opensearch_pipeline, region=self.settings.region,
-                               dimension=self.embedder.dimension, fusion=self.settings.fusion,
+                               dimension=self.embedder.dimension, embedding_model=self.embedder.model_id,
+                               fusion=self.settings.fusion,
                                bm25_weight=self.settings.bm25_weight)
 
     @cached_property

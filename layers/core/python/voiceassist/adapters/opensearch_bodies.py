@@ -39,9 +39,12 @@ def physical_index_name(alias: str, generation: int) -> str:
     return f"{alias}-v{generation}"
 
 
-def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless: bool = False
-               ) -> dict[str, Any]:
-    """Settings and strict mapping of a chunk index (serverless collections refuse shard settings)."""
+def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless: bool = False,
+               embedding_model: str | None = None) -> dict[str, Any]:
+    """Settings and strict mapping of a chunk index (serverless collections refuse shard settings).
+
+    The mapping's `_meta` records the embedding model whose vectors the index holds, so an operator (and a
+    re-index) can tell which embedder the queries must use."""
     index_settings: dict[str, Any] = {"knn": True}
     if not serverless:
         index_settings |= {"number_of_shards": shards, "number_of_replicas": replicas}
@@ -52,6 +55,7 @@ def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless
             "analysis": {"normalizer": {KEYWORD_NORMALIZER: {"type": "custom", "filter": ["lowercase"]}}},
         },
         "mappings": {
+            **({"_meta": {"embedding_model": embedding_model}} if embedding_model else {}),
             "dynamic": "strict",
             "properties": {
                 "chunk_id": keyword,

@@ -39,6 +39,7 @@ class OpenSearchIndex:
         pipeline: str = "voiceassist-hybrid",
         region: str = "us-east-1",
         dimension: int = 384,
+        embedding_model: str | None = None,
         service: str = "es",
         fusion: FusionMethod = FusionMethod.MIN_MAX,
         bm25_weight: float = 0.5,
@@ -53,6 +54,7 @@ class OpenSearchIndex:
         self.pipeline = pipeline
         self.region = region
         self.dimension = dimension
+        self.embedding_model = embedding_model
         self.service = service  # "es" for a managed domain, "aoss" for a serverless collection
         self.fusion, self.bm25_weight, self.rrf_k = fusion, bm25_weight, rrf_k
         self.timeout_seconds = timeout_seconds
@@ -66,7 +68,8 @@ class OpenSearchIndex:
 
     def create_physical_index(self, generation: int) -> str:
         name = bodies.physical_index_name(self.index_alias, generation)
-        body = bodies.index_body(self.dimension, serverless=self.service == "aoss")
+        body = bodies.index_body(self.dimension, serverless=self.service == "aoss",
+                                 embedding_model=self.embedding_model)
         self._call("indices.create", index=name, body=body)
         return name
 
