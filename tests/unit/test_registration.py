@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from voiceassist import registration
+from voiceassist import ingestion, registration
 from voiceassist.composition import Dependencies
-from voiceassist.errors import Conflict, DependencyError
+from voiceassist.errors import Conflict, DependencyError, ExtractionError
 from voiceassist.models import DocumentMetadata, DocumentStatus, JobState
 from voiceassist.ports import DocumentStore
 
@@ -141,3 +141,11 @@ def test_upload_whose_pipeline_could_not_start_is_failed_and_retryable_not_pendi
     again = service.accept_upload(local_deps, filename="guide.md", data=b"# Stroke\n\nAlteplase.",
                                   metadata=service.metadata_for("guide.md", {}), start_pipeline=False)
     assert not again.unchanged  # a failed version does not make the same upload "unchanged: being indexed"
+
+
+def test_a_file_overwritten_after_registration_is_not_indexed_under_the_old_version(deps: Dependencies) -> None:
+    registered = register(deps)
+    deps.blobs.put(KEY, b"# Stroke\n\nTenecteplase within 4.5 hours.")  # a new upload to the same key
+
+    with pytest.raises(ExtractionError, match="changed after it was registered"):
+        ingestion.extract_document(deps.ingestion, registered.document.doc_id)

@@ -74,8 +74,15 @@ def start_job(ctx: IngestionContext, job_id: str) -> dict[str, Any]:
 
 
 def extract_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
+    from voiceassist.registration import content_hash  # registration imports this module
+
     document = ctx.documents.get(doc_id)
     data = ctx.blobs.get(document.blob_key)
+    if content_hash(data) != document.content_hash:
+        # An S3 upload is registered in place (incoming/...): overwritten before Extract read it, its bytes
+        # are not the registered version's. The overwrite is an upload of its own, with its own event.
+        raise ExtractionError("the file changed after it was registered (overwritten while being ingested); "
+                              "its new content is ingested by its own upload")
     extracted = extraction.extract(data, document.content_type, max_bytes=ctx.max_upload_bytes)
     pages = len(extracted.pages) if document.content_type == extraction.PDF else None
     ctx.documents.put(document.model_copy(update={"page_count": pages, "updated_at": utc_now()}))
