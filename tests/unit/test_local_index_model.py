@@ -39,3 +39,16 @@ def test_an_index_from_before_models_were_recorded_counts_as_the_published_fp32_
     with pytest.raises(InvalidInput, match="holds vectors of sentence-transformers/all-MiniLM-L6-v2,"):
         LocalHybridIndex(path, dimension=4, model_id=INT8)
     LocalHybridIndex(path, dimension=4, model_id=FP32).close()
+
+
+def test_the_cli_refuses_an_index_of_another_model_at_start_with_the_fix(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    from voiceassist.cli import main
+
+    old = LocalHybridIndex(tmp_path / "data" / "index.sqlite3", dimension=4)  # built before models were recorded
+    old.index([chunk()], np.ones((1, 4), dtype=np.float32))
+    old.close()
+
+    monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(tmp_path / "data"))
+    assert main(["jobs"]) != 0
+    assert "set VOICEASSIST_EMBEDDING_PRECISION to match the index" in capsys.readouterr().err

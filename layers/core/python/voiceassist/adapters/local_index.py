@@ -96,8 +96,9 @@ class LocalHybridIndex:
         if stored[0] != model_id:
             raise InvalidInput(
                 f"invalid configuration: the index {path} holds vectors of {stored[0]}, but the embedder is "
-                f"{model_id}; set VOICEASSIST_EMBEDDING_PRECISION to match the index, or delete the index file "
-                "and ingest the documents again")
+                f"{model_id}; set VOICEASSIST_EMBEDDING_PRECISION to match the index, or ingest the documents "
+                "again into an empty data folder (VOICEASSIST_DATA_DIR: the document records go too, or an "
+                "unchanged document is not indexed again)")
 
     def close(self) -> None:
         """Stop the helper thread and close the database; the index is unusable afterwards."""

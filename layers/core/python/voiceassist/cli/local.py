@@ -29,6 +29,7 @@ def local_dependencies() -> Dependencies:
         raise InvalidInput("the CLI runs on the embedded stack: unset VOICEASSIST_RUNTIME or set it to local")
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     deps = Dependencies(settings)
+    deps.index  # noqa: B018 -- opened now: an index of another embedding model is refused here, with the fix
     use_dependencies(deps)
     return deps
 
