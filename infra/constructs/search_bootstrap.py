@@ -16,7 +16,7 @@ from infra.catalogue import FunctionSpec
 from infra.config import EnvironmentConfig
 from infra.constructs.functions import FunctionFactory
 from infra.constructs.search import Search
-from voiceassist.adapters.onnx_embedder import model_id
+from voiceassist.adapters.minilm import model_id
 from voiceassist.settings import Settings
 
 BOOTSTRAP = FunctionSpec(

@@ -11,7 +11,8 @@ from conftest import REPO_ROOT, Synthesized, app_functions, resources
 from pydantic import ValidationError
 
 from infra.config import ENVIRONMENT_NAMES, NCBI_EUTILS_URL, load_environment
-from voiceassist.composition import Dependencies, ncbi_api_key
+from voiceassist.adapters.secrets_manager import api_key_in as ncbi_api_key
+from voiceassist.composition import Dependencies
 from voiceassist.settings import (
     ENV_PUBMED_BASE_URL,
     ENV_PUBMED_BUDGET_SECONDS,

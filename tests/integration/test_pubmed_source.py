@@ -6,7 +6,8 @@ import boto3
 from moto import mock_aws
 
 from tests.support.pubmed_stub import PubMedStub
-from voiceassist.composition import Dependencies, ncbi_api_key
+from voiceassist.adapters.secrets_manager import api_key_in as ncbi_api_key
+from voiceassist.composition import Dependencies
 from voiceassist.settings import Settings
 
 

@@ -22,14 +22,15 @@ LONG_ABSTRACT = (
 ) * 4
 
 
-@pytest.fixture(scope="module", params=["int8", "fp32"])
-def embedder(request: pytest.FixtureRequest) -> OnnxEmbedder:
-    return OnnxEmbedder(precision=request.param)
-
-
 @pytest.fixture(scope="module")
 def fp32_and_int8() -> tuple[OnnxEmbedder, OnnxEmbedder]:
     return OnnxEmbedder(precision="fp32"), OnnxEmbedder(precision="int8")
+
+
+@pytest.fixture(scope="module", params=["int8", "fp32"])
+def embedder(request: pytest.FixtureRequest, fp32_and_int8: tuple[OnnxEmbedder, OnnxEmbedder]) -> OnnxEmbedder:
+    fp32, int8 = fp32_and_int8  # the same two embedders, so each model loads once per module
+    return int8 if request.param == "int8" else fp32
 
 
 def cosine(a: np.ndarray, b: np.ndarray) -> float:

@@ -8,9 +8,7 @@ Time-outs keep the worst case (primary, one retry, fallback) inside API Gateway'
 
 from __future__ import annotations
 
-import json
-from functools import lru_cache
-
+from voiceassist.adapters.secrets_manager import secret_api_key
 from voiceassist.ports import ChatModel
 from voiceassist.settings import Settings
 
@@ -24,7 +22,7 @@ def build_cloud_chat(settings: Settings) -> ChatModel | None:
     if settings.openai_secret_arn:
         arn, region = settings.openai_secret_arn, settings.region
         return OpenAIChatModel(settings.openai_model, in_boundary=False, base_url=settings.openai_base_url,
-                               key_provider=lambda: _secret_api_key(arn, region), timeout_s=CLOUD_TIMEOUT_S)
+                               key_provider=lambda: secret_api_key(arn, region) or "", timeout_s=CLOUD_TIMEOUT_S)
     if settings.openai_api_key:
         return OpenAIChatModel(settings.openai_model, in_boundary=False, base_url=settings.openai_base_url,
                                api_key=settings.openai_api_key, timeout_s=CLOUD_TIMEOUT_S)
@@ -43,15 +41,3 @@ def build_local_chat(settings: Settings) -> ChatModel | None:
         return OpenAIChatModel(settings.local_chat_model, in_boundary=True, base_url=settings.local_chat_base_url,
                                api_key="not-needed", timeout_s=LOCAL_TIMEOUT_S)
     return None
-
-
-@lru_cache(maxsize=4)
-def _secret_api_key(secret_arn: str, region: str) -> str:
-    """The OpenAI key from Secrets Manager, fetched once per container (never an environment variable)."""
-    import boto3
-
-    secret = boto3.client("secretsmanager", region_name=region).get_secret_value(SecretId=secret_arn)
-    value = secret.get("SecretString") or ""
-    if value.startswith("{"):
-        return str(json.loads(value).get("api_key", ""))
-    return value

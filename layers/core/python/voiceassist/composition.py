@@ -178,7 +178,9 @@ class Dependencies:
         settings = self.settings
         api_key = settings.pubmed_api_key
         if settings.pubmed_secret_arn:
-            api_key = ncbi_api_key(_secret_string(settings.pubmed_secret_arn, settings.region))
+            from voiceassist.adapters.secrets_manager import secret_api_key
+
+            api_key = secret_api_key(settings.pubmed_secret_arn, settings.region)
         return PubMedClient(str(settings.pubmed_base_url), api_key=api_key, email=settings.pubmed_email,
                             requests_per_second=settings.pubmed_requests_per_second)
 
@@ -248,28 +250,6 @@ class _OnFirstSearch:
             if self._client is None:
                 self._client = self._build()
         return self._client.search(query, top_k=top_k, deadline_s=deadline_s)
-
-
-def ncbi_api_key(secret: str) -> str | None:
-    """The NCBI key in a secret's string: `{"api_key": "..."}` (the shape infra creates, with an empty key
-    until an operator puts one) or the bare key. No key is a valid setting: NCBI then allows 3 requests/s."""
-    import json
-
-    try:
-        value = json.loads(secret)
-    except ValueError:
-        return secret.strip() or None
-    if isinstance(value, dict):
-        return str(value.get("api_key") or "").strip() or None
-    return secret.strip() or None
-
-
-def _secret_string(secret_arn: str, region: str) -> str:
-    """A Secrets Manager secret's string, read once per container (the builder that calls it is cached)."""
-    import boto3
-
-    value = boto3.client("secretsmanager", region_name=region).get_secret_value(SecretId=secret_arn)
-    return str(value.get("SecretString") or "").strip()
 
 
 _current: Dependencies | None = None

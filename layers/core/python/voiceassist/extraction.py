@@ -12,7 +12,6 @@ from pathlib import PurePosixPath
 
 from voiceassist.cleaning import is_readable
 from voiceassist.errors import ExtractionError, UnsupportedMediaType
-from voiceassist.extraction_pdf import pdf_pages
 from voiceassist.models import ExtractedDocument, Page
 
 PDF = "application/pdf"
@@ -84,6 +83,8 @@ def extract(
     if len(data) > max_bytes:
         raise ExtractionError(f"too large: the file has {_size(len(data))}, the limit is {_size(max_bytes)}")
     if kind == PDF:
+        from voiceassist.extraction_pdf import pdf_pages  # pypdf: only the stage that reads PDFs
+
         pages = pdf_pages(data, max_pages=max_pages, max_seconds=max_seconds)
     else:
         text = _decode_text(data, declared=_declared_charset(data) if kind == HTML else None)

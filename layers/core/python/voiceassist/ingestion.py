@@ -7,6 +7,7 @@ large). A version becomes searchable only in Finalize; a failure anywhere leaves
 
 from __future__ import annotations
 
+import hashlib
 import io
 import json
 from dataclasses import dataclass
@@ -58,6 +59,10 @@ class IngestionContext:
     max_upload_bytes: int = 50 * 1024 * 1024
 
 
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
 # --------------------------------------------------------------------------- start (register: voiceassist.registration)
 
 
@@ -74,8 +79,6 @@ def start_job(ctx: IngestionContext, job_id: str) -> dict[str, Any]:
 
 
 def extract_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
-    from voiceassist.registration import content_hash  # registration imports this module
-
     document = ctx.documents.get(doc_id)
     data = ctx.blobs.get(document.blob_key)
     if content_hash(data) != document.content_hash:

@@ -276,7 +276,6 @@ class SourceConfig(Model):
     kind: SourceKind = SourceKind.KNOWLEDGE_BASE
     source_types: list[SourceType] = Field(default_factory=list)
     timeout_seconds: float = 3.0
-    leaves_boundary: bool = False
 
 
 class SearchBranch(Model):

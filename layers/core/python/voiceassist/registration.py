@@ -17,7 +17,7 @@ from typing import Any
 
 from voiceassist import extraction
 from voiceassist.errors import Conflict, InvalidInput, NotFound
-from voiceassist.ingestion import UPLOAD_PREFIX, IngestionContext, failure_reason
+from voiceassist.ingestion import UPLOAD_PREFIX, IngestionContext, content_hash, failure_reason
 from voiceassist.models import (
     DocumentMetadata,
     DocumentStatus,
@@ -41,10 +41,6 @@ class Registration:
 
     def pipeline_input(self) -> dict[str, Any]:
         return {"job_id": self.job.job_id, "doc_id": self.document.doc_id}
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 def document_id(doc_key: str, version: int) -> str:
@@ -138,7 +134,9 @@ def _unchanged(ctx: IngestionContext, job_id: str, versions: list[KnowledgeDocum
                 chunks_total=existing.chunk_count, chunks_done=existing.chunk_count, finished_at=utc_now(),
             ))
             logger.info("ingest unchanged", extra={"doc_id": existing.doc_id, "job_id": job.job_id})
-            return Registration(ctx.documents.get(job.doc_id), job)
+            # a twin attempt's job may name another version: only then read its document
+            document = existing if job.doc_id == existing.doc_id else ctx.documents.get(job.doc_id)
+            return Registration(document, job)
     return None
 
 

@@ -40,7 +40,7 @@ def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: D
             f"{filename} is {len(data)} bytes; the limit is {deps.settings.max_upload_bytes} bytes"
         )
     content_type = extraction.detect_content_type(filename, data)
-    key = registration.upload_key(metadata.doc_key, registration.content_hash(data), filename)
+    key = registration.upload_key(metadata.doc_key, ingestion.content_hash(data), filename)
     deps.blobs.put(key, data, content_type=content_type, metadata={"doc_key": quote(metadata.doc_key)})
     registered = registration.register(deps.ingestion, blob_key=key, metadata=metadata,
                                        content_type=content_type, filename=filename)

@@ -59,7 +59,7 @@ SOURCES: dict[SourceName, SourceConfig] = {
                           timeout_seconds=KNOWLEDGE_BASE_BUDGET_S)
        for name, types in PARTITIONS.items()},
     SourceName.PUBMED: SourceConfig(name=SourceName.PUBMED.value, kind=SourceKind.PUBMED,
-                                    timeout_seconds=PUBMED_BUDGET_S, leaves_boundary=True),
+                                    timeout_seconds=PUBMED_BUDGET_S),
 }
 
 _S = SourceName
@@ -74,10 +74,6 @@ INTENT_ORDER: dict[Intent, tuple[SourceName, ...]] = {
 }
 
 
-def known_source_names() -> str:
-    return ", ".join(name.value for name in SourceName)
-
-
 def select_sources(intent: Intent, preferences: SourcePreferences, available: Collection[str]
                    ) -> list[SourceConfig]:
     """The sources to search, most wanted first: prioritized, then the intent's order; never an excluded
@@ -85,7 +81,8 @@ def select_sources(intent: Intent, preferences: SourcePreferences, available: Co
     unknown = sorted({str(name) for name in [*preferences.prioritize, *preferences.exclude]}
                      - {name.value for name in SourceName})
     if unknown:
-        raise InvalidInput(f"unknown source {', '.join(unknown)}; known sources: {known_source_names()}")
+        raise InvalidInput(f"unknown source {', '.join(unknown)}; known sources: "
+                           + ", ".join(name.value for name in SourceName))
     excluded = {SourceName(name) for name in preferences.exclude}
     wanted = [SourceName(name) for name in preferences.prioritize] + list(INTENT_ORDER[intent])
     chosen: list[SourceName] = []

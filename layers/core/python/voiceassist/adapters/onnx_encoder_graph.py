@@ -112,9 +112,9 @@ def encoder_onnx_model(weights: dict[str, npt.NDArray[Any]], config: dict[str, A
     def weight(name: str) -> str:
         return graph.constant(weights[name])
 
-    def linear(inputs: str, name: str, *, quantized: bool) -> str:  # torch's Linear keeps [out, in]
+    def linear(inputs: str, name: str) -> str:  # torch's Linear keeps [out, in]
         matrix = np.ascontiguousarray(weights[name].T)
-        if not quantized:
+        if not int8:
             return graph.node("MatMul", [inputs, graph.constant(matrix)])
         values, scale = quantized_columns(matrix)
         return graph.node("DynamicQuantizeMatMul", [inputs, graph.constant(values), graph.constant(scale)],
@@ -150,13 +150,13 @@ def encoder_onnx_model(weights: dict[str, npt.NDArray[Any]], config: dict[str, A
         projections = [f"{prefix}attention.self.{part}" for part in ("query", "key", "value")]
         qkv = np.ascontiguousarray(np.concatenate([weights[f"{name}.weight"] for name in projections]).T)
         context = attention(hidden, qkv, np.concatenate([weights[f"{name}.bias"] for name in projections]), mask)
-        attended = linear(context, f"{prefix}attention.output.dense.weight", quantized=int8)
+        attended = linear(context, f"{prefix}attention.output.dense.weight")
         hidden = skip_layer_norm(attended, hidden, f"{prefix}attention.output.LayerNorm",
                                  f"{prefix}attention.output.dense.bias")
-        inner = linear(hidden, f"{prefix}intermediate.dense.weight", quantized=int8)
+        inner = linear(hidden, f"{prefix}intermediate.dense.weight")
         activated = graph.node("BiasGelu", [inner, weight(f"{prefix}intermediate.dense.bias")],
                                domain=_MICROSOFT)
-        output = linear(activated, f"{prefix}output.dense.weight", quantized=int8)
+        output = linear(activated, f"{prefix}output.dense.weight")
         hidden = skip_layer_norm(output, hidden, f"{prefix}output.LayerNorm", f"{prefix}output.dense.bias")
     return graph.model([("input_ids", np.int64), ("attention_mask", np.int64)], hidden,
                        ("batch", "tokens", int(config["hidden_size"])))

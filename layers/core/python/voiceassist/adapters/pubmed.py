@@ -198,9 +198,8 @@ class PubMedClient:
     # ----------------------------------------------------------------------- transport
 
     def _parsed(self, stage: str, params: dict[str, str], budget: _Budget, parse: Callable[[bytes], T]) -> T:
-        body = self._call(stage, params, budget)
         try:
-            return parse(body)
+            return parse(self._call(stage, params, budget))
         except PubMedPayloadError as exc:  # its message describes the payload's shape, never its text
             raise self._unavailable(stage, f"unusable answer: {exc}", attempts=None, budget=budget) from None
 
@@ -217,9 +216,9 @@ class PubMedClient:
             try:
                 return self._attempt(stage, params, budget)
             except _Retryable as failure:
-                delay = self._backoff(attempts, failure.retry_after_s)
                 if attempts > self.max_retries:
                     raise self._unavailable(stage, failure.reason, attempts, budget) from None
+                delay = self._backoff(attempts, failure.retry_after_s)
                 if delay > budget.remaining() - MIN_ATTEMPT_S:
                     raise self._unavailable(stage, f"{failure.reason}; the next retry would miss the deadline",
                                             attempts, budget) from None
@@ -249,10 +248,7 @@ class PubMedClient:
                 if 300 <= status < 400:
                     hint = "redirected; check that base_url is the https E-utilities URL"
                 raise self._unavailable(stage, f"HTTP {status} ({hint})", None, budget)
-            try:
-                return self._read(response, budget, timeout)
-            except PubMedPayloadError as exc:
-                raise self._unavailable(stage, f"unusable answer: {exc}", None, budget) from None
+            return self._read(response, budget, timeout)  # a PubMedPayloadError is reported by _parsed
 
     def _read(self, response: requests.Response, budget: _Budget, timeout: float) -> bytes:
         pieces: list[bytes] = []

@@ -137,10 +137,8 @@ def parse_xml(body: bytes) -> ET.Element:
 def _journal_article(record: ET.Element) -> PubMedArticle | None:
     citation = record.find("MedlineCitation")
     article = citation.find("Article") if citation is not None else None
-    if citation is None or article is None:
-        return None
-    pmid = (citation.findtext("PMID") or "").strip()
-    if not _PMID.fullmatch(pmid):
+    pmid = _pmid(citation)
+    if citation is None or article is None or pmid is None:
         return None
     title = _text(article.find("ArticleTitle")) or _text(article.find("VernacularTitle"))
     english_other = citation.find("OtherAbstract[@Language='eng']")
@@ -154,10 +152,8 @@ def _journal_article(record: ET.Element) -> PubMedArticle | None:
 
 def _book_article(record: ET.Element) -> PubMedArticle | None:
     document = record.find("BookDocument")
-    if document is None:
-        return None
-    pmid = (document.findtext("PMID") or "").strip()
-    if not _PMID.fullmatch(pmid):
+    pmid = _pmid(document)
+    if document is None or pmid is None:
         return None
     title = _text(document.find("ArticleTitle")) or _text(document.find("Book/BookTitle"))
     author_list = document.find("AuthorList[@Type='authors']")
@@ -167,6 +163,12 @@ def _book_article(record: ET.Element) -> PubMedArticle | None:
     return PubMedArticle(pmid=pmid, title=title or f"PubMed article {pmid}",
                          abstract=_abstract(document.find("Abstract")), authors=_authors(author_list),
                          year=_year(document.find("Book/PubDate")), doi=doi)
+
+
+def _pmid(parent: ET.Element | None) -> str | None:
+    """The record's <PMID> when it is a well-formed one."""
+    pmid = (parent.findtext("PMID") or "").strip() if parent is not None else ""
+    return pmid if _PMID.fullmatch(pmid) else None
 
 
 def _text(element: ET.Element | None) -> str:
