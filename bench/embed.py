@@ -1,6 +1,7 @@
 """Throughput and load time of the local embedder (OnnxEmbedder, all-MiniLM-L6-v2); prints JSON.
 
     .venv/bin/python bench/embed.py [--precision int8 fp32] [--threads 2] [--beir ../shared/eval/scifact]
+                                    [--graph-ops]
 
 Short sentences (~15 words) and abstract-length passages (~230 words, cut at the model's 254 word pieces)
 are generated from a fixed medical vocabulary, so the numbers need no data set. `--beir FOLDER` also embeds
@@ -10,12 +11,15 @@ The machine is shared, so wall-clock rates move with other people's load: `matmu
 same cores just before) says how busy it was, and `texts_per_cpu_second` is the load-independent figure
 (times the number of cores, it is the rate of an idle machine). Each precision is its own embedder; the
 timed runs alternate between them, so both see the same load, and `cosine_to_fp32` compares their vectors.
+`--graph-ops` adds onnxruntime's own profile of one passage on one thread: milliseconds per operator type.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
+import os
 import random
 import time
 from pathlib import Path
@@ -23,7 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+from voiceassist.adapters.onnx_embedder import OnnxEmbedder, default_model_dir
+from voiceassist.adapters.onnx_encoder_graph import encoder_onnx_model
+from voiceassist.embedding import read_safetensors
 from voiceassist.evaluation.retrieval import load_beir, ndcg_at_k
 from voiceassist.ports import Vectors
 
@@ -98,12 +104,40 @@ def beir_run(embedder: OnnxEmbedder, folder: Path) -> dict[str, Any]:
             "ndcg@10": round(float(np.mean(ndcg)), 4)}
 
 
+def graph_ops(embedder: OnnxEmbedder, text: str, runs: int = 30) -> dict[str, Any]:
+    """Kernel milliseconds per operator type for one text, from onnxruntime's profiler (one thread)."""
+    import onnxruntime as ort
+
+    model_dir = default_model_dir()
+    model = encoder_onnx_model(read_safetensors(model_dir / "model.safetensors"),
+                               json.loads((model_dir / "config.json").read_text()),
+                               int8=embedder.precision == "int8")
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.enable_profiling = True
+    options.log_severity_level = 3
+    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    tokens = min(embedder.count_tokens(text), embedder.max_tokens) + 2
+    ids = np.array([[101, *range(2000, 2000 + tokens - 2), 102]], dtype=np.int64)  # [CLS] ... [SEP]
+    for _ in range(runs):
+        session.run(None, {"input_ids": ids, "attention_mask": np.ones_like(ids)})
+    profile = Path(session.end_profiling())
+    totals: collections.Counter[str] = collections.Counter()
+    for event in json.loads(profile.read_text()):
+        if event.get("cat") == "Node" and event["name"].endswith("_kernel_time"):
+            totals[event["args"]["op_name"]] += event["dur"]
+    os.remove(profile)
+    return {"tokens": tokens, "ms_per_text": round(sum(totals.values()) / runs / 1000, 2),
+            "ms_by_op": {op: round(micros / runs / 1000, 2) for op, micros in totals.most_common()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--precision", nargs="+", choices=("int8", "fp32"), default=["int8", "fp32"])
     parser.add_argument("--threads", type=int, default=None, help="onnxruntime threads (default: all CPUs)")
     parser.add_argument("--beir", type=Path, default=None, help="a BEIR folder to embed and score")
+    parser.add_argument("--graph-ops", action="store_true", help="profile one passage per operator type")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per workload; the best counts")
     args = parser.parse_args()
 
@@ -127,6 +161,9 @@ def main() -> None:
         "short_sentences": throughput(embedders, synthetic_texts(512, 15, seed=1), args.repeats),
         "passages": throughput(embedders, synthetic_texts(96, 230, seed=2), args.repeats),
     }
+    if args.graph_ops:
+        passage = synthetic_texts(1, 130, seed=3)[0]
+        report["graph_ops"] = {name: graph_ops(embedder, passage) for name, embedder in embedders.items()}
     if args.beir is not None:
         report["beir"] = {name: beir_run(embedder, args.beir) for name, embedder in embedders.items()}
     print(json.dumps(report, indent=2))
