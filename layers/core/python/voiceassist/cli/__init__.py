@@ -20,6 +20,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1")
     serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8080")))
     serve.add_argument("--no-samples", action="store_true", help="do not ingest the bundled sample corpus")
+    serve.add_argument("--no-watch", action="store_true",
+                       help="do not ingest files dropped into the data folder's blobs/incoming/")
     serve.set_defaults(run=local.serve)
 
     ingest = commands.add_parser("ingest", help="ingest files or folders (PDF, text, Markdown, HTML)")

@@ -197,6 +197,8 @@ def ensure_sample_corpus(deps: Dependencies) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from voiceassist.ingestion import INCOMING_PREFIX
+    from voiceassist.local.incoming import IncomingFolderWatcher
     from voiceassist.local.server import example_request, make_server
 
     deps = local_dependencies()
@@ -208,8 +210,15 @@ def serve(args: argparse.Namespace) -> int:
     print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
     print(f"  OpenAPI: {url}/v1/openapi.json")
     print(f"  try:     {example_request(url)}")
+    watcher = None
+    if not args.no_watch:
+        watcher = IncomingFolderWatcher(deps.settings.blob_dir)
+        watcher.start()
+        print(f"  ingest:  drop files into {deps.settings.blob_dir / INCOMING_PREFIX} (ingested as S3 uploads are)")
     try:
         server.serve_forever()
     finally:
+        if watcher is not None:
+            watcher.stop()
         server.server_close()
     return 0
