@@ -27,9 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.onnx_embedder import OnnxEmbedder, default_model_dir
-from voiceassist.adapters.onnx_encoder_graph import encoder_onnx_model
-from voiceassist.embedding import read_safetensors
+from voiceassist.adapters.onnx_embedder import OnnxEmbedder, default_model_dir, load_session
 from voiceassist.evaluation.retrieval import load_beir, ndcg_at_k
 from voiceassist.ports import Vectors
 
@@ -106,17 +104,7 @@ def beir_run(embedder: OnnxEmbedder, folder: Path) -> dict[str, Any]:
 
 def graph_ops(embedder: OnnxEmbedder, text: str, runs: int = 30) -> dict[str, Any]:
     """Kernel milliseconds per operator type for one text, from onnxruntime's profiler (one thread)."""
-    import onnxruntime as ort
-
-    model_dir = default_model_dir()
-    model = encoder_onnx_model(read_safetensors(model_dir / "model.safetensors"),
-                               json.loads((model_dir / "config.json").read_text()),
-                               int8=embedder.precision == "int8")
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    options.enable_profiling = True
-    options.log_severity_level = 3
-    session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    session = load_session(default_model_dir(), embedder.precision, profile=True)
     tokens = min(embedder.count_tokens(text), embedder.max_tokens) + 2
     ids = np.array([[101, *range(2000, 2000 + tokens - 2), 102]], dtype=np.int64)  # [CLS] ... [SEP]
     for _ in range(runs):

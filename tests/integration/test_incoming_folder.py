@@ -7,9 +7,10 @@ import os
 from pathlib import Path
 
 from voiceassist.composition import Dependencies
-from voiceassist.local.incoming import IncomingFolderWatcher, object_created_event
+from voiceassist.ingestion import content_hash
+from voiceassist.local.incoming import IncomingFolderWatcher
 from voiceassist.models import DocumentStatus, JobState
-from voiceassist.triggers import object_created
+from voiceassist.triggers import object_created, object_created_event
 
 GUIDE = b"# Sepsis bundle\n\nGive 30 mL/kg of crystalloid within 3 hours for hypotension or lactate >= 4 mmol/L.\n"
 
@@ -52,7 +53,7 @@ def test_a_file_still_growing_waits(local_deps: Dependencies) -> None:
     assert watcher.poll() == []
     assert [reply["status"] for reply in watcher.poll()] == ["started"]
     settle(local_deps)
-    assert local_deps.documents.list(limit=10)[0].content_hash  # the whole file, registered once
+    assert local_deps.documents.list(limit=10)[0].content_hash == content_hash(GUIDE)  # the whole file, once
     assert len(local_deps.jobs.list(limit=10)) == 1
 
 

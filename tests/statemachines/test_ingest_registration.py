@@ -31,8 +31,7 @@ def trigger_input() -> dict[str, Any]:
 
 
 def object_created(etag: str = "5d41402abc4b2a76b9719d911017c592") -> dict[str, Any]:
-    return {"detail-type": "Object Created", "source": "aws.s3",
-            "detail": {"bucket": {"name": "voiceassist-documents"}, "object": {"key": KEY, "etag": etag}}}
+    return triggers.object_created_event("voiceassist-documents", KEY, etag)
 
 
 def use_register_handler(deps: Dependencies, wrap: Callable[[Handler], Handler]) -> LocalPipelineRunner:

@@ -27,8 +27,7 @@ class RecordingRunner:
 
 
 def event(key: str, etag: str = "abc") -> dict[str, Any]:
-    return {"detail-type": "Object Created", "source": "aws.s3",
-            "detail": {"bucket": {"name": "docs"}, "object": {"key": key, "etag": etag}}}
+    return triggers.object_created_event("docs", key, etag)
 
 
 @pytest.fixture

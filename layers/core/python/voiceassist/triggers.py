@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import unquote, unquote_plus
+from urllib.parse import quote_plus, unquote, unquote_plus
 
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
@@ -68,6 +68,13 @@ def object_created(event: dict[str, Any]) -> ObjectVersion:
                              etag=str(detail["object"].get("etag", "")))
     except (KeyError, TypeError) as exc:
         raise InvalidInput(f"not an S3 Object Created event: missing {exc}") from exc
+
+
+def object_created_event(bucket: str, key: str, etag: str, size: int = 0) -> dict[str, Any]:
+    """The EventBridge "Object Created" event S3 sends for a completed upload (its key URL-encoded)."""
+    return {"version": "0", "source": "aws.s3", "detail-type": "Object Created",
+            "detail": {"version": "0", "bucket": {"name": bucket}, "reason": "PutObject",
+                       "object": {"key": quote_plus(key, safe="/"), "size": size, "etag": etag}}}
 
 
 def metadata_for_object(deps: Dependencies, key: str) -> DocumentMetadata:

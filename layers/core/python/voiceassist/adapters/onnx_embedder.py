@@ -144,7 +144,7 @@ class OnnxEmbedder:
         if self._session is None:
             with self._lock:
                 if self._session is None:
-                    self._session = _load_session(self._resolved_model_dir(), self.precision)
+                    self._session = load_session(self._resolved_model_dir(), self.precision)
         return self._session
 
 
@@ -165,7 +165,8 @@ def _load_tokenizer(model_dir: Path) -> Tokenizer:
     return tokenizer
 
 
-def _load_session(model_dir: Path, precision: Precision) -> InferenceSession:
+def load_session(model_dir: Path, precision: Precision, *, profile: bool = False) -> InferenceSession:
+    """The encoder as an onnxruntime session on one thread; `profile` turns on onnxruntime's profiler."""
     import onnxruntime as ort
 
     started = time.perf_counter()
@@ -176,6 +177,7 @@ def _load_session(model_dir: Path, precision: Precision) -> InferenceSession:
     options.intra_op_num_threads = 1  # parallel work is whole batches, run from embed's threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3
+    options.enable_profiling = profile
     session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
     logger.info("embedding model loaded", extra={"model_id": model_id(precision),
                                                   "load_seconds": round(time.perf_counter() - started, 3)})

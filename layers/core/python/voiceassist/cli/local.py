@@ -197,7 +197,6 @@ def ensure_sample_corpus(deps: Dependencies) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
-    from voiceassist.ingestion import INCOMING_PREFIX
     from voiceassist.local.incoming import IncomingFolderWatcher
     from voiceassist.local.server import example_request, make_server
 
@@ -214,7 +213,7 @@ def serve(args: argparse.Namespace) -> int:
     if not args.no_watch:
         watcher = IncomingFolderWatcher(deps.settings.blob_dir)
         watcher.start()
-        print(f"  ingest:  drop files into {deps.settings.blob_dir / INCOMING_PREFIX} (ingested as S3 uploads are)")
+        print(f"  ingest:  drop files into {watcher.folder} (ingested as S3 uploads are)")
     try:
         server.serve_forever()
     finally:

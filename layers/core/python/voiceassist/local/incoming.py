@@ -16,16 +16,15 @@ place before its file is; changing a file (or touching it) announces it again.
 from __future__ import annotations
 
 import hashlib
+import stat
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote_plus
 
 from voiceassist.ingestion import INCOMING_PREFIX
 from voiceassist.local.handlers import invoke
 from voiceassist.observability import logger
-from voiceassist.triggers import SIDECAR_SUFFIX
+from voiceassist.triggers import SIDECAR_SUFFIX, object_created_event
 
 POLL_SECONDS = 2.0
 LOCAL_BUCKET = "local-documents"
@@ -34,24 +33,18 @@ TRIGGER_FUNCTION = "ingest_trigger"
 Stamp = tuple[int, int]  # (size, mtime_ns): a file that keeps its stamp between two polls is complete
 
 
-def object_created_event(bucket: str, key: str, etag: str, size: int) -> dict[str, Any]:
-    """The EventBridge "Object Created" event S3 sends for a completed upload (its key URL-encoded)."""
-    return {"version": "0", "source": "aws.s3", "detail-type": "Object Created",
-            "detail": {"version": "0", "bucket": {"name": bucket}, "reason": "PutObject",
-                       "object": {"key": quote_plus(key, safe="/"), "size": size, "etag": etag}}}
-
-
-@dataclass
 class IncomingFolderWatcher:
     """Announces the files under `blob_root/incoming/` to ingest_trigger; `poll()` is one pass."""
 
-    blob_root: Path
-    bucket: str = LOCAL_BUCKET
-    interval: float = POLL_SECONDS
-    _seen: dict[str, Stamp] = field(default_factory=dict)  # stamp at the previous poll
-    _announced: dict[str, Stamp] = field(default_factory=dict)
-    _stop: threading.Event = field(default_factory=threading.Event)
-    _thread: threading.Thread | None = None
+    def __init__(self, blob_root: Path, *, bucket: str = LOCAL_BUCKET, interval: float = POLL_SECONDS) -> None:
+        self.blob_root = blob_root
+        self.folder = blob_root / INCOMING_PREFIX
+        self.bucket = bucket
+        self.interval = interval
+        self._seen: dict[str, Stamp] = {}  # stamps at the previous poll
+        self._announced: dict[str, Stamp] = {}
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
 
     def poll(self) -> list[dict[str, Any]]:
         """Announce every file that is complete and not yet announced with its current stamp; returns the
@@ -81,14 +74,13 @@ class IncomingFolderWatcher:
             try:
                 self.poll()
             except Exception:  # a folder that vanished or cannot be read: keep watching, say why
-                logger.exception("incoming folder scan failed", extra={"folder": str(self.blob_root)})
+                logger.exception("incoming folder scan failed", extra={"folder": str(self.folder)})
 
     def _incoming_files(self) -> list[tuple[str, Stamp]]:
-        folder = self.blob_root / INCOMING_PREFIX
-        if not folder.is_dir():
+        if not self.folder.is_dir():
             return []
         files = []
-        for path in folder.rglob("*"):
+        for path in self.folder.rglob("*"):
             relative = path.relative_to(self.blob_root)
             if any(part.startswith(".") for part in relative.parts) or path.name.endswith(SIDECAR_SUFFIX):
                 continue  # temporary files of an atomic write, hidden files, and metadata sidecars
@@ -96,7 +88,7 @@ class IncomingFolderWatcher:
                 status = path.stat()
             except FileNotFoundError:  # removed since the listing
                 continue
-            if path.is_file():
+            if stat.S_ISREG(status.st_mode):
                 files.append((relative.as_posix(), (status.st_size, status.st_mtime_ns)))
         return files
 
@@ -105,8 +97,9 @@ class IncomingFolderWatcher:
             etag = hashlib.md5((self.blob_root / key).read_bytes(), usedforsecurity=False).hexdigest()
             reply: dict[str, Any] = invoke(TRIGGER_FUNCTION, object_created_event(self.bucket, key, etag, stamp[0]))
         except Exception as exc:  # on AWS the event would go to the dead-letter queue after its retries
+            reason = f"{type(exc).__name__}: {exc}"
             logger.warning("incoming file not ingested: change or touch it to try again",
-                           extra={"key": key, "error": f"{type(exc).__name__}: {exc}"})
-            return {"status": "failed", "key": key, "reason": f"{type(exc).__name__}: {exc}"}
+                           extra={"key": key, "error": reason})
+            return {"status": "failed", "key": key, "reason": reason}
         logger.info("incoming file announced", extra={"key": key, "status": reply.get("status")})
         return reply
