@@ -123,13 +123,13 @@ def test_onnx_embedder_reports_a_missing_model_on_first_use(tmp_path: Path) -> N
 def test_onnx_embedder_loads_the_model_once_under_concurrent_first_use(monkeypatch: pytest.MonkeyPatch
                                                                        ) -> None:
     loads: list[int] = []
-    real_load = onnx_embedder._load_session
+    real_load = onnx_embedder.load_session
 
     def counting_load(model_dir: Path, precision: onnx_embedder.Precision) -> object:
         loads.append(1)
         return real_load(model_dir, precision)
 
-    monkeypatch.setattr(onnx_embedder, "_load_session", counting_load)
+    monkeypatch.setattr(onnx_embedder, "load_session", counting_load)
     embedder = OnnxEmbedder(threads=1)
     start = threading.Barrier(4)
     results: list[np.ndarray] = []
