@@ -105,6 +105,10 @@ def test_pdf_heading_line_is_not_glued_to_the_next_sentence() -> None:
     assert duration and duration[0].text.startswith("Duration of antibiotic treatment in adults\ntreat for five")
 
 
+needs_eval_pdfs = pytest.mark.skipif(not PDF_DIR.is_dir(), reason=f"{PDF_DIR} is not present")
+
+
+@needs_eval_pdfs
 def test_real_pdf_sections_follow_the_latex_headings(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR)
     data = (PDF_DIR / "006-pdflatex-outline" / "pdflatex-outline.pdf").read_bytes()
@@ -116,6 +120,7 @@ def test_real_pdf_sections_follow_the_latex_headings(caplog: pytest.LogCaptureFi
     assert sections_by_page(chunks)[:3] == [(1, "Contents"), (2, "1 Foo"), (2, "2 Bar")]
 
 
+@needs_eval_pdfs
 def test_real_two_column_pdf_labels_its_abstract_but_not_its_title_block(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.ERROR)
     data = (PDF_DIR / "026-latex-multicolumn" / "multicolumn.pdf").read_bytes()
