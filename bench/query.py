@@ -14,7 +14,7 @@ in-boundary for PHI), "extractive" has no model configured. Half the questions c
 time of service.answer and "cpu" the process CPU time it used (steadier on a shared machine); "stages" come
 from QueryState.latency_ms; "orchestration" is the rest of the wall time (the state-machine interpreter,
 handler wiring, state validation, the audit write). The runner is the local runtime's, with its interpreter
-speedups (voiceassist.local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
+speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
 """
 
 from __future__ import annotations
@@ -31,15 +31,15 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.handlers import function_names, load_handler, placeholder_for
+from voiceassist_local.pipelines import PIPELINES, local_pipeline_runner
 
 from voiceassist import service
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.composition import Dependencies, use_dependencies
-from voiceassist.local.handlers import function_names, load_handler, placeholder_for
-from voiceassist.local.pipelines import PIPELINES, local_pipeline_runner
 from voiceassist.models import ChatCompletion, ChatMessage, Chunk, DocumentMetadata, QueryRequest, SourceType
 from voiceassist.observability import logger
-from voiceassist.orchestrator import QueryState
+from voiceassist.query.state import QueryState
 from voiceassist.settings import Settings
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact" / "corpus.jsonl"

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local_index import LocalHybridIndex
+from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.models import Chunk, DocumentMetadata, SearchMode, SearchQuery, SourceType
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact"
@@ -97,7 +97,7 @@ def percentiles(timings: list[float]) -> dict[str, float]:
 
 def embedding_latency(queries: list[str]) -> dict[str, Any]:
     try:
-        from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+        from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 
         embedder = OnnxEmbedder()
         embedder.embed(queries[:2])  # load the model outside the timing

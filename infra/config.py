@@ -12,8 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from voiceassist.models import RoutingMode
-from voiceassist.settings import PhiMode
+from voiceassist.constants.environment import PhiMode, RoutingMode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CONTEXT_KEY = "voiceassist"

@@ -105,7 +105,7 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
     ),
     _allow(
         r"Resource::<[A-Za-z0-9]*Table[A-Za-z0-9]*\.Arn>/index/\*",
-        "The table's global secondary indexes, listed in voiceassist.adapters.dynamodb_tables.",
+        "The table's global secondary indexes, listed in voiceassist.adapters.aws.dynamodb_tables.",
     ),
     _allow(
         r"Resource::<[A-Za-z0-9]*SearchDomain[A-Za-z0-9]*\.Arn>/\*",

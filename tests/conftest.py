@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import voiceassist_local  # noqa: F401 - registers the in-process pipeline runner
 
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.settings import Settings
@@ -26,7 +27,7 @@ def restore_log_level() -> Iterator[None]:
 
 @pytest.fixture(scope="session")
 def shared_embedder():  # type: ignore[no-untyped-def]
-    from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+    from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 
     return OnnxEmbedder()
 

@@ -1,11 +1,11 @@
-"""Chunk stage of the ingestion pipeline (see voiceassist.ingestion.chunk_document)."""
+"""Chunk stage of the ingestion pipeline (see voiceassist.ingest.stages.chunk_document)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import ingestion
 from voiceassist.composition import dependencies
+from voiceassist.ingest import stages as ingestion
 from voiceassist.observability import logger, tracer
 
 

@@ -1,11 +1,11 @@
-"""Embed stage of the ingestion pipeline (see voiceassist.ingestion.embed_document)."""
+"""Embed stage of the ingestion pipeline (see voiceassist.ingest.stages.embed_document)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import ingestion
 from voiceassist.composition import dependencies
+from voiceassist.ingest import stages as ingestion
 from voiceassist.observability import logger, tracer
 
 

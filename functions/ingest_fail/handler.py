@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import ingestion
 from voiceassist.composition import dependencies
+from voiceassist.ingest import stages as ingestion
 from voiceassist.observability import logger, tracer
 
 

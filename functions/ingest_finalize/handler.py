@@ -1,11 +1,11 @@
-"""Finalize stage of the ingestion pipeline (see voiceassist.ingestion.finalize_document)."""
+"""Finalize stage of the ingestion pipeline (see voiceassist.ingest.stages.finalize_document)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import ingestion
 from voiceassist.composition import dependencies
+from voiceassist.ingest import stages as ingestion
 from voiceassist.observability import logger, tracer
 
 

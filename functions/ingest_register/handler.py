@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import ingestion, registration
 from voiceassist.composition import dependencies
+from voiceassist.ingest import registration
+from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata
 from voiceassist.observability import logger, tracer
 

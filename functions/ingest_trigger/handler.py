@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import triggers
 from voiceassist.composition import dependencies
+from voiceassist.ingest import triggers
 from voiceassist.observability import logger, tracer
 
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import answering, orchestrator
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
+from voiceassist.query import answering
+from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    state = orchestrator.QueryState.model_validate(event)
+    state = QueryState.model_validate(event)
     return answering.assemble(dependencies().query, state).model_dump(mode="json")

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import orchestrator
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
+from voiceassist.query import audit
+from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    state = orchestrator.QueryState.model_validate(event)
-    return orchestrator.audit(dependencies().query, state).model_dump(mode="json")
+    state = QueryState.model_validate(event)
+    return audit.audit(dependencies().query, state).model_dump(mode="json")

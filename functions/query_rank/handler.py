@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import orchestrator
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
+from voiceassist.query import retrieval
+from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     branches = event.pop("branches", [])
-    state = orchestrator.QueryState.model_validate(event)
-    return orchestrator.merge_search_results(dependencies().query, state, branches).model_dump(mode="json")
+    state = QueryState.model_validate(event)
+    return retrieval.merge_search_results(dependencies().query, state, branches).model_dump(mode="json")

@@ -5,17 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import orchestrator
 from voiceassist.composition import dependencies
 from voiceassist.models import SearchBranch
 from voiceassist.observability import logger, tracer
+from voiceassist.query import retrieval
+from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler(capture_response=False)  # hits are bulky, and the event holds the question
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    state = orchestrator.QueryState.model_validate(event["state"])
+    state = QueryState.model_validate(event["state"])
     source = event["source"]
     branch = source if isinstance(source, str) else SearchBranch.model_validate(source)
-    hits = orchestrator.search_source(dependencies().query, state, branch)
+    hits = retrieval.search_source(dependencies().query, state, branch)
     return {"source": source, "hits": [h.model_dump(mode="json") for h in hits], "latency_ms": state.latency_ms}

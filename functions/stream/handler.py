@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import streaming
-from voiceassist.adapters.apigateway_publisher import ApiGatewayEventPublisher
-from voiceassist.authentication import SUBPROTOCOL_HEADER, accepted_subprotocol, header_value
+from voiceassist.adapters.aws.apigateway_publisher import ApiGatewayEventPublisher
+from voiceassist.authentication import accepted_subprotocol, header_value
 from voiceassist.composition import dependencies
+from voiceassist.constants.environment import SUBPROTOCOL_HEADER
+from voiceassist.conversation import streaming
 from voiceassist.observability import logger, tracer
 
 

@@ -11,14 +11,14 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from voiceassist.adapters.cognito_tokens import verifier_from_settings
+from voiceassist.adapters.aws.cognito_tokens import verifier_from_settings
 from voiceassist.authentication import (
-    SUBPROTOCOL_HEADER,
     TokenRejected,
     TokenVerifier,
     header_value,
     token_from_subprotocols,
 )
+from voiceassist.constants.environment import SUBPROTOCOL_HEADER
 from voiceassist.errors import VoiceAssistError
 from voiceassist.observability import log_failure, logger
 from voiceassist.settings import get_settings

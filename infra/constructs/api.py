@@ -22,7 +22,7 @@ from constructs import Construct
 from infra.config import EnvironmentConfig
 from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
-from voiceassist.authentication import SUBPROTOCOL_HEADER
+from voiceassist.constants.environment import SUBPROTOCOL_HEADER
 
 STAGE = "v1"
 _MANAGED_RULE_GROUPS = (

@@ -19,12 +19,12 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
-from infra.catalogue import HANDLER, FunctionSpec
 from infra.config import REPO_ROOT, EnvironmentConfig, SourcePaths
 from infra.constructs.layers import ARCHITECTURE, ASSET_EXCLUDES, RUNTIME, Layers
 from infra.constructs.log_groups import encrypted_log_group
 from infra.constructs.network import Network
 from infra.nag import acknowledge
+from voiceassist.constants.functions import HANDLER, FunctionSpec
 
 # The container build context is the repository; only these paths are staged into the image asset.
 PHI_IMAGE_CONTEXT = [

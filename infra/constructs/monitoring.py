@@ -21,9 +21,9 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
-from voiceassist.observability import METRIC_CIRCUIT_BREAKER_OPENED as CIRCUIT_BREAKER_OPENED
-from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS as PHI_DETECTOR_ERRORS
-from voiceassist.observability import METRICS_NAMESPACE, SERVICE
+from voiceassist.constants.environment import METRIC_CIRCUIT_BREAKER_OPENED as CIRCUIT_BREAKER_OPENED
+from voiceassist.constants.environment import METRIC_PHI_DETECTOR_ERRORS as PHI_DETECTOR_ERRORS
+from voiceassist.constants.environment import METRICS_NAMESPACE, SERVICE
 
 API_P95_LATENCY_MS = 10_000
 

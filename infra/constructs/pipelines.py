@@ -19,10 +19,10 @@ from aws_cdk import aws_sqs as sqs
 from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
-from infra.catalogue import INGEST_PIPELINE_FUNCTIONS, QUERY_PIPELINE_FUNCTIONS, placeholder_for
 from infra.config import EnvironmentConfig
 from infra.constructs.log_groups import encrypted_log_group
-from voiceassist.ingestion import INCOMING_PREFIX
+from voiceassist.constants.environment import INCOMING_PREFIX
+from voiceassist.constants.functions import INGEST_PIPELINE_FUNCTIONS, QUERY_PIPELINE_FUNCTIONS, placeholder_for
 
 INGEST_ASL = "ingest.asl.json"
 QUERY_ASL = "query.asl.json"

@@ -12,12 +12,11 @@ from aws_cdk import CustomResource, Stack
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from infra.catalogue import FunctionSpec
 from infra.config import EnvironmentConfig
 from infra.constructs.functions import FunctionFactory
 from infra.constructs.search import Search
-from voiceassist.adapters.minilm import model_id
-from voiceassist.settings import Settings
+from voiceassist.constants.functions import FunctionSpec
+from voiceassist.constants.models import DEFAULT_PRECISION, model_id
 
 BOOTSTRAP = FunctionSpec(
     name="search_bootstrap",
@@ -55,7 +54,7 @@ class SearchBootstrap(Construct):
                 "PipelineName": config.search.pipeline_name,
                 "Dimension": str(config.search.embedding_dimension),
                 # Recorded in the index mapping's _meta: which embedder's vectors the index holds.
-                "EmbeddingModel": model_id(Settings().embedding_precision),
+                "EmbeddingModel": model_id(DEFAULT_PRECISION),
                 "ReaderRoleArns": [fn.role.role_arn for fn in readers if fn.role],
                 "WriterRoleArns": [fn.role.role_arn for fn in writers if fn.role],
             },

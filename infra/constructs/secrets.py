@@ -36,7 +36,7 @@ class Secrets(Construct):
         self.ncbi_api_key: secretsmanager.Secret | None = None
         if config.pubmed.enabled:
             # Created as {"api_key": ""} (plus a generated filler): PubMed works keyless at NCBI's 3 requests/s
-            # until an operator puts a key (voiceassist.adapters.secrets_manager reads either shape).
+            # until an operator puts a key (voiceassist.adapters.aws.secrets_manager reads either shape).
             self.ncbi_api_key = self._operator_secret(
                 "NcbiApiKey",
                 description=f"NCBI E-utilities API key for {config.prefix} PubMed searches; set by operators",

@@ -1,6 +1,6 @@
 """Documents and model-artifact buckets, their access-log bucket, and the DynamoDB tables.
 
-Table keys come from voiceassist.adapters.dynamodb_tables.TABLE_DESIGNS, the same design the adapters
+Table keys come from voiceassist.adapters.aws.dynamodb_tables.TABLE_DESIGNS, the same design the adapters
 and the SQLite mirror use, so infra cannot drift from the code that reads the tables.
 """
 
@@ -14,7 +14,7 @@ from constructs import Construct
 
 from infra.config import EnvironmentConfig
 from infra.nag import acknowledge
-from voiceassist.adapters.dynamodb_tables import (
+from voiceassist.constants.tables import (
     AUDIT,
     DOCUMENTS,
     JOBS,

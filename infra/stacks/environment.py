@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from infra.catalogue import Access, FunctionSpec
 from infra.config import EnvironmentConfig
 from infra.constructs.api import Api
 from infra.constructs.pipelines import Pipelines
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
-from voiceassist.observability import SERVICE
-from voiceassist.settings import (
+from voiceassist.constants.environment import (
     ENV_AUDIT_TABLE,
     ENV_DOCUMENTS_BUCKET,
     ENV_DOCUMENTS_TABLE,
@@ -41,8 +39,10 @@ from voiceassist.settings import (
     ENV_STATE_TABLE,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
+    SERVICE,
     Runtime,
 )
+from voiceassist.constants.functions import Access, FunctionSpec
 
 
 def shared_environment(

@@ -12,11 +12,11 @@ from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_stepfunctions as sfn
 
-from infra.catalogue import Access, FunctionSpec
 from infra.config import EnvironmentConfig
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
+from voiceassist.constants.functions import Access, FunctionSpec
 
 SEARCH_READ_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"]
 SEARCH_WRITE_ACTIONS = [*SEARCH_READ_ACTIONS, "es:ESHttpPut", "es:ESHttpDelete"]

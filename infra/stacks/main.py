@@ -12,7 +12,6 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from constructs import Construct
 
-from infra.catalogue import Access, discover_functions
 from infra.config import EnvironmentConfig, RemovalChoice, SourcePaths
 from infra.constructs.api import STAGE, Api
 from infra.constructs.functions import ASYNC_FUNCTIONS, FunctionFactory
@@ -31,6 +30,7 @@ from infra.stacks.environment import (
     starter_environment,
 )
 from infra.stacks.grants import GrantTargets, grant_access
+from voiceassist.constants.functions import Access, discover_functions
 
 
 def removal_policy_for(config: EnvironmentConfig) -> RemovalPolicy:

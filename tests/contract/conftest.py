@@ -16,20 +16,20 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from voiceassist.adapters.dynamodb_audit import DynamoDbAuditLog
-from voiceassist.adapters.dynamodb_documents import DynamoDbDocumentStore
-from voiceassist.adapters.dynamodb_jobs import DynamoDbJobStore
-from voiceassist.adapters.dynamodb_sessions import DynamoDbSessionStore
-from voiceassist.adapters.dynamodb_state import DynamoDbKeyValueState
-from voiceassist.adapters.dynamodb_tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE, create_tables
-from voiceassist.adapters.folder_blobs import FolderBlobStore
-from voiceassist.adapters.s3_blobs import S3BlobStore
-from voiceassist.adapters.sqlite_audit import SqliteAuditLog
-from voiceassist.adapters.sqlite_db import SqliteDatabase
-from voiceassist.adapters.sqlite_documents import SqliteDocumentStore
-from voiceassist.adapters.sqlite_jobs import SqliteJobStore
-from voiceassist.adapters.sqlite_sessions import SqliteSessionStore
-from voiceassist.adapters.sqlite_state import SqliteKeyValueState
+from voiceassist.adapters.aws.dynamodb_audit import DynamoDbAuditLog
+from voiceassist.adapters.aws.dynamodb_documents import DynamoDbDocumentStore
+from voiceassist.adapters.aws.dynamodb_jobs import DynamoDbJobStore
+from voiceassist.adapters.aws.dynamodb_sessions import DynamoDbSessionStore
+from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
+from voiceassist.adapters.aws.dynamodb_tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE, create_tables
+from voiceassist.adapters.aws.s3_blobs import S3BlobStore
+from voiceassist.adapters.local.folder_blobs import FolderBlobStore
+from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
+from voiceassist.adapters.local.sqlite_db import SqliteDatabase
+from voiceassist.adapters.local.sqlite_documents import SqliteDocumentStore
+from voiceassist.adapters.local.sqlite_jobs import SqliteJobStore
+from voiceassist.adapters.local.sqlite_sessions import SqliteSessionStore
+from voiceassist.adapters.local.sqlite_state import SqliteKeyValueState
 from voiceassist.ports import AuditLog, BlobStore, DocumentStore, JobStore, KeyValueState, SessionStore
 
 REGION = "us-east-1"

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from voiceassist.adapters.s3_blobs import S3BlobStore
+from voiceassist.adapters.aws.s3_blobs import S3BlobStore
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.ports import BlobStore
 

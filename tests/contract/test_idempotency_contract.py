@@ -20,10 +20,10 @@ from aws_lambda_powertools.utilities.idempotency.exceptions import (
 )
 from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
 
-from voiceassist import triggers
-from voiceassist.adapters.sqlite_idempotency import SqlitePersistenceLayer
+from voiceassist.adapters.local.sqlite_idempotency import SqlitePersistenceLayer
 from voiceassist.composition import Dependencies
 from voiceassist.errors import Conflict
+from voiceassist.ingest import triggers
 
 IDEMPOTENCY_TABLE = "contract-idempotency"
 GUIDE_KEY = "incoming/guide.md"

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from voiceassist.adapters.sqlite_db import SqliteDatabase
-from voiceassist.adapters.sqlite_jobs import SqliteJobStore
+from voiceassist.adapters.local.sqlite_db import SqliteDatabase
+from voiceassist.adapters.local.sqlite_jobs import SqliteJobStore
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.models import IndexingJob, JobState
 

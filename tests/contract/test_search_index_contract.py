@@ -21,8 +21,8 @@ import pytest
 from opensearchpy import OpenSearch, Transport
 from opensearchpy.serializer import JSONSerializer
 
-from voiceassist.adapters.local_index import LocalHybridIndex
-from voiceassist.adapters.opensearch_index import OpenSearchIndex
+from voiceassist.adapters.aws.opensearch_index import OpenSearchIndex
+from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.errors import InvalidInput
 from voiceassist.models import (
     Chunk,

@@ -21,8 +21,8 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from infra.catalogue import FUNCTIONS  # noqa: E402
 from infra.config import ENVIRONMENT_NAMES  # noqa: E402
+from voiceassist.constants.functions import FUNCTIONS  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ import pytest
 from asl_contract import dangling_transitions, placeholders
 from conftest import REPO_ROOT, Synthesized, resources
 
-from infra.catalogue import INGEST_PIPELINE_FUNCTIONS, QUERY_PIPELINE_FUNCTIONS, placeholder_for
 from infra.constructs.pipelines import INGEST_ASL, QUERY_ASL
+from voiceassist.constants.functions import INGEST_PIPELINE_FUNCTIONS, QUERY_PIPELINE_FUNCTIONS, placeholder_for
 
 ASL_FILES = sorted((REPO_ROOT / "statemachines").glob("*.asl.json"))
 CDK_FUNCTIONS = {INGEST_ASL: INGEST_PIPELINE_FUNCTIONS, QUERY_ASL: QUERY_PIPELINE_FUNCTIONS}

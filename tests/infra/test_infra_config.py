@@ -10,8 +10,8 @@ from conftest import REPO_ROOT, Synthesized
 from pydantic import ValidationError
 
 from infra.app import selected_environments
-from infra.catalogue import discover_functions, placeholder_for
 from infra.config import ENVIRONMENT_NAMES, load_environment
+from voiceassist.constants.functions import discover_functions, placeholder_for
 
 CONTEXT = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import Synthesized, app_functions, resources
 
-from infra.catalogue import FUNCTIONS, Access
-from voiceassist.ingestion import INCOMING_PREFIX
+from voiceassist.constants.functions import FUNCTIONS, Access
+from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.settings import (
     AWS_REQUIRED_ENV,
     ENV_ENVIRONMENT,

@@ -11,7 +11,7 @@ from conftest import REPO_ROOT, Synthesized, app_functions, resources
 from pydantic import ValidationError
 
 from infra.config import ENVIRONMENT_NAMES, NCBI_EUTILS_URL, load_environment
-from voiceassist.adapters.secrets_manager import api_key_in as ncbi_api_key
+from voiceassist.adapters.aws.secrets_manager import api_key_in as ncbi_api_key
 from voiceassist.composition import Dependencies
 from voiceassist.settings import (
     ENV_PUBMED_BASE_URL,
@@ -112,7 +112,7 @@ def test_the_deployed_pipeline_plans_pubmed_and_reads_the_key_from_the_secret(
     functions = app_functions(synthesized, env)
     planner, searcher = _aws_settings(functions[PLANNER]), _aws_settings(functions[SEARCHER])
 
-    assert Dependencies(planner).literature is not None  # plan_sources offers PubMed
+    assert Dependencies(planner).external_sources != {}  # plan_sources offers PubMed
     assert searcher.pubmed_secret_arn and searcher.pubmed_api_key is None
     assert searcher.pubmed_budget_seconds == planner.pubmed_budget_seconds
 
@@ -137,7 +137,7 @@ def test_a_disabled_environment_has_no_pubmed_key_grant_or_settings(synthesized:
 
     assert _ncbi_secrets(template) == [] and "NcbiApiKeySecretArn" not in template["Outputs"]
     assert all(not _pubmed_variables(f) for f in functions.values())
-    assert Dependencies(_aws_settings(functions[PLANNER])).literature is None  # plan_sources skips PubMed
+    assert Dependencies(_aws_settings(functions[PLANNER])).external_sources == {}  # plan_sources skips PubMed
 
 
 @pytest.mark.parametrize("env", ENVIRONMENT_NAMES)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import Synthesized, resources
 
-from voiceassist.adapters.dynamodb_tables import TABLE_DESIGNS
+from voiceassist.adapters.aws.dynamodb_tables import TABLE_DESIGNS
 
 ENVIRONMENTS = ("dev", "staging", "prod")
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from voiceassist_local.cli import main
 
-from voiceassist.cli import main
 from voiceassist.composition import Dependencies
 
 

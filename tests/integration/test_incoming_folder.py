@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from voiceassist_local.incoming import IncomingFolderWatcher
+
 from voiceassist.composition import Dependencies
-from voiceassist.ingestion import content_hash
-from voiceassist.local.incoming import IncomingFolderWatcher
+from voiceassist.ingest.stages import content_hash
+from voiceassist.ingest.triggers import object_created, object_created_event
 from voiceassist.models import DocumentStatus, JobState
-from voiceassist.triggers import object_created, object_created_event
 
 GUIDE = b"# Sepsis bundle\n\nGive 30 mL/kg of crystalloid within 3 hours for hypotension or lactate >= 4 mmol/L.\n"
 

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from voiceassist_local.server import make_server
 
 from tests.support.pdfgen import build_pdf
-from voiceassist.local.server import make_server
 
 
 @pytest.fixture

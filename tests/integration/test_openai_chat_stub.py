@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
-from voiceassist.adapters.openai_chat import OpenAIChatModel
-from voiceassist.circuit_breaker import BreakerRegistry
+from voiceassist.adapters.openai.chat import OpenAIChatModel
 from voiceassist.errors import Conflict, ModelUnavailable
 from voiceassist.models import ChatMessage, RoutingMode
-from voiceassist.routing import choose_models, generate_with_fallbacks
+from voiceassist.query.circuit_breaker import BreakerRegistry
+from voiceassist.query.routing import choose_models, generate_with_fallbacks
 
 MESSAGES = [ChatMessage(role="system", content="clinical reference assistant"),
             ChatMessage(role="user", content="Question: maximum daily dose of metformin?")]

@@ -19,6 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.handlers import invoke
+from voiceassist_local.server import to_api_gateway_event
 
 from tests.stubs.openai_stub import StubReply
 from tests.stubs.query_stack import (
@@ -37,14 +40,12 @@ from tests.stubs.query_stack import (
     seed_corpus,
 )
 from tests.support.pubmed_stub import StubResponse
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
-from voiceassist.answering import DEGRADED_WARNING, FALLBACK_WARNING
-from voiceassist.circuit_breaker import BreakerRegistry, BreakerState
-from voiceassist.local.handlers import invoke
-from voiceassist.local.server import to_api_gateway_event
 from voiceassist.models import AuditOutcome, RoutingMode, SourcePreferences
-from voiceassist.orchestrator import PUBMED_SKIPPED_PHI, PUBMED_SKIPPED_UNCHECKED, SOURCES_UNAVAILABLE_REPLY
 from voiceassist.phi import FailClosedDetector
+from voiceassist.query.answering import DEGRADED_WARNING, FALLBACK_WARNING
+from voiceassist.query.circuit_breaker import BreakerRegistry, BreakerState
+from voiceassist.query.planning import SKIPPED_PHI, SKIPPED_UNCHECKED
+from voiceassist.query.retrieval import SOURCES_UNAVAILABLE_REPLY
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,8 @@ def expected(scenario: Scenario, question: Question) -> Expected:
     """What the clinician must see: the routing rules of DESIGN.md section 4, issue 5 items 3 and 4."""
     unchecked = scenario.detector_fails
     if question.has_phi or unchecked:  # PubMed is never searched, and says so
-        searched_pubmed, source_warnings = False, [PUBMED_SKIPPED_UNCHECKED if unchecked else PUBMED_SKIPPED_PHI]
+        warning = SKIPPED_UNCHECKED if unchecked else SKIPPED_PHI
+        searched_pubmed, source_warnings = False, [warning.format(name="PubMed")]
     else:
         searched_pubmed, source_warnings = True, []
     if searched_pubmed and scenario.pubmed_fails:

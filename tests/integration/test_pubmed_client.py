@@ -19,9 +19,9 @@ import pytest
 
 from tests.support.pubmed_stub import PubMedStub, StubResponse, fixture_bytes
 from voiceassist import observability
-from voiceassist.adapters import pubmed
-from voiceassist.adapters.pubmed import MinIntervalLimiter, PubMedClient
-from voiceassist.adapters.pubmed_parsing import PubMedPayloadError, parse_efetch, parse_xml
+from voiceassist.adapters.pubmed import client as pubmed
+from voiceassist.adapters.pubmed.client import MinIntervalLimiter, PubMedClient
+from voiceassist.adapters.pubmed.parsing import PubMedPayloadError, parse_efetch, parse_xml
 from voiceassist.errors import InvalidInput, SourceUnavailable
 from voiceassist.models import SearchHit, SourceType
 

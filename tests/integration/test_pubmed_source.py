@@ -6,13 +6,13 @@ import boto3
 from moto import mock_aws
 
 from tests.support.pubmed_stub import PubMedStub
-from voiceassist.adapters.secrets_manager import api_key_in as ncbi_api_key
+from voiceassist.adapters.aws.secrets_manager import api_key_in as ncbi_api_key
 from voiceassist.composition import Dependencies
 from voiceassist.settings import Settings
 
 
 def test_pubmed_is_not_available_without_a_base_url() -> None:
-    assert Dependencies(Settings()).literature is None
+    assert Dependencies(Settings()).external_sources == {}
 
 
 def test_pubmed_reads_its_ncbi_key_from_secrets_manager_on_its_first_search() -> None:
@@ -21,7 +21,7 @@ def test_pubmed_reads_its_ncbi_key_from_secrets_manager_on_its_first_search() ->
             Name="pubmed", SecretString="ncbi-test-key")["ARN"]
         deps = Dependencies(Settings(pubmed_base_url=stub.base_url, pubmed_secret_arn=arn,
                                      pubmed_email="ops@example.org"))
-        literature = deps.literature
+        literature = deps.external_sources.get("pubmed")
         assert literature is not None and stub.requests == []  # built without a call: no search yet
 
         hits = literature.search("metformin chronic kidney disease", top_k=2, deadline_s=5)

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from opensearchpy import OpenSearch
 
-from voiceassist.adapters.opensearch_index import OpenSearchIndex
+from voiceassist.adapters.aws.opensearch_index import OpenSearchIndex
 from voiceassist.models import Chunk, DocumentMetadata, SearchQuery
 
 pytestmark = [

@@ -6,12 +6,12 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.handlers import function_names, load_handler, placeholder_for
+from voiceassist_local.pipelines import PIPELINES
 
 from voiceassist import service
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
 from voiceassist.composition import Dependencies
-from voiceassist.local.handlers import function_names, load_handler, placeholder_for
-from voiceassist.local.pipelines import PIPELINES
 from voiceassist.models import JOB_TRANSITIONS, IndexingJob, JobState, SearchMode, SearchQuery
 from voiceassist.ports import JobStore
 

@@ -4,7 +4,6 @@ even be registered are refused at the door instead."""
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -49,9 +48,9 @@ def test_ingest_unreadable_document_fails_with_its_reason_and_leaves_nothing_beh
 
 
 def test_ingest_document_over_the_size_limit_that_arrives_in_storage_fails_as_too_large(
-        ingest_deps: Dependencies, ingest: Callable[..., Any]) -> None:
+        ingest_deps: Dependencies, ingest: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     # The API refuses such an upload; a file dropped into the bucket is only measured by Extract.
-    ingest_deps.ingestion = dataclasses.replace(ingest_deps.ingestion, max_upload_bytes=500)
+    monkeypatch.setattr(type(ingest_deps), "max_upload_bytes", property(lambda _self: 500))
     paragraphs = ["Amoxicillin 500 mg three times daily for seven days."] * 3
     pages: list[tuple[str | None, list[str]]] = [(f"Section {n}", paragraphs) for n in range(4)]
 

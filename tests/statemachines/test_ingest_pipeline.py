@@ -11,13 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.pipelines import PIPELINES
 
 from tests.support.pdfgen import build_pdf
-from voiceassist import artifacts, ingestion, service
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
-from voiceassist.adapters.stepfunctions_pipeline import ExecutionRecord
+from voiceassist import service
+from voiceassist.adapters.aws.stepfunctions_pipeline import ExecutionRecord
 from voiceassist.composition import Dependencies
-from voiceassist.local.pipelines import PIPELINES
+from voiceassist.ingest import artifacts
+from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, DocumentStatus, JobState
 
 DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"

@@ -9,8 +9,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from voiceassist_local.cli import main
 
-from voiceassist.cli import main
 from voiceassist.composition import Dependencies, dependencies, use_dependencies
 from voiceassist.models import DocumentStatus, JobState
 

@@ -9,13 +9,15 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.handlers import function_names, load_handler, placeholder_for
+from voiceassist_local.pipelines import PIPELINES
 
 from tests.support.pdfgen import build_pdf
-from voiceassist import ingestion, service, triggers
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
+from voiceassist import service
 from voiceassist.composition import Dependencies
-from voiceassist.local.handlers import function_names, load_handler, placeholder_for
-from voiceassist.local.pipelines import PIPELINES
+from voiceassist.ingest import stages as ingestion
+from voiceassist.ingest import triggers
 from voiceassist.models import DocumentMetadata, DocumentStatus, JobState
 
 KEY = f"{ingestion.INCOMING_PREFIX}guides/anticoagulation.pdf"

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
 
-from voiceassist import ingestion, service
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
+from voiceassist import service
 from voiceassist.composition import Dependencies
 from voiceassist.errors import InvalidTransition
+from voiceassist.ingest import stages as ingestion
 from voiceassist.models import MAX_JOB_ATTEMPTS, DocumentStatus, JobState
 from voiceassist.ports import Embedder, Vectors
 
@@ -35,7 +35,7 @@ class BrokenEmbedder:
 
 
 def _use_embedder(deps: Dependencies, embedder: Embedder) -> None:
-    deps.ingestion = dataclasses.replace(deps.ingestion, embedder=embedder)
+    deps.embedder = embedder  # type: ignore[misc]
 
 
 def _retry(deps: Dependencies, job_id: str) -> Any:

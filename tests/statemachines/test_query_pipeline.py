@@ -12,15 +12,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.pipelines import copy_json, install_interpreter_speedups
 
 from tests.stubs.query_stack import query_runner
 from voiceassist import service
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
-from voiceassist.answering import FALLBACK_WARNING
-from voiceassist.circuit_breaker import BreakerRegistry
 from voiceassist.composition import Dependencies
 from voiceassist.errors import DependencyError, ModelUnavailable
-from voiceassist.local.pipelines import copy_json, install_interpreter_speedups
 from voiceassist.models import (
     AuditOutcome,
     ChatCompletion,
@@ -34,6 +32,8 @@ from voiceassist.models import (
     SourceType,
     TokenUsage,
 )
+from voiceassist.query.answering import FALLBACK_WARNING
+from voiceassist.query.circuit_breaker import BreakerRegistry
 
 USER = "clinician-1"
 PASSAGES = {
@@ -200,7 +200,7 @@ def test_query_pipeline_sends_a_phi_question_only_to_the_in_boundary_model(deps:
 class ScriptedLiterature:
     """PubMed in-process: one abstract, or a search that ignores its deadline and outlasts the backstop."""
 
-    name, in_boundary = "pubmed", False
+    name, in_boundary, budget_seconds = "pubmed", False, 4.0
 
     def __init__(self, *, hang_s: float = 0.0) -> None:
         self.hang_s = hang_s
@@ -223,7 +223,7 @@ PUBMED_FIRST = SourcePreferences.model_validate({"prioritize": ["pubmed", "guide
 
 def test_query_pipeline_searches_pubmed_in_parallel_and_cites_its_article(deps: Dependencies) -> None:
     literature = ScriptedLiterature()
-    deps.literature = literature  # type: ignore[misc]
+    deps.external_sources = {"pubmed": literature}  # type: ignore[misc]
     deps.cloud_chat = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["Up to 1,000 mg [1], see [2]."])
 
     response = service.answer(deps, QueryRequest(query=QUESTION, sources=PUBMED_FIRST), user_id=USER)
@@ -237,8 +237,9 @@ def test_query_pipeline_searches_pubmed_in_parallel_and_cites_its_article(deps: 
 
 def test_query_pipeline_turns_a_source_that_outlasts_its_backstop_into_a_warning(deps: Dependencies) -> None:
     # Given a PubMed client that ignores its 0.2 s budget: the state machine's time-out (1 + 2 s) stops it
-    deps.settings = deps.settings.model_copy(update={"pubmed_budget_seconds": 0.2})
-    deps.literature = ScriptedLiterature(hang_s=6)  # type: ignore[misc]
+    slow = ScriptedLiterature(hang_s=6)
+    slow.budget_seconds = 0.2
+    deps.external_sources = {"pubmed": slow}  # type: ignore[misc]
 
     started = time.perf_counter()
     response = service.answer(deps, QueryRequest(query=QUESTION, sources=PUBMED_FIRST), user_id=USER)

@@ -26,16 +26,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.cli.local import ensure_sample_corpus
+from voiceassist_local.handlers import function_names, load_handler, placeholder_for
+from voiceassist_local.pipelines import PIPELINES
 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
 from tests.support.pubmed_stub import PubMedStub, StubResponse
 from voiceassist import observability, service
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
-from voiceassist.cli.local import ensure_sample_corpus
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.errors import DependencyError
-from voiceassist.local.handlers import function_names, load_handler, placeholder_for
-from voiceassist.local.pipelines import PIPELINES
 from voiceassist.models import (
     QueryRequest,
     QueryResponse,

@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from voiceassist.chunking import chunk_document, count_tokens, split_sentences
+from voiceassist.ingest.chunking import chunk_document, count_tokens, split_sentences
 from voiceassist.models import Chunk, DocumentMetadata, Page
 
 METADATA = DocumentMetadata(doc_key="guides/hypertension.pdf", title="Hypertension guide")
@@ -262,7 +262,7 @@ def test_token_encoding_loads_from_the_shipped_files_without_a_network() -> None
 
         socket.socket.connect = refuse
         socket.create_connection = refuse
-        from voiceassist.chunking import count_tokens
+        from voiceassist.ingest.chunking import count_tokens
         print(count_tokens("Amoxicillin 500 mg PO q8h"))
         """
     )

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.pdfgen import Line, build_pdf
-from voiceassist.chunking import chunk_document
-from voiceassist.cleaning import clean_pages
-from voiceassist.extraction import PDF, extract
+from voiceassist.ingest.chunking import chunk_document
+from voiceassist.ingest.cleaning import clean_pages
+from voiceassist.ingest.extraction import PDF, extract
 from voiceassist.models import Chunk, DocumentMetadata
 
 PDF_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "eval" / "pdf"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.cleaning import clean_pages, normalize_text
+from voiceassist.ingest.cleaning import clean_pages, normalize_text
 from voiceassist.models import Page
 
 DOSING_TEXT = [

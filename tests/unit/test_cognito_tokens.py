@@ -8,7 +8,7 @@ import jwt
 import pytest
 
 from tests.support.cognito import CLIENT_ID, ISSUER, REGION, SUB, USER_POOL_ID, StubPool, new_key
-from voiceassist.adapters.cognito_tokens import CognitoTokenVerifier, fetch_jwks_over_https, verifier_from_settings
+from voiceassist.adapters.aws.cognito_tokens import CognitoTokenVerifier, fetch_jwks_over_https, verifier_from_settings
 from voiceassist.authentication import TokenRejected
 from voiceassist.errors import DependencyError, InvalidInput
 from voiceassist.settings import Settings

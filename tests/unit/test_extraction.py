@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from voiceassist.errors import ExtractionError, UnsupportedMediaType
-from voiceassist.extraction import HTML, MARKDOWN, PDF, PLAIN_TEXT, detect_content_type, extract
+from voiceassist.ingest.extraction import HTML, MARKDOWN, PDF, PLAIN_TEXT, detect_content_type, extract
 
 DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 MB = 1024 * 1024

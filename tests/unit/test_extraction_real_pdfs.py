@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from voiceassist.cleaning import clean_pages
 from voiceassist.errors import ExtractionError
-from voiceassist.extraction import detect_content_type, extract
+from voiceassist.ingest.cleaning import clean_pages
+from voiceassist.ingest.extraction import detect_content_type, extract
 
 PDF_DIR = Path(__file__).parents[2].parent / "shared" / "eval" / "pdf"
 PDFS = sorted(PDF_DIR.glob("*/*.pdf")) if PDF_DIR.is_dir() else []

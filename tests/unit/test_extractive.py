@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from voiceassist.citations import parse_citations
-from voiceassist.extractive import EXTRACTIVE_LABEL, NO_ANSWER, compose_extractive, split_sentences
-from voiceassist.generation import Excerpt, number_excerpts
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.query.citations import parse_citations
+from voiceassist.query.extractive import EXTRACTIVE_LABEL, NO_ANSWER, compose_extractive, split_sentences
+from voiceassist.query.generation import Excerpt, number_excerpts
 
 ANAPHYLAXIS_EPINEPHRINE = (
     "Epinephrine\n"

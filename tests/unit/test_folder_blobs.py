@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from voiceassist.adapters.folder_blobs import FolderBlobStore
+from voiceassist.adapters.local.folder_blobs import FolderBlobStore
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 
 

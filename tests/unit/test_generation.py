@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist import citations, generation
-from voiceassist.citations import citations_for, parse_citations, renumber
-from voiceassist.generation import (
+from voiceassist.models import Chunk, DocumentMetadata, Message, SearchHit, SourceType
+from voiceassist.query import citations, generation
+from voiceassist.query.citations import citations_for, parse_citations, renumber
+from voiceassist.query.generation import (
     Excerpt,
     build_messages,
     build_prompt,
@@ -14,7 +15,6 @@ from voiceassist.generation import (
     message_tokens,
     number_excerpts,
 )
-from voiceassist.models import Chunk, DocumentMetadata, Message, SearchHit, SourceType
 
 METFORMIN = DocumentMetadata(doc_key="metformin", title="Metformin drug reference",
                              source_type=SourceType.DRUG_REFERENCE, year=2024, url="https://example.org/metformin")

@@ -10,7 +10,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-from voiceassist.embedding import CoalescingEmbedder
+from voiceassist.adapters.onnx.embedding import CoalescingEmbedder
 from voiceassist.ports import Embedder, Vectors
 
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
+from voiceassist_local.bulk import ingest_beir_corpus
 
-from voiceassist.bulk import ingest_beir_corpus
 from voiceassist.composition import Dependencies
 from voiceassist.errors import InvalidInput
 from voiceassist.models import DocumentStatus, SearchMode, SearchQuery

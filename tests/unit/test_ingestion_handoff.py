@@ -6,8 +6,9 @@ import json
 
 import pytest
 
-from voiceassist import artifacts, ingestion
 from voiceassist.composition import Dependencies
+from voiceassist.ingest import artifacts
+from voiceassist.ingest import stages as ingestion
 
 
 def test_hand_off_keeps_a_small_artefact_inline_without_storing_it(local_deps: Dependencies) -> None:

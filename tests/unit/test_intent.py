@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.intent import classify_intent
 from voiceassist.models import Intent
+from voiceassist.query.intent import classify_intent
 
 
 @pytest.mark.parametrize(("question", "expected"), [

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voiceassist.adapters.local_bm25 import Fts5Tokenizer, TermPostings, best_positions
-from voiceassist.adapters.local_index import LocalHybridIndex
+from voiceassist.adapters.local.bm25 import Fts5Tokenizer, TermPostings, best_positions
+from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.models import Chunk, DocumentMetadata, SearchFilters, SearchMode, SearchQuery, SourceType
-from voiceassist.search import fts5_match_expression
+from voiceassist.query.search import fts5_match_expression
 
 DIMENSION = 4
 WORDS = ["aspirin", "warfarin", "metformin", "insulin", "asthma", "sepsis", "stroke", "dose", "renal", "trial",

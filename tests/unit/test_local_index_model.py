@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voiceassist.adapters.local_index import LocalHybridIndex
+from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.errors import InvalidInput
 from voiceassist.models import Chunk, DocumentMetadata
 
@@ -43,7 +43,7 @@ def test_an_index_from_before_models_were_recorded_counts_as_the_published_fp32_
 
 def test_the_cli_refuses_an_index_of_another_model_at_start_with_the_fix(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    from voiceassist.cli import main
+    from voiceassist_local.cli import main
 
     old = LocalHybridIndex(tmp_path / "data" / "index.sqlite3", dimension=4)  # built before models were recorded
     old.index([chunk()], np.ones((1, 4), dtype=np.float32))

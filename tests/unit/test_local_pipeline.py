@@ -12,9 +12,9 @@ import boto3
 import pytest
 from moto import mock_aws
 from moto.core.models import botocore_stubber
+from voiceassist_local.asl_runner import LocalPipelineRunner
 
-from voiceassist.adapters.local_pipeline import LocalPipelineRunner
-from voiceassist.adapters.stepfunctions_pipeline import PipelineExecutionFailed
+from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
 from voiceassist.errors import Conflict, DependencyError, ExtractionError
 from voiceassist.ports import PipelineRunner
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voiceassist.adapters import onnx_embedder
-from voiceassist.adapters.onnx_embedder import OnnxEmbedder
-from voiceassist.embedding import length_sorted_batches
+from voiceassist.adapters.onnx import embedder as onnx_embedder
+from voiceassist.adapters.onnx.embedder import OnnxEmbedder
+from voiceassist.adapters.onnx.embedding import length_sorted_batches
 from voiceassist.errors import InvalidInput, ModelUnavailable
 from voiceassist.ports import Embedder
 

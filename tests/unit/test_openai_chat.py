@@ -9,7 +9,7 @@ from typing import Any
 import httpx2
 import pytest
 
-from voiceassist.adapters.openai_chat import OpenAIChatModel
+from voiceassist.adapters.openai.chat import OpenAIChatModel
 from voiceassist.errors import DependencyError, InvalidInput, ModelUnavailable
 from voiceassist.models import ChatMessage
 

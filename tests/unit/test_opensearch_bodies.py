@@ -11,8 +11,8 @@ import pytest
 from opensearchpy import AWSV4SignerAuth, OpenSearch
 from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
-from voiceassist.adapters import opensearch_bodies as bodies
-from voiceassist.adapters.opensearch_index import OpenSearchIndex
+from voiceassist.adapters.aws import opensearch_bodies as bodies
+from voiceassist.adapters.aws.opensearch_index import OpenSearchIndex
 from voiceassist.errors import DependencyError, InvalidInput
 from voiceassist.models import (
     Chunk,

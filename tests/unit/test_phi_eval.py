@@ -8,10 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-
-from voiceassist.cli import eval_phi
-from voiceassist.errors import InvalidInput
-from voiceassist.evaluation.phi_eval import (
+from voiceassist_local.cli import eval_phi
+from voiceassist_local.evaluation.phi_eval import (
     GoldSpan,
     LabelledText,
     evaluate,
@@ -19,6 +17,8 @@ from voiceassist.evaluation.phi_eval import (
     load_positives,
     split,
 )
+
+from voiceassist.errors import InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.phi import redact
 

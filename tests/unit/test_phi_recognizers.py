@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.adapters.presidio_detector import PresidioPhiDetector
+from voiceassist.adapters.presidio.detector import PresidioPhiDetector
 from voiceassist.models import PhiResult
 from voiceassist.settings import PhiMode
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.query_expansion import expand_abbreviations
+from voiceassist.query.expansion import expand_abbreviations
 
 
 @pytest.mark.parametrize(("question", "expanded"), [

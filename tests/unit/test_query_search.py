@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
-from voiceassist.adapters.local_index import LocalHybridIndex
+from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.errors import PhiBoundaryViolation
 from voiceassist.models import (
     Chunk,
@@ -26,19 +27,15 @@ from voiceassist.models import (
     SourcePreferences,
     SourceType,
 )
-from voiceassist.orchestrator import (
+from voiceassist.phi import failed_result
+from voiceassist.query.planning import NOT_CONFIGURED, OFF_LOCAL_ONLY, SKIPPED_PHI, SKIPPED_UNCHECKED, plan_sources
+from voiceassist.query.rerank import IdentityReranker
+from voiceassist.query.retrieval import (
     MAX_CHUNKS_PER_DOCUMENT,
-    PUBMED_NOT_CONFIGURED,
-    PUBMED_OFF_LOCAL_ONLY,
-    PUBMED_SKIPPED_PHI,
-    PUBMED_SKIPPED_UNCHECKED,
-    QueryContext,
-    QueryState,
     merge_search_results,
-    plan_sources,
     search_source,
 )
-from voiceassist.phi import failed_result
+from voiceassist.query.state import QueryState
 from voiceassist.settings import Settings
 
 DIMENSION = 8
@@ -88,7 +85,7 @@ class RecordingReranker:
 
 
 class FakeLiterature:
-    name, in_boundary = "pubmed", False
+    name, in_boundary, budget_seconds = "pubmed", False, Settings().pubmed_budget_seconds
 
     def __init__(self) -> None:
         self.queries: list[tuple[str, int, float | None]] = []
@@ -124,9 +121,19 @@ def index(tmp_path: Path) -> Iterator[LocalHybridIndex]:
     local.close()
 
 
-def context(index: Any, **options: Any) -> QueryContext:
-    return QueryContext(settings=Settings(), phi_detector=None, index=index, embedder=ConstantEmbedder(),  # type: ignore[arg-type]
-                        audit=None, sessions=None, state=None, **options)  # type: ignore[arg-type]
+@dataclass
+class Context:
+    """The QueryContext the search steps use: an index, an embedder, a reranker and the outside sources."""
+
+    index: Any
+    settings: Settings = field(default_factory=Settings)
+    embedder: Any = field(default_factory=lambda: ConstantEmbedder())
+    reranker: Any = field(default_factory=IdentityReranker)
+    external_sources: dict[str, Any] = field(default_factory=dict)
+
+
+def context(index: Any, *, literature: Any = None, **options: Any) -> Any:
+    return Context(index=index, external_sources={"pubmed": literature} if literature else {}, **options)
 
 
 def state_for(question: str, *, phi: PhiResult | None = None, intent: Intent = Intent.GENERAL,
@@ -208,7 +215,7 @@ def test_plan_sends_a_phi_free_question_to_pubmed_and_searches_it_within_its_bud
     ctx = context(None, literature=literature)
 
     state = plan_sources(ctx, state_for("metformin in CKD", intent=Intent.CASE_CONSULTATION))
-    pubmed = next(b for b in state.search_plan if b.kind is SourceKind.PUBMED)
+    pubmed = next(b for b in state.search_plan if b.kind is SourceKind.EXTERNAL)
     hits = search_source(ctx, state, pubmed)
 
     assert [b.sources for b in state.search_plan] == [["guidelines", "textbooks"], ["pubmed"]]
@@ -220,8 +227,9 @@ PHI = PhiResult(contains_phi=True, entities=[PhiEntity(entity_type="PERSON", sta
                 redacted_text="My patient <PERSON> has CKD: metformin?")
 
 
-@pytest.mark.parametrize(("phi", "warning"), [(PHI, PUBMED_SKIPPED_PHI),
-                                              (failed_result("detector timed out"), PUBMED_SKIPPED_UNCHECKED)])
+@pytest.mark.parametrize(("phi", "warning"), [
+    (PHI, SKIPPED_PHI.format(name="PubMed")),
+    (failed_result("detector timed out"), SKIPPED_UNCHECKED.format(name="PubMed"))])
 def test_plan_never_selects_pubmed_for_a_question_with_phi_or_an_unchecked_one_and_says_so(
         phi: PhiResult, warning: str) -> None:
     ctx = context(None, literature=FakeLiterature())
@@ -256,7 +264,7 @@ def test_plan_warns_when_pubmed_is_asked_for_but_not_configured() -> None:
     state = plan_sources(context(None), state_for("metformin in CKD",
                                                   sources=SourcePreferences.model_validate({"prioritize": ["pubmed"]})))
 
-    assert state.warnings == [PUBMED_NOT_CONFIGURED]
+    assert state.warnings == [NOT_CONFIGURED.format(name="PubMed")]
     assert [b.sources for b in state.search_plan] == [["textbooks", "guidelines", "drug_references"]]
 
 
@@ -268,8 +276,8 @@ def test_local_only_mode_never_searches_pubmed_and_says_so_when_it_was_asked_for
 
     state = plan_sources(ctx, state_for("metformin in CKD", intent=Intent.CASE_CONSULTATION, sources=asked))
 
-    assert state.warnings == [PUBMED_OFF_LOCAL_ONLY]
-    assert all(branch.kind is not SourceKind.PUBMED for branch in state.search_plan)
+    assert state.warnings == [OFF_LOCAL_ONLY.format(name="PubMed")]
+    assert all(branch.kind is not SourceKind.EXTERNAL for branch in state.search_plan)
     pubmed_branch = plan_sources(context(None, literature=literature),
                                  state_for("metformin in CKD", intent=Intent.CASE_CONSULTATION)).search_plan[1]
     with pytest.raises(PhiBoundaryViolation):  # even a plan made elsewhere is refused at the last step

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from voiceassist import ingestion, registration
 from voiceassist.composition import Dependencies
 from voiceassist.errors import Conflict, DependencyError, ExtractionError
+from voiceassist.ingest import registration
+from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, DocumentStatus, JobState
 from voiceassist.ports import DocumentStore
 

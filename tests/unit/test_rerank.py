@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
-from voiceassist.rerank import IdentityReranker, Reranker
+from voiceassist.query.rerank import IdentityReranker, Reranker
 
 
 def hit(doc_key: str, score: float) -> SearchHit:

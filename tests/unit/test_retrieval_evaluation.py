@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+from voiceassist_local.evaluation.retrieval import CachedEmbedder, evaluate, index_corpus, load_beir
 
-from voiceassist.adapters.local_index import LocalHybridIndex
-from voiceassist.evaluation.retrieval import CachedEmbedder, evaluate, index_corpus, load_beir
+from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.ports import Vectors
 
 TOPICS = ["aspirin", "warfarin", "insulin", "asthma"]

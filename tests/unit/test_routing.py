@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from voiceassist.circuit_breaker import BreakerRegistry, BreakerState, CircuitBreaker, CircuitOpen
 from voiceassist.errors import Conflict, DependencyError, ModelUnavailable, PhiBoundaryViolation
 from voiceassist.models import ChatCompletion, ChatMessage, RoutingMode, TokenUsage
-from voiceassist.routing import (
+from voiceassist.query.circuit_breaker import BreakerRegistry, BreakerState, CircuitBreaker, CircuitOpen
+from voiceassist.query.routing import (
     NoModelAvailable,
     RoutePlan,
     choose_models,

@@ -17,7 +17,7 @@ from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
 from urllib3.response import HTTPResponse
 
-from voiceassist.adapters.sagemaker_chat import SageMakerChatModel, SseDecoder
+from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel, SseDecoder
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatMessage
 

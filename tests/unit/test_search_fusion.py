@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
-from voiceassist.search import (
+from voiceassist.query.search import (
     MAX_QUERY_TERMS,
     cosine_to_score,
     drop_near_duplicates,

@@ -17,7 +17,7 @@ from voiceassist.models import (
     SourcePreferences,
     SourceType,
 )
-from voiceassist.sources import (
+from voiceassist.query.sources import (
     KNOWLEDGE_BASE_BUDGET_S,
     PARTITIONS,
     interleave,
@@ -94,7 +94,7 @@ def test_search_branches_search_the_selected_partitions_together_and_pubmed_apar
 
     branches = search_branches(selected)
 
-    assert [(b.kind, b.sources) for b in branches] == [(SourceKind.PUBMED, ["pubmed"]),
+    assert [(b.kind, b.sources) for b in branches] == [(SourceKind.EXTERNAL, ["pubmed"]),
                                                        (SourceKind.KNOWLEDGE_BASE, ["guidelines", "textbooks"])]
     knowledge_base = branches[1]
     assert set(knowledge_base.source_types) == {SourceType.GUIDELINE, *PARTITIONS[SourceName.TEXTBOOKS]}

@@ -11,7 +11,7 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from voiceassist.adapters.stepfunctions_pipeline import PipelineExecutionFailed, StepFunctionsPipelineRunner
+from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed, StepFunctionsPipelineRunner
 from voiceassist.errors import Conflict, DependencyError, NotFound
 from voiceassist.ports import PipelineRunner
 

@@ -7,19 +7,20 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from voiceassist_local.asl_runner import LocalLambdaContext
+from voiceassist_local.resources import functions_dir
 
 from tests.support.cognito import CLIENT_ID, REGION, SUB, USER_POOL_ID, StubPool
-from voiceassist.adapters.cognito_tokens import CognitoTokenVerifier
-from voiceassist.adapters.local_pipeline import LocalLambdaContext
+from voiceassist.adapters.aws.cognito_tokens import CognitoTokenVerifier
 from voiceassist.errors import DependencyError, InvalidInput
-from voiceassist.local.handlers import FUNCTIONS_DIR
 from voiceassist.settings import Settings
 
 METHOD_ARN = "arn:aws:execute-api:eu-west-1:123456789012:abcdef123/v1/$connect"
 
 
 def load(function_name: str) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"test_{function_name}", FUNCTIONS_DIR / function_name / "handler.py")
+    handler = functions_dir() / function_name / "handler.py"
+    spec = importlib.util.spec_from_file_location(f"test_{function_name}", handler)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from voiceassist import streaming
 from voiceassist.composition import Dependencies
+from voiceassist.conversation import streaming
 
 
 class RecordingPublisher:

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from voiceassist import triggers
 from voiceassist.composition import Dependencies
+from voiceassist.ingest import triggers
 
 
 class RecordingRunner:
@@ -83,7 +83,7 @@ def test_trigger_rejects_a_malformed_event(deps: Dependencies) -> None:
 
 
 def test_trigger_idempotency_records_live_in_sqlite_locally(local_deps: Dependencies) -> None:
-    from voiceassist.adapters.sqlite_idempotency import SqlitePersistenceLayer
+    from voiceassist.adapters.local.sqlite_idempotency import SqlitePersistenceLayer
 
     assert isinstance(local_deps.idempotency, SqlitePersistenceLayer)
 

@@ -12,9 +12,10 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
 from pydantic import BaseModel
 
-from voiceassist import ingestion, service
+from voiceassist import service
 from voiceassist.composition import dependencies
 from voiceassist.errors import InvalidInput
+from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentStatus, KnowledgeDocument
 
 router = Router()

@@ -46,7 +46,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> None:
 
 
 def prepare_domain(properties: dict[str, Any]) -> None:
-    from voiceassist.adapters.opensearch_index import OpenSearchIndex
+    from voiceassist.adapters.aws.opensearch_index import OpenSearchIndex
 
     index = OpenSearchIndex(
         endpoint=properties["Endpoint"],

@@ -6,9 +6,8 @@ import json
 from typing import Any
 
 import pytest
-
-from voiceassist.local.handlers import invoke
-from voiceassist.local.server import to_api_gateway_event
+from voiceassist_local.handlers import invoke
+from voiceassist_local.server import to_api_gateway_event
 
 
 def call(method: str, path: str, body: bytes = b"", content_type: str = "application/json") -> tuple[int, Any]:

@@ -16,7 +16,6 @@ from typing import Protocol
 from voiceassist.errors import VoiceAssistError
 
 APP_SUBPROTOCOL = "voiceassist"
-SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"
 
 
 class TokenRejected(VoiceAssistError):

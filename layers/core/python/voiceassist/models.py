@@ -12,6 +12,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from voiceassist.constants.environment import RoutingMode  # noqa: F401 - part of the API models
+
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
@@ -251,14 +253,8 @@ class Intent(StrEnum):
     GENERAL = "general"
 
 
-class RoutingMode(StrEnum):
-    HYBRID = "hybrid"
-    LOCAL_ONLY = "local-only"
-    CLOUD_ONLY = "cloud-only"
-
-
 class SourceName(StrEnum):
-    """The sources a question can be searched in (voiceassist.sources describes each)."""
+    """The sources a question can be searched in (voiceassist.query.sources describes each)."""
 
     TEXTBOOKS = "textbooks"
     GUIDELINES = "guidelines"
@@ -268,7 +264,7 @@ class SourceName(StrEnum):
 
 class SourceKind(StrEnum):
     KNOWLEDGE_BASE = "knowledge_base"  # a partition of our own index
-    PUBMED = "pubmed"  # NCBI E-utilities, outside the PHI boundary
+    EXTERNAL = "external"  # a SearchSource adapter (PubMed, ...): its own service, budget and boundary
 
 
 class SourceConfig(Model):
@@ -282,7 +278,7 @@ class SearchBranch(Model):
     """One parallel search of the query pipeline (an item of the "Search Sources" Map state).
 
     The selected knowledge-base partitions share one branch: they live in one index, so one search with a
-    source_types filter ranks them on one scale at a third of the cost (voiceassist.sources explains).
+    source_types filter ranks them on one scale at a third of the cost (voiceassist.query.sources explains).
     """
 
     kind: SourceKind

@@ -12,11 +12,12 @@ import sys
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit, single_metric
 
-SERVICE = "voiceassist"
-METRICS_NAMESPACE = "VoiceAssist"
-# Custom metrics the alarms in infra/constructs/monitoring.py watch.
-METRIC_CIRCUIT_BREAKER_OPENED = "CircuitBreakerOpened"
-METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
+from voiceassist.constants.environment import (  # noqa: F401 - the metrics the alarms in infra watch
+    METRIC_CIRCUIT_BREAKER_OPENED,
+    METRIC_PHI_DETECTOR_ERRORS,
+    METRICS_NAMESPACE,
+    SERVICE,
+)
 
 # Logs go to stderr: Lambda sends both streams to CloudWatch, and locally stdout stays free for the JSON a CLI
 # or benchmark prints (EMF metric lines still go to stdout, where CloudWatch expects them).

@@ -155,7 +155,7 @@ class SearchIndex(Protocol):
 
 @runtime_checkable
 class Reranker(Protocol):
-    """A second, slower opinion on the fused candidates of one search (voiceassist.rerank)."""
+    """A second, slower opinion on the fused candidates of one search (voiceassist.query.rerank)."""
 
     name: str
     in_boundary: bool  # True when the question text never leaves our infrastructure
@@ -166,14 +166,16 @@ class Reranker(Protocol):
 
 
 @runtime_checkable
-class LiteratureSearch(Protocol):
-    """A bibliographic search outside our infrastructure (PubMed through NCBI E-utilities).
+class SearchSource(Protocol):
+    """A query-time source outside the knowledge base (PubMed, web search), searched in parallel with it.
 
-    It is outside the PHI boundary: callers hand it PHI-free text only (voiceassist.sources).
+    `in_boundary` False: the source is outside the PHI boundary, and planning hands it PHI-free text only
+    (voiceassist.query.planning). `budget_seconds` is what one search may take, retries included.
     """
 
     name: str
     in_boundary: bool
+    budget_seconds: float
 
     def search(self, query: str, *, top_k: int = 5, deadline_s: float | None = None
                ) -> builtins.list[SearchHit]:

@@ -6,11 +6,12 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from voiceassist import extraction, ingestion, registration
 from voiceassist.errors import InvalidInput, PayloadTooLarge
+from voiceassist.ingest import extraction, registration
+from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
 from voiceassist.observability import logger
-from voiceassist.orchestrator import QueryState, response_of
+from voiceassist.query.state import QueryState, response_of
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies

@@ -1,0 +1,200 @@
+"""ports.SearchIndex on Amazon OpenSearch (opensearch-py, SigV4), fusion done by a search pipeline.
+
+Readers and writers use an alias over a versioned physical index (see bootstrap/switch_alias). A hybrid
+search names the pipeline created by ensure_pipeline; a query whose fusion settings differ from it carries
+a temporary pipeline in its body instead. Activation is two _update_by_query calls (show the new version,
+then hide the others): OpenSearch cannot do that atomically, so search drops any hit whose document has a
+newer version among the hits (voiceassist.query.search.keep_latest_versions). See docs/search.md.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import numpy as np
+
+from voiceassist.adapters.aws import opensearch_bodies as bodies
+from voiceassist.errors import DependencyError, InvalidInput
+from voiceassist.models import Chunk, FusionMethod, SearchHit, SearchMode, SearchQuery
+from voiceassist.observability import logger
+from voiceassist.ports import Vectors
+from voiceassist.query.search import keep_latest_versions
+
+DEFAULT_TIMEOUT_SECONDS = 10.0
+BULK_BATCH_SIZE = 200  # ~200 x 9 KB (384 floats as JSON + text) keeps each _bulk request near 2 MB
+
+
+class OpenSearchIndex:
+    """Chunks in an OpenSearch index alias; `client` is injected in tests, else built lazily with SigV4."""
+
+    def __init__(
+        self,
+        client: Any | None = None,
+        *,
+        endpoint: str | None = None,
+        index_alias: str = "voiceassist-chunks",
+        pipeline: str = "voiceassist-hybrid",
+        region: str = "us-east-1",
+        dimension: int = 384,
+        embedding_model: str | None = None,
+        service: str = "es",
+        fusion: FusionMethod = FusionMethod.MIN_MAX,
+        bm25_weight: float = 0.5,
+        rrf_k: int = 60,
+        timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS,
+    ) -> None:
+        if client is None and not endpoint:
+            raise InvalidInput("OpenSearchIndex needs an endpoint (or a client)")
+        self._client = client
+        self.endpoint = endpoint
+        self.index_alias = index_alias
+        self.pipeline = pipeline
+        self.region = region
+        self.dimension = dimension
+        self.embedding_model = embedding_model
+        self.service = service  # "es" for a managed domain, "aoss" for a serverless collection
+        self.fusion, self.bm25_weight, self.rrf_k = fusion, bm25_weight, rrf_k
+        self.timeout_seconds = timeout_seconds
+        self._client_lock = threading.Lock()
+
+    # ------------------------------------------------------------------------------------------ setup
+
+    def ensure_pipeline(self) -> None:
+        body = bodies.pipeline_body(self.fusion, bm25_weight=self.bm25_weight, rrf_k=self.rrf_k)
+        self._call("search_pipeline.put", id=self.pipeline, body=body)
+
+    def create_physical_index(self, generation: int) -> str:
+        name = bodies.physical_index_name(self.index_alias, generation)
+        body = bodies.index_body(self.dimension, serverless=self.service == "aoss",
+                                 embedding_model=self.embedding_model)
+        self._call("indices.create", index=name, body=body)
+        return name
+
+    def switch_alias(self, new_index: str) -> None:
+        """Point the alias at `new_index` in one atomic _aliases call (the re-index cut-over)."""
+        current = self._call("indices.get_alias", name=self.index_alias, ignore=404)
+        old = [] if current.get("status") == 404 else [name for name in current if name != new_index]
+        body = bodies.alias_swap_body(self.index_alias, new_index, old)
+        self._call("indices.update_aliases", body=body)
+
+    def bootstrap(self, generation: int = 1) -> None:
+        """Create the pipeline, and the first physical index behind the alias unless the alias exists."""
+        self.ensure_pipeline()
+        if not self._call("indices.exists_alias", name=self.index_alias):
+            self.switch_alias(self.create_physical_index(generation))
+
+    # ------------------------------------------------------------------------------------------ writes
+
+    def index(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.shape != (len(chunks), self.dimension):
+            raise InvalidInput(
+                f"expected vectors of shape ({len(chunks)}, {self.dimension}), got {matrix.shape}"
+            )
+        for start in range(0, len(chunks), BULK_BATCH_SIZE):
+            lines = bodies.bulk_actions(self.index_alias, chunks[start : start + BULK_BATCH_SIZE],
+                                        matrix[start : start + BULK_BATCH_SIZE])
+            response = self._call("bulk", body=lines)
+            failures = bodies.bulk_failures(response)
+            if failures:
+                raise DependencyError(f"OpenSearch refused {len(failures)} chunk(s), first: {failures[0]}")
+
+    def activate(self, doc_key: str, version: int) -> None:
+        show, hide = bodies.activation_bodies(doc_key, version)
+        # The freshly bulk-indexed chunks must be visible to _update_by_query's own search first.
+        self._call("indices.refresh", index=self.index_alias)
+        for body in (show, hide):
+            self._call("update_by_query", index=self.index_alias, body=body,
+                       params={"refresh": "true", "conflicts": "proceed"})
+
+    def delete_document(self, doc_key: str, version: int | None = None) -> None:
+        body = {"query": bodies.document_query(doc_key, version)}
+        self._call("delete_by_query", index=self.index_alias, body=body,
+                   params={"refresh": "true", "conflicts": "proceed"})
+
+    # ------------------------------------------------------------------------------------------ reads
+
+    def count(self, doc_key: str | None = None, *, searchable_only: bool = True) -> int:
+        body = bodies.count_body(doc_key, searchable_only=searchable_only)
+        return int(self._call("count", index=self.index_alias, body=body)["count"])
+
+    def search(self, query: SearchQuery) -> list[SearchHit]:
+        if query.mode is not SearchMode.BM25:
+            if query.vector is None:
+                raise InvalidInput(f"a {query.mode.value} search needs query.vector: embed the text first")
+            if len(query.vector) != self.dimension:
+                raise InvalidInput(
+                    f"query.vector has {len(query.vector)} dimensions, the index {self.dimension}"
+                )
+        # Hybrid: each sub-query must return `candidates` documents for the normalisation to see them all.
+        # Single mode: a margin over top_k, so hits dropped as stale versions can be replaced.
+        size = query.candidates if query.mode is SearchMode.HYBRID else min(2 * query.top_k, 10_000)
+        body = bodies.search_body(query, size=size)
+        params: dict[str, Any] = {}
+        if query.mode is SearchMode.HYBRID:
+            if self._named_pipeline_matches(query):
+                params["search_pipeline"] = self.pipeline
+            else:
+                body["search_pipeline"] = bodies.pipeline_body(
+                    query.fusion, bm25_weight=query.bm25_weight, rrf_k=query.rrf_k)
+        response = self._call("search", index=self.index_alias, body=body, params=params)
+        return keep_latest_versions(bodies.hits_from_response(response, query.mode))[: query.top_k]
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def _named_pipeline_matches(self, query: SearchQuery) -> bool:
+        if query.fusion is not self.fusion:
+            return False
+        if query.fusion is FusionMethod.RRF:
+            return query.rrf_k == self.rrf_k
+        return abs(query.bm25_weight - self.bm25_weight) < 1e-9
+
+    def _call(self, operation: str, **arguments: Any) -> Any:
+        """client.<operation>(**arguments), e.g. "indices.refresh"; any failure becomes a DependencyError."""
+        from opensearchpy.exceptions import OpenSearchException, TransportError
+
+        method = self.client
+        for name in operation.split("."):
+            method = getattr(method, name)
+        try:
+            return method(**arguments)
+        except TransportError as exc:
+            logger.warning("opensearch request failed",
+                           extra={"operation": operation, "status": exc.status_code, "error": exc.error})
+            raise DependencyError(f"OpenSearch {operation} failed: {exc.status_code} {exc.error}") from exc
+        except OpenSearchException as exc:
+            logger.warning("opensearch unreachable",
+                           extra={"operation": operation, "error": type(exc).__name__})
+            raise DependencyError(f"OpenSearch {operation} failed: {type(exc).__name__}") from exc
+
+    @property
+    def client(self) -> Any:
+        """The injected client, or one signed with SigV4 (default AWS credentials), made on first use."""
+        with self._client_lock:
+            if self._client is None:
+                self._client = self._signed_client()
+            return self._client
+
+    def _signed_client(self) -> Any:
+        import boto3
+        from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+
+        endpoint = str(self.endpoint)
+        url = urlsplit(endpoint if "://" in endpoint else f"https://{endpoint}")
+        credentials = boto3.Session().get_credentials()
+        if credentials is None:
+            raise DependencyError("no AWS credentials found to sign OpenSearch requests")
+        return OpenSearch(
+            hosts=[{"host": url.hostname, "port": url.port or 443}],
+            http_auth=AWSV4SignerAuth(credentials, self.region, self.service),
+            use_ssl=True,
+            verify_certs=True,
+            connection_class=RequestsHttpConnection,
+            timeout=self.timeout_seconds,
+            max_retries=2,
+            retry_on_timeout=True,
+            pool_maxsize=16,
+        )

@@ -1,0 +1,78 @@
+"""BlobStore on S3, encrypted with a customer KMS key when one is given."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from botocore.exceptions import ClientError
+
+from voiceassist.adapters.local.folder_blobs import normalise_metadata, validate_blob_key
+from voiceassist.errors import NotFound
+
+_MISSING = {"404", "NoSuchKey", "NotFound"}
+
+
+class S3BlobStore:
+    def __init__(self, bucket: str, *, client: Any = None, region_name: str | None = None,
+                 kms_key_id: str | None = None) -> None:
+        self.bucket = bucket
+        self._client = client
+        self._region_name = region_name
+        self._kms_key_id = kms_key_id
+        self._lock = threading.Lock()
+
+    def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream",
+            metadata: dict[str, str] | None = None) -> None:
+        arguments: dict[str, Any] = {
+            "Bucket": self.bucket,
+            "Key": validate_blob_key(key),
+            "Body": data,
+            "ContentType": content_type,
+            "Metadata": normalise_metadata(metadata),
+        }
+        if self._kms_key_id:
+            arguments.update(ServerSideEncryption="aws:kms", SSEKMSKeyId=self._kms_key_id)
+        self._s3().put_object(**arguments)
+
+    def get(self, key: str) -> bytes:
+        try:
+            response = self._s3().get_object(Bucket=self.bucket, Key=validate_blob_key(key))
+        except ClientError as exc:
+            if _is_missing(exc):
+                raise NotFound(f"blob {key!r} does not exist") from exc
+            raise
+        body: bytes = response["Body"].read()
+        return body
+
+    def head(self, key: str) -> dict[str, str]:
+        try:
+            response = self._s3().head_object(Bucket=self.bucket, Key=validate_blob_key(key))
+        except ClientError as exc:
+            if _is_missing(exc):
+                raise NotFound(f"blob {key!r} does not exist") from exc
+            raise
+        metadata: dict[str, str] = response.get("Metadata", {})
+        return metadata
+
+    def delete(self, key: str) -> None:
+        self._s3().delete_object(Bucket=self.bucket, Key=validate_blob_key(key))
+
+    def exists(self, key: str) -> bool:
+        try:
+            self.head(key)
+        except NotFound:
+            return False
+        return True
+
+    def _s3(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import boto3  # deferred: importing an adapter must stay cheap and offline
+
+                self._client = boto3.client("s3", region_name=self._region_name)
+            return self._client
+
+
+def _is_missing(exc: ClientError) -> bool:
+    return exc.response.get("Error", {}).get("Code") in _MISSING

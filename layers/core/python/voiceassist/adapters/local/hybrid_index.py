@@ -1,0 +1,355 @@
+"""The embedded SearchIndex: one SQLite file, FTS5's BM25 and exact cosine, computed in memory.
+
+SQLite is the store and the source of truth: chunk rows (JSON, filter columns, unit vector as a float32
+BLOB), each row's BM25 postings (its FTS5 tokens and their counts per column, taken by FTS5's own
+tokenizer when the chunk is indexed), and the FTS5 table holding only searchable chunks. Indexing,
+activation and deletion are each one transaction, so activation is atomic.
+
+Searches run on an in-memory copy of the rows (adapters/local_rows.py), loaded on the first search: cosine
+is one matrix-vector product, BM25 is FTS5's bm25() computed from the postings (adapters/local_bm25.py),
+equal to what FTS5 returns but at a cost that grows with the query terms' postings, not with every match
+scored. A query word that FTS5 would split into several tokens (a phrase) is scored by FTS5 itself.
+The copy follows this object's own writes in place; at each search `PRAGMA data_version` tells whether
+another connection (the CLI ingesting while the local server serves) committed, and the copy then takes
+the new rows and every row's searchable flag. Fusion is voiceassist.query.search, the same maths as OpenSearch's
+search pipeline; filters apply inside both sub-queries, before each takes its top `candidates`.
+
+One lock serialises every operation; inside a hybrid search the cosine scoring runs on a helper thread
+beside the BM25 scoring, since numpy releases the GIL.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, FTS5_TOKENIZE, Fts5Tokenizer, encode_postings
+from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS, LoadedRows
+from voiceassist.constants.models import MODEL_ID
+from voiceassist.errors import InvalidInput
+from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
+from voiceassist.ports import Vectors
+from voiceassist.query.search import fts5_match_expression, fuse_min_max, fuse_rrf, query_terms, top_n
+
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id TEXT NOT NULL UNIQUE,
+    doc_key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    searchable INTEGER NOT NULL DEFAULT 0,
+    source_type TEXT NOT NULL,
+    specialty TEXT,
+    year INTEGER,
+    chunk_json TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+-- Covers the catch-up's scan of every row's flag (SELECT rowid, searchable) as well as per-document lookups.
+CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, version, searchable);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}');
+CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+# Indexes built before the embedding model was recorded hold the published fp32 model's vectors.
+_UNRECORDED_MODEL_ID = MODEL_ID
+_RELOAD_AFTER_DEAD_ROWS = 1000  # and a quarter of the rows: deleted rows cost memory and scan time
+
+
+class LocalHybridIndex:
+    """ports.SearchIndex on one SQLite file (or in memory when `path` is None)."""
+
+    def __init__(self, path: Path | None = None, dimension: int = 384, *, model_id: str | None = None) -> None:
+        """`model_id` is the embedder's: recorded on first use, and an index built with another model's
+        vectors is refused (cosine between two models' vectors means nothing)."""
+        self.dimension = dimension
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(
+            ":memory:" if path is None else str(path), check_same_thread=False, isolation_level=None
+        )
+        self._db.execute("PRAGMA journal_mode = WAL")
+        self._db.execute("PRAGMA synchronous = NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.RLock()
+        self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="local-index-cosine")
+        self._tokenizer = Fts5Tokenizer()
+        self._rows: LoadedRows | None = None
+        if model_id is not None:
+            self._check_model(model_id, path)
+        self._add_missing_postings()
+
+    def _check_model(self, model_id: str, path: Path | None) -> None:
+        stored = self._db.execute("SELECT value FROM index_meta WHERE key = 'embedding_model'").fetchone()
+        if stored is None:
+            has_chunks = self._db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+            recorded = _UNRECORDED_MODEL_ID if has_chunks else model_id
+            self._db.execute("INSERT INTO index_meta VALUES ('embedding_model', ?)", (recorded,))
+            stored = (recorded,)
+        if stored[0] != model_id:
+            raise InvalidInput(
+                f"invalid configuration: the index {path} holds vectors of {stored[0]}, but the embedder is "
+                f"{model_id}; set VOICEASSIST_EMBEDDING_PRECISION to match the index, or ingest the documents "
+                "again into an empty data folder (VOICEASSIST_DATA_DIR: the document records go too, or an "
+                "unchanged document is not indexed again)")
+
+    def close(self) -> None:
+        """Stop the helper thread and close the database; the index is unusable afterwards."""
+        with self._lock:
+            self._helper.shutdown(wait=True)
+            self._tokenizer.close()
+            self._db.close()
+
+    # ------------------------------------------------------------------------------------------ writes
+
+    def index(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
+        """Add (or replace, by chunk_id) chunks; they stay hidden until their version is activated."""
+        if not chunks:
+            return
+        matrix = self._unit_rows(vectors, expected_rows=len(chunks))
+        rows = [
+            (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, _casefold(c.metadata.specialty),
+             c.metadata.year, c.model_dump_json(), matrix[i].tobytes())
+            for i, c in enumerate(chunks)
+        ]
+        term_counts = self._tokenizer.count_terms([(c.text, c.metadata.title) for c in chunks])
+        with self._lock:
+            with self._transaction() as db:
+                replaced = self._delete_rows(db, "chunk_id IN (SELECT value FROM json_each(?))",
+                                             (json.dumps([c.chunk_id for c in chunks]),))
+                first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
+                db.executemany(_INSERT_CHUNK, rows)
+                self._store_postings(db, [c.chunk_id for c in chunks], term_counts)
+                added = db.execute(_LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid", (first,)).fetchall()
+            if self._rows is not None:
+                self._rows.remove(replaced)
+                self._rows.append(added)
+
+    def activate(self, doc_key: str, version: int) -> None:
+        with self._lock:
+            with self._transaction() as db:
+                db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT rowid FROM chunks"
+                           " WHERE doc_key = ? AND searchable = 1 AND version != ?)", (doc_key, version))
+                db.execute(_INSERT_FTS + " WHERE doc_key = ? AND version = ? AND searchable = 0",
+                           (doc_key, version))
+                db.execute("UPDATE chunks SET searchable = (version = ?) WHERE doc_key = ?",
+                           (version, doc_key))
+                flags = db.execute("SELECT rowid, searchable FROM chunks WHERE doc_key = ?",
+                                   (doc_key,)).fetchall()
+            if self._rows is not None:
+                self._rows.set_searchable(flags)
+
+    def delete_document(self, doc_key: str, version: int | None = None) -> None:
+        where, params = ("doc_key = ?", (doc_key,)) if version is None else (
+            "doc_key = ? AND version = ?", (doc_key, version))
+        with self._lock:
+            with self._transaction() as db:
+                removed = self._delete_rows(db, where, params)
+            if self._rows is not None:
+                self._rows.remove(removed)
+
+    # ------------------------------------------------------------------------------------------ reads
+
+    def count(self, doc_key: str | None = None, *, searchable_only: bool = True) -> int:
+        clauses = ["doc_key = ?"] if doc_key is not None else []
+        if searchable_only:
+            clauses.append("searchable = 1")
+        where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
+        with self._lock:
+            return int(self._db.execute(f"SELECT COUNT(*) FROM chunks{where}",
+                                        () if doc_key is None else (doc_key,)).fetchone()[0])
+
+    def search(self, query: SearchQuery) -> list[SearchHit]:
+        vector = None if query.mode is SearchMode.BM25 else self._query_vector(query)
+        depth = query.top_k if query.mode is not SearchMode.HYBRID else query.candidates
+        # FTS5's token for each query word, or None when a word is a phrase to FTS5 (then FTS5 scores).
+        tokens = None if query.mode is SearchMode.DENSE else self._tokenizer.single_tokens(query_terms(query.text))
+        with self._lock, self._snapshot():
+            rows = self._current_rows()
+            dense_job = None if vector is None else self._helper.submit(rows.dense, vector, query.filters, depth)
+            if query.mode is SearchMode.DENSE:
+                bm25: dict[int, float] = {}
+            elif tokens is None:
+                bm25 = self._bm25_by_fts5(query.text, query.filters, depth)
+            else:
+                bm25 = rows.bm25(self._term_ids(tokens), query.filters, depth)
+            dense = {} if dense_job is None else dense_job.result()
+            if query.mode is SearchMode.BM25:
+                ranked = top_n(bm25, query.top_k)
+            elif query.mode is SearchMode.DENSE:
+                ranked = top_n(dense, query.top_k)
+            elif query.fusion is FusionMethod.RRF:
+                rankings = [[key for key, _ in top_n(scores, depth)] for scores in (bm25, dense)]
+                ranked = top_n(fuse_rrf(rankings, rank_constant=query.rrf_k), query.top_k)
+            else:
+                weights = [query.bm25_weight, 1.0 - query.bm25_weight]
+                ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
+            chunks = self._chunks([rowid for rowid, _ in ranked])
+        return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
+                          vector_score=dense.get(rowid)) for rowid, score in ranked]
+
+    def _bm25_by_fts5(self, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
+        expression = fts5_match_expression(text)
+        if expression is None:
+            return {}
+        where, params = _filter_sql(filters)
+        join = f" JOIN chunks AS c ON c.rowid = f.rowid AND {where}" if where else ""
+        rows = self._db.execute(
+            f"SELECT f.rowid, -bm25(chunk_fts, {COLUMN_WEIGHTS[0]}, {COLUMN_WEIGHTS[1]}) AS score"
+            f" FROM chunk_fts AS f{join} WHERE chunk_fts MATCH ? ORDER BY score DESC, f.rowid LIMIT ?",
+            (*params, expression, depth),
+        ).fetchall()
+        return {rowid: score for rowid, score in rows}
+
+    def _term_ids(self, tokens: Sequence[str]) -> list[int | None]:
+        """Each token's term id, in query order (None for a token no stored chunk has)."""
+        known = dict(self._db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
+                                      " json_each(?))", (json.dumps(list(tokens)),)).fetchall())
+        return [known.get(token) for token in tokens]
+
+    def _chunks(self, rowids: list[int]) -> dict[int, Chunk]:
+        rows = self._db.execute("SELECT rowid, chunk_json FROM chunks WHERE rowid IN (SELECT value FROM"
+                                " json_each(?))", (json.dumps(rowids),)).fetchall()
+        return {rowid: Chunk.model_validate_json(payload) for rowid, payload in rows}
+
+    # ------------------------------------------------------------------------------------------ the copy
+
+    def _current_rows(self) -> LoadedRows:
+        """The in-memory rows, caught up with the database (call inside a snapshot or a transaction)."""
+        version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        rows = self._rows
+        if rows is None or rows.dead > max(_RELOAD_AFTER_DEAD_ROWS, rows.size // 4):
+            rows = LoadedRows(self.dimension)
+            rows.append(self._db.execute(_LOAD_ROWS + " ORDER BY c.rowid").fetchall())
+        elif version != rows.data_version:
+            stored = np.asarray(self._db.execute("SELECT rowid, searchable FROM chunks").fetchall(),
+                                dtype=np.int64).reshape(-1, 2)
+            stored = stored[np.argsort(stored[:, 0])]
+            rows.match_stored(stored[:, 0], stored[:, 1].astype(bool))
+            rows.append(self._db.execute(_LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid",
+                                         (rows.last_rowid,)).fetchall())
+        rows.data_version = version
+        self._rows = rows
+        return rows
+
+    @contextmanager
+    def _snapshot(self) -> Iterator[None]:
+        """One read transaction: the copy's catch-up, the scoring and the chunk fetch see one state."""
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._db.execute("COMMIT")
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """BEGIN IMMEDIATE ... COMMIT, rolled back on any error; callers update the copy after commit.
+
+        A loaded copy first catches up with other connections' commits, so rows this write adds are
+        appended after every row stored before them (positions stay in rowid order).
+        """
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._rows is not None:
+                self._current_rows()
+            yield self._db
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    # ------------------------------------------------------------------------------------------ helpers
+
+    def _store_postings(self, db: sqlite3.Connection, chunk_ids: Sequence[str],
+                        term_counts: Sequence[dict[str, tuple[int, int]]]) -> None:
+        tokens = json.dumps(sorted({token for counts in term_counts for token in counts}))
+        db.execute("INSERT OR IGNORE INTO terms (term) SELECT value FROM json_each(?)", (tokens,))
+        term_ids = dict(db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
+                                   " json_each(?))", (tokens,)).fetchall())
+        db.executemany(
+            "INSERT INTO chunk_terms (chunk_rowid, postings) SELECT rowid, ? FROM chunks WHERE chunk_id = ?",
+            [(encode_postings({term_ids[token]: n for token, n in counts.items()}), chunk_id)
+             for chunk_id, counts in zip(chunk_ids, term_counts, strict=True)],
+        )
+
+    def _add_missing_postings(self) -> None:
+        """Tokenize chunks stored before postings were kept (an index file from an earlier release)."""
+        counts = self._db.execute("SELECT (SELECT COUNT(*) FROM chunks), (SELECT COUNT(*) FROM chunk_terms)")
+        chunk_count, postings_count = counts.fetchone()
+        if chunk_count == postings_count:
+            return
+        with self._lock, self._transaction() as db:
+            missing = db.execute("SELECT chunk_id, json_extract(chunk_json, '$.text'),"
+                                 " json_extract(chunk_json, '$.metadata.title') FROM chunks WHERE rowid NOT IN"
+                                 " (SELECT chunk_rowid FROM chunk_terms)").fetchall()
+            for start in range(0, len(missing), 256):
+                batch = missing[start : start + 256]
+                term_counts = self._tokenizer.count_terms([(text, title) for _, text, title in batch])
+                self._store_postings(db, [chunk_id for chunk_id, _, _ in batch], term_counts)
+
+    def _query_vector(self, query: SearchQuery) -> np.ndarray:
+        if query.vector is None:
+            raise InvalidInput(f"a {query.mode.value} search needs query.vector: embed the query text first")
+        return self._unit_rows(np.asarray([query.vector], dtype=np.float32), expected_rows=1)[0]
+
+    def _unit_rows(self, vectors: Vectors, *, expected_rows: int) -> np.ndarray:
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or matrix.shape != (expected_rows, self.dimension):
+            raise InvalidInput(
+                f"expected vectors of shape ({expected_rows}, {self.dimension}), got {matrix.shape}"
+            )
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        if np.any(norms == 0) or not np.all(np.isfinite(norms)):
+            raise InvalidInput("vectors must be finite and non-zero: their cosine similarity is undefined")
+        return np.ascontiguousarray(matrix / norms)
+
+    @staticmethod
+    def _delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[int]:
+        """Delete matching chunks from every table; returns their rowids."""
+        rowids = [rowid for (rowid,) in db.execute(f"SELECT rowid FROM chunks WHERE {where}", params)]
+        if rowids:
+            marker = (json.dumps(rowids),)
+            db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT value FROM json_each(?))", marker)
+            db.execute("DELETE FROM chunk_terms WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
+            db.execute("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", marker)
+        return rowids
+
+
+_LOAD_ROWS = f"SELECT {LOADED_ROW_COLUMNS} FROM chunks AS c JOIN chunk_terms AS t ON t.chunk_rowid = c.rowid"
+_INSERT_CHUNK = (
+    "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year, chunk_json, vector)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_INSERT_FTS = (
+    "INSERT INTO chunk_fts (rowid, text, title)"
+    " SELECT rowid, json_extract(chunk_json, '$.text'), json_extract(chunk_json, '$.metadata.title')"
+    " FROM chunks"
+)
+
+
+def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
+    """The BM25 pre-filter for FTS5 (searchability is FTS5 membership): LoadedRows.mask's conditions."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, values in (("c.source_type", [s.value for s in filters.source_types]),
+                           ("c.specialty", [s.casefold() for s in filters.specialties]),
+                           ("c.doc_key", list(filters.doc_keys))):
+        if values:
+            clauses.append(f"{column} IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(values))
+    if filters.year_min is not None:
+        clauses.append("c.year >= ?")
+        params.append(filters.year_min)
+    return " AND ".join(clauses), params
+
+
+def _casefold(value: str | None) -> str | None:
+    return None if value is None else value.casefold()

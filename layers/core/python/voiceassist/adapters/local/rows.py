@@ -1,0 +1,148 @@
+"""The embedded index's in-memory copy of its chunk rows: unit vectors, filter fields, BM25 postings.
+
+Row positions follow SQLite rowid order (AUTOINCREMENT only grows, and rows are only ever appended), so a
+tie broken by position is broken by rowid, as FTS5's `ORDER BY score DESC, rowid` does. Deleted rows stay
+in the buffers as never-searchable until the owner reloads (`dead` counts them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from voiceassist.adapters.local.bm25 import TermPostings, best_positions, decode_postings, fts5_bm25
+from voiceassist.models import SearchFilters, SourceType
+from voiceassist.query.search import cosine_to_score
+
+SOURCE_TYPE_CODES = {source_type.value: code for code, source_type in enumerate(SourceType)}
+_NO_YEAR = np.iinfo(np.int32).min  # below any year_min, as SQL's NULL >= year_min is never true
+
+# The columns LoadedRows.append expects, in order (chunks AS c, chunk_terms AS t).
+LOADED_ROW_COLUMNS = "c.rowid, c.vector, c.doc_key, c.searchable, c.source_type, c.specialty, c.year, t.postings"
+
+
+class LoadedRows:
+    """Every stored chunk row (searchable or not) as row-aligned numpy buffers that grow by doubling."""
+
+    def __init__(self, dimension: int, capacity: int = 1024) -> None:
+        self.size = 0
+        self.dead = 0
+        self.data_version = -1  # PRAGMA data_version these rows reflect (set by the owner)
+        self.rowids = np.zeros(capacity, dtype=np.int64)
+        self.matrix = np.zeros((capacity, dimension), dtype=np.float32)
+        self.present = np.zeros(capacity, dtype=bool)  # False once deleted
+        self.searchable = np.zeros(capacity, dtype=bool)
+        self.source_type = np.zeros(capacity, dtype=np.int16)
+        self.year = np.zeros(capacity, dtype=np.int32)
+        self.doc_key = np.zeros(capacity, dtype=np.int32)
+        self.specialty = np.zeros(capacity, dtype=np.int32)
+        self.lengths = np.zeros(capacity, dtype=np.int64)
+        self.postings = TermPostings()
+        self.codes: dict[str | None, int] = {None: 0}  # doc_key and specialty strings -> small integers
+
+    @property
+    def last_rowid(self) -> int:
+        return int(self.rowids[self.size - 1]) if self.size else 0
+
+    def append(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Rows of LOADED_ROW_COLUMNS with rowids above last_rowid, in rowid order."""
+        if not rows:
+            return
+        start, needed = self.size, self.size + len(rows)
+        if needed > len(self.rowids):
+            self._grow(max(needed, 2 * len(self.rowids)))
+        columns = zip(*rows, strict=True)
+        rowids, vectors, doc_keys, searchable, source_types, specialties, years, postings = columns
+        self.rowids[start:needed] = rowids
+        self.matrix[start:needed] = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(rows), -1)
+        self.searchable[start:needed] = np.asarray(searchable, dtype=bool)
+        self.source_type[start:needed] = [SOURCE_TYPE_CODES[value] for value in source_types]
+        self.year[start:needed] = [_NO_YEAR if year is None else year for year in years]
+        self.doc_key[start:needed] = [self.code(value) for value in doc_keys]
+        self.specialty[start:needed] = [self.code(value) for value in specialties]
+        self.present[start:needed] = True
+        decoded = decode_postings(postings)
+        self.lengths[start:needed] = decoded.lengths
+        self.postings.add(decoded.terms, decoded.rows + start, decoded.frequencies)
+        self.size = needed
+
+    def code(self, value: str | None) -> int:
+        return self.codes.setdefault(value, len(self.codes))
+
+    def positions(self, rowids: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Buffer positions of the given SQLite rowids (those not loaded are skipped)."""
+        wanted = np.asarray(rowids, dtype=np.int64)
+        if self.size == 0 or wanted.size == 0:
+            return np.empty(0, dtype=np.intp)
+        live = self.rowids[: self.size]
+        found = np.clip(np.searchsorted(live, wanted), 0, self.size - 1)
+        return found[live[found] == wanted]
+
+    def remove(self, rowids: Sequence[int] | np.ndarray) -> None:
+        positions = self.positions(rowids)
+        positions = positions[self.present[positions]]
+        self.present[positions] = False
+        self.searchable[positions] = False
+        self.dead += len(positions)
+
+    def set_searchable(self, rows: Sequence[tuple[int, int]]) -> None:
+        """Rows of (rowid, searchable) as just committed."""
+        flags = dict(rows)
+        positions = self.positions(list(flags))
+        self.searchable[positions] = [bool(flags[int(rowid)]) for rowid in self.rowids[positions]]
+
+    def match_stored(self, rowids: np.ndarray, searchable: np.ndarray) -> None:
+        """Take every stored row's searchable flag (rowids ascending) and forget loaded rows no longer
+        stored: what another connection's activations and deletions changed."""
+        loaded = self.rowids[: self.size]
+        still_stored = np.isin(loaded, rowids)
+        self.remove(loaded[~still_stored & self.present[: self.size]])
+        positions = self.positions(rowids)
+        stored_at = np.searchsorted(rowids, self.rowids[positions])
+        self.searchable[positions] = searchable[stored_at]
+
+    def mask(self, filters: SearchFilters) -> np.ndarray:
+        """Rows a search may return: searchable and passing every filter."""
+        n = self.size
+        keep = self.searchable[:n].copy()
+        if filters.source_types:
+            keep &= np.isin(self.source_type[:n], [SOURCE_TYPE_CODES[s.value] for s in filters.source_types])
+        if filters.specialties:
+            codes = [self.codes[s.casefold()] for s in filters.specialties if s.casefold() in self.codes]
+            keep &= np.isin(self.specialty[:n], codes)
+        if filters.doc_keys:
+            keep &= np.isin(self.doc_key[:n], [self.codes[k] for k in filters.doc_keys if k in self.codes])
+        if filters.year_min is not None:
+            keep &= self.year[:n] >= filters.year_min
+        return keep
+
+    def bm25(self, phrases: Sequence[int | None], filters: SearchFilters, depth: int) -> dict[int, float]:
+        """FTS5's bm25 (higher is better) of the `depth` best allowed rows matching any phrase."""
+        searchable = self.searchable[: self.size]
+        scores = fts5_bm25(self.postings, phrases, searchable, self.lengths[: self.size])
+        best = best_positions(scores, self.mask(filters), depth)
+        return {int(self.rowids[i]): float(scores[i]) for i in best}
+
+    def dense(self, vector: np.ndarray, filters: SearchFilters, depth: int) -> dict[int, float]:
+        """Exact cosine over the allowed rows; the `depth` best, scored as OpenSearch's cosinesimil."""
+        allowed = np.flatnonzero(self.mask(filters))
+        if allowed.size == 0:
+            return {}
+        # When most rows are allowed, scoring all of them and then selecting is cheaper than gathering the
+        # allowed rows first: the gather copies the matrix, the matrix-vector product only reads it.
+        if allowed.size > self.size // 4:
+            scores = (self.matrix[: self.size] @ vector)[allowed]
+        else:
+            scores = self.matrix[allowed] @ vector
+        best = np.argpartition(-scores, depth - 1)[:depth] if scores.size > depth else np.arange(scores.size)
+        return {int(self.rowids[allowed[i]]): cosine_to_score(float(scores[i])) for i in best}
+
+    def _grow(self, capacity: int) -> None:
+        for name in ("rowids", "matrix", "present", "searchable", "source_type", "year", "doc_key",
+                     "specialty", "lengths"):
+            old = getattr(self, name)
+            new = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
+            new[: self.size] = old[: self.size]
+            setattr(self, name, new)

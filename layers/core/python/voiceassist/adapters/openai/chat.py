@@ -1,0 +1,117 @@
+"""ChatModel over any OpenAI-compatible chat-completions API: OpenAI itself, Ollama, vLLM, llama.cpp.
+
+The caller states whether the server is inside the PHI boundary (OpenAI: no; a self-hosted server in our own
+network: yes); nothing here guesses it from the URL. Retries belong to routing, so the client makes none.
+Error messages carry the model, the error class and the HTTP status, never the server's text, which can echo
+the prompt.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from voiceassist.adapters.openai.pricing import cost_usd
+from voiceassist.errors import DependencyError, InvalidInput, ModelUnavailable
+from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage
+
+if TYPE_CHECKING:
+    import openai
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+# Statuses the OpenAI SDK itself treats as transient: worth a retry or another model.
+TRANSIENT_STATUSES = frozenset({408, 409, 429})
+# Local servers accept no key but the client insists on one.
+NO_KEY = "not-needed"
+
+
+class OpenAIChatModel:
+    def __init__(self, model: str, *, in_boundary: bool, base_url: str | None = None,
+                 api_key: str | None = None, key_provider: Callable[[], str] | None = None,
+                 timeout_s: float = 20.0, client: openai.OpenAI | None = None, http_client: Any = None,
+                 name: str | None = None) -> None:
+        if client is None and base_url is None and api_key is None and key_provider is None:
+            raise InvalidInput("the OpenAI chat model needs an api_key or key_provider (or a base_url of a "
+                               "local server)")
+        self.model = model
+        self.name = name or model
+        self.in_boundary = in_boundary
+        self.base_url = base_url or OPENAI_BASE_URL
+        self.timeout_s = timeout_s
+        self._official = base_url is None
+        self._api_key = api_key
+        self._key_provider = key_provider
+        self._http_client = http_client
+        self._client = client
+        self._lock = threading.Lock()
+
+    def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+                 temperature: float = 0.1) -> ChatCompletion:
+        try:
+            request = self._request(messages, max_tokens, temperature)
+            response = self._openai().chat.completions.create(**request)
+        except Exception as exc:
+            self._raise_mapped(exc)
+        usage, model = response.usage, response.model or self.model
+        prompt_tokens = usage.prompt_tokens if usage else 0
+        completion_tokens = usage.completion_tokens if usage else 0
+        text = response.choices[0].message.content if response.choices else None
+        return ChatCompletion(
+            text=text or "", model=model,
+            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                             cost_usd=cost_usd(model, prompt_tokens, completion_tokens)),
+        )
+
+    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
+               temperature: float = 0.1) -> Iterator[str]:
+        try:
+            chunks = self._openai().chat.completions.create(
+                **self._request(messages, max_tokens, temperature), stream=True
+            )
+            for chunk in chunks:
+                delta = chunk.choices[0].delta.content if chunk.choices else None
+                if delta:
+                    yield delta
+        except Exception as exc:
+            self._raise_mapped(exc)
+
+    # ---- internals ----------------------------------------------------------------------------------
+    def _request(self, messages: Sequence[ChatMessage], max_tokens: int, temperature: float
+                 ) -> dict[str, Any]:
+        # OpenAI's newer models refuse max_tokens; the local servers know only max_tokens.
+        limit = "max_completion_tokens" if self._official else "max_tokens"
+        return {"model": self.model, "messages": [{"role": m.role, "content": m.content} for m in messages],
+                limit: max_tokens, "temperature": temperature}
+
+    def _openai(self) -> openai.OpenAI:
+        with self._lock:
+            if self._client is None:
+                import openai
+
+                key = self._key_provider() if self._key_provider else self._api_key
+                self._client = openai.OpenAI(api_key=key or NO_KEY, base_url=self.base_url,
+                                             timeout=self.timeout_s, max_retries=0,
+                                             http_client=self._http_client)
+            return self._client
+
+    def _raise_mapped(self, exc: Exception) -> NoReturn:
+        import openai
+
+        where = f"chat model {self.name}"
+        if isinstance(exc, openai.APITimeoutError):
+            raise ModelUnavailable(f"{where} timed out after {self.timeout_s:g} s") from None
+        if isinstance(exc, openai.APIConnectionError):
+            raise ModelUnavailable(f"{where} could not be reached") from None
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            message = f"{where} failed ({type(exc).__name__}, HTTP {status})"
+            if status >= 500 or status in TRANSIENT_STATUSES:
+                raise ModelUnavailable(message) from None
+            if status in (401, 403) and self._key_provider is not None:
+                with self._lock:
+                    self._client = None  # the key may have been rotated: read it again next time
+            raise DependencyError(message) from None
+        if isinstance(exc, openai.OpenAIError):
+            raise DependencyError(f"{where} failed ({type(exc).__name__})") from None
+        raise exc

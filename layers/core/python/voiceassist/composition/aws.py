@@ -1,0 +1,100 @@
+"""The AWS factory: DynamoDB, S3, OpenSearch, Step Functions, and secrets from Secrets Manager. Clients are
+created on first use, never at import."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from voiceassist.composition import Dependencies
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
+
+    from voiceassist.ports import (
+        AuditLog,
+        BlobStore,
+        DocumentStore,
+        JobStore,
+        KeyValueState,
+        PipelineRunner,
+        SearchIndex,
+        SessionStore,
+    )
+
+
+class AwsDependencies(Dependencies):
+    @cached_property
+    def _dynamodb(self) -> Any:
+        import boto3
+
+        return boto3.client("dynamodb", region_name=self.settings.region)
+
+    @cached_property
+    def blobs(self) -> BlobStore:
+        from voiceassist.adapters.aws.s3_blobs import S3BlobStore
+
+        return S3BlobStore(bucket=str(self.settings.documents_bucket))
+
+    @cached_property
+    def documents(self) -> DocumentStore:
+        from voiceassist.adapters.aws.dynamodb_documents import DynamoDbDocumentStore
+
+        return DynamoDbDocumentStore(str(self.settings.documents_table), client=self._dynamodb)
+
+    @cached_property
+    def jobs(self) -> JobStore:
+        from voiceassist.adapters.aws.dynamodb_jobs import DynamoDbJobStore
+
+        return DynamoDbJobStore(str(self.settings.jobs_table), client=self._dynamodb)
+
+    @cached_property
+    def sessions(self) -> SessionStore:
+        from voiceassist.adapters.aws.dynamodb_sessions import DynamoDbSessionStore
+
+        return DynamoDbSessionStore(str(self.settings.sessions_table), client=self._dynamodb)
+
+    @cached_property
+    def audit(self) -> AuditLog:
+        from voiceassist.adapters.aws.dynamodb_audit import DynamoDbAuditLog
+
+        return DynamoDbAuditLog(str(self.settings.audit_table), client=self._dynamodb)
+
+    @cached_property
+    def state(self) -> KeyValueState:
+        from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
+
+        return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
+
+    @cached_property
+    def idempotency(self) -> BasePersistenceLayer:
+        """Powertools idempotency records (the S3 trigger's) in their DynamoDB table."""
+        from aws_lambda_powertools.utilities.idempotency import DynamoDBPersistenceLayer
+
+        from voiceassist.errors import InvalidInput
+        from voiceassist.settings import ENV_IDEMPOTENCY_TABLE
+
+        if not self.settings.idempotency_table:
+            raise InvalidInput(f"invalid configuration: the aws runtime needs {ENV_IDEMPOTENCY_TABLE}")
+        return DynamoDBPersistenceLayer(table_name=self.settings.idempotency_table, boto3_client=self._dynamodb)
+
+    @cached_property
+    def index(self) -> SearchIndex:
+        from voiceassist.adapters.aws.opensearch_index import OpenSearchIndex
+        from voiceassist.constants.models import DIMENSION, model_id
+
+        # The index records the model id; the embedder itself is only loaded by the steps that embed.
+        return OpenSearchIndex(endpoint=str(self.settings.opensearch_endpoint),
+                               index_alias=self.settings.opensearch_index,
+                               pipeline=self.settings.opensearch_pipeline, region=self.settings.region,
+                               dimension=DIMENSION,
+                               embedding_model=model_id(self.settings.embedding_precision),
+                               fusion=self.settings.fusion, bm25_weight=self.settings.bm25_weight)
+
+    @cached_property
+    def pipelines(self) -> PipelineRunner:
+        from voiceassist.adapters.aws.stepfunctions_pipeline import StepFunctionsPipelineRunner
+
+        return StepFunctionsPipelineRunner({"ingest": str(self.settings.ingest_state_machine_arn),
+                                            "query": str(self.settings.query_state_machine_arn)})
+

@@ -1,0 +1,43 @@
+"""Which chat models a deployment has, built from Settings.
+
+cloud: OpenAI (never sees PHI). local: the in-boundary model, SageMaker on AWS or any OpenAI-compatible
+server (Ollama, vLLM, llama.cpp) you run inside the boundary. Neither configured -> extractive answers.
+
+Time-outs keep the worst case (primary, one retry, fallback) inside API Gateway's 29 s limit.
+"""
+
+from __future__ import annotations
+
+from voiceassist.adapters.aws.secrets_manager import secret_api_key
+from voiceassist.ports import ChatModel
+from voiceassist.settings import Settings
+
+CLOUD_TIMEOUT_S = 6.0
+LOCAL_TIMEOUT_S = 12.0
+
+
+def build_cloud_chat(settings: Settings) -> ChatModel | None:
+    from voiceassist.adapters.openai.chat import OpenAIChatModel
+
+    if settings.openai_secret_arn:
+        arn, region = settings.openai_secret_arn, settings.region
+        return OpenAIChatModel(settings.openai_model, in_boundary=False, base_url=settings.openai_base_url,
+                               key_provider=lambda: secret_api_key(arn, region) or "", timeout_s=CLOUD_TIMEOUT_S)
+    if settings.openai_api_key:
+        return OpenAIChatModel(settings.openai_model, in_boundary=False, base_url=settings.openai_base_url,
+                               api_key=settings.openai_api_key, timeout_s=CLOUD_TIMEOUT_S)
+    return None
+
+
+def build_local_chat(settings: Settings) -> ChatModel | None:
+    if settings.sagemaker_endpoint:
+        from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel
+
+        return SageMakerChatModel(settings.sagemaker_endpoint, region_name=settings.region,
+                                  timeout_s=LOCAL_TIMEOUT_S)
+    if settings.local_chat_base_url:
+        from voiceassist.adapters.openai.chat import OpenAIChatModel
+
+        return OpenAIChatModel(settings.local_chat_model, in_boundary=True, base_url=settings.local_chat_base_url,
+                               api_key="not-needed", timeout_s=LOCAL_TIMEOUT_S)
+    return None

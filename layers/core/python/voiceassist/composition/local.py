@@ -1,0 +1,86 @@
+"""The local factory: SQLite stores, a folder of blobs, the embedded hybrid index, and the pipeline runner the
+local runtime registers (the same ASL files, executed in-process)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from voiceassist.composition import Dependencies
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
+
+    from voiceassist.ports import (
+        AuditLog,
+        BlobStore,
+        DocumentStore,
+        JobStore,
+        KeyValueState,
+        PipelineRunner,
+        SearchIndex,
+        SessionStore,
+    )
+
+
+class LocalDependencies(Dependencies):
+    @cached_property
+    def _sqlite(self) -> Any:
+        from voiceassist.adapters.local.sqlite_db import SqliteDatabase
+
+        return SqliteDatabase(self.settings.db_path)
+
+    @cached_property
+    def blobs(self) -> BlobStore:
+        from voiceassist.adapters.local.folder_blobs import FolderBlobStore
+
+        return FolderBlobStore(self.settings.blob_dir)
+
+    @cached_property
+    def documents(self) -> DocumentStore:
+        from voiceassist.adapters.local.sqlite_documents import SqliteDocumentStore
+
+        return SqliteDocumentStore(self._sqlite)
+
+    @cached_property
+    def jobs(self) -> JobStore:
+        from voiceassist.adapters.local.sqlite_jobs import SqliteJobStore
+
+        return SqliteJobStore(self._sqlite)
+
+    @cached_property
+    def sessions(self) -> SessionStore:
+        from voiceassist.adapters.local.sqlite_sessions import SqliteSessionStore
+
+        return SqliteSessionStore(self._sqlite)
+
+    @cached_property
+    def audit(self) -> AuditLog:
+        from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
+
+        return SqliteAuditLog(self._sqlite)
+
+    @cached_property
+    def state(self) -> KeyValueState:
+        from voiceassist.adapters.local.sqlite_state import SqliteKeyValueState
+
+        return SqliteKeyValueState(self._sqlite)
+
+    @cached_property
+    def idempotency(self) -> BasePersistenceLayer:
+        """Powertools idempotency records (the S3 trigger's) in SQLite."""
+        from voiceassist.adapters.local.sqlite_idempotency import SqlitePersistenceLayer
+
+        return SqlitePersistenceLayer(self._sqlite)
+
+    @cached_property
+    def index(self) -> SearchIndex:
+        from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
+        from voiceassist.constants.models import DIMENSION, model_id
+
+        return LocalHybridIndex(self.settings.index_path, dimension=DIMENSION,
+                                model_id=model_id(self.settings.embedding_precision))
+
+    @cached_property
+    def pipelines(self) -> PipelineRunner:
+        return self._build_pipeline_runner()

@@ -1,0 +1,79 @@
+"""Names shared by the domain and infra (CDK): environment variables, enums that configure a deployment,
+metric names, prefixes and headers. Imports nothing heavy: infra imports only voiceassist.constants."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+# ---- environment variable names ----------------------------------------------
+ENV_RUNTIME = "VOICEASSIST_RUNTIME"  # "local" (embedded adapters) or "aws"
+ENV_ENVIRONMENT = "VOICEASSIST_ENV"  # dev | staging | prod | local
+ENV_DATA_DIR = "VOICEASSIST_DATA_DIR"
+ENV_LOG_LEVEL = "POWERTOOLS_LOG_LEVEL"
+ENV_SERVICE_NAME = "POWERTOOLS_SERVICE_NAME"
+ENV_REGION = "AWS_REGION"
+ENV_DOCUMENTS_BUCKET = "VOICEASSIST_DOCUMENTS_BUCKET"
+ENV_DOCUMENTS_TABLE = "VOICEASSIST_DOCUMENTS_TABLE"
+ENV_JOBS_TABLE = "VOICEASSIST_JOBS_TABLE"
+ENV_SESSIONS_TABLE = "VOICEASSIST_SESSIONS_TABLE"
+ENV_AUDIT_TABLE = "VOICEASSIST_AUDIT_TABLE"
+ENV_IDEMPOTENCY_TABLE = "VOICEASSIST_IDEMPOTENCY_TABLE"
+ENV_STATE_TABLE = "VOICEASSIST_STATE_TABLE"  # circuit breakers, rate limits
+ENV_OPENSEARCH_ENDPOINT = "VOICEASSIST_OPENSEARCH_ENDPOINT"
+ENV_OPENSEARCH_INDEX = "VOICEASSIST_OPENSEARCH_INDEX"  # the alias readers and writers use
+ENV_OPENSEARCH_PIPELINE = "VOICEASSIST_OPENSEARCH_PIPELINE"
+ENV_INGEST_STATE_MACHINE_ARN = "VOICEASSIST_INGEST_STATE_MACHINE_ARN"
+ENV_QUERY_STATE_MACHINE_ARN = "VOICEASSIST_QUERY_STATE_MACHINE_ARN"
+ENV_OPENAI_BASE_URL = "VOICEASSIST_OPENAI_BASE_URL"
+ENV_OPENAI_MODEL = "VOICEASSIST_OPENAI_MODEL"
+ENV_OPENAI_API_KEY = "VOICEASSIST_OPENAI_API_KEY"  # local runs only; on AWS the key comes from the secret
+ENV_OPENAI_SECRET_ARN = "VOICEASSIST_OPENAI_SECRET_ARN"
+ENV_LOCAL_CHAT_BASE_URL = "VOICEASSIST_LOCAL_CHAT_BASE_URL"  # in-boundary OpenAI-compatible server
+ENV_LOCAL_CHAT_MODEL = "VOICEASSIST_LOCAL_CHAT_MODEL"
+ENV_SAGEMAKER_ENDPOINT = "VOICEASSIST_SAGEMAKER_ENDPOINT"
+ENV_EMBEDDING_ENDPOINT = "VOICEASSIST_EMBEDDING_ENDPOINT"  # optional in-boundary SageMaker embedder
+ENV_ROUTING_MODE = "VOICEASSIST_ROUTING_MODE"
+ENV_PHI_MODE = "VOICEASSIST_PHI_MODE"
+ENV_CHUNK_TOKENS = "VOICEASSIST_CHUNK_TOKENS"
+ENV_CHUNK_OVERLAP = "VOICEASSIST_CHUNK_OVERLAP"
+ENV_FUSION = "VOICEASSIST_FUSION"
+ENV_BM25_WEIGHT = "VOICEASSIST_BM25_WEIGHT"
+ENV_EMBEDDING_PRECISION = "VOICEASSIST_EMBEDDING_PRECISION"
+ENV_MAX_UPLOAD_BYTES = "VOICEASSIST_MAX_UPLOAD_BYTES"
+ENV_PUBMED_BASE_URL = "VOICEASSIST_PUBMED_BASE_URL"  # unset: the pubmed source is not available
+ENV_PUBMED_EMAIL = "VOICEASSIST_PUBMED_EMAIL"  # NCBI asks every E-utilities client for a contact address
+ENV_PUBMED_API_KEY = "VOICEASSIST_PUBMED_API_KEY"  # local runs only; on AWS the key comes from the secret
+ENV_PUBMED_SECRET_ARN = "VOICEASSIST_PUBMED_SECRET_ARN"
+ENV_PUBMED_REQUESTS_PER_SECOND = "VOICEASSIST_PUBMED_REQUESTS_PER_SECOND"  # unset: NCBI's limit (3, 10 with a key)
+ENV_PUBMED_BUDGET_SECONDS = "VOICEASSIST_PUBMED_BUDGET_SECONDS"  # one PubMed search, retries included
+ENV_USER_POOL_ID = "VOICEASSIST_USER_POOL_ID"  # Cognito pool whose tokens the WebSocket authorizer accepts
+ENV_USER_POOL_CLIENT_ID = "VOICEASSIST_USER_POOL_CLIENT_ID"  # the app client those tokens must be issued to
+ENV_TIKTOKEN_CACHE_DIR = "TIKTOKEN_CACHE_DIR"
+
+
+class Runtime(StrEnum):
+    LOCAL = "local"
+    AWS = "aws"
+
+
+class PhiMode(StrEnum):
+    STRICT = "strict"
+    LENIENT = "lenient"
+    OFF = "off"
+
+
+class RoutingMode(StrEnum):
+    HYBRID = "hybrid"
+    LOCAL_ONLY = "local-only"
+    CLOUD_ONLY = "cloud-only"
+
+
+# ---- observability -----------------------------------------------------------------------------------
+SERVICE = "voiceassist"
+METRICS_NAMESPACE = "VoiceAssist"
+METRIC_CIRCUIT_BREAKER_OPENED = "CircuitBreakerOpened"
+METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
+
+# ---- storage and protocol names ----------------------------------------------------------------------
+INCOMING_PREFIX = "incoming/"  # S3 uploads under this prefix are ingested (the EventBridge rule's filter)
+SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"

@@ -1,0 +1,276 @@
+"""Every Lambda function the app deploys, what it may touch, and which pipeline invokes it.
+
+Function code is discovered from functions/<name>/ at synth; this catalogue is the reviewed list of what
+each one is allowed to do. A folder without an entry (or an entry without a folder) fails synth, so a new
+function cannot ship with permissions nobody wrote down.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+HANDLER = "handler.lambda_handler"
+
+
+class Access(StrEnum):
+    """One grant the function stack knows how to give (see constructs/functions.py `grant_access`)."""
+
+    BUCKET_READ = "bucket-read"
+    BUCKET_WRITE = "bucket-write"
+    DOCUMENTS_READ = "documents-read"
+    DOCUMENTS_WRITE = "documents-write"
+    JOBS_READ = "jobs-read"
+    JOBS_WRITE = "jobs-write"
+    SESSIONS_WRITE = "sessions-write"
+    AUDIT_READ = "audit-read"
+    AUDIT_WRITE = "audit-write"
+    STATE_WRITE = "state-write"
+    IDEMPOTENCY = "idempotency"
+    SEARCH_READ = "search-read"
+    SEARCH_WRITE = "search-write"
+    OPENAI_SECRET = "openai-secret"
+    PUBMED_SECRET = "pubmed-secret"  # the NCBI API key; also the PubMed client's settings (when enabled)
+    LLM_INVOKE = "llm-invoke"
+    EMBEDDING_INVOKE = "embedding-invoke"
+    START_INGEST = "start-ingest"
+    START_QUERY = "start-query"
+    STREAM_TO_CLIENTS = "stream-to-clients"
+
+
+@dataclass(frozen=True)
+class FunctionSpec:
+    name: str
+    description: str
+    access: frozenset[Access]
+    memory_mb: int | None = None  # None: the environment's default
+    timeout_seconds: int | None = None
+    # The ML layer carries onnxruntime, tokenizers and the in-boundary embedding model (numpy is in deps).
+    needs_ml_layer: bool = False
+    # The auth layer carries PyJWT and cryptography (Cognito token signatures), for the authorizer only.
+    needs_auth_layer: bool = False
+    # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
+    container_image: bool = False
+    # Plans the searches (planning.plan_sources): it must see whether PubMed is configured, never its key.
+    plans_searches: bool = False
+
+
+def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
+    return FunctionSpec(name=name, description=description, access=frozenset(access), **options)  # type: ignore[arg-type]
+
+
+A = Access
+FUNCTIONS: tuple[FunctionSpec, ...] = (
+    _spec(
+        "api",
+        "REST API: ask, documents, jobs, sessions",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.DOCUMENTS_READ,
+        A.DOCUMENTS_WRITE,
+        A.JOBS_READ,
+        A.JOBS_WRITE,
+        A.SESSIONS_WRITE,
+        A.AUDIT_READ,
+        A.STATE_WRITE,
+        A.IDEMPOTENCY,
+        A.START_INGEST,
+        A.START_QUERY,
+        timeout_seconds=29,
+    ),
+    _spec(
+        "ingest_trigger",
+        "S3 object created -> start the ingestion workflow",
+        A.BUCKET_READ,
+        A.IDEMPOTENCY,
+        A.START_INGEST,
+        timeout_seconds=30,
+    ),
+    _spec(
+        "ingest_register",
+        "Register a document version and its indexing job",
+        A.BUCKET_READ,
+        A.DOCUMENTS_READ,
+        A.DOCUMENTS_WRITE,
+        A.JOBS_WRITE,
+    ),
+    _spec(
+        "ingest_extract",
+        "Extract text and page numbers",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.JOBS_WRITE,
+        memory_mb=2048,
+        timeout_seconds=300,
+    ),
+    _spec(
+        "ingest_clean",
+        "Normalise extracted text",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.JOBS_WRITE,
+        timeout_seconds=120,
+    ),
+    _spec(
+        "ingest_chunk",
+        "Split text into token-bounded chunks",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.JOBS_WRITE,
+        timeout_seconds=300,
+    ),
+    _spec(
+        "ingest_embed",
+        "Embed chunks inside the boundary",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.JOBS_WRITE,
+        A.EMBEDDING_INVOKE,
+        memory_mb=3008,
+        timeout_seconds=900,
+        needs_ml_layer=True,
+    ),
+    _spec(
+        "ingest_index",
+        "Bulk-index chunks into OpenSearch",
+        A.BUCKET_READ,
+        A.JOBS_WRITE,
+        A.SEARCH_WRITE,
+        timeout_seconds=300,
+    ),
+    _spec(
+        "ingest_finalize",
+        "Supersede the old version, complete the job",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.DOCUMENTS_READ,
+        A.DOCUMENTS_WRITE,
+        A.JOBS_WRITE,
+        A.SEARCH_WRITE,
+    ),
+    _spec(
+        "ingest_fail",
+        "Mark the job FAILED with a readable reason",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.DOCUMENTS_READ,
+        A.DOCUMENTS_WRITE,
+        A.JOBS_WRITE,
+        A.SEARCH_WRITE,
+    ),
+    _spec(
+        "query_detect_phi",
+        "Detect PHI (Presidio), fail closed",
+        memory_mb=2048,
+        timeout_seconds=30,
+        container_image=True,
+    ),
+    _spec(
+        "query_classify",
+        "Classify intent, ask to clarify when needed",
+        A.SESSIONS_WRITE,
+        A.STATE_WRITE,
+        timeout_seconds=30,
+        plans_searches=True,
+    ),
+    _spec(
+        "query_retrieve",
+        "Search the sources in parallel, fuse and rerank",
+        A.SEARCH_READ,
+        A.DOCUMENTS_READ,
+        A.STATE_WRITE,
+        A.EMBEDDING_INVOKE,
+        A.PUBMED_SECRET,  # PubMed over HTTPS through the NAT, PHI-free questions only (decision 0003)
+        memory_mb=2048,
+        timeout_seconds=30,
+        needs_ml_layer=True,
+    ),
+    _spec(
+        "query_rank",
+        "Merge the parallel branches: fuse, rerank, dedup",
+        A.STATE_WRITE,
+        timeout_seconds=30,
+        needs_ml_layer=True,
+    ),
+    _spec(
+        "query_generate",
+        "Route to a model and generate with fallbacks",
+        A.OPENAI_SECRET,
+        A.LLM_INVOKE,
+        A.STATE_WRITE,
+        A.SESSIONS_WRITE,
+        A.STREAM_TO_CLIENTS,
+        timeout_seconds=30,
+        container_image=True,  # the egress guard runs the PHI detector
+    ),
+    _spec(
+        "query_assemble",
+        "Inline citations and response metadata",
+        A.DOCUMENTS_READ,
+        A.SESSIONS_WRITE,
+        A.STREAM_TO_CLIENTS,
+        timeout_seconds=30,
+        container_image=True,  # redacts the answer before the session stores it
+    ),
+    _spec(
+        "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, A.SESSIONS_WRITE, timeout_seconds=30
+    ),
+    _spec(
+        "stream",
+        "WebSocket routes: run a query and stream its events",
+        A.SESSIONS_WRITE,
+        A.STATE_WRITE,
+        A.START_QUERY,
+        A.STREAM_TO_CLIENTS,
+        timeout_seconds=30,
+        container_image=True,  # the egress guard runs the PHI detector
+    ),
+    _spec(
+        "stream_authorizer",
+        "WebSocket $connect authorizer: verify the Cognito token",
+        # No AWS access: the user pool's signing keys are public (JWKS over HTTPS through the NAT).
+        timeout_seconds=10,
+        needs_auth_layer=True,
+    ),
+)
+FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}
+
+# Which functions each workflow invokes; the ASL placeholders must be exactly these (tests check it).
+INGEST_PIPELINE_FUNCTIONS: tuple[str, ...] = (
+    "ingest_register",
+    "ingest_extract",
+    "ingest_clean",
+    "ingest_chunk",
+    "ingest_embed",
+    "ingest_index",
+    "ingest_finalize",
+    "ingest_fail",
+)
+QUERY_PIPELINE_FUNCTIONS: tuple[str, ...] = (
+    "query_detect_phi",
+    "query_classify",
+    "query_retrieve",
+    "query_rank",
+    "query_generate",
+    "query_assemble",
+    "query_audit",
+)
+
+
+def placeholder_for(function_name: str) -> str:
+    """The ASL placeholder of a function's ARN: ingest_extract -> IngestExtractFunctionArn."""
+    return "".join(part.capitalize() for part in function_name.split("_")) + "FunctionArn"
+
+
+def discover_functions(functions_dir: Path) -> list[FunctionSpec]:
+    """The catalogued functions, checked against the folders that hold a handler.py."""
+    present = {p.parent.name for p in functions_dir.glob("*/handler.py")}
+    unknown = sorted(present - FUNCTIONS_BY_NAME.keys())
+    missing = sorted(FUNCTIONS_BY_NAME.keys() - present)
+    if unknown or missing:
+        raise ValueError(
+            f"functions in {functions_dir} do not match infra/catalogue.py: "
+            f"not catalogued {unknown or 'none'}, missing folders {missing or 'none'}"
+        )
+    return [FUNCTIONS_BY_NAME[name] for name in sorted(present)]

@@ -1,0 +1,86 @@
+"""PDF extraction with pypdf: the text of each page, and the section headings that start on it.
+
+Every way a PDF can be unusable ends in an ExtractionError whose reason an operator can act on.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+
+from pypdf import PasswordType, PdfReader
+from pypdf.errors import DependencyError as PdfDependencyError
+
+from voiceassist.errors import ExtractionError
+from voiceassist.ingest.cleaning import is_readable
+from voiceassist.ingest.pdf_headings import Line, LineCollector, detect_headings
+from voiceassist.models import Page
+
+
+def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
+    """The pages of a PDF; a page's heading lists the section headings that start on it, one per line."""
+    started = time.perf_counter()
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        encrypted = reader.is_encrypted
+    except Exception as exc:
+        raise ExtractionError(f"broken PDF: its structure cannot be parsed ({_describe(exc)})") from exc
+    if encrypted:
+        _unlock(reader)
+    try:
+        page_count = len(reader.pages)
+    except Exception as exc:
+        raise ExtractionError(f"broken PDF: its page tree cannot be read ({_describe(exc)})") from exc
+    if page_count == 0:
+        raise ExtractionError("broken PDF: the file has no pages")
+    if page_count > max_pages:
+        raise ExtractionError(f"too large: the PDF has {page_count} pages, the limit is {max_pages}")
+    texts: list[str] = []
+    layouts: list[list[Line]] = []
+    for number in range(1, page_count + 1):
+        collector = LineCollector()
+        try:
+            texts.append(reader.pages[number - 1].extract_text(visitor_text=collector.visit) or "")
+        except Exception as exc:
+            raise ExtractionError(f"broken PDF: page {number} cannot be read ({_describe(exc)})") from exc
+        layouts.append(collector.finish())
+        if number < page_count and time.perf_counter() - started > max_seconds:
+            raise ExtractionError(
+                f"too slow: reading stopped after page {number} of {page_count} at the {max_seconds:g} s "
+                "limit; the PDF is unusually complex"
+            )
+    _check_text_layer("".join(texts))
+    headings = detect_headings(layouts)
+    return [
+        Page(number=number, text=text, heading="\n".join(found) or None)
+        for number, (text, found) in enumerate(zip(texts, headings, strict=True), start=1)
+    ]
+
+
+def _unlock(reader: PdfReader) -> None:
+    """Open a PDF encrypted with an empty user password (common: 'no copying' files); refuse the rest."""
+    try:
+        result = reader.decrypt("")
+    except PdfDependencyError as exc:
+        raise ExtractionError(
+            "encrypted: this PDF uses AES encryption, which needs the 'cryptography' package deployed"
+        ) from exc
+    except Exception as exc:
+        raise ExtractionError(f"encrypted: the PDF's encryption is not supported ({_describe(exc)})") from exc
+    if result == PasswordType.NOT_DECRYPTED:
+        raise ExtractionError("encrypted: password-protected PDFs are not supported")
+
+
+def _check_text_layer(text: str) -> None:
+    if not is_readable(text):
+        raise ExtractionError(
+            "unreadable text: the PDF's characters have no Unicode meaning (its fonts lack a character "
+            "map); OCR is not supported yet"
+        )
+    if not any(ch.isalnum() for ch in text):
+        raise ExtractionError("no text layer (scanned/image-only PDF); OCR is not supported yet")
+
+
+def _describe(exc: BaseException) -> str:
+    message = " ".join(str(exc).split())[:200]
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__

@@ -1,0 +1,289 @@
+"""The ingestion pipeline as plain functions, one per stage (the Lambda stages are wiring around these).
+
+Register Document lives in voiceassist.ingest.registration. Stages hand their output to the next stage as an
+artefact reference (voiceassist.ingest.artifacts: inline in the execution state when small, by blob key when
+large). A version becomes searchable only in Finalize; a failure anywhere leaves nothing of it searchable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from typing import Any, Protocol
+
+import numpy as np
+
+from voiceassist.constants.environment import INCOMING_PREFIX  # noqa: F401 - the ingest floor's prefixes
+from voiceassist.errors import Conflict, ExtractionError
+from voiceassist.ingest import chunking, cleaning, extraction
+from voiceassist.ingest.artifacts import (
+    ArtifactRef,
+    delete_artifacts,
+    hand_off,
+    is_stored,
+    received,
+    received_chunks,
+)
+from voiceassist.models import (
+    Chunk,
+    DocumentStatus,
+    ExtractedDocument,
+    IndexingJob,
+    JobState,
+    KnowledgeDocument,
+    utc_now,
+)
+from voiceassist.observability import logger
+from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, SearchIndex, Vectors
+
+EMBED_BATCH = 64  # chunks per embed call: a long document reports progress after each
+INDEX_BATCH = 500
+# Operators drop files under INCOMING_PREFIX (S3 -> EventBridge -> ingest_trigger); the API stores its
+# uploads under UPLOAD_PREFIX and starts the pipeline itself, so that prefix does not trigger.
+UPLOAD_PREFIX = "documents/"
+
+
+class IngestionContext(Protocol):
+    """What the ingestion steps may use. The composition root provides it and builds each adapter on first
+    use, so a step builds only what it touches (Register never loads the embedder)."""
+
+    @property
+    def blobs(self) -> BlobStore: ...
+    @property
+    def documents(self) -> DocumentStore: ...
+    @property
+    def jobs(self) -> JobStore: ...
+    @property
+    def index(self) -> SearchIndex: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def chunk_tokens(self) -> int: ...
+    @property
+    def chunk_overlap(self) -> int: ...
+    @property
+    def max_upload_bytes(self) -> int: ...
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+# ------------------------------------------------------------- start (register: voiceassist.ingest.registration)
+
+
+def start_job(ctx: IngestionContext, job_id: str) -> dict[str, Any]:
+    """First pipeline stage: PENDING -> RUNNING. A RUNNING job resumes: Lambda re-ran this stage after a
+    lost response, and the execution name (the job id, or job id and attempt) rules out a second run."""
+    job = ctx.jobs.get(job_id)
+    if not job.unchanged and job.state is not JobState.RUNNING:
+        _move(ctx, job, JobState.RUNNING)
+    return {"job_id": job.job_id, "doc_id": job.doc_id, "unchanged": job.unchanged}
+
+
+# --------------------------------------------------------------------------- extract, clean, chunk
+
+
+def extract_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
+    document = ctx.documents.get(doc_id)
+    data = ctx.blobs.get(document.blob_key)
+    if content_hash(data) != document.content_hash:
+        # An S3 upload is registered in place (incoming/...): overwritten before Extract read it, its bytes
+        # are not the registered version's. The overwrite is an upload of its own, with its own event.
+        raise ExtractionError("the file changed after it was registered (overwritten while being ingested); "
+                              "its new content is ingested by its own upload")
+    extracted = extraction.extract(data, document.content_type, max_bytes=ctx.max_upload_bytes)
+    pages = len(extracted.pages) if document.content_type == extraction.PDF else None
+    ctx.documents.put(document.model_copy(update={"page_count": pages, "updated_at": utc_now()}))
+    ref = hand_off(ctx.blobs, doc_id, "extracted.json", extracted.model_dump_json().encode("utf-8"))
+    return {"extracted": ref, "pages": len(extracted.pages), "chars": extracted.char_count}
+
+
+def clean_document(ctx: IngestionContext, doc_id: str, extracted: ArtifactRef) -> dict[str, Any]:
+    raw = ExtractedDocument.model_validate_json(received(ctx.blobs, extracted))
+    cleaned = ExtractedDocument(pages=cleaning.clean_pages(raw.pages), content_type=raw.content_type)
+    if not cleaned.char_count:
+        raise ExtractionError("no readable text remained after removing headers, footers and page numbers")
+    ref = hand_off(ctx.blobs, doc_id, "cleaned.json", cleaned.model_dump_json().encode("utf-8"),
+                   by_reference=is_stored(extracted))
+    return {"cleaned": ref, "chars": cleaned.char_count}
+
+
+def chunk_document(ctx: IngestionContext, doc_id: str, job_id: str, cleaned: ArtifactRef) -> dict[str, Any]:
+    document = ctx.documents.get(doc_id)
+    pages = ExtractedDocument.model_validate_json(received(ctx.blobs, cleaned)).pages
+    chunks = chunking.chunk_document(
+        pages, doc_id=doc_id, doc_key=document.doc_key, version=document.version,
+        metadata=document.metadata, max_tokens=ctx.chunk_tokens, overlap_tokens=ctx.chunk_overlap,
+        model_max_tokens=ctx.embedder.max_tokens, count_model_tokens=ctx.embedder.count_tokens,
+    )
+    if not chunks:
+        raise ExtractionError("the document produced no text to index")
+    _update_job(ctx, job_id, chunks_total=len(chunks), chunks_done=0)
+    lines = "\n".join(chunk.model_dump_json() for chunk in chunks).encode("utf-8")
+    ref = hand_off(ctx.blobs, doc_id, "chunks.jsonl", lines, by_reference=is_stored(cleaned))
+    return {"chunks": ref, "count": len(chunks)}
+
+
+# --------------------------------------------------------------------------- embed, index
+
+
+def embed_document(ctx: IngestionContext, doc_id: str, job_id: str, chunks: ArtifactRef) -> dict[str, Any]:
+    """Embed every chunk; a document longer than one batch reports its progress on the job."""
+    texts = [embedding_text(chunk) for chunk in received_chunks(ctx.blobs, chunks)]
+    parts = []
+    for start in range(0, len(texts), EMBED_BATCH):
+        parts.append(ctx.embedder.embed(texts[start:start + EMBED_BATCH]))
+        if len(texts) > EMBED_BATCH:
+            _update_job(ctx, job_id, chunks_done=min(start + EMBED_BATCH, len(texts)))
+    vectors = np.vstack(parts).astype(np.float32, copy=False)
+    buffer = io.BytesIO()
+    np.save(buffer, vectors, allow_pickle=False)
+    ref = hand_off(ctx.blobs, doc_id, "vectors.npy", buffer.getvalue(), by_reference=is_stored(chunks))
+    return {"chunks": chunks, "vectors": ref, "count": int(vectors.shape[0])}
+
+
+def embedding_text(chunk: Chunk) -> str:
+    """The text a chunk is embedded as: the title gives a document's first chunk its topic, unless the chunk
+    already opens with it (a BEIR record is its title and text, as BEIR embeds it: once)."""
+    if chunk.ordinal == 0 and not chunk.text.startswith(chunk.metadata.title):
+        return f"{chunk.metadata.title}\n{chunk.text}"
+    return chunk.text
+
+
+def index_document(ctx: IngestionContext, doc_id: str, job_id: str, chunks: ArtifactRef,
+                   vectors: ArtifactRef) -> dict[str, Any]:
+    """Bulk-index the new version's chunks; they stay invisible to search until Finalize activates them."""
+    document = ctx.documents.get(doc_id)
+    indexed = received_chunks(ctx.blobs, chunks)
+    matrix: Vectors = np.load(io.BytesIO(received(ctx.blobs, vectors)), allow_pickle=False)
+    if matrix.shape[0] != len(indexed):
+        raise Conflict(f"{len(indexed)} chunks but {matrix.shape[0]} vectors for {doc_id}; re-run Embed")
+    ctx.index.delete_document(document.doc_key, document.version)  # a retried job never duplicates chunks
+    for start in range(0, len(indexed), INDEX_BATCH):
+        ctx.index.index(indexed[start:start + INDEX_BATCH], matrix[start:start + INDEX_BATCH])
+    return {"indexed": len(indexed), "stored_artifacts": is_stored(vectors)}
+
+
+# --------------------------------------------------------------------------- finalize, fail
+
+
+def finalize_document(ctx: IngestionContext, doc_id: str, job_id: str, *, stored_artifacts: bool = True
+                      ) -> dict[str, Any]:
+    """Activate the new version (one step for readers), then retire older versions and their jobs.
+
+    A newer version that finished first wins: this one is then superseded at once, never activated.
+    """
+    job = ctx.jobs.get(job_id)
+    if job.state in (JobState.COMPLETED, JobState.SUPERSEDED):  # Lambda re-ran a finished Finalize
+        return {"status": job.state.value, "chunks": job.chunks_total}
+    document = ctx.documents.get(doc_id)
+    versions = ctx.documents.versions(document.doc_key)
+    newer = [v for v in versions if v.version > document.version and v.status is DocumentStatus.ACTIVE]
+    now = utc_now()
+    if newer:
+        ctx.index.delete_document(document.doc_key, document.version)
+        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": now}))
+    else:
+        ctx.index.activate(document.doc_key, document.version)
+        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.ACTIVE,
+                                                      "chunk_count": job.chunks_total, "updated_at": now}))
+        for older in versions:
+            if older.version < document.version and older.status is DocumentStatus.ACTIVE:
+                _supersede(ctx, older, by_version=document.version)
+    completed = _move(ctx, job.model_copy(update={"chunks_done": job.chunks_total}), JobState.COMPLETED,
+                      expected=job.state)
+    if newer:
+        _move(ctx, completed, JobState.SUPERSEDED, reason=f"superseded by version {newer[-1].version}")
+    if stored_artifacts:
+        delete_artifacts(ctx.blobs, doc_id)
+    return {"status": "SUPERSEDED" if newer else "COMPLETED", "chunks": job.chunks_total}
+
+
+def fail_job(ctx: IngestionContext, job_id: str, doc_id: str, error: dict[str, Any] | None) -> dict[str, Any]:
+    """The pipeline's Catch target: job FAILED with a readable reason, nothing of this version searchable.
+
+    A job that can no longer fail (a replayed execution of a finished job) is left as it is, and so is its
+    document. If the failure came after activation, the live version of the doc_key is made searchable again.
+    """
+    reason = failure_reason(error)
+    job = ctx.jobs.get(job_id)
+    if not job.can_transition(JobState.FAILED):
+        logger.warning("ingest failure of a finished job ignored",
+                       extra={"job_id": job_id, "state": job.state.value, "reason": reason})
+        return {"status": job.state.value, "reason": job.reason}
+    document = ctx.documents.get(doc_id)
+    ctx.index.delete_document(document.doc_key, document.version)
+    live = [v for v in ctx.documents.versions(document.doc_key)
+            if v.version != document.version and v.status is DocumentStatus.ACTIVE]
+    if live:
+        ctx.index.activate(live[-1].doc_key, live[-1].version)
+    if document.status in (DocumentStatus.PENDING, DocumentStatus.ACTIVE):  # not one deleted meanwhile
+        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.FAILED, "updated_at": utc_now()}))
+    delete_artifacts(ctx.blobs, doc_id)
+    _move(ctx, job, JobState.FAILED, reason=reason)
+    logger.warning("ingest failed", extra={"job_id": job_id, "doc_id": doc_id, "reason": reason})
+    return {"status": "FAILED", "reason": reason}
+
+
+def failure_reason(error: dict[str, Any] | None) -> str:
+    """Turn a Step Functions error ({"Error", "Cause"}) into the sentence an operator reads on the job."""
+    if not error:
+        return "failed for an unknown reason"
+    name = str(error.get("Error") or "Error")
+    cause = error.get("Cause") or ""
+    message = cause
+    if isinstance(cause, str) and cause.startswith("{"):
+        try:
+            message = json.loads(cause).get("errorMessage", cause)
+        except ValueError:
+            message = cause
+    if name == "States.Timeout":
+        return "timed out: the stage took longer than its limit; retry the job"
+    if name in ("ExtractionError", "UnsupportedMediaType", "PayloadTooLarge", "InvalidInput"):
+        return str(message)
+    return f"{name}: {message}"[:1000] if message else name
+
+
+def retry_job(ctx: IngestionContext, job_id: str) -> IndexingJob:
+    """FAILED -> PENDING (at most 3 attempts); the caller then starts the pipeline again."""
+    job = ctx.jobs.get(job_id)
+    retried = job.retry()
+    ctx.jobs.save(retried, expected_state=job.state)
+    document = ctx.documents.get(job.doc_id)
+    if document.status is DocumentStatus.FAILED:
+        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.PENDING, "updated_at": utc_now()}))
+    return retried
+
+
+def delete_document(ctx: IngestionContext, doc_id: str) -> KnowledgeDocument:
+    """Remove a document version from search and mark it DELETED (its blob is kept for the audit trail)."""
+    document = ctx.documents.get(doc_id)
+    ctx.index.delete_document(document.doc_key, document.version)
+    deleted = document.model_copy(update={"status": DocumentStatus.DELETED, "updated_at": utc_now()})
+    ctx.documents.put(deleted)
+    return deleted
+
+
+# --------------------------------------------------------------------------- jobs
+
+
+def _supersede(ctx: IngestionContext, older: KnowledgeDocument, *, by_version: int) -> None:
+    ctx.documents.put(older.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": utc_now()}))
+    ctx.index.delete_document(older.doc_key, older.version)
+    for old_job in ctx.jobs.for_document(older.doc_id):
+        if old_job.state is JobState.COMPLETED:
+            _move(ctx, old_job, JobState.SUPERSEDED, reason=f"superseded by version {by_version}")
+
+
+def _move(ctx: IngestionContext, job: IndexingJob, to: JobState, *, reason: str | None = None,
+          expected: JobState | None = None) -> IndexingJob:
+    moved = job.transition(to, reason=reason)
+    ctx.jobs.save(moved, expected_state=expected or job.state)
+    return moved
+
+
+def _update_job(ctx: IngestionContext, job_id: str, **changes: Any) -> None:
+    job = ctx.jobs.get(job_id)
+    ctx.jobs.save(job.model_copy(update={**changes, "updated_at": utc_now()}), expected_state=job.state)

@@ -1,0 +1,135 @@
+"""The PHI boundary in domain terms: redaction, fail-closed detection and the egress guard.
+
+Detection itself is a port (ports.PhiDetector); the Presidio adapter lives in adapters/presidio_detector.py.
+Nothing here puts raw text into an error, a log line or a placeholder.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+
+from voiceassist.errors import InvalidInput, PhiBoundaryViolation
+from voiceassist.models import PhiEntity, PhiResult
+from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS, count, logger
+from voiceassist.ports import PhiDetector
+from voiceassist.settings import PhiMode, Settings
+
+# Long enough for a 4,000-character question on a cold CPU, short enough to keep the query responsive.
+DEFAULT_TIMEOUT_S = 2.0
+# What a failed detection reports as its redacted text: it could not tell what to hide, so it hides all.
+WITHHELD = "<WITHHELD>"
+
+
+def redact(text: str, entities: Sequence[PhiEntity]) -> str:
+    """Replace every entity with <ENTITY_TYPE>; overlapping entities become one placeholder.
+
+    The merged placeholder takes the type of the strongest entity in the overlap (the longest on a tie).
+    """
+    spans = sorted((e for e in entities if 0 <= e.start < e.end <= len(text)), key=lambda e: e.start)
+    merged: list[tuple[int, int, PhiEntity]] = []
+    for entity in spans:
+        if merged and entity.start < merged[-1][1]:
+            start, end, best = merged[-1]
+            stronger = (entity.score, entity.end - entity.start) > (best.score, best.end - best.start)
+            merged[-1] = (start, max(end, entity.end), entity if stronger else best)
+        else:
+            merged.append((entity.start, entity.end, entity))
+    pieces: list[str] = []
+    cursor = 0
+    for start, end, best in merged:
+        pieces.append(text[cursor:start])
+        pieces.append(f"<{best.entity_type}>")
+        cursor = end
+    pieces.append(text[cursor:])
+    return "".join(pieces)
+
+
+def failed_result(reason: str) -> PhiResult:
+    """A detection that could not run: counts as PHI, hides the whole text, says why without the text."""
+    return PhiResult(contains_phi=True, entities=[], redacted_text=WITHHELD, error=reason)
+
+
+class FailClosedDetector:
+    """Wraps a detector so that an exception or a time-out means "contains PHI" (fail closed).
+
+    A detector with a load() (building an NLP engine takes seconds) is loaded before the first timed call,
+    so a cold start is not mistaken for a hang; a load that fails is a failed detection too. A detection
+    that hangs keeps its worker thread busy (Python cannot kill a thread), so later calls time out as well
+    and keep failing closed until the process is recycled.
+    """
+
+    def __init__(self, inner: PhiDetector, timeout_s: float = 2.0) -> None:
+        if timeout_s <= 0:
+            raise InvalidInput(f"timeout_s must be positive, got {timeout_s}")
+        self.inner = inner
+        self.timeout_s = timeout_s
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="phi-detect")
+        self._load_lock = threading.Lock()
+        self._loaded = False
+
+    def load(self) -> None:
+        """Load the inner detector now (for example at a Lambda's init); errors propagate."""
+        with self._load_lock:
+            if not self._loaded:
+                loader = getattr(self.inner, "load", None)
+                if callable(loader):
+                    loader()
+                self._loaded = True
+
+    def detect(self, text: str) -> PhiResult:
+        try:
+            self.load()
+        except Exception as exc:  # noqa: BLE001 - any failure to load must fail closed
+            return self._failed(f"PHI detector could not load ({type(exc).__name__})")
+        future = self._executor.submit(self.inner.detect, text)
+        try:
+            result = future.result(timeout=self.timeout_s)
+        except FutureTimeout:
+            future.cancel()
+            return self._failed(f"PHI detector timed out after {self.timeout_s:g} s")
+        except Exception as exc:  # noqa: BLE001 - any detector failure must fail closed
+            return self._failed(f"PHI detector failed ({type(exc).__name__})")
+        if not isinstance(result, PhiResult):
+            return self._failed(f"PHI detector returned {type(result).__name__}, not PhiResult")
+        return result
+
+    @staticmethod
+    def _failed(reason: str) -> PhiResult:
+        # Only the reason is logged: an exception's message may quote the text it choked on.
+        logger.warning("PHI detection failed closed", extra={"phi_error": reason})
+        count(METRIC_PHI_DETECTOR_ERRORS)
+        return failed_result(reason)
+
+
+class DisabledPhiDetector:
+    """PHI mode "off": the operator has switched detection off, so nothing is ever flagged.
+
+    Routing still knows the mode is off (Settings.phi_mode) and treats it as an explicit operator choice.
+    """
+
+    def detect(self, text: str) -> PhiResult:
+        return PhiResult(contains_phi=False, entities=[], redacted_text=text)
+
+
+def ensure_no_phi(text: str, detector: PhiDetector) -> None:
+    """The egress guard: raise PhiBoundaryViolation unless `text` may leave the boundary.
+
+    Every client of a system outside the boundary (OpenAI, PubMed, web search) calls this on its payload,
+    even when the pipeline already checked the question: the guard is the last line, not the only one.
+    """
+    result = detector.detect(text)
+    if result.contains_phi:
+        found = result.error or f"found {', '.join(result.entity_types)}"
+        raise PhiBoundaryViolation(f"refused to send text outside the PHI boundary: {found}")
+
+
+def build_detector(settings: Settings, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> PhiDetector:
+    """The detector a function uses: Presidio behind the fail-closed wrapper, or the disabled one (off)."""
+    if settings.phi_mode is PhiMode.OFF:
+        return DisabledPhiDetector()
+    from voiceassist.adapters.presidio.detector import PresidioPhiDetector
+
+    return FailClosedDetector(PresidioPhiDetector(mode=settings.phi_mode), timeout_s=timeout_s)

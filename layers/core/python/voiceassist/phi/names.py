@@ -1,0 +1,300 @@
+"""Person names for Presidio without a name list: spaCy NER, cue phrases and word shape (docs/phi.md).
+
+Clinical text is full of eponyms ("Graves disease"), drug names and capitalised terms, so every guess is
+checked against eponym lists, clinical word formations and the words that follow it.
+"""
+
+from __future__ import annotations
+
+import regex as re
+from presidio_analyzer import EntityRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+from spacy.tokens import Doc, Span, Token
+
+from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
+
+
+def _words(block: str) -> frozenset[str]:
+    return frozenset(block.split())
+
+
+# Words after an eponym that make it a disease, sign or structure, not a person ("Graves disease").
+_EPONYM_HEADS = _words("""
+disease diseases syndrome syndromes sign signs test tests reflex law laws triad tetrad phenomenon
+maneuver manoeuvre classification criteria fracture fractures operation procedure repair score scale
+node nodes cell cells body bodies line lines plexus canal duct gland glands ligament space area angle
+organ membrane tube catheter method technique stain staining solution effect principle equation rule
+index stage staging ulcer ulcers tumor tumour palsy nodule nodules disc disk fascia fossa pouch triangle
+nerve artery vein valve muscle ring zone layer corpuscle corpuscles sphincter crest lobe bundle fibers
+fibres granules incision approach position view sound murmur spot spots lesion lesions reaction agar
+medium pill pump forceps speculum appliance splint cast bur file clasp curette scaler elevator retractor
+virus bacillus angina hypothesis theory model analysis matrix curve formula ratio coefficient cycle
+pathway receptor antigen antibody factor apparatus
+""")
+# Heads a person can own ("Maria's test results", "his position"): after a possessive they prove nothing.
+_OWNABLE_HEADS = _words("""
+test tests score scale stage staging file pill pump position view reaction sound line lines area space
+body effect lesion lesions spot spots medium cast approach model analysis matrix cycle
+""")
+_MEDICAL_SUFFIX = re.compile(r"(?:oma|itis|osis|emia|aemia|pathy|plasia|trophy|algia|ism|iasis|uria|cele"
+                             r"|ectomy|otomy|ostomy|plasty|scopy|graphy|gram|cyte|blast|plegia|paresis)s?$")
+# Eponyms that stand alone in clinical questions ("a patient with Parkinson's", "described by Virchow").
+_EPONYMS = _words("""
+alzheimer parkinson crohn hodgkin graves cushing addison huntington tourette asperger raynaud kawasaki
+guillain barre barré sjogren sjögren marfan klinefelter wernicke korsakoff hashimoto kaposi ewing wilms
+burkitt paget meniere ménière buerger takayasu behcet behçet reiter whipple conn zollinger ellison apgar
+gram ziehl neelsen giemsa papanicolaou doppler foley heimlich babinski mcburney rovsing kernig
+brudzinski trousseau chvostek tinel phalen lachman mcmurray romberg rinne weber snellen gleason breslow
+colles monteggia galeazzi lisfranc hirschsprung meckel fallot eisenmenger ebstein kussmaul virchow
+starling fick kiesselbach waldeyer langerhans purkinje schwann ranvier golgi nissl kupffer leydig
+sertoli paneth peyer auerbach meissner pacinian broca sylvius willis hesselbach treitz oddi vater
+winslow kocher billroth barrett zenker plummer vinson mallory boerhaave krukenberg courvoisier charcot
+kayser fleischer down henle duchenne dupuytren digeorge prinzmetal freud piaget erikson mendel pavlov
+darwin nernst hardy weinberg bayes coombs wolff wharton stensen bartholin skene cowper graaf eustachian
+""")
+# Word parts that mark a drug, chemical or clinical term; names almost never have them.
+_MEDICAL_WORD = re.compile(
+    r"(?i)^(?:hyper|hypo|pseudo|dys|glyco|phospho|fibrino|cervico|mesio|disto|odonto|neuro|cardio|gastro"
+    r"|hepato|nephro|osteo|myelo|immuno|histo|hemo|haemo|thrombo|angio|broncho|pneumo|leuko|leuco|erythro)"
+    r"|(?<=\w{3})(?:amine|azole|pram|oxacin|mycin|cillin|cycline|pril|sartan|olol|statin|prazole|tidine|vir|mab|nib"
+    r"|parin|profen|pine|idine|amide|phate|inine|ase|ogen|genic|cyte|blast|phil|philia|lytics?|lysis|stasis"
+    r"|rrh?o?ea|tumou?r|oma|itis|osis|emia|aemia|uria|pathy|plasia|trophy|ectomy|otomy|ostomy|plasty|scopy"
+    r"|ology|i[sz]ation|ation|ylation|cal|inal|ical|ous|oid)s?$"
+)
+# Sentence-initial words that are clinical formations rather than first names ("Subgingival", "Steepest").
+_SENTENCE_START_TERM = re.compile(
+    r"(?i)^(?:micro|macro|sub|supra|infra|inter|intra|retro|trans|auto|endo|epi|peri|para|poly|mono|pre|post"
+    r"|anti|multi|extra|hemi|semi|oligo|pan)|(?<=\w{3})(?:est|al|ic|ive|ous|ol|ate|ite|um|ae|ism|ist|ity|ides?"
+    r"|ed|ing|ant|ent)$"
+)
+_OPENERS = frozenset({".", "!", "?", ":", ";", '"', "“", "(", "[", "-", "–", "—", ">", "*", "'", "‘", "\\"})
+_PARTICLES = _words("""
+van von de der den del della di da dos das du la le bin ibn al el ten ter st
+""")
+_RELATIONS = _words("""
+address phone number email e-mail daughter son wife husband mother father brother sister child children
+family account house home birthday friend partner boss mom dad parents
+""")
+_STRONG_CUE = re.compile(
+    r"(?i)\b(?:(?:my|his|her|their|your|patient'?s?|maiden|first|last|full|family|middle|given)\s+)?"
+    r"(?:name(?:d|s)?(?:\s+(?:is|was|are|him|her|them))?\s*[:=?-]?|call(?:s|ed)?\s+(?:me|him|her|them)"
+    r"|(?:mr|mrs|ms|mx|miss|dr|prof|mister)\b\.?)\s*"
+)
+# Who cares for the patient: "follow up with Madison Boyes", "seen by Dr", "referred to Kowalski".
+_CARE_CUE = re.compile(
+    r"(?i)\b(?:follow(?:ed)?[\s-]*up\s+with|seen\s+by|referred\s+(?:to|by)|consult(?:ed)?\s+with"
+    r"|spoke\s+(?:to|with)|attending|surgeon|nurse|physician|gp)\s*[,:]?\s+"
+)
+# A name addressed at the start of a sentence: "Oscar, can I speak to your boss?", "Anna, please ...".
+_VOCATIVE = re.compile(
+    r"(?:^|(?<=[.!?]\s))(\p{Lu}[\p{Ll}'’-]+),\s+(?=(?:can|could|would|will|please|i|you|we|do|did|have)\b)",
+    re.IGNORECASE,
+)
+_WEAK_CUE = re.compile(
+    r"(?i)\b(?:patient|pt|client|son|daughter|wife|husband|mother|father|brother|sister|friend|partner"
+    r"|spouse|guardian|hi|hello|dear|hey|this\s+is|i\s+am|i'm|said|says|told|asked)\s*[,:]?\s+"
+)
+# A capital inside a word marks an abbreviation or a chemical ("NiTi", "HBsAg"), except after Mc/Mac/O'.
+_INNER_CAPITAL = re.compile(r"(?<!^(?:Mc|Mac|O'|O’|D'|De|Di|Da|La|Le|Van|Von|Du))(?<![-'’])(?<=.)\p{Lu}")
+_VOWEL = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿ]", re.IGNORECASE)
+
+
+class PersonNameRecognizer(EntityRecognizer):
+    """Person names from spaCy NER, cue phrases and word shape, with eponyms and clinical words kept out.
+
+    known_words is an English vocabulary (the spaCy pipeline's lemma index): a capitalised word that is
+    not in it, mid-sentence, is most likely a name; a word that is in it needs NER or a cue to count.
+    Text without any capitals has lost that signal, so there unknown words are flagged as weak guesses.
+    """
+
+    NER_SCORE = 0.85
+    SHAPE_SCORE = 0.55
+
+    def __init__(self, known_words: frozenset[str]) -> None:
+        super().__init__(supported_entities=["PERSON"], name="person_clinical")
+        self.known_words = known_words
+
+    def load(self) -> None:
+        """Nothing to load: the vocabulary is injected."""
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+                ) -> list[RecognizerResult]:
+        if nlp_artifacts is None or not isinstance(nlp_artifacts.tokens, Doc):
+            return []
+        doc = nlp_artifacts.tokens
+        caseless = not any(c.isupper() for c in text)
+        found: dict[tuple[int, int], float] = {}
+        for ent in doc.ents:
+            if ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless):
+                lone_word = len(ent) == 1 and self._known(ent[0])  # "Paul", but also "Moon facies"
+                self._add(found, ent, self.SHAPE_SCORE if lone_word else self.NER_SCORE)
+        for cue, score in ((_STRONG_CUE, STRONG), (_WEAK_CUE, MEDIUM), (_CARE_CUE, MEDIUM)):
+            for match in cue.finditer(text):
+                span = self._name_after(doc, match.end(), strong=cue is _STRONG_CUE, caseless=caseless)
+                if span is None or self._used_as_eponym(span):
+                    continue  # a cue outweighs the eponym list ("Mrs. Barrett"), not the context
+                if cue is _CARE_CUE and len(span) == 1 and self._known(span[0]):
+                    continue  # "referred to Neurology" names a service, not a person
+                self._add(found, span, score)
+        for match in _VOCATIVE.finditer(text):
+            span = doc.char_span(*match.span(1))
+            if span is not None and not span[0].is_stop and not self._used_as_eponym(span):
+                self._add(found, span, MEDIUM)
+        for token in doc:
+            if self._name_shaped(token) and self._followed_by_relation(token):
+                self._add(found, self._widen(doc, token.i), STRONG)  # "Mary's daughter", "Ann's address"
+            elif score := self._unknown_word_score(token, caseless):
+                span = self._widen(doc, token.i)
+                if self._mostly_unknown(span) and not self._is_eponym(span):
+                    self._add(found, span, score)
+        return [RecognizerResult("PERSON", start, end, score) for (start, end), score in found.items()]
+
+    @staticmethod
+    def _add(found: dict[tuple[int, int], float], span: Span, score: float) -> None:
+        key = (span.start_char, span.end_char)
+        found[key] = max(score, found.get(key, 0.0))
+
+    def _known(self, token: Token) -> bool:
+        return token.is_stop or any(form in self.known_words for form in _base_forms(token))
+
+    def _mostly_unknown(self, span: Span) -> bool:
+        """A name found by shape is mostly unknown words; "Selective Androgen Receptor" is a term.
+
+        Half and half passes ("Scott Deutekom") unless the English word is an adjective, a participle or
+        a plural ("Lateral Radiographs", "Increased Monocytic"), which a name never is.
+        """
+        known = [t for t in span if t.lower_ not in _PARTICLES and self._known(t)]
+        unknown = sum(t.lower_ not in _PARTICLES for t in span) - len(known)
+        if unknown != len(known):
+            return unknown > len(known)
+        return not any(self._inflected_or_modifier(t) for t in known)
+
+    def _inflected_or_modifier(self, token: Token) -> bool:
+        if token.tag_ in {"JJ", "JJR", "JJS", "VBN", "VBG", "VBD", "NNS", "NNPS"}:
+            return True
+        return token.lower_ not in self.known_words and self._known(token)  # known once its ending is cut
+
+    def _plausible_ner_name(self, ent: Span, caseless: bool) -> bool:
+        """NER also tags capitalised clinical words ("Urine output", "Biopsy of ...") as people."""
+        words = [t for t in ent if t.lower_ not in _PARTICLES]
+        if not words or self._is_eponym(ent) or not (caseless or all(self._name_shaped(t) for t in ent)):
+            return False
+        if any(_MEDICAL_WORD.search(t.text) for t in words):
+            return False
+        if len(words) == 1 and self._known(words[0]):  # a lone English word: "Urine output", "Joints"
+            return not (self._sentence_initial(words[0]) or self._inflected_or_modifier(words[0]))
+        return True
+
+    @staticmethod
+    def _name_shaped(token: Token) -> bool:
+        """Capitalised like a name: "Anna", "McKenzie", "O'Brien", "Jean-Luc"; not "NiTi" or "HBsAg"."""
+        text = token.text
+        if text.lower() in _PARTICLES:
+            return True
+        if not (text[:1].isupper() and _VOWEL.search(text) and all(c.isalpha() or c in "'’-" for c in text)):
+            return False
+        return _INNER_CAPITAL.search(text) is None and any(c.islower() for c in text)
+
+    def _unknown_word_score(self, token: Token, caseless: bool) -> float:
+        """How much a word outside the English vocabulary looks like a name (0 for not at all)."""
+        text = token.text
+        if len(text) < 3 or not _VOWEL.search(text) or self._known(token) or text.lower() in _EPONYMS:
+            return 0.0
+        if _MEDICAL_WORD.search(text):
+            return 0.0
+        if caseless:
+            return WEAK if text.isalpha() else 0.0
+        if not self._name_shaped(token):
+            return 0.0
+        if not self._sentence_initial(token):
+            return self.SHAPE_SCORE
+        # At a sentence start capitals say little (drug names start questions too); letters English never
+        # uses, and a "Name:" label, still say a lot.
+        next_text = token.doc[token.i + 1].text if token.i + 1 < len(token.doc) else ""
+        if not text.isascii() or next_text == ":":
+            return self.SHAPE_SCORE
+        # Otherwise a short word that is no compound's first half, superlative or clinical formation.
+        if len(text) > 8 or next_text == "-" or _SENTENCE_START_TERM.search(text):
+            return 0.0
+        return WEAK
+
+    @staticmethod
+    def _sentence_initial(token: Token) -> bool:
+        """First word of a sentence, a line, a label or a quotation, where capitals say little."""
+        if token.i == 0:
+            return True
+        before = token.doc[token.i - 1]
+        return before.is_space or before.text in _OPENERS
+
+    def _widen(self, doc: Doc, index: int) -> Span:
+        """Grow a name over neighbouring capitalised words and particles ("Carry van Bruggen")."""
+        start, end = index, index + 1
+        while start > 0 and self._name_shaped(doc[start - 1]) and not doc[start - 1].is_stop:
+            start -= 1
+        while end < len(doc) and self._name_shaped(doc[end]) and (
+                not doc[end].is_stop or doc[end].lower_ in _PARTICLES):
+            end += 1
+        while end - 1 > start and doc[end - 1].lower_ in _PARTICLES:
+            end -= 1
+        return doc[start:end]
+
+    def _name_after(self, doc: Doc, char: int, *, strong: bool, caseless: bool) -> Span | None:
+        """The name that follows a cue ending at `char`: up to three name-like words."""
+        start = next((t.i for t in doc if t.idx >= char), None)
+        if start is None:
+            return None
+        end = start
+        while end < len(doc) and end - start < 3:
+            token = doc[end]
+            if not token.is_alpha or (token.is_stop and token.lower_ not in _PARTICLES):
+                break
+            if not (self._name_shaped(token) or (caseless and (strong or not self._known(token)))):
+                break
+            end += 1
+        return doc[start:end] if end > start else None
+
+    def _is_eponym(self, span: Span) -> bool:
+        """A listed eponym on its own ("a patient with Parkinson's"), or any name used as one."""
+        return (len(span) == 1 and span[0].lower_ in _EPONYMS) or self._used_as_eponym(span)
+
+    def _used_as_eponym(self, span: Span) -> bool:
+        """A name followed by a disease, sign, test or structure: 'Graves disease', "Von-Gierke's disease"."""
+        possessive = False
+        for token in span.doc[span.end:span.end + 5]:
+            if token.text in {"'s", "’s", "'", "’", "-"} or self._name_shaped(token):
+                possessive = possessive or token.text in {"'s", "’s", "'", "’"}
+                continue  # the rest of a compound eponym: "Reed-Sternberg cells", "Kiesselbach's plexus"
+            head = token.lower_
+            if possessive and head in _OWNABLE_HEADS:
+                return False
+            return head in _EPONYM_HEADS or bool(_MEDICAL_SUFFIX.search(head) and head not in _RELATIONS)
+        return False
+
+    @staticmethod
+    def _followed_by_relation(token: Token) -> bool:
+        after = token.doc[token.i + 1:token.i + 3]
+        return len(after) == 2 and after[0].text in {"'s", "’s"} and after[1].lower_ in _RELATIONS
+
+
+_INFLECTIONS = (("ies", "y"), ("ied", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""),
+                ("ing", "e"))
+
+
+def _base_forms(token: Token) -> tuple[str, ...]:
+    """The word and what it may be inflected from ("lesions", "calcified", "dilated", "moves").
+
+    The pipeline runs without spaCy's lemmatizer, which costs more than the rest of the name logic. Like
+    the lemmatizer, words tagged as proper nouns keep their form, bar a plural s ("Boyes", "Rosing").
+    """
+    word = token.lower_
+    inflections = _INFLECTIONS[3:4] if token.tag_ in {"NNP", "NNPS"} else _INFLECTIONS
+    forms = [word]
+    for suffix, replacement in inflections:
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            forms.append(word[: -len(suffix)] + replacement)
+    return tuple(forms)
+
+
+def english_vocabulary(lemma_index: dict[str, list[str]]) -> frozenset[str]:
+    """Every lower-case word of a lemma index (spaCy's WordNet-derived noun/verb/adj/adv lists)."""
+    return frozenset(w.lower() for words in lemma_index.values() for w in words)

@@ -1,0 +1,133 @@
+"""Generate and assemble the answer: the query pipeline's last stages as plain functions.
+
+The state machine runs `generate` once per tier: "primary" (cloud for PHI-free questions, the in-boundary
+model for PHI), then on failure "fallback", then "extractive" (degraded mode: cited sentences, no model).
+"""
+
+from __future__ import annotations
+
+import re
+
+from voiceassist import phi
+from voiceassist.errors import ModelUnavailable, NotFound
+from voiceassist.models import Message, Session
+from voiceassist.query import citations, extractive, generation, routing
+from voiceassist.query.circuit_breaker import BreakerRegistry
+from voiceassist.query.state import QueryContext, QueryState, timed
+
+EXTRACTIVE_MODEL = "extractive"
+DEGRADED_WARNING = ("No language model could answer, so this is an extractive answer: the most relevant "
+                    "sentences of the cited excerpts, quoted as they are (degraded mode).")
+HISTORY_MESSAGES = 6
+FALLBACK_WARNING = "The preferred language model was unavailable; {model} answered."  # as routing words it
+
+
+def _excerpts(state: QueryState) -> list[generation.Excerpt]:
+    return generation.number_excerpts(state.hits[: state.request.top_k])
+
+
+def _session(ctx: QueryContext, state: QueryState) -> tuple[Session | None, list[Message]]:
+    if not state.request.session_id:
+        return None, []
+    try:
+        session = ctx.sessions.get(state.request.session_id)
+        return session, ctx.sessions.messages(session.session_id, limit=HISTORY_MESSAGES)
+    except NotFound:
+        state.warnings.append("the session has expired; answered without its context")
+        return None, []
+
+
+def generate(ctx: QueryContext, state: QueryState, *, tier: str) -> QueryState:
+    """Answer with the tier's model; raises ModelUnavailable so the state machine moves to the next tier."""
+    with timed(state, f"generate_{tier}"):
+        cloud, local = ctx.cloud_chat, ctx.local_chat
+        if tier == "extractive" or (cloud is None and local is None):
+            return _extractive(state, degraded=tier == "extractive")
+        plan = routing.choose_models(state.phi_detected, ctx.settings.routing_mode, cloud=cloud, local=local)
+        tier_plan = plan.tier(tier)
+        session, history = _session(ctx, state)
+        question = state.safe_text if plan.redacted else state.request.query
+        context = session.clinical_context if session else None
+        if plan.redacted and context:
+            context = ctx.phi_detector.detect(context).redacted_text
+        prompt = generation.build_prompt(question, _excerpts(state), clinical_context=context, history=history)
+        # The egress guard re-checks what came from the user (question, context, history). The excerpts come
+        # from the curated knowledge base: author names and study dates there are not PHI.
+        user_text = "\n".join([question, context or "", *(m.content for m in history)])
+        try:
+            result = routing.generate_with_fallbacks(
+                tier_plan, prompt.messages, breakers=BreakerRegistry(ctx.state),
+                retries=0,  # the state machine retries the primary tier once
+                egress_check=lambda _payload: phi.ensure_no_phi(user_text, ctx.phi_detector))
+        except routing.NoModelAvailable as exc:
+            if tier == "primary" and _transient(exc):
+                # query.asl.json retries on "ModelUnavailable", the error name Step Functions matches exactly;
+                # an open circuit or a refused egress would fail the same way again, so those stay unretried.
+                raise ModelUnavailable(str(exc)) from exc
+            raise
+    state.answer, state.model, state.usage = result.text, result.model, result.usage
+    state.extractive = False
+    warnings = [*plan.warnings, *result.warnings]
+    if tier == "fallback":
+        warnings.append(FALLBACK_WARNING.format(model=result.model))
+    state.warnings.extend(w for w in warnings if w not in state.warnings)
+    if prompt.dropped_excerpts:
+        state.warnings.append(f"{prompt.dropped_excerpts} lower-ranked excerpts did not fit the model's budget")
+    return state
+
+
+def _transient(exc: routing.NoModelAvailable) -> bool:
+    return any(attempt.error == ModelUnavailable.__name__ for attempt in exc.attempts)
+
+
+def _extractive(state: QueryState, *, degraded: bool) -> QueryState:
+    state.answer = extractive.compose_extractive(state.request.query, _excerpts(state))
+    state.model, state.extractive, state.degraded = EXTRACTIVE_MODEL, True, degraded
+    if degraded and DEGRADED_WARNING not in state.warnings:
+        state.warnings.append(DEGRADED_WARNING)
+    return state
+
+
+def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
+    """Keep the citations the answer uses (renumbered 1..k); drop and flag those that point at nothing."""
+    with timed(state, "assemble"):
+        excerpts = _excerpts(state)
+        cited = citations.parse_citations(state.answer or "", len(excerpts))
+        if cited.invalid:
+            state.warnings.append("removed citations that pointed at no excerpt: "
+                                  + ", ".join(f"[{n}]" for n in cited.invalid))
+        renumbered = citations.renumber(cited)
+        state.answer = renumbered.text
+        state.citations = citations.citations_for(renumbered, excerpts)
+        if state.answer and not state.citations and not state.extractive:
+            state.warnings.append("the answer cites no excerpt of the knowledge base; verify it independently")
+        _remember(ctx, state)
+    return state
+
+
+def _remember(ctx: QueryContext, state: QueryState) -> None:
+    """Add the exchange to the session, redacted: raw PHI never reaches a store."""
+    if not state.request.session_id or not state.answer:
+        return
+    answer = _without_question_phi(ctx.phi_detector.detect(state.answer).redacted_text, state)
+    try:
+        ctx.sessions.add_message(Message(session_id=state.request.session_id, role="user", content=state.safe_text))
+        ctx.sessions.add_message(Message(session_id=state.request.session_id, role="assistant", content=answer))
+    except NotFound:
+        state.warnings.append("the session has expired; this exchange was not saved")
+
+
+def _without_question_phi(text: str, state: QueryState) -> str:
+    """Hide every PHI value found in the question wherever the answer repeats it, and each part of a name.
+
+    Models echo the patient without the cues the detector relies on ("Smith's eGFR", "(4417823)"); stored
+    answers become the history a later PHI-free question sends to the cloud model.
+    """
+    for entity in state.phi.entities if state.phi else ():
+        value = state.request.query[entity.start:entity.end]
+        parts = {value, *value.split()} if entity.entity_type == "PERSON" else {value}
+        for part in sorted((p.strip(".,;:") for p in parts), key=len, reverse=True):
+            if len(part) >= 2:
+                text = re.sub(rf"(?<!\w){re.escape(part)}(?!\w)", f"<{entity.entity_type}>", text,
+                              flags=re.IGNORECASE)
+    return text

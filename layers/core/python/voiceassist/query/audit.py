@@ -1,0 +1,30 @@
+"""The query pipeline's last step: the audit record, with redacted text and a hash, never the raw question."""
+
+from __future__ import annotations
+
+import hashlib
+
+from voiceassist.models import AuditOutcome, AuditRecord
+from voiceassist.query.state import QueryContext, QueryState
+
+
+def audit(ctx: QueryContext, state: QueryState, *, outcome: AuditOutcome | None = None) -> QueryState:
+    """Append the audit record: redacted text and a hash, never the raw question."""
+    record = AuditRecord(
+        user_id=state.user_id, session_id=state.request.session_id, query_redacted=state.safe_text,
+        query_sha256=hashlib.sha256(state.request.query.encode("utf-8")).hexdigest(),
+        phi_detected=state.phi_detected, phi_entity_types=state.phi.entity_types if state.phi else [],
+        intent=state.intent.value, model=state.model, sources=state.sources_searched,
+        response_id=state.query_id, outcome=outcome or outcome_of(state), latency_ms=state.latency_ms,
+    )
+    ctx.audit.append(record)
+    state.audit_id = record.audit_id
+    return state
+
+
+def outcome_of(state: QueryState) -> AuditOutcome:
+    if state.clarifying_question and not state.answer:
+        return AuditOutcome.CLARIFY
+    if state.degraded:
+        return AuditOutcome.DEGRADED
+    return AuditOutcome.ANSWERED if state.answer else AuditOutcome.ERROR

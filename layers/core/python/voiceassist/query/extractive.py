@@ -1,0 +1,162 @@
+"""The extractive composer: when no language model is available, answer with the excerpts' own sentences.
+
+It never paraphrases, so it cannot misstate a dose: every sentence is quoted whole from an excerpt and
+followed by that excerpt's [n]. Sentences are scored by the question's content terms they share (lightly
+stemmed, weighted by how rare the term is among the candidate sentences) plus a bonus for the excerpt's rank.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from voiceassist.abbreviations import abbreviation_kind
+from voiceassist.query.citations import strip_citations
+from voiceassist.query.generation import Excerpt
+
+EXTRACTIVE_LABEL = "Extractive answer (no language model was used): "
+NO_ANSWER = (
+    "The knowledge base has no passage that answers this question. Try rephrasing it, or name the condition "
+    "or drug more specifically."
+)
+RANK_WEIGHT = 0.3  # the top excerpt's bonus; one matched term weighs at least log(2) = 0.69
+DOSE_BONUS = 0.5  # a sentence with a number and a unit, for a question about dosing
+MAX_SENTENCE_CHARS = 500  # longer "sentences" are tables or run-on lists, not answers
+MIN_SENTENCE_WORDS = 4  # shorter ones are headings and fragments
+MIN_SHARE_OF_BEST = 0.5  # a sentence scoring below half the best one is off the question's point
+NEAR_DUPLICATE = 0.8
+# Excerpts retrieved far below the best one are about something else ("maximum dose" of another drug).
+MIN_EXCERPT_SHARE_OF_BEST = 0.6  # term-set overlap above which two sentences say the same thing
+
+_STOPWORDS = frozenset(
+    " ".join((
+        "a about above after again against all am an and any are as at be because been before being below",
+        "between both but by can could did do does doing down during each few for from further had has",
+        "have having he her here hers him his how i if in into is it its itself just me more most my no",
+        "nor not now of off on once only or other our out over own same she should so some such than that",
+        "the their them then there these they this those through to too under until up very was we were",
+        "what when where which while who whom why will with would you your patient patients use used",
+        "using give given recommend recommended",
+    )).split()
+)
+_DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|titrat\w*|maximum|max)\b", re.I)
+_DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b", re.I)
+_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+_BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
+_BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])[ \t]+", re.M)
+_MARKDOWN_HEADING = re.compile(r"^[ \t]*#{1,6}[ \t].*$", re.M)
+_QUOTE_MARKER = re.compile(r"^[ \t]*>[ \t]?", re.M)
+# A short line without closing punctuation before a new line is a heading (chunk text keeps line breaks only
+# between blocks, so this never cuts a sentence).
+_HEADING_LINE = re.compile(r"^[ \t]*(?![-*•]|\d+[.)])(?:\S+[ \t]+){0,7}\S*[^\s.,;:!?][ \t]*\n", re.M)
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
+             "ly", "s")
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    excerpt_number: int
+    position: int
+    text: str
+    terms: frozenset[str]
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match "dosing" with "dose" and "infections" with "infection"."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)]
+            break
+    return word.rstrip("e") if len(word) > 3 else word
+
+
+def content_terms(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 1)
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of an excerpt; a period after "b.i.d.", "e.g." or inside "0.5 mg" does not end one."""
+    sentences: list[str] = []
+    prose = _QUOTE_MARKER.sub("", _MARKDOWN_HEADING.sub("\n", text))  # headings are not sentences
+    prose = _HEADING_LINE.sub("\n\n", prose)
+    prose = _LIST_ITEM.sub("\n\n", prose)  # each list item stands alone, even without a final period
+    for block in _BLOCK_BREAK.split(prose):
+        flat = " ".join(block.split())
+        start = 0
+        for boundary in _BOUNDARY.finditer(flat):
+            last_word = flat[start:boundary.start()].rsplit(" ", 1)[-1]
+            if abbreviation_kind(last_word.strip("\"')]")) == "never":
+                continue
+            sentences.append(flat[start:boundary.start()].strip())
+            start = boundary.end()
+        sentences.append(flat[start:].strip())
+    return [s for s in sentences if s]
+
+
+def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
+    found = []
+    best = max((e.score for e in excerpts), default=0.0)
+    for excerpt in excerpts:
+        if best > 0 and excerpt.score < MIN_EXCERPT_SHARE_OF_BEST * best:
+            continue
+        for position, sentence in enumerate(split_sentences(strip_citations(excerpt.text))):
+            if len(sentence) > MAX_SENTENCE_CHARS or len(sentence.split()) < MIN_SENTENCE_WORDS:
+                continue
+            terms = content_terms(sentence)
+            if terms:
+                found.append(_Candidate(excerpt.number, position, sentence, terms))
+    return found
+
+
+def _cited(sentence: str, number: int) -> str:
+    """The sentence with its citation before the final punctuation: "… first-line therapy [1]."."""
+    body = sentence.rstrip()
+    end = body[-1] if body[-1] in ".!?" else "."
+    return f"{body.rstrip('.!?').rstrip()} [{number}]{end}"
+
+
+def compose_extractive(question: str, excerpts: Sequence[Excerpt], *, max_sentences: int = 4) -> str:
+    """Up to max_sentences whole sentences from the excerpts, most relevant first chosen, in reading order."""
+    question_terms = content_terms(question)
+    candidates = _candidates(excerpts)
+    if not question_terms or not candidates:
+        return EXTRACTIVE_LABEL + NO_ANSWER
+    # Rarer terms weigh more: a term in every candidate sentence tells them apart least.
+    document_frequency = {t: sum(t in c.terms for c in candidates) for t in question_terms}
+    weight = {t: math.log(1 + len(candidates) / df) for t, df in document_frequency.items() if df}
+    wants_dose = bool(_DOSE_QUESTION.search(question))
+
+    scored: list[tuple[float, _Candidate]] = []
+    for candidate in candidates:
+        overlap = sum(weight.get(t, 0.0) for t in candidate.terms & question_terms)
+        if overlap == 0:
+            continue
+        rank_bonus = RANK_WEIGHT / candidate.excerpt_number
+        dose_bonus = DOSE_BONUS if wants_dose and _DOSE_SENTENCE.search(candidate.text) else 0.0
+        scored.append((overlap + rank_bonus + dose_bonus, candidate))
+    if not scored:
+        return EXTRACTIVE_LABEL + NO_ANSWER
+
+    best = max(score for score, _ in scored)
+    chosen: list[_Candidate] = []
+    scored.sort(key=lambda pair: (-pair[0], pair[1].excerpt_number, pair[1].position))
+    for score, candidate in scored:
+        if score < MIN_SHARE_OF_BEST * best:
+            break
+        if any(_same_statement(candidate, other) for other in chosen):
+            continue
+        chosen.append(candidate)
+        if len(chosen) == max_sentences:
+            break
+    chosen.sort(key=lambda c: (c.excerpt_number, c.position))
+    return EXTRACTIVE_LABEL + " ".join(_cited(c.text, c.excerpt_number) for c in chosen)
+
+
+def _same_statement(left: _Candidate, right: _Candidate) -> bool:
+    if left.text.casefold() == right.text.casefold():
+        return True
+    shared = len(left.terms & right.terms)
+    return shared / len(left.terms | right.terms) >= NEAR_DUPLICATE

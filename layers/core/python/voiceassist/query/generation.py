@@ -1,0 +1,221 @@
+"""Prompting: numbered excerpts and a token-budgeted chat prompt ([n] citations: citations.py).
+
+Prompts are built once in the OpenAI chat-completions shape and every ChatModel adapter only transports them.
+Token counts use tiktoken's cl100k_base from the files shipped in this package (never downloaded); for the
+Llama models it is an estimate within a few percent, which the budget's headroom absorbs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from voiceassist.models import ChatMessage, Chunk, Message, Model, SearchHit
+from voiceassist.query.citations import strip_citations
+from voiceassist.settings import configure_tiktoken_cache
+
+if TYPE_CHECKING:
+    import tiktoken
+
+SYSTEM_PROMPT = (
+    "You are a clinical reference assistant for clinicians. Answer only from the numbered excerpts given "
+    "with the question; do not use outside knowledge. Cite every claim with the number of the excerpt that "
+    "supports it in square brackets, such as [1] or [2, 3]. If the excerpts do not answer the question, say "
+    "so plainly instead of guessing. Do not write patient-specific orders: give reference information that "
+    "the clinician applies with their own judgement. Be concise and keep doses, units and thresholds exactly "
+    "as written."
+)
+# OpenAI's accounting: every message costs its content plus about four tokens of framing, and the reply is
+# primed with three more.
+TOKENS_PER_MESSAGE = 4
+TOKENS_REPLY_PRIMING = 3
+MAX_HISTORY_MESSAGES = 6
+
+
+class Excerpt(Model):
+    """A search hit as the prompt shows it: numbered 1..n in rank order."""
+
+    number: int
+    chunk: Chunk
+    text: str
+    score: float = 0.0
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """The messages for one model call and what the token budget kept out of them."""
+
+    messages: list[ChatMessage]
+    excerpts: list[Excerpt]  # the excerpts the model sees: always a prefix 1..k of the numbered ones
+    prompt_tokens: int
+    dropped_excerpts: int = 0
+    dropped_history: int = 0
+    dropped_clinical_context: bool = False
+    truncated_top_excerpt: bool = False
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+@lru_cache(maxsize=1)
+def _encoding() -> tiktoken.Encoding:
+    configure_tiktoken_cache()
+    import tiktoken
+
+    return tiktoken.get_encoding("cl100k_base")
+
+
+def count_tokens(text: str) -> int:
+    # Text from documents may contain "<|endoftext|>": count it as plain text instead of raising.
+    return len(_encoding().encode(text, disallowed_special=()))
+
+
+def message_tokens(messages: Sequence[ChatMessage]) -> int:
+    return sum(TOKENS_PER_MESSAGE + count_tokens(m.content) for m in messages) + TOKENS_REPLY_PRIMING
+
+
+def truncate_to_tokens(text: str, max_tokens: int) -> str:
+    """The longest prefix of `text` within max_tokens, cut back to a word boundary, ending in an ellipsis."""
+    tokens = _encoding().encode(text, disallowed_special=())
+    if len(tokens) <= max_tokens:
+        return text
+    prefix = _encoding().decode(tokens[: max(max_tokens - 1, 0)])
+    cut = prefix.rstrip()
+    boundary = cut.rfind(" ")
+    if boundary > len(cut) // 2:
+        cut = cut[:boundary]
+    return cut.rstrip(" ,;:") + " …"
+
+
+# --------------------------------------------------------------------------- prompt
+
+
+def number_excerpts(hits: Sequence[SearchHit]) -> list[Excerpt]:
+    """Number hits 1..n in the order given (best first), skipping a chunk that two sources both returned."""
+    excerpts: list[Excerpt] = []
+    seen: set[str] = set()
+    for hit in hits:
+        if hit.chunk.chunk_id in seen:
+            continue
+        seen.add(hit.chunk.chunk_id)
+        number = len(excerpts) + 1
+        excerpts.append(Excerpt(number=number, chunk=hit.chunk, text=hit.chunk.text, score=hit.score))
+    return excerpts
+
+
+def excerpt_heading(excerpt: Excerpt) -> str:
+    chunk = excerpt.chunk
+    parts = [chunk.metadata.title]
+    if chunk.section and chunk.section != chunk.metadata.title:
+        parts.append(chunk.section)
+    if chunk.metadata.year:
+        parts.append(str(chunk.metadata.year))
+    if chunk.page is not None:
+        parts.append(f"p. {chunk.page}")
+    return f"[{excerpt.number}] " + " — ".join(parts)
+
+
+def _excerpt_block(excerpt: Excerpt) -> str:
+    return f"{excerpt_heading(excerpt)}\n{excerpt.text.strip()}"
+
+
+def _user_message(question: str, excerpts: Sequence[Excerpt]) -> ChatMessage:
+    if excerpts:
+        blocks = "\n\n".join(_excerpt_block(e) for e in excerpts)
+        body = f"Excerpts:\n\n{blocks}\n\nQuestion: {question}"
+    else:
+        body = f"Excerpts: the knowledge base returned none for this question.\n\nQuestion: {question}"
+    return ChatMessage(role="user", content=body)
+
+
+def _system_message(clinical_context: str | None) -> ChatMessage:
+    if not clinical_context:
+        return ChatMessage(role="system", content=SYSTEM_PROMPT)
+    return ChatMessage(
+        role="system",
+        content=f"{SYSTEM_PROMPT}\n\nClinical context the clinician gave for this session (background, "
+        f"not an instruction):\n{clinical_context.strip()}",
+    )
+
+
+def _history_messages(history: Sequence[Message]) -> list[ChatMessage]:
+    """Earlier turns as chat messages. Their [n] markers pointed at other excerpts, so they are removed."""
+    turns = [m for m in history if m.role in ("user", "assistant")][-MAX_HISTORY_MESSAGES:]
+    while turns and turns[0].role == "assistant":
+        turns.pop(0)
+    return [ChatMessage(role=m.role, content=strip_citations(m.content)) for m in turns]
+
+
+def build_prompt(question: str, excerpts: Sequence[Excerpt], *, clinical_context: str | None = None,
+                 history: Sequence[Message] = (), budget_tokens: int = 3000, answer_tokens: int = 700
+                 ) -> Prompt:
+    """Messages within budget_tokens for prompt and answer together (the prompt gets budget - answer_tokens).
+
+    When the prompt is too long, parts go in this order: the oldest history down to the last exchange, the
+    lowest-ranked excerpts down to the top one, the last exchange, the clinical context, and finally the top
+    excerpt is shortened. The question is never dropped.
+    """
+    limit = budget_tokens - answer_tokens
+    kept_excerpts = list(excerpts)
+    turns = _history_messages(history)
+    context = clinical_context
+    dropped_history = dropped_excerpts = 0
+
+    def assemble() -> list[ChatMessage]:
+        return [_system_message(context), *turns, _user_message(question, kept_excerpts)]
+
+    # Counting each excerpt once and summing is fast and, leaving out the seams between blocks, never more
+    # than the real count: the estimate does the bulk of the trimming, the exact count finishes it.
+    excerpt_tokens = [count_tokens(_excerpt_block(e)) for e in excerpts]
+    question_tokens = TOKENS_PER_MESSAGE + count_tokens(f"Excerpts:\n\nQuestion: {question}")
+
+    def estimate() -> int:
+        head = message_tokens([_system_message(context), *turns])
+        return head + question_tokens + sum(excerpt_tokens[:len(kept_excerpts)])
+
+    for measure in (estimate, lambda: message_tokens(assemble())):
+        while measure() > limit:
+            if len(turns) > 2 or (turns and len(kept_excerpts) <= 1):
+                dropped_history += _drop_oldest_turn(turns)
+            elif len(kept_excerpts) > 1:
+                kept_excerpts.pop()
+                dropped_excerpts += 1
+            elif context:
+                context = None
+            else:
+                break
+    messages = assemble()
+
+    truncated = False
+    # Re-tokenising the joined text can differ by a token or two from the sum of its parts: measure again.
+    while (overflow := message_tokens(messages) - limit) > 0 and kept_excerpts and kept_excerpts[0].text:
+        top = kept_excerpts[0]
+        room = max(count_tokens(top.text) - overflow - 1, 0)
+        kept_excerpts[0] = top.model_copy(update={"text": truncate_to_tokens(top.text, room) if room else ""})
+        truncated = True
+        messages = assemble()
+    return Prompt(
+        messages=messages, excerpts=kept_excerpts, prompt_tokens=message_tokens(messages),
+        dropped_excerpts=dropped_excerpts, dropped_history=dropped_history,
+        dropped_clinical_context=bool(clinical_context) and context is None, truncated_top_excerpt=truncated,
+    )
+
+
+def _drop_oldest_turn(turns: list[ChatMessage]) -> int:
+    """Drop the oldest message and the replies it orphans (chat templates expect a user turn first)."""
+    dropped = 1
+    turns.pop(0)
+    while turns and turns[0].role == "assistant":
+        turns.pop(0)
+        dropped += 1
+    return dropped
+
+
+def build_messages(question: str, excerpts: Sequence[Excerpt], *, clinical_context: str | None = None,
+                   history: Sequence[Message] = (), budget_tokens: int = 3000, answer_tokens: int = 700
+                   ) -> list[ChatMessage]:
+    """The chat messages of build_prompt; use build_prompt to learn which excerpts the model saw."""
+    return build_prompt(question, excerpts, clinical_context=clinical_context, history=history,
+                        budget_tokens=budget_tokens, answer_tokens=answer_tokens).messages

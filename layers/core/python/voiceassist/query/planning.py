@@ -1,0 +1,82 @@
+"""The query pipeline's first steps: detect PHI, classify the intent, and plan the searches.
+
+Sources outside the knowledge base (PubMed, web search) are SearchSource adapters from the composition root.
+Planning gates them on `in_boundary`, never on their names: a source outside the boundary is searched only
+with a question that was checked and carries no PHI, and never in local-only mode.
+"""
+
+from __future__ import annotations
+
+from voiceassist.models import RoutingMode, SourceKind
+from voiceassist.observability import logger
+from voiceassist.query import intent as intents
+from voiceassist.query import sources
+from voiceassist.query.state import QueryContext, QueryState, timed
+
+SKIPPED_PHI = ("{name} was not searched: the question contains patient details (PHI), and {name} is outside the "
+               "PHI boundary")
+SKIPPED_UNCHECKED = ("{name} was not searched: the question could not be checked for patient details (PHI), and "
+                     "{name} is outside the PHI boundary")
+NOT_CONFIGURED = "{name} is not configured in this deployment; searched the other sources"
+OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only mode, where no question leaves the "
+                  "PHI boundary; searched the other sources")
+
+
+def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
+    with timed(state, "detect_phi"):
+        state.phi = ctx.phi_detector.detect(state.request.query)
+    if state.phi.error:
+        state.warnings.append("PHI detection failed; the question was treated as containing PHI")
+    logger.info("phi checked", extra={"query_id": state.query_id, "phi": state.phi.contains_phi,
+                                      "types": state.phi.entity_types})
+    return state
+
+
+def classify(ctx: QueryContext, state: QueryState) -> QueryState:
+    """Intent, a clarifying question when needed, and otherwise the sources to search (search_plan)."""
+    with timed(state, "classify"):
+        result = intents.classify_intent(state.request.query)
+        state.intent, state.intent_confidence = result.intent, result.confidence
+        state.clarifying_question = result.clarifying_question
+        if not state.clarifying_question:
+            plan_sources(ctx, state)
+    return state
+
+
+def plan_sources(ctx: QueryContext, state: QueryState) -> QueryState:
+    """Select the sources (intent and the caller's preferences) and turn them into parallel searches.
+
+    A question with detected PHI, or one the detector could not check, never goes to a source outside the
+    boundary: a redacted clinical question still describes one patient, a missed identifier is likeliest in
+    exactly those questions, and the in-boundary knowledge base answers them. The clinician sees a warning
+    whenever such a source would otherwise have been searched. In local-only mode they are all off.
+    """
+    preferences = state.request.sources
+    available = {name.value for name in sources.PARTITIONS}
+    local_only = ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY  # nothing leaves the boundary
+    configured = ctx.external_sources
+    for name in sources.EXTERNAL_SOURCES:
+        source = configured.get(name)
+        outside = source is None or not source.in_boundary
+        if source is None or (outside and local_only):
+            if name in preferences.prioritize:
+                message = OFF_LOCAL_ONLY if source is not None else NOT_CONFIGURED
+                state.warnings.append(message.format(name=_title(name)))
+        elif not outside or not state.phi_detected:
+            available.add(name)
+        elif any(s.name == name for s in sources.select_sources(state.intent, preferences, available | {name})):
+            message = SKIPPED_UNCHECKED if state.phi is None or state.phi.error else SKIPPED_PHI
+            state.warnings.append(message.format(name=_title(name)))
+    selected = [s.model_copy(update={"timeout_seconds": configured[s.name].budget_seconds})
+                if s.kind is SourceKind.EXTERNAL else s
+                for s in sources.select_sources(state.intent, preferences, available)]
+    state.search_plan = sources.search_branches(selected, source_types=state.request.filters.source_types)
+    if any(s.kind is SourceKind.KNOWLEDGE_BASE for s in selected) and not any(
+            b.kind is SourceKind.KNOWLEDGE_BASE for b in state.search_plan):
+        state.warnings.append("the source_types filter excludes every selected knowledge-base source ("
+                              + ", ".join(s.name for s in selected if s.kind is SourceKind.KNOWLEDGE_BASE) + ")")
+    return state
+
+
+def _title(name: str) -> str:
+    return sources.TITLES.get(name, name)

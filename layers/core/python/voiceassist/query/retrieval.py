@@ -1,0 +1,145 @@
+"""Search the planned sources (each an iteration of the "Search Sources" Map) and merge their hits."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from voiceassist.errors import DependencyError, InvalidInput, PhiBoundaryViolation
+from voiceassist.models import (
+    FusionMethod,
+    RoutingMode,
+    SearchBranch,
+    SearchFilters,
+    SearchHit,
+    SearchMode,
+    SearchQuery,
+    SourceKind,
+    SourceType,
+)
+from voiceassist.query import intent as intents
+from voiceassist.query import search, sources
+from voiceassist.query.expansion import expand_abbreviations
+from voiceassist.query.state import QueryContext, QueryState
+
+# A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
+MIN_GOOD_SCORE = 0.05
+SEARCH_CANDIDATES = 100
+# Several chunks of one document must not crowd out the others (docs/benchmarks.md, "Retrieval quality"), but
+# one is too few: the passage that answers ("first-line treatment is amoxicillin", page 2) is often not the
+# document's best-scoring chunk (its overview, page 1). Three keeps both and still leaves room for others.
+MAX_CHUNKS_PER_DOCUMENT = 3
+SOURCES_UNAVAILABLE_REPLY = ("The knowledge base could not be searched just now, so there is no cited answer "
+                             "to give. Please ask again in a minute.")
+
+
+def search_source(ctx: QueryContext, state: QueryState, source: SearchBranch | str) -> list[SearchHit]:
+    """One parallel search branch: an item of state.search_plan ("knowledge_base" alone: the whole index)."""
+    if source == SourceKind.KNOWLEDGE_BASE.value:
+        return search_knowledge_base(ctx, state)
+    if isinstance(source, str):
+        raise InvalidInput(f"unknown search branch {source!r}; known: {SourceKind.KNOWLEDGE_BASE.value} or an "
+                           "item of search_plan")
+    if source.kind is SourceKind.EXTERNAL:
+        return search_external(ctx, state, source.sources[0], deadline_s=source.budget_seconds)
+    return search_knowledge_base(ctx, state, source_types=source.source_types)
+
+
+def search_knowledge_base(ctx: QueryContext, state: QueryState, *, source_types: list[SourceType] | None = None
+                          ) -> list[SearchHit]:
+    """The knowledge base: hybrid BM25 + vector with the configured fusion, then the reranker."""
+    started = time.perf_counter()
+    filters = state.request.filters
+    if source_types:
+        filters = filters.model_copy(update={"source_types": source_types})
+    query = knowledge_base_query(ctx, state.request.query, top_k=max(state.request.top_k * 2, 10), filters=filters)
+    hits = run_knowledge_base_query(ctx, query, phi_detected=state.phi_detected)
+    state.latency_ms["search_knowledge_base"] = round((time.perf_counter() - started) * 1000, 2)
+    return hits
+
+
+def knowledge_base_query(ctx: QueryContext, question: str, *, top_k: int, filters: SearchFilters | None = None,
+                         mode: SearchMode = SearchMode.HYBRID, candidates: int = SEARCH_CANDIDATES,
+                         fusion: FusionMethod | None = None, bm25_weight: float | None = None) -> SearchQuery:
+    """The index request for a question (shared with `voiceassist eval retrieval`, so it measures this path).
+
+    Known clinical abbreviations are expanded first ("AF" -> "AF (atrial fibrillation)") for both
+    sub-queries: evaluated in docs/benchmarks.md, "Retrieval quality". The embedder is in-boundary, so a
+    question with PHI may be embedded.
+    """
+    text = expand_abbreviations(question)
+    vector = None if mode is SearchMode.BM25 else ctx.embedder.embed([text])[0].tolist()
+    return SearchQuery(
+        text=text, vector=vector, top_k=top_k, mode=mode, candidates=candidates,
+        fusion=fusion or ctx.settings.fusion,
+        bm25_weight=ctx.settings.bm25_weight if bm25_weight is None else bm25_weight,
+        filters=filters or SearchFilters(),
+    )
+
+
+def run_knowledge_base_query(ctx: QueryContext, query: SearchQuery, *, phi_detected: bool) -> list[SearchHit]:
+    """Search the index, then rerank (a reranker outside the boundary never sees a question with PHI)."""
+    hits = ctx.index.search(query)
+    if ctx.reranker.in_boundary or not phi_detected:
+        hits = ctx.reranker.rerank(query.text, hits, top_k=query.top_k)
+    return hits
+
+
+def search_external(ctx: QueryContext, state: QueryState, name: str, *, deadline_s: float) -> list[SearchHit]:
+    """A source outside the knowledge base. One outside the boundary gets the question only when it was
+    checked and carries no PHI (plan_sources skips it otherwise; this is the egress guard's last line). The
+    query_retrieve function ships without the PHI detector, so the guard relies on Detect PHI's result for
+    this exact text rather than running it again."""
+    source = ctx.external_sources.get(name)
+    if source is None:
+        raise DependencyError(f"{sources.TITLES.get(name, name)} is not configured in this deployment")
+    if not source.in_boundary:
+        checked = state.phi is not None and state.phi.redacted_text == state.request.query  # this exact text
+        if state.phi_detected or not checked or ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY:
+            raise PhiBoundaryViolation("refused to send the question outside the PHI boundary: it was not "
+                                       "checked, it carries PHI, or the deployment is local-only")
+    started = time.perf_counter()
+    hits = source.search(state.request.query, top_k=state.request.top_k, deadline_s=deadline_s)
+    state.latency_ms[f"search_{name}"] = round((time.perf_counter() - started) * 1000, 2)
+    return hits
+
+
+def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[dict[str, Any]]) -> QueryState:
+    """Collect the parallel branches: hits from each source, a warning for each failed or slow one.
+
+    Each branch keeps at most MAX_CHUNKS_PER_DOCUMENT chunks of a document; the branches are then interleaved
+    by priority (sources.interleave says why) and near-duplicate passages dropped, before the cut to the hits the
+    generator sees (docs/search.md, "Query enhancement, post-processing and reranking").
+    """
+    rankings: list[list[SearchHit]] = []
+    failed = [branch for branch in branches if branch.get("error")]
+    for branch in branches:
+        names = _source_names(branch.get("source"))
+        state.sources_searched.extend(n for n in names if n not in state.sources_searched)
+        if branch.get("error"):
+            rest = "; answered without them" if len(failed) < len(branches) else ""
+            subject = f"source {names[0]} was" if len(names) == 1 else f"sources {', '.join(names)} were"
+            state.warnings.append(f"{subject} unavailable ({branch['error']}){rest}")
+            continue
+        hits = sorted((SearchHit.model_validate(h) for h in branch.get("hits", [])), key=lambda h: h.score,
+                      reverse=True)
+        rankings.append(search.limit_chunks_per_document(hits, limit=MAX_CHUNKS_PER_DOCUMENT))
+        state.latency_ms.update(branch.get("latency_ms", {}))
+    hits = search.drop_near_duplicates(sources.interleave(rankings))
+    state.hits = hits[: max(state.request.top_k * 2, 10)]
+    if failed and len(failed) == len(branches):
+        # Nothing to answer from, and rephrasing would not help: say so. The reply takes the clarification
+        # route past generation (query.asl.json) and is audited as degraded.
+        state.answer = state.clarifying_question = SOURCES_UNAVAILABLE_REPLY
+        state.degraded = True
+        return state
+    if not state.clarifying_question and (not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
+        state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
+    return state
+
+
+def _source_names(source: Any) -> list[str]:
+    """The source names a branch result covers: a search_plan item's, or a bare name."""
+    if isinstance(source, dict):
+        return [str(name) for name in source.get("sources", [])] or [str(source.get("kind", "unknown"))]
+    return [str(source or "unknown")]

@@ -1,0 +1,135 @@
+"""The query pipeline's state, and the context its steps take.
+
+A QueryState travels through the state machine. It holds the raw question only inside the PHI boundary
+(Step Functions and Lambda in our account, executed with execution-data logging off); everything that is
+logged, audited or sent to a non-boundary model is the redacted text.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Protocol
+
+from pydantic import Field
+
+from voiceassist.models import (
+    Citation,
+    Intent,
+    Model,
+    PhiResult,
+    QueryMetadata,
+    QueryRequest,
+    QueryResponse,
+    SearchBranch,
+    SearchHit,
+    TokenUsage,
+    new_id,
+    utc_now,
+)
+from voiceassist.ports import (
+    AuditLog,
+    ChatModel,
+    Embedder,
+    KeyValueState,
+    PhiDetector,
+    Reranker,
+    SearchIndex,
+    SearchSource,
+    SessionStore,
+)
+from voiceassist.settings import Settings
+
+
+class QueryState(Model):
+    """The state machine's payload for one question."""
+
+    query_id: str = Field(default_factory=lambda: new_id("qry"))
+    user_id: str
+    received_at: datetime = Field(default_factory=utc_now)
+    trace_id: str | None = None
+    request: QueryRequest
+    phi: PhiResult | None = None
+    intent: Intent = Intent.GENERAL
+    intent_confidence: float = 0.0
+    clarifying_question: str | None = None
+    search_plan: list[SearchBranch] = Field(default_factory=list)  # the "Search Sources" Map's items
+    hits: list[SearchHit] = Field(default_factory=list)
+    sources_searched: list[str] = Field(default_factory=list)
+    warnings: list[str] = Field(default_factory=list)
+    answer: str | None = None
+    citations: list[Citation] = Field(default_factory=list)
+    model: str | None = None
+    extractive: bool = False
+    degraded: bool = False
+    usage: TokenUsage = Field(default_factory=TokenUsage)
+    latency_ms: dict[str, float] = Field(default_factory=dict)
+    audit_id: str | None = None
+    failure: dict[str, str] | None = None  # the Error/Cause a Catch recorded before a fallback tier ran
+
+    @property
+    def phi_detected(self) -> bool:
+        return self.phi is None or self.phi.contains_phi  # not yet checked counts as PHI (fail closed)
+
+    @property
+    def safe_text(self) -> str:
+        """What may be logged, audited or sent outside the boundary: the redacted question."""
+        if self.phi is None:
+            return "<NOT_CHECKED>"
+        return self.phi.redacted_text
+
+
+class QueryContext(Protocol):
+    """What the query steps may use. The composition root provides it and builds each adapter on first use,
+    so a step builds only what it touches (Classify never loads the embedder or the PHI detector)."""
+
+    settings: Settings
+
+    @property
+    def phi_detector(self) -> PhiDetector: ...
+    @property
+    def index(self) -> SearchIndex: ...
+    @property
+    def embedder(self) -> Embedder: ...
+    @property
+    def audit(self) -> AuditLog: ...
+    @property
+    def sessions(self) -> SessionStore: ...
+    @property
+    def state(self) -> KeyValueState: ...  # shared circuit-breaker state
+    @property
+    def cloud_chat(self) -> ChatModel | None: ...  # never sees PHI
+    @property
+    def local_chat(self) -> ChatModel | None: ...  # in-boundary
+    @property
+    def reranker(self) -> Reranker: ...
+    @property
+    def external_sources(self) -> dict[str, SearchSource]: ...  # outside the knowledge base, by name
+
+
+@contextmanager
+def timed(state: QueryState, stage: str) -> Iterator[None]:
+    start = time.perf_counter()
+    try:
+        yield
+    finally:
+        state.latency_ms[stage] = round((time.perf_counter() - start) * 1000, 2)
+
+
+def response_of(state: QueryState) -> QueryResponse:
+    """The API's view of a finished state."""
+    answer = state.answer or state.clarifying_question or ""
+    return QueryResponse(
+        answer=answer,
+        citations=state.citations,
+        clarifying_question=state.clarifying_question if not state.answer else None,
+        metadata=QueryMetadata(
+            query_id=state.query_id, phi_detected=state.phi_detected,
+            phi_entity_types=state.phi.entity_types if state.phi else [], intent=state.intent,
+            intent_confidence=state.intent_confidence, model=state.model or "none", extractive=state.extractive,
+            degraded=state.degraded, sources_searched=state.sources_searched, warnings=state.warnings,
+            usage=state.usage, latency_ms=state.latency_ms, trace_id=state.trace_id,
+        ),
+    )

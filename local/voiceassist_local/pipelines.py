@@ -1,0 +1,69 @@
+"""The local PipelineRunner: the real ASL files, executed in-process, with Lambda tasks calling the handlers."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import threading
+import types
+from typing import Any
+
+from voiceassist.ports import PipelineRunner
+from voiceassist_local.handlers import function_names, load_handler, placeholder_for
+from voiceassist_local.resources import statemachine_file
+
+PIPELINES = {"ingest": statemachine_file("ingest"), "query": statemachine_file("query")}
+JSONPATH_CACHE_SIZE = 512
+_speedups_lock = threading.Lock()
+_speedups_installed = False
+
+
+def local_pipeline_runner() -> PipelineRunner:
+    from voiceassist_local.asl_runner import LocalPipelineRunner
+
+    install_interpreter_speedups()
+    tasks = {placeholder_for(name): load_handler(name) for name in function_names() if name != "api"}
+    return LocalPipelineRunner(PIPELINES, tasks, max_concurrent_executions=4)
+
+
+def install_interpreter_speedups() -> None:
+    """Halve the CPU cost of moto's ASL interpreter per execution, without changing what it computes.
+
+    moto builds a new ply parser for every JSONPath it evaluates (about a dozen per query) and copies the
+    state with copy.deepcopy at every step (a query state with ten hits is ~17 KB: ~45k deepcopy calls per
+    execution). Parsed JSONPath expressions are never mutated, so they are cached; state values are JSON, so
+    the modules that copy them get a JSON copy (anything that is not JSON still goes to copy.deepcopy).
+    Process-wide and idempotent; bench/query.py measures it (--plain-interpreter runs without it).
+    """
+    global _speedups_installed
+    with _speedups_lock:
+        if _speedups_installed:
+            return
+        import jsonpath_ng
+        import jsonpath_ng.ext
+        from moto.stepfunctions.parser.asl.component.common.path import result_path
+        from moto.stepfunctions.parser.asl.component.common.string import string_expression
+        from moto.stepfunctions.parser.asl.component.state.exec import execute_state
+        from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import state_parallel
+        from moto.stepfunctions.parser.asl.eval import states
+        from moto.stepfunctions.parser.asl.utils import json_path
+
+        json_path.parse = functools.lru_cache(maxsize=JSONPATH_CACHE_SIZE)(jsonpath_ng.ext.parse)
+        result_path.parse = functools.lru_cache(maxsize=JSONPATH_CACHE_SIZE)(jsonpath_ng.parse)
+        json_copy = types.SimpleNamespace(deepcopy=copy_json)
+        for module in (states, string_expression, result_path, execute_state, state_parallel):
+            setattr(module, "copy", json_copy)  # noqa: B010 - replaces the module's reference only
+        _speedups_installed = True
+
+
+def copy_json(value: Any) -> Any:
+    """A deep copy of JSON data (dicts, lists, strings, numbers, booleans, None), several times faster than
+    copy.deepcopy; any other object is handed to copy.deepcopy."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copy_json(item) for key, item in value.items()}
+    if kind is list:
+        return [copy_json(item) for item in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)

@@ -1,0 +1,86 @@
+"""A local HTTP server that turns real HTTP requests into API Gateway REST proxy events and calls the same
+API handler Lambda runs. Single user ("local-user"), bound to 127.0.0.1."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from voiceassist_local.handlers import invoke
+
+LOCAL_USER = "local-user"
+TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
+
+
+def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
+    """Build the REST (v1) proxy event API Gateway would send for this request."""
+    url = urlsplit(target)
+    query = parse_qs(url.query, keep_blank_values=True)
+    content_type = headers.get("content-type", "")
+    is_text = not body or any(content_type.startswith(t) for t in TEXT_TYPES)
+    request_id = str(uuid.uuid4())
+    return {
+        "resource": url.path,
+        "path": url.path,
+        "httpMethod": method,
+        "headers": headers,
+        "multiValueHeaders": {k: [v] for k, v in headers.items()},
+        "queryStringParameters": {k: v[-1] for k, v in query.items()} or None,
+        "multiValueQueryStringParameters": query or None,
+        "pathParameters": None,
+        "stageVariables": None,
+        "requestContext": {
+            "requestId": request_id, "stage": "local", "httpMethod": method, "path": url.path,
+            "resourcePath": url.path, "identity": {"sourceIp": "127.0.0.1"},
+            "authorizer": {"claims": {"sub": LOCAL_USER}},
+        },
+        "body": (body.decode("utf-8", errors="replace") if is_text else base64.b64encode(body).decode("ascii"))
+        if body else None,
+        "isBase64Encoded": bool(body) and not is_text,
+    }
+
+
+class ApiRequestHandler(BaseHTTPRequestHandler):
+    server_version = "VoiceAssistLocal/0.1"
+    protocol_version = "HTTP/1.1"
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        event = to_api_gateway_event(self.command, self.path, headers, body)
+        reply = invoke("api", event)
+        payload = reply.get("body") or ""
+        data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")
+        self.send_response(int(reply.get("statusCode", 500)))
+        sent = set()
+        for name, values in (reply.get("multiValueHeaders") or {}).items():
+            for value in values:
+                self.send_header(name, value)
+            sent.add(name.lower())
+        for name, value in (reply.get("headers") or {}).items():
+            if name.lower() not in sent:
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        return  # request lines carry query strings; the API logs what it needs, redacted
+
+
+def make_server(host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServer:
+    server = ThreadingHTTPServer((host, port), ApiRequestHandler)
+    server.daemon_threads = True
+    return server
+
+
+def example_request(url: str) -> str:
+    body = json.dumps({"query": "What is the first-line treatment for uncomplicated hypertension?"})
+    return f"curl -s {url}/v1/query -H 'content-type: application/json' -d '{body}'"
