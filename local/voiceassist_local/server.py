@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -14,6 +15,27 @@ from voiceassist_local.handlers import invoke
 
 LOCAL_USER = "local-user"
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
+
+# Local faces that are not one API Gateway event and reply (the web client's files, Server-Sent Events). A
+# handler takes the request and its body and writes the whole reply itself.
+LocalFace = Callable[[BaseHTTPRequestHandler, bytes], None]
+LOCAL_FACES: list[tuple[str, str, LocalFace]] = []  # (method, path or prefix ending in "/", handler)
+
+
+def local_face(method: str, path: str) -> Callable[[LocalFace], LocalFace]:
+    """Register a local face for `method` on `path` (an exact path, or a prefix when it ends in "/")."""
+    def register(handler: LocalFace) -> LocalFace:
+        LOCAL_FACES.append((method, path, handler))
+        return handler
+    return register
+
+
+def find_local_face(method: str, target: str) -> LocalFace | None:
+    path = urlsplit(target).path
+    for face_method, face_path, handler in LOCAL_FACES:
+        if face_method == method and (path == face_path or (face_path.endswith("/") and path.startswith(face_path))):
+            return handler
+    return None
 
 
 def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
@@ -51,6 +73,10 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
     def _handle(self) -> None:
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length) if length else b""
+        face = find_local_face(self.command, self.path)
+        if face is not None:
+            face(self, body)
+            return
         headers = {k.lower(): v for k, v in self.headers.items()}
         event = to_api_gateway_event(self.command, self.path, headers, body)
         reply = invoke("api", event)
