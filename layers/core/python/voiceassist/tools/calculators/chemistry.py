@@ -7,7 +7,7 @@ from pydantic import Field
 from voiceassist.errors import InvalidInput
 from voiceassist.tools.calculators.base import CalculatorParams, CalculatorResult, CalculatorSpec, result, round5
 
-SODIUM = Field(gt=50, le=250, description="Serum sodium, mmol/L")
+SODIUM = Field(gt=50, le=300, description="Serum sodium, mmol/L")
 CHLORIDE = Field(gt=20, le=200, description="Serum chloride, mmol/L")
 BICARBONATE = Field(ge=0, le=80, description="Serum bicarbonate, mmol/L")
 ALBUMIN = Field(gt=0, le=10, description="Serum albumin, g/dL")

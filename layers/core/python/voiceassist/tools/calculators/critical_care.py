@@ -23,7 +23,7 @@ class ApacheParams(CalculatorParams):
     mean_arterial_pressure: float = Field(gt=0, le=300, description="Mean arterial pressure, mm Hg")
     heart_rate: float = Field(ge=0, le=400, description="Heart rate, beats per minute")
     respiratory_rate: float = Field(ge=0, le=150, description="Respiratory rate, breaths per minute")
-    fio2_percent: float = Field(default=21, ge=21, le=100, description="Inspired oxygen, %")
+    fio2_percent: float = Field(default=21, ge=10, le=100, description="Inspired oxygen, %")
     pao2: float = Field(gt=0, le=800, description="Arterial PaO2, mm Hg")
     a_a_gradient: float | None = Field(default=None, description="A-a gradient, mm Hg (used when FiO2 >= 50 %)")
     arterial_ph: float = Field(ge=6.3, le=8.0, description="Arterial pH")
@@ -81,7 +81,7 @@ def apache_ii(params: ApacheParams) -> CalculatorResult:
 
 class SofaParams(CalculatorParams):
     pao2: float = Field(gt=0, le=800, description="Arterial PaO2, mm Hg")
-    fio2_percent: float = Field(default=21, ge=21, le=100, description="Inspired oxygen, %")
+    fio2_percent: float = Field(default=21, ge=10, le=100, description="Inspired oxygen, %")
     ventilated: bool = Field(default=False, description="Mechanical ventilation or CPAP")
     platelets_10_3_ul: float = Field(default=200, ge=0, le=3000, description="Platelets, 10^3/µL")
     gcs: int = GCS_FIELD

@@ -16,7 +16,7 @@ from voiceassist.tools.calculators.body import WEIGHT_KG, adjusted_weight, devin
 
 AGE = Field(ge=0, le=130, description="Age, years")
 CREATININE = Field(gt=0, le=40, description="Serum creatinine, mg/dL")
-SODIUM = Field(gt=50, le=250, description="Serum sodium, mmol/L")
+SODIUM = Field(gt=50, le=300, description="Serum sodium, mmol/L")
 
 COCKCROFT_GAULT = "Cockcroft DW, Gault MH, Nephron 1976;16:31-41"
 CKD_EPI_2021 = "Inker LA et al. (CKD-EPI), N Engl J Med 2021;385:1737-1749"
