@@ -167,9 +167,11 @@ def extract_parameters(calculator: str, question: str) -> tuple[dict[str, Any], 
     """(params found, required fields still missing) for `calculator` from the question text."""
     spec = get_calculator(calculator)
     text = question.lower()
+    # The calculator's own name is not a finding ("Wells score for PE" says nothing about a prior PE).
+    findings_text = text
     for name, pattern in _ALIASES:
         if name == calculator:
-            text = pattern.sub(" ", text)
+            findings_text = pattern.sub(" ", findings_text)
     fields = spec.params.model_fields
     params: dict[str, Any] = {}
     age, sex = extract_age(text), extract_sex(text)
@@ -183,7 +185,7 @@ def extract_parameters(calculator: str, question: str) -> tuple[dict[str, Any], 
         if source in values and field not in params:
             params[field] = values[source]
     for field, concepts in CONCEPT_FIELDS.get(calculator, {}).items():
-        states = [mentioned(text, concept) for concept in concepts]
+        states = [mentioned(findings_text, concept) for concept in concepts]
         if any(states):
             params[field] = True
         elif False in states:

@@ -142,5 +142,7 @@ SPECIAL_EXTRACTORS: dict[str, Callable[[str], Params]] = {
     "mdrd_gfr": lambda text: {"black": True} if re.search(r"\bblack\b|african[- ]american", text) else {},
     "grace": lambda text: {"killip_class": {"i": 1, "ii": 2, "iii": 3, "iv": 4}.get(m.group(1), 1)} if (
         m := re.search(r"killip (?:class )?(iv|iii|ii|i)\b", text)) else {},
+    "meld": lambda text: {"creatinine_mg_dl": 4.0} if re.search(r"(?<!no )dialysis", text)
+    and not re.search(r"\b(?:creatinine|cr)\b", text) else {},
     "sofa": lambda text: {"ventilated": True} if re.search(r"ventilat|intubat|cpap", text) else {},
 }
