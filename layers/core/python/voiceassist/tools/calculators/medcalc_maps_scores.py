@@ -54,6 +54,12 @@ def _white_count_per_ul(e: Entities) -> float | None:
     return count * 1000 if count < 200 else count
 
 
+def _fio2_percent(e: Entities) -> float | None:
+    """FiO2 in %; a bare fraction (0.4) is read as 40 %."""
+    value = e.number("FiO2", quantity="percent")
+    return None if value is None else value * 100 if value <= 1 else value
+
+
 def _gcs(e: Entities) -> int | None:
     value = e.number("Glasgow Coma Score", "GCS")
     return None if value is None else int(value)
@@ -84,8 +90,10 @@ def heart_score(e: Entities) -> Params:
                                                      "significant_st_deviation"),
                                                     (("repolarization", "non-specific", "nonspecific"),
                                                      "nonspecific_repolarization")], "normal")
-    troponin = option(e.text("Initial troponin"), [(("more than", "greater than", ">"), "above_three_times"),
-                                                   (("between", "up to", "1-3"), "one_to_three_times")], "normal")
+    troponin = option(e.text("Initial troponin"), [
+        (("more than", "greater than", ">", "≥"), "above_three_times"),
+        (("between", "up to", "1-3", "1–3"), "one_to_three_times"),
+    ], "normal")
     return {"age": age(e), "history": history, "ecg": ecg, "troponin": troponin,
             "hypertension": e.flag("Hypertension history"), "hypercholesterolemia": e.flag("hypercholesterolemia"),
             "diabetes": e.flag("Diabetes mellitus"), "obesity": e.flag("obesity"), "smoking": e.flag("smoking"),
@@ -197,7 +205,7 @@ def apache_ii(e: Entities) -> Params:
                                                 (("emergency",), "emergency_postoperative")], "nonoperative")
     return {"age": age(e), "temperature_c": _temperature(e), "mean_arterial_pressure": _map(e),
             "heart_rate": _rate(e, HEART_RATE), "respiratory_rate": _rate(e, "respiratory rate"),
-            "fio2_percent": e.number("FiO2", quantity="percent"), "pao2": _pressure(e, "PaO2"),
+            "fio2_percent": _fio2_percent(e), "pao2": _pressure(e, "PaO2"),
             "a_a_gradient": e.number("A-a gradient", quantity="pressure"), "arterial_ph": e.number("pH"),
             "sodium": sodium(e), "potassium": e.number("Potassium", quantity="electrolyte"),
             "creatinine_mg_dl": creatinine(e), "acute_renal_failure": e.flag("Acute renal failure"),
@@ -213,7 +221,7 @@ def sofa(e: Entities) -> Params:
     mean_pressure = _map(e)
     if mean_pressure is None and e.flag("Hypotension"):
         mean_pressure = 65.0
-    return {"pao2": _pressure(e, "PaO2"), "fio2_percent": e.number("FiO2", quantity="percent"),
+    return {"pao2": _pressure(e, "PaO2"), "fio2_percent": _fio2_percent(e),
             "ventilated": e.flag("On mechanical ventilation", "Continuous positive airway pressure"),
             "platelets_10_3_ul": None if platelets is None else platelets_per_nl(platelets), "gcs": _gcs(e),
             "bilirubin_mg_dl": e.number("Bilirubin", quantity="bilirubin"), "mean_arterial_pressure": mean_pressure,

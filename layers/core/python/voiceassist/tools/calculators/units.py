@@ -6,6 +6,7 @@ Calcium 40.08, bilirubin 584.66, cholesterol 386.65 and triglyceride (as triolei
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 
 from voiceassist.errors import InvalidInput
@@ -74,23 +75,29 @@ UNITS: dict[str, tuple[str, dict[str, Conversion]]] = {
                            "fahrenheit": lambda f: (f - 32) * 5 / 9, "k": lambda k: k - 273.15}),
     "pressure": ("mm Hg", {"mmhg": _identity, "torr": _identity, "kpa": _scale(7.50062)}),
     "rate": ("per minute", {"beatsperminute": _identity, "bpm": _identity, "breathsperminute": _identity,
-                            "/min": _identity, "perminute": _identity}),
+                            "/min": _identity, "perminute": _identity, "beats/min": _identity,
+                            "breaths/min": _identity, "min^-1": _identity}),
     "interval": ("msec", {"msec": _identity, "ms": _identity, "s": _scale(1000), "sec": _scale(1000)}),
     "age": ("years", {"years": _identity, "year": _identity, "y": _identity, "yr": _identity,
                       "months": _scale(1 / 12), "weeks": _scale(7 / 365.25), "days": _scale(1 / 365.25)}),
     "percent": ("%", {"%": _identity, "percent": _identity, "fraction": _scale(100)}),
     "bmi": ("kg/m²", {"kg/m^2": _identity, "kg/m2": _identity}),
-    "urine_output": ("mL/day", {"ml/day": _identity, "ml/24h": _identity, "l/day": _scale(1000),
-                                "ml/h": _scale(24), "ml/hr": _scale(24)}),
+    "urine_output": ("mL/day", {"ml/day": _identity, "ml/24h": _identity, "ml/24hr": _identity, "ml/d": _identity,
+                                "l/day": _scale(1000), "ml/h": _scale(24), "ml/hr": _scale(24)}),
     "infusion": ("µg/kg/min", {"ug/kg/min": _identity, "mg/kg/min": _scale(1000)}),
     "mass_dose": ("mg", {"mg": _identity, "ug": _scale(0.001), "g": _scale(1000)}),
     "microgram_dose": ("µg", {"ug": _identity, "mg": _scale(1000)}),
 }
 
 
+_SUPERSCRIPTS = str.maketrans({"⁹": "^9", "³": "^3", "²": "^2", "⁶": "^6", "⁻": "^-", "¹": "1"})
+
+
 def normalise_unit(unit: str) -> str:
-    text = unit.strip().lower().replace("µ", "u").replace("μ", "u").replace("°", "").replace("mcg", "ug")
-    text = text.replace("³", "3").replace("²", "2").replace("×", "x").replace(" ", "")
+    text = unit.translate(_SUPERSCRIPTS)
+    text = unicodedata.normalize("NFKC", text).strip().lower()
+    for old, new in (("µ", "u"), ("μ", "u"), ("°", ""), ("mcg", "ug"), ("×", "x"), ("*", "x"), (" ", "")):
+        text = text.replace(old, new)
     return text
 
 
