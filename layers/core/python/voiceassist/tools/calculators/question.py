@@ -1,0 +1,197 @@
+"""Answering without a model: which calculator a question names, and its parameters read by rule.
+
+`detect_calculator` matches names and aliases; `extract_parameters` reads age, sex, named conditions (with
+negation: "no diabetes", "without hypertension"), measurements with units, and a few calculator-specific
+phrasings, then reports the required fields it could not find so the caller can ask for them.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from voiceassist.tools.calculators.question_patterns import (
+    CALCULATOR_ALIASES,
+    CONCEPTS,
+    MEASUREMENTS,
+    NEGATION,
+    SCOPE_BREAK,
+)
+from voiceassist.tools.calculators.question_specials import SPECIAL_EXTRACTORS
+from voiceassist.tools.calculators.registry import get_calculator
+from voiceassist.tools.calculators.units import convert
+
+_ALIASES = [(name, re.compile(pattern, re.IGNORECASE)) for name, pattern in CALCULATOR_ALIASES]
+
+# calculator -> {params field: concepts any of which sets it}
+CONCEPT_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
+    "chadsvasc": {"congestive_heart_failure": ("heart_failure",), "hypertension": ("hypertension",),
+                  "diabetes": ("diabetes",), "stroke_tia_thromboembolism": ("stroke", "tia", "thromboembolism"),
+                  "vascular_disease": ("vascular_disease",)},
+    "hasbled": {"hypertension": ("hypertension",), "renal_disease": ("renal_disease",),
+                "liver_disease": ("liver_disease",), "stroke": ("stroke",), "prior_bleeding": ("bleeding",),
+                "labile_inr": ("labile_inr",), "antiplatelet_or_nsaid": ("bleeding_drugs",)},
+    "heart_score": {"hypertension": ("hypertension",), "hypercholesterolemia": ("hypercholesterolemia",),
+                    "diabetes": ("diabetes",), "obesity": ("obesity",), "smoking": ("smoking",),
+                    "family_history": ("family_history",),
+                    "atherosclerotic_disease": ("coronary_disease", "stroke", "vascular_disease"),
+                    "transient_ischemic_attack": ("tia",)},
+    "rcri": {"high_risk_surgery": ("high_risk_surgery",), "ischemic_heart_disease": ("coronary_disease",),
+             "congestive_heart_failure": ("heart_failure",), "cerebrovascular_disease": ("stroke", "tia"),
+             "insulin_treatment": ("insulin",)},
+    "grace": {"cardiac_arrest_at_admission": ("cardiac_arrest",), "st_deviation": ("st_deviation",),
+              "elevated_cardiac_enzymes": ("elevated_enzymes",)},
+    "framingham_hard_chd": {"smoker": ("smoking",)},
+    "wells_dvt": {"active_cancer": ("cancer",), "previous_dvt": ("previous_dvt_pe",),
+                  "alternative_diagnosis_likely": ("alternative_diagnosis",), "calf_swelling": ("leg_swelling",)},
+    "wells_pe": {"dvt_signs": ("dvt_signs",), "pe_most_likely": ("pe_most_likely",),
+                 "immobilization_or_surgery": ("immobilization_or_surgery",),
+                 "previous_pe_or_dvt": ("previous_dvt_pe",),
+                 "hemoptysis": ("hemoptysis",), "malignancy": ("cancer",)},
+    "perc_rule": {"unilateral_leg_swelling": ("leg_swelling",), "hemoptysis": ("hemoptysis",),
+                  "recent_surgery_or_trauma": ("immobilization_or_surgery",),
+                  "previous_pe_or_dvt": ("previous_dvt_pe",),
+                  "hormone_use": ("hormone_use",)},
+    "curb65": {"confusion": ("confusion",)},
+    "pneumonia_severity_index": {"nursing_home_resident": ("nursing_home",), "neoplastic_disease": ("cancer",),
+                                 "liver_disease": ("liver_disease",), "congestive_heart_failure": ("heart_failure",),
+                                 "cerebrovascular_disease": ("stroke", "tia"), "renal_disease": ("renal_disease",),
+                                 "altered_mental_status": ("confusion",), "pleural_effusion": ("pleural_effusion",)},
+    "centor": {"tonsillar_exudate": ("tonsillar_exudate",), "tender_anterior_nodes": ("tender_nodes",)},
+    "feverpain": {"fever_past_24_hours": ("fever",), "purulence": ("tonsillar_exudate",)},
+    "glasgow_blatchford": {"melena": ("melena",), "syncope": ("syncope",), "hepatic_disease": ("liver_disease",),
+                           "cardiac_failure": ("heart_failure",)},
+    "charlson": {"myocardial_infarction": ("coronary_disease",), "congestive_heart_failure": ("heart_failure",),
+                 "cerebrovascular_accident_or_tia": ("stroke", "tia"), "dementia": ("dementia",),
+                 "chronic_pulmonary_disease": ("copd",)},
+    "meld": {"dialysis": ("dialysis",)},
+}
+
+# params field -> the measurement that fills it, where the names differ
+FIELD_MEASUREMENT = {"platelets_10_9_l": "platelets", "platelets_10_3_ul": "platelets"}
+
+_AGE = [r"(\d{1,3})\s*[- ]?(?:years?|yrs?)[- ]?old", r"\baged?\s*(?:of\s*)?(\d{1,3})\b",
+        r"(\d{1,3})\s*(?:yo|y/o|y\.o\.)", r"\b(\d{1,3})\s?[mf]\b"]
+_FEMALE = r"\b(?:woman|women|female|lady|girl|she|her|mrs|\d{1,3}\s?f)\b"
+_MALE = r"\b(?:man|men|male|gentleman|boy|he|his|mr|\d{1,3}\s?m)\b"
+
+
+def detect_calculator(question: str) -> str | None:
+    for name, pattern in _ALIASES:
+        if pattern.search(question):
+            return name
+    return None
+
+
+def mentioned(text: str, concept: str) -> bool | None:
+    """True if mentioned outside a negated scope, False if only negated mentions, None if not mentioned."""
+    found = None
+    for match in re.finditer(CONCEPTS[concept], text):
+        before = text[: match.start()]
+        breaks = list(SCOPE_BREAK.finditer(before))
+        scope = before[breaks[-1].end():] if breaks else before
+        if NEGATION.search(scope):
+            found = False if found is None else found
+        else:
+            return True
+    return found
+
+
+def extract_age(text: str) -> float | None:
+    for pattern in _AGE:
+        match = re.search(pattern, text)
+        if match:
+            return float(match.group(1))
+    return None
+
+
+def extract_sex(text: str) -> str | None:
+    female, male = re.search(_FEMALE, text), re.search(_MALE, text)
+    if female and (not male or female.start() < male.start()):
+        return "female"
+    return "male" if male else None
+
+
+def extract_height_cm(text: str) -> float | None:
+    feet = re.search(r"\b(\d)\s*(?:'|ft|feet|foot)\s*(?:(\d{1,2}(?:\.\d+)?)\s*(?:\"|''|in(?:ches)?)?)?", text)
+    if feet:
+        return round(convert(float(feet.group(1)) * 12 + float(feet.group(2) or 0), "in", "height"), 5)
+    metric = re.search(r"(\d+(?:\.\d+)?)\s*(cm|m)\b(?!\s*/)", text)
+    if metric and (metric.group(2) == "cm" or float(metric.group(1)) < 3):
+        return convert(float(metric.group(1)), metric.group(2), "height")
+    inches = re.search(r"(\d+(?:\.\d+)?)\s*(?:in|inches)\b\s*(?:tall)?", text)
+    if inches and re.search(r"tall|height", text):
+        return convert(float(inches.group(1)), "in", "height")
+    return None
+
+
+def _measurement(text: str, name: str) -> float | None:
+    pattern, quantity, default_unit = MEASUREMENTS[name]
+    match = re.search(pattern, text)
+    if not match:
+        return None
+    groups = [group for group in match.groups() if group is not None]
+    value = float(groups[0])
+    unit = groups[1] if len(groups) > 1 and groups[1] else default_unit
+    if name == "creatinine_mg_dl" and not unit:
+        unit = "µmol/L" if value > 20 else "mg/dL"
+    if name == "temperature_c" and not unit:
+        unit = "f" if value > 45 else "c"
+    if name in {"bilirubin_mg_dl", "glucose_mg_dl", "albumin_g_dl", "calcium_mg_dl"} and not unit:
+        unit = {"albumin_g_dl": "g/dL"}.get(name, "mg/dL")
+    if name == "weight_kg":
+        unit = unit.rstrip("s") if unit and unit.startswith("kilogram") else unit
+        unit = "kg" if unit and unit.startswith("kilo") else unit
+    if name == "platelets" and value >= 2000:
+        value /= 1000
+    return convert(value, unit, quantity, field=name) if quantity and unit else value
+
+
+def measurements(text: str) -> dict[str, float]:
+    found = {name: value for name in MEASUREMENTS if (value := _measurement(text, name)) is not None}
+    pressure = re.search(r"\b(?:bp|blood pressure)?\s*(?:of|is|was|=|:)?\s*(\d{2,3})\s*/\s*(\d{2,3})\b", text)
+    if pressure:
+        found["systolic_bp"], found["diastolic_bp"] = float(pressure.group(1)), float(pressure.group(2))
+    systolic = re.search(r"\b(?:sbp|systolic(?: bp| blood pressure)?)\b\s*(?:of|is|was|=|:)?\s*(\d{2,3})", text)
+    if systolic:
+        found["systolic_bp"] = float(systolic.group(1))
+    if "systolic_bp" in found and "diastolic_bp" in found:
+        found["mean_arterial_pressure"] = found["systolic_bp"] / 3 + 2 * found["diastolic_bp"] / 3
+    height = extract_height_cm(text)
+    if height is not None:
+        found["height_cm"] = height
+    return found
+
+
+def extract_parameters(calculator: str, question: str) -> tuple[dict[str, Any], list[str]]:
+    """(params found, required fields still missing) for `calculator` from the question text."""
+    spec = get_calculator(calculator)
+    text = question.lower()
+    # The calculator's own name is not a finding ("Wells score for PE" says nothing about a prior PE).
+    findings_text = text
+    for name, pattern in _ALIASES:
+        if name == calculator:
+            findings_text = pattern.sub(" ", findings_text)
+    fields = spec.params.model_fields
+    params: dict[str, Any] = {}
+    age, sex = extract_age(text), extract_sex(text)
+    if "age" in fields and age is not None:
+        params["age"] = age
+    if "sex" in fields and sex is not None:
+        params["sex"] = sex
+    values = measurements(text)
+    for field in fields:
+        source = FIELD_MEASUREMENT.get(field, field)
+        if source in values and field not in params:
+            params[field] = values[source]
+    for field, concepts in CONCEPT_FIELDS.get(calculator, {}).items():
+        states = [mentioned(findings_text, concept) for concept in concepts]
+        if any(states):
+            params[field] = True
+        elif False in states:
+            params[field] = False
+    special = SPECIAL_EXTRACTORS.get(calculator)
+    if special is not None:
+        params.update(special(text))
+    missing = [name for name, info in fields.items() if info.is_required() and name not in params]
+    return params, missing
