@@ -8,19 +8,10 @@ from pathlib import Path
 import pytest
 from voiceassist_local.evaluation.calculators import evaluate_calculator_cases
 
+from tests.conftest import SHARED_EVAL
 from voiceassist.tools.calculators.medcalc import answer_medcalc, answer_within_limits
 
-
-def _medcalc_folder() -> Path | None:
-    """../shared/eval/medcalc beside the checkout (or beside the folder of worktrees)."""
-    for parent in Path(__file__).resolve().parents[3:6]:
-        candidate = parent / "../shared/eval/medcalc"
-        if (candidate / "one_shot_data.csv").exists():
-            return candidate.resolve()
-    return None
-
-
-MEDCALC = _medcalc_folder()
+MEDCALC: Path | None = SHARED_EVAL / "medcalc" if (SHARED_EVAL / "medcalc" / "one_shot_data.csv").exists() else None
 
 
 @pytest.mark.skipif(MEDCALC is None, reason="../shared/eval/medcalc is not beside the checkout")
@@ -81,3 +72,17 @@ def test_answer_within_limits_numbers_dates_and_gestational_age(answer: object, 
 def test_answer_medcalc_missing_boolean_counts_as_absent() -> None:
     assert answer_medcalc(4, {"sex": "Male", "age": [62, "years"]}) == 0
     assert answer_medcalc("HAS-BLED Score for Major Bleeding Risk", {"age": [70, "years"]}) == 1
+
+
+def test_eval_calculators_cli_prints_the_report_as_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from voiceassist_local.cli import main
+
+    cases = tmp_path / "cases.jsonl"
+    cases.write_text(json.dumps({"calculator_name": "bmi", "relevant_entities": {
+        "weight": [70, "kg"], "height": [175, "cm"]}, "ground_truth": 22.857, "lower_limit": 21.714,
+        "upper_limit": 24.0}) + "\n")
+
+    assert main(["eval", "calculators", "--cases", str(cases), "--json"]) == 0
+
+    report = json.loads(capsys.readouterr().out)
+    assert (report["accuracy"], report["calculators_covered"]) == (1.0, 1)
