@@ -30,7 +30,8 @@ test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: install
-	$(BIN)/ruff check -q layers functions tests bench infra
+	$(BIN)/ruff check -q layers functions tests bench infra local
+	PYTHONPATH=. $(BIN)/lint-imports --no-cache > /dev/null || PYTHONPATH=. $(BIN)/lint-imports --no-cache
 
 typecheck: install
 	$(BIN)/mypy --no-error-summary layers/core/python/voiceassist

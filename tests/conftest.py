@@ -34,7 +34,7 @@ def shared_embedder():  # type: ignore[no-untyped-def]
 
 @pytest.fixture(scope="session")
 def shared_phi_detector():  # type: ignore[no-untyped-def]
-    from voiceassist.phi import build_detector
+    from voiceassist.composition.phi_detectors import build_detector
 
     return build_detector(Settings())
 

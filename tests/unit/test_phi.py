@@ -7,13 +7,13 @@ from collections.abc import Iterator
 
 import pytest
 
+from voiceassist.composition.phi_detectors import build_detector
 from voiceassist.errors import InvalidInput, PhiBoundaryViolation
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.phi import (
     WITHHELD,
     DisabledPhiDetector,
     FailClosedDetector,
-    build_detector,
     ensure_no_phi,
     redact,
 )

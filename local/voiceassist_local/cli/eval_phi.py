@@ -52,7 +52,7 @@ def _select(items: list[LabelledText], part: str) -> list[LabelledText]:
 
 
 def _detector(mode: str) -> PhiDetector:
-    from voiceassist.phi import build_detector
+    from voiceassist.composition.phi_detectors import build_detector
 
     # A generous time-out: the evaluation measures detection, not the machine's load.
     detector = build_detector(Settings(phi_mode=PhiMode(mode)), timeout_s=30.0)

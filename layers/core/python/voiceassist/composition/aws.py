@@ -6,7 +6,8 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from voiceassist.composition import Dependencies
+from voiceassist.composition.base import Dependencies
+from voiceassist.settings import Runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     )
 
 
-class AwsDependencies(Dependencies):
+class AwsDependencies(Dependencies, runtime=Runtime.AWS):
     @cached_property
     def _dynamodb(self) -> Any:
         import boto3

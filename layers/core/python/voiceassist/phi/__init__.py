@@ -7,11 +7,11 @@ from voiceassist.phi.detection import (
     WITHHELD,
     DisabledPhiDetector,
     FailClosedDetector,
-    build_detector,
     ensure_no_phi,
     failed_result,
     redact,
 )
 
-__all__ = ["DEFAULT_TIMEOUT_S", "WITHHELD", "DisabledPhiDetector", "FailClosedDetector", "build_detector",
-           "ensure_no_phi", "failed_result", "redact"]
+__all__ = ["DEFAULT_TIMEOUT_S", "WITHHELD", "DisabledPhiDetector", "FailClosedDetector", "ensure_no_phi",
+           "failed_result",
+           "redact"]

@@ -15,7 +15,6 @@ from voiceassist.errors import InvalidInput, PhiBoundaryViolation
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS, count, logger
 from voiceassist.ports import PhiDetector
-from voiceassist.settings import PhiMode, Settings
 
 # Long enough for a 4,000-character question on a cold CPU, short enough to keep the query responsive.
 DEFAULT_TIMEOUT_S = 2.0
@@ -124,12 +123,3 @@ def ensure_no_phi(text: str, detector: PhiDetector) -> None:
     if result.contains_phi:
         found = result.error or f"found {', '.join(result.entity_types)}"
         raise PhiBoundaryViolation(f"refused to send text outside the PHI boundary: {found}")
-
-
-def build_detector(settings: Settings, *, timeout_s: float = DEFAULT_TIMEOUT_S) -> PhiDetector:
-    """The detector a function uses: Presidio behind the fail-closed wrapper, or the disabled one (off)."""
-    if settings.phi_mode is PhiMode.OFF:
-        return DisabledPhiDetector()
-    from voiceassist.adapters.presidio.detector import PresidioPhiDetector
-
-    return FailClosedDetector(PresidioPhiDetector(mode=settings.phi_mode), timeout_s=timeout_s)

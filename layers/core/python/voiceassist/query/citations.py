@@ -7,12 +7,31 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from voiceassist.models import Citation
+from voiceassist.models import Chunk, Citation, Model, SearchHit
 
-if TYPE_CHECKING:
-    from voiceassist.query.generation import Excerpt
+
+class Excerpt(Model):
+    """A search hit as the prompt shows it: numbered 1..n in rank order."""
+
+    number: int
+    chunk: Chunk
+    text: str
+    score: float = 0.0
+
+
+def number_excerpts(hits: Sequence[SearchHit]) -> list[Excerpt]:
+    """Number hits 1..n in the order given (best first), skipping a chunk that two sources both returned."""
+    excerpts: list[Excerpt] = []
+    seen: set[str] = set()
+    for hit in hits:
+        if hit.chunk.chunk_id in seen:
+            continue
+        seen.add(hit.chunk.chunk_id)
+        number = len(excerpts) + 1
+        excerpts.append(Excerpt(number=number, chunk=hit.chunk, text=hit.chunk.text, score=hit.score))
+    return excerpts
+
 
 CITATION_EXCERPT_CHARS = 400
 # A range wider than this is not a citation a model means ("[1-2000]"): only its two ends are counted.

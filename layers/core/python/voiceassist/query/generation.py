@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from voiceassist.models import ChatMessage, Chunk, Message, Model, SearchHit
-from voiceassist.query.citations import strip_citations
+from voiceassist.models import ChatMessage, Message
+from voiceassist.query.citations import Excerpt, number_excerpts, strip_citations  # noqa: F401 - re-exported
 from voiceassist.settings import configure_tiktoken_cache
 
 if TYPE_CHECKING:
@@ -32,15 +32,6 @@ SYSTEM_PROMPT = (
 TOKENS_PER_MESSAGE = 4
 TOKENS_REPLY_PRIMING = 3
 MAX_HISTORY_MESSAGES = 6
-
-
-class Excerpt(Model):
-    """A search hit as the prompt shows it: numbered 1..n in rank order."""
-
-    number: int
-    chunk: Chunk
-    text: str
-    score: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -90,19 +81,6 @@ def truncate_to_tokens(text: str, max_tokens: int) -> str:
 
 
 # --------------------------------------------------------------------------- prompt
-
-
-def number_excerpts(hits: Sequence[SearchHit]) -> list[Excerpt]:
-    """Number hits 1..n in the order given (best first), skipping a chunk that two sources both returned."""
-    excerpts: list[Excerpt] = []
-    seen: set[str] = set()
-    for hit in hits:
-        if hit.chunk.chunk_id in seen:
-            continue
-        seen.add(hit.chunk.chunk_id)
-        number = len(excerpts) + 1
-        excerpts.append(Excerpt(number=number, chunk=hit.chunk, text=hit.chunk.text, score=hit.score))
-    return excerpts
 
 
 def excerpt_heading(excerpt: Excerpt) -> str:

@@ -1,0 +1,192 @@
+"""The base of both factories: what they share, the process-wide set, and the local runtime's hook."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from voiceassist.settings import Runtime, Settings, get_settings
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
+
+    from voiceassist.ingest.stages import IngestionContext
+    from voiceassist.ports import (
+        AuditLog,
+        BlobStore,
+        ChatModel,
+        DocumentStore,
+        Embedder,
+        JobStore,
+        KeyValueState,
+        PhiDetector,
+        PipelineRunner,
+        Reranker,
+        SearchIndex,
+        SearchSource,
+        SessionStore,
+    )
+    from voiceassist.query.state import QueryContext
+
+PipelineRunnerFactory = Callable[["Dependencies"], "PipelineRunner"]
+_pipeline_runner_factory: PipelineRunnerFactory | None = None
+
+
+def register_pipeline_runner(factory: PipelineRunnerFactory | None) -> None:
+    """The local runtime installs its in-process runner of the ASL files here (None removes it)."""
+    global _pipeline_runner_factory
+    _pipeline_runner_factory = factory
+
+
+class Dependencies:
+    """Lazily built adapters for one Settings; what both factories share. Attributes may be replaced (tests
+    inject fakes). `Dependencies(settings)` returns the factory of the settings' runtime."""
+
+    _factories: ClassVar[dict[Runtime, type[Dependencies]]] = {}
+
+    def __init_subclass__(cls, *, runtime: Runtime | None = None, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if runtime is not None:
+            Dependencies._factories[runtime] = cls
+
+    def __new__(cls, settings: Settings) -> Dependencies:
+        if cls is Dependencies:
+            return super().__new__(cls._factories[settings.runtime])
+        return super().__new__(cls)
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.RLock()
+
+    # ---- stores (each factory builds its own) -------------------------------------------------------
+    @cached_property
+    def blobs(self) -> BlobStore:
+        raise NotImplementedError
+
+    @cached_property
+    def documents(self) -> DocumentStore:
+        raise NotImplementedError
+
+    @cached_property
+    def jobs(self) -> JobStore:
+        raise NotImplementedError
+
+    @cached_property
+    def sessions(self) -> SessionStore:
+        raise NotImplementedError
+
+    @cached_property
+    def audit(self) -> AuditLog:
+        raise NotImplementedError
+
+    @cached_property
+    def state(self) -> KeyValueState:
+        raise NotImplementedError
+
+    @cached_property
+    def idempotency(self) -> BasePersistenceLayer:
+        raise NotImplementedError
+
+    @cached_property
+    def index(self) -> SearchIndex:
+        raise NotImplementedError
+
+    @cached_property
+    def pipelines(self) -> PipelineRunner:
+        raise NotImplementedError
+
+    # ---- models and search, the same on both runtimes ----------------------------------------------------
+    @cached_property
+    def embedder(self) -> Embedder:
+        from voiceassist.adapters.onnx.embedder import OnnxEmbedder
+
+        return OnnxEmbedder(precision=self.settings.embedding_precision)
+
+    @cached_property
+    def reranker(self) -> Reranker:
+        from voiceassist.query.rerank import IdentityReranker
+
+        return IdentityReranker()  # evaluated default: docs/search.md, "Query enhancement ... and reranking"
+
+    @cached_property
+    def phi_detector(self) -> PhiDetector:
+        from voiceassist.composition.phi_detectors import build_detector
+
+        return build_detector(self.settings)
+
+    @cached_property
+    def cloud_chat(self) -> ChatModel | None:
+        from voiceassist.composition.chat_models import build_cloud_chat
+
+        return build_cloud_chat(self.settings)
+
+    @cached_property
+    def local_chat(self) -> ChatModel | None:
+        from voiceassist.composition.chat_models import build_local_chat
+
+        return build_local_chat(self.settings)
+
+    @cached_property
+    def external_sources(self) -> dict[str, SearchSource]:
+        """The query-time sources outside the knowledge base, by name (composition/sources.py)."""
+        from voiceassist.composition.sources import build_external_sources
+
+        return build_external_sources(self.settings, secret_reader=self.read_secret)
+
+    def read_secret(self, arn: str) -> str | None:
+        """An API key from Secrets Manager (an ARN is configured only where there is one to read)."""
+        from voiceassist.adapters.aws.secrets_manager import secret_api_key
+
+        return secret_api_key(arn, self.settings.region)
+
+    # ---- the settings the ingestion stages read -------------------------------------------------------
+    @property
+    def chunk_tokens(self) -> int:
+        return self.settings.chunk_tokens
+
+    @property
+    def chunk_overlap(self) -> int:
+        return self.settings.chunk_overlap
+
+    @property
+    def max_upload_bytes(self) -> int:
+        return self.settings.max_upload_bytes
+
+    # ---- the views the domain functions take: this object, typed by what each floor may touch ------------
+    @property
+    def ingestion(self) -> IngestionContext:
+        return self
+
+    @property
+    def query(self) -> QueryContext:
+        return self
+
+    def _build_pipeline_runner(self) -> PipelineRunner:
+        if _pipeline_runner_factory is None:
+            from voiceassist.errors import DependencyError
+
+            raise DependencyError("no pipeline runner: the local runtime (voiceassist_local) is not installed "
+                                  "or has not registered itself; install voiceassist with its local extra")
+        return _pipeline_runner_factory(self)
+
+
+_current: Dependencies | None = None
+_current_lock = threading.Lock()
+
+
+def dependencies() -> Dependencies:
+    """The process-wide dependencies (built on first use from the environment)."""
+    global _current
+    with _current_lock:
+        if _current is None:
+            _current = Dependencies(get_settings())
+        return _current
+
+
+def use_dependencies(deps: Dependencies | None) -> None:
+    """Install a Dependencies (tests, the local server); None resets to the environment's."""
+    global _current
+    with _current_lock:
+        _current = deps
