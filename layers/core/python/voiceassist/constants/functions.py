@@ -119,6 +119,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.BUCKET_WRITE,
         A.JOBS_WRITE,
         timeout_seconds=300,
+        needs_ml_layer=True,  # chunks are measured in the embedding model's word pieces (its tokenizer)
     ),
     _spec(
         "ingest_embed",

@@ -188,10 +188,12 @@ class OpenSearchIndex:
         if credentials is None:
             raise DependencyError("no AWS credentials found to sign OpenSearch requests")
         return OpenSearch(
-            hosts=[{"host": url.hostname, "port": url.port or 443}],
+            hosts=[{"host": url.hostname, "port": url.port or (80 if url.scheme == "http" else 443)}],
             http_auth=AWSV4SignerAuth(credentials, self.region, self.service),
-            use_ssl=True,
-            verify_certs=True,
+            # An Amazon OpenSearch domain is always https; plain http only for a cluster on this machine
+            # (a development cluster, the packaging test's stub).
+            use_ssl=url.scheme != "http",
+            verify_certs=url.scheme != "http",
             connection_class=RequestsHttpConnection,
             timeout=self.timeout_seconds,
             max_retries=2,

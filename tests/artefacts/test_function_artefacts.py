@@ -1,0 +1,201 @@
+"""Every catalogued Lambda function runs as its artefact would: its folder, the core layer, and only the
+packages its layers or image ship (tests/artefacts/artefacts.py; everything else installed here is blocked),
+on the AWS runtime against moto (DynamoDB, S3, Step Functions) and an OpenSearch stub on 127.0.0.1.
+
+The ingest and query pipelines run through their real ASL files, each Lambda task in the worker process of
+its own function; a step that imports what its artefact lacks fails here, not on its first call on AWS.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.resources import functions_dir, sample_corpus_dir, statemachine_file
+
+from tests.artefacts.artefacts import REPO, blocked_modules
+from tests.artefacts.opensearch_stub import OpenSearchStub
+from voiceassist.adapters.aws.dynamodb_tables import create_tables
+from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
+from voiceassist.constants.functions import FUNCTIONS_BY_NAME, placeholder_for
+from voiceassist.constants.tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE
+from voiceassist.ingest.triggers import object_created_event
+from voiceassist.models import QueryRequest
+from voiceassist.query.state import QueryState
+
+pytestmark = pytest.mark.slow
+WORKER = Path(__file__).with_name("worker.py")
+BUCKET = "voiceassist-packaging-documents"
+TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", AUDIT: "pk-audit",
+          STATE: "pk-state"}
+IDEMPOTENCY_TABLE = "pk-idempotency"
+SAMPLE = "metformin-drug-reference.md"
+# Imports a function tries and does without. pypdf looks for cryptography to decrypt AES-encrypted PDFs;
+# without it such a PDF fails Extract with a readable reason (the layer that carries cryptography is the
+# authorizer's today).
+OPTIONAL_IMPORTS: dict[str, set[str]] = {"ingest_extract": {"cryptography"}}
+
+
+class FunctionError(Exception):
+    """A function error as Lambda reports it; the runner matches Retry and Catch on `errorType`."""
+
+
+class Worker:
+    """One function's process: events in, replies out, with the packages its artefact lacks blocked."""
+
+    def __init__(self, name: str, environment: dict[str, str], log: Path) -> None:
+        self.name = name
+        self.refused: set[str] = set()
+        self.calls = 0
+        self.log = log
+        self.process = subprocess.Popen(
+            [sys.executable, str(WORKER), str(functions_dir() / name),
+             json.dumps(blocked_modules(FUNCTIONS_BY_NAME[name]))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log.open("w"), text=True,
+            env=environment, cwd=str(REPO.parent))
+
+    def __call__(self, event: Any, _context: Any = None) -> Any:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        try:
+            self.process.stdin.write(json.dumps(event) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+        except BrokenPipeError:
+            line = ""
+        assert line, f"{self.name}'s worker died:\n" + self.log.read_text()[-3000:]
+        reply = json.loads(line)
+        self.calls += 1
+        self.refused.update(reply["refused"])
+        if "errorType" in reply:
+            error = type(reply["errorType"], (FunctionError,), {})
+            raise error(f"{self.name}: {reply['errorType']}: {reply['errorMessage']}\n{reply['trace']}")
+        return reply["result"]
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture(scope="module")
+def aws() -> Iterator[dict[str, str]]:
+    """moto in server mode and the OpenSearch stub; the environment an AWS deployment gives the functions."""
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    host, port = server.get_host_and_port()
+    endpoint = f"http://{host}:{port}"
+    credentials = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+                   "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1", "AWS_ENDPOINT_URL": endpoint}
+    session = boto3.Session(aws_access_key_id="testing", aws_secret_access_key="testing", region_name="us-east-1")
+    dynamodb = session.client("dynamodb", endpoint_url=endpoint)
+    create_tables(dynamodb, TABLES)
+    dynamodb.create_table(TableName=IDEMPOTENCY_TABLE, BillingMode="PAY_PER_REQUEST",
+                          KeySchema=[{"AttributeName": "id", "KeyType": "HASH"}],
+                          AttributeDefinitions=[{"AttributeName": "id", "AttributeType": "S"}])
+    session.client("s3", endpoint_url=endpoint).create_bucket(Bucket=BUCKET)
+    sfn = session.client("stepfunctions", endpoint_url=endpoint)
+    role = "arn:aws:iam::123456789012:role/packaging"
+    arns = {name: sfn.create_state_machine(name=f"pk-{name}", roleArn=role, definition=json.dumps(
+        {"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}))["stateMachineArn"]
+        for name in ("ingest", "query")}
+    with OpenSearchStub() as opensearch:
+        environment = {
+            "PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"), **credentials,
+            "VOICEASSIST_RUNTIME": "aws", "VOICEASSIST_ENV": "test", "POWERTOOLS_TRACE_DISABLED": "true",
+            "POWERTOOLS_METRICS_NAMESPACE": "VoiceAssist", "POWERTOOLS_LOG_LEVEL": "WARNING",
+            "VOICEASSIST_DOCUMENTS_BUCKET": BUCKET, "VOICEASSIST_DOCUMENTS_TABLE": TABLES[DOCUMENTS],
+            "VOICEASSIST_JOBS_TABLE": TABLES[JOBS], "VOICEASSIST_SESSIONS_TABLE": TABLES[SESSIONS],
+            "VOICEASSIST_AUDIT_TABLE": TABLES[AUDIT], "VOICEASSIST_STATE_TABLE": TABLES[STATE],
+            "VOICEASSIST_IDEMPOTENCY_TABLE": IDEMPOTENCY_TABLE,
+            "VOICEASSIST_OPENSEARCH_ENDPOINT": opensearch.url, "VOICEASSIST_OPENSEARCH_INDEX": "chunks",
+            "VOICEASSIST_OPENSEARCH_PIPELINE": "hybrid",
+            "VOICEASSIST_INGEST_STATE_MACHINE_ARN": arns["ingest"],
+            "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
+            "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
+        }
+        yield environment
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def workers(aws: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Worker]]:
+    logs = tmp_path_factory.mktemp("worker-logs")
+    started = {name: Worker(name, aws, logs / f"{name}.log") for name in sorted(FUNCTIONS_BY_NAME)}
+    yield started
+    for worker in started.values():
+        worker.close()
+
+
+def _runner(workers: dict[str, Worker], pipeline: str) -> LocalPipelineRunner:
+    tasks = {placeholder_for(name): worker for name, worker in workers.items()}
+    return LocalPipelineRunner({pipeline: statemachine_file(pipeline)}, tasks)
+
+
+def _client(aws: dict[str, str], service: str) -> Any:
+    return boto3.client(service, endpoint_url=aws["AWS_ENDPOINT_URL"], region_name=aws["AWS_REGION"],
+                        aws_access_key_id="testing", aws_secret_access_key="testing")
+
+
+def _announce(aws: dict[str, str], workers: dict[str, Worker], key: str, body: bytes
+              ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Upload to incoming/, run the trigger on S3's event; its reply and the ingest input it started with."""
+    s3, sfn = _client(aws, "s3"), _client(aws, "stepfunctions")
+    s3.put_object(Bucket=BUCKET, Key=key, Body=body)
+    etag = s3.head_object(Bucket=BUCKET, Key=key)["ETag"].strip('"')
+    reply = workers["ingest_trigger"](object_created_event(BUCKET, key, etag))
+    execution = sfn.describe_execution(executionArn=reply["execution"])
+    return reply, json.loads(execution["input"])
+
+
+def _api_event(method: str, path: str) -> dict[str, Any]:
+    return {"resource": path, "path": path, "httpMethod": method, "headers": {}, "multiValueHeaders": {},
+            "queryStringParameters": None, "multiValueQueryStringParameters": None, "pathParameters": None,
+            "stageVariables": None, "body": None, "isBase64Encoded": False,
+            "requestContext": {"requestId": "packaging", "stage": "v1", "httpMethod": method, "path": path,
+                               "resourcePath": path, "identity": {"sourceIp": "127.0.0.1"},
+                               "authorizer": {"claims": {"sub": "clinician-1"}}}}
+
+
+def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: dict[str, Worker]) -> None:
+    # Given a document uploaded to incoming/ and announced by EventBridge (and a broken PDF)
+    started, ingest_input = _announce(aws, workers, f"incoming/{SAMPLE}", (sample_corpus_dir() / SAMPLE).read_bytes())
+    _, broken_input = _announce(aws, workers, "incoming/broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> x")
+
+    # When the ingest and query workflows run, each task in its own function's artefact
+    ingest = _runner(workers, "ingest")
+    outcome = ingest.run("ingest", ingest_input)
+    with pytest.raises(PipelineExecutionFailed, match="FAILED"):
+        ingest.run("ingest", broken_input)
+    ingest.close()
+    state = QueryState(user_id="clinician-1",
+                       request=QueryRequest(query="What is the maximum daily dose of metformin?"))
+    query = _runner(workers, "query")
+    answer = QueryState.model_validate(query.run("query", state.model_dump(mode="json")))
+    query.close()
+    # and the API, the WebSocket routes and the authorizer take their events
+    listed = workers["api"](_api_event("GET", "/v1/documents"))
+    connected = workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
+                                                      "authorizer": {"principalId": "clinician-1"}},
+                                   "headers": {}})
+    refused = workers["stream_authorizer"]({"methodArn": "arn:aws:execute-api:us-east-1:1:a/v1/$connect",
+                                            "headers": {}})
+
+    # Then everything succeeded without a package outside the artefacts
+    assert started["status"] == "started", started
+    assert outcome["outcome"]["status"] == "COMPLETED", outcome
+    assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"
+    assert listed["statusCode"] == 200 and "metformin" in listed["body"]
+    assert connected["statusCode"] == 200
+    assert refused["policyDocument"]["Statement"][0]["Effect"] == "Deny"
+    assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))
+            for name, worker in workers.items() if worker.refused - OPTIONAL_IMPORTS.get(name, set())} == {}
+    assert sorted(name for name, worker in workers.items() if worker.calls == 0) == []
