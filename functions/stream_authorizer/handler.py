@@ -8,28 +8,25 @@ tokens cannot be checked at all the function fails (500 to the client, an error 
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
-from voiceassist.adapters.aws.cognito_tokens import verifier_from_settings
 from voiceassist.authentication import (
     TokenRejected,
     TokenVerifier,
     header_value,
     token_from_subprotocols,
 )
+from voiceassist.composition import dependencies
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
 from voiceassist.errors import VoiceAssistError
 from voiceassist.observability import log_failure, logger
-from voiceassist.settings import get_settings
 
 REFUSED_PRINCIPAL = "unauthenticated"
 
 
-@lru_cache(maxsize=1)
 def verifier() -> TokenVerifier:
-    """One verifier per warm container, so the pool's keys are fetched once."""
-    return verifier_from_settings(get_settings())
+    """The composition root's verifier: one per warm container, so the pool's keys are fetched once."""
+    return dependencies().token_verifier
 
 
 @logger.inject_lambda_context

@@ -12,8 +12,8 @@ from voiceassist_local.resources import functions_dir
 
 from tests.support.cognito import CLIENT_ID, REGION, SUB, USER_POOL_ID, StubPool
 from voiceassist.adapters.aws.cognito_tokens import CognitoTokenVerifier
+from voiceassist.composition import Dependencies
 from voiceassist.errors import DependencyError, InvalidInput
-from voiceassist.settings import Settings
 
 METHOD_ARN = "arn:aws:execute-api:eu-west-1:123456789012:abcdef123/v1/$connect"
 
@@ -84,10 +84,10 @@ def test_authorizer_denies_without_a_valid_token_and_logs_no_token(authorizer, p
 
 
 def test_authorizer_fails_closed_and_loudly_when_the_pool_is_not_configured(
-    monkeypatch: pytest.MonkeyPatch, pool: StubPool
+    pool: StubPool, local_deps: Dependencies
 ) -> None:
     module = load("stream_authorizer")
-    monkeypatch.setattr(module, "get_settings", lambda: Settings())  # no VOICEASSIST_USER_POOL_ID
+    assert local_deps.settings.user_pool_id is None  # no VOICEASSIST_USER_POOL_ID
     with pytest.raises(InvalidInput):  # a function error: API Gateway refuses with 500, the alarm counts it
         authorize(module, connect_event(f"voiceassist, {pool.token()}"))
 

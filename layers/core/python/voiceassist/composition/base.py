@@ -12,6 +12,7 @@ from voiceassist.settings import Runtime, Settings, get_settings
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
 
+    from voiceassist.authentication import TokenVerifier
     from voiceassist.ingest.stages import IngestionContext
     from voiceassist.ports import (
         AuditLog,
@@ -127,6 +128,13 @@ class Dependencies:
         from voiceassist.composition.chat_models import build_local_chat
 
         return build_local_chat(self.settings)
+
+    @cached_property
+    def token_verifier(self) -> TokenVerifier:
+        """Cognito tokens (the WebSocket authorizer's): the user pool's signing keys over HTTPS."""
+        from voiceassist.adapters.aws.cognito_tokens import verifier_from_settings
+
+        return verifier_from_settings(self.settings)
 
     @cached_property
     def external_sources(self) -> dict[str, SearchSource]:
