@@ -23,7 +23,7 @@ LOCAL_FACES: list[tuple[str, str, LocalFace]] = []  # (method, path or prefix en
 
 
 def local_face(method: str, path: str) -> Callable[[LocalFace], LocalFace]:
-    """Register a local face for `method` on `path` (an exact path, or a prefix when it ends in "/")."""
+    """Register a local face for `method` on `path` (an exact path, or a prefix when it ends in "/", except "/")."""
     def register(handler: LocalFace) -> LocalFace:
         LOCAL_FACES.append((method, path, handler))
         return handler
@@ -33,7 +33,8 @@ def local_face(method: str, path: str) -> Callable[[LocalFace], LocalFace]:
 def find_local_face(method: str, target: str) -> LocalFace | None:
     path = urlsplit(target).path
     for face_method, face_path, handler in LOCAL_FACES:
-        if face_method == method and (path == face_path or (face_path.endswith("/") and path.startswith(face_path))):
+        is_prefix = face_path.endswith("/") and face_path != "/"  # "/" itself is the page, not every path
+        if face_method == method and (path == face_path or (is_prefix and path.startswith(face_path))):
             return handler
     return None
 
@@ -110,3 +111,6 @@ def make_server(host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServe
 def example_request(url: str) -> str:
     body = json.dumps({"query": "What is the first-line treatment for uncomplicated hypertension?"})
     return f"curl -s {url}/v1/query -H 'content-type: application/json' -d '{body}'"
+
+
+from voiceassist_local import web_face  # noqa: E402, F401 - registers the web client's local faces

@@ -10,10 +10,16 @@ from pydantic import BaseModel, Field
 from routes.identity import caller_id
 from voiceassist.composition import dependencies
 from voiceassist.errors import NotFound
-from voiceassist.models import Session, utc_now
+from voiceassist.models import Message, Session, utc_now
 
 router = Router()
 SESSION_TTL = timedelta(hours=12)
+
+
+class SessionHistory(BaseModel):
+    session_id: str
+    clinical_context: str | None = None
+    messages: list[Message]
 
 
 class NewSession(BaseModel):
@@ -45,3 +51,10 @@ def delete_session(session_id: str) -> dict[str, str]:
     _own_session(session_id)
     dependencies().sessions.delete(session_id)
     return {"deleted": session_id}
+
+
+@router.get("/sessions/<session_id>/messages", summary="Your session's recent messages (stored redacted), oldest first")
+def session_messages(session_id: str) -> SessionHistory:
+    session = _own_session(session_id)
+    messages = dependencies().sessions.messages(session_id, limit=50)
+    return SessionHistory(session_id=session_id, clinical_context=session.clinical_context, messages=messages)
