@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import uuid
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,6 +15,9 @@ from urllib.parse import parse_qs, urlsplit
 from voiceassist_local.handlers import invoke
 
 LOCAL_USER = "local-user"
+# One API event at a time, as one Lambda instance runs them: the Powertools resolver keeps the current event
+# on the (module-level) app, so two threads resolving at once would read each other's request.
+_API_LOCK = threading.Lock()
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
 
 # Local faces that are not one API Gateway event and reply (the web client's files, Server-Sent Events). A
@@ -80,7 +84,8 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
         event = to_api_gateway_event(self.command, self.path, headers, body)
-        reply = invoke("api", event)
+        with _API_LOCK:
+            reply = invoke("api", event)
         payload = reply.get("body") or ""
         data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")
         self.send_response(int(reply.get("statusCode", 500)))

@@ -139,11 +139,13 @@ class Tab:
     def type_text(self, text: str) -> None:
         self.send("Input.insertText", text=text)
 
-    def press(self, key: str, code: str | None = None, key_code: int = 0, *, shift: bool = False) -> None:
-        modifiers = 8 if shift else 0
-        for kind in ("keyDown", "keyUp"):
-            self.send("Input.dispatchKeyEvent", type=kind, key=key, code=code or key, modifiers=modifiers,
-                      windowsVirtualKeyCode=key_code, nativeVirtualKeyCode=key_code)
+    def press(self, key: str, key_code: int, *, text: str = "") -> None:
+        """A key press as a keyboard sends it (Enter carries text "\\r" so it activates a focused button)."""
+        down = {"text": text} if text else {}
+        self.send("Input.dispatchKeyEvent", type="keyDown", key=key, code=key, windowsVirtualKeyCode=key_code,
+                  nativeVirtualKeyCode=key_code, **down)
+        self.send("Input.dispatchKeyEvent", type="keyUp", key=key, code=key, windowsVirtualKeyCode=key_code,
+                  nativeVirtualKeyCode=key_code)
 
     def set_files(self, selector: str, *paths: Path) -> None:
         root = self.send("DOM.getDocument")["root"]["nodeId"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from pydantic import BaseModel
 
@@ -27,6 +29,8 @@ class Passage(BaseModel):
 @router.get("/documents/<doc_id>/chunks/<chunk_id>", summary="Get the passage (chunk) a citation points to")
 def get_passage(doc_id: str, chunk_id: str) -> Passage:
     caller_id(router)  # signed-in callers only, like every route; the function reads the index, never writes
+    # Chunk ids hold a ":" (<doc_id>:<ordinal>), which clients may send percent-encoded in the path.
+    doc_id, chunk_id = unquote(doc_id), unquote(chunk_id)
     chunk = dependencies().index.chunk(chunk_id)
     if chunk.doc_id != doc_id:
         raise NotFound(f"chunk {chunk_id} is not part of document {doc_id}")

@@ -4,7 +4,8 @@ import { Api } from "./api.js";
 import { Auth } from "./auth.js";
 import { loadAdmin } from "./admin.js";
 import {
-  answerStatus, answerText, citationList, clarifyingOptions, el, highlightedPassage, phiBadge, warnings, where,
+  answerStatus, answerText, citationList, claimsCiting, clarifyingOptions, el, highlightedPassage, phiBadge, warnings,
+  where,
 } from "./render.js";
 
 const SESSIONS = "voiceassist.sessions"; // ids and dates only: no question text is kept in the browser
@@ -171,19 +172,20 @@ function renderAnswer(turn, response, question) {
           onclick: () => ask(`${question} (${option})`) }, option))));
     }
   } else {
-    children.push(answerText(response.answer, response.citations, openCitation));
-    children.push(citationList(response.citations, openCitation));
+    const open = (citation) => openCitation(citation, claimsCiting(response.answer, citation.number));
+    children.push(answerText(response.answer, response.citations, open));
+    children.push(citationList(response.citations, open));
   }
   children.push(warnings(metadata), phiBadge(metadata));
   turn.replaceChildren(...children.filter(Boolean));
 }
 
-async function openCitation(citation) {
+async function openCitation(citation, claims) {
   const dialog = $("passage");
   $("passage-title").textContent = `[${citation.number}] ${citation.title}`;
   $("passage-where").textContent = where(citation);
   const text = $("passage-text");
-  text.replaceChildren(highlightedPassage(citation.excerpt, citation.excerpt));
+  text.replaceChildren(highlightedPassage(citation.excerpt, claims || citation.excerpt));
   const link = citation.url || (citation.doi ? `https://doi.org/${citation.doi}` : null);
   $("passage-link").replaceChildren(link ? el("a", { href: link, target: "_blank", rel: "noopener noreferrer" },
     citation.url && citation.url.toLowerCase().endsWith(".pdf") ? "Open the PDF" : "Open the source") : "");
@@ -192,7 +194,7 @@ async function openCitation(citation) {
   try {
     const passage = await state.api.call("GET",
       `/v1/documents/${encodeURIComponent(citation.doc_id)}/chunks/${encodeURIComponent(citation.chunk_id)}`);
-    text.replaceChildren(highlightedPassage(passage.text, citation.excerpt));
+    text.replaceChildren(highlightedPassage(passage.text, claims || citation.excerpt));
     const mark = text.querySelector("mark");
     if (mark) mark.scrollIntoView({ block: "center" });
   } catch (err) {

@@ -95,23 +95,33 @@ export function warnings(metadata) {
   return el("ul", { class: "warnings", "aria-label": "Warnings" }, list.map((w) => el("li", { text: w })));
 }
 
-// The passage's text with the cited excerpt's sentences marked.
-export function highlightedPassage(text, excerpt) {
+// The sentences of the answer that cite source n, without their markers.
+export function claimsCiting(answer, number) {
+  const body = answer.replace(/^Extractive answer \([^)]*\):\s*/, "");
+  return body.split(/(?<=[.!?])\s+/).filter((sentence) => sentence.includes(`[${number}]`))
+    .map((sentence) => sentence.replace(/\s*\[\d+\]/g, "")).join(" ");
+}
+
+// The passage with the sentences the answer relies on marked: those sharing most of their words with the
+// claims that cite it (the excerpt stands in for the claims when there are none, e.g. before an answer).
+export function highlightedPassage(text, claims) {
   const container = el("div");
-  const flat = text.replace(/\s+/g, " ").trim();
-  const ranges = [];
-  const core = excerpt.replace(/\s*…$/, "").replace(/\s+/g, " ").trim();
-  for (const sentence of core.split(/(?<=[.!?])\s+/)) {
-    const start = sentence.length > 8 ? flat.indexOf(sentence) : -1;
-    if (start >= 0) ranges.push([start, start + sentence.length]);
-  }
-  ranges.sort((a, b) => a[0] - b[0]);
-  let last = 0;
-  for (const [start, end] of ranges) {
-    if (start < last) continue;
-    container.append(flat.slice(last, start), el("mark", { text: flat.slice(start, end) }));
-    last = end;
-  }
-  container.append(flat.slice(last));
+  const claimWords = words(claims);
+  const sentences = text.replace(/\s+/g, " ").trim().split(/(?<=[.!?])\s+/);
+  const overlap = sentences.map((sentence) => {
+    const own = words(sentence);
+    return own.size ? [...own].filter((w) => claimWords.has(w)).length / own.size : 0;
+  });
+  const best = Math.max(0, ...overlap);
+  sentences.forEach((sentence, i) => {
+    if (i) container.append(" ");
+    const cited = overlap[i] >= 0.6 || (overlap[i] === best && best >= 0.3);
+    container.append(cited ? el("mark", { text: sentence }) : sentence);
+  });
   return container;
+}
+
+function words(text) {
+  return new Set((text.toLowerCase().match(/[a-z0-9][a-z0-9,.-]*[a-z0-9]|[a-z0-9]/g) || [])
+    .filter((w) => w.length > 2 || /\d/.test(w)));
 }
