@@ -215,6 +215,7 @@ class SourcePaths(_Frozen):
     auth_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "auth"
     phi_dockerfile_dir: Path = REPO_ROOT / "infra" / "images" / "phi"
     search_bootstrap_dir: Path = REPO_ROOT / "infra" / "runtime" / "search_bootstrap"
+    web_dir: Path = REPO_ROOT / "local" / "voiceassist_local" / "web"  # the web client's static files
 
 
 def load_environment(context: dict[str, Any], name: str) -> EnvironmentConfig:

@@ -1,4 +1,4 @@
-"""The web client's files at `/` and `/web/...`, with the same security headers CloudFront adds on AWS.
+"""The web client's files at `/` and `/<file>`, with the same security headers CloudFront adds on AWS.
 
 A local face (server.py): the files are package data of the local runtime (voiceassist_local/web), found
 through the import system, so an installed wheel serves them from any folder. `/config.json` tells the page
@@ -8,12 +8,11 @@ it talks to this server directly, signed in as the local user (no Cognito).
 from __future__ import annotations
 
 import json
-import re
 from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
-from urllib.parse import urlsplit
 
-from voiceassist_local.server import local_face
+from voiceassist.constants.web import PERMISSIONS_POLICY, content_security_policy
+from voiceassist_local.server import LocalFace, local_face
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -22,20 +21,18 @@ CONTENT_TYPES = {
     ".svg": "image/svg+xml",
     ".json": "application/json",
 }
-# The same policy as infra/constructs/web.py, minus the Cognito domain the local page never calls.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
+# CloudFront's policy (infra/constructs/web.py) without the API, WebSocket and Cognito origins: here the page
+# talks only to the server that served it.
 SECURITY_HEADERS = {
-    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "Content-Security-Policy": content_security_policy(),
+    "Permissions-Policy": PERMISSIONS_POLICY,
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
 LOCAL_CONFIG = {"mode": "local", "api_base": "", "auth": None, "websocket_url": None}
-_ASSET_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]*\.(html|js|css|svg)$")
+WEB_FILES = files("voiceassist_local") / "web"
 
 
 def _reply(handler: BaseHTTPRequestHandler, status: int, content_type: str, data: bytes) -> None:
@@ -48,16 +45,13 @@ def _reply(handler: BaseHTTPRequestHandler, status: int, content_type: str, data
     handler.wfile.write(data)
 
 
-def _asset(name: str) -> bytes | None:
-    if not _ASSET_NAME.match(name):  # one flat folder: no "..", no sub-paths
-        return None
-    resource = files("voiceassist_local") / "web" / name
-    return resource.read_bytes() if resource.is_file() else None
+def _serve_file(name: str) -> LocalFace:
+    """A face for one of the client's files (the same flat layout as the S3 bucket on AWS)."""
+    content_type = CONTENT_TYPES[name[name.rfind("."):]]
 
-
-@local_face("GET", "/")
-def index_page(handler: BaseHTTPRequestHandler, _body: bytes) -> None:
-    _reply(handler, 200, CONTENT_TYPES[".html"], _asset("index.html") or b"")
+    def serve(handler: BaseHTTPRequestHandler, _body: bytes) -> None:
+        _reply(handler, 200, content_type, (WEB_FILES / name).read_bytes())
+    return serve
 
 
 @local_face("GET", "/config.json")
@@ -65,11 +59,7 @@ def client_config(handler: BaseHTTPRequestHandler, _body: bytes) -> None:
     _reply(handler, 200, CONTENT_TYPES[".json"], json.dumps(LOCAL_CONFIG).encode("utf-8"))
 
 
-@local_face("GET", "/web/")
-def web_asset(handler: BaseHTTPRequestHandler, _body: bytes) -> None:
-    name = urlsplit(handler.path).path.removeprefix("/web/")
-    data = _asset(name)
-    if data is None:
-        _reply(handler, 404, "text/plain; charset=utf-8", b"not found\n")
-        return
-    _reply(handler, 200, CONTENT_TYPES["." + name.rsplit(".", 1)[1]], data)
+local_face("GET", "/")(_serve_file("index.html"))
+for _file in WEB_FILES.iterdir():
+    if _file.is_file() and _file.name[_file.name.rfind("."):] in CONTENT_TYPES:
+        local_face("GET", f"/{_file.name}")(_serve_file(_file.name))

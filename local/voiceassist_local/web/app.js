@@ -20,7 +20,7 @@ async function main() {
   } catch (err) {
     return showError(err);
   }
-  state.api = new Api(config.api_base || "", () => state.auth.idToken());
+  state.api = new Api((config.api_base || "").replace(/\/+$/, ""), () => state.auth.idToken());
   if (state.auth.required) {
     $("who").textContent = state.auth.claims().email || "";
     $("sign-out").hidden = false;
