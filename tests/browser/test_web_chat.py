@@ -13,7 +13,7 @@ ANSWER = f"document.querySelector('{LAST}')"
 
 
 def ask_on_load(tab: Tab, base_url: str, question: str) -> str:
-    """Open the deep link /?q=... and wait for the reply; its status (answered, no_evidence, clarify)."""
+    """Open the deep link /?q=... and wait for the reply; its status (answered, no_evidence, clarification)."""
     tab.open(f"{base_url}/?q={quote(question)}")
     return str(tab.wait_for(f"{ANSWER}?.dataset.status"))
 
@@ -68,7 +68,7 @@ def test_an_unanswerable_question_shows_the_no_evidence_state(tab: Tab, base_url
 def test_a_clarifying_question_offers_its_choices_as_buttons(tab: Tab, base_url: str) -> None:
     status = ask_on_load(tab, base_url, "What is the treatment of diabetes?")
 
-    assert status == "clarify"
+    assert status == "clarification"
     options = tab.evaluate(f"[...document.querySelectorAll('{LAST} button.option')].map(b => b.textContent)")
     assert options == ["type 1", "type 2", "gestational diabetes", "diabetes insipidus"]
 
@@ -76,7 +76,7 @@ def test_a_clarifying_question_offers_its_choices_as_buttons(tab: Tab, base_url:
     tab.wait_for("document.querySelectorAll('article.turn.assistant[data-status]').length === 2")
     asked = tab.evaluate("[...document.querySelectorAll('article.turn.user p')].map(p => p.textContent)")
     assert asked[-1] == "What is the treatment of diabetes? (type 2)"
-    assert tab.evaluate(f"{ANSWER}.dataset.status") != "clarify"
+    assert tab.evaluate(f"{ANSWER}.dataset.status") != "clarification"
 
 
 def test_a_failed_request_is_shown_plainly(tab: Tab, base_url: str) -> None:

@@ -63,7 +63,10 @@ export class Api {
     if (!reply.ok || !type.startsWith("text/event-stream")) return readReply(reply);
     let done = null;
     for await (const [event, data] of serverSentEvents(reply.body)) {
-      if (event === "error") throw new ApiError(500, data.code || "stream_error", data.message || "The answer failed.", data.trace_id);
+      if (event === "error") {
+        const error = data.error || data; // {"error": {"code", "message"}, "trace_id"}
+        throw new ApiError(500, error.code || "stream_error", error.message || "The answer failed.", data.trace_id);
+      }
       onEvent(event, data);
       if (event === "done") done = data;
     }

@@ -132,8 +132,12 @@ async function ask(question) {
   try {
     if (!state.sessionId) await newSession().catch(() => null); // asking still works without a session
     const request = { query: question, session_id: state.sessionId };
-    const response = await state.api.ask(request, (type, data) => onEvent(type, data, progress, live));
-    renderAnswer(turn, response, question);
+    const reasons = []; // the route events' reasons, when the answer streams
+    const response = await state.api.ask(request, (type, data) => {
+      if (type === "route" && data.reason) reasons.push(data.reason);
+      onEvent(type, data, progress, live);
+    });
+    renderAnswer(turn, response, question, reasons);
   } catch (err) {
     turn.replaceChildren(el("p", { class: "failed", text: "No answer: see the message above." }));
     showError(err);
@@ -153,7 +157,7 @@ function onEvent(type, data, progress, live) {
   else if (STAGES[type]) progress.textContent = STAGES[type];
 }
 
-function renderAnswer(turn, response, question) {
+function renderAnswer(turn, response, question, reasons = []) {
   const status = answerStatus(response);
   const metadata = response.metadata;
   turn.dataset.status = status;
@@ -162,7 +166,7 @@ function renderAnswer(turn, response, question) {
     children.push(el("div", { class: "no-evidence", role: "status" },
       el("strong", { text: "No evidence found. " }),
       el("span", { text: response.answer || "The knowledge base has no passage that answers this." })));
-  } else if (status === "clarify") {
+  } else if (status === "clarification") {
     const text = response.clarifying_question || response.answer;
     children.push(el("p", { class: "clarify", text }));
     const options = clarifyingOptions(text);
@@ -176,7 +180,7 @@ function renderAnswer(turn, response, question) {
     children.push(answerText(response.answer, response.citations, open));
     children.push(citationList(response.citations, open));
   }
-  children.push(warnings(metadata), phiBadge(metadata));
+  children.push(warnings(metadata), phiBadge(metadata, reasons));
   turn.replaceChildren(...children.filter(Boolean));
 }
 

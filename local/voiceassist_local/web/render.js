@@ -16,13 +16,15 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-// "no_evidence" when the server says so; older servers say it with an empty, searched, uncited answer.
+// answered, no_evidence, clarification or tool_result: metadata.answer_status when the server sends it;
+// servers before that field say "no evidence" with an uncited answer after a search.
 export function answerStatus(response) {
-  if (response.answer_status) return response.answer_status;
-  if (response.clarifying_question && clarifyingOptions(response.clarifying_question).length) return "clarify";
+  const status = response.metadata.answer_status || response.answer_status;
+  if (status) return status;
+  if (response.clarifying_question && clarifyingOptions(response.clarifying_question).length) return "clarification";
   const searched = (response.metadata.sources_searched || []).length > 0;
   if (!response.citations.length && searched) return "no_evidence";
-  if (response.clarifying_question) return "clarify";
+  if (response.clarifying_question) return "clarification";
   return "answered";
 }
 
@@ -68,14 +70,14 @@ export function where(citation) {
 }
 
 // Which model answered and why: the PHI boundary made visible.
-export function phiBadge(metadata) {
+export function phiBadge(metadata, reasons = []) {
   const types = metadata.phi_entity_types || [];
   const found = metadata.phi_detected;
   const label = found ? `PHI detected${types.length ? ": " + types.join(", ") : ""}` : "No PHI detected";
   return el("div", { class: found ? "badge phi" : "badge clean", role: "note", "aria-label": "Privacy and model" },
     el("strong", { text: label }), " · ",
     el("span", { class: "model", text: `answered by ${metadata.model}` }), " · ",
-    el("span", { class: "why", text: whyThisModel(metadata) }));
+    el("span", { class: "why", text: reasons.length ? reasons.join("; ") : whyThisModel(metadata) }));
 }
 
 export function whyThisModel(metadata) {
