@@ -92,9 +92,10 @@ async function newSession() {
 }
 
 async function openSession(sessionId) {
-  let history;
+  let session, history;
   try {
-    history = await state.api.call("GET", `/v1/sessions/${encodeURIComponent(sessionId)}/messages`);
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}`;
+    [session, history] = await Promise.all([state.api.call("GET", path), state.api.call("GET", `${path}/messages`)]);
   } catch (err) {
     if (err.status === 404) { // expired (sessions last 12 hours) or deleted: forget it
       localStorage.setItem(SESSIONS, JSON.stringify(savedSessions().filter((s) => s.session_id !== sessionId)));
@@ -103,7 +104,7 @@ async function openSession(sessionId) {
     throw err;
   }
   state.sessionId = sessionId;
-  $("clinical-context").value = history.clinical_context || "";
+  $("clinical-context").value = session.clinical_context || "";
   $("conversation").replaceChildren(...history.messages.map((m) => el("article", { class: `turn ${m.role}` },
     el("h3", { class: "visually-hidden", text: m.role === "user" ? "You asked" : "Answer" }),
     el("p", { text: m.content }))));
