@@ -3,6 +3,7 @@
 import { Api } from "./api.js";
 import { Auth } from "./auth.js";
 import { loadAdmin } from "./admin.js";
+import { pendingActions, toolCards } from "./tools.js";
 import {
   answerStatus, answerText, citationList, claimsCiting, clarifyingOptions, el, highlightedPassage, phiBadge, warnings,
   where,
@@ -133,12 +134,14 @@ async function ask(question) {
   try {
     if (!state.sessionId) await newSession().catch(() => null); // asking still works without a session
     const request = { query: question, session_id: state.sessionId };
-    const reasons = []; // the route events' reasons, when the answer streams
+    const reasons = []; // the route events' reasons and the tools' results, when the answer streams
+    const tools = [];
     const response = await state.api.ask(request, (type, data) => {
       if (type === "route" && data.reason) reasons.push(data.reason);
+      if (type === "tool" && data.phase === "result") tools.push(data);
       onEvent(type, data, progress, live);
     });
-    renderAnswer(turn, response, question, reasons);
+    renderAnswer(turn, response, question, reasons, tools);
   } catch (err) {
     turn.replaceChildren(el("p", { class: "failed", text: "No answer: see the message above." }));
     showError(err);
@@ -158,7 +161,7 @@ function onEvent(type, data, progress, live) {
   else if (STAGES[type]) progress.textContent = STAGES[type];
 }
 
-function renderAnswer(turn, response, question, reasons = []) {
+function renderAnswer(turn, response, question, reasons = [], tools = []) {
   const status = answerStatus(response);
   const metadata = response.metadata;
   turn.dataset.status = status;
@@ -179,6 +182,7 @@ function renderAnswer(turn, response, question, reasons = []) {
   } else {
     const open = (citation) => openCitation(citation, claimsCiting(response.answer, citation.number));
     children.push(answerText(response.answer, response.citations, open));
+    children.push(toolCards(tools), pendingActions(tools, state.api, showError));
     children.push(citationList(response.citations, open));
   }
   children.push(warnings(metadata), phiBadge(metadata, reasons));
