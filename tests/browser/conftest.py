@@ -71,12 +71,19 @@ def streams(base_url: str) -> bool:
 
 
 @pytest.fixture
-def tab(browser: Chromium, streams: bool, request: pytest.FixtureRequest) -> Iterator[Tab]:
-    page = browser.new_tab()
+def page(browser: Chromium, request: pytest.FixtureRequest) -> Iterator[Tab]:
+    """A fresh tab (any server); its screenshot is kept when the test ends."""
+    opened = browser.new_tab()
+    yield opened
+    try:
+        opened.screenshot(ARTIFACTS / f"{request.node.name}.png")
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def tab(page: Tab, streams: bool) -> Tab:
+    """A fresh tab for the local server."""
     if not streams:
         page.expected_failures.add("/v1/query/stream")  # the page's probe before it falls back
-    yield page
-    try:
-        page.screenshot(ARTIFACTS / f"{request.node.name}.png")
-    finally:
-        page.close()
+    return page

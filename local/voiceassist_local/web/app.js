@@ -50,7 +50,7 @@ async function main() {
 
 function showSignIn() {
   const button = el("button", { type: "button", onclick: () => state.auth.signIn() }, "Sign in");
-  $("conversation").replaceChildren(el("p", {}, "Sign in to ask questions. "), button);
+  $("conversation").append(el("p", {}, "Sign in to ask questions. "), button);
   $("ask-form").hidden = true;
   button.focus();
 }
@@ -60,6 +60,9 @@ export function showError(err) {
   if (!err) {
     box.hidden = true;
     return;
+  }
+  if (err.status === 401 && state.auth?.required) {
+    showSignIn(); // the hour-long ID token expired: sign in again (the question is still in the URL or box)
   }
   const trace = err.traceId ? ` (trace id ${err.traceId})` : "";
   box.replaceChildren(el("strong", { text: "Something went wrong: " }), `${err.message}${trace}`,
