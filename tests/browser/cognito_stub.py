@@ -21,6 +21,23 @@ WEB = files("voiceassist_local") / "web"
 CLIENT_ID = "web-client-id"
 
 
+CALCULATOR_RESULT = {
+    "phase": "result", "call_id": "c1", "name": "calculate_egfr_ckd_epi_2021", "ok": True, "status": 200,
+    "content": "eGFR 58 mL/min/1.73m2", "pending_action": None,
+    "data": {"calculator": "eGFR (CKD-EPI 2021)", "score": 58, "unit": "mL/min/1.73m²",
+             "interpretation": "Mildly to moderately decreased kidney function (G3a).", "risk_category": "G3a",
+             "recommendations": ["Metformin: review the dose"], "source": "Inker et al., NEJM 2021",
+             "parameters_used": {"creatinine_mg_dl": 1.2, "age_years": 64, "sex": "female",
+                                 "defaults_applied": ["sex"]}},
+}
+PENDING_RESULT = {
+    "phase": "result", "call_id": "c2", "name": "send_reminder", "ok": True, "status": 202, "content": "",
+    "data": {}, "pending_action": {"action_id": "act_1", "tool": "send_reminder",
+                                   "summary": "Send a reminder to recheck eGFR in 3 months.",
+                                   "expires_at": "2099-01-01T00:00:00Z"},
+}
+
+
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -31,7 +48,10 @@ def id_token(claims: dict[str, Any]) -> str:
 
 
 class CognitoStub:
-    def __init__(self, *, groups: list[str]) -> None:
+    def __init__(self, *, groups: list[str], streams: bool = False) -> None:
+        self.streams = streams
+        self.release = threading.Event()  # a stream pauses mid-answer until the test releases it
+        self.confirmed: list[str] = []
         self.authorize_params: dict[str, str] = {}
         self.token_form: dict[str, str] = {}
         self.pkce_verified = False
@@ -99,8 +119,33 @@ class CognitoStub:
                     self.json(200, {"session_id": "ses_stub", "created_at": "2026-01-01T00:00:00Z"})
                 elif path == "/v1/query":
                     self.json(200, stub.answer(json.loads(body)["query"]))
+                elif path == "/v1/query/stream" and stub.streams:
+                    self.stream(json.loads(body)["query"])
+                elif path.startswith("/v1/actions/") and path.endswith("/confirm"):
+                    stub.confirmed.append(path.split("/")[3])
+                    self.json(200, {"name": "send_reminder", "ok": True, "content": "Reminder sent."})
                 else:
                     self.json(404, {"error": {"code": "not_found", "message": "no such route"}})
+
+            def stream(self, question: str) -> None:
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                answer = stub.answer(question)
+                first, rest = answer["answer"][:20], answer["answer"][20:]
+                for kind, data in (("route", {"stage": "phi", "reason": "no PHI detected: the cloud model "
+                                              "and external sources are allowed"}),
+                                   ("tool", CALCULATOR_RESULT), ("tool", PENDING_RESULT),
+                                   ("token", {"text": first})):
+                    self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+                    self.wfile.flush()
+                stub.release.wait(timeout=60)
+                for kind, data in (("token", {"text": rest}), ("citations", {"citations": answer["citations"]}),
+                                   ("done", answer)):
+                    self.wfile.write(f"event: {kind}\ndata: {json.dumps(data)}\n\n".encode())
+                self.wfile.flush()
+                self.close_connection = True
 
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"

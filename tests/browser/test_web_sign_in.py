@@ -52,3 +52,36 @@ def test_a_reply_with_a_state_from_elsewhere_is_refused(page: Tab, cognito: Cogn
 
     assert "did not match" in page.text("#error")
     assert cognito.token_form == {} and cognito.api_authorizations == []
+
+
+def test_a_streamed_answer_shows_its_tokens_then_cards_and_a_confirmation(page: Tab) -> None:
+    stub = CognitoStub(groups=["clinician"], streams=True)
+    try:
+        page.open(f"{stub.url}/")
+        page.evaluate("[...document.querySelectorAll('#conversation button')].find(b => b.textContent === "
+                      "'Sign in').click()")
+        page.wait_for("document.activeElement?.id === 'question'")
+        page.evaluate(f"document.getElementById('question').value = {QUESTION!r}")
+        page.click("#ask")
+
+        # Then the first tokens show while the answer is still being written
+        page.wait_for("document.querySelector('.streaming')?.textContent.startsWith('Signed-in answer')")
+        assert page.evaluate("document.querySelector('article.turn.assistant').dataset.status") is None
+        stub.release.set()
+        page.wait_for("document.querySelector('article.turn.assistant')?.dataset.status === 'answered'")
+
+        card = page.text(".card")
+        assert "eGFR (CKD-EPI 2021)" in card and "58 mL/min/1.73m²" in card and "G3a" in card
+        assert "Inker et al., NEJM 2021" in card
+        assert page.evaluate("document.querySelector('.card dl').textContent").count("(default)") == 1
+        assert "no PHI detected: the cloud model" in page.text(".badge")  # the route event's reason
+        page.click("button.confirm-action")
+        page.wait_for("document.getElementById('confirm').open")
+        assert "recheck eGFR" in page.text("#confirm-text")
+        page.click("#confirm button[value=yes]")
+        page.wait_for("document.querySelector('.pending [role=status]')?.textContent === 'Reminder sent.'")
+        assert stub.confirmed == ["act_1"]
+        assert page.errors() == []
+    finally:
+        stub.release.set()
+        stub.close()
