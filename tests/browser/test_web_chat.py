@@ -5,7 +5,12 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import pytest
+
 from tests.browser.chromium import Tab
+from voiceassist.composition import Dependencies
+from voiceassist.models import PhiResult
+from voiceassist.phi.detection import FailClosedDetector
 
 METFORMIN_TITLE = "Metformin (sample drug reference)"
 LAST = "article.turn.assistant:last-of-type"
@@ -126,3 +131,21 @@ def test_the_page_keeps_its_security_headers(tab: Tab, base_url: str) -> None:
     assert "script-src 'self'" in headers["content-security-policy"]
     assert "frame-ancestors 'none'" in headers["content-security-policy"]
     assert headers["x-content-type-options"] == "nosniff"
+
+
+class BrokenDetector:
+    def detect(self, text: str) -> PhiResult:
+        raise RuntimeError("the PHI service is down")
+
+
+def test_a_failed_phi_check_is_shown_as_treated_as_phi(tab: Tab, base_url: str, server_deps: Dependencies,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(server_deps, "phi_detector", FailClosedDetector(BrokenDetector()))
+
+    status = ask_on_load(tab, base_url, "What is the maximum daily dose of metformin?")
+
+    assert status == "answered"
+    badge = tab.text(f"{LAST} .badge.phi")
+    assert "PHI check failed: treated as PHI" in badge
+    assert "no language model is configured" in badge  # extractive here: the in-boundary composer
+    assert "PHI detection failed" in tab.text(f"{LAST} .warnings")

@@ -73,7 +73,9 @@ export function where(citation) {
 export function phiBadge(metadata, reasons = []) {
   const types = metadata.phi_entity_types || [];
   const found = metadata.phi_detected;
-  const label = found ? `PHI detected${types.length ? ": " + types.join(", ") : ""}` : "No PHI detected";
+  const unchecked = (metadata.warnings || []).some((w) => w.startsWith("PHI detection failed"));
+  const label = unchecked ? "PHI check failed: treated as PHI"
+    : found ? `PHI detected${types.length ? ": " + types.join(", ") : ""}` : "No PHI detected";
   return el("div", { class: found ? "badge phi" : "badge clean", role: "note", "aria-label": "Privacy and model" },
     el("strong", { text: label }), " · ",
     el("span", { class: "model", text: `answered by ${metadata.model}` }), " · ",
@@ -87,7 +89,7 @@ export function whyThisModel(metadata) {
       ? "the language models were unavailable, so the answer quotes the cited excerpts"
       : "no language model is configured, so the answer quotes the cited excerpts";
   }
-  if (metadata.phi_detected) return "the question carries PHI, so only an in-boundary model may answer it";
+  if (metadata.phi_detected) return "the question may carry PHI, so only an in-boundary model may answer it";
   return "the question carries no PHI, so any configured model may answer it";
 }
 
