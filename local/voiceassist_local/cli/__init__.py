@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -83,6 +82,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         raise
 
-
-def print_json(value: object) -> None:
-    print(json.dumps(value, indent=2, default=str))
