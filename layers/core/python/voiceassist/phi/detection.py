@@ -1,4 +1,5 @@
-"""The PHI boundary in domain terms: redaction, fail-closed detection and the egress guard.
+"""The PHI boundary in domain terms: redaction and fail-closed detection (the egress
+policy is phi/policy.py).
 
 Detection itself is a port (ports.PhiDetector); the Presidio adapter lives in adapters/presidio_detector.py.
 Nothing here puts raw text into an error, a log line or a placeholder.
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from voiceassist.errors import InvalidInput, PhiBoundaryViolation
+from voiceassist.errors import InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS, count, logger
 from voiceassist.ports import PhiDetector
@@ -112,14 +113,3 @@ class DisabledPhiDetector:
     def detect(self, text: str) -> PhiResult:
         return PhiResult(contains_phi=False, entities=[], redacted_text=text)
 
-
-def ensure_no_phi(text: str, detector: PhiDetector) -> None:
-    """The egress guard: raise PhiBoundaryViolation unless `text` may leave the boundary.
-
-    Every client of a system outside the boundary (OpenAI, PubMed, web search) calls this on its payload,
-    even when the pipeline already checked the question: the guard is the last line, not the only one.
-    """
-    result = detector.detect(text)
-    if result.contains_phi:
-        found = result.error or f"found {', '.join(result.entity_types)}"
-        raise PhiBoundaryViolation(f"refused to send text outside the PHI boundary: {found}")

@@ -58,7 +58,7 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str) -> QueryState:
             result = routing.generate_with_fallbacks(
                 tier_plan, prompt.messages, breakers=BreakerRegistry(ctx.state),
                 retries=0,  # the state machine retries the primary tier once
-                egress_check=lambda _payload: phi.ensure_no_phi(user_text, ctx.phi_detector))
+                egress_check=lambda _payload: phi.ensure_may_leave(user_text, detector=ctx.phi_detector))
         except routing.NoModelAvailable as exc:
             if tier == "primary" and _transient(exc):
                 # query.asl.json retries on "ModelUnavailable", the error name Step Functions matches exactly;

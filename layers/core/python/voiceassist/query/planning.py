@@ -7,6 +7,7 @@ with a question that was checked and carries no PHI, and never in local-only mod
 
 from __future__ import annotations
 
+from voiceassist import phi
 from voiceassist.models import RoutingMode, SourceKind
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
@@ -62,7 +63,7 @@ def plan_sources(ctx: QueryContext, state: QueryState) -> QueryState:
             if name in preferences.prioritize:
                 message = OFF_LOCAL_ONLY if source is not None else NOT_CONFIGURED
                 state.warnings.append(message.format(name=_title(name)))
-        elif not outside or not state.phi_detected:
+        elif not outside or phi.egress_decision(state.request.query, checked=state.phi).allowed:
             available.add(name)
         elif any(s.name == name for s in sources.select_sources(state.intent, preferences, available | {name})):
             message = SKIPPED_UNCHECKED if state.phi is None or state.phi.error else SKIPPED_PHI

@@ -5,7 +5,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from voiceassist.errors import DependencyError, InvalidInput, PhiBoundaryViolation
+from voiceassist import phi
+from voiceassist.errors import DependencyError, InvalidInput
 from voiceassist.models import (
     FusionMethod,
     RoutingMode,
@@ -87,17 +88,15 @@ def run_knowledge_base_query(ctx: QueryContext, query: SearchQuery, *, phi_detec
 
 def search_external(ctx: QueryContext, state: QueryState, name: str, *, deadline_s: float) -> list[SearchHit]:
     """A source outside the knowledge base. One outside the boundary gets the question only when it was
-    checked and carries no PHI (plan_sources skips it otherwise; this is the egress guard's last line). The
-    query_retrieve function ships without the PHI detector, so the guard relies on Detect PHI's result for
-    this exact text rather than running it again."""
+    checked and carries no PHI (plan_sources skips it otherwise; the egress policy is the last line). The
+    query_retrieve function ships without the PHI detector, so the policy reuses Detect PHI's result for this
+    exact text rather than running it again."""
     source = ctx.external_sources.get(name)
     if source is None:
         raise DependencyError(f"{sources.TITLES.get(name, name)} is not configured in this deployment")
     if not source.in_boundary:
-        checked = state.phi is not None and state.phi.redacted_text == state.request.query  # this exact text
-        if state.phi_detected or not checked or ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY:
-            raise PhiBoundaryViolation("refused to send the question outside the PHI boundary: it was not "
-                                       "checked, it carries PHI, or the deployment is local-only")
+        phi.ensure_may_leave(state.request.query, checked=state.phi,
+                             local_only=ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY)
     started = time.perf_counter()
     hits = source.search(state.request.query, top_k=state.request.top_k, deadline_s=deadline_s)
     state.latency_ms[f"search_{name}"] = round((time.perf_counter() - started) * 1000, 2)
