@@ -38,7 +38,7 @@ typecheck: install
 
 # Synthesizes every environment (dev, staging, prod) offline with the pinned CLI: no AWS account, no Docker.
 synth: install
-	npx -y aws-cdk@$(CDK_CLI) synth --quiet
+	npx -y aws-cdk@$(CDK_CLI) synth --quiet -c allow_unbuilt_layers=true
 
 # The Lambda dependency layers for arm64 python3.12 (pip --platform, no Docker) into layers/deps/build/, with
 # their sizes against Lambda's 250 MB limit; needed before a deploy, never by `make test` or `make synth`.
