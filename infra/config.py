@@ -135,6 +135,19 @@ class ApiConfig(_Frozen):
     throttle_rate_limit: int = Field(default=20, ge=1)
     throttle_burst_limit: int = Field(default=40, ge=1)
     waf_requests_per_5_minutes: int = Field(default=1000, ge=100)
+    # Browser origins allowed by CORS: the web client's domain, and localhost in dev.
+    cors_origins: tuple[str, ...] = Field(min_length=1)
+    # An app client with the admin password flow, for `make smoke` (never in prod).
+    smoke_test_client: bool = False
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, origins: tuple[str, ...]) -> tuple[str, ...]:
+        for origin in origins:
+            local = origin.startswith(("http://localhost", "http://127.0.0.1"))
+            if not (origin.startswith("https://") or local) or origin.endswith("/") or origin == "*":
+                raise ValueError(f"cors origin {origin!r}: https://host[:port] (or http://localhost:port), no path")
+        return origins
 
 
 class FunctionsConfig(_Frozen):
@@ -185,7 +198,7 @@ class EnvironmentConfig(_Frozen):
     embedding: EmbeddingEndpointConfig = EmbeddingEndpointConfig()
     pubmed: PubMedConfig = PubMedConfig()
     retention: RetentionConfig = RetentionConfig()
-    api: ApiConfig = ApiConfig()
+    api: ApiConfig
     functions: FunctionsConfig = FunctionsConfig()
 
     @model_validator(mode="after")
@@ -198,6 +211,10 @@ class EnvironmentConfig(_Frozen):
                     f"search.data_node_count ({self.search.data_node_count}) must be at least the number of "
                     f"availability_zones ({zones}) and a multiple of it when zone_awareness is on"
                 )
+        if self.name == "prod" and self.api.smoke_test_client:
+            raise ValueError("api.smoke_test_client is for dev and staging: prod keeps SRP sign-in only")
+        if self.name == "prod" and any("localhost" in o or "127.0.0.1" in o for o in self.api.cors_origins):
+            raise ValueError("prod's api.cors_origins must not allow localhost")
         if self.pubmed.enabled and self.routing_mode is RoutingMode.LOCAL_ONLY:
             # The pipeline never leaves the boundary in local-only mode: the key and grant would sit unused.
             raise ValueError("pubmed.enabled needs a routing_mode other than local-only")

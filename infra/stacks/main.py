@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack, Tags
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.config import EnvironmentConfig, RemovalChoice, SourcePaths
@@ -30,6 +31,7 @@ from infra.stacks.environment import (
 )
 from infra.stacks.grants import GrantTargets, grant_access
 from infra.stacks.key_policy import allow_services
+from voiceassist.constants.environment import ENV_CORS_ORIGINS
 from voiceassist.constants.functions import FUNCTIONS_BY_NAME, Access, discover_functions
 
 
@@ -132,6 +134,13 @@ class MainStack(Stack):
             websocket_api=self.api.websocket_api,
             websocket_stage=STAGE,
         )
+        functions["api"].add_environment(ENV_CORS_ORIGINS, ",".join(config.api.cors_origins))
+        self.storage.documents_bucket.add_cors_rule(  # browsers POST presigned uploads straight to S3
+            allowed_methods=[s3.HttpMethods.POST],
+            allowed_origins=list(config.api.cors_origins),
+            allowed_headers=["*"],
+            max_age=3600,
+        )
         for name, value in authorizer_environment(self.api).items():
             functions["stream_authorizer"].add_environment(name, value)
         for spec in app_specs:
@@ -168,8 +177,11 @@ class MainStack(Stack):
         CfnOutput(self, "WebSocketUrl", value=self.api.websocket_url)
         CfnOutput(self, "UserPoolId", value=self.api.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=self.api.user_pool_client.user_pool_client_id)
+        if self.api.smoke_client is not None:
+            CfnOutput(self, "SmokeClientId", value=self.api.smoke_client.user_pool_client_id)
         CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
         CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
+        CfnOutput(self, "AccessLogsBucketName", value=self.storage.access_logs_bucket.bucket_name)
         CfnOutput(self, "OpenAiSecretArn", value=self.secrets.openai_api_key.secret_arn)
         if self.secrets.ncbi_api_key is not None:
             CfnOutput(self, "NcbiApiKeySecretArn", value=self.secrets.ncbi_api_key.secret_arn)
