@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig
 from aws_lambda_powertools.logging import correlation_paths
 
-from routes import documents, errors, health, jobs, query, sessions
+from routes import documents, errors, health, jobs, query, sessions, uploads
 from voiceassist import __version__
+from voiceassist.constants.environment import ENV_CORS_ORIGINS
 from voiceassist.observability import logger, tracer
 
-app = APIGatewayRestResolver(enable_validation=True)
+
+def cors_config() -> CORSConfig | None:
+    """CORS headers for the environment's browser origins (cdk.json api.cors_origins); none without them."""
+    origins = [origin.strip() for origin in os.environ.get(ENV_CORS_ORIGINS, "").split(",") if origin.strip()]
+    if not origins:
+        return None
+    return CORSConfig(allow_origin=origins[0], extra_origins=origins[1:], max_age=3600,
+                      allow_headers=["Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token"])
+
+
+app = APIGatewayRestResolver(enable_validation=True, cors=cors_config())
 app.configure_openapi(title="VoiceAssist API", version=__version__,
                       summary="Clinical question answering with numbered citations and a PHI boundary")
-for module in (health, documents, jobs, query, sessions):
+for module in (health, uploads, documents, jobs, query, sessions):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
 

@@ -20,6 +20,7 @@ from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
+from infra.constructs.api_edge import BINARY_MEDIA_TYPES, add_error_responses, add_smoke_client, cors_preflight
 from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
@@ -60,7 +61,9 @@ class Api(Construct):
             id_token_validity=Duration.hours(1),
             refresh_token_validity=Duration.hours(12),
         )
+        self.smoke_client = add_smoke_client(self.user_pool, config)
         self.rest_api = self._rest_api(handler)
+        add_error_responses(self.rest_api, config)
         self.web_acl = self._web_acl()
         wafv2.CfnWebACLAssociation(
             self,
@@ -112,6 +115,8 @@ class Api(Construct):
             cloud_watch_role=True,
             cloud_watch_role_removal_policy=self._removal_policy,
             endpoint_types=[apigw.EndpointType.REGIONAL],
+            binary_media_types=BINARY_MEDIA_TYPES,
+            default_cors_preflight_options=cors_preflight(self._config),
             default_method_options=apigw.MethodOptions(
                 authorizer=authorizer,
                 authorization_type=apigw.AuthorizationType.COGNITO,

@@ -86,7 +86,7 @@ class FunctionFactory(Construct):
         return function
 
     def create_internal(self, spec: FunctionSpec, *, code_dir: Path, role: iam.IRole) -> lambda_.Function:
-        """An infrastructure function (code under infra/runtime/) running as a role created elsewhere."""
+        """A custom-resource function (catalogued, code under functions/) running as a role created elsewhere."""
         return self._build(spec, code_dir, role)
 
     def _build(self, spec: FunctionSpec, code_dir: Path, role: iam.IRole) -> lambda_.Function:

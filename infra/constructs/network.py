@@ -97,6 +97,12 @@ class Network(Construct):
         self.model_security_group.add_egress_rule(
             ec2.Peer.ipv4(self.vpc.vpc_cidr_block), ec2.Port.tcp(443), "S3 and ECR over the VPC endpoints"
         )
+        # The S3 gateway endpoint routes to S3's public addresses (its prefix list), not to the VPC CIDR.
+        self.model_security_group.add_egress_rule(
+            ec2.Peer.prefix_list(config.network.s3_prefix_list_id),
+            ec2.Port.tcp(443),
+            "S3 (model weights) through the gateway endpoint",
+        )
         self._add_endpoints()
 
     @property

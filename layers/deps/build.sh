@@ -102,9 +102,9 @@ assert_unused_stays_unused() {  # import what the functions import, embed once, 
   "$PYTHON" - "$unused_modules" <<'PY'
 import sys
 
-import aws_lambda_powertools, numpy, openai, opensearchpy, pydantic, pypdf, requests_aws4auth, tiktoken  # noqa
-from voiceassist.adapters import opensearch_index  # noqa
-from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+import aws_lambda_powertools, numpy, openai, opensearchpy, pydantic, pypdf, tiktoken  # noqa
+from voiceassist.adapters.aws import opensearch_index  # noqa
+from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 
 OnnxEmbedder().embed(["metformin dose in renal impairment"])
 loaded = {name for name in sys.argv[1].split() if name in sys.modules}

@@ -12,7 +12,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +40,8 @@ TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", A
           STATE: "pk-state"}
 IDEMPOTENCY_TABLE = "pk-idempotency"
 SAMPLE = "metformin-drug-reference.md"
-# Imports a function tries and does without. pypdf looks for cryptography to decrypt AES-encrypted PDFs;
-# without it such a PDF fails Extract with a readable reason (the layer that carries cryptography is the
-# authorizer's today).
-OPTIONAL_IMPORTS: dict[str, set[str]] = {"ingest_extract": {"cryptography"}}
+# Imports a function tries and does without (none today: ingest_extract ships cryptography for pypdf's AES).
+OPTIONAL_IMPORTS: dict[str, set[str]] = {}
 
 
 class FunctionError(Exception):
@@ -165,8 +165,42 @@ def _api_event(method: str, path: str) -> dict[str, Any]:
                                "authorizer": {"claims": {"sub": "clinician-1"}}}}
 
 
+class ResponseUrl:
+    """CloudFormation's pre-signed response URL for a custom resource: records the PUT replies."""
+
+    def __init__(self) -> None:
+        replies: list[dict[str, Any]] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_PUT(self) -> None:  # noqa: N802 - http.server's naming
+                replies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass
+
+        self.replies = replies
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/response"
+
+
+def _custom_resource_event(aws: dict[str, str], response_url: str) -> dict[str, Any]:
+    return {"RequestType": "Create", "ResponseURL": response_url, "StackId": "arn:aws:cloudformation:stack/pk",
+            "RequestId": "packaging", "LogicalResourceId": "SearchBootstrap", "ResourceType": "Custom::SearchBootstrap",
+            "ResourceProperties": {"Endpoint": aws["VOICEASSIST_OPENSEARCH_ENDPOINT"], "Region": "us-east-1",
+                                   "IndexAlias": "chunks", "PipelineName": "hybrid", "Dimension": "384",
+                                   "ReaderRoleArns": ["arn:aws:iam::1:role/reader"],
+                                   "WriterRoleArns": ["arn:aws:iam::1:role/writer"]}}
+
+
 def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: dict[str, Worker]) -> None:
-    # Given a document uploaded to incoming/ and announced by EventBridge (and a broken PDF)
+    # Given the search domain prepared by the bootstrap custom resource, as CloudFormation calls it
+    response_url = ResponseUrl()
+    workers["search_bootstrap"](_custom_resource_event(aws, response_url.url))
+    response_url.server.shutdown()
+    # and a document uploaded to incoming/ and announced by EventBridge (and a broken PDF)
     started, ingest_input = _announce(aws, workers, f"incoming/{SAMPLE}", (sample_corpus_dir() / SAMPLE).read_bytes())
     _, broken_input = _announce(aws, workers, "incoming/broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> x")
 
@@ -190,6 +224,7 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
                                             "headers": {}})
 
     # Then everything succeeded without a package outside the artefacts
+    assert [reply["Status"] for reply in response_url.replies] == ["SUCCESS"], response_url.replies
     assert started["status"] == "started", started
     assert outcome["outcome"]["status"] == "COMPLETED", outcome
     assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"

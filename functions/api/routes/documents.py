@@ -14,8 +14,9 @@ from pydantic import BaseModel
 
 from voiceassist import service
 from voiceassist.composition import dependencies
-from voiceassist.errors import InvalidInput
+from voiceassist.errors import InvalidInput, PayloadTooLarge
 from voiceassist.ingest import stages as ingestion
+from voiceassist.ingest.uploads import DIRECT_UPLOAD_LIMIT_BYTES, UPLOAD_ROUTE
 from voiceassist.models import DocumentStatus, KnowledgeDocument
 
 router = Router()
@@ -74,6 +75,9 @@ def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
 def upload_document() -> Response[UploadAccepted]:
     filename, data, values = _upload_from_event()
     deps = dependencies()
+    if deps.upload_signer is not None and len(data) > DIRECT_UPLOAD_LIMIT_BYTES:
+        raise PayloadTooLarge(f"{filename} is {len(data)} bytes; this route takes up to {DIRECT_UPLOAD_LIMIT_BYTES} "
+                              f"(API Gateway and Lambda limits): use {UPLOAD_ROUTE} for a presigned S3 upload")
     registration = service.accept_upload(deps, filename=filename, data=data,
                                          metadata=service.metadata_for(filename, values))
     body = UploadAccepted(

@@ -228,3 +228,13 @@ class PipelineRunner(Protocol):
     def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run to the end and return the output; raises DependencyError with the failure cause."""
         ...
+
+
+@runtime_checkable
+class UploadSigner(Protocol):
+    """Signs a browser upload straight into the documents store (S3 presigned POST), bypassing the API."""
+
+    def presign_post(self, key: str, *, fields: dict[str, str], max_bytes: int,
+                     expires_in: int) -> dict[str, Any]:
+        """{"url": ..., "fields": {...}}: the form a client POSTs with the file as its last field."""
+        ...

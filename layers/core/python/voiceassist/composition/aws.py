@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         PipelineRunner,
         SearchIndex,
         SessionStore,
+        UploadSigner,
     )
 
 
@@ -36,6 +37,12 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.s3_blobs import S3BlobStore
 
         return S3BlobStore(bucket=str(self.settings.documents_bucket))
+
+    @cached_property
+    def upload_signer(self) -> UploadSigner | None:
+        from voiceassist.adapters.aws.s3_upload_signer import S3UploadSigner
+
+        return S3UploadSigner(bucket=str(self.settings.documents_bucket), region_name=self.settings.region)
 
     @cached_property
     def documents(self) -> DocumentStore:

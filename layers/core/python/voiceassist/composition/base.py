@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         SearchIndex,
         SearchSource,
         SessionStore,
+        UploadSigner,
     )
     from voiceassist.query.state import QueryContext
 
@@ -161,6 +162,11 @@ class Dependencies:
     @property
     def max_upload_bytes(self) -> int:
         return self.settings.max_upload_bytes
+
+    @cached_property
+    def upload_signer(self) -> UploadSigner | None:
+        """Presigned direct uploads (S3); None locally, where POST /v1/documents takes any size."""
+        return None
 
     # ---- the views the domain functions take: this object, typed by what each floor may touch ------------
     @property

@@ -77,3 +77,5 @@ METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
 # ---- storage and protocol names ----------------------------------------------------------------------
 INCOMING_PREFIX = "incoming/"  # S3 uploads under this prefix are ingested (the EventBridge rule's filter)
 SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"
+# Browser origins the REST API answers with CORS headers (comma-separated; cdk.json api.cors_origins).
+ENV_CORS_ORIGINS = "VOICEASSIST_CORS_ORIGINS"

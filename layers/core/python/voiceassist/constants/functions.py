@@ -48,12 +48,15 @@ class FunctionSpec:
     timeout_seconds: int | None = None
     # The ML layer carries onnxruntime, tokenizers and the in-boundary embedding model (numpy is in deps).
     needs_ml_layer: bool = False
-    # The auth layer carries PyJWT and cryptography (Cognito token signatures), for the authorizer only.
+    # The auth layer carries PyJWT and cryptography: Cognito token signatures for the authorizer, and AES
+    # decryption of encrypted PDFs for ingest_extract (pypdf's crypto provider).
     needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
     # Plans the searches (planning.plan_sources): it must see whether PubMed is configured, never its key.
     plans_searches: bool = False
+    # A CloudFormation custom resource (not invoked by the app): runs as a role the stack creates for it.
+    custom_resource: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -77,7 +80,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.IDEMPOTENCY,
         A.START_INGEST,
         A.START_QUERY,
-        timeout_seconds=29,
+        # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
+        # the query workflow's own TimeoutSeconds (25) ends first.
+        timeout_seconds=28,
     ),
     _spec(
         "ingest_trigger",
@@ -103,6 +108,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.JOBS_WRITE,
         memory_mb=2048,
         timeout_seconds=300,
+        needs_auth_layer=True,  # cryptography: pypdf opens AES-encrypted PDFs with it
     ),
     _spec(
         "ingest_clean",
@@ -233,6 +239,13 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # No AWS access: the user pool's signing keys are public (JWKS over HTTPS through the NAT).
         timeout_seconds=10,
         needs_auth_layer=True,
+    ),
+    _spec(
+        "search_bootstrap",
+        "Custom resource: OpenSearch index, alias, pipeline and role mapping",
+        # No catalogue grant: it runs as the search domain's master-user role (constructs/search.py).
+        timeout_seconds=300,
+        custom_resource=True,
     ),
 )
 FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}
