@@ -430,15 +430,67 @@ class AuditRecord(Model):
     outcome: AuditOutcome
     latency_ms: dict[str, float] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=utc_now)
+    tool: str | None = None  # set on a tool call's record (voiceassist.tools.executor)
+    tool_status: int | None = None  # its HTTP-like status: 200, 202 pending, 4xx refused, 5xx failed
+
+
+# --------------------------------------------------------------------------- tools (voiceassist.tools)
+
+
+class ToolCategory(StrEnum):
+    CALENDAR = "calendar"
+    FILE = "file"
+    MEDICAL = "medical"
+    CALCULATION = "calculation"
+    SEARCH = "search"
+
+
+class RiskLevel(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
 
 
 class ToolDefinition(Model):
+    """What a caller (a model, the API, an MCP client) sees of a tool; `parameters` is a JSON Schema."""
+
     name: str
     description: str
     parameters: dict[str, Any] = Field(default_factory=dict)
+    category: ToolCategory = ToolCategory.CALCULATION
+    requires_phi: bool = False  # False: the tool never receives PHI in its arguments (it may leave the boundary)
+    requires_confirmation: bool = False
+    risk_level: RiskLevel = RiskLevel.LOW
+    rate_limit: int = Field(default=60, ge=1, description="calls per user per minute")
+    timeout_seconds: float = Field(default=5.0, gt=0, le=30)
+    allowed_roles: list[str] = Field(default_factory=lambda: ["clinician", "admin"])
+
+
+class ToolCall(Model):
+    """One call of a tool: the OpenAI function-call shape (arguments already parsed from JSON)."""
+
+    call_id: str = Field(default_factory=lambda: new_id("call"))
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+
+
+class PendingAction(Model):
+    action_id: str
+    tool: str
+    summary: str  # a human sentence: what confirming will do
+    expires_at: datetime
 
 
 class ToolResult(Model):
     name: str
     ok: bool
-    content: str
+    content: str  # what the model reads: the result, or the error and how to fix the call
+    call_id: str | None = None
+    status: int = 200  # 200 done, 202 pending confirmation, 4xx refused, 5xx failed
+    error: str | None = None  # the error code when not ok
+    data: dict[str, Any] = Field(default_factory=dict)
+    sources: list[SearchHit] = Field(default_factory=list)  # what the answer may cite (becomes citations)
+    pending_action: PendingAction | None = None
+    retry_after: int | None = None  # seconds, with a 429
+    carries_phi: bool = False  # True: only in-boundary models may see the rest of the turn
+    latency_ms: float = 0.0

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -227,4 +228,20 @@ class PipelineRunner(Protocol):
 
     def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run to the end and return the output; raises DependencyError with the failure cause."""
+        ...
+
+
+@dataclass(frozen=True)
+class RateDecision:
+    allowed: bool
+    remaining: int  # calls left in the window after this one
+    retry_after: int  # seconds until the window resets (0 when allowed)
+
+
+@runtime_checkable
+class RateLimiter(Protocol):
+    """Fixed-window counters shared by every process (DynamoDB on AWS, the SQLite file locally)."""
+
+    def acquire(self, key: str, *, limit: int, window_seconds: int = 60) -> RateDecision:
+        """Count one call against `key`'s current window; refused (not counted) once `limit` is reached."""
         ...
