@@ -160,10 +160,11 @@ class Dependencies:
     def tool_executor(self) -> ToolExecutor:
         """The one executor of every tool call (the query's tool loop, the REST API, MCP)."""
         from voiceassist.tools.actions import PendingActions
-        from voiceassist.tools.executor import ToolExecutor
+        from voiceassist.tools.executor import DeferredDetector, ToolExecutor
         from voiceassist.tools.registry import ToolEnvironment
 
-        return ToolExecutor(self.tool_registry, env=ToolEnvironment(ctx=self.query), detector=self.phi_detector,
+        detector = DeferredDetector(lambda: self.phi_detector)
+        return ToolExecutor(self.tool_registry, env=ToolEnvironment(ctx=self.query), detector=detector,
                             limiter=self.rate_limiter, actions=PendingActions(self.state), audit=self.audit)
 
     def read_secret(self, arn: str) -> str | None:

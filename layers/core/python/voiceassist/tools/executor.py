@@ -175,6 +175,23 @@ class ToolExecutor:
             latency_ms={"tool": result.latency_ms}, tool=call.name, tool_status=result.status))
 
 
+class DeferredDetector:
+    """The detector built on first use: a tool call with no string argument never loads Presidio, and a
+    function that does not ship it (ImportError) fails closed instead of failing every call."""
+
+    def __init__(self, build: Callable[[], PhiDetector]) -> None:
+        self._build = build
+        self._detector: PhiDetector | None = None
+
+    def detect(self, text: str) -> PhiResult:
+        if self._detector is None:
+            try:
+                self._detector = self._build()
+            except ImportError:
+                return failed_result("PHI detector is not deployed with this function")
+        return self._detector.detect(text)
+
+
 def run_with_timeout(function: Callable[[], ToolOutput], timeout_s: float, name: str) -> ToolOutput:
     """Run `function` in a daemon thread and stop waiting after `timeout_s` (the thread cannot be killed; a pure
     tool ends by itself, a client's own deadline ends the others)."""
