@@ -365,6 +365,7 @@ class QueryMetadata(Model):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     trace_id: str | None = None
+    answer_status: str | None = None  # "tool_result": a tool's result answers (voiceassist.query.tool_loop)
 
 
 class QueryResponse(Model):
@@ -378,14 +379,17 @@ class QueryResponse(Model):
 
 
 class ChatMessage(Model):
-    role: str  # system | user | assistant (OpenAI chat-completions shape)
+    role: str  # system | user | assistant | tool (OpenAI chat-completions shape)
     content: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # an assistant turn that called tools
+    tool_call_id: str | None = None  # a tool turn: the call it answers
 
 
 class ChatCompletion(Model):
     text: str
     model: str
     usage: TokenUsage = Field(default_factory=TokenUsage)
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # the model asked for these instead of answering
 
 
 # --------------------------------------------------------------------------- sessions and audit
@@ -472,6 +476,7 @@ class ToolCall(Model):
     call_id: str = Field(default_factory=lambda: new_id("call"))
     name: str
     arguments: dict[str, Any] = Field(default_factory=dict)
+    timeout_seconds: int | None = None  # the state machine's backstop for this call (set by the tool loop)
 
 
 class PendingAction(Model):
@@ -494,3 +499,10 @@ class ToolResult(Model):
     retry_after: int | None = None  # seconds, with a 429
     carries_phi: bool = False  # True: only in-boundary models may see the rest of the turn
     latency_ms: float = 0.0
+
+
+class ToolExchange(Model):
+    """One call of the query's tool loop and its result, in the order the model made them."""
+
+    call: ToolCall
+    result: ToolResult

@@ -28,6 +28,7 @@ from voiceassist.models import (
     SearchHit,
     SearchQuery,
     Session,
+    ToolDefinition,
 )
 
 Vectors = npt.NDArray[np.float32]
@@ -211,6 +212,15 @@ class ChatModel(Protocol):
 
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                temperature: float = 0.1) -> Iterator[str]: ...
+
+
+@runtime_checkable
+class ToolCallingChatModel(ChatModel, Protocol):
+    """A ChatModel that may answer with tool calls (OpenAI function calls; SageMaker LMI/vLLM take the same
+    `tools` schema). The completion's `tool_calls` is empty when it answered in text."""
+
+    def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
+                            max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion: ...
 
 
 @runtime_checkable

@@ -122,7 +122,10 @@ class ToolExecutor:
     def _apply_phi_rule(self, checked: _Checked, call: ToolCall, caller: Caller) -> None:
         """Detect PHI in every string argument (a detector failure counts as PHI); a tool that may not receive
         PHI gets none, and none from a turn that carries PHI either (its text describes one patient)."""
-        checked.redacted = _map_strings(call.arguments, lambda text: self._detect(text, checked))
+        if checked.tool.scan_arguments:
+            checked.redacted = _map_strings(call.arguments, lambda text: self._detect(text, checked))
+        else:
+            checked.redacted = dict(call.arguments)
         if checked.tool.definition.requires_phi:
             return
         if checked.args_have_phi or caller.turn_has_phi:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType, ToolCategory
 from voiceassist.tools.calculators import CALCULATORS, CalculatorResult, get_calculator, run_calculator
+from voiceassist.tools.calculators.registry import describe_validation_error
 from voiceassist.tools.registry import ToolEnvironment, ToolOutput, define
 
 
@@ -16,7 +17,21 @@ class CalculateParams(BaseModel):
 
     calculator: str = Field(description="The calculator's name (see the enum)")
     parameters: dict[str, Any] = Field(default_factory=dict,
-                                       description="The calculator's inputs: numbers, booleans, or [value, unit]")
+                                       description="The calculator's inputs by field name: numbers in the unit the "
+                                                   "name gives (weight_kg, creatinine_mg_dl), booleans, and "
+                                                   "enumerated words (sex)")
+
+    @model_validator(mode="after")
+    def _calculator_accepts_the_parameters(self) -> CalculateParams:
+        """Validated here, so a bad field is the executor's 400 and no free text reaches the PHI rule."""
+        spec = CALCULATORS.get(self.calculator)
+        if spec is None:
+            raise ValueError(f"unknown calculator {self.calculator!r}; the 'calculator' enum lists them")
+        try:
+            spec.params.model_validate(self.parameters)
+        except ValidationError as error:
+            raise ValueError(describe_validation_error(error)) from None
+        return self
 
 
 def describe(result: CalculatorResult, title: str) -> str:
@@ -55,5 +70,6 @@ CALCULATE_MEDICAL_SCORE = define(
     CalculateParams, calculate,
     schema_extra={"calculator": {"enum": sorted(CALCULATORS)}},
     category=ToolCategory.CALCULATION, requires_phi=True,  # a pure function inside the boundary
+    scan_arguments=False,  # validated: numbers, booleans, enumerated words and units only
     rate_limit=120, timeout_seconds=2.0,
 )

@@ -40,6 +40,9 @@ class Tool:
     params: type[BaseModel]
     run: ToolFunction
     summarize: Callable[[Any], str] | None = None  # the pending action's human summary (confirmation tools)
+    # False when the validated arguments can hold no free text (numbers, booleans, enumerated words), so there
+    # is nothing to scan for PHI: the PHI detector would only find false positives in "chadsvasc".
+    scan_arguments: bool = True
 
     @property
     def name(self) -> str:
@@ -48,13 +51,13 @@ class Tool:
 
 def define(name: str, description: str, params: type[BaseModel], run: ToolFunction, *,
            summarize: Callable[[Any], str] | None = None, schema_extra: dict[str, Any] | None = None,
-           **options: Any) -> Tool:
+           scan_arguments: bool = True, **options: Any) -> Tool:
     """A Tool whose definition's `parameters` is the JSON Schema of `params` (plus `schema_extra` properties)."""
     schema = params.model_json_schema()
     for prop, extra in (schema_extra or {}).items():
         schema["properties"][prop].update(extra)
     definition = ToolDefinition(name=name, description=description, parameters=schema, **options)
-    return Tool(definition=definition, params=params, run=run, summarize=summarize)
+    return Tool(definition=definition, params=params, run=run, summarize=summarize, scan_arguments=scan_arguments)
 
 
 class ToolRegistry:
