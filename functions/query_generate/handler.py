@@ -1,4 +1,5 @@
-"""Generate Answer: one tier of the fallback chain (cloud, local or extractive), chosen by the state machine."""
+"""Generate Answer: one tier of the fallback chain (cloud, local or extractive), chosen by the state machine;
+it may answer with tool calls, which the "Run Tools" Map runs before the next turn (voiceassist.query.tool_loop)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from typing import Any
 
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
-from voiceassist.query import answering
+from voiceassist.query import tool_loop
 from voiceassist.query.state import QueryState
 
 
@@ -14,5 +15,6 @@ from voiceassist.query.state import QueryState
 @tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event["state"])
-    state = answering.generate(dependencies().query, state, tier=event["tier"])
+    deps = dependencies()
+    state = tool_loop.generate(deps.query, deps.tool_registry, state, tier=event["tier"])
     return state.model_dump(mode="json")

@@ -102,6 +102,8 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServer:
+    from voiceassist_local import mcp_face  # noqa: F401 - registers /v1/mcp (MCP over streamable HTTP)
+
     server = ThreadingHTTPServer((host, port), ApiRequestHandler)
     server.daemon_threads = True
     return server

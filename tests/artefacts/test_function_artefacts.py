@@ -215,6 +215,11 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
     query = _runner(workers, "query")
     answer = QueryState.model_validate(query.run("query", state.model_dump(mode="json")))
     query.close()
+    # and one tool call of the query's tool loop runs in the tools function
+    tool = workers["query_tools"]({"state": state.model_dump(mode="json"), "call": {
+        "call_id": "call_1", "name": "calculate_medical_score", "timeout_seconds": 4,
+        "arguments": {"calculator": "chadsvasc", "parameters": {"age": 75, "sex": "female", "hypertension": True,
+                                                                "diabetes": True}}}})
     # and the API, the WebSocket routes and the authorizer take their events
     listed = workers["api"](_api_event("GET", "/v1/documents"))
     connected = workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
@@ -229,6 +234,7 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
     assert outcome["outcome"]["status"] == "COMPLETED", outcome
     assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"
     assert listed["statusCode"] == 200 and "metformin" in listed["body"]
+    assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
     assert connected["statusCode"] == 200
     assert refused["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))

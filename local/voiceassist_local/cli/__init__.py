@@ -52,6 +52,9 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("--json", action="store_true")
     jobs.set_defaults(run=local.jobs)
 
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout (for an MCP client)")
+    mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_face", fromlist=["run_stdio"]).run_stdio(args))
+
     evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators")
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
     for module_name in ("eval_retrieval", "eval_phi", "eval_calculators"):

@@ -365,6 +365,7 @@ class QueryMetadata(Model):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     trace_id: str | None = None
+    answer_status: str | None = None  # "tool_result": a tool's result answers (voiceassist.query.tool_loop)
 
 
 class QueryResponse(Model):
@@ -378,14 +379,17 @@ class QueryResponse(Model):
 
 
 class ChatMessage(Model):
-    role: str  # system | user | assistant (OpenAI chat-completions shape)
+    role: str  # system | user | assistant | tool (OpenAI chat-completions shape)
     content: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # an assistant turn that called tools
+    tool_call_id: str | None = None  # a tool turn: the call it answers
 
 
 class ChatCompletion(Model):
     text: str
     model: str
     usage: TokenUsage = Field(default_factory=TokenUsage)
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # the model asked for these instead of answering
 
 
 # --------------------------------------------------------------------------- sessions and audit
@@ -430,15 +434,75 @@ class AuditRecord(Model):
     outcome: AuditOutcome
     latency_ms: dict[str, float] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=utc_now)
+    tool: str | None = None  # set on a tool call's record (voiceassist.tools.executor)
+    tool_status: int | None = None  # its HTTP-like status: 200, 202 pending, 4xx refused, 5xx failed
+
+
+# --------------------------------------------------------------------------- tools (voiceassist.tools)
+
+
+class ToolCategory(StrEnum):
+    CALENDAR = "calendar"
+    FILE = "file"
+    MEDICAL = "medical"
+    CALCULATION = "calculation"
+    SEARCH = "search"
+
+
+class RiskLevel(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
 
 
 class ToolDefinition(Model):
+    """What a caller (a model, the API, an MCP client) sees of a tool; `parameters` is a JSON Schema."""
+
     name: str
     description: str
     parameters: dict[str, Any] = Field(default_factory=dict)
+    category: ToolCategory = ToolCategory.CALCULATION
+    requires_phi: bool = False  # False: the tool never receives PHI in its arguments (it may leave the boundary)
+    requires_confirmation: bool = False
+    risk_level: RiskLevel = RiskLevel.LOW
+    rate_limit: int = Field(default=60, ge=1, description="calls per user per minute")
+    timeout_seconds: float = Field(default=5.0, gt=0, le=30)
+    allowed_roles: list[str] = Field(default_factory=lambda: ["clinician", "admin"])
+
+
+class ToolCall(Model):
+    """One call of a tool: the OpenAI function-call shape (arguments already parsed from JSON)."""
+
+    call_id: str = Field(default_factory=lambda: new_id("call"))
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    timeout_seconds: int | None = None  # the state machine's backstop for this call (set by the tool loop)
+
+
+class PendingAction(Model):
+    action_id: str
+    tool: str
+    summary: str  # a human sentence: what confirming will do
+    expires_at: datetime
 
 
 class ToolResult(Model):
     name: str
     ok: bool
-    content: str
+    content: str  # what the model reads: the result, or the error and how to fix the call
+    call_id: str | None = None
+    status: int = 200  # 200 done, 202 pending confirmation, 4xx refused, 5xx failed
+    error: str | None = None  # the error code when not ok
+    data: dict[str, Any] = Field(default_factory=dict)
+    sources: list[SearchHit] = Field(default_factory=list)  # what the answer may cite (becomes citations)
+    pending_action: PendingAction | None = None
+    retry_after: int | None = None  # seconds, with a 429
+    carries_phi: bool = False  # True: only in-boundary models may see the rest of the turn
+    latency_ms: float = 0.0
+
+
+class ToolExchange(Model):
+    """One call of the query's tool loop and its result, in the order the model made them."""
+
+    call: ToolCall
+    result: ToolResult

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -27,6 +28,7 @@ from voiceassist.models import (
     SearchHit,
     SearchQuery,
     Session,
+    ToolDefinition,
 )
 
 Vectors = npt.NDArray[np.float32]
@@ -213,6 +215,15 @@ class ChatModel(Protocol):
 
 
 @runtime_checkable
+class ToolCallingChatModel(ChatModel, Protocol):
+    """A ChatModel that may answer with tool calls (OpenAI function calls; SageMaker LMI/vLLM take the same
+    `tools` schema). The completion's `tool_calls` is empty when it answered in text."""
+
+    def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
+                            max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion: ...
+
+
+@runtime_checkable
 class PhiDetector(Protocol):
     def detect(self, text: str) -> PhiResult: ...
 
@@ -237,4 +248,20 @@ class UploadSigner(Protocol):
     def presign_post(self, key: str, *, fields: dict[str, str], max_bytes: int,
                      expires_in: int) -> dict[str, Any]:
         """{"url": ..., "fields": {...}}: the form a client POSTs with the file as its last field."""
+        ...
+
+
+@dataclass(frozen=True)
+class RateDecision:
+    allowed: bool
+    remaining: int  # calls left in the window after this one
+    retry_after: int  # seconds until the window resets (0 when allowed)
+
+
+@runtime_checkable
+class RateLimiter(Protocol):
+    """Fixed-window counters shared by every process (DynamoDB on AWS, the SQLite file locally)."""
+
+    def acquire(self, key: str, *, limit: int, window_seconds: int = 60) -> RateDecision:
+        """Count one call against `key`'s current window; refused (not counted) once `limit` is reached."""
         ...

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         JobStore,
         KeyValueState,
         PipelineRunner,
+        RateLimiter,
         SearchIndex,
         SessionStore,
         UploadSigner,
@@ -73,6 +74,12 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
 
         return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
+
+    @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        from voiceassist.adapters.aws.dynamodb_rate_limits import DynamoDbRateLimiter
+
+        return DynamoDbRateLimiter(str(self.settings.state_table), client=self._dynamodb)
 
     @cached_property
     def idempotency(self) -> BasePersistenceLayer:

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         KeyValueState,
         PhiDetector,
         PipelineRunner,
+        RateLimiter,
         Reranker,
         SearchIndex,
         SearchSource,
@@ -31,6 +32,8 @@ if TYPE_CHECKING:
         UploadSigner,
     )
     from voiceassist.query.state import QueryContext
+    from voiceassist.tools.executor import ToolExecutor
+    from voiceassist.tools.registry import ToolRegistry
 
 PipelineRunnerFactory = Callable[["Dependencies"], "PipelineRunner"]
 _pipeline_runner_factory: PipelineRunnerFactory | None = None
@@ -96,6 +99,10 @@ class Dependencies:
         raise NotImplementedError
 
     @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        raise NotImplementedError
+
+    @cached_property
     def pipelines(self) -> PipelineRunner:
         raise NotImplementedError
 
@@ -143,6 +150,23 @@ class Dependencies:
         from voiceassist.composition.sources import build_external_sources
 
         return build_external_sources(self.settings, secret_reader=self.read_secret)
+
+    @cached_property
+    def tool_registry(self) -> ToolRegistry:
+        from voiceassist.tools.catalogue import default_registry
+
+        return default_registry()
+
+    @cached_property
+    def tool_executor(self) -> ToolExecutor:
+        """The one executor of every tool call (the query's tool loop, the REST API, MCP)."""
+        from voiceassist.tools.actions import PendingActions
+        from voiceassist.tools.executor import DeferredDetector, ToolExecutor
+        from voiceassist.tools.registry import ToolEnvironment
+
+        detector = DeferredDetector(lambda: self.phi_detector)
+        return ToolExecutor(self.tool_registry, env=ToolEnvironment(ctx=self.query), detector=detector,
+                            limiter=self.rate_limiter, actions=PendingActions(self.state), audit=self.audit)
 
     def read_secret(self, arn: str) -> str | None:
         """An API key from Secrets Manager (an ARN is configured only where there is one to read)."""

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
         JobStore,
         KeyValueState,
         PipelineRunner,
+        RateLimiter,
         SearchIndex,
         SessionStore,
     )
@@ -66,6 +67,12 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
         from voiceassist.adapters.local.sqlite_state import SqliteKeyValueState
 
         return SqliteKeyValueState(self._sqlite)
+
+    @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        from voiceassist.adapters.local.sqlite_rate_limits import SqliteRateLimiter
+
+        return SqliteRateLimiter(self._sqlite)
 
     @cached_property
     def idempotency(self) -> BasePersistenceLayer:

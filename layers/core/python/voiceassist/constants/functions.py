@@ -76,6 +76,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
         A.AUDIT_READ,
+        A.AUDIT_WRITE,  # tool calls (POST /v1/tools/{name}/invoke, actions) are audited
         A.STATE_WRITE,
         A.IDEMPOTENCY,
         A.START_INGEST,
@@ -212,6 +213,21 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         container_image=True,  # the egress guard runs the PHI detector
     ),
     _spec(
+        "query_tools",
+        "Run one tool call through the executor (the query's tool loop)",
+        A.AUDIT_WRITE,
+        A.STATE_WRITE,  # rate limits and pending actions
+        A.SEARCH_READ,
+        A.DOCUMENTS_READ,
+        A.EMBEDDING_INVOKE,
+        A.PUBMED_SECRET,
+        memory_mb=2048,
+        timeout_seconds=30,
+        # The knowledge-base search tools embed in-boundary. Presidio is not shipped: the executor's PHI rule
+        # fails closed here, so search_pubmed (outside the boundary) is refused from the loop on AWS.
+        needs_ml_layer=True,
+    ),
+    _spec(
         "query_assemble",
         "Inline citations and response metadata",
         A.DOCUMENTS_READ,
@@ -267,6 +283,7 @@ QUERY_PIPELINE_FUNCTIONS: tuple[str, ...] = (
     "query_retrieve",
     "query_rank",
     "query_generate",
+    "query_tools",
     "query_assemble",
     "query_audit",
 )

@@ -13,6 +13,7 @@ from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import sources
 from voiceassist.query.state import QueryContext, QueryState, timed
+from voiceassist.query.tool_route import route_to_tool
 
 SKIPPED_PHI = ("{name} was not searched: the question contains patient details (PHI), and {name} is outside the "
                "PHI boundary")
@@ -39,7 +40,8 @@ def classify(ctx: QueryContext, state: QueryState) -> QueryState:
         result = intents.classify_intent(state.request.query)
         state.intent, state.intent_confidence = result.intent, result.confidence
         state.clarifying_question = result.clarifying_question
-        if not state.clarifying_question:
+        route_to_tool(state)  # a calculator question goes to the calculator (query.asl.json skips the search)
+        if not state.clarifying_question and not state.tool_route:
             plan_sources(ctx, state)
     return state
 

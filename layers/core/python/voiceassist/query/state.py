@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import Field
 
@@ -26,6 +26,8 @@ from voiceassist.models import (
     SearchBranch,
     SearchHit,
     TokenUsage,
+    ToolCall,
+    ToolExchange,
     new_id,
     utc_now,
 )
@@ -68,6 +70,16 @@ class QueryState(Model):
     latency_ms: dict[str, float] = Field(default_factory=dict)
     audit_id: str | None = None
     failure: dict[str, str] | None = None  # the Error/Cause a Catch recorded before a fallback tier ran
+    # the tool loop (voiceassist.query.tool_loop): Generate <-> Run Tools, at most 5 calls and 10 s a query
+    tool_route: str | None = None  # the calculator the question names, set by Classify
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # the "Run Tools" Map's items
+    tool_calls_pending: bool = False
+    tool_results: list[dict[str, Any]] = Field(default_factory=list)  # the Map's output, folded in by Generate
+    tool_history: list[ToolExchange] = Field(default_factory=list)
+    tool_calls_made: int = 0
+    tool_seconds_used: float = 0.0
+    generation_tier: str | None = None  # the tier the loop returns to after running tools
+    answer_status: str | None = None
 
     @property
     def phi_detected(self) -> bool:
@@ -131,5 +143,6 @@ def response_of(state: QueryState) -> QueryResponse:
             intent_confidence=state.intent_confidence, model=state.model or "none", extractive=state.extractive,
             degraded=state.degraded, sources_searched=state.sources_searched, warnings=state.warnings,
             usage=state.usage, latency_ms=state.latency_ms, trace_id=state.trace_id,
+            answer_status=state.answer_status,
         ),
     )
