@@ -53,9 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("--json", action="store_true")
     jobs.set_defaults(run=local.jobs)
 
-    evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators")
+    evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators, answers")
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
-    for module_name in ("eval_retrieval", "eval_phi", "eval_calculators"):
+    for module_name in ("eval_retrieval", "eval_phi", "eval_calculators", "eval_answers"):
         module = __import__(f"voiceassist_local.cli.{module_name}", fromlist=["add_parser"])
         module.add_parser(evaluations)
     return parser

@@ -351,6 +351,15 @@ class TokenUsage(Model):
     cost_usd: float = 0.0
 
 
+class AnswerStatus(StrEnum):
+    """What kind of reply a response carries (docs/answers.md)."""
+
+    ANSWERED = "answered"  # cited from passages that reach the evidence threshold
+    NO_EVIDENCE = "no_evidence"  # no passage answers: no facts claimed, no citations
+    CLARIFICATION = "clarification"  # a question back to the user
+    TOOL_RESULT = "tool_result"  # a tool's output (the tools issue)
+
+
 class QueryMetadata(Model):
     query_id: str
     phi_detected: bool
@@ -365,6 +374,9 @@ class QueryMetadata(Model):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     trace_id: str | None = None
+    answer_status: AnswerStatus = AnswerStatus.ANSWERED
+    evidence_score: float | None = None  # the best passage's evidence score (query/evidence.py), 0..1
+    grounding: float | None = None  # the share of answer sentences supported by the excerpt they cite
 
 
 class QueryResponse(Model):
@@ -413,6 +425,7 @@ class AuditOutcome(StrEnum):
     DEGRADED = "degraded"
     REFUSED = "refused"
     ERROR = "error"
+    NO_EVIDENCE = "no_evidence"  # no passage answered: the reply said so, without citations
 
 
 class AuditRecord(Model):

@@ -52,7 +52,8 @@ _QUOTE_MARKER = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # A short line without closing punctuation before a new line is a heading (chunk text keeps line breaks only
 # between blocks, so this never cuts a sentence).
 _HEADING_LINE = re.compile(r"^[ \t]*(?![-*•]|\d+[.)])(?:\S+[ \t]+){0,7}\S*[^\s.,;:!?][ \t]*\n", re.M)
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
+_SUFFIXES = ("ations", "ation", "ating", "ated", "ates", "ate",
+             "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
              "ly", "s")
 
 
@@ -67,7 +68,7 @@ class _Candidate:
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match "dosing" with "dose" and "infections" with "infection"."""
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
             word = word[: -len(suffix)]
             break
     return word.rstrip("e") if len(word) > 3 else word
