@@ -1,8 +1,8 @@
 """Abstention: when no retrieved passage answers the question, say so instead of citing the nearest text.
 
 Runs in Rank Results, after the branches are merged. Each hit gets an evidence score (query/evidence.py);
-the hits below `Settings.evidence_threshold` are dropped, so neither the model nor the extractive composer
-sees a passage about another drug or condition. When none is left, the reply is the no-evidence message:
+only the documents with a passage at or above `Settings.evidence_threshold` stay, so neither the model nor
+the extractive composer sees a passage about another drug or condition. When none is left, the reply is the no-evidence message:
 no facts, no citations, `answer_status: "no_evidence"`, and it takes the clarification route past
 generation (query.asl.json), so no model is called.
 """
@@ -24,6 +24,7 @@ SUGGESTION = (" Try rephrasing with the full name of the drug or condition, or a
               "to the knowledge base.")
 PUBMED_SUGGESTION = " PubMed may have published evidence on it."
 MAX_TOPICS = 4
+MIN_SHARE_OF_BEST = 0.5
 _TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?(?=\s)")
 _UNCHECKED_IDENTIFIER = re.compile(r"(?<![.?!:]\s)(?<!^)(?<=\s)[A-Z][a-z]\w*\.?|\S*[\d@]\S*")
 
@@ -41,12 +42,19 @@ def evidence_question(state: QueryState) -> str:
 
 
 def keep_supported_hits(state: QueryState, *, threshold: float) -> QueryState:
-    """Score the hits; keep those that reach the threshold, or abstain when none does."""
+    """Score the hits; keep the passages of the documents that answer, or abstain when none does.
+
+    A document answers when one of its passages reaches the threshold. Of those documents' passages, the ones
+    searched at least MIN_SHARE_OF_BEST of the best one's (fused) score stay: a document's "targets" passage
+    may not repeat the words "blood pressure" that its neighbour holds, and a passage of another document that
+    merely shares a few words ranks far below.
+    """
     found = evidence.assess(evidence_question(state), state.hits)
     state.evidence_score = round(found.score, 4)
-    supported = found.supported(threshold)
-    if supported:
-        state.hits = [state.hits[i] for i in supported]
+    answering = {state.hits[i].chunk.doc_key for i in found.supported(threshold)}
+    if answering:
+        best = max(h.score for h in state.hits if h.chunk.doc_key in answering)
+        state.hits = [h for h in state.hits if h.chunk.doc_key in answering and h.score >= MIN_SHARE_OF_BEST * best]
         return state
     state.answer = state.clarifying_question = no_evidence_reply(state, found)
     state.answer_status = AnswerStatus.NO_EVIDENCE
