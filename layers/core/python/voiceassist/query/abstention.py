@@ -2,8 +2,8 @@
 
 Runs in Rank Results, after the branches are merged. Each hit gets an evidence score (query/evidence.py);
 only the documents with a passage at or above `Settings.evidence_threshold` stay, so neither the model nor
-the extractive composer sees a passage about another drug or condition. When none is left, the reply is the no-evidence message:
-no facts, no citations, `answer_status: "no_evidence"`, and it takes the clarification route past
+the extractive composer sees a passage about another drug or condition. When none is left, the reply is the
+no-evidence message: no facts, no citations, `answer_status: "no_evidence"`, and it takes the clarification route past
 generation (query.asl.json), so no model is called.
 """
 
