@@ -104,6 +104,7 @@ class Chunk(Model):
     page: int | None = None
     section: str | None = None
     metadata: DocumentMetadata
+    injection_flags: list[str] = Field(default_factory=list)  # instruction-like text found (ingest/injection.py)
 
 
 class SearchMode(StrEnum):
@@ -178,6 +179,7 @@ class IndexingJob(Model):
     attempts: int = 1
     chunks_total: int = 0
     chunks_done: int = 0
+    flagged_chunks: int = 0  # chunks holding instruction-like text (ingest/injection.py): indexed, never quoted
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None

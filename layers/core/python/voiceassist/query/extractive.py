@@ -133,7 +133,7 @@ def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
 
 
 def is_flagged(excerpt: Excerpt) -> bool:
-    return bool(getattr(excerpt.chunk.metadata, "injection_flags", None))
+    return bool(excerpt.chunk.injection_flags)
 
 
 def _cited(sentence: str, number: int) -> str:
