@@ -63,7 +63,7 @@ def test_build_messages_has_role_numbered_excerpts_and_question(excerpts: list[E
     assert "clinical reference assistant" in system and "patient-specific orders" in system
     assert "[1]" in system
     user = messages[-1].content
-    assert "[1] Metformin drug reference — Dosing — 2024 — p. 1\nThe usual maximum dose" in user
+    assert '<excerpt number="1" source="[1] Metformin drug reference — Dosing — 2024 — p. 1">\nThe usual max' in user
     assert "[5] Metformin drug reference" in user
     assert user.endswith("Question: What is the maximum dose of metformin?")
 

@@ -55,9 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout (for an MCP client)")
     mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_face", fromlist=["run_stdio"]).run_stdio(args))
 
-    evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators")
+    evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators, answers")
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
-    for module_name in ("eval_retrieval", "eval_phi", "eval_calculators"):
+    for module_name in ("eval_retrieval", "eval_phi", "eval_calculators", "eval_answers"):
         module = __import__(f"voiceassist_local.cli.{module_name}", fromlist=["add_parser"])
         module.add_parser(evaluations)
     return parser

@@ -104,6 +104,7 @@ class Chunk(Model):
     page: int | None = None
     section: str | None = None
     metadata: DocumentMetadata
+    injection_flags: list[str] = Field(default_factory=list)  # instruction-like text found (ingest/injection.py)
 
 
 class SearchMode(StrEnum):
@@ -178,6 +179,7 @@ class IndexingJob(Model):
     attempts: int = 1
     chunks_total: int = 0
     chunks_done: int = 0
+    flagged_chunks: int = 0  # chunks holding instruction-like text (ingest/injection.py): indexed, never quoted
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
@@ -351,6 +353,16 @@ class TokenUsage(Model):
     cost_usd: float = 0.0
 
 
+class AnswerStatus(StrEnum):
+    """What kind of reply a response carries (docs/answers.md)."""
+
+    ANSWERED = "answered"  # cited from passages that reach the evidence threshold
+    NO_EVIDENCE = "no_evidence"  # no passage answers: no facts claimed, no citations
+    CLARIFICATION = "clarification"  # a question back to the user
+    TOOL_RESULT = "tool_result"  # a tool's output answers (query/tool_loop.py)
+    TOOL_ERROR = "tool_error"  # the tool the question needs failed; the reply says why
+
+
 class QueryMetadata(Model):
     query_id: str
     phi_detected: bool
@@ -365,7 +377,9 @@ class QueryMetadata(Model):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     trace_id: str | None = None
-    answer_status: str | None = None  # "tool_result": a tool's result answers (voiceassist.query.tool_loop)
+    answer_status: AnswerStatus = AnswerStatus.ANSWERED
+    evidence_score: float | None = None  # the best passage's evidence score (query/evidence.py), 0..1
+    grounding: float | None = None  # the share of answer sentences supported by the excerpt they cite
 
 
 class QueryResponse(Model):
@@ -417,6 +431,7 @@ class AuditOutcome(StrEnum):
     DEGRADED = "degraded"
     REFUSED = "refused"
     ERROR = "error"
+    NO_EVIDENCE = "no_evidence"  # no passage answered: the reply said so, without citations
 
 
 class AuditRecord(Model):

@@ -25,6 +25,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_EMBEDDING_ENDPOINT,
     ENV_EMBEDDING_PRECISION,
     ENV_ENVIRONMENT,
+    ENV_EVIDENCE_THRESHOLD,
     ENV_FUSION,
     ENV_IDEMPOTENCY_TABLE,
     ENV_INGEST_STATE_MACHINE_ARN,
@@ -121,6 +122,9 @@ class Settings(BaseModel):
     pubmed_budget_seconds: float = Field(default=4.0, gt=0, le=20)
     user_pool_id: str | None = None
     user_pool_client_id: str | None = None
+    # Below this evidence score (query/evidence.py, 0..1) the answer is "no_evidence": evaluated in
+    # docs/benchmarks.md, "Answers that know their limits".
+    evidence_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
 
     @property
     def db_path(self) -> Path:
@@ -167,6 +171,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_CHUNK_OVERLAP: "chunk_overlap",
     ENV_FUSION: "fusion",
     ENV_BM25_WEIGHT: "bm25_weight",
+    ENV_EVIDENCE_THRESHOLD: "evidence_threshold",
     ENV_EMBEDDING_PRECISION: "embedding_precision",
     ENV_MAX_UPLOAD_BYTES: "max_upload_bytes",
     ENV_PUBMED_BASE_URL: "pubmed_base_url",

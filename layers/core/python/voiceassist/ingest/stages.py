@@ -25,6 +25,7 @@ from voiceassist.ingest.artifacts import (
     received,
     received_chunks,
 )
+from voiceassist.ingest.injection import injection_flags
 from voiceassist.models import (
     Chunk,
     DocumentStatus,
@@ -120,10 +121,12 @@ def chunk_document(ctx: IngestionContext, doc_id: str, job_id: str, cleaned: Art
     )
     if not chunks:
         raise ExtractionError("the document produced no text to index")
-    _update_job(ctx, job_id, chunks_total=len(chunks), chunks_done=0)
+    chunks = [c.model_copy(update={"injection_flags": injection_flags(c.text)}) for c in chunks]
+    flagged = sum(bool(c.injection_flags) for c in chunks)
+    _update_job(ctx, job_id, chunks_total=len(chunks), chunks_done=0, flagged_chunks=flagged)
     lines = "\n".join(chunk.model_dump_json() for chunk in chunks).encode("utf-8")
     ref = hand_off(ctx.blobs, doc_id, "chunks.jsonl", lines, by_reference=is_stored(cleaned))
-    return {"chunks": ref, "count": len(chunks)}
+    return {"chunks": ref, "count": len(chunks), "flagged_chunks": flagged}
 
 
 # --------------------------------------------------------------------------- embed, index

@@ -10,7 +10,7 @@ import re
 
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable, NotFound
-from voiceassist.models import Message, Session
+from voiceassist.models import AnswerStatus, Message, Session
 from voiceassist.query import citations, extractive, generation, routing
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
@@ -83,6 +83,8 @@ def _transient(exc: routing.NoModelAvailable) -> bool:
 def _extractive(state: QueryState, *, degraded: bool) -> QueryState:
     state.answer = extractive.compose_extractive(state.request.query, _excerpts(state))
     state.model, state.extractive, state.degraded = EXTRACTIVE_MODEL, True, degraded
+    if state.answer == extractive.EXTRACTIVE_LABEL + extractive.NO_ANSWER:
+        state.answer_status = AnswerStatus.NO_EVIDENCE  # no quotable sentence (or only flagged excerpts)
     if degraded and DEGRADED_WARNING not in state.warnings:
         state.warnings.append(DEGRADED_WARNING)
     return state

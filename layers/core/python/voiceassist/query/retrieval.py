@@ -8,6 +8,7 @@ from typing import Any
 from voiceassist import phi
 from voiceassist.errors import DependencyError, InvalidInput
 from voiceassist.models import (
+    AnswerStatus,
     FusionMethod,
     RoutingMode,
     SearchBranch,
@@ -18,8 +19,8 @@ from voiceassist.models import (
     SourceKind,
     SourceType,
 )
+from voiceassist.query import abstention, search, sources
 from voiceassist.query import intent as intents
-from voiceassist.query import search, sources
 from voiceassist.query.expansion import expand_abbreviations
 from voiceassist.query.state import QueryContext, QueryState
 
@@ -131,9 +132,12 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         # route past generation (query.asl.json) and is audited as degraded.
         state.answer = state.clarifying_question = SOURCES_UNAVAILABLE_REPLY
         state.degraded = True
+        state.answer_status = AnswerStatus.NO_EVIDENCE
         return state
     if not state.clarifying_question and (not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
+    if not state.clarifying_question:
+        abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold)
     return state
 
 

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pydantic import Field
 
 from voiceassist.models import (
+    AnswerStatus,
     Citation,
     Intent,
     Model,
@@ -79,7 +80,9 @@ class QueryState(Model):
     tool_calls_made: int = 0
     tool_seconds_used: float = 0.0
     generation_tier: str | None = None  # the tier the loop returns to after running tools
-    answer_status: str | None = None
+    answer_status: AnswerStatus | None = None  # None: "answered", or "clarification" for a question back
+    evidence_score: float | None = None
+    grounding: float | None = None
 
     @property
     def phi_detected(self) -> bool:
@@ -143,6 +146,12 @@ def response_of(state: QueryState) -> QueryResponse:
             intent_confidence=state.intent_confidence, model=state.model or "none", extractive=state.extractive,
             degraded=state.degraded, sources_searched=state.sources_searched, warnings=state.warnings,
             usage=state.usage, latency_ms=state.latency_ms, trace_id=state.trace_id,
-            answer_status=state.answer_status,
+            answer_status=_status(state), evidence_score=state.evidence_score, grounding=state.grounding,
         ),
     )
+
+
+def _status(state: QueryState) -> AnswerStatus:
+    if state.answer_status is not None:
+        return state.answer_status
+    return AnswerStatus.CLARIFICATION if state.clarifying_question and not state.answer else AnswerStatus.ANSWERED

@@ -14,7 +14,7 @@ from typing import Any
 
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable
-from voiceassist.models import ChatMessage, SearchHit, ToolCall, ToolDefinition, ToolExchange, ToolResult
+from voiceassist.models import AnswerStatus, ChatMessage, SearchHit, ToolCall, ToolDefinition, ToolExchange, ToolResult
 from voiceassist.ports import ToolCallingChatModel
 from voiceassist.query import answering, generation, routing
 from voiceassist.query.state import QueryContext, QueryState, timed
@@ -27,7 +27,7 @@ MAX_TOOL_CALLS = 5
 TOOL_BUDGET_S = 10.0
 BACKSTOP_S = 2  # the Map task's time-out is the tool's own plus this (the executor stops first)
 CALCULATOR_TOOL = "calculate_medical_score"
-TOOL_RESULT = "tool_result"
+TOOL_RESULT = AnswerStatus.TOOL_RESULT
 LIMIT_WARNING = ("The tool limit of this question was reached ({calls} calls, {seconds:g} s); {dropped} more "
                  "were not run.")
 
@@ -165,7 +165,7 @@ def _answer_by_rule(state: QueryState) -> QueryState:
             title = get_calculator(name).title
             state.clarifying_question = (f"To calculate {title} I still need: {', '.join(missing)}. Please give "
                                          "them in your question.")
-            state.answer_status = "clarification"
+            state.answer_status = AnswerStatus.CLARIFICATION
             return state
         _issue(state, _CALCULATOR_ONLY, [ToolCall(name=CALCULATOR_TOOL,
                                                   arguments={"calculator": name, "parameters": params})])
@@ -175,7 +175,7 @@ def _answer_by_rule(state: QueryState) -> QueryState:
         state.answer, state.answer_status = f"{result.content} [1]", TOOL_RESULT
     else:
         state.answer = f"The calculator could not compute this: {result.content}"
-        state.answer_status = "tool_error"
+        state.answer_status = AnswerStatus.TOOL_ERROR
     return state
 
 

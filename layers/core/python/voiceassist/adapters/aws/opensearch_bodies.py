@@ -73,6 +73,7 @@ def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless
                 "specialty": {"type": "keyword", "normalizer": KEYWORD_NORMALIZER},
                 "year": {"type": "integer"},
                 "metadata": {"type": "object", "enabled": False},  # kept in _source to rebuild the Chunk
+                "injection_flags": keyword,
                 EMBEDDING_FIELD: {
                     "type": "knn_vector",
                     "dimension": dimension,
@@ -193,7 +194,9 @@ def count_body(doc_key: str | None, *, searchable_only: bool) -> dict[str, Any]:
 def chunk_source(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
     """The indexed document of one chunk: filter fields flattened, full metadata kept for the reply."""
     meta = chunk.metadata
+    flags = {"injection_flags": chunk.injection_flags} if chunk.injection_flags else {}
     return {
+        **flags,
         "chunk_id": chunk.chunk_id,
         "doc_id": chunk.doc_id,
         "doc_key": chunk.doc_key,
@@ -246,6 +249,7 @@ def chunk_from_source(source: dict[str, Any]) -> Chunk:
         page=source.get("page"),
         section=source.get("section"),
         metadata=DocumentMetadata.model_validate(source["metadata"]),
+        injection_flags=source.get("injection_flags", []),
     )
 
 
