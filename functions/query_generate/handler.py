@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from voiceassist.composition import dependencies
+from voiceassist.conversation import events
 from voiceassist.observability import logger, tracer
 from voiceassist.query import answering
 from voiceassist.query.state import QueryState
@@ -15,4 +16,5 @@ from voiceassist.query.state import QueryState
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event["state"])
     state = answering.generate(dependencies().query, state, tier=event["tier"])
+    events.after_step(dependencies(), "generate", state)
     return state.model_dump(mode="json")

@@ -102,6 +102,8 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServer:
+    import voiceassist_local.event_stream  # noqa: F401 - registers the streaming faces (SSE, chat completions)
+
     server = ThreadingHTTPServer((host, port), ApiRequestHandler)
     server.daemon_threads = True
     return server

@@ -228,3 +228,10 @@ class PipelineRunner(Protocol):
     def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run to the end and return the output; raises DependencyError with the failure cause."""
         ...
+
+
+class EventPublisher(Protocol):
+    """Pushes a streamed query's events to its client: a WebSocket connection on AWS, an in-process channel
+    locally. `event` is {"type": ..., "data": {...}} (conversation.events)."""
+
+    def publish(self, connection_id: str, event: dict[str, Any]) -> None: ...

@@ -43,6 +43,14 @@ from voiceassist.ports import (
 from voiceassist.settings import Settings
 
 
+class EventTarget(Model):
+    """Where a streamed run's steps publish their events: a WebSocket connection (with the API Gateway
+    management endpoint) on AWS, an in-process channel locally (no endpoint)."""
+
+    connection_id: str
+    endpoint: str | None = None
+
+
 class QueryState(Model):
     """The state machine's payload for one question."""
 
@@ -68,6 +76,7 @@ class QueryState(Model):
     latency_ms: dict[str, float] = Field(default_factory=dict)
     audit_id: str | None = None
     failure: dict[str, str] | None = None  # the Error/Cause a Catch recorded before a fallback tier ran
+    stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
 
     @property
     def phi_detected(self) -> bool:
