@@ -7,14 +7,14 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver
 from aws_lambda_powertools.logging import correlation_paths
 
-from routes import documents, errors, health, jobs, query, sessions
+from routes import chat, documents, errors, health, jobs, query, sessions
 from voiceassist import __version__
 from voiceassist.observability import logger, tracer
 
 app = APIGatewayRestResolver(enable_validation=True)
 app.configure_openapi(title="VoiceAssist API", version=__version__,
                       summary="Clinical question answering with numbered citations and a PHI boundary")
-for module in (health, documents, jobs, query, sessions):
+for module in (health, documents, jobs, query, sessions, chat):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
 

@@ -4,63 +4,22 @@ boundary kept while streaming (the cloud model never gets a PHI question; a fail
 from __future__ import annotations
 
 import json
-import shutil
-import threading
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.event_stream import stream_query
-from voiceassist_local.server import make_server
 
-from tests.stubs.query_stack import USER, CrashingDetector, close, query_runner, query_stack, seed_corpus
-from voiceassist.composition import Dependencies, use_dependencies
+from tests.stubs.query_stack import USER, CrashingDetector, query_stack
 from voiceassist.conversation import events
 from voiceassist.models import QueryRequest
-from voiceassist.settings import Settings
 
 PHI_QUESTION = ("Patient John Smith, MRN 4417823, DOB 03/14/1956: what is the metformin dose for eGFR 40? "
                 "Call 617-555-0199.")
 PHI_VALUES = ("John Smith", "Smith", "4417823", "03/14/1956", "617-555-0199")
 VOLATILE = ("query_id", "latency_ms", "trace_id")  # differ between any two runs of the same question
-
-
-@pytest.fixture(scope="module")
-def seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Any, shared_phi_detector: Any) -> Path:
-    return seed_corpus(tmp_path_factory.mktemp("seed") / "data", embedder=shared_embedder,
-                       detector=shared_phi_detector)
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[LocalPipelineRunner]:
-    with query_runner() as pipeline_runner:
-        yield pipeline_runner
-
-
-@pytest.fixture
-def kb_deps(seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, shared_embedder: Any,
-            shared_phi_detector: Any) -> Iterator[Dependencies]:
-    """The sample corpus, no language model (the extractive default), installed process-wide."""
-    shutil.copytree(seed_dir, tmp_path / "data")
-    deps = Dependencies(Settings(data_dir=tmp_path / "data"))
-    deps.embedder, deps.phi_detector, deps.pipelines = shared_embedder, shared_phi_detector, runner  # type: ignore[misc]
-    use_dependencies(deps)
-    yield deps
-    use_dependencies(None)
-    close(deps)
-
-
-@pytest.fixture
-def server_url(kb_deps: Dependencies) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
 
 
 def post(url: str, body: dict[str, Any]) -> tuple[str, bytes]:
@@ -93,11 +52,11 @@ def assert_in_order(kinds: list[str]) -> None:
     assert collapsed == ["route", "plan", "retrieval", "route", "token", "citations", "critique", "done"]
 
 
-def test_sync_and_stream_give_the_same_answer_and_events_come_in_order(server_url: str) -> None:
+def test_sync_and_stream_give_the_same_answer_and_events_come_in_order(kb_server_url: str) -> None:
     body = {"query": "What is the metformin dose for eGFR 40?"}
-    content_type, rest = post(f"{server_url}/v1/query", body)
+    content_type, rest = post(f"{kb_server_url}/v1/query", body)
     assert content_type.startswith("application/json")
-    stream_type, raw = post(f"{server_url}/v1/query/stream", body)
+    stream_type, raw = post(f"{kb_server_url}/v1/query/stream", body)
     assert stream_type.startswith("text/event-stream")
 
     streamed = parse_sse(raw)
@@ -116,8 +75,8 @@ def test_sync_and_stream_give_the_same_answer_and_events_come_in_order(server_ur
     assert by_kind["critique"]["grounded"] is True and by_kind["critique"]["cited_sentences"] >= 1
 
 
-def test_a_clarifying_question_streams_plan_then_the_question(server_url: str) -> None:
-    _, raw = post(f"{server_url}/v1/query/stream", {"query": "dose?"})
+def test_a_clarifying_question_streams_plan_then_the_question(kb_server_url: str) -> None:
+    _, raw = post(f"{kb_server_url}/v1/query/stream", {"query": "dose?"})
     streamed = parse_sse(raw)
     kinds = [kind for kind, _ in streamed]
     assert kinds[:2] == ["route", "plan"] and "retrieval" not in kinds and kinds[-1] == "done"
@@ -127,11 +86,11 @@ def test_a_clarifying_question_streams_plan_then_the_question(server_url: str) -
         d["text"] for k, d in streamed if k == "token") == done["answer"]
 
 
-def test_an_invalid_body_and_a_foreign_session_stream_an_error_event(server_url: str) -> None:
-    _, raw = post(f"{server_url}/v1/query/stream", {"query": "  "})
+def test_an_invalid_body_and_a_foreign_session_stream_an_error_event(kb_server_url: str) -> None:
+    _, raw = post(f"{kb_server_url}/v1/query/stream", {"query": "  "})
     [(kind, data)] = parse_sse(raw)
     assert kind == "error" and data["error"]["code"] == "invalid_input" and data["trace_id"]
-    _, raw = post(f"{server_url}/v1/query/stream", {"query": "metformin dose?", "session_id": "ses_nobody"})
+    _, raw = post(f"{kb_server_url}/v1/query/stream", {"query": "metformin dose?", "session_id": "ses_nobody"})
     [(kind, data)] = parse_sse(raw)
     assert kind == "error" and data["error"]["code"] == "not_found"
 
@@ -143,9 +102,9 @@ def run_streamed(question: str) -> list[events.Event]:
 
 
 def test_a_streamed_phi_question_never_reaches_the_cloud_model_and_no_step_event_repeats_it(
-        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_embedder: Any, shared_phi_detector: Any) -> None:
-    with query_stack(seed_dir, tmp_path, monkeypatch, runner=runner, embedder=shared_embedder,
+    with query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
                      detector=shared_phi_detector) as stack:
         streamed = run_streamed(PHI_QUESTION)
         assert stack.cloud.raw_requests == []  # the cloud model was never called
@@ -159,11 +118,11 @@ def test_a_streamed_phi_question_never_reaches_the_cloud_model_and_no_step_event
 
 
 def test_a_failed_detector_keeps_a_streamed_question_inside_the_boundary(
-        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_embedder: Any) -> None:
     from voiceassist.phi.detection import FailClosedDetector
 
-    with query_stack(seed_dir, tmp_path, monkeypatch, runner=runner, embedder=shared_embedder,
+    with query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
                      detector=FailClosedDetector(CrashingDetector())) as stack:  # type: ignore[arg-type]
         streamed = run_streamed("What is the metformin dose for eGFR 40?")
         assert stack.cloud.raw_requests == [] and stack.pubmed.requests == []
@@ -175,9 +134,9 @@ def test_a_failed_detector_keeps_a_streamed_question_inside_the_boundary(
 
 
 def test_a_phi_free_streamed_question_goes_to_the_cloud_model(
-        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_embedder: Any, shared_phi_detector: Any) -> None:
-    with query_stack(seed_dir, tmp_path, monkeypatch, runner=runner, embedder=shared_embedder,
+    with query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
                      detector=shared_phi_detector) as stack:
         streamed = run_streamed("What is the metformin dose for eGFR 40?")
         assert len(stack.cloud.requests) == 1 and stack.sagemaker.requests == []

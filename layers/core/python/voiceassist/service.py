@@ -72,7 +72,7 @@ def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str)
 
 
 def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
-           stream: EventTarget | None = None) -> QueryResponse:
+           stream: EventTarget | None = None, history: list[str] | None = None) -> QueryResponse:
     """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally); with `stream`,
     its steps publish their events there as they finish (conversation.orchestrator)."""
     if request.session_id:
@@ -81,6 +81,7 @@ def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id:
             from voiceassist.errors import NotFound
 
             raise NotFound(f"session {request.session_id} not found")
-    state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream)
+    state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
+                       history=history or [])
     output = deps.pipelines.run("query", state.model_dump(mode="json"))
     return response_of(QueryState.model_validate(output))

@@ -22,10 +22,12 @@ Emit = Callable[[events.Event], None]
 
 
 def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None,
-        emit: Emit, stream: EventTarget | None = None) -> QueryResponse:
-    """Answer `request`, emitting token, citations, critique and done (or error, then re-raise)."""
+        emit: Emit, stream: EventTarget | None = None, history: list[str] | None = None) -> QueryResponse:
+    """Answer `request`, emitting token, citations, critique and done (or error, then re-raise). `history`: the
+    earlier turns a client sent with it (chat messages), PHI-checked with the question."""
     try:
-        response = service.answer(deps, request, user_id=user_id, trace_id=trace_id, stream=stream)
+        response = service.answer(deps, request, user_id=user_id, trace_id=trace_id, stream=stream,
+                                  history=history)
     except Exception as exc:  # the caller maps it (REST: routes/errors.py) and logs it once
         emit(events.error(exc, trace_id))
         raise

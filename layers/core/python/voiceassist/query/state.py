@@ -77,6 +77,7 @@ class QueryState(Model):
     audit_id: str | None = None
     failure: dict[str, str] | None = None  # the Error/Cause a Catch recorded before a fallback tier ran
     stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
+    history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
 
     @property
     def phi_detected(self) -> bool:
