@@ -18,6 +18,7 @@ from voiceassist.adapters.local.event_hub import HUB
 from voiceassist.composition import dependencies
 from voiceassist.conversation import chat_completions as chat
 from voiceassist.conversation import events, orchestrator
+from voiceassist.conversation.context import Turn
 from voiceassist.errors import InvalidInput, VoiceAssistError
 from voiceassist.models import QueryRequest, new_id
 from voiceassist.observability import log_failure
@@ -27,7 +28,7 @@ from voiceassist_local.server import LOCAL_USER, local_face
 END_TYPES = ("done", "error")
 
 
-def stream_query(request: QueryRequest, *, user_id: str, trace_id: str, history: list[str] | None = None
+def stream_query(request: QueryRequest, *, user_id: str, trace_id: str, history: list[Turn] | None = None
                  ) -> Iterator[events.Event]:
     """The run's events as they are published, ending with `done` or `error`."""
     channel_id = new_id("chn")

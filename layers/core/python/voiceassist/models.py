@@ -365,6 +365,7 @@ class QueryMetadata(Model):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     trace_id: str | None = None
+    context: dict[str, Any] | None = None  # how history shaped the question (conversation.context)
 
 
 class QueryResponse(Model):

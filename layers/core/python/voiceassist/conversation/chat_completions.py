@@ -15,6 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from voiceassist.conversation import events
+from voiceassist.conversation.context import Turn
 from voiceassist.errors import InvalidInput
 from voiceassist.models import Citation, QueryRequest, QueryResponse
 
@@ -48,13 +49,13 @@ def models() -> dict[str, Any]:
     return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": OWNER}]}
 
 
-def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[str]]:
+def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
     """The last user message as the question, and the earlier user and assistant messages as its history."""
     turns = [m for m in chat.messages if m.role in ("user", "assistant") and m.text.strip()]
     if not turns or turns[-1].role != "user":
         raise InvalidInput("messages must end with a user message that has text content")
     question = turns[-1].text.strip()[:4000]
-    history = [f"{m.role}: {m.text.strip()}" for m in turns[:-1]]
+    history = [Turn(m.role, m.text.strip()) for m in turns[:-1]]
     return QueryRequest(query=question, top_k=chat.top_k), history
 
 
