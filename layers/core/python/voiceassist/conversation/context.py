@@ -79,6 +79,7 @@ REPLY_WORDS = 6
 class Turn:
     role: str  # "user" or "assistant"
     text: str
+    evidence: str = ""  # an answer's cited excerpts (knowledge-base text), where the session kept them
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,7 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
         return Resolution(query=question, original=question)
     after_user = history[max(i for i, t in enumerate(history) if t.role == "user") + 1:]
     last_answer = " ".join(t.text for t in after_user if t.role == "assistant")
+    evidence = " ".join(t.evidence for t in after_user if t.role == "assistant")
     if last_answer and is_clarifying(last_answer) and len(words(question)) <= REPLY_WORDS:
         return Resolution(query=f"{last_user.rstrip()} {question.strip()}", original=question,
                           joined_clarification=True, rewritten=True, added=[last_user])
@@ -150,7 +152,7 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
     added: list[str] = []
     query = question
     if ALTERNATIVE.search(question):
-        alternative = _alternative(last_answer, exclude=set(drugs(last_user)) | own)
+        alternative = _alternative(last_answer, evidence, exclude=set(drugs(last_user)) | own)
         if alternative:
             query = ALTERNATIVE.sub(alternative, query, count=1)
             added.append(alternative)
@@ -183,15 +185,17 @@ def resolve_conversation(turns: list[Turn]) -> Resolution:
     return resolution
 
 
-def _alternative(answer: str, *, exclude: set[str]) -> str | None:
+def _alternative(answer: str, evidence: str, *, exclude: set[str]) -> str | None:
     """The drug the answer offers as the alternative: the first new drug of a sentence that says so (an
-    alternative, instead, in allergy, otherwise, or), else the answer's second drug (its first is the choice)."""
-    sentences = re.split(r"(?<=[.!?;])\s+", CITATION.sub("", answer))
-    for sentence in sentences:
-        if ALTERNATIVE_SENTENCE.search(sentence):
-            for drug in drugs(sentence):
-                if drug not in exclude:
-                    return drug
+    alternative, instead, in allergy, otherwise, or), in the answer, then in its cited excerpts; else the
+    answer's second drug (its first is the choice)."""
+    chosen = drugs(answer)[:1]  # the answer's choice is what the alternative replaces
+    for text in (answer, evidence):
+        for sentence in re.split(r"(?<=[.!?;])\s+", CITATION.sub("", text)):
+            if ALTERNATIVE_SENTENCE.search(sentence):
+                for drug in drugs(sentence):
+                    if drug not in exclude and drug not in chosen:
+                        return drug
     offered = [d for d in drugs(answer) if d not in exclude]
     return offered[1] if len(offered) > 1 else None
 

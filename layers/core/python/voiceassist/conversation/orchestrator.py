@@ -15,6 +15,7 @@ from voiceassist import service
 from voiceassist.conversation import context, events
 from voiceassist.errors import NotFound
 from voiceassist.models import Message, QueryRequest, QueryResponse
+from voiceassist.observability import log_failure
 from voiceassist.query.state import EventTarget
 
 if TYPE_CHECKING:
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 
 Emit = Callable[[events.Event], None]
 HISTORY_MESSAGES = 6
+EVIDENCE_KEY = "conversation-evidence:{session_id}"  # the last answer's cited excerpts, in the shared state
+EVIDENCE_CHARS = 6000
+EVIDENCE_TTL_SECONDS = 12 * 3600
 
 
 def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None,
@@ -40,6 +44,7 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
         if resolution.rewritten:
             response.metadata.context = resolution.describe()
         _remember_clarification(deps, asked, response)
+        _remember_evidence(deps, asked, response)
     except Exception as exc:  # the caller maps it (REST: routes/errors.py) and logs it once
         emit(events.error(exc, trace_id))
         raise
@@ -64,7 +69,11 @@ def session_turns(deps: Dependencies, session_id: str, user_id: str) -> list[con
         messages = deps.sessions.messages(session_id, limit=HISTORY_MESSAGES)
     except NotFound:
         return []
-    return [context.Turn(m.role, m.content) for m in messages]
+    turns = [context.Turn(m.role, m.content) for m in messages]
+    if turns and turns[-1].role == "assistant":
+        evidence = (deps.state.get(EVIDENCE_KEY.format(session_id=session_id))[0] or {}).get("text", "")
+        turns[-1] = context.Turn("assistant", turns[-1].text, evidence=evidence)
+    return turns
 
 
 def _resolve(deps: Dependencies, request: QueryRequest, user_id: str,
@@ -87,3 +96,17 @@ def _remember_clarification(deps: Dependencies, request: QueryRequest, response:
                                           content=response.clarifying_question))
     except NotFound:
         response.metadata.warnings.append("the session has expired; this exchange was not saved")
+
+
+def _remember_evidence(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
+    """Keep the answer's cited excerpts (knowledge-base text, not the user's) for the next follow-up: "the
+    alternative" may be named only there. Best effort: a conflicting or failed write loses only that help."""
+    if not request.session_id:
+        return
+    key = EVIDENCE_KEY.format(session_id=request.session_id)
+    text = " ".join(c.excerpt for c in response.citations)[:EVIDENCE_CHARS]
+    try:
+        _, version = deps.state.get(key)
+        deps.state.put(key, {"text": text}, expected_version=version, ttl_seconds=EVIDENCE_TTL_SECONDS)
+    except Exception as exc:
+        log_failure("could not keep the answer's evidence for follow-ups", exc)
