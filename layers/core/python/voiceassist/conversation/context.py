@@ -26,6 +26,7 @@ def _vocabulary(text: str) -> frozenset[str]:
 
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9-]*|\d+(?:\.\d+)?")
 CITATION = re.compile(r"\[\d+\]")
+PLACEHOLDER = re.compile(r"<[A-Z_]+>")
 STOPWORDS = _vocabulary("""
 a about above after again against all also am an and any are as at be because been before being below between
 both but by can could did do does doing down during each few for from further had has have having he her here
@@ -33,7 +34,7 @@ hers him his how i if in into is it its itself just me more most my no nor not n
 other our out over own same she should so some such than that the their them then there these they this those
 through to too under until up very was we were what when where which while who whom why will with would you
 your yes ok okay please thanks thank tell give keep taking take still instead alternative alternatives option
-options else patient patients case
+options else patient patients case mrn dob ssn phone email address name id born aged
 """)
 GENERIC = _vocabulary("""
 treatment treat treated treating therapy management manage first-line first line second-line second
@@ -41,6 +42,15 @@ recommended recommendation recommendations dose doses dosing dosage long often d
 side effects effect adverse use used using given safe safety best choice drug drugs medication medications
 medicine medicines regimen agent agents what which usual usually typical start starting stop stopping
 guideline guidelines maximum max minimum options preferred prefer need needs needed adult adults
+""")
+# Words that ask about an aspect of a topic rather than name one: a question made only of these is a follow-up.
+ASPECTS = _vocabulary("""
+contraindications contraindicated contraindication cautions caution precautions warnings interactions
+interaction monitoring monitor labs pregnancy pregnant trimester breastfeeding lactation children child kids
+pediatric paediatric infants neonates adolescents elderly older renal hepatic impairment weight kg age women
+men route iv oral im intravenous intramuscular frequency course days weeks switch restart taper missed
+overdose toxicity mechanism action half-life efficacy evidence risk risks benefits complications prognosis
+next step steps escalate target targets goal goals length alternatives surgery perioperative allergy allergic
 """)
 ALTERNATIVE = re.compile(r"\b(the\s+)?(alternative|other\s+(option|drug|one|agent|choice)|second\s+option)s?\b"
                          r"|\binstead\b", re.I)
@@ -96,7 +106,8 @@ class Resolution:
 
 
 def words(text: str) -> list[str]:
-    return WORD.findall(CITATION.sub(" ", text))
+    """The words of a text, without citation markers and redaction placeholders (<PERSON>)."""
+    return WORD.findall(PLACEHOLDER.sub(" ", CITATION.sub(" ", text)))
 
 
 def topic_terms(text: str) -> list[str]:
@@ -131,8 +142,10 @@ def is_clarifying(answer: str) -> bool:
 
 
 def is_follow_up(question: str) -> bool:
+    """Refers back (the alternative, it, he), opens as a continuation (and, what about), or names no topic of
+    its own (only aspects: "how long?", "contraindications?", "in pregnancy?")."""
     return bool(ALTERNATIVE.search(question) or THING.search(question) or PERSON.search(question)
-                or OPENER.search(question) or not topic_terms(question))
+                or OPENER.search(question) or all(t.lower() in ASPECTS for t in topic_terms(question)))
 
 
 def resolve(question: str, history: list[Turn]) -> Resolution:
@@ -162,8 +175,10 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
             query = THING.sub(subject, query, count=1)
             added.append(subject)
     topic = [t for t in topic_terms(last_user) if t.lower() not in own and t.lower() not in added]
-    if ALTERNATIVE.search(question) and added:
+    if (ALTERNATIVE.search(question) and added) or drugs(question):
         topic = [t for t in topic if not is_drug(t)]  # the question moved on from the earlier drug
+    if any(w.lower() in ASPECTS for w in words(question)):
+        topic = [t for t in topic if t.lower() not in ASPECTS]  # and from the earlier aspect
     added.extend(topic)
     if topic:
         query = f"{query.rstrip()} ({' '.join(topic)})"
