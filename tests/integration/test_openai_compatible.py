@@ -4,12 +4,18 @@ and the PHI rules of POST /v1/query applied to the whole message list."""
 from __future__ import annotations
 
 import json
+import threading
 import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.server import make_server
 
+from tests.stubs.query_stack import QueryStack, query_stack
 from voiceassist.composition import Dependencies
 
 QUESTION = "What is the metformin dose for eGFR 40?"
@@ -114,3 +120,40 @@ def test_the_api_handler_answers_chat_completions_too(kb_deps: Dependencies) -> 
 def test_models_route_over_plain_http(kb_server_url: str) -> None:
     with urllib.request.urlopen(f"{kb_server_url}/v1/models", timeout=30) as reply:
         assert json.loads(reply.read())["data"][0]["id"] == "voiceassist"
+
+
+@pytest.fixture
+def stack_client(kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                 shared_embedder: Any, shared_phi_detector: Any) -> Iterator[tuple[QueryStack, openai.OpenAI]]:
+    """The SDK against the local server on a stack with a cloud model and an in-boundary model (stubs)."""
+    with query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
+                     detector=shared_phi_detector, clinical_context=None) as stack:
+        server = make_server("127.0.0.1", 0)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        yield stack, openai.OpenAI(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", api_key="local",
+                                   max_retries=0)
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_streamed_chat_with_phi_in_its_history_never_reaches_the_cloud_model(
+        stack_client: tuple[QueryStack, openai.OpenAI]) -> None:
+    stack, client = stack_client
+    chunks = list(client.chat.completions.create(model="voiceassist", stream=True, messages=[
+        {"role": "user", "content": "Patient John Smith, MRN 4417823, DOB 03/14/1956, is on metformin."},
+        {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": QUESTION}]))
+    assert stack.cloud.raw_requests == []  # the cloud model never saw any of it
+    assert len(stack.sagemaker.requests) == 1  # the in-boundary model answered
+    assert "4417823" not in json.dumps([r.body for r in stack.cloud.raw_requests])
+    assert (chunks[-1].model_extra or {})["query_metadata"]["phi_detected"] is True
+
+
+def test_a_streamed_chat_without_phi_goes_to_the_cloud_model(stack_client: tuple[QueryStack, openai.OpenAI]) -> None:
+    stack, client = stack_client
+    chunks = list(client.chat.completions.create(model="voiceassist", stream=True, messages=[
+        {"role": "user", "content": "What is metformin used for?"}, {"role": "assistant", "content": "Diabetes [1]."},
+        {"role": "user", "content": QUESTION}]))
+    assert len(stack.cloud.requests) == 1 and stack.sagemaker.requests == []
+    content = "".join(c.choices[0].delta.content or "" for c in chunks)
+    assert "[1]" in content and "Sources:" in content
