@@ -68,3 +68,22 @@ def test_redaction_placeholders_and_identifier_labels_never_join_the_question() 
 def test_drug_names_are_recognised_by_name_and_by_stem() -> None:
     assert drugs("Creatinine, protein and the routine baseline; chlorthalidone, nifedipine, cefalexin, "
                  "bisoprolol, aspirin") == ["chlorthalidone", "nifedipine", "cefalexin", "bisoprolol", "aspirin"]
+
+
+CAP = [Turn("user", "What is the first-line antibiotic for outpatient community-acquired pneumonia?"),
+       Turn("assistant", "Amoxicillin 1 g three times daily [1]. Doxycycline is the alternative in penicillin "
+                         "allergy [1].")]
+
+
+@pytest.mark.parametrize(("question", "standalone"), [
+    ("What about amoxicillin-clavulanate instead?",
+     "What about amoxicillin-clavulanate instead? (antibiotic outpatient community-acquired pneumonia)"),
+    ("What dose for a 70 kg adult?", "What dose for a 70 kg adult? (antibiotic outpatient community-acquired "
+                                     "pneumonia)"),
+    ("How long should it be given?",
+     "How long should amoxicillin be given? (antibiotic outpatient community-acquired pneumonia)"),
+    ("What is the dose of the alternative?",
+     "What is the dose of doxycycline? (antibiotic outpatient community-acquired pneumonia)"),
+])
+def test_more_follow_up_phrasings(question: str, standalone: str) -> None:
+    assert resolve(question, CAP).query == standalone

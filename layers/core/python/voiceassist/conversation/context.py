@@ -34,7 +34,7 @@ hers him his how i if in into is it its itself just me more most my no nor not n
 other our out over own same she should so some such than that the their them then there these they this those
 through to too under until up very was we were what when where which while who whom why will with would you
 your yes ok okay please thanks thank tell give keep taking take still instead alternative alternatives option
-options else patient patients case mrn dob ssn phone email address name id born aged
+options else patient patients case one ones more mrn dob ssn phone email address name id born aged
 """)
 GENERIC = _vocabulary("""
 treatment treat treated treating therapy management manage first-line first line second-line second
@@ -124,6 +124,8 @@ def is_drug(word: str) -> bool:
     key = word.lower()
     if key in DRUG_WORDS:
         return True
+    if "-" in key:  # amoxicillin-clavulanate
+        return any(is_drug(part) for part in key.split("-"))
     return len(key) >= 6 and key not in NOT_DRUGS and key not in STOPWORDS and key not in GENERIC and bool(
         DRUG_SUFFIX.search(key)) and not word.isupper()
 
@@ -145,7 +147,8 @@ def is_follow_up(question: str) -> bool:
     """Refers back (the alternative, it, he), opens as a continuation (and, what about), or names no topic of
     its own (only aspects: "how long?", "contraindications?", "in pregnancy?")."""
     return bool(ALTERNATIVE.search(question) or THING.search(question) or PERSON.search(question)
-                or OPENER.search(question) or all(t.lower() in ASPECTS for t in topic_terms(question)))
+                or OPENER.search(question)
+                or all(t.lower() in ASPECTS or t.isdigit() for t in topic_terms(question)))
 
 
 def resolve(question: str, history: list[Turn]) -> Resolution:
@@ -164,7 +167,7 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
     own = {w.lower() for w in words(question)}
     added: list[str] = []
     query = question
-    if ALTERNATIVE.search(question):
+    if ALTERNATIVE.search(question) and not drugs(question):  # "amoxicillin instead?" names its own
         alternative = _alternative(last_answer, evidence, exclude=set(drugs(last_user)) | own)
         if alternative:
             query = ALTERNATIVE.sub(alternative, query, count=1)
