@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from voiceassist.composition import dependencies
+from voiceassist.conversation import events
 from voiceassist.observability import logger, tracer
 from voiceassist.query import tool_loop
 from voiceassist.query.state import QueryState
@@ -17,4 +18,5 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event["state"])
     deps = dependencies()
     state = tool_loop.generate(deps.query, deps.tool_registry, state, tier=event["tier"])
+    events.after_step(deps, "generate", state)
     return state.model_dump(mode="json")

@@ -102,6 +102,7 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServer:
+    import voiceassist_local.event_stream  # noqa: F401 - registers the streaming faces (SSE, chat completions)
     from voiceassist_local import mcp_face  # noqa: F401 - registers /v1/mcp (MCP over streamable HTTP)
 
     server = ThreadingHTTPServer((host, port), ApiRequestHandler)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from pydantic import BaseModel, Field
 
 from routes.identity import caller_id
 from voiceassist.composition import dependencies
+from voiceassist.conversation import context
 from voiceassist.errors import NotFound
 from voiceassist.models import Session, utc_now
 
@@ -45,3 +47,16 @@ def delete_session(session_id: str) -> dict[str, str]:
     _own_session(session_id)
     dependencies().sessions.delete(session_id)
     return {"deleted": session_id}
+
+
+MESSAGES_LIMIT = 100
+
+
+@router.get("/sessions/<session_id>/messages", summary="The messages of one of your sessions, oldest first")
+def session_messages(session_id: str) -> dict[str, Any]:
+    """As stored (redacted), with `clarification_pending`: the question a reply would be joined to."""
+    _own_session(session_id)
+    messages = dependencies().sessions.messages(session_id, limit=MESSAGES_LIMIT)
+    turns = [context.Turn(m.role, m.content) for m in messages]
+    return {"session_id": session_id, "messages": [m.model_dump(mode="json") for m in messages],
+            "clarification_pending": context.pending_question(turns)}

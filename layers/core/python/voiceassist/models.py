@@ -380,6 +380,7 @@ class QueryMetadata(Model):
     answer_status: AnswerStatus = AnswerStatus.ANSWERED
     evidence_score: float | None = None  # the best passage's evidence score (query/evidence.py), 0..1
     grounding: float | None = None  # the share of answer sentences supported by the excerpt they cite
+    context: dict[str, Any] | None = None  # how history shaped the question (conversation.context)
 
 
 class QueryResponse(Model):

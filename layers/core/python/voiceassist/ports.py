@@ -265,3 +265,8 @@ class RateLimiter(Protocol):
     def acquire(self, key: str, *, limit: int, window_seconds: int = 60) -> RateDecision:
         """Count one call against `key`'s current window; refused (not counted) once `limit` is reached."""
         ...
+class EventPublisher(Protocol):
+    """Pushes a streamed query's events to its client: a WebSocket connection on AWS, an in-process channel
+    locally. `event` is {"type": ..., "data": {...}} (conversation.events)."""
+
+    def publish(self, connection_id: str, event: dict[str, Any]) -> None: ...

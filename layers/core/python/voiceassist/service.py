@@ -11,7 +11,7 @@ from voiceassist.ingest import extraction, registration
 from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
 from voiceassist.observability import logger
-from voiceassist.query.state import QueryState, response_of
+from voiceassist.query.state import EventTarget, QueryState, response_of
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
@@ -71,15 +71,17 @@ def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str)
         raise
 
 
-def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None
-           ) -> QueryResponse:
-    """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally)."""
+def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
+           stream: EventTarget | None = None, history: list[str] | None = None) -> QueryResponse:
+    """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally); with `stream`,
+    its steps publish their events there as they finish (conversation.orchestrator)."""
     if request.session_id:
         session = deps.sessions.get(request.session_id)
         if session.user_id != user_id:
             from voiceassist.errors import NotFound
 
             raise NotFound(f"session {request.session_id} not found")
-    state = QueryState(user_id=user_id, request=request, trace_id=trace_id)
+    state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
+                       history=history or [])
     output = deps.pipelines.run("query", state.model_dump(mode="json"))
     return response_of(QueryState.model_validate(output))

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         ChatModel,
         DocumentStore,
         Embedder,
+        EventPublisher,
         JobStore,
         KeyValueState,
         PhiDetector,
@@ -167,6 +168,20 @@ class Dependencies:
         detector = DeferredDetector(lambda: self.phi_detector)
         return ToolExecutor(self.tool_registry, env=ToolEnvironment(ctx=self.query), detector=detector,
                             limiter=self.rate_limiter, actions=PendingActions(self.state), audit=self.audit)
+    def event_publisher(self, endpoint: str | None) -> EventPublisher:
+        """Where a streamed query's steps publish: API Gateway's management API at `endpoint` (a WebSocket
+        connection), or the process's in-process hub when there is no endpoint (the local runtime)."""
+        if endpoint is None:
+            from voiceassist.adapters.local.event_hub import HUB
+
+            return HUB
+        with self._lock:
+            publishers = self.__dict__.setdefault("_event_publishers", {})
+            if endpoint not in publishers:
+                from voiceassist.adapters.aws.apigateway_publisher import ApiGatewayEventPublisher
+
+                publishers[endpoint] = ApiGatewayEventPublisher(endpoint, region_name=self.settings.region)
+            return publishers[endpoint]  # type: ignore[no-any-return]
 
     def read_secret(self, arn: str) -> str | None:
         """An API key from Secrets Manager (an ARN is configured only where there is one to read)."""

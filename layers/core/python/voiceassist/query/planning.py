@@ -8,7 +8,7 @@ with a question that was checked and carries no PHI, and never in local-only mod
 from __future__ import annotations
 
 from voiceassist import phi
-from voiceassist.models import RoutingMode, SourceKind
+from voiceassist.models import PhiResult, RoutingMode, SourceKind
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import sources
@@ -19,6 +19,8 @@ SKIPPED_PHI = ("{name} was not searched: the question contains patient details (
                "PHI boundary")
 SKIPPED_UNCHECKED = ("{name} was not searched: the question could not be checked for patient details (PHI), and "
                      "{name} is outside the PHI boundary")
+HISTORY_PHI = ("the earlier messages contain patient details (PHI) or could not be checked; the answer stays "
+               "inside the PHI boundary")
 NOT_CONFIGURED = "{name} is not configured in this deployment; searched the other sources"
 OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only mode, where no question leaves the "
                   "PHI boundary; searched the other sources")
@@ -27,11 +29,23 @@ OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only m
 def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
     with timed(state, "detect_phi"):
         state.phi = ctx.phi_detector.detect(state.request.query)
+    if state.history:  # earlier messages a client sent with the question: the same rules as the question
+        with timed(state, "detect_phi_history"):
+            state.phi = _with_history(state.phi, ctx.phi_detector.detect("\n".join(state.history)), state)
     if state.phi.error:
         state.warnings.append("PHI detection failed; the question was treated as containing PHI")
     logger.info("phi checked", extra={"query_id": state.query_id, "phi": state.phi.contains_phi,
                                       "types": state.phi.entity_types})
     return state
+
+
+def _with_history(question: PhiResult, history: PhiResult, state: QueryState) -> PhiResult:
+    """PHI (or a failed check) in the earlier messages keeps the whole run inside the boundary. The entities
+    stay the question's own (their offsets point into it)."""
+    if not (history.contains_phi or history.error):
+        return question
+    state.warnings.append(HISTORY_PHI)
+    return question.model_copy(update={"contains_phi": True, "error": question.error or history.error})
 
 
 def classify(ctx: QueryContext, state: QueryState) -> QueryState:

@@ -46,6 +46,14 @@ from voiceassist.ports import (
 from voiceassist.settings import Settings
 
 
+class EventTarget(Model):
+    """Where a streamed run's steps publish their events: a WebSocket connection (with the API Gateway
+    management endpoint) on AWS, an in-process channel locally (no endpoint)."""
+
+    connection_id: str
+    endpoint: str | None = None
+
+
 class QueryState(Model):
     """The state machine's payload for one question."""
 
@@ -83,6 +91,8 @@ class QueryState(Model):
     answer_status: AnswerStatus | None = None  # None: "answered", or "clarification" for a question back
     evidence_score: float | None = None
     grounding: float | None = None
+    stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
+    history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
 
     @property
     def phi_detected(self) -> bool:
