@@ -15,6 +15,7 @@ from voiceassist_local.event_stream import stream_query
 from tests.stubs.query_stack import USER, CrashingDetector, query_stack
 from voiceassist.conversation import events
 from voiceassist.models import QueryRequest
+from voiceassist.query import tool_loop
 
 PHI_QUESTION = ("Patient John Smith, MRN 4417823, DOB 03/14/1956: what is the metformin dose for eGFR 40? "
                 "Call 617-555-0199.")
@@ -142,3 +143,15 @@ def test_a_phi_free_streamed_question_goes_to_the_cloud_model(
         assert len(stack.cloud.requests) == 1 and stack.sagemaker.requests == []
     model_route = [e["data"] for e in streamed if e["type"] == "route"][1]
     assert model_route["model"] == "gpt-4o-mini" and model_route["in_boundary"] is False
+
+
+def test_a_calculator_question_streams_its_tool_result_before_the_answer(kb_server_url: str) -> None:
+    body = {"query": "CHA2DS2-VASc for a 75-year-old woman with hypertension and diabetes"}
+    streamed = parse_sse(post(f"{kb_server_url}/v1/query/stream", body)[1])
+    kinds = [kind for kind, _ in streamed]
+    tools = [data for kind, data in streamed if kind == "tool"]
+    assert [t["phase"] for t in tools] == ["call", "result"] and tools[0]["call_id"] == tools[1]["call_id"]
+    assert tools[0]["name"] == tool_loop.CALCULATOR_TOOL and isinstance(tools[0]["arguments"], list)
+    assert tools[1]["ok"] is True and "5" in tools[1]["content"]
+    assert kinds.index("tool") < kinds.index("token") and kinds[-1] == "done"
+    assert streamed[-1][1]["metadata"]["answer_status"] == "tool_result"

@@ -95,11 +95,29 @@ def retrieval(state: QueryState) -> Event:
                                "enough_evidence": bool(state.hits)})
 
 
+def tools(state: QueryState) -> list[Event]:
+    """After Generate: the tool results it folded in since the last events (each once), then the calls it
+    asks the "Run Tools" Map to make. Argument values stay out; a result is what the clinician's answer shows."""
+    items = []
+    for exchange in state.tool_history[state.tool_events_sent:]:
+        result = exchange.result
+        items.append(event("tool", {
+            "phase": "result", "call_id": exchange.call.call_id, "name": result.name, "ok": result.ok,
+            "status": result.status, "error": result.error, "content": result.content, "data": result.data,
+            "pending_action": result.pending_action.model_dump(mode="json") if result.pending_action else None,
+            "retry_after": result.retry_after}))
+    state.tool_events_sent = len(state.tool_history)
+    if state.tool_calls_pending:
+        items.extend(event("tool", {"phase": "call", "call_id": call.call_id, "name": call.name,
+                                    "arguments": sorted(call.arguments)}) for call in state.tool_calls)
+    return items
+
+
 STEP_EVENTS = {
     "detect_phi": lambda settings, state: [route_decision(settings, state)],
     "classify": lambda settings, state: [plan(state)],
     "rank": lambda settings, state: [retrieval(state)],
-    "generate": lambda settings, state: [route_model(state)],
+    "generate": lambda settings, state: [*tools(state), *([] if state.tool_calls_pending else [route_model(state)])],
 }
 
 

@@ -87,6 +87,7 @@ class QueryState(Model):
     tool_history: list[ToolExchange] = Field(default_factory=list)
     tool_calls_made: int = 0
     tool_seconds_used: float = 0.0
+    tool_events_sent: int = 0  # tool results already streamed as "tool" events (conversation.events)
     generation_tier: str | None = None  # the tier the loop returns to after running tools
     answer_status: AnswerStatus | None = None  # None: "answered", or "clarification" for a question back
     evidence_score: float | None = None
