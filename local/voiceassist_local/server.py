@@ -97,6 +97,26 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own errors (a malformed request line, an unknown method) as the API's JSON envelope,
+        never its HTML page. An unsupported method is a 405: the resource exists, the method does not."""
+        if code == 501:
+            code, message = 405, f"the method {self.command} is not supported; see /v1/openapi.json"
+        error = {"code": "method_not_allowed" if code == 405 else "bad_request",
+                 "message": message or "the request could not be read", "trace_id": "local"}
+        data = json.dumps({"error": error}).encode("utf-8")
+        self.close_connection = True
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("Connection", "close")
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(data)
+        except OSError:
+            pass  # the client went away
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         return  # request lines carry query strings; the API logs what it needs, redacted
 

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from aws_lambda_powertools.event_handler.openapi.params import Query
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from routes import input_policy
 from voiceassist import service
 from voiceassist.composition import dependencies
 from voiceassist.errors import InvalidInput
@@ -37,29 +37,46 @@ class DocumentList(BaseModel):
     documents: list[KnowledgeDocument]
 
 
+class UploadEnvelope(BaseModel):
+    """The JSON form of an upload (the raw form sends the file's bytes with ?filename=...)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    filename: str = Field(min_length=1, max_length=255)
+    content_base64: str | None = None
+    text: str | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+ENVELOPE_SHAPE = '{"filename": ..., "content_base64" or "text": ..., "metadata": {}}'
+
+
+def _envelope(text: str) -> UploadEnvelope:
+    try:
+        return UploadEnvelope.model_validate(input_policy.parse_json_object(text, shape=ENVELOPE_SHAPE))
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors())
+        raise InvalidInput(f"invalid upload envelope ({problems}); send {ENVELOPE_SHAPE}") from exc
+
+
 def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
     event = router.current_event
     params = event.query_string_parameters or {}
-    content_type = (event.headers.get("content-type") or event.headers.get("Content-Type") or "").lower()
+    content_type = input_policy.content_type_of(event.headers)
     raw = event.body or ""
     if content_type.startswith("application/json"):
-        try:
-            envelope = json.loads(base64.b64decode(raw) if event.is_base64_encoded else raw)
-        except (ValueError, binascii.Error) as exc:
-            raise InvalidInput(f"the body is not valid JSON: {exc}") from exc
-        if not isinstance(envelope, dict):
-            raise InvalidInput('send a JSON object: {"filename": ..., "content_base64" or "text": ..., "metadata": {}}')
-        filename = str(envelope.get("filename") or "")
-        if "content_base64" in envelope:
+        envelope = _envelope(input_policy.decoded_body(raw, event.is_base64_encoded))
+        filename = envelope.filename
+        if envelope.content_base64 is not None:
             try:
-                data = base64.b64decode(str(envelope["content_base64"]), validate=True)
+                data = base64.b64decode(envelope.content_base64, validate=True)
             except binascii.Error as exc:
                 raise InvalidInput("content_base64 is not valid base64") from exc
-        elif "text" in envelope:
-            data = str(envelope["text"]).encode("utf-8")
+        elif envelope.text is not None:
+            data = envelope.text.encode("utf-8")
         else:
             raise InvalidInput('the JSON envelope needs "content_base64" (any file) or "text" (plain text or Markdown)')
-        metadata = dict(envelope.get("metadata") or {})
+        metadata = dict(envelope.metadata)
     else:
         filename = params.get("filename", "")
         data = base64.b64decode(raw) if event.is_base64_encoded else raw.encode("utf-8")
