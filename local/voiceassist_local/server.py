@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from voiceassist_local.handlers import invoke
 
 LOCAL_USER = "local-user"
+LOCAL_GROUPS = "admin,clinician"
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
 
 # Local faces that are not one API Gateway event and reply (the web client's files, Server-Sent Events). A
@@ -38,8 +39,10 @@ def find_local_face(method: str, target: str) -> LocalFace | None:
     return None
 
 
-def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
-    """Build the REST (v1) proxy event API Gateway would send for this request."""
+def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body: bytes, *,
+                         groups: str = LOCAL_GROUPS) -> dict[str, Any]:
+    """Build the REST (v1) proxy event API Gateway would send for this request; the local user's Cognito
+    groups are `groups` (VOICEASSIST_LOCAL_GROUPS: "clinician" runs the server as a clinician)."""
     url = urlsplit(target)
     query = parse_qs(url.query, keep_blank_values=True)
     content_type = headers.get("content-type", "")
@@ -58,7 +61,7 @@ def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body
         "requestContext": {
             "requestId": request_id, "stage": "local", "httpMethod": method, "path": url.path,
             "resourcePath": url.path, "identity": {"sourceIp": "127.0.0.1"},
-            "authorizer": {"claims": {"sub": LOCAL_USER}},
+            "authorizer": {"claims": {"sub": LOCAL_USER, "cognito:groups": groups}},
         },
         "body": (body.decode("utf-8", errors="replace") if is_text else base64.b64encode(body).decode("ascii"))
         if body else None,
@@ -78,7 +81,8 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
             face(self, body)
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        event = to_api_gateway_event(self.command, self.path, headers, body)
+        event = to_api_gateway_event(self.command, self.path, headers, body,
+                                     groups=getattr(self.server, "local_groups", LOCAL_GROUPS))
         reply = invoke("api", event)
         payload = reply.get("body") or ""
         data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")
@@ -121,9 +125,12 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
         return  # request lines carry query strings; the API logs what it needs, redacted
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServer:
+def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None = None) -> ThreadingHTTPServer:
+    from voiceassist.settings import settings_from_env
+
     server = ThreadingHTTPServer((host, port), ApiRequestHandler)
     server.daemon_threads = True
+    server.local_groups = groups or settings_from_env().local_groups  # type: ignore[attr-defined]
     return server
 
 

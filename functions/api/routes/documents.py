@@ -12,6 +12,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Query
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from routes import input_policy
+from routes.identity import admin, audit_accepted
 from voiceassist import service
 from voiceassist.composition import dependencies
 from voiceassist.errors import InvalidInput
@@ -89,10 +90,12 @@ def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
 @router.post("/documents", summary="Upload a document (PDF, text, Markdown, HTML) and start its ingestion",
              responses={202: {"description": "Accepted: ingestion started (or unchanged)"}})
 def upload_document() -> Response[UploadAccepted]:
+    who = admin(router, "document.upload")
     filename, data, values = _upload_from_event()
     deps = dependencies()
     registration = service.accept_upload(deps, filename=filename, data=data,
                                          metadata=service.metadata_for(filename, values))
+    audit_accepted(who, "document.upload", registration.document.doc_id)
     body = UploadAccepted(
         doc_id=registration.document.doc_id, doc_key=registration.document.doc_key,
         version=registration.document.version, job_id=registration.job.job_id,
@@ -117,4 +120,7 @@ def get_document(doc_id: str) -> KnowledgeDocument:
 
 @router.delete("/documents/<doc_id>", summary="Delete a document version from search")
 def delete_document(doc_id: str) -> KnowledgeDocument:
-    return ingestion.delete_document(dependencies().ingestion, doc_id)
+    who = admin(router, "document.delete", doc_id)
+    deleted = ingestion.delete_document(dependencies().ingestion, doc_id)
+    audit_accepted(who, "document.delete", doc_id)
+    return deleted

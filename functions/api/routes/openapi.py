@@ -45,6 +45,8 @@ EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/v1/documents"): ("403", "409", "413", "415", "429"),
     ("delete", "/v1/documents/{doc_id}"): ("403", "404", "409"),
     ("post", "/v1/jobs/{job_id}/retry"): ("403", "404", "409", "429"),
+    ("get", "/v1/jobs"): ("403",),
+    ("get", "/v1/jobs/{job_id}"): ("403",),
 }
 BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html", "application/octet-stream")
 UPLOAD_ENVELOPE = {

@@ -413,15 +413,19 @@ class AuditOutcome(StrEnum):
     DEGRADED = "degraded"
     REFUSED = "refused"
     ERROR = "error"
+    ACCEPTED = "accepted"  # an administrative action (upload, delete, retry) that went ahead
+    DENIED = "denied"  # a caller whose role may not do what it asked
 
 
 class AuditRecord(Model):
+    """A question answered (query_* fields) or an administrative action (`action`, `target`)."""
+
     audit_id: str = Field(default_factory=lambda: new_id("aud"))
     user_id: str
     session_id: str | None = None
-    query_redacted: str
-    query_sha256: str
-    phi_detected: bool
+    query_redacted: str = ""
+    query_sha256: str = ""
+    phi_detected: bool = False
     phi_entity_types: list[str] = Field(default_factory=list)
     intent: str | None = None
     model: str | None = None
@@ -430,6 +434,9 @@ class AuditRecord(Model):
     outcome: AuditOutcome
     latency_ms: dict[str, float] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=utc_now)
+    action: str | None = None  # document.upload, document.delete, job.retry, ...; None for a question
+    target: str | None = None  # the doc_id or job_id acted on
+    roles: list[str] = Field(default_factory=list)  # the caller's roles when it acted
 
 
 class ToolDefinition(Model):
