@@ -198,9 +198,11 @@ def ensure_sample_corpus(deps: Dependencies) -> None:
 
 def serve(args: argparse.Namespace) -> int:
     from voiceassist_local.incoming import IncomingFolderWatcher
+    from voiceassist_local.recovery import JobReconciler, reconcile_once
     from voiceassist_local.server import example_request, make_server
 
     deps = local_dependencies()
+    reconcile_once(deps)  # jobs a killed server left PENDING or RUNNING are failed and re-driven
     if not args.no_samples:
         ensure_sample_corpus(deps)
     warm_up(deps)
@@ -209,6 +211,8 @@ def serve(args: argparse.Namespace) -> int:
     print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
     print(f"  OpenAPI: {url}/v1/openapi.json")
     print(f"  try:     {example_request(url)}")
+    reconciler = JobReconciler(deps)
+    reconciler.start()
     watcher = None
     if not args.no_watch:
         watcher = IncomingFolderWatcher(deps.settings.blob_dir)
@@ -217,6 +221,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server.serve_forever()
     finally:
+        reconciler.stop()
         if watcher is not None:
             watcher.stop()
         server.server_close()

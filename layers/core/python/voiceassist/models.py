@@ -182,6 +182,7 @@ class IndexingJob(Model):
     updated_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    worker: str | None = None  # host/pid/token of the process that last moved it (updated_at is its heartbeat)
 
     def can_transition(self, to: JobState) -> bool:
         return to in JOB_TRANSITIONS[self.state]

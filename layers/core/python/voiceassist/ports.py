@@ -54,7 +54,10 @@ class BlobStore(Protocol):
 
 @runtime_checkable
 class DocumentStore(Protocol):
-    def put(self, document: KnowledgeDocument) -> None: ...
+    def put(self, document: KnowledgeDocument, *, expected_status: DocumentStatus | None = None) -> None:
+        """Write the version; with expected_status, only if the stored one still has it (else Conflict):
+        a version deleted or superseded meanwhile stays so."""
+        ...
 
     def get(self, doc_id: str) -> KnowledgeDocument:
         """Raises NotFound."""

@@ -162,6 +162,10 @@ class Dependencies:
     def max_upload_bytes(self) -> int:
         return self.settings.max_upload_bytes
 
+    @property
+    def job_lease_seconds(self) -> float:
+        return self.settings.job_lease_seconds
+
     # ---- the views the domain functions take: this object, typed by what each floor may touch ------------
     @property
     def ingestion(self) -> IngestionContext:
