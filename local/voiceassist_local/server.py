@@ -1,5 +1,5 @@
 """A local HTTP server that turns real HTTP requests into API Gateway REST proxy events and calls the same
-API handler Lambda runs. Single user ("local-user"), bound to 127.0.0.1."""
+API handler Lambda runs. Single user ("local-user"), bound to 127.0.0.1; hardened in http_guard.py."""
 
 from __future__ import annotations
 
@@ -7,11 +7,18 @@ import base64
 import json
 import uuid
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from voiceassist_local.handlers import invoke
+from voiceassist_local.http_guard import (
+    BODY_OVERHEAD,
+    GuardedRequestHandler,
+    GuardedServer,
+    check_binding,
+    configure_access_log,
+)
 
 LOCAL_USER = "local-user"
 LOCAL_GROUPS = "admin,clinician"
@@ -69,13 +76,8 @@ def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body
     }
 
 
-class ApiRequestHandler(BaseHTTPRequestHandler):
-    server_version = "VoiceAssistLocal/0.1"
-    protocol_version = "HTTP/1.1"
-
-    def _handle(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
+class ApiRequestHandler(GuardedRequestHandler):
+    def respond(self, body: bytes) -> None:
         face = find_local_face(self.command, self.path)
         if face is not None:
             face(self, body)
@@ -86,51 +88,26 @@ class ApiRequestHandler(BaseHTTPRequestHandler):
         reply = invoke("api", event)
         payload = reply.get("body") or ""
         data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")
-        self.send_response(int(reply.get("statusCode", 500)))
-        sent = set()
+        sent: list[tuple[str, str]] = []
         for name, values in (reply.get("multiValueHeaders") or {}).items():
-            for value in values:
-                self.send_header(name, value)
-            sent.add(name.lower())
-        for name, value in (reply.get("headers") or {}).items():
-            if name.lower() not in sent:
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
-
-    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """http.server's own errors (a malformed request line, an unknown method) as the API's JSON envelope,
-        never its HTML page. An unsupported method is a 405: the resource exists, the method does not."""
-        if code == 501:
-            code, message = 405, f"the method {self.command} is not supported; see /v1/openapi.json"
-        error = {"code": "method_not_allowed" if code == 405 else "bad_request",
-                 "message": message or "the request could not be read", "trace_id": "local"}
-        data = json.dumps({"error": error}).encode("utf-8")
-        self.close_connection = True
-        try:
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.send_header("Connection", "close")
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(data)
-        except OSError:
-            pass  # the client went away
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        return  # request lines carry query strings; the API logs what it needs, redacted
+            sent.extend((name, value) for value in values)
+        names = {name.lower() for name, _ in sent}
+        sent.extend((name, value) for name, value in (reply.get("headers") or {}).items() if name.lower() not in names)
+        self.write_reply(int(reply.get("statusCode", 500)), sent, data)
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None = None) -> ThreadingHTTPServer:
+def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None = None,
+                token: str | None = None) -> GuardedServer:
+    """The local API server. Beyond the loopback interface it needs a token (http_guard.check_binding)."""
     from voiceassist.settings import settings_from_env
 
-    server = ThreadingHTTPServer((host, port), ApiRequestHandler)
-    server.daemon_threads = True
-    server.local_groups = groups or settings_from_env().local_groups  # type: ignore[attr-defined]
+    settings = settings_from_env()
+    token = token or settings.local_token
+    check_binding(host, token)
+    configure_access_log()
+    server = GuardedServer((host, port), ApiRequestHandler, token=token,
+                           max_body_bytes=int(settings.max_upload_bytes * BODY_OVERHEAD) + 64 * 1024)
+    server.local_groups = groups or settings.local_groups  # type: ignore[attr-defined]
     return server
 
 
