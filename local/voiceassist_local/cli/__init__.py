@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("--json", action="store_true")
     jobs.set_defaults(run=local.jobs)
 
+    __import__("voiceassist_local.cli.audit", fromlist=["add_parser"]).add_parser(commands)
+
     evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators")
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
     for module_name in ("eval_retrieval", "eval_phi", "eval_calculators"):

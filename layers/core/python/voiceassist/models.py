@@ -438,6 +438,10 @@ class AuditRecord(Model):
     action: str | None = None  # document.upload, document.delete, job.retry, ...; None for a question
     target: str | None = None  # the doc_id or job_id acted on
     roles: list[str] = Field(default_factory=list)  # the caller's roles when it acted
+    # The hash chain (voiceassist.audit_chain): filled in by the AuditLog as it appends, per user_id partition.
+    sequence: int | None = None
+    prev_hash: str | None = None
+    record_hash: str | None = None
 
 
 class ToolDefinition(Model):

@@ -73,6 +73,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
         A.AUDIT_READ,
+        A.AUDIT_WRITE,  # administrative actions and refusals are audited
         A.STATE_WRITE,
         A.IDEMPOTENCY,
         A.START_INGEST,
