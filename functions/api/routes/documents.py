@@ -93,6 +93,7 @@ def upload_document() -> Response[UploadAccepted]:
     who = admin(router, "document.upload")
     filename, data, values = _upload_from_event()
     deps = dependencies()
+    service.ensure_ingestion_capacity(deps)
     registration = service.accept_upload(deps, filename=filename, data=data,
                                          metadata=service.metadata_for(filename, values))
     audit_accepted(who, "document.upload", registration.document.doc_id)

@@ -37,6 +37,7 @@ def get_job(job_id: str) -> IndexingJob:
 @router.post("/jobs/<job_id>/retry", summary="Retry a FAILED job (at most 3 attempts)")
 def retry_job(job_id: str) -> Response[IndexingJob]:
     who = admin(router, "job.retry", job_id)
+    service.ensure_ingestion_capacity(dependencies())
     job = service.retry_job(dependencies(), job_id)
     audit_accepted(who, "job.retry", job_id)
     return Response(status_code=202, body=job, content_type="application/json")

@@ -6,7 +6,7 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from voiceassist.errors import InvalidInput, InvalidTransition, PayloadTooLarge
+from voiceassist.errors import InvalidInput, InvalidTransition, Overloaded, PayloadTooLarge
 from voiceassist.ingest import extraction, recovery, registration
 from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
@@ -48,6 +48,21 @@ def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: D
     if start_pipeline and not registered.unchanged:
         _start_ingestion(deps, registered.job.job_id, registered.document.doc_id, name=registered.job.job_id)
     return registered
+
+
+def ensure_ingestion_capacity(deps: Dependencies) -> None:
+    """Backpressure: the API accepts no new ingestion work while the backlog (PENDING and RUNNING jobs) is full;
+    the caller gets a 429 with the seconds to wait. Bulk ingestion paces itself and does not come through here."""
+    limit = deps.settings.max_ingestion_backlog
+    backlog = 0
+    for state in recovery.IN_FLIGHT:
+        backlog += len(deps.jobs.list(state=state, limit=limit + 1))
+        if backlog >= limit:
+            raise Overloaded(f"the ingestion backlog is full ({limit} documents waiting or being indexed); "
+                             "upload again after the Retry-After seconds", retry_after=BACKLOG_RETRY_AFTER_S)
+
+
+BACKLOG_RETRY_AFTER_S = 30
 
 
 def retry_job(deps: Dependencies, job_id: str) -> Any:
