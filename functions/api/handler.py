@@ -8,7 +8,7 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig
 from aws_lambda_powertools.logging import correlation_paths
 
-from routes import chat, documents, errors, health, jobs, query, sessions, tools, uploads
+from routes import chat, documents, errors, health, input_policy, jobs, openapi, query, sessions, tools, uploads
 from voiceassist import __version__
 from voiceassist.constants.environment import ENV_CORS_ORIGINS
 from voiceassist.observability import logger, tracer
@@ -29,13 +29,12 @@ app.configure_openapi(title="VoiceAssist API", version=__version__,
 for module in (health, uploads, documents, jobs, query, sessions, tools, chat):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
+input_policy.register(app)
 
 
 @app.get("/v1/openapi.json", include_in_schema=False)
 def openapi_document() -> dict[str, Any]:
-    import json
-
-    return json.loads(app.get_openapi_json_schema())
+    return openapi.document(app)
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -84,8 +84,9 @@ def _pubmed_secret(function: lambda_.Function, targets: GrantTargets) -> None:
 
 
 def _audit_write(function: lambda_.Function, targets: GrantTargets) -> None:
-    # Append-only: the audit trail is never updated or deleted by the app.
-    targets.storage.audit_table.grant(function, "dynamodb:PutItem", "dynamodb:DescribeTable")
+    # Append-only: the audit trail is never updated or deleted by the app. A record and its partition's chain
+    # head are one TransactWriteItems of two conditional puts (authorised as PutItem); the head is read first.
+    targets.storage.audit_table.grant(function, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DescribeTable")
     targets.key.grant_encrypt_decrypt(function)
 
 

@@ -6,7 +6,7 @@ from datetime import timedelta
 from typing import Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from routes.identity import caller_id
 from voiceassist.composition import dependencies
@@ -19,6 +19,7 @@ SESSION_TTL = timedelta(hours=12)
 
 
 class NewSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # one rule on every route: an unknown field is a 400
     clinical_context: str | None = Field(default=None, max_length=4000)
 
 

@@ -55,6 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout (for an MCP client)")
     mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_face", fromlist=["run_stdio"]).run_stdio(args))
 
+    __import__("voiceassist_local.cli.audit", fromlist=["add_parser"]).add_parser(commands)
+
     evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators, answers")
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
     for module_name in ("eval_retrieval", "eval_phi", "eval_calculators", "eval_answers"):

@@ -129,6 +129,9 @@ def ingest_jsonl(args: argparse.Namespace) -> int:
     deps = local_dependencies()
     summary = ingest_beir_corpus(deps, Path(args.corpus), source_type=args.source_type, specialty=args.specialty,
                                  limit=args.limit, show=not args.json)
+    if not args.json:
+        for failure in summary["failures"]:  # every document that did not end ACTIVE, with its reason
+            print(f"FAILED     {failure['doc_key']}  {failure['reason']}".rstrip())
     print(json.dumps(summary, indent=2) if args.json else
           f"{summary['completed']} completed, {summary['unchanged']} unchanged, {summary['failed']} failed "
           f"in {summary['seconds']:.1f} s ({summary['docs_per_s']:.1f} docs/s)")
@@ -197,10 +200,16 @@ def ensure_sample_corpus(deps: Dependencies) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from voiceassist_local.http_guard import check_binding
     from voiceassist_local.incoming import IncomingFolderWatcher
+    from voiceassist_local.recovery import JobReconciler, reconcile_once
     from voiceassist_local.server import example_request, make_server
 
     deps = local_dependencies()
+    warning = check_binding(args.host, deps.settings.local_token)  # refused here, before any work, without one
+    if warning:
+        print(warning)
+    reconcile_once(deps)  # jobs a killed server left PENDING or RUNNING are failed and re-driven
     if not args.no_samples:
         ensure_sample_corpus(deps)
     warm_up(deps)
@@ -209,6 +218,8 @@ def serve(args: argparse.Namespace) -> int:
     print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
     print(f"  OpenAPI: {url}/v1/openapi.json")
     print(f"  try:     {example_request(url)}")
+    reconciler = JobReconciler(deps)
+    reconciler.start()
     watcher = None
     if not args.no_watch:
         watcher = IncomingFolderWatcher(deps.settings.blob_dir)
@@ -217,6 +228,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server.serve_forever()
     finally:
+        reconciler.stop()
         if watcher is not None:
             watcher.stop()
         server.server_close()

@@ -184,6 +184,7 @@ class IndexingJob(Model):
     updated_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    worker: str | None = None  # host/pid/token of the process that last moved it (updated_at is its heartbeat)
 
     def can_transition(self, to: JobState) -> bool:
         return to in JOB_TRANSITIONS[self.state]
@@ -433,15 +434,19 @@ class AuditOutcome(StrEnum):
     REFUSED = "refused"
     ERROR = "error"
     NO_EVIDENCE = "no_evidence"  # no passage answered: the reply said so, without citations
+    ACCEPTED = "accepted"  # an administrative action (upload, delete, retry) that went ahead
+    DENIED = "denied"  # a caller whose role may not do what it asked
 
 
 class AuditRecord(Model):
+    """A question answered (query_* fields) or an administrative action (`action`, `target`)."""
+
     audit_id: str = Field(default_factory=lambda: new_id("aud"))
     user_id: str
     session_id: str | None = None
-    query_redacted: str
-    query_sha256: str
-    phi_detected: bool
+    query_redacted: str = ""
+    query_sha256: str = ""
+    phi_detected: bool = False
     phi_entity_types: list[str] = Field(default_factory=list)
     intent: str | None = None
     model: str | None = None
@@ -452,6 +457,13 @@ class AuditRecord(Model):
     created_at: datetime = Field(default_factory=utc_now)
     tool: str | None = None  # set on a tool call's record (voiceassist.tools.executor)
     tool_status: int | None = None  # its HTTP-like status: 200, 202 pending, 4xx refused, 5xx failed
+    action: str | None = None  # document.upload, document.delete, job.retry, ...; None for a question
+    target: str | None = None  # the doc_id or job_id acted on
+    roles: list[str] = Field(default_factory=list)  # the caller's roles when it acted
+    # The hash chain (voiceassist.audit_chain): filled in by the AuditLog as it appends, per user_id partition.
+    sequence: int | None = None
+    prev_hash: str | None = None
+    record_hash: str | None = None
 
 
 # --------------------------------------------------------------------------- tools (voiceassist.tools)

@@ -56,7 +56,10 @@ class BlobStore(Protocol):
 
 @runtime_checkable
 class DocumentStore(Protocol):
-    def put(self, document: KnowledgeDocument) -> None: ...
+    def put(self, document: KnowledgeDocument, *, expected_status: DocumentStatus | None = None) -> None:
+        """Write the version; with expected_status, only if the stored one still has it (else Conflict):
+        a version deleted or superseded meanwhile stays so."""
+        ...
 
     def get(self, doc_id: str) -> KnowledgeDocument:
         """Raises NotFound."""
@@ -112,12 +115,21 @@ class SessionStore(Protocol):
 @runtime_checkable
 class AuditLog(Protocol):
     def append(self, record: AuditRecord) -> None:
-        """Append-only: raises Conflict if the audit id already exists."""
+        """Append-only: raises Conflict if the audit id already exists. The record joins its partition's hash
+        chain (sequence, prev_hash, record_hash) in the same conditional write as the partition's head."""
         ...
 
     def get(self, audit_id: str) -> AuditRecord: ...
 
     def list(self, *, user_id: str | None = None, limit: int = 100) -> builtins.list[AuditRecord]: ...
+
+    def partitions(self) -> builtins.list[str]:
+        """Every partition (user_id) with a hash chain."""
+        ...
+
+    def chain(self, partition: str) -> tuple[builtins.list[AuditRecord], tuple[int, str] | None]:
+        """A partition's records in sequence order, and its head (last sequence, last hash) as stored."""
+        ...
 
 
 @runtime_checkable

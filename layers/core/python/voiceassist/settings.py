@@ -29,10 +29,14 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_FUSION,
     ENV_IDEMPOTENCY_TABLE,
     ENV_INGEST_STATE_MACHINE_ARN,
+    ENV_JOB_LEASE_SECONDS,
     ENV_JOBS_TABLE,
     ENV_LOCAL_CHAT_BASE_URL,
     ENV_LOCAL_CHAT_MODEL,
+    ENV_LOCAL_GROUPS,
+    ENV_LOCAL_TOKEN,
     ENV_LOG_LEVEL,
+    ENV_MAX_INGESTION_BACKLOG,
     ENV_MAX_UPLOAD_BYTES,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_BASE_URL,
@@ -125,6 +129,10 @@ class Settings(BaseModel):
     # Below this evidence score (query/evidence.py, 0..1) the answer is "no_evidence": evaluated in
     # docs/benchmarks.md, "Answers that know their limits".
     evidence_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
+    local_groups: str = "admin,clinician"
+    local_token: str | None = Field(default=None, repr=False)
+    job_lease_seconds: float = Field(default=300.0, gt=0)
+    max_ingestion_backlog: int = Field(default=500, ge=1)
 
     @property
     def db_path(self) -> Path:
@@ -182,6 +190,10 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_PUBMED_BUDGET_SECONDS: "pubmed_budget_seconds",
     ENV_USER_POOL_ID: "user_pool_id",
     ENV_USER_POOL_CLIENT_ID: "user_pool_client_id",
+    ENV_LOCAL_GROUPS: "local_groups",
+    ENV_LOCAL_TOKEN: "local_token",
+    ENV_JOB_LEASE_SECONDS: "job_lease_seconds",
+    ENV_MAX_INGESTION_BACKLOG: "max_ingestion_backlog",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -206,6 +206,9 @@ class Dependencies:
     def upload_signer(self) -> UploadSigner | None:
         """Presigned direct uploads (S3); None locally, where POST /v1/documents takes any size."""
         return None
+    @property
+    def job_lease_seconds(self) -> float:
+        return self.settings.job_lease_seconds
 
     # ---- the views the domain functions take: this object, typed by what each floor may touch ------------
     @property

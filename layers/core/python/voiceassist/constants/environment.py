@@ -49,6 +49,10 @@ ENV_PUBMED_REQUESTS_PER_SECOND = "VOICEASSIST_PUBMED_REQUESTS_PER_SECOND"  # uns
 ENV_PUBMED_BUDGET_SECONDS = "VOICEASSIST_PUBMED_BUDGET_SECONDS"  # one PubMed search, retries included
 ENV_USER_POOL_ID = "VOICEASSIST_USER_POOL_ID"  # Cognito pool whose tokens the WebSocket authorizer accepts
 ENV_USER_POOL_CLIENT_ID = "VOICEASSIST_USER_POOL_CLIENT_ID"  # the app client those tokens must be issued to
+ENV_LOCAL_GROUPS = "VOICEASSIST_LOCAL_GROUPS"  # the local user's roles: "admin,clinician" or "clinician"
+ENV_LOCAL_TOKEN = "VOICEASSIST_LOCAL_TOKEN"  # required (as a Bearer token) when the local server leaves 127.0.0.1
+ENV_JOB_LEASE_SECONDS = "VOICEASSIST_JOB_LEASE_SECONDS"  # a job silent for longer is stuck and re-driven
+ENV_MAX_INGESTION_BACKLOG = "VOICEASSIST_MAX_INGESTION_BACKLOG"  # queued jobs before uploads get 429
 ENV_TIKTOKEN_CACHE_DIR = "TIKTOKEN_CACHE_DIR"
 
 

@@ -76,7 +76,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
         A.AUDIT_READ,
-        A.AUDIT_WRITE,  # tool calls (POST /v1/tools/{name}/invoke, actions) are audited
+        A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited
         A.STATE_WRITE,
         A.IDEMPOTENCY,
         A.START_INGEST,

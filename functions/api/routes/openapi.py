@@ -1,0 +1,110 @@
+"""The OpenAPI document as the API really answers: Powertools generates it from the routes; this adds what it
+cannot know (the error envelope on every 4xx and 5xx, 400 rather than 422, the upload's request bodies, the
+extra success statuses, the security scheme). Routes added later get the common errors without doing anything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {
+        "type": "object",
+        "required": ["code", "message", "trace_id"],
+        "properties": {
+            "code": {"type": "string", "description": "machine-readable: invalid_request, not_found, ..."},
+            "message": {"type": "string", "description": "what was wrong and how to fix it (4xx); a 5xx says "
+                        "only to quote the trace id"},
+            "trace_id": {"type": "string"},
+            "details": {"type": "array", "items": {"type": "object"}},
+            "retry_after": {"type": "integer", "description": "seconds to wait before trying again (429, 503)"},
+        },
+    }},
+}
+ERROR_DESCRIPTIONS = {
+    "400": "Invalid request: malformed JSON, wrong types, unknown fields, nesting deeper than 32 levels",
+    "401": "No valid identity (on AWS: a Cognito ID token in the Authorization header)",
+    "403": "The caller's role may not do this (document and job changes are for admins)",
+    "404": "No such resource (another user's session reads as 404)",
+    "405": "The path exists but not with this method",
+    "409": "A lost race or an invalid state transition",
+    "413": "The body is larger than the limit",
+    "415": "The body's Content-Type is not one this route takes",
+    "429": "The ingestion backlog is full: retry after the Retry-After seconds",
+    "500": "An unexpected error: the body carries only a trace id",
+    "503": "A backing store or service is unavailable: retry after the Retry-After seconds",
+}
+COMMON = ("400", "401", "405", "500", "503")
+EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("post", "/v1/query"): ("404",),  # an unknown or another user's session_id
+    ("post", "/v1/documents"): ("403", "409", "413", "415", "429"),
+    ("delete", "/v1/documents/{doc_id}"): ("403", "404", "409"),
+    ("post", "/v1/jobs/{job_id}/retry"): ("403", "404", "409", "429"),
+    ("get", "/v1/jobs"): ("403",),
+    ("get", "/v1/jobs/{job_id}"): ("403",),
+}
+BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html", "application/octet-stream")
+UPLOAD_ENVELOPE = {
+    "type": "object", "additionalProperties": False, "required": ["filename"],
+    "properties": {
+        "filename": {"type": "string", "minLength": 1, "maxLength": 255, "description": "e.g. guide.pdf"},
+        "content_base64": {"type": "string", "description": "the file's bytes, base64 (any supported type)"},
+        "text": {"type": "string", "description": "plain text or Markdown, instead of content_base64"},
+        "metadata": {"type": "object", "description": "doc_key, title, source_type, specialty, authors, year, "
+                     "doi, pmid, url"},
+    },
+}
+
+
+def document(app: APIGatewayRestResolver) -> dict[str, Any]:
+    spec: dict[str, Any] = json.loads(app.get_openapi_json_schema())
+    components = spec.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas["Error"] = ERROR_SCHEMA
+    for unused in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
+        schemas.pop(unused, None)
+    components["securitySchemes"] = {"cognito": {
+        "type": "apiKey", "in": "header", "name": "Authorization",
+        "description": "A Cognito ID token (AWS). Locally: none on 127.0.0.1, or `Bearer <VOICEASSIST_LOCAL_TOKEN>` "
+                       "when the server listens on another address"}}
+    spec["security"] = [{"cognito": []}]
+    for path, operations in spec.get("paths", {}).items():
+        for method, operation in operations.items():
+            _complete(method, path, operation)
+    _document_upload(spec["paths"]["/v1/documents"]["post"])
+    return spec
+
+
+def _complete(method: str, path: str, operation: dict[str, Any]) -> None:
+    responses: dict[str, Any] = operation.setdefault("responses", {})
+    responses.pop("422", None)
+    codes = list(COMMON) + list(EXTRA_ERRORS.get((method, path), ()))
+    if "{" in path:
+        codes.append("404")
+    if "requestBody" in operation:
+        codes.extend(("413", "415"))
+    for code in codes:
+        responses.setdefault(code, {"description": ERROR_DESCRIPTIONS[code], "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+    if (method, path) == ("post", "/v1/jobs/{job_id}/retry") and "200" in responses:
+        responses["202"] = {**responses.pop("200"), "description": "Accepted: the job is PENDING again"}
+
+
+def _document_upload(operation: dict[str, Any]) -> None:
+    accepted = operation["responses"]["202"]
+    operation["responses"]["200"] = {**accepted, "description": "Unchanged: this content is already indexed "
+                                     "or being indexed (`unchanged: true`)"}
+    operation["parameters"] = [
+        {"name": name, "in": "query", "required": False, "schema": {"type": "string"},
+         "description": "raw uploads only" + (": the file name, required" if name == "filename" else "")}
+        for name in ("filename", "title", "source_type", "specialty", "doc_key")
+    ]
+    content: dict[str, Any] = {"application/json": {"schema": UPLOAD_ENVELOPE}}
+    for media_type in BINARY_UPLOAD_TYPES:
+        content[media_type] = {"schema": {"type": "string", "format": "binary"}}
+    operation["requestBody"] = {"required": True, "content": content}
