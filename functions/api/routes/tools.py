@@ -3,7 +3,6 @@ tool loop), and confirm or cancel a pending action."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -11,13 +10,12 @@ from aws_lambda_powertools.event_handler.api_gateway import Router
 from pydantic import BaseModel, Field
 
 from routes.errors import envelope
-from routes.identity import caller_id, trace_id
+from routes.identity import caller, trace_id
 from voiceassist.composition import dependencies
 from voiceassist.models import ToolCall, ToolDefinition, ToolResult
 from voiceassist.tools.executor import Caller
 
 router = Router()
-DEFAULT_ROLES = ("clinician",)  # a signed-in user without a Cognito group
 
 
 class Invocation(BaseModel):
@@ -25,10 +23,9 @@ class Invocation(BaseModel):
 
 
 def api_caller() -> Caller:
-    """The signed-in user, with their Cognito groups as roles."""
-    claims = (router.current_event.request_context.authorizer or {}).get("claims") or {}
-    groups = [g for g in re.split(r"[\s,\[\]]+", str(claims.get("cognito:groups") or "")) if g]
-    return Caller(user_id=caller_id(router), roles=tuple(groups) or DEFAULT_ROLES, channel="api")
+    """The signed-in user, with their Cognito groups as roles (routes.identity, the same as every route)."""
+    who = caller(router)
+    return Caller(user_id=who.user_id, roles=tuple(sorted(role.value for role in who.roles)), channel="api")
 
 
 def reply(result: ToolResult) -> Response[Any]:

@@ -69,7 +69,8 @@ def test_a_rate_limited_call_is_a_429_with_retry_after() -> None:
 
 
 def test_roles_come_from_the_cognito_groups() -> None:
-    assert call("POST", "/v1/tools/admin_tool/invoke", {"arguments": {"text": "x"}})[0] == 403
+    assert call("POST", "/v1/tools/admin_tool/invoke", {"arguments": {"text": "x"}}, groups="clinician")[0] == 403
+    assert call("POST", "/v1/tools/admin_tool/invoke", {"arguments": {"text": "x"}}, groups="[nurses]")[0] == 403
     assert call("POST", "/v1/tools/admin_tool/invoke", {"arguments": {"text": "x"}}, groups="[admin]")[0] == 200
 
 

@@ -46,9 +46,10 @@ def signed_deps(local_deps, s3_endpoint: str):  # type: ignore[no-untyped-def]
     return local_deps
 
 
-def call(method: str, path: str, body: bytes, content_type: str = "application/json") -> tuple[int, Any]:
+def call(method: str, path: str, body: bytes, content_type: str = "application/json",
+         groups: str = "admin") -> tuple[int, Any]:
     event = to_api_gateway_event(method, path, {"content-type": content_type}, body)
-    event["requestContext"]["authorizer"] = {"claims": {"sub": "clinician-7"}}
+    event["requestContext"]["authorizer"] = {"claims": {"sub": "admin-7", "cognito:groups": groups}}
     reply = invoke("api", event)
     return reply["statusCode"], json.loads(reply["body"])
 
@@ -73,7 +74,7 @@ def test_presigned_form_lands_the_file_under_incoming_with_its_metadata(signed_d
     signed_deps.blobs = blobs
     metadata = metadata_for_object(signed_deps, form["key"])
     assert (metadata.title, metadata.specialty, metadata.year) == ("Sepsis bundle", "critical care", 2024)
-    assert blobs.head(form["key"])["uploaded-by"] == "clinician-7"
+    assert blobs.head(form["key"])["uploaded-by"] == "admin-7"
 
 
 def test_the_policy_enforces_the_size_and_key(signed_deps) -> None:  # type: ignore[no-untyped-def]
@@ -103,3 +104,9 @@ def test_a_direct_upload_too_large_for_api_gateway_is_a_413_naming_the_presigned
 def test_locally_the_presigned_route_says_to_upload_directly(local_deps) -> None:  # type: ignore[no-untyped-def]
     status, body = call("POST", "/v1/documents/uploads", json.dumps({"filename": "a.pdf"}).encode())
     assert status == 400 and "POST /v1/documents" in body["error"]["message"]
+
+
+def test_a_clinician_gets_no_upload_form(signed_deps) -> None:  # type: ignore[no-untyped-def]
+    request = {"filename": "guide.pdf", "content_type": "application/pdf"}
+    status, body = call("POST", "/v1/documents/uploads", json.dumps(request).encode(), groups="clinician")
+    assert status == 403 and body["error"]["code"] == "forbidden"
