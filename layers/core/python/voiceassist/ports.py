@@ -23,6 +23,7 @@ from voiceassist.models import (
     JobState,
     KnowledgeDocument,
     Message,
+    OcrRun,
     PhiResult,
     SearchHit,
     SearchQuery,
@@ -227,4 +228,20 @@ class PipelineRunner(Protocol):
 
     def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run to the end and return the output; raises DependencyError with the failure cause."""
+        ...
+
+
+@runtime_checkable
+class PageOcr(Protocol):
+    """Reads the text of scanned PDF pages: Amazon Textract on AWS (asynchronous, polled by the state
+    machine), Tesseract locally (finished when `start` returns). Raises ExtractionError with the reason."""
+
+    name: str
+
+    def start(self, blob_key: str, pages: Sequence[int]) -> OcrRun:
+        """Begin reading `pages` (1-based) of the PDF stored at `blob_key`."""
+        ...
+
+    def poll(self, ticket: str, pages: Sequence[int]) -> OcrRun:
+        """The run `start` began: done with the pages read, or still running."""
         ...

@@ -32,7 +32,12 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_LOCAL_CHAT_BASE_URL,
     ENV_LOCAL_CHAT_MODEL,
     ENV_LOG_LEVEL,
+    ENV_MAX_PAGES,
     ENV_MAX_UPLOAD_BYTES,
+    ENV_OCR_LOW_CONFIDENCE,
+    ENV_OCR_MAX_WAIT_SECONDS,
+    ENV_OCR_PAGE_SECONDS,
+    ENV_OCR_POLL_SECONDS,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_BASE_URL,
     ENV_OPENAI_MODEL,
@@ -121,6 +126,11 @@ class Settings(BaseModel):
     pubmed_budget_seconds: float = Field(default=4.0, gt=0, le=20)
     user_pool_id: str | None = None
     user_pool_client_id: str | None = None
+    max_pages: int = Field(default=2000, ge=1)
+    ocr_page_seconds: float = Field(default=60.0, gt=0, le=600)
+    ocr_low_confidence: float = Field(default=70.0, ge=0, le=100)
+    ocr_poll_seconds: int = Field(default=10, ge=0, le=300)
+    ocr_max_wait_seconds: int = Field(default=1800, ge=1, le=86400)
 
     @property
     def db_path(self) -> Path:
@@ -177,6 +187,11 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_PUBMED_BUDGET_SECONDS: "pubmed_budget_seconds",
     ENV_USER_POOL_ID: "user_pool_id",
     ENV_USER_POOL_CLIENT_ID: "user_pool_client_id",
+    ENV_MAX_PAGES: "max_pages",
+    ENV_OCR_PAGE_SECONDS: "ocr_page_seconds",
+    ENV_OCR_LOW_CONFIDENCE: "ocr_low_confidence",
+    ENV_OCR_POLL_SECONDS: "ocr_poll_seconds",
+    ENV_OCR_MAX_WAIT_SECONDS: "ocr_max_wait_seconds",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
         Embedder,
         JobStore,
         KeyValueState,
+        PageOcr,
         PhiDetector,
         PipelineRunner,
         Reranker,
@@ -98,6 +99,11 @@ class Dependencies:
     def pipelines(self) -> PipelineRunner:
         raise NotImplementedError
 
+    @cached_property
+    def ocr(self) -> PageOcr:
+        """Reads scanned PDF pages: Textract on AWS, Tesseract locally."""
+        raise NotImplementedError
+
     # ---- models and search, the same on both runtimes ----------------------------------------------------
     @cached_property
     def embedder(self) -> Embedder:
@@ -161,6 +167,22 @@ class Dependencies:
     @property
     def max_upload_bytes(self) -> int:
         return self.settings.max_upload_bytes
+
+    @property
+    def max_pages(self) -> int:
+        return self.settings.max_pages
+
+    @property
+    def ocr_low_confidence(self) -> float:
+        return self.settings.ocr_low_confidence
+
+    @property
+    def ocr_poll_seconds(self) -> int:
+        return self.settings.ocr_poll_seconds
+
+    @property
+    def ocr_max_wait_seconds(self) -> int:
+        return self.settings.ocr_max_wait_seconds
 
     # ---- the views the domain functions take: this object, typed by what each floor may touch ------------
     @property

@@ -49,6 +49,11 @@ ENV_PUBMED_BUDGET_SECONDS = "VOICEASSIST_PUBMED_BUDGET_SECONDS"  # one PubMed se
 ENV_USER_POOL_ID = "VOICEASSIST_USER_POOL_ID"  # Cognito pool whose tokens the WebSocket authorizer accepts
 ENV_USER_POOL_CLIENT_ID = "VOICEASSIST_USER_POOL_CLIENT_ID"  # the app client those tokens must be issued to
 ENV_TIKTOKEN_CACHE_DIR = "TIKTOKEN_CACHE_DIR"
+ENV_MAX_PAGES = "VOICEASSIST_MAX_PAGES"  # pages per document (PDF); more fails the job as "too many pages"
+ENV_OCR_PAGE_SECONDS = "VOICEASSIST_OCR_PAGE_SECONDS"  # local OCR (Tesseract) time limit per page
+ENV_OCR_LOW_CONFIDENCE = "VOICEASSIST_OCR_LOW_CONFIDENCE"  # pages below this mean confidence (0-100) are flagged
+ENV_OCR_POLL_SECONDS = "VOICEASSIST_OCR_POLL_SECONDS"  # Textract: wait between two status checks
+ENV_OCR_MAX_WAIT_SECONDS = "VOICEASSIST_OCR_MAX_WAIT_SECONDS"  # Textract: give up after this long
 
 
 class Runtime(StrEnum):
