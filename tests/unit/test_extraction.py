@@ -48,7 +48,7 @@ def test_detect_content_type_uses_magic_bytes_then_the_name(
 @pytest.mark.parametrize(
     ("filename", "data", "named"),
     [
-        ("protocol.docx", b"PK\x03\x04rest-of-zip", ".docx"),
+        ("sheet.xlsx", b"PK\x03\x04rest-of-zip", "ZIP container"),
         ("scan.png", b"\x89PNG\r\n\x1a\n....", "PNG image"),
         ("photo.jpg", b"\xff\xd8\xff\xe0....", "JPEG image"),
         ("sheet.csv", b"a,b\n1,2\n", ".csv"),
@@ -214,10 +214,10 @@ def test_extract_html_drops_navigation_scripts_styles_and_footers() -> None:
 def test_extract_html_splits_sections_at_headings_and_decodes_entities() -> None:
     document = extract(fixture_bytes("guideline.html"), HTML, max_bytes=MB)
 
-    assert [page.heading for page in document.pages] == ["Anaphylaxis", "Follow-up"]
+    assert [page.heading for page in document.pages] == ["Anaphylaxis", "Anaphylaxis", "Follow-up"]
     assert "epinephrine 1:1000, 0.5 mg IM & call for help." in document.pages[0].text
-    assert "Child | 0.15 mg" in document.pages[0].text  # cells stay apart: no "Child0.15 mg"
-    assert document.pages[1].text == "Observe for ≥ 4 hours."
+    assert document.pages[1].text == "Child | 0.15 mg"  # the table, its own section; cells stay apart
+    assert document.pages[2].text == "Observe for ≥ 4 hours."
 
 
 def test_extract_html_honours_a_declared_charset() -> None:

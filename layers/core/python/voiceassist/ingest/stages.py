@@ -107,7 +107,7 @@ def extract_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
                                    max_pages=ctx.max_pages)
     is_pdf = document.content_type == extraction.PDF
     ctx.documents.put(document.model_copy(update={"page_count": len(extracted.pages) if is_pdf else None,
-                                                  "updated_at": utc_now()}))
+                                                  "references": extracted.references, "updated_at": utc_now()}))
     ref = hand_off(ctx.blobs, doc_id, "extracted.json", extracted.model_dump_json().encode("utf-8"))
     scanned = ocr.pages_needing_ocr(extracted.pages) if is_pdf else []  # the Choice sends these to OCR
     return {"extracted": ref, "pages": len(extracted.pages), "chars": extracted.char_count,
