@@ -78,3 +78,22 @@ def test_ingest_text_pdf_never_calls_ocr(ingest_deps: Dependencies, ingest: Call
     job = ingest("text.pdf", (DOCUMENTS / "two_pages.pdf").read_bytes())
 
     assert (job.state, job.ocr_pages) == (JobState.COMPLETED, [])
+
+
+def test_ingest_pdf_over_the_configured_page_limit_fails_as_too_many_pages(
+        ingest_deps: Dependencies, ingest: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(type(ingest_deps), "max_pages", property(lambda _self: 1))
+
+    job = ingest("scanned.pdf", (DOCUMENTS / "scanned_two_pages.pdf").read_bytes())
+
+    assert (job.state, job.reason) == (JobState.FAILED, "too many pages: the PDF has 2 pages, the limit is 1")
+
+
+def test_ingest_scan_whose_page_takes_too_long_fails_naming_the_page(
+        ingest_deps: Dependencies, ingest: Callable[..., Any]) -> None:
+    ingest_deps.ocr = TesseractOcr(ingest_deps.blobs.get, page_seconds=0.001)
+
+    job = ingest("scanned.pdf", (DOCUMENTS / "scanned_two_pages.pdf").read_bytes())
+
+    assert (job.state, job.reason) == (
+        JobState.FAILED, "OCR failed on page 1: Tesseract took longer than the 0.001 s limit per page")

@@ -140,3 +140,25 @@ def test_a_document_that_is_only_a_reference_list_is_kept_as_it_is() -> None:
     pages = [Page(number=None, text="1. Smith J. A paper. 2020.", heading="References")]
 
     assert split_references(pages) == (pages, [])
+
+
+def test_password_protected_word_document_is_refused_saying_so() -> None:
+    # The first bytes of an OLE compound file and the directory entry name MS-OFFCRYPTO gives the ZIP stream
+    encrypted = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + b"\x00" * 504 + "EncryptedPackage".encode("utf-16-le")
+
+    with pytest.raises(UnsupportedMediaType) as caught:
+        detect_content_type("protocol.docx", encrypted)
+
+    assert str(caught.value) == ("'protocol.docx' is an encrypted (password-protected) Office document; "
+                                   "remove the password in Word and upload it again")
+
+
+def test_page_and_ocr_limits_are_read_from_the_environment() -> None:
+    from voiceassist.settings import settings_from_env
+
+    settings = settings_from_env({"VOICEASSIST_MAX_PAGES": "300", "VOICEASSIST_OCR_PAGE_SECONDS": "20",
+                                  "VOICEASSIST_OCR_LOW_CONFIDENCE": "80", "VOICEASSIST_OCR_POLL_SECONDS": "5",
+                                  "VOICEASSIST_OCR_MAX_WAIT_SECONDS": "600"})
+
+    assert (settings.max_pages, settings.ocr_page_seconds, settings.ocr_low_confidence, settings.ocr_poll_seconds,
+            settings.ocr_max_wait_seconds) == (300, 20.0, 80.0, 5, 600)

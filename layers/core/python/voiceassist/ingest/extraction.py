@@ -43,6 +43,8 @@ _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"{\\rtf", "an RTF document"),
 )
 _SUPPORTED_HINT = "upload a PDF, Word (.docx), plain text (.txt), Markdown (.md) or HTML (.html) file"
+# A password-protected .docx is an OLE compound file holding the ZIP as a stream of this name (MS-OFFCRYPTO).
+_ENCRYPTED_OOXML = "EncryptedPackage".encode("utf-16-le")
 _PDF_MAGIC = b"%PDF-"
 _PDF_MAGIC_WINDOW = 1024  # the PDF spec lets readers accept junk before the header
 _HTML_START = (b"<!doctype html", b"<html")
@@ -56,6 +58,9 @@ def detect_content_type(filename: str, data: bytes) -> str:
         return PDF
     if data.startswith(b"PK\x03\x04") and (_is_docx(data) or filename.lower().endswith(".docx")):
         return DOCX
+    if data.startswith(b"\xd0\xcf\x11\xe0") and _ENCRYPTED_OOXML in data:
+        raise UnsupportedMediaType(f"{filename!r} is an encrypted (password-protected) Office document; remove "
+                                   "the password in Word and upload it again")
     for signature, what in _BINARY_SIGNATURES:
         if data.startswith(signature):
             raise UnsupportedMediaType(f"{filename!r} is {what}; {_SUPPORTED_HINT}")
