@@ -34,6 +34,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_LOG_LEVEL,
     ENV_MAX_PAGES,
     ENV_MAX_UPLOAD_BYTES,
+    ENV_OCR_LANGUAGES,
     ENV_OCR_LOW_CONFIDENCE,
     ENV_OCR_MAX_WAIT_SECONDS,
     ENV_OCR_PAGE_SECONDS,
@@ -131,6 +132,7 @@ class Settings(BaseModel):
     ocr_low_confidence: float = Field(default=70.0, ge=0, le=100)
     ocr_poll_seconds: int = Field(default=10, ge=0, le=300)
     ocr_max_wait_seconds: int = Field(default=1800, ge=1, le=86400)
+    ocr_languages: str = Field(default="eng", pattern=r"^[a-z_]+(\+[a-z_]+)*$")
 
     @property
     def db_path(self) -> Path:
@@ -192,6 +194,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_OCR_LOW_CONFIDENCE: "ocr_low_confidence",
     ENV_OCR_POLL_SECONDS: "ocr_poll_seconds",
     ENV_OCR_MAX_WAIT_SECONDS: "ocr_max_wait_seconds",
+    ENV_OCR_LANGUAGES: "ocr_languages",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -91,4 +91,5 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
     def ocr(self) -> PageOcr:
         from voiceassist.adapters.local.tesseract_ocr import TesseractOcr
 
-        return TesseractOcr(self.blobs.get, page_seconds=self.settings.ocr_page_seconds)
+        return TesseractOcr(self.blobs.get, page_seconds=self.settings.ocr_page_seconds,
+                            language=self.settings.ocr_languages)

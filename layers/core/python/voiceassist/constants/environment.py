@@ -54,6 +54,7 @@ ENV_OCR_PAGE_SECONDS = "VOICEASSIST_OCR_PAGE_SECONDS"  # local OCR (Tesseract) t
 ENV_OCR_LOW_CONFIDENCE = "VOICEASSIST_OCR_LOW_CONFIDENCE"  # pages below this mean confidence (0-100) are flagged
 ENV_OCR_POLL_SECONDS = "VOICEASSIST_OCR_POLL_SECONDS"  # Textract: wait between two status checks
 ENV_OCR_MAX_WAIT_SECONDS = "VOICEASSIST_OCR_MAX_WAIT_SECONDS"  # Textract: give up after this long
+ENV_OCR_LANGUAGES = "VOICEASSIST_OCR_LANGUAGES"  # Tesseract models, e.g. "eng+deu" (each a tesseract-ocr-* package)
 
 
 class Runtime(StrEnum):
