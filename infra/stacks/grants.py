@@ -90,6 +90,12 @@ def _audit_write(function: lambda_.Function, targets: GrantTargets) -> None:
     targets.key.grant_encrypt_decrypt(function)
 
 
+def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
+    # Text detection jobs have no resource-level permissions; Textract reads the PDF with the caller's S3 grant.
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["textract:StartDocumentTextDetection", "textract:GetDocumentTextDetection"], resources=["*"]))
+
+
 def _stream(function: lambda_.Function, targets: GrantTargets) -> None:
     function.add_to_role_policy(
         iam.PolicyStatement(
@@ -126,4 +132,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.START_INGEST: lambda fn, t: t.ingest.grant_start_execution(fn),
     Access.START_QUERY: lambda fn, t: t.query.grant_start_sync_execution(fn),
     Access.STREAM_TO_CLIENTS: _stream,
+    Access.OCR_TEXTRACT: _textract,
 }

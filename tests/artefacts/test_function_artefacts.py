@@ -20,11 +20,13 @@ from typing import Any
 
 import boto3
 import pytest
+from moto.textract.models import TextractBackend
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.resources import functions_dir, sample_corpus_dir, statemachine_file
 
 from tests.artefacts.artefacts import REPO, blocked_modules
 from tests.artefacts.opensearch_stub import OpenSearchStub
+from tests.unit.test_textract_ocr import textract_blocks
 from voiceassist.adapters.aws.dynamodb_tables import create_tables
 from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
 from voiceassist.constants.functions import FUNCTIONS_BY_NAME, placeholder_for
@@ -40,6 +42,7 @@ TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", A
           STATE: "pk-state"}
 IDEMPOTENCY_TABLE = "pk-idempotency"
 SAMPLE = "metformin-drug-reference.md"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 # Imports a function tries and does without (none today: ingest_extract ships cryptography for pypdf's AES).
 OPTIONAL_IMPORTS: dict[str, set[str]] = {}
 
@@ -121,6 +124,7 @@ def aws() -> Iterator[dict[str, str]]:
             "VOICEASSIST_INGEST_STATE_MACHINE_ARN": arns["ingest"],
             "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
             "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
+            "VOICEASSIST_OCR_POLL_SECONDS": "0",
         }
         yield environment
     server.stop()
@@ -195,20 +199,26 @@ def _custom_resource_event(aws: dict[str, str], response_url: str) -> dict[str, 
                                    "WriterRoleArns": ["arn:aws:iam::1:role/writer"]}}
 
 
-def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: dict[str, Worker]) -> None:
+def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: dict[str, Worker],
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     # Given the search domain prepared by the bootstrap custom resource, as CloudFormation calls it
     response_url = ResponseUrl()
     workers["search_bootstrap"](_custom_resource_event(aws, response_url.url))
     response_url.server.shutdown()
-    # and a document uploaded to incoming/ and announced by EventBridge (and a broken PDF)
+    # and a document uploaded to incoming/ and announced by EventBridge (and a broken PDF, and a scan that
+    # moto's Textract reads as the blocks below)
     started, ingest_input = _announce(aws, workers, f"incoming/{SAMPLE}", (sample_corpus_dir() / SAMPLE).read_bytes())
     _, broken_input = _announce(aws, workers, "incoming/broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> x")
+    _, scan_input = _announce(aws, workers, "incoming/scan.pdf", (FIXTURES / "scanned_two_pages.pdf").read_bytes())
+    monkeypatch.setattr(TextractBackend, "BLOCKS", textract_blocks(1, [("Amoxicillin 500 mg", [99.0, 98.0, 97.0])])
+                        + textract_blocks(2, [("Epinephrine 0.5 mg IM", [96.0, 95.0, 94.0, 93.0])]))
 
     # When the ingest and query workflows run, each task in its own function's artefact
     ingest = _runner(workers, "ingest")
     outcome = ingest.run("ingest", ingest_input)
     with pytest.raises(PipelineExecutionFailed, match="FAILED"):
         ingest.run("ingest", broken_input)
+    scanned = ingest.run("ingest", scan_input)
     ingest.close()
     state = QueryState(user_id="clinician-1",
                        request=QueryRequest(query="What is the maximum daily dose of metformin?"))
@@ -232,6 +242,7 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
     assert [reply["Status"] for reply in response_url.replies] == ["SUCCESS"], response_url.replies
     assert started["status"] == "started", started
     assert outcome["outcome"]["status"] == "COMPLETED", outcome
+    assert scanned["outcome"] == {"status": "COMPLETED", "chunks": 2}, scanned  # one per page
     assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"
     assert listed["statusCode"] == 200 and "metformin" in listed["body"]
     assert (tool["status"], tool["data"]["score"]) == (200, 5), tool

@@ -74,6 +74,7 @@ class KnowledgeDocument(Model):
     page_count: int | None = None
     chunk_count: int = 0
     size_bytes: int = 0
+    references: list[str] = Field(default_factory=list)  # its references section (not indexed)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
 
@@ -82,11 +83,37 @@ class Page(Model):
     number: int | None  # 1-based page number for paged formats, None otherwise
     text: str
     heading: str | None = None
+    ocr_confidence: float | None = None  # mean word confidence (0-100) of a page read by OCR; None: text layer
+
+
+class OcrPage(Model):
+    """One page read by OCR: its text and the engine's mean word confidence (0-100)."""
+
+    number: int = Field(ge=1)
+    text: str
+    confidence: float = Field(ge=0.0, le=100.0)
+
+
+class OcrRun(Model):
+    """An OCR run over some pages of a document: finished (pages read) or still running (ticket to poll)."""
+
+    ticket: str | None = None
+    done: bool
+    pages: list[OcrPage] = Field(default_factory=list)
+
+
+class OcrPageQuality(Model):
+    """What a job records per OCR page: its confidence, and whether it falls below the low-confidence bar."""
+
+    number: int
+    confidence: float
+    low_confidence: bool
 
 
 class ExtractedDocument(Model):
     pages: list[Page]
     content_type: str
+    references: list[str] = Field(default_factory=list)  # the bibliography, kept out of the chunks
 
     @property
     def char_count(self) -> int:
@@ -105,6 +132,8 @@ class Chunk(Model):
     section: str | None = None
     metadata: DocumentMetadata
     injection_flags: list[str] = Field(default_factory=list)  # instruction-like text found (ingest/injection.py)
+    ocr_confidence: float | None = None  # its page was read by OCR with this mean confidence (0-100)
+    low_confidence: bool = False  # that confidence is below the low-confidence bar: check against the source
 
 
 class SearchMode(StrEnum):
@@ -180,6 +209,7 @@ class IndexingJob(Model):
     chunks_total: int = 0
     chunks_done: int = 0
     flagged_chunks: int = 0  # chunks holding instruction-like text (ingest/injection.py): indexed, never quoted
+    ocr_pages: list[OcrPageQuality] = Field(default_factory=list)  # the pages read by OCR, with confidence
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None

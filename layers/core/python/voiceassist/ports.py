@@ -24,6 +24,7 @@ from voiceassist.models import (
     JobState,
     KnowledgeDocument,
     Message,
+    OcrRun,
     PhiResult,
     SearchHit,
     SearchQuery,
@@ -277,8 +278,26 @@ class RateLimiter(Protocol):
     def acquire(self, key: str, *, limit: int, window_seconds: int = 60) -> RateDecision:
         """Count one call against `key`'s current window; refused (not counted) once `limit` is reached."""
         ...
+
+
 class EventPublisher(Protocol):
     """Pushes a streamed query's events to its client: a WebSocket connection on AWS, an in-process channel
     locally. `event` is {"type": ..., "data": {...}} (conversation.events)."""
 
     def publish(self, connection_id: str, event: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class PageOcr(Protocol):
+    """Reads the text of scanned PDF pages: Amazon Textract on AWS (asynchronous, polled by the state
+    machine), Tesseract locally (finished when `start` returns). Raises ExtractionError with the reason."""
+
+    name: str
+
+    def start(self, blob_key: str, pages: Sequence[int]) -> OcrRun:
+        """Begin reading `pages` (1-based) of the PDF stored at `blob_key`."""
+        ...
+
+    def poll(self, ticket: str, pages: Sequence[int]) -> OcrRun:
+        """The run `start` began: done with the pages read, or still running."""
+        ...

@@ -37,7 +37,13 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_LOCAL_TOKEN,
     ENV_LOG_LEVEL,
     ENV_MAX_INGESTION_BACKLOG,
+    ENV_MAX_PAGES,
     ENV_MAX_UPLOAD_BYTES,
+    ENV_OCR_LANGUAGES,
+    ENV_OCR_LOW_CONFIDENCE,
+    ENV_OCR_MAX_WAIT_SECONDS,
+    ENV_OCR_PAGE_SECONDS,
+    ENV_OCR_POLL_SECONDS,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_BASE_URL,
     ENV_OPENAI_MODEL,
@@ -133,6 +139,12 @@ class Settings(BaseModel):
     local_token: str | None = Field(default=None, repr=False)
     job_lease_seconds: float = Field(default=300.0, gt=0)
     max_ingestion_backlog: int = Field(default=500, ge=1)
+    max_pages: int = Field(default=2000, ge=1)
+    ocr_page_seconds: float = Field(default=60.0, gt=0, le=600)
+    ocr_low_confidence: float = Field(default=70.0, ge=0, le=100)
+    ocr_poll_seconds: int = Field(default=10, ge=0, le=300)
+    ocr_max_wait_seconds: int = Field(default=1800, ge=1, le=86400)
+    ocr_languages: str = Field(default="eng", pattern=r"^[a-z_]+(\+[a-z_]+)*$")
 
     @property
     def db_path(self) -> Path:
@@ -194,6 +206,12 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_LOCAL_TOKEN: "local_token",
     ENV_JOB_LEASE_SECONDS: "job_lease_seconds",
     ENV_MAX_INGESTION_BACKLOG: "max_ingestion_backlog",
+    ENV_MAX_PAGES: "max_pages",
+    ENV_OCR_PAGE_SECONDS: "ocr_page_seconds",
+    ENV_OCR_LOW_CONFIDENCE: "ocr_low_confidence",
+    ENV_OCR_POLL_SECONDS: "ocr_poll_seconds",
+    ENV_OCR_MAX_WAIT_SECONDS: "ocr_max_wait_seconds",
+    ENV_OCR_LANGUAGES: "ocr_languages",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         DocumentStore,
         JobStore,
         KeyValueState,
+        PageOcr,
         PipelineRunner,
         RateLimiter,
         SearchIndex,
@@ -113,3 +114,9 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         return StepFunctionsPipelineRunner({"ingest": str(self.settings.ingest_state_machine_arn),
                                             "query": str(self.settings.query_state_machine_arn)})
 
+
+    @cached_property
+    def ocr(self) -> PageOcr:
+        from voiceassist.adapters.aws.textract_ocr import TextractOcr
+
+        return TextractOcr(bucket=str(self.settings.documents_bucket), region=self.settings.region)

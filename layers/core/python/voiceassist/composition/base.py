@@ -23,6 +23,7 @@ if TYPE_CHECKING:
         EventPublisher,
         JobStore,
         KeyValueState,
+        PageOcr,
         PhiDetector,
         PipelineRunner,
         RateLimiter,
@@ -105,6 +106,11 @@ class Dependencies:
 
     @cached_property
     def pipelines(self) -> PipelineRunner:
+        raise NotImplementedError
+
+    @cached_property
+    def ocr(self) -> PageOcr:
+        """Reads scanned PDF pages: Textract on AWS, Tesseract locally."""
         raise NotImplementedError
 
     # ---- models and search, the same on both runtimes ----------------------------------------------------
@@ -206,9 +212,26 @@ class Dependencies:
     def upload_signer(self) -> UploadSigner | None:
         """Presigned direct uploads (S3); None locally, where POST /v1/documents takes any size."""
         return None
+
     @property
     def job_lease_seconds(self) -> float:
         return self.settings.job_lease_seconds
+
+    @property
+    def max_pages(self) -> int:
+        return self.settings.max_pages
+
+    @property
+    def ocr_low_confidence(self) -> float:
+        return self.settings.ocr_low_confidence
+
+    @property
+    def ocr_poll_seconds(self) -> int:
+        return self.settings.ocr_poll_seconds
+
+    @property
+    def ocr_max_wait_seconds(self) -> int:
+        return self.settings.ocr_max_wait_seconds
 
     # ---- the views the domain functions take: this object, typed by what each floor may touch ------------
     @property

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
         DocumentStore,
         JobStore,
         KeyValueState,
+        PageOcr,
         PipelineRunner,
         RateLimiter,
         SearchIndex,
@@ -92,3 +93,10 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
     @cached_property
     def pipelines(self) -> PipelineRunner:
         return self._build_pipeline_runner()
+
+    @cached_property
+    def ocr(self) -> PageOcr:
+        from voiceassist.adapters.local.tesseract_ocr import TesseractOcr
+
+        return TesseractOcr(self.blobs.get, page_seconds=self.settings.ocr_page_seconds,
+                            language=self.settings.ocr_languages)

@@ -54,6 +54,12 @@ ENV_LOCAL_TOKEN = "VOICEASSIST_LOCAL_TOKEN"  # required (as a Bearer token) when
 ENV_JOB_LEASE_SECONDS = "VOICEASSIST_JOB_LEASE_SECONDS"  # a job silent for longer is stuck and re-driven
 ENV_MAX_INGESTION_BACKLOG = "VOICEASSIST_MAX_INGESTION_BACKLOG"  # queued jobs before uploads get 429
 ENV_TIKTOKEN_CACHE_DIR = "TIKTOKEN_CACHE_DIR"
+ENV_MAX_PAGES = "VOICEASSIST_MAX_PAGES"  # pages per document (PDF); more fails the job as "too many pages"
+ENV_OCR_PAGE_SECONDS = "VOICEASSIST_OCR_PAGE_SECONDS"  # local OCR (Tesseract) time limit per page
+ENV_OCR_LOW_CONFIDENCE = "VOICEASSIST_OCR_LOW_CONFIDENCE"  # pages below this mean confidence (0-100) are flagged
+ENV_OCR_POLL_SECONDS = "VOICEASSIST_OCR_POLL_SECONDS"  # Textract: wait between two status checks
+ENV_OCR_MAX_WAIT_SECONDS = "VOICEASSIST_OCR_MAX_WAIT_SECONDS"  # Textract: give up after this long
+ENV_OCR_LANGUAGES = "VOICEASSIST_OCR_LANGUAGES"  # Tesseract models, e.g. "eng+deu" (each a tesseract-ocr-* package)
 
 
 class Runtime(StrEnum):

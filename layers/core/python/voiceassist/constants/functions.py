@@ -37,6 +37,7 @@ class Access(StrEnum):
     START_INGEST = "start-ingest"
     START_QUERY = "start-query"
     STREAM_TO_CLIENTS = "stream-to-clients"
+    OCR_TEXTRACT = "ocr-textract"  # start and read Textract text detection jobs (Textract reads S3 as the caller)
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,16 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         memory_mb=2048,
         timeout_seconds=300,
         needs_auth_layer=True,  # cryptography: pypdf opens AES-encrypted PDFs with it
+    ),
+    _spec(
+        "ingest_ocr",
+        "Read scanned PDF pages: start a Textract text detection job, then poll it between Waits",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.DOCUMENTS_READ,
+        A.JOBS_WRITE,
+        A.OCR_TEXTRACT,
+        timeout_seconds=120,
     ),
     _spec(
         "ingest_clean",
@@ -270,6 +281,7 @@ FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTI
 INGEST_PIPELINE_FUNCTIONS: tuple[str, ...] = (
     "ingest_register",
     "ingest_extract",
+    "ingest_ocr",
     "ingest_clean",
     "ingest_chunk",
     "ingest_embed",

@@ -1,5 +1,7 @@
 """PDF extraction with pypdf: the text of each page, and the section headings that start on it.
 
+A page without a text layer comes back empty: voiceassist.ingest.ocr names it, and the pipeline reads it by OCR.
+
 Every way a PDF can be unusable ends in an ExtractionError whose reason an operator can act on.
 """
 
@@ -12,7 +14,6 @@ from pypdf import PasswordType, PdfReader
 from pypdf.errors import DependencyError as PdfDependencyError
 
 from voiceassist.errors import ExtractionError
-from voiceassist.ingest.cleaning import is_readable
 from voiceassist.ingest.pdf_headings import Line, LineCollector, detect_headings
 from voiceassist.models import Page
 
@@ -34,7 +35,7 @@ def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
     if page_count == 0:
         raise ExtractionError("broken PDF: the file has no pages")
     if page_count > max_pages:
-        raise ExtractionError(f"too large: the PDF has {page_count} pages, the limit is {max_pages}")
+        raise ExtractionError(f"too many pages: the PDF has {page_count} pages, the limit is {max_pages}")
     texts: list[str] = []
     layouts: list[list[Line]] = []
     for number in range(1, page_count + 1):
@@ -49,7 +50,6 @@ def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
                 f"too slow: reading stopped after page {number} of {page_count} at the {max_seconds:g} s "
                 "limit; the PDF is unusually complex"
             )
-    _check_text_layer("".join(texts))
     headings = detect_headings(layouts)
     return [
         Page(number=number, text=text, heading="\n".join(found) or None)
@@ -69,16 +69,6 @@ def _unlock(reader: PdfReader) -> None:
         raise ExtractionError(f"encrypted: the PDF's encryption is not supported ({_describe(exc)})") from exc
     if result == PasswordType.NOT_DECRYPTED:
         raise ExtractionError("encrypted: password-protected PDFs are not supported")
-
-
-def _check_text_layer(text: str) -> None:
-    if not is_readable(text):
-        raise ExtractionError(
-            "unreadable text: the PDF's characters have no Unicode meaning (its fonts lack a character "
-            "map); OCR is not supported yet"
-        )
-    if not any(ch.isalnum() for ch in text):
-        raise ExtractionError("no text layer (scanned/image-only PDF); OCR is not supported yet")
 
 
 def _describe(exc: BaseException) -> str:

@@ -17,7 +17,7 @@ import numpy as np
 
 from voiceassist.constants.environment import INCOMING_PREFIX  # noqa: F401 - the ingest floor's prefixes
 from voiceassist.errors import Conflict, ExtractionError, InvalidTransition, NotFound
-from voiceassist.ingest import chunking, cleaning, extraction
+from voiceassist.ingest import chunking, cleaning, extraction, ocr
 from voiceassist.ingest.artifacts import (
     ArtifactRef,
     delete_artifacts,
@@ -38,7 +38,7 @@ from voiceassist.models import (
     utc_now,
 )
 from voiceassist.observability import logger
-from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, SearchIndex, Vectors
+from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, PageOcr, SearchIndex, Vectors
 
 EMBED_BATCH = 64  # chunks per embed call: a long document reports progress after each
 INDEX_BATCH = 500
@@ -69,6 +69,16 @@ class IngestionContext(Protocol):
     def max_upload_bytes(self) -> int: ...
     @property
     def job_lease_seconds(self) -> float: ...
+    @property
+    def max_pages(self) -> int: ...
+    @property
+    def ocr_low_confidence(self) -> float: ...
+    @property
+    def ocr(self) -> PageOcr: ...
+    @property
+    def ocr_poll_seconds(self) -> int: ...
+    @property
+    def ocr_max_wait_seconds(self) -> int: ...
 
 
 def content_hash(data: bytes) -> str:
@@ -98,16 +108,20 @@ def extract_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
         # are not the registered version's. The overwrite is an upload of its own, with its own event.
         raise ExtractionError("the file changed after it was registered (overwritten while being ingested); "
                               "its new content is ingested by its own upload")
-    extracted = extraction.extract(data, document.content_type, max_bytes=ctx.max_upload_bytes)
-    pages = len(extracted.pages) if document.content_type == extraction.PDF else None
-    _put_if_unchanged(ctx, document, page_count=pages)
+    extracted = extraction.extract(data, document.content_type, max_bytes=ctx.max_upload_bytes,
+                                   max_pages=ctx.max_pages)
+    is_pdf = document.content_type == extraction.PDF
+    _put_if_unchanged(ctx, document, page_count=len(extracted.pages) if is_pdf else None,
+                      references=extracted.references)
     ref = hand_off(ctx.blobs, doc_id, "extracted.json", extracted.model_dump_json().encode("utf-8"))
-    return {"extracted": ref, "pages": len(extracted.pages), "chars": extracted.char_count}
+    scanned = ocr.pages_needing_ocr(extracted.pages) if is_pdf else []  # the Choice sends these to OCR
+    return {"extracted": ref, "pages": len(extracted.pages), "chars": extracted.char_count,
+            "needs_ocr": bool(scanned), "ocr_pages": scanned}
 
 
 def clean_document(ctx: IngestionContext, doc_id: str, extracted: ArtifactRef) -> dict[str, Any]:
     raw = ExtractedDocument.model_validate_json(received(ctx.blobs, extracted))
-    cleaned = ExtractedDocument(pages=cleaning.clean_pages(raw.pages), content_type=raw.content_type)
+    cleaned = raw.model_copy(update={"pages": cleaning.clean_pages(raw.pages)})
     if not cleaned.char_count:
         raise ExtractionError("no readable text remained after removing headers, footers and page numbers")
     ref = hand_off(ctx.blobs, doc_id, "cleaned.json", cleaned.model_dump_json().encode("utf-8"),
@@ -126,6 +140,7 @@ def chunk_document(ctx: IngestionContext, doc_id: str, job_id: str, cleaned: Art
     if not chunks:
         raise ExtractionError("the document produced no text to index")
     chunks = [c.model_copy(update={"injection_flags": injection_flags(c.text)}) for c in chunks]
+    chunks = ocr.flag_chunks(chunks, pages, low_confidence=ctx.ocr_low_confidence)
     flagged = sum(bool(c.injection_flags) for c in chunks)
     _update_job(ctx, job_id, chunks_total=len(chunks), chunks_done=0, flagged_chunks=flagged)
     lines = "\n".join(chunk.model_dump_json() for chunk in chunks).encode("utf-8")

@@ -68,6 +68,8 @@ def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless
                 "title": {"type": "text", "analyzer": "english", "fields": {"raw": {"type": "keyword"}}},
                 "section": {"type": "keyword", "ignore_above": 1024},
                 "page": {"type": "integer"},
+                "ocr_confidence": {"type": "float", "index": False},  # chunks of OCR pages only
+                "low_confidence": {"type": "boolean"},
                 "token_count": {"type": "integer", "index": False},
                 "source_type": keyword,
                 "specialty": {"type": "keyword", "normalizer": KEYWORD_NORMALIZER},
@@ -213,6 +215,8 @@ def chunk_source(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         "year": meta.year,
         "metadata": meta.model_dump(mode="json"),
         EMBEDDING_FIELD: [float(v) for v in vector],
+        **({"ocr_confidence": chunk.ocr_confidence, "low_confidence": chunk.low_confidence}
+           if chunk.ocr_confidence is not None else {}),
     }
 
 
@@ -250,6 +254,8 @@ def chunk_from_source(source: dict[str, Any]) -> Chunk:
         section=source.get("section"),
         metadata=DocumentMetadata.model_validate(source["metadata"]),
         injection_flags=source.get("injection_flags", []),
+        ocr_confidence=source.get("ocr_confidence"),
+        low_confidence=bool(source.get("low_confidence", False)),
     )
 
 
