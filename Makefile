@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements/*.txt 2>/dev
 export PORT ?= 8080
 CDK_CLI := 2.1148.x
 
-.PHONY: install run test test-fast lint typecheck synth layers bench clean
+.PHONY: install run test test-fast lint typecheck synth layers bench clean browser-deps
 
 $(STAMP):
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,8 +23,12 @@ install: $(STAMP)
 run: install
 	$(BIN)/voiceassist serve --port $(PORT)
 
-test: install lint typecheck
+test: install lint typecheck browser-deps
 	$(BIN)/python -m pytest -q
+
+# Headless Chromium (Debian's, as root) and axe-core for tests/browser, each only when missing.
+browser-deps:
+	tests/browser/setup.sh
 
 test-fast: install
 	$(BIN)/python -m pytest -q -m "not slow"

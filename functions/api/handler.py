@@ -8,7 +8,20 @@ from typing import Any
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig
 from aws_lambda_powertools.logging import correlation_paths
 
-from routes import chat, documents, errors, health, input_policy, jobs, openapi, query, sessions, tools, uploads
+from routes import (
+    chat,
+    documents,
+    errors,
+    health,
+    input_policy,
+    jobs,
+    openapi,
+    passages,
+    query,
+    sessions,
+    tools,
+    uploads,
+)
 from voiceassist import __version__
 from voiceassist.constants.environment import ENV_CORS_ORIGINS
 from voiceassist.observability import logger, tracer
@@ -26,7 +39,7 @@ def cors_config() -> CORSConfig | None:
 app = APIGatewayRestResolver(enable_validation=True, cors=cors_config())
 app.configure_openapi(title="VoiceAssist API", version=__version__,
                       summary="Clinical question answering with numbered citations and a PHI boundary")
-for module in (health, uploads, documents, jobs, query, sessions, tools, chat):
+for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
 input_policy.register(app)

@@ -55,6 +55,9 @@ class Api(Construct):
         self.user_pool_client = self.user_pool.add_client(
             "WebClient",
             auth_flows=cognito.AuthFlow(user_srp=True),
+            # SRP sign-in only. CDK's default would also allow the implicit and code grants with an example.com
+            # callback, live as soon as the pool has a domain (the web client's hosted UI adds one).
+            disable_o_auth=True,
             generate_secret=False,
             prevent_user_existence_errors=True,
             access_token_validity=Duration.hours(1),

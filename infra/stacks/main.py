@@ -23,6 +23,7 @@ from infra.constructs.search import Search
 from infra.constructs.search_bootstrap import BOOTSTRAP, SearchBootstrap
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
+from infra.constructs.web import WebClient
 from infra.stacks.environment import (
     authorizer_environment,
     pubmed_environment,
@@ -123,6 +124,18 @@ class MainStack(Stack):
             key=self.key,
             removal_policy=removal_policy,
         )
+        self.web = WebClient(
+            self,
+            "Web",
+            config=config,
+            web_dir=paths.web_dir,
+            user_pool=self.api.user_pool,
+            user_pool_client=self.api.user_pool_client,
+            rest_api_url=self.api.rest_api.url,
+            websocket_url=self.api.websocket_url,
+            access_logs_bucket=self.storage.access_logs_bucket,
+            removal_policy=removal_policy,
+        )
         targets = GrantTargets(
             config=config,
             key=self.key,
@@ -179,6 +192,7 @@ class MainStack(Stack):
         CfnOutput(self, "UserPoolClientId", value=self.api.user_pool_client.user_pool_client_id)
         if self.api.smoke_client is not None:
             CfnOutput(self, "SmokeClientId", value=self.api.smoke_client.user_pool_client_id)
+        CfnOutput(self, "WebUrl", value=self.web.url)
         CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
         CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
         CfnOutput(self, "AccessLogsBucketName", value=self.storage.access_logs_bucket.bucket_name)

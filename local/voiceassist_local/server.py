@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import uuid
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
@@ -22,6 +23,9 @@ from voiceassist_local.http_guard import (
 
 LOCAL_USER = "local-user"
 LOCAL_GROUPS = "admin,clinician"
+# One API event at a time, as one Lambda instance runs them: the Powertools resolver keeps the current event
+# on the (module-level) app, so two threads resolving at once would read each other's request.
+_API_LOCK = threading.Lock()
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
 
 # Local faces that are not one API Gateway event and reply (the web client's files, Server-Sent Events). A
@@ -31,7 +35,7 @@ LOCAL_FACES: list[tuple[str, str, LocalFace]] = []  # (method, path or prefix en
 
 
 def local_face(method: str, path: str) -> Callable[[LocalFace], LocalFace]:
-    """Register a local face for `method` on `path` (an exact path, or a prefix when it ends in "/")."""
+    """Register a local face for `method` on `path` (an exact path, or a prefix when it ends in "/", except "/")."""
     def register(handler: LocalFace) -> LocalFace:
         LOCAL_FACES.append((method, path, handler))
         return handler
@@ -41,7 +45,8 @@ def local_face(method: str, path: str) -> Callable[[LocalFace], LocalFace]:
 def find_local_face(method: str, target: str) -> LocalFace | None:
     path = urlsplit(target).path
     for face_method, face_path, handler in LOCAL_FACES:
-        if face_method == method and (path == face_path or (face_path.endswith("/") and path.startswith(face_path))):
+        is_prefix = face_path.endswith("/") and face_path != "/"  # "/" itself is the page, not every path
+        if face_method == method and (path == face_path or (is_prefix and path.startswith(face_path))):
             return handler
     return None
 
@@ -85,7 +90,8 @@ class ApiRequestHandler(GuardedRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         event = to_api_gateway_event(self.command, self.path, headers, body,
                                      groups=getattr(self.server, "local_groups", LOCAL_GROUPS))
-        reply = invoke("api", event)
+        with _API_LOCK:
+            reply = invoke("api", event)
         payload = reply.get("body") or ""
         data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")
         sent: list[tuple[str, str]] = []
@@ -116,3 +122,6 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None
 def example_request(url: str) -> str:
     body = json.dumps({"query": "What is the first-line treatment for uncomplicated hypertension?"})
     return f"curl -s {url}/v1/query -H 'content-type: application/json' -d '{body}'"
+
+
+from voiceassist_local import web_face  # noqa: E402, F401 - registers the web client's local faces

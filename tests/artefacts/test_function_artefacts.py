@@ -232,6 +232,8 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
                                                                 "diabetes": True}}}})
     # and the API, the WebSocket routes and the authorizer take their events
     listed = workers["api"](_api_event("GET", "/v1/documents"))
+    cited = answer.citations[0]
+    passage = workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}"))
     connected = workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
                                                       "authorizer": {"principalId": "clinician-1"}},
                                    "headers": {}})
@@ -246,6 +248,8 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
     assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"
     assert listed["statusCode"] == 200 and "metformin" in listed["body"]
     assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
+    assert passage["statusCode"] == 200, passage
+    assert json.loads(passage["body"])["chunk_id"] == cited.chunk_id and "etformin" in passage["body"]
     assert connected["statusCode"] == 200
     assert refused["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))

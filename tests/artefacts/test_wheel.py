@@ -73,6 +73,10 @@ def test_the_built_wheel_serves_cited_answers_from_any_folder(tmp_path: Path) ->
                                          headers={"content-type": "application/json"})
         with urllib.request.urlopen(request, timeout=60) as reply:  # noqa: S310 - 127.0.0.1 only
             answer = json.loads(reply.read())
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as reply:  # noqa: S310
+            page = reply.read().decode("utf-8")
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/app.js", timeout=5) as reply:  # noqa: S310
+            script = reply.read().decode("utf-8")
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -80,3 +84,5 @@ def test_the_built_wheel_serves_cited_answers_from_any_folder(tmp_path: Path) ->
     # Then it answers from the bundled sample corpus, with a citation, and its data stayed where it was started
     assert [c["doc_key"] for c in answer["citations"]][:1] == ["sample-metformin"], answer
     assert (elsewhere / "data").is_dir()
+    # and the web client's files come from the wheel's package data
+    assert '<script type="module" src="/app.js">' in page and "import { Api }" in script

@@ -23,7 +23,7 @@ from opensearchpy.serializer import JSONSerializer
 
 from voiceassist.adapters.aws.opensearch_index import OpenSearchIndex
 from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
-from voiceassist.errors import InvalidInput
+from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import (
     Chunk,
     DocumentMetadata,
@@ -309,3 +309,19 @@ def test_local_index_keeps_its_contents_across_reopening(tmp_path: Path) -> None
     assert doc_keys(reopened, query("warfarin bleeding", mode=SearchMode.DENSE))[0] == "vka"
     assert reopened.count() == 5
     reopened.close()
+
+
+def test_search_index_chunk_returns_the_indexed_passage_searchable_or_not(search_index: SearchIndex) -> None:
+    add(search_index, METFORMIN, ASPIRIN_V1, activate=False)
+
+    chunk = search_index.chunk(METFORMIN.chunk_id)
+
+    assert chunk.text == METFORMIN.text and chunk.doc_id == METFORMIN.doc_id
+    assert chunk.metadata.title == "metformin reference"
+
+
+def test_search_index_chunk_unknown_is_not_found(search_index: SearchIndex) -> None:
+    add(search_index, METFORMIN)
+
+    with pytest.raises(NotFound, match="no-such-chunk"):
+        search_index.chunk("no-such-chunk")

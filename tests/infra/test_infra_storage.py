@@ -16,7 +16,9 @@ def _buckets(synthesized: Synthesized, env: str) -> dict[str, dict]:
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_data_buckets_use_the_environment_kms_key_and_versioning(synthesized: Synthesized, env: str) -> None:
-    data_buckets = {k: v for k, v in _buckets(synthesized, env).items() if "AccessLogs" not in k}
+    # The web client's bucket holds its static files only (tests/infra/test_infra_web.py).
+    data_buckets = {k: v for k, v in _buckets(synthesized, env).items()
+                    if "AccessLogs" not in k and "WebFiles" not in k}
     assert len(data_buckets) == 2
     for props in data_buckets.values():
         rule = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from pydantic import BaseModel, ConfigDict, Field
@@ -12,10 +11,17 @@ from routes.identity import caller_id
 from voiceassist.composition import dependencies
 from voiceassist.conversation import context
 from voiceassist.errors import NotFound
-from voiceassist.models import Session, utc_now
+from voiceassist.models import Message, Session, utc_now
 
 router = Router()
 SESSION_TTL = timedelta(hours=12)
+
+
+class SessionHistory(BaseModel):
+    session_id: str
+    clinical_context: str | None = None
+    messages: list[Message]
+    clarification_pending: str | None = None  # the question a short reply will be joined to
 
 
 class NewSession(BaseModel):
@@ -50,14 +56,15 @@ def delete_session(session_id: str) -> dict[str, str]:
     return {"deleted": session_id}
 
 
-MESSAGES_LIMIT = 100
+MESSAGES_LIMIT = 50
 
 
-@router.get("/sessions/<session_id>/messages", summary="The messages of one of your sessions, oldest first")
-def session_messages(session_id: str) -> dict[str, Any]:
-    """As stored (redacted), with `clarification_pending`: the question a reply would be joined to."""
-    _own_session(session_id)
+@router.get("/sessions/<session_id>/messages", summary="Your session's recent messages (stored redacted), oldest first")
+def session_messages(session_id: str) -> SessionHistory:
+    """As stored (redacted), with the session's clinical context and `clarification_pending`: the question a
+    short reply would be joined to."""
+    session = _own_session(session_id)
     messages = dependencies().sessions.messages(session_id, limit=MESSAGES_LIMIT)
     turns = [context.Turn(m.role, m.content) for m in messages]
-    return {"session_id": session_id, "messages": [m.model_dump(mode="json") for m in messages],
-            "clarification_pending": context.pending_question(turns)}
+    return SessionHistory(session_id=session_id, clinical_context=session.clinical_context, messages=messages,
+                          clarification_pending=context.pending_question(turns))

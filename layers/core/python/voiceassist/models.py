@@ -376,6 +376,7 @@ class Citation(Model):
     url: str | None = None
     doi: str | None = None
     pmid: str | None = None
+    chunk_id: str | None = None  # its passage: GET /v1/documents/{doc_id}/chunks/{chunk_id} (knowledge base only)
 
 
 class TokenUsage(Model):

@@ -167,6 +167,10 @@ class SearchIndex(Protocol):
 
     def count(self, doc_key: str | None = None, *, searchable_only: bool = True) -> int: ...
 
+    def chunk(self, chunk_id: str) -> Chunk:
+        """One indexed chunk, searchable or not (the passage behind a citation); NotFound if absent."""
+        ...
+
 
 @runtime_checkable
 class Reranker(Protocol):

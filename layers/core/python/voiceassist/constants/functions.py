@@ -69,6 +69,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "api",
         "REST API: ask, documents, jobs, sessions",
+        A.SEARCH_READ,  # the passage behind a citation (routes/passages.py)
         A.BUCKET_READ,
         A.BUCKET_WRITE,
         A.DOCUMENTS_READ,

@@ -146,6 +146,6 @@ def citations_for(answer: RenumberedAnswer, excerpts: Sequence[Excerpt]) -> list
             number=number, doc_id=excerpt.chunk.doc_id, doc_key=excerpt.chunk.doc_key, title=meta.title,
             source_type=meta.source_type, page=excerpt.chunk.page, section=excerpt.chunk.section,
             excerpt=citation_snippet(excerpt.text), score=excerpt.score, url=meta.url, doi=meta.doi,
-            pmid=meta.pmid,
+            pmid=meta.pmid, chunk_id=excerpt.chunk.chunk_id,
         ))
     return citations

@@ -259,6 +259,12 @@ def chunk_from_source(source: dict[str, Any]) -> Chunk:
     )
 
 
+def chunk_body(chunk_id: str) -> dict[str, Any]:
+    """One chunk by its _id (= chunk_id), searchable or not, without its vector: a search, since a GET
+    through an alias is refused once the alias spans two physical indices (during a reindex)."""
+    return {"size": 1, "_source": {"excludes": ["embedding"]}, "query": {"ids": {"values": [chunk_id]}}}
+
+
 def hits_from_response(response: dict[str, Any], mode: SearchMode) -> list[SearchHit]:
     """SearchHits as OpenSearch ranked them; sub-query scores are known only for single-mode searches."""
     hits = []

@@ -34,7 +34,7 @@ import numpy as np
 from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, FTS5_TOKENIZE, Fts5Tokenizer, encode_postings
 from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS, LoadedRows
 from voiceassist.constants.models import MODEL_ID
-from voiceassist.errors import InvalidInput
+from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
 from voiceassist.ports import Vectors
 from voiceassist.query.search import fts5_match_expression, fuse_min_max, fuse_rrf, query_terms, top_n
@@ -166,6 +166,13 @@ class LocalHybridIndex:
         with self._lock:
             return int(self._db.execute(f"SELECT COUNT(*) FROM chunks{where}",
                                         () if doc_key is None else (doc_key,)).fetchone()[0])
+
+    def chunk(self, chunk_id: str) -> Chunk:
+        with self._lock:
+            row = self._db.execute("SELECT chunk_json FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        if row is None:
+            raise NotFound(f"chunk {chunk_id} is not in the index")
+        return Chunk.model_validate_json(row[0])
 
     def search(self, query: SearchQuery) -> list[SearchHit]:
         vector = None if query.mode is SearchMode.BM25 else self._query_vector(query)

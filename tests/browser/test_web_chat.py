@@ -1,0 +1,128 @@
+"""The web client in headless Chromium against the real local server: ask, cite, open the source, PHI badge,
+no evidence, clarification buttons, errors, keyboard and phone width."""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from tests.browser.chromium import Tab
+
+METFORMIN_TITLE = "Metformin (sample drug reference)"
+LAST = "article.turn.assistant:last-of-type"
+ANSWER = f"document.querySelector('{LAST}')"
+
+
+def ask_on_load(tab: Tab, base_url: str, question: str) -> str:
+    """Open the deep link /?q=... and wait for the reply; its status (answered, no_evidence, clarification)."""
+    tab.open(f"{base_url}/?q={quote(question)}")
+    return str(tab.wait_for(f"{ANSWER}?.dataset.status"))
+
+
+def test_deep_link_shows_the_cited_answer_with_the_metformin_reference(tab: Tab, base_url: str) -> None:
+    status = ask_on_load(tab, base_url, "What is the maximum daily dose of metformin?")
+
+    assert status == "answered"
+    answer = tab.text(f"{LAST} .answer-text")
+    assert "mg" in answer and "[1]" in answer
+    sources = tab.evaluate("[...document.querySelectorAll('ol.citations button.source')].map(b => b.textContent)")
+    assert METFORMIN_TITLE in sources
+    first = tab.evaluate("document.querySelector('.answer-text button.cite').getAttribute('aria-label')")
+    assert first.startswith("Source 1: ")
+    assert "No PHI detected" in tab.text(".badge")
+    assert tab.errors() == []
+
+
+def test_a_citation_opens_its_passage_with_the_cited_sentences_marked(tab: Tab, base_url: str) -> None:
+    ask_on_load(tab, base_url, "What is the maximum daily dose of metformin?")
+
+    tab.click(f"{LAST} .answer-text button.cite")
+    tab.wait_for("document.getElementById('passage').open && !!document.querySelector('#passage-text mark')")
+
+    assert tab.text("#passage-title").startswith("[1] ")
+    marked = tab.text("#passage-text mark")
+    assert "2,000 mg" in marked
+    assert len(tab.text("#passage-text")) > len(marked)  # the whole passage, the cited part marked
+    assert "section" in tab.text("#passage-where")
+    assert tab.errors() == []
+
+
+def test_a_question_with_phi_shows_the_phi_badge_with_its_types_and_why(tab: Tab, base_url: str) -> None:
+    status = ask_on_load(tab, base_url, "Patient John Smith, born 03/04/1961, MRN 4411823: "
+                                        "what is the maximum daily dose of metformin?")
+
+    assert status == "answered"
+    badge = tab.text(f"{LAST} .badge.phi")
+    assert "PHI detected" in badge and "PERSON" in badge
+    assert "answered by extractive" in badge
+    assert "no language model is configured" in badge
+
+
+def test_an_unanswerable_question_shows_the_no_evidence_state(tab: Tab, base_url: str) -> None:
+    status = ask_on_load(tab, base_url, "How do I repair a carburettor on a 1972 motorcycle?")
+
+    assert status == "no_evidence"
+    assert "No evidence found" in tab.text(f"{LAST} .no-evidence")
+    assert tab.evaluate(f"document.querySelectorAll('{LAST} button.cite').length") == 0
+
+
+def test_a_clarifying_question_offers_its_choices_as_buttons(tab: Tab, base_url: str) -> None:
+    status = ask_on_load(tab, base_url, "What is the treatment of diabetes?")
+
+    assert status == "clarification"
+    options = tab.evaluate(f"[...document.querySelectorAll('{LAST} button.option')].map(b => b.textContent)")
+    assert options == ["type 1", "type 2", "gestational diabetes", "diabetes insipidus"]
+
+    tab.click(f"{LAST} button.option:nth-child(2)")
+    tab.wait_for("document.querySelectorAll('article.turn.assistant[data-status]').length === 2")
+    asked = tab.evaluate("[...document.querySelectorAll('article.turn.user p')].map(p => p.textContent)")
+    assert asked[-1] == "What is the treatment of diabetes? (type 2)"
+    assert tab.evaluate(f"{ANSWER}.dataset.status") != "clarification"
+
+
+def test_a_failed_request_is_shown_plainly(tab: Tab, base_url: str) -> None:
+    tab.open(base_url)
+    tab.wait_for("document.getElementById('session-list') !== null && !document.getElementById('admin').hidden")
+    tab.offline(True)
+    try:
+        tab.evaluate("document.getElementById('question').value = 'What is the maximum dose of metformin?'")
+        tab.click("#ask")
+        tab.wait_for("!document.getElementById('error').hidden")
+    finally:
+        tab.offline(False)
+
+    assert "could not be reached" in tab.text("#error")
+    assert tab.evaluate("document.getElementById('error').getAttribute('role')") == "alert"
+    assert "No answer" in tab.text(LAST)
+
+
+def test_the_keyboard_alone_asks_and_opens_a_source(tab: Tab, base_url: str) -> None:
+    tab.open(base_url)
+    tab.wait_for("document.activeElement && document.activeElement.id === 'question'")
+
+    tab.type_text("What is the maximum daily dose of metformin?")
+    tab.press("Enter", 13, text="\r")
+    tab.wait_for(f"{ANSWER}?.dataset.status === 'answered'")
+    tab.evaluate(f"document.querySelector('{LAST} button.cite').focus()")
+    tab.press("Enter", 13, text="\r")
+    tab.wait_for("document.getElementById('passage').open")
+    tab.press("Escape", 27)
+
+    assert tab.wait_for("!document.getElementById('passage').open")
+
+
+def test_the_page_fits_a_phone_screen(tab: Tab, base_url: str) -> None:
+    tab.viewport(375, 740, mobile=True)
+    ask_on_load(tab, base_url, "What is the maximum daily dose of metformin?")
+
+    assert tab.evaluate("document.documentElement.scrollWidth") <= 375
+    box = tab.evaluate("(r => [r.left, r.right])(document.querySelector('.answer-text').getBoundingClientRect())")
+    assert box[0] >= 0 and box[1] <= 375
+
+
+def test_the_page_keeps_its_security_headers(tab: Tab, base_url: str) -> None:
+    tab.open(base_url)
+    headers = tab.evaluate("fetch('/').then(r => Object.fromEntries(r.headers))")
+
+    assert "script-src 'self'" in headers["content-security-policy"]
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+    assert headers["x-content-type-options"] == "nosniff"

@@ -1,0 +1,63 @@
+"""The web client's sessions (history kept redacted, nothing but ids in the browser) and the admin panel
+(upload with job progress, the document list, delete), in headless Chromium against the real local server."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.browser.chromium import Tab
+
+PHI_QUESTION = "Patient John Smith, born 03/04/1961: what is the maximum daily dose of metformin?"
+LAST = "article.turn.assistant:last-of-type"
+
+
+def test_a_session_keeps_its_history_redacted_and_the_browser_keeps_only_ids(tab: Tab, base_url: str) -> None:
+    tab.open(base_url)
+    tab.wait_for("document.activeElement?.id === 'question'")
+    tab.evaluate("document.getElementById('clinical-context').value = 'Adult outpatient diabetes clinic'")
+    tab.click("#new-session")
+    tab.wait_for("!!document.querySelector('#session-list button[aria-current]')")
+    tab.evaluate(f"document.getElementById('question').value = {PHI_QUESTION!r}")
+    tab.click("#ask")
+    tab.wait_for(f"document.querySelector('{LAST}')?.dataset.status === 'answered'")
+
+    stored = tab.evaluate("JSON.stringify({...localStorage, ...sessionStorage})")
+    assert "John" not in stored and "metformin" not in stored and "ses_" in stored
+
+    tab.open(base_url)  # a new visit: the session is listed; its history comes from the server
+    tab.click("#session-list li:first-child button")
+    tab.wait_for("document.querySelectorAll('#conversation article').length === 2")
+    history = tab.text("#conversation")
+    assert "maximum daily dose of metformin" in history
+    assert "John Smith" not in history and "1961" not in history
+    assert tab.evaluate("document.getElementById('clinical-context').value") == "Adult outpatient diabetes clinic"
+    assert tab.errors() == []
+
+
+def test_an_admin_uploads_a_document_follows_its_job_and_deletes_it(tab: Tab, base_url: str, tmp_path: Path) -> None:
+    guide = tmp_path / "zorbafen.md"
+    guide.write_text("# Zorbafen prescribing notes\n\n## Dosing\n\nThe recommended adult dose of zorbafen for "
+                     "quartan fever is 37 mg twice daily for 9 days.\n", encoding="utf-8")
+    tab.open(base_url)
+    tab.wait_for("document.querySelectorAll('#documents tbody tr').length === 4")
+
+    tab.set_files("#upload-file", guide)
+    tab.evaluate("document.getElementById('upload-title').value = 'Zorbafen notes'")
+    tab.evaluate("document.getElementById('upload-type').value = 'drug_reference'")
+    tab.click("#upload-form button[type=submit]")
+    tab.wait_for("/COMPLETED|FAILED/.test(document.getElementById('upload-status').textContent)")
+
+    assert "zorbafen.md: COMPLETED" in tab.text("#upload-status")
+    assert tab.evaluate("document.querySelector('#upload-status progress').value") > 0
+    row = "[...document.querySelectorAll('#documents tbody tr')].find(r => r.cells[0].textContent === 'Zorbafen notes')"
+    tab.wait_for(f"!!{row}")
+    assert tab.evaluate(f"{row}.cells[2].textContent") == "ACTIVE"
+
+    tab.evaluate(f"{row}.querySelector('button.delete').click()")
+    tab.wait_for("document.getElementById('confirm').open")
+    assert "Zorbafen notes" in tab.text("#confirm-text")
+    tab.click("#confirm button[value=yes]")
+    tab.wait_for(f"!{row}")
+
+    assert "Deleted Zorbafen notes" in tab.text("#upload-status")
+    assert tab.errors() == []
