@@ -54,6 +54,8 @@ class FunctionSpec:
     container_image: bool = False
     # Plans the searches (planning.plan_sources): it must see whether PubMed is configured, never its key.
     plans_searches: bool = False
+    # The MCP layer carries the official `mcp` SDK (Starlette, jsonschema), for the MCP endpoint only.
+    needs_mcp_layer: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -220,6 +222,20 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # The knowledge-base search tools embed in-boundary. Presidio is not shipped: the executor's PHI rule
         # fails closed here, so search_pubmed (outside the boundary) is refused from the loop on AWS.
         needs_ml_layer=True,
+    ),
+    _spec(
+        "mcp",
+        "POST /v1/mcp: the tools over the Model Context Protocol (streamable HTTP, stateless)",
+        A.AUDIT_WRITE,
+        A.STATE_WRITE,  # rate limits and pending actions
+        A.SEARCH_READ,
+        A.DOCUMENTS_READ,
+        A.EMBEDDING_INVOKE,
+        A.PUBMED_SECRET,
+        memory_mb=2048,
+        timeout_seconds=29,
+        needs_ml_layer=True,  # the knowledge-base search tools embed in-boundary; no Presidio (fails closed)
+        needs_mcp_layer=True,
     ),
     _spec(
         "query_assemble",
