@@ -58,3 +58,28 @@ def test_openai_model_sends_earlier_rounds_as_assistant_calls_and_tool_messages(
         {"id": "call_a", "type": "function",
          "function": {"name": "calculate_medical_score", "arguments": json.dumps({"calculator": "bmi"})}}]}
     assert sent["messages"][2] == {"role": "tool", "content": "BMI: 22.9 (cite as [1])", "tool_call_id": "call_a"}
+
+
+def test_sagemaker_lmi_model_sends_the_same_tools_and_parses_json_calls() -> None:
+    import io
+
+    import boto3
+    from botocore.stub import ANY, Stubber
+
+    from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel
+
+    client = boto3.client("sagemaker-runtime", region_name="us-east-1", aws_access_key_id="test",
+                          aws_secret_access_key="test")
+    reply = tool_call_body(("call_a", "calculate_medical_score", '{"calculator": "chadsvasc"}'))
+    model = SageMakerChatModel("llama-endpoint", client=client)
+    with Stubber(client) as stub:
+        stub.add_response("invoke_endpoint", {"Body": io.BytesIO(json.dumps(reply).encode()),
+                                              "ContentType": "application/json"},
+                          {"EndpointName": "llama-endpoint", "ContentType": "application/json",
+                           "Accept": "application/json", "Body": ANY})
+        completion = model.complete_with_tools([ChatMessage(role="user", content="score?")],
+                                               [CALCULATE_MEDICAL_SCORE.definition])
+
+    assert isinstance(model, ToolCallingChatModel)
+    assert completion.tool_calls == [ToolCall(call_id="call_a", name="calculate_medical_score",
+                                              arguments={"calculator": "chadsvasc"})]

@@ -28,17 +28,22 @@ def message_payload(message: ChatMessage) -> dict[str, Any]:
 
 
 def parse_tool_calls(raw_calls: Sequence[Any] | None) -> list[ToolCall]:
-    """The reply's function calls; arguments that are not a JSON object become {} (the executor then names the
-    missing fields back to the model)."""
-    calls = []
+    """The reply's function calls (SDK objects or JSON dicts); arguments that are not a JSON object become {}
+    (the executor then names the missing fields back to the model)."""
+    calls: list[ToolCall] = []
     for raw in raw_calls or ():
-        function = getattr(raw, "function", None)
-        if function is None:
+        function = _field(raw, "function")
+        if function is None or not _field(function, "name"):
             continue
         try:
-            arguments = json.loads(function.arguments or "{}")
-        except json.JSONDecodeError:
+            arguments = json.loads(_field(function, "arguments") or "{}")
+        except (json.JSONDecodeError, TypeError):
             arguments = {}
-        calls.append(ToolCall(call_id=raw.id, name=function.name,
+        calls.append(ToolCall(call_id=str(_field(raw, "id") or f"call_{len(calls)}"), name=_field(function, "name"),
                               arguments=arguments if isinstance(arguments, dict) else {}))
     return calls
+
+
+def _field(value: Any, name: str) -> Any:
+    """The SDK's objects (OpenAI) and plain JSON (SageMaker's invoke_endpoint) alike."""
+    return value.get(name) if isinstance(value, dict) else getattr(value, name, None)
