@@ -40,7 +40,9 @@ def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, ti
     """One Generate turn of a tier: fold in the tools' results, then call tools or answer."""
     absorb_results(state)
     state.generation_tier, state.tool_calls, state.tool_calls_pending = tier, [], False
-    model = _tool_model(ctx, state, tier)
+    # Tools are offered where Classify routed the question to one (and while the loop runs): every other
+    # question keeps the answer path of query/answering.py (session context, history, breakers, fallbacks).
+    model = _tool_model(ctx, state, tier) if state.tool_route or state.tool_history else None
     if model is not None:
         with timed(state, f"generate_{tier}"):
             return _generate_with_tools(ctx, registry, state, model)
