@@ -216,11 +216,11 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SEARCH_READ,
         A.DOCUMENTS_READ,
         A.EMBEDDING_INVOKE,
-        A.PUBMED_SECRET,
         memory_mb=2048,
         timeout_seconds=30,
-        # The knowledge-base search tools embed in-boundary. Presidio is not shipped: the executor's PHI rule
-        # fails closed here, so search_pubmed (outside the boundary) is refused from the loop on AWS.
+        # The knowledge-base search tools embed in-boundary. Presidio is not shipped, so the executor's PHI
+        # rule fails closed here, and PubMed is not configured here (only query_retrieve holds its key):
+        # search_pubmed is refused from the loop on AWS.
         needs_ml_layer=True,
     ),
     _spec(
@@ -231,10 +231,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SEARCH_READ,
         A.DOCUMENTS_READ,
         A.EMBEDDING_INVOKE,
-        A.PUBMED_SECRET,
         memory_mb=2048,
         timeout_seconds=29,
-        needs_ml_layer=True,  # the knowledge-base search tools embed in-boundary; no Presidio (fails closed)
+        needs_ml_layer=True,  # the knowledge-base search tools embed; no Presidio (fails closed), no PubMed
         needs_mcp_layer=True,
     ),
     _spec(

@@ -59,7 +59,8 @@ def absorb_results(state: QueryState) -> None:
             timed_out = item["error"] == "States.Timeout"
             result = ToolResult(name=call.name, call_id=call.call_id, ok=False, status=504 if timed_out else 500,
                                 error="tool_timeout" if timed_out else "tool_failed",
-                                content=f"the tool {call.name} did not answer ({item['error']})")
+                                content=f"the tool {call.name} did not answer ({item['error']})",
+                                latency_ms=float((call.timeout_seconds or 0) * 1000) if timed_out else 0.0)
         else:
             result = ToolResult.model_validate(item)
             call = next((c for c in state.tool_calls if c.call_id == result.call_id), ToolCall(name=result.name))
