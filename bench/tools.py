@@ -10,7 +10,8 @@ the calculation, and the audit write on SQLite. "direct" is run_calculator alone
 "overhead" is the difference of the medians. "pipeline" asks "CHA2DS2-VASc for a 75-year-old woman with
 hypertension and diabetes" through query.asl.json (the local runner with the real handlers, no model: Detect
 PHI -> Classify -> Generate -> Run Tools -> Generate -> Assemble -> Audit) and reports the executor's share of
-the wall time.
+the wall time. "dev_questions" asks the hand-worked dev questions of tests/unit/tools/test_calculator_questions.py
+through the same pipeline and counts those answered by the calculator with the expected score.
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -88,6 +91,35 @@ def pipeline(deps: Dependencies, questions: int) -> dict[str, Any]:
             "executor_share_of_p50": round(executor["p50_ms"] / total["p50_ms"], 4)}
 
 
+def _matches(answer: str, expected: float | int | str) -> bool:
+    """The first number after "<title>: " is the score (a date or a text score is looked for as written)."""
+    if isinstance(expected, str):
+        return expected in answer
+    found = re.search(r": (-?\d+(?:\.\d+)?)", answer)
+    return bool(found) and abs(float(found.group(1)) - expected) <= 1e-3 * max(1.0, abs(expected))
+
+
+def dev_questions(deps: Dependencies) -> dict[str, Any]:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout, for the tests' dev set
+    from tests.unit.tools.test_calculator_questions import DEV_QUESTIONS
+
+    routed = correct = 0
+    misses = []
+    for question, _calculator, expected in DEV_QUESTIONS:
+        response = service.answer(deps, QueryRequest(query=question), user_id="bench-dev")
+        if response.metadata.answer_status != "tool_result":
+            misses.append(question)
+            continue
+        routed += 1
+        if _matches(response.answer, expected):
+            correct += 1
+        else:
+            misses.append(question)
+    total = len(DEV_QUESTIONS)
+    return {"questions": total, "answered_by_the_calculator": round(routed / total, 4),
+            "expected_score": round(correct / total, 4), "misses": misses}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=2000)
@@ -99,7 +131,8 @@ def main(argv: list[str] | None = None) -> int:
         deps.pipelines = local_pipeline_runner()  # type: ignore[misc]
         use_dependencies(deps)
         try:
-            report = {"executor": executor_overhead(deps, args.calls), "pipeline": pipeline(deps, args.questions)}
+            report = {"executor": executor_overhead(deps, args.calls), "pipeline": pipeline(deps, args.questions),
+                      "dev_questions": dev_questions(deps)}
         finally:
             use_dependencies(None)
             deps.pipelines.close()  # type: ignore[attr-defined]
