@@ -159,6 +159,18 @@ def test_phi_in_a_cloud_models_tool_arguments_is_refused_outside_the_boundary(de
     assert "John Smith" not in " ".join(r.query_redacted for r in deps.audit.list(user_id=USER))
 
 
+def test_a_tool_result_carrying_phi_keeps_the_rest_of_the_turn_inside_the_boundary(deps: Dependencies) -> None:
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
+        calls(ToolCall(name="send_letter", arguments={"text": "to John Smith, MRN 4417823"})), text("unused")])
+    local = ToolScriptModel("llama", in_boundary=True, script=[text("The letter waits for your confirmation.")])
+
+    response = ask(deps, QUESTION, cloud=cloud, local=local)
+
+    assert (len(cloud.seen), len(local.seen)) == (1, 1)  # the cloud model never sees the PHI result
+    assert response.answer == "The letter waits for your confirmation."
+    assert "John Smith" in local.tool_replies(0)[0]
+
+
 def test_a_slow_tool_times_out_and_the_model_reads_the_time_out(deps: Dependencies) -> None:
     cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
         calls(ToolCall(name="slow_tool", arguments={"text": "x"})), text("The tool was too slow.")])
