@@ -228,12 +228,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "POST /v1/mcp: the tools over the Model Context Protocol (streamable HTTP, stateless)",
         A.AUDIT_WRITE,
         A.STATE_WRITE,  # rate limits and pending actions
-        A.SEARCH_READ,
-        A.DOCUMENTS_READ,
-        A.EMBEDDING_INVOKE,
-        memory_mb=2048,
         timeout_seconds=29,
-        needs_ml_layer=True,  # the knowledge-base search tools embed; no Presidio (fails closed), no PubMed
+        # deps + ml + mcp + core would pass Lambda's 250 MB (deps + ml + core is 244 MB), so no ML layer: the
+        # calculators run here; the search tools need the embedder (the query loop's query_tools has it).
         needs_mcp_layer=True,
     ),
     _spec(
