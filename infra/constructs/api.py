@@ -45,6 +45,7 @@ class Api(Construct):
         stream_handler: lambda_.IFunction,
         connect_authorizer: lambda_.IFunction,
         key: kms.IKey,
+        mcp_handler: lambda_.IFunction | None = None,
         removal_policy: RemovalPolicy,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -67,6 +68,8 @@ class Api(Construct):
         self.smoke_client = add_smoke_client(self.user_pool, config)
         self.rest_api = self._rest_api(handler)
         add_error_responses(self.rest_api, config)
+        if mcp_handler is not None:
+            self._mcp_route(mcp_handler)
         self.web_acl = self._web_acl()
         wafv2.CfnWebACLAssociation(
             self,
@@ -171,6 +174,14 @@ class Api(Construct):
             ),
         )
         return api
+
+    def _mcp_route(self, handler: lambda_.IFunction) -> None:
+        """POST /v1/mcp goes to its own function (the MCP SDK's layer), with the same Cognito authorizer; every
+        other path stays on the API function's proxy."""
+        v1 = self.rest_api.root.get_resource("v1") or self.rest_api.root.add_resource("v1")
+        validator = self.rest_api.node.find_child("RequestValidator")
+        assert isinstance(validator, apigw.RequestValidator)
+        v1.add_resource("mcp").add_method("POST", apigw.LambdaIntegration(handler), request_validator=validator)
 
     def _web_acl(self) -> wafv2.CfnWebACL:
         rules = [

@@ -121,6 +121,7 @@ class MainStack(Stack):
             handler=functions["api"],
             stream_handler=functions["stream"],
             connect_authorizer=functions["stream_authorizer"],
+            mcp_handler=functions["mcp"],
             key=self.key,
             removal_policy=removal_policy,
         )

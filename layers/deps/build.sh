@@ -125,6 +125,9 @@ finish_layer ml
 build_layer auth -r "$here/requirements-deps.txt" -r "$here/requirements-auth.txt"
 remove_deps_layer_entries auth
 finish_layer auth
+build_layer mcp -r "$here/requirements-deps.txt" -r "$here/requirements-mcp.txt"
+remove_deps_layer_entries mcp
+finish_layer mcp
 build_core
 
 # The tiktoken encodings must ship inside the core layer: the functions never download them.
@@ -134,7 +137,7 @@ for encoding in "$repo"/layers/core/python/voiceassist/_data/tiktoken_cache/*; d
 done
 
 echo "layer                     unzipped MB   zipped MB"
-for name in core deps ml auth; do
+for name in core deps ml auth mcp; do
   printf '%-26s %11s %11s\n' "$name" "$(mb "$(bytes "$build/$name")")" "$(mb "$(stat -c %s "$build/$name.zip")")"
 done
 largest_function=$(for dir in "$repo"/functions/*/; do bytes "$dir"; done | sort -n | tail -1)

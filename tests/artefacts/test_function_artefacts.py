@@ -226,10 +226,17 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
     answer = QueryState.model_validate(query.run("query", state.model_dump(mode="json")))
     query.close()
     # and one tool call of the query's tool loop runs in the tools function
+    tool_arguments = {"calculator": "chadsvasc", "parameters": {"age": 75, "sex": "female", "hypertension": True,
+                                                                "diabetes": True}}
     tool = workers["query_tools"]({"state": state.model_dump(mode="json"), "call": {
-        "call_id": "call_1", "name": "calculate_medical_score", "timeout_seconds": 4,
-        "arguments": {"calculator": "chadsvasc", "parameters": {"age": 75, "sex": "female", "hypertension": True,
-                                                                "diabetes": True}}}})
+        "call_id": "call_1", "name": "calculate_medical_score", "timeout_seconds": 4, "arguments": tool_arguments}})
+    # and an MCP client's tools/call reaches the MCP function through API Gateway
+    mcp_event = _api_event("POST", "/v1/mcp")
+    mcp_event["headers"] = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                            "mcp-protocol-version": "2025-06-18"}
+    mcp_event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "calculate_medical_score", "arguments": tool_arguments}})
+    mcp_reply = workers["mcp"](mcp_event)
     # and the API, the WebSocket routes and the authorizer take their events
     listed = workers["api"](_api_event("GET", "/v1/documents"))
     cited = answer.citations[0]
@@ -250,6 +257,8 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
     assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
     assert passage["statusCode"] == 200, passage
     assert json.loads(passage["body"])["chunk_id"] == cited.chunk_id and "etformin" in passage["body"]
+    assert mcp_reply["statusCode"] == 200, mcp_reply
+    assert json.loads(mcp_reply["body"])["result"]["structuredContent"]["data"]["score"] == 5
     assert connected["statusCode"] == 200
     assert refused["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))

@@ -41,7 +41,7 @@ def test_prod_search_spreads_across_zones_with_dedicated_masters(synthesized: Sy
 def test_search_bootstrap_maps_the_function_roles(synthesized: Synthesized) -> None:
     (bootstrap,) = resources(synthesized.main("dev"), "Custom::SearchBootstrap").values()
     assert bootstrap["IndexAlias"] and bootstrap["PipelineName"]
-    assert len(bootstrap["ReaderRoleArns"]) == 2  # query_retrieve, api (the passage behind a citation)
+    assert len(bootstrap["ReaderRoleArns"]) == 3  # query_retrieve, api (the passage behind a citation), query_tools
     assert len(bootstrap["WriterRoleArns"]) == 3  # ingest_index, ingest_finalize, ingest_fail
     # the index records whose vectors it holds: the functions' default embedder
     assert bootstrap["EmbeddingModel"] == Dependencies(Settings()).embedder.model_id

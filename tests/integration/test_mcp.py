@@ -82,3 +82,29 @@ def test_mcp_over_stdio_serves_voiceassist_mcp(tmp_path: Path) -> None:
 
     assert {"calculate_medical_score", "search_knowledge_base"} <= {tool.name for tool in listed.tools}
     assert (called.is_error, called.structured_content["data"]["score"]) == (False, 5)
+
+
+def test_mcp_never_sends_a_patients_details_to_a_tool_outside_the_boundary(mcp_url: str,
+                                                                          local_deps: Dependencies) -> None:
+    async def session(client: Client) -> Any:
+        return await client.call_tool("search_pubmed", {"query": "apixaban dosing for John Smith, MRN 4417823"})
+
+    refused = run(mcp_url, session)
+
+    assert (refused.is_error, refused.structured_content["error"]) == (True, "phi_refused")
+    stored = " ".join(r.query_redacted for r in local_deps.audit.list(user_id="local-user"))
+    assert "John Smith" not in stored and "4417823" not in stored
+
+
+def test_mcp_function_refuses_a_request_without_a_signed_in_user(local_deps: Dependencies) -> None:
+    from voiceassist_local.handlers import invoke
+    from voiceassist_local.server import to_api_gateway_event
+
+    event = to_api_gateway_event("POST", "/v1/mcp", {"content-type": "application/json"},
+                                 b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}')
+    event["requestContext"]["authorizer"] = None
+
+    reply = invoke("mcp", event)
+
+    assert reply["statusCode"] == 401 and "unauthorized" in reply["body"]
+    assert local_deps.audit.list(limit=10) == []

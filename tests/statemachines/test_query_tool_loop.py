@@ -33,7 +33,7 @@ USER = "clinician-1"
 CHADSVASC_QUESTION = "CHA2DS2-VASc for a 75-year-old woman with hypertension and diabetes"
 CHADSVASC_CALL = ToolCall(name="calculate_medical_score", arguments={
     "calculator": "chadsvasc", "parameters": {"age": 75, "sex": "female", "hypertension": True, "diabetes": True}})
-QUESTION = "Which anticoagulation score should I use in atrial fibrillation?"
+QUESTION = "CHA2DS2-VASc for a woman of 75 with diabetes; should she be anticoagulated?"  # routed to the tool
 PASSAGE = ("In atrial fibrillation, use the CHA2DS2-VASc score to decide on anticoagulation: offer an "
            "anticoagulant at a score of 2 or more in men and 3 or more in women.")
 
@@ -54,6 +54,7 @@ class ToolScriptModel:
         self.name, self.in_boundary, self.script = name, in_boundary, list(script)
         self.seen: list[list[ChatMessage]] = []
         self.offered: list[list[str]] = []
+        self.plain_calls = 0
 
     def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
@@ -63,7 +64,9 @@ class ToolScriptModel:
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion:
-        raise AssertionError("a tool-calling model is asked through complete_with_tools")
+        """The answer path without tools (query/answering.py)."""
+        self.plain_calls += 1
+        return text("Use CHA2DS2-VASc [1].")
 
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                temperature: float = 0.1) -> Iterator[str]:
@@ -139,7 +142,7 @@ def test_a_phi_question_runs_only_in_boundary_tools_and_models(deps: Dependencie
         calls(ToolCall(name="search_pubmed", arguments={"query": "apixaban dosing for John Smith"})),
         text("I could not search PubMed for this patient.")])
 
-    response = ask(deps, f"Patient John Smith, MRN 4417823: {QUESTION}", cloud=cloud, local=local)
+    response = ask(deps, f"Patient John Smith, MRN 4417823: {CHADSVASC_QUESTION}", cloud=cloud, local=local)
 
     assert (response.metadata.model, cloud.seen) == ("stub", [])
     assert "search_pubmed" not in local.offered[0] and "calculate_medical_score" in local.offered[0]
@@ -154,6 +157,18 @@ def test_phi_in_a_cloud_models_tool_arguments_is_refused_outside_the_boundary(de
 
     assert tool_audit(deps) == [("web_lookup", 422)]
     assert "John Smith" not in " ".join(r.query_redacted for r in deps.audit.list(user_id=USER))
+
+
+def test_a_tool_result_carrying_phi_keeps_the_rest_of_the_turn_inside_the_boundary(deps: Dependencies) -> None:
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
+        calls(ToolCall(name="send_letter", arguments={"text": "to John Smith, MRN 4417823"})), text("unused")])
+    local = ToolScriptModel("llama", in_boundary=True, script=[text("The letter waits for your confirmation.")])
+
+    response = ask(deps, QUESTION, cloud=cloud, local=local)
+
+    assert (len(cloud.seen), len(local.seen)) == (1, 1)  # the cloud model never sees the PHI result
+    assert response.answer == "The letter waits for your confirmation."
+    assert "John Smith" in local.tool_replies(0)[0]
 
 
 def test_a_slow_tool_times_out_and_the_model_reads_the_time_out(deps: Dependencies) -> None:
@@ -190,6 +205,14 @@ def test_a_tool_that_needs_confirmation_returns_a_pending_action_the_user_confir
     assert "Waiting for the user's confirmation: send a letter saying 'see you Monday'" in cloud.tool_replies(1)[0]
     assert (done.status, done.content) == (200, "echo: see you Monday")
     assert tool_audit(deps) == [("send_letter", 202), ("send_letter", 200)]
+
+
+def test_a_question_no_tool_is_named_in_keeps_the_answer_path(deps: Dependencies) -> None:
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[calls(CHADSVASC_CALL)])
+
+    response = ask(deps, "Which anticoagulation score should I use in atrial fibrillation?", cloud=cloud)
+
+    assert (response.answer, cloud.plain_calls, cloud.seen, tool_audit(deps)) == ("Use CHA2DS2-VASc [1].", 1, [], [])
 
 
 def test_a_model_that_keeps_calling_tools_is_stopped_after_five_calls(deps: Dependencies) -> None:

@@ -51,6 +51,18 @@ def test_executor_invalid_arguments_are_a_400_naming_the_fields(harness: Harness
     assert "colour" in result.content and "sex" in result.content
 
 
+def test_executor_converts_the_units_clinicians_mix(harness: Harness) -> None:
+    pounds_inches = harness.executor.execute(call("calculate_medical_score", calculator="bmi", parameters={
+        "weight_kg": [154, "lb"], "height_cm": [5, "ft", 10, "in"]}), CLINICIAN)
+    metric = harness.executor.execute(call("calculate_medical_score", calculator="bmi", parameters={
+        "weight_kg": 69.85317, "height_cm": 177.8}), CLINICIAN)
+    creatinine = harness.executor.execute(call("calculate_medical_score", calculator="ckd_epi", parameters={
+        "age": 50, "sex": "male", "creatinine_mg_dl": [114.92, "µmol/L"]}), CLINICIAN)
+
+    assert pounds_inches.status == 200 and pounds_inches.data["score"] == metric.data["score"]
+    assert creatinine.data["parameters_used"]["creatinine_mg_dl"] == pytest.approx(1.3, abs=1e-3)
+
+
 def test_executor_impossible_values_and_values_with_units_are_a_400_never_a_number(harness: Harness) -> None:
     impossible = harness.executor.execute(call("calculate_medical_score", calculator="bmi",
                                                parameters={"weight_kg": 70, "height_cm": -1}), CLINICIAN)
@@ -59,7 +71,7 @@ def test_executor_impossible_values_and_values_with_units_are_a_400_never_a_numb
                                           CLINICIAN)
 
     assert (impossible.status, impossible.data) == (400, {})
-    assert wrong_unit.status == 400 and "weight_kg" in wrong_unit.content
+    assert wrong_unit.status == 400 and "weight_kg" in wrong_unit.content and "lb" in wrong_unit.content
 
 
 def test_executor_refuses_a_role_the_tool_does_not_allow(harness: Harness) -> None:

@@ -58,6 +58,8 @@ class FunctionSpec:
     plans_searches: bool = False
     # A CloudFormation custom resource (not invoked by the app): runs as a role the stack creates for it.
     custom_resource: bool = False
+    # The MCP layer carries the official `mcp` SDK (Starlette, jsonschema), for the MCP endpoint only.
+    needs_mcp_layer: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -232,12 +234,22 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SEARCH_READ,
         A.DOCUMENTS_READ,
         A.EMBEDDING_INVOKE,
-        A.PUBMED_SECRET,
         memory_mb=2048,
         timeout_seconds=30,
-        # The knowledge-base search tools embed in-boundary. Presidio is not shipped: the executor's PHI rule
-        # fails closed here, so search_pubmed (outside the boundary) is refused from the loop on AWS.
+        # The knowledge-base search tools embed in-boundary. Presidio is not shipped, so the executor's PHI
+        # rule fails closed here, and PubMed is not configured here (only query_retrieve holds its key):
+        # search_pubmed is refused from the loop on AWS.
         needs_ml_layer=True,
+    ),
+    _spec(
+        "mcp",
+        "POST /v1/mcp: the tools over the Model Context Protocol (streamable HTTP, stateless)",
+        A.AUDIT_WRITE,
+        A.STATE_WRITE,  # rate limits and pending actions
+        timeout_seconds=29,
+        # deps + ml + mcp + core would pass Lambda's 250 MB (deps + ml + core is 244 MB), so no ML layer: the
+        # calculators run here; the search tools need the embedder (the query loop's query_tools has it).
+        needs_mcp_layer=True,
     ),
     _spec(
         "query_assemble",

@@ -40,7 +40,9 @@ def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, ti
     """One Generate turn of a tier: fold in the tools' results, then call tools or answer."""
     absorb_results(state)
     state.generation_tier, state.tool_calls, state.tool_calls_pending = tier, [], False
-    model = _tool_model(ctx, state, tier)
+    # Tools are offered where Classify routed the question to one (and while the loop runs): every other
+    # question keeps the answer path of query/answering.py (session context, history, breakers, fallbacks).
+    model = _tool_model(ctx, state, tier) if state.tool_route or state.tool_history else None
     if model is not None:
         with timed(state, f"generate_{tier}"):
             return _generate_with_tools(ctx, registry, state, model)
@@ -57,7 +59,8 @@ def absorb_results(state: QueryState) -> None:
             timed_out = item["error"] == "States.Timeout"
             result = ToolResult(name=call.name, call_id=call.call_id, ok=False, status=504 if timed_out else 500,
                                 error="tool_timeout" if timed_out else "tool_failed",
-                                content=f"the tool {call.name} did not answer ({item['error']})")
+                                content=f"the tool {call.name} did not answer ({item['error']})",
+                                latency_ms=float((call.timeout_seconds or 0) * 1000) if timed_out else 0.0)
         else:
             result = ToolResult.model_validate(item)
             call = next((c for c in state.tool_calls if c.call_id == result.call_id), ToolCall(name=result.name))

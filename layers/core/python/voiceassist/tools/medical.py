@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType, ToolCategory
+from voiceassist.tools.calculator_units import convert_units
 from voiceassist.tools.calculators import CALCULATORS, CalculatorResult, get_calculator, run_calculator
 from voiceassist.tools.calculators.registry import describe_validation_error
 from voiceassist.tools.registry import ToolEnvironment, ToolOutput, define
@@ -18,7 +19,8 @@ class CalculateParams(BaseModel):
     calculator: str = Field(description="The calculator's name (see the enum)")
     parameters: dict[str, Any] = Field(default_factory=dict,
                                        description="The calculator's inputs by field name: numbers in the unit the "
-                                                   "name gives (weight_kg, creatinine_mg_dl), booleans, and "
+                                                   "name gives (weight_kg, creatinine_mg_dl) or [value, unit] "
+                                                   "([154, \"lb\"], [88, \"umol/L\"]), booleans, and "
                                                    "enumerated words (sex)")
 
     @model_validator(mode="after")
@@ -27,6 +29,7 @@ class CalculateParams(BaseModel):
         spec = CALCULATORS.get(self.calculator)
         if spec is None:
             raise ValueError(f"unknown calculator {self.calculator!r}; the 'calculator' enum lists them")
+        self.parameters = convert_units(self.parameters)  # a wrong unit raises InvalidInput: a 400
         try:
             spec.params.model_validate(self.parameters)
         except ValidationError as error:
