@@ -4,23 +4,22 @@ invocation, every tool call through the executor as the signed-in user. Wiring o
 from __future__ import annotations
 
 import base64
-import re
 from typing import Any
 
+from voiceassist.access import GROUPS_CLAIM, roles_from_groups
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
 from voiceassist.tools.executor import Caller
 from voiceassist.tools.mcp_server import handle_http
 
-DEFAULT_ROLES = ("clinician",)  # a signed-in user without a Cognito group (as the REST API's tool routes)
-
 
 def caller_of(event: dict[str, Any]) -> Caller | None:
+    """The signed-in user, with roles from their Cognito groups by the same rule as every REST route."""
     claims = ((event.get("requestContext") or {}).get("authorizer") or {}).get("claims") or {}
     if not claims.get("sub"):
         return None
-    groups = [g for g in re.split(r"[\s,\[\]]+", str(claims.get("cognito:groups") or "")) if g]
-    return Caller(user_id=str(claims["sub"]), roles=tuple(groups) or DEFAULT_ROLES, channel="mcp")
+    roles = roles_from_groups(claims.get(GROUPS_CLAIM))
+    return Caller(user_id=str(claims["sub"]), roles=tuple(sorted(role.value for role in roles)), channel="mcp")
 
 
 @logger.inject_lambda_context

@@ -82,6 +82,7 @@ def add_smoke_client(pool: cognito.UserPool, config: EnvironmentConfig) -> cogni
     return pool.add_client(
         "SmokeClient",
         auth_flows=cognito.AuthFlow(admin_user_password=True),
+        disable_o_auth=True,  # no hosted UI, no implicit or code grant: the admin password flow only
         generate_secret=False,
         prevent_user_existence_errors=True,
         access_token_validity=Duration.minutes(15),
