@@ -71,8 +71,9 @@ def session_turns(deps: Dependencies, session_id: str, user_id: str) -> list[con
         return []
     turns = [context.Turn(m.role, m.content) for m in messages]
     if turns and turns[-1].role == "assistant":
-        evidence = (deps.state.get(EVIDENCE_KEY.format(session_id=session_id))[0] or {}).get("text", "")
-        turns[-1] = context.Turn("assistant", turns[-1].text, evidence=evidence)
+        kept = deps.state.get(EVIDENCE_KEY.format(session_id=session_id))[0] or {}
+        turns[-1] = context.Turn("assistant", turns[-1].text, evidence=kept.get("text", ""),
+                                 named=tuple(kept.get("drugs", ())))
     return turns
 
 
@@ -99,14 +100,18 @@ def _remember_clarification(deps: Dependencies, request: QueryRequest, response:
 
 
 def _remember_evidence(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
-    """Keep the answer's cited excerpts (knowledge-base text, not the user's) for the next follow-up: "the
-    alternative" may be named only there. Best effort: a conflicting or failed write loses only that help."""
+    """Keep the answer's cited excerpts (knowledge-base text, not the user's) for the next follow-up ("the
+    alternative" may be named only there), and the drugs the answer named that the excerpts name too (the
+    stored answer is redacted). Best effort: a conflicting or failed write loses only that help."""
     if not request.session_id:
         return
     key = EVIDENCE_KEY.format(session_id=request.session_id)
     text = " ".join(c.excerpt for c in response.citations)[:EVIDENCE_CHARS]
+    in_excerpts = set(context.drugs(text))  # knowledge-base words: whatever the answer echoed, these are not PHI
+    named = [d for d in context.drugs(response.answer) if d in in_excerpts]
     try:
         _, version = deps.state.get(key)
-        deps.state.put(key, {"text": text}, expected_version=version, ttl_seconds=EVIDENCE_TTL_SECONDS)
+        deps.state.put(key, {"text": text, "drugs": named}, expected_version=version,
+                       ttl_seconds=EVIDENCE_TTL_SECONDS)
     except Exception as exc:
         log_failure("could not keep the answer's evidence for follow-ups", exc)
