@@ -108,3 +108,11 @@ def test_the_drugs_the_session_kept_stand_in_for_a_redacted_answer() -> None:
     assert resolve("What is the maximum dose?", history).query == \
         "What is the maximum dose? (metformin diabetes type 2)"
     assert resolve("How is it taken?", history).query == "How is metformin taken? (diabetes type 2)"
+
+
+def test_the_history_window_keeps_the_latest_turns_that_fit_its_tokens() -> None:
+    from voiceassist.conversation.orchestrator import window
+
+    turns = [Turn("user", "old " * 3000), *LYME]
+    assert window(turns) == LYME
+    assert window(turns, max_tokens=5) == LYME[1:]  # the last turn always

@@ -16,6 +16,7 @@ from voiceassist.conversation import context, events
 from voiceassist.errors import NotFound
 from voiceassist.models import Message, QueryRequest, QueryResponse
 from voiceassist.observability import log_failure
+from voiceassist.query import generation
 from voiceassist.query.state import EventTarget
 
 if TYPE_CHECKING:
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 
 Emit = Callable[[events.Event], None]
 HISTORY_MESSAGES = 6
+HISTORY_TOKENS = 2000  # the window of earlier turns a follow-up is resolved against
 EVIDENCE_KEY = "conversation-evidence:{session_id}"  # the last answer's cited excerpts, in the shared state
 EVIDENCE_CHARS = 6000
 EVIDENCE_TTL_SECONDS = 12 * 3600
@@ -77,12 +79,25 @@ def session_turns(deps: Dependencies, session_id: str, user_id: str) -> list[con
     return turns
 
 
+def window(turns: list[context.Turn], max_tokens: int = HISTORY_TOKENS) -> list[context.Turn]:
+    """The most recent turns that fit in `max_tokens` (tiktoken's count); the last turn always."""
+    kept: list[context.Turn] = []
+    used = 0
+    for turn in reversed(turns):
+        cost = generation.count_tokens(turn.text)
+        if kept and used + cost > max_tokens:
+            break
+        kept.append(turn)
+        used += cost
+    return kept[::-1]
+
+
 def _resolve(deps: Dependencies, request: QueryRequest, user_id: str,
              history: list[context.Turn] | None) -> context.Resolution:
     if history:
-        return context.resolve_conversation([*history, context.Turn("user", request.query)])
+        return context.resolve_conversation([*window(history), context.Turn("user", request.query)])
     turns = session_turns(deps, request.session_id, user_id) if request.session_id else []
-    return context.resolve(request.query, turns)
+    return context.resolve(request.query, window(turns))
 
 
 def _remember_clarification(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
