@@ -141,3 +141,14 @@ def test_phi_in_a_follow_up_is_stored_redacted_and_never_leaves_in_the_rewrite(c
     assert "4417823" not in json.dumps(history) and "Smith" not in json.dumps(history)
     kept, _ = dependencies().state.get(EVIDENCE_KEY.format(session_id=session))  # the follow-ups' evidence
     assert kept is not None and "4417823" not in json.dumps(kept) and "smith" not in json.dumps(kept).lower()
+
+
+def test_a_clarifying_exchange_about_a_patient_is_not_kept(conversation_server_url: str) -> None:
+    """Raw PHI never reaches a store: a question with PHI that gets a clarifying question is not kept."""
+    url = conversation_server_url
+    session = post(f"{url}/v1/sessions", {})["session_id"]
+    asked = post(f"{url}/v1/query", {"query": "My patient John Smith (MRN 4417823) has diabetes: first-line "
+                                              "treatment?", "session_id": session})
+    assert asked["clarifying_question"] and asked["metadata"]["phi_detected"] is True
+    _, history = get(f"{url}/v1/sessions/{session}/messages")
+    assert history["messages"] == [] and history["clarification_pending"] is None

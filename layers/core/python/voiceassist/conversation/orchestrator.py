@@ -101,13 +101,13 @@ def _resolve(deps: Dependencies, request: QueryRequest, user_id: str,
 
 
 def _remember_clarification(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
-    """Keep a clarifying exchange in the session (the question redacted), so that the reply joins it."""
-    if not request.session_id or not response.clarifying_question:
+    """Keep a clarifying exchange in the session, so that the reply joins it. Only a question without PHI: raw
+    PHI never reaches a store, and this runs where the PHI detector may not be shipped (the API function), so a
+    question with PHI (or an unchecked one) is not kept, and its reply is asked on its own."""
+    if not request.session_id or not response.clarifying_question or response.metadata.phi_detected:
         return
-    question = deps.phi_detector.detect(request.query).redacted_text if response.metadata.phi_detected \
-        else request.query
     try:
-        deps.sessions.add_message(Message(session_id=request.session_id, role="user", content=question))
+        deps.sessions.add_message(Message(session_id=request.session_id, role="user", content=request.query))
         deps.sessions.add_message(Message(session_id=request.session_id, role="assistant",
                                           content=response.clarifying_question))
     except NotFound:
