@@ -79,9 +79,15 @@ def query_stream(handler: BaseHTTPRequestHandler, body: bytes) -> None:
     except InvalidInput as exc:
         handler.wfile.write(events.sse(events.error(exc, trace_id)))
         return
-    for item in stream_query(request, user_id=LOCAL_USER, trace_id=trace_id):
-        handler.wfile.write(events.sse(item))
-        handler.wfile.flush()
+    run = stream_query(request, user_id=LOCAL_USER, trace_id=trace_id)
+    try:
+        for item in run:
+            handler.wfile.write(events.sse(item))
+            handler.wfile.flush()
+    except (BrokenPipeError, ConnectionResetError):  # the client left; the run finishes and is audited
+        pass
+    finally:
+        run.close()  # closes the channel: later events are dropped
 
 
 def json_reply(handler: BaseHTTPRequestHandler, status: int, body: object) -> None:
@@ -126,10 +132,13 @@ def chat_completions(handler: BaseHTTPRequestHandler, body: bytes) -> None:
         for chunk in chat.chunks(run, model=chat_request.model, completion_id=chat.new_completion_id(trace_id)):
             handler.wfile.write(chat.sse_chunk(chunk))
             handler.wfile.flush()
+        handler.wfile.write(chat.sse_chunk(None))
     except chat.StreamFailed as failed:  # OpenAI's SDKs raise an APIError for a chunk with "error"
         handler.wfile.write(f"data: {json.dumps({'error': failed.data['error']})}\n\n".encode())
-        return
-    handler.wfile.write(chat.sse_chunk(None))
+    except (BrokenPipeError, ConnectionResetError):  # the client left; the run finishes and is audited
+        pass
+    finally:
+        run.close()  # closes the channel: later events are dropped
 
 
 def _problems(exc: ValidationError) -> str:

@@ -10,6 +10,9 @@ from typing import Any
 
 import pytest
 
+from voiceassist.composition import dependencies
+from voiceassist.conversation.orchestrator import EVIDENCE_KEY
+
 CLARIFY = "clarify"  # the expected outcome of a turn that should get a clarifying question
 # (name, [(question, the doc_key of the first citation, or CLARIFY)]): every turn of a conversation is checked.
 CONVERSATIONS: list[tuple[str, list[tuple[str, str]]]] = [
@@ -136,3 +139,16 @@ def test_phi_in_a_follow_up_is_stored_redacted_and_never_leaves_in_the_rewrite(c
     assert "4417823" not in follow_up["metadata"]["context"]["standalone_query"]  # the history is stored redacted
     _, history = get(f"{url}/v1/sessions/{session}/messages")
     assert "4417823" not in json.dumps(history) and "Smith" not in json.dumps(history)
+    kept, _ = dependencies().state.get(EVIDENCE_KEY.format(session_id=session))  # the follow-ups' evidence
+    assert kept is not None and "4417823" not in json.dumps(kept) and "smith" not in json.dumps(kept).lower()
+
+
+def test_a_clarifying_exchange_about_a_patient_is_not_kept(conversation_server_url: str) -> None:
+    """Raw PHI never reaches a store: a question with PHI that gets a clarifying question is not kept."""
+    url = conversation_server_url
+    session = post(f"{url}/v1/sessions", {})["session_id"]
+    asked = post(f"{url}/v1/query", {"query": "My patient John Smith (MRN 4417823) has diabetes: first-line "
+                                              "treatment?", "session_id": session})
+    assert asked["clarifying_question"] and asked["metadata"]["phi_detected"] is True
+    _, history = get(f"{url}/v1/sessions/{session}/messages")
+    assert history["messages"] == [] and history["clarification_pending"] is None

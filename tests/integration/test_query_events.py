@@ -155,3 +155,27 @@ def test_a_calculator_question_streams_its_tool_result_before_the_answer(kb_serv
     assert tools[1]["ok"] is True and "5" in tools[1]["content"]
     assert kinds.index("tool") < kinds.index("token") and kinds[-1] == "done"
     assert streamed[-1][1]["metadata"]["answer_status"] == "tool_result"
+
+
+def test_a_client_that_leaves_mid_stream_closes_its_channel_and_the_server_goes_on(kb_server_url: str) -> None:
+    import socket
+    import time
+    from urllib.parse import urlsplit
+
+    from voiceassist.adapters.local.event_hub import HUB
+
+    address = urlsplit(kb_server_url)
+    body = json.dumps({"query": "What is the metformin dose for eGFR 40?"}).encode()
+    with socket.create_connection((address.hostname, address.port), timeout=60) as client:
+        client.sendall(b"POST /v1/query/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                       + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        received = b""
+        while b"event: route" not in received:
+            received += client.recv(4096)
+        # leave without reading the rest
+    deadline = time.monotonic() + 60
+    while HUB._channels and time.monotonic() < deadline:  # the run finishes on its own, then the face closes
+        time.sleep(0.05)
+    assert HUB._channels == {}
+    _, rest = post(f"{kb_server_url}/v1/query", {"query": "What is the metformin dose for eGFR 40?"})
+    assert json.loads(rest)["citations"]

@@ -19,7 +19,7 @@ DIABETES = [Turn("user", "What is the first-line treatment for diabetes?"),
 @pytest.mark.parametrize(("history", "question", "standalone"), [
     (LYME, "What is the dose of the alternative?", "What is the dose of amoxicillin? (early Lyme disease)"),
     (LYME, "What is its dose?", "What is doxycycline dose? (early Lyme disease)"),
-    (LYME, "how long?", "how long? (early Lyme disease)"),
+    (LYME, "how long?", "how long? (doxycycline early Lyme disease)"),
     (LYME, "And in penicillin allergy?", "And in penicillin allergy? (early Lyme disease)"),
     (PREGNANCY, "What about amoxicillin?", "What about amoxicillin? (pregnancy)"),
     (PREGNANCY, "Is it safe in children?", "Is doxycycline safe in children?"),
@@ -78,8 +78,8 @@ CAP = [Turn("user", "What is the first-line antibiotic for outpatient community-
 @pytest.mark.parametrize(("question", "standalone"), [
     ("What about amoxicillin-clavulanate instead?",
      "What about amoxicillin-clavulanate instead? (antibiotic outpatient community-acquired pneumonia)"),
-    ("What dose for a 70 kg adult?", "What dose for a 70 kg adult? (antibiotic outpatient community-acquired "
-                                     "pneumonia)"),
+    ("What dose for a 70 kg adult?",
+     "What dose for a 70 kg adult? (amoxicillin antibiotic outpatient community-acquired pneumonia)"),
     ("How long should it be given?",
      "How long should amoxicillin be given? (antibiotic outpatient community-acquired pneumonia)"),
     ("What is the dose of the alternative?",
@@ -87,3 +87,32 @@ CAP = [Turn("user", "What is the first-line antibiotic for outpatient community-
 ])
 def test_more_follow_up_phrasings(question: str, standalone: str) -> None:
     assert resolve(question, CAP).query == standalone
+
+
+def test_a_follow_up_of_only_aspects_reaches_back_to_the_last_topic_and_the_chosen_drug() -> None:
+    hypertension = [Turn("user", "What is the first-line treatment for uncomplicated hypertension?"),
+                    Turn("assistant", "Chlorthalidone or lisinopril [1]."),
+                    Turn("user", "What target should we aim for?"), Turn("assistant", "Below 130/80 mmHg [1].")]
+    assert resolve("And the ACE inhibitor dose?", hypertension).query == \
+        "And the ACE inhibitor dose? (target uncomplicated hypertension)"
+    diabetes = [Turn("user", "What is the first-line treatment for diabetes? type 2"),
+                Turn("assistant", "Metformin is the usual first-line oral agent [1].")]
+    assert resolve("What is the maximum dose?", diabetes).query == \
+        "What is the maximum dose? (metformin diabetes type 2)"
+
+
+def test_the_drugs_the_session_kept_stand_in_for_a_redacted_answer() -> None:
+    """The stored answer is redacted, and the detector can take a drug at a sentence's start for a name."""
+    history = [Turn("user", "What is the first-line treatment for diabetes? type 2"),
+               Turn("assistant", "<PERSON> is the usual first-line oral agent [1].", named=("metformin",))]
+    assert resolve("What is the maximum dose?", history).query == \
+        "What is the maximum dose? (metformin diabetes type 2)"
+    assert resolve("How is it taken?", history).query == "How is metformin taken? (diabetes type 2)"
+
+
+def test_the_history_window_keeps_the_latest_turns_that_fit_its_tokens() -> None:
+    from voiceassist.conversation.orchestrator import window
+
+    turns = [Turn("user", "old " * 3000), *LYME]
+    assert window(turns) == LYME
+    assert window(turns, max_tokens=5) == LYME[1:]  # the last turn always

@@ -52,3 +52,17 @@ def test_stream_bad_message_gets_an_error_event_not_a_crash(local_deps: Dependen
     messages = [e["data"]["error"]["message"] for e in publisher.events]
     assert "not valid JSON" in messages[0] and "query" in messages[1]
     assert publisher.events[0]["data"]["error"]["code"] == "invalid_input"
+
+
+def test_with_an_endpoint_the_steps_post_to_the_connection_through_its_publisher(local_deps: Dependencies) -> None:
+    """On AWS the steps run in other Lambdas: they post to the connection through the management API at the
+    endpoint that travels in the state (here its publisher records instead of posting)."""
+    endpoint = "https://abc.execute-api.us-east-1.amazonaws.com/v1"
+    publisher = RecordingPublisher()
+    assert local_deps.event_publisher(endpoint).endpoint_url == endpoint  # type: ignore[attr-defined]
+    local_deps.__dict__["_event_publishers"][endpoint] = publisher
+    reply = streaming.handle_message(local_deps, publisher, connection_id="conn-1", user_id="u1", endpoint=endpoint,
+                                     body=json.dumps({"action": "ask", "query": "What is the dose of metformin?"}))
+    kinds = [e["type"] for e in publisher.events]
+    assert reply == {"statusCode": 200}
+    assert kinds[:3] == ["route", "plan", "retrieval"] and kinds[-3:] == ["citations", "critique", "done"]

@@ -184,6 +184,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_detect_phi",
         "Detect PHI (Presidio), fail closed",
+        A.STREAM_TO_CLIENTS,  # its `route` event, when a client streams the query (conversation.events)
         memory_mb=2048,
         timeout_seconds=30,
         container_image=True,
@@ -193,6 +194,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Classify intent, ask to clarify when needed",
         A.SESSIONS_WRITE,
         A.STATE_WRITE,
+        A.STREAM_TO_CLIENTS,  # its `plan` event
         timeout_seconds=30,
         plans_searches=True,
     ),
@@ -212,6 +214,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "query_rank",
         "Merge the parallel branches: fuse, rerank, dedup",
         A.STATE_WRITE,
+        A.STREAM_TO_CLIENTS,  # its `retrieval` event
         timeout_seconds=30,
         needs_ml_layer=True,
     ),

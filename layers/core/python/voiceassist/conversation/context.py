@@ -34,7 +34,7 @@ hers him his how i if in into is it its itself just me more most my no nor not n
 other our out over own same she should so some such than that the their them then there these they this those
 through to too under until up very was we were what when where which while who whom why will with would you
 your yes ok okay please thanks thank tell give keep taking take still instead alternative alternatives option
-options else patient patients case one ones more mrn dob ssn phone email address name id born aged
+options else patient patients case one ones more aim aiming mrn dob ssn phone email address name id born aged
 """)
 GENERIC = _vocabulary("""
 treatment treat treated treating therapy management manage first-line first line second-line second
@@ -81,6 +81,9 @@ line online disease medicine routine baseline guideline vaccine urine creatinine
 pregnancy children adults within begin then when often one done none alone bone tone phone zone time
 gastrointestinal intestine fine machine decline combine determine examine
 """)
+INHERITED = re.compile(r"^(.*)\(([^()]*)\)\s*$", re.S)  # "<follow-up> (<the topic it inherited>)"
+DRUG_ASPECT = re.compile(r"\b(dos(e|es|ing|age)|maximum|max|how long|duration|how often|frequency|side[- ]effects?"
+                         r"|adverse|interactions?|contraindicat\w*|monitor\w*|taper\w*|renal|hepatic)\b", re.I)
 ALTERNATIVE_SENTENCE = re.compile(r"\balternativ|\binstead\b|\ballerg|\botherwise\b|\bor\b|\bif\b", re.I)
 REPLY_WORDS = 6
 
@@ -90,6 +93,8 @@ class Turn:
     role: str  # "user" or "assistant"
     text: str
     evidence: str = ""  # an answer's cited excerpts (knowledge-base text), where the session kept them
+    named: tuple[str, ...] = ()  # the drugs the answer named, in order, where the session kept them (the stored
+    # answer is redacted, and the PHI detector sometimes takes a drug at a sentence's start for a name)
 
 
 @dataclass(frozen=True)
@@ -159,6 +164,8 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
     after_user = history[max(i for i, t in enumerate(history) if t.role == "user") + 1:]
     last_answer = " ".join(t.text for t in after_user if t.role == "assistant")
     evidence = " ".join(t.evidence for t in after_user if t.role == "assistant")
+    named = [d for t in after_user if t.role == "assistant" for d in t.named]
+    answer_drugs = named or drugs(last_answer)
     if last_answer and is_clarifying(last_answer) and len(words(question)) <= REPLY_WORDS:
         return Resolution(query=f"{last_user.rstrip()} {question.strip()}", original=question,
                           joined_clarification=True, rewritten=True, added=[last_user])
@@ -168,16 +175,22 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
     added: list[str] = []
     query = question
     if ALTERNATIVE.search(question) and not drugs(question):  # "amoxicillin instead?" names its own
-        alternative = _alternative(last_answer, evidence, exclude=set(drugs(last_user)) | own)
+        alternative = _alternative(last_answer, evidence, answer_drugs, exclude=set(drugs(last_user)) | own)
         if alternative:
             query = ALTERNATIVE.sub(alternative, query, count=1)
             added.append(alternative)
     elif THING.search(question) and not drugs(question):
-        subject = next(iter(drugs(last_user) or drugs(last_answer)), None)
+        subject = next(iter(drugs(last_user) or answer_drugs), None)
         if subject:
             query = THING.sub(subject, query, count=1)
             added.append(subject)
-    topic = [t for t in topic_terms(last_user) if t.lower() not in own and t.lower() not in added]
+    if not added and not drugs(question) and not drugs(last_user) and DRUG_ASPECT.search(question) \
+            and not _substantive(topic_terms(question)):
+        chosen = answer_drugs[:1]  # "what is the maximum dose?" of the drug the answer chose
+    else:
+        chosen = []
+    inherited = _inherited(history, last_user, question)
+    topic = chosen + [t for t in inherited if t.lower() not in own and t.lower() not in added + chosen]
     if (ALTERNATIVE.search(question) and added) or drugs(question):
         topic = [t for t in topic if not is_drug(t)]  # the question moved on from the earlier drug
     if any(w.lower() in ASPECTS for w in words(question)):
@@ -186,6 +199,38 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
     if topic:
         query = f"{query.rstrip()} ({' '.join(topic)})"
     return Resolution(query=query, original=question, rewritten=query != question, added=added)
+
+
+def _substantive(terms: list[str]) -> bool:
+    return any(t.lower() not in ASPECTS and not t.isdigit() for t in terms)
+
+
+def _inherited(history: list[Turn], last_user: str, question: str) -> list[str]:
+    """What the follow-up takes from the previous question. One that asks something of its own ("what target?",
+    "the side effects?") takes the previous question's drug and the topic it inherited itself (the part in
+    parentheses), not the previous follow-up's own subject; one that asks nothing of its own ("how long?",
+    "why?") takes all of it."""
+    match = INHERITED.match(last_user)
+    if match and (topic_terms(question) or DRUG_ASPECT.search(question)):
+        merged: dict[str, str] = {}
+        for term in [*drugs(match.group(1)), *topic_terms(match.group(2))]:
+            merged.setdefault(term.lower(), term)
+        return list(merged.values())
+    return _topic(history)
+
+
+def _topic(history: list[Turn]) -> list[str]:
+    """The topic of the latest user turn that has one: a turn of only aspects ("what target?") adds its
+    aspects and the topic of the turn before."""
+    collected: list[str] = []
+    for turn in reversed(history):
+        if turn.role != "user":
+            continue
+        terms = topic_terms(turn.text)
+        collected.extend(t for t in terms if t.lower() not in {c.lower() for c in collected})
+        if _substantive(terms):
+            break
+    return collected
 
 
 def resolve_conversation(turns: list[Turn]) -> Resolution:
@@ -203,18 +248,18 @@ def resolve_conversation(turns: list[Turn]) -> Resolution:
     return resolution
 
 
-def _alternative(answer: str, evidence: str, *, exclude: set[str]) -> str | None:
+def _alternative(answer: str, evidence: str, answer_drugs: list[str], *, exclude: set[str]) -> str | None:
     """The drug the answer offers as the alternative: the first new drug of a sentence that says so (an
     alternative, instead, in allergy, otherwise, or), in the answer, then in its cited excerpts; else the
     answer's second drug (its first is the choice)."""
-    chosen = drugs(answer)[:1]  # the answer's choice is what the alternative replaces
+    chosen = answer_drugs[:1]  # the answer's choice is what the alternative replaces
     for text in (answer, evidence):
         for sentence in re.split(r"(?<=[.!?;])\s+", CITATION.sub("", text)):
             if ALTERNATIVE_SENTENCE.search(sentence):
                 for drug in drugs(sentence):
                     if drug not in exclude and drug not in chosen:
                         return drug
-    offered = [d for d in drugs(answer) if d not in exclude]
+    offered = [d for d in answer_drugs if d not in exclude]
     return offered[1] if len(offered) > 1 else None
 
 
