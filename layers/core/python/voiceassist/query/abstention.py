@@ -10,9 +10,11 @@ generation (query.asl.json), so no model is called.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from voiceassist.models import AnswerStatus
 from voiceassist.query import evidence
+from voiceassist.query.citations import Excerpt
 from voiceassist.query.state import QueryState
 
 NO_EVIDENCE_REPLY = (
@@ -39,6 +41,11 @@ def evidence_question(state: QueryState) -> str:
     if state.phi is not None and state.phi.error is None:
         return state.phi.redacted_text
     return _UNCHECKED_IDENTIFIER.sub(" ", _TITLE.sub(" ", state.request.query))
+
+
+def identifiers_in(text: str) -> str:
+    """The words of an unchecked question that look like a person, a place or an identifier."""
+    return " ".join(match.group() for match in _UNCHECKED_IDENTIFIER.finditer(_TITLE.sub(" ", text)))
 
 
 def keep_supported_hits(state: QueryState, *, threshold: float) -> QueryState:
@@ -89,3 +96,13 @@ def _missing_everywhere(found: evidence.Evidence) -> list[str]:
 def _listing(items: list[str]) -> str:
     quoted = [f'"{item}"' for item in items]
     return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def missing_topics(state: QueryState, excerpts: Sequence[Excerpt]) -> str:
+    """The question's topics that none of the cited excerpts mentions ("" when all are, or when unchecked)."""
+    if state.phi is None or state.phi.error is not None or not excerpts:
+        return ""
+    terms = frozenset().union(*(evidence.chunk_terms(e.chunk) for e in excerpts))
+    missing = [c.label for c in evidence.question_concepts(evidence_question(state))
+               if c.weight == 1.0 and not evidence.covers(c, terms)]
+    return _listing(missing[:MAX_TOPICS]) if missing else ""

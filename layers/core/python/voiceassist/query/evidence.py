@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from voiceassist.models import SearchHit
+from voiceassist.models import Chunk, SearchHit
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
 from voiceassist.query.extractive import content_terms, stem
 
@@ -110,17 +110,20 @@ def _weight(terms: frozenset[str]) -> float:
     return GENERIC_WEIGHT if terms and terms <= GENERIC_WORDS else 1.0
 
 
-def passage_terms(hit: SearchHit) -> frozenset[str]:
-    chunk = hit.chunk
+def chunk_terms(chunk: Chunk) -> frozenset[str]:
     return content_terms(" ".join((chunk.metadata.title, chunk.section or "", chunk.text)))
+
+
+def covers(concept: Concept, terms: frozenset[str]) -> bool:
+    return any(alternative and alternative <= terms for alternative in concept.alternatives)
 
 
 def assess_passage(concepts: Sequence[Concept], hit: SearchHit) -> PassageEvidence:
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
-    terms = passage_terms(hit)
-    covered = [c for c in concepts if any(alt and alt <= terms for alt in c.alternatives)]
+    terms = chunk_terms(hit.chunk)
+    covered = [c for c in concepts if covers(c, terms)]
     total = sum(c.weight for c in concepts)
     coverage = sum(c.weight for c in covered) / total
     missing = tuple(c.label for c in concepts if c not in covered and c.weight == 1.0)
