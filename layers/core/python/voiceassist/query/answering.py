@@ -101,7 +101,8 @@ def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
             state.warnings.append("removed citations that pointed at no excerpt: "
                                   + ", ".join(f"[{n}]" for n in cited.invalid))
         if state.answer and state.answer_status is None:
-            cited = _grounded(state, cited, excerpts)
+            with timed(state, "grounding"):
+                cited = _grounded(state, cited, excerpts)
         renumbered = citations.renumber(cited)
         state.answer = renumbered.text
         state.citations = citations.citations_for(renumbered, excerpts)

@@ -21,7 +21,7 @@ from voiceassist.models import (
 from voiceassist.query import abstention, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_abbreviations
-from voiceassist.query.state import QueryContext, QueryState
+from voiceassist.query.state import QueryContext, QueryState, timed
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
@@ -138,7 +138,8 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
     if not state.clarifying_question and (not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
     if not state.clarifying_question:
-        abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold)
+        with timed(state, "evidence"):
+            abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold)
     return state
 
 
