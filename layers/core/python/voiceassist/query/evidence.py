@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
@@ -111,7 +112,13 @@ def _weight(terms: frozenset[str]) -> float:
 
 
 def chunk_terms(chunk: Chunk) -> frozenset[str]:
-    return content_terms(" ".join((chunk.metadata.title, chunk.section or "", chunk.text)))
+    """The content terms of a chunk with its title and section (cached: Rank and Assemble both ask)."""
+    return _terms_of(chunk.metadata.title, chunk.section or "", chunk.text)
+
+
+@lru_cache(maxsize=2048)
+def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
+    return content_terms(f"{title} {section} {text}")
 
 
 def covers(concept: Concept, terms: frozenset[str]) -> bool:

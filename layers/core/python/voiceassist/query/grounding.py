@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiceassist.query.citations import Excerpt, format_citation, strip_citations
+from voiceassist.query.evidence import chunk_terms
 from voiceassist.query.extractive import content_terms
 
 SUPPORT_THRESHOLD = 0.6
@@ -86,12 +87,13 @@ def claim_of(sentence: str, *, given: frozenset[str] = frozenset()) -> Claim:
 def supports(claim: Claim, excerpt: Excerpt) -> bool:
     """Whether the excerpt holds the claim's terms (SUPPORT_THRESHOLD of them) and all its numbers."""
     chunk = excerpt.chunk
-    source = f"{chunk.metadata.title} {chunk.section or ''} {excerpt.text}"
-    if not claim.numbers <= numbers_of(source):
+    if not claim.numbers <= numbers_of(f"{chunk.metadata.title} {chunk.section or ''} {excerpt.text}"):
         return False
     if not claim.terms:
         return True
-    return len(claim.terms & content_terms(source)) / len(claim.terms) >= SUPPORT_THRESHOLD
+    terms = chunk_terms(chunk) if excerpt.text == chunk.text else content_terms(
+        f"{chunk.metadata.title} {chunk.section or ''} {excerpt.text}")
+    return len(claim.terms & terms) / len(claim.terms) >= SUPPORT_THRESHOLD
 
 
 def split_answer(text: str) -> list[str]:
