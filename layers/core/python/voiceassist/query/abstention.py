@@ -27,6 +27,7 @@ SUGGESTION = (" Try rephrasing with the full name of the drug or condition, or a
 PUBMED_SUGGESTION = " PubMed may have published evidence on it."
 MAX_TOPICS = 4
 MIN_SHARE_OF_BEST = 0.5
+HISTORY_MESSAGES = 6
 _TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?(?=\s)")
 _UNCHECKED_IDENTIFIER = re.compile(r"(?<![.?!:]\s)(?<!^)(?<=\s)[A-Z][a-z]\w*\.?|\S*[\d@]\S*")
 
@@ -48,17 +49,28 @@ def identifiers_in(text: str) -> str:
     return " ".join(match.group() for match in _UNCHECKED_IDENTIFIER.finditer(_TITLE.sub(" ", text)))
 
 
-def keep_supported_hits(state: QueryState, *, threshold: float) -> QueryState:
+def needs_topic(state: QueryState) -> bool:
+    """Whether the question names no topic of its own ("And the maximum dose?"): a follow-up."""
+    return not any(c.weight == 1.0 for c in evidence.question_concepts(evidence_question(state)))
+
+
+def keep_supported_hits(state: QueryState, *, threshold: float, previous_question: str = "") -> QueryState:
     """Score the hits; keep the passages of the documents that answer, or abstain when none does.
 
-    A document answers when one of its passages reaches the threshold. Of those documents' passages, the ones
+    A document answers when one of its passages reaches the threshold. `previous_question`: the session's
+    last (redacted) question, for a follow-up that names no topic of its own. Of those documents' passages, the ones
     searched at least MIN_SHARE_OF_BEST of the best one's (fused) score stay: a document's "targets" passage
     may not repeat the words "blood pressure" that its neighbour holds, and a passage of another document that
     merely shares a few words ranks far below.
     """
     found = evidence.assess(evidence_question(state), state.hits)
-    state.evidence_score = round(found.score, 4)
-    answering = {state.hits[i].chunk.doc_key for i in found.supported(threshold)}
+    # A follow-up's passages must mention a topic of the session's previous question, so that "and the
+    # maximum dose?" after a metformin question keeps metformin's passages, not another drug's.
+    anchors = [c for c in evidence.question_concepts(previous_question) if c.weight == 1.0]
+    on_topic = [i for i, hit in enumerate(state.hits)
+                if not anchors or any(evidence.covers(c, evidence.chunk_terms(hit.chunk)) for c in anchors)]
+    state.evidence_score = round(max((found.passages[i].score for i in on_topic), default=0.0), 4)
+    answering = {state.hits[i].chunk.doc_key for i in on_topic if found.passages[i].score >= threshold}
     if answering:
         best = max(h.score for h in state.hits if h.chunk.doc_key in answering)
         state.hits = [h for h in state.hits if h.chunk.doc_key in answering and h.score >= MIN_SHARE_OF_BEST * best]

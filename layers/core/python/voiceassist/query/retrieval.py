@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from voiceassist.errors import DependencyError, InvalidInput, PhiBoundaryViolation
+from voiceassist.errors import DependencyError, InvalidInput, NotFound, PhiBoundaryViolation
 from voiceassist.models import (
     AnswerStatus,
     FusionMethod,
@@ -139,7 +139,9 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
     if not state.clarifying_question:
         with timed(state, "evidence"):
-            abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold)
+            previous = _previous_question(ctx, state) if abstention.needs_topic(state) else ""
+            abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold,
+                                           previous_question=previous)
     return state
 
 
@@ -148,3 +150,14 @@ def _source_names(source: Any) -> list[str]:
     if isinstance(source, dict):
         return [str(name) for name in source.get("sources", [])] or [str(source.get("kind", "unknown"))]
     return [str(source or "unknown")]
+
+
+def _previous_question(ctx: QueryContext, state: QueryState) -> str:
+    """The session's last question (stored redacted), or "" without a session."""
+    if not state.request.session_id:
+        return ""
+    try:
+        turns = ctx.sessions.messages(state.request.session_id, limit=abstention.HISTORY_MESSAGES)
+    except NotFound:
+        return ""
+    return next((m.content for m in reversed(turns) if m.role == "user"), "")
