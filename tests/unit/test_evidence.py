@@ -101,3 +101,16 @@ def test_unsupported_hits_are_dropped_and_supported_ones_kept_in_order() -> None
 
     assert [h.chunk.doc_key for h in state.hits] == ["metformin"]
     assert state.answer is None and response_of(state).metadata.answer_status is AnswerStatus.ANSWERED
+
+
+def test_a_follow_up_keeps_only_passages_on_the_previous_questions_topic() -> None:
+    epinephrine = hit("The maximum single dose of epinephrine is 0.5 mg in adults.", title="Anaphylaxis")
+    metformin = hit("The usual maximum dose is 2,000 mg per day.", title="Metformin")
+
+    state = abstention.keep_supported_hits(state_for("And the maximum dose?", [epinephrine, metformin]),
+                                           threshold=0.55, previous_question="Is metformin safe in <PERSON>?")
+    unanchored = abstention.keep_supported_hits(state_for("And the maximum dose?", [epinephrine, metformin]),
+                                                threshold=0.55, previous_question="<PERSON> asked <DATE_TIME>")
+
+    assert [h.chunk.doc_key for h in state.hits] == ["metformin"]
+    assert {h.chunk.doc_key for h in unanchored.hits} == {"anaphylaxis", "metformin"}  # tags are not topics
