@@ -114,3 +114,20 @@ def test_a_follow_up_keeps_only_passages_on_the_previous_questions_topic() -> No
 
     assert [h.chunk.doc_key for h in state.hits] == ["metformin"]
     assert {h.chunk.doc_key for h in unanchored.hits} == {"anaphylaxis", "metformin"}  # tags are not topics
+
+
+def test_the_no_evidence_reply_echoes_only_the_redacted_question_and_nothing_of_an_unchecked_one() -> None:
+    from voiceassist.models import PhiEntity
+
+    question = "John Smith has digoxin toxicity: how is it treated?"
+    checked = state_for(question, [hit(METFORMIN_RENAL)], phi=True)
+    checked.phi = PhiResult(contains_phi=True, redacted_text="<PERSON> has digoxin toxicity: how is it treated?",
+                            entities=[PhiEntity(entity_type="PERSON", start=0, end=10, score=0.9)])
+    unchecked = state_for(question, [hit(METFORMIN_RENAL)], phi=True)
+    unchecked.phi = PhiResult(contains_phi=True, redacted_text="<REDACTED>", error="detector down")
+
+    replies = [abstention.keep_supported_hits(s, threshold=0.55).answer or "" for s in (checked, unchecked)]
+
+    assert '"digoxin"' in replies[0] and "John" not in replies[0] and "Smith" not in replies[0]
+    assert "mentions" not in replies[1] and "John" not in replies[1] and "digoxin" not in replies[1]
+    assert all(reply.startswith(abstention.NO_EVIDENCE_REPLY) and "PubMed" not in reply for reply in replies)
