@@ -131,3 +131,11 @@ def test_the_no_evidence_reply_echoes_only_the_redacted_question_and_nothing_of_
     assert '"digoxin"' in replies[0] and "John" not in replies[0] and "Smith" not in replies[0]
     assert "mentions" not in replies[1] and "John" not in replies[1] and "digoxin" not in replies[1]
     assert all(reply.startswith(abstention.NO_EVIDENCE_REPLY) and "PubMed" not in reply for reply in replies)
+
+
+def test_without_a_cosine_coverage_alone_needs_a_little_more() -> None:
+    half = hit("Metformin tablets.")  # covers "metformin", not "apixaban"
+
+    found = evidence.assess("metformin apixaban", [half])
+
+    assert found.passages[0].coverage == 0.5 and found.score == evidence.COVERAGE_ONLY_WEIGHT * 0.5
