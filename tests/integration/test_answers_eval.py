@@ -71,3 +71,21 @@ def test_eval_answers_cli_reports_both_shares(tmp_path: Path, local_deps: Depend
     report = json.loads(capsys.readouterr().out)
     assert code == 0, report
     assert (report["answered_correctly_pct"], report["abstained_pct"]) == (100.0, 100.0), report["failures"]
+
+
+def test_a_follow_up_without_a_topic_is_judged_with_the_previous_question(local_deps: Dependencies) -> None:
+    from voiceassist.models import Session
+
+    ensure_sample_corpus(local_deps)
+    session = Session(user_id="eval-answers")
+    local_deps.sessions.create(session)
+    first = service.answer(local_deps, QueryRequest(query="Can metformin be used in type 2 diabetes?",
+                                                    session_id=session.session_id), user_id="eval-answers")
+
+    follow_up = service.answer(local_deps, QueryRequest(query="And what is the maximum dose?",
+                                                        session_id=session.session_id), user_id="eval-answers")
+
+    assert first.metadata.answer_status is AnswerStatus.ANSWERED
+    assert follow_up.metadata.answer_status is AnswerStatus.ANSWERED
+    assert {c.doc_key for c in follow_up.citations} == {"sample-metformin"}  # not epinephrine's maximum dose
+    assert "2,000 mg" in follow_up.answer

@@ -101,3 +101,41 @@ def test_unsupported_hits_are_dropped_and_supported_ones_kept_in_order() -> None
 
     assert [h.chunk.doc_key for h in state.hits] == ["metformin"]
     assert state.answer is None and response_of(state).metadata.answer_status is AnswerStatus.ANSWERED
+
+
+def test_a_follow_up_keeps_only_passages_on_the_previous_questions_topic() -> None:
+    epinephrine = hit("The maximum single dose of epinephrine is 0.5 mg in adults.", title="Anaphylaxis")
+    metformin = hit("The usual maximum dose is 2,000 mg per day.", title="Metformin")
+
+    state = abstention.keep_supported_hits(state_for("And the maximum dose?", [epinephrine, metformin]),
+                                           threshold=0.55, previous_question="Is metformin safe in <PERSON>?")
+    unanchored = abstention.keep_supported_hits(state_for("And the maximum dose?", [epinephrine, metformin]),
+                                                threshold=0.55, previous_question="<PERSON> asked <DATE_TIME>")
+
+    assert [h.chunk.doc_key for h in state.hits] == ["metformin"]
+    assert {h.chunk.doc_key for h in unanchored.hits} == {"anaphylaxis", "metformin"}  # tags are not topics
+
+
+def test_the_no_evidence_reply_echoes_only_the_redacted_question_and_nothing_of_an_unchecked_one() -> None:
+    from voiceassist.models import PhiEntity
+
+    question = "John Smith has digoxin toxicity: how is it treated?"
+    checked = state_for(question, [hit(METFORMIN_RENAL)], phi=True)
+    checked.phi = PhiResult(contains_phi=True, redacted_text="<PERSON> has digoxin toxicity: how is it treated?",
+                            entities=[PhiEntity(entity_type="PERSON", start=0, end=10, score=0.9)])
+    unchecked = state_for(question, [hit(METFORMIN_RENAL)], phi=True)
+    unchecked.phi = PhiResult(contains_phi=True, redacted_text="<REDACTED>", error="detector down")
+
+    replies = [abstention.keep_supported_hits(s, threshold=0.55).answer or "" for s in (checked, unchecked)]
+
+    assert '"digoxin"' in replies[0] and "John" not in replies[0] and "Smith" not in replies[0]
+    assert "mentions" not in replies[1] and "John" not in replies[1] and "digoxin" not in replies[1]
+    assert all(reply.startswith(abstention.NO_EVIDENCE_REPLY) and "PubMed" not in reply for reply in replies)
+
+
+def test_without_a_cosine_coverage_alone_needs_a_little_more() -> None:
+    half = hit("Metformin tablets.")  # covers "metformin", not "apixaban"
+
+    found = evidence.assess("metformin apixaban", [half])
+
+    assert found.passages[0].coverage == 0.5 and found.score == evidence.COVERAGE_ONLY_WEIGHT * 0.5

@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"answered correctly: {result['answered_correctly_pct']}% of {report.answerable} answerable")
     print(f"abstained (no_evidence): {result['abstained_pct']}% of {report.unanswerable} unanswerable")
-    print(f"mean grounding: {result['mean_grounding']}")
+    print(f"mean grounding: {result['mean_grounding']}; evidence + grounding checks p95 {result['checks_ms_p95']} ms")
     for failure in report.failures:
         print(f"- {'answerable' if failure['answerable'] else 'uncovered'}: {failure['query']} -> "
               f"{failure['status']} (evidence {failure['evidence']}) {failure['answer'][:120]!r}")

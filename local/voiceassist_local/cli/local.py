@@ -164,7 +164,8 @@ def format_answer(response: QueryResponse) -> str:
         lines.append(f"[{c.number}] {c.title}{where}")
     meta = response.metadata
     lines.append("")
-    lines.append(f"model: {meta.model}{' (extractive)' if meta.extractive else ''}; intent: {meta.intent.value}; "
+    lines.append(f"status: {meta.answer_status.value}; evidence: {meta.evidence_score}; model: {meta.model}"
+                 f"{' (extractive)' if meta.extractive else ''}; intent: {meta.intent.value}; "
                  f"PHI: {'yes ' + ','.join(meta.phi_entity_types) if meta.phi_detected else 'no'}")
     lines.extend(f"warning: {w}" for w in meta.warnings)
     return "\n".join(lines).strip()

@@ -34,6 +34,7 @@ class AnswersReport:
     unanswerable: int = 0
     abstained: int = 0
     grounding: list[float] = field(default_factory=list)
+    checks_ms: list[float] = field(default_factory=list)  # the evidence score and the grounding check
     failures: list[dict[str, Any]] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -43,8 +44,13 @@ class AnswersReport:
             "unanswerable": self.unanswerable,
             "abstained_pct": _pct(self.abstained, self.unanswerable),
             "mean_grounding": round(statistics.fmean(self.grounding), 3) if self.grounding else None,
+            "checks_ms_p95": _p95(self.checks_ms),
             "failures": self.failures,
         }
+
+
+def _p95(values: list[float]) -> float | None:
+    return round(sorted(values)[int(0.95 * (len(values) - 1))], 3) if values else None
 
 
 def _pct(part: int, whole: int) -> float | None:
@@ -80,6 +86,8 @@ def evaluate(questions: Sequence[Question], ask: Callable[[str], QueryResponse],
         response = ask(question.query)
         if response.metadata.grounding is not None:
             report.grounding.append(response.metadata.grounding)
+        latency = response.metadata.latency_ms
+        report.checks_ms.append(latency.get("evidence", 0.0) + latency.get("grounding", 0.0))
         if question.answerable:
             report.answerable += 1
             ok = answered_correctly(question, response)

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from voiceassist.abbreviations import abbreviation_kind
 from voiceassist.query.citations import strip_citations
@@ -79,6 +80,7 @@ class _Candidate:
     context: frozenset[str] = frozenset()  # its document title's and section's terms, not in the sentence
 
 
+@lru_cache(maxsize=65536)  # words repeat across passages: the evidence score stems ~2,000 a question
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match "dosing" with "dose", "infections" with "infection" and
     "titration" with "titrated" (-ation keeps its "at")."""
@@ -159,7 +161,7 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
     if not question_terms or not candidates:
         return []
     # Rarer terms weigh more: a term in every candidate sentence tells them apart least.
-    document_frequency = {t: sum(t in c.terms for c in candidates) for t in question_terms}
+    document_frequency = {t: sum(t in c.terms or t in c.context for c in candidates) for t in question_terms}
     weight = {t: math.log(1 + len(candidates) / df) for t, df in document_frequency.items() if df}
     wants_dose = bool(_DOSE_QUESTION.search(question))
     values = question_values(question)
@@ -168,9 +170,9 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
     answer_types = [sentence for question_cue, sentence in _ANSWER_TYPES if question_cue.search(question)]
     for candidate in candidates:
         overlap = sum(weight.get(t, 0.0) for t in candidate.terms & question_terms)
+        overlap += CONTEXT_WEIGHT * sum(weight.get(t, 0.0) for t in candidate.context & question_terms)
         if overlap == 0:
             continue
-        overlap += CONTEXT_WEIGHT * sum(weight.get(t, 0.0) for t in candidate.context & question_terms)
         rank_bonus = RANK_WEIGHT / candidate.excerpt_number
         dose_bonus = DOSE_BONUS if wants_dose and _DOSE_SENTENCE.search(candidate.text) else 0.0
         type_bonus = ANSWER_TYPE_BONUS if any(p.search(candidate.text) for p in answer_types) else 0.0

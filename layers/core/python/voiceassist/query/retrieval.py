@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from voiceassist import phi
-from voiceassist.errors import DependencyError, InvalidInput
+from voiceassist.errors import DependencyError, InvalidInput, NotFound
 from voiceassist.models import (
     AnswerStatus,
     FusionMethod,
@@ -22,7 +22,7 @@ from voiceassist.models import (
 from voiceassist.query import abstention, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_abbreviations
-from voiceassist.query.state import QueryContext, QueryState
+from voiceassist.query.state import QueryContext, QueryState, timed
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
@@ -137,7 +137,10 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
     if not state.clarifying_question and (not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
     if not state.clarifying_question:
-        abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold)
+        with timed(state, "evidence"):
+            previous = _previous_question(ctx, state) if abstention.needs_topic(state) else ""
+            abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold,
+                                           previous_question=previous)
     return state
 
 
@@ -146,3 +149,14 @@ def _source_names(source: Any) -> list[str]:
     if isinstance(source, dict):
         return [str(name) for name in source.get("sources", [])] or [str(source.get("kind", "unknown"))]
     return [str(source or "unknown")]
+
+
+def _previous_question(ctx: QueryContext, state: QueryState) -> str:
+    """The session's last question (stored redacted), or "" without a session."""
+    if not state.request.session_id:
+        return ""
+    try:
+        turns = ctx.sessions.messages(state.request.session_id, limit=abstention.HISTORY_MESSAGES)
+    except NotFound:
+        return ""
+    return next((m.content for m in reversed(turns) if m.role == "user"), "")
