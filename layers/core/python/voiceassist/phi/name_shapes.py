@@ -21,10 +21,11 @@ from voiceassist.phi.recognizers import MEDIUM, STRONG
 _PATIENT_VERBS = _words("""
 has had needs needed keeps kept complains complained reports reported denies denied takes took stopped
 cannot can't refuses refused wants wanted lives lived died feels felt missed misses asked called paid
+underwent undergone
 """)
 # "is"/"was" only with what describes a patient ("is 64", "is on warfarin"); "X is" alone defines a term.
 _STATES = _words("""
-on allergic pregnant confused agitated unwell septic hypotensive febrile due back still now being
+on allergic pregnant confused agitated unwell septic hypotensive febrile back still now
 """)
 # What a patient owns ("Vega's potassium"); eponyms own structures, signs and diagrams instead.
 _PATIENT_OWNS = _words("""
@@ -37,7 +38,13 @@ _PERSON_BEFORE = _words("""
 pt patient client resident seen saw mother father son daughter wife husband sister brother ring call phone
 email transfer transferred named mr mrs ms dr miss
 """)
-_NOT_NAME_TAGS = ("VB", "JJ", "RB", "IN", "CD", "MD")
+# Who or what opens a question as its subject without being a name.
+_NOT_PEOPLE = _words("""
+patient patients baby child infant boy girl man woman mother father pulse temperature chest pregnancy
+hematocrit haematocrit hemoglobin haemoglobin doctor nurse surgeon resident physician everyone someone
+""")
+_NOT_NAME_TAGS = ("JJ", "RB")
+_VERB_TAGS = ("VB", "IN", "CD", "MD")
 _PLACES_IN_WARD = frozenset({"bay", "bed", "room", "op", "ward", "cubicle"})
 _CAPITALISED = re.compile(r"\p{Lu}(?:['’]\p{Lu}?)?\p{Ll}+(?:['’-]\p{L}\p{Ll}+)?")
 _VOWELS = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüý]", re.IGNORECASE)
@@ -82,21 +89,21 @@ class NameShapeRecognizer(EntityRecognizer):
         before = token.doc[token.i - 1]
         return before.is_space or before.text in {".", "!", "?", ":", ";", "-", "–", "(", '"'}
 
-    def _patient_follows(self, doc: Doc, end: int) -> bool:
-        """What follows a name: a patient's verb, ", 58,", "'s" with a non-eponym noun, "in bay 3", "post op"."""
-        if end >= len(doc):
+    def _patient_follows(self, doc: Doc, end: int, *, only_strong: bool = False) -> bool:
+        """What follows a name: ", 58,", "'s potassium", "in bay 3", "post op" (strong: only a patient is
+        followed by these), or a patient's verb ("has", "is 64", "is on warfarin")."""
+        if end >= len(doc) or end + 1 >= len(doc):
             return False
-        nxt = doc[end]
-        after = doc[end + 1] if end + 1 < len(doc) else None
-        if nxt.lower_ in _PATIENT_VERBS:
-            return True
-        if nxt.lower_ in {"is", "was"} and after is not None:
-            return after.like_num or after.lower_ in _STATES
-        if nxt.text in {"'s", "’s"} and after is not None:
+        nxt, after = doc[end], doc[end + 1]
+        if nxt.text in {"'s", "’s"}:
             return after.lower_ in _PATIENT_OWNS
-        if nxt.text == "," and after is not None and after.like_num:
+        if (nxt.text == "," and after.like_num) or (nxt.lower_ in {"in", "post"} and after.lower_ in _PLACES_IN_WARD):
             return True
-        return after is not None and nxt.lower_ in {"in", "post"} and after.lower_ in _PLACES_IN_WARD
+        if only_strong:
+            return False
+        if nxt.lower_ in {"is", "was"}:
+            return after.like_num or after.lower_ in _STATES
+        return nxt.lower_ in _PATIENT_VERBS
 
     # --- the three shapes ------------------------------------------------------------------------------------
 
@@ -107,10 +114,11 @@ class NameShapeRecognizer(EntityRecognizer):
         while index < len(doc):
             end = index
             while end < len(doc) and end - index < 4 and doc[end].is_alpha and doc[end].text.isupper() and (
-                    len(doc[end]) >= 4 or doc[end].lower_ in _PARTICLES):
+                    len(doc[end]) >= 4 or doc[end].lower_ in _PARTICLES or doc[end].lower_ == "te"):
                 end += 1
             run = doc[index:end]
-            if (len(run) >= 2 and any(len(t) >= 5 for t in run) and any(self._unknown(t) for t in run)
+            named = any(self._unknown(t) for t in run) or self._patient_follows(doc, end)
+            if (len(run) >= 2 and any(len(t) >= 5 for t in run) and named
                     and not any(self._clinical(t) or t.lower_ in _EPONYM_HEADS for t in run)
                     and not self._shouted(doc) and not self._heading(doc, index, end)):
                 found.append((run, MEDIUM))
@@ -136,17 +144,22 @@ class NameShapeRecognizer(EntityRecognizer):
             if not (token.is_lower and token.is_alpha):
                 continue
             introduced = token.i > 0 and doc[token.i - 1].lower_ in _PERSON_BEFORE
-            if not (introduced or self._opens(token)):
+            joined = token.i > 0 and not doc[token.i - 1].whitespace_  # "non-pulsatile"
+            if not (introduced or (self._opens(token) and not joined)):
                 continue
             end = token.i
             while end < len(doc) and end - token.i < 3 and doc[end].is_lower and doc[end].is_alpha and (
-                    not doc[end].is_stop or doc[end].lower_ in _PARTICLES) and not self._clinical(doc[end]):
+                    not doc[end].is_stop or doc[end].lower_ in _PARTICLES) and not self._clinical(doc[end]) and (
+                    doc[end].lower_ not in _PATIENT_VERBS):
                 end += 1
             run = doc[token.i:end]
             words = [t for t in run if t.lower_ not in _PARTICLES]
-            if not words or not all(self._unknown(t) and not t.tag_.startswith(_NOT_NAME_TAGS) for t in words):
+            unknown = sum(self._unknown(t) for t in words)
+            if not unknown or any(t.tag_.startswith(_VERB_TAGS) or (
+                    t.tag_.startswith(_NOT_NAME_TAGS) and not self._unknown(t)) for t in words):
                 continue
-            if len(words) >= 2 or (introduced and self._patient_follows(doc, end)):
+            follows = self._patient_follows(doc, end)
+            if (len(words) >= 2 and (unknown == len(words) or follows)) or (introduced and follows):
                 found.append((run, MEDIUM))
         return found
 
@@ -161,9 +174,16 @@ class NameShapeRecognizer(EntityRecognizer):
             if token.is_stop or self._clinical(token):
                 continue
             unknown = self._unknown(token) or (not token.is_alpha and len(text) > 3)  # "O'brien"
-            if not (unknown or ner.get(token.i) == "PERSON"):
+            if token.lower_ in _NOT_PEOPLE:
                 continue
-            if self._patient_follows(doc, token.i + 1):
+            # A known word ("Gould", "Short") needs the tagger or NER to call it a name, or a context only a
+            # patient has ("Seidel post op", "Flowers's potassium").
+            proper = token.tag_ == "NNP" or ner.get(token.i) == "PERSON"
+            if unknown or proper:
+                follows = self._patient_follows(doc, token.i + 1)
+            else:
+                follows = self._patient_follows(doc, token.i + 1, only_strong=True)
+            if follows:
                 found.append((doc[token.i:token.i + 1], MEDIUM if unknown else MEDIUM - 0.05))
         return found
 
