@@ -77,3 +77,14 @@ METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
 # ---- storage and protocol names ----------------------------------------------------------------------
 INCOMING_PREFIX = "incoming/"  # S3 uploads under this prefix are ingested (the EventBridge rule's filter)
 SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"
+
+
+# Which PHI detector(s) run (docs/phi.md, "Detectors"): the local Presidio engine, Amazon Comprehend Medical
+# DetectPHI, or both (the union; either failing fails closed).
+ENV_PHI_DETECTOR = "VOICEASSIST_PHI_DETECTOR"
+
+
+class PhiDetectorKind(StrEnum):
+    PRESIDIO = "presidio"
+    COMPREHEND_MEDICAL = "comprehend_medical"
+    BOTH = "both"

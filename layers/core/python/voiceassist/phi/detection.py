@@ -133,6 +133,38 @@ class DisabledPhiDetector:
         return PhiResult(contains_phi=False, entities=[], redacted_text=text)
 
 
+class UnionPhiDetector:
+    """Several detectors as one: PHI if any finds it; a failure of any fails the whole detection closed.
+
+    Each detector should already be fail-closed (FailClosedDetector); a result with an error, or an exception
+    that still escapes, makes the union a failed detection that hides the whole text.
+    """
+
+    def __init__(self, *detectors: PhiDetector) -> None:
+        if not detectors:
+            raise InvalidInput("UnionPhiDetector needs at least one detector")
+        self.detectors = detectors
+
+    def load(self) -> None:
+        for detector in self.detectors:
+            loader = getattr(detector, "load", None)
+            if callable(loader):
+                loader()
+
+    def detect(self, text: str) -> PhiResult:
+        entities: list[PhiEntity] = []
+        for detector in self.detectors:
+            try:
+                result = detector.detect(text)
+            except Exception as exc:  # noqa: BLE001 - any detector failure must fail closed
+                return failed_result(f"PHI detector failed ({type(exc).__name__})")
+            if result.error is not None:
+                return failed_result(result.error)
+            entities.extend(result.entities)
+        entities.sort(key=lambda e: (e.start, e.end))
+        return PhiResult(contains_phi=bool(entities), entities=entities, redacted_text=redact(text, entities))
+
+
 def ensure_no_phi(text: str, detector: PhiDetector) -> None:
     """The egress guard: raise PhiBoundaryViolation unless `text` may leave the boundary.
 
