@@ -51,6 +51,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_OPENSEARCH_ENDPOINT,
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
+    ENV_PHI_DETECTOR,
     ENV_PHI_MODE,
     ENV_PUBMED_API_KEY,
     ENV_PUBMED_BASE_URL,
@@ -69,6 +70,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_TIKTOKEN_CACHE_DIR,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
+    PhiDetectorKind,
     PhiMode,
     Runtime,
 )
@@ -115,6 +117,7 @@ class Settings(BaseModel):
 
     routing_mode: RoutingMode = RoutingMode.HYBRID
     phi_mode: PhiMode = PhiMode.STRICT
+    phi_detector: PhiDetectorKind = PhiDetectorKind.PRESIDIO
 
     chunk_tokens: int = Field(default=200, ge=32, le=2000)
     chunk_overlap: int = Field(default=30, ge=0, le=500)
@@ -187,6 +190,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_EMBEDDING_ENDPOINT: "embedding_endpoint",
     ENV_ROUTING_MODE: "routing_mode",
     ENV_PHI_MODE: "phi_mode",
+    ENV_PHI_DETECTOR: "phi_detector",
     ENV_CHUNK_TOKENS: "chunk_tokens",
     ENV_CHUNK_OVERLAP: "chunk_overlap",
     ENV_FUSION: "fusion",

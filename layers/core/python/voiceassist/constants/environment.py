@@ -90,3 +90,14 @@ INCOMING_PREFIX = "incoming/"  # S3 uploads under this prefix are ingested (the 
 SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"
 # Browser origins the REST API answers with CORS headers (comma-separated; cdk.json api.cors_origins).
 ENV_CORS_ORIGINS = "VOICEASSIST_CORS_ORIGINS"
+
+
+# Which PHI detector(s) run (docs/phi.md, "Detectors"): the local Presidio engine, Amazon Comprehend Medical
+# DetectPHI, or both (the union; either failing fails closed).
+ENV_PHI_DETECTOR = "VOICEASSIST_PHI_DETECTOR"
+
+
+class PhiDetectorKind(StrEnum):
+    PRESIDIO = "presidio"
+    COMPREHEND_MEDICAL = "comprehend_medical"
+    BOTH = "both"
