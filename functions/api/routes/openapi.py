@@ -108,3 +108,16 @@ def _document_upload(operation: dict[str, Any]) -> None:
     for media_type in BINARY_UPLOAD_TYPES:
         content[media_type] = {"schema": {"type": "string", "format": "binary"}}
     operation["requestBody"] = {"required": True, "content": content}
+
+
+def swagger_page(spec: dict[str, Any]) -> str:
+    """Swagger UI for `spec`, with the UI's script and styles inlined from the Powertools package (the page
+    fetches nothing from elsewhere)."""
+    from importlib.resources import files
+
+    from aws_lambda_powertools.event_handler.openapi.swagger_ui.html import generate_swagger_html
+
+    assets = files("aws_lambda_powertools.event_handler.openapi.swagger_ui")
+    return generate_swagger_html(
+        json.dumps(spec).replace("</", "<\\/"), assets.joinpath("swagger-ui-bundle.min.js").read_text("utf-8"),
+        assets.joinpath("swagger-ui.min.css").read_text("utf-8"), "", None)

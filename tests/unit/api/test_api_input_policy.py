@@ -109,3 +109,10 @@ def test_openapi_documents_400_the_error_envelope_the_upload_body_and_the_securi
     assert "404" in spec["paths"]["/v1/jobs/{job_id}"]["get"]["responses"]
     assert "202" in spec["paths"]["/v1/jobs/{job_id}/retry"]["post"]["responses"]
     assert spec["components"]["securitySchemes"]["cognito"]["in"] == "header"
+
+
+def test_swagger_ui_is_served_with_its_assets_inlined() -> None:
+    reply = invoke("api", to_api_gateway_event("GET", "/v1/docs", {}, b""))
+    page = reply["body"]
+    assert reply["statusCode"] == 200 and "SwaggerUIBundle" in page and "/v1/query" in page
+    assert "<script src=" not in page and "<link rel='stylesheet'" not in page  # nothing fetched from elsewhere
