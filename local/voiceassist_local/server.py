@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import json
+import threading
 import uuid
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
@@ -22,6 +23,10 @@ from voiceassist_local.http_guard import (
 
 LOCAL_USER = "local-user"
 LOCAL_GROUPS = "admin,clinician"
+# Powertools keeps the event being resolved on a class attribute (BaseRouter.current_event), as one Lambda
+# sandbox serves one request at a time; here threads share it, so API calls take turns. Without this a request
+# can be validated against another's body (tests/integration/test_local_server_hardening.py).
+API_LOCK = threading.Lock()
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
 
 # Local faces that are not one API Gateway event and reply (the web client's files, Server-Sent Events). A
@@ -85,7 +90,8 @@ class ApiRequestHandler(GuardedRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         event = to_api_gateway_event(self.command, self.path, headers, body,
                                      groups=getattr(self.server, "local_groups", LOCAL_GROUPS))
-        reply = invoke("api", event)
+        with API_LOCK:
+            reply = invoke("api", event)
         payload = reply.get("body") or ""
         data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")
         sent: list[tuple[str, str]] = []
