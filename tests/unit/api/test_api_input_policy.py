@@ -116,3 +116,22 @@ def test_swagger_ui_is_served_with_its_assets_inlined() -> None:
     page = reply["body"]
     assert reply["statusCode"] == 200 and "SwaggerUIBundle" in page and "/v1/query" in page
     assert "<script src=" not in page and "<link rel='stylesheet'" not in page  # nothing fetched from elsewhere
+
+
+class ThrottledSessions:
+    """A SessionStore whose DynamoDB table throttles every call, as botocore reports it."""
+
+    def __getattr__(self, name: str) -> Any:
+        from botocore.exceptions import ClientError
+
+        def throttled(*args: Any, **kwargs: Any) -> Any:
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
+                              "PutItem")
+
+        return throttled
+
+
+def test_a_throttled_dynamodb_table_is_a_503_not_a_500(local_deps) -> None:  # type: ignore[no-untyped-def]
+    local_deps.sessions = ThrottledSessions()
+    status, body, headers = call("POST", "/v1/sessions", json.dumps({"clinical_context": None}).encode())
+    assert status == 503 and "retry-after" in headers and "slow down" not in json.dumps(body)
