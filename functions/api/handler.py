@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.logging import correlation_paths
 
 from routes import (
@@ -48,6 +48,11 @@ input_policy.register(app)
 @app.get("/v1/openapi.json", include_in_schema=False)
 def openapi_document() -> dict[str, Any]:
     return openapi.document(app)
+
+
+@app.get("/v1/docs", include_in_schema=False)
+def swagger_ui() -> Response[str]:
+    return Response(status_code=200, content_type="text/html", body=openapi.swagger_page(openapi.document(app)))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -139,12 +139,7 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
         self.command = "GET"
         self._dispatch()
 
-    def do_OPTIONS(self) -> None:  # noqa: N802
-        self.send_response(204)
-        self.send_header("Allow", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
-        self._cors_headers(preflight=True)
-        self.send_header("Content-Length", "0")
-        self.end_headers()
+    do_OPTIONS = _dispatch  # the API answers 204 with the path's Allow; write_reply adds the CORS preflight
 
     def _admit(self) -> bytes | None:
         """The request's body, once the caller is admitted and the body is read; None after an error reply."""
@@ -180,7 +175,7 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
         self.send_response(status)
         for name, value in headers:
             self.send_header(name, value)
-        self._cors_headers(preflight=False)
+        self._cors_headers(preflight=self.command == "OPTIONS")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         if not getattr(self, "_head", False):
@@ -197,6 +192,9 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
         """http.server's own errors (a malformed request line, an unknown method, an over-long header) as
         the API's JSON envelope. An unsupported method (TRACE, CONNECT, ...) is a 405."""
         self.request_version = self.protocol_version  # an unreadable request line would leave HTTP/0.9: no headers
+        if code == 501 and getattr(self, "headers", None) is not None:
+            self._dispatch()  # TRACE, CONNECT, ...: the API answers 405 with the path's Allow header (or 404)
+            return
         if code == 501:
             code, message = 405, f"the method {self.command} is not supported; see /v1/openapi.json"
         else:  # http.server's messages echo the request line, which can carry a query string

@@ -10,6 +10,7 @@ from typing import Any
 
 from voiceassist.models import IndexingJob
 from voiceassist.ports import PipelineRunner
+from voiceassist_local.api_turns import outside_api_turn
 from voiceassist_local.handlers import function_names, load_handler, placeholder_for
 from voiceassist_local.resources import statemachine_file
 
@@ -23,6 +24,10 @@ def local_pipeline_runner() -> PipelineRunner:
     from voiceassist_local.asl_runner import LocalPipelineRunner
 
     class LocalRunner(LocalPipelineRunner):
+        def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
+            with outside_api_turn():  # a question does not hold up the server's other requests
+                return super().run(pipeline, payload)
+
         def job_liveness(self, job: IndexingJob) -> bool:
             """Whether an ingestion execution of this job is queued or running in this process."""
             return job.job_id in running_ingest_jobs(self)

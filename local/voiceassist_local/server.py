@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import uuid
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from voiceassist_local.api_turns import api_turn
 from voiceassist_local.handlers import invoke
 from voiceassist_local.http_guard import (
     BODY_OVERHEAD,
@@ -23,9 +23,6 @@ from voiceassist_local.http_guard import (
 
 LOCAL_USER = "local-user"
 LOCAL_GROUPS = "admin,clinician"
-# One API event at a time, as one Lambda instance runs them: the Powertools resolver keeps the current event
-# on the (module-level) app, so two threads resolving at once would read each other's request.
-_API_LOCK = threading.Lock()
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
 
 # Local faces that are not one API Gateway event and reply (the web client's files, Server-Sent Events). A
@@ -90,7 +87,7 @@ class ApiRequestHandler(GuardedRequestHandler):
         headers = {k.lower(): v for k, v in self.headers.items()}
         event = to_api_gateway_event(self.command, self.path, headers, body,
                                      groups=getattr(self.server, "local_groups", LOCAL_GROUPS))
-        with _API_LOCK:
+        with api_turn():
             reply = invoke("api", event)
         payload = reply.get("body") or ""
         data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")

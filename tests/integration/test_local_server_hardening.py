@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -182,3 +183,51 @@ def test_listening_beyond_loopback_needs_a_token_and_then_requires_it(local_deps
     finally:
         server.shutdown()
         server.server_close()
+
+
+def test_concurrent_requests_each_get_their_own_answer(server: Any) -> None:
+    """Powertools keeps the current event on a class attribute: concurrent API calls must not share it."""
+    def create(n: int) -> tuple[int, str | None]:
+        body = json.dumps({"clinical_context": f"context number {n}"}).encode()
+        reply = exchange(server, b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                 b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+                                 + body, wait_s=60)
+        status, answer = status_and_body(reply)
+        return status, answer.get("clinical_context")
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: a shared event would show at once
+    try:
+        with ThreadPoolExecutor(32) as pool:
+            answers = list(pool.map(create, range(REQUESTS)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert answers == [(200, f"context number {n}") for n in range(REQUESTS)]
+
+
+REQUESTS = 200
+
+
+def test_questions_and_reads_at_once_each_get_their_own_answer(server: Any) -> None:
+    """A question steps out of its API turn while its pipeline runs, and back in with its own event."""
+    def ask(n: int) -> tuple[int, str]:
+        body = json.dumps({"query": f"What is the dose of drug number {n} in renal failure?"}).encode()
+        reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                 b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+                                 + body, wait_s=120)
+        status, answer = status_and_body(reply)
+        return status, "query" if "answer" in answer else json.dumps(answer)[:200]
+
+    def read(n: int) -> tuple[int, str]:
+        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", wait_s=120)
+        status, answer = status_and_body(reply)
+        return status, "health" if answer.get("status") == "ok" else json.dumps(answer)[:200]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        with ThreadPoolExecutor(12) as pool:
+            answers = list(pool.map(lambda n: ask(n) if n % 2 else read(n), range(24)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert answers == [(200, "query" if n % 2 else "health") for n in range(24)]

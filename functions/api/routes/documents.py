@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -61,6 +62,15 @@ def _envelope(text: str) -> UploadEnvelope:
         raise InvalidInput(f"invalid upload envelope ({problems}); send {ENVELOPE_SHAPE}") from exc
 
 
+RAW_SUFFIXES = {"application/pdf": ".pdf", "text/plain": ".txt", "text/markdown": ".md", "text/html": ".html"}
+
+
+def _name_for(content_type: str, data: bytes) -> str:
+    """A raw upload without ?filename= is named by its content (so each is its own document) and its type."""
+    suffix = RAW_SUFFIXES.get(content_type, "")
+    return f"upload-{hashlib.sha256(data).hexdigest()[:12]}{suffix}" if suffix and data else ""
+
+
 def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
     event = router.current_event
     params = event.query_string_parameters or {}
@@ -80,8 +90,8 @@ def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
             raise InvalidInput('the JSON envelope needs "content_base64" (any file) or "text" (plain text or Markdown)')
         metadata = dict(envelope.metadata)
     else:
-        filename = params.get("filename", "")
         data = base64.b64decode(raw) if event.is_base64_encoded else raw.encode("utf-8")
+        filename = params.get("filename") or _name_for(content_type, data)
         metadata = {k: params[k] for k in METADATA_FIELDS if k in params}
     if not filename:
         raise InvalidInput("name the file: ?filename=guide.pdf (raw upload) or \"filename\" in the JSON envelope")

@@ -135,6 +135,9 @@ def register(app: APIGatewayRestResolver) -> None:
     def not_found(exc: Exception) -> Response[Any]:
         event = app.current_event
         allowed = allowed_methods(app, event.path)
+        if allowed and event.http_method == "OPTIONS":
+            methods = [*allowed, *(["HEAD"] if "GET" in allowed else []), "OPTIONS"]
+            return Response(status_code=204, body="", headers={"Allow": ", ".join(methods)})
         if allowed:
             response = envelope(405, "method_not_allowed", f"{event.path} takes {', '.join(allowed)}, not "
                                 f"{event.http_method}; see /v1/openapi.json", trace())

@@ -48,17 +48,45 @@ EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("get", "/v1/jobs"): ("403",),
     ("get", "/v1/jobs/{job_id}"): ("403",),
 }
-BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html", "application/octet-stream")
+BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html")
 UPLOAD_ENVELOPE = {
     "type": "object", "additionalProperties": False, "required": ["filename"],
     "properties": {
         "filename": {"type": "string", "minLength": 1, "maxLength": 255, "description": "e.g. guide.pdf"},
-        "content_base64": {"type": "string", "description": "the file's bytes, base64 (any supported type)"},
-        "text": {"type": "string", "description": "plain text or Markdown, instead of content_base64"},
-        "metadata": {"type": "object", "description": "doc_key, title, source_type, specialty, authors, year, "
-                     "doi, pmid, url"},
+        "content_base64": {"type": "string", "minLength": 4, "format": "byte",
+                           "description": "the file's bytes, base64 (any supported type)"},
+        "text": {"type": "string", "minLength": 1, "description": "plain text or Markdown, instead of content_base64"},
+        "metadata": {"type": "object", "additionalProperties": False, "properties": {
+            "doc_key": {"type": "string", "maxLength": 512, "description": "stable key across versions "
+                        "(default: the file name)"},
+            "title": {"type": "string", "maxLength": 1000},
+            "source_type": {"$ref": "#/components/schemas/SourceType"},
+            "specialty": {"type": "string", "maxLength": 100},
+            "authors": {"type": "array", "items": {"type": "string"}},
+            "year": {"type": "integer", "minimum": 1800, "maximum": 2100},
+            "doi": {"type": "string"}, "pmid": {"type": "string"}, "url": {"type": "string"}}},
     },
 }
+
+
+SECURITY_SCHEMES = {
+    "cognito": {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "A Cognito ID token (on AWS, checked by API Gateway's authorizer)"},
+    "localToken": {"type": "http", "scheme": "bearer",
+                   "description": "VOICEASSIST_LOCAL_TOKEN, required when the local server listens beyond 127.0.0.1"},
+}
+
+
+def security_requirement() -> str | None:
+    """The scheme this deployment enforces: Cognito on AWS; locally the token if one is configured, else none
+    (the local server on 127.0.0.1 acts as its single user), so the document says what the server does."""
+    from voiceassist.composition import dependencies
+    from voiceassist.settings import Runtime
+
+    settings = dependencies().settings
+    if settings.runtime is Runtime.AWS:
+        return "cognito"
+    return "localToken" if settings.local_token else None
 
 
 def document(app: APIGatewayRestResolver) -> dict[str, Any]:
@@ -68,11 +96,10 @@ def document(app: APIGatewayRestResolver) -> dict[str, Any]:
     schemas["Error"] = ERROR_SCHEMA
     for unused in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
         schemas.pop(unused, None)
-    components["securitySchemes"] = {"cognito": {
-        "type": "apiKey", "in": "header", "name": "Authorization",
-        "description": "A Cognito ID token (AWS). Locally: none on 127.0.0.1, or `Bearer <VOICEASSIST_LOCAL_TOKEN>` "
-                       "when the server listens on another address"}}
-    spec["security"] = [{"cognito": []}]
+    components["securitySchemes"] = SECURITY_SCHEMES
+    required = security_requirement()
+    if required:
+        spec["security"] = [{required: []}]
     for path, operations in spec.get("paths", {}).items():
         for method, operation in operations.items():
             _complete(method, path, operation)
@@ -101,10 +128,24 @@ def _document_upload(operation: dict[str, Any]) -> None:
                                      "or being indexed (`unchanged: true`)"}
     operation["parameters"] = [
         {"name": name, "in": "query", "required": False, "schema": {"type": "string"},
-         "description": "raw uploads only" + (": the file name, required" if name == "filename" else "")}
+         "description": "raw uploads only" + (": the file name (default: upload-<content hash> with the "
+                                              "Content-Type's suffix)" if name == "filename" else "")}
         for name in ("filename", "title", "source_type", "specialty", "doc_key")
     ]
     content: dict[str, Any] = {"application/json": {"schema": UPLOAD_ENVELOPE}}
     for media_type in BINARY_UPLOAD_TYPES:
-        content[media_type] = {"schema": {"type": "string", "format": "binary"}}
+        content[media_type] = {"schema": {"type": "string", "format": "binary", "minLength": 1}}
     operation["requestBody"] = {"required": True, "content": content}
+
+
+def swagger_page(spec: dict[str, Any]) -> str:
+    """Swagger UI for `spec`, with the UI's script and styles inlined from the Powertools package (the page
+    fetches nothing from elsewhere)."""
+    from importlib.resources import files
+
+    from aws_lambda_powertools.event_handler.openapi.swagger_ui.html import generate_swagger_html
+
+    assets = files("aws_lambda_powertools.event_handler.openapi.swagger_ui")
+    return generate_swagger_html(
+        json.dumps(spec).replace("</", "<\\/"), assets.joinpath("swagger-ui-bundle.min.js").read_text("utf-8"),
+        assets.joinpath("swagger-ui.min.css").read_text("utf-8"), "", None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -214,6 +215,12 @@ def serve(args: argparse.Namespace) -> int:
     if not args.no_samples:
         ensure_sample_corpus(deps)
     warm_up(deps)
+    if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
+        from voiceassist.observability import logger
+
+        # The CLI keeps our log to errors for its progress bars; a server has none: ingestion failures, refused
+        # incoming files and recovered jobs are visible at the default level.
+        logger.setLevel("WARNING")
     server = make_server(args.host, args.port)
     url = f"http://{args.host}:{server.server_address[1]}"
     print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")

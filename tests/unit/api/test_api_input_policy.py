@@ -109,3 +109,41 @@ def test_openapi_documents_400_the_error_envelope_the_upload_body_and_the_securi
     assert "404" in spec["paths"]["/v1/jobs/{job_id}"]["get"]["responses"]
     assert "202" in spec["paths"]["/v1/jobs/{job_id}/retry"]["post"]["responses"]
     assert spec["components"]["securitySchemes"]["cognito"]["in"] == "header"
+    assert "security" not in spec  # the local server on 127.0.0.1 asks for no credentials: the document agrees
+
+
+def test_swagger_ui_is_served_with_its_assets_inlined() -> None:
+    reply = invoke("api", to_api_gateway_event("GET", "/v1/docs", {}, b""))
+    page = reply["body"]
+    assert reply["statusCode"] == 200 and "SwaggerUIBundle" in page and "/v1/query" in page
+    assert "<script src=" not in page and "<link rel='stylesheet'" not in page  # nothing fetched from elsewhere
+
+
+class ThrottledSessions:
+    """A SessionStore whose DynamoDB table throttles every call, as botocore reports it."""
+
+    def __getattr__(self, name: str) -> Any:
+        from botocore.exceptions import ClientError
+
+        def throttled(*args: Any, **kwargs: Any) -> Any:
+            raise ClientError({"Error": {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}},
+                              "PutItem")
+
+        return throttled
+
+
+def test_a_throttled_dynamodb_table_is_a_503_not_a_500(local_deps) -> None:  # type: ignore[no-untyped-def]
+    local_deps.sessions = ThrottledSessions()
+    status, body, headers = call("POST", "/v1/sessions", json.dumps({"clinical_context": None}).encode())
+    assert status == 503 and "retry-after" in headers and "slow down" not in json.dumps(body)
+
+
+@pytest.mark.parametrize("top_k", [True, "5", 2.5])
+def test_integers_must_be_json_integers(top_k: Any) -> None:
+    status, body, _ = call("POST", "/v1/query", json.dumps({"query": "metformin dose", "top_k": top_k}).encode())
+    assert status == 400 and "top_k" in body["error"]["message"]
+
+
+def test_an_integral_float_is_a_json_integer() -> None:
+    status, _, _ = call("POST", "/v1/query", json.dumps({"query": "metformin dose", "top_k": 3.0}).encode())
+    assert status == 200

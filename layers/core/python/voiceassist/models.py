@@ -8,9 +8,9 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from voiceassist.constants.environment import RoutingMode  # noqa: F401 - part of the API models
 
@@ -21,6 +21,16 @@ def utc_now() -> datetime:
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def _json_integer(value: Any) -> Any:
+    """A JSON integer (9 or 9.0), never a boolean or a string that pydantic's lax mode would turn into one."""
+    if isinstance(value, bool | str):
+        raise ValueError("must be a JSON integer")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]
 
 
 class Model(BaseModel):
@@ -151,7 +161,7 @@ class SearchFilters(Model):
     source_types: list[SourceType] = Field(default_factory=list)
     specialties: list[str] = Field(default_factory=list)
     doc_keys: list[str] = Field(default_factory=list)
-    year_min: int | None = None
+    year_min: JsonInt | None = None  # `false` or `"2020"` is a 400, not 0 or 2020
 
 
 class SearchQuery(Model):
@@ -350,7 +360,7 @@ class SourcePreferences(Model):
 class QueryRequest(Model):
     query: str = Field(min_length=1, max_length=4000, description="The clinician's question")
     session_id: str | None = None
-    top_k: int = Field(default=5, ge=1, le=20, description="How many excerpts to cite at most")
+    top_k: JsonInt = Field(default=5, ge=1, le=20, description="How many excerpts to cite at most")
     filters: SearchFilters = Field(default_factory=SearchFilters)
     sources: SourcePreferences = Field(default_factory=SourcePreferences,
                                        description="Source preferences: prioritize and exclude by name")
