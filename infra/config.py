@@ -213,6 +213,7 @@ class SourcePaths(_Frozen):
     deps_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "deps"
     ml_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "ml"
     auth_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "auth"
+    documents_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "documents"
     phi_dockerfile_dir: Path = REPO_ROOT / "infra" / "images" / "phi"
     search_bootstrap_dir: Path = REPO_ROOT / "infra" / "runtime" / "search_bootstrap"
 

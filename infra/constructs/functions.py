@@ -131,6 +131,8 @@ class FunctionFactory(Construct):
                 layers.append(self._layers.ml)
             if spec.needs_auth_layer:
                 layers.append(self._layers.auth)
+            if spec.needs_documents_layer:
+                layers.append(self._layers.documents)
             layers.append(self._layers.core)
             function = lambda_.Function(
                 self,

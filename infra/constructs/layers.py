@@ -29,6 +29,7 @@ class Layers(Construct):
         self.deps = self._built_layer("Deps", paths.deps_layer_dir, "third-party dependencies (arm64, cp312)")
         self.ml = self._built_layer("Ml", paths.ml_layer_dir, "onnxruntime, tokenizers, embedding model")
         self.auth = self._built_layer("Auth", paths.auth_layer_dir, "PyJWT and cryptography (Cognito tokens)")
+        self.documents = self._built_layer("Documents", paths.documents_layer_dir, "python-docx and lxml (Word files)")
 
     def _layer(self, construct_id: str, directory: Path, description: str) -> lambda_.LayerVersion:
         return lambda_.LayerVersion(

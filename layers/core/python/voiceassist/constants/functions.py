@@ -53,6 +53,8 @@ class FunctionSpec:
     needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
+    # The documents layer carries python-docx and lxml (Word uploads), for ingest_extract only.
+    needs_documents_layer: bool = False
     # Plans the searches (planning.plan_sources): it must see whether PubMed is configured, never its key.
     plans_searches: bool = False
 
@@ -104,6 +106,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.JOBS_WRITE,
         memory_mb=2048,
         timeout_seconds=300,
+        needs_documents_layer=True,
     ),
     _spec(
         "ingest_ocr",
