@@ -48,7 +48,8 @@ def start_ocr(ctx: OcrContext, doc_id: str, job_id: str, extracted: ArtifactRef,
               ) -> dict[str, Any]:
     """Start reading `pages`; a finished run (Tesseract) merges at once, a running one (Textract) is polled."""
     document = ctx.documents.get(doc_id)
-    run = ctx.ocr.start(document.blob_key, pages)
+    job = ctx.jobs.get(job_id)
+    run = ctx.ocr.start(document.blob_key, pages, attempt_key=f"{job_id}/{job.attempts}")
     return _progress(ctx, doc_id, job_id, extracted, pages, run, polls=0)
 
 
