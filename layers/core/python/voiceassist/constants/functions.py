@@ -116,7 +116,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.DOCUMENTS_READ,
         A.JOBS_WRITE,
         A.OCR_TEXTRACT,
-        timeout_seconds=120,
+        memory_mb=1024,
+        timeout_seconds=900,  # a finished job of a long PDF is read 1,000 blocks per call
     ),
     _spec(
         "ingest_clean",
