@@ -49,6 +49,15 @@ def test_ingest_mixed_pdf_reads_only_the_scanned_page_by_ocr(
     assert chunks[2].ocr_confidence is not None
 
 
+def test_ingest_scan_with_a_stamped_page_number_is_read_by_ocr(
+        ingest_deps: Dependencies, ingest: Callable[..., Any]) -> None:
+    job = ingest("stamped.pdf", (DOCUMENTS / "stamped_scan.pdf").read_bytes())
+
+    assert job.state is JobState.COMPLETED
+    assert [page.number for page in job.ocr_pages] == [1]
+    assert any("Amoxicillin 500 mg PO q8h" in chunk.text for chunk in _chunks(ingest_deps, "amoxicillin"))
+
+
 def test_ingest_scanned_pdf_flags_pages_below_the_confidence_bar(
         ingest_deps: Dependencies, ingest: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(type(ingest_deps), "ocr_low_confidence", property(lambda _self: 99.5))
