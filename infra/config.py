@@ -244,6 +244,7 @@ class SourcePaths(_Frozen):
     ml_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "ml"
     auth_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "auth"
     mcp_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "mcp"
+    documents_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "documents"
     phi_dockerfile_dir: Path = REPO_ROOT / "infra" / "images" / "phi"
     web_dir: Path = REPO_ROOT / "local" / "voiceassist_local" / "web"  # the web client's static files
 

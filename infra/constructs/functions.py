@@ -133,6 +133,8 @@ class FunctionFactory(Construct):
                 layers.append(self._layers.auth)
             if spec.needs_mcp_layer:
                 layers.append(self._layers.mcp)
+            if spec.needs_documents_layer:
+                layers.append(self._layers.documents)
             layers.append(self._layers.core)
             function = lambda_.Function(
                 self,

@@ -46,6 +46,8 @@ def artefact_requirements(spec: FunctionSpec) -> list[str]:
         lines += requirement_lines(LAYERS / "requirements-auth.txt")
     if spec.needs_mcp_layer:
         lines += requirement_lines(LAYERS / "requirements-mcp.txt")
+    if spec.needs_documents_layer:
+        lines += requirement_lines(LAYERS / "requirements-documents.txt")
     return lines
 
 

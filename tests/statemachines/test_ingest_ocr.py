@@ -49,6 +49,15 @@ def test_ingest_mixed_pdf_reads_only_the_scanned_page_by_ocr(
     assert chunks[2].ocr_confidence is not None
 
 
+def test_ingest_scan_with_a_stamped_page_number_is_read_by_ocr(
+        ingest_deps: Dependencies, ingest: Callable[..., Any]) -> None:
+    job = ingest("stamped.pdf", (DOCUMENTS / "stamped_scan.pdf").read_bytes())
+
+    assert job.state is JobState.COMPLETED
+    assert [page.number for page in job.ocr_pages] == [1]
+    assert any("Amoxicillin 500 mg PO q8h" in chunk.text for chunk in _chunks(ingest_deps, "amoxicillin"))
+
+
 def test_ingest_scanned_pdf_flags_pages_below_the_confidence_bar(
         ingest_deps: Dependencies, ingest: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(type(ingest_deps), "ocr_low_confidence", property(lambda _self: 99.5))
@@ -97,3 +106,20 @@ def test_ingest_scan_whose_page_takes_too_long_fails_naming_the_page(
 
     assert (job.state, job.reason) == (
         JobState.FAILED, "OCR failed on page 1: Tesseract took longer than the 0.001 s limit per page")
+
+
+def test_ocr_text_of_a_scan_never_reaches_the_logs_even_when_the_job_fails(
+        ingest_deps: Dependencies, ingest: Callable[..., Any], caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # A scan may be a clinical letter: its words stay in the document's artefacts, never in logs or reasons.
+    caplog.set_level("DEBUG")
+    ingest("scanned.pdf", (DOCUMENTS / "scanned_two_pages.pdf").read_bytes())
+    monkeypatch.setattr(type(ingest_deps), "max_pages", property(lambda _self: 1))
+    failed = ingest("scanned-again.pdf", (DOCUMENTS / "scanned_two_pages.pdf").read_bytes())
+
+    logged = " ".join(f"{record.getMessage()} {record.__dict__}" for record in caplog.records)
+    assert failed.state is JobState.FAILED
+    assert "ingest failed" in logged and "ingest registered" in logged  # the logs were captured
+    for words in ("Amoxicillin", "Epinephrine", "eGFR", "Repeat after 5 min"):
+        assert words not in logged
+        assert words not in (failed.reason or "")

@@ -21,6 +21,14 @@ def test_only_pages_without_a_letter_or_digit_need_ocr() -> None:
     assert pages_needing_ocr(document.pages) == [2, 3]
 
 
+def test_a_sparse_text_layer_over_an_image_needs_ocr_but_not_over_nothing() -> None:
+    stamped = Page(number=1, text="Page 3", draws_images=True)
+    short_page = Page(number=2, text="Page 3")
+    illustrated = Page(number=3, text="A figure of the heart with its four chambers labelled.", draws_images=True)
+
+    assert pages_needing_ocr([stamped, short_page, illustrated]) == [1]
+
+
 def test_unnumbered_pages_never_need_ocr() -> None:
     assert pages_needing_ocr([Page(number=None, text="")]) == []
 
@@ -30,6 +38,12 @@ def test_merge_puts_ocr_text_and_confidence_on_the_scanned_pages_only() -> None:
                        expected=[2])
 
     assert [(p.text, p.ocr_confidence) for p in merged.pages] == [("Text layer.", None), ("Scanned words.", 88.5)]
+
+
+def test_merge_keeps_the_text_layer_of_a_page_where_ocr_found_no_words() -> None:
+    merged = merge_ocr(_document("Fig. 2", "Text."), [OcrPage(number=1, text="", confidence=0.0)], expected=[1])
+
+    assert [(p.text, p.ocr_confidence) for p in merged.pages] == [("Fig. 2", None), ("Text.", None)]
 
 
 def test_merge_without_a_result_for_a_page_fails_naming_it() -> None:

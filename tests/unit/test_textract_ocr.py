@@ -1,9 +1,10 @@
 """The Textract adapter against botocore's Stubber with responses shaped as Textract returns them: a job is
-started once per document (an idempotency token), polled until it finishes, its pages assembled from LINE
+started once per job attempt (an idempotency token), polled until it finishes, its pages assembled from LINE
 blocks with the mean WORD confidence, and every failure turned into a reason or a retryable error."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -46,15 +47,13 @@ def test_textract_start_reads_the_pdf_in_place_with_an_idempotency_token(client:
         "ClientRequestToken": _token("documents/scan.pdf"),
     })
 
-    run = TextractOcr(bucket=BUCKET, client=textract).start("documents/scan.pdf", [1, 2])
+    run = TextractOcr(bucket=BUCKET, client=textract).start("documents/scan.pdf", [1, 2], attempt_key="job_1/1")
 
     assert (run.ticket, run.done, run.pages) == (JOB_ID, False, [])
 
 
 def _token(key: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(f"{BUCKET}/{key}".encode()).hexdigest()[:64]
+    return hashlib.sha256(f"{BUCKET}/{key}/job_1/1".encode()).hexdigest()[:64]
 
 
 def test_textract_poll_of_a_running_job_is_not_done(client: tuple[Any, Stubber]) -> None:
@@ -117,7 +116,7 @@ def test_textract_refusing_the_document_fails_the_job_with_the_reason(client: tu
                              "Request has unsupported document format")
 
     with pytest.raises(ExtractionError) as caught:
-        TextractOcr(bucket=BUCKET, client=textract).start("documents/scan.pdf", [1])
+        TextractOcr(bucket=BUCKET, client=textract).start("documents/scan.pdf", [1], attempt_key="job_1/1")
 
     assert caught.value.reason == ("OCR failed: Textract refused the PDF (UnsupportedDocumentException: "
                                    "Request has unsupported document format)")
@@ -135,3 +134,19 @@ def test_pages_from_blocks_gives_a_wanted_page_without_words_empty_text_and_zero
     pages = pages_from_blocks(textract_blocks(1, [("word", [90.0])]), {1, 2})
 
     assert [(page.number, page.text, page.confidence) for page in pages] == [(1, "word", 90.0), (2, "", 0.0)]
+
+
+def test_textract_start_of_a_retried_job_uses_a_new_token(client: tuple[Any, Stubber]) -> None:
+    textract, stubber = client
+    location = {"S3Object": {"Bucket": BUCKET, "Name": "documents/scan.pdf"}}
+    stubber.add_response("start_document_text_detection", {"JobId": JOB_ID},
+                         {"DocumentLocation": location, "ClientRequestToken": _token("documents/scan.pdf")})
+    second = hashlib.sha256(f"{BUCKET}/documents/scan.pdf/job_1/2".encode()).hexdigest()[:64]
+    stubber.add_response("start_document_text_detection", {"JobId": "b" * 64},
+                         {"DocumentLocation": location, "ClientRequestToken": second})
+    ocr = TextractOcr(bucket=BUCKET, client=textract)
+
+    first_run = ocr.start("documents/scan.pdf", [1], attempt_key="job_1/1")
+    retried_run = ocr.start("documents/scan.pdf", [1], attempt_key="job_1/2")
+
+    assert (first_run.ticket, retried_run.ticket) == (JOB_ID, "b" * 64)

@@ -19,7 +19,7 @@ from voiceassist.models import IndexingJob, JobState, QueryRequest, QueryRespons
 from voiceassist.settings import Runtime, settings_from_env
 from voiceassist_local.resources import sample_corpus_dir
 
-SUPPORTED_SUFFIXES = {".pdf", ".txt", ".md", ".markdown", ".html", ".htm"}
+SUPPORTED_SUFFIXES = {".pdf", ".docx", ".txt", ".md", ".markdown", ".html", ".htm"}
 TERMINAL = {JobState.COMPLETED, JobState.FAILED, JobState.SUPERSEDED}
 
 

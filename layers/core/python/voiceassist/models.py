@@ -94,6 +94,7 @@ class Page(Model):
     text: str
     heading: str | None = None
     ocr_confidence: float | None = None  # mean word confidence (0-100) of a page read by OCR; None: text layer
+    draws_images: bool = False  # a PDF page that paints an image: a scan when its text layer is sparse
 
 
 class OcrPage(Model):

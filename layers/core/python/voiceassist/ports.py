@@ -298,8 +298,9 @@ class PageOcr(Protocol):
 
     name: str
 
-    def start(self, blob_key: str, pages: Sequence[int]) -> OcrRun:
-        """Begin reading `pages` (1-based) of the PDF stored at `blob_key`."""
+    def start(self, blob_key: str, pages: Sequence[int], *, attempt_key: str) -> OcrRun:
+        """Begin reading `pages` (1-based) of the PDF stored at `blob_key`. A repeated start with the same
+        `attempt_key` (a Lambda retry) may return the run the first one began; a new key starts afresh."""
         ...
 
     def poll(self, ticket: str, pages: Sequence[int]) -> OcrRun:

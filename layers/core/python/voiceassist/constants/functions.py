@@ -54,6 +54,8 @@ class FunctionSpec:
     needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
+    # The documents layer carries python-docx and lxml (Word uploads), for ingest_extract only.
+    needs_documents_layer: bool = False
     # Plans the searches (planning.plan_sources): it must see whether PubMed is configured, never its key.
     plans_searches: bool = False
     # A CloudFormation custom resource (not invoked by the app): runs as a role the stack creates for it.
@@ -114,6 +116,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         memory_mb=2048,
         timeout_seconds=300,
         needs_auth_layer=True,  # cryptography: pypdf opens AES-encrypted PDFs with it
+        needs_documents_layer=True,
     ),
     _spec(
         "ingest_ocr",
@@ -123,7 +126,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.DOCUMENTS_READ,
         A.JOBS_WRITE,
         A.OCR_TEXTRACT,
-        timeout_seconds=120,
+        memory_mb=1024,
+        timeout_seconds=900,  # a finished job of a long PDF is read 1,000 blocks per call
     ),
     _spec(
         "ingest_clean",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import io
 import time
 
-from pypdf import PasswordType, PdfReader
+from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError as PdfDependencyError
 
 from voiceassist.errors import ExtractionError
@@ -38,10 +38,12 @@ def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
         raise ExtractionError(f"too many pages: the PDF has {page_count} pages, the limit is {max_pages}")
     texts: list[str] = []
     layouts: list[list[Line]] = []
+    images: list[bool] = []
     for number in range(1, page_count + 1):
         collector = LineCollector()
         try:
             texts.append(reader.pages[number - 1].extract_text(visitor_text=collector.visit) or "")
+            images.append(_draws_images(reader.pages[number - 1]))
         except Exception as exc:
             raise ExtractionError(f"broken PDF: page {number} cannot be read ({_describe(exc)})") from exc
         layouts.append(collector.finish())
@@ -52,9 +54,21 @@ def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
             )
     headings = detect_headings(layouts)
     return [
-        Page(number=number, text=text, heading="\n".join(found) or None)
-        for number, (text, found) in enumerate(zip(texts, headings, strict=True), start=1)
+        Page(number=number, text=text, heading="\n".join(found) or None, draws_images=image)
+        for number, (text, found, image) in enumerate(zip(texts, headings, images, strict=True), start=1)
     ]
+
+
+def _draws_images(page: PageObject) -> bool:
+    """Whether the page's resources hold an image XObject (a scanned page is one big image)."""
+    try:
+        resources = page.get("/Resources")
+        xobjects = resources.get_object().get("/XObject") if resources is not None else None
+        if xobjects is None:
+            return False
+        return any(xobject.get_object().get("/Subtype") == "/Image" for xobject in xobjects.get_object().values())
+    except Exception:  # damaged resources: the text layer decides alone
+        return False
 
 
 def _unlock(reader: PdfReader) -> None:

@@ -17,6 +17,9 @@ from voiceassist.ingest.cleaning import is_readable
 from voiceassist.models import Chunk, ExtractedDocument, OcrPage, OcrPageQuality, OcrRun, Page, utc_now
 from voiceassist.ports import BlobStore, DocumentStore, JobStore, PageOcr
 
+# Fewer letters and digits than this over an image is a stamp or a page number on a scan, not the page's text.
+SPARSE_TEXT = 30
+
 
 class OcrContext(Protocol):
     @property
@@ -36,19 +39,21 @@ class OcrContext(Protocol):
 
 
 def pages_needing_ocr(pages: Sequence[Page]) -> list[int]:
-    """The numbers of the PDF pages without a usable text layer: no letter or digit on the page, or, when the
-    whole document's text is unreadable (fonts without a character map), every page."""
+    """The numbers of the PDF pages without a usable text layer: no letter or digit on the page, or an image
+    under a sparse text layer (a scan with a stamped page number), or, when the whole document's text is
+    unreadable (fonts without a character map), every page."""
     numbered = [page for page in pages if page.number is not None]
     if numbered and not is_readable("".join(page.text for page in numbered)):
         return [page.number for page in numbered if page.number is not None]
-    return [page.number for page in numbered if page.number is not None and not _has_text(page.text)]
+    return [page.number for page in numbered if page.number is not None and _looks_scanned(page)]
 
 
 def start_ocr(ctx: OcrContext, doc_id: str, job_id: str, extracted: ArtifactRef, pages: list[int]
               ) -> dict[str, Any]:
     """Start reading `pages`; a finished run (Tesseract) merges at once, a running one (Textract) is polled."""
     document = ctx.documents.get(doc_id)
-    run = ctx.ocr.start(document.blob_key, pages)
+    job = ctx.jobs.get(job_id)
+    run = ctx.ocr.start(document.blob_key, pages, attempt_key=f"{job_id}/{job.attempts}")
     return _progress(ctx, doc_id, job_id, extracted, pages, run, polls=0)
 
 
@@ -88,10 +93,11 @@ def merge_ocr(document: ExtractedDocument, read: Sequence[OcrPage], *, expected:
     missing = [n for n in expected if n not in by_number]
     if missing:
         raise ExtractionError(f"OCR failed on page {missing[0]}: the OCR engine returned no result for it")
+    # OCR reads the whole rendered page (its text layer included); where it finds no words, the layer stays.
     pages = [
         page.model_copy(update={"text": by_number[page.number].text,
                                 "ocr_confidence": by_number[page.number].confidence})
-        if page.number in by_number else page
+        if page.number in by_number and _has_text(by_number[page.number].text) else page
         for page in document.pages
     ]
     if not any(_has_text(page.text) for page in pages):
@@ -121,3 +127,8 @@ def flag_chunks(chunks: Sequence[Chunk], pages: Sequence[Page], *, low_confidenc
 
 def _has_text(text: str) -> bool:
     return any(ch.isalnum() for ch in text)
+
+
+def _looks_scanned(page: Page) -> bool:
+    characters = sum(ch.isalnum() for ch in page.text)
+    return characters == 0 or (page.draws_images and characters < SPARSE_TEXT)

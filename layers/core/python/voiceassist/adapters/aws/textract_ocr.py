@@ -34,9 +34,10 @@ class TextractOcr:
             self._client = boto3.client("textract", region_name=self._region)
         return self._client
 
-    def start(self, blob_key: str, pages: Sequence[int]) -> OcrRun:
-        # The token makes a retried Start (a lost Lambda reply) return the job the first attempt started.
-        token = hashlib.sha256(f"{self._bucket}/{blob_key}".encode()).hexdigest()[:64]
+    def start(self, blob_key: str, pages: Sequence[int], *, attempt_key: str) -> OcrRun:
+        # The token makes a retried Start (a lost Lambda reply) return the job the first attempt started; a
+        # retried ingestion job (a new attempt_key) starts a new Textract job instead of reusing a failed one.
+        token = hashlib.sha256(f"{self._bucket}/{blob_key}/{attempt_key}".encode()).hexdigest()[:64]
         reply = self._call("StartDocumentTextDetection", self.client.start_document_text_detection,
                            DocumentLocation={"S3Object": {"Bucket": self._bucket, "Name": blob_key}},
                            ClientRequestToken=token)

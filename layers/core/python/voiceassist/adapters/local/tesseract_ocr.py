@@ -71,7 +71,7 @@ class TesseractOcr:
         self._dpi = dpi
         self._binary = binary
 
-    def start(self, blob_key: str, pages: Sequence[int]) -> OcrRun:
+    def start(self, blob_key: str, pages: Sequence[int], *, attempt_key: str = "") -> OcrRun:
         executable = shutil.which(self._binary)
         if executable is None:
             raise ExtractionError(UNAVAILABLE)
