@@ -23,6 +23,7 @@ class Access(StrEnum):
     DOCUMENTS_WRITE = "documents-write"
     JOBS_READ = "jobs-read"
     JOBS_WRITE = "jobs-write"
+    SESSIONS_READ = "sessions-read"
     SESSIONS_WRITE = "sessions-write"
     AUDIT_READ = "audit-read"
     AUDIT_WRITE = "audit-write"
@@ -70,14 +71,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "REST API: ask, documents, jobs, sessions",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
-        A.JOBS_READ,
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
-        A.AUDIT_READ,
-        A.STATE_WRITE,
-        A.IDEMPOTENCY,
         A.START_INGEST,
         A.START_QUERY,
         # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
@@ -96,7 +92,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "ingest_register",
         "Register a document version and its indexing job",
         A.BUCKET_READ,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
     ),
@@ -105,7 +100,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Extract text and page numbers",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.JOBS_WRITE,
+        A.DOCUMENTS_WRITE,  # records the page count on the document
         memory_mb=2048,
         timeout_seconds=300,
         needs_auth_layer=True,  # cryptography: pypdf opens AES-encrypted PDFs with it
@@ -115,13 +110,13 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Normalise extracted text",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.JOBS_WRITE,
         timeout_seconds=120,
     ),
     _spec(
         "ingest_chunk",
         "Split text into token-bounded chunks",
         A.BUCKET_READ,
+        A.DOCUMENTS_READ,
         A.BUCKET_WRITE,
         A.JOBS_WRITE,
         timeout_seconds=300,
@@ -142,7 +137,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "ingest_index",
         "Bulk-index chunks into OpenSearch",
         A.BUCKET_READ,
-        A.JOBS_WRITE,
+        A.DOCUMENTS_READ,
         A.SEARCH_WRITE,
         timeout_seconds=300,
     ),
@@ -151,7 +146,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Supersede the old version, complete the job",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
         A.SEARCH_WRITE,
@@ -161,7 +155,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Mark the job FAILED with a readable reason",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
         A.SEARCH_WRITE,
@@ -176,8 +169,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_classify",
         "Classify intent, ask to clarify when needed",
-        A.SESSIONS_WRITE,
-        A.STATE_WRITE,
         timeout_seconds=30,
         plans_searches=True,
     ),
@@ -185,8 +176,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "query_retrieve",
         "Search the sources in parallel, fuse and rerank",
         A.SEARCH_READ,
-        A.DOCUMENTS_READ,
-        A.STATE_WRITE,
         A.EMBEDDING_INVOKE,
         A.PUBMED_SECRET,  # PubMed over HTTPS through the NAT, PHI-free questions only (decision 0003)
         memory_mb=2048,
@@ -196,7 +185,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_rank",
         "Merge the parallel branches: fuse, rerank, dedup",
-        A.STATE_WRITE,
         timeout_seconds=30,
         needs_ml_layer=True,
     ),
@@ -205,29 +193,25 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Route to a model and generate with fallbacks",
         A.OPENAI_SECRET,
         A.LLM_INVOKE,
-        A.STATE_WRITE,
-        A.SESSIONS_WRITE,
-        A.STREAM_TO_CLIENTS,
+        A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
+        A.SESSIONS_READ,  # the conversation so far
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
     ),
     _spec(
         "query_assemble",
         "Inline citations and response metadata",
-        A.DOCUMENTS_READ,
-        A.SESSIONS_WRITE,
-        A.STREAM_TO_CLIENTS,
+        A.SESSIONS_WRITE,  # adds the redacted exchange to the session
         timeout_seconds=30,
         container_image=True,  # redacts the answer before the session stores it
     ),
     _spec(
-        "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, A.SESSIONS_WRITE, timeout_seconds=30
+        "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, timeout_seconds=30
     ),
     _spec(
         "stream",
         "WebSocket routes: run a query and stream its events",
-        A.SESSIONS_WRITE,
-        A.STATE_WRITE,
+        A.SESSIONS_READ,
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,
         timeout_seconds=30,
