@@ -156,6 +156,17 @@ class FunctionsConfig(_Frozen):
     log_level: str = "INFO"
     # None leaves functions on the account's unreserved pool (new accounts have too little to reserve).
     reserved_concurrency: int | None = Field(default=None, ge=1)
+    # Warm instances of each PHI container function on the query path (detect, generate, assemble): a cold
+    # ~1 GB image costs seconds of the 29 s API budget. 0 = none (pay per use only).
+    phi_provisioned_concurrency: int = Field(default=0, ge=0, le=50)
+
+    @field_validator("log_level")
+    @classmethod
+    def _no_debug(cls, level: str) -> str:
+        # DEBUG logs carry request details: never in an environment that may hold real data (any of ours).
+        if level.upper() not in ("INFO", "WARNING", "ERROR"):
+            raise ValueError("log_level must be INFO, WARNING or ERROR (DEBUG may log PHI)")
+        return level.upper()
 
 
 class PubMedConfig(_Frozen):

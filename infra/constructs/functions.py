@@ -71,6 +71,8 @@ class FunctionFactory(Construct):
         self._environment = dict(environment)
         self._removal_policy = removal_policy
         self.functions: dict[str, lambda_.Function] = {}
+        # What the workflows invoke instead of the function: a warm alias (provisioned concurrency).
+        self.aliases: dict[str, lambda_.Alias] = {}
 
     def create(self, spec: FunctionSpec) -> lambda_.Function:
         """An app function from functions/<name>/, with a role of its own."""
@@ -83,6 +85,15 @@ class FunctionFactory(Construct):
         code_dir = self._paths.functions_dir / spec.name
         function = self._build(spec, code_dir, role)
         self.functions[spec.name] = function
+        warm = self._config.functions.phi_provisioned_concurrency
+        if warm and spec.container_image and spec.name in WARM_PHI_FUNCTIONS:
+            self.aliases[spec.name] = lambda_.Alias(
+                self,
+                f"{function_id(spec.name)}Live",
+                alias_name="live",
+                version=function.current_version,
+                provisioned_concurrent_executions=warm,
+            )
         return function
 
     def create_internal(self, spec: FunctionSpec, *, code_dir: Path, role: iam.IRole) -> lambda_.Function:
@@ -203,5 +214,7 @@ class FunctionFactory(Construct):
             )
 
 
+# The PHI container functions on the query path, kept warm where the environment asks for it.
+WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_generate", "query_assemble"})
 # Functions invoked asynchronously (by EventBridge); each gets a dead-letter queue.
 ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger"})

@@ -136,3 +136,24 @@ def test_the_api_function_answers_before_api_gateway_gives_up(synthesized: Synth
     (api,) = [p for p in resources(synthesized.main("prod"), "AWS::Lambda::Function").values()
               if p.get("Description") == FUNCTIONS_BY_NAME["api"].description]
     assert api["Timeout"] < API_GATEWAY_LIMIT_SECONDS
+
+
+def test_prod_keeps_the_phi_functions_on_the_query_path_warm(synthesized: Synthesized) -> None:
+    template = synthesized.main("prod")
+    aliases = resources(template, "AWS::Lambda::Alias")
+    assert len(aliases) == 3
+    assert all(a["ProvisionedConcurrencyConfig"] == {"ProvisionedConcurrentExecutions": 2} for a in aliases.values())
+    (query,) = [m for m in resources(template, "AWS::StepFunctions::StateMachine").values()
+                if m["StateMachineType"] == "EXPRESS"]
+    substitutions = query["DefinitionSubstitutions"]
+    for placeholder in ("QueryDetectPhiFunctionArn", "QueryGenerateFunctionArn", "QueryAssembleFunctionArn"):
+        assert substitutions[placeholder]["Ref"] in aliases, placeholder  # the workflow calls the warm alias
+    assert "Fn::GetAtt" in substitutions["QueryClassifyFunctionArn"]
+    assert resources(synthesized.main("dev"), "AWS::Lambda::Alias") == {}
+
+
+def test_debug_logging_is_refused_everywhere() -> None:
+    context = _context_with("prod", "functions", log_level="DEBUG")
+    with pytest.raises(ValidationError, match="DEBUG may log PHI"):
+        load_environment(context, "prod")
+    assert {load_environment(CONTEXT, env).functions.log_level for env in ENVIRONMENTS} == {"INFO"}
