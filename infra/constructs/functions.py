@@ -109,6 +109,7 @@ class FunctionFactory(Construct):
             key=self._key,
             retention_days=config.retention.log_days,
             removal_policy=self._removal_policy,
+            mask_phi=True,
         )
         log_group.grant_write(role)
         # Lambda creates the function's network interfaces with its role; these actions take no resource ARN.
