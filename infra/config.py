@@ -156,6 +156,9 @@ class FunctionsConfig(_Frozen):
     log_level: str = "INFO"
     # None leaves functions on the account's unreserved pool (new accounts have too little to reserve).
     reserved_concurrency: int | None = Field(default=None, ge=1)
+    # Each ingestion function's reserved concurrency: a bulk upload cannot starve the query path of the account
+    # pool, nor flood OpenSearch with bulk requests (throttled steps are retried by the workflow).
+    ingest_reserved_concurrency: int | None = Field(default=None, ge=1, le=100)
     # Warm instances of each PHI container function on the query path (detect, generate, assemble): a cold
     # ~1 GB image costs seconds of the 29 s API budget. 0 = none (pay per use only).
     phi_provisioned_concurrency: int = Field(default=0, ge=0, le=50)

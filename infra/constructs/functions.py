@@ -128,7 +128,7 @@ class FunctionFactory(Construct):
             "vpc": self._network.vpc,
             "vpc_subnets": self._network.app_subnets,
             "security_groups": [self._network.function_security_group],
-            "reserved_concurrent_executions": config.functions.reserved_concurrency,
+            "reserved_concurrent_executions": reserved_concurrency(spec, config),
         }
         if spec.container_image:
             function: lambda_.Function = lambda_.DockerImageFunction(
@@ -195,13 +195,13 @@ class FunctionFactory(Construct):
         )
 
     def _acknowledge_invocation_model(self, function: lambda_.Function, spec: FunctionSpec) -> None:
-        if self._config.functions.reserved_concurrency is None:
+        if reserved_concurrency(spec, self._config) is None:
             acknowledge(
                 function,
                 (
                     "HIPAA.Security-LambdaConcurrency",
-                    f"{self._config.name}: concurrency is bounded by API Gateway throttling and "
-                    "the workflows; reserving it per function would starve the account pool.",
+                    f"{self._config.name}: on the request path (API Gateway throttling bounds it) or a custom "
+                    "resource; the ingestion functions reserve theirs (functions.ingest_reserved_concurrency).",
                 ),
             )
         if spec.name not in ASYNC_FUNCTIONS:
@@ -213,6 +213,12 @@ class FunctionFactory(Construct):
                     "the caller, which retries or records them; a DLQ would never receive one.",
                 ),
             )
+
+
+def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int | None:
+    if spec.name.startswith("ingest_") and config.functions.ingest_reserved_concurrency is not None:
+        return config.functions.ingest_reserved_concurrency
+    return config.functions.reserved_concurrency
 
 
 # The PHI container functions on the query path, kept warm where the environment asks for it.

@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from infra.config import EnvironmentConfig
 from infra.ops.environment import Stacks, stack_outputs
 from infra.ops.shell import CommandFailed, Shell
+from voiceassist.constants.functions import FUNCTIONS
 
 OPENSEARCH_ROLE = "AWSServiceRoleForAmazonOpenSearchService"
 # The function count times a few concurrent requests; new accounts start at 10, which cannot run the app.
 MIN_LAMBDA_CONCURRENCY = 100
 MIN_BOOTSTRAP_VERSION = 6
+# The catalogue's ingestion functions, each reserving functions.ingest_reserved_concurrency.
+INGEST_FUNCTIONS = sum(1 for spec in FUNCTIONS if spec.name.startswith("ingest_"))
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,10 @@ def sagemaker_quota(shell: Shell, config: EnvironmentConfig) -> Finding:
 
 def lambda_concurrency(shell: Shell, config: EnvironmentConfig) -> Finding:
     limit = shell.aws("lambda", "get-account-settings")["AccountLimit"]["ConcurrentExecutions"]
-    if limit < MIN_LAMBDA_CONCURRENCY:
-        return Finding("lambda concurrency", False, f"account limit {limit} < {MIN_LAMBDA_CONCURRENCY}: "
+    # AWS keeps 100 unreserved; the ingestion functions reserve theirs on top.
+    needed = MIN_LAMBDA_CONCURRENCY + INGEST_FUNCTIONS * (config.functions.ingest_reserved_concurrency or 0)
+    if limit < needed:
+        return Finding("lambda concurrency", False, f"account limit {limit} < {needed}: "
                                                      "request 'Concurrent executions' in Service Quotas")
     return Finding("lambda concurrency", True, f"account limit {limit}")
 

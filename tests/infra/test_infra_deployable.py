@@ -186,3 +186,11 @@ def test_function_log_groups_mask_hipaa_identifiers(synthesized: Synthesized) ->
         identifiers = statements[0]["DataIdentifier"]
         assert any(i.endswith("/Name") for i in identifiers) and any(i.endswith("/Ssn-US") for i in identifiers)
         assert any("Deidentify" in s["Operation"] for s in statements)
+
+
+def test_ingestion_functions_reserve_their_concurrency(synthesized: Synthesized) -> None:
+    reserved = {name: props.get("ReservedConcurrentExecutions")
+                for name, props in app_functions(synthesized, "prod").items()}
+    assert {name for name, value in reserved.items() if value == 10} == {
+        name for name in FUNCTIONS_BY_NAME if name.startswith("ingest_")}
+    assert reserved["api"] is None and reserved["query_generate"] is None

@@ -12,7 +12,7 @@ from fake_shell import Failure, FakeShell, sequence
 from infra.ops.__main__ import main
 from infra.ops.environment import load
 from infra.ops.lifecycle import OperationRefused, deploy, destroy, empty_bucket
-from infra.ops.preflight import preflight
+from infra.ops.preflight import lambda_concurrency, preflight
 
 DEV = load("dev")
 MAIN_OUTPUTS = {"RestApiUrl": "https://abc.execute-api.us-east-1.amazonaws.com/v1/",
@@ -156,3 +156,13 @@ def test_destroy_refuses_prod_without_the_explicit_flag(capsys: pytest.CaptureFi
         destroy(shell, load("prod"))
     assert shell.calls == []
     assert main(["destroy", "--env", "prod"]) == 1 and "CONFIRM=prod" in capsys.readouterr().err
+
+
+def test_the_concurrency_check_counts_what_prod_reserves_for_ingestion() -> None:
+    prod = load("prod")
+    assert prod.functions.ingest_reserved_concurrency == 10
+    settings = {("aws", "lambda", "get-account-settings"): {"AccountLimit": {"ConcurrentExecutions": 150}}}
+    concurrency = lambda_concurrency(FakeShell(settings), prod)
+    assert not concurrency.ok and "< 190" in concurrency.detail
+    settings[("aws", "lambda", "get-account-settings")]["AccountLimit"]["ConcurrentExecutions"] = 190
+    assert lambda_concurrency(FakeShell(settings), prod).ok
