@@ -46,6 +46,8 @@ class NetworkConfig(_Frozen):
     # The region's S3 prefix list (com.amazonaws.<region>.s3): the gateway endpoint's addresses, which the
     # network-isolated SageMaker containers reach for their weights. `make preflight` checks it against AWS.
     s3_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
+    # The region's DynamoDB prefix list: functions without internet egress reach DynamoDB through its gateway.
+    dynamodb_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
 
 
 class SearchConfig(_Frozen):

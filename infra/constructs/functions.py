@@ -127,7 +127,9 @@ class FunctionFactory(Construct):
             "role": role,
             "vpc": self._network.vpc,
             "vpc_subnets": self._network.app_subnets,
-            "security_groups": [self._network.function_security_group],
+            "security_groups": [
+                self._network.function_security_group if spec.internet_egress else self._network.internal_security_group
+            ],
             "reserved_concurrent_executions": reserved_concurrency(spec, config),
         }
         if spec.container_image:

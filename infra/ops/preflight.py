@@ -95,14 +95,17 @@ def docker_arm64(shell: Shell, config: EnvironmentConfig) -> Finding:
     return Finding("docker buildx", True, "linux/arm64")
 
 
-def s3_prefix_list(shell: Shell, config: EnvironmentConfig) -> Finding:
-    name = f"com.amazonaws.{config.region}.s3"
-    lists = shell.aws("ec2", "describe-prefix-lists", "--filters", f"Name=prefix-list-name,Values={name}")
-    found = [item["PrefixListId"] for item in lists.get("PrefixLists", [])]
-    if found != [config.network.s3_prefix_list_id]:
-        return Finding("s3 prefix list", False, f"{name} is {found}, cdk.json network.s3_prefix_list_id is "
-                                                 f"{config.network.s3_prefix_list_id}: fix cdk.json")
-    return Finding("s3 prefix list", True, found[0])
+def prefix_lists(shell: Shell, config: EnvironmentConfig) -> Finding:
+    """The gateway endpoints' prefix lists in cdk.json are this region's (security groups allow only them)."""
+    expected = {"s3": config.network.s3_prefix_list_id, "dynamodb": config.network.dynamodb_prefix_list_id}
+    for service, configured in expected.items():
+        name = f"com.amazonaws.{config.region}.{service}"
+        lists = shell.aws("ec2", "describe-prefix-lists", "--filters", f"Name=prefix-list-name,Values={name}")
+        found = [item["PrefixListId"] for item in lists.get("PrefixLists", [])]
+        if found != [configured]:
+            return Finding("prefix lists", False, f"{name} is {found}, cdk.json network.{service}_prefix_list_id "
+                                                   f"is {configured}: fix cdk.json")
+    return Finding("prefix lists", True, ", ".join(expected.values()))
 
 
 def weights(shell: Shell, config: EnvironmentConfig) -> Finding:
@@ -121,7 +124,7 @@ def weights(shell: Shell, config: EnvironmentConfig) -> Finding:
 
 
 CHECKS: tuple[Check, ...] = (credentials, cdk_bootstrap, opensearch_role, sagemaker_quota, lambda_concurrency,
-                             docker_arm64, s3_prefix_list, weights)
+                             docker_arm64, prefix_lists, weights)
 
 
 def preflight(shell: Shell, config: EnvironmentConfig, checks: tuple[Check, ...] = CHECKS) -> list[Finding]:

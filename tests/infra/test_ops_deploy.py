@@ -38,7 +38,8 @@ def healthy_account(**overrides: Any) -> dict[tuple[str, ...], Any]:
             {"QuotaName": "ml.g5.2xlarge for endpoint usage", "Value": 2.0}]},
         ("aws", "lambda", "get-account-settings"): {"AccountLimit": {"ConcurrentExecutions": 1000}},
         ("docker", "buildx", "inspect"): "Platforms: linux/amd64, linux/arm64\n",
-        ("aws", "ec2", "describe-prefix-lists"): {"PrefixLists": [{"PrefixListId": DEV.network.s3_prefix_list_id}]},
+        ("aws", "ec2", "describe-prefix-lists"): lambda argv: {"PrefixLists": [{"PrefixListId": (
+            DEV.network.s3_prefix_list_id if argv[4].endswith(".s3") else DEV.network.dynamodb_prefix_list_id)}]},
         ("aws", "s3api", "list-objects-v2"): {"Contents": [{"Key": "llama-3.1-8b-instruct/SHA256SUMS"}]},
         ("make", "layers"): "",
         ("npx",): "",
@@ -52,7 +53,7 @@ def test_preflight_passes_on_a_ready_account() -> None:
     findings = preflight(FakeShell(healthy_account()), DEV)
     assert [f.check for f in findings if not f.ok] == []
     assert {f.check for f in findings} == {"credentials", "cdk bootstrap", "opensearch role", "sagemaker quota",
-                                           "lambda concurrency", "docker buildx", "s3 prefix list", "model weights"}
+                                           "lambda concurrency", "docker buildx", "prefix lists", "model weights"}
 
 
 @pytest.mark.parametrize(("override", "check", "fix"), [
@@ -66,7 +67,7 @@ def test_preflight_passes_on_a_ready_account() -> None:
      "lambda concurrency", "Concurrent executions"),
     ({("docker", "buildx", "inspect"): "Platforms: linux/amd64\n"}, "docker buildx", "binfmt"),
     ({("aws", "ec2", "describe-prefix-lists"): {"PrefixLists": [{"PrefixListId": "pl-00000000"}]}},
-     "s3 prefix list", "cdk.json"),
+     "prefix lists", "cdk.json"),
 ])
 def test_each_preflight_problem_is_named_with_its_fix(override: dict, check: str, fix: str) -> None:
     findings = {f.check: f for f in preflight(FakeShell(healthy_account() | override), DEV)}

@@ -58,6 +58,9 @@ class FunctionSpec:
     plans_searches: bool = False
     # A CloudFormation custom resource (not invoked by the app): runs as a role the stack creates for it.
     custom_resource: bool = False
+    # Calls a service outside AWS's VPC endpoints (OpenAI, NCBI, Cognito's JWKS, the @connections API): the
+    # only functions with a route to the NAT, and then only to the DNS firewall's allow-list.
+    internet_egress: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -181,6 +184,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         memory_mb=2048,
         timeout_seconds=30,
         needs_ml_layer=True,
+        internet_egress=True,  # PubMed (NCBI E-utilities)
     ),
     _spec(
         "query_rank",
@@ -197,6 +201,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SESSIONS_READ,  # the conversation so far
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
+        internet_egress=True,  # OpenAI
     ),
     _spec(
         "query_assemble",
@@ -216,6 +221,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STREAM_TO_CLIENTS,
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
+        internet_egress=True,  # the WebSocket @connections API (no VPC endpoint for it)
     ),
     _spec(
         "stream_authorizer",
@@ -223,6 +229,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # No AWS access: the user pool's signing keys are public (JWKS over HTTPS through the NAT).
         timeout_seconds=10,
         needs_auth_layer=True,
+        internet_egress=True,  # Cognito's JWKS
     ),
     _spec(
         "search_bootstrap",
