@@ -167,3 +167,13 @@ def test_the_concurrency_check_counts_what_prod_reserves_for_ingestion() -> None
     assert not concurrency.ok and "< 190" in concurrency.detail
     settings[("aws", "lambda", "get-account-settings")]["AccountLimit"]["ConcurrentExecutions"] = 190
     assert lambda_concurrency(FakeShell(settings), prod).ok
+
+
+def test_deploy_skips_the_smoke_test_where_there_is_no_smoke_client() -> None:
+    outputs = {k: v for k, v in MAIN_OUTPUTS.items() if k != "SmokeClientId"}
+    main_stack = ("aws", "cloudformation", "describe-stacks", "--stack-name", "VoiceAssist-dev")
+    shell = FakeShell(healthy_account() | {main_stack: sequence(
+        Failure("Stack with id VoiceAssist-dev does not exist"), _stack(outputs))})
+    smoked: list[dict[str, str]] = []
+    deploy(shell, DEV, smoke=lambda _shell, _config, found: smoked.append(found))
+    assert smoked == [] and [call[4] for call in shell.ran("npx")] == ["VoiceAssist-dev", "VoiceAssist-dev-Models"]
