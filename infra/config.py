@@ -46,6 +46,8 @@ class NetworkConfig(_Frozen):
     # The region's S3 prefix list (com.amazonaws.<region>.s3): the gateway endpoint's addresses, which the
     # network-isolated SageMaker containers reach for their weights. `make preflight` checks it against AWS.
     s3_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
+    # The region's DynamoDB prefix list: functions without internet egress reach DynamoDB through its gateway.
+    dynamodb_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
 
 
 class SearchConfig(_Frozen):
@@ -156,6 +158,20 @@ class FunctionsConfig(_Frozen):
     log_level: str = "INFO"
     # None leaves functions on the account's unreserved pool (new accounts have too little to reserve).
     reserved_concurrency: int | None = Field(default=None, ge=1)
+    # Each ingestion function's reserved concurrency: a bulk upload cannot starve the query path of the account
+    # pool, nor flood OpenSearch with bulk requests (throttled steps are retried by the workflow).
+    ingest_reserved_concurrency: int | None = Field(default=None, ge=1, le=100)
+    # Warm instances of each PHI container function on the query path (detect, generate, assemble): a cold
+    # ~1 GB image costs seconds of the 29 s API budget. 0 = none (pay per use only).
+    phi_provisioned_concurrency: int = Field(default=0, ge=0, le=50)
+
+    @field_validator("log_level")
+    @classmethod
+    def _no_debug(cls, level: str) -> str:
+        # DEBUG logs carry request details: never in an environment that may hold real data (any of ours).
+        if level.upper() not in ("INFO", "WARNING", "ERROR"):
+            raise ValueError("log_level must be INFO, WARNING or ERROR (DEBUG may log PHI)")
+        return level.upper()
 
 
 class PubMedConfig(_Frozen):

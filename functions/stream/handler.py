@@ -16,7 +16,7 @@ from voiceassist.observability import logger, tracer
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # answers can repeat a patient's details
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # answers can repeat a patient's details
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     request = event["requestContext"]
     if request["routeKey"] == "$disconnect":

@@ -20,7 +20,13 @@ from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
-from infra.constructs.api_edge import BINARY_MEDIA_TYPES, add_error_responses, add_smoke_client, cors_preflight
+from infra.constructs.api_edge import (
+    BINARY_MEDIA_TYPES,
+    add_error_responses,
+    add_execution_log_group,
+    add_smoke_client,
+    cors_preflight,
+)
 from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
@@ -70,6 +76,8 @@ class Api(Construct):
         add_error_responses(self.rest_api, config)
         if mcp_handler is not None:
             self._mcp_route(mcp_handler)
+        add_execution_log_group(self, self.rest_api, stage=STAGE, key=key,
+                                retention_days=config.retention.log_days, removal_policy=removal_policy)
         self.web_acl = self._web_acl()
         wafv2.CfnWebACLAssociation(
             self,

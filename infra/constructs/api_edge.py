@@ -9,11 +9,14 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration
+from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_kms as kms
+from constructs import Construct
 
 from infra.config import EnvironmentConfig
+from infra.constructs.log_groups import encrypted_log_group
 
 BINARY_MEDIA_TYPES = ["application/pdf", "application/octet-stream"]
 ALLOWED_HEADERS = ["Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token"]
@@ -89,3 +92,18 @@ def add_smoke_client(pool: cognito.UserPool, config: EnvironmentConfig) -> cogni
         id_token_validity=Duration.minutes(15),
         refresh_token_validity=Duration.hours(1),
     )
+
+
+def add_execution_log_group(scope: Construct, api: apigw.RestApi, *, stage: str, key: kms.IKey,
+                            retention_days: int, removal_policy: RemovalPolicy) -> None:
+    """API Gateway's execution log group, created by the stack (encrypted, with retention) before the stage
+    would make API Gateway create it unencrypted and kept forever."""
+    log_group = encrypted_log_group(
+        scope,
+        "RestExecutionLogs",
+        key=key,
+        retention_days=retention_days,
+        removal_policy=removal_policy,
+        log_group_name=f"API-Gateway-Execution-Logs_{api.rest_api_id}/{stage}",
+    )
+    api.deployment_stage.node.add_dependency(log_group)

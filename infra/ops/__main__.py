@@ -56,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
     except (OperationRefused, SmokeFailed, StagingError, CommandFailed) as failure:
         print(f"error: {failure}", file=sys.stderr)
         return 1
+    except FileNotFoundError as missing:  # the AWS CLI, npx, docker or make is not installed
+        print(f"error: {missing.filename} is not installed (docs/operations.md lists what deploys need)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

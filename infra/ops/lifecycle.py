@@ -41,8 +41,10 @@ def deploy(shell: Shell, config: EnvironmentConfig, *, smoke: Any = None) -> dic
             raise OperationRefused(f"the main stack is up; stage the weights (make models ENV={config.name} "
                                    "SOURCE=...) and run make deploy again for the Models stack")
         shell.cdk("deploy", stacks.models, "--require-approval", "never", env=config.name)
-    if smoke is not None:
+    if smoke is not None and "SmokeClientId" in outputs:
         smoke(shell, config, outputs)
+    elif smoke is not None:  # prod: no admin-password client; a clinician checks it by hand (docs/operations.md)
+        print(f"{config.name} has no smoke-test client: sign in as a clinician and ask the sample question", flush=True)
     return {key: outputs[key] for key in ("RestApiUrl", "WebSocketUrl", "UserPoolId") if key in outputs}
 
 

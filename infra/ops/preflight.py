@@ -12,11 +12,14 @@ from dataclasses import dataclass
 from infra.config import EnvironmentConfig
 from infra.ops.environment import Stacks, stack_outputs
 from infra.ops.shell import CommandFailed, Shell
+from voiceassist.constants.functions import FUNCTIONS
 
 OPENSEARCH_ROLE = "AWSServiceRoleForAmazonOpenSearchService"
 # The function count times a few concurrent requests; new accounts start at 10, which cannot run the app.
 MIN_LAMBDA_CONCURRENCY = 100
 MIN_BOOTSTRAP_VERSION = 6
+# The catalogue's ingestion functions, each reserving functions.ingest_reserved_concurrency.
+INGEST_FUNCTIONS = sum(1 for spec in FUNCTIONS if spec.name.startswith("ingest_"))
 
 
 @dataclass(frozen=True)
@@ -73,8 +76,10 @@ def sagemaker_quota(shell: Shell, config: EnvironmentConfig) -> Finding:
 
 def lambda_concurrency(shell: Shell, config: EnvironmentConfig) -> Finding:
     limit = shell.aws("lambda", "get-account-settings")["AccountLimit"]["ConcurrentExecutions"]
-    if limit < MIN_LAMBDA_CONCURRENCY:
-        return Finding("lambda concurrency", False, f"account limit {limit} < {MIN_LAMBDA_CONCURRENCY}: "
+    # AWS keeps 100 unreserved; the ingestion functions reserve theirs on top.
+    needed = MIN_LAMBDA_CONCURRENCY + INGEST_FUNCTIONS * (config.functions.ingest_reserved_concurrency or 0)
+    if limit < needed:
+        return Finding("lambda concurrency", False, f"account limit {limit} < {needed}: "
                                                      "request 'Concurrent executions' in Service Quotas")
     return Finding("lambda concurrency", True, f"account limit {limit}")
 
@@ -90,14 +95,17 @@ def docker_arm64(shell: Shell, config: EnvironmentConfig) -> Finding:
     return Finding("docker buildx", True, "linux/arm64")
 
 
-def s3_prefix_list(shell: Shell, config: EnvironmentConfig) -> Finding:
-    name = f"com.amazonaws.{config.region}.s3"
-    lists = shell.aws("ec2", "describe-prefix-lists", "--filters", f"Name=prefix-list-name,Values={name}")
-    found = [item["PrefixListId"] for item in lists.get("PrefixLists", [])]
-    if found != [config.network.s3_prefix_list_id]:
-        return Finding("s3 prefix list", False, f"{name} is {found}, cdk.json network.s3_prefix_list_id is "
-                                                 f"{config.network.s3_prefix_list_id}: fix cdk.json")
-    return Finding("s3 prefix list", True, found[0])
+def prefix_lists(shell: Shell, config: EnvironmentConfig) -> Finding:
+    """The gateway endpoints' prefix lists in cdk.json are this region's (security groups allow only them)."""
+    expected = {"s3": config.network.s3_prefix_list_id, "dynamodb": config.network.dynamodb_prefix_list_id}
+    for service, configured in expected.items():
+        name = f"com.amazonaws.{config.region}.{service}"
+        lists = shell.aws("ec2", "describe-prefix-lists", "--filters", f"Name=prefix-list-name,Values={name}")
+        found = [item["PrefixListId"] for item in lists.get("PrefixLists", [])]
+        if found != [configured]:
+            return Finding("prefix lists", False, f"{name} is {found}, cdk.json network.{service}_prefix_list_id "
+                                                   f"is {configured}: fix cdk.json")
+    return Finding("prefix lists", True, ", ".join(expected.values()))
 
 
 def weights(shell: Shell, config: EnvironmentConfig) -> Finding:
@@ -116,7 +124,7 @@ def weights(shell: Shell, config: EnvironmentConfig) -> Finding:
 
 
 CHECKS: tuple[Check, ...] = (credentials, cdk_bootstrap, opensearch_role, sagemaker_quota, lambda_concurrency,
-                             docker_arm64, s3_prefix_list, weights)
+                             docker_arm64, prefix_lists, weights)
 
 
 def preflight(shell: Shell, config: EnvironmentConfig, checks: tuple[Check, ...] = CHECKS) -> list[Finding]:

@@ -118,6 +118,7 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.DOCUMENTS_WRITE: lambda fn, t: t.storage.documents_table.grant_read_write_data(fn),
     Access.JOBS_READ: lambda fn, t: t.storage.jobs_table.grant_read_data(fn),
     Access.JOBS_WRITE: lambda fn, t: t.storage.jobs_table.grant_read_write_data(fn),
+    Access.SESSIONS_READ: lambda fn, t: t.storage.sessions_table.grant_read_data(fn),
     Access.SESSIONS_WRITE: lambda fn, t: t.storage.sessions_table.grant_read_write_data(fn),
     Access.AUDIT_READ: lambda fn, t: t.storage.audit_table.grant_read_data(fn),
     Access.AUDIT_WRITE: _audit_write,

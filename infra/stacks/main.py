@@ -105,7 +105,7 @@ class MainStack(Stack):
             "Pipelines",
             config=config,
             statemachines_dir=paths.statemachines_dir,
-            functions=functions,
+            functions={**functions, **factory.aliases},
             key=self.key,
             removal_policy=removal_policy,
         )

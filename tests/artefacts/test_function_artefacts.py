@@ -25,6 +25,7 @@ from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.resources import functions_dir, sample_corpus_dir, statemachine_file
 
 from tests.artefacts.artefacts import REPO, blocked_modules
+from tests.artefacts.grants import NOT_EXERCISED, accesses_used
 from tests.artefacts.opensearch_stub import OpenSearchStub
 from tests.unit.test_textract_ocr import textract_blocks
 from voiceassist.adapters.aws.dynamodb_tables import create_tables
@@ -57,6 +58,7 @@ class Worker:
     def __init__(self, name: str, environment: dict[str, str], log: Path) -> None:
         self.name = name
         self.refused: set[str] = set()
+        self.aws_calls: list[tuple[str, str, str]] = []
         self.calls = 0
         self.log = log
         self.process = subprocess.Popen(
@@ -77,6 +79,7 @@ class Worker:
         reply = json.loads(line)
         self.calls += 1
         self.refused.update(reply["refused"])
+        self.aws_calls += [tuple(call) for call in reply["aws_calls"]]
         if "errorType" in reply:
             error = type(reply["errorType"], (FunctionError,), {})
             raise error(f"{self.name}: {reply['errorType']}: {reply['errorMessage']}\n{reply['trace']}")
@@ -124,7 +127,6 @@ def aws() -> Iterator[dict[str, str]]:
             "VOICEASSIST_INGEST_STATE_MACHINE_ARN": arns["ingest"],
             "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
             "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
-            "VOICEASSIST_OCR_POLL_SECONDS": "0",
         }
         yield environment
     server.stop()
@@ -160,13 +162,14 @@ def _announce(aws: dict[str, str], workers: dict[str, Worker], key: str, body: b
     return reply, json.loads(execution["input"])
 
 
-def _api_event(method: str, path: str) -> dict[str, Any]:
-    return {"resource": path, "path": path, "httpMethod": method, "headers": {}, "multiValueHeaders": {},
-            "queryStringParameters": None, "multiValueQueryStringParameters": None, "pathParameters": None,
-            "stageVariables": None, "body": None, "isBase64Encoded": False,
+def _api_event(method: str, path: str, body: str | None = None, content_type: str = "application/json",
+               query: dict[str, str] | None = None, groups: str = "clinician") -> dict[str, Any]:
+    return {"resource": path, "path": path, "httpMethod": method, "headers": {"content-type": content_type},
+            "multiValueHeaders": {}, "queryStringParameters": query, "multiValueQueryStringParameters": None,
+            "pathParameters": None, "stageVariables": None, "body": body, "isBase64Encoded": False,
             "requestContext": {"requestId": "packaging", "stage": "v1", "httpMethod": method, "path": path,
                                "resourcePath": path, "identity": {"sourceIp": "127.0.0.1"},
-                               "authorizer": {"claims": {"sub": "clinician-1"}}}}
+                               "authorizer": {"claims": {"sub": "clinician-1", "cognito:groups": groups}}}}
 
 
 class ResponseUrl:
@@ -199,8 +202,9 @@ def _custom_resource_event(aws: dict[str, str], response_url: str) -> dict[str, 
                                    "WriterRoleArns": ["arn:aws:iam::1:role/writer"]}}
 
 
-def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: dict[str, Worker],
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture(scope="module")
+def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]:
+    """Every function on a canned event, the pipelines through their ASL files; what each one answered."""
     # Given the search domain prepared by the bootstrap custom resource, as CloudFormation calls it
     response_url = ResponseUrl()
     workers["search_bootstrap"](_custom_resource_event(aws, response_url.url))
@@ -210,18 +214,20 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
     started, ingest_input = _announce(aws, workers, f"incoming/{SAMPLE}", (sample_corpus_dir() / SAMPLE).read_bytes())
     _, broken_input = _announce(aws, workers, "incoming/broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> x")
     _, scan_input = _announce(aws, workers, "incoming/scan.pdf", (FIXTURES / "scanned_two_pages.pdf").read_bytes())
-    monkeypatch.setattr(TextractBackend, "BLOCKS", textract_blocks(1, [("Amoxicillin 500 mg", [99.0, 98.0, 97.0])])
-                        + textract_blocks(2, [("Epinephrine 0.5 mg IM", [96.0, 95.0, 94.0, 93.0])]))
 
     # When the ingest and query workflows run, each task in its own function's artefact
     ingest = _runner(workers, "ingest")
     outcome = ingest.run("ingest", ingest_input)
     with pytest.raises(PipelineExecutionFailed, match="FAILED"):
         ingest.run("ingest", broken_input)
-    scanned = ingest.run("ingest", scan_input)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TextractBackend, "BLOCKS", textract_blocks(1, [("Amoxicillin 500 mg", [99.0, 98.0, 97.0])])
+                      + textract_blocks(2, [("Epinephrine 0.5 mg IM", [96.0, 95.0, 94.0, 93.0])]))
+        scanned = ingest.run("ingest", scan_input)
     ingest.close()
-    state = QueryState(user_id="clinician-1",
-                       request=QueryRequest(query="What is the maximum daily dose of metformin?"))
+    session = workers["api"](_api_event("POST", "/v1/sessions", json.dumps({"clinical_context": "adult, CKD 3"})))
+    state = QueryState(user_id="clinician-1", request=QueryRequest(
+        query="What is the maximum daily dose of metformin?", session_id=json.loads(session["body"])["session_id"]))
     query = _runner(workers, "query")
     answer = QueryState.model_validate(query.run("query", state.model_dump(mode="json")))
     query.close()
@@ -236,31 +242,64 @@ def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: d
                             "mcp-protocol-version": "2025-06-18"}
     mcp_event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "calculate_medical_score", "arguments": tool_arguments}})
-    mcp_reply = workers["mcp"](mcp_event)
     # and the API, the WebSocket routes and the authorizer take their events
-    listed = workers["api"](_api_event("GET", "/v1/documents"))
+    uploaded = workers["api"](_api_event("POST", "/v1/documents", "Metformin: 500 mg twice daily.", "text/plain",
+                                         {"filename": "dose-note.txt"}, groups="admin"))
+    jobs = workers["api"](_api_event("GET", "/v1/jobs", groups="admin"))
+    asked = workers["api"](_api_event("POST", "/v1/query", json.dumps({"query": "metformin dose?"})))
     cited = answer.citations[0]
-    passage = workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}"))
-    connected = workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
-                                                      "authorizer": {"principalId": "clinician-1"}},
-                                   "headers": {}})
-    refused = workers["stream_authorizer"]({"methodArn": "arn:aws:execute-api:us-east-1:1:a/v1/$connect",
-                                            "headers": {}})
+    return {
+        "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
+        "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
+        "mcp": workers["mcp"](mcp_event),
+        "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
+        "listed": workers["api"](_api_event("GET", "/v1/documents")),
+        "connected": workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
+                                                           "authorizer": {"principalId": "clinician-1"}},
+                                        "headers": {}}),
+        "refused": workers["stream_authorizer"]({"methodArn": "arn:aws:execute-api:us-east-1:1:a/v1/$connect",
+                                                 "headers": {}}),
+    }
 
+
+def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], workers: dict[str, Worker]) -> None:
     # Then everything succeeded without a package outside the artefacts
-    assert [reply["Status"] for reply in response_url.replies] == ["SUCCESS"], response_url.replies
-    assert started["status"] == "started", started
-    assert outcome["outcome"]["status"] == "COMPLETED", outcome
-    assert scanned["outcome"] == {"status": "COMPLETED", "chunks": 2}, scanned  # one per page
+    assert [reply["Status"] for reply in exercised["bootstrap"]] == ["SUCCESS"], exercised["bootstrap"]
+    assert exercised["started"]["status"] == "started", exercised["started"]
+    assert exercised["outcome"]["outcome"]["status"] == "COMPLETED", exercised["outcome"]
+    assert exercised["scanned"]["outcome"] == {"status": "COMPLETED", "chunks": 2}, exercised["scanned"]  # a page each
+    answer = exercised["answer"]
     assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"
-    assert listed["statusCode"] == 200 and "metformin" in listed["body"]
+    tool, mcp, passage = exercised["tool"], exercised["mcp"], exercised["passage"]
     assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
+    assert mcp["statusCode"] == 200, mcp
+    assert json.loads(mcp["body"])["result"]["structuredContent"]["data"]["score"] == 5
     assert passage["statusCode"] == 200, passage
-    assert json.loads(passage["body"])["chunk_id"] == cited.chunk_id and "etformin" in passage["body"]
-    assert mcp_reply["statusCode"] == 200, mcp_reply
-    assert json.loads(mcp_reply["body"])["result"]["structuredContent"]["data"]["score"] == 5
-    assert connected["statusCode"] == 200
-    assert refused["policyDocument"]["Statement"][0]["Effect"] == "Deny"
+    assert json.loads(passage["body"])["chunk_id"] == answer.citations[0].chunk_id and "etformin" in passage["body"]
+    assert exercised["listed"]["statusCode"] == 200 and "metformin" in exercised["listed"]["body"]
+    assert exercised["session"]["statusCode"] == 200 and exercised["uploaded"]["statusCode"] == 202
+    assert exercised["jobs"]["statusCode"] == 200
+    assert exercised["connected"]["statusCode"] == 200
+    assert exercised["refused"]["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))
             for name, worker in workers.items() if worker.refused - OPTIONAL_IMPORTS.get(name, set())} == {}
     assert sorted(name for name, worker in workers.items() if worker.calls == 0) == []
+
+
+def test_each_function_is_granted_exactly_what_its_code_uses(aws: dict[str, str], exercised: dict[str, Any],
+                                                             workers: dict[str, Worker]) -> None:
+    used = {name: accesses_used(worker.aws_calls, aws) for name, worker in workers.items()}
+    unmapped = {name: sorted(calls) for name, (_, calls) in used.items() if calls}
+    assert unmapped == {}, "calls no catalogue Access covers (they would be denied on AWS)"
+    missing, unused = {}, {}
+    for name, (accesses, _) in used.items():
+        if FUNCTIONS_BY_NAME[name].custom_resource:
+            continue  # runs as the search domain's master-user role, not a catalogue-granted one
+        granted = FUNCTIONS_BY_NAME[name].access
+        missing[name] = sorted(a.value for a in accesses - granted)
+        unused[name] = sorted(a.value for a in granted - accesses - {a for (fn, a) in NOT_EXERCISED if fn == name})
+    assert {name: found for name, found in missing.items() if found} == {}, "used without a grant"
+    assert {name: found for name, found in unused.items() if found} == {}, "granted and never used"
+    stale = sorted((fn, a.value) for (fn, a) in NOT_EXERCISED
+                   if a in used[fn][0] or a not in FUNCTIONS_BY_NAME[fn].access)
+    assert stale == [], "NOT_EXERCISED entries that the run exercised (or that are not granted): remove them"

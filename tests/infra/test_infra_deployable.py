@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from aws_cdk import App, Stack
-from conftest import REPO_ROOT, Synthesized, resources
+from conftest import REPO_ROOT, Synthesized, app_functions, resources
 from pydantic import ValidationError
 
 from infra.config import SourcePaths, load_environment
@@ -136,3 +136,61 @@ def test_the_api_function_answers_before_api_gateway_gives_up(synthesized: Synth
     (api,) = [p for p in resources(synthesized.main("prod"), "AWS::Lambda::Function").values()
               if p.get("Description") == FUNCTIONS_BY_NAME["api"].description]
     assert api["Timeout"] < API_GATEWAY_LIMIT_SECONDS
+
+
+def test_prod_keeps_the_phi_functions_on_the_query_path_warm(synthesized: Synthesized) -> None:
+    template = synthesized.main("prod")
+    aliases = resources(template, "AWS::Lambda::Alias")
+    assert len(aliases) == 3
+    assert all(a["ProvisionedConcurrencyConfig"] == {"ProvisionedConcurrentExecutions": 2} for a in aliases.values())
+    (query,) = [m for m in resources(template, "AWS::StepFunctions::StateMachine").values()
+                if m["StateMachineType"] == "EXPRESS"]
+    substitutions = query["DefinitionSubstitutions"]
+    for placeholder in ("QueryDetectPhiFunctionArn", "QueryGenerateFunctionArn", "QueryAssembleFunctionArn"):
+        assert substitutions[placeholder]["Ref"] in aliases, placeholder  # the workflow calls the warm alias
+    assert "Fn::GetAtt" in substitutions["QueryClassifyFunctionArn"]
+    assert resources(synthesized.main("dev"), "AWS::Lambda::Alias") == {}
+
+
+def test_debug_logging_is_refused_everywhere() -> None:
+    context = _context_with("prod", "functions", log_level="DEBUG")
+    with pytest.raises(ValidationError, match="DEBUG may log PHI"):
+        load_environment(context, "prod")
+    assert {load_environment(CONTEXT, env).functions.log_level for env in ENVIRONMENTS} == {"INFO"}
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_log_groups_aws_would_create_are_created_encrypted_with_retention(synthesized: Synthesized, env: str) -> None:
+    models = synthesized.models(env)
+    (llm_logs_id, llm_logs), = [(k, r["Properties"]) for k, r in models["Resources"].items()
+                                if r["Type"] == "AWS::Logs::LogGroup"]
+    assert llm_logs["LogGroupName"] == f"/aws/sagemaker/Endpoints/voiceassist-{env}-llm"
+    assert llm_logs["KmsKeyId"] and llm_logs["RetentionInDays"] == load_environment(CONTEXT, env).retention.log_days
+    (endpoint,) = [r for r in models["Resources"].values() if r["Type"] == "AWS::SageMaker::Endpoint"]
+    assert llm_logs_id in endpoint["DependsOn"]
+    main = synthesized.main(env)["Resources"]
+    (execution_id,) = [k for k, r in main.items() if r["Type"] == "AWS::Logs::LogGroup"
+                       and "API-Gateway-Execution-Logs_" in json.dumps(r["Properties"].get("LogGroupName", ""))]
+    assert main[execution_id]["Properties"]["KmsKeyId"]
+    (stage,) = [r for r in main.values() if r["Type"] == "AWS::ApiGateway::Stage"]
+    assert execution_id in stage["DependsOn"]
+
+
+def test_function_log_groups_mask_hipaa_identifiers(synthesized: Synthesized) -> None:
+    functions = app_functions(synthesized, "prod").values()  # every catalogued function, search_bootstrap too
+    groups = resources(synthesized.main("prod"), "AWS::Logs::LogGroup")
+    function_groups = [groups[f["LoggingConfig"]["LogGroup"]["Ref"]] for f in functions]
+    assert len(function_groups) == len(FUNCTIONS_BY_NAME)
+    for group in function_groups:
+        statements = group["DataProtectionPolicy"]["Statement"]
+        identifiers = statements[0]["DataIdentifier"]
+        assert any(i.endswith("/Name") for i in identifiers) and any(i.endswith("/Ssn-US") for i in identifiers)
+        assert any("Deidentify" in s["Operation"] for s in statements)
+
+
+def test_ingestion_functions_reserve_their_concurrency(synthesized: Synthesized) -> None:
+    reserved = {name: props.get("ReservedConcurrentExecutions")
+                for name, props in app_functions(synthesized, "prod").items()}
+    assert {name for name, value in reserved.items() if value == 10} == {
+        name for name in FUNCTIONS_BY_NAME if name.startswith("ingest_")}
+    assert reserved["api"] is None and reserved["query_generate"] is None

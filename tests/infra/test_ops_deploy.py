@@ -12,7 +12,7 @@ from fake_shell import Failure, FakeShell, sequence
 from infra.ops.__main__ import main
 from infra.ops.environment import load
 from infra.ops.lifecycle import OperationRefused, deploy, destroy, empty_bucket
-from infra.ops.preflight import preflight
+from infra.ops.preflight import lambda_concurrency, preflight
 
 DEV = load("dev")
 MAIN_OUTPUTS = {"RestApiUrl": "https://abc.execute-api.us-east-1.amazonaws.com/v1/",
@@ -38,7 +38,8 @@ def healthy_account(**overrides: Any) -> dict[tuple[str, ...], Any]:
             {"QuotaName": "ml.g5.2xlarge for endpoint usage", "Value": 2.0}]},
         ("aws", "lambda", "get-account-settings"): {"AccountLimit": {"ConcurrentExecutions": 1000}},
         ("docker", "buildx", "inspect"): "Platforms: linux/amd64, linux/arm64\n",
-        ("aws", "ec2", "describe-prefix-lists"): {"PrefixLists": [{"PrefixListId": DEV.network.s3_prefix_list_id}]},
+        ("aws", "ec2", "describe-prefix-lists"): lambda argv: {"PrefixLists": [{"PrefixListId": (
+            DEV.network.s3_prefix_list_id if argv[4].endswith(".s3") else DEV.network.dynamodb_prefix_list_id)}]},
         ("aws", "s3api", "list-objects-v2"): {"Contents": [{"Key": "llama-3.1-8b-instruct/SHA256SUMS"}]},
         ("make", "layers"): "",
         ("npx",): "",
@@ -52,7 +53,7 @@ def test_preflight_passes_on_a_ready_account() -> None:
     findings = preflight(FakeShell(healthy_account()), DEV)
     assert [f.check for f in findings if not f.ok] == []
     assert {f.check for f in findings} == {"credentials", "cdk bootstrap", "opensearch role", "sagemaker quota",
-                                           "lambda concurrency", "docker buildx", "s3 prefix list", "model weights"}
+                                           "lambda concurrency", "docker buildx", "prefix lists", "model weights"}
 
 
 @pytest.mark.parametrize(("override", "check", "fix"), [
@@ -66,7 +67,7 @@ def test_preflight_passes_on_a_ready_account() -> None:
      "lambda concurrency", "Concurrent executions"),
     ({("docker", "buildx", "inspect"): "Platforms: linux/amd64\n"}, "docker buildx", "binfmt"),
     ({("aws", "ec2", "describe-prefix-lists"): {"PrefixLists": [{"PrefixListId": "pl-00000000"}]}},
-     "s3 prefix list", "cdk.json"),
+     "prefix lists", "cdk.json"),
 ])
 def test_each_preflight_problem_is_named_with_its_fix(override: dict, check: str, fix: str) -> None:
     findings = {f.check: f for f in preflight(FakeShell(healthy_account() | override), DEV)}
@@ -156,3 +157,23 @@ def test_destroy_refuses_prod_without_the_explicit_flag(capsys: pytest.CaptureFi
         destroy(shell, load("prod"))
     assert shell.calls == []
     assert main(["destroy", "--env", "prod"]) == 1 and "CONFIRM=prod" in capsys.readouterr().err
+
+
+def test_the_concurrency_check_counts_what_prod_reserves_for_ingestion() -> None:
+    prod = load("prod")
+    assert prod.functions.ingest_reserved_concurrency == 10
+    settings = {("aws", "lambda", "get-account-settings"): {"AccountLimit": {"ConcurrentExecutions": 150}}}
+    concurrency = lambda_concurrency(FakeShell(settings), prod)
+    assert not concurrency.ok and "< 190" in concurrency.detail
+    settings[("aws", "lambda", "get-account-settings")]["AccountLimit"]["ConcurrentExecutions"] = 190
+    assert lambda_concurrency(FakeShell(settings), prod).ok
+
+
+def test_deploy_skips_the_smoke_test_where_there_is_no_smoke_client() -> None:
+    outputs = {k: v for k, v in MAIN_OUTPUTS.items() if k != "SmokeClientId"}
+    main_stack = ("aws", "cloudformation", "describe-stacks", "--stack-name", "VoiceAssist-dev")
+    shell = FakeShell(healthy_account() | {main_stack: sequence(
+        Failure("Stack with id VoiceAssist-dev does not exist"), _stack(outputs))})
+    smoked: list[dict[str, str]] = []
+    deploy(shell, DEV, smoke=lambda _shell, _config, found: smoked.append(found))
+    assert smoked == [] and [call[4] for call in shell.ran("npx")] == ["VoiceAssist-dev", "VoiceAssist-dev-Models"]

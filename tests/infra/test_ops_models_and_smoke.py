@@ -147,3 +147,18 @@ def test_smoke_fails_when_the_samples_are_never_ingested() -> None:
 def test_smoke_needs_the_smoke_client() -> None:
     with pytest.raises(SmokeFailed, match="smoke_test_client"):
         smoke(FakeShell({}), load("prod"), {k: v for k, v in OUTPUTS.items() if k != "SmokeClientId"})
+
+
+def test_models_needs_exactly_one_source(capsys: pytest.CaptureFixture[str]) -> None:
+    from infra.ops.__main__ import main
+
+    assert main(["models", "--env", "dev"]) == 1
+    assert "SOURCE=" in capsys.readouterr().err
+
+
+def test_a_missing_cli_is_named(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from infra.ops.__main__ import main
+
+    monkeypatch.setenv("PATH", "/nonexistent")
+    assert main(["preflight", "--env", "dev"]) == 1
+    assert "aws is not installed" in capsys.readouterr().err

@@ -23,6 +23,7 @@ class Access(StrEnum):
     DOCUMENTS_WRITE = "documents-write"
     JOBS_READ = "jobs-read"
     JOBS_WRITE = "jobs-write"
+    SESSIONS_READ = "sessions-read"
     SESSIONS_WRITE = "sessions-write"
     AUDIT_READ = "audit-read"
     AUDIT_WRITE = "audit-write"
@@ -62,6 +63,9 @@ class FunctionSpec:
     custom_resource: bool = False
     # The MCP layer carries the official `mcp` SDK (Starlette, jsonschema), for the MCP endpoint only.
     needs_mcp_layer: bool = False
+    # Calls a service outside AWS's VPC endpoints (OpenAI, NCBI, Cognito's JWKS, the @connections API): the
+    # only functions with a route to the NAT, and then only to the DNS firewall's allow-list.
+    internet_egress: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -76,9 +80,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SEARCH_READ,  # the passage behind a citation (routes/passages.py)
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
-        A.JOBS_READ,
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
         A.AUDIT_READ,
@@ -103,7 +105,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "ingest_register",
         "Register a document version and its indexing job",
         A.BUCKET_READ,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
     ),
@@ -112,7 +113,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Extract text and page numbers",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.JOBS_WRITE,
+        A.DOCUMENTS_WRITE,  # records the page count on the document
         memory_mb=2048,
         timeout_seconds=300,
         needs_auth_layer=True,  # cryptography: pypdf opens AES-encrypted PDFs with it
@@ -134,13 +135,13 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Normalise extracted text",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.JOBS_WRITE,
         timeout_seconds=120,
     ),
     _spec(
         "ingest_chunk",
         "Split text into token-bounded chunks",
         A.BUCKET_READ,
+        A.DOCUMENTS_READ,
         A.BUCKET_WRITE,
         A.JOBS_WRITE,
         timeout_seconds=300,
@@ -161,7 +162,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "ingest_index",
         "Bulk-index chunks into OpenSearch",
         A.BUCKET_READ,
-        A.JOBS_WRITE,
+        A.DOCUMENTS_READ,
         A.SEARCH_WRITE,
         timeout_seconds=300,
     ),
@@ -170,7 +171,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Supersede the old version, complete the job",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
         A.SEARCH_WRITE,
@@ -180,7 +180,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Mark the job FAILED with a readable reason",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
         A.SEARCH_WRITE,
@@ -192,6 +191,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         memory_mb=2048,
         timeout_seconds=30,
         container_image=True,
+        internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(
         "query_classify",
@@ -201,18 +201,18 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STREAM_TO_CLIENTS,  # its `plan` event
         timeout_seconds=30,
         plans_searches=True,
+        internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(
         "query_retrieve",
         "Search the sources in parallel, fuse and rerank",
         A.SEARCH_READ,
-        A.DOCUMENTS_READ,
-        A.STATE_WRITE,
         A.EMBEDDING_INVOKE,
         A.PUBMED_SECRET,  # PubMed over HTTPS through the NAT, PHI-free questions only (decision 0003)
         memory_mb=2048,
         timeout_seconds=30,
         needs_ml_layer=True,
+        internet_egress=True,  # PubMed (NCBI E-utilities)
     ),
     _spec(
         "query_rank",
@@ -221,17 +221,19 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STREAM_TO_CLIENTS,  # its `retrieval` event
         timeout_seconds=30,
         needs_ml_layer=True,
+        internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(
         "query_generate",
         "Route to a model and generate with fallbacks",
         A.OPENAI_SECRET,
         A.LLM_INVOKE,
-        A.STATE_WRITE,
-        A.SESSIONS_WRITE,
-        A.STREAM_TO_CLIENTS,
+        A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
+        A.SESSIONS_READ,  # the conversation so far
+        A.STREAM_TO_CLIENTS,  # its `route` and `tool` events, when a client streams the query
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
+        internet_egress=True,  # OpenAI, and the WebSocket @connections API for a streamed query's events
     ),
     _spec(
         "query_tools",
@@ -261,24 +263,22 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_assemble",
         "Inline citations and response metadata",
-        A.DOCUMENTS_READ,
-        A.SESSIONS_WRITE,
-        A.STREAM_TO_CLIENTS,
+        A.SESSIONS_WRITE,  # adds the redacted exchange to the session
         timeout_seconds=30,
         container_image=True,  # redacts the answer before the session stores it
     ),
     _spec(
-        "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, A.SESSIONS_WRITE, timeout_seconds=30
+        "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, timeout_seconds=30
     ),
     _spec(
         "stream",
         "WebSocket routes: run a query and stream its events",
-        A.SESSIONS_WRITE,
-        A.STATE_WRITE,
+        A.SESSIONS_READ,
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
+        internet_egress=True,  # the WebSocket @connections API (no VPC endpoint for it)
     ),
     _spec(
         "stream_authorizer",
@@ -286,6 +286,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # No AWS access: the user pool's signing keys are public (JWKS over HTTPS through the NAT).
         timeout_seconds=10,
         needs_auth_layer=True,
+        internet_egress=True,  # Cognito's JWKS
     ),
     _spec(
         "search_bootstrap",
