@@ -45,6 +45,17 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("query_generate", A.STATE_WRITE): "the models' circuit breakers, read and written when a model is called",
     ("query_generate", A.SESSIONS_READ): "the conversation goes into a model's prompt; without one the run "
                                          "answers extractively (query/answering.py generate)",
+    ("ingest_ocr", A.BUCKET_READ): "Textract reads the scanned PDF from S3 with the caller's rights; moto's "
+                                   "Textract does not read it",
+    ("ingest_ocr", A.BUCKET_WRITE): _BY_REFERENCE,
+    ("query_rank", A.SESSIONS_READ): "an abstention in a session compares the question with the session's last "
+                                     "one (query/retrieval.py _previous_question); the canned question is answered",
+    ("query_tools", A.SEARCH_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
+    ("query_tools", A.DOCUMENTS_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
+    ("query_tools", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
+    **{(step, A.STREAM_TO_CLIENTS): "only when a client streams the query (conversation/events.py; "
+                                    "tests/integration/test_query_events.py)"
+       for step in ("query_detect_phi", "query_classify", "query_rank", "query_generate")},
     ("stream", A.SESSIONS_READ): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.START_QUERY): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.STREAM_TO_CLIENTS): "a question over an open connection (tests/unit/test_streaming.py)",
@@ -88,6 +99,8 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
         elif (service, operation, resource) == ("stepfunctions", "StartSyncExecution",
                                                 env[ENV_QUERY_STATE_MACHINE_ARN]):
             used.add(A.START_QUERY)
+        elif service == "textract" and operation in ("StartDocumentTextDetection", "GetDocumentTextDetection"):
+            used.add(A.OCR_TEXTRACT)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":
             used.add(A.STREAM_TO_CLIENTS)
         elif service == "opensearch":

@@ -247,10 +247,13 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
                                          {"filename": "dose-note.txt"}, groups="admin"))
     jobs = workers["api"](_api_event("GET", "/v1/jobs", groups="admin"))
     asked = workers["api"](_api_event("POST", "/v1/query", json.dumps({"query": "metformin dose?"})))
+    invoked = workers["api"](_api_event("POST", "/v1/tools/calculate_medical_score/invoke",
+                                        json.dumps({"arguments": tool_arguments})))
     cited = answer.citations[0]
     return {
         "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
         "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
+        "invoked": invoked,
         "mcp": workers["mcp"](mcp_event),
         "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
         "listed": workers["api"](_api_event("GET", "/v1/documents")),
@@ -272,6 +275,7 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"
     tool, mcp, passage = exercised["tool"], exercised["mcp"], exercised["passage"]
     assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
+    assert exercised["invoked"]["statusCode"] == 200, exercised["invoked"]
     assert mcp["statusCode"] == 200, mcp
     assert json.loads(mcp["body"])["result"]["structuredContent"]["data"]["score"] == 5
     assert passage["statusCode"] == 200, passage

@@ -86,9 +86,10 @@ def test_an_unbuilt_layer_fails_synth(tmp_path: Path) -> None:
 
 
 def test_a_built_layer_synthesizes(tmp_path: Path) -> None:
-    for name in ("deps", "ml", "auth"):
+    names = ("deps", "ml", "auth", "mcp", "documents")
+    for name in names:
         (tmp_path / name / "python").mkdir(parents=True)
-    paths = SourcePaths(**{f"{name}_layer_dir": tmp_path / name for name in ("deps", "ml", "auth")})
+    paths = SourcePaths(**{f"{name}_layer_dir": tmp_path / name for name in names})
     layers = Layers(Stack(App(), "LayerCheck"), "Layers", paths=paths)
     assert "NOT BUILT" not in str(layers.deps.node.default_child.description)  # type: ignore[union-attr]
 

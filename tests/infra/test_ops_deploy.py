@@ -13,6 +13,7 @@ from infra.ops.__main__ import main
 from infra.ops.environment import load
 from infra.ops.lifecycle import OperationRefused, deploy, destroy, empty_bucket
 from infra.ops.preflight import lambda_concurrency, preflight
+from voiceassist.constants.functions import FUNCTIONS_BY_NAME
 
 DEV = load("dev")
 MAIN_OUTPUTS = {"RestApiUrl": "https://abc.execute-api.us-east-1.amazonaws.com/v1/",
@@ -163,9 +164,10 @@ def test_the_concurrency_check_counts_what_prod_reserves_for_ingestion() -> None
     prod = load("prod")
     assert prod.functions.ingest_reserved_concurrency == 10
     settings = {("aws", "lambda", "get-account-settings"): {"AccountLimit": {"ConcurrentExecutions": 150}}}
+    needed = 100 + 10 * sum(1 for name in FUNCTIONS_BY_NAME if name.startswith("ingest_"))  # 100 kept unreserved
     concurrency = lambda_concurrency(FakeShell(settings), prod)
-    assert not concurrency.ok and "< 190" in concurrency.detail
-    settings[("aws", "lambda", "get-account-settings")]["AccountLimit"]["ConcurrentExecutions"] = 190
+    assert not concurrency.ok and f"< {needed}" in concurrency.detail
+    settings[("aws", "lambda", "get-account-settings")]["AccountLimit"]["ConcurrentExecutions"] = needed
     assert lambda_concurrency(FakeShell(settings), prod).ok
 
 

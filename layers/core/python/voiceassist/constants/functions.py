@@ -83,10 +83,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
-        A.AUDIT_READ,
-        A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited
-        A.STATE_WRITE,
-        A.IDEMPOTENCY,
+        A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited (a hash chain per user)
+        A.STATE_WRITE,  # tool rate limits and pending actions (POST /v1/tools/{name}/invoke, /v1/actions)
         A.START_INGEST,
         A.START_QUERY,
         # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
@@ -196,8 +194,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_classify",
         "Classify intent, ask to clarify when needed",
-        A.SESSIONS_WRITE,
-        A.STATE_WRITE,
         A.STREAM_TO_CLIENTS,  # its `plan` event
         timeout_seconds=30,
         plans_searches=True,
@@ -217,7 +213,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_rank",
         "Merge the parallel branches: fuse, rerank, dedup",
-        A.STATE_WRITE,
+        A.SESSIONS_READ,  # an abstention compares the question with the session's last one
         A.STREAM_TO_CLIENTS,  # its `retrieval` event
         timeout_seconds=30,
         needs_ml_layer=True,
