@@ -176,3 +176,22 @@ def test_deleting_a_new_version_during_its_ingestion_keeps_the_live_one_searchab
     assert ingest_deps.documents.get(second.document.doc_id).status is DocumentStatus.DELETED
     assert ingest_deps.documents.get(first.document.doc_id).status is DocumentStatus.ACTIVE
     assert set(keyword_search("zorbafen quartan")) == {("zorbafen", 1)}
+
+
+def test_the_server_reconciler_redrives_a_job_stuck_while_it_runs(ingest_deps: Dependencies) -> None:
+    """A `voiceassist ingest` killed beside a running server: the periodic reconciliation picks its jobs up."""
+    import time
+
+    from voiceassist_local.recovery import JobReconciler
+
+    reconciler = JobReconciler(ingest_deps, interval_s=0.05)
+    reconciler.start()
+    try:
+        stuck = left_behind(ingest_deps, state=JobState.RUNNING, worker=dead_worker())
+        deadline = time.monotonic() + 60
+        while ingest_deps.jobs.get(stuck.job_id).state is not JobState.COMPLETED and time.monotonic() < deadline:
+            time.sleep(0.05)
+    finally:
+        reconciler.stop()
+    finish(ingest_deps)
+    assert ingest_deps.jobs.get(stuck.job_id).state is JobState.COMPLETED
