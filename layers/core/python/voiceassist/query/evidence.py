@@ -7,7 +7,8 @@ in the knowledge base is about the question. The evidence score instead asks of 
   A concept is a content word, or a known abbreviation matched by itself or by all words of its long form
   ("CKD" or "chronic ... kidney disease"). Generic question words ("dose", "treatment", "first-line") weigh
   GENERIC_WEIGHT; topic words (drug and condition names, everything else) weigh 1. Numbers and PHI are not
-  concepts (a patient's eGFR 38 is not in any reference text).
+  concepts (a patient's eGFR 38 is not in any reference text). A concept only another retrieved passage of
+  the same document holds counts DOCUMENT_WEIGHT.
 - cosine: the MiniLM cosine between question and passage, when the index returned it (the embedded index
   does for every hybrid candidate; an OpenSearch hybrid query does not, then coverage decides alone).
 
