@@ -139,3 +139,15 @@ def test_without_a_cosine_coverage_alone_needs_a_little_more() -> None:
     found = evidence.assess("metformin apixaban", [half])
 
     assert found.passages[0].coverage == 0.5 and found.score == evidence.COVERAGE_ONLY_WEIGHT * 0.5
+
+
+def test_a_concept_held_by_another_passage_of_the_same_document_counts_half() -> None:
+    targets = hit("A target below 130/80 mmHg is recommended for most adults.", title="Hypertension")
+    definition = hit("Hypertension is diagnosed when office blood pressure is at or above 130/80 mmHg.",
+                     title="Hypertension")
+
+    alone = evidence.assess("blood pressure target", [targets]).passages[0].coverage
+    in_context = evidence.assess("blood pressure target", [targets, definition]).passages[0].coverage
+
+    assert in_context > alone
+    assert in_context == round((0.25 + evidence.DOCUMENT_WEIGHT * 2) / 2.25, 4)

@@ -64,15 +64,14 @@ def test_an_answer_with_no_supported_sentence_is_emptied() -> None:
     assert checked.text == "" and checked.share == 0.0
 
 
-def assembled(answer: str, *texts: str):  # type: ignore[no-untyped-def]
+def assembled(answer: str, *texts: str, query: str = "What is the maximum dose of metformin?"):  # type: ignore[no-untyped-def]
     from voiceassist.models import PhiResult, QueryRequest
     from voiceassist.query import answering
     from voiceassist.query.state import QueryState, response_of
 
     hits = [SearchHit(chunk=e.chunk, score=1.0) for e in excerpts(*texts)]
-    state = QueryState(user_id="u", request=QueryRequest(query="What is the maximum dose of metformin?"),
-                       hits=hits, answer=answer, model="gpt-4o-mini",
-                       phi=PhiResult(contains_phi=False, redacted_text="What is the maximum dose of metformin?"))
+    state = QueryState(user_id="u", request=QueryRequest(query=query), hits=hits, answer=answer,
+                       model="gpt-4o-mini", phi=PhiResult(contains_phi=False, redacted_text=query))
     return response_of(answering.assemble(None, state))  # type: ignore[arg-type] - no session: ctx unused
 
 
@@ -91,3 +90,12 @@ def test_assemble_withholds_an_answer_no_excerpt_supports() -> None:
 
     assert (response.answer, response.citations) == (UNGROUNDED_REPLY, [])
     assert response.metadata.answer_status.value == "no_evidence" and response.metadata.grounding == 0.0
+
+
+def test_a_partly_answered_question_names_the_part_without_evidence() -> None:
+    response = assembled("The usual maximum is 2,000 mg per day [1].",
+                         "The usual maximum dose of metformin is 2,000 mg per day.",
+                         query="What is the maximum dose of metformin in pregnancy?")
+
+    assert ('no cited passage mentions "pregnancy": that part of the question has no evidence'
+            in response.metadata.warnings)

@@ -118,8 +118,11 @@ def ingest(args: argparse.Namespace) -> int:
             rows.append({"file": str(path), "state": "REJECTED", "reason": error})
             continue
         job = jobs[job_id]
+        flagged = (f"{job.flagged_chunks} chunk(s) hold instruction-like text: indexed, never quoted"
+                   if job.flagged_chunks else None)
         rows.append({"file": str(path), "state": job.state.value, "job_id": job.job_id, "doc_id": job.doc_id,
-                     "chunks": job.chunks_total, "reason": job.reason})
+                     "chunks": job.chunks_total, "flagged_chunks": job.flagged_chunks,
+                     "reason": job.reason or flagged})
     _report(rows, args.json)
     return 0
 

@@ -7,7 +7,8 @@ in the knowledge base is about the question. The evidence score instead asks of 
   A concept is a content word, or a known abbreviation matched by itself or by all words of its long form
   ("CKD" or "chronic ... kidney disease"). Generic question words ("dose", "treatment", "first-line") weigh
   GENERIC_WEIGHT; topic words (drug and condition names, everything else) weigh 1. Numbers and PHI are not
-  concepts (a patient's eGFR 38 is not in any reference text).
+  concepts (a patient's eGFR 38 is not in any reference text). A concept only another retrieved passage of
+  the same document holds counts DOCUMENT_WEIGHT.
 - cosine: the MiniLM cosine between question and passage, when the index returned it (the embedded index
   does for every hybrid candidate; an OpenSearch hybrid query does not, then coverage decides alone).
 
@@ -35,6 +36,9 @@ COVERAGE_WEIGHT = 0.75
 # passage that only shares words, so it counts for a little less: on the dev questions, covered answers had
 # coverage >= 0.71 and uncovered topics <= 0.56, and 0.9 puts the threshold 0.55 at coverage 0.61.
 COVERAGE_ONLY_WEIGHT = 0.9
+# A concept the passage lacks but another retrieved passage of its document holds ("blood pressure" in the
+# section before "A target below 130/80 mmHg") counts half: the passage is read in its document's context.
+DOCUMENT_WEIGHT = 0.5
 # MiniLM cosines between a question and an unrelated clinical passage sit around 0.3-0.45; a passage that
 # answers reaches 0.55-0.75. The rescaled cosine is 0 at COSINE_FLOOR and 1 at COSINE_CEILING.
 COSINE_FLOOR = 0.35
@@ -130,14 +134,17 @@ def covers(concept: Concept, terms: frozenset[str]) -> bool:
     return any(alternative and alternative <= terms for alternative in concept.alternatives)
 
 
-def assess_passage(concepts: Sequence[Concept], hit: SearchHit) -> PassageEvidence:
+def assess_passage(concepts: Sequence[Concept], hit: SearchHit,
+                   document_terms: frozenset[str] = frozenset()) -> PassageEvidence:
+    """`document_terms`: the terms of the document's other retrieved passages (half credit: context)."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
     terms = chunk_terms(hit.chunk)
     covered = [c for c in concepts if covers(c, terms)]
+    in_document = [c for c in concepts if c not in covered and covers(c, document_terms)]
     total = sum(c.weight for c in concepts)
-    coverage = sum(c.weight for c in covered) / total
+    coverage = (sum(c.weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
     missing = tuple(c.label for c in concepts if c not in covered and c.weight == 1.0)
     if cosine is None:
         return PassageEvidence(round(COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
@@ -149,5 +156,8 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit) -> PassageEviden
 def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     """Score each hit against the question; the evidence is the best one's score (0 without hits)."""
     concepts = question_concepts(question)
-    passages = tuple(assess_passage(concepts, hit) for hit in hits)
+    by_document: dict[str, frozenset[str]] = {}
+    for hit in hits:
+        by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
+    passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key]) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)
