@@ -90,3 +90,10 @@ INCOMING_PREFIX = "incoming/"  # S3 uploads under this prefix are ingested (the 
 SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"
 # Browser origins the REST API answers with CORS headers (comma-separated; cdk.json api.cors_origins).
 ENV_CORS_ORIGINS = "VOICEASSIST_CORS_ORIGINS"
+
+# ---- the workspace tools (tools/calendar.py, tools/files.py, tools/web_search.py; docs/tools.md) -------------
+ENV_WORKSPACE_ACCOUNTS_FILE = "VOICEASSIST_WORKSPACE_ACCOUNTS_FILE"  # local: per-user CalDAV/WebDAV, mode 0600
+ENV_WORKSPACE_SECRET_PREFIX = "VOICEASSIST_WORKSPACE_SECRET_PREFIX"  # AWS: one secret per user, <prefix><user>
+ENV_WEB_SEARCH_BASE_URL = "VOICEASSIST_WEB_SEARCH_BASE_URL"  # a Brave Search API compatible endpoint
+ENV_WEB_SEARCH_API_KEY = "VOICEASSIST_WEB_SEARCH_API_KEY"  # local only; on AWS the secret below
+ENV_WEB_SEARCH_SECRET_ARN = "VOICEASSIST_WEB_SEARCH_SECRET_ARN"

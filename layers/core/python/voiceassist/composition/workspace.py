@@ -1,0 +1,61 @@
+"""The workspace tools this deployment offers, from Settings: the calendar and file tools when per-user accounts
+are configured (a 0600 file locally, one secret per user on AWS), web search when a provider is."""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+from typing import TYPE_CHECKING
+
+from voiceassist.settings import Runtime
+
+if TYPE_CHECKING:
+    from voiceassist.composition.base import Dependencies
+    from voiceassist.ports import Calendar, FileShare
+    from voiceassist.tools.registry import Tool
+    from voiceassist.tools.workspace import AccountReader, DavAccount, Workspace
+
+
+def workspace_tools(deps: Dependencies) -> list[Tool]:
+    tools: list[Tool] = []
+    workspace = build_workspace(deps)
+    if workspace is not None and find_spec("caldav") is not None:  # the client ships with this function
+        from voiceassist.tools.calendar import calendar_tools
+
+        tools += calendar_tools(workspace)
+    return tools
+
+
+def build_workspace(deps: Dependencies) -> Workspace | None:
+    from voiceassist.tools.workspace import Workspace
+
+    accounts = _accounts(deps)
+    if accounts is None:
+        return None
+    return Workspace(accounts, calendar=_caldav, files=_webdav)
+
+
+def _accounts(deps: Dependencies) -> AccountReader | None:
+    from voiceassist.tools.workspace import file_accounts, secret_accounts
+
+    settings = deps.settings
+    if settings.runtime is Runtime.AWS and settings.workspace_secret_prefix:
+        from voiceassist.adapters.aws.workspace_secrets import read_secret_string
+
+        return secret_accounts(settings.workspace_secret_prefix,
+                               lambda name: read_secret_string(name, settings.region))
+    if settings.workspace_accounts_file:
+        return file_accounts(settings.workspace_accounts_file)
+    return None
+
+
+def _caldav(account: DavAccount) -> Calendar:
+    from voiceassist.adapters.caldav.calendar import CalDavCalendar
+    from voiceassist.tools.calendar import TIMEOUT_S
+
+    return CalDavCalendar(account, timeout_s=TIMEOUT_S - 1)
+
+
+def _webdav(account: DavAccount) -> FileShare:
+    from voiceassist.tools.workspace import WorkspaceNotConfigured
+
+    raise WorkspaceNotConfigured("the file tools are not built in this deployment")
