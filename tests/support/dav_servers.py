@@ -75,3 +75,24 @@ def make_calendar(server: DavServer, cal_id: str = "work") -> str:
     client = caldav.DAVClient(url=f"{server.base_url}/{USER}/", username=USER, password=PASSWORD, timeout=10)
     calendar = client.principal().make_calendar(name=cal_id.title(), cal_id=cal_id)
     return str(calendar.url)
+
+
+FILES_PREFIX = f"/remote.php/dav/files/{USER}"  # Nextcloud's path shape, served by WsgiDAV
+
+
+@contextmanager
+def wsgidav(tmp: Path, share: Path) -> Iterator[DavServer]:
+    """WsgiDAV sharing `share` at Nextcloud's files path, basic auth doc/secret (its simple domain controller)."""
+    import json
+
+    port = free_port()
+    config = {"host": "127.0.0.1", "port": port, "verbose": 1, "provider_mapping": {FILES_PREFIX: str(share)},
+              "http_authenticator": {"domain_controller": None, "accept_basic": True, "accept_digest": False,
+                                     "default_to_digest": False},
+              "simple_dc": {"user_mapping": {"*": {USER: {"password": PASSWORD}}}},
+              "dir_browser": {"enable": False}}
+    config_file = tmp / "wsgidav.json"
+    config_file.write_text(json.dumps(config), encoding="utf-8")
+    command = [sys.executable, "-m", "wsgidav.server.server_cli", "--config", str(config_file)]
+    with _serve(command, port, tmp / "wsgidav.log"):
+        yield DavServer(base_url=f"http://127.0.0.1:{port}", root=share)

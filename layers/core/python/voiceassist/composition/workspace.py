@@ -4,12 +4,13 @@ are configured (a 0600 file locally, one secret per user on AWS), web search whe
 from __future__ import annotations
 
 from importlib.util import find_spec
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from voiceassist.settings import Runtime
 
 if TYPE_CHECKING:
     from voiceassist.composition.base import Dependencies
+    from voiceassist.models import DocumentMetadata
     from voiceassist.ports import Calendar, FileShare
     from voiceassist.tools.registry import Tool
     from voiceassist.tools.workspace import AccountReader, DavAccount, Workspace
@@ -22,6 +23,11 @@ def workspace_tools(deps: Dependencies) -> list[Tool]:
         from voiceassist.tools.calendar import calendar_tools
 
         tools += calendar_tools(workspace)
+    if workspace is not None:
+        from voiceassist.tools.files import file_tools
+
+        tools += file_tools(workspace, ingest=lambda name, data, meta: _ingest(deps, name, data, meta),
+                            detector=lambda: deps.phi_detector)
     return tools
 
 
@@ -56,6 +62,17 @@ def _caldav(account: DavAccount) -> Calendar:
 
 
 def _webdav(account: DavAccount) -> FileShare:
-    from voiceassist.tools.workspace import WorkspaceNotConfigured
+    from voiceassist.adapters.webdav.client import WebDavFiles
+    from voiceassist.tools.files import TIMEOUT_S
 
-    raise WorkspaceNotConfigured("the file tools are not built in this deployment")
+    return WebDavFiles(account, timeout_s=TIMEOUT_S - 1)
+
+
+def _ingest(deps: Dependencies, name: str, data: bytes, metadata: DocumentMetadata) -> dict[str, Any]:
+    """The upload route's path: backpressure, then accept_upload (stored, registered, ingestion started)."""
+    from voiceassist import service
+
+    service.ensure_ingestion_capacity(deps)
+    registered = service.accept_upload(deps, filename=name, data=data, metadata=metadata)
+    return {"doc_id": registered.document.doc_id, "job_id": registered.job.job_id,
+            "unchanged": registered.unchanged}
