@@ -1,5 +1,6 @@
 """The workspace tools this deployment offers, from Settings: the calendar and file tools when per-user accounts
-are configured (a 0600 file locally, one secret per user on AWS), web search when a provider is."""
+are configured (a 0600 file locally, one secret per user on AWS), web search when a provider's endpoint and
+key are. Unconfigured, they are not in the registry (GET /v1/tools does not list them)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from voiceassist.settings import Runtime
 if TYPE_CHECKING:
     from voiceassist.composition.base import Dependencies
     from voiceassist.models import DocumentMetadata
-    from voiceassist.ports import Calendar, FileShare
+    from voiceassist.ports import Calendar, FileShare, WebSearchProvider
     from voiceassist.tools.registry import Tool
     from voiceassist.tools.workspace import AccountReader, DavAccount, Workspace
 
@@ -28,7 +29,27 @@ def workspace_tools(deps: Dependencies) -> list[Tool]:
 
         tools += file_tools(workspace, ingest=lambda name, data, meta: _ingest(deps, name, data, meta),
                             detector=lambda: deps.phi_detector)
+    provider = build_web_search(deps)
+    if provider is not None:
+        from voiceassist.tools.web_search import web_search_tools
+
+        tools += web_search_tools(provider, detector=lambda: deps.phi_detector)
     return tools
+
+
+def build_web_search(deps: Dependencies) -> WebSearchProvider | None:
+    """The Brave Search API when an endpoint and a key (or the key's secret) are configured."""
+    settings = deps.settings
+    if not settings.web_search_base_url:
+        return None
+    key = settings.web_search_api_key
+    if not key and settings.web_search_secret_arn:
+        key = deps.read_secret(settings.web_search_secret_arn)
+    if not key:
+        return None
+    from voiceassist.adapters.websearch.brave import BraveSearch
+
+    return BraveSearch(key, base_url=settings.web_search_base_url)
 
 
 def build_workspace(deps: Dependencies) -> Workspace | None:
