@@ -147,3 +147,21 @@ def test_over_mcp_a_calendar_write_waits_for_confirmation_and_files_are_searched
     assert confirmed == 200
     assert (found.is_error, [f["path"] for f in found.structured_content["data"]["files"]]) == (
         False, ["Protocols/hypokalaemia.md"])
+
+
+def test_a_server_that_is_down_or_an_account_that_is_missing_is_a_clear_error_never_a_500(
+        configured: Dependencies) -> None:
+    from tests.support.dav_servers import free_port
+
+    accounts_file = configured.settings.workspace_accounts_file
+    assert accounts_file is not None
+    dead = {"users": {"*": {"calendar": {"url": f"http://127.0.0.1:{free_port()}/doc/work/"}}}}
+    accounts_file.write_text(json.dumps(dead), encoding="utf-8")  # re-read on every call
+
+    down, calendar, _ = call("POST", "/v1/tools/get_calendar_events/invoke", {"arguments": {
+        "start": "2026-04-01T00:00:00Z", "end": "2026-04-02T00:00:00Z"}})
+    missing, files, _ = call("POST", "/v1/tools/search_nextcloud_files/invoke", {"arguments": {"query": "x"}})
+
+    assert (down, calendar["error"]["code"]) == (502, "workspace_unavailable")
+    assert "calendar server failed or is unreachable" in calendar["error"]["message"]
+    assert (missing, files["error"]["code"]) == (503, "not_configured")
