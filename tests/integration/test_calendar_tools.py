@@ -187,3 +187,25 @@ def test_every_calendar_call_is_audited_with_redacted_arguments(harness: Harness
     [record] = harness.audit.list(user_id=USER)
     assert (record.tool, record.tool_status, record.phi_detected) == ("create_calendar_event", 202, True)
     assert "John Smith" not in record.query_redacted and "<PERSON>" in record.query_redacted
+
+
+def test_phi_in_an_update_goes_to_the_in_boundary_calendar_marked_and_redacted_in_the_audit(
+        harness: Harness) -> None:
+    done = harness.confirmed("update_calendar_event", uid="standup-1",
+                             description="Follow-up for John Smith, MRN 123456")
+
+    assert done.status == 200 and done.carries_phi
+    assert done.data["event"]["description"] == "Follow-up for John Smith, MRN 123456"
+    records = harness.audit.list(user_id=USER)
+    assert sorted(r.tool_status or 0 for r in records) == [200, 202]
+    assert all(r.phi_detected and "John Smith" not in r.query_redacted and "123456" not in r.query_redacted
+               for r in records)
+
+
+def test_a_detector_failure_on_a_calendar_argument_counts_as_phi(harness: Harness) -> None:
+    proposed = harness.call("create_calendar_event", summary="crash course", start="2026-03-10T14:00:00Z",
+                            end="2026-03-10T15:00:00Z")  # the test detector raises on "crash"
+
+    assert proposed.status == 202 and proposed.carries_phi
+    [record] = harness.audit.list(user_id=USER)
+    assert record.phi_detected and "crash" not in record.query_redacted

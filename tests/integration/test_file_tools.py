@@ -216,3 +216,27 @@ def test_confirmation_runs_the_addition_once(harness: Harness, ingested: Ingeste
     with pytest.raises(Conflict):
         harness.executor.confirm(proposed.pending_action.action_id, ADMIN)
     assert len(ingested.calls) == 1
+
+
+@pytest.mark.parametrize(("name", "arguments", "status"), [
+    ("search_nextcloud_files", {"query": "MRN 123456"}, 200),
+    ("retrieve_nextcloud_file", {"path": "Patients/John Smith.txt"}, 404),
+    ("add_nextcloud_file_to_knowledge_base", {"path": "Protocols/stroke-protocol.pdf", "title": "John Smith"}, 202),
+])
+def test_phi_in_any_file_tool_argument_stays_in_the_boundary_marked_and_redacted(
+        harness: Harness, name: str, arguments: dict[str, str], status: int) -> None:
+    result = harness.call(name, ADMIN, **arguments)
+
+    assert result.status == status, result.content
+    assert result.carries_phi
+    [record] = harness.audit.list(user_id=USER)
+    assert record.phi_detected and "John Smith" not in record.query_redacted
+    assert "123456" not in record.query_redacted
+
+
+def test_a_detector_failure_on_a_file_argument_counts_as_phi(harness: Harness) -> None:
+    result = harness.call("search_nextcloud_files", query="crash cart")  # the test detector raises on "crash"
+
+    assert result.status == 200 and result.carries_phi
+    [record] = harness.audit.list(user_id=USER)
+    assert record.phi_detected and "crash" not in record.query_redacted
