@@ -240,3 +240,20 @@ def test_a_detector_failure_on_a_file_argument_counts_as_phi(harness: Harness) -
     assert result.status == 200 and result.carries_phi
     [record] = harness.audit.list(user_id=USER)
     assert record.phi_detected and "crash" not in record.query_redacted
+
+
+def test_a_server_that_never_answers_is_a_tool_error_not_a_hung_query(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as silent:  # accepts connections (the backlog) and never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}{FILES_PREFIX}/"
+        account = WorkspaceAccount(files=DavAccount(url=url, username=USER, password=SecretStr(PASSWORD)))
+        workspace = Workspace(lambda _u: account, calendar=_no_calendar,
+                              files=lambda a: WebDavFiles(a, timeout_s=0.5))
+
+        result = Harness(tmp_path, file_tools(workspace)).call("retrieve_nextcloud_file", path="big.txt")
+
+    assert (result.status, result.error) == (502, "workspace_unavailable")
+    assert "(ReadTimeout)" in result.content

@@ -71,3 +71,12 @@ def test_on_aws_each_user_has_their_own_secret() -> None:
 
     assert read("alice") is not None and read("bob") is None
     assert asked == ["voiceassist/dev/workspace/alice", "voiceassist/dev/workspace/bob"]
+
+
+def test_a_file_that_is_not_json_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "workspace.json"
+    path.write_text("{not json", encoding="utf-8")
+    path.chmod(0o600)
+
+    with pytest.raises(InvalidInput, match="not a JSON object"):
+        file_accounts(path)("alice")

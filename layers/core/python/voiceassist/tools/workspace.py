@@ -79,7 +79,10 @@ def file_accounts(path: Path) -> AccountReader:
         if mode & 0o077:
             raise InvalidInput(f"{path} holds passwords and is readable by others (mode {mode:o}): "
                                f"chmod 600 {path}")
-        users = json.loads(path.read_text(encoding="utf-8")).get("users", {})
+        try:
+            users = json.loads(path.read_text(encoding="utf-8")).get("users", {})
+        except (ValueError, AttributeError) as exc:
+            raise InvalidInput(f"{path} is not a JSON object with \"users\" (docs/tools.md)") from exc
         entry = users.get(user_id, users.get(DEFAULT_USER))
         return None if entry is None else parse_account(json.dumps(entry), where=str(path))
 
