@@ -36,6 +36,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
                                                    encoding="utf-8")
     (share / "big.txt").write_text("x" * 5000, encoding="utf-8")
     (share / "photo.bin").write_bytes(bytes(range(256)) * 4)
+    (share / "empty.md").write_bytes(b"")
+    (share / "broken.pdf").write_bytes(b"%PDF-1.7 not really")
     with wsgidav(tmp_path_factory.mktemp("wsgidav"), share) as running:
         yield running
 
@@ -125,6 +127,8 @@ def test_reading_is_capped(harness: Harness, monkeypatch: pytest.MonkeyPatch) ->
     ("Protocols/missing.md", 404, "not_found"),
     ("../../../etc/passwd", 400, "invalid_input"),
     ("photo.bin", 415, "unsupported_media_type"),
+    ("empty.md", 422, "unreadable_file"),
+    ("broken.pdf", 422, "unreadable_file"),
 ])
 def test_bad_paths_are_clear_tool_errors(harness: Harness, path: str, status: int, error: str) -> None:
     result = harness.call("retrieve_nextcloud_file", path=path)

@@ -14,6 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from voiceassist.errors import ExtractionError, VoiceAssistError
 from voiceassist.ingest import extraction
 from voiceassist.models import DocumentMetadata, RiskLevel, ToolCategory
 from voiceassist.phi.detection import failed_result
@@ -106,8 +107,18 @@ def _read_text(workspace: Workspace, env: ToolEnvironment, path: str) -> tuple[s
 
 def _extract(name: str, data: bytes) -> tuple[str, str]:
     kind = extraction.detect_content_type(name, data)
-    document = extraction.extract(data, kind, max_bytes=MAX_FILE_BYTES, max_seconds=TIMEOUT_S / 2)
+    try:
+        document = extraction.extract(data, kind, max_bytes=MAX_FILE_BYTES, max_seconds=TIMEOUT_S / 2)
+    except ExtractionError as exc:
+        raise UnreadableFile(f"{name} could not be read: {exc.reason}") from exc
     return "\n\n".join(page.text for page in document.pages if page.text.strip()), document.content_type
+
+
+class UnreadableFile(VoiceAssistError):
+    """The extractors could not read the file (empty, no text, a broken PDF): the reason is theirs, in words."""
+
+    status_code = 422
+    code = "unreadable_file"
 
 
 def _refuse_phi(text: str, detector: PhiDetector) -> None:
