@@ -55,7 +55,7 @@ def _workspace(url: str, users: tuple[str, ...] = (USER,)) -> Workspace:
 
 @pytest.fixture
 def harness(tmp_path: Path, calendar_url: str) -> Harness:
-    CalDavCalendar(DavAccount(url=calendar_url, username=USER, password=SecretStr(PASSWORD)))._calendar.add_event(
+    CalDavCalendar(DavAccount(url=calendar_url, username=USER, password=SecretStr(PASSWORD)))._calendar.save_event(
         STANDUP)
     return Harness(tmp_path, calendar_tools(_workspace(calendar_url)))
 

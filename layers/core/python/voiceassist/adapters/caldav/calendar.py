@@ -49,7 +49,7 @@ class CalDavCalendar:
         document.add("version", "2.0")
         document.add_component(component)
         with _server_errors("create the event"):
-            saved = self._calendar.add_event(document.to_ical().decode())
+            saved = self._calendar.save_event(document.to_ical().decode())
             return _event(saved.icalendar_component)
 
     def update(self, uid: str, fields: EventFields) -> CalendarEvent:
@@ -68,7 +68,7 @@ class CalDavCalendar:
         from caldav.lib.error import NotFoundError
 
         try:
-            return self._calendar.get_event_by_uid(uid)
+            return self._calendar.event_by_uid(uid)
         except NotFoundError as exc:
             raise NotFound(f"no event with uid {uid!r} in this calendar") from exc
 
@@ -76,7 +76,7 @@ class CalDavCalendar:
 def _dav_client(**options: Any) -> Any:
     import caldav
 
-    client: Any = caldav.DAVClient  # typed as `object` by the package's lazy exports
+    client: Any = caldav.DAVClient
     return client(**options)
 
 
