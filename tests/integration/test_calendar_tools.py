@@ -209,3 +209,18 @@ def test_a_detector_failure_on_a_calendar_argument_counts_as_phi(harness: Harnes
     assert proposed.status == 202 and proposed.carries_phi
     [record] = harness.audit.list(user_id=USER)
     assert record.phi_detected and "crash" not in record.query_redacted
+
+
+def test_an_all_day_event_comes_back_as_dates_among_timed_ones(harness: Harness, calendar_url: str) -> None:
+    raw = CalDavCalendar(DavAccount(url=calendar_url, username=USER, password=SecretStr(PASSWORD)))._calendar
+    raw.save_event(STANDUP.replace("standup-1", "conference").replace("RRULE:FREQ=DAILY;COUNT=5\n", "")
+                   .replace("DTSTART;TZID=Europe/Paris:20260302T090000", "DTSTART;VALUE=DATE:20260304")
+                   .replace("DTEND;TZID=Europe/Paris:20260302T091500", "DTEND;VALUE=DATE:20260305")
+                   .replace("Ward round", "Conference"))
+
+    result = harness.call("get_calendar_events", start="2026-03-04", end="2026-03-05", timezone="Europe/Paris")
+
+    assert result.status == 200, result.content
+    assert [(e["summary"], e["start"], e["end"]) for e in result.data["events"]] == [
+        ("Conference", "2026-03-04", "2026-03-05"),
+        ("Ward round", "2026-03-04T09:00:00+01:00", "2026-03-04T09:15:00+01:00")]
