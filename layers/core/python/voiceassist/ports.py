@@ -306,3 +306,82 @@ class PageOcr(Protocol):
     def poll(self, ticket: str, pages: Sequence[int]) -> OcrRun:
         """The run `start` began: done with the pages read, or still running."""
         ...
+
+
+# ---- the clinician's workspace: calendar (CalDAV), files (WebDAV/Nextcloud), web search (tools/) ---------------
+@dataclass(frozen=True)
+class CalendarEvent:
+    """One event, or one occurrence of a recurring event (then `recurrence_id` is the occurrence's start)."""
+
+    uid: str
+    summary: str
+    start: Any  # datetime (aware) or date (all-day)
+    end: Any = None
+    location: str = ""
+    description: str = ""
+    recurrence_id: str | None = None
+    recurring: bool = False
+
+
+@dataclass(frozen=True)
+class EventFields:
+    """What a create or an update sets; None leaves a field as it is (an update) or empty (a create)."""
+
+    summary: str | None = None
+    start: Any = None  # aware datetime
+    end: Any = None
+    location: str | None = None
+    description: str | None = None
+
+
+@runtime_checkable
+class Calendar(Protocol):
+    """One person's calendar (a CalDAV collection). Raises WorkspaceUnavailable when the server fails."""
+
+    def events(self, start: Any, end: Any) -> list[CalendarEvent]:
+        """The events overlapping [start, end), recurring ones expanded into their occurrences."""
+        ...
+
+    def create(self, fields: EventFields) -> CalendarEvent: ...
+
+    def update(self, uid: str, fields: EventFields) -> CalendarEvent: ...
+
+    def delete(self, uid: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    path: str  # relative to the account's root, "/"-separated
+    name: str
+    size: int | None = None
+    content_type: str | None = None
+    modified: str | None = None  # ISO 8601
+
+
+@runtime_checkable
+class FileShare(Protocol):
+    """One person's files over WebDAV (Nextcloud or any server). Raises WorkspaceUnavailable on failure."""
+
+    def search(self, text: str, *, limit: int = 20, content: bool = False) -> list[RemoteFile]:
+        """Files whose name contains `text` (and, when `content` and the server can, whose text does)."""
+        ...
+
+    def read(self, path: str, *, max_bytes: int) -> bytes:
+        """The file's bytes; raises PayloadTooLarge past `max_bytes`, NotFound when it does not exist."""
+        ...
+
+
+@dataclass(frozen=True)
+class WebResult:
+    title: str
+    url: str
+    snippet: str = ""
+
+
+@runtime_checkable
+class WebSearchProvider(Protocol):
+    """A web search API outside the PHI boundary: it is called only with text the egress policy lets go."""
+
+    name: str
+
+    def search(self, query: str, *, count: int = 5, deadline_s: float = 8.0) -> list[WebResult]: ...

@@ -70,6 +70,11 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_TIKTOKEN_CACHE_DIR,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
+    ENV_WEB_SEARCH_API_KEY,
+    ENV_WEB_SEARCH_BASE_URL,
+    ENV_WEB_SEARCH_SECRET_ARN,
+    ENV_WORKSPACE_ACCOUNTS_FILE,
+    ENV_WORKSPACE_SECRET_PREFIX,
     PhiDetectorKind,
     PhiMode,
     Runtime,
@@ -148,6 +153,11 @@ class Settings(BaseModel):
     ocr_poll_seconds: int = Field(default=10, ge=0, le=300)
     ocr_max_wait_seconds: int = Field(default=1800, ge=1, le=86400)
     ocr_languages: str = Field(default="eng", pattern=r"^[a-z_]+(\+[a-z_]+)*$")
+    workspace_accounts_file: Path | None = None
+    workspace_secret_prefix: str | None = None
+    web_search_base_url: str | None = None
+    web_search_api_key: str | None = Field(default=None, repr=False)
+    web_search_secret_arn: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -216,6 +226,11 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_OCR_POLL_SECONDS: "ocr_poll_seconds",
     ENV_OCR_MAX_WAIT_SECONDS: "ocr_max_wait_seconds",
     ENV_OCR_LANGUAGES: "ocr_languages",
+    ENV_WORKSPACE_ACCOUNTS_FILE: "workspace_accounts_file",
+    ENV_WORKSPACE_SECRET_PREFIX: "workspace_secret_prefix",
+    ENV_WEB_SEARCH_BASE_URL: "web_search_base_url",
+    ENV_WEB_SEARCH_API_KEY: "web_search_api_key",
+    ENV_WEB_SEARCH_SECRET_ARN: "web_search_secret_arn",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -160,9 +160,10 @@ class Dependencies:
 
     @cached_property
     def tool_registry(self) -> ToolRegistry:
+        from voiceassist.composition.workspace import workspace_tools
         from voiceassist.tools.catalogue import default_registry
 
-        return default_registry()
+        return default_registry(workspace_tools(self))
 
     @cached_property
     def tool_executor(self) -> ToolExecutor:

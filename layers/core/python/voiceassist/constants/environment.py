@@ -101,3 +101,11 @@ class PhiDetectorKind(StrEnum):
     PRESIDIO = "presidio"
     COMPREHEND_MEDICAL = "comprehend_medical"
     BOTH = "both"
+
+
+# ---- the workspace tools (tools/calendar.py, tools/files.py, tools/web_search.py; docs/tools.md) -------------
+ENV_WORKSPACE_ACCOUNTS_FILE = "VOICEASSIST_WORKSPACE_ACCOUNTS_FILE"  # local: per-user CalDAV/WebDAV, mode 0600
+ENV_WORKSPACE_SECRET_PREFIX = "VOICEASSIST_WORKSPACE_SECRET_PREFIX"  # AWS: one secret per user, <prefix><user>
+ENV_WEB_SEARCH_BASE_URL = "VOICEASSIST_WEB_SEARCH_BASE_URL"  # a Brave Search API compatible endpoint
+ENV_WEB_SEARCH_API_KEY = "VOICEASSIST_WEB_SEARCH_API_KEY"  # local only; on AWS the secret below
+ENV_WEB_SEARCH_SECRET_ARN = "VOICEASSIST_WEB_SEARCH_SECRET_ARN"

@@ -100,7 +100,7 @@ class ToolExecutor:
             result = ToolResult(name=call.name, call_id=call.call_id, ok=False, status=500, error="tool_failed",
                                 content=f"the tool {call.name} failed ({type(exc).__name__}); do not retry it")
         result.latency_ms = round((time.perf_counter() - started) * 1000, 3)
-        result.carries_phi = caller.turn_has_phi or bool(checked and checked.args_have_phi)
+        result.carries_phi = result.carries_phi or caller.turn_has_phi or bool(checked and checked.args_have_phi)
         self._write_audit(call, caller, checked, result)
         self.events.emit(ToolEvent("tool_result", call.call_id, call.name, result.status, result.latency_ms))
         return result
@@ -159,10 +159,11 @@ class ToolExecutor:
         timeout = checked.tool.definition.timeout_seconds
         if caller.budget_seconds is not None:
             timeout = min(timeout, max(caller.budget_seconds, 0.001))
-        env = ToolEnvironment(ctx=self._env.ctx, turn_has_phi=caller.turn_has_phi or checked.args_have_phi)
+        env = ToolEnvironment(ctx=self._env.ctx, turn_has_phi=caller.turn_has_phi or checked.args_have_phi,
+                              user_id=caller.user_id)
         output = run_with_timeout(lambda: checked.tool.run(checked.params, env), timeout, checked.tool.name)
         return ToolResult(name=call.name, call_id=call.call_id, ok=True, content=output.content,
-                          data=output.data, sources=output.sources)
+                          data=output.data, sources=output.sources, carries_phi=output.carries_phi)
 
     def _write_audit(self, call: ToolCall, caller: Caller, checked: _Checked | None, result: ToolResult) -> None:
         redacted = checked.redacted if checked and checked.redacted else {"arguments": "<NOT_CHECKED>"}
@@ -230,7 +231,8 @@ def _map_strings(value: Any, transform: Callable[[str], str]) -> Any:
 def _refusal(call: ToolCall, exc: VoiceAssistError) -> ToolResult:
     retry_after = getattr(exc, "retry_after", None)
     status = 404 if isinstance(exc, NotFound) else exc.status_code
-    readable = status < 500 or isinstance(exc, ToolTimeout)  # our own words; a dependency's may echo input
+    # our own words; a dependency's may echo input (an error class marked `readable` words its own message)
+    readable = status < 500 or isinstance(exc, ToolTimeout) or getattr(exc, "readable", False)
     return ToolResult(name=call.name, call_id=call.call_id, ok=False, status=status, error=exc.code,
                       content=str(exc) if readable else f"the tool {call.name} failed ({exc.code})",
                       retry_after=retry_after)

@@ -22,6 +22,7 @@ class ToolEnvironment:
 
     ctx: QueryContext
     turn_has_phi: bool = True  # unknown counts as PHI (fail closed)
+    user_id: str | None = None  # the caller, for tools that reach the person's own accounts (tools/workspace.py)
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,7 @@ class ToolOutput:
     content: str  # what the model (or the person) reads
     data: dict[str, Any] = field(default_factory=dict)
     sources: list[SearchHit] = field(default_factory=list)  # what the answer may cite
+    carries_phi: bool = False  # the content may hold PHI whatever the arguments (a calendar, a person's files)
 
 
 ToolFunction = Callable[[Any, ToolEnvironment], ToolOutput]
