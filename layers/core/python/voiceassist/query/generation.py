@@ -202,10 +202,3 @@ def _drop_oldest_turn(turns: list[ChatMessage]) -> int:
         dropped += 1
     return dropped
 
-
-def build_messages(question: str, excerpts: Sequence[Excerpt], *, clinical_context: str | None = None,
-                   history: Sequence[Message] = (), budget_tokens: int = 3000, answer_tokens: int = 700
-                   ) -> list[ChatMessage]:
-    """The chat messages of build_prompt; use build_prompt to learn which excerpts the model saw."""
-    return build_prompt(question, excerpts, clinical_context=clinical_context, history=history,
-                        budget_tokens=budget_tokens, answer_tokens=answer_tokens).messages
