@@ -42,7 +42,7 @@ typecheck: install
 
 # Synthesizes every environment (dev, staging, prod) offline with the pinned CLI: no AWS account, no Docker.
 synth: install
-	npx -y aws-cdk@$(CDK_CLI) synth --quiet
+	npx -y aws-cdk@$(CDK_CLI) synth --quiet -c allow_unbuilt_layers=true
 
 # The Lambda dependency layers for arm64 python3.12 (pip --platform, no Docker) into layers/deps/build/, with
 # their sizes against Lambda's 250 MB limit; needed before a deploy, never by `make test` or `make synth`.
@@ -55,3 +55,22 @@ bench: install
 
 clean:
 	rm -rf .data cdk.out .pytest_cache .mypy_cache .ruff_cache
+
+# One environment at a time (docs/operations.md): `make deploy ENV=dev`, `make models ENV=dev SOURCE=/weights`
+# (or HUB=meta-llama/Llama-3.1-8B-Instruct), `make smoke ENV=dev`, `make destroy ENV=dev` (prod: CONFIRM=prod).
+ENV ?= dev
+.PHONY: preflight deploy smoke destroy models
+preflight: install
+	$(BIN)/python -m infra.ops preflight --env $(ENV)
+
+deploy: install
+	$(BIN)/python -m infra.ops deploy --env $(ENV)
+
+smoke: install
+	$(BIN)/python -m infra.ops smoke --env $(ENV)
+
+destroy: install
+	$(BIN)/python -m infra.ops destroy --env $(ENV) --confirm "$(CONFIRM)"
+
+models: install
+	$(BIN)/python -m infra.ops models --env $(ENV) --source "$(SOURCE)" --hub "$(HUB)"

@@ -24,6 +24,7 @@ from infra.config import (  # noqa: E402
     load_environment,
     load_paths,
 )
+from infra.custom_resources import bound_custom_resources  # noqa: E402
 from infra.nag import apply_nag_packs  # noqa: E402
 from infra.stacks.main import MainStack  # noqa: E402
 from infra.stacks.models import ModelsStack  # noqa: E402
@@ -53,6 +54,7 @@ def build_app(*, context: Mapping[str, Any] | None = None, outdir: str | None = 
         main = MainStack(app, f"VoiceAssist-{name}", config=config, paths=paths, env=env)
         if config.llm.enabled or config.embedding.enabled:
             ModelsStack(app, f"VoiceAssist-{name}-Models", config=config, main=main, env=env)
+    bound_custom_resources(app)
     apply_nag_packs(app)
     return app
 

@@ -43,6 +43,11 @@ class NetworkConfig(_Frozen):
     # Explicit zones keep synth offline: a zone lookup would need AWS credentials.
     availability_zones: tuple[str, ...] = Field(min_length=2, max_length=3)
     nat_gateways: int = Field(default=1, ge=1, le=3)
+    # The region's S3 prefix list (com.amazonaws.<region>.s3): the gateway endpoint's addresses, which the
+    # network-isolated SageMaker containers reach for their weights. `make preflight` checks it against AWS.
+    s3_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
+    # The region's DynamoDB prefix list: functions without internet egress reach DynamoDB through its gateway.
+    dynamodb_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
 
 
 class SearchConfig(_Frozen):
@@ -63,8 +68,6 @@ class SearchConfig(_Frozen):
             raise ValueError("master_node_count must be 0, 3 or 5 (a quorum)")
         if self.master_node_count and not self.master_node_type:
             raise ValueError("master_node_type is required when master_node_count > 0")
-        if self.zone_awareness and self.data_node_count % 2:
-            raise ValueError("zone_awareness needs an even data_node_count (one replica per zone pair)")
         return self
 
 
@@ -74,6 +77,7 @@ class ScaleDownSchedule(_Frozen):
     scale_down_cron: str = "cron(0 20 ? * MON-FRI *)"
     scale_up_cron: str = "cron(0 6 ? * MON-FRI *)"
     # A real-time variant cannot go below one instance; stopping fully means removing the Models stack.
+    # It must be below the working-hours minimum, or the schedule would change nothing (LlmConfig checks).
     off_hours_capacity: int = Field(default=1, ge=1)
 
 
@@ -93,6 +97,11 @@ class LlmConfig(_Frozen):
     def _capacity_range(self) -> LlmConfig:
         if self.max_capacity < self.min_capacity:
             raise ValueError("max_capacity must be at least min_capacity")
+        if self.scale_down is not None and self.scale_down.off_hours_capacity >= self.min_capacity:
+            raise ValueError(
+                "scale_down.off_hours_capacity must be below min_capacity (otherwise nothing scales down); "
+                "remove scale_down, or remove the Models stack off hours"
+            )
         return self
 
 
@@ -128,6 +137,19 @@ class ApiConfig(_Frozen):
     throttle_rate_limit: int = Field(default=20, ge=1)
     throttle_burst_limit: int = Field(default=40, ge=1)
     waf_requests_per_5_minutes: int = Field(default=1000, ge=100)
+    # Browser origins allowed by CORS: the web client's domain, and localhost in dev.
+    cors_origins: tuple[str, ...] = Field(min_length=1)
+    # An app client with the admin password flow, for `make smoke` (never in prod).
+    smoke_test_client: bool = False
+
+    @field_validator("cors_origins")
+    @classmethod
+    def _origins(cls, origins: tuple[str, ...]) -> tuple[str, ...]:
+        for origin in origins:
+            local = origin.startswith(("http://localhost", "http://127.0.0.1"))
+            if not (origin.startswith("https://") or local) or origin.endswith("/") or origin == "*":
+                raise ValueError(f"cors origin {origin!r}: https://host[:port] (or http://localhost:port), no path")
+        return origins
 
 
 class FunctionsConfig(_Frozen):
@@ -136,6 +158,20 @@ class FunctionsConfig(_Frozen):
     log_level: str = "INFO"
     # None leaves functions on the account's unreserved pool (new accounts have too little to reserve).
     reserved_concurrency: int | None = Field(default=None, ge=1)
+    # Each ingestion function's reserved concurrency: a bulk upload cannot starve the query path of the account
+    # pool, nor flood OpenSearch with bulk requests (throttled steps are retried by the workflow).
+    ingest_reserved_concurrency: int | None = Field(default=None, ge=1, le=100)
+    # Warm instances of each PHI container function on the query path (detect, generate, assemble): a cold
+    # ~1 GB image costs seconds of the 29 s API budget. 0 = none (pay per use only).
+    phi_provisioned_concurrency: int = Field(default=0, ge=0, le=50)
+
+    @field_validator("log_level")
+    @classmethod
+    def _no_debug(cls, level: str) -> str:
+        # DEBUG logs carry request details: never in an environment that may hold real data (any of ours).
+        if level.upper() not in ("INFO", "WARNING", "ERROR"):
+            raise ValueError("log_level must be INFO, WARNING or ERROR (DEBUG may log PHI)")
+        return level.upper()
 
 
 class PubMedConfig(_Frozen):
@@ -178,13 +214,23 @@ class EnvironmentConfig(_Frozen):
     embedding: EmbeddingEndpointConfig = EmbeddingEndpointConfig()
     pubmed: PubMedConfig = PubMedConfig()
     retention: RetentionConfig = RetentionConfig()
-    api: ApiConfig = ApiConfig()
+    api: ApiConfig
     functions: FunctionsConfig = FunctionsConfig()
 
     @model_validator(mode="after")
     def _zones_match_search_layout(self) -> EnvironmentConfig:
-        if self.search.zone_awareness and len(self.network.availability_zones) < 2:
-            raise ValueError("search.zone_awareness needs at least two availability_zones")
+        if self.search.zone_awareness:
+            # CreateDomain: the data nodes spread evenly over the zones (a 3-AZ domain needs 3, 6, ... nodes).
+            zones = len(self.network.availability_zones)
+            if self.search.data_node_count < zones or self.search.data_node_count % zones:
+                raise ValueError(
+                    f"search.data_node_count ({self.search.data_node_count}) must be at least the number of "
+                    f"availability_zones ({zones}) and a multiple of it when zone_awareness is on"
+                )
+        if self.name == "prod" and self.api.smoke_test_client:
+            raise ValueError("api.smoke_test_client is for dev and staging: prod keeps SRP sign-in only")
+        if self.name == "prod" and any("localhost" in o or "127.0.0.1" in o for o in self.api.cors_origins):
+            raise ValueError("prod's api.cors_origins must not allow localhost")
         if self.pubmed.enabled and self.routing_mode is RoutingMode.LOCAL_ONLY:
             # The pipeline never leaves the boundary in local-only mode: the key and grant would sit unused.
             raise ValueError("pubmed.enabled needs a routing_mode other than local-only")
@@ -213,8 +259,9 @@ class SourcePaths(_Frozen):
     deps_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "deps"
     ml_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "ml"
     auth_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "auth"
+    mcp_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "mcp"
+    documents_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "documents"
     phi_dockerfile_dir: Path = REPO_ROOT / "infra" / "images" / "phi"
-    search_bootstrap_dir: Path = REPO_ROOT / "infra" / "runtime" / "search_bootstrap"
     web_dir: Path = REPO_ROOT / "local" / "voiceassist_local" / "web"  # the web client's static files
 
 

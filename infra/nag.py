@@ -132,8 +132,8 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
     ),
     _allow(
         r"Resource::\*",
-        "X-Ray segments, VPC network interfaces, CloudWatch metrics, ECR auth and log-delivery setup have "
-        "no resource-level permissions; only those actions are granted on '*'.",
+        "X-Ray segments, VPC network interfaces, CloudWatch metrics, ECR auth, log-delivery setup and "
+        "Textract text detection jobs have no resource-level permissions; only those actions are granted on '*'.",
         only_actions=(
             "xray:PutTraceSegments",
             "xray:PutTelemetryRecords",
@@ -141,6 +141,8 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
             "xray:GetSamplingTargets",
             "cloudwatch:PutMetricData",
             "ecr:GetAuthorizationToken",
+            "textract:StartDocumentTextDetection",
+            "textract:GetDocumentTextDetection",
             *_ENI_ACTIONS,
             *_LOG_DELIVERY_ACTIONS,
         ),

@@ -2,31 +2,60 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
-from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConfig, Response
 from aws_lambda_powertools.logging import correlation_paths
 
-from routes import documents, errors, health, jobs, passages, query, sessions
+from routes import (
+    chat,
+    documents,
+    errors,
+    health,
+    input_policy,
+    jobs,
+    openapi,
+    passages,
+    query,
+    sessions,
+    tools,
+    uploads,
+)
 from voiceassist import __version__
+from voiceassist.constants.environment import ENV_CORS_ORIGINS
 from voiceassist.observability import logger, tracer
 
-app = APIGatewayRestResolver(enable_validation=True)
+
+def cors_config() -> CORSConfig | None:
+    """CORS headers for the environment's browser origins (cdk.json api.cors_origins); none without them."""
+    origins = [origin.strip() for origin in os.environ.get(ENV_CORS_ORIGINS, "").split(",") if origin.strip()]
+    if not origins:
+        return None
+    return CORSConfig(allow_origin=origins[0], extra_origins=origins[1:], max_age=3600,
+                      allow_headers=["Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token"])
+
+
+app = APIGatewayRestResolver(enable_validation=True, cors=cors_config())
 app.configure_openapi(title="VoiceAssist API", version=__version__,
                       summary="Clinical question answering with numbered citations and a PHI boundary")
-for module in (health, documents, jobs, query, sessions, passages):
+for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
+input_policy.register(app)
 
 
 @app.get("/v1/openapi.json", include_in_schema=False)
 def openapi_document() -> dict[str, Any]:
-    import json
+    return openapi.document(app)
 
-    return json.loads(app.get_openapi_json_schema())
+
+@app.get("/v1/docs", include_in_schema=False)
+def swagger_ui() -> Response[str]:
+    return Response(status_code=200, content_type="text/html", body=openapi.swagger_page(openapi.document(app)))
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler(capture_response=False)  # answers can repeat a patient's details
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # answers can repeat a patient's details
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return app.resolve(event, context)

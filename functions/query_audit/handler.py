@@ -11,7 +11,7 @@ from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event)
     return audit.audit(dependencies().query, state).model_dump(mode="json")

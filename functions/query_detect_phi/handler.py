@@ -5,13 +5,16 @@ from __future__ import annotations
 from typing import Any
 
 from voiceassist.composition import dependencies
+from voiceassist.conversation import events
 from voiceassist.observability import logger, tracer
 from voiceassist.query import planning
 from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event)
-    return planning.detect_phi(dependencies().query, state).model_dump(mode="json")
+    state = planning.detect_phi(dependencies().query, state)
+    events.after_step(dependencies(), "detect_phi", state)
+    return state.model_dump(mode="json")

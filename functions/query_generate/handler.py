@@ -1,18 +1,22 @@
-"""Generate Answer: one tier of the fallback chain (cloud, local or extractive), chosen by the state machine."""
+"""Generate Answer: one tier of the fallback chain (cloud, local or extractive), chosen by the state machine;
+it may answer with tool calls, which the "Run Tools" Map runs before the next turn (voiceassist.query.tool_loop)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from voiceassist.composition import dependencies
+from voiceassist.conversation import events
 from voiceassist.observability import logger, tracer
-from voiceassist.query import answering
+from voiceassist.query import tool_loop
 from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # the state holds the raw question (PHI)
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event["state"])
-    state = answering.generate(dependencies().query, state, tier=event["tier"])
+    deps = dependencies()
+    state = tool_loop.generate(deps.query, deps.tool_registry, state, tier=event["tier"])
+    events.after_step(deps, "generate", state)
     return state.model_dump(mode="json")

@@ -13,7 +13,8 @@ from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # hits are bulky, and the event holds the question
+# hits are bulky, and the event holds the question
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event["state"])
     source = event["source"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist.adapters.aws.apigateway_publisher import ApiGatewayEventPublisher
 from voiceassist.authentication import accepted_subprotocol, header_value
 from voiceassist.composition import dependencies
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
@@ -17,7 +16,7 @@ from voiceassist.observability import logger, tracer
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # answers can repeat a patient's details
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # answers can repeat a patient's details
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     request = event["requestContext"]
     if request["routeKey"] == "$disconnect":
@@ -27,10 +26,10 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         return {"statusCode": 401}
     if request["routeKey"] == "$connect":
         return _accept_connection(event)
-    publisher = ApiGatewayEventPublisher(f"https://{request['domainName']}/{request['stage']}",
-                                         region_name=dependencies().settings.region)
-    return streaming.handle_message(dependencies(), publisher, connection_id=request["connectionId"],
-                                    user_id=user_id, body=event.get("body"))
+    endpoint = f"https://{request['domainName']}/{request['stage']}"
+    return streaming.handle_message(dependencies(), dependencies().event_publisher(endpoint),
+                                    connection_id=request["connectionId"], user_id=user_id,
+                                    body=event.get("body"), endpoint=endpoint)
 
 
 def _accept_connection(event: dict[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,13 @@ from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
+from infra.constructs.api_edge import (
+    BINARY_MEDIA_TYPES,
+    add_error_responses,
+    add_execution_log_group,
+    add_smoke_client,
+    cors_preflight,
+)
 from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
@@ -44,6 +51,7 @@ class Api(Construct):
         stream_handler: lambda_.IFunction,
         connect_authorizer: lambda_.IFunction,
         key: kms.IKey,
+        mcp_handler: lambda_.IFunction | None = None,
         removal_policy: RemovalPolicy,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -63,7 +71,13 @@ class Api(Construct):
             id_token_validity=Duration.hours(1),
             refresh_token_validity=Duration.hours(12),
         )
+        self.smoke_client = add_smoke_client(self.user_pool, config)
         self.rest_api = self._rest_api(handler)
+        add_error_responses(self.rest_api, config)
+        if mcp_handler is not None:
+            self._mcp_route(mcp_handler)
+        add_execution_log_group(self, self.rest_api, stage=STAGE, key=key,
+                                retention_days=config.retention.log_days, removal_policy=removal_policy)
         self.web_acl = self._web_acl()
         wafv2.CfnWebACLAssociation(
             self,
@@ -115,6 +129,8 @@ class Api(Construct):
             cloud_watch_role=True,
             cloud_watch_role_removal_policy=self._removal_policy,
             endpoint_types=[apigw.EndpointType.REGIONAL],
+            binary_media_types=BINARY_MEDIA_TYPES,
+            default_cors_preflight_options=cors_preflight(self._config),
             default_method_options=apigw.MethodOptions(
                 authorizer=authorizer,
                 authorization_type=apigw.AuthorizationType.COGNITO,
@@ -166,6 +182,14 @@ class Api(Construct):
             ),
         )
         return api
+
+    def _mcp_route(self, handler: lambda_.IFunction) -> None:
+        """POST /v1/mcp goes to its own function (the MCP SDK's layer), with the same Cognito authorizer; every
+        other path stays on the API function's proxy."""
+        v1 = self.rest_api.root.get_resource("v1") or self.rest_api.root.add_resource("v1")
+        validator = self.rest_api.node.find_child("RequestValidator")
+        assert isinstance(validator, apigw.RequestValidator)
+        v1.add_resource("mcp").add_method("POST", apigw.LambdaIntegration(handler), request_validator=validator)
 
     def _web_acl(self) -> wafv2.CfnWebACL:
         rules = [

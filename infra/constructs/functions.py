@@ -71,6 +71,8 @@ class FunctionFactory(Construct):
         self._environment = dict(environment)
         self._removal_policy = removal_policy
         self.functions: dict[str, lambda_.Function] = {}
+        # What the workflows invoke instead of the function: a warm alias (provisioned concurrency).
+        self.aliases: dict[str, lambda_.Alias] = {}
 
     def create(self, spec: FunctionSpec) -> lambda_.Function:
         """An app function from functions/<name>/, with a role of its own."""
@@ -83,10 +85,19 @@ class FunctionFactory(Construct):
         code_dir = self._paths.functions_dir / spec.name
         function = self._build(spec, code_dir, role)
         self.functions[spec.name] = function
+        warm = self._config.functions.phi_provisioned_concurrency
+        if warm and spec.container_image and spec.name in WARM_PHI_FUNCTIONS:
+            self.aliases[spec.name] = lambda_.Alias(
+                self,
+                f"{function_id(spec.name)}Live",
+                alias_name="live",
+                version=function.current_version,
+                provisioned_concurrent_executions=warm,
+            )
         return function
 
     def create_internal(self, spec: FunctionSpec, *, code_dir: Path, role: iam.IRole) -> lambda_.Function:
-        """An infrastructure function (code under infra/runtime/) running as a role created elsewhere."""
+        """A custom-resource function (catalogued, code under functions/) running as a role created elsewhere."""
         return self._build(spec, code_dir, role)
 
     def _build(self, spec: FunctionSpec, code_dir: Path, role: iam.IRole) -> lambda_.Function:
@@ -98,6 +109,7 @@ class FunctionFactory(Construct):
             key=self._key,
             retention_days=config.retention.log_days,
             removal_policy=self._removal_policy,
+            mask_phi=True,
         )
         log_group.grant_write(role)
         # Lambda creates the function's network interfaces with its role; these actions take no resource ARN.
@@ -115,8 +127,10 @@ class FunctionFactory(Construct):
             "role": role,
             "vpc": self._network.vpc,
             "vpc_subnets": self._network.app_subnets,
-            "security_groups": [self._network.function_security_group],
-            "reserved_concurrent_executions": config.functions.reserved_concurrency,
+            "security_groups": [
+                self._network.function_security_group if spec.internet_egress else self._network.internal_security_group
+            ],
+            "reserved_concurrent_executions": reserved_concurrency(spec, config),
         }
         if spec.container_image:
             function: lambda_.Function = lambda_.DockerImageFunction(
@@ -131,6 +145,10 @@ class FunctionFactory(Construct):
                 layers.append(self._layers.ml)
             if spec.needs_auth_layer:
                 layers.append(self._layers.auth)
+            if spec.needs_mcp_layer:
+                layers.append(self._layers.mcp)
+            if spec.needs_documents_layer:
+                layers.append(self._layers.documents)
             layers.append(self._layers.core)
             function = lambda_.Function(
                 self,
@@ -183,13 +201,13 @@ class FunctionFactory(Construct):
         )
 
     def _acknowledge_invocation_model(self, function: lambda_.Function, spec: FunctionSpec) -> None:
-        if self._config.functions.reserved_concurrency is None:
+        if reserved_concurrency(spec, self._config) is None:
             acknowledge(
                 function,
                 (
                     "HIPAA.Security-LambdaConcurrency",
-                    f"{self._config.name}: concurrency is bounded by API Gateway throttling and "
-                    "the workflows; reserving it per function would starve the account pool.",
+                    f"{self._config.name}: on the request path (API Gateway throttling bounds it) or a custom "
+                    "resource; the ingestion functions reserve theirs (functions.ingest_reserved_concurrency).",
                 ),
             )
         if spec.name not in ASYNC_FUNCTIONS:
@@ -203,5 +221,13 @@ class FunctionFactory(Construct):
             )
 
 
+def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int | None:
+    if spec.name.startswith("ingest_") and config.functions.ingest_reserved_concurrency is not None:
+        return config.functions.ingest_reserved_concurrency
+    return config.functions.reserved_concurrency
+
+
+# The PHI container functions on the query path, kept warm where the environment asks for it.
+WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_generate", "query_assemble"})
 # Functions invoked asynchronously (by EventBridge); each gets a dead-letter queue.
 ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger"})

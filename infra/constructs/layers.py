@@ -1,8 +1,9 @@
 """Lambda layers: the domain package (layers/core) and the third-party dependencies built for arm64.
 
 The dependency layers are built by layers/deps/build.sh (pip with --platform, no Docker) before a deploy.
-Synth never runs pip: when a build directory is missing (tests, CI, a fresh clone), the layer is staged
-from an empty placeholder and synth carries a warning, so a template can be reviewed without building.
+Synth never runs pip. A missing build directory is an error: a deployed placeholder layer would leave every
+function (the search bootstrap custom resource included) failing on import. For review only (tests, CI,
+`make synth`), `-c allow_unbuilt_layers=true` stages an empty placeholder and synth carries a warning.
 """
 
 from __future__ import annotations
@@ -19,7 +20,12 @@ from infra.config import SourcePaths
 RUNTIME = lambda_.Runtime.PYTHON_3_12
 ARCHITECTURE = lambda_.Architecture.ARM_64
 BUILD_SCRIPT = "layers/deps/build.sh"
+ALLOW_UNBUILT_LAYERS = "allow_unbuilt_layers"  # context key: review-only synth without built layers
 ASSET_EXCLUDES = ["**/__pycache__", "**/*.pyc", "*.egg-info", "**/.pytest_cache", "**/.mypy_cache"]
+
+
+class LayerNotBuiltError(RuntimeError):
+    """A dependency layer's build directory is missing: `make layers` before a deploy."""
 
 
 class Layers(Construct):
@@ -28,7 +34,9 @@ class Layers(Construct):
         self.core = self._layer("Core", paths.core_layer_dir, "voiceassist domain package")
         self.deps = self._built_layer("Deps", paths.deps_layer_dir, "third-party dependencies (arm64, cp312)")
         self.ml = self._built_layer("Ml", paths.ml_layer_dir, "onnxruntime, tokenizers, embedding model")
-        self.auth = self._built_layer("Auth", paths.auth_layer_dir, "PyJWT and cryptography (Cognito tokens)")
+        self.auth = self._built_layer("Auth", paths.auth_layer_dir, "PyJWT, cryptography (tokens, encrypted PDFs)")
+        self.mcp = self._built_layer("Mcp", paths.mcp_layer_dir, "the Model Context Protocol SDK (POST /v1/mcp)")
+        self.documents = self._built_layer("Documents", paths.documents_layer_dir, "python-docx and lxml (Word files)")
 
     def _layer(self, construct_id: str, directory: Path, description: str) -> lambda_.LayerVersion:
         return lambda_.LayerVersion(
@@ -43,6 +51,11 @@ class Layers(Construct):
     def _built_layer(self, construct_id: str, directory: Path, description: str) -> lambda_.LayerVersion:
         if (directory / "python").is_dir():
             return self._layer(construct_id, directory, description)
+        if str(self.node.try_get_context(ALLOW_UNBUILT_LAYERS)).lower() != "true":
+            raise LayerNotBuiltError(
+                f"the {construct_id} layer is not built ({directory} is missing): run `make layers` "
+                f"({BUILD_SCRIPT}) before deploying, or synth with -c {ALLOW_UNBUILT_LAYERS}=true to review only"
+            )
         layer = self._layer(construct_id, _placeholder_dir(), f"{description} [NOT BUILT]")
         Annotations.of(layer).add_warning_v2(
             "voiceassist:layer-not-built",

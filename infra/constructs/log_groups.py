@@ -33,6 +33,22 @@ _RETENTION_BY_DAYS: dict[int, logs.RetentionDays] = {
 }
 
 
+# HIPAA identifiers CloudWatch Logs can recognise: masked in every application log group (reading them
+# unmasked needs logs:Unmask), in case a log line ever carries what the app itself never logs on purpose.
+PHI_IDENTIFIERS = (
+    logs.DataIdentifier.NAME,
+    logs.DataIdentifier.ADDRESS,
+    logs.DataIdentifier.EMAILADDRESS,
+    logs.DataIdentifier.PHONENUMBER_US,
+    logs.DataIdentifier.SSN_US,
+    logs.DataIdentifier.DRIVERSLICENSE_US,
+    logs.DataIdentifier.HEALTHINSURANCECLAIMNUMBER_US,
+    logs.DataIdentifier.MEDICAREBENEFICIARYNUMBER_US,
+    logs.DataIdentifier.NATIONALPROVIDERID_US,
+    logs.DataIdentifier.DRUGENFORCEMENTAGENCYNUMBER_US,
+)
+
+
 def encrypted_log_group(
     scope: Construct,
     construct_id: str,
@@ -41,6 +57,7 @@ def encrypted_log_group(
     retention_days: int,
     removal_policy: RemovalPolicy,
     log_group_name: str | None = None,
+    mask_phi: bool = False,
 ) -> logs.LogGroup:
     return logs.LogGroup(
         scope,
@@ -49,4 +66,9 @@ def encrypted_log_group(
         encryption_key=key,
         retention=_RETENTION_BY_DAYS[retention_days],
         removal_policy=removal_policy,
+        data_protection_policy=logs.DataProtectionPolicy(
+            identifiers=list(PHI_IDENTIFIERS), name="voiceassist-phi", description="mask HIPAA identifiers"
+        )
+        if mask_phi
+        else None,
     )

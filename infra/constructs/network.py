@@ -13,6 +13,7 @@ from aws_cdk import aws_kms as kms
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
+from infra.constructs.dns_firewall import DnsFirewall
 from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
 
@@ -87,6 +88,25 @@ class Network(Construct):
         self.function_security_group.add_egress_rule(
             ec2.Peer.any_ipv4(), ec2.Port.tcp(443), "HTTPS only: AWS APIs, OpenSearch, OpenAI, PubMed"
         )
+        # Functions that call only AWS: VPC endpoints and OpenSearch (the VPC), S3 and DynamoDB (gateways).
+        self.internal_security_group = ec2.SecurityGroup(
+            self,
+            "InternalFunctionSecurityGroup",
+            vpc=self.vpc,
+            allow_all_outbound=False,
+            description="Lambda functions without internet egress: VPC endpoints, OpenSearch, S3, DynamoDB",
+        )
+        self.internal_security_group.add_egress_rule(
+            ec2.Peer.ipv4(self.vpc.vpc_cidr_block), ec2.Port.tcp(443), "VPC endpoints and OpenSearch"
+        )
+        for name, prefix_list in (
+            ("S3", config.network.s3_prefix_list_id),
+            ("DynamoDB", config.network.dynamodb_prefix_list_id),
+        ):
+            self.internal_security_group.add_egress_rule(
+                ec2.Peer.prefix_list(prefix_list), ec2.Port.tcp(443), f"{name} through its gateway endpoint"
+            )
+        DnsFirewall(self, "DnsFirewall", config=config, vpc=self.vpc)
         self.model_security_group = ec2.SecurityGroup(
             self,
             "ModelSecurityGroup",
@@ -97,7 +117,18 @@ class Network(Construct):
         self.model_security_group.add_egress_rule(
             ec2.Peer.ipv4(self.vpc.vpc_cidr_block), ec2.Port.tcp(443), "S3 and ECR over the VPC endpoints"
         )
+        # The S3 gateway endpoint routes to S3's public addresses (its prefix list), not to the VPC CIDR.
+        self.model_security_group.add_egress_rule(
+            ec2.Peer.prefix_list(config.network.s3_prefix_list_id),
+            ec2.Port.tcp(443),
+            "S3 (model weights) through the gateway endpoint",
+        )
         self._add_endpoints()
+
+    @property
+    def function_security_groups(self) -> tuple[ec2.SecurityGroup, ec2.SecurityGroup]:
+        """With internet egress (through the NAT, names limited by the DNS firewall), and without."""
+        return self.function_security_group, self.internal_security_group
 
     @property
     def app_subnets(self) -> ec2.SubnetSelection:
@@ -128,9 +159,8 @@ class Network(Construct):
             allow_all_outbound=False,
             description="Interface endpoints: HTTPS from the functions only",
         )
-        endpoint_group.add_ingress_rule(
-            self.function_security_group, ec2.Port.tcp(443), "functions to AWS APIs"
-        )
+        for group in self.function_security_groups:
+            endpoint_group.add_ingress_rule(group, ec2.Port.tcp(443), "functions to AWS APIs")
         for name, service in _INTERFACE_ENDPOINTS.items():
             self.vpc.add_interface_endpoint(
                 name,

@@ -56,14 +56,12 @@ class Pipelines(Construct):
             statemachines_dir / INGEST_ASL,
             sfn.StateMachineType.STANDARD,
             substitutions(functions, INGEST_PIPELINE_FUNCTIONS),
-            timeout=Duration.hours(2),
         )
         self.query = self._state_machine(
             "Query",
             statemachines_dir / QUERY_ASL,
             sfn.StateMachineType.EXPRESS,
             substitutions(functions, QUERY_PIPELINE_FUNCTIONS),
-            timeout=Duration.minutes(5),
         )
         for name in (*INGEST_PIPELINE_FUNCTIONS, *QUERY_PIPELINE_FUNCTIONS):
             machine = self.ingest if name in INGEST_PIPELINE_FUNCTIONS else self.query
@@ -75,9 +73,8 @@ class Pipelines(Construct):
         definition: Path,
         machine_type: sfn.StateMachineType,
         definition_substitutions: dict[str, str],
-        *,
-        timeout: Duration,
     ) -> sfn.StateMachine:
+        # The overall limit is the ASL file's own TimeoutSeconds: DefinitionBody.from_file ignores a CDK timeout.
         log_group = encrypted_log_group(
             self,
             f"{construct_id}Logs",
@@ -95,7 +92,6 @@ class Pipelines(Construct):
             definition_body=sfn.DefinitionBody.from_file(str(definition)),
             definition_substitutions=definition_substitutions,
             tracing_enabled=True,
-            timeout=timeout,
             encryption_configuration=sfn.CustomerManagedEncryptionConfiguration(self._key),
             # Every event is logged, but never the execution data: inputs and outputs can carry PHI.
             logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=False),

@@ -46,7 +46,8 @@ class Search(Construct):
             allow_all_outbound=False,
             description="OpenSearch: HTTPS from the functions only",
         )
-        self.security_group.add_ingress_rule(network.function_security_group, ec2.Port.tcp(443), "functions")
+        for group in network.function_security_groups:
+            self.security_group.add_ingress_rule(group, ec2.Port.tcp(443), "functions")
 
         zone_count = len(config.network.availability_zones) if search.zone_awareness else 1
         log_groups = {

@@ -1,4 +1,4 @@
-"""The custom resource that prepares the OpenSearch domain (runtime code: infra/runtime/search_bootstrap).
+"""The custom resource that prepares the OpenSearch domain (runtime code: functions/search_bootstrap).
 
 It runs on every deploy whose properties change: a new set of function roles, a new alias or pipeline name.
 """
@@ -18,12 +18,7 @@ from infra.constructs.search import Search
 from voiceassist.constants.functions import FunctionSpec
 from voiceassist.constants.models import DEFAULT_PRECISION, model_id
 
-BOOTSTRAP = FunctionSpec(
-    name="search_bootstrap",
-    description="Custom resource: OpenSearch index, alias, pipeline and role mapping",
-    access=frozenset(),
-    timeout_seconds=300,
-)
+BOOTSTRAP = "search_bootstrap"  # its catalogue entry (voiceassist.constants.functions)
 
 
 class SearchBootstrap(Construct):
@@ -35,12 +30,13 @@ class SearchBootstrap(Construct):
         config: EnvironmentConfig,
         search: Search,
         factory: FunctionFactory,
+        spec: FunctionSpec,
         code_dir: Path,
         readers: Iterable[lambda_.IFunction],
         writers: Iterable[lambda_.IFunction],
     ) -> None:
         super().__init__(scope, construct_id)
-        self.function = factory.create_internal(BOOTSTRAP, code_dir=code_dir, role=search.admin_role)
+        self.function = factory.create_internal(spec, code_dir=code_dir, role=search.admin_role)
         search.domain.grant_read_write(search.admin_role)
         self.resource = CustomResource(
             self,

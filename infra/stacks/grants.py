@@ -84,9 +84,16 @@ def _pubmed_secret(function: lambda_.Function, targets: GrantTargets) -> None:
 
 
 def _audit_write(function: lambda_.Function, targets: GrantTargets) -> None:
-    # Append-only: the audit trail is never updated or deleted by the app.
-    targets.storage.audit_table.grant(function, "dynamodb:PutItem", "dynamodb:DescribeTable")
+    # Append-only: the audit trail is never updated or deleted by the app. A record and its partition's chain
+    # head are one TransactWriteItems of two conditional puts (authorised as PutItem); the head is read first.
+    targets.storage.audit_table.grant(function, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DescribeTable")
     targets.key.grant_encrypt_decrypt(function)
+
+
+def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
+    # Text detection jobs have no resource-level permissions; Textract reads the PDF with the caller's S3 grant.
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["textract:StartDocumentTextDetection", "textract:GetDocumentTextDetection"], resources=["*"]))
 
 
 def _stream(function: lambda_.Function, targets: GrantTargets) -> None:
@@ -111,6 +118,7 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.DOCUMENTS_WRITE: lambda fn, t: t.storage.documents_table.grant_read_write_data(fn),
     Access.JOBS_READ: lambda fn, t: t.storage.jobs_table.grant_read_data(fn),
     Access.JOBS_WRITE: lambda fn, t: t.storage.jobs_table.grant_read_write_data(fn),
+    Access.SESSIONS_READ: lambda fn, t: t.storage.sessions_table.grant_read_data(fn),
     Access.SESSIONS_WRITE: lambda fn, t: t.storage.sessions_table.grant_read_write_data(fn),
     Access.AUDIT_READ: lambda fn, t: t.storage.audit_table.grant_read_data(fn),
     Access.AUDIT_WRITE: _audit_write,
@@ -125,4 +133,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.START_INGEST: lambda fn, t: t.ingest.grant_start_execution(fn),
     Access.START_QUERY: lambda fn, t: t.query.grant_start_sync_execution(fn),
     Access.STREAM_TO_CLIENTS: _stream,
+    Access.OCR_TEXTRACT: _textract,
 }

@@ -8,8 +8,8 @@ live in their own stack (stacks/models.py) so they can be removed and redeployed
 from __future__ import annotations
 
 from aws_cdk import CfnOutput, Duration, RemovalPolicy, Stack, Tags
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.config import EnvironmentConfig, RemovalChoice, SourcePaths
@@ -20,7 +20,7 @@ from infra.constructs.monitoring import Monitoring
 from infra.constructs.network import Network
 from infra.constructs.pipelines import Pipelines
 from infra.constructs.search import Search
-from infra.constructs.search_bootstrap import SearchBootstrap
+from infra.constructs.search_bootstrap import BOOTSTRAP, SearchBootstrap
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
 from infra.constructs.web import WebClient
@@ -31,7 +31,9 @@ from infra.stacks.environment import (
     starter_environment,
 )
 from infra.stacks.grants import GrantTargets, grant_access
-from voiceassist.constants.functions import Access, discover_functions
+from infra.stacks.key_policy import allow_services
+from voiceassist.constants.environment import ENV_CORS_ORIGINS
+from voiceassist.constants.functions import FUNCTIONS_BY_NAME, Access, discover_functions
 
 
 def removal_policy_for(config: EnvironmentConfig) -> RemovalPolicy:
@@ -69,27 +71,7 @@ class MainStack(Stack):
             removal_policy=removal_policy,
             description=f"{config.prefix}: documents, tables, search, logs, secrets, queues and topics",
         )
-        # CloudWatch Logs encrypts this environment's log groups with the key.
-        self.key.add_to_resource_policy(
-            iam.PolicyStatement(
-                principals=[iam.ServicePrincipal(f"logs.{self.region}.amazonaws.com")],
-                actions=[
-                    "kms:Encrypt*",
-                    "kms:Decrypt*",
-                    "kms:ReEncrypt*",
-                    "kms:GenerateDataKey*",
-                    "kms:Describe*",
-                ],
-                resources=["*"],
-                conditions={
-                    "ArnLike": {
-                        "kms:EncryptionContext:aws:logs:arn": self.format_arn(
-                            service="logs", resource="*", resource_name=None
-                        )
-                    }
-                },
-            )
-        )
+        allow_services(self.key, self)
 
         self.network = Network(self, "Network", config=config, key=self.key, removal_policy=removal_policy)
         self.storage = Storage(self, "Storage", config=config, key=self.key, removal_policy=removal_policy)
@@ -110,7 +92,8 @@ class MainStack(Stack):
             removal_policy=removal_policy,
             environment=shared_environment(config, self.storage, self.search, self.secrets),
         )
-        functions = {spec.name: factory.create(spec) for spec in specs}
+        app_specs = [spec for spec in specs if not spec.custom_resource]
+        functions = {spec.name: factory.create(spec) for spec in app_specs}
         dead_letter_queues = {
             name: factory.add_dead_letter_queue(
                 functions[name], f"{name.title().replace('_', '')}DeadLetters"
@@ -122,7 +105,7 @@ class MainStack(Stack):
             "Pipelines",
             config=config,
             statemachines_dir=paths.statemachines_dir,
-            functions=functions,
+            functions={**functions, **factory.aliases},
             key=self.key,
             removal_policy=removal_policy,
         )
@@ -138,6 +121,7 @@ class MainStack(Stack):
             handler=functions["api"],
             stream_handler=functions["stream"],
             connect_authorizer=functions["stream_authorizer"],
+            mcp_handler=functions["mcp"],
             key=self.key,
             removal_policy=removal_policy,
         )
@@ -164,9 +148,16 @@ class MainStack(Stack):
             websocket_api=self.api.websocket_api,
             websocket_stage=STAGE,
         )
+        functions["api"].add_environment(ENV_CORS_ORIGINS, ",".join(config.api.cors_origins))
+        self.storage.documents_bucket.add_cors_rule(  # browsers POST presigned uploads straight to S3
+            allowed_methods=[s3.HttpMethods.POST],
+            allowed_origins=list(config.api.cors_origins),
+            allowed_headers=["*"],
+            max_age=3600,
+        )
         for name, value in authorizer_environment(self.api).items():
             functions["stream_authorizer"].add_environment(name, value)
-        for spec in specs:
+        for spec in app_specs:
             grant_access(functions[spec.name], spec, targets)
             extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets)}
             for name, value in extra.items():
@@ -177,9 +168,10 @@ class MainStack(Stack):
             config=config,
             search=self.search,
             factory=factory,
-            code_dir=paths.search_bootstrap_dir,
-            readers=[functions[s.name] for s in specs if Access.SEARCH_READ in s.access],
-            writers=[functions[s.name] for s in specs if Access.SEARCH_WRITE in s.access],
+            spec=FUNCTIONS_BY_NAME[BOOTSTRAP],
+            code_dir=paths.functions_dir / BOOTSTRAP,
+            readers=[functions[s.name] for s in app_specs if Access.SEARCH_READ in s.access],
+            writers=[functions[s.name] for s in app_specs if Access.SEARCH_WRITE in s.access],
         )
         self.monitoring = Monitoring(
             self,
@@ -199,9 +191,12 @@ class MainStack(Stack):
         CfnOutput(self, "WebSocketUrl", value=self.api.websocket_url)
         CfnOutput(self, "UserPoolId", value=self.api.user_pool.user_pool_id)
         CfnOutput(self, "UserPoolClientId", value=self.api.user_pool_client.user_pool_client_id)
+        if self.api.smoke_client is not None:
+            CfnOutput(self, "SmokeClientId", value=self.api.smoke_client.user_pool_client_id)
         CfnOutput(self, "WebUrl", value=self.web.url)
         CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
         CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
+        CfnOutput(self, "AccessLogsBucketName", value=self.storage.access_logs_bucket.bucket_name)
         CfnOutput(self, "OpenAiSecretArn", value=self.secrets.openai_api_key.secret_arn)
         if self.secrets.ncbi_api_key is not None:
             CfnOutput(self, "NcbiApiKeySecretArn", value=self.secrets.ncbi_api_key.secret_arn)

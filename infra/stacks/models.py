@@ -10,8 +10,9 @@ from aws_cdk import CfnOutput, Stack, Tags
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
+from infra.constructs.log_groups import encrypted_log_group
 from infra.constructs.models import EndpointAutoscaling, ModelEndpoint
-from infra.stacks.main import MainStack
+from infra.stacks.main import MainStack, removal_policy_for
 
 LLM = "llm"
 EMBEDDING = "embedding"
@@ -65,6 +66,7 @@ class ModelsStack(Stack):
                 environment=llm_environment(config),
                 **shared,  # type: ignore[arg-type]
             )
+            self._endpoint_logs("LlmLogs", llm, config, main)
             EndpointAutoscaling(self, "LlmScaling", endpoint=llm, llm=config.llm)
             CfnOutput(self, "LlmEndpointName", value=llm.endpoint_name)
         if config.embedding.enabled:
@@ -79,4 +81,19 @@ class ModelsStack(Stack):
                 environment={"HF_MODEL_ID": "/opt/ml/model"},
                 **shared,  # type: ignore[arg-type]
             )
+            self._endpoint_logs("EmbeddingLogs", embedding, config, main)
             CfnOutput(self, "EmbeddingEndpointName", value=embedding.endpoint_name)
+
+    def _endpoint_logs(self, construct_id: str, endpoint: ModelEndpoint, config: EnvironmentConfig,
+                       main: MainStack) -> None:
+        """The endpoint's log group, created here (encrypted, with retention) before SageMaker would create it."""
+        log_group = encrypted_log_group(
+            self,
+            construct_id,
+            key=main.key,
+            retention_days=config.retention.log_days,
+            removal_policy=removal_policy_for(config),
+            log_group_name=f"/aws/sagemaker/Endpoints/{endpoint.endpoint_name}",
+            mask_phi=True,
+        )
+        endpoint.endpoint.node.add_dependency(log_group)

@@ -3,7 +3,7 @@
 # cp312 wheels of the pinned requirements into layers/deps/build/<layer>/python, then zips each layer and
 # checks every function shape (function code + its layers, unzipped) against Lambda's 250 MB limit.
 #
-#   layers/deps/build.sh             # the deps, ml and auth layers (what `cdk deploy` needs); `make layers`
+#   layers/deps/build.sh             # the deps, ml, auth and documents layers (what `cdk deploy` needs); `make layers`
 #   layers/deps/build.sh phi-image   # also the PHI image's packages, to measure the container's contents
 #
 # Run before `cdk deploy` (synth works without it and warns that the layers are placeholders).
@@ -102,9 +102,9 @@ assert_unused_stays_unused() {  # import what the functions import, embed once, 
   "$PYTHON" - "$unused_modules" <<'PY'
 import sys
 
-import aws_lambda_powertools, numpy, openai, opensearchpy, pydantic, pypdf, requests_aws4auth, tiktoken  # noqa
-from voiceassist.adapters import opensearch_index  # noqa
-from voiceassist.adapters.onnx_embedder import OnnxEmbedder
+import aws_lambda_powertools, numpy, openai, opensearchpy, pydantic, pypdf, tiktoken  # noqa
+from voiceassist.adapters.aws import opensearch_index  # noqa
+from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 
 OnnxEmbedder().embed(["metformin dose in renal impairment"])
 loaded = {name for name in sys.argv[1].split() if name in sys.modules}
@@ -125,6 +125,12 @@ finish_layer ml
 build_layer auth -r "$here/requirements-deps.txt" -r "$here/requirements-auth.txt"
 remove_deps_layer_entries auth
 finish_layer auth
+build_layer mcp -r "$here/requirements-deps.txt" -r "$here/requirements-mcp.txt"
+remove_deps_layer_entries mcp
+finish_layer mcp
+build_layer documents -r "$here/requirements-deps.txt" -r "$here/requirements-documents.txt"
+remove_deps_layer_entries documents
+finish_layer documents
 build_core
 
 # The tiktoken encodings must ship inside the core layer: the functions never download them.
@@ -134,7 +140,7 @@ for encoding in "$repo"/layers/core/python/voiceassist/_data/tiktoken_cache/*; d
 done
 
 echo "layer                     unzipped MB   zipped MB"
-for name in core deps ml auth; do
+for name in core deps ml auth mcp documents; do
   printf '%-26s %11s %11s\n' "$name" "$(mb "$(bytes "$build/$name")")" "$(mb "$(stat -c %s "$build/$name.zip")")"
 done
 largest_function=$(for dir in "$repo"/functions/*/; do bytes "$dir"; done | sort -n | tail -1)
@@ -143,6 +149,7 @@ rm -rf "$function_dir" && mkdir -p "$function_dir" && truncate -s "$largest_func
 report "function + deps + core" "$function_dir" "$build/deps" "$build/core"
 report "function + deps + ml + core" "$function_dir" "$build/deps" "$build/ml" "$build/core"
 report "function + deps + auth + core" "$function_dir" "$build/deps" "$build/auth" "$build/core"
+report "function + deps + documents + core" "$function_dir" "$build/deps" "$build/documents" "$build/core"
 rm -rf "$function_dir"
 
 if [ "${1:-}" = "phi-image" ]; then

@@ -142,4 +142,4 @@ def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "jo
     done = sum(counts.values())
     return {**counts, "chunks": chunks, "seconds": round(seconds, 2),
             "docs_per_s": round(done / seconds, 2) if seconds else 0.0,
-            "chunks_per_s": round(chunks / seconds, 2) if seconds else 0.0, "failures": failures[:20]}
+            "chunks_per_s": round(chunks / seconds, 2) if seconds else 0.0, "failures": failures}

@@ -43,6 +43,7 @@ class IncomingFolderWatcher:
         self.interval = interval
         self._seen: dict[str, Stamp] = {}  # stamps at the previous poll
         self._announced: dict[str, Stamp] = {}
+        self._refused: set[str] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -85,11 +86,15 @@ class IncomingFolderWatcher:
             if any(part.startswith(".") for part in relative.parts) or path.name.endswith(SIDECAR_SUFFIX):
                 continue  # temporary files of an atomic write, hidden files, and metadata sidecars
             try:
-                status = path.stat()
+                status = path.lstat()  # a symlink is refused, never followed (a link to /etc/passwd is not a document)
             except FileNotFoundError:  # removed since the listing
                 continue
             if stat.S_ISREG(status.st_mode):
                 files.append((relative.as_posix(), (status.st_size, status.st_mtime_ns)))
+            elif not stat.S_ISDIR(status.st_mode) and relative.as_posix() not in self._refused:
+                self._refused.add(relative.as_posix())
+                logger.warning("incoming entry refused: not a regular file (symlinks and devices are never "
+                               "ingested)", extra={"key": relative.as_posix()})
         return files
 
     def _announce(self, key: str, stamp: Stamp) -> dict[str, Any]:

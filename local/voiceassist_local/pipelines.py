@@ -8,7 +8,9 @@ import threading
 import types
 from typing import Any
 
+from voiceassist.models import IndexingJob
 from voiceassist.ports import PipelineRunner
+from voiceassist_local.api_turns import outside_api_turn
 from voiceassist_local.handlers import function_names, load_handler, placeholder_for
 from voiceassist_local.resources import statemachine_file
 
@@ -21,9 +23,29 @@ _speedups_installed = False
 def local_pipeline_runner() -> PipelineRunner:
     from voiceassist_local.asl_runner import LocalPipelineRunner
 
+    class LocalRunner(LocalPipelineRunner):
+        def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
+            with outside_api_turn():  # a question does not hold up the server's other requests
+                return super().run(pipeline, payload)
+
+        def job_liveness(self, job: IndexingJob) -> bool:
+            """Whether an ingestion execution of this job is queued or running in this process."""
+            return job.job_id in running_ingest_jobs(self)
+
     install_interpreter_speedups()
     tasks = {placeholder_for(name): load_handler(name) for name in function_names() if name != "api"}
-    return LocalPipelineRunner(PIPELINES, tasks, max_concurrent_executions=4)
+    return LocalRunner(PIPELINES, tasks, max_concurrent_executions=4)
+
+
+def running_ingest_jobs(runner: Any) -> set[str]:
+    """Job ids of the ingest executions still queued or running: API uploads and retries pass the job id;
+    an S3-style trigger's job id is derived from its execution id (voiceassist.ingest.registration)."""
+    from voiceassist.ingest.registration import registration_job_id
+
+    jobs: set[str] = set()
+    for record in runner.list_executions("ingest", "RUNNING"):
+        jobs.add(str(record.input.get("job_id") or registration_job_id(record.execution_id)))
+    return jobs
 
 
 def install_interpreter_speedups() -> None:

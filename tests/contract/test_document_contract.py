@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from voiceassist.errors import InvalidInput, NotFound
+from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.models import DocumentMetadata, DocumentStatus, KnowledgeDocument, SourceType
 
 if TYPE_CHECKING:
@@ -121,3 +121,25 @@ def test_documents_delete_of_a_missing_document_is_a_no_op(stores: Stores) -> No
     stores.documents.delete("doc-missing")
 
     assert stores.documents.list() == []
+
+
+def test_documents_conditional_put_refuses_a_version_whose_status_moved(stores: Stores) -> None:
+    stores.documents.put(make_document("sepsis", 1, status=DocumentStatus.PENDING))
+    stores.documents.put(make_document("sepsis", 1, status=DocumentStatus.DELETED))  # a delete won the race
+
+    with pytest.raises(Conflict):
+        stores.documents.put(make_document("sepsis", 1, status=DocumentStatus.ACTIVE),
+                             expected_status=DocumentStatus.PENDING)
+
+    assert stores.documents.get("sepsis-v1").status is DocumentStatus.DELETED
+
+
+def test_documents_conditional_put_writes_when_the_status_is_still_expected(stores: Stores) -> None:
+    stores.documents.put(make_document("sepsis", 1, status=DocumentStatus.PENDING))
+
+    stores.documents.put(make_document("sepsis", 1, status=DocumentStatus.ACTIVE),
+                         expected_status=DocumentStatus.PENDING)
+
+    assert stores.documents.get("sepsis-v1").status is DocumentStatus.ACTIVE
+    with pytest.raises(Conflict):
+        stores.documents.put(make_document("other", 1), expected_status=DocumentStatus.PENDING)

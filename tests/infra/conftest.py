@@ -76,7 +76,9 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory, fixture_functions_dir:
     unbuilt = tmp_path_factory.mktemp("unbuilt-layer")
     layers = {f"{name}_layer_dir": str(unbuilt) for name in ("deps", "ml", "auth")}
     app = build_app(
-        context={"env": "all", "functions_dir": str(fixture_functions_dir), **layers}, outdir=str(outdir)
+        context={"env": "all", "functions_dir": str(fixture_functions_dir), "allow_unbuilt_layers": "true",
+                 **layers},
+        outdir=str(outdir),
     )
     app.synth()  # raises if any cdk-nag finding is unacknowledged
     templates = {

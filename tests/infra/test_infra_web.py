@@ -63,7 +63,11 @@ def test_responses_carry_a_strict_csp_and_the_security_headers(synthesized: Synt
 
 def test_the_public_client_signs_in_through_the_hosted_ui_with_the_code_grant(synthesized: Synthesized) -> None:
     template = synthesized.main("dev")
-    (hosted,) = resources(template, "AWS::Cognito::UserPoolClient").values()  # the WebSocket authorizer's too
+    clients = list(resources(template, "AWS::Cognito::UserPoolClient").values())
+    # one hosted-UI client (the page's, which the WebSocket authorizer also accepts); dev's smoke-test client
+    # signs in with the admin password flow and has no OAuth flow at all
+    (hosted,) = [client for client in clients if client.get("AllowedOAuthFlowsUserPoolClient")]
+    assert all(not client.get("AllowedOAuthFlows") for client in clients if client is not hosted)
     assert hosted["AllowedOAuthFlows"] == ["code"]  # never implicit
     assert hosted["AllowedOAuthFlowsUserPoolClient"] is True
     assert hosted["GenerateSecret"] is False

@@ -37,3 +37,19 @@ def test_eval_retrieval_scores_a_beir_folder(mode: str, tmp_path: Path, local_de
     assert code == 0 and report["queries"] == 2 and report["mode"] == mode
     assert report["ndcg@10"] == 1.0 and report["mrr@10"] == 1.0  # each query's document ranks first
     assert report["ingest"]["completed"] + report["ingest"]["unchanged"] == 3
+
+
+def test_eval_retrieval_withhold_reports_the_evidence_auroc(tmp_path: Path, local_deps: Dependencies,
+                                                            capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    write_beir(tmp_path)
+    monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(tmp_path / "data"))
+
+    code = main(["eval", "retrieval", "--corpus", str(tmp_path / "corpus.jsonl"),
+                 "--queries", str(tmp_path / "queries.jsonl"), "--qrels", str(tmp_path / "qrels.tsv"),
+                 "--withhold", "0.5", "--seed", "1", "--json"])
+
+    withhold = json.loads(capsys.readouterr().out)["withhold"]
+    assert code == 0 and (withhold["queries_kept"], withhold["queries_withheld"]) == (1, 1)
+    assert withhold["auroc_evidence"] == 1.0  # the kept query finds its document, the withheld one does not
+    assert {"auroc_top1_cosine", "answered_pct_kept", "abstained_pct_withheld", "evidence_ms_p95"} <= set(withhold)

@@ -116,3 +116,16 @@ def test_the_event_is_the_one_eventbridge_sends() -> None:
     assert event["detail"]["object"]["key"] == "incoming/Stroke+guide+%282026%29.pdf"
     version = object_created(event)
     assert (version.bucket, version.key) == ("docs", "incoming/Stroke guide (2026).pdf")
+
+
+def test_a_symlink_in_the_incoming_folder_is_refused_not_followed(tmp_path, caplog) -> None:  # type: ignore[no-untyped-def]
+    from voiceassist_local.incoming import IncomingFolderWatcher
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("root:x:0:0:root:/root:/bin/bash")
+    watcher = IncomingFolderWatcher(tmp_path / "blobs")
+    watcher.folder.mkdir(parents=True)
+    (watcher.folder / "passwd.txt").symlink_to(secret)
+
+    assert watcher.poll() == [] and watcher.poll() == []
+    assert any("not a regular file" in r.getMessage() for r in caplog.records)

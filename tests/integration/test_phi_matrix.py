@@ -40,8 +40,9 @@ from tests.stubs.query_stack import (
     seed_corpus,
 )
 from tests.support.pubmed_stub import StubResponse
-from voiceassist.models import AuditOutcome, RoutingMode, SourcePreferences
+from voiceassist.models import AnswerStatus, AuditOutcome, RoutingMode, SourcePreferences
 from voiceassist.phi import FailClosedDetector
+from voiceassist.query.abstention import NO_EVIDENCE_REPLY
 from voiceassist.query.answering import DEGRADED_WARNING, FALLBACK_WARNING
 from voiceassist.query.circuit_breaker import BreakerRegistry, BreakerState
 from voiceassist.query.planning import SKIPPED_PHI, SKIPPED_UNCHECKED
@@ -157,6 +158,8 @@ def expected(scenario: Scenario, question: Question) -> Expected:
                                + (ANSWERED_WITHOUT if searched_pubmed and not scenario.pubmed_fails else ""))
         if not searched_pubmed or scenario.pubmed_fails:  # nothing left to answer from: a clear degraded reply
             return Expected("none", tuple(source_warnings), degraded=True, cites="none")
+        if question.doc_key != "sample-metformin":  # the PubMed stub's abstracts are all about metformin
+            return Expected("none", tuple(source_warnings), cites="no_evidence")
     cites = "pubmed" if scenario.search_down else "knowledge_base"
     if unchecked:
         return Expected(SAGEMAKER_MODEL, (*source_warnings, DETECTOR_FAILED), cites=cites)  # fail closed
@@ -250,6 +253,9 @@ def test_query_pipeline_keeps_phi_inside_the_boundary_on_every_path(
         assert meta.sources_searched == ([*KNOWLEDGE_BASE, "pubmed"] if searched_pubmed else WITHOUT_PUBMED)
         if want.cites == "none":
             assert (response.answer, response.citations) == (SOURCES_UNAVAILABLE_REPLY, [])
+        elif want.cites == "no_evidence":  # abstained: no passage about the question's topic
+            assert (meta.answer_status, response.citations) == (AnswerStatus.NO_EVIDENCE, [])
+            assert response.answer.startswith(NO_EVIDENCE_REPLY)
         elif want.cites == "pubmed":
             first = response.citations[0]
             assert first.pmid and first.url == f"https://pubmed.ncbi.nlm.nih.gov/{first.pmid}/"
@@ -272,7 +278,8 @@ def test_query_pipeline_keeps_phi_inside_the_boundary_on_every_path(
                 assert len(stack.cloud.requests) == 2  # a failed cloud call is retried once, then the fallback
         record = next(r for r in stack.deps.audit.list(user_id=USER) if r.response_id == meta.query_id)
         assert (record.model or "none", record.phi_detected) == (meta.model, meta.phi_detected)
-        assert record.outcome is (AuditOutcome.DEGRADED if want.degraded else AuditOutcome.ANSWERED)
+        assert record.outcome is (AuditOutcome.DEGRADED if want.degraded else AuditOutcome.NO_EVIDENCE
+                                  if want.cites == "no_evidence" else AuditOutcome.ANSWERED)
         if scenario.detector_fails:
             assert record.query_redacted == "<WITHHELD>"
         assert_nothing_leaked(stack)

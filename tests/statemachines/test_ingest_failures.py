@@ -30,12 +30,12 @@ def fixture(name: str) -> bytes:
          "encrypted: password-protected PDFs are not supported"),
         ("truncated.pdf", fixture("truncated.pdf"), "broken PDF:"),
         ("image_only.pdf", fixture("image_only.pdf"),
-         "no text layer (scanned/image-only PDF); OCR is not supported yet"),
+         "no text: the PDF has no text layer and OCR found no words on its 1 scanned page(s)"),
         ("unreadable_font.pdf", fixture("unreadable_font.pdf"), "unreadable text:"),
         ("binary.txt", fixture("binary.txt"), "unreadable encoding:"),
         ("blank.txt", b" \n\t\n", "no text:"),
     ],
-    ids=["encrypted", "broken-structure", "no-text-layer", "unreadable-font", "unreadable-encoding", "no-text"],
+    ids=["encrypted", "broken-structure", "no-text-found-by-ocr", "unreadable-font", "unreadable-encoding", "no-text"],
 )
 def test_ingest_unreadable_document_fails_with_its_reason_and_leaves_nothing_behind(
         ingest_deps: Dependencies, ingest: Callable[..., Any], filename: str, data: bytes, reason: str) -> None:

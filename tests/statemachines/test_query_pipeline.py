@@ -105,8 +105,8 @@ def test_query_pipeline_answers_with_the_cloud_model_and_times_every_stage(deps:
     assert (response.answer, response.metadata.model, response.metadata.warnings) == (
         "Up to 2,000 mg per day [1].", "gpt-4o-mini", [])
     assert response.citations[0].section == "metformin-dosing"
-    assert set(response.metadata.latency_ms) == {"detect_phi", "classify", "search_knowledge_base",
-                                                 "generate_primary", "assemble"}
+    assert set(response.metadata.latency_ms) == {"detect_phi", "classify", "search_knowledge_base", "evidence",
+                                                 "generate_primary", "grounding", "assemble"}
     assert audit_of(deps, response).outcome is AuditOutcome.ANSWERED
 
 
@@ -229,8 +229,10 @@ def test_query_pipeline_searches_pubmed_in_parallel_and_cites_its_article(deps: 
     response = service.answer(deps, QueryRequest(query=QUESTION, sources=PUBMED_FIRST), user_id=USER)
 
     assert response.metadata.sources_searched == ["pubmed", "guidelines", "drug_references"]
+    # [2] (the guideline) does not say "1,000 mg": the grounding check removes it like a dangling citation
     assert [(c.pmid, c.url) for c in response.citations] == [
-        ("31000001", "https://pubmed.ncbi.nlm.nih.gov/31000001/"), (None, None)]
+        ("31000001", "https://pubmed.ncbi.nlm.nih.gov/31000001/")]
+    assert "removed citations whose excerpt does not support the sentence: [2]" in response.metadata.warnings
     assert literature.queries == [(QUESTION, deps.settings.pubmed_budget_seconds)]
     assert {"search_knowledge_base", "search_pubmed"} <= set(response.metadata.latency_ms)
 

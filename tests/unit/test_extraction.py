@@ -8,6 +8,7 @@ import pytest
 
 from voiceassist.errors import ExtractionError, UnsupportedMediaType
 from voiceassist.ingest.extraction import HTML, MARKDOWN, PDF, PLAIN_TEXT, detect_content_type, extract
+from voiceassist.ingest.ocr import pages_needing_ocr
 
 DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 MB = 1024 * 1024
@@ -47,7 +48,7 @@ def test_detect_content_type_uses_magic_bytes_then_the_name(
 @pytest.mark.parametrize(
     ("filename", "data", "named"),
     [
-        ("protocol.docx", b"PK\x03\x04rest-of-zip", ".docx"),
+        ("sheet.xlsx", b"PK\x03\x04rest-of-zip", "ZIP container"),
         ("scan.png", b"\x89PNG\r\n\x1a\n....", "PNG image"),
         ("photo.jpg", b"\xff\xd8\xff\xe0....", "JPEG image"),
         ("sheet.csv", b"a,b\n1,2\n", ".csv"),
@@ -92,10 +93,18 @@ def test_extract_pdf_with_a_password_fails_as_encrypted() -> None:
     assert reason == "encrypted: password-protected PDFs are not supported"
 
 
-def test_extract_pdf_without_a_text_layer_fails_as_image_only() -> None:
-    reason = extraction_reason(fixture_bytes("image_only.pdf"), PDF)
+def test_extract_pdf_without_a_text_layer_names_its_pages_for_ocr() -> None:
+    document = extract(fixture_bytes("image_only.pdf"), PDF, max_bytes=MB)
 
-    assert reason == "no text layer (scanned/image-only PDF); OCR is not supported yet"
+    assert [(page.number, page.text) for page in document.pages] == [(1, "")]
+    assert pages_needing_ocr(document.pages) == [1]
+
+
+def test_extract_mixed_pdf_sends_only_the_scanned_page_to_ocr() -> None:
+    document = extract(fixture_bytes("mixed_text_and_scan.pdf"), PDF, max_bytes=MB)
+
+    assert document.pages[0].text.startswith("Amoxicillin 500 mg")
+    assert pages_needing_ocr(document.pages) == [2]
 
 
 def test_extract_pdf_with_a_cut_off_structure_fails_as_broken() -> None:
@@ -104,16 +113,16 @@ def test_extract_pdf_with_a_cut_off_structure_fails_as_broken() -> None:
     assert reason.startswith("broken PDF:")
 
 
-def test_extract_pdf_whose_fonts_map_to_control_codes_fails_as_unreadable() -> None:
-    reason = extraction_reason(fixture_bytes("unreadable_font.pdf"), PDF)
+def test_extract_pdf_whose_fonts_map_to_control_codes_sends_every_page_to_ocr() -> None:
+    document = extract(fixture_bytes("unreadable_font.pdf"), PDF, max_bytes=MB)
 
-    assert reason.startswith("unreadable text:")
+    assert pages_needing_ocr(document.pages) == [1]
 
 
-def test_extract_pdf_over_the_page_limit_fails_as_too_large() -> None:
+def test_extract_pdf_over_the_page_limit_fails_as_too_many_pages() -> None:
     reason = extraction_reason(fixture_bytes("two_pages.pdf"), PDF, max_pages=1)
 
-    assert reason == "too large: the PDF has 2 pages, the limit is 1"
+    assert reason == "too many pages: the PDF has 2 pages, the limit is 1"
 
 
 def test_extract_pdf_over_its_time_budget_stops_with_the_page_it_reached() -> None:
@@ -205,10 +214,10 @@ def test_extract_html_drops_navigation_scripts_styles_and_footers() -> None:
 def test_extract_html_splits_sections_at_headings_and_decodes_entities() -> None:
     document = extract(fixture_bytes("guideline.html"), HTML, max_bytes=MB)
 
-    assert [page.heading for page in document.pages] == ["Anaphylaxis", "Follow-up"]
+    assert [page.heading for page in document.pages] == ["Anaphylaxis", "Anaphylaxis", "Follow-up"]
     assert "epinephrine 1:1000, 0.5 mg IM & call for help." in document.pages[0].text
-    assert "Child | 0.15 mg" in document.pages[0].text  # cells stay apart: no "Child0.15 mg"
-    assert document.pages[1].text == "Observe for ≥ 4 hours."
+    assert document.pages[1].text == "Child | 0.15 mg"  # the table, its own section; cells stay apart
+    assert document.pages[2].text == "Observe for ≥ 4 hours."
 
 
 def test_extract_html_honours_a_declared_charset() -> None:

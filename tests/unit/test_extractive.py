@@ -8,7 +8,14 @@ import pytest
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query.citations import parse_citations
-from voiceassist.query.extractive import EXTRACTIVE_LABEL, NO_ANSWER, compose_extractive, split_sentences
+from voiceassist.query.extractive import (
+    EXTRACTIVE_LABEL,
+    NO_ANSWER,
+    applies_to,
+    compose_extractive,
+    question_values,
+    split_sentences,
+)
 from voiceassist.query.generation import Excerpt, number_excerpts
 
 ANAPHYLAXIS_EPINEPHRINE = (
@@ -105,14 +112,50 @@ def test_compose_extractive_never_passes_source_reference_markers_as_citations()
     assert parse_citations(answer, excerpt_count=2).invalid == []
 
 
-def test_compose_extractive_returns_at_most_max_sentences_in_reading_order() -> None:
+def test_compose_extractive_returns_at_most_max_sentences_best_first() -> None:
     excerpts = excerpts_of(METFORMIN_DOSING, ANAPHYLAXIS_EPINEPHRINE, CAP_ANTIBIOTICS)
 
-    answer = compose_extractive("What dose of metformin, epinephrine or amoxicillin in mg?", excerpts,
-                                max_sentences=2)
+    answer = compose_extractive("What dose of epinephrine in mg for anaphylaxis?", excerpts, max_sentences=2)
 
-    cited = [int(n) for n in re.findall(r"\[(\d)\]", answer)]
-    assert len(sentences_of(answer)) == 2 and cited == sorted(cited)
+    sentences = sentences_of(answer)
+    assert len(sentences) == 2
+    assert sentences[0].startswith("Give epinephrine 1 mg/mL")  # the answering sentence, though excerpt [2]
+
+
+METFORMIN_RENAL = (
+    "## Renal function\n\n"
+    "Check the estimated glomerular filtration rate (eGFR) before starting and at least yearly. Metformin is\n"
+    "contraindicated when eGFR is below 30 mL/min/1.73 m2. Starting it is not recommended when eGFR is between 30\n"
+    "and 45 mL/min/1.73 m2; if eGFR falls below 45 during treatment, reassess the benefit and consider a reduced\n"
+    "dose. Withhold it before iodinated contrast in patients with an eGFR between 30 and 60."
+)
+
+
+def test_compose_extractive_puts_first_the_rule_whose_range_holds_the_patients_value() -> None:
+    answer = compose_extractive("<PERSON> has an eGFR of 38: can he keep taking metformin?",
+                                excerpts_of(METFORMIN_RENAL))
+
+    first = sentences_of(answer)[0]
+    assert first.startswith("Starting it is not recommended when eGFR is between 30 and 45")
+    assert "reassess the benefit and consider a reduced dose" in first
+
+
+def test_compose_extractive_prefers_a_duration_for_how_long_and_a_frequency_for_how_often() -> None:
+    excerpts = excerpts_of(ANAPHYLAXIS_EPINEPHRINE, ANAPHYLAXIS_SUPPORTIVE)
+
+    how_often = compose_extractive("How often can intramuscular epinephrine be repeated?", excerpts)
+    how_long = compose_extractive("How long should a patient be observed after anaphylaxis?", excerpts)
+
+    assert sentences_of(how_often)[0].startswith("Repeat every 5 to 15 minutes")
+    assert sentences_of(how_long)[0].startswith("Observe for at least 6 hours")
+
+
+def test_applies_to_reads_ranges_and_bounds() -> None:
+    assert applies_to("when eGFR is between 30 and 45", [38.0])
+    assert not applies_to("when eGFR is between 30 and 45", [50.0])
+    assert applies_to("a score of 3 or more indicates severe pneumonia", [4.0])
+    assert not applies_to("contraindicated when eGFR is below 30", [38.0])
+    assert question_values("CURB-65 score of 3, eGFR 38, 500 mg") == [3.0, 38.0]
 
 
 @pytest.mark.parametrize("question", ["How is warfarin reversed before surgery?", "?", "what is it"])

@@ -74,7 +74,7 @@ def test_complete_sends_the_openai_chat_shape_to_openai() -> None:
     assert str(request.url) == "https://api.openai.com/v1/chat/completions"
     assert request.headers["authorization"] == "Bearer sk-test"
     assert server.body() == {"model": "gpt-4o-mini", "max_completion_tokens": 300, "temperature": 0.0,
-                             "messages": [m.model_dump() for m in MESSAGES]}
+                             "messages": [m.model_dump(include={"role", "content"}) for m in MESSAGES]}
 
 
 def test_complete_sends_max_tokens_to_a_local_server_without_a_key() -> None:

@@ -116,8 +116,8 @@ def test_loaders_reject_malformed_files(tmp_path: Path) -> None:
 
 def test_eval_phi_cli_prints_the_metrics(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     positives, negatives = write_dataset(tmp_path)
-    args = argparse.Namespace(positives=positives, negatives=negatives, mode="strict", split="all",
-                              show_misses=0, json=False)
+    args = argparse.Namespace(positives=[positives], negatives=[negatives], mode="strict", split="all",
+                              show_examples=0, json=False)
     assert eval_phi.run(args) == 0
     out = capsys.readouterr().out
     assert re.search(r"leak rate\s+0\.00%\s+\(0/2 positives", out)
@@ -135,3 +135,41 @@ def test_eval_phi_cli_prints_json(tmp_path: Path, capsys: pytest.CaptureFixture[
     report = json.loads(capsys.readouterr().out)
     assert report["leak_rate"] == 0.0 and report["over_routing_rate"] == 0.0 and report["mode"] == "strict"
     assert report["recall_by_type"]["US_SSN"] == {"total": 1, "correct": 1, "rate": 1.0}
+
+
+def test_eval_phi_cli_reports_each_file_and_all_together(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    positives, negatives = write_dataset(tmp_path)
+    leaky = tmp_path / "leaky.json"
+    leaky.write_text(json.dumps([{"full_text": "the cat sat on the mat", "template_id": 9, "spans": [
+        {"entity_type": "PERSON", "start_position": 4, "end_position": 7}]}]), encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    eval_phi.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["phi", "--positives", str(positives), str(leaky), "--negatives", str(negatives),
+                              "--json"])
+    assert args.run(args) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert set(report["sets"]) == {"positives.json", "leaky.json", "negatives.jsonl"}
+    assert report["sets"]["leaky.json"]["leaked"] == 1 and report["sets"]["positives.json"]["leaked"] == 0
+    assert (report["positives"], report["leaked"], report["negatives"]) == (3, 1, 2)
+    assert report["leaked_examples"] == []  # texts are printed only when asked for
+
+
+def test_eval_phi_cli_prints_examples_only_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    leaky = tmp_path / "leaky.json"
+    leaky.write_text(json.dumps([{"full_text": "the cat sat on the mat", "spans": [
+        {"entity_type": "PERSON", "start_position": 4, "end_position": 7}]}]), encoding="utf-8")
+    parser = argparse.ArgumentParser()
+    eval_phi.add_parser(parser.add_subparsers())
+    for flags, shown in (([], False), (["--show-examples", "5"], True)):
+        args = parser.parse_args(["phi", "--positives", str(leaky), *flags])
+        assert args.run(args) == 0
+        assert ("the cat sat on the mat" in capsys.readouterr().out) is shown
+
+
+def test_eval_phi_cli_needs_a_file() -> None:
+    parser = argparse.ArgumentParser()
+    eval_phi.add_parser(parser.add_subparsers())
+    args = parser.parse_args(["phi"])
+    with pytest.raises(InvalidInput, match="at least one"):
+        args.run(args)

@@ -132,6 +132,9 @@ class Context:
     external_sources: dict[str, Any] = field(default_factory=dict)
 
 
+ANY_EVIDENCE = Settings(evidence_threshold=0.0)
+
+
 def context(index: Any, *, literature: Any = None, **options: Any) -> Any:
     return Context(index=index, external_sources={"pubmed": literature} if literature else {}, **options)
 
@@ -189,7 +192,8 @@ def test_merge_caps_the_chunks_of_one_document_and_drops_near_duplicates() -> No
         hit("sulfonylurea", "Gliclazide is an alternative.", 0.5).model_dump(mode="json"),
     ]}
 
-    state = merge_search_results(context(None), state_for("metformin dose"), [branch])
+    # (the evidence threshold is off here: test_evidence.py tests what it drops)
+    state = merge_search_results(context(None, settings=ANY_EVIDENCE), state_for("metformin dose"), [branch])
 
     assert MAX_CHUNKS_PER_DOCUMENT == 3
     assert [(h.chunk.doc_key, h.chunk.ordinal) for h in state.hits] == [
@@ -203,7 +207,7 @@ def test_merge_interleaves_the_sources_and_warns_about_a_failed_one() -> None:
         {"source": knowledge_base, "hits": [hit("kb", "A guideline passage.", 0.9).model_dump(mode="json")]},
     ]
 
-    state = merge_search_results(context(None), state_for("metformin dose"), branches)
+    state = merge_search_results(context(None, settings=ANY_EVIDENCE), state_for("metformin dose"), branches)
 
     assert state.sources_searched == ["pubmed", "guidelines", "textbooks"]
     assert state.warnings == ["source pubmed was unavailable (SourceUnavailable); answered without them"]

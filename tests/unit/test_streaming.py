@@ -1,4 +1,4 @@
-"""The WebSocket conversation: the same query pipeline as REST, pushed as events to the connection."""
+"""The WebSocket conversation: the same orchestrator as REST, its events pushed to the connection."""
 
 from __future__ import annotations
 
@@ -18,20 +18,51 @@ class RecordingPublisher:
         self.events.append(event)
 
 
-def test_stream_ask_pushes_accepted_then_the_answer(local_deps: Dependencies) -> None:
+def test_stream_ask_pushes_the_run_events_then_done(local_deps: Dependencies) -> None:
     publisher = RecordingPublisher()
     reply = streaming.handle_message(local_deps, publisher, connection_id="conn-1", user_id="u1",
                                      body=json.dumps({"action": "ask", "query": "What is the dose of metformin?"}))
     assert reply == {"statusCode": 200}
-    assert [e["type"] for e in publisher.events] == ["accepted", "answer"]
-    response = publisher.events[1]["response"]
+    kinds = [e["type"] for e in publisher.events]
+    assert kinds[-3:] == ["citations", "critique", "done"] and "token" in kinds
+    response = publisher.events[-1]["data"]
     assert response["metadata"]["phi_detected"] is False and response["answer"]  # empty index: a clarification
+
+
+def test_stream_steps_publish_to_the_connection_through_the_event_publisher(local_deps: Dependencies) -> None:
+    """Locally (no endpoint) the steps publish to the in-process hub, which this connection's reader opened."""
+    from voiceassist.adapters.local.event_hub import HUB
+
+    channel = HUB.open("conn-1")
+    publisher = RecordingPublisher()
+    streaming.handle_message(local_deps, publisher, connection_id="conn-1", user_id="u1",
+                             body=json.dumps({"action": "ask", "query": "What is the dose of metformin?"}))
+    HUB.close("conn-1")
+    step_events = [channel.get_nowait()["type"] for _ in range(channel.qsize())]
+    assert step_events[:2] == ["route", "plan"]
 
 
 def test_stream_bad_message_gets_an_error_event_not_a_crash(local_deps: Dependencies) -> None:
     publisher = RecordingPublisher()
-    for body in ("{not json", json.dumps({"action": "ask"}), json.dumps({"action": "ask", "query": "  "})):
+    for body in ("{not json", json.dumps({"action": "ask"}), json.dumps({"action": "ask", "query": "  "}),
+                 "[1]"):
         reply = streaming.handle_message(local_deps, publisher, connection_id="conn-1", user_id="u1", body=body)
         assert reply == {"statusCode": 400}
-    assert [e["type"] for e in publisher.events] == ["error"] * 3
-    assert "not valid JSON" in publisher.events[0]["message"] and "query" in publisher.events[1]["message"]
+    assert [e["type"] for e in publisher.events] == ["error"] * 4
+    messages = [e["data"]["error"]["message"] for e in publisher.events]
+    assert "not valid JSON" in messages[0] and "query" in messages[1]
+    assert publisher.events[0]["data"]["error"]["code"] == "invalid_input"
+
+
+def test_with_an_endpoint_the_steps_post_to_the_connection_through_its_publisher(local_deps: Dependencies) -> None:
+    """On AWS the steps run in other Lambdas: they post to the connection through the management API at the
+    endpoint that travels in the state (here its publisher records instead of posting)."""
+    endpoint = "https://abc.execute-api.us-east-1.amazonaws.com/v1"
+    publisher = RecordingPublisher()
+    assert local_deps.event_publisher(endpoint).endpoint_url == endpoint  # type: ignore[attr-defined]
+    local_deps.__dict__["_event_publishers"][endpoint] = publisher
+    reply = streaming.handle_message(local_deps, publisher, connection_id="conn-1", user_id="u1", endpoint=endpoint,
+                                     body=json.dumps({"action": "ask", "query": "What is the dose of metformin?"}))
+    kinds = [e["type"] for e in publisher.events]
+    assert reply == {"statusCode": 200}
+    assert kinds[:3] == ["route", "plan", "retrieval"] and kinds[-3:] == ["citations", "critique", "done"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from aws_lambda_powertools.event_handler.api_gateway import Router
 
 from routes.identity import caller_id, trace_id
-from voiceassist import service
 from voiceassist.composition import dependencies
+from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest, QueryResponse
 
 router = Router()
@@ -14,4 +14,4 @@ router = Router()
 
 @router.post("/query", summary="Answer a clinical question with numbered citations")
 def ask(request: QueryRequest) -> QueryResponse:
-    return service.answer(dependencies(), request, user_id=caller_id(router), trace_id=trace_id(router))
+    return orchestrator.respond(dependencies(), request, user_id=caller_id(router), trace_id=trace_id(router))

@@ -5,10 +5,11 @@ from __future__ import annotations
 from datetime import timedelta
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from routes.identity import caller_id
 from voiceassist.composition import dependencies
+from voiceassist.conversation import context
 from voiceassist.errors import NotFound
 from voiceassist.models import Message, Session, utc_now
 
@@ -20,9 +21,11 @@ class SessionHistory(BaseModel):
     session_id: str
     clinical_context: str | None = None
     messages: list[Message]
+    clarification_pending: str | None = None  # the question a short reply will be joined to
 
 
 class NewSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # one rule on every route: an unknown field is a 400
     clinical_context: str | None = Field(default=None, max_length=4000)
 
 
@@ -53,8 +56,15 @@ def delete_session(session_id: str) -> dict[str, str]:
     return {"deleted": session_id}
 
 
+MESSAGES_LIMIT = 50
+
+
 @router.get("/sessions/<session_id>/messages", summary="Your session's recent messages (stored redacted), oldest first")
 def session_messages(session_id: str) -> SessionHistory:
+    """As stored (redacted), with the session's clinical context and `clarification_pending`: the question a
+    short reply would be joined to."""
     session = _own_session(session_id)
-    messages = dependencies().sessions.messages(session_id, limit=50)
-    return SessionHistory(session_id=session_id, clinical_context=session.clinical_context, messages=messages)
+    messages = dependencies().sessions.messages(session_id, limit=MESSAGES_LIMIT)
+    turns = [context.Turn(m.role, m.content) for m in messages]
+    return SessionHistory(session_id=session_id, clinical_context=session.clinical_context, messages=messages,
+                          clarification_pending=context.pending_question(turns))

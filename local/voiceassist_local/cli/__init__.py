@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -53,9 +52,14 @@ def build_parser() -> argparse.ArgumentParser:
     jobs.add_argument("--json", action="store_true")
     jobs.set_defaults(run=local.jobs)
 
-    evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators")
+    mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout (for an MCP client)")
+    mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_face", fromlist=["run_stdio"]).run_stdio(args))
+
+    __import__("voiceassist_local.cli.audit", fromlist=["add_parser"]).add_parser(commands)
+
+    evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators, answers")
     evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
-    for module_name in ("eval_retrieval", "eval_phi", "eval_calculators"):
+    for module_name in ("eval_retrieval", "eval_phi", "eval_calculators", "eval_answers"):
         module = __import__(f"voiceassist_local.cli.{module_name}", fromlist=["add_parser"])
         module.add_parser(evaluations)
     return parser
@@ -83,6 +87,3 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         raise
 
-
-def print_json(value: object) -> None:
-    print(json.dumps(value, indent=2, default=str))

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from voiceassist.errors import InvalidInput
 from voiceassist.ports import PhiDetector
 from voiceassist.settings import PhiMode, Settings
 from voiceassist_local.evaluation.phi_eval import (
@@ -16,6 +17,7 @@ from voiceassist_local.evaluation.phi_eval import (
     P50_TARGET_MS,
     LabelledText,
     PhiEvalReport,
+    combine,
     evaluate,
     load_negatives,
     load_positives,
@@ -28,17 +30,20 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "phi", help="PHI routing evaluation: leak rate and over-routing",
         description="Runs the PHI detector over labelled PHI texts (positives) and PHI-free clinical "
-                    "questions (negatives) and reports how much PHI would leave the boundary.",
+                    "questions (negatives) and reports how much PHI would leave the boundary, per file and "
+                    "over all files.",
     )
-    parser.add_argument("--positives", required=True, type=Path,
-                        help="JSON list of {full_text, spans[{entity_type, start_position, end_position}]}")
-    parser.add_argument("--negatives", required=True, type=Path, help="JSON Lines with a text field")
+    parser.add_argument("--positives", nargs="+", default=[], type=Path, metavar="FILE",
+                        help="JSON lists of {full_text, spans[{entity_type, start_position, end_position}]}")
+    parser.add_argument("--negatives", nargs="+", default=[], type=Path, metavar="FILE",
+                        help="JSON Lines files with a text field")
     parser.add_argument("--mode", choices=[PhiMode.STRICT.value, PhiMode.LENIENT.value],
                         default=PhiMode.STRICT.value, help="detector mode (default: strict)")
     parser.add_argument("--split", choices=["all", "dev", "holdout"], default="all",
                         help="score every text, or only the development or held-out part (by template)")
-    parser.add_argument("--show-misses", type=int, default=0, metavar="N",
-                        help="print up to N leaked and N over-routed texts (they may contain PHI)")
+    parser.add_argument("--show-examples", "--show-misses", type=int, default=0, metavar="N",
+                        dest="show_examples",
+                        help="print up to N leaked and N over-routed texts per file (they may contain PHI)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(run=run)
     return parser
@@ -71,16 +76,29 @@ def _progress(items: list[Any]) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    positives = _select(load_positives(args.positives), args.split)
-    negatives = _select(load_negatives(args.negatives), args.split)
-    report = evaluate(_detector(args.mode), positives, negatives, progress=_progress,
-                      examples=max(args.show_misses, 0))
-    summary = report.summary()
-    summary.update(mode=args.mode, split=args.split)
+    if not args.positives and not args.negatives:
+        raise InvalidInput("eval phi needs at least one --positives or --negatives file")
+    examples = max(args.show_examples, 0)
+    detector = _detector(args.mode)
+    sets: list[tuple[str, PhiEvalReport]] = []
+    for path in args.positives:
+        items = _select(load_positives(path), args.split)
+        sets.append((path.name, evaluate(detector, items, [], progress=_progress, examples=examples)))
+    for path in args.negatives:
+        items = _select(load_negatives(path), args.split)
+        sets.append((path.name, evaluate(detector, [], items, progress=_progress, examples=examples)))
+    total = combine([report for _, report in sets], examples=examples)
     if args.json:
+        summary = total.summary()
+        summary.update(mode=args.mode, split=args.split,
+                       sets={name: report.summary() for name, report in sets})
         print(json.dumps(summary, indent=2))
-    else:
-        _print_table(report, args.mode, args.split)
+        return 0
+    print(f"PHI evaluation (mode {args.mode}, split {args.split})")
+    for name, report in sets:
+        _print_set(name, report)
+    if len(sets) > 1:
+        _print_set("all files", total)
     return 0
 
 
@@ -88,22 +106,27 @@ def _rate(value: float | None) -> str:
     return "   n/a" if value is None else f"{value:6.1%}"
 
 
-def _print_table(report: PhiEvalReport, mode: str, part: str) -> None:
-    def verdict(ok: bool) -> str:
-        return "ok" if ok else "MISSED"
+def _verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
 
-    print(f"PHI evaluation (mode {mode}, split {part})")
-    print(f"  leak rate        {report.leak_rate:6.2%}  ({report.leaked}/{report.positives} positives not "
-          f"flagged; target <= {LEAK_RATE_TARGET:.0%}: {verdict(report.leak_rate <= LEAK_RATE_TARGET)})")
-    print(f"  over-routing     {report.over_routing_rate:6.2%}  ({report.over_routed}/{report.negatives} "
-          f"negatives flagged; target <= {OVER_ROUTING_TARGET:.0%}: "
-          f"{verdict(report.over_routing_rate <= OVER_ROUTING_TARGET)})")
+
+def _print_set(name: str, report: PhiEvalReport) -> None:
+    print(f"== {name}")
+    if report.positives:
+        print(f"  leak rate        {report.leak_rate:6.2%}  ({report.leaked}/{report.positives} positives not "
+              f"flagged; target <= {LEAK_RATE_TARGET:.1%}: {_verdict(report.leak_rate <= LEAK_RATE_TARGET)})")
+    if report.negatives:
+        print(f"  over-routing     {report.over_routing_rate:6.2%}  ({report.over_routed}/{report.negatives} "
+              f"negatives flagged; target <= {OVER_ROUTING_TARGET:.0%}: "
+              f"{_verdict(report.over_routing_rate <= OVER_ROUTING_TARGET)})")
     print(f"  latency          p50 {report.latency_ms_p50:.1f} ms, p95 {report.latency_ms_p95:.1f} ms "
-          f"(target p50 <= {P50_TARGET_MS:g} ms: {verdict(report.latency_ms_p50 <= P50_TARGET_MS)})")
+          f"(target p50 <= {P50_TARGET_MS:g} ms: {_verdict(report.latency_ms_p50 <= P50_TARGET_MS)})")
     print(f"  detector errors  {report.detector_errors}")
-    print("  span recall by gold type")
-    for entity_type, score in sorted(report.recall_by_type.items()):
-        print(f"    {entity_type:<24} {_rate(score.rate)}  ({score.correct}/{score.total})")
+    if report.recall_by_type:
+        print("  span recall by gold type (found/total, misses)")
+        for entity_type, score in sorted(report.recall_by_type.items()):
+            print(f"    {entity_type:<24} {_rate(score.rate)}  ({score.correct}/{score.total}, "
+                  f"{score.total - score.correct} missed)")
     print("  span precision by detected type")
     for entity_type, score in sorted(report.precision_by_type.items()):
         print(f"    {entity_type:<24} {_rate(score.rate)}  ({score.correct}/{score.total})")

@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from voiceassist.models import SearchMode
 from voiceassist_local.evaluation.retrieval import mrr_at_k, ndcg_at_k, rank_documents, recall_at_k
+from voiceassist_local.evaluation.withheld import WithheldReport, withheld_queries
 
 DEPTH = 100
 
@@ -35,6 +36,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser.add_argument("--bm25-weight", type=float, help="override VOICEASSIST_BM25_WEIGHT for this run")
     parser.add_argument("--fusion", choices=["min_max", "rrf"], help="override VOICEASSIST_FUSION")
     parser.add_argument("--limit-queries", type=int, help="evaluate only the first N judged queries")
+    parser.add_argument("--withhold", type=float, metavar="FRACTION",
+                        help="remove the judged documents of this share of the queries and report how well the "
+                             "evidence score separates them (AUROC; evaluation/withheld.py)")
+    parser.add_argument("--seed", type=int, default=0, help="the --withhold draw (default: %(default)s)")
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)
     return parser
@@ -77,6 +82,8 @@ def run(args: argparse.Namespace) -> int:
     fusion = FusionMethod(args.fusion) if args.fusion else deps.settings.fusion
     totals = {"ndcg@10": 0.0, "recall@100": 0.0, "mrr@10": 0.0}
     embed_ms, search_ms = [], []
+    withheld = withheld_queries(query_ids, args.withhold, args.seed) if args.withhold else set()
+    abstention = WithheldReport(threshold=deps.settings.evidence_threshold)
     for query_id in tqdm(query_ids, desc="searching", unit="query", disable=args.json):
         started = time.perf_counter()
         query = knowledge_base_query(deps.query, queries[query_id], top_k=DEPTH, candidates=DEPTH,
@@ -86,6 +93,10 @@ def run(args: argparse.Namespace) -> int:
         search_ms.append((time.perf_counter() - embedded) * 1000)
         embed_ms.append((embedded - started) * 1000)
         ranked, judged = rank_documents(hits), qrels[query_id]
+        if args.withhold:
+            if query_id in withheld:
+                hits = [hit for hit in hits if hit.chunk.doc_key not in judged]
+            abstention.add(queries[query_id], hits, is_withheld=query_id in withheld)
         totals["ndcg@10"] += ndcg_at_k(ranked, judged, 10)
         totals["recall@100"] += recall_at_k(ranked, judged, 100)
         totals["mrr@10"] += mrr_at_k(ranked, judged, 10)
@@ -96,6 +107,8 @@ def run(args: argparse.Namespace) -> int:
         "search_ms_p50": _percentile(search_ms, 0.5), "search_ms_p95": _percentile(search_ms, 0.95),
         "embed_ms_p50": _percentile(embed_ms, 0.5), "ingest": {k: ingest[k] for k in ("completed", "unchanged",
                                                                                        "failed", "seconds")},
+        **({"withhold": {"fraction": args.withhold, "seed": args.seed, **abstention.as_dict()}}
+           if args.withhold else {}),
     }
     if args.json:
         print(json.dumps(report, indent=2))
@@ -104,6 +117,8 @@ def run(args: argparse.Namespace) -> int:
               f"nDCG@10 {report['ndcg@10']:.4f}  Recall@100 {report['recall@100']:.4f}  MRR@10 {report['mrr@10']:.4f}")
         print(f"search latency p50 {report['search_ms_p50']:.1f} ms, p95 {report['search_ms_p95']:.1f} ms "
               f"(query embedding p50 {report['embed_ms_p50']:.1f} ms, excluded)")
+        if args.withhold:
+            print("withheld evidence: " + ", ".join(f"{k} {v}" for k, v in report["withhold"].items()))
     return 0
 
 

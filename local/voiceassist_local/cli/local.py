@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -18,7 +19,7 @@ from voiceassist.models import IndexingJob, JobState, QueryRequest, QueryRespons
 from voiceassist.settings import Runtime, settings_from_env
 from voiceassist_local.resources import sample_corpus_dir
 
-SUPPORTED_SUFFIXES = {".pdf", ".txt", ".md", ".markdown", ".html", ".htm"}
+SUPPORTED_SUFFIXES = {".pdf", ".docx", ".txt", ".md", ".markdown", ".html", ".htm"}
 TERMINAL = {JobState.COMPLETED, JobState.FAILED, JobState.SUPERSEDED}
 
 
@@ -117,8 +118,11 @@ def ingest(args: argparse.Namespace) -> int:
             rows.append({"file": str(path), "state": "REJECTED", "reason": error})
             continue
         job = jobs[job_id]
+        flagged = (f"{job.flagged_chunks} chunk(s) hold instruction-like text: indexed, never quoted"
+                   if job.flagged_chunks else None)
         rows.append({"file": str(path), "state": job.state.value, "job_id": job.job_id, "doc_id": job.doc_id,
-                     "chunks": job.chunks_total, "reason": job.reason})
+                     "chunks": job.chunks_total, "flagged_chunks": job.flagged_chunks,
+                     "reason": job.reason or flagged})
     _report(rows, args.json)
     return 0
 
@@ -129,6 +133,9 @@ def ingest_jsonl(args: argparse.Namespace) -> int:
     deps = local_dependencies()
     summary = ingest_beir_corpus(deps, Path(args.corpus), source_type=args.source_type, specialty=args.specialty,
                                  limit=args.limit, show=not args.json)
+    if not args.json:
+        for failure in summary["failures"]:  # every document that did not end ACTIVE, with its reason
+            print(f"FAILED     {failure['doc_key']}  {failure['reason']}".rstrip())
     print(json.dumps(summary, indent=2) if args.json else
           f"{summary['completed']} completed, {summary['unchanged']} unchanged, {summary['failed']} failed "
           f"in {summary['seconds']:.1f} s ({summary['docs_per_s']:.1f} docs/s)")
@@ -161,7 +168,8 @@ def format_answer(response: QueryResponse) -> str:
         lines.append(f"[{c.number}] {c.title}{where}")
     meta = response.metadata
     lines.append("")
-    lines.append(f"model: {meta.model}{' (extractive)' if meta.extractive else ''}; intent: {meta.intent.value}; "
+    lines.append(f"status: {meta.answer_status.value}; evidence: {meta.evidence_score}; model: {meta.model}"
+                 f"{' (extractive)' if meta.extractive else ''}; intent: {meta.intent.value}; "
                  f"PHI: {'yes ' + ','.join(meta.phi_entity_types) if meta.phi_detected else 'no'}")
     lines.extend(f"warning: {w}" for w in meta.warnings)
     return "\n".join(lines).strip()
@@ -197,18 +205,32 @@ def ensure_sample_corpus(deps: Dependencies) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    from voiceassist_local.http_guard import check_binding
     from voiceassist_local.incoming import IncomingFolderWatcher
+    from voiceassist_local.recovery import JobReconciler, reconcile_once
     from voiceassist_local.server import example_request, make_server
 
     deps = local_dependencies()
+    warning = check_binding(args.host, deps.settings.local_token)  # refused here, before any work, without one
+    if warning:
+        print(warning)
+    reconcile_once(deps)  # jobs a killed server left PENDING or RUNNING are failed and re-driven
     if not args.no_samples:
         ensure_sample_corpus(deps)
     warm_up(deps)
+    if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
+        from voiceassist.observability import logger
+
+        # The CLI keeps our log to errors for its progress bars; a server has none: ingestion failures, refused
+        # incoming files and recovered jobs are visible at the default level.
+        logger.setLevel("WARNING")
     server = make_server(args.host, args.port)
     url = f"http://{args.host}:{server.server_address[1]}"
     print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
     print(f"  OpenAPI: {url}/v1/openapi.json")
     print(f"  try:     {example_request(url)}")
+    reconciler = JobReconciler(deps)
+    reconciler.start()
     watcher = None
     if not args.no_watch:
         watcher = IncomingFolderWatcher(deps.settings.blob_dir)
@@ -217,6 +239,7 @@ def serve(args: argparse.Namespace) -> int:
     try:
         server.serve_forever()
     finally:
+        reconciler.stop()
         if watcher is not None:
             watcher.stop()
         server.server_close()

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from voiceassist.errors import InvalidInput
 from voiceassist.models import PhiEntity
@@ -26,8 +26,11 @@ from voiceassist.ports import PhiDetector
 POSITIVE_TYPES = frozenset({
     "PERSON", "STREET_ADDRESS", "ADDRESS", "PHONE_NUMBER", "EMAIL_ADDRESS", "US_SSN", "CREDIT_CARD",
     "IBAN_CODE", "US_DRIVER_LICENSE", "IP_ADDRESS", "ZIP_CODE",
+    # the generated sets' identifier types (phi_sets.py); presidio-research labels none of them
+    "MEDICAL_RECORD_NUMBER", "ACCOUNT_NUMBER", "HEALTH_PLAN_ID", "DEVICE_ID", "DATE_OF_BIRTH", "AGE_OVER_89",
+    "URL",
 })
-LEAK_RATE_TARGET = 0.02
+LEAK_RATE_TARGET = 0.015  # on held-out sets (issue 18); the development set's was 2 %
 OVER_ROUTING_TARGET = 0.05
 P50_TARGET_MS = 15.0
 
@@ -76,6 +79,7 @@ class PhiEvalReport(BaseModel):
     latency_ms_p95: float
     leaked_examples: list[str]
     over_routed_examples: list[str]
+    latencies_ms: list[float] = Field(default_factory=list, exclude=True, repr=False)
 
     @property
     def meets_targets(self) -> bool:
@@ -189,7 +193,35 @@ def evaluate(detector: PhiDetector, positives: Iterable[LabelledText], negatives
         recall_by_type=recall, precision_by_type=precision,
         latency_ms_p50=round(_percentile(latencies, 0.50), 3),
         latency_ms_p95=round(_percentile(latencies, 0.95), 3),
-        leaked_examples=leaked[:examples], over_routed_examples=over_routed[:examples],
+        leaked_examples=leaked[:examples], over_routed_examples=over_routed[:examples], latencies_ms=latencies,
+    )
+
+
+def combine(reports: Sequence[PhiEvalReport], *, examples: int = 20) -> PhiEvalReport:
+    """One report over several sets (each evaluated on its own): counts add up, latencies pool."""
+    counts: Counter[str] = Counter()
+    recall: dict[str, TypeScore] = {}
+    precision: dict[str, TypeScore] = {}
+    for report in reports:
+        counts.update(positives=report.positives, negatives=report.negatives, leaked=report.leaked,
+                      over_routed=report.over_routed, errors=report.detector_errors)
+        for mine, theirs in ((recall, report.recall_by_type), (precision, report.precision_by_type)):
+            for entity_type, score in theirs.items():
+                total = mine.setdefault(entity_type, TypeScore())
+                total.total += score.total
+                total.correct += score.correct
+    latencies = sorted(v for r in reports for v in r.latencies_ms)
+    return PhiEvalReport(
+        positives=counts["positives"], negatives=counts["negatives"], leaked=counts["leaked"],
+        over_routed=counts["over_routed"], detector_errors=counts["errors"],
+        leak_rate=counts["leaked"] / counts["positives"] if counts["positives"] else 0.0,
+        over_routing_rate=counts["over_routed"] / counts["negatives"] if counts["negatives"] else 0.0,
+        recall_by_type=recall, precision_by_type=precision,
+        latency_ms_p50=round(_percentile(latencies, 0.50), 3),
+        latency_ms_p95=round(_percentile(latencies, 0.95), 3),
+        leaked_examples=[t for r in reports for t in r.leaked_examples][:examples],
+        over_routed_examples=[t for r in reports for t in r.over_routed_examples][:examples],
+        latencies_ms=latencies,
     )
 
 

@@ -54,8 +54,13 @@ def test_unsupported_upload_type_is_a_415() -> None:
 
 
 def test_upload_without_filename_says_how_to_fix_it() -> None:
-    status, body = call("POST", "/v1/documents", b"some text", "text/plain")
+    status, body = call("POST", "/v1/documents", b"some bytes", "application/octet-stream")
     assert status == 400 and "filename" in body["error"]["message"]
+
+
+def test_a_raw_upload_without_filename_is_named_by_its_content_and_type() -> None:
+    status, body = call("POST", "/v1/documents", b"Some plain text about zorbafen.", "text/plain")
+    assert status == 202 and body["doc_key"].startswith("upload-")
 
 
 def test_empty_upload_is_a_400() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from voiceassist.tools.calculators import run_calculator
-from voiceassist.tools.calculators.question import detect_calculator, extract_parameters
+from voiceassist.tools.calculators.question import detect_calculator, extract_parameters, requested_calculator
 
 # (question, calculator, expected score); the scores are worked by hand from the published criteria.
 DEV_QUESTIONS: list[tuple[str, str, float | int | str]] = [
@@ -150,3 +150,16 @@ def test_extract_parameters_converts_units() -> None:
     assert params["weight_kg"] == pytest.approx(69.85317, abs=1e-4)
     assert params["height_cm"] == pytest.approx(177.8)
     assert params["creatinine_mg_dl"] == pytest.approx(1.35744)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("CHA2DS2-VASc for a 75-year-old woman with hypertension and diabetes", "chadsvasc"),
+    ("What is the eGFR of a 60-year-old woman with creatinine 1.2 mg/dL?", "ckd_epi"),
+    ("Can he keep taking metformin? (chronic kidney disease eGFR 25)", None),
+    ("My patient has an eGFR of 38: metformin dose?", None),
+    ("Quartermaine has pneumonia, CURB-65 is 2, treat where?", None),
+    ("CURB-65 score of 3 in a 70 year old: admit?", None),
+])
+def test_a_calculator_is_requested_only_when_the_question_does_not_already_give_its_value(
+        question: str, expected: str | None) -> None:
+    assert requested_calculator(question) == expected

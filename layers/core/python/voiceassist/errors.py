@@ -27,6 +27,13 @@ class PayloadTooLarge(InvalidInput):
     code = "payload_too_large"
 
 
+class Forbidden(VoiceAssistError):
+    """The caller is known but its role may not do this (a clinician changing the knowledge base)."""
+
+    status_code = 403
+    code = "forbidden"
+
+
 class NotFound(VoiceAssistError):
     status_code = 404
     code = "not_found"
@@ -79,3 +86,27 @@ class PhiBoundaryViolation(VoiceAssistError):
 
     status_code = 500
     code = "phi_boundary"
+
+
+class Unavailable(VoiceAssistError):
+    """Temporarily unable to serve: the caller should try again after `retry_after` seconds."""
+
+    status_code = 503
+    code = "unavailable"
+
+    def __init__(self, message: str, *, retry_after: int = 5) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class StoreUnavailable(Unavailable):
+    """A store (SQLite file, DynamoDB table) could not be read or written: locked, full, gone or throttled."""
+
+    code = "store_unavailable"
+
+
+class Overloaded(Unavailable):
+    """A bounded queue is full (the ingestion backlog): try again later."""
+
+    status_code = 429
+    code = "too_many_requests"

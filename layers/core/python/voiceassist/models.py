@@ -8,9 +8,9 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator, model_validator
 
 from voiceassist.constants.environment import RoutingMode  # noqa: F401 - part of the API models
 
@@ -21,6 +21,16 @@ def utc_now() -> datetime:
 
 def new_id(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex}"
+
+
+def _json_integer(value: Any) -> Any:
+    """A JSON integer (9 or 9.0), never a boolean or a string that pydantic's lax mode would turn into one."""
+    if isinstance(value, bool | str):
+        raise ValueError("must be a JSON integer")
+    return value
+
+
+JsonInt = Annotated[int, BeforeValidator(_json_integer)]
 
 
 class Model(BaseModel):
@@ -74,6 +84,7 @@ class KnowledgeDocument(Model):
     page_count: int | None = None
     chunk_count: int = 0
     size_bytes: int = 0
+    references: list[str] = Field(default_factory=list)  # its references section (not indexed)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
 
@@ -82,11 +93,38 @@ class Page(Model):
     number: int | None  # 1-based page number for paged formats, None otherwise
     text: str
     heading: str | None = None
+    ocr_confidence: float | None = None  # mean word confidence (0-100) of a page read by OCR; None: text layer
+    draws_images: bool = False  # a PDF page that paints an image: a scan when its text layer is sparse
+
+
+class OcrPage(Model):
+    """One page read by OCR: its text and the engine's mean word confidence (0-100)."""
+
+    number: int = Field(ge=1)
+    text: str
+    confidence: float = Field(ge=0.0, le=100.0)
+
+
+class OcrRun(Model):
+    """An OCR run over some pages of a document: finished (pages read) or still running (ticket to poll)."""
+
+    ticket: str | None = None
+    done: bool
+    pages: list[OcrPage] = Field(default_factory=list)
+
+
+class OcrPageQuality(Model):
+    """What a job records per OCR page: its confidence, and whether it falls below the low-confidence bar."""
+
+    number: int
+    confidence: float
+    low_confidence: bool
 
 
 class ExtractedDocument(Model):
     pages: list[Page]
     content_type: str
+    references: list[str] = Field(default_factory=list)  # the bibliography, kept out of the chunks
 
     @property
     def char_count(self) -> int:
@@ -104,6 +142,9 @@ class Chunk(Model):
     page: int | None = None
     section: str | None = None
     metadata: DocumentMetadata
+    injection_flags: list[str] = Field(default_factory=list)  # instruction-like text found (ingest/injection.py)
+    ocr_confidence: float | None = None  # its page was read by OCR with this mean confidence (0-100)
+    low_confidence: bool = False  # that confidence is below the low-confidence bar: check against the source
 
 
 class SearchMode(StrEnum):
@@ -121,7 +162,7 @@ class SearchFilters(Model):
     source_types: list[SourceType] = Field(default_factory=list)
     specialties: list[str] = Field(default_factory=list)
     doc_keys: list[str] = Field(default_factory=list)
-    year_min: int | None = None
+    year_min: JsonInt | None = None  # `false` or `"2020"` is a 400, not 0 or 2020
 
 
 class SearchQuery(Model):
@@ -178,10 +219,13 @@ class IndexingJob(Model):
     attempts: int = 1
     chunks_total: int = 0
     chunks_done: int = 0
+    flagged_chunks: int = 0  # chunks holding instruction-like text (ingest/injection.py): indexed, never quoted
+    ocr_pages: list[OcrPageQuality] = Field(default_factory=list)  # the pages read by OCR, with confidence
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
     started_at: datetime | None = None
     finished_at: datetime | None = None
+    worker: str | None = None  # host/pid/token of the process that last moved it (updated_at is its heartbeat)
 
     def can_transition(self, to: JobState) -> bool:
         return to in JOB_TRANSITIONS[self.state]
@@ -317,7 +361,7 @@ class SourcePreferences(Model):
 class QueryRequest(Model):
     query: str = Field(min_length=1, max_length=4000, description="The clinician's question")
     session_id: str | None = None
-    top_k: int = Field(default=5, ge=1, le=20, description="How many excerpts to cite at most")
+    top_k: JsonInt = Field(default=5, ge=1, le=20, description="How many excerpts to cite at most")
     filters: SearchFilters = Field(default_factory=SearchFilters)
     sources: SourcePreferences = Field(default_factory=SourcePreferences,
                                        description="Source preferences: prioritize and exclude by name")
@@ -352,6 +396,16 @@ class TokenUsage(Model):
     cost_usd: float = 0.0
 
 
+class AnswerStatus(StrEnum):
+    """What kind of reply a response carries (docs/answers.md)."""
+
+    ANSWERED = "answered"  # cited from passages that reach the evidence threshold
+    NO_EVIDENCE = "no_evidence"  # no passage answers: no facts claimed, no citations
+    CLARIFICATION = "clarification"  # a question back to the user
+    TOOL_RESULT = "tool_result"  # a tool's output answers (query/tool_loop.py)
+    TOOL_ERROR = "tool_error"  # the tool the question needs failed; the reply says why
+
+
 class QueryMetadata(Model):
     query_id: str
     phi_detected: bool
@@ -366,6 +420,10 @@ class QueryMetadata(Model):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     latency_ms: dict[str, float] = Field(default_factory=dict)
     trace_id: str | None = None
+    answer_status: AnswerStatus = AnswerStatus.ANSWERED
+    evidence_score: float | None = None  # the best passage's evidence score (query/evidence.py), 0..1
+    grounding: float | None = None  # the share of answer sentences supported by the excerpt they cite
+    context: dict[str, Any] | None = None  # how history shaped the question (conversation.context)
 
 
 class QueryResponse(Model):
@@ -379,14 +437,17 @@ class QueryResponse(Model):
 
 
 class ChatMessage(Model):
-    role: str  # system | user | assistant (OpenAI chat-completions shape)
+    role: str  # system | user | assistant | tool (OpenAI chat-completions shape)
     content: str
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # an assistant turn that called tools
+    tool_call_id: str | None = None  # a tool turn: the call it answers
 
 
 class ChatCompletion(Model):
     text: str
     model: str
     usage: TokenUsage = Field(default_factory=TokenUsage)
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # the model asked for these instead of answering
 
 
 # --------------------------------------------------------------------------- sessions and audit
@@ -414,15 +475,20 @@ class AuditOutcome(StrEnum):
     DEGRADED = "degraded"
     REFUSED = "refused"
     ERROR = "error"
+    NO_EVIDENCE = "no_evidence"  # no passage answered: the reply said so, without citations
+    ACCEPTED = "accepted"  # an administrative action (upload, delete, retry) that went ahead
+    DENIED = "denied"  # a caller whose role may not do what it asked
 
 
 class AuditRecord(Model):
+    """A question answered (query_* fields) or an administrative action (`action`, `target`)."""
+
     audit_id: str = Field(default_factory=lambda: new_id("aud"))
     user_id: str
     session_id: str | None = None
-    query_redacted: str
-    query_sha256: str
-    phi_detected: bool
+    query_redacted: str = ""
+    query_sha256: str = ""
+    phi_detected: bool = False
     phi_entity_types: list[str] = Field(default_factory=list)
     intent: str | None = None
     model: str | None = None
@@ -431,15 +497,82 @@ class AuditRecord(Model):
     outcome: AuditOutcome
     latency_ms: dict[str, float] = Field(default_factory=dict)
     created_at: datetime = Field(default_factory=utc_now)
+    tool: str | None = None  # set on a tool call's record (voiceassist.tools.executor)
+    tool_status: int | None = None  # its HTTP-like status: 200, 202 pending, 4xx refused, 5xx failed
+    action: str | None = None  # document.upload, document.delete, job.retry, ...; None for a question
+    target: str | None = None  # the doc_id or job_id acted on
+    roles: list[str] = Field(default_factory=list)  # the caller's roles when it acted
+    # The hash chain (voiceassist.audit_chain): filled in by the AuditLog as it appends, per user_id partition.
+    sequence: int | None = None
+    prev_hash: str | None = None
+    record_hash: str | None = None
+
+
+# --------------------------------------------------------------------------- tools (voiceassist.tools)
+
+
+class ToolCategory(StrEnum):
+    CALENDAR = "calendar"
+    FILE = "file"
+    MEDICAL = "medical"
+    CALCULATION = "calculation"
+    SEARCH = "search"
+
+
+class RiskLevel(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
 
 
 class ToolDefinition(Model):
+    """What a caller (a model, the API, an MCP client) sees of a tool; `parameters` is a JSON Schema."""
+
     name: str
     description: str
     parameters: dict[str, Any] = Field(default_factory=dict)
+    category: ToolCategory = ToolCategory.CALCULATION
+    requires_phi: bool = False  # False: the tool never receives PHI in its arguments (it may leave the boundary)
+    requires_confirmation: bool = False
+    risk_level: RiskLevel = RiskLevel.LOW
+    rate_limit: int = Field(default=60, ge=1, description="calls per user per minute")
+    timeout_seconds: float = Field(default=5.0, gt=0, le=30)
+    allowed_roles: list[str] = Field(default_factory=lambda: ["clinician", "admin"])
+
+
+class ToolCall(Model):
+    """One call of a tool: the OpenAI function-call shape (arguments already parsed from JSON)."""
+
+    call_id: str = Field(default_factory=lambda: new_id("call"))
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    timeout_seconds: int | None = None  # the state machine's backstop for this call (set by the tool loop)
+
+
+class PendingAction(Model):
+    action_id: str
+    tool: str
+    summary: str  # a human sentence: what confirming will do
+    expires_at: datetime
 
 
 class ToolResult(Model):
     name: str
     ok: bool
-    content: str
+    content: str  # what the model reads: the result, or the error and how to fix the call
+    call_id: str | None = None
+    status: int = 200  # 200 done, 202 pending confirmation, 4xx refused, 5xx failed
+    error: str | None = None  # the error code when not ok
+    data: dict[str, Any] = Field(default_factory=dict)
+    sources: list[SearchHit] = Field(default_factory=list)  # what the answer may cite (becomes citations)
+    pending_action: PendingAction | None = None
+    retry_after: int | None = None  # seconds, with a 429
+    carries_phi: bool = False  # True: only in-boundary models may see the rest of the turn
+    latency_ms: float = 0.0
+
+
+class ToolExchange(Model):
+    """One call of the query's tool loop and its result, in the order the model made them."""
+
+    call: ToolCall
+    result: ToolResult

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -23,10 +24,12 @@ from voiceassist.models import (
     JobState,
     KnowledgeDocument,
     Message,
+    OcrRun,
     PhiResult,
     SearchHit,
     SearchQuery,
     Session,
+    ToolDefinition,
 )
 
 Vectors = npt.NDArray[np.float32]
@@ -54,7 +57,10 @@ class BlobStore(Protocol):
 
 @runtime_checkable
 class DocumentStore(Protocol):
-    def put(self, document: KnowledgeDocument) -> None: ...
+    def put(self, document: KnowledgeDocument, *, expected_status: DocumentStatus | None = None) -> None:
+        """Write the version; with expected_status, only if the stored one still has it (else Conflict):
+        a version deleted or superseded meanwhile stays so."""
+        ...
 
     def get(self, doc_id: str) -> KnowledgeDocument:
         """Raises NotFound."""
@@ -110,12 +116,21 @@ class SessionStore(Protocol):
 @runtime_checkable
 class AuditLog(Protocol):
     def append(self, record: AuditRecord) -> None:
-        """Append-only: raises Conflict if the audit id already exists."""
+        """Append-only: raises Conflict if the audit id already exists. The record joins its partition's hash
+        chain (sequence, prev_hash, record_hash) in the same conditional write as the partition's head."""
         ...
 
     def get(self, audit_id: str) -> AuditRecord: ...
 
     def list(self, *, user_id: str | None = None, limit: int = 100) -> builtins.list[AuditRecord]: ...
+
+    def partitions(self) -> builtins.list[str]:
+        """Every partition (user_id) with a hash chain."""
+        ...
+
+    def chain(self, partition: str) -> tuple[builtins.list[AuditRecord], tuple[int, str] | None]:
+        """A partition's records in sequence order, and its head (last sequence, last hash) as stored."""
+        ...
 
 
 @runtime_checkable
@@ -217,6 +232,15 @@ class ChatModel(Protocol):
 
 
 @runtime_checkable
+class ToolCallingChatModel(ChatModel, Protocol):
+    """A ChatModel that may answer with tool calls (OpenAI function calls; SageMaker LMI/vLLM take the same
+    `tools` schema). The completion's `tool_calls` is empty when it answered in text."""
+
+    def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
+                            max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion: ...
+
+
+@runtime_checkable
 class PhiDetector(Protocol):
     def detect(self, text: str) -> PhiResult: ...
 
@@ -232,3 +256,132 @@ class PipelineRunner(Protocol):
     def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
         """Run to the end and return the output; raises DependencyError with the failure cause."""
         ...
+
+
+@runtime_checkable
+class UploadSigner(Protocol):
+    """Signs a browser upload straight into the documents store (S3 presigned POST), bypassing the API."""
+
+    def presign_post(self, key: str, *, fields: dict[str, str], max_bytes: int,
+                     expires_in: int) -> dict[str, Any]:
+        """{"url": ..., "fields": {...}}: the form a client POSTs with the file as its last field."""
+        ...
+
+
+@dataclass(frozen=True)
+class RateDecision:
+    allowed: bool
+    remaining: int  # calls left in the window after this one
+    retry_after: int  # seconds until the window resets (0 when allowed)
+
+
+@runtime_checkable
+class RateLimiter(Protocol):
+    """Fixed-window counters shared by every process (DynamoDB on AWS, the SQLite file locally)."""
+
+    def acquire(self, key: str, *, limit: int, window_seconds: int = 60) -> RateDecision:
+        """Count one call against `key`'s current window; refused (not counted) once `limit` is reached."""
+        ...
+
+
+class EventPublisher(Protocol):
+    """Pushes a streamed query's events to its client: a WebSocket connection on AWS, an in-process channel
+    locally. `event` is {"type": ..., "data": {...}} (conversation.events)."""
+
+    def publish(self, connection_id: str, event: dict[str, Any]) -> None: ...
+
+
+@runtime_checkable
+class PageOcr(Protocol):
+    """Reads the text of scanned PDF pages: Amazon Textract on AWS (asynchronous, polled by the state
+    machine), Tesseract locally (finished when `start` returns). Raises ExtractionError with the reason."""
+
+    name: str
+
+    def start(self, blob_key: str, pages: Sequence[int], *, attempt_key: str) -> OcrRun:
+        """Begin reading `pages` (1-based) of the PDF stored at `blob_key`. A repeated start with the same
+        `attempt_key` (a Lambda retry) may return the run the first one began; a new key starts afresh."""
+        ...
+
+    def poll(self, ticket: str, pages: Sequence[int]) -> OcrRun:
+        """The run `start` began: done with the pages read, or still running."""
+        ...
+
+
+# ---- the clinician's workspace: calendar (CalDAV), files (WebDAV/Nextcloud), web search (tools/) ---------------
+@dataclass(frozen=True)
+class CalendarEvent:
+    """One event, or one occurrence of a recurring event (then `recurrence_id` is the occurrence's start)."""
+
+    uid: str
+    summary: str
+    start: Any  # datetime (aware) or date (all-day)
+    end: Any = None
+    location: str = ""
+    description: str = ""
+    recurrence_id: str | None = None
+    recurring: bool = False
+
+
+@dataclass(frozen=True)
+class EventFields:
+    """What a create or an update sets; None leaves a field as it is (an update) or empty (a create)."""
+
+    summary: str | None = None
+    start: Any = None  # aware datetime
+    end: Any = None
+    location: str | None = None
+    description: str | None = None
+
+
+@runtime_checkable
+class Calendar(Protocol):
+    """One person's calendar (a CalDAV collection). Raises WorkspaceUnavailable when the server fails."""
+
+    def events(self, start: Any, end: Any) -> list[CalendarEvent]:
+        """The events overlapping [start, end), recurring ones expanded into their occurrences."""
+        ...
+
+    def create(self, fields: EventFields) -> CalendarEvent: ...
+
+    def update(self, uid: str, fields: EventFields) -> CalendarEvent: ...
+
+    def delete(self, uid: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class RemoteFile:
+    path: str  # relative to the account's root, "/"-separated
+    name: str
+    size: int | None = None
+    content_type: str | None = None
+    modified: str | None = None  # ISO 8601
+
+
+@runtime_checkable
+class FileShare(Protocol):
+    """One person's files over WebDAV (Nextcloud or any server). Raises WorkspaceUnavailable on failure."""
+
+    def search(self, text: str, *, limit: int = 20, content: bool = False) -> list[RemoteFile]:
+        """Files whose name contains `text` (and, when `content` and the server can, whose text does)."""
+        ...
+
+    def read(self, path: str, *, max_bytes: int) -> bytes:
+        """The file's bytes; raises PayloadTooLarge past `max_bytes`, NotFound when it does not exist."""
+        ...
+
+
+@dataclass(frozen=True)
+class WebResult:
+    title: str
+    url: str
+    snippet: str = ""
+
+
+@runtime_checkable
+class WebSearchProvider(Protocol):
+    """A web search API outside the PHI boundary: it is called only with text the egress policy lets go."""
+
+    name: str
+
+    def search(self, query: str, *, count: int = 5, deadline_s: float = 8.0) -> list[WebResult]: ...

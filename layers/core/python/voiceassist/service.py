@@ -6,12 +6,12 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from voiceassist.errors import InvalidInput, PayloadTooLarge
-from voiceassist.ingest import extraction, registration
+from voiceassist.errors import InvalidInput, InvalidTransition, Overloaded, PayloadTooLarge
+from voiceassist.ingest import extraction, recovery, registration
 from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
 from voiceassist.observability import logger
-from voiceassist.query.state import QueryState, response_of
+from voiceassist.query.state import EventTarget, QueryState, response_of
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
@@ -50,10 +50,55 @@ def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: D
     return registered
 
 
+def ensure_ingestion_capacity(deps: Dependencies) -> None:
+    """Backpressure: the API accepts no new ingestion work while the backlog (PENDING and RUNNING jobs) is full;
+    the caller gets a 429 with the seconds to wait. Bulk ingestion paces itself and does not come through here."""
+    limit = deps.settings.max_ingestion_backlog
+    backlog = 0
+    for state in recovery.IN_FLIGHT:
+        backlog += len(deps.jobs.list(state=state, limit=limit + 1))
+        if backlog >= limit:
+            raise Overloaded(f"the ingestion backlog is full ({limit} documents waiting or being indexed); "
+                             "upload again after the Retry-After seconds", retry_after=BACKLOG_RETRY_AFTER_S)
+
+
+BACKLOG_RETRY_AFTER_S = 30
+
+
 def retry_job(deps: Dependencies, job_id: str) -> Any:
+    """Retry a FAILED job, or a stuck one (PENDING or RUNNING with its worker gone: recovery.is_stuck)."""
+    job = deps.jobs.get(job_id)
+    if job.state in recovery.IN_FLIGHT and not job.unchanged:
+        lease = deps.settings.job_lease_seconds
+        if not recovery.is_stuck(job, lease_seconds=lease, liveness=job_liveness(deps)):
+            raise InvalidTransition(f"job {job_id} is {job.state.value} and its worker is alive; it can be retried "
+                                    f"once it has been silent for {lease:.0f} s, or after it fails")
+        ingestion.fail_job(deps.ingestion, job.job_id, job.doc_id,
+                           {"Error": "Interrupted", "Cause": recovery.interrupted(job)})
     job = ingestion.retry_job(deps.ingestion, job_id)
     _start_ingestion(deps, job.job_id, job.doc_id, name=f"{job.job_id}-attempt{job.attempts}")
     return job
+
+
+def job_liveness(deps: Dependencies) -> recovery.Liveness | None:
+    """What this process's pipeline runner knows about a job's execution (the local runner knows its own;
+    on AWS there is nothing in-process to ask, and the lease decides)."""
+    return getattr(deps.pipelines, "job_liveness", None)
+
+
+def reconcile_jobs(deps: Dependencies, *, limit: int = 1000) -> list[recovery.Recovery]:
+    """Fail every stuck PENDING or RUNNING job with a reason and re-drive it while it has attempts left."""
+    in_flight = [job for state in recovery.IN_FLIGHT for job in deps.jobs.list(state=state, limit=limit)]
+
+    def fail(job: Any, reason: str) -> None:
+        ingestion.fail_job(deps.ingestion, job.job_id, job.doc_id, {"Error": "Interrupted", "Cause": reason})
+
+    def redrive(job: Any) -> None:
+        retried = ingestion.retry_job(deps.ingestion, job.job_id)
+        _start_ingestion(deps, retried.job_id, retried.doc_id, name=f"{retried.job_id}-attempt{retried.attempts}")
+
+    return recovery.reconcile(in_flight, lease_seconds=deps.settings.job_lease_seconds,
+                              liveness=job_liveness(deps), fail=fail, redrive=redrive)
 
 
 def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str) -> None:
@@ -71,15 +116,17 @@ def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str)
         raise
 
 
-def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None
-           ) -> QueryResponse:
-    """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally)."""
+def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
+           stream: EventTarget | None = None, history: list[str] | None = None) -> QueryResponse:
+    """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally); with `stream`,
+    its steps publish their events there as they finish (conversation.orchestrator)."""
     if request.session_id:
         session = deps.sessions.get(request.session_id)
         if session.user_id != user_id:
             from voiceassist.errors import NotFound
 
             raise NotFound(f"session {request.session_id} not found")
-    state = QueryState(user_id=user_id, request=request, trace_id=trace_id)
+    state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
+                       history=history or [])
     output = deps.pipelines.run("query", state.model_dump(mode="json"))
     return response_of(QueryState.model_validate(output))

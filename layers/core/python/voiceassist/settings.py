@@ -25,14 +25,25 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_EMBEDDING_ENDPOINT,
     ENV_EMBEDDING_PRECISION,
     ENV_ENVIRONMENT,
+    ENV_EVIDENCE_THRESHOLD,
     ENV_FUSION,
     ENV_IDEMPOTENCY_TABLE,
     ENV_INGEST_STATE_MACHINE_ARN,
+    ENV_JOB_LEASE_SECONDS,
     ENV_JOBS_TABLE,
     ENV_LOCAL_CHAT_BASE_URL,
     ENV_LOCAL_CHAT_MODEL,
+    ENV_LOCAL_GROUPS,
+    ENV_LOCAL_TOKEN,
     ENV_LOG_LEVEL,
+    ENV_MAX_INGESTION_BACKLOG,
+    ENV_MAX_PAGES,
     ENV_MAX_UPLOAD_BYTES,
+    ENV_OCR_LANGUAGES,
+    ENV_OCR_LOW_CONFIDENCE,
+    ENV_OCR_MAX_WAIT_SECONDS,
+    ENV_OCR_PAGE_SECONDS,
+    ENV_OCR_POLL_SECONDS,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_BASE_URL,
     ENV_OPENAI_MODEL,
@@ -40,6 +51,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_OPENSEARCH_ENDPOINT,
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
+    ENV_PHI_DETECTOR,
     ENV_PHI_MODE,
     ENV_PUBMED_API_KEY,
     ENV_PUBMED_BASE_URL,
@@ -58,6 +70,12 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_TIKTOKEN_CACHE_DIR,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
+    ENV_WEB_SEARCH_API_KEY,
+    ENV_WEB_SEARCH_BASE_URL,
+    ENV_WEB_SEARCH_SECRET_ARN,
+    ENV_WORKSPACE_ACCOUNTS_FILE,
+    ENV_WORKSPACE_SECRET_PREFIX,
+    PhiDetectorKind,
     PhiMode,
     Runtime,
 )
@@ -104,6 +122,7 @@ class Settings(BaseModel):
 
     routing_mode: RoutingMode = RoutingMode.HYBRID
     phi_mode: PhiMode = PhiMode.STRICT
+    phi_detector: PhiDetectorKind = PhiDetectorKind.PRESIDIO
 
     chunk_tokens: int = Field(default=200, ge=32, le=2000)
     chunk_overlap: int = Field(default=30, ge=0, le=500)
@@ -121,6 +140,24 @@ class Settings(BaseModel):
     pubmed_budget_seconds: float = Field(default=4.0, gt=0, le=20)
     user_pool_id: str | None = None
     user_pool_client_id: str | None = None
+    # Below this evidence score (query/evidence.py, 0..1) the answer is "no_evidence": evaluated in
+    # docs/benchmarks.md, "Answers that know their limits".
+    evidence_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
+    local_groups: str = "admin,clinician"
+    local_token: str | None = Field(default=None, repr=False)
+    job_lease_seconds: float = Field(default=300.0, gt=0)
+    max_ingestion_backlog: int = Field(default=500, ge=1)
+    max_pages: int = Field(default=2000, ge=1)
+    ocr_page_seconds: float = Field(default=60.0, gt=0, le=600)
+    ocr_low_confidence: float = Field(default=70.0, ge=0, le=100)
+    ocr_poll_seconds: int = Field(default=10, ge=0, le=300)
+    ocr_max_wait_seconds: int = Field(default=1800, ge=1, le=86400)
+    ocr_languages: str = Field(default="eng", pattern=r"^[a-z_]+(\+[a-z_]+)*$")
+    workspace_accounts_file: Path | None = None
+    workspace_secret_prefix: str | None = None
+    web_search_base_url: str | None = None
+    web_search_api_key: str | None = Field(default=None, repr=False)
+    web_search_secret_arn: str | None = None
 
     @property
     def db_path(self) -> Path:
@@ -163,10 +200,12 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_EMBEDDING_ENDPOINT: "embedding_endpoint",
     ENV_ROUTING_MODE: "routing_mode",
     ENV_PHI_MODE: "phi_mode",
+    ENV_PHI_DETECTOR: "phi_detector",
     ENV_CHUNK_TOKENS: "chunk_tokens",
     ENV_CHUNK_OVERLAP: "chunk_overlap",
     ENV_FUSION: "fusion",
     ENV_BM25_WEIGHT: "bm25_weight",
+    ENV_EVIDENCE_THRESHOLD: "evidence_threshold",
     ENV_EMBEDDING_PRECISION: "embedding_precision",
     ENV_MAX_UPLOAD_BYTES: "max_upload_bytes",
     ENV_PUBMED_BASE_URL: "pubmed_base_url",
@@ -177,6 +216,21 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_PUBMED_BUDGET_SECONDS: "pubmed_budget_seconds",
     ENV_USER_POOL_ID: "user_pool_id",
     ENV_USER_POOL_CLIENT_ID: "user_pool_client_id",
+    ENV_LOCAL_GROUPS: "local_groups",
+    ENV_LOCAL_TOKEN: "local_token",
+    ENV_JOB_LEASE_SECONDS: "job_lease_seconds",
+    ENV_MAX_INGESTION_BACKLOG: "max_ingestion_backlog",
+    ENV_MAX_PAGES: "max_pages",
+    ENV_OCR_PAGE_SECONDS: "ocr_page_seconds",
+    ENV_OCR_LOW_CONFIDENCE: "ocr_low_confidence",
+    ENV_OCR_POLL_SECONDS: "ocr_poll_seconds",
+    ENV_OCR_MAX_WAIT_SECONDS: "ocr_max_wait_seconds",
+    ENV_OCR_LANGUAGES: "ocr_languages",
+    ENV_WORKSPACE_ACCOUNTS_FILE: "workspace_accounts_file",
+    ENV_WORKSPACE_SECRET_PREFIX: "workspace_secret_prefix",
+    ENV_WEB_SEARCH_BASE_URL: "web_search_base_url",
+    ENV_WEB_SEARCH_API_KEY: "web_search_api_key",
+    ENV_WEB_SEARCH_SECRET_ARN: "web_search_secret_arn",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -18,9 +18,12 @@ if TYPE_CHECKING:
         DocumentStore,
         JobStore,
         KeyValueState,
+        PageOcr,
         PipelineRunner,
+        RateLimiter,
         SearchIndex,
         SessionStore,
+        UploadSigner,
     )
 
 
@@ -36,6 +39,12 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.s3_blobs import S3BlobStore
 
         return S3BlobStore(bucket=str(self.settings.documents_bucket))
+
+    @cached_property
+    def upload_signer(self) -> UploadSigner | None:
+        from voiceassist.adapters.aws.s3_upload_signer import S3UploadSigner
+
+        return S3UploadSigner(bucket=str(self.settings.documents_bucket), region_name=self.settings.region)
 
     @cached_property
     def documents(self) -> DocumentStore:
@@ -66,6 +75,12 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
 
         return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
+
+    @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        from voiceassist.adapters.aws.dynamodb_rate_limits import DynamoDbRateLimiter
+
+        return DynamoDbRateLimiter(str(self.settings.state_table), client=self._dynamodb)
 
     @cached_property
     def idempotency(self) -> BasePersistenceLayer:
@@ -99,3 +114,9 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         return StepFunctionsPipelineRunner({"ingest": str(self.settings.ingest_state_machine_arn),
                                             "query": str(self.settings.query_state_machine_arn)})
 
+
+    @cached_property
+    def ocr(self) -> PageOcr:
+        from voiceassist.adapters.aws.textract_ocr import TextractOcr
+
+        return TextractOcr(bucket=str(self.settings.documents_bucket), region=self.settings.region)

@@ -20,16 +20,22 @@ if TYPE_CHECKING:
         ChatModel,
         DocumentStore,
         Embedder,
+        EventPublisher,
         JobStore,
         KeyValueState,
+        PageOcr,
         PhiDetector,
         PipelineRunner,
+        RateLimiter,
         Reranker,
         SearchIndex,
         SearchSource,
         SessionStore,
+        UploadSigner,
     )
     from voiceassist.query.state import QueryContext
+    from voiceassist.tools.executor import ToolExecutor
+    from voiceassist.tools.registry import ToolRegistry
 
 PipelineRunnerFactory = Callable[["Dependencies"], "PipelineRunner"]
 _pipeline_runner_factory: PipelineRunnerFactory | None = None
@@ -95,7 +101,16 @@ class Dependencies:
         raise NotImplementedError
 
     @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        raise NotImplementedError
+
+    @cached_property
     def pipelines(self) -> PipelineRunner:
+        raise NotImplementedError
+
+    @cached_property
+    def ocr(self) -> PageOcr:
+        """Reads scanned PDF pages: Textract on AWS, Tesseract locally."""
         raise NotImplementedError
 
     # ---- models and search, the same on both runtimes ----------------------------------------------------
@@ -143,6 +158,38 @@ class Dependencies:
 
         return build_external_sources(self.settings, secret_reader=self.read_secret)
 
+    @cached_property
+    def tool_registry(self) -> ToolRegistry:
+        from voiceassist.composition.workspace import workspace_tools
+        from voiceassist.tools.catalogue import default_registry
+
+        return default_registry(workspace_tools(self))
+
+    @cached_property
+    def tool_executor(self) -> ToolExecutor:
+        """The one executor of every tool call (the query's tool loop, the REST API, MCP)."""
+        from voiceassist.tools.actions import PendingActions
+        from voiceassist.tools.executor import DeferredDetector, ToolExecutor
+        from voiceassist.tools.registry import ToolEnvironment
+
+        detector = DeferredDetector(lambda: self.phi_detector)
+        return ToolExecutor(self.tool_registry, env=ToolEnvironment(ctx=self.query), detector=detector,
+                            limiter=self.rate_limiter, actions=PendingActions(self.state), audit=self.audit)
+    def event_publisher(self, endpoint: str | None) -> EventPublisher:
+        """Where a streamed query's steps publish: API Gateway's management API at `endpoint` (a WebSocket
+        connection), or the process's in-process hub when there is no endpoint (the local runtime)."""
+        if endpoint is None:
+            from voiceassist.adapters.local.event_hub import HUB
+
+            return HUB
+        with self._lock:
+            publishers = self.__dict__.setdefault("_event_publishers", {})
+            if endpoint not in publishers:
+                from voiceassist.adapters.aws.apigateway_publisher import ApiGatewayEventPublisher
+
+                publishers[endpoint] = ApiGatewayEventPublisher(endpoint, region_name=self.settings.region)
+            return publishers[endpoint]  # type: ignore[no-any-return]
+
     def read_secret(self, arn: str) -> str | None:
         """An API key from Secrets Manager (an ARN is configured only where there is one to read)."""
         from voiceassist.adapters.aws.secrets_manager import secret_api_key
@@ -161,6 +208,31 @@ class Dependencies:
     @property
     def max_upload_bytes(self) -> int:
         return self.settings.max_upload_bytes
+
+    @cached_property
+    def upload_signer(self) -> UploadSigner | None:
+        """Presigned direct uploads (S3); None locally, where POST /v1/documents takes any size."""
+        return None
+
+    @property
+    def job_lease_seconds(self) -> float:
+        return self.settings.job_lease_seconds
+
+    @property
+    def max_pages(self) -> int:
+        return self.settings.max_pages
+
+    @property
+    def ocr_low_confidence(self) -> float:
+        return self.settings.ocr_low_confidence
+
+    @property
+    def ocr_poll_seconds(self) -> int:
+        return self.settings.ocr_poll_seconds
+
+    @property
+    def ocr_max_wait_seconds(self) -> int:
+        return self.settings.ocr_max_wait_seconds
 
     # ---- the views the domain functions take: this object, typed by what each floor may touch ------------
     @property

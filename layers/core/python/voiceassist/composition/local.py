@@ -18,7 +18,9 @@ if TYPE_CHECKING:
         DocumentStore,
         JobStore,
         KeyValueState,
+        PageOcr,
         PipelineRunner,
+        RateLimiter,
         SearchIndex,
         SessionStore,
     )
@@ -68,6 +70,12 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
         return SqliteKeyValueState(self._sqlite)
 
     @cached_property
+    def rate_limiter(self) -> RateLimiter:
+        from voiceassist.adapters.local.sqlite_rate_limits import SqliteRateLimiter
+
+        return SqliteRateLimiter(self._sqlite)
+
+    @cached_property
     def idempotency(self) -> BasePersistenceLayer:
         """Powertools idempotency records (the S3 trigger's) in SQLite."""
         from voiceassist.adapters.local.sqlite_idempotency import SqlitePersistenceLayer
@@ -85,3 +93,10 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
     @cached_property
     def pipelines(self) -> PipelineRunner:
         return self._build_pipeline_runner()
+
+    @cached_property
+    def ocr(self) -> PageOcr:
+        from voiceassist.adapters.local.tesseract_ocr import TesseractOcr
+
+        return TesseractOcr(self.blobs.get, page_seconds=self.settings.ocr_page_seconds,
+                            language=self.settings.ocr_languages)

@@ -38,6 +38,7 @@ ENV_CHUNK_TOKENS = "VOICEASSIST_CHUNK_TOKENS"
 ENV_CHUNK_OVERLAP = "VOICEASSIST_CHUNK_OVERLAP"
 ENV_FUSION = "VOICEASSIST_FUSION"
 ENV_BM25_WEIGHT = "VOICEASSIST_BM25_WEIGHT"
+ENV_EVIDENCE_THRESHOLD = "VOICEASSIST_EVIDENCE_THRESHOLD"
 ENV_EMBEDDING_PRECISION = "VOICEASSIST_EMBEDDING_PRECISION"
 ENV_MAX_UPLOAD_BYTES = "VOICEASSIST_MAX_UPLOAD_BYTES"
 ENV_PUBMED_BASE_URL = "VOICEASSIST_PUBMED_BASE_URL"  # unset: the pubmed source is not available
@@ -48,7 +49,17 @@ ENV_PUBMED_REQUESTS_PER_SECOND = "VOICEASSIST_PUBMED_REQUESTS_PER_SECOND"  # uns
 ENV_PUBMED_BUDGET_SECONDS = "VOICEASSIST_PUBMED_BUDGET_SECONDS"  # one PubMed search, retries included
 ENV_USER_POOL_ID = "VOICEASSIST_USER_POOL_ID"  # Cognito pool whose tokens the WebSocket authorizer accepts
 ENV_USER_POOL_CLIENT_ID = "VOICEASSIST_USER_POOL_CLIENT_ID"  # the app client those tokens must be issued to
+ENV_LOCAL_GROUPS = "VOICEASSIST_LOCAL_GROUPS"  # the local user's roles: "admin,clinician" or "clinician"
+ENV_LOCAL_TOKEN = "VOICEASSIST_LOCAL_TOKEN"  # required (as a Bearer token) when the local server leaves 127.0.0.1
+ENV_JOB_LEASE_SECONDS = "VOICEASSIST_JOB_LEASE_SECONDS"  # a job silent for longer is stuck and re-driven
+ENV_MAX_INGESTION_BACKLOG = "VOICEASSIST_MAX_INGESTION_BACKLOG"  # queued jobs before uploads get 429
 ENV_TIKTOKEN_CACHE_DIR = "TIKTOKEN_CACHE_DIR"
+ENV_MAX_PAGES = "VOICEASSIST_MAX_PAGES"  # pages per document (PDF); more fails the job as "too many pages"
+ENV_OCR_PAGE_SECONDS = "VOICEASSIST_OCR_PAGE_SECONDS"  # local OCR (Tesseract) time limit per page
+ENV_OCR_LOW_CONFIDENCE = "VOICEASSIST_OCR_LOW_CONFIDENCE"  # pages below this mean confidence (0-100) are flagged
+ENV_OCR_POLL_SECONDS = "VOICEASSIST_OCR_POLL_SECONDS"  # Textract: wait between two status checks
+ENV_OCR_MAX_WAIT_SECONDS = "VOICEASSIST_OCR_MAX_WAIT_SECONDS"  # Textract: give up after this long
+ENV_OCR_LANGUAGES = "VOICEASSIST_OCR_LANGUAGES"  # Tesseract models, e.g. "eng+deu" (each a tesseract-ocr-* package)
 
 
 class Runtime(StrEnum):
@@ -77,3 +88,24 @@ METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
 # ---- storage and protocol names ----------------------------------------------------------------------
 INCOMING_PREFIX = "incoming/"  # S3 uploads under this prefix are ingested (the EventBridge rule's filter)
 SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"
+# Browser origins the REST API answers with CORS headers (comma-separated; cdk.json api.cors_origins).
+ENV_CORS_ORIGINS = "VOICEASSIST_CORS_ORIGINS"
+
+
+# Which PHI detector(s) run (docs/phi.md, "Detectors"): the local Presidio engine, Amazon Comprehend Medical
+# DetectPHI, or both (the union; either failing fails closed).
+ENV_PHI_DETECTOR = "VOICEASSIST_PHI_DETECTOR"
+
+
+class PhiDetectorKind(StrEnum):
+    PRESIDIO = "presidio"
+    COMPREHEND_MEDICAL = "comprehend_medical"
+    BOTH = "both"
+
+
+# ---- the workspace tools (tools/calendar.py, tools/files.py, tools/web_search.py; docs/tools.md) -------------
+ENV_WORKSPACE_ACCOUNTS_FILE = "VOICEASSIST_WORKSPACE_ACCOUNTS_FILE"  # local: per-user CalDAV/WebDAV, mode 0600
+ENV_WORKSPACE_SECRET_PREFIX = "VOICEASSIST_WORKSPACE_SECRET_PREFIX"  # AWS: one secret per user, <prefix><user>
+ENV_WEB_SEARCH_BASE_URL = "VOICEASSIST_WEB_SEARCH_BASE_URL"  # a Brave Search API compatible endpoint
+ENV_WEB_SEARCH_API_KEY = "VOICEASSIST_WEB_SEARCH_API_KEY"  # local only; on AWS the secret below
+ENV_WEB_SEARCH_SECRET_ARN = "VOICEASSIST_WEB_SEARCH_SECRET_ARN"

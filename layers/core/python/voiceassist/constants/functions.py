@@ -23,6 +23,7 @@ class Access(StrEnum):
     DOCUMENTS_WRITE = "documents-write"
     JOBS_READ = "jobs-read"
     JOBS_WRITE = "jobs-write"
+    SESSIONS_READ = "sessions-read"
     SESSIONS_WRITE = "sessions-write"
     AUDIT_READ = "audit-read"
     AUDIT_WRITE = "audit-write"
@@ -37,6 +38,7 @@ class Access(StrEnum):
     START_INGEST = "start-ingest"
     START_QUERY = "start-query"
     STREAM_TO_CLIENTS = "stream-to-clients"
+    OCR_TEXTRACT = "ocr-textract"  # start and read Textract text detection jobs (Textract reads S3 as the caller)
 
 
 @dataclass(frozen=True)
@@ -48,12 +50,22 @@ class FunctionSpec:
     timeout_seconds: int | None = None
     # The ML layer carries onnxruntime, tokenizers and the in-boundary embedding model (numpy is in deps).
     needs_ml_layer: bool = False
-    # The auth layer carries PyJWT and cryptography (Cognito token signatures), for the authorizer only.
+    # The auth layer carries PyJWT and cryptography: Cognito token signatures for the authorizer, and AES
+    # decryption of encrypted PDFs for ingest_extract (pypdf's crypto provider).
     needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
+    # The documents layer carries python-docx and lxml (Word uploads), for ingest_extract only.
+    needs_documents_layer: bool = False
     # Plans the searches (planning.plan_sources): it must see whether PubMed is configured, never its key.
     plans_searches: bool = False
+    # A CloudFormation custom resource (not invoked by the app): runs as a role the stack creates for it.
+    custom_resource: bool = False
+    # The MCP layer carries the official `mcp` SDK (Starlette, jsonschema), for the MCP endpoint only.
+    needs_mcp_layer: bool = False
+    # Calls a service outside AWS's VPC endpoints (OpenAI, NCBI, Cognito's JWKS, the @connections API): the
+    # only functions with a route to the NAT, and then only to the DNS firewall's allow-list.
+    internet_egress: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -68,17 +80,16 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SEARCH_READ,  # the passage behind a citation (routes/passages.py)
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
-        A.JOBS_READ,
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
-        A.AUDIT_READ,
-        A.STATE_WRITE,
-        A.IDEMPOTENCY,
+        A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited (a hash chain per user)
+        A.STATE_WRITE,  # tool rate limits and pending actions (POST /v1/tools/{name}/invoke, /v1/actions)
         A.START_INGEST,
         A.START_QUERY,
-        timeout_seconds=29,
+        # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
+        # the query workflow's own TimeoutSeconds (25) ends first.
+        timeout_seconds=28,
     ),
     _spec(
         "ingest_trigger",
@@ -92,7 +103,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "ingest_register",
         "Register a document version and its indexing job",
         A.BUCKET_READ,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
     ),
@@ -101,22 +111,35 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Extract text and page numbers",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.JOBS_WRITE,
+        A.DOCUMENTS_WRITE,  # records the page count on the document
         memory_mb=2048,
         timeout_seconds=300,
+        needs_auth_layer=True,  # cryptography: pypdf opens AES-encrypted PDFs with it
+        needs_documents_layer=True,
+    ),
+    _spec(
+        "ingest_ocr",
+        "Read scanned PDF pages: start a Textract text detection job, then poll it between Waits",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.DOCUMENTS_READ,
+        A.JOBS_WRITE,
+        A.OCR_TEXTRACT,
+        memory_mb=1024,
+        timeout_seconds=900,  # a finished job of a long PDF is read 1,000 blocks per call
     ),
     _spec(
         "ingest_clean",
         "Normalise extracted text",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.JOBS_WRITE,
         timeout_seconds=120,
     ),
     _spec(
         "ingest_chunk",
         "Split text into token-bounded chunks",
         A.BUCKET_READ,
+        A.DOCUMENTS_READ,
         A.BUCKET_WRITE,
         A.JOBS_WRITE,
         timeout_seconds=300,
@@ -137,7 +160,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "ingest_index",
         "Bulk-index chunks into OpenSearch",
         A.BUCKET_READ,
-        A.JOBS_WRITE,
+        A.DOCUMENTS_READ,
         A.SEARCH_WRITE,
         timeout_seconds=300,
     ),
@@ -146,7 +169,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Supersede the old version, complete the job",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
         A.SEARCH_WRITE,
@@ -156,7 +178,6 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Mark the job FAILED with a readable reason",
         A.BUCKET_READ,
         A.BUCKET_WRITE,
-        A.DOCUMENTS_READ,
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
         A.SEARCH_WRITE,
@@ -164,69 +185,96 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_detect_phi",
         "Detect PHI (Presidio), fail closed",
+        A.STREAM_TO_CLIENTS,  # its `route` event, when a client streams the query (conversation.events)
         memory_mb=2048,
         timeout_seconds=30,
         container_image=True,
+        internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(
         "query_classify",
         "Classify intent, ask to clarify when needed",
-        A.SESSIONS_WRITE,
-        A.STATE_WRITE,
+        A.STREAM_TO_CLIENTS,  # its `plan` event
         timeout_seconds=30,
         plans_searches=True,
+        internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(
         "query_retrieve",
         "Search the sources in parallel, fuse and rerank",
         A.SEARCH_READ,
-        A.DOCUMENTS_READ,
-        A.STATE_WRITE,
         A.EMBEDDING_INVOKE,
         A.PUBMED_SECRET,  # PubMed over HTTPS through the NAT, PHI-free questions only (decision 0003)
         memory_mb=2048,
         timeout_seconds=30,
         needs_ml_layer=True,
+        internet_egress=True,  # PubMed (NCBI E-utilities)
     ),
     _spec(
         "query_rank",
         "Merge the parallel branches: fuse, rerank, dedup",
-        A.STATE_WRITE,
+        A.SESSIONS_READ,  # an abstention compares the question with the session's last one
+        A.STREAM_TO_CLIENTS,  # its `retrieval` event
         timeout_seconds=30,
         needs_ml_layer=True,
+        internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(
         "query_generate",
         "Route to a model and generate with fallbacks",
         A.OPENAI_SECRET,
         A.LLM_INVOKE,
-        A.STATE_WRITE,
-        A.SESSIONS_WRITE,
-        A.STREAM_TO_CLIENTS,
+        A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
+        A.SESSIONS_READ,  # the conversation so far
+        A.STREAM_TO_CLIENTS,  # its `route` and `tool` events, when a client streams the query
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
+        internet_egress=True,  # OpenAI, and the WebSocket @connections API for a streamed query's events
+    ),
+    _spec(
+        "query_tools",
+        "Run one tool call through the executor (the query's tool loop)",
+        A.AUDIT_WRITE,
+        A.STATE_WRITE,  # rate limits and pending actions
+        A.SEARCH_READ,
+        A.DOCUMENTS_READ,
+        A.EMBEDDING_INVOKE,
+        memory_mb=2048,
+        timeout_seconds=30,
+        # The knowledge-base search tools embed in-boundary. Presidio is not shipped, so the executor's PHI
+        # rule fails closed here, and PubMed is not configured here (only query_retrieve holds its key):
+        # search_pubmed is refused from the loop on AWS.
+        needs_ml_layer=True,
+    ),
+    _spec(
+        "mcp",
+        "POST /v1/mcp: the tools over the Model Context Protocol (streamable HTTP, stateless)",
+        A.AUDIT_WRITE,
+        A.STATE_WRITE,  # rate limits and pending actions
+        timeout_seconds=29,
+        # deps + ml + mcp + core would pass Lambda's 250 MB (deps + ml + core is 244 MB), so no ML layer: the
+        # calculators run here; the search tools need the embedder (the query loop's query_tools has it).
+        needs_mcp_layer=True,
     ),
     _spec(
         "query_assemble",
         "Inline citations and response metadata",
-        A.DOCUMENTS_READ,
-        A.SESSIONS_WRITE,
-        A.STREAM_TO_CLIENTS,
+        A.SESSIONS_WRITE,  # adds the redacted exchange to the session
         timeout_seconds=30,
         container_image=True,  # redacts the answer before the session stores it
     ),
     _spec(
-        "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, A.SESSIONS_WRITE, timeout_seconds=30
+        "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, timeout_seconds=30
     ),
     _spec(
         "stream",
         "WebSocket routes: run a query and stream its events",
-        A.SESSIONS_WRITE,
-        A.STATE_WRITE,
+        A.SESSIONS_READ,
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
+        internet_egress=True,  # the WebSocket @connections API (no VPC endpoint for it)
     ),
     _spec(
         "stream_authorizer",
@@ -234,6 +282,14 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # No AWS access: the user pool's signing keys are public (JWKS over HTTPS through the NAT).
         timeout_seconds=10,
         needs_auth_layer=True,
+        internet_egress=True,  # Cognito's JWKS
+    ),
+    _spec(
+        "search_bootstrap",
+        "Custom resource: OpenSearch index, alias, pipeline and role mapping",
+        # No catalogue grant: it runs as the search domain's master-user role (constructs/search.py).
+        timeout_seconds=300,
+        custom_resource=True,
     ),
 )
 FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}
@@ -242,6 +298,7 @@ FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTI
 INGEST_PIPELINE_FUNCTIONS: tuple[str, ...] = (
     "ingest_register",
     "ingest_extract",
+    "ingest_ocr",
     "ingest_clean",
     "ingest_chunk",
     "ingest_embed",
@@ -255,6 +312,7 @@ QUERY_PIPELINE_FUNCTIONS: tuple[str, ...] = (
     "query_retrieve",
     "query_rank",
     "query_generate",
+    "query_tools",
     "query_assemble",
     "query_audit",
 )

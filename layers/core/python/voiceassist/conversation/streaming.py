@@ -1,52 +1,47 @@
-"""The WebSocket conversation: a client sends {"action": "ask", "query": ...}; we run the same query pipeline
-as the REST call and push its events: `accepted`, then `answer` (or `error`), each with the query id.
-
-Tokens are not streamed yet: the answer arrives as one event when the pipeline finishes.
+"""The WebSocket conversation: a client sends {"action": "ask", "query": ...} (the body of POST /v1/query);
+the orchestrator runs the query with the connection as its EventTarget, so the steps post `route`, `plan` and
+`retrieval` to it as they finish and the run ends with `token`s, `citations`, `critique` and `done` (or `error`).
+Each message is {"type": ..., "data": {...}}, the same events POST /v1/query/stream sends as SSE.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from voiceassist import service
-from voiceassist.errors import VoiceAssistError
+from voiceassist.conversation import events, orchestrator
+from voiceassist.errors import InvalidInput
 from voiceassist.models import QueryRequest, new_id
 from voiceassist.observability import log_failure
+from voiceassist.ports import EventPublisher
+from voiceassist.query.state import EventTarget
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
 
 
-class EventPublisher(Protocol):
-    def publish(self, connection_id: str, event: dict[str, Any]) -> None: ...
-
-
 def handle_message(deps: Dependencies, publisher: EventPublisher, *, connection_id: str, user_id: str,
-                   body: str | None) -> dict[str, Any]:
-    request_id = new_id("req")
+                   body: str | None, endpoint: str | None = None) -> dict[str, Any]:
+    """Run one question for the connection; `endpoint` is the management API the steps post to (None: the
+    in-process hub of the local runtime)."""
+    trace_id = new_id("req")
     try:
         message = json.loads(body or "{}")
         request = QueryRequest.model_validate({k: v for k, v in message.items() if k != "action"})
-    except (ValueError, ValidationError) as exc:
+    except (ValueError, ValidationError, AttributeError) as exc:
         problem = "the message is not valid JSON" if isinstance(exc, json.JSONDecodeError) else (
             "send {\"action\": \"ask\", \"query\": \"...\"}; " + _problems(exc))
-        publisher.publish(connection_id, {"type": "error", "request_id": request_id, "code": "invalid_request",
-                                          "message": problem})
+        publisher.publish(connection_id, events.error(InvalidInput(problem), trace_id))
         return {"statusCode": 400}
-    publisher.publish(connection_id, {"type": "accepted", "request_id": request_id})
     try:
-        response = service.answer(deps, request, user_id=user_id, trace_id=request_id)
-    except VoiceAssistError as exc:
+        orchestrator.run(deps, request, user_id=user_id, trace_id=trace_id,
+                         emit=lambda item: publisher.publish(connection_id, item),
+                         stream=EventTarget(connection_id=connection_id, endpoint=endpoint))
+    except Exception as exc:  # the client already has its error event
         log_failure("stream query failed", exc)
-        message = str(exc) if exc.status_code < 500 else "the question could not be answered; quote the request id"
-        publisher.publish(connection_id, {"type": "error", "request_id": request_id, "code": exc.code,
-                                          "message": message})
-        return {"statusCode": exc.status_code}
-    publisher.publish(connection_id, {"type": "answer", "request_id": request_id,
-                                      "response": response.model_dump(mode="json")})
+        return {"statusCode": getattr(exc, "status_code", 500)}
     return {"statusCode": 200}
 
 

@@ -92,11 +92,8 @@ def clean_pages(pages: list[Page]) -> list[Page]:
         if all(number is not None for number in numbers):
             texts = _rejoin_words_across_pages(texts, vocabulary, compounds)
     return [
-        Page(
-            number=page.number,
-            text=_BLANK_LINES.sub("\n\n", text).strip(),
-            heading=_clean_heading(page.heading),
-        )
+        page.model_copy(update={"text": _BLANK_LINES.sub("\n\n", text).strip(),
+                                "heading": _clean_heading(page.heading)})  # keeps the page's OCR confidence
         for page, text in zip(pages, texts, strict=True)
     ]
 

@@ -7,18 +7,20 @@ parsers' own exceptions never escape, because an upload is untrusted input and p
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 from pathlib import PurePosixPath
 
 from voiceassist.errors import ExtractionError, UnsupportedMediaType
 from voiceassist.ingest.cleaning import is_readable
+from voiceassist.ingest.extraction_html import html_pages
+from voiceassist.ingest.references import split_references
 from voiceassist.models import ExtractedDocument, Page
 
 PDF = "application/pdf"
 PLAIN_TEXT = "text/plain"
 MARKDOWN = "text/markdown"
 HTML = "text/html"
-SUPPORTED_CONTENT_TYPES: tuple[str, ...] = (PDF, PLAIN_TEXT, MARKDOWN, HTML)
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+SUPPORTED_CONTENT_TYPES: tuple[str, ...] = (PDF, PLAIN_TEXT, MARKDOWN, HTML, DOCX)
 
 _BY_EXTENSION: dict[str, str] = {
     ".pdf": PDF,
@@ -28,9 +30,10 @@ _BY_EXTENSION: dict[str, str] = {
     ".markdown": MARKDOWN,
     ".html": HTML,
     ".htm": HTML,
+    ".docx": DOCX,
 }
 _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"PK\x03\x04", "a ZIP container (for example a .docx, .xlsx or .pptx file)"),
+    (b"PK\x03\x04", "a ZIP container (for example a .xlsx or .pptx file)"),
     (b"\xd0\xcf\x11\xe0", "a legacy Microsoft Office file (.doc, .xls or .ppt)"),
     (b"\x89PNG", "a PNG image"),
     (b"\xff\xd8\xff", "a JPEG image"),
@@ -39,7 +42,9 @@ _BINARY_SIGNATURES: tuple[tuple[bytes, str], ...] = (
     (b"MM\x00*", "a TIFF image"),
     (b"{\\rtf", "an RTF document"),
 )
-_SUPPORTED_HINT = "upload a PDF, plain text (.txt), Markdown (.md) or HTML (.html) file"
+_SUPPORTED_HINT = "upload a PDF, Word (.docx), plain text (.txt), Markdown (.md) or HTML (.html) file"
+# A password-protected .docx is an OLE compound file holding the ZIP as a stream of this name (MS-OFFCRYPTO).
+_ENCRYPTED_OOXML = "EncryptedPackage".encode("utf-16-le")
 _PDF_MAGIC = b"%PDF-"
 _PDF_MAGIC_WINDOW = 1024  # the PDF spec lets readers accept junk before the header
 _HTML_START = (b"<!doctype html", b"<html")
@@ -51,6 +56,11 @@ def detect_content_type(filename: str, data: bytes) -> str:
     """The content type of an upload, from its magic bytes first and its file name second."""
     if _PDF_MAGIC in data[:_PDF_MAGIC_WINDOW]:
         return PDF
+    if data.startswith(b"PK\x03\x04") and (_is_docx(data) or filename.lower().endswith(".docx")):
+        return DOCX
+    if data.startswith(b"\xd0\xcf\x11\xe0") and _ENCRYPTED_OOXML in data:
+        raise UnsupportedMediaType(f"{filename!r} is an encrypted (password-protected) Office document; remove "
+                                   "the password in Word and upload it again")
     for signature, what in _BINARY_SIGNATURES:
         if data.startswith(signature):
             raise UnsupportedMediaType(f"{filename!r} is {what}; {_SUPPORTED_HINT}")
@@ -86,17 +96,24 @@ def extract(
         from voiceassist.ingest.extraction_pdf import pdf_pages  # pypdf: only the stage that reads PDFs
 
         pages = pdf_pages(data, max_pages=max_pages, max_seconds=max_seconds)
+    elif kind == DOCX:
+        from voiceassist.ingest.extraction_docx import docx_pages  # python-docx: only the extract stage
+
+        pages = docx_pages(data)
+        if not any(page.text.strip() for page in pages):
+            raise ExtractionError("no text: the Word document contains no paragraphs or tables with text")
     else:
         text = _decode_text(data, declared=_declared_charset(data) if kind == HTML else None)
         if kind == MARKDOWN:
             pages = _markdown_pages(text)
         elif kind == HTML:
-            pages = _html_pages(text)
+            pages = html_pages(text)
         else:
             pages = _plain_text_pages(text)
         if not any(page.text.strip() for page in pages):
             raise ExtractionError("no text: the file contains no readable text, only white space or markup")
-    return ExtractedDocument(pages=pages, content_type=kind)
+    pages, references = split_references(pages)
+    return ExtractedDocument(pages=pages, content_type=kind, references=references)
 
 
 # --------------------------------------------------------------------------- text formats
@@ -194,81 +211,19 @@ def _inline_text(line: str) -> str:
     return line
 
 
-class _HtmlText(HTMLParser):
-    """Visible text of an HTML page, split into sections at h1-h6; boilerplate elements are skipped."""
-
-    _SKIPPED = frozenset({"script", "style", "nav", "noscript", "template", "svg", "head", "footer"})
-    _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-    _BLOCKS = frozenset(
-        {"p", "div", "section", "article", "main", "header", "aside", "ul", "ol", "li", "table", "tr"}
-        | {"thead", "tbody", "blockquote", "pre", "dl", "dt", "dd", "figure", "figcaption", "br", "hr"}
-        | {"caption", "address", "details", "summary"}
-    )
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.sections: list[tuple[str | None, list[str]]] = [(None, [])]
-        self._skip_depth = 0
-        self._pre_depth = 0
-        self._heading: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in self._SKIPPED:
-            self._skip_depth += 1
-        elif self._skip_depth:
-            return
-        elif tag in self._HEADINGS:
-            self._heading = []
-        elif tag == "li":
-            self._write("\n- ")
-        elif tag in ("td", "th"):
-            self._write(" | ")  # keeps neighbouring cells ("5", "10") from reading as one number
-        elif tag in self._BLOCKS:
-            if tag == "pre":
-                self._pre_depth += 1
-            self._write("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in self._SKIPPED:
-            self._skip_depth = max(0, self._skip_depth - 1)
-        elif self._skip_depth:
-            return
-        elif tag in self._HEADINGS and self._heading is not None:
-            heading = " ".join("".join(self._heading).split())
-            self._heading = None
-            if heading:
-                self.sections.append((heading, []))
-        elif tag in self._BLOCKS:
-            if tag == "pre":
-                self._pre_depth = max(0, self._pre_depth - 1)
-            self._write("\n")
-
-    def handle_data(self, data: str) -> None:
-        if self._skip_depth:
-            return
-        if self._heading is not None:
-            self._heading.append(data)
-        else:
-            self._write(data if self._pre_depth else re.sub(r"\s+", " ", data))
-
-    def _write(self, text: str) -> None:
-        self.sections[-1][1].append(text)
-
-
-def _html_pages(text: str) -> list[Page]:
-    parser = _HtmlText()
-    parser.feed(text)
-    parser.close()
-    pages = []
-    for heading, parts in parser.sections:
-        lines = [line.strip() for line in "".join(parts).split("\n")]
-        body = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
-        if body:
-            pages.append(Page(number=None, text=body, heading=heading))
-    return pages
-
-
 # --------------------------------------------------------------------------- helpers
+
+
+def _is_docx(data: bytes) -> bool:
+    """A ZIP container is a Word document when it holds word/document.xml (the OOXML main part)."""
+    import io
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            return "word/document.xml" in archive.namelist()
+    except zipfile.BadZipFile:
+        return False
 
 
 def _size(n_bytes: int) -> str:

@@ -1,5 +1,7 @@
 """PDF extraction with pypdf: the text of each page, and the section headings that start on it.
 
+A page without a text layer comes back empty: voiceassist.ingest.ocr names it, and the pipeline reads it by OCR.
+
 Every way a PDF can be unusable ends in an ExtractionError whose reason an operator can act on.
 """
 
@@ -8,11 +10,10 @@ from __future__ import annotations
 import io
 import time
 
-from pypdf import PasswordType, PdfReader
+from pypdf import PageObject, PasswordType, PdfReader
 from pypdf.errors import DependencyError as PdfDependencyError
 
 from voiceassist.errors import ExtractionError
-from voiceassist.ingest.cleaning import is_readable
 from voiceassist.ingest.pdf_headings import Line, LineCollector, detect_headings
 from voiceassist.models import Page
 
@@ -34,13 +35,15 @@ def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
     if page_count == 0:
         raise ExtractionError("broken PDF: the file has no pages")
     if page_count > max_pages:
-        raise ExtractionError(f"too large: the PDF has {page_count} pages, the limit is {max_pages}")
+        raise ExtractionError(f"too many pages: the PDF has {page_count} pages, the limit is {max_pages}")
     texts: list[str] = []
     layouts: list[list[Line]] = []
+    images: list[bool] = []
     for number in range(1, page_count + 1):
         collector = LineCollector()
         try:
             texts.append(reader.pages[number - 1].extract_text(visitor_text=collector.visit) or "")
+            images.append(_draws_images(reader.pages[number - 1]))
         except Exception as exc:
             raise ExtractionError(f"broken PDF: page {number} cannot be read ({_describe(exc)})") from exc
         layouts.append(collector.finish())
@@ -49,12 +52,23 @@ def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
                 f"too slow: reading stopped after page {number} of {page_count} at the {max_seconds:g} s "
                 "limit; the PDF is unusually complex"
             )
-    _check_text_layer("".join(texts))
     headings = detect_headings(layouts)
     return [
-        Page(number=number, text=text, heading="\n".join(found) or None)
-        for number, (text, found) in enumerate(zip(texts, headings, strict=True), start=1)
+        Page(number=number, text=text, heading="\n".join(found) or None, draws_images=image)
+        for number, (text, found, image) in enumerate(zip(texts, headings, images, strict=True), start=1)
     ]
+
+
+def _draws_images(page: PageObject) -> bool:
+    """Whether the page's resources hold an image XObject (a scanned page is one big image)."""
+    try:
+        resources = page.get("/Resources")
+        xobjects = resources.get_object().get("/XObject") if resources is not None else None
+        if xobjects is None:
+            return False
+        return any(xobject.get_object().get("/Subtype") == "/Image" for xobject in xobjects.get_object().values())
+    except Exception:  # damaged resources: the text layer decides alone
+        return False
 
 
 def _unlock(reader: PdfReader) -> None:
@@ -69,16 +83,6 @@ def _unlock(reader: PdfReader) -> None:
         raise ExtractionError(f"encrypted: the PDF's encryption is not supported ({_describe(exc)})") from exc
     if result == PasswordType.NOT_DECRYPTED:
         raise ExtractionError("encrypted: password-protected PDFs are not supported")
-
-
-def _check_text_layer(text: str) -> None:
-    if not is_readable(text):
-        raise ExtractionError(
-            "unreadable text: the PDF's characters have no Unicode meaning (its fonts lack a character "
-            "map); OCR is not supported yet"
-        )
-    if not any(ch.isalnum() for ch in text):
-        raise ExtractionError("no text layer (scanned/image-only PDF); OCR is not supported yet")
 
 
 def _describe(exc: BaseException) -> str:

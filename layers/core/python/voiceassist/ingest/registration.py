@@ -17,7 +17,8 @@ from typing import Any
 
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.ingest import extraction
-from voiceassist.ingest.stages import UPLOAD_PREFIX, IngestionContext, content_hash, failure_reason
+from voiceassist.ingest.recovery import IN_FLIGHT, WORKER, interrupted, is_stuck
+from voiceassist.ingest.stages import UPLOAD_PREFIX, IngestionContext, content_hash, fail_job, failure_reason
 from voiceassist.models import (
     DocumentMetadata,
     DocumentStatus,
@@ -86,7 +87,7 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
             return unchanged
         version = max((d.version for d in versions), default=0) + 1
         job = _create_job(ctx, IndexingJob(job_id=job_id, doc_id=document_id(metadata.doc_key, version),
-                                           doc_key=metadata.doc_key, version=version))
+                                           doc_key=metadata.doc_key, version=version, worker=WORKER))
     document = KnowledgeDocument(
         doc_id=job.doc_id, doc_key=metadata.doc_key, version=job.version, content_hash=digest,
         content_type=content_type or extraction.detect_content_type(filename or blob_key, data),
@@ -123,9 +124,15 @@ def fail_registration(ctx: IngestionContext, execution_id: str, error: dict[str,
 
 def _unchanged(ctx: IngestionContext, job_id: str, versions: list[KnowledgeDocument], digest: str
                ) -> Registration | None:
-    """An `unchanged` job if this content is already live or being indexed as one of the doc_key's versions."""
+    """An `unchanged` job if this content is already live, or being indexed by a job that is still alive, as
+    one of the doc_key's versions. A PENDING version whose job is stuck (its worker died) is failed here, and
+    the upload becomes a new version: answering `unchanged` would leave that content unindexed for ever."""
     for existing in reversed(versions):
-        if existing.content_hash == digest and existing.status in (DocumentStatus.ACTIVE, DocumentStatus.PENDING):
+        if existing.content_hash != digest:
+            continue
+        if existing.status is DocumentStatus.PENDING and not _being_indexed(ctx, existing):
+            continue
+        if existing.status in (DocumentStatus.ACTIVE, DocumentStatus.PENDING):
             where = "indexed" if existing.status is DocumentStatus.ACTIVE else "being indexed"
             job = _create_job(ctx, IndexingJob(
                 job_id=job_id, doc_id=existing.doc_id, doc_key=existing.doc_key, version=existing.version,
@@ -138,6 +145,19 @@ def _unchanged(ctx: IngestionContext, job_id: str, versions: list[KnowledgeDocum
             document = existing if job.doc_id == existing.doc_id else ctx.documents.get(job.doc_id)
             return Registration(document, job)
     return None
+
+
+def _being_indexed(ctx: IngestionContext, document: KnowledgeDocument) -> bool:
+    alive = False
+    for job in ctx.jobs.for_document(document.doc_id):
+        if job.state not in IN_FLIGHT or job.unchanged:
+            continue
+        if not is_stuck(job, lease_seconds=ctx.job_lease_seconds):
+            alive = True
+            continue
+        fail_job(ctx, job.job_id, job.doc_id, {"Error": "Interrupted", "Cause": f"{interrupted(job)}; "
+                                                "the same content was uploaded again as a new version"})
+    return alive
 
 
 def _registered_job(ctx: IngestionContext, job_id: str, doc_key: str) -> IndexingJob | None:

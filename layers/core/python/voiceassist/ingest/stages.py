@@ -7,6 +7,7 @@ large). A version becomes searchable only in Finalize; a failure anywhere leaves
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import json
@@ -15,8 +16,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from voiceassist.constants.environment import INCOMING_PREFIX  # noqa: F401 - the ingest floor's prefixes
-from voiceassist.errors import Conflict, ExtractionError
-from voiceassist.ingest import chunking, cleaning, extraction
+from voiceassist.errors import Conflict, ExtractionError, InvalidTransition, NotFound
+from voiceassist.ingest import chunking, cleaning, extraction, ocr
 from voiceassist.ingest.artifacts import (
     ArtifactRef,
     delete_artifacts,
@@ -25,6 +26,8 @@ from voiceassist.ingest.artifacts import (
     received,
     received_chunks,
 )
+from voiceassist.ingest.injection import injection_flags
+from voiceassist.ingest.recovery import stamp
 from voiceassist.models import (
     Chunk,
     DocumentStatus,
@@ -35,7 +38,7 @@ from voiceassist.models import (
     utc_now,
 )
 from voiceassist.observability import logger
-from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, SearchIndex, Vectors
+from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, PageOcr, SearchIndex, Vectors
 
 EMBED_BATCH = 64  # chunks per embed call: a long document reports progress after each
 INDEX_BATCH = 500
@@ -64,6 +67,18 @@ class IngestionContext(Protocol):
     def chunk_overlap(self) -> int: ...
     @property
     def max_upload_bytes(self) -> int: ...
+    @property
+    def job_lease_seconds(self) -> float: ...
+    @property
+    def max_pages(self) -> int: ...
+    @property
+    def ocr_low_confidence(self) -> float: ...
+    @property
+    def ocr(self) -> PageOcr: ...
+    @property
+    def ocr_poll_seconds(self) -> int: ...
+    @property
+    def ocr_max_wait_seconds(self) -> int: ...
 
 
 def content_hash(data: bytes) -> str:
@@ -93,16 +108,20 @@ def extract_document(ctx: IngestionContext, doc_id: str) -> dict[str, Any]:
         # are not the registered version's. The overwrite is an upload of its own, with its own event.
         raise ExtractionError("the file changed after it was registered (overwritten while being ingested); "
                               "its new content is ingested by its own upload")
-    extracted = extraction.extract(data, document.content_type, max_bytes=ctx.max_upload_bytes)
-    pages = len(extracted.pages) if document.content_type == extraction.PDF else None
-    ctx.documents.put(document.model_copy(update={"page_count": pages, "updated_at": utc_now()}))
+    extracted = extraction.extract(data, document.content_type, max_bytes=ctx.max_upload_bytes,
+                                   max_pages=ctx.max_pages)
+    is_pdf = document.content_type == extraction.PDF
+    _put_if_unchanged(ctx, document, page_count=len(extracted.pages) if is_pdf else None,
+                      references=extracted.references)
     ref = hand_off(ctx.blobs, doc_id, "extracted.json", extracted.model_dump_json().encode("utf-8"))
-    return {"extracted": ref, "pages": len(extracted.pages), "chars": extracted.char_count}
+    scanned = ocr.pages_needing_ocr(extracted.pages) if is_pdf else []  # the Choice sends these to OCR
+    return {"extracted": ref, "pages": len(extracted.pages), "chars": extracted.char_count,
+            "needs_ocr": bool(scanned), "ocr_pages": scanned}
 
 
 def clean_document(ctx: IngestionContext, doc_id: str, extracted: ArtifactRef) -> dict[str, Any]:
     raw = ExtractedDocument.model_validate_json(received(ctx.blobs, extracted))
-    cleaned = ExtractedDocument(pages=cleaning.clean_pages(raw.pages), content_type=raw.content_type)
+    cleaned = raw.model_copy(update={"pages": cleaning.clean_pages(raw.pages)})
     if not cleaned.char_count:
         raise ExtractionError("no readable text remained after removing headers, footers and page numbers")
     ref = hand_off(ctx.blobs, doc_id, "cleaned.json", cleaned.model_dump_json().encode("utf-8"),
@@ -120,10 +139,13 @@ def chunk_document(ctx: IngestionContext, doc_id: str, job_id: str, cleaned: Art
     )
     if not chunks:
         raise ExtractionError("the document produced no text to index")
-    _update_job(ctx, job_id, chunks_total=len(chunks), chunks_done=0)
+    chunks = [c.model_copy(update={"injection_flags": injection_flags(c.text)}) for c in chunks]
+    chunks = ocr.flag_chunks(chunks, pages, low_confidence=ctx.ocr_low_confidence)
+    flagged = sum(bool(c.injection_flags) for c in chunks)
+    _update_job(ctx, job_id, chunks_total=len(chunks), chunks_done=0, flagged_chunks=flagged)
     lines = "\n".join(chunk.model_dump_json() for chunk in chunks).encode("utf-8")
     ref = hand_off(ctx.blobs, doc_id, "chunks.jsonl", lines, by_reference=is_stored(cleaned))
-    return {"chunks": ref, "count": len(chunks)}
+    return {"chunks": ref, "count": len(chunks), "flagged_chunks": flagged}
 
 
 # --------------------------------------------------------------------------- embed, index
@@ -179,16 +201,26 @@ def finalize_document(ctx: IngestionContext, doc_id: str, job_id: str, *, stored
     if job.state in (JobState.COMPLETED, JobState.SUPERSEDED):  # Lambda re-ran a finished Finalize
         return {"status": job.state.value, "chunks": job.chunks_total}
     document = ctx.documents.get(doc_id)
+    if document.status is not DocumentStatus.PENDING:  # deleted (or failed) while it was being indexed
+        return _abandon(ctx, job, document, stored_artifacts=stored_artifacts)
     versions = ctx.documents.versions(document.doc_key)
     newer = [v for v in versions if v.version > document.version and v.status is DocumentStatus.ACTIVE]
     now = utc_now()
-    if newer:
-        ctx.index.delete_document(document.doc_key, document.version)
-        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": now}))
-    else:
-        ctx.index.activate(document.doc_key, document.version)
-        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.ACTIVE,
-                                                      "chunk_count": job.chunks_total, "updated_at": now}))
+    try:
+        if newer:
+            ctx.index.delete_document(document.doc_key, document.version)
+            ctx.documents.put(document.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": now}),
+                              expected_status=DocumentStatus.PENDING)
+        else:
+            # Activate first, then commit on the status Finalize read: a delete that came in between wins
+            # the conditional write, and the chunks just activated are removed again below.
+            ctx.index.activate(document.doc_key, document.version)
+            ctx.documents.put(document.model_copy(update={"status": DocumentStatus.ACTIVE,
+                                                          "chunk_count": job.chunks_total, "updated_at": now}),
+                              expected_status=DocumentStatus.PENDING)
+    except Conflict:
+        return _abandon(ctx, job, ctx.documents.get(doc_id), stored_artifacts=stored_artifacts)
+    if not newer:
         for older in versions:
             if older.version < document.version and older.status is DocumentStatus.ACTIVE:
                 _supersede(ctx, older, by_version=document.version)
@@ -199,6 +231,37 @@ def finalize_document(ctx: IngestionContext, doc_id: str, job_id: str, *, stored
     if stored_artifacts:
         delete_artifacts(ctx.blobs, doc_id)
     return {"status": "SUPERSEDED" if newer else "COMPLETED", "chunks": job.chunks_total}
+
+
+def _abandon(ctx: IngestionContext, job: IndexingJob, document: KnowledgeDocument, *, stored_artifacts: bool
+             ) -> dict[str, Any]:
+    """Finalize found its version deleted (or otherwise moved on) during ingestion: its chunks leave the index,
+    the doc_key's live version is searchable again, and the job FAILS with the reason. Nothing resurrects."""
+    ctx.index.delete_document(document.doc_key, document.version)
+    _reactivate_live_version(ctx, document)
+    if stored_artifacts:
+        delete_artifacts(ctx.blobs, document.doc_id)
+    reason = f"the document was {document.status.value.lower()} while it was being indexed; nothing was activated"
+    _move(ctx, job, JobState.FAILED, reason=reason)
+    logger.warning("ingest abandoned", extra={"job_id": job.job_id, "doc_id": document.doc_id,
+                                              "status": document.status.value})
+    return {"status": "FAILED", "reason": reason}
+
+
+def _reactivate_live_version(ctx: IngestionContext, document: KnowledgeDocument) -> None:
+    live = [v for v in ctx.documents.versions(document.doc_key)
+            if v.version != document.version and v.status is DocumentStatus.ACTIVE]
+    if live:
+        ctx.index.activate(live[-1].doc_key, live[-1].version)
+
+
+def _put_if_unchanged(ctx: IngestionContext, document: KnowledgeDocument, **changes: Any) -> None:
+    """Update a version being ingested, unless it was deleted meanwhile (then the stage fails, and so the job)."""
+    try:
+        ctx.documents.put(document.model_copy(update={**changes, "updated_at": utc_now()}),
+                          expected_status=document.status)
+    except Conflict as exc:
+        raise ExtractionError("the document was deleted while it was being ingested") from exc
 
 
 def fail_job(ctx: IngestionContext, job_id: str, doc_id: str, error: dict[str, Any] | None) -> dict[str, Any]:
@@ -213,14 +276,18 @@ def fail_job(ctx: IngestionContext, job_id: str, doc_id: str, error: dict[str, A
         logger.warning("ingest failure of a finished job ignored",
                        extra={"job_id": job_id, "state": job.state.value, "reason": reason})
         return {"status": job.state.value, "reason": job.reason}
-    document = ctx.documents.get(doc_id)
-    ctx.index.delete_document(document.doc_key, document.version)
-    live = [v for v in ctx.documents.versions(document.doc_key)
-            if v.version != document.version and v.status is DocumentStatus.ACTIVE]
-    if live:
-        ctx.index.activate(live[-1].doc_key, live[-1].version)
-    if document.status in (DocumentStatus.PENDING, DocumentStatus.ACTIVE):  # not one deleted meanwhile
-        ctx.documents.put(document.model_copy(update={"status": DocumentStatus.FAILED, "updated_at": utc_now()}))
+    try:
+        document: KnowledgeDocument | None = ctx.documents.get(doc_id)
+    except NotFound:  # registration stopped between the job and its document
+        document = None
+    if document is not None:
+        ctx.index.delete_document(document.doc_key, document.version)
+        _reactivate_live_version(ctx, document)
+        if document.status in (DocumentStatus.PENDING, DocumentStatus.ACTIVE):  # not one deleted meanwhile
+            with contextlib.suppress(Conflict):  # deleted meanwhile: it stays DELETED
+                ctx.documents.put(document.model_copy(update={"status": DocumentStatus.FAILED,
+                                                              "updated_at": utc_now()}),
+                                  expected_status=document.status)
     delete_artifacts(ctx.blobs, doc_id)
     _move(ctx, job, JobState.FAILED, reason=reason)
     logger.warning("ingest failed", extra={"job_id": job_id, "doc_id": doc_id, "reason": reason})
@@ -241,7 +308,7 @@ def failure_reason(error: dict[str, Any] | None) -> str:
             message = cause
     if name == "States.Timeout":
         return "timed out: the stage took longer than its limit; retry the job"
-    if name in ("ExtractionError", "UnsupportedMediaType", "PayloadTooLarge", "InvalidInput"):
+    if name in ("ExtractionError", "UnsupportedMediaType", "PayloadTooLarge", "InvalidInput", "Interrupted"):
         return str(message)
     return f"{name}: {message}"[:1000] if message else name
 
@@ -249,20 +316,26 @@ def failure_reason(error: dict[str, Any] | None) -> str:
 def retry_job(ctx: IngestionContext, job_id: str) -> IndexingJob:
     """FAILED -> PENDING (at most 3 attempts); the caller then starts the pipeline again."""
     job = ctx.jobs.get(job_id)
-    retried = job.retry()
-    ctx.jobs.save(retried, expected_state=job.state)
     document = ctx.documents.get(job.doc_id)
+    if document.status in (DocumentStatus.DELETED, DocumentStatus.SUPERSEDED):
+        raise InvalidTransition(f"document {document.doc_id} is {document.status.value}: upload it again instead "
+                                "of retrying its job")
+    retried = stamp(job.retry())
+    ctx.jobs.save(retried, expected_state=job.state)
     if document.status is DocumentStatus.FAILED:
         ctx.documents.put(document.model_copy(update={"status": DocumentStatus.PENDING, "updated_at": utc_now()}))
     return retried
 
 
 def delete_document(ctx: IngestionContext, doc_id: str) -> KnowledgeDocument:
-    """Remove a document version from search and mark it DELETED (its blob is kept for the audit trail)."""
+    """Mark a document version DELETED, then remove it from search (its blob is kept for the audit trail).
+
+    In that order: a Finalize running meanwhile either committed first (and its chunks are removed here) or
+    finds the status moved and removes them itself. If this was the live version, no older one comes back."""
     document = ctx.documents.get(doc_id)
-    ctx.index.delete_document(document.doc_key, document.version)
     deleted = document.model_copy(update={"status": DocumentStatus.DELETED, "updated_at": utc_now()})
     ctx.documents.put(deleted)
+    ctx.index.delete_document(document.doc_key, document.version)
     return deleted
 
 
@@ -279,11 +352,11 @@ def _supersede(ctx: IngestionContext, older: KnowledgeDocument, *, by_version: i
 
 def _move(ctx: IngestionContext, job: IndexingJob, to: JobState, *, reason: str | None = None,
           expected: JobState | None = None) -> IndexingJob:
-    moved = job.transition(to, reason=reason)
+    moved = stamp(job.transition(to, reason=reason))
     ctx.jobs.save(moved, expected_state=expected or job.state)
     return moved
 
 
 def _update_job(ctx: IngestionContext, job_id: str, **changes: Any) -> None:
     job = ctx.jobs.get(job_id)
-    ctx.jobs.save(job.model_copy(update={**changes, "updated_at": utc_now()}), expected_state=job.state)
+    ctx.jobs.save(stamp(job.model_copy(update=changes)), expected_state=job.state)

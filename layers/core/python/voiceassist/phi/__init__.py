@@ -7,11 +7,10 @@ from voiceassist.phi.detection import (
     WITHHELD,
     DisabledPhiDetector,
     FailClosedDetector,
-    ensure_no_phi,
     failed_result,
     redact,
 )
+from voiceassist.phi.policy import EgressDecision, egress_decision, ensure_may_leave, ensure_no_phi
 
-__all__ = ["DEFAULT_TIMEOUT_S", "WITHHELD", "DisabledPhiDetector", "FailClosedDetector", "ensure_no_phi",
-           "failed_result",
-           "redact"]
+__all__ = ["DEFAULT_TIMEOUT_S", "WITHHELD", "DisabledPhiDetector", "EgressDecision", "FailClosedDetector",
+           "egress_decision", "ensure_may_leave", "ensure_no_phi", "failed_result", "redact"]

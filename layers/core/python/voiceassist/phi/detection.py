@@ -1,4 +1,5 @@
-"""The PHI boundary in domain terms: redaction, fail-closed detection and the egress guard.
+"""The PHI boundary in domain terms: redaction and fail-closed detection (the egress
+policy is phi/policy.py).
 
 Detection itself is a port (ports.PhiDetector); the Presidio adapter lives in adapters/presidio_detector.py.
 Nothing here puts raw text into an error, a log line or a placeholder.
@@ -11,7 +12,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
-from voiceassist.errors import InvalidInput, PhiBoundaryViolation
+from voiceassist.errors import InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS, count, logger
 from voiceassist.ports import PhiDetector
@@ -22,20 +23,40 @@ DEFAULT_TIMEOUT_S = 2.0
 WITHHELD = "<WITHHELD>"
 
 
+_JOINERS = "-'’"
+
+
+def whole_word_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen a span to the whole words it touches: "Garcia" in "Garcia-Reyes", "8473" in "84736251".
+
+    A detector may find part of a hyphenated name or of an identifier; redacting only that part would leave a
+    fragment of PHI ("<PERSON>-Reyes"). A possessive "'s" stays outside ("<PERSON>'s potassium").
+    """
+    while start > 0 and (text[start - 1].isalnum()
+                         or (text[start - 1] in _JOINERS and start > 1 and text[start - 2].isalnum())):
+        start -= 1
+    while end < len(text) and (text[end].isalnum() or (
+            text[end] in _JOINERS and end + 1 < len(text) and text[end + 1].isalnum()
+            and not (text[end + 1] in "sS" and (end + 2 == len(text) or not text[end + 2].isalnum())))):
+        end += 1
+    return start, end
+
+
 def redact(text: str, entities: Sequence[PhiEntity]) -> str:
-    """Replace every entity with <ENTITY_TYPE>; overlapping entities become one placeholder.
+    """Replace every entity, widened to whole words, with <ENTITY_TYPE>; overlaps become one placeholder.
 
     The merged placeholder takes the type of the strongest entity in the overlap (the longest on a tie).
     """
     spans = sorted((e for e in entities if 0 <= e.start < e.end <= len(text)), key=lambda e: e.start)
     merged: list[tuple[int, int, PhiEntity]] = []
     for entity in spans:
-        if merged and entity.start < merged[-1][1]:
-            start, end, best = merged[-1]
+        start, end = whole_word_span(text, entity.start, entity.end)
+        if merged and start < merged[-1][1]:
+            first, last, best = merged[-1]
             stronger = (entity.score, entity.end - entity.start) > (best.score, best.end - best.start)
-            merged[-1] = (start, max(end, entity.end), entity if stronger else best)
+            merged[-1] = (first, max(last, end), entity if stronger else best)
         else:
-            merged.append((entity.start, entity.end, entity))
+            merged.append((start, end, entity))
     pieces: list[str] = []
     cursor = 0
     for start, end, best in merged:
@@ -113,13 +134,34 @@ class DisabledPhiDetector:
         return PhiResult(contains_phi=False, entities=[], redacted_text=text)
 
 
-def ensure_no_phi(text: str, detector: PhiDetector) -> None:
-    """The egress guard: raise PhiBoundaryViolation unless `text` may leave the boundary.
+class UnionPhiDetector:
+    """Several detectors as one: PHI if any finds it; a failure of any fails the whole detection closed.
 
-    Every client of a system outside the boundary (OpenAI, PubMed, web search) calls this on its payload,
-    even when the pipeline already checked the question: the guard is the last line, not the only one.
+    Each detector should already be fail-closed (FailClosedDetector); a result with an error, or an exception
+    that still escapes, makes the union a failed detection that hides the whole text.
     """
-    result = detector.detect(text)
-    if result.contains_phi:
-        found = result.error or f"found {', '.join(result.entity_types)}"
-        raise PhiBoundaryViolation(f"refused to send text outside the PHI boundary: {found}")
+
+    def __init__(self, *detectors: PhiDetector) -> None:
+        if not detectors:
+            raise InvalidInput("UnionPhiDetector needs at least one detector")
+        self.detectors = detectors
+
+    def load(self) -> None:
+        for detector in self.detectors:
+            loader = getattr(detector, "load", None)
+            if callable(loader):
+                loader()
+
+    def detect(self, text: str) -> PhiResult:
+        entities: list[PhiEntity] = []
+        for detector in self.detectors:
+            try:
+                result = detector.detect(text)
+            except Exception as exc:  # noqa: BLE001 - any detector failure must fail closed
+                return failed_result(f"PHI detector failed ({type(exc).__name__})")
+            if result.error is not None:
+                return failed_result(result.error)
+            entities.extend(result.entities)
+        entities.sort(key=lambda e: (e.start, e.end))
+        return PhiResult(contains_phi=bool(entities), entities=entities, redacted_text=redact(text, entities))
+

@@ -109,7 +109,7 @@ def date_recognizer() -> PatternRecognizer:
     """
     numeric = r"(?<![\d/.-])\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})(?![\d/-]|\.\d)"
     month_first = rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
-    day_first = rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\.?,?\s+\d{{4}}"
+    day_first = rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+|-)(?:of\s+)?{_MONTH}\.?,?(?:\s+|-)\d{{4}}"
     iso = r"(?:19|20)\d\d-[01]\d-[0-3]\d"
     any_date = rf"(?:{numeric}|\b{month_first}\b|\b{day_first}\b|\b{iso}\b)"
     events = r"born|dob|birth|birthday|admitted|admission|discharged|died|deceased|seen|visit"
@@ -147,6 +147,14 @@ _STREET_SUFFIX = r"street|st|avenue|ave|road|rd|boulevard|blvd|lane|ln|parkway|p
 _AMBIGUOUS_STREET_SUFFIX = (
     r"Drive|Dr|Court|Ct|Way|Place|Pl|Circle|Cir|Square|Sq|Trail|Crescent|Close|Alley|Plaza|Row|Mews"
     r"|Gardens|Grove"
+    # more USPS street suffixes, capitalised only ("a bypass", "the estate" stay English)
+    r"|Estate|Estates|Bypass|Gateway|Turnpike|Station|Landing|Annex|Crest|Summit|Points?|Spring|Springs|Pines?"
+    r"|Neck|Ranch|Run|Mall|Park|Crossing|Heights|Hills?|Meadows?|Ridge|Vista|View|Village|Walk|Path|Pike|Loop"
+    r"|Expressway|Freeway|Motorway|Junction|Harbor|Harbour|Shores?|Falls|Ferry|Fork|Forge|Glen|Haven|Hollow"
+    r"|Isle|Knoll|Manor|Mill|Mount|Orchard|Pass|Port|Prairie|Rapids|Rest|Shoal|Skyway|Spur|Stream|Track"
+    r"|Trace|Tunnel|Union|Valley|Wells|Corner|Courts|Cove|Creek|Dale|Dam|Divide|Estate|Extension|Field"
+    r"|Flats|Ford|Fort|Garden|Green|Inlet|Island|Keys?|Lake|Landing|Light|Lodge|Mews|Oval|Plains?|Quay"
+    r"|Radial|Ramp|Row|Shore|Square|Stravenue|Throughway|Trafficway|Underpass|Viaduct|Ville|Wall|Wharf"
 )
 # Continental street words, as a word of their own ("Grote Baan") or the end of one ("Bruggenweg");
 # the short ones end English words too ("during 2"), so they count only in a capitalised word.

@@ -10,8 +10,8 @@ import re
 
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable, NotFound
-from voiceassist.models import Message, Session
-from voiceassist.query import citations, extractive, generation, routing
+from voiceassist.models import AnswerStatus, Message, Session
+from voiceassist.query import abstention, citations, extractive, generation, grounding, routing
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
 
@@ -19,6 +19,8 @@ EXTRACTIVE_MODEL = "extractive"
 DEGRADED_WARNING = ("No language model could answer, so this is an extractive answer: the most relevant "
                     "sentences of the cited excerpts, quoted as they are (degraded mode).")
 HISTORY_MESSAGES = 6
+UNGROUNDED_REPLY = ("The answer could not be checked against the knowledge base's passages, so it is withheld. "
+                    "Try rephrasing the question.")
 FALLBACK_WARNING = "The preferred language model was unavailable; {model} answered."  # as routing words it
 
 
@@ -58,7 +60,7 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str) -> QueryState:
             result = routing.generate_with_fallbacks(
                 tier_plan, prompt.messages, breakers=BreakerRegistry(ctx.state),
                 retries=0,  # the state machine retries the primary tier once
-                egress_check=lambda _payload: phi.ensure_no_phi(user_text, ctx.phi_detector))
+                egress_check=lambda _payload: phi.ensure_may_leave(user_text, detector=ctx.phi_detector))
         except routing.NoModelAvailable as exc:
             if tier == "primary" and _transient(exc):
                 # query.asl.json retries on "ModelUnavailable", the error name Step Functions matches exactly;
@@ -83,6 +85,8 @@ def _transient(exc: routing.NoModelAvailable) -> bool:
 def _extractive(state: QueryState, *, degraded: bool) -> QueryState:
     state.answer = extractive.compose_extractive(state.request.query, _excerpts(state))
     state.model, state.extractive, state.degraded = EXTRACTIVE_MODEL, True, degraded
+    if state.answer == extractive.EXTRACTIVE_LABEL + extractive.NO_ANSWER:
+        state.answer_status = AnswerStatus.NO_EVIDENCE  # no quotable sentence (or only flagged excerpts)
     if degraded and DEGRADED_WARNING not in state.warnings:
         state.warnings.append(DEGRADED_WARNING)
     return state
@@ -96,6 +100,9 @@ def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
         if cited.invalid:
             state.warnings.append("removed citations that pointed at no excerpt: "
                                   + ", ".join(f"[{n}]" for n in cited.invalid))
+        if state.answer and state.answer_status is None:
+            with timed(state, "grounding"):
+                cited = _grounded(state, cited, excerpts)
         renumbered = citations.renumber(cited)
         state.answer = renumbered.text
         state.citations = citations.citations_for(renumbered, excerpts)
@@ -103,6 +110,38 @@ def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
             state.warnings.append("the answer cites no excerpt of the knowledge base; verify it independently")
         _remember(ctx, state)
     return state
+
+
+def _grounded(state: QueryState, cited: citations.CitedAnswer, excerpts: list[generation.Excerpt]
+              ) -> citations.CitedAnswer:
+    """The critic: keep what the cited excerpts support (query/grounding.py), and say what was removed."""
+    label = extractive.EXTRACTIVE_LABEL if cited.text.startswith(extractive.EXTRACTIVE_LABEL) else ""
+    checked = grounding.check(cited.text[len(label):], excerpts, given=_given(state))
+    state.grounding = checked.share
+    if checked.removed_citations:
+        state.warnings.append("removed citations whose excerpt does not support the sentence: "
+                              + ", ".join(f"[{n}]" for n in checked.removed_citations))
+    if checked.removed_sentences:
+        state.warnings.append(f"removed {checked.removed_sentences} sentence(s) that no cited excerpt supports")
+    if not checked.text:
+        state.answer_status = AnswerStatus.NO_EVIDENCE
+        return citations.parse_citations(UNGROUNDED_REPLY, 0)
+    used = {n for sentence in checked.sentences if sentence.kept for n in sentence.supporting}
+    missing = abstention.missing_topics(state, [e for e in excerpts if e.number in used])
+    if missing:
+        state.warnings.append(f"no cited passage mentions {missing}: that part of the question has no evidence")
+    return citations.parse_citations(label + checked.text, len(excerpts))
+
+
+def _given(state: QueryState) -> frozenset[str]:
+    """What the question states about the case (its numbers, the PHI it names): an answer may repeat it."""
+    query = state.request.query
+    if state.phi is None or state.phi.error is not None:  # unchecked: whatever looks like a name or an id
+        phi_values = abstention.identifiers_in(query)
+    else:
+        phi_values = " ".join(query[e.start:e.end] for e in state.phi.entities)
+    return frozenset(grounding.numbers_of(query)) | extractive.content_terms(phi_values) | grounding.numbers_of(
+        phi_values)
 
 
 def _remember(ctx: QueryContext, state: QueryState) -> None:

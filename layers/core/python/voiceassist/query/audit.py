@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from voiceassist.models import AuditOutcome, AuditRecord
+from voiceassist.models import AnswerStatus, AuditOutcome, AuditRecord
 from voiceassist.query.state import QueryContext, QueryState
 
 
@@ -27,4 +27,6 @@ def outcome_of(state: QueryState) -> AuditOutcome:
         return AuditOutcome.CLARIFY
     if state.degraded:
         return AuditOutcome.DEGRADED
+    if state.answer_status is AnswerStatus.NO_EVIDENCE:
+        return AuditOutcome.NO_EVIDENCE
     return AuditOutcome.ANSWERED if state.answer else AuditOutcome.ERROR

@@ -11,6 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from voiceassist.abbreviations import abbreviation_kind
 from voiceassist.query.citations import strip_citations
@@ -26,9 +27,7 @@ DOSE_BONUS = 0.5  # a sentence with a number and a unit, for a question about do
 MAX_SENTENCE_CHARS = 500  # longer "sentences" are tables or run-on lists, not answers
 MIN_SENTENCE_WORDS = 4  # shorter ones are headings and fragments
 MIN_SHARE_OF_BEST = 0.5  # a sentence scoring below half the best one is off the question's point
-NEAR_DUPLICATE = 0.8
-# Excerpts retrieved far below the best one are about something else ("maximum dose" of another drug).
-MIN_EXCERPT_SHARE_OF_BEST = 0.6  # term-set overlap above which two sentences say the same thing
+NEAR_DUPLICATE = 0.8  # term-set overlap above which two sentences say the same thing
 
 _STOPWORDS = frozenset(
     " ".join((
@@ -41,6 +40,22 @@ _STOPWORDS = frozenset(
         "using give given recommend recommended",
     )).split()
 )
+CONTEXT_WEIGHT = 0.5  # a question term in the excerpt's title or section, not in the sentence itself
+ANSWER_TYPE_BONUS = 1.0  # "how long" -> a duration, "how often" -> a frequency
+_ANSWER_TYPES = (
+    (re.compile(r"\b(how long|duration|how many (days|weeks|months))\b", re.I),
+     re.compile(r"\b\d+(\s*(to|-|–)\s*\d+)?\s*(minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)),
+    (re.compile(r"\b(how often|how frequently|frequency|interval|repeat\w*)\b", re.I),
+     re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|once|twice|times a)\b", re.I)),
+)
+RANGE_BONUS = 2.0  # a sentence whose range holds the question's number is the rule that applies to the case
+_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_QUESTION_NUMBER = re.compile(rf"(?<![\w.-])({_NUM})(?![\w.]*\d)(?!\s*(?:mg|mcg|g|ml|%))", re.I)
+_RANGE = re.compile(rf"(?:between\s+)?(?P<low>{_NUM})\s*(?:-|–|to|and)\s*(?P<high>{_NUM})", re.I)
+_BELOW_WORDS = frozenset({"below", "under", "less than", "fewer than", "<", "≤", "or less", "or lower", "or fewer"})
+_BOUND = re.compile(
+    rf"(?:(?P<before>below|under|less than|fewer than|above|over|more than|at least|<|>|≥|≤)\s*(?P<limit>{_NUM})"
+    rf"|(?P<limit2>{_NUM})\s*(?P<after>or more|or above|or older|or less|or lower|or fewer))", re.I)
 _DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|titrat\w*|maximum|max)\b", re.I)
 _DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b", re.I)
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
@@ -62,13 +77,16 @@ class _Candidate:
     position: int
     text: str
     terms: frozenset[str]
+    context: frozenset[str] = frozenset()  # its document title's and section's terms, not in the sentence
 
 
+@lru_cache(maxsize=65536)  # words repeat across passages: the evidence score stems ~2,000 a question
 def stem(word: str) -> str:
-    """A light suffix stripper: enough to match "dosing" with "dose" and "infections" with "infection"."""
+    """A light suffix stripper: enough to match "dosing" with "dose", "infections" with "infection" and
+    "titration" with "titrated" (-ation keeps its "at")."""
     for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
+            word = word[: -len(suffix)] + ("at" if suffix.startswith("ation") else "")
             break
     return word.rstrip("e") if len(word) > 3 else word
 
@@ -97,18 +115,27 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
+    """Every quotable sentence; flagged excerpts (instruction-like text, ingest/injection.py) give none.
+
+    Passages about another drug or condition never get here: Rank Results keeps only the hits that reach the
+    evidence threshold (query/abstention.py)."""
     found = []
-    best = max((e.score for e in excerpts), default=0.0)
     for excerpt in excerpts:
-        if best > 0 and excerpt.score < MIN_EXCERPT_SHARE_OF_BEST * best:
+        if is_flagged(excerpt):
             continue
+        chunk = excerpt.chunk
+        context = content_terms(f"{chunk.metadata.title} {chunk.section or ''}")
         for position, sentence in enumerate(split_sentences(strip_citations(excerpt.text))):
             if len(sentence) > MAX_SENTENCE_CHARS or len(sentence.split()) < MIN_SENTENCE_WORDS:
                 continue
             terms = content_terms(sentence)
             if terms:
-                found.append(_Candidate(excerpt.number, position, sentence, terms))
+                found.append(_Candidate(excerpt.number, position, sentence, terms, context - terms))
     return found
+
+
+def is_flagged(excerpt: Excerpt) -> bool:
+    return bool(excerpt.chunk.injection_flags)
 
 
 def _cited(sentence: str, number: int) -> str:
@@ -119,26 +146,40 @@ def _cited(sentence: str, number: int) -> str:
 
 
 def compose_extractive(question: str, excerpts: Sequence[Excerpt], *, max_sentences: int = 4) -> str:
-    """Up to max_sentences whole sentences from the excerpts, most relevant first chosen, in reading order."""
+    """Up to max_sentences whole sentences from the excerpts, the one that answers best first."""
+    chosen = select_sentences(question, excerpts, max_sentences=max_sentences)
+    if not chosen:
+        return EXTRACTIVE_LABEL + NO_ANSWER
+    return EXTRACTIVE_LABEL + " ".join(_cited(c.text, c.excerpt_number) for c in chosen)
+
+
+def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentences: int = 4) -> list[_Candidate]:
+    """The sentences that answer, best first: question terms covered (rarer ones weigh more), a range that
+    holds the question's number ("eGFR 38" -> "between 30 and 45"), a dose for a dose question, and rank."""
     question_terms = content_terms(question)
     candidates = _candidates(excerpts)
     if not question_terms or not candidates:
-        return EXTRACTIVE_LABEL + NO_ANSWER
+        return []
     # Rarer terms weigh more: a term in every candidate sentence tells them apart least.
-    document_frequency = {t: sum(t in c.terms for c in candidates) for t in question_terms}
+    document_frequency = {t: sum(t in c.terms or t in c.context for c in candidates) for t in question_terms}
     weight = {t: math.log(1 + len(candidates) / df) for t, df in document_frequency.items() if df}
     wants_dose = bool(_DOSE_QUESTION.search(question))
+    values = question_values(question)
 
     scored: list[tuple[float, _Candidate]] = []
+    answer_types = [sentence for question_cue, sentence in _ANSWER_TYPES if question_cue.search(question)]
     for candidate in candidates:
         overlap = sum(weight.get(t, 0.0) for t in candidate.terms & question_terms)
+        overlap += CONTEXT_WEIGHT * sum(weight.get(t, 0.0) for t in candidate.context & question_terms)
         if overlap == 0:
             continue
         rank_bonus = RANK_WEIGHT / candidate.excerpt_number
         dose_bonus = DOSE_BONUS if wants_dose and _DOSE_SENTENCE.search(candidate.text) else 0.0
-        scored.append((overlap + rank_bonus + dose_bonus, candidate))
+        type_bonus = ANSWER_TYPE_BONUS if any(p.search(candidate.text) for p in answer_types) else 0.0
+        range_bonus = RANGE_BONUS if values and applies_to(candidate.text, values) else 0.0
+        scored.append((overlap + rank_bonus + dose_bonus + type_bonus + range_bonus, candidate))
     if not scored:
-        return EXTRACTIVE_LABEL + NO_ANSWER
+        return []
 
     best = max(score for score, _ in scored)
     chosen: list[_Candidate] = []
@@ -151,8 +192,27 @@ def compose_extractive(question: str, excerpts: Sequence[Excerpt], *, max_senten
         chosen.append(candidate)
         if len(chosen) == max_sentences:
             break
-    chosen.sort(key=lambda c: (c.excerpt_number, c.position))
-    return EXTRACTIVE_LABEL + " ".join(_cited(c.text, c.excerpt_number) for c in chosen)
+    return chosen
+
+
+def question_values(question: str) -> list[float]:
+    """The numbers a question gives about its case ("eGFR 38", "a CURB-65 score of 3"), not list markers."""
+    return [float(n.replace(",", "")) for n in _QUESTION_NUMBER.findall(question)]
+
+
+def applies_to(sentence: str, values: Sequence[float]) -> bool:
+    """Whether a range or bound in the sentence holds one of the values: "between 30 and 45", "30-45",
+    "below 45", "at least 65", "a score of 3 or more"."""
+    for match in _RANGE.finditer(sentence):
+        low, high = float(match.group("low").replace(",", "")), float(match.group("high").replace(",", ""))
+        if any(low <= v <= high for v in values):
+            return True
+    for match in _BOUND.finditer(sentence):
+        limit = float((match.group("limit") or match.group("limit2")).replace(",", ""))
+        below = (match.group("before") or match.group("after")).lower() in _BELOW_WORDS
+        if any((v < limit if below else v >= limit) for v in values):
+            return True
+    return False
 
 
 def _same_statement(left: _Candidate, right: _Candidate) -> bool:

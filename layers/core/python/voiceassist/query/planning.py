@@ -7,16 +7,20 @@ with a question that was checked and carries no PHI, and never in local-only mod
 
 from __future__ import annotations
 
-from voiceassist.models import RoutingMode, SourceKind
+from voiceassist import phi
+from voiceassist.models import PhiResult, RoutingMode, SourceKind
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import sources
 from voiceassist.query.state import QueryContext, QueryState, timed
+from voiceassist.query.tool_route import route_to_tool
 
 SKIPPED_PHI = ("{name} was not searched: the question contains patient details (PHI), and {name} is outside the "
                "PHI boundary")
 SKIPPED_UNCHECKED = ("{name} was not searched: the question could not be checked for patient details (PHI), and "
                      "{name} is outside the PHI boundary")
+HISTORY_PHI = ("the earlier messages contain patient details (PHI) or could not be checked; the answer stays "
+               "inside the PHI boundary")
 NOT_CONFIGURED = "{name} is not configured in this deployment; searched the other sources"
 OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only mode, where no question leaves the "
                   "PHI boundary; searched the other sources")
@@ -25,11 +29,23 @@ OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only m
 def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
     with timed(state, "detect_phi"):
         state.phi = ctx.phi_detector.detect(state.request.query)
+    if state.history:  # earlier messages a client sent with the question: the same rules as the question
+        with timed(state, "detect_phi_history"):
+            state.phi = _with_history(state.phi, ctx.phi_detector.detect("\n".join(state.history)), state)
     if state.phi.error:
         state.warnings.append("PHI detection failed; the question was treated as containing PHI")
     logger.info("phi checked", extra={"query_id": state.query_id, "phi": state.phi.contains_phi,
                                       "types": state.phi.entity_types})
     return state
+
+
+def _with_history(question: PhiResult, history: PhiResult, state: QueryState) -> PhiResult:
+    """PHI (or a failed check) in the earlier messages keeps the whole run inside the boundary. The entities
+    stay the question's own (their offsets point into it)."""
+    if not (history.contains_phi or history.error):
+        return question
+    state.warnings.append(HISTORY_PHI)
+    return question.model_copy(update={"contains_phi": True, "error": question.error or history.error})
 
 
 def classify(ctx: QueryContext, state: QueryState) -> QueryState:
@@ -38,7 +54,8 @@ def classify(ctx: QueryContext, state: QueryState) -> QueryState:
         result = intents.classify_intent(state.request.query)
         state.intent, state.intent_confidence = result.intent, result.confidence
         state.clarifying_question = result.clarifying_question
-        if not state.clarifying_question:
+        route_to_tool(state)  # a calculator question goes to the calculator (query.asl.json skips the search)
+        if not state.clarifying_question and not state.tool_route:
             plan_sources(ctx, state)
     return state
 
@@ -62,7 +79,7 @@ def plan_sources(ctx: QueryContext, state: QueryState) -> QueryState:
             if name in preferences.prioritize:
                 message = OFF_LOCAL_ONLY if source is not None else NOT_CONFIGURED
                 state.warnings.append(message.format(name=_title(name)))
-        elif not outside or not state.phi_detected:
+        elif not outside or phi.egress_decision(state.request.query, checked=state.phi).allowed:
             available.add(name)
         elif any(s.name == name for s in sources.select_sources(state.intent, preferences, available | {name})):
             message = SKIPPED_UNCHECKED if state.phi is None or state.phi.error else SKIPPED_PHI

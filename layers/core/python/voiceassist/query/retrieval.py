@@ -5,8 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from voiceassist.errors import DependencyError, InvalidInput, PhiBoundaryViolation
+from voiceassist import phi
+from voiceassist.errors import DependencyError, InvalidInput, NotFound
 from voiceassist.models import (
+    AnswerStatus,
     FusionMethod,
     RoutingMode,
     SearchBranch,
@@ -17,10 +19,10 @@ from voiceassist.models import (
     SourceKind,
     SourceType,
 )
+from voiceassist.query import abstention, search, sources
 from voiceassist.query import intent as intents
-from voiceassist.query import search, sources
 from voiceassist.query.expansion import expand_abbreviations
-from voiceassist.query.state import QueryContext, QueryState
+from voiceassist.query.state import QueryContext, QueryState, timed
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
@@ -87,17 +89,15 @@ def run_knowledge_base_query(ctx: QueryContext, query: SearchQuery, *, phi_detec
 
 def search_external(ctx: QueryContext, state: QueryState, name: str, *, deadline_s: float) -> list[SearchHit]:
     """A source outside the knowledge base. One outside the boundary gets the question only when it was
-    checked and carries no PHI (plan_sources skips it otherwise; this is the egress guard's last line). The
-    query_retrieve function ships without the PHI detector, so the guard relies on Detect PHI's result for
-    this exact text rather than running it again."""
+    checked and carries no PHI (plan_sources skips it otherwise; the egress policy is the last line). The
+    query_retrieve function ships without the PHI detector, so the policy reuses Detect PHI's result for this
+    exact text rather than running it again."""
     source = ctx.external_sources.get(name)
     if source is None:
         raise DependencyError(f"{sources.TITLES.get(name, name)} is not configured in this deployment")
     if not source.in_boundary:
-        checked = state.phi is not None and state.phi.redacted_text == state.request.query  # this exact text
-        if state.phi_detected or not checked or ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY:
-            raise PhiBoundaryViolation("refused to send the question outside the PHI boundary: it was not "
-                                       "checked, it carries PHI, or the deployment is local-only")
+        phi.ensure_may_leave(state.request.query, checked=state.phi,
+                             local_only=ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY)
     started = time.perf_counter()
     hits = source.search(state.request.query, top_k=state.request.top_k, deadline_s=deadline_s)
     state.latency_ms[f"search_{name}"] = round((time.perf_counter() - started) * 1000, 2)
@@ -132,9 +132,15 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         # route past generation (query.asl.json) and is audited as degraded.
         state.answer = state.clarifying_question = SOURCES_UNAVAILABLE_REPLY
         state.degraded = True
+        state.answer_status = AnswerStatus.NO_EVIDENCE
         return state
     if not state.clarifying_question and (not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
+    if not state.clarifying_question:
+        with timed(state, "evidence"):
+            previous = _previous_question(ctx, state) if abstention.needs_topic(state) else ""
+            abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold,
+                                           previous_question=previous)
     return state
 
 
@@ -143,3 +149,14 @@ def _source_names(source: Any) -> list[str]:
     if isinstance(source, dict):
         return [str(name) for name in source.get("sources", [])] or [str(source.get("kind", "unknown"))]
     return [str(source or "unknown")]
+
+
+def _previous_question(ctx: QueryContext, state: QueryState) -> str:
+    """The session's last question (stored redacted), or "" without a session."""
+    if not state.request.session_id:
+        return ""
+    try:
+        turns = ctx.sessions.messages(state.request.session_id, limit=abstention.HISTORY_MESSAGES)
+    except NotFound:
+        return ""
+    return next((m.content for m in reversed(turns) if m.role == "user"), "")

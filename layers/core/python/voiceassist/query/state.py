@@ -11,11 +11,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from pydantic import Field
 
 from voiceassist.models import (
+    AnswerStatus,
     Citation,
     Intent,
     Model,
@@ -26,6 +27,8 @@ from voiceassist.models import (
     SearchBranch,
     SearchHit,
     TokenUsage,
+    ToolCall,
+    ToolExchange,
     new_id,
     utc_now,
 )
@@ -41,6 +44,14 @@ from voiceassist.ports import (
     SessionStore,
 )
 from voiceassist.settings import Settings
+
+
+class EventTarget(Model):
+    """Where a streamed run's steps publish their events: a WebSocket connection (with the API Gateway
+    management endpoint) on AWS, an in-process channel locally (no endpoint)."""
+
+    connection_id: str
+    endpoint: str | None = None
 
 
 class QueryState(Model):
@@ -68,6 +79,21 @@ class QueryState(Model):
     latency_ms: dict[str, float] = Field(default_factory=dict)
     audit_id: str | None = None
     failure: dict[str, str] | None = None  # the Error/Cause a Catch recorded before a fallback tier ran
+    # the tool loop (voiceassist.query.tool_loop): Generate <-> Run Tools, at most 5 calls and 10 s a query
+    tool_route: str | None = None  # the calculator the question names, set by Classify
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # the "Run Tools" Map's items
+    tool_calls_pending: bool = False
+    tool_results: list[dict[str, Any]] = Field(default_factory=list)  # the Map's output, folded in by Generate
+    tool_history: list[ToolExchange] = Field(default_factory=list)
+    tool_calls_made: int = 0
+    tool_seconds_used: float = 0.0
+    tool_events_sent: int = 0  # tool results already streamed as "tool" events (conversation.events)
+    generation_tier: str | None = None  # the tier the loop returns to after running tools
+    answer_status: AnswerStatus | None = None  # None: "answered", or "clarification" for a question back
+    evidence_score: float | None = None
+    grounding: float | None = None
+    stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
+    history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
 
     @property
     def phi_detected(self) -> bool:
@@ -131,5 +157,12 @@ def response_of(state: QueryState) -> QueryResponse:
             intent_confidence=state.intent_confidence, model=state.model or "none", extractive=state.extractive,
             degraded=state.degraded, sources_searched=state.sources_searched, warnings=state.warnings,
             usage=state.usage, latency_ms=state.latency_ms, trace_id=state.trace_id,
+            answer_status=_status(state), evidence_score=state.evidence_score, grounding=state.grounding,
         ),
     )
+
+
+def _status(state: QueryState) -> AnswerStatus:
+    if state.answer_status is not None:
+        return state.answer_status
+    return AnswerStatus.CLARIFICATION if state.clarifying_question and not state.answer else AnswerStatus.ANSWERED

@@ -1,8 +1,15 @@
-"""AuditLog on DynamoDB: append-only items (key design in dynamodb_tables)."""
+"""AuditLog on DynamoDB: append-only items (key design in dynamodb_tables), a hash chain per user_id.
+
+Each partition's head is an item of the same table (audit_id "chain#<user_id>", no user_id, so the by_user
+index never holds it). A record and its head are written in one transaction: the record only if its id is new,
+the head only if it still names the sequence this writer linked to. A writer that lost the race re-reads the
+head and links again.
+"""
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -16,8 +23,12 @@ from voiceassist.adapters.aws.dynamodb_tables import (
     timestamp_key,
     to_item,
 )
+from voiceassist.audit_chain import chained
 from voiceassist.errors import Conflict, NotFound
 from voiceassist.models import AuditRecord
+
+HEAD_PREFIX = "chain#"
+_LINK_ATTEMPTS = 8
 
 
 def _from_item(item: dict[str, Any]) -> AuditRecord:
@@ -33,15 +44,50 @@ class DynamoDbAuditLog:
         self._table = DynamoTable(table_name, client=client, region_name=region_name)
 
     def append(self, record: AuditRecord) -> None:
-        item = to_item(record.model_dump(mode="json"))
-        item["created_at"] = timestamp_key(record.created_at)  # the by_user sort key must sort as time
-        try:
-            self._table.put(item, condition="attribute_not_exists(audit_id)")
-        except ClientError as exc:
-            if error_code(exc) == CONDITION_FAILED:
-                raise Conflict(f"audit record {record.audit_id!r} already exists (the log is append-only)"
-                               ) from exc
-            raise
+        for _ in range(_LINK_ATTEMPTS):
+            head = self._head(record.user_id)
+            linked = chained(record, head)
+            item = to_item(linked.model_dump(mode="json"))
+            item["created_at"] = timestamp_key(linked.created_at)  # the by_user sort key must sort as time
+            head_item = {"audit_id": HEAD_PREFIX + record.user_id, "chain_sequence": linked.sequence,
+                         "chain_hash": linked.record_hash}
+            head_put: dict[str, Any] = {"TableName": self._table.name, "Item": self._table.serialize(head_item)}
+            if head is None:
+                head_put["ConditionExpression"] = "attribute_not_exists(audit_id)"
+            else:
+                head_put["ConditionExpression"] = "chain_sequence = :linked"
+                head_put["ExpressionAttributeValues"] = self._table.serialize({":linked": head[0]})
+            try:
+                self._table.client().transact_write_items(TransactItems=[
+                    {"Put": {"TableName": self._table.name, "Item": self._table.serialize(item),
+                             "ConditionExpression": "attribute_not_exists(audit_id)"}},
+                    {"Put": head_put},
+                ])
+                return
+            except ClientError as exc:
+                if error_code(exc) != "TransactionCanceledException":
+                    raise
+                reasons = [r.get("Code") for r in exc.response.get("CancellationReasons", [])]
+                if reasons and reasons[0] == CONDITION_FAILED:
+                    raise Conflict(f"audit record {record.audit_id!r} already exists (the log is append-only)"
+                                   ) from exc
+        raise Conflict(f"audit partition of {record.user_id!r} is too busy to link a record; try again")
+
+    def _head(self, partition: str) -> tuple[int, str] | None:
+        item = self._table.get({"audit_id": HEAD_PREFIX + partition})
+        return (int(item["chain_sequence"]), str(item["chain_hash"])) if item else None
+
+    def partitions(self) -> builtins.list[str]:
+        return sorted({str(item["audit_id"])[len(HEAD_PREFIX):] for item in self._table.scan()
+                       if str(item["audit_id"]).startswith(HEAD_PREFIX)}
+                      | {str(item["user_id"]) for item in self._table.scan() if "user_id" in item})
+
+    def chain(self, partition: str) -> tuple[builtins.list[AuditRecord], tuple[int, str] | None]:
+        items = self._table.query(index="by_user", key_condition="user_id = :user_id", names={},
+                                  values={":user_id": partition})
+        records = sorted((_from_item(item) for item in items),
+                         key=lambda r: (r.sequence is None, r.sequence or 0, r.created_at))
+        return records, self._head(partition)
 
     def get(self, audit_id: str) -> AuditRecord:
         item = self._table.get({"audit_id": audit_id})
@@ -53,8 +99,9 @@ class DynamoDbAuditLog:
         """Newest first. For one user it is a GSI query; across users it scans the whole table (an
         operator's occasional view: the key design has no time-ordered index over all users)."""
         check_limit(limit)
+        items: Iterator[dict[str, Any]]
         if user_id is None:
-            items = self._table.scan()
+            items = (item for item in self._table.scan() if not str(item["audit_id"]).startswith(HEAD_PREFIX))
         else:
             items = self._table.query(
                 index="by_user",

@@ -5,15 +5,19 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from botocore.exceptions import ClientError
+
 from voiceassist.adapters.aws.dynamodb_tables import (
+    CONDITION_FAILED,
     DynamoTable,
     check_limit,
+    error_code,
     from_item,
     merge_newest_first,
     timestamp_key,
     to_item,
 )
-from voiceassist.errors import NotFound
+from voiceassist.errors import Conflict, NotFound
 from voiceassist.models import DocumentStatus, KnowledgeDocument
 
 
@@ -36,8 +40,18 @@ class DynamoDbDocumentStore:
     def __init__(self, table_name: str, *, client: Any = None, region_name: str | None = None) -> None:
         self._table = DynamoTable(table_name, client=client, region_name=region_name)
 
-    def put(self, document: KnowledgeDocument) -> None:
-        self._table.put(_to_item(document))
+    def put(self, document: KnowledgeDocument, *, expected_status: DocumentStatus | None = None) -> None:
+        if expected_status is None:
+            self._table.put(_to_item(document))
+            return
+        try:
+            self._table.put(_to_item(document), condition="#status = :expected", names={"#status": "status"},
+                            values={":expected": expected_status.value})
+        except ClientError as exc:
+            if error_code(exc) == CONDITION_FAILED:
+                raise Conflict(f"document {document.doc_id!r} is no longer {expected_status.value}: another "
+                               "writer changed it") from exc
+            raise
 
     def get(self, doc_id: str) -> KnowledgeDocument:
         item = self._table.get({"doc_id": doc_id})

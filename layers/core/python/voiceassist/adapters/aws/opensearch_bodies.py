@@ -68,11 +68,14 @@ def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless
                 "title": {"type": "text", "analyzer": "english", "fields": {"raw": {"type": "keyword"}}},
                 "section": {"type": "keyword", "ignore_above": 1024},
                 "page": {"type": "integer"},
+                "ocr_confidence": {"type": "float", "index": False},  # chunks of OCR pages only
+                "low_confidence": {"type": "boolean"},
                 "token_count": {"type": "integer", "index": False},
                 "source_type": keyword,
                 "specialty": {"type": "keyword", "normalizer": KEYWORD_NORMALIZER},
                 "year": {"type": "integer"},
                 "metadata": {"type": "object", "enabled": False},  # kept in _source to rebuild the Chunk
+                "injection_flags": keyword,
                 EMBEDDING_FIELD: {
                     "type": "knn_vector",
                     "dimension": dimension,
@@ -193,7 +196,9 @@ def count_body(doc_key: str | None, *, searchable_only: bool) -> dict[str, Any]:
 def chunk_source(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
     """The indexed document of one chunk: filter fields flattened, full metadata kept for the reply."""
     meta = chunk.metadata
+    flags = {"injection_flags": chunk.injection_flags} if chunk.injection_flags else {}
     return {
+        **flags,
         "chunk_id": chunk.chunk_id,
         "doc_id": chunk.doc_id,
         "doc_key": chunk.doc_key,
@@ -210,6 +215,8 @@ def chunk_source(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         "year": meta.year,
         "metadata": meta.model_dump(mode="json"),
         EMBEDDING_FIELD: [float(v) for v in vector],
+        **({"ocr_confidence": chunk.ocr_confidence, "low_confidence": chunk.low_confidence}
+           if chunk.ocr_confidence is not None else {}),
     }
 
 
@@ -246,6 +253,9 @@ def chunk_from_source(source: dict[str, Any]) -> Chunk:
         page=source.get("page"),
         section=source.get("section"),
         metadata=DocumentMetadata.model_validate(source["metadata"]),
+        injection_flags=source.get("injection_flags", []),
+        ocr_confidence=source.get("ocr_confidence"),
+        low_confidence=bool(source.get("low_confidence", False)),
     )
 
 

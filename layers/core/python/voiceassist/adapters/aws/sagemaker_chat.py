@@ -13,8 +13,9 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
+from voiceassist.adapters.openai import tool_calls
 from voiceassist.errors import DependencyError, ModelUnavailable
-from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage
+from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
 
 # Client errors that no retry or wait will fix: a wrong endpoint name, missing permission, a bad request.
 PERMANENT_ERROR_CODES = frozenset({"ValidationError", "AccessDeniedException", "UnrecognizedClientException"})
@@ -52,6 +53,29 @@ class SageMakerChatModel:
             usage=TokenUsage(prompt_tokens=int(usage.get("prompt_tokens", 0)),
                              completion_tokens=int(usage.get("completion_tokens", 0))),
         )
+
+    def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
+                            max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
+        """LMI (vLLM) takes OpenAI's `tools` and answers with `tool_calls` (ports.ToolCallingChatModel)."""
+        body: dict[str, Any] = {"messages": [tool_calls.message_payload(m) for m in messages],
+                                "max_tokens": max_tokens, "temperature": temperature}
+        if tools:
+            body["tools"] = tool_calls.tools_payload(tools)
+        try:
+            response = self._sagemaker().invoke_endpoint(
+                EndpointName=self.endpoint_name, ContentType="application/json", Accept="application/json",
+                Body=json.dumps(body).encode("utf-8"))
+            payload = json.loads(response["Body"].read())
+        except Exception as exc:
+            self._raise_mapped(exc)
+        if not isinstance(payload, dict) or not payload.get("choices"):
+            raise DependencyError(f"SageMaker endpoint {self.endpoint_name} returned no chat completion")
+        message = payload["choices"][0].get("message") or {}
+        usage = payload.get("usage") or {}
+        return ChatCompletion(text=message.get("content") or "", model=self.name,
+                              usage=TokenUsage(prompt_tokens=int(usage.get("prompt_tokens", 0)),
+                                               completion_tokens=int(usage.get("completion_tokens", 0))),
+                              tool_calls=tool_calls.parse_tool_calls(message.get("tool_calls")))
 
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                temperature: float = 0.1) -> Iterator[str]:

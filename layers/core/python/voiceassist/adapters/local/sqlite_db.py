@@ -18,6 +18,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from voiceassist.errors import StoreUnavailable
+
 DEFAULT_BUSY_TIMEOUT_MS = 10_000
 DEFAULT_IDLE_CONNECTIONS = 4
 
@@ -40,12 +42,15 @@ class SqliteDatabase:
         """Borrow a connection (autocommit: a statement outside write() is its own transaction)."""
         with self._lock:
             connection = self._idle.pop() if self._idle else None
-        if connection is None:
-            connection = self._open()
         try:
-            yield connection
-        finally:
-            self._give_back(connection)
+            if connection is None:
+                connection = self._open()
+            try:
+                yield connection
+            finally:
+                self._give_back(connection)
+        except sqlite3.OperationalError as exc:  # locked, read-only, full, gone: the store is down, not a bug
+            raise StoreUnavailable(f"the local store {self.path.name} is unavailable; try again") from exc
 
     def query(self, sql: str, parameters: Sequence[object] = ()) -> list[Any]:
         """Every row of one read."""

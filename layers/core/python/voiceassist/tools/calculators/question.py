@@ -83,6 +83,19 @@ def detect_calculator(question: str) -> str | None:
     return None
 
 
+# A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4") reports a result.
+_GIVEN_VALUE = re.compile(r"\s*(?:score|points?)?\s*(?:of|is|was|=|:|at|<|>|≤|≥|<=|>=)?\s*\d", re.IGNORECASE)
+
+
+def requested_calculator(question: str) -> str | None:
+    """The calculator a question asks to run: named, and not only as a result it already gives ("CKD with an
+    eGFR of 25: can he keep taking metformin?" asks about metformin, not for an eGFR)."""
+    for name, pattern in _ALIASES:
+        if any(not _GIVEN_VALUE.match(question, match.end()) for match in pattern.finditer(question)):
+            return name
+    return None
+
+
 def mentioned(text: str, concept: str) -> bool | None:
     """True if mentioned outside a negated scope, False if only negated mentions, None if not mentioned."""
     found = None

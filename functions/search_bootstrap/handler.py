@@ -57,7 +57,7 @@ def prepare_domain(properties: dict[str, Any]) -> None:
         embedding_model=properties.get("EmbeddingModel"),
     )
     index.bootstrap()
-    client = _security_client(properties["Endpoint"], properties["Region"])
+    client = index.client  # the same SigV4-signed client (the function's role is the domain's master user)
     pattern = f"{properties['IndexAlias']}*"
     for role, actions, backend_roles in (
         (READER_ROLE, _READ_ACTIONS, properties["ReaderRoleArns"]),
@@ -79,22 +79,6 @@ def prepare_domain(properties: dict[str, Any]) -> None:
             },
         )
     logger.info("search domain ready", extra={"alias": properties["IndexAlias"]})
-
-
-def _security_client(endpoint: str, region: str) -> Any:
-    import boto3
-    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
-
-    host = endpoint.removeprefix("https://").rstrip("/")
-    auth = AWSV4SignerAuth(boto3.Session().get_credentials(), region, "es")
-    return OpenSearch(
-        hosts=[{"host": host, "port": 443}],
-        http_auth=auth,
-        use_ssl=True,
-        verify_certs=True,
-        connection_class=RequestsHttpConnection,
-        timeout=30,
-    )
 
 
 def send_response(event: dict[str, Any], *, status: str, reason: str, physical_id: str) -> None:

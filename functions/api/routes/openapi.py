@@ -1,0 +1,151 @@
+"""The OpenAPI document as the API really answers: Powertools generates it from the routes; this adds what it
+cannot know (the error envelope on every 4xx and 5xx, 400 rather than 422, the upload's request bodies, the
+extra success statuses, the security scheme). Routes added later get the common errors without doing anything.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {
+        "type": "object",
+        "required": ["code", "message", "trace_id"],
+        "properties": {
+            "code": {"type": "string", "description": "machine-readable: invalid_request, not_found, ..."},
+            "message": {"type": "string", "description": "what was wrong and how to fix it (4xx); a 5xx says "
+                        "only to quote the trace id"},
+            "trace_id": {"type": "string"},
+            "details": {"type": "array", "items": {"type": "object"}},
+            "retry_after": {"type": "integer", "description": "seconds to wait before trying again (429, 503)"},
+        },
+    }},
+}
+ERROR_DESCRIPTIONS = {
+    "400": "Invalid request: malformed JSON, wrong types, unknown fields, nesting deeper than 32 levels",
+    "401": "No valid identity (on AWS: a Cognito ID token in the Authorization header)",
+    "403": "The caller's role may not do this (document and job changes are for admins)",
+    "404": "No such resource (another user's session reads as 404)",
+    "405": "The path exists but not with this method",
+    "409": "A lost race or an invalid state transition",
+    "413": "The body is larger than the limit",
+    "415": "The body's Content-Type is not one this route takes",
+    "429": "The ingestion backlog is full: retry after the Retry-After seconds",
+    "500": "An unexpected error: the body carries only a trace id",
+    "503": "A backing store or service is unavailable: retry after the Retry-After seconds",
+}
+COMMON = ("400", "401", "405", "500", "503")
+EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("post", "/v1/query"): ("404",),  # an unknown or another user's session_id
+    ("post", "/v1/documents"): ("403", "409", "413", "415", "429"),
+    ("delete", "/v1/documents/{doc_id}"): ("403", "404", "409"),
+    ("post", "/v1/jobs/{job_id}/retry"): ("403", "404", "409", "429"),
+    ("get", "/v1/jobs"): ("403",),
+    ("get", "/v1/jobs/{job_id}"): ("403",),
+}
+BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html")
+UPLOAD_ENVELOPE = {
+    "type": "object", "additionalProperties": False, "required": ["filename"],
+    "properties": {
+        "filename": {"type": "string", "minLength": 1, "maxLength": 255, "description": "e.g. guide.pdf"},
+        "content_base64": {"type": "string", "minLength": 4, "format": "byte",
+                           "description": "the file's bytes, base64 (any supported type)"},
+        "text": {"type": "string", "minLength": 1, "description": "plain text or Markdown, instead of content_base64"},
+        "metadata": {"type": "object", "additionalProperties": False, "properties": {
+            "doc_key": {"type": "string", "maxLength": 512, "description": "stable key across versions "
+                        "(default: the file name)"},
+            "title": {"type": "string", "maxLength": 1000},
+            "source_type": {"$ref": "#/components/schemas/SourceType"},
+            "specialty": {"type": "string", "maxLength": 100},
+            "authors": {"type": "array", "items": {"type": "string"}},
+            "year": {"type": "integer", "minimum": 1800, "maximum": 2100},
+            "doi": {"type": "string"}, "pmid": {"type": "string"}, "url": {"type": "string"}}},
+    },
+}
+
+
+SECURITY_SCHEMES = {
+    "cognito": {"type": "apiKey", "in": "header", "name": "Authorization",
+                "description": "A Cognito ID token (on AWS, checked by API Gateway's authorizer)"},
+    "localToken": {"type": "http", "scheme": "bearer",
+                   "description": "VOICEASSIST_LOCAL_TOKEN, required when the local server listens beyond 127.0.0.1"},
+}
+
+
+def security_requirement() -> str | None:
+    """The scheme this deployment enforces: Cognito on AWS; locally the token if one is configured, else none
+    (the local server on 127.0.0.1 acts as its single user), so the document says what the server does."""
+    from voiceassist.composition import dependencies
+    from voiceassist.settings import Runtime
+
+    settings = dependencies().settings
+    if settings.runtime is Runtime.AWS:
+        return "cognito"
+    return "localToken" if settings.local_token else None
+
+
+def document(app: APIGatewayRestResolver) -> dict[str, Any]:
+    spec: dict[str, Any] = json.loads(app.get_openapi_json_schema())
+    components = spec.setdefault("components", {})
+    schemas = components.setdefault("schemas", {})
+    schemas["Error"] = ERROR_SCHEMA
+    for unused in ("HTTPValidationError", "ValidationError", "ResponseValidationError"):
+        schemas.pop(unused, None)
+    components["securitySchemes"] = SECURITY_SCHEMES
+    required = security_requirement()
+    if required:
+        spec["security"] = [{required: []}]
+    for path, operations in spec.get("paths", {}).items():
+        for method, operation in operations.items():
+            _complete(method, path, operation)
+    _document_upload(spec["paths"]["/v1/documents"]["post"])
+    return spec
+
+
+def _complete(method: str, path: str, operation: dict[str, Any]) -> None:
+    responses: dict[str, Any] = operation.setdefault("responses", {})
+    responses.pop("422", None)
+    codes = list(COMMON) + list(EXTRA_ERRORS.get((method, path), ()))
+    if "{" in path:
+        codes.append("404")
+    if "requestBody" in operation:
+        codes.extend(("413", "415"))
+    for code in codes:
+        responses.setdefault(code, {"description": ERROR_DESCRIPTIONS[code], "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+    if (method, path) == ("post", "/v1/jobs/{job_id}/retry") and "200" in responses:
+        responses["202"] = {**responses.pop("200"), "description": "Accepted: the job is PENDING again"}
+
+
+def _document_upload(operation: dict[str, Any]) -> None:
+    accepted = operation["responses"]["202"]
+    operation["responses"]["200"] = {**accepted, "description": "Unchanged: this content is already indexed "
+                                     "or being indexed (`unchanged: true`)"}
+    operation["parameters"] = [
+        {"name": name, "in": "query", "required": False, "schema": {"type": "string"},
+         "description": "raw uploads only" + (": the file name (default: upload-<content hash> with the "
+                                              "Content-Type's suffix)" if name == "filename" else "")}
+        for name in ("filename", "title", "source_type", "specialty", "doc_key")
+    ]
+    content: dict[str, Any] = {"application/json": {"schema": UPLOAD_ENVELOPE}}
+    for media_type in BINARY_UPLOAD_TYPES:
+        content[media_type] = {"schema": {"type": "string", "format": "binary", "minLength": 1}}
+    operation["requestBody"] = {"required": True, "content": content}
+
+
+def swagger_page(spec: dict[str, Any]) -> str:
+    """Swagger UI for `spec`, with the UI's script and styles inlined from the Powertools package (the page
+    fetches nothing from elsewhere)."""
+    from importlib.resources import files
+
+    from aws_lambda_powertools.event_handler.openapi.swagger_ui.html import generate_swagger_html
+
+    assets = files("aws_lambda_powertools.event_handler.openapi.swagger_ui")
+    return generate_swagger_html(
+        json.dumps(spec).replace("</", "<\\/"), assets.joinpath("swagger-ui-bundle.min.js").read_text("utf-8"),
+        assets.joinpath("swagger-ui.min.css").read_text("utf-8"), "", None)

@@ -1,0 +1,1 @@
+"""CalDAV calendars (the `caldav` library; Radicale in the tests, Nextcloud or any CalDAV server in use)."""

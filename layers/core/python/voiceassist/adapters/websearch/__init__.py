@@ -1,0 +1,1 @@
+"""Web search providers outside the PHI boundary (the WebSearchProvider port)."""

@@ -1,0 +1,127 @@
+"""The OpenAI-compatible surface: POST /v1/chat/completions (plain and `stream: true`) and GET /v1/models.
+
+`messages[]` is the conversation: the last user message is the question, the earlier ones its history (PHI-checked
+with it, and used to resolve a follow-up). The answer runs through the same orchestrator as POST /v1/query; its
+content carries the `[n]` markers and a "Sources:" list, and `citations` (an extension field) the same objects
+as /v1/query. Streamed, the run's token events become `chat.completion.chunk`s.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from voiceassist.conversation import events
+from voiceassist.conversation.context import Turn
+from voiceassist.errors import InvalidInput
+from voiceassist.models import Citation, QueryRequest, QueryResponse
+
+MODEL_ID = "voiceassist"
+OWNER = "voiceassist"
+
+
+class ChatMessageIn(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # clients send name, tool_calls, ...
+
+    role: str
+    content: str | list[dict[str, Any]] | None = None
+
+    @property
+    def text(self) -> str:
+        if isinstance(self.content, list):  # content parts: keep the text ones
+            return "\n".join(str(p.get("text", "")) for p in self.content if p.get("type") == "text")
+        return self.content or ""
+
+
+class ChatCompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="ignore")  # temperature, max_tokens, ...: the pipeline decides
+
+    model: str = MODEL_ID
+    messages: list[ChatMessageIn] = Field(min_length=1)
+    stream: bool = False
+    top_k: int = Field(default=5, ge=1, le=20)
+
+
+def models() -> dict[str, Any]:
+    return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": OWNER}]}
+
+
+def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
+    """The last user message as the question, and the earlier user and assistant messages as its history."""
+    turns = [m for m in chat.messages if m.role in ("user", "assistant") and m.text.strip()]
+    if not turns or turns[-1].role != "user":
+        raise InvalidInput("messages must end with a user message that has text content")
+    question = turns[-1].text.strip()[:4000]
+    history = [Turn(m.role, m.text.strip()) for m in turns[:-1]]
+    return QueryRequest(query=question, top_k=chat.top_k), history
+
+
+def sources(citations: list[Citation]) -> str:
+    """The "Sources:" list that follows the answer in the content, one line per [n]."""
+    if not citations:
+        return ""
+    lines = []
+    for c in citations:
+        where = ", ".join(part for part in (f"p. {c.page}" if c.page else "", c.section or "") if part)
+        lines.append(f"[{c.number}] {c.title}" + (f" ({where})" if where else "") + (f" {c.url}" if c.url else ""))
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
+def completion(response: QueryResponse, *, model: str) -> dict[str, Any]:
+    body = response.model_dump(mode="json")
+    usage = response.metadata.usage
+    return {
+        "id": _completion_id(response), "object": "chat.completion", "created": int(time.time()), "model": model,
+        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+                     "message": {"role": "assistant", "content": response.answer + sources(response.citations)}}],
+        "usage": {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
+                  "total_tokens": usage.prompt_tokens + usage.completion_tokens},
+        "citations": body["citations"], "query_metadata": body["metadata"],
+    }
+
+
+def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str) -> Iterator[dict[str, Any]]:
+    """OpenAI `chat.completion.chunk`s from the run's events: the role, one chunk per token, the sources list,
+    then a final chunk with finish_reason "stop" and the `citations` extension. An error event is raised."""
+    created = int(time.time())
+
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
+        return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}], **extra}
+
+    yield chunk({"role": "assistant", "content": ""})
+    for item in run_events:
+        if item["type"] == "token":
+            yield chunk({"content": item["data"]["text"]})
+        elif item["type"] == "done":
+            response = QueryResponse.model_validate(item["data"])
+            listed = sources(response.citations)
+            if listed:
+                yield chunk({"content": listed})
+            yield chunk({}, "stop", citations=item["data"]["citations"], query_metadata=item["data"]["metadata"])
+        elif item["type"] == "error":
+            raise StreamFailed(item["data"])
+
+
+class StreamFailed(Exception):
+    def __init__(self, data: dict[str, Any]) -> None:
+        super().__init__(data["error"]["code"])
+        self.data = data
+
+
+def new_completion_id(trace_id: str) -> str:
+    return f"chatcmpl-{trace_id}"
+
+
+def _completion_id(response: QueryResponse) -> str:
+    return f"chatcmpl-{response.metadata.query_id}"
+
+
+def sse_chunk(chunk: dict[str, Any] | None) -> bytes:
+    """One SSE line of an OpenAI stream; None is the closing `data: [DONE]`."""
+    import json
+
+    return b"data: [DONE]\n\n" if chunk is None else f"data: {json.dumps(chunk, default=str)}\n\n".encode()

@@ -1,0 +1,132 @@
+"""One orchestrator for every way of asking: REST, Server-Sent Events, WebSocket, chat completions.
+
+`run` resolves a follow-up against its history (conversation.context), executes the query pipeline (the same
+state machine everywhere) with an optional EventTarget, so its steps publish their events as they finish, then
+emits the final events through `emit`. REST is `respond`: the same run, its events aggregated into the `done`
+event's QueryResponse. Sync and stream therefore share one path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from voiceassist import service
+from voiceassist.conversation import context, events
+from voiceassist.errors import NotFound
+from voiceassist.models import Message, QueryRequest, QueryResponse
+from voiceassist.observability import log_failure
+from voiceassist.query import generation
+from voiceassist.query.state import EventTarget
+
+if TYPE_CHECKING:
+    from voiceassist.composition import Dependencies
+
+Emit = Callable[[events.Event], None]
+HISTORY_MESSAGES = 6
+HISTORY_TOKENS = 2000  # the window of earlier turns a follow-up is resolved against
+EVIDENCE_KEY = "conversation-evidence:{session_id}"  # the last answer's cited excerpts, in the shared state
+EVIDENCE_CHARS = 6000
+EVIDENCE_TTL_SECONDS = 12 * 3600
+
+
+def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None,
+        emit: Emit, stream: EventTarget | None = None, history: list[context.Turn] | None = None
+        ) -> QueryResponse:
+    """Answer `request`, emitting token, citations, critique and done (or error, then re-raise).
+
+    `history`: the earlier turns a client sent with it (chat messages), PHI-checked with the question; without
+    it, a session's stored (redacted) messages are the history.
+    """
+    try:
+        resolution = _resolve(deps, request, user_id, history)
+        asked = request.model_copy(update={"query": resolution.query[:4000]})
+        response = service.answer(deps, asked, user_id=user_id, trace_id=trace_id, stream=stream,
+                                  history=[f"{t.role}: {t.text}" for t in history or []])
+        if resolution.rewritten:
+            response.metadata.context = resolution.describe()
+        _remember_clarification(deps, asked, response)
+        _remember_evidence(deps, asked, response)
+    except Exception as exc:  # the caller maps it (REST: routes/errors.py) and logs it once
+        emit(events.error(exc, trace_id))
+        raise
+    for item in events.final(response):
+        emit(item)
+    return response
+
+
+def respond(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None) -> QueryResponse:
+    """The synchronous answer: the run's events, aggregated (the `done` event carries the response)."""
+    collected: list[events.Event] = []
+    run(deps, request, user_id=user_id, trace_id=trace_id, emit=collected.append)
+    done = next(item for item in reversed(collected) if item["type"] == "done")
+    return QueryResponse.model_validate(done["data"])
+
+
+def session_turns(deps: Dependencies, session_id: str, user_id: str) -> list[context.Turn]:
+    """A session's recent messages as turns (redacted as stored); none for another user's session."""
+    try:
+        if deps.sessions.get(session_id).user_id != user_id:
+            return []  # service.answer refuses the request
+        messages = deps.sessions.messages(session_id, limit=HISTORY_MESSAGES)
+    except NotFound:
+        return []
+    turns = [context.Turn(m.role, m.content) for m in messages]
+    if turns and turns[-1].role == "assistant":
+        kept = deps.state.get(EVIDENCE_KEY.format(session_id=session_id))[0] or {}
+        turns[-1] = context.Turn("assistant", turns[-1].text, evidence=kept.get("text", ""),
+                                 named=tuple(kept.get("drugs", ())))
+    return turns
+
+
+def window(turns: list[context.Turn], max_tokens: int = HISTORY_TOKENS) -> list[context.Turn]:
+    """The most recent turns that fit in `max_tokens` (tiktoken's count); the last turn always."""
+    kept: list[context.Turn] = []
+    used = 0
+    for turn in reversed(turns):
+        cost = generation.count_tokens(turn.text)
+        if kept and used + cost > max_tokens:
+            break
+        kept.append(turn)
+        used += cost
+    return kept[::-1]
+
+
+def _resolve(deps: Dependencies, request: QueryRequest, user_id: str,
+             history: list[context.Turn] | None) -> context.Resolution:
+    if history:
+        return context.resolve_conversation([*window(history), context.Turn("user", request.query)])
+    turns = session_turns(deps, request.session_id, user_id) if request.session_id else []
+    return context.resolve(request.query, window(turns))
+
+
+def _remember_clarification(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
+    """Keep a clarifying exchange in the session, so that the reply joins it. Only a question without PHI: raw
+    PHI never reaches a store, and this runs where the PHI detector may not be shipped (the API function), so a
+    question with PHI (or an unchecked one) is not kept, and its reply is asked on its own."""
+    if not request.session_id or not response.clarifying_question or response.metadata.phi_detected:
+        return
+    try:
+        deps.sessions.add_message(Message(session_id=request.session_id, role="user", content=request.query))
+        deps.sessions.add_message(Message(session_id=request.session_id, role="assistant",
+                                          content=response.clarifying_question))
+    except NotFound:
+        response.metadata.warnings.append("the session has expired; this exchange was not saved")
+
+
+def _remember_evidence(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
+    """Keep the answer's cited excerpts (knowledge-base text, not the user's) for the next follow-up ("the
+    alternative" may be named only there), and the drugs the answer named that the excerpts name too (the
+    stored answer is redacted). Best effort: a conflicting or failed write loses only that help."""
+    if not request.session_id:
+        return
+    key = EVIDENCE_KEY.format(session_id=request.session_id)
+    text = " ".join(c.excerpt for c in response.citations)[:EVIDENCE_CHARS]
+    in_excerpts = set(context.drugs(text))  # knowledge-base words: whatever the answer echoed, these are not PHI
+    named = [d for d in context.drugs(response.answer) if d in in_excerpts]
+    try:
+        _, version = deps.state.get(key)
+        deps.state.put(key, {"text": text, "drugs": named}, expected_version=version,
+                       ttl_seconds=EVIDENCE_TTL_SECONDS)
+    except Exception as exc:
+        log_failure("could not keep the answer's evidence for follow-ups", exc)

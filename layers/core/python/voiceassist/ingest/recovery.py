@@ -1,0 +1,104 @@
+"""Crash recovery of ingestion jobs: leases, heartbeats and reconciliation.
+
+A PENDING or RUNNING job names the worker that last moved it (`worker`: host/pid/token) and when
+(`updated_at`: every stage transition and progress update is a heartbeat). A job is stuck when:
+
+- its worker is this process and this process's pipeline runner has no execution for it (the execution
+  ended without moving the job, or was lost);
+- its worker is another process on this host that no longer exists (killed: its executions died with it);
+- otherwise, when it has been silent for longer than the lease (a worker elsewhere, or a hung one).
+
+A stuck job is FAILED with a reason and re-driven (retried) while it has attempts left. The local server
+reconciles at start-up and periodically; `retry` accepts a stuck job as it accepts a FAILED one.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from voiceassist.errors import Conflict, InvalidTransition, NotFound
+from voiceassist.models import MAX_JOB_ATTEMPTS, IndexingJob, JobState, utc_now
+from voiceassist.observability import logger
+
+HOST = socket.gethostname()
+WORKER = f"{HOST}/{os.getpid()}/{uuid.uuid4().hex[:12]}"  # this process; the token tells a reused pid apart
+IN_FLIGHT = (JobState.PENDING, JobState.RUNNING)
+
+# True: the caller knows an execution for this job is alive here; False: known dead; None: cannot tell.
+Liveness = Callable[[IndexingJob], bool | None]
+
+
+@dataclass(frozen=True)
+class Recovery:
+    job_id: str
+    doc_id: str
+    action: str  # "redriven" or "failed"
+    reason: str
+
+
+def stamp(job: IndexingJob) -> IndexingJob:
+    """The job as this worker writes it: the heartbeat of a lease."""
+    return job.model_copy(update={"worker": WORKER, "updated_at": utc_now()})
+
+
+def worker_process_alive(worker: str | None) -> bool | None:
+    """False when `worker` is a process of this host that has exited; None when it cannot be told here."""
+    if not worker or worker.count("/") != 2:
+        return None
+    host, pid, _ = worker.split("/")
+    if host != HOST or worker == WORKER or not pid.isdigit():
+        return None
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return None
+    return None  # some process has that pid: it may be the worker, or a reuse; the lease decides
+
+
+def is_stuck(job: IndexingJob, *, lease_seconds: float, liveness: Liveness | None = None,
+             now: datetime | None = None) -> bool:
+    if job.state not in IN_FLIGHT or job.unchanged:
+        return False
+    if job.worker == WORKER and liveness is not None:
+        alive = liveness(job)
+        if alive is not None:
+            return not alive
+    if worker_process_alive(job.worker) is False:
+        return True
+    return (now or utc_now()) - job.updated_at > timedelta(seconds=lease_seconds)
+
+
+def interrupted(job: IndexingJob) -> str:
+    return (f"interrupted: the worker stopped while the job was {job.state.value} (no heartbeat since "
+            f"{job.updated_at.isoformat(timespec='seconds')})")
+
+
+def reconcile(jobs: Iterable[IndexingJob], *, lease_seconds: float, liveness: Liveness | None,
+              fail: Callable[[IndexingJob, str], None], redrive: Callable[[IndexingJob], None]) -> list[Recovery]:
+    """Fail every stuck job with a reason, then re-drive it while it has attempts left."""
+    recovered: list[Recovery] = []
+    now = utc_now()
+    for job in jobs:
+        if not is_stuck(job, lease_seconds=lease_seconds, liveness=liveness, now=now):
+            continue
+        reason = interrupted(job)
+        try:
+            fail(job, reason)
+            if job.attempts < MAX_JOB_ATTEMPTS:
+                redrive(job)
+                recovered.append(Recovery(job.job_id, job.doc_id, "redriven", reason))
+            else:
+                recovered.append(Recovery(job.job_id, job.doc_id, "failed",
+                                          f"{reason}; no attempts left ({MAX_JOB_ATTEMPTS})"))
+        except (Conflict, InvalidTransition, NotFound) as exc:  # another worker moved it first: theirs
+            logger.info("job recovery skipped", extra={"job_id": job.job_id, "why": type(exc).__name__})
+            continue
+        logger.warning("ingest job recovered", extra={"job_id": job.job_id, "action": recovered[-1].action})
+    return recovered

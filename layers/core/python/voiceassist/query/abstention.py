@@ -1,0 +1,120 @@
+"""Abstention: when no retrieved passage answers the question, say so instead of citing the nearest text.
+
+Runs in Rank Results, after the branches are merged. Each hit gets an evidence score (query/evidence.py);
+only the documents with a passage at or above `Settings.evidence_threshold` stay, so neither the model nor
+the extractive composer sees a passage about another drug or condition. When none is left, the reply is the
+no-evidence message: no facts, no citations, `answer_status: "no_evidence"`, and it takes the clarification route past
+generation (query.asl.json), so no model is called.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from voiceassist.models import AnswerStatus
+from voiceassist.query import evidence
+from voiceassist.query.citations import Excerpt
+from voiceassist.query.state import QueryState
+
+NO_EVIDENCE_REPLY = (
+    "I found no passage in the knowledge base that answers this question, so I cannot give a cited answer."
+)
+MISSING_TOPICS = " No searched document mentions {topics}."
+SEARCHED = " Searched: {sources}."
+SUGGESTION = (" Try rephrasing with the full name of the drug or condition, or add a document that covers it "
+              "to the knowledge base.")
+PUBMED_SUGGESTION = " PubMed may have published evidence on it."
+MAX_TOPICS = 4
+MIN_SHARE_OF_BEST = 0.5
+HISTORY_MESSAGES = 6
+_TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?(?=\s)")
+_UNCHECKED_IDENTIFIER = re.compile(r"(?<![.?!:]\s)(?<!^)(?<=\s)[A-Z][a-z]\w*\.?|\S*[\d@]\S*")
+
+
+def evidence_question(state: QueryState) -> str:
+    """The question the evidence is judged on: the redacted text, where names are not topics.
+
+    When the detector could not check the question, the raw text is judged (in-boundary arithmetic) without
+    the words that look like a person, a place or an identifier: capitalised words inside a sentence, and
+    words holding a digit or an @.
+    """
+    if state.phi is not None and state.phi.error is None:
+        return state.phi.redacted_text
+    return _UNCHECKED_IDENTIFIER.sub(" ", _TITLE.sub(" ", state.request.query))
+
+
+def identifiers_in(text: str) -> str:
+    """The words of an unchecked question that look like a person, a place or an identifier."""
+    return " ".join(match.group() for match in _UNCHECKED_IDENTIFIER.finditer(_TITLE.sub(" ", text)))
+
+
+def needs_topic(state: QueryState) -> bool:
+    """Whether the question names no topic of its own ("And the maximum dose?"): a follow-up."""
+    return not any(c.weight == 1.0 for c in evidence.question_concepts(evidence_question(state)))
+
+
+def keep_supported_hits(state: QueryState, *, threshold: float, previous_question: str = "") -> QueryState:
+    """Score the hits; keep the passages of the documents that answer, or abstain when none does.
+
+    A document answers when one of its passages reaches the threshold. `previous_question`: the session's
+    last (redacted) question, for a follow-up that names no topic of its own. Of those documents' passages, the ones
+    searched at least MIN_SHARE_OF_BEST of the best one's (fused) score stay: a document's "targets" passage
+    may not repeat the words "blood pressure" that its neighbour holds, and a passage of another document that
+    merely shares a few words ranks far below.
+    """
+    found = evidence.assess(evidence_question(state), state.hits)
+    # A follow-up's passages must mention a topic of the session's previous question, so that "and the
+    # maximum dose?" after a metformin question keeps metformin's passages, not another drug's.
+    anchors = [c for c in evidence.question_concepts(previous_question) if c.weight == 1.0]
+    on_topic = [i for i, hit in enumerate(state.hits)
+                if not anchors or any(evidence.covers(c, evidence.chunk_terms(hit.chunk)) for c in anchors)]
+    state.evidence_score = round(max((found.passages[i].score for i in on_topic), default=0.0), 4)
+    answering = {state.hits[i].chunk.doc_key for i in on_topic if found.passages[i].score >= threshold}
+    if answering:
+        best = max(h.score for h in state.hits if h.chunk.doc_key in answering)
+        state.hits = [h for h in state.hits if h.chunk.doc_key in answering and h.score >= MIN_SHARE_OF_BEST * best]
+        return state
+    state.answer = state.clarifying_question = no_evidence_reply(state, found)
+    state.answer_status = AnswerStatus.NO_EVIDENCE
+    return state
+
+
+def no_evidence_reply(state: QueryState, found: evidence.Evidence) -> str:
+    """What was searched, which topics no passage mentions, and what to try next."""
+    reply = NO_EVIDENCE_REPLY
+    checked = state.phi is not None and state.phi.error is None
+    missing = _missing_everywhere(found) if checked else []  # words of an unchecked question are never echoed
+    if missing:
+        reply += MISSING_TOPICS.format(topics=_listing(missing[:MAX_TOPICS]))
+    if state.sources_searched:
+        reply += SEARCHED.format(sources=", ".join(state.sources_searched))
+    reply += SUGGESTION
+    if not state.phi_detected and "pubmed" not in state.sources_searched:
+        reply += PUBMED_SUGGESTION
+    return reply
+
+
+def _missing_everywhere(found: evidence.Evidence) -> list[str]:
+    """Topic concepts that no passage contains, in question order."""
+    if not found.passages:
+        return []
+    shared = set(found.passages[0].missing)
+    for passage in found.passages[1:]:
+        shared &= set(passage.missing)
+    return [label for label in found.passages[0].missing if label in shared]
+
+
+def _listing(items: list[str]) -> str:
+    quoted = [f'"{item}"' for item in items]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " or " + quoted[-1]
+
+
+def missing_topics(state: QueryState, excerpts: Sequence[Excerpt]) -> str:
+    """The question's topics that none of the cited excerpts mentions ("" when all are, or when unchecked)."""
+    if state.phi is None or state.phi.error is not None or not excerpts:
+        return ""
+    terms = frozenset().union(*(evidence.chunk_terms(e.chunk) for e in excerpts))
+    missing = [c.label for c in evidence.question_concepts(evidence_question(state))
+               if c.weight == 1.0 and not evidence.covers(c, terms)]
+    return _listing(missing[:MAX_TOPICS]) if missing else ""

@@ -1,0 +1,163 @@
+"""The evidence score: does a retrieved passage answer the question, on an absolute scale?
+
+Fused search scores are min-max normalised per query, so the best hit is always near 1.0 even when nothing
+in the knowledge base is about the question. The evidence score instead asks of each passage:
+
+- topic coverage: the share of the question's concepts the passage (with its title and section) contains.
+  A concept is a content word, or a known abbreviation matched by itself or by all words of its long form
+  ("CKD" or "chronic ... kidney disease"). Generic question words ("dose", "treatment", "first-line") weigh
+  GENERIC_WEIGHT; topic words (drug and condition names, everything else) weigh 1. Numbers and PHI are not
+  concepts (a patient's eGFR 38 is not in any reference text). A concept only another retrieved passage of
+  the same document holds counts DOCUMENT_WEIGHT.
+- cosine: the MiniLM cosine between question and passage, when the index returned it (the embedded index
+  does for every hybrid candidate; an OpenSearch hybrid query does not, then coverage decides alone).
+
+score = COVERAGE_WEIGHT * coverage + (1 - COVERAGE_WEIGHT) * rescaled cosine, in [0, 1] (without a cosine,
+COVERAGE_ONLY_WEIGHT * coverage); the question's
+evidence is its best passage's score. Below `Settings.evidence_threshold` the system abstains
+(answer_status "no_evidence"). Everything here is arithmetic on text already inside the boundary.
+Measured in docs/benchmarks.md, "Answers that know their limits".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voiceassist.models import Chunk, SearchHit
+from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
+from voiceassist.query.extractive import content_terms, stem
+
+GENERIC_WEIGHT = 0.25
+COVERAGE_WEIGHT = 0.75
+# Without a cosine (an OpenSearch hybrid hit, a PubMed abstract) coverage alone cannot see a synonym or a
+# passage that only shares words, so it counts for a little less: on the dev questions, covered answers had
+# coverage >= 0.71 and uncovered topics <= 0.56, and 0.9 puts the threshold 0.55 at coverage 0.61.
+COVERAGE_ONLY_WEIGHT = 0.9
+# A concept the passage lacks but another retrieved passage of its document holds ("blood pressure" in the
+# section before "A target below 130/80 mmHg") counts half: the passage is read in its document's context.
+DOCUMENT_WEIGHT = 0.5
+# MiniLM cosines between a question and an unrelated clinical passage sit around 0.3-0.45; a passage that
+# answers reaches 0.55-0.75. The rescaled cosine is 0 at COSINE_FLOOR and 1 at COSINE_CEILING.
+COSINE_FLOOR = 0.35
+COSINE_CEILING = 0.75
+# Words a clinical question uses whatever its topic: they say what is asked, not what it is about.
+GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads better as text
+    "dose doses dosage dosing daily maximum max minimum starting start started initial loading usual "
+    "treatment treat treated treating therapy management manage managed first-line second-line line drug "
+    "drugs medication medicine agent agents option options choice adult adults child children elderly "
+    "indication indicated side effect effects adverse risk risks monitor monitoring check checked "
+    "recommend recommended advised should can continue continued keep taking take stop stopped when how "
+    "long often much many which what used define defined defines mean means level levels target value "
+    "values criteria diagnosis diagnose diagnosed prevent prevention acute chronic severe mild moderate "
+    "safe safety lower raise reduce reduced increase increased best preferred alternative alternatives "
+    "need needed needs person people year years day days week weeks month months time times "
+    # words around a patient's details: who is asked about, not what
+    "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old"
+).split())
+_NUMBER = re.compile(r"^\d[\d.,/-]*$")
+_PHI_TAG = re.compile(r"<[A-Z_]+>")
+_LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
+_SURFACE_WORD = re.compile(r"[A-Za-z0-9]+(?:[-'/][A-Za-z0-9]+)*")
+_ABBREVIATION = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)(?![\w-])")
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One thing the question is about: any of `alternatives` (each a set of terms, all needed) matches."""
+
+    label: str
+    alternatives: tuple[frozenset[str], ...]
+    weight: float
+
+
+@dataclass(frozen=True)
+class PassageEvidence:
+    score: float
+    coverage: float
+    cosine: float | None
+    missing: tuple[str, ...]  # the topic concepts the passage does not contain
+
+
+@dataclass(frozen=True)
+class Evidence:
+    score: float  # the best passage's score, 0..1
+    passages: tuple[PassageEvidence, ...]  # one per hit, in the hits' order
+
+    def supported(self, threshold: float) -> list[int]:
+        """Indexes of the hits whose own score reaches `threshold`."""
+        return [i for i, p in enumerate(self.passages) if p.score >= threshold]
+
+
+def question_concepts(question: str) -> list[Concept]:
+    """The concepts of a (redacted) question, abbreviations resolved to either form."""
+    # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
+    text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(" ", question))
+    concepts: dict[str, Concept] = {}
+    abbreviation_words: set[str] = set()
+    for match in _ABBREVIATION.finditer(text):
+        word = match.group(1)
+        key = word if word in CLINICAL_ABBREVIATIONS else (
+            word[:-1] if word.endswith("s") and word[:-1].isupper() and word[:-1] in CLINICAL_ABBREVIATIONS
+            else None)
+        if key is None or key in concepts:
+            continue
+        long_form = content_terms(CLINICAL_ABBREVIATIONS[key])
+        abbreviation_words.add(word.lower())
+        concepts[key] = Concept(key, (frozenset({key.lower()}), long_form), _weight(long_form))
+    for word in _SURFACE_WORD.findall(text):
+        if word.lower() in abbreviation_words:
+            continue
+        for term in content_terms(word):
+            if not _NUMBER.match(term) and term not in concepts:
+                concepts[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
+    return list(concepts.values())
+
+
+def _weight(terms: frozenset[str]) -> float:
+    return GENERIC_WEIGHT if terms and terms <= GENERIC_WORDS else 1.0
+
+
+def chunk_terms(chunk: Chunk) -> frozenset[str]:
+    """The content terms of a chunk with its title and section (cached: Rank and Assemble both ask)."""
+    return _terms_of(chunk.metadata.title, chunk.section or "", chunk.text)
+
+
+@lru_cache(maxsize=2048)
+def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
+    return content_terms(f"{title} {section} {text}")
+
+
+def covers(concept: Concept, terms: frozenset[str]) -> bool:
+    return any(alternative and alternative <= terms for alternative in concept.alternatives)
+
+
+def assess_passage(concepts: Sequence[Concept], hit: SearchHit,
+                   document_terms: frozenset[str] = frozenset()) -> PassageEvidence:
+    """`document_terms`: the terms of the document's other retrieved passages (half credit: context)."""
+    cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
+    if not concepts:
+        return PassageEvidence(0.0, 0.0, cosine, ())
+    terms = chunk_terms(hit.chunk)
+    covered = [c for c in concepts if covers(c, terms)]
+    in_document = [c for c in concepts if c not in covered and covers(c, document_terms)]
+    total = sum(c.weight for c in concepts)
+    coverage = (sum(c.weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
+    missing = tuple(c.label for c in concepts if c not in covered and c.weight == 1.0)
+    if cosine is None:
+        return PassageEvidence(round(COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
+    rescaled = min(max((cosine - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR), 0.0), 1.0)
+    score = COVERAGE_WEIGHT * coverage + (1.0 - COVERAGE_WEIGHT) * rescaled
+    return PassageEvidence(round(score, 4), round(coverage, 4), round(cosine, 4), missing)
+
+
+def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
+    """Score each hit against the question; the evidence is the best one's score (0 without hits)."""
+    concepts = question_concepts(question)
+    by_document: dict[str, frozenset[str]] = {}
+    for hit in hits:
+        by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
+    passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key]) for hit in hits)
+    return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

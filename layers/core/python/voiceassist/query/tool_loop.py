@@ -1,0 +1,191 @@
+"""The query's tool loop: Generate may answer with tool calls, the "Run Tools" Map runs each through the
+executor (its own function, per-tool time-outs), and Generate reads the results on its next turn.
+
+At most MAX_TOOL_CALLS calls and TOOL_BUDGET_S seconds of tools per query, counted in the state. A tool result
+that carries PHI keeps the rest of the turn inside the boundary. Without a model that calls tools (the
+extractive default, or a model without tool calls), a question that names a calculator is answered by the
+calculator: its parameters are read from the question by rule, and missing ones are asked for.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from voiceassist import phi
+from voiceassist.errors import ModelUnavailable
+from voiceassist.models import AnswerStatus, ChatMessage, SearchHit, ToolCall, ToolDefinition, ToolExchange, ToolResult
+from voiceassist.ports import ToolCallingChatModel
+from voiceassist.query import answering, generation, routing
+from voiceassist.query.state import QueryContext, QueryState, timed
+from voiceassist.tools.calculators.question import extract_parameters
+from voiceassist.tools.calculators.registry import get_calculator
+from voiceassist.tools.executor import Caller, ToolExecutor
+from voiceassist.tools.registry import ToolRegistry
+
+MAX_TOOL_CALLS = 5
+TOOL_BUDGET_S = 10.0
+BACKSTOP_S = 2  # the Map task's time-out is the tool's own plus this (the executor stops first)
+CALCULATOR_TOOL = "calculate_medical_score"
+TOOL_RESULT = AnswerStatus.TOOL_RESULT
+LIMIT_WARNING = ("The tool limit of this question was reached ({calls} calls, {seconds:g} s); {dropped} more "
+                 "were not run.")
+
+
+def turn_has_phi(state: QueryState) -> bool:
+    return state.phi_detected or any(exchange.result.carries_phi for exchange in state.tool_history)
+
+
+def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, tier: str) -> QueryState:
+    """One Generate turn of a tier: fold in the tools' results, then call tools or answer."""
+    absorb_results(state)
+    state.generation_tier, state.tool_calls, state.tool_calls_pending = tier, [], False
+    # Tools are offered where Classify routed the question to one (and while the loop runs): every other
+    # question keeps the answer path of query/answering.py (session context, history, breakers, fallbacks).
+    model = _tool_model(ctx, state, tier) if state.tool_route or state.tool_history else None
+    if model is not None:
+        with timed(state, f"generate_{tier}"):
+            return _generate_with_tools(ctx, registry, state, model)
+    if state.tool_route:
+        return _answer_by_rule(state)
+    return answering.generate(ctx, state, tier=tier)
+
+
+def absorb_results(state: QueryState) -> None:
+    """The Map's output into the history: a Catch's {"call", "error"} becomes a failed result."""
+    for item in state.tool_results:
+        if "error" in item and "ok" not in item:
+            call = ToolCall.model_validate(item["call"])
+            timed_out = item["error"] == "States.Timeout"
+            result = ToolResult(name=call.name, call_id=call.call_id, ok=False, status=504 if timed_out else 500,
+                                error="tool_timeout" if timed_out else "tool_failed",
+                                content=f"the tool {call.name} did not answer ({item['error']})",
+                                latency_ms=float((call.timeout_seconds or 0) * 1000) if timed_out else 0.0)
+        else:
+            result = ToolResult.model_validate(item)
+            call = next((c for c in state.tool_calls if c.call_id == result.call_id), ToolCall(name=result.name))
+        state.tool_history.append(ToolExchange(call=call, result=result))
+        state.tool_seconds_used = round(state.tool_seconds_used + result.latency_ms / 1000, 3)
+        _cite(state, result.sources)
+    state.tool_results = []
+
+
+def run_tool(executor: ToolExecutor, state: QueryState, call: ToolCall) -> ToolResult:
+    """One iteration of the "Run Tools" Map: the call through the executor, as the asking user."""
+    caller = Caller(user_id=state.user_id, channel="model", turn_has_phi=turn_has_phi(state),
+                    budget_seconds=max(TOOL_BUDGET_S - state.tool_seconds_used, 0.0))
+    return executor.execute(call, caller)
+
+
+def _cite(state: QueryState, sources: list[SearchHit]) -> None:
+    """Tool sources go first among the excerpts, so the answer cites them like any passage."""
+    seen = {hit.chunk.chunk_id for hit in sources}
+    state.hits = [*sources, *(hit for hit in state.hits if hit.chunk.chunk_id not in seen)]
+
+
+def _tool_model(ctx: QueryContext, state: QueryState, tier: str) -> ToolCallingChatModel | None:
+    if tier == "extractive":
+        return None
+    plan = routing.choose_models(turn_has_phi(state), ctx.settings.routing_mode, cloud=ctx.cloud_chat,
+                                 local=ctx.local_chat)
+    if plan.redacted:  # cloud-only with PHI: the redacted question only, no tools
+        return None
+    models = plan.tier(tier).models
+    return models[0] if models and isinstance(models[0], ToolCallingChatModel) else None
+
+
+def _offered(registry: ToolRegistry, state: QueryState) -> list[ToolDefinition]:
+    """The tools the model may call now: none past the limits; only in-boundary ones in a turn with PHI."""
+    if state.tool_calls_made >= MAX_TOOL_CALLS or state.tool_seconds_used >= TOOL_BUDGET_S:
+        return []
+    with_phi = turn_has_phi(state)
+    return [d for d in registry.definitions() if d.requires_phi or not with_phi]
+
+
+def _generate_with_tools(ctx: QueryContext, registry: ToolRegistry, state: QueryState,
+                         model: ToolCallingChatModel) -> QueryState:
+    excerpts = generation.number_excerpts(state.hits[: state.request.top_k])
+    prompt = generation.build_prompt(state.request.query, excerpts)
+    messages = [*prompt.messages, *_transcript(state, excerpts)]
+    offered = _offered(registry, state)
+    if not model.in_boundary:
+        phi.ensure_no_phi(routing.egress_payload(messages), ctx.phi_detector)  # the egress guard's last line
+    try:
+        completion = model.complete_with_tools(messages, offered)
+    except ModelUnavailable:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the state machine's Catch moves to the next tier
+        raise ModelUnavailable(f"{model.name} failed to answer with tools ({type(exc).__name__})") from exc
+    state.model = completion.model or model.name
+    state.usage.prompt_tokens += completion.usage.prompt_tokens
+    state.usage.completion_tokens += completion.usage.completion_tokens
+    if completion.tool_calls:
+        room = MAX_TOOL_CALLS - state.tool_calls_made if offered else 0
+        issued, dropped = completion.tool_calls[:room], completion.tool_calls[room:]
+        if dropped:
+            state.warnings.append(LIMIT_WARNING.format(calls=MAX_TOOL_CALLS, seconds=TOOL_BUDGET_S,
+                                                       dropped=len(dropped)))
+        if issued:
+            _issue(state, registry, issued)
+            return state
+    state.answer = completion.text.strip() or "No answer could be composed from the tools' results."
+    state.extractive = False
+    if state.tool_history and any(e.result.ok and e.call.name == CALCULATOR_TOOL for e in state.tool_history):
+        state.answer_status = TOOL_RESULT
+    return state
+
+
+def _issue(state: QueryState, registry: ToolRegistry, calls: list[ToolCall]) -> None:
+    remaining = max(TOOL_BUDGET_S - state.tool_seconds_used, 0.0)
+    for call in calls:
+        own = registry.get(call.name).definition.timeout_seconds if call.name in registry else 1.0
+        call.timeout_seconds = math.ceil(min(own, remaining)) + BACKSTOP_S
+    state.tool_calls, state.tool_calls_pending = calls, True
+    state.tool_calls_made += len(calls)
+
+
+def _transcript(state: QueryState, excerpts: list[Any]) -> list[ChatMessage]:
+    """The earlier rounds in the OpenAI shape: the assistant's calls, then one tool message per result."""
+    number = {e.chunk.chunk_id: e.number for e in excerpts}
+    messages: list[ChatMessage] = []
+    for exchange in state.tool_history:
+        messages.append(ChatMessage(role="assistant", content="", tool_calls=[exchange.call]))
+        cited = [number[h.chunk.chunk_id] for h in exchange.result.sources if h.chunk.chunk_id in number]
+        cite = f" (cite as [{cited[0]}])" if cited else ""
+        messages.append(ChatMessage(role="tool", tool_call_id=exchange.call.call_id,
+                                    content=exchange.result.content + cite))
+    return messages
+
+
+def _answer_by_rule(state: QueryState) -> QueryState:
+    """No model calls tools: the named calculator is called with the parameters read from the question."""
+    name = state.tool_route or ""
+    done = [e for e in state.tool_history if e.call.name == CALCULATOR_TOOL]
+    state.model, state.extractive = answering.EXTRACTIVE_MODEL, True
+    if not done:
+        params, missing = extract_parameters(name, state.request.query)
+        if missing:
+            title = get_calculator(name).title
+            state.clarifying_question = (f"To calculate {title} I still need: {', '.join(missing)}. Please give "
+                                         "them in your question.")
+            state.answer_status = AnswerStatus.CLARIFICATION
+            return state
+        _issue(state, _CALCULATOR_ONLY, [ToolCall(name=CALCULATOR_TOOL,
+                                                  arguments={"calculator": name, "parameters": params})])
+        return state
+    result = done[-1].result
+    if result.ok:
+        state.answer, state.answer_status = f"{result.content} [1]", TOOL_RESULT
+    else:
+        state.answer = f"The calculator could not compute this: {result.content}"
+        state.answer_status = AnswerStatus.TOOL_ERROR
+    return state
+
+
+def _calculator_registry() -> ToolRegistry:
+    from voiceassist.tools.medical import CALCULATE_MEDICAL_SCORE
+
+    return ToolRegistry([CALCULATE_MEDICAL_SCORE])
+
+
+_CALCULATOR_ONLY = _calculator_registry()

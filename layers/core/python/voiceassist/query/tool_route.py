@@ -1,0 +1,17 @@
+"""Classify's tool route: a question that names a calculator and gives findings goes to the calculator (the
+tool loop), not to a clarifying question about its conditions nor to a search of the knowledge base. A name
+that only reports its value ("eGFR 25", "CURB-65 is 2") is a finding, and the question goes to search."""
+
+from __future__ import annotations
+
+from voiceassist.query.state import QueryState
+from voiceassist.tools.calculators.question import extract_parameters, requested_calculator
+
+
+def route_to_tool(state: QueryState) -> QueryState:
+    name = requested_calculator(state.request.query)
+    if name is not None:
+        found, _missing = extract_parameters(name, state.request.query)
+        if found:
+            state.tool_route, state.clarifying_question = name, None
+    return state

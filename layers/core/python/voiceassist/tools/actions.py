@@ -1,0 +1,72 @@
+"""Pending actions: a tool call that waits for the person's confirmation, kept in the shared state store.
+
+`POST /v1/actions/{id}/confirm` runs it, `/cancel` drops it; after `expires_at` both get a 410. The record
+stays readable for a day after its expiry so that a late confirmation is told "expired", not "unknown". The
+compare-and-set of the store makes a double confirmation run the tool once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from voiceassist.errors import Conflict, NotFound
+from voiceassist.models import PendingAction, ToolCall, new_id, utc_now
+from voiceassist.ports import KeyValueState
+from voiceassist.tools.errors import ActionExpired
+
+DEFAULT_EXPIRY = timedelta(minutes=10)
+KEEP_AFTER_EXPIRY_S = 86_400
+PENDING, CONFIRMED, CANCELLED = "pending", "confirmed", "cancelled"
+
+
+@dataclass(frozen=True)
+class StoredAction:
+    action: PendingAction
+    call: ToolCall
+    user_id: str
+    caller: dict[str, Any]  # the Caller's fields, so the confirmed call runs as the one who proposed it
+
+
+class PendingActions:
+    def __init__(self, state: KeyValueState, *, expiry: timedelta = DEFAULT_EXPIRY,
+                 clock: Any = utc_now) -> None:
+        self._state = state
+        self._expiry = expiry
+        self._clock = clock
+
+    def create(self, call: ToolCall, *, summary: str, user_id: str, caller: dict[str, Any]) -> PendingAction:
+        action = PendingAction(action_id=new_id("act"), tool=call.name, summary=summary,
+                               expires_at=self._clock() + self._expiry)
+        record = {"action": action.model_dump(mode="json"), "call": call.model_dump(mode="json"),
+                  "user_id": user_id, "caller": caller, "status": PENDING}
+        self._state.put(_key(action.action_id), record, expected_version=0,
+                        ttl_seconds=int(self._expiry.total_seconds()) + KEEP_AFTER_EXPIRY_S)
+        return action
+
+    def take(self, action_id: str, *, user_id: str, confirm: bool) -> StoredAction:
+        """Mark the action confirmed or cancelled (once) and return it; NotFound for another user's action."""
+        record, version = self._state.get(_key(action_id))
+        if record is None or record["user_id"] != user_id:
+            raise NotFound(f"no pending action {action_id!r}")
+        stored = StoredAction(action=PendingAction.model_validate(record["action"]),
+                              call=ToolCall.model_validate(record["call"]), user_id=record["user_id"],
+                              caller=record["caller"])
+        if record["status"] != PENDING:
+            raise Conflict(f"action {action_id!r} was already {record['status']}")
+        if _expired(stored.action.expires_at, self._clock()):
+            raise ActionExpired(f"action {action_id!r} expired at {stored.action.expires_at.isoformat()}; "
+                                "ask for it again")
+        record["status"] = CONFIRMED if confirm else CANCELLED
+        self._state.put(_key(action_id), record, expected_version=version,
+                        ttl_seconds=KEEP_AFTER_EXPIRY_S)  # a racing second confirmation gets a Conflict
+        return stored
+
+
+def _key(action_id: str) -> str:
+    return f"action:{action_id}"
+
+
+def _expired(expires_at: datetime, now: datetime) -> bool:
+    return now >= expires_at

@@ -1,0 +1,40 @@
+"""The executor's refusals, each with its HTTP status (mapped once in functions/api/routes/errors.py)."""
+
+from __future__ import annotations
+
+from voiceassist.errors import VoiceAssistError
+
+
+class ToolForbidden(VoiceAssistError):
+    """The caller's roles may not use this tool."""
+
+    status_code = 403
+    code = "forbidden"
+
+
+class PhiRefused(VoiceAssistError):
+    """The arguments carry PHI (or could not be checked) and the tool may not receive PHI."""
+
+    status_code = 422
+    code = "phi_refused"
+
+
+class RateLimited(VoiceAssistError):
+    status_code = 429
+    code = "rate_limited"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class ActionExpired(VoiceAssistError):
+    """A pending action was confirmed or cancelled after its expiry."""
+
+    status_code = 410
+    code = "action_expired"
+
+
+class ToolTimeout(VoiceAssistError):
+    status_code = 504
+    code = "tool_timeout"

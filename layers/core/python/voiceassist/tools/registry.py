@@ -1,0 +1,85 @@
+"""The tool registry: each tool is a ToolDefinition (what callers see, with a JSON Schema generated from its
+pydantic params model), the params model itself, and a function from validated params to a ToolOutput."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
+
+from voiceassist.errors import NotFound
+from voiceassist.models import SearchHit, ToolDefinition
+
+if TYPE_CHECKING:
+    from voiceassist.query.state import QueryContext
+
+
+@dataclass(frozen=True)
+class ToolEnvironment:
+    """What a tool may reach: the query context's adapters, and whether the turn carries PHI."""
+
+    ctx: QueryContext
+    turn_has_phi: bool = True  # unknown counts as PHI (fail closed)
+    user_id: str | None = None  # the caller, for tools that reach the person's own accounts (tools/workspace.py)
+
+
+@dataclass(frozen=True)
+class ToolOutput:
+    content: str  # what the model (or the person) reads
+    data: dict[str, Any] = field(default_factory=dict)
+    sources: list[SearchHit] = field(default_factory=list)  # what the answer may cite
+    carries_phi: bool = False  # the content may hold PHI whatever the arguments (a calendar, a person's files)
+
+
+ToolFunction = Callable[[Any, ToolEnvironment], ToolOutput]
+
+
+@dataclass(frozen=True)
+class Tool:
+    definition: ToolDefinition
+    params: type[BaseModel]
+    run: ToolFunction
+    summarize: Callable[[Any], str] | None = None  # the pending action's human summary (confirmation tools)
+    # False when the validated arguments can hold no free text (numbers, booleans, enumerated words), so there
+    # is nothing to scan for PHI: the PHI detector would only find false positives in "chadsvasc".
+    scan_arguments: bool = True
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+
+def define(name: str, description: str, params: type[BaseModel], run: ToolFunction, *,
+           summarize: Callable[[Any], str] | None = None, schema_extra: dict[str, Any] | None = None,
+           scan_arguments: bool = True, **options: Any) -> Tool:
+    """A Tool whose definition's `parameters` is the JSON Schema of `params` (plus `schema_extra` properties)."""
+    schema = params.model_json_schema()
+    for prop, extra in (schema_extra or {}).items():
+        schema["properties"][prop].update(extra)
+    definition = ToolDefinition(name=name, description=description, parameters=schema, **options)
+    return Tool(definition=definition, params=params, run=run, summarize=summarize, scan_arguments=scan_arguments)
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            self.register(tool)
+
+    def register(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool:
+        tool = self._tools.get(name)
+        if tool is None:
+            raise NotFound(f"no tool named {name!r}; known: {', '.join(sorted(self._tools))}")
+        return tool
+
+    def definitions(self) -> list[ToolDefinition]:
+        return [self._tools[name].definition for name in sorted(self._tools)]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+

@@ -1,0 +1,243 @@
+"""What makes the local HTTP server safe to leave running: the standard library's server, hardened.
+
+- A bounded number of connections served at once (the rest get a 503 at once, not a thread each), and a
+  listen backlog of 128 (5 reset bursts of new connections).
+- A socket timeout on every read (an idle keep-alive connection or a stalled body is closed), and a deadline
+  for reading a whole request (headers and body): a client that trickles bytes (slowloris) is cut off.
+- A cap on the body: a larger Content-Length is a 413 before anything is read; a malformed one a 400;
+  chunked bodies a 411 (send Content-Length).
+- http.server's own errors as the API's JSON envelope, never an HTML page or a traceback.
+- HEAD (a GET without the body), OPTIONS (CORS preflight for the configured dev origins), 405 otherwise.
+- A bearer token when configured (required when the server listens beyond the loopback interface).
+- A structured access log line per request (method, path without the query string, status, bytes, ms).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hmac
+import json
+import logging
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+READ_TIMEOUT_S = 10.0  # per read: an idle keep-alive connection or a stalled body
+REQUEST_DEADLINE_S = 30.0  # to read one whole request, headers and body
+MAX_CONNECTIONS = 64
+LISTEN_BACKLOG = 128
+BODY_OVERHEAD = 1.4  # an upload's JSON envelope carries the file base64-encoded: 4/3 of it, and a little more
+DEV_ORIGINS = ("http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:5173", "http://127.0.0.1:5173")
+LOOPBACK = ("127.0.0.1", "::1", "localhost")
+_BUSY_BODY = json.dumps({"error": {"code": "unavailable", "message": "too many connections; try again",
+                                   "trace_id": "local", "retry_after": 1}}).encode()
+BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+        b"Connection: close\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
+
+PROTOCOL_ERRORS = {
+    400: "the request could not be read as HTTP/1.1 (TLS sent to this plain-HTTP port?)",
+    414: "the request line is too long",
+    431: "the request headers are too large",
+}
+
+access_log = logging.getLogger("voiceassist.access")
+
+
+def configure_access_log() -> None:
+    """One JSON line per request on stderr, at INFO (the default level of the server)."""
+    if access_log.handlers:
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    access_log.addHandler(handler)
+    access_log.setLevel(logging.INFO)
+    access_log.propagate = False
+
+
+class GuardedServer(ThreadingHTTPServer):
+    request_queue_size = LISTEN_BACKLOG
+    daemon_threads = True
+
+    def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, max_body_bytes: int,
+                 token: str | None = None, origins: tuple[str, ...] = DEV_ORIGINS,
+                 max_connections: int = MAX_CONNECTIONS) -> None:
+        super().__init__(address, handler)
+        self.max_body_bytes = max_body_bytes
+        self.token = token
+        self.origins = origins
+        self._slots = threading.BoundedSemaphore(max_connections)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            try:
+                request.settimeout(1.0)
+                request.sendall(BUSY)
+            except OSError:
+                pass
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        access_log.warning(json.dumps({"event": "connection_error", "error": type(sys.exc_info()[1]).__name__}))
+
+
+class GuardedRequestHandler(BaseHTTPRequestHandler):
+    """Subclasses implement `respond(body)`; everything about reading the request safely is here."""
+
+    server: GuardedServer
+    timeout = READ_TIMEOUT_S
+    protocol_version = "HTTP/1.1"
+    server_version = "VoiceAssistLocal/0.2"
+    sys_version = ""
+
+    def respond(self, body: bytes) -> None:
+        raise NotImplementedError
+
+    # ---- one request -------------------------------------------------------------------------------------
+    def handle_one_request(self) -> None:
+        self._started = time.perf_counter()
+        self._status, self._sent_bytes, self._deadline_hit = 0, 0, False
+        deadline = threading.Timer(REQUEST_DEADLINE_S, self._cut_off)
+        deadline.daemon = True
+        self._deadline = deadline
+        deadline.start()
+        try:
+            super().handle_one_request()
+        except (TimeoutError, ConnectionError):
+            self.close_connection = True
+        finally:
+            deadline.cancel()
+        if self._status:
+            self._log_access()
+
+    def _cut_off(self) -> None:
+        """The request took longer than REQUEST_DEADLINE_S to arrive: close the socket under the reader."""
+        self._deadline_hit = True
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+    def _dispatch(self) -> None:
+        body = self._admit()
+        if body is not None:
+            self.respond(body)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _dispatch
+
+    def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
+        self._head = True
+        self.command = "GET"
+        self._dispatch()
+
+    do_OPTIONS = _dispatch  # the API answers 204 with the path's Allow; write_reply adds the CORS preflight
+
+    def _admit(self) -> bytes | None:
+        """The request's body, once the caller is admitted and the body is read; None after an error reply."""
+        if self.server.token and not self._token_matches():
+            self.send_json_error(401, "unauthorized", "send Authorization: Bearer <VOICEASSIST_LOCAL_TOKEN>")
+            return None
+        if self.headers.get("transfer-encoding"):
+            self.send_json_error(411, "length_required", "send the body with a Content-Length (not chunked)")
+            return None
+        raw = (self.headers.get("content-length") or "0").strip()
+        if not raw.isdigit():
+            self.send_json_error(400, "bad_request", "the Content-Length header is not a number of bytes")
+            return None
+        length = int(raw)
+        if length > self.server.max_body_bytes:
+            self.send_json_error(413, "payload_too_large",
+                                 f"the body is {length} bytes; the limit is {self.server.max_body_bytes} bytes")
+            return None
+        body = self.rfile.read(length) if length else b""
+        if len(body) < length:  # the client stopped sending (or was cut off): nobody to answer
+            self.close_connection = True
+            return None
+        self._deadline.cancel()
+        return body
+
+    def _token_matches(self) -> bool:
+        sent = self.headers.get("authorization") or ""
+        scheme, _, value = sent.partition(" ")
+        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.server.token.encode())
+
+    # ---- writing -----------------------------------------------------------------------------------------
+    def write_reply(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
+        self.send_response(status)
+        for name, value in headers:
+            self.send_header(name, value)
+        self._cors_headers(preflight=self.command == "OPTIONS")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        if not getattr(self, "_head", False):
+            self.wfile.write(data)
+            self._sent_bytes = len(data)
+
+    def send_json_error(self, status: int, code: str, message: str) -> None:
+        data = json.dumps({"error": {"code": code, "message": message, "trace_id": "local"}}).encode("utf-8")
+        self.close_connection = True
+        with contextlib.suppress(OSError):  # the client went away
+            self.write_reply(status, [("Content-Type", "application/json"), ("Connection", "close")], data)
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """http.server's own errors (a malformed request line, an unknown method, an over-long header) as
+        the API's JSON envelope. An unsupported method (TRACE, CONNECT, ...) is a 405."""
+        self.request_version = self.protocol_version  # an unreadable request line would leave HTTP/0.9: no headers
+        if code == 501 and getattr(self, "headers", None) is not None:
+            self._dispatch()  # TRACE, CONNECT, ...: the API answers 405 with the path's Allow header (or 404)
+            return
+        if code == 501:
+            code, message = 405, f"the method {self.command} is not supported; see /v1/openapi.json"
+        else:  # http.server's messages echo the request line, which can carry a query string
+            message = PROTOCOL_ERRORS.get(code, "the request could not be read as HTTP/1.1")
+        self.send_json_error(code, "method_not_allowed" if code == 405 else "bad_request", message)
+
+    def _cors_headers(self, *, preflight: bool) -> None:
+        headers = getattr(self, "headers", None)  # not there when the request line itself was unreadable
+        origin = headers.get("origin") if headers else None
+        if origin and origin in self.server.origins:
+            self.send_header("Access-Control-Allow-Origin", origin)
+            self.send_header("Vary", "Origin")
+            if preflight:
+                self.send_header("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
+                self.send_header("Access-Control-Allow-Headers", "authorization, content-type")
+                self.send_header("Access-Control-Max-Age", "600")
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self._status = code
+        super().send_response(code, message)
+
+    # ---- logging -----------------------------------------------------------------------------------------
+    def _log_access(self) -> None:
+        path = (getattr(self, "path", "") or "").split("?", 1)[0]  # query strings can carry titles and file names
+        access_log.info(json.dumps({
+            "event": "access", "method": "HEAD" if getattr(self, "_head", False) else (self.command or "-"),
+            "path": path,
+            "status": self._status, "bytes": self._sent_bytes,
+            "ms": round((time.perf_counter() - self._started) * 1000, 1), "client": self.client_address[0],
+        }))
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        return  # replaced by the structured access log (request lines carry query strings)
+
+
+def check_binding(host: str, token: str | None) -> str | None:
+    """A warning to print when the server listens beyond the loopback interface; refuses it without a token."""
+    if host in LOOPBACK:
+        return None
+    if not token:
+        from voiceassist.errors import InvalidInput
+
+        raise InvalidInput(f"listening on {host} exposes the API beyond this machine: set VOICEASSIST_LOCAL_TOKEN "
+                           "(callers then send Authorization: Bearer <token>), or use --host 127.0.0.1")
+    return (f"warning: the API listens on {host}, reachable from other machines; every request needs "
+            "Authorization: Bearer <VOICEASSIST_LOCAL_TOKEN>, and traffic is not encrypted (no TLS)")

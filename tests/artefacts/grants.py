@@ -1,0 +1,111 @@
+"""What the AWS calls recorded in the packaging run mean as catalogue grants (voiceassist.constants.functions).
+
+A function must be granted every Access its calls need (else AWS denies it) and nothing else, except the
+grants below whose code path the canned events do not take, each with the reason it stays.
+"""
+
+from __future__ import annotations
+
+from voiceassist.constants.environment import (
+    ENV_AUDIT_TABLE,
+    ENV_DOCUMENTS_BUCKET,
+    ENV_DOCUMENTS_TABLE,
+    ENV_IDEMPOTENCY_TABLE,
+    ENV_INGEST_STATE_MACHINE_ARN,
+    ENV_JOBS_TABLE,
+    ENV_QUERY_STATE_MACHINE_ARN,
+    ENV_SESSIONS_TABLE,
+    ENV_STATE_TABLE,
+)
+from voiceassist.constants.functions import Access
+
+A = Access
+Call = tuple[str, str, str]  # service, operation (or HTTP method), resource (table, bucket, ARN or path)
+
+_BY_REFERENCE = "large artefacts travel as S3 blobs between the ingest steps (ingest/artifacts.py hand_off); " \
+                "the sample document fits inline"
+NOT_EXERCISED: dict[tuple[str, Access], str] = {
+    ("ingest_extract", A.BUCKET_WRITE): _BY_REFERENCE,
+    ("ingest_clean", A.BUCKET_READ): _BY_REFERENCE,
+    ("ingest_clean", A.BUCKET_WRITE): _BY_REFERENCE,
+    ("ingest_chunk", A.BUCKET_READ): _BY_REFERENCE,
+    ("ingest_chunk", A.BUCKET_WRITE): _BY_REFERENCE,
+    ("ingest_embed", A.BUCKET_READ): _BY_REFERENCE,
+    ("ingest_embed", A.BUCKET_WRITE): _BY_REFERENCE,
+    ("ingest_embed", A.JOBS_WRITE): "progress is recorded on the job for documents longer than one batch",
+    ("ingest_embed", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
+    ("ingest_index", A.BUCKET_READ): _BY_REFERENCE,
+    ("ingest_finalize", A.BUCKET_READ): _BY_REFERENCE,
+    ("ingest_finalize", A.BUCKET_WRITE): "stored artefacts are deleted once the version is live",
+    ("ingest_fail", A.BUCKET_READ): _BY_REFERENCE,
+    ("query_retrieve", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
+    ("query_retrieve", A.PUBMED_SECRET): "only where PubMed is enabled (the NCBI key's secret)",
+    ("query_generate", A.OPENAI_SECRET): "only with the cloud model configured (the run answers extractively)",
+    ("query_generate", A.LLM_INVOKE): "only with the in-boundary LLM endpoint (cdk.json llm.enabled)",
+    ("query_generate", A.STATE_WRITE): "the models' circuit breakers, read and written when a model is called",
+    ("query_generate", A.SESSIONS_READ): "the conversation goes into a model's prompt; without one the run "
+                                         "answers extractively (query/answering.py generate)",
+    ("ingest_ocr", A.BUCKET_READ): "Textract reads the scanned PDF from S3 with the caller's rights; moto's "
+                                   "Textract does not read it",
+    ("ingest_ocr", A.BUCKET_WRITE): _BY_REFERENCE,
+    ("query_rank", A.SESSIONS_READ): "an abstention in a session compares the question with the session's last "
+                                     "one (query/retrieval.py _previous_question); the canned question is answered",
+    ("query_tools", A.SEARCH_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
+    ("query_tools", A.DOCUMENTS_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
+    ("query_tools", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
+    **{(step, A.STREAM_TO_CLIENTS): "only when a client streams the query (conversation/events.py; "
+                                    "tests/integration/test_query_events.py)"
+       for step in ("query_detect_phi", "query_classify", "query_rank", "query_generate")},
+    ("stream", A.SESSIONS_READ): "a question over an open connection (tests/unit/test_streaming.py)",
+    ("stream", A.START_QUERY): "a question over an open connection (tests/unit/test_streaming.py)",
+    ("stream", A.STREAM_TO_CLIENTS): "a question over an open connection (tests/unit/test_streaming.py)",
+}
+
+_DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
+_DYNAMODB_READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems", "DescribeTable"}
+_S3_READS = {"GetObject", "HeadObject", "ListObjectsV2", "ListObjects"}
+_S3_WRITES = {"PutObject", "DeleteObject", "DeleteObjects", "CopyObject"}
+_SEARCH_READS = ("/_search", "/_count", "/_msearch")
+
+
+def _tables(env: dict[str, str]) -> dict[str, tuple[Access, Access]]:
+    """Table name -> (the Access that reads it, the one that writes it)."""
+    return {env[ENV_DOCUMENTS_TABLE]: (A.DOCUMENTS_READ, A.DOCUMENTS_WRITE),
+            env[ENV_JOBS_TABLE]: (A.JOBS_READ, A.JOBS_WRITE),
+            env[ENV_SESSIONS_TABLE]: (A.SESSIONS_READ, A.SESSIONS_WRITE),
+            env[ENV_AUDIT_TABLE]: (A.AUDIT_READ, A.AUDIT_WRITE),
+            env[ENV_STATE_TABLE]: (A.STATE_WRITE, A.STATE_WRITE),
+            env[ENV_IDEMPOTENCY_TABLE]: (A.IDEMPOTENCY, A.IDEMPOTENCY)}
+
+
+def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], list[Call]]:
+    """The Accesses the calls need (a table written is its write Access alone: it grants reading too), and
+    the calls no Access covers."""
+    tables = _tables(env)
+    used: set[Access] = set()
+    unmapped: list[Call] = []
+    written = {resource for service, operation, resource in calls
+               if service == "dynamodb" and operation in _DYNAMODB_WRITES}
+    for call in set(calls):
+        service, operation, resource = call
+        if service == "dynamodb" and resource in tables and operation in _DYNAMODB_READS | _DYNAMODB_WRITES:
+            used.add(tables[resource][1 if resource in written else 0])
+        elif service == "s3" and resource == env[ENV_DOCUMENTS_BUCKET] and operation in _S3_READS:
+            used.add(A.BUCKET_READ)
+        elif service == "s3" and resource == env[ENV_DOCUMENTS_BUCKET] and operation in _S3_WRITES:
+            used.add(A.BUCKET_WRITE)
+        elif (service, operation, resource) == ("stepfunctions", "StartExecution", env[ENV_INGEST_STATE_MACHINE_ARN]):
+            used.add(A.START_INGEST)
+        elif (service, operation, resource) == ("stepfunctions", "StartSyncExecution",
+                                                env[ENV_QUERY_STATE_MACHINE_ARN]):
+            used.add(A.START_QUERY)
+        elif service == "textract" and operation in ("StartDocumentTextDetection", "GetDocumentTextDetection"):
+            used.add(A.OCR_TEXTRACT)
+        elif service == "apigatewaymanagementapi" and operation == "PostToConnection":
+            used.add(A.STREAM_TO_CLIENTS)
+        elif service == "opensearch":
+            reads = operation in ("GET", "HEAD") or resource.split("?")[0].endswith(_SEARCH_READS)
+            used.add(A.SEARCH_READ if reads else A.SEARCH_WRITE)
+        else:
+            unmapped.append(call)
+    return used, unmapped

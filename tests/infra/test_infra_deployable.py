@@ -1,0 +1,197 @@
+"""The blockers a first deploy would hit, each asserted gone (issue 16): they cannot be seen without deploying."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from aws_cdk import App, Stack
+from conftest import REPO_ROOT, Synthesized, app_functions, resources
+from pydantic import ValidationError
+
+from infra.config import SourcePaths, load_environment
+from infra.constructs.layers import LayerNotBuiltError, Layers
+from infra.custom_resources import is_custom_resource
+from infra.stacks.key_policy import PUBLISHING_SERVICES
+from voiceassist.constants.functions import FUNCTIONS_BY_NAME
+
+CONTEXT = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
+ENVIRONMENTS = ["dev", "staging", "prod"]
+API_GATEWAY_LIMIT_SECONDS = 29
+
+
+def _context_with(env: str, section: str, **values: object) -> dict:
+    context = json.loads(json.dumps(CONTEXT))
+    context["voiceassist"]["environments"][env][section].update(values)
+    return context
+
+
+@pytest.mark.parametrize(("zones", "nodes"), [(3, 2), (3, 4), (2, 3), (2, 1)])
+def test_data_nodes_that_do_not_spread_evenly_over_the_zones_are_rejected(zones: int, nodes: int) -> None:
+    context = _context_with("prod", "search", data_node_count=nodes)
+    context["voiceassist"]["environments"]["prod"]["network"]["availability_zones"] = [
+        f"us-east-1{letter}" for letter in "abc"[:zones]
+    ]
+    with pytest.raises(ValidationError, match="multiple of it"):
+        load_environment(context, "prod")
+
+
+def test_every_environment_has_zone_consistent_search() -> None:
+    for env in ENVIRONMENTS:
+        config = load_environment(CONTEXT, env)
+        if config.search.zone_awareness:
+            zones = len(config.network.availability_zones)
+            assert config.search.data_node_count % zones == 0 and config.search.data_node_count >= zones, env
+
+
+def test_a_scale_down_schedule_that_changes_nothing_is_rejected() -> None:
+    context = _context_with("dev", "llm", min_capacity=1, scale_down={"off_hours_capacity": 1})
+    with pytest.raises(ValidationError, match="below min_capacity"):
+        load_environment(context, "dev")
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_the_key_lets_alarms_and_eventbridge_use_encrypted_topics_and_queues(
+    synthesized: Synthesized, env: str
+) -> None:
+    (key,) = resources(synthesized.main(env), "AWS::KMS::Key").values()
+    granted = {}
+    for statement in key["KeyPolicy"]["Statement"]:
+        services = statement["Principal"].get("Service", []) if isinstance(statement["Principal"], dict) else []
+        for service in [services] if isinstance(services, str) else services:
+            granted.setdefault(service, set()).update(
+                [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+            )
+    for service in PUBLISHING_SERVICES:
+        assert {"kms:Decrypt", "kms:GenerateDataKey*"} <= granted.get(service, set()), (env, service)
+    # and the topic the alarms publish to is encrypted with that key
+    (topic,) = resources(synthesized.main(env), "AWS::SNS::Topic").values()
+    assert topic["KmsMasterKeyId"]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_every_custom_resource_answers_within_a_service_timeout(synthesized: Synthesized, env: str) -> None:
+    for template in (synthesized.main(env), synthesized.models(env)):
+        custom = {k: r for k, r in template["Resources"].items() if is_custom_resource(r["Type"])}
+        for logical_id, resource in custom.items():
+            assert 0 < int(resource["Properties"]["ServiceTimeout"]) <= 3600, logical_id
+    assert any(r["Type"] == "Custom::SearchBootstrap" for r in synthesized.main(env)["Resources"].values())
+
+
+def test_an_unbuilt_layer_fails_synth(tmp_path: Path) -> None:
+    stack = Stack(App(), "LayerCheck")
+    with pytest.raises(LayerNotBuiltError, match="make layers"):
+        Layers(stack, "Layers", paths=SourcePaths(deps_layer_dir=tmp_path / "missing"))
+
+
+def test_a_built_layer_synthesizes(tmp_path: Path) -> None:
+    names = ("deps", "ml", "auth", "mcp", "documents")
+    for name in names:
+        (tmp_path / name / "python").mkdir(parents=True)
+    paths = SourcePaths(**{f"{name}_layer_dir": tmp_path / name for name in names})
+    layers = Layers(Stack(App(), "LayerCheck"), "Layers", paths=paths)
+    assert "NOT BUILT" not in str(layers.deps.node.default_child.description)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("env", ENVIRONMENTS)
+def test_the_model_endpoints_reach_s3_through_its_prefix_list(synthesized: Synthesized, env: str) -> None:
+    prefix_list = load_environment(CONTEXT, env).network.s3_prefix_list_id
+    groups = resources(synthesized.main(env), "AWS::EC2::SecurityGroup")
+    (model_group,) = (k for k, g in groups.items() if g["GroupDescription"].startswith("SageMaker endpoints"))
+    rules = [(r["DestinationPrefixListId"], r["FromPort"], r["ToPort"])
+             for r in resources(synthesized.main(env), "AWS::EC2::SecurityGroupEgress").values()
+             if r["GroupId"] == {"Fn::GetAtt": [model_group, "GroupId"]} and "DestinationPrefixListId" in r]
+    assert rules == [(prefix_list, 443, 443)]
+
+
+def _asl(name: str) -> dict:
+    return json.loads((REPO_ROOT / "statemachines" / f"{name}.asl.json").read_text())
+
+
+def test_both_workflows_carry_an_overall_timeout_inside_the_api_limit() -> None:
+    # DefinitionBody.from_file drops the CDK `timeout`: the limit lives in the ASL files themselves.
+    api_timeout = FUNCTIONS_BY_NAME["api"].timeout_seconds
+    assert api_timeout is not None and _asl("query")["TimeoutSeconds"] < api_timeout < API_GATEWAY_LIMIT_SECONDS
+    assert _asl("ingest")["TimeoutSeconds"] == 2 * 60 * 60
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_the_deployed_definitions_keep_the_timeouts(synthesized: Synthesized, env: str) -> None:
+    machines = resources(synthesized.main(env), "AWS::StepFunctions::StateMachine")
+    staged = {props["StateMachineType"]: json.loads((synthesized.outdir / f"asset.{location['Key']}").read_text())
+              for props in machines.values() for location in [props["DefinitionS3Location"]]}
+    assert staged["EXPRESS"]["TimeoutSeconds"] == _asl("query")["TimeoutSeconds"]
+    assert staged["STANDARD"]["TimeoutSeconds"] == _asl("ingest")["TimeoutSeconds"]
+
+
+def test_a_phi_detection_timeout_fails_closed_with_a_clear_error() -> None:
+    states = _asl("query")["States"]
+    (catch,) = [c for c in states["Detect PHI"]["Catch"] if "States.Timeout" in c["ErrorEquals"]]
+    failed = states[catch["Next"]]
+    assert failed["Type"] == "Fail" and failed["Error"] == "PhiDetectionTimeout"
+    assert "fail closed" in failed["Cause"] and "nothing left the boundary" in failed["Cause"]
+
+
+def test_the_api_function_answers_before_api_gateway_gives_up(synthesized: Synthesized) -> None:
+    (api,) = [p for p in resources(synthesized.main("prod"), "AWS::Lambda::Function").values()
+              if p.get("Description") == FUNCTIONS_BY_NAME["api"].description]
+    assert api["Timeout"] < API_GATEWAY_LIMIT_SECONDS
+
+
+def test_prod_keeps_the_phi_functions_on_the_query_path_warm(synthesized: Synthesized) -> None:
+    template = synthesized.main("prod")
+    aliases = resources(template, "AWS::Lambda::Alias")
+    assert len(aliases) == 3
+    assert all(a["ProvisionedConcurrencyConfig"] == {"ProvisionedConcurrentExecutions": 2} for a in aliases.values())
+    (query,) = [m for m in resources(template, "AWS::StepFunctions::StateMachine").values()
+                if m["StateMachineType"] == "EXPRESS"]
+    substitutions = query["DefinitionSubstitutions"]
+    for placeholder in ("QueryDetectPhiFunctionArn", "QueryGenerateFunctionArn", "QueryAssembleFunctionArn"):
+        assert substitutions[placeholder]["Ref"] in aliases, placeholder  # the workflow calls the warm alias
+    assert "Fn::GetAtt" in substitutions["QueryClassifyFunctionArn"]
+    assert resources(synthesized.main("dev"), "AWS::Lambda::Alias") == {}
+
+
+def test_debug_logging_is_refused_everywhere() -> None:
+    context = _context_with("prod", "functions", log_level="DEBUG")
+    with pytest.raises(ValidationError, match="DEBUG may log PHI"):
+        load_environment(context, "prod")
+    assert {load_environment(CONTEXT, env).functions.log_level for env in ENVIRONMENTS} == {"INFO"}
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_log_groups_aws_would_create_are_created_encrypted_with_retention(synthesized: Synthesized, env: str) -> None:
+    models = synthesized.models(env)
+    (llm_logs_id, llm_logs), = [(k, r["Properties"]) for k, r in models["Resources"].items()
+                                if r["Type"] == "AWS::Logs::LogGroup"]
+    assert llm_logs["LogGroupName"] == f"/aws/sagemaker/Endpoints/voiceassist-{env}-llm"
+    assert llm_logs["KmsKeyId"] and llm_logs["RetentionInDays"] == load_environment(CONTEXT, env).retention.log_days
+    (endpoint,) = [r for r in models["Resources"].values() if r["Type"] == "AWS::SageMaker::Endpoint"]
+    assert llm_logs_id in endpoint["DependsOn"]
+    main = synthesized.main(env)["Resources"]
+    (execution_id,) = [k for k, r in main.items() if r["Type"] == "AWS::Logs::LogGroup"
+                       and "API-Gateway-Execution-Logs_" in json.dumps(r["Properties"].get("LogGroupName", ""))]
+    assert main[execution_id]["Properties"]["KmsKeyId"]
+    (stage,) = [r for r in main.values() if r["Type"] == "AWS::ApiGateway::Stage"]
+    assert execution_id in stage["DependsOn"]
+
+
+def test_function_log_groups_mask_hipaa_identifiers(synthesized: Synthesized) -> None:
+    functions = app_functions(synthesized, "prod").values()  # every catalogued function, search_bootstrap too
+    groups = resources(synthesized.main("prod"), "AWS::Logs::LogGroup")
+    function_groups = [groups[f["LoggingConfig"]["LogGroup"]["Ref"]] for f in functions]
+    assert len(function_groups) == len(FUNCTIONS_BY_NAME)
+    for group in function_groups:
+        statements = group["DataProtectionPolicy"]["Statement"]
+        identifiers = statements[0]["DataIdentifier"]
+        assert any(i.endswith("/Name") for i in identifiers) and any(i.endswith("/Ssn-US") for i in identifiers)
+        assert any("Deidentify" in s["Operation"] for s in statements)
+
+
+def test_ingestion_functions_reserve_their_concurrency(synthesized: Synthesized) -> None:
+    reserved = {name: props.get("ReservedConcurrentExecutions")
+                for name, props in app_functions(synthesized, "prod").items()}
+    assert {name for name, value in reserved.items() if value == 10} == {
+        name for name in FUNCTIONS_BY_NAME if name.startswith("ingest_")}
+    assert reserved["api"] is None and reserved["query_generate"] is None

@@ -1,0 +1,39 @@
+"""schemathesis against the real local server: every operation of /v1/openapi.json, fuzzed with a bounded
+number of examples (including wrong types, missing fields and other HTTP methods), must answer without a
+server error, with a documented status code, content type, headers and body schema."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from voiceassist_local.server import make_server
+
+CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"
+          "response_headers_conformance")
+MAX_EXAMPLES = 8
+
+
+@pytest.fixture
+def server_url(local_deps) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    server = make_server("127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_schemathesis_finds_no_server_error_and_no_schema_violation(server_url: str, tmp_path: Path) -> None:
+    result = subprocess.run(  # the dev extra pins schemathesis
+        [sys.executable, "-m", "schemathesis.cli", "run", f"{server_url}/v1/openapi.json", "--checks", CHECKS,
+         "--max-examples", str(MAX_EXAMPLES),
+         "--phases", "examples,coverage,fuzzing", "--seed", "17", "--no-color", "--workers", "1"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=540, check=False,
+    )
+    assert result.returncode == 0, result.stdout[-8000:] + result.stderr[-2000:]
+    assert "Tested:" in result.stdout and "Server error" not in result.stdout

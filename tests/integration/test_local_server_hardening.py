@@ -1,0 +1,233 @@
+"""The local server under hostile or broken clients, over real sockets: malformed and oversized requests get a
+JSON 4xx (never a traceback or an HTML page), stalled and trickling clients are cut off, connections beyond the
+limit get a 503 at once, 50 simultaneous connections are all served, HEAD/OPTIONS/TRACE behave, and leaving
+the loopback interface needs a token."""
+
+from __future__ import annotations
+
+import json
+import logging
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+from voiceassist_local import http_guard
+from voiceassist_local.server import make_server
+
+from voiceassist.errors import InvalidInput
+
+
+@pytest.fixture
+def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(http_guard.GuardedRequestHandler, "timeout", 0.5)
+    monkeypatch.setattr(http_guard, "REQUEST_DEADLINE_S", 1.0)
+
+
+@pytest.fixture
+def server(local_deps, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("VOICEASSIST_MAX_UPLOAD_BYTES", "10000")
+    server = make_server("127.0.0.1", 0)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def exchange(server: Any, raw: bytes, *, wait_s: float = 15.0) -> bytes:
+    """Send raw bytes, then read until the server closes the connection (or `wait_s` passes)."""
+    with socket.create_connection(server.server_address[:2], timeout=wait_s) as connection:
+        connection.sendall(raw)
+        chunks = []
+        while True:
+            try:
+                chunk = connection.recv(65536)
+            except TimeoutError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def status_and_body(reply: bytes) -> tuple[int, dict[str, Any]]:
+    head, _, body = reply.partition(b"\r\n\r\n")
+    status = int(head.split(b" ", 2)[1])
+    return status, json.loads(body) if body else {}
+
+
+def test_a_malformed_content_length_is_a_json_400(server: Any) -> None:
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}")
+    status, body = status_and_body(reply)
+    assert status == 400 and body["error"]["code"] == "bad_request" and b"Traceback" not in reply
+
+
+def test_a_body_over_the_cap_is_a_413_before_it_is_read(server: Any) -> None:
+    reply = exchange(server, b"POST /v1/documents?filename=a.txt HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain"
+                             b"\r\nContent-Length: 400000000\r\n\r\nabc")
+    status, body = status_and_body(reply)
+    assert status == 413 and "limit" in body["error"]["message"]
+
+
+def test_a_chunked_body_is_a_411(server: Any) -> None:
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+    assert status_and_body(reply)[0] == 411
+
+
+def test_a_tls_hello_on_the_plain_port_is_a_json_400(server: Any) -> None:
+    hello = bytes.fromhex("16030100c4010000c00303") + b"\x00" * 64 + b"\r\n\r\n"
+    reply = exchange(server, hello)
+    assert reply.startswith(b"HTTP/1.1 400") and b"<html" not in reply.lower()
+
+
+@pytest.mark.usefixtures("short_timeouts")
+def test_a_short_body_does_not_hold_a_thread(server: Any) -> None:
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: 100\r\n\r\n{\"query\"")
+    assert reply == b""  # the connection was closed: nobody is left waiting for the 90 missing bytes
+
+
+@pytest.mark.usefixtures("short_timeouts")
+def test_a_client_trickling_its_headers_is_cut_off(server: Any) -> None:
+    with socket.create_connection(server.server_address[:2], timeout=15) as connection:
+        connection.sendall(b"GET /v1/health HTTP/1.1\r\n")
+        closed = False
+        for _ in range(100):  # a header line every 0.2 s: each read is quick, the request never ends
+            try:
+                connection.sendall(b"X-Slow: 1\r\n")
+            except OSError:
+                closed = True
+                break
+            time.sleep(0.2)
+        if not closed:
+            connection.settimeout(5)
+            closed = connection.recv(1024) == b""
+    assert closed
+
+
+def test_connections_beyond_the_limit_get_a_503_at_once(local_deps) -> None:  # type: ignore[no-untyped-def]
+    from voiceassist_local.server import ApiRequestHandler
+
+    server = http_guard.GuardedServer(("127.0.0.1", 0), ApiRequestHandler, max_body_bytes=1000, max_connections=2)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    held = [socket.create_connection(server.server_address[:2], timeout=10) for _ in range(2)]
+    try:
+        time.sleep(0.3)  # both accepted and each held by its thread, waiting for a request line
+        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        status, body = status_and_body(reply)
+        assert status == 503 and body["error"]["retry_after"] == 1
+    finally:
+        for connection in held:
+            connection.close()
+        server.shutdown()
+        server.server_close()
+
+
+def test_fifty_simultaneous_connections_are_all_served(server: Any) -> None:
+    def health(_: int) -> int:
+        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", wait_s=60)
+        return status_and_body(reply)[0]
+
+    with ThreadPoolExecutor(50) as pool:
+        assert list(pool.map(health, range(50))) == [200] * 50
+
+
+def test_trace_is_a_json_405_head_has_no_body_options_answers_cors(server: Any) -> None:
+    status, body = status_and_body(exchange(server, b"TRACE /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"))
+    assert status == 405 and body["error"]["code"] == "method_not_allowed"
+    head = exchange(server, b"HEAD /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    headers, _, rest = head.partition(b"\r\n\r\n")
+    assert headers.startswith(b"HTTP/1.1 200") and b"Content-Length:" in headers and rest == b""
+    preflight = exchange(server, b"OPTIONS /v1/query HTTP/1.1\r\nHost: x\r\nOrigin: http://localhost:5173\r\n"
+                                 b"Access-Control-Request-Method: POST\r\nConnection: close\r\n\r\n")
+    assert preflight.startswith(b"HTTP/1.1 204")
+    assert b"Access-Control-Allow-Origin: http://localhost:5173" in preflight
+    stranger = exchange(server, b"OPTIONS /v1/query HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\n"
+                                b"Connection: close\r\n\r\n")
+    assert b"Access-Control-Allow-Origin" not in stranger
+
+
+def test_every_request_leaves_a_structured_access_line_without_its_query_string(server: Any) -> None:
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    http_guard.access_log.addHandler(handler)
+    try:
+        exchange(server, b"GET /v1/jobs?state=FAILED&title=Jane%20Doe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    finally:
+        http_guard.access_log.removeHandler(handler)
+    entry = json.loads(lines[-1])
+    assert entry["method"] == "GET" and entry["path"] == "/v1/jobs" and entry["status"] == 200
+    assert "Jane" not in lines[-1] and entry["ms"] >= 0
+
+
+def test_listening_beyond_loopback_needs_a_token_and_then_requires_it(local_deps) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InvalidInput, match="VOICEASSIST_LOCAL_TOKEN"):
+        make_server("0.0.0.0", 0)  # noqa: S104 - the point of the test
+    server = make_server("0.0.0.0", 0, token="s3cret")  # noqa: S104
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        port = server.server_address[1]
+        request = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        target = type("Target", (), {"server_address": ("127.0.0.1", port)})()
+        assert status_and_body(exchange(target, request + b"\r\n"))[0] == 401
+        assert status_and_body(exchange(target, request + b"Authorization: Bearer wrong\r\n\r\n"))[0] == 401
+        assert status_and_body(exchange(target, request + b"Authorization: Bearer s3cret\r\n\r\n"))[0] == 200
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_concurrent_requests_each_get_their_own_answer(server: Any) -> None:
+    """Powertools keeps the current event on a class attribute: concurrent API calls must not share it."""
+    def create(n: int) -> tuple[int, str | None]:
+        body = json.dumps({"clinical_context": f"context number {n}"}).encode()
+        reply = exchange(server, b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                 b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+                                 + body, wait_s=60)
+        status, answer = status_and_body(reply)
+        return status, answer.get("clinical_context")
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible: a shared event would show at once
+    try:
+        with ThreadPoolExecutor(32) as pool:
+            answers = list(pool.map(create, range(REQUESTS)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert answers == [(200, f"context number {n}") for n in range(REQUESTS)]
+
+
+REQUESTS = 200
+
+
+def test_questions_and_reads_at_once_each_get_their_own_answer(server: Any) -> None:
+    """A question steps out of its API turn while its pipeline runs, and back in with its own event."""
+    def ask(n: int) -> tuple[int, str]:
+        body = json.dumps({"query": f"What is the dose of drug number {n} in renal failure?"}).encode()
+        reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                                 b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+                                 + body, wait_s=120)
+        status, answer = status_and_body(reply)
+        return status, "query" if "answer" in answer else json.dumps(answer)[:200]
+
+    def read(n: int) -> tuple[int, str]:
+        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", wait_s=120)
+        status, answer = status_and_body(reply)
+        return status, "health" if answer.get("status") == "ok" else json.dumps(answer)[:200]
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-5)
+    try:
+        with ThreadPoolExecutor(12) as pool:
+            answers = list(pool.map(lambda n: ask(n) if n % 2 else read(n), range(24)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert answers == [(200, "query" if n % 2 else "health") for n in range(24)]

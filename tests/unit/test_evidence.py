@@ -1,0 +1,153 @@
+"""The evidence score and abstention: absolute, per passage, and an honest no-evidence reply."""
+
+from __future__ import annotations
+
+from voiceassist.models import AnswerStatus, Chunk, DocumentMetadata, PhiResult, QueryRequest, SearchHit, SourceType
+from voiceassist.query import abstention, evidence
+from voiceassist.query.state import QueryState, response_of
+
+METFORMIN_RENAL = (
+    "Metformin is contraindicated when eGFR is below 30 mL/min/1.73 m2. Starting it is not recommended when eGFR "
+    "is between 30 and 45 mL/min/1.73 m2; if eGFR falls below 45 during treatment, reassess the benefit."
+)
+CAP_OUTPATIENT = (
+    "For outpatients with comorbidities such as chronic heart, lung, liver or kidney disease, use "
+    "amoxicillin/clavulanate plus a macrolide."
+)
+
+
+def hit(text: str, *, title: str = "Metformin", vector_score: float | None = None, score: float = 1.0) -> SearchHit:
+    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.DRUG_REFERENCE)
+    chunk = Chunk(chunk_id=f"c-{title}-{len(text)}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0,
+                  text=text, token_count=len(text.split()), metadata=meta)
+    return SearchHit(chunk=chunk, score=score, vector_score=vector_score)
+
+
+def test_a_passage_that_covers_the_question_scores_high_whatever_the_other_hits() -> None:
+    found = evidence.assess("Can metformin be continued at an eGFR of 38?", [hit(METFORMIN_RENAL)])
+
+    assert found.score >= 0.8
+
+
+def test_the_top_hit_of_an_unrelated_question_scores_low_on_an_absolute_scale() -> None:
+    # Min-max fusion gave this hit 1.0; the evidence score does not depend on the other hits.
+    found = evidence.assess("What is the dose of apixaban for stroke prevention in atrial fibrillation?",
+                            [hit(METFORMIN_RENAL, score=1.0)])
+
+    assert found.score < 0.2
+    assert {"apixaban", "stroke", "atrial fibrillation"} <= set(found.passages[0].missing) | {"atrial fibrillation"}
+
+
+def test_an_abbreviation_is_covered_by_its_long_form_and_counted_once() -> None:
+    concepts = evidence.question_concepts("Treatment of PE in a patient with CKD?")
+
+    labels = [c.label for c in concepts]
+    assert "PE" in labels and "CKD" in labels and "kidney" not in labels
+    found = evidence.assess("Treatment of PE in a patient with CKD?", [hit(CAP_OUTPATIENT, title="Pneumonia")])
+    assert found.passages[0].missing == ("PE",)
+    assert found.score < 0.55
+
+
+def test_generic_question_words_weigh_less_than_the_topic() -> None:
+    weights = {c.label: c.weight for c in evidence.question_concepts("What is the maximum dose of metformin?")}
+
+    assert weights["metformin"] == 1.0
+    assert weights["dose"] == evidence.GENERIC_WEIGHT
+
+
+def test_numbers_and_redacted_phi_are_not_concepts() -> None:
+    labels = [c.label for c in evidence.question_concepts("<PERSON> has an eGFR of 38: keep metformin?")]
+
+    assert "38" not in labels and "PERSON" not in labels and "person" not in labels
+
+
+def test_a_low_cosine_lowers_the_score_of_a_covering_passage() -> None:
+    high = evidence.assess("metformin contraindicated", [hit(METFORMIN_RENAL, vector_score=0.9)]).score
+    low = evidence.assess("metformin contraindicated", [hit(METFORMIN_RENAL, vector_score=0.6)]).score
+
+    assert high > low
+
+
+def state_for(question: str, hits: list[SearchHit], *, phi: bool = False) -> QueryState:
+    return QueryState(
+        user_id="u", request=QueryRequest(query=question), hits=hits, sources_searched=["knowledge_base"],
+        phi=PhiResult(contains_phi=phi, entities=[], redacted_text=question))
+
+
+def test_without_a_supporting_passage_the_reply_abstains_without_citations_and_says_what_was_missing() -> None:
+    state = abstention.keep_supported_hits(
+        state_for("How is digoxin toxicity treated?", [hit(METFORMIN_RENAL)]), threshold=0.55)
+    response = response_of(state)
+
+    assert response.metadata.answer_status is AnswerStatus.NO_EVIDENCE
+    assert response.citations == []
+    assert response.answer.startswith(abstention.NO_EVIDENCE_REPLY)
+    assert '"digoxin"' in response.answer and "Searched: knowledge_base" in response.answer
+    assert "PubMed" in response.answer
+    assert response.metadata.evidence_score is not None and response.metadata.evidence_score < 0.55
+
+
+def test_a_question_with_phi_is_not_pointed_at_pubmed() -> None:
+    state = abstention.keep_supported_hits(
+        state_for("How is digoxin toxicity treated?", [hit(METFORMIN_RENAL)], phi=True), threshold=0.55)
+
+    assert "PubMed" not in (state.answer or "")
+
+
+def test_unsupported_hits_are_dropped_and_supported_ones_kept_in_order() -> None:
+    state = abstention.keep_supported_hits(
+        state_for("Metformin eGFR 38: reassess?", [hit(CAP_OUTPATIENT, title="Pneumonia"), hit(METFORMIN_RENAL)]),
+        threshold=0.55)
+
+    assert [h.chunk.doc_key for h in state.hits] == ["metformin"]
+    assert state.answer is None and response_of(state).metadata.answer_status is AnswerStatus.ANSWERED
+
+
+def test_a_follow_up_keeps_only_passages_on_the_previous_questions_topic() -> None:
+    epinephrine = hit("The maximum single dose of epinephrine is 0.5 mg in adults.", title="Anaphylaxis")
+    metformin = hit("The usual maximum dose is 2,000 mg per day.", title="Metformin")
+
+    state = abstention.keep_supported_hits(state_for("And the maximum dose?", [epinephrine, metformin]),
+                                           threshold=0.55, previous_question="Is metformin safe in <PERSON>?")
+    unanchored = abstention.keep_supported_hits(state_for("And the maximum dose?", [epinephrine, metformin]),
+                                                threshold=0.55, previous_question="<PERSON> asked <DATE_TIME>")
+
+    assert [h.chunk.doc_key for h in state.hits] == ["metformin"]
+    assert {h.chunk.doc_key for h in unanchored.hits} == {"anaphylaxis", "metformin"}  # tags are not topics
+
+
+def test_the_no_evidence_reply_echoes_only_the_redacted_question_and_nothing_of_an_unchecked_one() -> None:
+    from voiceassist.models import PhiEntity
+
+    question = "John Smith has digoxin toxicity: how is it treated?"
+    checked = state_for(question, [hit(METFORMIN_RENAL)], phi=True)
+    checked.phi = PhiResult(contains_phi=True, redacted_text="<PERSON> has digoxin toxicity: how is it treated?",
+                            entities=[PhiEntity(entity_type="PERSON", start=0, end=10, score=0.9)])
+    unchecked = state_for(question, [hit(METFORMIN_RENAL)], phi=True)
+    unchecked.phi = PhiResult(contains_phi=True, redacted_text="<REDACTED>", error="detector down")
+
+    replies = [abstention.keep_supported_hits(s, threshold=0.55).answer or "" for s in (checked, unchecked)]
+
+    assert '"digoxin"' in replies[0] and "John" not in replies[0] and "Smith" not in replies[0]
+    assert "mentions" not in replies[1] and "John" not in replies[1] and "digoxin" not in replies[1]
+    assert all(reply.startswith(abstention.NO_EVIDENCE_REPLY) and "PubMed" not in reply for reply in replies)
+
+
+def test_without_a_cosine_coverage_alone_needs_a_little_more() -> None:
+    half = hit("Metformin tablets.")  # covers "metformin", not "apixaban"
+
+    found = evidence.assess("metformin apixaban", [half])
+
+    assert found.passages[0].coverage == 0.5 and found.score == evidence.COVERAGE_ONLY_WEIGHT * 0.5
+
+
+def test_a_concept_held_by_another_passage_of_the_same_document_counts_half() -> None:
+    targets = hit("A target below 130/80 mmHg is recommended for most adults.", title="Hypertension")
+    definition = hit("Hypertension is diagnosed when office blood pressure is at or above 130/80 mmHg.",
+                     title="Hypertension")
+
+    alone = evidence.assess("blood pressure target", [targets]).passages[0].coverage
+    in_context = evidence.assess("blood pressure target", [targets, definition]).passages[0].coverage
+
+    assert in_context > alone
+    assert in_context == round((0.25 + evidence.DOCUMENT_WEIGHT * 2) / 2.25, 4)

@@ -1,0 +1,101 @@
+"""The grounding check: every answer sentence must be supported by the excerpt it cites."""
+
+from __future__ import annotations
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.query import grounding
+from voiceassist.query.generation import number_excerpts
+
+METFORMIN = ("Start with 500 mg once or twice daily with meals. The usual maximum is 2,000 mg per day in divided "
+             "doses.")
+CAP = "For adults treated as outpatients without comorbidities, first-line treatment is amoxicillin 1 g orally."
+
+
+def excerpts(*texts: str):  # type: ignore[no-untyped-def]
+    meta = DocumentMetadata(doc_key="ref", title="Reference", source_type=SourceType.GUIDELINE)
+    return number_excerpts([
+        SearchHit(chunk=Chunk(chunk_id=f"c{i}", doc_id="d", doc_key="ref", version=1, ordinal=i, text=t,
+                              token_count=len(t.split()), metadata=meta), score=1.0) for i, t in enumerate(texts)])
+
+
+def test_a_faithful_answer_is_kept_whole_and_fully_grounded() -> None:
+    answer = "The usual maximum is 2,000 mg per day [1]. Amoxicillin is first-line for outpatients [2]."
+
+    checked = grounding.check(answer, excerpts(METFORMIN, CAP))
+
+    assert (checked.text, checked.share, checked.removed_citations) == (answer, 1.0, ())
+
+
+def test_a_changed_dose_is_not_supported_and_its_sentence_is_removed() -> None:
+    answer = "The usual maximum is 2,000 mg per day [1]. Start with 5,000 mg daily [1]."
+
+    checked = grounding.check(answer, excerpts(METFORMIN))
+
+    assert checked.text == "The usual maximum is 2,000 mg per day [1]."
+    assert (checked.share, checked.removed_sentences) == (0.5, 1)
+
+
+def test_a_citation_to_an_excerpt_that_does_not_support_the_sentence_is_removed() -> None:
+    checked = grounding.check("First-line treatment is amoxicillin 1 g orally [1, 2].", excerpts(METFORMIN, CAP))
+
+    assert checked.text == "First-line treatment is amoxicillin 1 g orally [2]."
+    assert checked.removed_citations == (1,)
+
+
+def test_a_sentence_that_only_talks_about_the_sources_or_repeats_the_case_is_not_a_claim() -> None:
+    answer = "Per the reference, Smith's case (4417823) fits the cited excerpt [1]."
+
+    checked = grounding.check(answer, excerpts(METFORMIN), given=frozenset({"smith", "4417823"}))
+
+    assert (checked.text, checked.sentences) == (answer, ())
+
+
+def test_an_uncited_sentence_without_numbers_stays_but_counts_as_unsupported() -> None:
+    answer = "The excerpts do not cover pregnancy. The usual maximum is 2,000 mg per day [1]."
+
+    checked = grounding.check(answer, excerpts(METFORMIN))
+
+    assert checked.text == answer and checked.share == 0.5
+
+
+def test_an_answer_with_no_supported_sentence_is_emptied() -> None:
+    checked = grounding.check("Give 10 mg of digoxin intravenously [1].", excerpts(METFORMIN))
+
+    assert checked.text == "" and checked.share == 0.0
+
+
+def assembled(answer: str, *texts: str, query: str = "What is the maximum dose of metformin?"):  # type: ignore[no-untyped-def]
+    from voiceassist.models import PhiResult, QueryRequest
+    from voiceassist.query import answering
+    from voiceassist.query.state import QueryState, response_of
+
+    hits = [SearchHit(chunk=e.chunk, score=1.0) for e in excerpts(*texts)]
+    state = QueryState(user_id="u", request=QueryRequest(query=query), hits=hits, answer=answer,
+                       model="gpt-4o-mini", phi=PhiResult(contains_phi=False, redacted_text=query))
+    return response_of(answering.assemble(None, state))  # type: ignore[arg-type] - no session: ctx unused
+
+
+def test_assemble_reports_grounding_and_warns_about_what_it_removed() -> None:
+    response = assembled("The usual maximum is 2,000 mg per day [1]. Start with 5,000 mg daily [1].", METFORMIN)
+
+    assert response.answer == "The usual maximum is 2,000 mg per day [1]."
+    assert response.metadata.grounding == 0.5 and response.metadata.answer_status.value == "answered"
+    assert "removed 1 sentence(s) that no cited excerpt supports" in response.metadata.warnings
+
+
+def test_assemble_withholds_an_answer_no_excerpt_supports() -> None:
+    from voiceassist.query.answering import UNGROUNDED_REPLY
+
+    response = assembled("Give 10 mg of digoxin intravenously [1].", METFORMIN)
+
+    assert (response.answer, response.citations) == (UNGROUNDED_REPLY, [])
+    assert response.metadata.answer_status.value == "no_evidence" and response.metadata.grounding == 0.0
+
+
+def test_a_partly_answered_question_names_the_part_without_evidence() -> None:
+    response = assembled("The usual maximum is 2,000 mg per day [1].",
+                         "The usual maximum dose of metformin is 2,000 mg per day.",
+                         query="What is the maximum dose of metformin in pregnancy?")
+
+    assert ('no cited passage mentions "pregnancy": that part of the question has no evidence'
+            in response.metadata.warnings)
