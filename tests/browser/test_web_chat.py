@@ -150,3 +150,14 @@ def test_a_failed_phi_check_is_shown_as_treated_as_phi(tab: Tab, base_url: str, 
     assert "PHI check failed: treated as PHI" in badge
     assert "no language model is configured" in badge  # extractive here: the in-boundary composer
     assert "PHI detection failed" in tab.text(f"{LAST} .warnings")
+
+
+def test_the_answer_streams_from_the_local_server(tab: Tab, base_url: str, streams: bool) -> None:
+    assert streams  # POST /v1/query/stream (voiceassist_local/event_stream.py)
+    ask_on_load(tab, base_url, "What is the maximum daily dose of metformin?")
+
+    called = tab.evaluate("performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)")
+    assert "/v1/query/stream" in called and "/v1/query" not in called
+    assert "no language model is configured" in tab.text(f"{LAST} .badge")  # the stream's route event
+    assert "the cited sentences, composed without a model" in tab.text(f"{LAST} .badge")
+    assert tab.errors() == []
