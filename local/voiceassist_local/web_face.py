@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 
 from voiceassist.constants.web import PERMISSIONS_POLICY, content_security_policy
-from voiceassist_local.server import LocalFace, local_face
+from voiceassist_local.server import LOCAL_GROUPS, LocalFace, local_face
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",
@@ -56,7 +56,10 @@ def _serve_file(name: str) -> LocalFace:
 
 @local_face("GET", "/config.json")
 def client_config(handler: BaseHTTPRequestHandler, _body: bytes) -> None:
-    _reply(handler, 200, CONTENT_TYPES[".json"], json.dumps(LOCAL_CONFIG).encode("utf-8"))
+    """The local user's groups come along (VOICEASSIST_LOCAL_GROUPS), so a clinician sees no admin panel."""
+    groups = str(getattr(handler.server, "local_groups", None) or LOCAL_GROUPS)
+    config = {**LOCAL_CONFIG, "groups": [g.strip() for g in groups.split(",") if g.strip()]}
+    _reply(handler, 200, CONTENT_TYPES[".json"], json.dumps(config).encode("utf-8"))
 
 
 local_face("GET", "/")(_serve_file("index.html"))

@@ -3,9 +3,15 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+from voiceassist_local.server import make_server
+
 from tests.browser.chromium import Tab
+from voiceassist.composition import Dependencies
 
 PHI_QUESTION = "Patient John Smith, born 03/04/1961: what is the maximum daily dose of metformin?"
 LAST = "article.turn.assistant:last-of-type"
@@ -61,3 +67,24 @@ def test_an_admin_uploads_a_document_follows_its_job_and_deletes_it(tab: Tab, ba
 
     assert "Deleted Zorbafen notes" in tab.text("#upload-status")
     assert tab.errors() == []
+
+
+@pytest.fixture
+def clinician_url(server_deps: Dependencies) -> Iterator[str]:
+    """The same data, served to a user in the clinician group only (VOICEASSIST_LOCAL_GROUPS=clinician)."""
+    server = make_server("127.0.0.1", 0, groups="clinician")
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_a_clinician_gets_no_document_panel_but_can_ask(tab: Tab, clinician_url: str,
+                                                        server_deps: Dependencies) -> None:
+    tab.open(f"{clinician_url}/?q=What%20is%20the%20maximum%20daily%20dose%20of%20metformin%3F")
+    tab.wait_for(f"document.querySelector('{LAST}')?.dataset.status === 'answered'")
+
+    assert tab.evaluate("document.getElementById('admin').hidden") is True
+    doc_id = server_deps.documents.list(limit=1)[0].doc_id
+    status = tab.evaluate(f"fetch('/v1/documents/{doc_id}', {{method: 'DELETE'}}).then(r => r.status)")
+    assert status == 403  # and the API refuses what the page hides

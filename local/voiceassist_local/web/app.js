@@ -15,7 +15,7 @@ const state = { api: null, auth: null, sessionId: null, busy: false };
 
 async function main() {
   const config = await (await fetch("/config.json")).json();
-  state.auth = new Auth(config.auth);
+  state.auth = new Auth(config.auth, config.groups || []);
   try {
     if (!(await state.auth.complete())) return showSignIn();
   } catch (err) {

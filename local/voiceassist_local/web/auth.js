@@ -5,8 +5,9 @@ const KEY = "voiceassist.tokens";
 const PENDING = "voiceassist.pkce";
 
 export class Auth {
-  constructor(config) {
+  constructor(config, localGroups = []) {
     this.config = config; // null locally; {domain, client_id, redirect_uri, scopes} on AWS
+    this.localGroups = localGroups; // the local server's user's groups
     this.tokens = JSON.parse(sessionStorage.getItem(KEY) || "null");
   }
 
@@ -28,7 +29,7 @@ export class Auth {
   }
 
   isAdmin() {
-    if (!this.required) return true; // the local single user administers their own knowledge base
+    if (!this.required) return this.localGroups.includes("admin");
     return (this.claims()["cognito:groups"] || []).includes("admin");
   }
 
