@@ -227,6 +227,7 @@ def serve(args: argparse.Namespace) -> int:
     server = make_server(args.host, args.port)
     url = f"http://{args.host}:{server.server_address[1]}"
     print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
+    print(f"  web:     {url}/  (the chat client; {url}/?q=... asks on load)")
     print(f"  OpenAPI: {url}/v1/openapi.json")
     print(f"  try:     {example_request(url)}")
     reconciler = JobReconciler(deps)
