@@ -161,3 +161,14 @@ def test_the_answer_streams_from_the_local_server(tab: Tab, base_url: str, strea
     assert "no language model is configured" in tab.text(f"{LAST} .badge")  # the stream's route event
     assert "the cited sentences, composed without a model" in tab.text(f"{LAST} .badge")
     assert tab.errors() == []
+
+
+def test_a_calculator_question_shows_its_result_as_a_card(tab: Tab, base_url: str) -> None:
+    status = ask_on_load(tab, base_url, "CHA2DS2-VASc for a 75-year-old woman with hypertension and diabetes")
+
+    assert status == "tool_result"
+    card = tab.text(f"{LAST} .card")
+    assert "CHA2DS2-VASc 5: high stroke risk" in card and "Lip GYH" in card  # interpretation, source
+    assert tab.evaluate(f"document.querySelector('{LAST} .card .score strong').textContent").startswith("5")
+    assert tab.evaluate(f"document.querySelectorAll('{LAST} .card dl dt').length") >= 3  # parameters used
+    assert tab.errors() == []
