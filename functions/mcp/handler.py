@@ -23,7 +23,7 @@ def caller_of(event: dict[str, Any]) -> Caller | None:
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # tool arguments and results may carry PHI
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # tool arguments and results: PHI
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     caller = caller_of(event)
     if caller is None:

@@ -12,7 +12,7 @@ from voiceassist.query.state import QueryState
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler(capture_response=False)  # tool arguments and results may carry PHI
+@tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # tool arguments and results: PHI
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event["state"])
     call = ToolCall.model_validate(event["call"])

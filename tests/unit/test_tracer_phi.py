@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 FUNCTIONS = Path(__file__).resolve().parents[2] / "functions"
-PHI_HANDLERS = sorted(["api", "stream", *(p.name for p in FUNCTIONS.glob("query_*"))])
+PHI_HANDLERS = sorted(["api", "stream", "mcp", *(p.name for p in FUNCTIONS.glob("query_*"))])
 
 
 def _capture_options(handler: Path) -> dict[str, object]:
@@ -18,7 +18,7 @@ def _capture_options(handler: Path) -> dict[str, object]:
 
 
 def test_phi_handlers_capture_neither_responses_nor_errors() -> None:
-    assert len(PHI_HANDLERS) == 9
+    assert len(PHI_HANDLERS) == 11  # api, stream, mcp (tool arguments) and the eight query steps
     options = {name: _capture_options(FUNCTIONS / name / "handler.py") for name in PHI_HANDLERS}
     assert {name: found for name, found in options.items()
             if found != {"capture_response": False, "capture_error": False}} == {}
