@@ -13,9 +13,11 @@ import pytest
 
 from tests.browser.chromium import Tab
 from tests.browser.cognito_stub import CognitoStub
+from tests.browser.test_web_chat import BrokenDetector
 from tests.browser.websocket_stub import WebSocketStub
 from voiceassist.composition import Dependencies
 from voiceassist.models import Session
+from voiceassist.phi.detection import FailClosedDetector
 
 METFORMIN = "What is the maximum daily dose of metformin?"
 METFORMIN_TITLE = "Metformin (sample drug reference)"
@@ -76,7 +78,23 @@ def test_a_question_with_phi_over_the_websocket_shows_the_phi_badge(
     assert "PHI detected" in badge and "PERSON" in badge
     assert "the question contains PHI: only in-boundary models and sources" in badge
     assert socket.sent[-1] == "done" and "/v1/query" not in cognito.posted
+    stored = page.evaluate("JSON.stringify([{...localStorage}, {...sessionStorage}])")
+    assert "Smith" not in stored and "4411823" not in stored  # the browser keeps no question
     assert page.errors() == []
+
+
+def test_a_failed_phi_check_over_the_websocket_is_shown_as_treated_as_phi(
+        page: Tab, aws: tuple[CognitoStub, WebSocketStub], server_deps: Dependencies,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    cognito, socket = aws
+    monkeypatch.setattr(server_deps, "phi_detector", FailClosedDetector(BrokenDetector()))
+    sign_in_and_ask(page, cognito, METFORMIN)
+
+    assert page.wait_for(STATUS) == "answered"
+    badge = page.text(".badge.phi")
+    assert "PHI check failed: treated as PHI" in badge  # fail closed: inside the boundary
+    assert "the PHI detector failed, so the question counts as containing PHI" in badge  # the route event
+    assert socket.sent[-1] == "done"
 
 
 def test_a_socket_that_closes_before_done_shows_an_error(page: Tab, aws: tuple[CognitoStub, WebSocketStub]) -> None:
