@@ -53,7 +53,10 @@ export function askOverWebSocket(url, token, request, onEvent) {
     };
     socket.onclose = (event) => {
       if (!opened) finish(resolve, null);
-      else finish(reject, new ApiError(0, "stream_cut", `${STREAM_CUT} (The connection closed: ${event.code}.)`));
+      else {
+        const message = STREAM_CUT.replace(".", ` (the connection closed: ${event.code}).`);
+        finish(reject, new ApiError(0, "stream_cut", message));
+      }
     };
   });
 }
