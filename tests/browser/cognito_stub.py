@@ -50,6 +50,9 @@ def id_token(claims: dict[str, Any]) -> str:
 class CognitoStub:
     def __init__(self, *, groups: list[str], streams: bool = False) -> None:
         self.streams = streams
+        self.websocket_url: str | None = None  # config.json's, and the CSP's connect-src, when a test sets it
+        self.posted: list[str] = []  # the API paths posted to
+        self.session_id = "ses_stub"  # what POST /v1/sessions answers
         self.release = threading.Event()  # a stream pauses mid-answer until the test releases it
         self.confirmed: list[str] = []
         self.authorize_params: dict[str, str] = {}
@@ -68,7 +71,8 @@ class CognitoStub:
             def reply(self, status: int, body: bytes, content_type: str, **headers: str) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
-                self.send_header("Content-Security-Policy", content_security_policy())
+                sockets = [stub.websocket_url] if stub.websocket_url else []
+                self.send_header("Content-Security-Policy", content_security_policy(sockets))
                 for name, value in headers.items():
                     self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
@@ -113,10 +117,11 @@ class CognitoStub:
                                     "token_type": "Bearer"})
                     return
                 stub.api_authorizations.append(self.headers.get("authorization"))
+                stub.posted.append(path)
                 if self.headers.get("authorization") != stub.issued:
                     self.json(401, {"message": "Unauthorized"})
                 elif path == "/v1/sessions":
-                    self.json(200, {"session_id": "ses_stub", "created_at": "2026-01-01T00:00:00Z"})
+                    self.json(200, {"session_id": stub.session_id, "created_at": "2026-01-01T00:00:00Z"})
                 elif path == "/v1/query":
                     self.json(200, stub.answer(json.loads(body)["query"]))
                 elif path == "/v1/query/stream" and stub.streams:
@@ -152,7 +157,7 @@ class CognitoStub:
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
     def config(self) -> dict[str, Any]:
-        return {"mode": "aws", "api_base": f"{self.url}/", "websocket_url": None,
+        return {"mode": "aws", "api_base": f"{self.url}/", "websocket_url": self.websocket_url,
                 "auth": {"domain": self.url, "client_id": CLIENT_ID, "redirect_uri": f"{self.url}/",
                          "scopes": "openid email profile"}}
 

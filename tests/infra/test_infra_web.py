@@ -4,6 +4,7 @@ deployed with its config.json, and a Cognito hosted-UI client using the authoriz
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from conftest import Synthesized, resources
@@ -90,3 +91,17 @@ def test_the_files_and_config_are_deployed_to_the_bucket_and_invalidated(synthes
     config = json.dumps(properties["SourceMarkers"])  # config.json's deploy-time values
     for value in ("ApiUserPoolWebClient", "HostedUi", "ApiRestApi", "ApiWebSocketApi", "WebDistribution"):
         assert value in config
+
+
+def test_config_json_names_the_websocket_url_the_page_streams_from(synthesized: Synthesized) -> None:
+    """web/socket.js asks over config.json's `websocket_url` (wss://<api>.execute-api.<region>.../<stage>)."""
+    template = synthesized.main("dev")
+    (deployment,) = [r for r in template["Resources"].values() if r["Type"] == "Custom::CDKBucketDeployment"]
+    markers = {k: v for m in deployment["Properties"]["SourceMarkers"] for k, v in m.items()}
+    # the asset is config.json with each deploy-time value left as a bare marker, filled in at deployment
+    (config,) = [p.read_text() for p in synthesized.outdir.glob("asset.*/config.json")]
+    marker = re.search(r'"websocket_url":(<<marker:0xbaba:\d+>>)', config)
+    assert marker is not None, config
+    scheme, api, rest = markers[marker.group(1)]["Fn::Join"][1]  # a JSON string: the quotes are in the parts
+    assert scheme == '"wss://' and api["Ref"].startswith("ApiWebSocketApi")
+    assert rest.startswith(".execute-api.") and rest.endswith('.amazonaws.com/v1"')

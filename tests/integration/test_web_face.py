@@ -35,7 +35,7 @@ def test_the_page_and_its_modules_are_served_with_the_security_headers(server_ur
     status, headers, page = fetch(f"{server_url}/?q=metformin")
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert b'<script type="module" src="/app.js">' in page
-    for name in ("app.js", "api.js", "auth.js", "render.js", "admin.js"):
+    for name in ("app.js", "api.js", "auth.js", "render.js", "admin.js", "socket.js"):
         status, headers, _ = fetch(f"{server_url}/{name}")
         assert status == 200 and headers["content-type"].startswith("text/javascript"), name
         assert "script-src 'self'" in headers["content-security-policy"]

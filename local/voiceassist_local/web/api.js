@@ -1,5 +1,7 @@
-// Talks to the VoiceAssist API: JSON calls, and a question streamed over Server-Sent Events when the
-// server has POST /v1/query/stream, falling back to POST /v1/query (one reply) when it has not.
+// Talks to the VoiceAssist API: JSON calls, and a question streamed over the WebSocket API when config.json
+// names one (AWS), else over Server-Sent Events when the server has POST /v1/query/stream (locally); either
+// falls back to POST /v1/query (one reply) when it cannot stream. Both streams feed the same events.
+import { askOverWebSocket } from "./socket.js";
 
 export class ApiError extends Error {
   constructor(status, code, message, traceId) {
@@ -11,10 +13,11 @@ export class ApiError extends Error {
 }
 
 export class Api {
-  constructor(base, token) {
+  constructor(base, token, websocketUrl = null) {
     this.base = base;
     this.token = token; // () => an ID token, or null locally
-    this.streaming = true; // until the server says it has no stream route
+    this.websocketUrl = websocketUrl; // wss://... on AWS (config.json), null locally
+    this.streaming = true; // until the server says it has no stream route, or the socket cannot open
   }
 
   headers(extra = {}) {
@@ -37,7 +40,9 @@ export class Api {
   // Asks a question; onEvent(type, data) sees every streamed event. Resolves to the full QueryResponse.
   async ask(request, onEvent) {
     if (this.streaming) {
-      const streamed = await this.askStreaming(request, onEvent);
+      const streamed = this.websocketUrl
+        ? await askOverWebSocket(this.websocketUrl, this.token(), request, onEvent)
+        : await this.askStreaming(request, onEvent);
       if (streamed !== null) return streamed;
       this.streaming = false;
     }
@@ -61,17 +66,34 @@ export class Api {
     if (reply.status === 404 || reply.status === 405) return null;
     const type = reply.headers.get("content-type") || "";
     if (!reply.ok || !type.startsWith("text/event-stream")) return readReply(reply);
-    let done = null;
-    for await (const [event, data] of serverSentEvents(reply.body)) {
-      if (event === "error") {
-        const error = data.error || data; // {"error": {"code", "message"}, "trace_id"}
-        throw new ApiError(500, error.code || "stream_error", error.message || "The answer failed.", data.trace_id);
-      }
-      onEvent(event, data);
-      if (event === "done") done = data;
+    const feed = new EventFeed(onEvent);
+    for await (const [event, data] of serverSentEvents(reply.body)) feed.take(event, data);
+    return feed.result();
+  }
+}
+
+export const STREAM_CUT = "The answer stopped before it was complete. Ask again.";
+
+// One streamed answer's events, whichever transport carried them: every event goes to onEvent; `error`
+// throws; `done` is the QueryResponse; an end without `done` is an error (the stream was cut).
+export class EventFeed {
+  constructor(onEvent) {
+    this.onEvent = onEvent;
+    this.done = null;
+  }
+
+  take(type, data) {
+    if (type === "error") {
+      const error = data.error || data; // {"error": {"code", "message"}, "trace_id"}
+      throw new ApiError(500, error.code || "stream_error", error.message || "The answer failed.", data.trace_id);
     }
-    if (done === null) throw new ApiError(0, "stream_cut", "The answer stopped before it was complete. Ask again.");
-    return done;
+    this.onEvent(type, data);
+    if (type === "done") this.done = data;
+  }
+
+  result() {
+    if (this.done === null) throw new ApiError(0, "stream_cut", STREAM_CUT);
+    return this.done;
   }
 }
 

@@ -21,7 +21,8 @@ async function main() {
   } catch (err) {
     return showError(err);
   }
-  state.api = new Api((config.api_base || "").replace(/\/+$/, ""), () => state.auth.idToken());
+  state.api = new Api((config.api_base || "").replace(/\/+$/, ""), () => state.auth.idToken(),
+    config.websocket_url || null);
   if (state.auth.required) {
     $("who").textContent = state.auth.claims().email || "";
     $("sign-out").hidden = false;
