@@ -144,7 +144,7 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
     terms = all_terms = chunk_terms(hit.chunk)
-    if qualified:
+    if any(q.head in terms for q in qualified):  # only a passage holding the head can name a sibling
         chunk = hit.chunk
         sibling = sibling_terms(qualified, f"{chunk.metadata.title}\n{chunk.section or ''}\n{chunk.text}")
         terms, document_terms = terms - sibling, document_terms - sibling
