@@ -29,6 +29,7 @@ from functools import lru_cache
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
 from voiceassist.query.extractive import content_terms, stem
+from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
 
 GENERIC_WEIGHT = 0.25
 COVERAGE_WEIGHT = 0.75
@@ -134,18 +135,25 @@ def covers(concept: Concept, terms: frozenset[str]) -> bool:
     return any(alternative and alternative <= terms for alternative in concept.alternatives)
 
 
-def assess_passage(concepts: Sequence[Concept], hit: SearchHit,
-                   document_terms: frozenset[str] = frozenset()) -> PassageEvidence:
-    """`document_terms`: the terms of the document's other retrieved passages (half credit: context)."""
+def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: frozenset[str] = frozenset(),
+                   qualified: tuple[Qualified, ...] = ()) -> PassageEvidence:
+    """`document_terms`: the terms of the document's other retrieved passages (half credit: context).
+    `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
+    sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py)."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
-    terms = chunk_terms(hit.chunk)
+    terms = all_terms = chunk_terms(hit.chunk)
+    if any(q.head in terms for q in qualified):  # only a passage holding the head can name a sibling
+        chunk = hit.chunk
+        sibling = sibling_terms(qualified, f"{chunk.metadata.title}\n{chunk.section or ''}\n{chunk.text}")
+        terms, document_terms = terms - sibling, document_terms - sibling
     covered = [c for c in concepts if covers(c, terms)]
     in_document = [c for c in concepts if c not in covered and covers(c, document_terms)]
     total = sum(c.weight for c in concepts)
     coverage = (sum(c.weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
-    missing = tuple(c.label for c in concepts if c not in covered and c.weight == 1.0)
+    # the words the passage lacks ("hospital-acquired"), not those it holds about a sibling ("pneumonia")
+    missing = tuple(c.label for c in concepts if not covers(c, all_terms) and c.weight == 1.0)
     if cosine is None:
         return PassageEvidence(round(COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
     rescaled = min(max((cosine - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR), 0.0), 1.0)
@@ -159,5 +167,6 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     by_document: dict[str, frozenset[str]] = {}
     for hit in hits:
         by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
-    passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key]) for hit in hits)
+    qualified = tuple(q for q in qualified_terms(question) if q.head not in GENERIC_WORDS)
+    passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

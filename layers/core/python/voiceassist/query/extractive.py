@@ -40,7 +40,10 @@ _STOPWORDS = frozenset(
         "using give given recommend recommended",
     )).split()
 )
-CONTEXT_WEIGHT = 0.5  # a question term in the excerpt's title or section, not in the sentence itself
+CONTEXT_WEIGHT = 0.5  # a question term in the excerpt's title or other sentences, not in the sentence itself
+# A question term in the excerpt's section heading says which aspect the section is about ("dose" ->
+# "Dosing", "renal" -> "Renal function"); the title names the whole document, so it tells sentences apart less.
+SECTION_WEIGHT = 1.0
 ANSWER_TYPE_BONUS = 1.0  # "how long" -> a duration, "how often" -> a frequency
 _ANSWER_TYPES = (
     (re.compile(r"\b(how long|duration|how many (days|weeks|months))\b", re.I),
@@ -57,7 +60,8 @@ _BOUND = re.compile(
     rf"(?:(?P<before>below|under|less than|fewer than|above|over|more than|at least|<|>|≥|≤)\s*(?P<limit>{_NUM})"
     rf"|(?P<limit2>{_NUM})\s*(?P<after>or more|or above|or older|or less|or lower|or fewer))", re.I)
 _DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|titrat\w*|maximum|max)\b", re.I)
-_DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b", re.I)
+# "45 mL/min/1.73 m2" is a filtration rate, not a dose
+_DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b(?!\s*/\s*min)", re.I)
 _WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
@@ -77,7 +81,8 @@ class _Candidate:
     position: int
     text: str
     terms: frozenset[str]
-    context: frozenset[str] = frozenset()  # its document title's and section's terms, not in the sentence
+    context: frozenset[str] = frozenset()  # its document title's terms, not in the sentence
+    section: frozenset[str] = frozenset()  # its section heading's terms, not in the sentence
 
 
 @lru_cache(maxsize=65536)  # words repeat across passages: the evidence score stems ~2,000 a question
@@ -124,13 +129,18 @@ def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
         if is_flagged(excerpt):
             continue
         chunk = excerpt.chunk
-        context = content_terms(f"{chunk.metadata.title} {chunk.section or ''}")
-        for position, sentence in enumerate(split_sentences(strip_citations(excerpt.text))):
+        title, section = content_terms(chunk.metadata.title), content_terms(chunk.section or "")
+        sentences = split_sentences(strip_citations(excerpt.text))
+        # The passage's other sentences are the sentence's context too: "Measure after 5 minutes ..." is about
+        # the blood pressure its neighbour names.
+        passage = frozenset().union(*(content_terms(s) for s in sentences))
+        for position, sentence in enumerate(sentences):
             if len(sentence) > MAX_SENTENCE_CHARS or len(sentence.split()) < MIN_SENTENCE_WORDS:
                 continue
             terms = content_terms(sentence)
             if terms:
-                found.append(_Candidate(excerpt.number, position, sentence, terms, context - terms))
+                found.append(_Candidate(excerpt.number, position, sentence, terms,
+                                        (title | passage) - section - terms, section - terms))
     return found
 
 
@@ -161,21 +171,28 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
     if not question_terms or not candidates:
         return []
     # Rarer terms weigh more: a term in every candidate sentence tells them apart least.
-    document_frequency = {t: sum(t in c.terms or t in c.context for c in candidates) for t in question_terms}
+    document_frequency = {t: sum(t in c.terms or t in c.context or t in c.section for c in candidates)
+                          for t in question_terms}
     weight = {t: math.log(1 + len(candidates) / df) for t, df in document_frequency.items() if df}
     wants_dose = bool(_DOSE_QUESTION.search(question))
     values = question_values(question)
 
     scored: list[tuple[float, _Candidate]] = []
     answer_types = [sentence for question_cue, sentence in _ANSWER_TYPES if question_cue.search(question)]
+    procedure = procedure_focus(question)
     for candidate in candidates:
         overlap = sum(weight.get(t, 0.0) for t in candidate.terms & question_terms)
         overlap += CONTEXT_WEIGHT * sum(weight.get(t, 0.0) for t in candidate.context & question_terms)
+        overlap += SECTION_WEIGHT * sum(weight.get(t, 0.0) for t in candidate.section & question_terms)
         if overlap == 0:
             continue
         rank_bonus = RANK_WEIGHT / candidate.excerpt_number
         dose_bonus = DOSE_BONUS if wants_dose and _DOSE_SENTENCE.search(candidate.text) else 0.0
         type_bonus = ANSWER_TYPE_BONUS if any(p.search(candidate.text) for p in answer_types) else 0.0
+        if procedure is not None and is_instruction(candidate.text, procedure):
+            # "How should it be measured?" -> "Measure after 5 minutes ...": the question's own verb as the
+            # instruction weighs like a range that holds the case's number.
+            type_bonus += RANGE_BONUS if starts_with_focus(candidate.text, procedure) else ANSWER_TYPE_BONUS
         range_bonus = RANGE_BONUS if values and applies_to(candidate.text, values) else 0.0
         scored.append((overlap + rank_bonus + dose_bonus + type_bonus + range_bonus, candidate))
     if not scored:
@@ -220,3 +237,46 @@ def _same_statement(left: _Candidate, right: _Candidate) -> bool:
         return True
     shared = len(left.terms & right.terms)
     return shared / len(left.terms | right.terms) >= NEAR_DUPLICATE
+
+
+# "How should blood pressure be measured?", "How is the dose titrated?", "How to give ...": the answer is an
+# instruction. Not "how long / often / much / many" (a duration, frequency or amount: _ANSWER_TYPES).
+_PROCEDURE_QUESTION = re.compile(
+    r"\bhow\s+(?!long\b|often\b|much\b|many\b|frequently\b)(?:to|should|is|are|do|does|can|would|must|"
+    r"shall|will)\b", re.I)
+_INSTRUCTION_VERBS = frozenset((  # noqa: SIM905 - a word list reads better as text
+    "start begin initiate give administer inject infuse take measure check monitor repeat increase decrease "
+    "reduce titrate adjust stop withhold discontinue hold continue switch add avoid use treat assess "
+    "reassess confirm review observe lay place position apply prescribe offer refer admit perform obtain "
+    "order test record document average limit restrict keep maintain ensure consider seek call instruct "
+    "advise educate counsel taper wean delay defer resume dilute mix"
+).split())
+
+
+def procedure_focus(question: str) -> str | None:
+    """For a how-to question, the stem of its main verb ("measured" -> "measur"; "" when none is clear);
+    None for any other question."""
+    if not _PROCEDURE_QUESTION.search(question):
+        return None
+    words = _WORD.findall(question.lower())
+    participles = [w for w in words if w.endswith(("ed", "en")) and w not in _STOPWORDS]
+    return stem(participles[-1]) if participles else ""
+
+
+def is_instruction(sentence: str, focus: str) -> bool:
+    """Whether a sentence is an instruction: it starts with a verb in its base form ("Measure after 5
+    minutes", "Start with 500 mg"), the question's own verb or a common clinical one."""
+    first = _WORD.match(sentence.lower().lstrip("\"'(["))
+    if first is None:
+        return False
+    word = first.group()
+    return word in _INSTRUCTION_VERBS or starts_with_focus(sentence, focus)
+
+
+def starts_with_focus(sentence: str, focus: str) -> bool:
+    """Whether the sentence starts with the question's own verb in its base form ("Measure", not "Measurement"
+    or "Starting")."""
+    first = _WORD.match(sentence.lower().lstrip("\"'(["))
+    if not focus or first is None or first.group().endswith(("ing", "ed", "ment", "ion", "s")):
+        return False
+    return stem(first.group()) == focus

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from voiceassist.models import Intent
+from voiceassist.query.question_topic import is_setting
 
 _CUES: dict[Intent, tuple[tuple[str, float], ...]] = {
     Intent.DIAGNOSIS: (
@@ -91,7 +92,10 @@ def clarification_for(question: str) -> str | None:
         return ("Could you give a little more detail? For example the condition, the drug, or what you want to "
                 "know (diagnosis, treatment, dosing, guideline).")
     for term, qualifier, ask in _AMBIGUOUS:
-        if term.search(question) and not qualifier.search(question):
+        if qualifier.search(question):
+            continue
+        # "CAP in a patient with diabetes" is about CAP: only a mention that is the topic is asked about.
+        if any(not is_setting(question, m.start(), m.end()) for m in term.finditer(question)):
             return ask
     return None
 

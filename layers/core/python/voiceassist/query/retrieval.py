@@ -107,11 +107,13 @@ def search_external(ctx: QueryContext, state: QueryState, name: str, *, deadline
 def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[dict[str, Any]]) -> QueryState:
     """Collect the parallel branches: hits from each source, a warning for each failed or slow one.
 
-    Each branch keeps at most MAX_CHUNKS_PER_DOCUMENT chunks of a document; the branches are then interleaved
+    Each branch ranks at most MAX_CHUNKS_PER_DOCUMENT chunks of a document first (the rest after all of
+    those); the branches are then interleaved
     by priority (sources.interleave says why) and near-duplicate passages dropped, before the cut to the hits the
     generator sees (docs/search.md, "Query enhancement, post-processing and reranking").
     """
     rankings: list[list[SearchHit]] = []
+    deferred: list[SearchHit] = []
     failed = [branch for branch in branches if branch.get("error")]
     for branch in branches:
         names = _source_names(branch.get("source"))
@@ -123,9 +125,15 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
             continue
         hits = sorted((SearchHit.model_validate(h) for h in branch.get("hits", [])), key=lambda h: h.score,
                       reverse=True)
-        rankings.append(search.limit_chunks_per_document(hits, limit=MAX_CHUNKS_PER_DOCUMENT))
+        limited = search.limit_chunks_per_document(hits, limit=MAX_CHUNKS_PER_DOCUMENT)
+        rankings.append(limited)
+        kept_ids = {id(hit) for hit in limited}
+        deferred.extend(hit for hit in hits if id(hit) not in kept_ids)
         state.latency_ms.update(branch.get("latency_ms", {}))
-    hits = search.drop_near_duplicates(sources.interleave(rankings))
+    # A document's further chunks are deferred, not dropped: they fill the slots no other document needs (the
+    # dosing section of a drug reference whose renal and adverse-effects sections ranked higher).
+    deferred.sort(key=lambda hit: hit.score, reverse=True)
+    hits = search.drop_near_duplicates(sources.interleave(rankings) + deferred)
     state.hits = hits[: max(state.request.top_k * 2, 10)]
     if failed and len(failed) == len(branches):
         # Nothing to answer from, and rephrasing would not help: say so. The reply takes the clarification
