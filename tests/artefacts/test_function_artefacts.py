@@ -113,6 +113,7 @@ def aws() -> Iterator[dict[str, str]]:
     arns = {name: sfn.create_state_machine(name=f"pk-{name}", roleArn=role, definition=json.dumps(
         {"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}))["stateMachineArn"]
         for name in ("ingest", "query")}
+    data_key = session.client("kms", endpoint_url=endpoint).create_key()["KeyMetadata"]["Arn"]
     with OpenSearchStub() as opensearch:
         environment = {
             "PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"), **credentials,
@@ -127,6 +128,7 @@ def aws() -> Iterator[dict[str, str]]:
             "VOICEASSIST_INGEST_STATE_MACHINE_ARN": arns["ingest"],
             "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
             "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
+            "VOICEASSIST_DATA_KEY_ID": data_key,
         }
         yield environment
     server.stop()

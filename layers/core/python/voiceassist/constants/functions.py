@@ -50,8 +50,9 @@ class FunctionSpec:
     timeout_seconds: int | None = None
     # The ML layer carries onnxruntime, tokenizers and the in-boundary embedding model (numpy is in deps).
     needs_ml_layer: bool = False
-    # The auth layer carries PyJWT and cryptography: Cognito token signatures for the authorizer, and AES
-    # decryption of encrypted PDFs for ingest_extract (pypdf's crypto provider).
+    # The auth layer carries PyJWT and cryptography: Cognito token signatures for the authorizer, AES
+    # decryption of encrypted PDFs for ingest_extract (pypdf's crypto provider), and the session store's
+    # encrypted clinical context (adapters/aws/envelope_cipher.py) for every function with SESSIONS_* access.
     needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
@@ -334,3 +335,9 @@ def discover_functions(functions_dir: Path) -> list[FunctionSpec]:
             f"not catalogued {unknown or 'none'}, missing folders {missing or 'none'}"
         )
     return [FUNCTIONS_BY_NAME[name] for name in sorted(present)]
+
+
+def carries_auth_layer(spec: FunctionSpec) -> bool:
+    """The auth layer's cryptography is needed by the flagged functions and by every one that reads or writes
+    sessions (their clinical context is encrypted at the application level)."""
+    return spec.needs_auth_layer or bool(spec.access & {Access.SESSIONS_READ, Access.SESSIONS_WRITE})
