@@ -231,4 +231,4 @@ def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int |
 # The PHI container functions on the query path, kept warm where the environment asks for it.
 WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_generate", "query_assemble"})
 # Functions invoked asynchronously (by EventBridge); each gets a dead-letter queue.
-ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger"})
+ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger", "ingest_reconcile"})

@@ -116,6 +116,9 @@ class MainStack(Stack):
             trigger=functions["ingest_trigger"],
             dead_letter_queue=dead_letter_queues["ingest_trigger"],
         )
+        self.pipelines.reconcile_on_schedule(
+            reconciler=functions["ingest_reconcile"], dead_letter_queue=dead_letter_queues["ingest_reconcile"]
+        )
         self.api = Api(
             self,
             "Api",

@@ -105,6 +105,9 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
         elif (service, operation, resource) == ("stepfunctions", "StartSyncExecution",
                                                 env[ENV_QUERY_STATE_MACHINE_ARN]):
             used.add(A.START_QUERY)
+        elif (service, operation) == ("stepfunctions", "DescribeExecution") and resource.startswith(
+                env[ENV_INGEST_STATE_MACHINE_ARN].replace(":stateMachine:", ":execution:", 1) + ":"):
+            used.add(A.DESCRIBE_INGEST)
         elif service == "textract" and operation in ("StartDocumentTextDetection", "GetDocumentTextDetection"):
             used.add(A.OCR_TEXTRACT)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

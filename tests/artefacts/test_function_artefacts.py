@@ -248,6 +248,13 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     uploaded = workers["api"](_api_event("POST", "/v1/documents", "Metformin: 500 mg twice daily.", "text/plain",
                                          {"filename": "dose-note.txt"}, groups="admin"))
     jobs = workers["api"](_api_event("GET", "/v1/jobs", groups="admin"))
+    # and the scheduled reconciler finds that upload's job PENDING while its execution (moto's one-state
+    # stand-in) has ended: it fails the job and re-drives it as attempt 2
+    reconciled = workers["ingest_reconcile"]({"version": "0", "id": "r1", "detail-type": "Scheduled Event",
+                                              "source": "aws.events", "account": "123456789012",
+                                              "time": "2026-01-01T00:00:00Z", "region": "us-east-1",
+                                              "resources": ["arn:aws:events:us-east-1:123456789012:rule/r"],
+                                              "detail": {}})
     asked = workers["api"](_api_event("POST", "/v1/query", json.dumps({"query": "metformin dose?"})))
     invoked = workers["api"](_api_event("POST", "/v1/tools/calculate_medical_score/invoke",
                                         json.dumps({"arguments": tool_arguments})))
@@ -255,7 +262,7 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     return {
         "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
         "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
-        "invoked": invoked,
+        "invoked": invoked, "reconciled": reconciled,
         "mcp": workers["mcp"](mcp_event),
         "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
         "listed": workers["api"](_api_event("GET", "/v1/documents")),
@@ -285,6 +292,8 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     assert exercised["listed"]["statusCode"] == 200 and "metformin" in exercised["listed"]["body"]
     assert exercised["session"]["statusCode"] == 200 and exercised["uploaded"]["statusCode"] == 202
     assert exercised["jobs"]["statusCode"] == 200
+    upload_job = json.loads(exercised["uploaded"]["body"])["job_id"]
+    assert [(r["job_id"], r["action"]) for r in exercised["reconciled"]["recovered"]] == [(upload_job, "redriven")]
     assert exercised["connected"]["statusCode"] == 200
     assert exercised["refused"]["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))

@@ -39,6 +39,7 @@ class Access(StrEnum):
     START_QUERY = "start-query"
     STREAM_TO_CLIENTS = "stream-to-clients"
     OCR_TEXTRACT = "ocr-textract"  # start and read Textract text detection jobs (Textract reads S3 as the caller)
+    DESCRIBE_INGEST = "describe-ingest"  # DescribeExecution on the ingest workflow's executions (the reconciler)
 
 
 @dataclass(frozen=True)
@@ -291,6 +292,20 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # No catalogue grant: it runs as the search domain's master-user role (constructs/search.py).
         timeout_seconds=300,
         custom_resource=True,
+    ),
+    _spec(
+        "ingest_reconcile",
+        "Schedule -> fail or re-drive jobs whose ingest execution ended or is gone",
+        A.JOBS_WRITE,
+        # failing a job is ingest_fail's work (ingest/stages.py fail_job): its version FAILED, its chunks and
+        # stored artefacts removed
+        A.DOCUMENTS_WRITE,
+        A.SEARCH_WRITE,
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,
+        A.DESCRIBE_INGEST,
+        A.START_INGEST,  # re-drives a stuck job as a new attempt
+        timeout_seconds=120,
     ),
 )
 FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}
