@@ -248,8 +248,11 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     uploaded = workers["api"](_api_event("POST", "/v1/documents", "Metformin: 500 mg twice daily.", "text/plain",
                                          {"filename": "dose-note.txt"}, groups="admin"))
     jobs = workers["api"](_api_event("GET", "/v1/jobs", groups="admin"))
-    # and the scheduled reconciler finds that upload's job PENDING while its execution (moto's one-state
-    # stand-in) has ended: it fails the job and re-drives it as attempt 2
+    # and the scheduled reconciler finds that upload's job PENDING while its execution (moto's stand-in, stopped
+    # here) has ended: it fails the job and re-drives it as attempt 2
+    upload_job = json.loads(uploaded["body"])["job_id"]
+    _client(aws, "stepfunctions").stop_execution(executionArn=aws["VOICEASSIST_INGEST_STATE_MACHINE_ARN"].replace(
+        ":stateMachine:", ":execution:", 1) + f":{upload_job}")
     reconciled = workers["ingest_reconcile"]({"version": "0", "id": "r1", "detail-type": "Scheduled Event",
                                               "source": "aws.events", "account": "123456789012",
                                               "time": "2026-01-01T00:00:00Z", "region": "us-east-1",
