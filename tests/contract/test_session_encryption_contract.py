@@ -16,7 +16,7 @@ from voiceassist.adapters.aws.envelope_cipher import PREFIX
 from voiceassist.adapters.local.key_file_cipher import KEY_FILE_NAME, key_file_cipher
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase
 from voiceassist.adapters.local.sqlite_sessions import SqliteSessionStore
-from voiceassist.errors import InvalidInput
+from voiceassist.errors import DependencyError, InvalidInput, NotFound
 from voiceassist.models import Session
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def test_the_kms_cipher_binds_the_record_too(kms_cipher: Any) -> None:
     token = kms_cipher.encrypt(CONTEXT, context="ses_phi")
     assert NAME not in token
     assert kms_cipher.decrypt(token, context="ses_phi") == CONTEXT
-    with pytest.raises(Exception):  # noqa: B017 - KMS refuses the data key for another encryption context
+    with pytest.raises(DependencyError):  # KMS refuses the data key for another encryption context
         kms_cipher.decrypt(token, context="ses_other")
 
 
@@ -123,3 +123,46 @@ def test_a_context_stored_before_encryption_still_reads(tmp_path: Path, clock: F
     SqliteSessionStore(database, clock=clock).create(_session(clock))
     encrypted = SqliteSessionStore(database, clock=clock, cipher=key_file_cipher(tmp_path))
     assert encrypted.get("ses_phi").clinical_context == CONTEXT
+
+
+class KeyServiceDown:
+    def encrypt(self, plaintext: str, *, context: str) -> str:
+        raise DependencyError("the key service could not generate data key: EndpointConnectionError")
+
+    def decrypt(self, token: str, *, context: str) -> str:
+        raise DependencyError("the key service could not decrypt: EndpointConnectionError")
+
+
+def test_with_the_key_service_down_nothing_is_stored_at_all(tmp_path: Path, clock: FakeClock) -> None:
+    """Fail closed: no session is created rather than one with its context in the clear."""
+    database = SqliteDatabase(tmp_path / "voiceassist.sqlite3")
+    store = SqliteSessionStore(database, clock=clock, cipher=KeyServiceDown())
+    with pytest.raises(DependencyError):
+        store.create(_session(clock))
+    with pytest.raises(NotFound):
+        SqliteSessionStore(database, clock=clock).get("ses_phi")
+    raw = _raw_bytes(tmp_path)
+    assert NAME.encode() not in raw and MRN.encode() not in raw
+
+
+def test_with_kms_refusing_the_dynamodb_store_fails_closed(
+        dynamodb_client: Any, clock: FakeClock, kms_cipher: Any, boto_session: Any, table_names: dict[str, str]
+) -> None:
+    from botocore.stub import Stubber
+
+    from voiceassist.adapters.aws.dynamodb_sessions import DynamoDbSessionStore
+    from voiceassist.adapters.aws.envelope_cipher import EnvelopeCipher, KmsDataKeys
+
+    DynamoDbSessionStore(table_names[SESSIONS], client=dynamodb_client, clock=clock,
+                         cipher=kms_cipher).create(_session(clock))
+    kms = boto_session.client("kms")
+    store = DynamoDbSessionStore(table_names[SESSIONS], client=dynamodb_client, clock=clock,
+                                 cipher=EnvelopeCipher(KmsDataKeys("alias/environment", client=kms)))
+    with Stubber(kms) as stub:
+        stub.add_client_error("generate_data_key", "KMSInvalidStateException", "the key is disabled")
+        stub.add_client_error("decrypt", "KMSInvalidStateException", "the key is disabled")
+        with pytest.raises(DependencyError, match="key service"):
+            store.create(_session(clock, "ses_two"))
+        with pytest.raises(DependencyError, match="key service"):  # nor is the stored value returned in any form
+            store.get("ses_phi")
+    assert "ses_two" not in json.dumps(dynamodb_client.scan(TableName=table_names[SESSIONS])["Items"])

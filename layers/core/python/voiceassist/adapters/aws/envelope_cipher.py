@@ -13,7 +13,7 @@ import os
 from collections.abc import Mapping
 from typing import Any, Protocol
 
-from voiceassist.errors import InvalidInput
+from voiceassist.errors import DependencyError, InvalidInput
 
 PREFIX = "enc1"
 _NONCE_BYTES = 12
@@ -82,14 +82,25 @@ class KmsDataKeys:
         return {"voiceassist:record": context}
 
     def generate(self, context: str) -> tuple[bytes, bytes]:
-        reply = self._client.generate_data_key(KeyId=self._key_id, KeySpec="AES_256",
-                                               EncryptionContext=self._context(context))
+        reply = self._call("generate_data_key", KeyId=self._key_id, KeySpec="AES_256",
+                           EncryptionContext=self._context(context))
         return reply["Plaintext"], reply["CiphertextBlob"]
 
     def unwrap(self, wrapped: bytes, context: str) -> bytes:
-        reply = self._client.decrypt(CiphertextBlob=wrapped, KeyId=self._key_id,
-                                     EncryptionContext=self._context(context))
+        reply = self._call("decrypt", CiphertextBlob=wrapped, KeyId=self._key_id,
+                           EncryptionContext=self._context(context))
         return bytes(reply["Plaintext"])
+
+    def _call(self, operation: str, **arguments: Any) -> Any:
+        """KMS unavailable (or refusing) is a DependencyError (502, fail closed): nothing is stored unencrypted, and a
+        value that cannot be unwrapped is never returned in any form."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        try:
+            return getattr(self._client, operation)(**arguments)
+        except (BotoCoreError, ClientError) as exc:
+            raise DependencyError(f"the key service could not {operation.replace('_', ' ')}: "
+                                  f"{type(exc).__name__}") from exc
 
 
 def seal_field(cipher: Any, fields: dict[str, Any], name: str, context: str) -> dict[str, Any]:
