@@ -298,10 +298,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Schedule -> fail or re-drive jobs whose ingest execution ended or is gone",
         A.JOBS_WRITE,
         # failing a job is ingest_fail's work (ingest/stages.py fail_job): its version FAILED, its chunks and
-        # stored artefacts removed
+        # stored artefacts removed (deleted by key: no read)
         A.DOCUMENTS_WRITE,
         A.SEARCH_WRITE,
-        A.BUCKET_READ,
         A.BUCKET_WRITE,
         A.DESCRIBE_INGEST,
         A.START_INGEST,  # re-drives a stuck job as a new attempt
