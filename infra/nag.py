@@ -131,6 +131,12 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
         "Posting to WebSocket connections of this API's stage; connection ids are created per client.",
     ),
     _allow(
+        r"Resource::arn:(aws[a-z-]*|<AWS::Partition>):states:([a-z0-9-]+|<AWS::Region>):(\d{12}|<AWS::AccountId>):"
+        r"execution:\{.*PipelinesIngest[A-Za-z0-9]*.*\}:\*",
+        "Executions of the ingest workflow (named per job attempt): the reconciler describes them.",
+        only_actions=("states:DescribeExecution",),
+    ),
+    _allow(
         r"Resource::\*",
         "X-Ray segments, VPC network interfaces, CloudWatch metrics, ECR auth, log-delivery setup and "
         "Textract text detection jobs have no resource-level permissions; only those actions are granted on '*'.",

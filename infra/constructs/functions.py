@@ -24,7 +24,7 @@ from infra.constructs.layers import ARCHITECTURE, ASSET_EXCLUDES, RUNTIME, Layer
 from infra.constructs.log_groups import encrypted_log_group
 from infra.constructs.network import Network
 from infra.nag import acknowledge
-from voiceassist.constants.functions import HANDLER, FunctionSpec
+from voiceassist.constants.functions import HANDLER, FunctionSpec, carries_auth_layer
 
 # The container build context is the repository; only these paths are staged into the image asset.
 PHI_IMAGE_CONTEXT = [
@@ -32,6 +32,7 @@ PHI_IMAGE_CONTEXT = [
     "layers/core/python/voiceassist",
     "layers/deps/requirements-deps.txt",
     "layers/deps/requirements-phi.txt",
+    "layers/deps/requirements-auth.txt",  # cryptography: the sessions' encrypted clinical context
     "requirements/models.txt",  # the spaCy model's pin and sha256
 ]
 _ENI_ACTIONS = [
@@ -143,7 +144,7 @@ class FunctionFactory(Construct):
             layers = [self._layers.deps]
             if spec.needs_ml_layer:
                 layers.append(self._layers.ml)
-            if spec.needs_auth_layer:
+            if carries_auth_layer(spec):
                 layers.append(self._layers.auth)
             if spec.needs_mcp_layer:
                 layers.append(self._layers.mcp)
@@ -230,4 +231,4 @@ def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int |
 # The PHI container functions on the query path, kept warm where the environment asks for it.
 WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_generate", "query_assemble"})
 # Functions invoked asynchronously (by EventBridge); each gets a dead-letter queue.
-ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger"})
+ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger", "ingest_reconcile"})

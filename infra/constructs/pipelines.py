@@ -97,6 +97,20 @@ class Pipelines(Construct):
             logs=sfn.LogOptions(destination=log_group, level=sfn.LogLevel.ALL, include_execution_data=False),
         )
 
+    def reconcile_on_schedule(
+        self, *, reconciler: lambda_.IFunction, dead_letter_queue: sqs.IQueue, minutes: int = 5
+    ) -> events.Rule:
+        """Every few minutes the reconciler compares PENDING/RUNNING jobs with their executions."""
+        rule = events.Rule(
+            self,
+            "ReconcileIngestJobs",
+            description="Fail or re-drive ingestion jobs whose execution ended or is gone",
+            schedule=events.Schedule.rate(Duration.minutes(minutes)),
+        )
+        rule.add_target(targets.LambdaFunction(reconciler, dead_letter_queue=dead_letter_queue, retry_attempts=2,
+                                               max_event_age=Duration.minutes(minutes)))
+        return rule
+
     def trigger_ingestion_on_upload(
         self, *, bucket: s3.IBucket, trigger: lambda_.IFunction, dead_letter_queue: sqs.IQueue
     ) -> events.Rule:

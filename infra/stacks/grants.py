@@ -134,4 +134,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.START_QUERY: lambda fn, t: t.query.grant_start_sync_execution(fn),
     Access.STREAM_TO_CLIENTS: _stream,
     Access.OCR_TEXTRACT: _textract,
+    Access.DESCRIBE_INGEST: lambda fn, t: t.ingest.grant_execution(fn, "states:DescribeExecution"),
 }

@@ -32,7 +32,7 @@ from infra.stacks.environment import (
 )
 from infra.stacks.grants import GrantTargets, grant_access
 from infra.stacks.key_policy import allow_services
-from voiceassist.constants.environment import ENV_CORS_ORIGINS
+from voiceassist.constants.environment import ENV_CORS_ORIGINS, ENV_DATA_KEY_ID
 from voiceassist.constants.functions import FUNCTIONS_BY_NAME, Access, discover_functions
 
 
@@ -90,7 +90,9 @@ class MainStack(Stack):
             network=self.network,
             key=self.key,
             removal_policy=removal_policy,
-            environment=shared_environment(config, self.storage, self.search, self.secrets),
+            # the environment key also wraps the data keys of PHI fields (adapters/aws/envelope_cipher.py)
+            environment={**shared_environment(config, self.storage, self.search, self.secrets),
+                         ENV_DATA_KEY_ID: self.key.key_arn},
         )
         app_specs = [spec for spec in specs if not spec.custom_resource]
         functions = {spec.name: factory.create(spec) for spec in app_specs}
@@ -113,6 +115,9 @@ class MainStack(Stack):
             bucket=self.storage.documents_bucket,
             trigger=functions["ingest_trigger"],
             dead_letter_queue=dead_letter_queues["ingest_trigger"],
+        )
+        self.pipelines.reconcile_on_schedule(
+            reconciler=functions["ingest_reconcile"], dead_letter_queue=dead_letter_queues["ingest_reconcile"]
         )
         self.api = Api(
             self,

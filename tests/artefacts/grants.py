@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from voiceassist.constants.environment import (
     ENV_AUDIT_TABLE,
+    ENV_DATA_KEY_ID,
     ENV_DOCUMENTS_BUCKET,
     ENV_DOCUMENTS_TABLE,
     ENV_IDEMPOTENCY_TABLE,
@@ -65,6 +66,7 @@ _DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "Tr
 _DYNAMODB_READS = {"GetItem", "Query", "Scan", "BatchGetItem", "TransactGetItems", "DescribeTable"}
 _S3_READS = {"GetObject", "HeadObject", "ListObjectsV2", "ListObjects"}
 _S3_WRITES = {"PutObject", "DeleteObject", "DeleteObjects", "CopyObject"}
+_KMS_DATA_KEYS = {"GenerateDataKey", "Decrypt"}
 _SEARCH_READS = ("/_search", "/_count", "/_msearch")
 
 
@@ -90,6 +92,10 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
         service, operation, resource = call
         if service == "dynamodb" and resource in tables and operation in _DYNAMODB_READS | _DYNAMODB_WRITES:
             used.add(tables[resource][1 if resource in written else 0])
+        elif service == "kms" and resource == env[ENV_DATA_KEY_ID] and operation in _KMS_DATA_KEYS:
+            # the sessions' clinical context (envelope_cipher.py): the table grants carry the key's use
+            sessions = env[ENV_SESSIONS_TABLE]
+            used.add(tables[sessions][1 if sessions in written else 0])
         elif service == "s3" and resource == env[ENV_DOCUMENTS_BUCKET] and operation in _S3_READS:
             used.add(A.BUCKET_READ)
         elif service == "s3" and resource == env[ENV_DOCUMENTS_BUCKET] and operation in _S3_WRITES:
@@ -99,6 +105,9 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
         elif (service, operation, resource) == ("stepfunctions", "StartSyncExecution",
                                                 env[ENV_QUERY_STATE_MACHINE_ARN]):
             used.add(A.START_QUERY)
+        elif (service, operation) == ("stepfunctions", "DescribeExecution") and resource.startswith(
+                env[ENV_INGEST_STATE_MACHINE_ARN].replace(":stateMachine:", ":execution:", 1) + ":"):
+            used.add(A.DESCRIBE_INGEST)
         elif service == "textract" and operation in ("StartDocumentTextDetection", "GetDocumentTextDetection"):
             used.add(A.OCR_TEXTRACT)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

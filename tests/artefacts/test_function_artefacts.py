@@ -113,6 +113,7 @@ def aws() -> Iterator[dict[str, str]]:
     arns = {name: sfn.create_state_machine(name=f"pk-{name}", roleArn=role, definition=json.dumps(
         {"StartAt": "Done", "States": {"Done": {"Type": "Succeed"}}}))["stateMachineArn"]
         for name in ("ingest", "query")}
+    data_key = session.client("kms", endpoint_url=endpoint).create_key()["KeyMetadata"]["Arn"]
     with OpenSearchStub() as opensearch:
         environment = {
             "PATH": os.environ.get("PATH", ""), "HOME": os.environ.get("HOME", "/tmp"), **credentials,
@@ -127,6 +128,7 @@ def aws() -> Iterator[dict[str, str]]:
             "VOICEASSIST_INGEST_STATE_MACHINE_ARN": arns["ingest"],
             "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
             "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
+            "VOICEASSIST_DATA_KEY_ID": data_key,
         }
         yield environment
     server.stop()
@@ -246,6 +248,16 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     uploaded = workers["api"](_api_event("POST", "/v1/documents", "Metformin: 500 mg twice daily.", "text/plain",
                                          {"filename": "dose-note.txt"}, groups="admin"))
     jobs = workers["api"](_api_event("GET", "/v1/jobs", groups="admin"))
+    # and the scheduled reconciler finds that upload's job PENDING while its execution (moto's stand-in, stopped
+    # here) has ended: it fails the job and re-drives it as attempt 2
+    upload_job = json.loads(uploaded["body"])["job_id"]
+    _client(aws, "stepfunctions").stop_execution(executionArn=aws["VOICEASSIST_INGEST_STATE_MACHINE_ARN"].replace(
+        ":stateMachine:", ":execution:", 1) + f":{upload_job}")
+    reconciled = workers["ingest_reconcile"]({"version": "0", "id": "r1", "detail-type": "Scheduled Event",
+                                              "source": "aws.events", "account": "123456789012",
+                                              "time": "2026-01-01T00:00:00Z", "region": "us-east-1",
+                                              "resources": ["arn:aws:events:us-east-1:123456789012:rule/r"],
+                                              "detail": {}})
     asked = workers["api"](_api_event("POST", "/v1/query", json.dumps({"query": "metformin dose?"})))
     invoked = workers["api"](_api_event("POST", "/v1/tools/calculate_medical_score/invoke",
                                         json.dumps({"arguments": tool_arguments})))
@@ -253,7 +265,7 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     return {
         "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
         "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
-        "invoked": invoked,
+        "invoked": invoked, "reconciled": reconciled,
         "mcp": workers["mcp"](mcp_event),
         "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
         "listed": workers["api"](_api_event("GET", "/v1/documents")),
@@ -283,6 +295,8 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     assert exercised["listed"]["statusCode"] == 200 and "metformin" in exercised["listed"]["body"]
     assert exercised["session"]["statusCode"] == 200 and exercised["uploaded"]["statusCode"] == 202
     assert exercised["jobs"]["statusCode"] == 200
+    upload_job = json.loads(exercised["uploaded"]["body"])["job_id"]
+    assert [(r["job_id"], r["action"]) for r in exercised["reconciled"]["recovered"]] == [(upload_job, "redriven")]
     assert exercised["connected"]["statusCode"] == 200
     assert exercised["refused"]["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))

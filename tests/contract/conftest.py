@@ -22,8 +22,10 @@ from voiceassist.adapters.aws.dynamodb_jobs import DynamoDbJobStore
 from voiceassist.adapters.aws.dynamodb_sessions import DynamoDbSessionStore
 from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
 from voiceassist.adapters.aws.dynamodb_tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE, create_tables
+from voiceassist.adapters.aws.envelope_cipher import EnvelopeCipher, KmsDataKeys
 from voiceassist.adapters.aws.s3_blobs import S3BlobStore
 from voiceassist.adapters.local.folder_blobs import FolderBlobStore
+from voiceassist.adapters.local.key_file_cipher import key_file_cipher
 from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase
 from voiceassist.adapters.local.sqlite_documents import SqliteDocumentStore
@@ -106,18 +108,27 @@ def sqlite_stores(tmp_path: Path, clock: FakeClock) -> Stores:
     return Stores(
         documents=SqliteDocumentStore(database),
         jobs=SqliteJobStore(database),
-        sessions=SqliteSessionStore(database, clock=clock),
+        sessions=SqliteSessionStore(database, clock=clock, cipher=key_file_cipher(tmp_path)),
         audit=SqliteAuditLog(database),
         state=SqliteKeyValueState(database, clock=clock),
     )
 
 
 @pytest.fixture
-def dynamodb_stores(dynamodb_client: Any, clock: FakeClock) -> Stores:
+def kms_cipher(aws: None, boto_session: boto3.Session) -> EnvelopeCipher:
+    """The AWS FieldCipher on a moto KMS key (the environment key's stand-in)."""
+    kms = boto_session.client("kms")
+    key_id = kms.create_key(Description="environment key")["KeyMetadata"]["KeyId"]
+    return EnvelopeCipher(KmsDataKeys(key_id, client=kms))
+
+
+@pytest.fixture
+def dynamodb_stores(dynamodb_client: Any, clock: FakeClock, kms_cipher: EnvelopeCipher) -> Stores:
     return Stores(
         documents=DynamoDbDocumentStore(TABLE_NAMES[DOCUMENTS], client=dynamodb_client),
         jobs=DynamoDbJobStore(TABLE_NAMES[JOBS], client=dynamodb_client),
-        sessions=DynamoDbSessionStore(TABLE_NAMES[SESSIONS], client=dynamodb_client, clock=clock),
+        sessions=DynamoDbSessionStore(TABLE_NAMES[SESSIONS], client=dynamodb_client, clock=clock,
+                                      cipher=kms_cipher),
         audit=DynamoDbAuditLog(TABLE_NAMES[AUDIT], client=dynamodb_client),
         state=DynamoDbKeyValueState(TABLE_NAMES[STATE], client=dynamodb_client, clock=clock),
     )

@@ -84,7 +84,20 @@ def test_no_function_role_carries_a_managed_policy(synthesized: Synthesized) -> 
 
 
 def test_uploads_trigger_ingestion_with_a_dead_letter_queue(synthesized: Synthesized) -> None:
-    (rule,) = resources(synthesized.main("dev"), "AWS::Events::Rule").values()
+    (rule,) = (r for r in resources(synthesized.main("dev"), "AWS::Events::Rule").values() if "EventPattern" in r)
     assert rule["EventPattern"]["detail"]["object"] == {"key": [{"prefix": INCOMING_PREFIX}]}
     (target,) = rule["Targets"]
     assert target["DeadLetterConfig"]["Arn"]
+
+
+def test_a_schedule_runs_the_ingest_reconciler_with_a_dead_letter_queue(synthesized: Synthesized) -> None:
+    template = synthesized.main("dev")
+    (rule,) = (r for r in resources(template, "AWS::Events::Rule").values() if "ScheduleExpression" in r)
+    assert rule["ScheduleExpression"] == "rate(5 minutes)" and rule["State"] == "ENABLED"
+    (target,) = rule["Targets"]
+    (reconciler,) = (k for k in resources(template, "AWS::Lambda::Function") if "IngestReconcile" in k)
+    assert target["Arn"] == {"Fn::GetAtt": [reconciler, "Arn"]} and target["DeadLetterConfig"]["Arn"]
+    policies = [p for k, p in resources(template, "AWS::IAM::Policy").items() if "IngestReconcile" in k]
+    statements = [s for p in policies for s in p["PolicyDocument"]["Statement"]]
+    describe = [s for s in statements if s["Action"] == "states:DescribeExecution"]
+    assert len(describe) == 1 and ":execution:" in str(describe[0]["Resource"])

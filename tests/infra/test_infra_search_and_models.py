@@ -42,7 +42,7 @@ def test_search_bootstrap_maps_the_function_roles(synthesized: Synthesized) -> N
     (bootstrap,) = resources(synthesized.main("dev"), "Custom::SearchBootstrap").values()
     assert bootstrap["IndexAlias"] and bootstrap["PipelineName"]
     assert len(bootstrap["ReaderRoleArns"]) == 3  # query_retrieve, api (the passage behind a citation), query_tools
-    assert len(bootstrap["WriterRoleArns"]) == 3  # ingest_index, ingest_finalize, ingest_fail
+    assert len(bootstrap["WriterRoleArns"]) == 4  # ingest_index, ingest_finalize, ingest_fail, ingest_reconcile
     # the index records whose vectors it holds: the functions' default embedder
     assert bootstrap["EmbeddingModel"] == Dependencies(Settings()).embedder.model_id
 

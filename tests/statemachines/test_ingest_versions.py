@@ -70,7 +70,9 @@ def test_ingest_changed_document_becomes_version_2_and_only_its_chunks_are_found
     assert ingest_deps.documents.get(second.doc_id).status is DocumentStatus.ACTIVE
     assert keyword_search("chlorpropamide") == []
     assert set(keyword_search("metformin diabetes empagliflozin")) == {("metformin", 2)}
-    assert ingest_deps.index.count("metformin", searchable_only=False) == second.chunks_total
+    # version 1's chunks are kept for audit, flagged superseded, and never found (above)
+    assert ingest_deps.index.count("metformin", searchable_only=False) == second.chunks_total + first.chunks_total
+    assert ingest_deps.index.superseded_count("metformin") == first.chunks_total  # type: ignore[attr-defined]
 
 
 def test_ingest_older_version_finishing_after_a_newer_one_is_superseded_at_once(

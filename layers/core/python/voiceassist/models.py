@@ -226,6 +226,7 @@ class IndexingJob(Model):
     started_at: datetime | None = None
     finished_at: datetime | None = None
     worker: str | None = None  # host/pid/token of the process that last moved it (updated_at is its heartbeat)
+    execution_id: str | None = None  # its ingest execution (a Step Functions ARN on AWS): the reconciler asks it
 
     def can_transition(self, to: JobState) -> bool:
         return to in JOB_TRANSITIONS[self.state]

@@ -114,6 +114,17 @@ class SessionStore(Protocol):
 
 
 @runtime_checkable
+class FieldCipher(Protocol):
+    """Application-level encryption of one PHI field (envelope: a fresh data key per value, wrapped by the
+    environment key on AWS or a local key file). `context` (the owning record's id) is bound to the
+    ciphertext, so a value copied onto another record does not decrypt."""
+
+    def encrypt(self, plaintext: str, *, context: str) -> str: ...
+
+    def decrypt(self, token: str, *, context: str) -> str: ...
+
+
+@runtime_checkable
 class AuditLog(Protocol):
     def append(self, record: AuditRecord) -> None:
         """Append-only: raises Conflict if the audit id already exists. The record joins its partition's hash
@@ -161,6 +172,11 @@ class SearchIndex(Protocol):
 
     def delete_document(self, doc_key: str, version: int | None = None) -> None:
         """Remove one version, or every version, of a document."""
+        ...
+
+    def retire(self, doc_key: str, version: int) -> None:
+        """Keep a superseded version's chunks for audit, flagged superseded: never searchable again (activate
+        does not show them; delete_document of the whole document removes them)."""
         ...
 
     def search(self, query: SearchQuery) -> builtins.list[SearchHit]: ...

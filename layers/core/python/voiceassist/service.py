@@ -86,8 +86,10 @@ def job_liveness(deps: Dependencies) -> recovery.Liveness | None:
     return getattr(deps.pipelines, "job_liveness", None)
 
 
-def reconcile_jobs(deps: Dependencies, *, limit: int = 1000) -> list[recovery.Recovery]:
-    """Fail every stuck PENDING or RUNNING job with a reason and re-drive it while it has attempts left."""
+def reconcile_jobs(deps: Dependencies, *, limit: int = 1000, liveness: recovery.Liveness | None = None,
+                   any_worker: bool = False) -> list[recovery.Recovery]:
+    """Fail every stuck PENDING or RUNNING job with a reason and re-drive it while it has attempts left.
+    `liveness` (with `any_worker`) replaces the runner's own: the AWS reconciler's execution_liveness."""
     in_flight = [job for state in recovery.IN_FLIGHT for job in deps.jobs.list(state=state, limit=limit)]
 
     def fail(job: Any, reason: str) -> None:
@@ -98,13 +100,33 @@ def reconcile_jobs(deps: Dependencies, *, limit: int = 1000) -> list[recovery.Re
         _start_ingestion(deps, retried.job_id, retried.doc_id, name=f"{retried.job_id}-attempt{retried.attempts}")
 
     return recovery.reconcile(in_flight, lease_seconds=deps.settings.job_lease_seconds,
-                              liveness=job_liveness(deps), fail=fail, redrive=redrive)
+                              liveness=liveness or job_liveness(deps), fail=fail, redrive=redrive,
+                              any_worker=any_worker)
+
+
+def execution_liveness(deps: Dependencies) -> recovery.Liveness:
+    """A job's execution as the runner describes it (DescribeExecution on AWS): RUNNING is alive; ended, or
+    gone (expired from the history, never started) is dead; a job without an execution id is left to the lease."""
+    from voiceassist.errors import NotFound
+
+    runner: Any = deps.pipelines  # StepFunctionsPipelineRunner.describe
+
+    def alive(job: Any) -> bool | None:
+        if not job.execution_id:
+            return None
+        try:
+            return not runner.describe(job.execution_id).finished
+        except NotFound:
+            return False
+
+    return alive
 
 
 def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str) -> None:
     """Start the pipeline for a PENDING job. If the start fails, the job is marked FAILED (and can be retried):
     left PENDING, no execution would ever move it, and an upload of the same content would be answered
     `unchanged: being indexed` for ever."""
+    _record_execution(deps, job_id, name)
     try:
         deps.pipelines.start("ingest", {"job_id": job_id, "doc_id": doc_id}, name=name)
     except Exception as exc:
@@ -114,6 +136,17 @@ def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str)
         except Exception:  # the start's error is the one to report; this one only leaves the job PENDING
             logger.exception("could not mark the job of an unstarted pipeline FAILED", extra={"job_id": job_id})
         raise
+
+
+def _record_execution(deps: Dependencies, job_id: str, name: str) -> None:
+    """The job carries its execution's id before the execution starts (so no step races this write), where
+    the runner can tell it in advance (Step Functions: the ARN follows from the state machine and the name)."""
+    execution_id_for = getattr(deps.pipelines, "execution_id_for", None)
+    if execution_id_for is None:
+        return
+    job = deps.jobs.get(job_id)
+    deps.jobs.save(job.model_copy(update={"execution_id": execution_id_for("ingest", name)}),
+                   expected_state=job.state)
 
 
 def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,

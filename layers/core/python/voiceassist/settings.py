@@ -20,6 +20,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_CHUNK_OVERLAP,
     ENV_CHUNK_TOKENS,
     ENV_DATA_DIR,
+    ENV_DATA_KEY_ID,
     ENV_DOCUMENTS_BUCKET,
     ENV_DOCUMENTS_TABLE,
     ENV_EMBEDDING_ENDPOINT,
@@ -103,6 +104,7 @@ class Settings(BaseModel):
     audit_table: str | None = None
     idempotency_table: str | None = None
     state_table: str | None = None
+    data_key_id: str | None = None  # AWS: the KMS key wrapping PHI fields' data keys (local: a key file)
 
     opensearch_endpoint: str | None = None
     opensearch_index: str = "voiceassist-chunks"
@@ -231,6 +233,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_WEB_SEARCH_BASE_URL: "web_search_base_url",
     ENV_WEB_SEARCH_API_KEY: "web_search_api_key",
     ENV_WEB_SEARCH_SECRET_ARN: "web_search_secret_arn",
+    ENV_DATA_KEY_ID: "data_key_id",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

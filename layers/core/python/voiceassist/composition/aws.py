@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         AuditLog,
         BlobStore,
         DocumentStore,
+        FieldCipher,
         JobStore,
         KeyValueState,
         PageOcr,
@@ -62,7 +63,19 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
     def sessions(self) -> SessionStore:
         from voiceassist.adapters.aws.dynamodb_sessions import DynamoDbSessionStore
 
-        return DynamoDbSessionStore(str(self.settings.sessions_table), client=self._dynamodb)
+        return DynamoDbSessionStore(str(self.settings.sessions_table), client=self._dynamodb,
+                                    cipher=self.field_cipher)
+
+    @cached_property
+    def field_cipher(self) -> FieldCipher:
+        """PHI fields at rest (a session's clinical context): KMS data keys under the environment key."""
+        from voiceassist.adapters.aws.envelope_cipher import EnvelopeCipher, KmsDataKeys
+        from voiceassist.errors import InvalidInput
+        from voiceassist.settings import ENV_DATA_KEY_ID
+
+        if not self.settings.data_key_id:
+            raise InvalidInput(f"invalid configuration: the aws runtime needs {ENV_DATA_KEY_ID}")
+        return EnvelopeCipher(KmsDataKeys(self.settings.data_key_id, region_name=self.settings.region))
 
     @cached_property
     def audit(self) -> AuditLog:

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
         AuditLog,
         BlobStore,
         DocumentStore,
+        FieldCipher,
         JobStore,
         KeyValueState,
         PageOcr,
@@ -55,7 +56,14 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
     def sessions(self) -> SessionStore:
         from voiceassist.adapters.local.sqlite_sessions import SqliteSessionStore
 
-        return SqliteSessionStore(self._sqlite)
+        return SqliteSessionStore(self._sqlite, cipher=self.field_cipher)
+
+    @cached_property
+    def field_cipher(self) -> FieldCipher:
+        """PHI fields at rest (a session's clinical context): data keys wrapped by a 0600 key file."""
+        from voiceassist.adapters.local.key_file_cipher import key_file_cipher
+
+        return key_file_cipher(self.settings.data_dir)
 
     @cached_property
     def audit(self) -> AuditLog:

@@ -39,6 +39,7 @@ class Access(StrEnum):
     START_QUERY = "start-query"
     STREAM_TO_CLIENTS = "stream-to-clients"
     OCR_TEXTRACT = "ocr-textract"  # start and read Textract text detection jobs (Textract reads S3 as the caller)
+    DESCRIBE_INGEST = "describe-ingest"  # DescribeExecution on the ingest workflow's executions (the reconciler)
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,9 @@ class FunctionSpec:
     timeout_seconds: int | None = None
     # The ML layer carries onnxruntime, tokenizers and the in-boundary embedding model (numpy is in deps).
     needs_ml_layer: bool = False
-    # The auth layer carries PyJWT and cryptography: Cognito token signatures for the authorizer, and AES
-    # decryption of encrypted PDFs for ingest_extract (pypdf's crypto provider).
+    # The auth layer carries PyJWT and cryptography: Cognito token signatures for the authorizer, AES
+    # decryption of encrypted PDFs for ingest_extract (pypdf's crypto provider), and the session store's
+    # encrypted clinical context (adapters/aws/envelope_cipher.py) for every function with SESSIONS_* access.
     needs_auth_layer: bool = False
     # Presidio and its spaCy model exceed the 250 MB zip limit, so this one ships as a container image.
     container_image: bool = False
@@ -291,6 +293,19 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         timeout_seconds=300,
         custom_resource=True,
     ),
+    _spec(
+        "ingest_reconcile",
+        "Schedule -> fail or re-drive jobs whose ingest execution ended or is gone",
+        A.JOBS_WRITE,
+        # failing a job is ingest_fail's work (ingest/stages.py fail_job): its version FAILED, its chunks and
+        # stored artefacts removed (deleted by key: no read)
+        A.DOCUMENTS_WRITE,
+        A.SEARCH_WRITE,
+        A.BUCKET_WRITE,
+        A.DESCRIBE_INGEST,
+        A.START_INGEST,  # re-drives a stuck job as a new attempt
+        timeout_seconds=120,
+    ),
 )
 FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}
 
@@ -334,3 +349,9 @@ def discover_functions(functions_dir: Path) -> list[FunctionSpec]:
             f"not catalogued {unknown or 'none'}, missing folders {missing or 'none'}"
         )
     return [FUNCTIONS_BY_NAME[name] for name in sorted(present)]
+
+
+def carries_auth_layer(spec: FunctionSpec) -> bool:
+    """The auth layer's cryptography is needed by the flagged functions and by every one that reads or writes
+    sessions (their clinical context is encrypted at the application level)."""
+    return spec.needs_auth_layer or bool(spec.access & {Access.SESSIONS_READ, Access.SESSIONS_WRITE})

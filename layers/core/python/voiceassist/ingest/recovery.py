@@ -63,10 +63,12 @@ def worker_process_alive(worker: str | None) -> bool | None:
 
 
 def is_stuck(job: IndexingJob, *, lease_seconds: float, liveness: Liveness | None = None,
-             now: datetime | None = None) -> bool:
+             now: datetime | None = None, any_worker: bool = False) -> bool:
+    """`any_worker`: the liveness speaks for every job (Step Functions' DescribeExecution), not only this
+    process's (the local runner knows only its own executions)."""
     if job.state not in IN_FLIGHT or job.unchanged:
         return False
-    if job.worker == WORKER and liveness is not None:
+    if (any_worker or job.worker == WORKER) and liveness is not None:
         alive = liveness(job)
         if alive is not None:
             return not alive
@@ -81,12 +83,13 @@ def interrupted(job: IndexingJob) -> str:
 
 
 def reconcile(jobs: Iterable[IndexingJob], *, lease_seconds: float, liveness: Liveness | None,
-              fail: Callable[[IndexingJob, str], None], redrive: Callable[[IndexingJob], None]) -> list[Recovery]:
+              fail: Callable[[IndexingJob, str], None], redrive: Callable[[IndexingJob], None],
+              any_worker: bool = False) -> list[Recovery]:
     """Fail every stuck job with a reason, then re-drive it while it has attempts left."""
     recovered: list[Recovery] = []
     now = utc_now()
     for job in jobs:
-        if not is_stuck(job, lease_seconds=lease_seconds, liveness=liveness, now=now):
+        if not is_stuck(job, lease_seconds=lease_seconds, liveness=liveness, now=now, any_worker=any_worker):
             continue
         reason = interrupted(job)
         try:

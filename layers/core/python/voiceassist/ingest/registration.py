@@ -87,7 +87,8 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
             return unchanged
         version = max((d.version for d in versions), default=0) + 1
         job = _create_job(ctx, IndexingJob(job_id=job_id, doc_id=document_id(metadata.doc_key, version),
-                                           doc_key=metadata.doc_key, version=version, worker=WORKER))
+                                           doc_key=metadata.doc_key, version=version, worker=WORKER,
+                                           execution_id=execution_id))
     document = KnowledgeDocument(
         doc_id=job.doc_id, doc_key=metadata.doc_key, version=job.version, content_hash=digest,
         content_type=content_type or extraction.detect_content_type(filename or blob_key, data),

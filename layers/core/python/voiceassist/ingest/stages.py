@@ -208,7 +208,7 @@ def finalize_document(ctx: IngestionContext, doc_id: str, job_id: str, *, stored
     now = utc_now()
     try:
         if newer:
-            ctx.index.delete_document(document.doc_key, document.version)
+            ctx.index.retire(document.doc_key, document.version)  # kept, flagged, for audit
             ctx.documents.put(document.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": now}),
                               expected_status=DocumentStatus.PENDING)
         else:
@@ -344,7 +344,7 @@ def delete_document(ctx: IngestionContext, doc_id: str) -> KnowledgeDocument:
 
 def _supersede(ctx: IngestionContext, older: KnowledgeDocument, *, by_version: int) -> None:
     ctx.documents.put(older.model_copy(update={"status": DocumentStatus.SUPERSEDED, "updated_at": utc_now()}))
-    ctx.index.delete_document(older.doc_key, older.version)
+    ctx.index.retire(older.doc_key, older.version)  # kept, flagged, for audit; never searchable
     for old_job in ctx.jobs.for_document(older.doc_id):
         if old_job.state is JobState.COMPLETED:
             _move(ctx, old_job, JobState.SUPERSEDED, reason=f"superseded by version {by_version}")

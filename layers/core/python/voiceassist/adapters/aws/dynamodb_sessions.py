@@ -2,14 +2,15 @@
 
 A whole session in one item would hit DynamoDB's 400 KB item limit; one item per message never does.
 Message items carry the session's TTL so the sweeper removes them with it, and a session past its
-expiry reads as missing even before the sweeper (which can lag by days) deletes it.
+expiry reads as missing even before the sweeper (which can lag by days) deletes it. With a FieldCipher (the
+composition root always gives one) the clinical context is stored encrypted under a KMS data key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
@@ -27,9 +28,14 @@ from voiceassist.adapters.aws.dynamodb_tables import (
     timestamp_key,
     to_item,
 )
+from voiceassist.adapters.aws.envelope_cipher import open_field, seal_field
 from voiceassist.errors import Conflict, NotFound
 from voiceassist.models import Message, Session, utc_now
 
+if TYPE_CHECKING:
+    from voiceassist.ports import FieldCipher
+
+_CONTEXT = "clinical_context"
 _TTL_ATTRIBUTE = "expires_at_epoch"
 _STORAGE_ATTRIBUTES = ("pk", "sk", _TTL_ATTRIBUTE)  # on the items, not in the models
 
@@ -48,12 +54,13 @@ def _model_fields(item: dict[str, Any]) -> dict[str, Any]:
 
 class DynamoDbSessionStore:
     def __init__(self, table_name: str, *, client: Any = None, region_name: str | None = None,
-                 clock: Callable[[], datetime] = utc_now) -> None:
+                 clock: Callable[[], datetime] = utc_now, cipher: FieldCipher | None = None) -> None:
         self._table = DynamoTable(table_name, client=client, region_name=region_name)
         self._clock = clock
+        self._cipher = cipher  # a FieldCipher; None stores the context as given (tests of other concerns)
 
     def create(self, session: Session) -> None:
-        item = to_item(session.model_dump(mode="json"))
+        item = to_item(seal_field(self._cipher, session.model_dump(mode="json"), _CONTEXT, session.session_id))
         item.update(pk=_session_pk(session.session_id), sk=SESSION_META_SK,
                     created_at=timestamp_key(session.created_at))  # the by_user sort key must sort as time
         if session.expires_at is not None:
@@ -62,7 +69,8 @@ class DynamoDbSessionStore:
 
     def get(self, session_id: str) -> Session:
         item = self._table.get({"pk": _session_pk(session_id), "sk": SESSION_META_SK})
-        session = Session.model_validate(_model_fields(item)) if item else None
+        session = Session.model_validate(
+            open_field(self._cipher, _model_fields(item), _CONTEXT, session_id)) if item else None
         if session is None or self._expired(session):
             raise NotFound(f"session {session_id!r} does not exist or has expired")
         return session

@@ -64,6 +64,7 @@ def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless
                 "version": {"type": "integer"},
                 "ordinal": {"type": "integer"},
                 "searchable": {"type": "boolean"},
+                "superseded": {"type": "boolean"},  # kept for audit, never searchable (activation skips it)
                 "text": {"type": "text", "analyzer": "english"},
                 "title": {"type": "text", "analyzer": "english", "fields": {"raw": {"type": "keyword"}}},
                 "section": {"type": "keyword", "ignore_above": 1024},
@@ -174,14 +175,26 @@ def document_query(doc_key: str, version: int | None = None, *, searchable: bool
 
 def activation_bodies(doc_key: str, version: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """Two _update_by_query bodies: first show `version`, then hide every other searchable version."""
+    show_query = document_query(doc_key, version, searchable=False)
+    show_query["bool"]["must_not"] = [{"term": {"superseded": True}}]
     show = {
-        "query": document_query(doc_key, version, searchable=False),
+        "query": show_query,
         "script": {"lang": "painless", "source": "ctx._source.searchable = true"},
     }
     hide_query = document_query(doc_key, searchable=True)
     hide_query["bool"]["must_not"] = [{"term": {"version": version}}]
     hide = {"query": hide_query, "script": {"lang": "painless", "source": "ctx._source.searchable = false"}}
     return show, hide
+
+
+SUPERSEDED_MAPPING = {"properties": {"superseded": {"type": "boolean"}}}  # added to indices created before it
+
+
+def retire_body(doc_key: str, version: int) -> dict[str, Any]:
+    """_update_by_query: a superseded version's chunks hidden and flagged (kept for audit)."""
+    return {"query": document_query(doc_key, version),
+            "script": {"lang": "painless",
+                       "source": "ctx._source.searchable = false; ctx._source.superseded = true"}}
 
 
 def count_body(doc_key: str | None, *, searchable_only: bool) -> dict[str, Any]:

@@ -110,6 +110,12 @@ class OpenSearchIndex:
             self._call("update_by_query", index=self.index_alias, body=body,
                        params={"refresh": "true", "conflicts": "proceed"})
 
+    def retire(self, doc_key: str, version: int) -> None:
+        # The strict mapping of an index created before the flag existed gains it first (idempotent).
+        self._call("indices.put_mapping", index=self.index_alias, body=bodies.SUPERSEDED_MAPPING)
+        self._call("update_by_query", index=self.index_alias, body=bodies.retire_body(doc_key, version),
+                   params={"refresh": "true", "conflicts": "proceed"})
+
     def delete_document(self, doc_key: str, version: int | None = None) -> None:
         body = {"query": bodies.document_query(doc_key, version)}
         self._call("delete_by_query", index=self.index_alias, body=body,

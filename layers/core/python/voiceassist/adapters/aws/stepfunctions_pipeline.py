@@ -135,6 +135,10 @@ class StepFunctionsPipelineRunner:
             stopped_at=response.get("stopDate"),
         )
 
+    def execution_id_for(self, pipeline: str, name: str) -> str:
+        """The ARN an execution started with `name` will have (known before StartExecution returns)."""
+        return f"{self._arn(pipeline).replace(':stateMachine:', ':execution:', 1)}:{name}"
+
     def _arn(self, pipeline: str) -> str:
         try:
             return self._state_machine_arns[pipeline]

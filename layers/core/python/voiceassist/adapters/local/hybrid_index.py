@@ -58,7 +58,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, title, tokenize = 
 CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Superseded versions: their chunks stay (for audit), flagged here, and activation never shows them.
+CREATE TABLE IF NOT EXISTS superseded_versions (doc_key TEXT NOT NULL, version INTEGER NOT NULL,
+                                                PRIMARY KEY (doc_key, version));
 """
+_NOT_SUPERSEDED = ("NOT EXISTS (SELECT 1 FROM superseded_versions AS s"
+                   " WHERE s.doc_key = chunks.doc_key AND s.version = chunks.version)")
 # Indexes built before the embedding model was recorded hold the published fp32 model's vectors.
 _UNRECORDED_MODEL_ID = MODEL_ID
 _RELOAD_AFTER_DEAD_ROWS = 1000  # and a quarter of the rows: deleted rows cost memory and scan time
@@ -138,14 +143,33 @@ class LocalHybridIndex:
             with self._transaction() as db:
                 db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT rowid FROM chunks"
                            " WHERE doc_key = ? AND searchable = 1 AND version != ?)", (doc_key, version))
-                db.execute(_INSERT_FTS + " WHERE doc_key = ? AND version = ? AND searchable = 0",
+                db.execute(_INSERT_FTS + f" WHERE doc_key = ? AND version = ? AND searchable = 0 AND {_NOT_SUPERSEDED}",
                            (doc_key, version))
-                db.execute("UPDATE chunks SET searchable = (version = ?) WHERE doc_key = ?",
+                db.execute(f"UPDATE chunks SET searchable = (version = ? AND {_NOT_SUPERSEDED}) WHERE doc_key = ?",
                            (version, doc_key))
                 flags = db.execute("SELECT rowid, searchable FROM chunks WHERE doc_key = ?",
                                    (doc_key,)).fetchall()
             if self._rows is not None:
                 self._rows.set_searchable(flags)
+
+    def retire(self, doc_key: str, version: int) -> None:
+        with self._lock:
+            with self._transaction() as db:
+                db.execute("INSERT OR IGNORE INTO superseded_versions (doc_key, version) VALUES (?, ?)",
+                           (doc_key, version))
+                db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT rowid FROM chunks"
+                           " WHERE doc_key = ? AND version = ? AND searchable = 1)", (doc_key, version))
+                db.execute("UPDATE chunks SET searchable = 0 WHERE doc_key = ? AND version = ?", (doc_key, version))
+                flags = db.execute("SELECT rowid, searchable FROM chunks WHERE doc_key = ?",
+                                   (doc_key,)).fetchall()
+            if self._rows is not None:
+                self._rows.set_searchable(flags)
+
+    def superseded_count(self, doc_key: str) -> int:
+        """The chunks kept, flagged superseded, for audit."""
+        with self._lock:
+            return int(self._db.execute(f"SELECT COUNT(*) FROM chunks WHERE doc_key = ? AND NOT {_NOT_SUPERSEDED}",
+                                        (doc_key,)).fetchone()[0])
 
     def delete_document(self, doc_key: str, version: int | None = None) -> None:
         where, params = ("doc_key = ?", (doc_key,)) if version is None else (
@@ -153,6 +177,7 @@ class LocalHybridIndex:
         with self._lock:
             with self._transaction() as db:
                 removed = self._delete_rows(db, where, params)
+                db.execute(f"DELETE FROM superseded_versions WHERE {where}", params)
             if self._rows is not None:
                 self._rows.remove(removed)
 

@@ -1,20 +1,28 @@
 """SessionStore on the shared SQLite file: a session row plus one row per message (never one blob).
 
-An expired session reads as missing, as on DynamoDB before its TTL sweeper runs.
+An expired session reads as missing, as on DynamoDB before its TTL sweeper runs. With a FieldCipher (the
+composition root always gives one) the clinical context is encrypted before it reaches the file or its WAL.
 """
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from voiceassist.adapters.aws.dynamodb_tables import as_utc, check_limit, timestamp_key
+from voiceassist.adapters.aws.envelope_cipher import open_field, seal_field
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
 from voiceassist.errors import Conflict, NotFound
 from voiceassist.models import Message, Session, utc_now
 
+if TYPE_CHECKING:
+    from voiceassist.ports import FieldCipher
+
+_CONTEXT = "clinical_context"
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
     session_id TEXT PRIMARY KEY,
@@ -34,10 +42,11 @@ CREATE TABLE IF NOT EXISTS session_messages (
 
 
 class SqliteSessionStore:
-    def __init__(self, database: SqliteDatabase | str | Path, *, clock: Callable[[], datetime] = utc_now
-                 ) -> None:
+    def __init__(self, database: SqliteDatabase | str | Path, *, clock: Callable[[], datetime] = utc_now,
+                 cipher: FieldCipher | None = None) -> None:
         self._db = open_database(database)
         self._clock = clock
+        self._cipher = cipher  # a FieldCipher; None stores the context as given (tests of other concerns)
 
     def create(self, session: Session) -> None:
         self._db.ensure_schema(_SCHEMA)
@@ -46,7 +55,8 @@ class SqliteSessionStore:
                 connection.execute(
                     "INSERT INTO sessions (session_id, user_id, created_at, body) VALUES (?, ?, ?, ?)",
                     (session.session_id, session.user_id, timestamp_key(session.created_at),
-                     session.model_dump_json()),
+                     json.dumps(seal_field(self._cipher, session.model_dump(mode="json"), _CONTEXT,
+                                           session.session_id))),
                 )
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"session {session.session_id!r} already exists") from exc
@@ -54,7 +64,8 @@ class SqliteSessionStore:
     def get(self, session_id: str) -> Session:
         self._db.ensure_schema(_SCHEMA)
         row = self._db.query_one("SELECT body FROM sessions WHERE session_id = ?", (session_id,))
-        session = Session.model_validate_json(row[0]) if row else None
+        session = Session.model_validate(
+            open_field(self._cipher, json.loads(row[0]), _CONTEXT, session_id)) if row else None
         if session is None or self._expired(session):
             raise NotFound(f"session {session_id!r} does not exist or has expired")
         return session
