@@ -16,6 +16,7 @@ from infra.config import EnvironmentConfig
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
+from voiceassist.constants.environment import PhiDetectorKind
 from voiceassist.constants.functions import Access, FunctionSpec
 
 SEARCH_READ_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"]
@@ -96,6 +97,13 @@ def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
         actions=["textract:StartDocumentTextDetection", "textract:GetDocumentTextDetection"], resources=["*"]))
 
 
+def _comprehend_medical(function: lambda_.Function, targets: GrantTargets) -> None:
+    # Only where the environment runs Comprehend Medical; DetectPHI has no resource-level permissions.
+    if targets.config.phi_detector is PhiDetectorKind.PRESIDIO:
+        return
+    function.add_to_role_policy(iam.PolicyStatement(actions=["comprehendmedical:DetectPHI"], resources=["*"]))
+
+
 def _stream(function: lambda_.Function, targets: GrantTargets) -> None:
     function.add_to_role_policy(
         iam.PolicyStatement(
@@ -134,4 +142,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.START_QUERY: lambda fn, t: t.query.grant_start_sync_execution(fn),
     Access.STREAM_TO_CLIENTS: _stream,
     Access.OCR_TEXTRACT: _textract,
+    Access.PHI_COMPREHEND_MEDICAL: _comprehend_medical,
 }

@@ -39,6 +39,8 @@ class Access(StrEnum):
     START_QUERY = "start-query"
     STREAM_TO_CLIENTS = "stream-to-clients"
     OCR_TEXTRACT = "ocr-textract"  # start and read Textract text detection jobs (Textract reads S3 as the caller)
+    # Amazon Comprehend Medical DetectPHI, granted only where config phi_detector is comprehend_medical or both
+    PHI_COMPREHEND_MEDICAL = "phi-comprehend-medical"
 
 
 @dataclass(frozen=True)
@@ -185,6 +187,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_detect_phi",
         "Detect PHI (Presidio), fail closed",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.STREAM_TO_CLIENTS,  # its `route` event, when a client streams the query (conversation.events)
         memory_mb=2048,
         timeout_seconds=30,
@@ -222,6 +225,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_generate",
         "Route to a model and generate with fallbacks",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.OPENAI_SECRET,
         A.LLM_INVOKE,
         A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
@@ -259,6 +263,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_assemble",
         "Inline citations and response metadata",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.SESSIONS_WRITE,  # adds the redacted exchange to the session
         timeout_seconds=30,
         container_image=True,  # redacts the answer before the session stores it
@@ -269,6 +274,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "stream",
         "WebSocket routes: run a query and stream its events",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.SESSIONS_READ,
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,
