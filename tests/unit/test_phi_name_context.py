@@ -36,6 +36,8 @@ def _person_texts(detector: PresidioPhiDetector, text: str) -> list[str]:
     # asked about: "can/does X have/need ..."
     ("can Short have ibuprofen after a GI bleed?", "Short"),
     ("does Hines need a repeat troponin?", "Hines"),
+    # a possessive with what only a patient owns
+    ("is Short's potassium of 6.1 an emergency?", "Short"),
 ])
 def test_names_that_are_english_words_are_found(strict: PresidioPhiDetector, text: str, name: str) -> None:
     result = strict.detect(text)
@@ -51,6 +53,8 @@ def test_names_that_are_english_words_are_found(strict: PresidioPhiDetector, tex
     "May Thurner syndrome presents with left leg swelling",
     "Charles Bonnet syndrome is common in macular degeneration",
     "Parkinson has been linked to pesticide exposure",
+    "is Bell's palsy more common in pregnancy?",
+    "describe Little's area and its blood supply",
     # drug names and substances that are surnames or given names
     "Lithium has a narrow therapeutic index",
     "Warfarin has many interactions",

@@ -7,7 +7,7 @@ ibuprofen"). This recognizer uses the US Census given-name and surname lists for
 - a given name followed by a surname, both capitalised (or both lower case and followed by what a patient
   does), not an eponym or a place ("May-Thurner syndrome", "Mary Hospital");
 - a capitalised surname or given name followed by what only a patient does: "Hines has pneumonia",
-  "can Short have ibuprofen", "does Hines need", "Dale is on warfarin".
+  "can Short have ibuprofen", "does Hines need", "Dale is on warfarin", "is Short's potassium ...".
 
 Drug names, eponyms and clinical word formations never count.
 """
@@ -19,6 +19,7 @@ from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
+from voiceassist.phi.name_shapes import _PATIENT_OWNS
 from voiceassist.phi.names import _EPONYM_HEADS, _EPONYMS, _MEDICAL_WORD, _words
 from voiceassist.phi.recognizers import MEDIUM
 
@@ -89,6 +90,8 @@ class NameContextRecognizer(EntityRecognizer):
         if end + 1 >= len(doc):
             return False
         nxt, after = doc[end], doc[end + 1]
+        if nxt.text in {"'s", "’s"}:  # "Short's potassium"; eponyms own signs and structures instead
+            return after.lower_ in _PATIENT_OWNS
         if nxt.lower_ in {"is", "was"}:
             return after.like_num or after.lower_ in _STATES
         return nxt.lower_ in _PATIENT_VERBS
