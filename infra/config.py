@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from voiceassist.constants.environment import PhiMode, RoutingMode
+from voiceassist.constants.environment import PhiDetectorKind, PhiMode, RoutingMode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CONTEXT_KEY = "voiceassist"
@@ -207,6 +207,9 @@ class EnvironmentConfig(_Frozen):
     deletion_protection: bool = True
     routing_mode: RoutingMode = RoutingMode.HYBRID
     phi_mode: PhiMode = PhiMode.STRICT
+    # Which PHI detector the functions run (docs/phi.md "Detectors"); comprehend_medical and both add the IAM
+    # grant and a comprehendmedical interface endpoint.
+    phi_detector: PhiDetectorKind = PhiDetectorKind.PRESIDIO
     openai_model: str = "gpt-4o-mini"
     network: NetworkConfig
     search: SearchConfig = SearchConfig()

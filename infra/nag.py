@@ -139,7 +139,8 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
     _allow(
         r"Resource::\*",
         "X-Ray segments, VPC network interfaces, CloudWatch metrics, ECR auth, log-delivery setup and "
-        "Textract text detection jobs have no resource-level permissions; only those actions are granted on '*'.",
+        "Textract text detection jobs and Comprehend Medical DetectPHI have no resource-level permissions; "
+        "only those actions are granted on '*'.",
         only_actions=(
             "xray:PutTraceSegments",
             "xray:PutTelemetryRecords",
@@ -149,6 +150,7 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
             "ecr:GetAuthorizationToken",
             "textract:StartDocumentTextDetection",
             "textract:GetDocumentTextDetection",
+            "comprehendmedical:DetectPHI",
             *_ENI_ACTIONS,
             *_LOG_DELIVERY_ACTIONS,
         ),

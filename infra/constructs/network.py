@@ -1,6 +1,7 @@
 """The VPC: functions in private subnets with egress (OpenAI, PubMed), data and models in isolated ones.
 
-AWS APIs that carry PHI (SageMaker runtime, Secrets Manager, Step Functions, S3, DynamoDB) are reached
+AWS APIs that carry PHI (SageMaker runtime, Secrets Manager, Step Functions, S3, DynamoDB, and Comprehend
+Medical where the environment runs it as its PHI detector) are reached
 through VPC endpoints so that traffic never crosses the NAT gateway.
 """
 
@@ -16,6 +17,7 @@ from infra.config import EnvironmentConfig
 from infra.constructs.dns_firewall import DnsFirewall
 from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
+from voiceassist.constants.environment import PhiDetectorKind
 
 APP_SUBNETS = "app"
 DATA_SUBNETS = "data"
@@ -123,7 +125,7 @@ class Network(Construct):
             ec2.Port.tcp(443),
             "S3 (model weights) through the gateway endpoint",
         )
-        self._add_endpoints()
+        self._add_endpoints(config)
 
     @property
     def function_security_groups(self) -> tuple[ec2.SecurityGroup, ec2.SecurityGroup]:
@@ -149,7 +151,7 @@ class Network(Construct):
             traffic_type=ec2.FlowLogTrafficType.ALL,
         )
 
-    def _add_endpoints(self) -> None:
+    def _add_endpoints(self, config: EnvironmentConfig) -> None:
         self.vpc.add_gateway_endpoint("S3", service=ec2.GatewayVpcEndpointAwsService.S3)
         self.vpc.add_gateway_endpoint("DynamoDb", service=ec2.GatewayVpcEndpointAwsService.DYNAMODB)
         endpoint_group = ec2.SecurityGroup(
@@ -161,7 +163,11 @@ class Network(Construct):
         )
         for group in self.function_security_groups:
             endpoint_group.add_ingress_rule(group, ec2.Port.tcp(443), "functions to AWS APIs")
-        for name, service in _INTERFACE_ENDPOINTS.items():
+        endpoints = dict(_INTERFACE_ENDPOINTS)
+        if config.phi_detector is not PhiDetectorKind.PRESIDIO:
+            # DetectPHI carries the question's text: keep it off the NAT (docs/phi.md, "Detectors").
+            endpoints["ComprehendMedical"] = ec2.InterfaceVpcEndpointAwsService.COMPREHEND_MEDICAL
+        for name, service in endpoints.items():
             self.vpc.add_interface_endpoint(
                 name,
                 service=service,

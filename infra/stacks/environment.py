@@ -24,6 +24,7 @@ from voiceassist.constants.environment import (
     ENV_OPENSEARCH_ENDPOINT,
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
+    ENV_PHI_DETECTOR,
     ENV_PHI_MODE,
     ENV_PUBMED_BASE_URL,
     ENV_PUBMED_BUDGET_SECONDS,
@@ -68,6 +69,7 @@ def shared_environment(
         ENV_OPENAI_MODEL: config.openai_model,
         ENV_ROUTING_MODE: config.routing_mode.value,
         ENV_PHI_MODE: config.phi_mode.value,
+        ENV_PHI_DETECTOR: config.phi_detector.value,
     }
     if config.llm.enabled:
         environment[ENV_SAGEMAKER_ENDPOINT] = config.endpoint_name("llm")

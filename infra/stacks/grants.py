@@ -16,6 +16,7 @@ from infra.config import EnvironmentConfig
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
+from voiceassist.constants.environment import PhiDetectorKind
 from voiceassist.constants.functions import Access, FunctionSpec
 
 SEARCH_READ_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"]
@@ -96,6 +97,13 @@ def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
         actions=["textract:StartDocumentTextDetection", "textract:GetDocumentTextDetection"], resources=["*"]))
 
 
+def _comprehend_medical(function: lambda_.Function, targets: GrantTargets) -> None:
+    # Only where the environment runs Comprehend Medical; DetectPHI has no resource-level permissions.
+    if targets.config.phi_detector is PhiDetectorKind.PRESIDIO:
+        return
+    function.add_to_role_policy(iam.PolicyStatement(actions=["comprehendmedical:DetectPHI"], resources=["*"]))
+
+
 def _stream(function: lambda_.Function, targets: GrantTargets) -> None:
     function.add_to_role_policy(
         iam.PolicyStatement(
@@ -135,4 +143,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.STREAM_TO_CLIENTS: _stream,
     Access.OCR_TEXTRACT: _textract,
     Access.DESCRIBE_INGEST: lambda fn, t: t.ingest.grant_execution(fn, "states:DescribeExecution"),
+    Access.PHI_COMPREHEND_MEDICAL: _comprehend_medical,
 }

@@ -57,6 +57,10 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     **{(step, A.STREAM_TO_CLIENTS): "only when a client streams the query (conversation/events.py; "
                                     "tests/integration/test_query_events.py)"
        for step in ("query_detect_phi", "query_classify", "query_rank", "query_generate")},
+    **{(step, A.PHI_COMPREHEND_MEDICAL): "only where phi_detector is comprehend_medical or both (cdk.json); the "
+                                         "run uses Presidio, and the adapter's calls are contract-tested on "
+                                         "botocore's Stubber (tests/unit/test_phi_comprehend_medical.py)"
+       for step in ("query_detect_phi", "query_generate", "query_assemble", "stream")},
     ("stream", A.SESSIONS_READ): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.START_QUERY): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.STREAM_TO_CLIENTS): "a question over an open connection (tests/unit/test_streaming.py)",
@@ -110,6 +114,8 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.DESCRIBE_INGEST)
         elif service == "textract" and operation in ("StartDocumentTextDetection", "GetDocumentTextDetection"):
             used.add(A.OCR_TEXTRACT)
+        elif service == "comprehendmedical" and operation == "DetectPHI":
+            used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":
             used.add(A.STREAM_TO_CLIENTS)
         elif service == "opensearch":

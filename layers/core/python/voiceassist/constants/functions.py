@@ -40,6 +40,8 @@ class Access(StrEnum):
     STREAM_TO_CLIENTS = "stream-to-clients"
     OCR_TEXTRACT = "ocr-textract"  # start and read Textract text detection jobs (Textract reads S3 as the caller)
     DESCRIBE_INGEST = "describe-ingest"  # DescribeExecution on the ingest workflow's executions (the reconciler)
+    # Amazon Comprehend Medical DetectPHI, granted only where config phi_detector is comprehend_medical or both
+    PHI_COMPREHEND_MEDICAL = "phi-comprehend-medical"
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_detect_phi",
         "Detect PHI (Presidio), fail closed",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.STREAM_TO_CLIENTS,  # its `route` event, when a client streams the query (conversation.events)
         memory_mb=2048,
         timeout_seconds=30,
@@ -224,6 +227,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_generate",
         "Route to a model and generate with fallbacks",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.OPENAI_SECRET,
         A.LLM_INVOKE,
         A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
@@ -261,6 +265,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "query_assemble",
         "Inline citations and response metadata",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.SESSIONS_WRITE,  # adds the redacted exchange to the session
         timeout_seconds=30,
         container_image=True,  # redacts the answer before the session stores it
@@ -271,6 +276,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     _spec(
         "stream",
         "WebSocket routes: run a query and stream its events",
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.SESSIONS_READ,
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,

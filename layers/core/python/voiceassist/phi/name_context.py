@@ -1,0 +1,126 @@
+"""Names that are also English words, found by a name list and what follows them (docs/phi.md).
+
+name_shapes.py finds a lone name only when the word is not English or the tagger calls it a proper noun,
+so surnames such as "Short", "Hines" or "Dale" slip through ("Short has pneumonia", "can Reuben Dale have
+ibuprofen"). This recognizer uses the US Census given-name and surname lists for two shapes:
+
+- a given name followed by a surname, both capitalised (or both lower case and followed by what a patient
+  does), not an eponym or a place ("May-Thurner syndrome", "Mary Hospital");
+- a capitalised surname or given name followed by what only a patient does: "Hines has pneumonia",
+  "can Short have ibuprofen", "does Hines need", "Dale is on warfarin", "is Short's potassium ...".
+
+Drug names, eponyms and clinical word formations never count.
+"""
+
+from __future__ import annotations
+
+import regex as re
+from presidio_analyzer import EntityRecognizer, RecognizerResult
+from presidio_analyzer.nlp_engine import NlpArtifacts
+from spacy.tokens import Doc, Span, Token
+
+from voiceassist.phi.name_shapes import _PATIENT_OWNS
+from voiceassist.phi.names import _EPONYM_HEADS, _EPONYMS, _MEDICAL_WORD, _words
+from voiceassist.phi.recognizers import MEDIUM
+
+# What a patient does right after being named: "Hines has pneumonia", "Short complains of ...".
+_PATIENT_VERBS = _words("""
+has had needs needed complains complained reports reported denies denied presents presented takes took
+c/o refuses refused underwent
+""")
+# After "can/does/should X": what is asked about a patient ("can Hines have ibuprofen").
+_ASKED_VERBS = _words("have take get need start stop receive be go")
+_ASKERS = _words("can could does did should shall will would may might is was")
+# "is"/"was" only with what describes a patient ("is 64", "is on warfarin").
+_STATES = _words("on allergic pregnant confused agitated unwell septic hypotensive febrile still now")
+# Places and groups named after people: "Mary Hospital", "Grace Ward".
+_PLACE_HEADS = _words("""
+hospital hospitals clinic clinics ward wards unit centre center university college school institute
+street road avenue lane foundation trust house building wing medical
+""")
+# Capitalised words that are people but not names, or terms that open clinical questions.
+_NOT_NAMES = _words("""
+patient patients baby child doctor nurse mother father pulse temperature chest pregnancy blood water
+urine pain will may
+""")
+_TITLE = re.compile(r"\p{Lu}\p{Ll}+(?:['’-]\p{Lu}?\p{Ll}+)?")
+
+
+class NameContextRecognizer(EntityRecognizer):
+    """PERSON spans for names that are English words: a given name and surname, or a name and a verb."""
+
+    def __init__(self, given_names: frozenset[str], surnames: frozenset[str], drug_words: frozenset[str],
+                 known_words: frozenset[str]) -> None:
+        super().__init__(supported_entities=["PERSON"], name="person_in_context")
+        self.given_names = given_names
+        self.surnames = surnames
+        self.drug_words = drug_words
+        self.known_words = known_words
+
+    def load(self) -> None:
+        """Nothing to load: the name lists are injected."""
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
+                ) -> list[RecognizerResult]:
+        if nlp_artifacts is None or not isinstance(nlp_artifacts.tokens, Doc):
+            return []
+        doc = nlp_artifacts.tokens
+        spans = [*self._given_and_surname(doc), *self._name_then_verb(doc)]
+        return [RecognizerResult("PERSON", span.start_char, span.end_char, MEDIUM) for span in spans]
+
+    def _clinical(self, token: Token) -> bool:
+        word = token.lower_
+        return (word in self.drug_words or word in _EPONYMS or word in _NOT_NAMES or token.is_stop
+                or bool(_MEDICAL_WORD.search(word)))
+
+    def _name(self, token: Token) -> bool:
+        return token.lower_ in self.surnames or token.lower_ in self.given_names
+
+    @staticmethod
+    def _eponym_follows(doc: Doc, end: int) -> bool:
+        """"May Thurner syndrome", "Charles Bonnet's", "Mary Hospital": a disease, structure or place."""
+        if end >= len(doc):
+            return False
+        nxt = doc[end]
+        if nxt.text in {"'s", "’s", "-"} and end + 1 < len(doc):
+            nxt = doc[end + 1]
+        return nxt.lower_ in _EPONYM_HEADS or nxt.lower_ in _PLACE_HEADS
+
+    def _patient_follows(self, doc: Doc, end: int) -> bool:
+        if end + 1 >= len(doc):
+            return False
+        nxt, after = doc[end], doc[end + 1]
+        if nxt.text in {"'s", "’s"}:  # "Short's potassium"; eponyms own signs and structures instead
+            return after.lower_ in _PATIENT_OWNS
+        if nxt.lower_ in {"is", "was"}:
+            return after.like_num or after.lower_ in _STATES
+        return nxt.lower_ in _PATIENT_VERBS
+
+    def _given_and_surname(self, doc: Doc) -> list[Span]:
+        """"can Reuben Dale have ibuprofen", "michale olsen is 64": a given name, then a surname.
+
+        Lower case counts only when a patient's verb follows and one of the words is not English."""
+        found: list[Span] = []
+        for first, last in zip(doc, doc[1:], strict=False):
+            if first.lower_ not in self.given_names or last.lower_ not in self.surnames or not first.whitespace_:
+                continue
+            if self._clinical(first) or self._clinical(last) or self._eponym_follows(doc, last.i + 1):
+                continue
+            titled = bool(_TITLE.fullmatch(first.text) and _TITLE.fullmatch(last.text))
+            typed = (first.is_lower and last.is_lower and self._patient_follows(doc, last.i + 1)
+                     and not {first.lower_, last.lower_} <= self.known_words)  # "young man was on"
+            if titled or typed:
+                found.append(doc[first.i:last.i + 1])
+        return found
+
+    def _name_then_verb(self, doc: Doc) -> list[Span]:
+        """"Hines has pneumonia", "can Short have ibuprofen": a capitalised name and what a patient does."""
+        found: list[Span] = []
+        for token in doc:
+            if not (_TITLE.fullmatch(token.text) and self._name(token)) or self._clinical(token):
+                continue
+            asked = (token.i > 0 and doc[token.i - 1].lower_ in _ASKERS and token.i + 1 < len(doc)
+                     and doc[token.i + 1].lower_ in _ASKED_VERBS)
+            if asked or self._patient_follows(doc, token.i + 1):
+                found.append(doc[token.i:token.i + 1])
+        return found
