@@ -6,6 +6,8 @@ cd "$(dirname "$0")"
 if ! command -v chromium >/dev/null 2>&1; then
   if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get update -q && apt-get install -y -q chromium
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && command -v apt-get >/dev/null 2>&1; then
+    sudo apt-get update -q && sudo apt-get install -y -q chromium
   else
     echo "chromium is missing and cannot be installed here: apt-get install -y chromium (as root)" >&2
   fi
