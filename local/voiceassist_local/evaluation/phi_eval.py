@@ -185,16 +185,7 @@ def evaluate(detector: PhiDetector, positives: Iterable[LabelledText], negatives
                 counts["over_routed"] += 1
                 over_routed.append(item.text)
     latencies.sort()
-    return PhiEvalReport(
-        positives=counts["positives"], negatives=counts["negatives"], leaked=counts["leaked"],
-        over_routed=counts["over_routed"], detector_errors=counts["errors"],
-        leak_rate=counts["leaked"] / counts["positives"] if counts["positives"] else 0.0,
-        over_routing_rate=counts["over_routed"] / counts["negatives"] if counts["negatives"] else 0.0,
-        recall_by_type=recall, precision_by_type=precision,
-        latency_ms_p50=round(_percentile(latencies, 0.50), 3),
-        latency_ms_p95=round(_percentile(latencies, 0.95), 3),
-        leaked_examples=leaked[:examples], over_routed_examples=over_routed[:examples], latencies_ms=latencies,
-    )
+    return _report(counts, recall, precision, latencies, leaked[:examples], over_routed[:examples])
 
 
 def combine(reports: Sequence[PhiEvalReport], *, examples: int = 20) -> PhiEvalReport:
@@ -211,6 +202,14 @@ def combine(reports: Sequence[PhiEvalReport], *, examples: int = 20) -> PhiEvalR
                 total.total += score.total
                 total.correct += score.correct
     latencies = sorted(v for r in reports for v in r.latencies_ms)
+    return _report(counts, recall, precision, latencies,
+                   [t for r in reports for t in r.leaked_examples][:examples],
+                   [t for r in reports for t in r.over_routed_examples][:examples])
+
+
+def _report(counts: Counter[str], recall: dict[str, TypeScore], precision: dict[str, TypeScore],
+            latencies: list[float], leaked: list[str], over_routed: list[str]) -> PhiEvalReport:
+    """The report from the counts (positives, negatives, leaked, over_routed, errors) and sorted latencies."""
     return PhiEvalReport(
         positives=counts["positives"], negatives=counts["negatives"], leaked=counts["leaked"],
         over_routed=counts["over_routed"], detector_errors=counts["errors"],
@@ -219,9 +218,7 @@ def combine(reports: Sequence[PhiEvalReport], *, examples: int = 20) -> PhiEvalR
         recall_by_type=recall, precision_by_type=precision,
         latency_ms_p50=round(_percentile(latencies, 0.50), 3),
         latency_ms_p95=round(_percentile(latencies, 0.95), 3),
-        leaked_examples=[t for r in reports for t in r.leaked_examples][:examples],
-        over_routed_examples=[t for r in reports for t in r.over_routed_examples][:examples],
-        latencies_ms=latencies,
+        leaked_examples=leaked, over_routed_examples=over_routed, latencies_ms=latencies,
     )
 
 

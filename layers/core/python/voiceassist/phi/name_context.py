@@ -15,11 +15,9 @@ Drug names, eponyms and clinical word formations never count.
 from __future__ import annotations
 
 import regex as re
-from presidio_analyzer import EntityRecognizer, RecognizerResult
-from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
-from voiceassist.phi.name_shapes import _PATIENT_OWNS
+from voiceassist.phi.name_shapes import _PATIENT_OWNS, TokenNameRecognizer
 from voiceassist.phi.names import _EPONYM_HEADS, _EPONYMS, _MEDICAL_WORD, _words
 from voiceassist.phi.recognizers import MEDIUM
 
@@ -46,27 +44,19 @@ urine pain will may
 _TITLE = re.compile(r"\p{Lu}\p{Ll}+(?:['’-]\p{Lu}?\p{Ll}+)?")
 
 
-class NameContextRecognizer(EntityRecognizer):
+class NameContextRecognizer(TokenNameRecognizer):
     """PERSON spans for names that are English words: a given name and surname, or a name and a verb."""
 
     def __init__(self, given_names: frozenset[str], surnames: frozenset[str], drug_words: frozenset[str],
                  known_words: frozenset[str]) -> None:
-        super().__init__(supported_entities=["PERSON"], name="person_in_context")
+        super().__init__(name="person_in_context")
         self.given_names = given_names
         self.surnames = surnames
         self.drug_words = drug_words
         self.known_words = known_words
 
-    def load(self) -> None:
-        """Nothing to load: the name lists are injected."""
-
-    def analyze(self, text: str, entities: list[str], nlp_artifacts: NlpArtifacts | None = None
-                ) -> list[RecognizerResult]:
-        if nlp_artifacts is None or not isinstance(nlp_artifacts.tokens, Doc):
-            return []
-        doc = nlp_artifacts.tokens
-        spans = [*self._given_and_surname(doc), *self._name_then_verb(doc)]
-        return [RecognizerResult("PERSON", span.start_char, span.end_char, MEDIUM) for span in spans]
+    def spans(self, doc: Doc) -> list[tuple[Span, float]]:
+        return [(span, MEDIUM) for span in (*self._given_and_surname(doc), *self._name_then_verb(doc))]
 
     def _clinical(self, token: Token) -> bool:
         word = token.lower_

@@ -50,13 +50,11 @@ _CAPITALISED = re.compile(r"\p{Lu}(?:['’]\p{Lu}?)?\p{Ll}+(?:['’-]\p{L}\p{Ll}
 _VOWELS = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüý]", re.IGNORECASE)
 
 
-class NameShapeRecognizer(EntityRecognizer):
-    """PERSON spans in all caps, in lower case, or as a lone capitalised word that opens a question."""
+class TokenNameRecognizer(EntityRecognizer):
+    """A PERSON recognizer that reads spaCy's tokens (the NLP engine's Doc); its vocabularies are injected."""
 
-    def __init__(self, known_words: frozenset[str], drug_words: frozenset[str]) -> None:
-        super().__init__(supported_entities=["PERSON"], name="person_typed")
-        self.known_words = known_words
-        self.drug_words = drug_words
+    def __init__(self, name: str) -> None:
+        super().__init__(supported_entities=["PERSON"], name=name)
 
     def load(self) -> None:
         """Nothing to load: the vocabularies are injected."""
@@ -65,9 +63,23 @@ class NameShapeRecognizer(EntityRecognizer):
                 ) -> list[RecognizerResult]:
         if nlp_artifacts is None or not isinstance(nlp_artifacts.tokens, Doc):
             return []
-        doc = nlp_artifacts.tokens
-        spans = [*self._caps_runs(doc), *self._lowercase_names(doc), *self._opening_surnames(doc)]
-        return [RecognizerResult("PERSON", span.start_char, span.end_char, score) for span, score in spans]
+        return [RecognizerResult("PERSON", span.start_char, span.end_char, score)
+                for span, score in self.spans(nlp_artifacts.tokens)]
+
+    def spans(self, doc: Doc) -> list[tuple[Span, float]]:
+        raise NotImplementedError
+
+
+class NameShapeRecognizer(TokenNameRecognizer):
+    """PERSON spans in all caps, in lower case, or as a lone capitalised word that opens a question."""
+
+    def __init__(self, known_words: frozenset[str], drug_words: frozenset[str]) -> None:
+        super().__init__(name="person_typed")
+        self.known_words = known_words
+        self.drug_words = drug_words
+
+    def spans(self, doc: Doc) -> list[tuple[Span, float]]:
+        return [*self._caps_runs(doc), *self._lowercase_names(doc), *self._opening_surnames(doc)]
 
     # --- what a word is -------------------------------------------------------------------------------------
 
