@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from voiceassist.errors import VoiceAssistError
+from voiceassist.errors import Forbidden, VoiceAssistError
 
 
-class ToolForbidden(VoiceAssistError):
+class ToolForbidden(Forbidden):
     """The caller's roles may not use this tool."""
-
-    status_code = 403
-    code = "forbidden"
 
 
 class PhiRefused(VoiceAssistError):
