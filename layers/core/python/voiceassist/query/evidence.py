@@ -27,9 +27,11 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
+from voiceassist.query import synonyms
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
 from voiceassist.query.extractive import content_terms, stem
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
+from voiceassist.settings import PACKAGE_DIR
 
 GENERIC_WEIGHT = 0.25
 COVERAGE_WEIGHT = 0.75
@@ -55,9 +57,20 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
     "values criteria diagnosis diagnose diagnosed prevent prevention acute chronic severe mild moderate "
     "safe safety lower raise reduce reduced increase increased best preferred alternative alternatives "
     "need needed needs person people year years day days week weeks month months time times "
+    # verbs and nouns that say what is asked of the topic: "should it be taken", "does X cause Y", "which form"
+    "taken took give given giving form forms cause causes caused help helps work works change changes "
     # words around a patient's details: who is asked about, not what
     "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old"
 ).split())
+# A passage that names none of the drugs a question names cannot answer it ("the dose of glipizide" from the
+# metformin reference): its score is multiplied by this. Drugs are the one-word names of the drug list the PHI
+# detector uses (brand and generic); class words ("antibiotic", "statin") are topics, not named drugs.
+OTHER_DRUG_FACTOR = 0.5
+DRUG_WORDS = PACKAGE_DIR / "_data" / "phi" / "drug_words.txt"
+DRUG_CLASS_WORDS = frozenset("""statin statins steroid steroids corticosteroid corticosteroids insulin insulins
+diuretic diuretics vaccine vaccines opioid opioids nsaid nsaids ssri ssris bisphosphonate bisphosphonates
+macrolide macrolides penicillin penicillins cephalosporin cephalosporins quinolone quinolones fluoroquinolone
+fluoroquinolones sulfonylurea sulfonylureas benzodiazepine benzodiazepines biologic biologics""".split())  # noqa: SIM905
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
 _PHI_TAG = re.compile(r"<[A-Z_]+>")
 _LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
@@ -108,6 +121,14 @@ def question_concepts(question: str) -> list[Concept]:
         long_form = content_terms(CLINICAL_ABBREVIATIONS[key])
         abbreviation_words.add(word.lower())
         concepts[key] = Concept(key, (frozenset({key.lower()}), long_form), _weight(long_form))
+    for match in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
+        written = content_terms(match.form)
+        if not written or written <= abbreviation_words or match.form.lower() in concepts:
+            continue
+        # its own words, or any form of its group written as a phrase in the passage (synonyms.marks)
+        concepts[match.form.lower()] = Concept(match.form, (written, frozenset({synonyms.mark(match.group)})),
+                                               _weight(written))
+        text = text[:match.start] + " " * (match.end - match.start) + text[match.end:]
     for word in _SURFACE_WORD.findall(text):
         if word.lower() in abbreviation_words:
             continue
@@ -115,6 +136,19 @@ def question_concepts(question: str) -> list[Concept]:
             if not _NUMBER.match(term) and term not in concepts:
                 concepts[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
     return list(concepts.values())
+
+
+@lru_cache(maxsize=1)
+def drug_words() -> frozenset[str]:
+    lines = DRUG_WORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def named_drugs(concepts: Sequence[Concept]) -> list[Concept]:
+    """The concepts that name a drug ("glipizide", "adrenaline"), not a class of drugs."""
+    return [c for c in concepts if c.weight == 1.0 and (label := c.label.lower()) not in DRUG_CLASS_WORDS
+            and not label.startswith("anti")  # antibiotic, antihypertensive, anticoagulant: classes
+            and (label in drug_words() or any(form <= drug_words() for form in c.alternatives if len(form) == 1))]
 
 
 def _weight(terms: frozenset[str]) -> float:
@@ -128,7 +162,8 @@ def chunk_terms(chunk: Chunk) -> frozenset[str]:
 
 @lru_cache(maxsize=2048)
 def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
-    return content_terms(f"{title} {section} {text}")
+    joined = f"{title}\n{section}\n{text}"
+    return content_terms(joined) | synonyms.marks(joined)
 
 
 def covers(concept: Concept, terms: frozenset[str]) -> bool:
@@ -147,17 +182,21 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     if any(q.head in terms for q in qualified):  # only a passage holding the head can name a sibling
         chunk = hit.chunk
         sibling = sibling_terms(qualified, f"{chunk.metadata.title}\n{chunk.section or ''}\n{chunk.text}")
+        sibling |= synonyms.marks_for(sibling)
         terms, document_terms = terms - sibling, document_terms - sibling
     covered = [c for c in concepts if covers(c, terms)]
+    drugs = named_drugs(concepts)
+    other_drug = bool(drugs) and not any(covers(c, all_terms) for c in drugs)
     in_document = [c for c in concepts if c not in covered and covers(c, document_terms)]
     total = sum(c.weight for c in concepts)
     coverage = (sum(c.weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
     # the words the passage lacks ("hospital-acquired"), not those it holds about a sibling ("pneumonia")
     missing = tuple(c.label for c in concepts if not covers(c, all_terms) and c.weight == 1.0)
+    factor = OTHER_DRUG_FACTOR if other_drug else 1.0
     if cosine is None:
-        return PassageEvidence(round(COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
+        return PassageEvidence(round(factor * COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
     rescaled = min(max((cosine - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR), 0.0), 1.0)
-    score = COVERAGE_WEIGHT * coverage + (1.0 - COVERAGE_WEIGHT) * rescaled
+    score = factor * (COVERAGE_WEIGHT * coverage + (1.0 - COVERAGE_WEIGHT) * rescaled)
     return PassageEvidence(round(score, 4), round(coverage, 4), round(cosine, 4), missing)
 
 

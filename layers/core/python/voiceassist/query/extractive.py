@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voiceassist.abbreviations import abbreviation_kind
+from voiceassist.query import synonyms
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
 
@@ -37,19 +38,23 @@ _STOPWORDS = frozenset(
         "nor not now of off on once only or other our out over own same she should so some such than that",
         "the their them then there these they this those through to too under until up very was we were",
         "what when where which while who whom why will with would you your patient patients use used",
-        "using give given recommend recommended",
+        "using give given recommend recommended someone somebody anyone anybody",
     )).split()
 )
 CONTEXT_WEIGHT = 0.5  # a question term in the excerpt's title or other sentences, not in the sentence itself
 # A question term in the excerpt's section heading says which aspect the section is about ("dose" ->
 # "Dosing", "renal" -> "Renal function"); the title names the whole document, so it tells sentences apart less.
 SECTION_WEIGHT = 1.0
-ANSWER_TYPE_BONUS = 1.0  # "how long" -> a duration, "how often" -> a frequency
+ANSWER_TYPE_BONUS = 1.0  # "how long" -> a duration, "how often" -> a frequency, "when" -> a time
 _ANSWER_TYPES = (
     (re.compile(r"\b(how long|duration|how many (days|weeks|months))\b", re.I),
      re.compile(r"\b\d+(\s*(to|-|–)\s*\d+)?\s*(minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)),
     (re.compile(r"\b(how often|how frequently|frequency|interval|repeat\w*)\b", re.I),
      re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|once|twice|times a)\b", re.I)),
+    # "when should ... be stopped / reviewed?" -> a time or the condition that marks it
+    (re.compile(r"^\s*(and\s+)?when\b", re.I),
+     re.compile(r"\b(within|until|after|before|once|at least|\d+\s*(to\s*\d+\s*)?(hours?|days?|weeks?|months?))\b",
+                re.I)),
 )
 RANGE_BONUS = 2.0  # a sentence whose range holds the question's number is the rule that applies to the case
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
@@ -129,15 +134,16 @@ def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
         if is_flagged(excerpt):
             continue
         chunk = excerpt.chunk
-        title, section = content_terms(chunk.metadata.title), content_terms(chunk.section or "")
+        title = synonyms.concept_terms(chunk.metadata.title)
+        section = synonyms.concept_terms(chunk.section or "")
         sentences = split_sentences(strip_citations(excerpt.text))
         # The passage's other sentences are the sentence's context too: "Measure after 5 minutes ..." is about
         # the blood pressure its neighbour names.
-        passage = frozenset().union(*(content_terms(s) for s in sentences))
+        passage = frozenset().union(*(synonyms.concept_terms(s) for s in sentences))
         for position, sentence in enumerate(sentences):
             if len(sentence) > MAX_SENTENCE_CHARS or len(sentence.split()) < MIN_SENTENCE_WORDS:
                 continue
-            terms = content_terms(sentence)
+            terms = synonyms.concept_terms(sentence)
             if terms:
                 found.append(_Candidate(excerpt.number, position, sentence, terms,
                                         (title | passage) - section - terms, section - terms))
@@ -166,7 +172,7 @@ def compose_extractive(question: str, excerpts: Sequence[Excerpt], *, max_senten
 def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentences: int = 4) -> list[_Candidate]:
     """The sentences that answer, best first: question terms covered (rarer ones weigh more), a range that
     holds the question's number ("eGFR 38" -> "between 30 and 45"), a dose for a dose question, and rank."""
-    question_terms = content_terms(question)
+    question_terms = synonyms.concept_terms(question)
     candidates = _candidates(excerpts)
     if not question_terms or not candidates:
         return []

@@ -19,7 +19,7 @@ from voiceassist.models import (
     SourceKind,
     SourceType,
 )
-from voiceassist.query import abstention, search, sources
+from voiceassist.query import abstention, search, sources, synonyms
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_abbreviations
 from voiceassist.query.state import QueryContext, QueryState, timed
@@ -66,10 +66,11 @@ def knowledge_base_query(ctx: QueryContext, question: str, *, top_k: int, filter
     """The index request for a question (shared with `voiceassist eval retrieval`, so it measures this path).
 
     Known clinical abbreviations are expanded first ("AF" -> "AF (atrial fibrillation)") for both
-    sub-queries: evaluated in docs/benchmarks.md, "Retrieval quality". The embedder is in-boundary, so a
+    sub-queries: evaluated in docs/benchmarks.md, "Retrieval quality". So are clinical synonyms
+    ("adrenaline (epinephrine)", query/synonyms.py). The embedder is in-boundary, so a
     question with PHI may be embedded.
     """
-    text = expand_abbreviations(question)
+    text = synonyms.expand(expand_abbreviations(question))
     vector = None if mode is SearchMode.BM25 else ctx.embedder.embed([text])[0].tolist()
     return SearchQuery(
         text=text, vector=vector, top_k=top_k, mode=mode, candidates=candidates,
