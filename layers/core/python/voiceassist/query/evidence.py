@@ -121,14 +121,14 @@ def question_concepts(question: str) -> list[Concept]:
         long_form = content_terms(CLINICAL_ABBREVIATIONS[key])
         abbreviation_words.add(word.lower())
         concepts[key] = Concept(key, (frozenset({key.lower()}), long_form), _weight(long_form))
-    for match in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
-        written = content_terms(match.form)
-        if not written or written <= abbreviation_words or match.form.lower() in concepts:
+    for found in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
+        written = content_terms(found.form)
+        if not written or written <= abbreviation_words or found.form.lower() in concepts:
             continue
         # its own words, or any form of its group written as a phrase in the passage (synonyms.marks)
-        concepts[match.form.lower()] = Concept(match.form, (written, frozenset({synonyms.mark(match.group)})),
+        concepts[found.form.lower()] = Concept(found.form, (written, frozenset({synonyms.mark(found.group)})),
                                                _weight(written))
-        text = text[:match.start] + " " * (match.end - match.start) + text[match.end:]
+        text = text[:found.start] + " " * (found.end - found.start) + text[found.end:]
     for word in _SURFACE_WORD.findall(text):
         if word.lower() in abbreviation_words:
             continue
