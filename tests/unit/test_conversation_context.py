@@ -19,14 +19,14 @@ DIABETES = [Turn("user", "What is the first-line treatment for diabetes?"),
 @pytest.mark.parametrize(("history", "question", "standalone"), [
     (LYME, "What is the dose of the alternative?", "What is the dose of amoxicillin? (early Lyme disease)"),
     (LYME, "What is its dose?", "What is doxycycline dose? (early Lyme disease)"),
-    (LYME, "how long?", "how long? (doxycycline early Lyme disease)"),
+    (LYME, "how long?", "how long? (doxycycline, early Lyme disease)"),
     (LYME, "And in penicillin allergy?", "And in penicillin allergy? (early Lyme disease)"),
     (PREGNANCY, "What about amoxicillin?", "What about amoxicillin? (pregnancy)"),
     (PREGNANCY, "Is it safe in children?", "Is doxycycline safe in children?"),
     (PREGNANCY, "What are the contraindications?", "What are the contraindications? (doxycycline)"),
     (DIABETES, "type 2", "What is the first-line treatment for diabetes? type 2"),
     ([Turn("user", "My patient has chronic kidney disease stage 4 with eGFR 25."), Turn("assistant", "See [1].")],
-     "Can he keep taking metformin?", "Can he keep taking metformin? (chronic kidney disease stage 4 eGFR 25)"),
+     "Can he keep taking metformin?", "Can he keep taking metformin? (chronic kidney disease stage 4, eGFR 25)"),
 ])
 def test_a_follow_up_becomes_a_standalone_question(history: list[Turn], question: str, standalone: str) -> None:
     assert resolve(question, history).query == standalone
@@ -77,13 +77,13 @@ CAP = [Turn("user", "What is the first-line antibiotic for outpatient community-
 
 @pytest.mark.parametrize(("question", "standalone"), [
     ("What about amoxicillin-clavulanate instead?",
-     "What about amoxicillin-clavulanate instead? (antibiotic outpatient community-acquired pneumonia)"),
+     "What about amoxicillin-clavulanate instead? (antibiotic, outpatient community-acquired pneumonia)"),
     ("What dose for a 70 kg adult?",
-     "What dose for a 70 kg adult? (amoxicillin antibiotic outpatient community-acquired pneumonia)"),
+     "What dose for a 70 kg adult? (amoxicillin, antibiotic, outpatient community-acquired pneumonia)"),
     ("How long should it be given?",
-     "How long should amoxicillin be given? (antibiotic outpatient community-acquired pneumonia)"),
+     "How long should amoxicillin be given? (antibiotic, outpatient community-acquired pneumonia)"),
     ("What is the dose of the alternative?",
-     "What is the dose of doxycycline? (antibiotic outpatient community-acquired pneumonia)"),
+     "What is the dose of doxycycline? (antibiotic, outpatient community-acquired pneumonia)"),
 ])
 def test_more_follow_up_phrasings(question: str, standalone: str) -> None:
     assert resolve(question, CAP).query == standalone
@@ -94,11 +94,11 @@ def test_a_follow_up_of_only_aspects_reaches_back_to_the_last_topic_and_the_chos
                     Turn("assistant", "Chlorthalidone or lisinopril [1]."),
                     Turn("user", "What target should we aim for?"), Turn("assistant", "Below 130/80 mmHg [1].")]
     assert resolve("And the ACE inhibitor dose?", hypertension).query == \
-        "And the ACE inhibitor dose? (target uncomplicated hypertension)"
+        "And the ACE inhibitor dose? (target, uncomplicated hypertension)"
     diabetes = [Turn("user", "What is the first-line treatment for diabetes? type 2"),
                 Turn("assistant", "Metformin is the usual first-line oral agent [1].")]
     assert resolve("What is the maximum dose?", diabetes).query == \
-        "What is the maximum dose? (metformin diabetes type 2)"
+        "What is the maximum dose? (metformin, diabetes type 2)"
 
 
 def test_the_drugs_the_session_kept_stand_in_for_a_redacted_answer() -> None:
@@ -106,8 +106,15 @@ def test_the_drugs_the_session_kept_stand_in_for_a_redacted_answer() -> None:
     history = [Turn("user", "What is the first-line treatment for diabetes? type 2"),
                Turn("assistant", "<PERSON> is the usual first-line oral agent [1].", named=("metformin",))]
     assert resolve("What is the maximum dose?", history).query == \
-        "What is the maximum dose? (metformin diabetes type 2)"
+        "What is the maximum dose? (metformin, diabetes type 2)"
     assert resolve("How is it taken?", history).query == "How is metformin taken? (diabetes type 2)"
+
+
+def test_topic_terms_are_joined_as_the_earlier_question_wrote_them() -> None:
+    """"CURB-65" and "pneumonia" of "use CURB-65 in pneumonia" must not read as one condition, "CURB-65
+    pneumonia", a sibling of community-acquired pneumonia (query/siblings.py)."""
+    history = [Turn("user", "How do I use CURB-65 in pneumonia?"), Turn("assistant", "A score of 0 or 1 [1].")]
+    assert resolve("And what if the score is 3?", history).query == "And what if the score is 3? (CURB-65, pneumonia)"
 
 
 def test_the_history_window_keeps_the_latest_turns_that_fit_its_tokens() -> None:

@@ -197,8 +197,22 @@ def resolve(question: str, history: list[Turn]) -> Resolution:
         topic = [t for t in topic if t.lower() not in ASPECTS]  # and from the earlier aspect
     added.extend(topic)
     if topic:
-        query = f"{query.rstrip()} ({' '.join(topic)})"
+        query = f"{query.rstrip()} ({_join(topic, [t.text for t in history if t.role == 'user'])})"
     return Resolution(query=query, original=question, rewritten=query != question, added=added)
+
+
+def _join(terms: list[str], sources: list[str]) -> str:
+    """The topic terms as phrases: two terms are joined by a space only where an earlier question wrote them
+    side by side ("community-acquired pneumonia"), or when the second is a number (the value of the first: "eGFR
+    of 40" -> "eGFR 40"), else by a comma, so that "CURB-65" and "pneumonia" from "use CURB-65 in pneumonia" do
+    not read as one condition ("CURB-65 pneumonia")."""
+    said = [" ".join(words(text)).lower() for text in sources]
+    joined = terms[0]
+    for before, term in zip(terms, terms[1:], strict=False):
+        pair = f"{before} {term}".lower()
+        beside = term[0].isdigit() or any(f" {pair} " in f" {text} " for text in said)  # "eGFR (of) 40"
+        joined += (" " if beside else ", ") + term
+    return joined
 
 
 def _substantive(terms: list[str]) -> bool:

@@ -54,16 +54,18 @@ def needs_topic(state: QueryState) -> bool:
     return not any(c.weight == 1.0 for c in evidence.question_concepts(evidence_question(state)))
 
 
-def keep_supported_hits(state: QueryState, *, threshold: float, previous_question: str = "") -> QueryState:
+def keep_supported_hits(state: QueryState, *, threshold: float, previous_question: str = "",
+                        context: str = "") -> QueryState:
     """Score the hits; keep the passages of the documents that answer, or abstain when none does.
 
     A document answers when one of its passages reaches the threshold. `previous_question`: the session's
     last (redacted) question, for a follow-up that names no topic of its own. Of those documents' passages, the ones
     searched at least MIN_SHARE_OF_BEST of the best one's (fused) score stay: a document's "targets" passage
     may not repeat the words "blood pressure" that its neighbour holds, and a passage of another document that
-    merely shares a few words ranks far below.
+    merely shares a few words ranks far below. `context`: words judged with the question (the conversation's
+    topic, for a follow-up that did not look like one: `in_conversation_topic`).
     """
-    found = evidence.assess(evidence_question(state), state.hits)
+    found = evidence.assess(f"{evidence_question(state)} {context}".strip(), state.hits)
     # A follow-up's passages must mention a topic of the session's previous question, so that "and the
     # maximum dose?" after a metformin question keeps metformin's passages, not another drug's.
     anchors = [c for c in evidence.question_concepts(previous_question) if c.weight == 1.0]
@@ -78,6 +80,22 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
     state.answer = state.clarifying_question = no_evidence_reply(state, found)
     state.answer_status = AnswerStatus.NO_EVIDENCE
     return state
+
+
+def in_conversation_topic(state: QueryState, *, threshold: float, previous_question: str) -> QueryState:
+    """A question that found no evidence on its own, read as a follow-up of the session's previous question:
+    "Which blood tests afterwards?" after a question about starting a diuretic for hypertension. The same hits
+    are judged again with the previous question's topic words added, and only passages that mention that
+    topic count. Nothing changes when that finds no evidence either."""
+    topic = " ".join(c.label for c in evidence.question_concepts(previous_question) if c.weight == 1.0)
+    if not topic:
+        return state
+    kept = state.model_copy(update={"answer": None, "clarifying_question": None, "answer_status": None})
+    keep_supported_hits(kept, threshold=threshold, previous_question=previous_question, context=topic)
+    if kept.answer_status is AnswerStatus.NO_EVIDENCE:
+        return state
+    kept.warnings.append(f"Read as a follow-up of your previous question (about {topic}).")
+    return kept
 
 
 def no_evidence_reply(state: QueryState, found: evidence.Evidence) -> str:

@@ -150,6 +150,9 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
             previous = _previous_question(ctx, state) if abstention.needs_topic(state) else ""
             abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold,
                                            previous_question=previous)
+            if state.answer_status is AnswerStatus.NO_EVIDENCE and not previous and state.request.session_id:
+                state = abstention.in_conversation_topic(state, threshold=ctx.settings.evidence_threshold,
+                                                         previous_question=_previous_question(ctx, state))
     return state
 
 
