@@ -36,6 +36,20 @@ def test_dev_questions_are_answered_from_the_right_document_or_abstained(local_d
     assert summary["abstained_pct"] >= 90, summary["failures"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["holdout3", "holdout4"])
+def test_questions_written_with_lay_and_british_words_are_answered_or_abstained(
+        name: str, local_deps: Dependencies) -> None:
+    """Written before the synonyms (query/synonyms.py) were built: holdout3 measured 60 % answered correctly
+    before them, holdout4 was measured once after them (docs/benchmarks.md); this guards the figures."""
+    ensure_sample_corpus(local_deps)
+
+    summary = evaluate(load_questions(FIXTURES / f"{name}.jsonl"), lambda query: ask(local_deps, query)).as_dict()
+
+    assert summary["answered_correctly_pct"] >= 85, summary["failures"]
+    assert summary["abstained_pct"] >= 90, summary["failures"]
+
+
 def test_the_issue_examples_abstain_or_answer_with_the_sentence_that_applies(local_deps: Dependencies) -> None:
     ensure_sample_corpus(local_deps)
 

@@ -25,6 +25,7 @@ SEARCHED = " Searched: {sources}."
 SUGGESTION = (" Try rephrasing with the full name of the drug or condition, or add a document that covers it "
               "to the knowledge base.")
 PUBMED_SUGGESTION = " PubMed may have published evidence on it."
+FOLLOW_UP_NOTE = "Read as a follow-up of your previous question."
 MAX_TOPICS = 4
 MIN_SHARE_OF_BEST = 0.5
 HISTORY_MESSAGES = 6
@@ -94,7 +95,7 @@ def in_conversation_topic(state: QueryState, *, threshold: float, previous_quest
     keep_supported_hits(kept, threshold=threshold, previous_question=previous_question, context=topic)
     if kept.answer_status is AnswerStatus.NO_EVIDENCE:
         return state
-    kept.warnings.append(f"Read as a follow-up of your previous question (about {topic}).")
+    kept.warnings.append(FOLLOW_UP_NOTE)
     return kept
 
 

@@ -59,7 +59,7 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
     "need needed needs person people year years day days week weeks month months time times "
     # verbs and nouns that say what is asked of the topic: "should it be taken", "does X cause Y", "which form"
     "taken took give given giving form forms cause causes caused help helps work works change changes "
-    "useful helpful effective necessary required appropriate afterwards "
+    "useful helpful effective necessary required appropriate afterwards aim aiming goal goals "
     # words around a patient's details: who is asked about, not what
     "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old"
 ).split())

@@ -150,7 +150,7 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
             previous = _previous_question(ctx, state) if abstention.needs_topic(state) else ""
             abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold,
                                            previous_question=previous)
-            if state.answer_status is AnswerStatus.NO_EVIDENCE and not previous and state.request.session_id:
+            if state.answer_status is AnswerStatus.NO_EVIDENCE and not previous:
                 state = abstention.in_conversation_topic(state, threshold=ctx.settings.evidence_threshold,
                                                          previous_question=_previous_question(ctx, state))
     return state
@@ -164,9 +164,12 @@ def _source_names(source: Any) -> list[str]:
 
 
 def _previous_question(ctx: QueryContext, state: QueryState) -> str:
-    """The session's last question (stored redacted), or "" without a session."""
+    """The session's last question (stored redacted); without a session, the last user message a chat client
+    sent with the question, when it was checked and holds no PHI; else ""."""
     if not state.request.session_id:
-        return ""
+        checked = state.phi is not None and state.phi.error is None and not state.phi_detected
+        asked = [line.removeprefix("user: ") for line in state.history if line.startswith("user: ")]
+        return asked[-1] if checked and asked else ""
     try:
         turns = ctx.sessions.messages(state.request.session_id, limit=abstention.HISTORY_MESSAGES)
     except NotFound:
