@@ -47,8 +47,9 @@ def _statements(template: dict[str, Any], prefix: str) -> dict[str, list[dict[st
 
 
 def _endpoint_services(template: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    return {json.dumps(props["ServiceName"]).rsplit(".", 1)[-1].strip('"]}'): props
-            for props in resources(template, "AWS::EC2::VPCEndpoint").values()}
+    """Interface endpoints by service: com.amazonaws.us-east-1.sagemaker.runtime -> sagemaker.runtime."""
+    return {props["ServiceName"].split(".", 3)[3]: props
+            for props in resources(template, "AWS::EC2::VPCEndpoint").values() if isinstance(props["ServiceName"], str)}
 
 
 def test_dev_runs_bedrock_and_staging_and_prod_run_the_sagemaker_endpoint() -> None:
@@ -128,7 +129,8 @@ def _granted_alone(model: dict[str, Any]) -> list[dict[str, Any]]:
     context = json.loads(json.dumps(CONTEXT))
     context["voiceassist"]["environments"]["dev"]["llm"]["bedrock"] = model
     config = load_environment(context, "dev")
-    stack = Stack(App(), "Grants", env=Environment(account=config.account, region=config.region))
+    app = App(context={"@aws-cdk/core:enablePartitionLiterals": True})  # as cdk.json sets it
+    stack = Stack(app, "Grants", env=Environment(account=config.account, region=config.region))
     function = lambda_.Function(stack, "Generate", runtime=lambda_.Runtime.PYTHON_3_12, handler="h.h",
                                 code=lambda_.Code.from_inline("h = None"))
     targets = GrantTargets(config=config, key=None, storage=None, search=stack, secrets=None,  # type: ignore[arg-type]

@@ -46,9 +46,9 @@ def test_every_environment_has_zone_consistent_search() -> None:
 
 
 def test_a_scale_down_schedule_that_changes_nothing_is_rejected() -> None:
-    context = _context_with("dev", "llm", min_capacity=1, scale_down={"off_hours_capacity": 1})
+    context = _context_with("staging", "llm", min_capacity=1, scale_down={"off_hours_capacity": 1})
     with pytest.raises(ValidationError, match="below min_capacity"):
-        load_environment(context, "dev")
+        load_environment(context, "staging")
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
