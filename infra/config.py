@@ -86,7 +86,7 @@ INFERENCE_PROFILE_GEOGRAPHIES = ("us.", "eu.", "apac.", "us-gov.", "ca.", "jp.",
 
 
 class BedrockModelConfig(_Frozen):
-    """Llama on Amazon Bedrock (decision 0020): a foundation model id, or a system cross-Region inference
+    """Llama on Amazon Bedrock (decision 0016): a foundation model id, or a system cross-Region inference
     profile id with the Regions it may route to (IAM must allow the model in each; `make preflight` compares
     them with the profile AWS describes)."""
 

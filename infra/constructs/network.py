@@ -167,7 +167,7 @@ class Network(Construct):
         if config.llm.on_sagemaker or config.embedding.enabled:
             endpoints["SageMakerRuntime"] = ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME
         if config.llm.on_bedrock:
-            # Prompts may carry PHI: Bedrock is reached over PrivateLink, never through the NAT (decision 0020).
+            # Prompts may carry PHI: Bedrock is reached over PrivateLink, never through the NAT (decision 0016).
             endpoints["BedrockRuntime"] = ec2.InterfaceVpcEndpointAwsService.BEDROCK_RUNTIME
         if config.phi_detector is not PhiDetectorKind.PRESIDIO:
             # DetectPHI carries the question's text: keep it off the NAT (docs/phi.md, "Detectors").

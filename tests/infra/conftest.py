@@ -43,7 +43,7 @@ class Synthesized:
 
 
 def dev_on_sagemaker() -> EnvironmentConfig:
-    """dev with staging's SageMaker llm block (dev itself is on Bedrock, decision 0020): for the ops tests of
+    """dev with staging's SageMaker llm block (dev itself is on Bedrock, decision 0016): for the ops tests of
     the Models stack, its weights and its GPU quota."""
     context = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
     environments = context["voiceassist"]["environments"]

@@ -1,4 +1,4 @@
-"""The in-boundary model per environment (decision 0020): where llm.provider is bedrock (dev) there is no
+"""The in-boundary model per environment (decision 0016): where llm.provider is bedrock (dev) there is no
 SageMaker endpoint, model or Models stack, query_generate may invoke only the configured Llama model or
 inference profile, and bedrock-runtime is reached through an interface endpoint; where it is sagemaker
 (staging, prod) nothing of Bedrock exists and the endpoint is as before."""

@@ -1,6 +1,6 @@
 """The off-hours schedule (issue 16): a schedule either lowers the endpoint's capacity or cannot be configured.
 
-dev no longer idles a GPU at all (its Llama is on Bedrock, billed per token, decision 0020), so it has no
+dev no longer idles a GPU at all (its Llama is on Bedrock, billed per token, decision 0016), so it has no
 schedule; a real-time SageMaker variant cannot go below one instance, so a schedule is only possible where the
 working-hours minimum is 2 or more, and then it must really go down off hours and come back in the morning.
 """

@@ -1,5 +1,5 @@
 """make preflight / deploy / destroy / models for an environment whose in-boundary model is on Bedrock (dev,
-decision 0020): no GPU quota, weights or Models stack; the model must be usable in the account instead."""
+decision 0016): no GPU quota, weights or Models stack; the model must be usable in the account instead."""
 
 from __future__ import annotations
 

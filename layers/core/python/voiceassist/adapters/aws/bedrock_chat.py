@@ -1,4 +1,4 @@
-"""ChatModel on Amazon Bedrock's Converse API, e.g. Meta Llama 3.1 8B Instruct (decision 0020).
+"""ChatModel on Amazon Bedrock's Converse API, e.g. Meta Llama 3.1 8B Instruct (decision 0016).
 
 Bedrock is covered by the AWS BAA and is reached through the VPC's bedrock-runtime interface endpoint, so
 it is an in-boundary model like the SageMaker endpoint, without an instance that idles. Converse takes one
