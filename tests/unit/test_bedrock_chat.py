@@ -141,3 +141,12 @@ def test_the_environment_selects_bedrock_as_the_in_boundary_model() -> None:
 def test_a_provider_without_its_model_is_refused_at_start(provider: str, needs: str) -> None:
     with pytest.raises(InvalidInput, match=needs):
         settings_from_env({"VOICEASSIST_IN_BOUNDARY_PROVIDER": provider})
+
+
+def test_an_answer_is_priced_per_token_as_its_model(client: Any, stubber: Stubber) -> None:
+    stubber.add_response("converse", _reply({"text": "Atorvastatin [1]."}) | {
+        "usage": {"inputTokens": 2_500, "outputTokens": 300, "totalTokens": 2_800}})
+
+    completion = BedrockChatModel(MODEL_ID, client=client).complete([ChatMessage(role="user", content="q")])
+
+    assert completion.usage.cost_usd == pytest.approx(2_800 * 0.22 / 1_000_000)  # $0.22 per million, both ways

@@ -19,6 +19,9 @@ from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolCall
 # Client errors that no retry or wait will fix: a wrong model id, model access not granted, a bad request.
 # Everything else (ThrottlingException, ServiceQuotaExceeded, ModelNotReady, ModelTimeout, 5xx) is transient:
 # the router retries or falls back, and the circuit breaker counts it.
+# On-demand list prices in USD per million input and output tokens (us-east-1, checked 2026; update with the
+# Bedrock pricing page). An inference profile costs what its model costs. Unknown models report 0.
+PRICES_PER_1M: dict[str, tuple[float, float]] = {"meta.llama3-1-8b-instruct-v1:0": (0.22, 0.22)}
 PERMANENT_ERROR_CODES = frozenset({"ValidationException", "AccessDeniedException", "ResourceNotFoundException",
                                    "UnrecognizedClientException"})
 
@@ -66,11 +69,11 @@ class BedrockChatModel:
             raise DependencyError(f"Bedrock model {self.model_id} returned no message")
         blocks = message.get("content") or []
         usage = response.get("usage") or {}
+        prompt_tokens, completion_tokens = int(usage.get("inputTokens", 0)), int(usage.get("outputTokens", 0))
         return ChatCompletion(
             text="".join(block["text"] for block in blocks if "text" in block), model=self.name,
-            # Billed per token by Bedrock; the cost is not priced here (docs/operations.md lists the rates).
-            usage=TokenUsage(prompt_tokens=int(usage.get("inputTokens", 0)),
-                             completion_tokens=int(usage.get("outputTokens", 0))),
+            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                             cost_usd=cost_usd(self.model_id, prompt_tokens, completion_tokens)),
             tool_calls=[tool_call(block["toolUse"]) for block in blocks if "toolUse" in block],
         )
 
@@ -119,6 +122,13 @@ class BedrockChatModel:
         raise exc
 
 
+def cost_usd(model_id: str, prompt_tokens: int, completion_tokens: int) -> float:
+    """Per-token billing; a cross-Region profile id (us.meta...) is priced as its model."""
+    model = model_id.split(".", 1)[1] if model_id.split(".", 1)[0] in ("us", "eu", "apac") else model_id
+    prompt_price, completion_price = PRICES_PER_1M.get(model, (0.0, 0.0))
+    return round((prompt_tokens * prompt_price + completion_tokens * completion_price) / 1_000_000, 8)
+
+
 def converse_request(model_id: str, messages: Sequence[ChatMessage], max_tokens: int,
                      temperature: float) -> dict[str, Any]:
     system = [{"text": m.content} for m in messages if m.role == "system" and m.content]
@@ -134,7 +144,7 @@ def converse_request(model_id: str, messages: Sequence[ChatMessage], max_tokens:
 
 def conversation(messages: Sequence[ChatMessage]) -> list[dict[str, Any]]:
     """OpenAI-shaped turns as Converse messages: tool results are user turns, and consecutive turns of one
-    role are merged (Converse requires user and assistant to alternate, starting with the user)."""
+    role are merged (Converse requires user and assistant to alternate; our prompts start with the user)."""
     turns: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "system":
