@@ -52,7 +52,7 @@ def build_app(*, context: Mapping[str, Any] | None = None, outdir: str | None = 
         config = load_environment(full_context, name)
         env = Environment(account=config.account, region=config.region)
         main = MainStack(app, f"VoiceAssist-{name}", config=config, paths=paths, env=env)
-        if config.llm.enabled or config.embedding.enabled:
+        if config.llm.on_sagemaker or config.embedding.enabled:  # Bedrock needs no Models stack
             ModelsStack(app, f"VoiceAssist-{name}-Models", config=config, main=main, env=env)
     bound_custom_resources(app)
     apply_nag_packs(app)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from voiceassist.constants.environment import PhiDetectorKind, PhiMode, RoutingMode
+from voiceassist.constants.environment import InBoundaryProvider, PhiDetectorKind, PhiMode, RoutingMode
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CONTEXT_KEY = "voiceassist"
@@ -81,10 +81,42 @@ class ScaleDownSchedule(_Frozen):
     off_hours_capacity: int = Field(default=1, ge=1)
 
 
+# System-defined cross-Region inference profiles start with their geography (us.meta.llama3-1-8b-...).
+INFERENCE_PROFILE_GEOGRAPHIES = ("us.", "eu.", "apac.", "us-gov.", "ca.", "jp.", "au.")
+
+
+class BedrockModelConfig(_Frozen):
+    """Llama on Amazon Bedrock (decision 0016): a foundation model id, or a system cross-Region inference
+    profile id with the Regions it may route to (IAM must allow the model in each; `make preflight` compares
+    them with the profile AWS describes)."""
+
+    model_id: str = Field(default="us.meta.llama3-1-8b-instruct-v1:0", pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?$")
+    destination_regions: tuple[str, ...] = ("us-east-1", "us-east-2", "us-west-2")
+
+    @property
+    def is_inference_profile(self) -> bool:
+        return self.model_id.startswith(INFERENCE_PROFILE_GEOGRAPHIES)
+
+    @property
+    def foundation_model_id(self) -> str:
+        """meta.llama3-1-8b-instruct-v1:0 for the model id and for its inference profile alike."""
+        return self.model_id.split(".", 1)[1] if self.is_inference_profile else self.model_id
+
+    @model_validator(mode="after")
+    def _profile_regions(self) -> BedrockModelConfig:
+        if self.is_inference_profile and not self.destination_regions:
+            raise ValueError("an inference profile needs destination_regions (the Regions it routes to)")
+        return self
+
+
 class LlmConfig(_Frozen):
+    """The in-boundary Llama: a SageMaker endpoint in the VPC (the Models stack) or Amazon Bedrock."""
+
     enabled: bool = True
+    provider: InBoundaryProvider = InBoundaryProvider.SAGEMAKER
+    bedrock: BedrockModelConfig = BedrockModelConfig()
     instance_type: str = "ml.g5.2xlarge"
-    image_uri: str
+    image_uri: str = ""  # the LMI (vLLM) image: required on SageMaker
     # Uncompressed weights under this prefix of the model-artifacts bucket (docs/operations.md).
     model_data_prefix: str = Field(default="llama-3.1-8b-instruct/", pattern=r"^[A-Za-z0-9._\-/]+/$")
     served_model_name: str = "llama-3.1-8b-instruct"
@@ -93,8 +125,21 @@ class LlmConfig(_Frozen):
     invocations_per_instance: int = Field(default=30, ge=1)
     scale_down: ScaleDownSchedule | None = None
 
+    @property
+    def on_sagemaker(self) -> bool:
+        """A SageMaker endpoint, its weights and GPU quota are needed (the Models stack)."""
+        return self.enabled and self.provider is InBoundaryProvider.SAGEMAKER
+
+    @property
+    def on_bedrock(self) -> bool:
+        return self.enabled and self.provider is InBoundaryProvider.BEDROCK
+
     @model_validator(mode="after")
     def _capacity_range(self) -> LlmConfig:
+        if self.on_sagemaker and not self.image_uri:
+            raise ValueError("an llm on sagemaker needs image_uri (the LMI image)")
+        if self.scale_down is not None and not self.on_sagemaker:
+            raise ValueError("scale_down schedules a SageMaker endpoint: remove it where the provider is bedrock")
         if self.max_capacity < self.min_capacity:
             raise ValueError("max_capacity must be at least min_capacity")
         if self.scale_down is not None and self.scale_down.off_hours_capacity >= self.min_capacity:

@@ -1,7 +1,8 @@
 """The VPC: functions in private subnets with egress (OpenAI, PubMed), data and models in isolated ones.
 
-AWS APIs that carry PHI (SageMaker runtime, Secrets Manager, Step Functions, S3, DynamoDB, and Comprehend
-Medical where the environment runs it as its PHI detector) are reached
+AWS APIs that carry PHI (the SageMaker or Bedrock runtime, whichever serves the environment's in-boundary model,
+Secrets Manager, Step Functions, S3, DynamoDB, and Comprehend Medical where the environment runs it as its PHI
+detector) are reached
 through VPC endpoints so that traffic never crosses the NAT gateway.
 """
 
@@ -24,7 +25,6 @@ DATA_SUBNETS = "data"
 PUBLIC_SUBNETS = "public"
 
 _INTERFACE_ENDPOINTS: dict[str, ec2.InterfaceVpcEndpointAwsService] = {
-    "SageMakerRuntime": ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME,
     "SecretsManager": ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
     "StepFunctions": ec2.InterfaceVpcEndpointAwsService.STEP_FUNCTIONS,
     "StepFunctionsSync": ec2.InterfaceVpcEndpointAwsService.STEP_FUNCTIONS_SYNC,
@@ -164,6 +164,11 @@ class Network(Construct):
         for group in self.function_security_groups:
             endpoint_group.add_ingress_rule(group, ec2.Port.tcp(443), "functions to AWS APIs")
         endpoints = dict(_INTERFACE_ENDPOINTS)
+        if config.llm.on_sagemaker or config.embedding.enabled:
+            endpoints["SageMakerRuntime"] = ec2.InterfaceVpcEndpointAwsService.SAGEMAKER_RUNTIME
+        if config.llm.on_bedrock:
+            # Prompts may carry PHI: Bedrock is reached over PrivateLink, never through the NAT (decision 0016).
+            endpoints["BedrockRuntime"] = ec2.InterfaceVpcEndpointAwsService.BEDROCK_RUNTIME
         if config.phi_detector is not PhiDetectorKind.PRESIDIO:
             # DetectPHI carries the question's text: keep it off the NAT (docs/phi.md, "Detectors").
             endpoints["ComprehendMedical"] = ec2.InterfaceVpcEndpointAwsService.COMPREHEND_MEDICAL

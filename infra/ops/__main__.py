@@ -41,6 +41,9 @@ def run(args: argparse.Namespace, shell: Shell | None = None) -> int:
     elif args.command == "destroy":
         destroy(shell, config, allow_protected=args.confirm == config.name)
     elif args.command == "models":
+        if not config.llm.on_sagemaker:
+            raise StagingError(f"{config.name} has no SageMaker endpoint (llm.provider is "
+                               f"{config.llm.provider.value}, enabled {config.llm.enabled}): no weights to stage")
         if bool(args.source) == bool(args.hub):
             raise StagingError("give exactly one of SOURCE=/path/to/weights or HUB=owner/repository")
         with tempfile.TemporaryDirectory(prefix="voiceassist-weights-") as folder:

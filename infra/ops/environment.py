@@ -29,7 +29,7 @@ class Stacks:
 
     @property
     def has_models(self) -> bool:
-        return self.config.llm.enabled or self.config.embedding.enabled
+        return self.config.llm.on_sagemaker or self.config.embedding.enabled
 
 
 def stack_outputs(shell: Shell, stack: str) -> dict[str, str] | None:

@@ -63,8 +63,8 @@ def opensearch_role(shell: Shell, config: EnvironmentConfig) -> Finding:
 
 
 def sagemaker_quota(shell: Shell, config: EnvironmentConfig) -> Finding:
-    if not config.llm.enabled:
-        return Finding("sagemaker quota", True, "no LLM endpoint in this environment")
+    if not config.llm.on_sagemaker:
+        return Finding("sagemaker quota", True, _NO_ENDPOINT[config.llm.on_bedrock])
     name = f"{config.llm.instance_type} for endpoint usage"
     quotas = shell.aws("service-quotas", "list-service-quotas", "--service-code", "sagemaker")["Quotas"]
     value = next((q["Value"] for q in quotas if q["QuotaName"] == name), 0)
@@ -109,8 +109,8 @@ def prefix_lists(shell: Shell, config: EnvironmentConfig) -> Finding:
 
 
 def weights(shell: Shell, config: EnvironmentConfig) -> Finding:
-    if not config.llm.enabled:
-        return Finding("model weights", True, "no LLM endpoint in this environment")
+    if not config.llm.on_sagemaker:
+        return Finding("model weights", True, _NO_ENDPOINT[config.llm.on_bedrock])
     if stack_outputs(shell, Stacks(config).main) is None:
         return Finding("model weights", True, "first deploy: the main stack creates the bucket, then "
                                                "`make models` stages the weights before the Models stack")
@@ -123,8 +123,34 @@ def weights(shell: Shell, config: EnvironmentConfig) -> Finding:
     return Finding("model weights", True, config.llm.model_data_prefix)
 
 
+def bedrock_access(shell: Shell, config: EnvironmentConfig) -> Finding:
+    """Where Bedrock serves the in-boundary model: the account may invoke it here, and an inference profile
+    routes only to the Regions the IAM grant names (cdk.json llm.bedrock.destination_regions)."""
+    if not config.llm.on_bedrock:
+        return Finding("bedrock model", True, "no Bedrock model in this environment")
+    model = config.llm.bedrock
+    available = shell.aws("bedrock", "get-foundation-model-availability", "--model-id", model.foundation_model_id)
+    states = (available.get("authorizationStatus"), available.get("entitlementAvailability"),
+              available.get("regionAvailability"), (available.get("agreementAvailability") or {}).get("status"))
+    if states[:3] != ("AUTHORIZED", "AVAILABLE", "AVAILABLE") or states[3] not in (None, "AVAILABLE", "NOT_REQUIRED"):
+        return Finding("bedrock model", False, f"{model.foundation_model_id} is not usable in {config.region} "
+                                                f"({', '.join(str(s) for s in states)}): enable model access in "
+                                                "the Bedrock console (Model access), or pick another model_id")
+    if not model.is_inference_profile:
+        return Finding("bedrock model", True, model.model_id)
+    profile = shell.aws("bedrock", "get-inference-profile", "--inference-profile-identifier", model.model_id)
+    routed = sorted({str(m["modelArn"]).split(":")[3] for m in profile.get("models", [])})
+    outside = sorted(set(routed) - set(model.destination_regions))
+    if outside:
+        return Finding("bedrock model", False, f"{model.model_id} routes to {', '.join(routed)}; cdk.json "
+                                                f"llm.bedrock.destination_regions lacks {', '.join(outside)}")
+    return Finding("bedrock model", True, f"{model.model_id} via {', '.join(routed)}")
+
+
+_NO_ENDPOINT = {True: "not needed: the in-boundary model is on Bedrock", False: "no LLM endpoint in this environment"}
+
 CHECKS: tuple[Check, ...] = (credentials, cdk_bootstrap, opensearch_role, sagemaker_quota, lambda_concurrency,
-                             docker_arm64, prefix_lists, weights)
+                             docker_arm64, prefix_lists, weights, bedrock_access)
 
 
 def preflight(shell: Shell, config: EnvironmentConfig, checks: tuple[Check, ...] = CHECKS) -> list[Finding]:

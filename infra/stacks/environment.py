@@ -10,11 +10,13 @@ from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
 from voiceassist.constants.environment import (
     ENV_AUDIT_TABLE,
+    ENV_BEDROCK_MODEL_ID,
     ENV_DOCUMENTS_BUCKET,
     ENV_DOCUMENTS_TABLE,
     ENV_EMBEDDING_ENDPOINT,
     ENV_ENVIRONMENT,
     ENV_IDEMPOTENCY_TABLE,
+    ENV_IN_BOUNDARY_PROVIDER,
     ENV_INGEST_STATE_MACHINE_ARN,
     ENV_JOBS_TABLE,
     ENV_LOCAL_CHAT_MODEL,
@@ -41,6 +43,7 @@ from voiceassist.constants.environment import (
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
     SERVICE,
+    InBoundaryProvider,
     Runtime,
 )
 from voiceassist.constants.functions import Access, FunctionSpec
@@ -71,9 +74,13 @@ def shared_environment(
         ENV_PHI_MODE: config.phi_mode.value,
         ENV_PHI_DETECTOR: config.phi_detector.value,
     }
-    if config.llm.enabled:
+    if config.llm.on_sagemaker:
+        environment[ENV_IN_BOUNDARY_PROVIDER] = InBoundaryProvider.SAGEMAKER.value
         environment[ENV_SAGEMAKER_ENDPOINT] = config.endpoint_name("llm")
         environment[ENV_LOCAL_CHAT_MODEL] = config.llm.served_model_name
+    if config.llm.on_bedrock:
+        environment[ENV_IN_BOUNDARY_PROVIDER] = InBoundaryProvider.BEDROCK.value
+        environment[ENV_BEDROCK_MODEL_ID] = config.llm.bedrock.model_id
     if config.embedding.enabled:
         environment[ENV_EMBEDDING_ENDPOINT] = config.endpoint_name("embedding")
     return environment

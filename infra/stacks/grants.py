@@ -75,8 +75,31 @@ def _embedding(function: lambda_.Function, targets: GrantTargets) -> None:
 
 
 def _llm(function: lambda_.Function, targets: GrantTargets) -> None:
-    if targets.config.llm.enabled:
+    if targets.config.llm.on_sagemaker:
         _invoke_endpoint("llm")(function, targets)
+
+
+def _bedrock(function: lambda_.Function, targets: GrantTargets) -> None:
+    """Converse and ConverseStream (authorised as InvokeModel and InvokeModelWithResponseStream) on the one model
+    configured: through a cross-Region inference profile, the profile and the model in each Region it routes
+    to, the latter only when called through that profile."""
+    if not targets.config.llm.on_bedrock:
+        return
+    stack, model = Stack.of(targets.search), targets.config.llm.bedrock
+    actions = ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"]
+
+    def foundation_model(region: str) -> str:
+        return stack.format_arn(service="bedrock", region=region, account="", resource="foundation-model",
+                                resource_name=model.foundation_model_id)
+
+    if not model.is_inference_profile:
+        function.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[foundation_model(stack.region)]))
+        return
+    profile = stack.format_arn(service="bedrock", resource="inference-profile", resource_name=model.model_id)
+    function.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[profile]))
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=actions, resources=[foundation_model(region) for region in model.destination_regions],
+        conditions={"StringEquals": {"bedrock:InferenceProfileArn": profile}}))
 
 
 def _pubmed_secret(function: lambda_.Function, targets: GrantTargets) -> None:
@@ -137,6 +160,7 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.OPENAI_SECRET: lambda fn, t: t.secrets.openai_api_key.grant_read(fn),
     Access.PUBMED_SECRET: _pubmed_secret,
     Access.LLM_INVOKE: _llm,
+    Access.BEDROCK_INVOKE: _bedrock,
     Access.EMBEDDING_INVOKE: _embedding,
     Access.START_INGEST: lambda fn, t: t.ingest.grant_start_execution(fn),
     Access.START_QUERY: lambda fn, t: t.query.grant_start_sync_execution(fn),

@@ -54,7 +54,7 @@ class ModelsStack(Stack):
             "security_group": main.network.model_security_group,
             "key": main.key,
         }
-        if config.llm.enabled:
+        if config.llm.on_sagemaker:
             llm = ModelEndpoint(
                 self,
                 "Llm",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from voiceassist.constants.environment import (
     ENV_AUDIT_TABLE,
+    ENV_BEDROCK_MODEL_ID,
     ENV_DATA_KEY_ID,
     ENV_DOCUMENTS_BUCKET,
     ENV_DOCUMENTS_TABLE,
@@ -42,7 +43,11 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("query_retrieve", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
     ("query_retrieve", A.PUBMED_SECRET): "only where PubMed is enabled (the NCBI key's secret)",
     ("query_generate", A.OPENAI_SECRET): "only with the cloud model configured (the run answers extractively)",
-    ("query_generate", A.LLM_INVOKE): "only with the in-boundary LLM endpoint (cdk.json llm.enabled)",
+    ("query_generate", A.LLM_INVOKE): "only with the in-boundary LLM endpoint (cdk.json llm.provider sagemaker)",
+    ("query_generate", A.BEDROCK_INVOKE): "only where cdk.json llm.provider is bedrock; the run answers "
+                                          "extractively, moto has no Converse, and the adapter's calls are "
+                                          "contract-tested on botocore's Stubber "
+                                          "(tests/contract/test_in_boundary_chat_contract.py)",
     ("query_generate", A.STATE_WRITE): "the models' circuit breakers, read and written when a model is called",
     ("query_generate", A.SESSIONS_READ): "the conversation goes into a model's prompt; without one the run "
                                          "answers extractively (query/answering.py generate)",
@@ -114,6 +119,9 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.DESCRIBE_INGEST)
         elif service == "textract" and operation in ("StartDocumentTextDetection", "GetDocumentTextDetection"):
             used.add(A.OCR_TEXTRACT)
+        elif (service == "bedrock-runtime" and operation in ("Converse", "ConverseStream")
+              and resource == env.get(ENV_BEDROCK_MODEL_ID)):
+            used.add(A.BEDROCK_INVOKE)
         elif service == "comprehendmedical" and operation == "DetectPHI":
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

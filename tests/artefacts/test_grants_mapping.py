@@ -29,3 +29,17 @@ def test_every_function_granted_comprehend_medical_is_excused_in_the_canned_run(
     granted = {spec.name for spec in FUNCTIONS if Access.PHI_COMPREHEND_MEDICAL in spec.access}
     excused = {name for name, access in NOT_EXERCISED if access is Access.PHI_COMPREHEND_MEDICAL}
     assert granted == excused
+
+
+def test_a_recorded_converse_call_on_the_configured_model_needs_the_bedrock_grant() -> None:
+    model = ENV[names.ENV_BEDROCK_MODEL_ID]
+    for operation in ("Converse", "ConverseStream"):
+        assert accesses_used([("bedrock-runtime", operation, model)], ENV) == ({Access.BEDROCK_INVOKE}, [])
+    # another model than the one configured (and granted) stays unmapped: AWS would deny it
+    assert accesses_used([("bedrock-runtime", "Converse", "meta.llama3-3-70b-instruct-v1:0")], ENV)[1]
+
+
+def test_every_function_granted_bedrock_is_excused_in_the_canned_run() -> None:
+    granted = {spec.name for spec in FUNCTIONS if Access.BEDROCK_INVOKE in spec.access}
+    excused = {name for name, access in NOT_EXERCISED if access is Access.BEDROCK_INVOKE}
+    assert granted == excused == {"query_generate"}

@@ -21,7 +21,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from infra.config import ENVIRONMENT_NAMES  # noqa: E402
+from infra.config import ENVIRONMENT_NAMES, EnvironmentConfig, load_environment  # noqa: E402
 from voiceassist.constants.functions import FUNCTIONS  # noqa: E402
 
 
@@ -35,6 +35,20 @@ class Synthesized:
 
     def models(self, env: str) -> dict[str, Any]:
         return self.templates[f"VoiceAssist-{env}-Models"]
+
+    def stacks(self, env: str) -> list[dict[str, Any]]:
+        """The environment's templates: the main stack, and the Models stack where it has one (not on Bedrock)."""
+        return [self.templates[name] for name in (f"VoiceAssist-{env}", f"VoiceAssist-{env}-Models")
+                if name in self.templates]
+
+
+def dev_on_sagemaker() -> EnvironmentConfig:
+    """dev with staging's SageMaker llm block (dev itself is on Bedrock, decision 0016): for the ops tests of
+    the Models stack, its weights and its GPU quota."""
+    context = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
+    environments = context["voiceassist"]["environments"]
+    environments["dev"]["llm"] = environments["staging"]["llm"]
+    return load_environment(context, "dev")
 
 
 def resources(template: dict[str, Any], resource_type: str) -> dict[str, dict[str, Any]]:

@@ -46,9 +46,9 @@ def test_every_environment_has_zone_consistent_search() -> None:
 
 
 def test_a_scale_down_schedule_that_changes_nothing_is_rejected() -> None:
-    context = _context_with("dev", "llm", min_capacity=1, scale_down={"off_hours_capacity": 1})
+    context = _context_with("staging", "llm", min_capacity=1, scale_down={"off_hours_capacity": 1})
     with pytest.raises(ValidationError, match="below min_capacity"):
-        load_environment(context, "dev")
+        load_environment(context, "staging")
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
@@ -72,7 +72,7 @@ def test_the_key_lets_alarms_and_eventbridge_use_encrypted_topics_and_queues(
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)
 def test_every_custom_resource_answers_within_a_service_timeout(synthesized: Synthesized, env: str) -> None:
-    for template in (synthesized.main(env), synthesized.models(env)):
+    for template in synthesized.stacks(env):
         custom = {k: r for k, r in template["Resources"].items() if is_custom_resource(r["Type"])}
         for logical_id, resource in custom.items():
             assert 0 < int(resource["Properties"]["ServiceTimeout"]) <= 3600, logical_id
@@ -160,7 +160,7 @@ def test_debug_logging_is_refused_everywhere() -> None:
     assert {load_environment(CONTEXT, env).functions.log_level for env in ENVIRONMENTS} == {"INFO"}
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ["staging", "prod"])  # the SageMaker environments (dev is on Bedrock)
 def test_log_groups_aws_would_create_are_created_encrypted_with_retention(synthesized: Synthesized, env: str) -> None:
     models = synthesized.models(env)
     (llm_logs_id, llm_logs), = [(k, r["Properties"]) for k, r in models["Resources"].items()

@@ -58,8 +58,8 @@ def test_only_workflow_starters_know_the_state_machines(synthesized: Synthesized
             name
         )
         assert (ENV_QUERY_STATE_MACHINE_ARN in variables) is (Access.START_QUERY in specs[name].access), name
-    generate = app_functions(synthesized, "dev")["query_generate"]["Environment"]["Variables"]
-    assert generate[ENV_OPENAI_SECRET_ARN] and generate[ENV_SAGEMAKER_ENDPOINT] == "voiceassist-dev-llm"
+    generate = app_functions(synthesized, "prod")["query_generate"]["Environment"]["Variables"]
+    assert generate[ENV_OPENAI_SECRET_ARN] and generate[ENV_SAGEMAKER_ENDPOINT] == "voiceassist-prod-llm"
 
 
 def test_functions_share_runtime_architecture_tracing_and_vpc(synthesized: Synthesized) -> None:

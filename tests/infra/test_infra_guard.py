@@ -19,7 +19,7 @@ def _failed(template: dict) -> list[str]:
 
 @pytest.mark.parametrize("env", ["dev", "staging", "prod"])
 def test_every_template_meets_the_hipaa_rules(synthesized: Synthesized, env: str) -> None:
-    for template in (synthesized.main(env), synthesized.models(env)):
+    for template in synthesized.stacks(env):
         report = cfn_guard_rs.run_checks(template, RULES)
         assert _failed(template) == [] and report.compliant
 

@@ -47,7 +47,7 @@ def test_search_bootstrap_maps_the_function_roles(synthesized: Synthesized) -> N
     assert bootstrap["EmbeddingModel"] == Dependencies(Settings()).embedder.model_id
 
 
-@pytest.mark.parametrize("env", ["dev", "prod"])
+@pytest.mark.parametrize("env", ["staging", "prod"])  # the SageMaker environments (dev is on Bedrock)
 def test_llm_runs_network_isolated_in_the_vpc(synthesized: Synthesized, env: str) -> None:
     (model,) = resources(synthesized.models(env), "AWS::SageMaker::Model").values()
     assert model["EnableNetworkIsolation"] is True
@@ -65,7 +65,7 @@ def test_llm_autoscales_and_no_schedule_pretends_to_scale_down(synthesized: Synt
         synthesized.models("prod"), "AWS::ApplicationAutoScaling::ScalableTarget"
     ).values()
     assert (prod_target["MinCapacity"], prod_target["MaxCapacity"]) == (2, 4)
-    for env in ("dev", "staging", "prod"):
+    for env in ("staging", "prod"):
         (target,) = resources(synthesized.models(env), "AWS::ApplicationAutoScaling::ScalableTarget").values()
         for action in target.get("ScheduledActions", []):
             if action["ScheduledActionName"] == "off-hours":

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import dev_on_sagemaker
 from fake_shell import Failure, FakeShell, sequence
 
 from infra.ops.__main__ import main
@@ -15,7 +16,7 @@ from infra.ops.lifecycle import OperationRefused, deploy, destroy, empty_bucket
 from infra.ops.preflight import lambda_concurrency, preflight
 from voiceassist.constants.functions import FUNCTIONS_BY_NAME
 
-DEV = load("dev")
+DEV = dev_on_sagemaker()  # the Models stack, its weights and GPU quota (dev itself is on Bedrock)
 MAIN_OUTPUTS = {"RestApiUrl": "https://abc.execute-api.us-east-1.amazonaws.com/v1/",
                 "WebSocketUrl": "wss://ws.execute-api.us-east-1.amazonaws.com/v1", "UserPoolId": "us-east-1_pool",
                 "SmokeClientId": "smoke", "DocumentsBucketName": "docs-bucket",
@@ -54,7 +55,8 @@ def test_preflight_passes_on_a_ready_account() -> None:
     findings = preflight(FakeShell(healthy_account()), DEV)
     assert [f.check for f in findings if not f.ok] == []
     assert {f.check for f in findings} == {"credentials", "cdk bootstrap", "opensearch role", "sagemaker quota",
-                                           "lambda concurrency", "docker buildx", "prefix lists", "model weights"}
+                                           "lambda concurrency", "docker buildx", "prefix lists", "model weights",
+                                           "bedrock model"}
 
 
 @pytest.mark.parametrize(("override", "check", "fix"), [

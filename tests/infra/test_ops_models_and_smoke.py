@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import dev_on_sagemaker
 from fake_shell import Failure, FakeShell
 
 from infra.ops.environment import load
 from infra.ops.smoke import PHI_QUESTION, QUESTION, SmokeFailed, smoke, totp
 from infra.ops.weights import MANIFEST, StagingError, stage
 
-DEV = load("dev")
+DEV = dev_on_sagemaker()  # dev itself is on Bedrock: no weights to stage
 
 
 def _weights(folder: Path) -> Path:
@@ -152,7 +153,7 @@ def test_smoke_needs_the_smoke_client() -> None:
 def test_models_needs_exactly_one_source(capsys: pytest.CaptureFixture[str]) -> None:
     from infra.ops.__main__ import main
 
-    assert main(["models", "--env", "dev"]) == 1
+    assert main(["models", "--env", "staging"]) == 1
     assert "SOURCE=" in capsys.readouterr().err
 
 

@@ -9,7 +9,8 @@ answers as server-sent events when asked to, and records every request it receiv
 The same server also answers SageMaker runtime's InvokeEndpoint (POST /endpoints/<name>/invocations) the way
 an LMI (vLLM) container does: the OpenAI chat body in, a chat completion out, errors in SageMaker's shape.
 Point a real boto3 client at it with endpoint_url=stub.sagemaker_endpoint_url (or the environment variable
-AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME).
+AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME). It answers Bedrock runtime's Converse (POST /model/<id>/converse) too: the
+Converse body in, a Converse reply out, errors in Bedrock's shape (AWS_ENDPOINT_URL_BEDROCK_RUNTIME).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ CHAT_PATH = "/v1/chat/completions"
 SAGEMAKER_PATH = re.compile(r"^/endpoints/[^/]+/invocations$")
 # The error code SageMaker runtime sends with each status (botocore reads it from x-amzn-ErrorType).
 SAGEMAKER_ERROR_CODES = {429: "ThrottlingException", 500: "InternalFailure", 503: "ServiceUnavailable"}
+BEDROCK_PATH = re.compile(r"^/model/[^/]+/converse$")
+BEDROCK_ERROR_CODES = {429: "ThrottlingException", 500: "InternalServerException", 503: "ServiceUnavailableException"}
 
 
 @dataclass(frozen=True)
@@ -91,14 +94,17 @@ class OpenAIStub(LocalServer):
                 raw = self._received()
                 route = self.path.split("?", 1)[0].rstrip("/")
                 sagemaker = bool(SAGEMAKER_PATH.match(route))
-                if route != CHAT_PATH and not sagemaker:
+                bedrock = bool(BEDROCK_PATH.match(route))
+                if route != CHAT_PATH and not sagemaker and not bedrock:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 body = json.loads(raw)
                 reply = stub._next_reply(body)
                 if reply.delay_s and stub._stopping.wait(reply.delay_s):
                     return
-                if reply.status != 200 and sagemaker:
+                if bedrock:
+                    self._converse(reply)
+                elif reply.status != 200 and sagemaker:
                     code = SAGEMAKER_ERROR_CODES.get(reply.status, "ModelError")
                     self._json(reply.status, {"message": "stubbed failure"}, {"x-amzn-ErrorType": code})
                 elif reply.status != 200:
@@ -119,6 +125,16 @@ class OpenAIStub(LocalServer):
                     self.send_header(name, value)
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _converse(self, reply: StubReply) -> None:
+                if reply.status != 200:
+                    code = BEDROCK_ERROR_CODES.get(reply.status, "ModelErrorException")
+                    self._json(reply.status, {"message": "stubbed failure"}, {"x-amzn-ErrorType": code})
+                    return
+                usage = {"inputTokens": reply.prompt_tokens, "outputTokens": reply.completion_tokens,
+                         "totalTokens": reply.prompt_tokens + reply.completion_tokens}
+                self._json(200, {"output": {"message": {"role": "assistant", "content": [{"text": reply.text}]}},
+                                 "stopReason": "end_turn", "usage": usage, "metrics": {"latencyMs": 1}})
 
             def _stream(self, reply: StubReply) -> None:
                 self.send_response(200)

@@ -8,8 +8,9 @@ recorded: what reached each model server, the logs, the X-Ray trace metadata, th
 The cloud model is an OpenAIStub reached through the OpenAI SDK (Settings.openai_base_url); PubMed is a
 PubMedStub (NCBI E-utilities, Settings.pubmed_base_url), outside the boundary too; the in-boundary model is
 SageMaker: a real boto3 sagemaker-runtime client (built by chat_models.build_local_chat) sent to the
-stub's InvokeEndpoint route through AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME. The pipeline is the real
-query.asl.json run by the local runner with the real handlers (query_runner).
+stub's InvokeEndpoint route through AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME, or (in_boundary_provider=BEDROCK) Bedrock:
+a real bedrock-runtime client sent to the same stub's Converse route through AWS_ENDPOINT_URL_BEDROCK_RUNTIME.
+The pipeline is the real query.asl.json run by the local runner with the real handlers (query_runner).
 """
 
 from __future__ import annotations
@@ -46,11 +47,12 @@ from voiceassist.models import (
     utc_now,
 )
 from voiceassist.ports import PhiDetector, SearchIndex
-from voiceassist.settings import Settings
+from voiceassist.settings import InBoundaryProvider, Settings
 
 CLOUD_MODEL = "gpt-4o-mini"
 SAGEMAKER_ENDPOINT = "llama-3-1-8b-endpoint"
-SAGEMAKER_MODEL = "llama-3.1-8b"  # SageMakerChatModel's label
+SAGEMAKER_MODEL = "llama-3.1-8b"  # SageMakerChatModel's label (BedrockChatModel's too: the same model)
+BEDROCK_MODEL_ID = "us.meta.llama3-1-8b-instruct-v1:0"
 USER = "clinician-1"
 CLINICAL_CONTEXT = "Type 2 diabetes on metformin; chronic kidney disease stage 3b"
 CLOUD_ANSWER = "From the reference: see the cited excerpt [1]."
@@ -214,7 +216,8 @@ def query_stack(seed_dir: Path, work_dir: Path, monkeypatch: pytest.MonkeyPatch,
                 cloud_script: list[StubReply] | None = None, sagemaker_script: list[StubReply] | None = None,
                 routing_mode: RoutingMode = RoutingMode.HYBRID, search_down: bool = False,
                 pubmed_faults: dict[str, list[StubResponse]] | None = None,
-                clinical_context: str | None = CLINICAL_CONTEXT) -> Iterator[QueryStack]:
+                clinical_context: str | None = CLINICAL_CONTEXT,
+                in_boundary_provider: InBoundaryProvider = InBoundaryProvider.SAGEMAKER) -> Iterator[QueryStack]:
     """A fresh copy of the seeded data, both stub model servers, the PubMed stub (faults played per route
     first), the real pipeline; installed process-wide."""
     data_dir = work_dir / "data"
@@ -227,13 +230,15 @@ def query_stack(seed_dir: Path, work_dir: Path, monkeypatch: pytest.MonkeyPatch,
         for route, faults in (pubmed_faults or {}).items():
             pubmed.fail(route, *faults)
         for name, value in {"AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME": sagemaker.sagemaker_endpoint_url,
+                            "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": sagemaker.origin,
                             "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                             "AWS_SESSION_TOKEN": "testing"}.items():
             monkeypatch.setenv(name, value)
         settings = Settings(data_dir=data_dir, openai_base_url=cloud.base_url,
                             openai_api_key="sk-test-not-a-key", sagemaker_endpoint=SAGEMAKER_ENDPOINT,
                             routing_mode=routing_mode, pubmed_base_url=pubmed.base_url,
-                            pubmed_budget_seconds=PUBMED_BUDGET_S, pubmed_requests_per_second=10)
+                            pubmed_budget_seconds=PUBMED_BUDGET_S, pubmed_requests_per_second=10,
+                            in_boundary_provider=in_boundary_provider, bedrock_model_id=BEDROCK_MODEL_ID)
         deps = Dependencies(settings)
         deps.embedder, deps.phi_detector = embedder, detector  # type: ignore[misc]
         deps.pipelines = runner  # type: ignore[misc]

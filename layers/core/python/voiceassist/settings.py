@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voiceassist.constants.environment import (  # noqa: F401 - re-exported for the domain
     ENV_AUDIT_TABLE,
+    ENV_BEDROCK_MODEL_ID,
     ENV_BM25_WEIGHT,
     ENV_CHUNK_OVERLAP,
     ENV_CHUNK_TOKENS,
@@ -29,6 +30,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_EVIDENCE_THRESHOLD,
     ENV_FUSION,
     ENV_IDEMPOTENCY_TABLE,
+    ENV_IN_BOUNDARY_PROVIDER,
     ENV_INGEST_STATE_MACHINE_ARN,
     ENV_JOB_LEASE_SECONDS,
     ENV_JOBS_TABLE,
@@ -76,6 +78,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_WEB_SEARCH_SECRET_ARN,
     ENV_WORKSPACE_ACCOUNTS_FILE,
     ENV_WORKSPACE_SECRET_PREFIX,
+    InBoundaryProvider,
     PhiDetectorKind,
     PhiMode,
     Runtime,
@@ -121,6 +124,9 @@ class Settings(BaseModel):
     local_chat_model: str = "llama3.1:8b"
     sagemaker_endpoint: str | None = None
     embedding_endpoint: str | None = None
+    # None: SageMaker when sagemaker_endpoint is set, else the OpenAI-compatible local server (if any).
+    in_boundary_provider: InBoundaryProvider | None = None
+    bedrock_model_id: str | None = None  # a model id or a system inference profile id
 
     routing_mode: RoutingMode = RoutingMode.HYBRID
     phi_mode: PhiMode = PhiMode.STRICT
@@ -234,6 +240,8 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_WEB_SEARCH_API_KEY: "web_search_api_key",
     ENV_WEB_SEARCH_SECRET_ARN: "web_search_secret_arn",
     ENV_DATA_KEY_ID: "data_key_id",
+    ENV_IN_BOUNDARY_PROVIDER: "in_boundary_provider",
+    ENV_BEDROCK_MODEL_ID: "bedrock_model_id",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).
@@ -266,6 +274,11 @@ def settings_from_env(environ: Mapping[str, str] | None = None) -> Settings:
             f"{names.get(str(err['loc'][0]), err['loc'][0])}: {err['msg']}" for err in exc.errors()
         )
         raise InvalidInput(f"invalid configuration: {problems}") from exc
+    needs = {InBoundaryProvider.BEDROCK: (settings.bedrock_model_id, ENV_BEDROCK_MODEL_ID),
+             InBoundaryProvider.SAGEMAKER: (settings.sagemaker_endpoint, ENV_SAGEMAKER_ENDPOINT)}
+    if settings.in_boundary_provider is not None and not needs[settings.in_boundary_provider][0]:
+        provider, name = settings.in_boundary_provider.value, needs[settings.in_boundary_provider][1]
+        raise InvalidInput(f"invalid configuration: {ENV_IN_BOUNDARY_PROVIDER}={provider} needs {name}")
     if settings.runtime is Runtime.AWS:
         missing = [n for n in AWS_REQUIRED_ENV if not env.get(n)]
         if missing:

@@ -1,6 +1,7 @@
 """Which chat models a deployment has, built from Settings.
 
-cloud: OpenAI (never sees PHI). local: the in-boundary model, SageMaker on AWS or any OpenAI-compatible
+cloud: OpenAI (never sees PHI). local: the in-boundary model, SageMaker or Bedrock on AWS (per
+environment, VOICEASSIST_IN_BOUNDARY_PROVIDER), or any OpenAI-compatible
 server (Ollama, vLLM, llama.cpp) you run inside the boundary. Neither configured -> extractive answers.
 
 Time-outs keep the worst case (primary, one retry, fallback) inside API Gateway's 29 s limit.
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 from voiceassist.adapters.aws.secrets_manager import secret_api_key
 from voiceassist.ports import ChatModel
-from voiceassist.settings import Settings
+from voiceassist.settings import InBoundaryProvider, Settings
 
 CLOUD_TIMEOUT_S = 6.0
 LOCAL_TIMEOUT_S = 12.0
@@ -30,6 +31,10 @@ def build_cloud_chat(settings: Settings) -> ChatModel | None:
 
 
 def build_local_chat(settings: Settings) -> ChatModel | None:
+    if settings.in_boundary_provider is InBoundaryProvider.BEDROCK and settings.bedrock_model_id:
+        from voiceassist.adapters.aws.bedrock_chat import BedrockChatModel
+
+        return BedrockChatModel(settings.bedrock_model_id, region_name=settings.region, timeout_s=LOCAL_TIMEOUT_S)
     if settings.sagemaker_endpoint:
         from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel
 

@@ -110,3 +110,16 @@ ENV_WEB_SEARCH_BASE_URL = "VOICEASSIST_WEB_SEARCH_BASE_URL"  # a Brave Search AP
 ENV_WEB_SEARCH_API_KEY = "VOICEASSIST_WEB_SEARCH_API_KEY"  # local only; on AWS the secret below
 ENV_WEB_SEARCH_SECRET_ARN = "VOICEASSIST_WEB_SEARCH_SECRET_ARN"
 ENV_DATA_KEY_ID = "VOICEASSIST_DATA_KEY_ID"  # AWS: the environment KMS key that wraps the data keys of PHI fields
+
+
+# ---- the in-boundary chat model (docs/operations.md, "In-boundary model"; decision 0016) ---------------------
+# Which service serves the in-boundary Llama on AWS: a SageMaker endpoint in our VPC, or Amazon Bedrock (under
+# the AWS BAA, reached through the bedrock-runtime interface endpoint). Unset: SageMaker when its endpoint is set.
+ENV_IN_BOUNDARY_PROVIDER = "VOICEASSIST_IN_BOUNDARY_PROVIDER"
+# A Bedrock model id or a system inference profile id (e.g. us.meta.llama3-1-8b-instruct-v1:0).
+ENV_BEDROCK_MODEL_ID = "VOICEASSIST_BEDROCK_MODEL_ID"
+
+
+class InBoundaryProvider(StrEnum):
+    SAGEMAKER = "sagemaker"
+    BEDROCK = "bedrock"

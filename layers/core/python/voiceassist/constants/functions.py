@@ -42,6 +42,9 @@ class Access(StrEnum):
     DESCRIBE_INGEST = "describe-ingest"  # DescribeExecution on the ingest workflow's executions (the reconciler)
     # Amazon Comprehend Medical DetectPHI, granted only where config phi_detector is comprehend_medical or both
     PHI_COMPREHEND_MEDICAL = "phi-comprehend-medical"
+    # Amazon Bedrock InvokeModel(WithResponseStream) on the configured Llama model or inference profile, granted
+    # only where config llm.provider is bedrock (LLM_INVOKE is then empty: no SageMaker endpoint exists)
+    BEDROCK_INVOKE = "bedrock-invoke"
 
 
 @dataclass(frozen=True)
@@ -229,7 +232,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Route to a model and generate with fallbacks",
         A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
         A.OPENAI_SECRET,
-        A.LLM_INVOKE,
+        A.LLM_INVOKE,  # the in-boundary Llama on its SageMaker endpoint, where llm.provider is sagemaker
+        A.BEDROCK_INVOKE,  # the in-boundary Llama on Amazon Bedrock, where llm.provider is bedrock
         A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
         A.SESSIONS_READ,  # the conversation so far
         A.STREAM_TO_CLIENTS,  # its `route` and `tool` events, when a client streams the query

@@ -1,0 +1,152 @@
+"""The Bedrock ChatModel's Converse requests, checked by botocore's Stubber against the service model: the
+system prompt apart, alternating turns, tool calls and results as toolUse / toolResult blocks, and the error
+codes only Bedrock has. What it shares with SageMaker: tests/contract/test_in_boundary_chat_contract.py."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.stub import Stubber
+
+from voiceassist.adapters.aws.bedrock_chat import BedrockChatModel, conversation
+from voiceassist.composition.chat_models import build_local_chat
+from voiceassist.errors import DependencyError, InvalidInput, ModelUnavailable
+from voiceassist.models import ChatMessage, ToolCall, ToolDefinition
+from voiceassist.settings import InBoundaryProvider, settings_from_env
+
+MODEL_ID = "us.meta.llama3-1-8b-instruct-v1:0"
+PROMPT_SECRET = "DOB 1961-03-04"
+
+
+@pytest.fixture
+def client() -> Any:
+    return boto3.client("bedrock-runtime", region_name="us-east-1", aws_access_key_id="test",
+                        aws_secret_access_key="test")
+
+
+@pytest.fixture
+def stubber(client: Any) -> Iterator[Stubber]:
+    with Stubber(client) as stub:
+        yield stub
+        stub.assert_no_pending_responses()
+
+
+def _reply(*content: dict[str, Any]) -> dict[str, Any]:
+    return {"output": {"message": {"role": "assistant", "content": list(content)}}, "stopReason": "end_turn",
+            "usage": {"inputTokens": 50, "outputTokens": 5, "totalTokens": 55}, "metrics": {"latencyMs": 200}}
+
+
+def test_the_request_keeps_the_system_prompt_apart_and_the_inference_settings(client: Any, stubber: Stubber) -> None:
+    messages = [ChatMessage(role="system", content="Answer from the excerpts."),
+                ChatMessage(role="system", content="Cite as [n]."),
+                ChatMessage(role="user", content=f"Patient {PROMPT_SECRET}: statin choice?")]
+    stubber.add_response("converse", _reply({"text": "Atorvastatin [1]."}), {
+        "modelId": MODEL_ID,
+        "system": [{"text": "Answer from the excerpts."}, {"text": "Cite as [n]."}],
+        "messages": [{"role": "user", "content": [{"text": f"Patient {PROMPT_SECRET}: statin choice?"}]}],
+        "inferenceConfig": {"maxTokens": 300, "temperature": 0.0},
+    })
+
+    completion = BedrockChatModel(MODEL_ID, client=client).complete(messages, max_tokens=300, temperature=0.0)
+
+    assert completion.text == "Atorvastatin [1]."
+
+
+def test_a_tool_round_trip_becomes_tool_use_and_tool_result_blocks_in_alternating_turns(
+        client: Any, stubber: Stubber) -> None:
+    call = ToolCall(call_id="call_1", name="bmi", arguments={"weight_kg": 70, "height_cm": 175})
+    messages = [ChatMessage(role="user", content="BMI for 70 kg, 175 cm?"),
+                ChatMessage(role="assistant", content="", tool_calls=[call]),
+                ChatMessage(role="tool", content='{"bmi": 22.9}', tool_call_id="call_1"),
+                ChatMessage(role="user", content="And is that normal?")]
+    tool = ToolDefinition(name="bmi", description="Body-mass index", parameters={
+        "type": "object", "properties": {"weight_kg": {"type": "number"}, "height_cm": {"type": "number"}}})
+    stubber.add_response("converse", _reply({"text": "22.9, in the normal range."}), {
+        "modelId": MODEL_ID,
+        "messages": [
+            {"role": "user", "content": [{"text": "BMI for 70 kg, 175 cm?"}]},
+            {"role": "assistant", "content": [{"toolUse": {"toolUseId": "call_1", "name": "bmi",
+                                                           "input": {"weight_kg": 70, "height_cm": 175}}}]},
+            {"role": "user", "content": [
+                {"toolResult": {"toolUseId": "call_1", "content": [{"text": '{"bmi": 22.9}'}]}},
+                {"text": "And is that normal?"}]},
+        ],
+        "inferenceConfig": {"maxTokens": 700, "temperature": 0.1},
+        "toolConfig": {"tools": [{"toolSpec": {"name": "bmi", "description": "Body-mass index",
+                                               "inputSchema": {"json": tool.parameters}}}]},
+    })
+
+    completion = BedrockChatModel(MODEL_ID, client=client).complete_with_tools(messages, [tool])
+
+    assert completion.text == "22.9, in the normal range." and completion.tool_calls == []
+
+
+def test_a_reply_with_text_and_a_tool_use_keeps_both(client: Any, stubber: Stubber) -> None:
+    tool_use = {"toolUse": {"toolUseId": "t-9", "name": "bmi", "input": {"weight_kg": 70}}}
+    stubber.add_response("converse", _reply({"text": "Let me compute it."}, tool_use))
+
+    completion = BedrockChatModel(MODEL_ID, client=client).complete_with_tools(
+        [ChatMessage(role="user", content="BMI?")], [ToolDefinition(name="bmi", description="BMI")])
+
+    assert completion.text == "Let me compute it."
+    assert [(c.call_id, c.name, c.arguments) for c in completion.tool_calls] == [("t-9", "bmi", {"weight_kg": 70})]
+
+
+def test_blank_turns_are_left_out_and_the_conversation_starts_with_the_user() -> None:
+    turns = conversation([ChatMessage(role="system", content="s"), ChatMessage(role="user", content="a"),
+                          ChatMessage(role="user", content="  "), ChatMessage(role="user", content="b"),
+                          ChatMessage(role="assistant", content="c")])
+
+    assert turns == [{"role": "user", "content": [{"text": "a"}, {"text": "b"}]},
+                     {"role": "assistant", "content": [{"text": "c"}]}]
+
+
+@pytest.mark.parametrize(("code", "status", "original", "error"), [
+    ("ModelErrorException", 424, 500, ModelUnavailable),
+    ("ModelErrorException", 424, 400, DependencyError),
+    ("ModelNotReadyException", 429, None, ModelUnavailable),
+    ("ModelTimeoutException", 408, None, ModelUnavailable),
+    ("InternalServerException", 500, None, ModelUnavailable),
+    ("AccessDeniedException", 403, None, DependencyError),  # model access not granted in the console
+    ("ResourceNotFoundException", 404, None, DependencyError),  # a model id that does not exist here
+])
+def test_bedrock_error_codes_are_mapped_without_the_message(client: Any, stubber: Stubber, code: str, status: int,
+                                                            original: int | None, error: type[Exception]) -> None:
+    modeled = {"originalStatusCode": original, "resourceName": MODEL_ID} if original else None
+    stubber.add_client_error("converse", service_error_code=code, http_status_code=status,
+                             service_message=f"input was {PROMPT_SECRET}", modeled_fields=modeled)
+
+    with pytest.raises(error) as raised:
+        BedrockChatModel(MODEL_ID, client=client).complete([ChatMessage(role="user", content=PROMPT_SECRET)])
+
+    assert type(raised.value) is error and code in str(raised.value) and PROMPT_SECRET not in str(raised.value)
+
+
+def test_the_environment_selects_bedrock_as_the_in_boundary_model() -> None:
+    settings = settings_from_env({"VOICEASSIST_IN_BOUNDARY_PROVIDER": "bedrock",
+                                  "VOICEASSIST_BEDROCK_MODEL_ID": MODEL_ID,
+                                  "VOICEASSIST_SAGEMAKER_ENDPOINT": "ignored-endpoint", "AWS_REGION": "us-west-2"})
+
+    model = build_local_chat(settings)
+
+    assert settings.in_boundary_provider is InBoundaryProvider.BEDROCK
+    assert isinstance(model, BedrockChatModel) and model.in_boundary and model.model_id == MODEL_ID
+
+
+@pytest.mark.parametrize(("provider", "needs"), [("bedrock", "VOICEASSIST_BEDROCK_MODEL_ID"),
+                                                 ("sagemaker", "VOICEASSIST_SAGEMAKER_ENDPOINT")])
+def test_a_provider_without_its_model_is_refused_at_start(provider: str, needs: str) -> None:
+    with pytest.raises(InvalidInput, match=needs):
+        settings_from_env({"VOICEASSIST_IN_BOUNDARY_PROVIDER": provider})
+
+
+def test_an_answer_is_priced_per_token_as_its_model(client: Any, stubber: Stubber) -> None:
+    stubber.add_response("converse", _reply({"text": "Atorvastatin [1]."}) | {
+        "usage": {"inputTokens": 2_500, "outputTokens": 300, "totalTokens": 2_800}})
+
+    completion = BedrockChatModel(MODEL_ID, client=client).complete([ChatMessage(role="user", content="q")])
+
+    assert completion.usage.cost_usd == pytest.approx(2_800 * 0.22 / 1_000_000)  # $0.22 per million, both ways
