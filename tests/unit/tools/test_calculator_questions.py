@@ -163,3 +163,28 @@ def test_extract_parameters_converts_units() -> None:
 def test_a_calculator_is_requested_only_when_the_question_does_not_already_give_its_value(
         question: str, expected: str | None) -> None:
     assert requested_calculator(question) == expected
+
+
+@pytest.mark.parametrize("question", ["What is the treatment for Hodgkin lymphoma in a 30 year old?",
+                                      "Which folic acid dose in preconception care for a 30 year old woman?"])
+def test_a_calculator_name_inside_another_word_is_not_a_request(question: str) -> None:
+    assert requested_calculator(question) is None
+
+
+def test_a_patients_name_is_never_a_calculators() -> None:
+    """"Grace" the patient is not the GRACE score: Classify looks for the calculator in the redacted question."""
+    from voiceassist.models import PhiEntity, PhiResult, QueryRequest
+    from voiceassist.query.state import QueryState
+    from voiceassist.query.tool_route import route_to_tool
+
+    question = "Patient Grace Okafor, 67 years old: what is the maximum daily dose of metformin for eGFR 40?"
+    redacted = question.replace("Grace Okafor", "<PERSON>")
+    state = QueryState(user_id="u", request=QueryRequest(query=question))
+    state.phi = PhiResult(contains_phi=True, redacted_text=redacted,
+                          entities=[PhiEntity(entity_type="PERSON", start=8, end=20)])
+    assert requested_calculator(question) == "grace"  # the raw text names it
+    assert route_to_tool(state).tool_route is None
+    asked = QueryState(user_id="u", request=QueryRequest(query="GRACE score for a 67 year old, heart rate 90, "
+                                                                    "creatinine 1.2, SBP 120, Killip class I?"))
+    asked.phi = PhiResult(contains_phi=False, redacted_text=asked.request.query)
+    assert route_to_tool(asked).tool_route == "grace"

@@ -9,7 +9,10 @@ from voiceassist.tools.calculators.question import extract_parameters, requested
 
 
 def route_to_tool(state: QueryState) -> QueryState:
-    name = requested_calculator(state.request.query)
+    """The calculator is looked for in the redacted question, so that a patient's name is never a calculator's
+    ("Patient Grace Okafor ... metformin" is not the GRACE score); its findings are read from the question."""
+    checked = state.phi is not None and state.phi.error is None
+    name = requested_calculator(state.phi.redacted_text if checked and state.phi else state.request.query)
     if name is not None:
         found, _missing = extract_parameters(name, state.request.query)
         if found:
