@@ -1,6 +1,7 @@
 """The custom resource that prepares the OpenSearch domain (runtime code: functions/search_bootstrap).
 
-It runs on every deploy whose properties change: a new set of function roles, a new alias or pipeline name.
+It runs on every deploy whose properties change: a new set of function roles, a new alias or pipeline name,
+or a changed chunk mapping (`MappingVersion`: the bootstrap then adds the new fields to the live index).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from infra.constructs.functions import FunctionFactory
 from infra.constructs.search import Search
 from voiceassist.constants.functions import FunctionSpec
 from voiceassist.constants.models import DEFAULT_PRECISION, model_id
+from voiceassist.constants.search import CHUNK_MAPPING_DIGEST
 
 BOOTSTRAP = "search_bootstrap"  # its catalogue entry (voiceassist.constants.functions)
 
@@ -51,8 +53,10 @@ class SearchBootstrap(Construct):
                 "Dimension": str(config.search.embedding_dimension),
                 # Recorded in the index mapping's _meta: which embedder's vectors the index holds.
                 "EmbeddingModel": model_id(DEFAULT_PRECISION),
+                "MappingVersion": CHUNK_MAPPING_DIGEST,
                 "ReaderRoleArns": [fn.role.role_arn for fn in readers if fn.role],
                 "WriterRoleArns": [fn.role.role_arn for fn in writers if fn.role],
             },
         )
         self.resource.node.add_dependency(search.domain)
+

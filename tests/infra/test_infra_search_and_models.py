@@ -6,6 +6,7 @@ import pytest
 from conftest import Synthesized, resources
 
 from voiceassist.composition import Dependencies
+from voiceassist.constants.search import CHUNK_MAPPING_DIGEST
 from voiceassist.settings import Settings
 
 
@@ -45,6 +46,8 @@ def test_search_bootstrap_maps_the_function_roles(synthesized: Synthesized) -> N
     assert len(bootstrap["WriterRoleArns"]) == 4  # ingest_index, ingest_finalize, ingest_fail, ingest_reconcile
     # the index records whose vectors it holds: the functions' default embedder
     assert bootstrap["EmbeddingModel"] == Dependencies(Settings()).embedder.model_id
+    # a changed chunk mapping changes the properties, so the deploy runs the bootstrap, which adds the new fields
+    assert bootstrap["MappingVersion"] == CHUNK_MAPPING_DIGEST
 
 
 @pytest.mark.parametrize("env", ["staging", "prod"])  # the SageMaker environments (dev is on Bedrock)

@@ -183,6 +183,33 @@ def test_opensearch_index_activation_refreshes_shows_then_hides() -> None:
     assert [args.get("body") for _, args in stub.calls[1:]] == [show, hide]
 
 
+def test_bootstrap_creates_the_index_once_then_adds_new_fields_to_its_mapping() -> None:
+    fresh = StubClient({"indices.exists_alias": False})
+    OpenSearchIndex(fresh, index_alias="chunks", dimension=3).bootstrap()
+    assert [operation for operation, _ in fresh.calls] == [
+        "search_pipeline.put", "indices.exists_alias", "indices.create", "indices.get_alias", "indices.update_aliases"]
+
+    existing = StubClient({"indices.exists_alias": True})
+    OpenSearchIndex(existing, index_alias="chunks", dimension=3).bootstrap()
+    operation, arguments = existing.calls[-1]
+    assert operation == "indices.put_mapping" and arguments["index"] == "chunks"
+    added = arguments["body"]["properties"]
+    assert {"injection_flags", "ocr_confidence", "low_confidence", "superseded"} <= set(added)
+    assert added == bodies.index_body(3)["mappings"]["properties"] and "dynamic" not in arguments["body"]
+
+
+def test_the_mapping_digest_infra_deploys_is_the_mappings() -> None:
+    import hashlib
+    import json
+
+    from voiceassist.constants.models import DIMENSION
+    from voiceassist.constants.search import CHUNK_MAPPING_DIGEST
+
+    fields = bodies.index_body(DIMENSION)["mappings"]["properties"]
+    digest = hashlib.sha256(json.dumps(fields, sort_keys=True).encode()).hexdigest()[:16]
+    assert digest == CHUNK_MAPPING_DIGEST, f"the chunk mapping changed: set CHUNK_MAPPING_DIGEST = {digest!r}"
+
+
 def test_opensearch_index_bulk_failure_is_a_dependency_error() -> None:
     stub = StubClient({"bulk": fixture("bulk_response_with_errors.json")})
     index = OpenSearchIndex(stub, dimension=3)

@@ -11,7 +11,7 @@ import re
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable, NotFound
 from voiceassist.models import AnswerStatus, Message, Session
-from voiceassist.query import abstention, citations, extractive, generation, grounding, routing
+from voiceassist.query import abstention, citations, extractive, generation, grounding, routing, terms
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
 
@@ -140,7 +140,7 @@ def _given(state: QueryState) -> frozenset[str]:
         phi_values = abstention.identifiers_in(query)
     else:
         phi_values = " ".join(query[e.start:e.end] for e in state.phi.entities)
-    return frozenset(grounding.numbers_of(query)) | extractive.content_terms(phi_values) | grounding.numbers_of(
+    return frozenset(grounding.numbers_of(query)) | terms.content_terms(phi_values) | grounding.numbers_of(
         phi_values)
 
 

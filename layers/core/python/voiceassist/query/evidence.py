@@ -29,8 +29,8 @@ from functools import lru_cache
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import synonyms
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
-from voiceassist.query.extractive import content_terms, stem
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
+from voiceassist.query.terms import content_terms, stem
 from voiceassist.settings import PACKAGE_DIR
 
 GENERIC_WEIGHT = 0.25

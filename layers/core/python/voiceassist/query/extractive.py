@@ -11,12 +11,12 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from voiceassist.abbreviations import abbreviation_kind
 from voiceassist.query import synonyms
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
+from voiceassist.query.terms import STOPWORDS, WORD, stem
 
 EXTRACTIVE_LABEL = "Extractive answer (no language model was used): "
 NO_ANSWER = (
@@ -30,17 +30,6 @@ MIN_SENTENCE_WORDS = 4  # shorter ones are headings and fragments
 MIN_SHARE_OF_BEST = 0.5  # a sentence scoring below half the best one is off the question's point
 NEAR_DUPLICATE = 0.8  # term-set overlap above which two sentences say the same thing
 
-_STOPWORDS = frozenset(
-    " ".join((
-        "a about above after again against all am an and any are as at be because been before being below",
-        "between both but by can could did do does doing down during each few for from further had has",
-        "have having he her here hers him his how i if in into is it its itself just me more most my no",
-        "nor not now of off on once only or other our out over own same she should so some such than that",
-        "the their them then there these they this those through to too under until up very was we were",
-        "what when where which while who whom why will with would you your patient patients use used",
-        "using give given recommend recommended someone somebody anyone anybody",
-    )).split()
-)
 CONTEXT_WEIGHT = 0.5  # a question term in the excerpt's title or other sentences, not in the sentence itself
 # A question term in the excerpt's section heading says which aspect the section is about ("dose" ->
 # "Dosing", "renal" -> "Renal function"); the title names the whole document, so it tells sentences apart less.
@@ -67,7 +56,6 @@ _BOUND = re.compile(
 _DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|titrat\w*|maximum|max)\b", re.I)
 # "45 mL/min/1.73 m2" is a filtration rate, not a dose
 _DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b(?!\s*/\s*min)", re.I)
-_WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 _BLOCK_BREAK = re.compile(r"\n[ \t]*\n")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*•]|\d+[.)])[ \t]+", re.M)
@@ -76,8 +64,6 @@ _QUOTE_MARKER = re.compile(r"^[ \t]*>[ \t]?", re.M)
 # A short line without closing punctuation before a new line is a heading (chunk text keeps line breaks only
 # between blocks, so this never cuts a sentence).
 _HEADING_LINE = re.compile(r"^[ \t]*(?![-*•]|\d+[.)])(?:\S+[ \t]+){0,7}\S*[^\s.,;:!?][ \t]*\n", re.M)
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
-             "ly", "s")
 
 
 @dataclass(frozen=True)
@@ -88,21 +74,6 @@ class _Candidate:
     terms: frozenset[str]
     context: frozenset[str] = frozenset()  # its document title's terms, not in the sentence
     section: frozenset[str] = frozenset()  # its section heading's terms, not in the sentence
-
-
-@lru_cache(maxsize=65536)  # words repeat across passages: the evidence score stems ~2,000 a question
-def stem(word: str) -> str:
-    """A light suffix stripper: enough to match "dosing" with "dose", "infections" with "infection" and
-    "titration" with "titrated" (-ation keeps its "at")."""
-    for suffix in _SUFFIXES:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
-            word = word[: -len(suffix)] + ("at" if suffix.startswith("ation") else "")
-            break
-    return word.rstrip("e") if len(word) > 3 else word
-
-
-def content_terms(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in _WORD.findall(text.lower()) if w not in _STOPWORDS and len(w) > 1)
 
 
 def split_sentences(text: str) -> list[str]:
@@ -264,15 +235,15 @@ def procedure_focus(question: str) -> str | None:
     None for any other question."""
     if not _PROCEDURE_QUESTION.search(question):
         return None
-    words = _WORD.findall(question.lower())
-    participles = [w for w in words if w.endswith(("ed", "en")) and w not in _STOPWORDS]
+    words = WORD.findall(question.lower())
+    participles = [w for w in words if w.endswith(("ed", "en")) and w not in STOPWORDS]
     return stem(participles[-1]) if participles else ""
 
 
 def is_instruction(sentence: str, focus: str) -> bool:
     """Whether a sentence is an instruction: it starts with a verb in its base form ("Measure after 5
     minutes", "Start with 500 mg"), the question's own verb or a common clinical one."""
-    first = _WORD.match(sentence.lower().lstrip("\"'(["))
+    first = WORD.match(sentence.lower().lstrip("\"'(["))
     if first is None:
         return False
     word = first.group()
@@ -282,7 +253,7 @@ def is_instruction(sentence: str, focus: str) -> bool:
 def starts_with_focus(sentence: str, focus: str) -> bool:
     """Whether the sentence starts with the question's own verb in its base form ("Measure", not "Measurement"
     or "Starting")."""
-    first = _WORD.match(sentence.lower().lstrip("\"'(["))
+    first = WORD.match(sentence.lower().lstrip("\"'(["))
     if not focus or first is None or first.group().endswith(("ing", "ed", "ment", "ion", "s")):
         return False
     return stem(first.group()) == focus

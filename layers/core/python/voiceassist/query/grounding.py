@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from voiceassist.query.citations import Excerpt, format_citation, strip_citations
 from voiceassist.query.evidence import chunk_terms
-from voiceassist.query.extractive import content_terms
+from voiceassist.query.terms import content_terms
 
 SUPPORT_THRESHOLD = 0.6
 # Words about the sources or the question, not claims: "See the cited excerpt [1]." asserts nothing.

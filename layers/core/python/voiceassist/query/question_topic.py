@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from voiceassist.query.evidence import GENERIC_WORDS
-from voiceassist.query.extractive import content_terms, stem
+from voiceassist.query.terms import content_terms, stem
 
 MAX_WORDS_BETWEEN = 2
 _SETTING_MARKER = re.compile(

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voiceassist.query.extractive import content_terms, stem
+from voiceassist.query.terms import content_terms, stem
 
 _CONTRASTING = ("acute", "chronic", "subacute", "bacterial", "viral", "fungal", "parasitic", "primary",
                 "secondary", "congenital", "acquired", "central", "peripheral", "systolic", "diastolic")

@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from voiceassist.query.terms import content_terms
+
 GROUPS: tuple[tuple[str, ...], ...] = (
     # drug names: international (INN/BAN) and US (USAN) forms
     ("epinephrine", "adrenaline", "adrenalin"), ("norepinephrine", "noradrenaline"),
@@ -212,8 +214,6 @@ def marks_for(terms: frozenset[str]) -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def _all_form_terms() -> dict[tuple[str, ...], tuple[frozenset[str], ...]]:
-    from voiceassist.query.extractive import content_terms
-
     return {group: tuple(content_terms(form) for form in group) for group in GROUPS}
 
 
@@ -226,8 +226,6 @@ def concept_terms(text: str) -> frozenset[str]:
     """The content terms of `text` with each synonym form replaced by one term for its group: "high blood
     pressure" and "hypertension" both become "≈hypertension", so a sentence and a question that name one
     concept differently share one term, and a lay phrase's words do not count again on their own."""
-    from voiceassist.query.extractive import content_terms
-
     pieces: list[str] = []
     groups: set[str] = set()
     position = 0

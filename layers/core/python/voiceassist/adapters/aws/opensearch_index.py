@@ -81,10 +81,19 @@ class OpenSearchIndex:
         self._call("indices.update_aliases", body=body)
 
     def bootstrap(self, generation: int = 1) -> None:
-        """Create the pipeline, and the first physical index behind the alias unless the alias exists."""
+        """Create the pipeline, and the first physical index behind the alias unless the alias exists; an
+        existing index gains the fields added to the mapping since it was created (injection_flags,
+        ocr_confidence, low_confidence, superseded): its strict mapping would refuse such chunks otherwise.
+        Adding a field is allowed on a live index; a field already mapped the same way is left as it is."""
         self.ensure_pipeline()
         if not self._call("indices.exists_alias", name=self.index_alias):
             self.switch_alias(self.create_physical_index(generation))
+            return
+        self._call("indices.put_mapping", index=self.index_alias, body=self.mapping_update())
+
+    def mapping_update(self) -> dict[str, Any]:
+        mappings = bodies.index_body(self.dimension, embedding_model=self.embedding_model)["mappings"]
+        return {"properties": mappings["properties"]}
 
     # ------------------------------------------------------------------------------------------ writes
 

@@ -1,0 +1,37 @@
+"""Content terms: the lightly stemmed words of a text without stop words, shared by the extractive composer,
+the evidence score, the synonyms and the grounding check."""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+STOPWORDS = frozenset(
+    " ".join((
+        "a about above after again against all am an and any are as at be because been before being below",
+        "between both but by can could did do does doing down during each few for from further had has",
+        "have having he her here hers him his how i if in into is it its itself just me more most my no",
+        "nor not now of off on once only or other our out over own same she should so some such than that",
+        "the their them then there these they this those through to too under until up very was we were",
+        "what when where which while who whom why will with would you your patient patients use used",
+        "using give given recommend recommended someone somebody anyone anybody",
+    )).split()
+)
+WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
+             "ly", "s")
+
+
+@lru_cache(maxsize=65536)  # words repeat across passages: the evidence score stems ~2,000 a question
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match "dosing" with "dose", "infections" with "infection" and
+    "titration" with "titrated" (-ation keeps its "at")."""
+    for suffix in SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
+            word = word[: -len(suffix)] + ("at" if suffix.startswith("ation") else "")
+            break
+    return word.rstrip("e") if len(word) > 3 else word
+
+
+def content_terms(text: str) -> frozenset[str]:
+    return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
