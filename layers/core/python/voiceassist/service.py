@@ -6,7 +6,14 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from voiceassist.errors import InvalidInput, InvalidTransition, Overloaded, PayloadTooLarge
+from voiceassist.errors import (
+    DependencyError,
+    InvalidInput,
+    InvalidTransition,
+    Overloaded,
+    PayloadTooLarge,
+    StoreUnavailable,
+)
 from voiceassist.ingest import extraction, recovery, registration
 from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
@@ -161,5 +168,11 @@ def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id:
             raise NotFound(f"session {request.session_id} not found")
     state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
                        history=history or [])
-    output = deps.pipelines.run("query", state.model_dump(mode="json"))
+    try:
+        output = deps.pipelines.run("query", state.model_dump(mode="json"))
+    except DependencyError as exc:  # the execution failed: a step's error is named in exc.error
+        if getattr(exc, "error", None) == StoreUnavailable.__name__:  # the audit log (no answer goes unaudited)
+            raise StoreUnavailable("a store the query needs is unavailable, so the question was not answered; "
+                                   "try again") from exc
+        raise
     return response_of(QueryState.model_validate(output))
