@@ -44,6 +44,7 @@ from tests.stubs.query_stack import (
     IN_BOUNDARY_ANSWER,
     SAGEMAKER_MODEL,
     USER,
+    CrashingDetector,
     QueryStack,
     find_phi,
     query_stack,
@@ -320,3 +321,90 @@ def test_a_fault_on_the_query_path_is_never_a_500_and_keeps_phi_inside_the_bound
     finally:
         if hanging:
             hanging.released.set()
+
+
+# --------------------------------------------------------------------------- 7. PHI near-misses
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    question: str
+    phi: tuple[str, ...]  # the values that must not leave the boundary
+    context: str | None = None  # the session's clinical context
+    earlier: str | None = None  # a question asked earlier in the session (the follow-up carries no PHI)
+
+
+NEAR_MISSES = {
+    "lowercase_name": NearMiss("patient john smith has an eGFR of 40: what is the metformin dose?",
+                               ("john smith",)),
+    "mrn_after_pt": NearMiss("pt 4417823 has an eGFR of 40: what is the metformin dose?", ("4417823",)),
+    "dob_day_month_year": NearMiss("dob 25-Dec-1997, eGFR 40: what is the metformin dose?", ("25-Dec-1997",)),
+    "email_in_context_only": NearMiss(FREE_QUESTION, ("maria.garcia@example.com",),
+                                      context="Type 2 diabetes, CKD 3b; reach her at maria.garcia@example.com"),
+    "phi_in_an_earlier_turn_only": NearMiss("And what is the usual maximum daily dose?", PHI_VALUES,
+                                            earlier=PHI_QUESTION),
+}
+NEAR_MISS_SCENARIOS = ("openai_down", "detector_crash")
+
+
+@pytest.mark.parametrize("scenario", NEAR_MISS_SCENARIOS)
+@pytest.mark.parametrize("near_miss_name", list(NEAR_MISSES))
+def test_phi_in_an_odd_place_stays_inside_the_boundary_when_the_cloud_is_down_or_the_detector_crashes(
+    near_miss_name: str, scenario: str, open_stack: OpenStack, assert_nothing_leaked: Leaks,
+) -> None:
+    case = NEAR_MISSES[near_miss_name]
+    cloud = [StubReply(status=503)] if scenario == "openai_down" else [StubReply(text=CLOUD_ANSWER)]
+    with open_stack(cloud_script=cloud, clinical_context=case.context or "Type 2 diabetes") as stack:
+        if case.earlier:
+            assert stack.ask(case.earlier).metadata.model == SAGEMAKER_MODEL  # the PHI turn, in-boundary
+        if scenario == "detector_crash":
+            stack.deps.phi_detector = FailClosedDetector(CrashingDetector())  # type: ignore[misc]
+
+        # When
+        response = stack.ask(case.question)
+
+        # Then the in-boundary model answers, and says why when the detector could not check the question
+        meta = response.metadata
+        assert (meta.model, meta.degraded) == (SAGEMAKER_MODEL, False), meta
+        assert response.citations
+        if scenario == "detector_crash":
+            assert DETECTOR_FAILED in meta.warnings and meta.phi_detected
+            assert stack.cloud.raw_requests == []  # unchecked: nothing leaves, not even the redacted history
+        elif not case.earlier:  # the PHI is in the question or its context: the cloud is never even tried
+            assert stack.cloud.raw_requests == []
+        else:  # a PHI-free follow-up may try the cloud (down), with the earlier turn redacted
+            assert FALLBACK in meta.warnings and "<PERSON>" in stack.cloud.raw_requests[0].body
+        assert_nothing_leaked(stack, case.phi)
+
+
+# --------------------------------------------------------------------------- bad input with PHI at the REST API
+
+PHI_JSON = json.dumps({"query": PHI_QUESTION})
+BAD_INPUT = {  # (path, content type, body, status)
+    "query_as_text": ("/v1/query", "text/plain", PHI_QUESTION, 415),
+    "query_as_form": ("/v1/query", "application/x-www-form-urlencoded", "query=" + PHI_QUESTION, 415),
+    "query_json_cut_short": ("/v1/query", "application/json", PHI_JSON[:60], 400),
+    "query_phi_in_a_wrong_type": ("/v1/query", "application/json",
+                                  json.dumps({"query": PHI_QUESTION, "top_k": "John Smith 4417823"}), 400),
+    "query_phi_in_an_unknown_field": ("/v1/query", "application/json",
+                                      json.dumps({"query": "metformin dose?", "patient": PHI_QUESTION}), 400),
+    "query_phi_nested_deep": ("/v1/query", "application/json",
+                              '{"query": ' + "[" * 2000 + json.dumps(PHI_QUESTION) + "]" * 2000 + "}", 400),
+    "session_context_as_text": ("/v1/sessions", "text/plain", "clinical_context=" + PHI_QUESTION, 415),
+    "session_context_as_a_list": ("/v1/sessions", "application/json",
+                                  json.dumps({"clinical_context": [PHI_QUESTION]}), 400),
+}
+
+
+@pytest.mark.parametrize("probe", list(BAD_INPUT))
+def test_bad_input_carrying_phi_is_refused_without_echoing_it(probe: str, kb_deps: Any,
+                                                               capfd: pytest.CaptureFixture[str]) -> None:
+    path, content_type, body, status = BAD_INPUT[probe]
+    with recorded_logs() as logs:
+        reply = invoke("api", to_api_gateway_event("POST", path, {"content-type": content_type}, body.encode()))
+    out, err = capfd.readouterr()
+
+    error = json.loads(reply["body"])["error"]
+    assert (reply["statusCode"], bool(error["trace_id"])) == (status, True), error
+    assert find_phi(PHI_VALUES, reply["body"]) == [], "PHI echoed in the error body"
+    assert find_phi(PHI_VALUES, *logs, out, err) == [], "PHI in the logs"
