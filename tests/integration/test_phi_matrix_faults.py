@@ -100,7 +100,7 @@ class Fault:
 
     phi: Outcome
     phi_free: Outcome
-    inject: Callable[[QueryStack, Path], Any] = lambda stack, tmp: None
+    inject: Callable[[QueryStack, Path], list[Any]] = lambda stack, tmp: []  # the injected fakes (with .calls)
     cloud: tuple[StubReply, ...] = (StubReply(text=CLOUD_ANSWER),)
     sagemaker: tuple[StubReply, ...] = ()  # () = the in-boundary answer for the question
     detector: str = "real"  # real, hanging
@@ -109,35 +109,41 @@ class Fault:
     rest: bool = True  # also ask through the REST API
 
 
-def sqlite_down(attribute: str, store_class: type, *methods: str) -> Callable[[QueryStack, Path], None]:
-    def inject(stack: QueryStack, tmp: Path) -> None:
-        inner = getattr(stack.deps, attribute)
-        setattr(stack.deps, attribute, FaultyStore(inner, methods, sqlite_outage(store_class, tmp / "gone.db")))
+def sqlite_down(attribute: str, store_class: type, *methods: str) -> Callable[[QueryStack, Path], list[Any]]:
+    def inject(stack: QueryStack, tmp: Path) -> list[Any]:
+        faulty = FaultyStore(getattr(stack.deps, attribute), methods, sqlite_outage(store_class, tmp / "gone.db"))
+        setattr(stack.deps, attribute, faulty)
+        return [faulty]
 
     return inject
 
 
-def dynamodb_down(attribute: str, store_class: type, *methods: str) -> Callable[[QueryStack, Path], None]:
-    def inject(stack: QueryStack, tmp: Path) -> None:
-        inner = getattr(stack.deps, attribute)
-        setattr(stack.deps, attribute, FaultyStore(inner, methods, dynamodb_outage(store_class, ThrottledDynamoDb())))
+def dynamodb_down(attribute: str, store_class: type, *methods: str) -> Callable[[QueryStack, Path], list[Any]]:
+    def inject(stack: QueryStack, tmp: Path) -> list[Any]:
+        client = ThrottledDynamoDb()
+        setattr(stack.deps, attribute, FaultyStore(getattr(stack.deps, attribute), methods,
+                                                   dynamodb_outage(store_class, client)))
+        return [client]
 
     return inject
 
 
-def slow_stores(stack: QueryStack, tmp: Path) -> None:
-    for attribute in ("sessions", "audit", "state"):
-        setattr(stack.deps, attribute, SlowStore(getattr(stack.deps, attribute), delay_s=0.05))
+def slow_stores(stack: QueryStack, tmp: Path) -> list[Any]:
+    slow = [SlowStore(getattr(stack.deps, attribute), delay_s=0.05) for attribute in ("sessions", "audit", "state")]
+    stack.deps.sessions, stack.deps.audit, stack.deps.state = slow  # type: ignore[misc]
+    return slow
 
 
-def failing_embedder(stack: QueryStack, tmp: Path) -> None:
-    stack.deps.embedder = FailingEmbedder(stack.deps.embedder)  # type: ignore[misc]
+def failing_embedder(stack: QueryStack, tmp: Path) -> list[Any]:
+    stack.deps.embedder = embedder = FailingEmbedder(stack.deps.embedder)  # type: ignore[misc]
+    return [embedder]
 
 
-def index_down_after_a_first_answer(stack: QueryStack, tmp: Path) -> None:
+def index_down_after_a_first_answer(stack: QueryStack, tmp: Path) -> list[Any]:
     """The session's first question is answered; then the search cluster goes down."""
-    stack.deps.index = PartialIndex(stack.deps.index, answered=1)  # type: ignore[misc]
+    stack.deps.index = index = PartialIndex(stack.deps.index, answered=1)  # type: ignore[misc]
     assert stack.ask(PHI_QUESTION, sources=WITH_PUBMED).metadata.model == SAGEMAKER_MODEL
+    return [index]
 
 
 MALFORMED_200 = {"invalid_json": '{"id": "stub", "choices": [', "no_choices": '{"id": "stub", "object": '
@@ -173,12 +179,12 @@ FAULTS: dict[str, Fault] = {
     "detector_hangs": Fault(Outcome(SAGEMAKER_MODEL, (DETECTOR_FAILED,)),
                             Outcome(SAGEMAKER_MODEL, (DETECTOR_FAILED,)), detector="hanging", rest=False),
     # 4. the models: 429 with Retry-After, and a 200 that is not a chat completion
-    "openai_429": Fault(IN_BOUNDARY, Outcome(SAGEMAKER_MODEL, (FALLBACK,)), cloud=(THROTTLED,)),
+    "openai_429": Fault(IN_BOUNDARY, Outcome(SAGEMAKER_MODEL, (FALLBACK,)), cloud=(THROTTLED,), rest=False),
     **{f"openai_200_{kind}": Fault(IN_BOUNDARY, Outcome(SAGEMAKER_MODEL, (FALLBACK,)),
                                    cloud=(StubReply(raw_body=body),), rest=False)
        for kind, body in MALFORMED_200.items()},
     "sagemaker_429": Fault(Outcome("extractive", (DEGRADED_WARNING,), degraded=True), CLOUD,
-                           sagemaker=(THROTTLED,)),
+                           sagemaker=(THROTTLED,), rest=False),
     **{f"sagemaker_200_{kind}": Fault(Outcome("extractive", (DEGRADED_WARNING,), degraded=True), CLOUD,
                                       sagemaker=(StubReply(raw_body=body),), rest=False)
        for kind, body in MALFORMED_200.items()},
@@ -273,7 +279,7 @@ def check_rest(reply: dict[str, Any], want: Outcome) -> dict[str, Any]:
         assert reply["statusCode"] == want.error_status, body
         error = body["error"]
         assert error["code"] == want.error_code and error["trace_id"], error
-        if want.error_status == 503:
+        if want.error_status in (503, 504):
             assert int(reply["multiValueHeaders"]["Retry-After"][0]) == error["retry_after"] > 0
         return body
     assert reply["statusCode"] == 200, body
@@ -299,7 +305,7 @@ def test_a_fault_on_the_query_path_is_never_a_500_and_keeps_phi_inside_the_bound
         with open_stack(detector=detector, cloud_script=list(fault.cloud), sagemaker_script=sagemaker,
                         pubmed_faults=fault.pubmed) as stack:
             healthy = {name: getattr(stack.deps, name) for name in REPLACEABLE}
-            fault.inject(stack, tmp_path / "faults")
+            injected = fault.inject(stack, tmp_path / "faults")
 
             # When
             outcome = ask(stack, question, fault.sources)
@@ -309,6 +315,9 @@ def test_a_fault_on_the_query_path_is_never_a_500_and_keeps_phi_inside_the_bound
             # Then: an answer, perhaps degraded and saying so, or a clean error envelope; never a 500
             check_answer(outcome, want)
             rest_body = check_rest(reply, want) if reply is not None else {}
+            assert all(getattr(fake, "calls", 0) or getattr(fake, "failed", 0) for fake in injected)  # it fired
+            if hanging:
+                assert hanging.calls >= 1
             if question_name == "phi" or hanging:
                 assert [r for r in stack.cloud.raw_requests if question in r.body] == []
             for name, store in healthy.items():
@@ -321,6 +330,25 @@ def test_a_fault_on_the_query_path_is_never_a_500_and_keeps_phi_inside_the_bound
     finally:
         if hanging:
             hanging.released.set()
+
+
+def test_a_detector_hanging_past_the_state_machines_time_limit_fails_closed_with_a_504(
+    open_stack: OpenStack, assert_nothing_leaked: Leaks,
+) -> None:
+    """Without FailClosedDetector's own budget, Detect PHI's TimeoutSeconds (10 s) stops it: the pipeline
+    ends in its "PHI Detection Timed Out" Fail state. Through REST only: the case costs those 10 s."""
+    hanging = HangingDetector()
+    try:
+        with open_stack(detector=hanging) as stack:
+            reply = ask_rest(stack, {"query": PHI_QUESTION, "session_id": stack.session_id})
+
+            body = check_rest(reply, Outcome(error_status=504, error_code="timed_out"))
+            assert "nothing left the boundary" in body["error"]["message"]
+            assert (stack.cloud.raw_requests, stack.sagemaker.raw_requests, stack.pubmed.requests) == ([], [], [])
+            assert hanging.calls == 1
+            assert_nothing_leaked(stack, PHI_VALUES, body)
+    finally:
+        hanging.released.set()
 
 
 # --------------------------------------------------------------------------- 7. PHI near-misses

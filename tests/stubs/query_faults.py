@@ -29,10 +29,18 @@ class FaultyStore:
     def __init__(self, inner: Any, failing: Sequence[str], outage: Outage) -> None:
         self._inner = inner
         self._failing = {name: outage(name) for name in failing}
+        self.calls = 0  # of the failing methods
 
     def __getattr__(self, name: str) -> Any:
         failing = self.__dict__.get("_failing", {})
-        return failing[name] if name in failing else getattr(self._inner, name)
+        if name not in failing:
+            return getattr(self._inner, name)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            return failing[name](*args, **kwargs)
+
+        return call
 
 
 def sqlite_outage(store_class: type, unreachable_dir: Path) -> Outage:

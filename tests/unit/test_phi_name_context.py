@@ -27,6 +27,9 @@ def _person_texts(detector: PresidioPhiDetector, text: str) -> list[str]:
     ("is it safe for Grace Short to fly after a PE?", "Grace Short"),
     # typed in lower case, with a patient's verb after
     ("michale olsen is 64 and has hypertension, target BP?", "michale olsen"),
+    # typed in lower case after a word that puts a person next, both words English (the fault matrix's near-miss)
+    ("patient john smith has an eGFR of 40: what is the metformin dose?", "john smith"),
+    ("seen mary brown today, CURB-65 is 2", "mary brown"),
     # a surname that is an English word, then a patient's verb
     ("Hines has pneumonia, CURB-65 is 2, treat where?", "Hines"),
     ("Short has pneumonia, CURB-65 is 2, treat where?", "Short"),
