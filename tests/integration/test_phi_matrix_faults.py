@@ -107,6 +107,7 @@ class Fault:
     pubmed: dict[str, list[StubResponse]] = field(default_factory=dict)
     sources: SourcePreferences | None = None
     rest: bool = True  # also ask through the REST API
+    attempts: int | None = None  # how often service.answer's question met the fault (the pipeline's retries)
 
 
 def sqlite_down(attribute: str, store_class: type, *methods: str) -> Callable[[QueryStack, Path], list[Any]]:
@@ -163,7 +164,8 @@ FAULTS: dict[str, Fault] = {
     "sqlite_message_write_down": Fault(Outcome(SAGEMAKER_MODEL, (NOT_SAVED,), answer=PHI_ECHO),
                                        Outcome(CLOUD_MODEL, (NOT_SAVED,), answer=CLOUD_ANSWER),
                                        sqlite_down("sessions", SqliteSessionStore, "add_message")),
-    "sqlite_audit_write_down": Fault(STORE_DOWN, STORE_DOWN, sqlite_down("audit", SqliteAuditLog, "append")),
+    "sqlite_audit_write_down": Fault(STORE_DOWN, STORE_DOWN, sqlite_down("audit", SqliteAuditLog, "append"),
+                                     attempts=3),  # Write Audit Record retries StoreUnavailable twice
     "sqlite_breaker_state_down": Fault(IN_BOUNDARY, CLOUD,
                                        sqlite_down("state", SqliteKeyValueState, "get", "put")),
     "dynamodb_session_read_throttled": Fault(STORE_DOWN, STORE_DOWN,
@@ -172,7 +174,7 @@ FAULTS: dict[str, Fault] = {
                                               Outcome(CLOUD_MODEL, (NOT_SAVED,), answer=CLOUD_ANSWER),
                                               dynamodb_down("sessions", DynamoDbSessionStore, "add_message")),
     "dynamodb_audit_write_throttled": Fault(STORE_DOWN, STORE_DOWN,
-                                            dynamodb_down("audit", DynamoDbAuditLog, "append")),
+                                            dynamodb_down("audit", DynamoDbAuditLog, "append"), attempts=3),
     # 2. the stores slow (no timing asserted: the answer arrives, unchanged)
     "stores_slow": Fault(IN_BOUNDARY, CLOUD, slow_stores),
     # 3. the PHI detector hanging past its time budget: fails closed, inside the boundary
@@ -309,6 +311,7 @@ def test_a_fault_on_the_query_path_is_never_a_500_and_keeps_phi_inside_the_bound
 
             # When
             outcome = ask(stack, question, fault.sources)
+            met = [calls if isinstance(calls := getattr(fake, "calls", 0), int) else len(calls) for fake in injected]
             reply = ask_rest(stack, {"query": question, "session_id": stack.session_id, **(
                 {"sources": fault.sources.model_dump(mode="json")} if fault.sources else {})}) if fault.rest else None
 
@@ -316,6 +319,8 @@ def test_a_fault_on_the_query_path_is_never_a_500_and_keeps_phi_inside_the_bound
             check_answer(outcome, want)
             rest_body = check_rest(reply, want) if reply is not None else {}
             assert all(getattr(fake, "calls", 0) or getattr(fake, "failed", 0) for fake in injected)  # it fired
+            if fault.attempts is not None:
+                assert met == [fault.attempts]
             if hanging:
                 assert hanging.calls >= 1
             if question_name == "phi" or hanging:
