@@ -239,6 +239,8 @@ def assert_nothing_leaked(capfd: pytest.CaptureFixture[str]) -> Iterator[Leaks]:
             assert find_phi(phi_values, *stack.traces.entries) == [], "PHI in the X-Ray trace metadata"
             assert find_phi(phi_values, *stack.stored_text()) == [], "PHI in the audit log or the session"
             assert find_phi(phi_values, *also) == [], "PHI in an error"
+            # every failure is one an adapter or a step expects, not an error nobody mapped
+            assert [line for line in logs if "unexpected error" in line] == []
 
         yield check
 
@@ -370,6 +372,8 @@ class NearMiss:
 NEAR_MISSES = {
     "lowercase_name": NearMiss("patient john smith has an eGFR of 40: what is the metformin dose?",
                                ("john smith",)),
+    "lowercase_name_asked_for": NearMiss("what is the metformin dose for john smith with an eGFR of 40?",
+                                         ("john smith",)),
     "mrn_after_pt": NearMiss("pt 4417823 has an eGFR of 40: what is the metformin dose?", ("4417823",)),
     "dob_day_month_year": NearMiss("dob 25-Dec-1997, eGFR 40: what is the metformin dose?", ("25-Dec-1997",)),
     "email_in_context_only": NearMiss(FREE_QUESTION, ("maria.garcia@example.com",),

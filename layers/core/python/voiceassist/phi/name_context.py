@@ -41,6 +41,8 @@ _NOT_NAMES = _words("""
 patient patients baby child doctor nurse mother father pulse temperature chest pregnancy blood water
 urine pain will may
 """)
+# Before a lower-case given name and surname, what a question asks about ("the dose for john smith").
+_ASKED_FOR = _words("for about")
 _TITLE = re.compile(r"\p{Lu}\p{Ll}+(?:['’-]\p{Lu}?\p{Ll}+)?")
 
 
@@ -101,10 +103,18 @@ class NameContextRecognizer(TokenNameRecognizer):
             typed = (first.is_lower and last.is_lower and self._patient_follows(doc, last.i + 1)
                      and not {first.lower_, last.lower_} <= self.known_words)  # "young man was on"
             # "patient john smith": a word that puts a person next, then a given name and a surname
-            introduced = first.i > 0 and doc[first.i - 1].lower_ in _PERSON_BEFORE
+            introduced = first.i > 0 and self._introduces(doc[first.i - 1], doc, last.i + 1)
             if titled or typed or introduced:
                 found.append(doc[first.i:last.i + 1])
         return found
+
+    @staticmethod
+    def _introduces(before: Token, doc: Doc, end: int) -> bool:
+        """"patient john smith", "seen mary brown"; after "for" or "about" only when no noun follows the pair:
+        "the dose for john smith with ...", not "the allele for violet flower color"."""
+        if before.lower_ in _PERSON_BEFORE:
+            return True
+        return before.lower_ in _ASKED_FOR and (end >= len(doc) or not doc[end].tag_.startswith("NN"))
 
     def _name_then_verb(self, doc: Doc) -> list[Span]:
         """"Hines has pneumonia", "can Short have ibuprofen": a capitalised name and what a patient does."""
