@@ -59,7 +59,12 @@ from voiceassist.adapters.local.sqlite_state import SqliteKeyValueState
 from voiceassist.errors import VoiceAssistError
 from voiceassist.models import QueryResponse, SourcePreferences
 from voiceassist.phi import FailClosedDetector
-from voiceassist.query.answering import DEGRADED_WARNING, FALLBACK_WARNING, NOT_SAVED_WARNING
+from voiceassist.query.answering import (
+    DEGRADED_WARNING,
+    FALLBACK_WARNING,
+    NOT_SAVED_WARNING,
+    UNREAD_WARNING,
+)
 from voiceassist.query.retrieval import EMBEDDER_FAILED, SOURCES_UNAVAILABLE_REPLY
 
 PHI_QUESTION = ("Patient John Smith, MRN 4417823, DOB 03/14/1956, phone 617-555-0199: what is the metformin dose "
@@ -161,6 +166,9 @@ FAULTS: dict[str, Fault] = {
     # 1. the session and audit stores down on the query path (SQLite and DynamoDB adapters)
     "sqlite_session_read_down": Fault(STORE_DOWN, STORE_DOWN,
                                       sqlite_down("sessions", SqliteSessionStore, "get", "messages")),
+    "sqlite_history_read_down": Fault(Outcome(SAGEMAKER_MODEL, (UNREAD_WARNING,), answer=PHI_ECHO),
+                                      Outcome(CLOUD_MODEL, (UNREAD_WARNING,), answer=CLOUD_ANSWER),
+                                      sqlite_down("sessions", SqliteSessionStore, "messages")),
     "sqlite_message_write_down": Fault(Outcome(SAGEMAKER_MODEL, (NOT_SAVED,), answer=PHI_ECHO),
                                        Outcome(CLOUD_MODEL, (NOT_SAVED,), answer=CLOUD_ANSWER),
                                        sqlite_down("sessions", SqliteSessionStore, "add_message")),

@@ -72,6 +72,9 @@ def session_turns(deps: Dependencies, session_id: str, user_id: str) -> list[con
         messages = deps.sessions.messages(session_id, limit=HISTORY_MESSAGES)
     except NotFound:
         return []
+    except StoreUnavailable as exc:  # the question is asked on its own; the pipeline warns (answering._session)
+        log_failure("could not read the session's history", exc)
+        return []
     turns = [context.Turn(m.role, m.content) for m in messages]
     if turns and turns[-1].role == "assistant":
         kept = _kept_evidence(deps, session_id)
