@@ -38,6 +38,8 @@ class StubReply:
     delay_s: float = 0.0  # wait this long before answering (interrupted when the stub stops)
     prompt_tokens: int = 100
     completion_tokens: int = 20
+    headers: tuple[tuple[str, str], ...] = ()  # sent with the reply (a 429's Retry-After)
+    raw_body: str | None = None  # a 200 with this body as it is (malformed JSON, a completion without choices)
 
 
 @dataclass(frozen=True)
@@ -106,10 +108,13 @@ class OpenAIStub(LocalServer):
                     self._converse(reply)
                 elif reply.status != 200 and sagemaker:
                     code = SAGEMAKER_ERROR_CODES.get(reply.status, "ModelError")
-                    self._json(reply.status, {"message": "stubbed failure"}, {"x-amzn-ErrorType": code})
+                    self._json(reply.status, {"message": "stubbed failure"},
+                               {"x-amzn-ErrorType": code, **dict(reply.headers)})
                 elif reply.status != 200:
                     error = {"message": "stubbed failure", "type": "server_error"}
-                    self._json(reply.status, {"error": error})
+                    self._json(reply.status, {"error": error}, dict(reply.headers))
+                elif reply.raw_body is not None:
+                    self._raw(reply.raw_body.encode())
                 elif body.get("stream"):
                     self._stream(reply)
                 else:
@@ -135,6 +140,13 @@ class OpenAIStub(LocalServer):
                          "totalTokens": reply.prompt_tokens + reply.completion_tokens}
                 self._json(200, {"output": {"message": {"role": "assistant", "content": [{"text": reply.text}]}},
                                  "stopReason": "end_turn", "usage": usage, "metrics": {"latencyMs": 1}})
+
+            def _raw(self, data: bytes) -> None:
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
 
             def _stream(self, reply: StubReply) -> None:
                 self.send_response(200)

@@ -15,7 +15,6 @@ The pipeline is the real query.asl.json run by the local runner with the real ha
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import shutil
@@ -134,11 +133,12 @@ class TraceRecorder:
 
 
 class LogRecorder(logging.Handler):
-    """Every log record of any logger, rendered with its extra fields and exception text."""
+    """Every log record of any logger, rendered with its extra fields and exception text, into `lines` as it is
+    emitted (a check made while the recorder is installed sees every line so far)."""
 
-    def __init__(self) -> None:
+    def __init__(self, lines: list[str]) -> None:
         super().__init__(level=logging.DEBUG)
-        self.lines: list[str] = []
+        self.lines = lines
 
     def emit(self, record: logging.LogRecord) -> None:
         fields = {k: v for k, v in vars(record).items() if k not in ("args", "exc_info")}
@@ -148,32 +148,41 @@ class LogRecorder(logging.Handler):
         self.lines.append(text)
 
 
+class FormattedRecorder(logging.Handler):
+    """Each record as a formatter renders it (Powertools' JSON), into `lines` as it is emitted."""
+
+    def __init__(self, lines: list[str], formatter: logging.Formatter) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.lines = lines
+        self.setFormatter(formatter)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.append(self.format(record))
+
+
 @contextmanager
 def recorded_logs() -> Iterator[list[str]]:
-    """Our logger at DEBUG as Powertools prints it (JSON), and every other logger at INFO (Lambda's level)."""
+    """Our logger at DEBUG as Powertools prints it (JSON), and every other logger at INFO (Lambda's level); the
+    list fills as records are emitted."""
+    lines: list[str] = []
     ours = logging.getLogger(observability.logger.name)
-    powertools_json = io.StringIO()
-    json_handler = logging.StreamHandler(powertools_json)
-    json_handler.setFormatter(observability.logger.registered_formatter)
-    everything = LogRecorder()
+    powertools_json = FormattedRecorder(lines, observability.logger.registered_formatter)
+    everything = LogRecorder(lines)
     root = logging.getLogger()
     saved = ours.level, root.level
     ours.setLevel(logging.DEBUG)
     root.setLevel(logging.INFO)
-    ours.addHandler(json_handler)
+    ours.addHandler(powertools_json)
     ours.addHandler(everything)
     root.addHandler(everything)
-    lines: list[str] = []
     try:
         yield lines
     finally:
-        ours.removeHandler(json_handler)
+        ours.removeHandler(powertools_json)
         ours.removeHandler(everything)
         root.removeHandler(everything)
         ours.setLevel(saved[0])
         root.setLevel(saved[1])
-        lines.extend(powertools_json.getvalue().splitlines())
-        lines.extend(everything.lines)
 
 
 def find_phi(values: Sequence[str], *texts: Any) -> list[str]:

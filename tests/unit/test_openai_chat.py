@@ -112,6 +112,16 @@ def test_complete_maps_http_errors_without_echoing_the_prompt(status: int, error
     assert len(server.requests) == 1  # retries belong to routing
 
 
+def test_a_200_whose_body_is_not_json_is_a_dependency_error() -> None:
+    server = Server(lambda request: httpx2.Response(200, content=b'{"id": "chatcmpl-1", "choices": [',
+                                                    headers={"content-type": "application/json"}))
+
+    with pytest.raises(DependencyError, match="returned a body that is not JSON") as raised:
+        model_on(server).complete(MESSAGES)
+
+    assert type(raised.value) is DependencyError and PROMPT_SECRET not in str(raised.value)
+
+
 @pytest.mark.parametrize(("failure", "message"), [
     (httpx2.ReadTimeout("read timed out"), "timed out after 20 s"),
     (httpx2.ConnectTimeout("connect timed out"), "timed out after 20 s"),

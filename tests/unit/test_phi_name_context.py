@@ -27,6 +27,10 @@ def _person_texts(detector: PresidioPhiDetector, text: str) -> list[str]:
     ("is it safe for Grace Short to fly after a PE?", "Grace Short"),
     # typed in lower case, with a patient's verb after
     ("michale olsen is 64 and has hypertension, target BP?", "michale olsen"),
+    # typed in lower case after a word that puts a person next, both words English (the fault matrix's near-miss)
+    ("patient john smith has an eGFR of 40: what is the metformin dose?", "john smith"),
+    ("seen mary brown today, CURB-65 is 2", "mary brown"),
+    ("what is the metformin dose for john smith with eGFR 40?", "john smith"),
     # a surname that is an English word, then a patient's verb
     ("Hines has pneumonia, CURB-65 is 2, treat where?", "Hines"),
     ("Short has pneumonia, CURB-65 is 2, treat where?", "Short"),
@@ -70,6 +74,8 @@ def test_names_that_are_english_words_are_found(strict: PresidioPhiDetector, tex
     "Blood has a pH of 7.4",
     "A young man was on a high protein diet for 3 days",
     "Which drug has the longest half-life?",
+    # a given name and a surname in lower case after "for", but a noun follows: not a person
+    "the allele for violet flower color (W) is dominant",
 ])
 def test_eponyms_drugs_and_terms_are_not_names(strict: PresidioPhiDetector, text: str) -> None:
     assert _person_texts(strict, text) == []

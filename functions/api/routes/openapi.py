@@ -22,7 +22,7 @@ ERROR_SCHEMA = {
                         "only to quote the trace id"},
             "trace_id": {"type": "string"},
             "details": {"type": "array", "items": {"type": "object"}},
-            "retry_after": {"type": "integer", "description": "seconds to wait before trying again (429, 503)"},
+            "retry_after": {"type": "integer", "description": "seconds to wait before trying again (429, 503, 504)"},
         },
     }},
 }
@@ -38,10 +38,13 @@ ERROR_DESCRIPTIONS = {
     "429": "The ingestion backlog is full: retry after the Retry-After seconds",
     "500": "An unexpected error: the body carries only a trace id",
     "503": "A backing store or service is unavailable: retry after the Retry-After seconds",
+    "502": "A dependency failed (the query pipeline, a key service): the body carries only a trace id",
+    "504": "PHI detection did not answer in time: nothing left the boundary; retry after the Retry-After seconds",
 }
 COMMON = ("400", "401", "405", "500", "503")
 EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
-    ("post", "/v1/query"): ("404",),  # an unknown or another user's session_id
+    ("post", "/v1/query"): ("404", "502", "504"),  # 404: an unknown or another user's session_id
+    ("post", "/v1/chat/completions"): ("502", "504"),  # the query pipeline failed or its PHI detection timed out
     ("post", "/v1/documents"): ("403", "409", "413", "415", "429"),
     ("delete", "/v1/documents/{doc_id}"): ("403", "404", "409"),
     ("post", "/v1/jobs/{job_id}/retry"): ("403", "404", "409", "429"),

@@ -110,3 +110,11 @@ class Overloaded(Unavailable):
 
     status_code = 429
     code = "too_many_requests"
+
+
+class DependencyTimeout(Unavailable):
+    """A step did not finish within its time limit (the PHI detection's, in the query pipeline): nothing was
+    done on its behalf, and trying again may succeed."""
+
+    status_code = 504
+    code = "timed_out"

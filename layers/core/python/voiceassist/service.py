@@ -6,7 +6,15 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from voiceassist.errors import InvalidInput, InvalidTransition, Overloaded, PayloadTooLarge
+from voiceassist.errors import (
+    DependencyError,
+    DependencyTimeout,
+    InvalidInput,
+    InvalidTransition,
+    Overloaded,
+    PayloadTooLarge,
+    StoreUnavailable,
+)
 from voiceassist.ingest import extraction, recovery, registration
 from voiceassist.ingest import stages as ingestion
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
@@ -149,6 +157,9 @@ def _record_execution(deps: Dependencies, job_id: str, name: str) -> None:
                    expected_state=job.state)
 
 
+PHI_DETECTION_TIMEOUT = "PhiDetectionTimeout"  # query.asl.json's "PHI Detection Timed Out" Fail state
+
+
 def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
            stream: EventTarget | None = None, history: list[str] | None = None) -> QueryResponse:
     """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally); with `stream`,
@@ -161,5 +172,15 @@ def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id:
             raise NotFound(f"session {request.session_id} not found")
     state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
                        history=history or [])
-    output = deps.pipelines.run("query", state.model_dump(mode="json"))
+    try:
+        output = deps.pipelines.run("query", state.model_dump(mode="json"))
+    except DependencyError as exc:  # the execution failed: a step's error is named in exc.error
+        error = getattr(exc, "error", None)
+        if error == StoreUnavailable.__name__:  # the audit log (no answer goes unaudited)
+            raise StoreUnavailable("a store the query needs is unavailable, so the question was not answered; "
+                                   "try again") from exc
+        if error == PHI_DETECTION_TIMEOUT:  # the Fail state of query.asl.json: fail closed, say so
+            raise DependencyTimeout("PHI detection did not answer in time, so the question was not processed and "
+                                    "nothing left the boundary; try again") from exc
+        raise
     return response_of(QueryState.model_validate(output))

@@ -9,14 +9,15 @@ event's QueryResponse. Sync and stream therefore share one path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from voiceassist import service
 from voiceassist.conversation import context, events
-from voiceassist.errors import NotFound
+from voiceassist.errors import NotFound, StoreUnavailable
 from voiceassist.models import Message, QueryRequest, QueryResponse
 from voiceassist.observability import log_failure
 from voiceassist.query import generation
+from voiceassist.query.answering import NOT_SAVED_WARNING
 from voiceassist.query.state import EventTarget
 
 if TYPE_CHECKING:
@@ -71,12 +72,25 @@ def session_turns(deps: Dependencies, session_id: str, user_id: str) -> list[con
         messages = deps.sessions.messages(session_id, limit=HISTORY_MESSAGES)
     except NotFound:
         return []
+    except StoreUnavailable as exc:  # the question is asked on its own; the pipeline warns (answering._session)
+        log_failure("could not read the session's history", exc)
+        return []
     turns = [context.Turn(m.role, m.content) for m in messages]
     if turns and turns[-1].role == "assistant":
-        kept = deps.state.get(EVIDENCE_KEY.format(session_id=session_id))[0] or {}
+        kept = _kept_evidence(deps, session_id)
         turns[-1] = context.Turn("assistant", turns[-1].text, evidence=kept.get("text", ""),
                                  named=tuple(kept.get("drugs", ())))
     return turns
+
+
+def _kept_evidence(deps: Dependencies, session_id: str) -> dict[str, Any]:
+    """The last answer's excerpts (_remember_evidence); best effort, as they are only a help to a follow-up:
+    with the state store down, the follow-up is resolved without them."""
+    try:
+        return deps.state.get(EVIDENCE_KEY.format(session_id=session_id))[0] or {}
+    except StoreUnavailable as exc:
+        log_failure("could not read the last answer's evidence for a follow-up", exc)
+        return {}
 
 
 def window(turns: list[context.Turn], max_tokens: int = HISTORY_TOKENS) -> list[context.Turn]:
@@ -112,6 +126,9 @@ def _remember_clarification(deps: Dependencies, request: QueryRequest, response:
                                           content=response.clarifying_question))
     except NotFound:
         response.metadata.warnings.append("the session has expired; this exchange was not saved")
+    except StoreUnavailable as exc:
+        log_failure("could not save a clarifying exchange", exc)
+        response.metadata.warnings.append(NOT_SAVED_WARNING)
 
 
 def _remember_evidence(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import regex as re
 from spacy.tokens import Doc, Span, Token
 
-from voiceassist.phi.name_shapes import _PATIENT_OWNS, TokenNameRecognizer
+from voiceassist.phi.name_shapes import _PATIENT_OWNS, _PERSON_BEFORE, TokenNameRecognizer
 from voiceassist.phi.names import _EPONYM_HEADS, _EPONYMS, _MEDICAL_WORD, _words
 from voiceassist.phi.recognizers import MEDIUM
 
@@ -41,6 +41,8 @@ _NOT_NAMES = _words("""
 patient patients baby child doctor nurse mother father pulse temperature chest pregnancy blood water
 urine pain will may
 """)
+# Before a lower-case given name and surname, what a question asks about ("the dose for john smith").
+_ASKED_FOR = _words("for about")
 _TITLE = re.compile(r"\p{Lu}\p{Ll}+(?:['’-]\p{Lu}?\p{Ll}+)?")
 
 
@@ -89,7 +91,8 @@ class NameContextRecognizer(TokenNameRecognizer):
     def _given_and_surname(self, doc: Doc) -> list[Span]:
         """"can Reuben Dale have ibuprofen", "michale olsen is 64": a given name, then a surname.
 
-        Lower case counts only when a patient's verb follows and one of the words is not English."""
+        Lower case counts when a patient's verb follows and one of the words is not English, or when a word that
+        puts a person next comes before ("patient john smith", "seen mary brown")."""
         found: list[Span] = []
         for first, last in zip(doc, doc[1:], strict=False):
             if first.lower_ not in self.given_names or last.lower_ not in self.surnames or not first.whitespace_:
@@ -99,9 +102,19 @@ class NameContextRecognizer(TokenNameRecognizer):
             titled = bool(_TITLE.fullmatch(first.text) and _TITLE.fullmatch(last.text))
             typed = (first.is_lower and last.is_lower and self._patient_follows(doc, last.i + 1)
                      and not {first.lower_, last.lower_} <= self.known_words)  # "young man was on"
-            if titled or typed:
+            # "patient john smith": a word that puts a person next, then a given name and a surname
+            introduced = first.i > 0 and self._introduces(doc[first.i - 1], doc, last.i + 1)
+            if titled or typed or introduced:
                 found.append(doc[first.i:last.i + 1])
         return found
+
+    @staticmethod
+    def _introduces(before: Token, doc: Doc, end: int) -> bool:
+        """"patient john smith", "seen mary brown"; after "for" or "about" only when no noun follows the pair:
+        "the dose for john smith with ...", not "the allele for violet flower color"."""
+        if before.lower_ in _PERSON_BEFORE:
+            return True
+        return before.lower_ in _ASKED_FOR and (end >= len(doc) or not doc[end].tag_.startswith("NN"))
 
     def _name_then_verb(self, doc: Doc) -> list[Span]:
         """"Hines has pneumonia", "can Short have ibuprofen": a capitalised name and what a patient does."""

@@ -9,9 +9,14 @@ from __future__ import annotations
 import re
 
 from voiceassist import phi
-from voiceassist.errors import ModelUnavailable, NotFound
+from voiceassist.errors import ModelUnavailable, NotFound, StoreUnavailable
 from voiceassist.models import AnswerStatus, Message, Session
+<<<<<<< HEAD
 from voiceassist.query import abstention, citations, extractive, generation, grounding, routing, terms
+=======
+from voiceassist.observability import log_failure
+from voiceassist.query import abstention, citations, extractive, generation, grounding, routing
+>>>>>>> fault
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
 
@@ -22,6 +27,8 @@ HISTORY_MESSAGES = 6
 UNGROUNDED_REPLY = ("The answer could not be checked against the knowledge base's passages, so it is withheld. "
                     "Try rephrasing the question.")
 FALLBACK_WARNING = "The preferred language model was unavailable; {model} answered."  # as routing words it
+NOT_SAVED_WARNING = "the session store was unavailable; this exchange was not saved"
+UNREAD_WARNING = "the session could not be read; answered without its context and earlier turns"
 
 
 def _excerpts(state: QueryState) -> list[generation.Excerpt]:
@@ -36,6 +43,11 @@ def _session(ctx: QueryContext, state: QueryState) -> tuple[Session | None, list
         return session, ctx.sessions.messages(session.session_id, limit=HISTORY_MESSAGES)
     except NotFound:
         state.warnings.append("the session has expired; answered without its context")
+        return None, []
+    except StoreUnavailable as exc:  # the answer matters more than the session's context: say it is missing
+        log_failure("could not read the session", exc)
+        if UNREAD_WARNING not in state.warnings:
+            state.warnings.append(UNREAD_WARNING)
         return None, []
 
 
@@ -154,6 +166,9 @@ def _remember(ctx: QueryContext, state: QueryState) -> None:
         ctx.sessions.add_message(Message(session_id=state.request.session_id, role="assistant", content=answer))
     except NotFound:
         state.warnings.append("the session has expired; this exchange was not saved")
+    except StoreUnavailable as exc:  # the answer is given; only the session's history misses this turn
+        log_failure("could not save the exchange to the session", exc)
+        state.warnings.append(NOT_SAVED_WARNING)
 
 
 def _without_question_phi(text: str, state: QueryState) -> str:

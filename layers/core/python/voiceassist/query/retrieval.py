@@ -6,7 +6,7 @@ import time
 from typing import Any
 
 from voiceassist import phi
-from voiceassist.errors import DependencyError, InvalidInput, NotFound
+from voiceassist.errors import DependencyError, InvalidInput, NotFound, StoreUnavailable
 from voiceassist.models import (
     AnswerStatus,
     FusionMethod,
@@ -19,7 +19,12 @@ from voiceassist.models import (
     SourceKind,
     SourceType,
 )
+<<<<<<< HEAD
 from voiceassist.query import abstention, search, sources, synonyms
+=======
+from voiceassist.observability import log_failure
+from voiceassist.query import abstention, search, sources
+>>>>>>> fault
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_abbreviations
 from voiceassist.query.state import QueryContext, QueryState, timed
@@ -31,6 +36,7 @@ SEARCH_CANDIDATES = 100
 # one is too few: the passage that answers ("first-line treatment is amoxicillin", page 2) is often not the
 # document's best-scoring chunk (its overview, page 1). Three keeps both and still leaves room for others.
 MAX_CHUNKS_PER_DOCUMENT = 3
+EMBEDDER_FAILED = "the embedding model failed; the knowledge base was searched by keywords only"
 SOURCES_UNAVAILABLE_REPLY = ("The knowledge base could not be searched just now, so there is no cited answer "
                              "to give. Please ask again in a minute.")
 
@@ -54,7 +60,13 @@ def search_knowledge_base(ctx: QueryContext, state: QueryState, *, source_types:
     filters = state.request.filters
     if source_types:
         filters = filters.model_copy(update={"source_types": source_types})
-    query = knowledge_base_query(ctx, state.request.query, top_k=max(state.request.top_k * 2, 10), filters=filters)
+    top_k = max(state.request.top_k * 2, 10)
+    try:
+        query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters)
+    except Exception as exc:  # noqa: BLE001 - any embedder failure: keywords alone beat no search at all
+        log_failure("the embedder failed; searching by keywords only", exc)  # its message may quote the question
+        state.warnings.append(EMBEDDER_FAILED)
+        query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters, mode=SearchMode.BM25)
     hits = run_knowledge_base_query(ctx, query, phi_detected=state.phi_detected)
     state.latency_ms["search_knowledge_base"] = round((time.perf_counter() - started) * 1000, 2)
     return hits
@@ -131,6 +143,7 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         kept_ids = {id(hit) for hit in limited}
         deferred.extend(hit for hit in hits if id(hit) not in kept_ids)
         state.latency_ms.update(branch.get("latency_ms", {}))
+        state.warnings.extend(w for w in branch.get("warnings", []) if w not in state.warnings)
     # A document's further chunks are deferred, not dropped: they fill the slots no other document needs (the
     # dosing section of a drug reference whose renal and adverse-effects sections ranked higher).
     deferred.sort(key=lambda hit: hit.score, reverse=True)
@@ -172,6 +185,6 @@ def _previous_question(ctx: QueryContext, state: QueryState) -> str:
         return asked[-1] if checked and asked else ""
     try:
         turns = ctx.sessions.messages(state.request.session_id, limit=abstention.HISTORY_MESSAGES)
-    except NotFound:
+    except (NotFound, StoreUnavailable):  # Generate says when the session could not be read
         return ""
     return next((m.content for m in reversed(turns) if m.role == "user"), "")

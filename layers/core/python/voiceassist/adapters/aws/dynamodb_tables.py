@@ -175,18 +175,24 @@ class DynamoTable:
         self._lock = threading.Lock()
         self._serializer: Any = None
         self._deserializer: Any = None
+        self._mapped: Any = None
 
     def client(self) -> Any:
+        """The client; an outage (throttled, down, unreachable) raises StoreUnavailable (dynamodb_outages)."""
         with self._lock:
             if self._client is None:
                 import boto3
 
                 self._client = boto3.client("dynamodb", region_name=self._region_name)
+            if self._mapped is None:
+                from voiceassist.adapters.aws.dynamodb_outages import OutagesAsStoreUnavailable
+
+                self._mapped = OutagesAsStoreUnavailable(self._client, self.name)
             if self._serializer is None:
                 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
                 self._serializer, self._deserializer = TypeSerializer(), TypeDeserializer()
-            return self._client
+            return self._mapped
 
     def serialize(self, item: Mapping[str, Any]) -> dict[str, Any]:
         self.client()

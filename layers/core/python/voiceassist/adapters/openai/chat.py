@@ -8,6 +8,7 @@ the prompt.
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -137,4 +138,6 @@ class OpenAIChatModel:
             raise DependencyError(message) from None
         if isinstance(exc, openai.OpenAIError):
             raise DependencyError(f"{where} failed ({type(exc).__name__})") from None
+        if isinstance(exc, json.JSONDecodeError):  # a 200 whose body is not JSON (a proxy's page, a cut reply)
+            raise DependencyError(f"{where} returned a body that is not JSON") from None
         raise exc
