@@ -11,12 +11,8 @@ import re
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable, NotFound, StoreUnavailable
 from voiceassist.models import AnswerStatus, Message, Session
-<<<<<<< HEAD
-from voiceassist.query import abstention, citations, extractive, generation, grounding, routing, terms
-=======
 from voiceassist.observability import log_failure
-from voiceassist.query import abstention, citations, extractive, generation, grounding, routing
->>>>>>> fault
+from voiceassist.query import abstention, citations, extractive, generation, grounding, routing, terms
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
 

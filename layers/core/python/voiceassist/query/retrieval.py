@@ -19,12 +19,8 @@ from voiceassist.models import (
     SourceKind,
     SourceType,
 )
-<<<<<<< HEAD
-from voiceassist.query import abstention, search, sources, synonyms
-=======
 from voiceassist.observability import log_failure
-from voiceassist.query import abstention, search, sources
->>>>>>> fault
+from voiceassist.query import abstention, search, sources, synonyms
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_abbreviations
 from voiceassist.query.state import QueryContext, QueryState, timed
