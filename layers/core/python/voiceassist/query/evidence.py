@@ -30,8 +30,7 @@ from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import synonyms
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
-from voiceassist.query.terms import content_terms, stem
-from voiceassist.settings import PACKAGE_DIR
+from voiceassist.query.terms import content_terms, drug_words, stem
 
 GENERIC_WEIGHT = 0.25
 COVERAGE_WEIGHT = 0.75
@@ -67,7 +66,6 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
 # metformin reference): its score is multiplied by this. Drugs are the one-word names of the drug list the PHI
 # detector uses (brand and generic); class words ("antibiotic", "statin") are topics, not named drugs.
 OTHER_DRUG_FACTOR = 0.5
-DRUG_WORDS = PACKAGE_DIR / "_data" / "phi" / "drug_words.txt"
 DRUG_CLASS_WORDS = frozenset("""statin statins steroid steroids corticosteroid corticosteroids insulin insulins
 diuretic diuretics vaccine vaccines opioid opioids nsaid nsaids ssri ssris bisphosphonate bisphosphonates
 macrolide macrolides penicillin penicillins cephalosporin cephalosporins quinolone quinolones fluoroquinolone
@@ -137,12 +135,6 @@ def question_concepts(question: str) -> list[Concept]:
             if not _NUMBER.match(term) and term not in concepts:
                 concepts[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
     return list(concepts.values())
-
-
-@lru_cache(maxsize=1)
-def drug_words() -> frozenset[str]:
-    lines = DRUG_WORDS.read_text(encoding="utf-8").splitlines()
-    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def named_drugs(concepts: Sequence[Concept]) -> list[Concept]:

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voiceassist.query.terms import content_terms
+from voiceassist.query.terms import content_terms, drug_words
 
 GROUPS: tuple[tuple[str, ...], ...] = (
     # drug names: international (INN/BAN) and US (USAN) forms
@@ -184,12 +184,20 @@ def expand(text: str) -> str:
     position = 0
     for match in find(text):
         canonical = match.group[0]
-        if set(_stems(canonical)) <= held:
+        if set(_stems(canonical)) <= held or not _worth_searching(match):
             continue
         pieces.append(text[position:match.end] + f" ({canonical})")
         position = match.end
         held |= set(_stems(canonical))
     return "".join(pieces) + text[position:]
+
+
+def _worth_searching(match: Match) -> bool:
+    """A phrase ("high blood pressure", "chest X-ray") or a drug's other name ("adrenaline"): single common
+    words ("heart" -> "cardiac", "food" -> "diet") widened the keyword search more than they helped it
+    (NFCorpus, docs/benchmarks.md), though they still count as one concept in the evidence score."""
+    form = match.form.lower()
+    return len(form.split()) > 1 or "-" in form or bool({form, match.group[0]} & drug_words())
 
 
 CONCEPT_MARK = "\u2248"  # "≈hypertension": a term that stands for every form of its group

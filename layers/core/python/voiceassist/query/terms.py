@@ -1,10 +1,15 @@
 """Content terms: the lightly stemmed words of a text without stop words, shared by the extractive composer,
-the evidence score, the synonyms and the grounding check."""
+the evidence score, the synonyms and the grounding check; and the drug names those recognise."""
 
 from __future__ import annotations
 
 import re
 from functools import lru_cache
+
+from voiceassist.settings import PACKAGE_DIR
+
+# One-word drug names, brand and generic: the list the PHI detector uses to tell drugs from names.
+DRUG_WORDS = PACKAGE_DIR / "_data" / "phi" / "drug_words.txt"
 
 STOPWORDS = frozenset(
     " ".join((
@@ -35,3 +40,9 @@ def stem(word: str) -> str:
 
 def content_terms(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
+
+
+@lru_cache(maxsize=1)
+def drug_words() -> frozenset[str]:
+    lines = DRUG_WORDS.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
