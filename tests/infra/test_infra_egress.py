@@ -1,5 +1,6 @@
 """Egress (issue 16): only the functions that call OpenAI, NCBI, Cognito's JWKS or the @connections API (and,
-where configured, the workspace tools' servers: issue 19) have a route out, and the VPC resolves only AWS's names and those services (Route 53 Resolver DNS Firewall)."""
+where configured, the workspace tools' servers: issue 19) have a route out, and the VPC resolves only AWS's
+names and those services (Route 53 Resolver DNS Firewall)."""
 
 from __future__ import annotations
 
