@@ -284,6 +284,11 @@ class EnvironmentConfig(_Frozen):
             raise ValueError(f"workspace.account_secret_prefix must start with {self.prefix}/workspace/")
         if self.web_search.enabled and self.routing_mode is RoutingMode.LOCAL_ONLY:
             raise ValueError("web_search.enabled needs a routing_mode other than local-only")
+        if self.web_search.enabled and self.phi_detector is not PhiDetectorKind.COMPREHEND_MEDICAL:
+            # api and mcp ship no Presidio (it needs the container image): with it in the detector, the tool's
+            # PHI check fails closed and every web search would be refused
+            raise ValueError("web_search.enabled needs phi_detector comprehend_medical (the tool functions ship "
+                             "no Presidio, so any other detector refuses every web search)")
         return self
 
     @property

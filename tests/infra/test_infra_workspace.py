@@ -5,6 +5,7 @@ resolves the configured servers; nothing of it exists where an environment does 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,6 +55,29 @@ def _web_search_secrets(template: dict[str, Any]) -> list[str]:
     return [logical_id for logical_id, props in secrets.items() if "Web search" in props.get("Description", "")]
 
 
+def _web_search_context() -> dict[str, Any]:
+    """dev with web search on (no environment enables it: it needs Comprehend Medical as the detector)."""
+    context = json.loads(json.dumps(CONTEXT))
+    dev = context["voiceassist"]["environments"]["dev"]
+    dev["phi_detector"] = "comprehend_medical"
+    dev["web_search"] = {"enabled": True}
+    return context
+
+
+@pytest.fixture(scope="module")
+def web_search_dev(tmp_path_factory: pytest.TempPathFactory, fixture_functions_dir: Path) -> Synthesized:
+    from infra.app import build_app
+
+    outdir = tmp_path_factory.mktemp("cdk.out-web-search")
+    unbuilt = str(tmp_path_factory.mktemp("unbuilt-layer"))
+    app = build_app(context={**_web_search_context(), "env": "dev", "functions_dir": str(fixture_functions_dir),
+                             "allow_unbuilt_layers": "true", "deps_layer_dir": unbuilt, "ml_layer_dir": unbuilt,
+                             "auth_layer_dir": unbuilt}, outdir=str(outdir))
+    app.synth()
+    return Synthesized(outdir=outdir, templates={"VoiceAssist-dev": json.loads(
+        (outdir / "VoiceAssist-dev.template.json").read_text())})
+
+
 def test_the_catalogue_runs_the_workspace_tools_in_the_api_and_mcp_only() -> None:
     assert {name for name, spec in FUNCTIONS_BY_NAME.items() if spec.runs_workspace_tools} == RUNNERS
     assert not FUNCTIONS_BY_NAME["query_tools"].runs_workspace_tools  # the ML layer leaves no room (docs/tools.md)
@@ -96,24 +120,40 @@ def test_the_account_secrets_are_readable_by_prefix_from_the_api_and_mcp_only(sy
                for _, s in decrypts)
 
 
-@pytest.mark.parametrize("env", ["dev", "staging"])
-def test_the_web_search_key_is_a_secret_only_the_api_and_mcp_read(synthesized: Synthesized, env: str) -> None:
-    template = synthesized.main(env)
-    functions = app_functions(synthesized, env)
+def test_the_web_search_key_is_a_secret_only_the_api_and_mcp_read(web_search_dev: Synthesized) -> None:
+    template = web_search_dev.main("dev")
+    functions = app_functions(web_search_dev, "dev")
     (secret_id,) = _web_search_secrets(template)
     assert _roles_allowed(template, "secretsmanager:GetSecretValue", {"Ref": secret_id}) == {
         _role(functions[name]) for name in RUNNERS}
     for name in RUNNERS:
-        assert functions[name]["Environment"]["Variables"][ENV_WEB_SEARCH_SECRET_ARN] == {"Ref": secret_id}
+        variables = functions[name]["Environment"]["Variables"]
+        assert variables[ENV_WEB_SEARCH_SECRET_ARN] == {"Ref": secret_id}
+        assert variables[ENV_WEB_SEARCH_BASE_URL] == "https://api.search.brave.com"
+    others = {name for name, f in functions.items() if name not in RUNNERS
+              and WORKSPACE_VARIABLES & set(f["Environment"]["Variables"])}
+    assert others == set()
     secret = template["Resources"][secret_id]["Properties"]
     assert secret["KmsKeyId"] and api_key_in(secret["GenerateSecretString"]["SecretStringTemplate"]) is None
     assert template["Outputs"]["WebSearchApiKeySecretArn"]["Value"] == {"Ref": secret_id}
+    assert "api.search.brave.com" in _allowed_domains(template)
+    settings = _settings(functions["api"])
+    assert settings.web_search_base_url == "https://api.search.brave.com" and settings.web_search_secret_arn
+    assert settings.web_search_api_key is None  # the key is read from the secret, never an environment variable
 
 
-def test_prod_has_no_web_search_secret_grant_or_host(synthesized: Synthesized) -> None:
-    template = synthesized.main("prod")
+@pytest.mark.parametrize("env", ENVIRONMENT_NAMES)
+def test_no_environment_has_a_web_search_secret_grant_or_host(synthesized: Synthesized, env: str) -> None:
+    template = synthesized.main(env)
     assert _web_search_secrets(template) == [] and "WebSearchApiKeySecretArn" not in template["Outputs"]
     assert "api.search.brave.com" not in _allowed_domains(template)
+
+
+def test_web_search_needs_comprehend_medical_as_the_detector() -> None:
+    context = _web_search_context()
+    context["voiceassist"]["environments"]["dev"]["phi_detector"] = "both"
+    with pytest.raises(ValidationError, match="comprehend_medical"):
+        load_environment(context, "dev")
 
 
 def _allowed_domains(template: dict[str, Any]) -> list[str]:
@@ -124,7 +164,7 @@ def _allowed_domains(template: dict[str, Any]) -> list[str]:
 
 
 @pytest.mark.parametrize(("env", "hosts"), [
-    ("dev", ["cloud.dev.voiceassist.example.org", "api.search.brave.com"]),
+    ("dev", ["cloud.dev.voiceassist.example.org"]),
     ("prod", ["cloud.voiceassist.example.org"]),
 ])
 def test_the_dns_firewall_resolves_the_configured_servers(synthesized: Synthesized, env: str,
@@ -134,14 +174,17 @@ def test_the_dns_firewall_resolves_the_configured_servers(synthesized: Synthesiz
     assert len(allowed) == len(set(allowed))
 
 
-@pytest.mark.parametrize("env", ["dev", "staging"])
-def test_the_deployed_api_builds_the_workspace_from_its_settings(synthesized: Synthesized, env: str) -> None:
-    variables = {name: value if isinstance(value, str) else f"resolved-{name.lower()}"
-                 for name, value in app_functions(synthesized, env)["api"]["Environment"]["Variables"].items()}
-    settings = settings_from_env(variables)
+def _settings(function: dict[str, Any]) -> Any:
+    """The function's Settings as it would parse them on AWS (tokens stand in as placeholder text)."""
+    return settings_from_env({name: value if isinstance(value, str) else f"resolved-{name.lower()}"
+                              for name, value in function["Environment"]["Variables"].items()})
+
+
+@pytest.mark.parametrize("env", ENVIRONMENT_NAMES)
+def test_the_deployed_api_reads_the_accounts_from_their_secrets(synthesized: Synthesized, env: str) -> None:
+    settings = _settings(app_functions(synthesized, env)["api"])
     assert settings.workspace_secret_prefix == f"voiceassist-{env}/workspace/"
-    assert settings.web_search_base_url == "https://api.search.brave.com" and settings.web_search_secret_arn
-    assert settings.web_search_api_key is None  # the key is read from the secret, never an environment variable
+    assert settings.workspace_accounts_file is None and settings.web_search_base_url is None
 
 
 @pytest.mark.parametrize(("workspace", "message"), [
@@ -164,5 +207,7 @@ def test_web_search_cannot_be_enabled_in_a_local_only_environment() -> None:
     context = json.loads(json.dumps(CONTEXT))
     context["voiceassist"]["environments"]["dev"]["routing_mode"] = "local-only"
     context["voiceassist"]["environments"]["dev"]["pubmed"] = {"enabled": False}
-    with pytest.raises(ValidationError, match="web_search.enabled"):
+    context["voiceassist"]["environments"]["dev"]["web_search"] = {"enabled": True}
+    context["voiceassist"]["environments"]["dev"]["phi_detector"] = "comprehend_medical"
+    with pytest.raises(ValidationError, match="web_search.enabled needs a routing_mode"):
         load_environment(context, "dev")
