@@ -17,6 +17,8 @@ from voiceassist.constants.environment import (
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_WEB_SEARCH_SECRET_ARN,
+    ENV_WORKSPACE_SECRET_PREFIX,
 )
 from voiceassist.constants.functions import Access
 
@@ -118,6 +120,12 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":
             used.add(A.STREAM_TO_CLIENTS)
+        elif (service, operation) == ("secretsmanager", "GetSecretValue") and env.get(ENV_WORKSPACE_SECRET_PREFIX) \
+                and resource.startswith(env[ENV_WORKSPACE_SECRET_PREFIX]):
+            used.add(A.WORKSPACE_ACCOUNTS)
+        elif (service, operation, resource) == ("secretsmanager", "GetSecretValue",
+                                                env.get(ENV_WEB_SEARCH_SECRET_ARN)):
+            used.add(A.WEB_SEARCH_SECRET)
         elif service == "opensearch":
             reads = operation in ("GET", "HEAD") or resource.split("?")[0].endswith(_SEARCH_READS)
             used.add(A.SEARCH_READ if reads else A.SEARCH_WRITE)
