@@ -56,6 +56,8 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("query_tools", A.SEARCH_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
     ("query_tools", A.DOCUMENTS_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
     ("query_tools", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
+    ("query_tools", A.LLM_INVOKE): "generate_differential_diagnosis, with the in-boundary LLM endpoint (cdk.json "
+                                   "llm.enabled); tested on the stub model server (test_differential_tool.py)",
     **{(step, A.STREAM_TO_CLIENTS): "only when a client streams the query (conversation/events.py; "
                                     "tests/integration/test_query_events.py)"
        for step in ("query_detect_phi", "query_classify", "query_rank", "query_generate")},

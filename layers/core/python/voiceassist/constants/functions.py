@@ -255,6 +255,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SEARCH_READ,
         A.DOCUMENTS_READ,
         A.EMBEDDING_INVOKE,
+        A.LLM_INVOKE,  # generate_differential_diagnosis writes with the in-boundary model
         memory_mb=2048,
         timeout_seconds=30,
         # The knowledge-base search tools embed in-boundary. Presidio is not shipped, so the executor's PHI
