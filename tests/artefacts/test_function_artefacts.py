@@ -65,9 +65,9 @@ SUMMARY:Ward round
 END:VEVENT
 END:VCALENDAR
 """
-# Imports a function tries and does without: the tools' PHI check in api and mcp looks for Presidio, which ships
-# only in the container image, and fails closed without it (docs/tools.md "Known limits").
-OPTIONAL_IMPORTS: dict[str, set[str]] = {"api": {"spacy"}, "mcp": {"spacy"}}
+# Imports a function tries and does without: the tools' PHI check in api, mcp and query_tools looks for Presidio,
+# which ships only in the container image, and fails closed without it (docs/tools.md "Known limits").
+OPTIONAL_IMPORTS: dict[str, set[str]] = {name: {"spacy"} for name in ("api", "mcp", "query_tools")}
 
 
 class FunctionError(Exception):
@@ -281,6 +281,10 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
                                                                 "diabetes": True}}
     tool = workers["query_tools"]({"state": state.model_dump(mode="json"), "call": {
         "call_id": "call_1", "name": "calculate_medical_score", "timeout_seconds": 4, "arguments": tool_arguments}})
+    # and the differential without an in-boundary model (none configured here) is refused in our words
+    differential = workers["query_tools"]({"state": state.model_dump(mode="json"), "call": {
+        "call_id": "call_2", "name": "generate_differential_diagnosis", "timeout_seconds": 12,
+        "arguments": {"presentation": "fever, productive cough and pleuritic chest pain for three days"}}})
     # and an MCP client's tools/call reaches the MCP function through API Gateway
     mcp_event = _api_event("POST", "/v1/mcp")
     mcp_event["headers"] = {"content-type": "application/json", "accept": "application/json, text/event-stream",
@@ -318,7 +322,8 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     return {
         "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
         "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
-        "invoked": invoked, "reconciled": reconciled, "calendar": calendar, "listed_tools": listed_tools,
+        "invoked": invoked, "reconciled": reconciled, "differential": differential, "calendar": calendar,
+        "listed_tools": listed_tools,
         "searched": searched,
         "mcp": workers["mcp"](mcp_event), "mcp_calendar": workers["mcp"](mcp_calendar),
         "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
@@ -353,6 +358,8 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     upload_job = json.loads(exercised["uploaded"]["body"])["job_id"]
     assert [(r["job_id"], r["action"]) for r in exercised["reconciled"]["recovered"]] == [(upload_job, "redriven")]
     assert exercised["connected"]["statusCode"] == 200
+    differential = exercised["differential"]
+    assert (differential["status"], differential["error"]) == (503, "not_configured"), differential
     calendar = json.loads(exercised["calendar"]["body"])
     assert exercised["calendar"]["statusCode"] == 200, calendar
     assert [e["start"] for e in calendar["data"]["events"]] == [
