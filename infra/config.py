@@ -9,6 +9,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -20,6 +21,7 @@ ENVIRONMENT_NAMES: tuple[str, ...] = ("dev", "staging", "prod")
 
 EMAIL_PATTERN = r"^[^@\s]+@[^@\s]+\.[^@\s]+$"
 NCBI_EUTILS_URL = "https://eutils.ncbi.nlm.nih.gov/entrez/eutils"
+BRAVE_SEARCH_URL = "https://api.search.brave.com"
 
 # CloudWatch Logs accepts only these retention periods (days).
 LOG_RETENTION_DAYS: frozenset[int] = frozenset(
@@ -243,6 +245,43 @@ class PubMedConfig(_Frozen):
         return self
 
 
+class WorkspaceConfig(_Frozen):
+    """The clinicians' calendar (CalDAV) and files (WebDAV, Nextcloud) servers (docs/tools.md "Workspace").
+
+    Each person's account (their collection URLs and app password) is one Secrets Manager secret named
+    `<account_secret_prefix><user id>`, put by operators; the URLs here are the servers those accounts may point
+    at: the DNS firewall resolves only their hosts, so an account elsewhere cannot be reached.
+    """
+
+    enabled: bool = False
+    calendar_url: str | None = Field(default=None, pattern=r"^https://[^/\s]+(/\S*)?$")
+    files_url: str | None = Field(default=None, pattern=r"^https://[^/\s]+(/\S*)?$")
+    account_secret_prefix: str | None = Field(default=None, pattern=r"^[A-Za-z0-9/_+=.@-]+/$")
+
+    @model_validator(mode="after")
+    def _complete_when_enabled(self) -> WorkspaceConfig:
+        if self.enabled and not (self.account_secret_prefix and (self.calendar_url or self.files_url)):
+            raise ValueError("an enabled workspace needs account_secret_prefix and calendar_url or files_url")
+        return self
+
+    @property
+    def hosts(self) -> list[str]:
+        urls = (self.calendar_url, self.files_url) if self.enabled else ()
+        return sorted({str(urlsplit(url).hostname) for url in urls if url})
+
+
+class WebSearchConfig(_Frozen):
+    """web_search through a Brave Search API endpoint; its key is a secret operators put after deploy. It is
+    outside the boundary (PHI-free queries only), so, like PubMed, a per-environment choice."""
+
+    enabled: bool = False
+    base_url: str = Field(default=BRAVE_SEARCH_URL, pattern=r"^https://[^/\s]+$")
+
+    @property
+    def hosts(self) -> list[str]:
+        return [str(urlsplit(self.base_url).hostname)] if self.enabled else []
+
+
 class EnvironmentConfig(_Frozen):
     name: str
     account: str = Field(pattern=r"^\d{12}$")
@@ -261,6 +300,8 @@ class EnvironmentConfig(_Frozen):
     llm: LlmConfig
     embedding: EmbeddingEndpointConfig = EmbeddingEndpointConfig()
     pubmed: PubMedConfig = PubMedConfig()
+    workspace: WorkspaceConfig = WorkspaceConfig()
+    web_search: WebSearchConfig = WebSearchConfig()
     retention: RetentionConfig = RetentionConfig()
     api: ApiConfig
     functions: FunctionsConfig = FunctionsConfig()
@@ -282,6 +323,17 @@ class EnvironmentConfig(_Frozen):
         if self.pubmed.enabled and self.routing_mode is RoutingMode.LOCAL_ONLY:
             # The pipeline never leaves the boundary in local-only mode: the key and grant would sit unused.
             raise ValueError("pubmed.enabled needs a routing_mode other than local-only")
+        prefix = self.workspace.account_secret_prefix
+        if self.workspace.enabled and not str(prefix).startswith(f"{self.prefix}/workspace/"):
+            # the IAM grant is a wildcard under it (infra/nag.py allows only this shape)
+            raise ValueError(f"workspace.account_secret_prefix must start with {self.prefix}/workspace/")
+        if self.web_search.enabled and self.routing_mode is RoutingMode.LOCAL_ONLY:
+            raise ValueError("web_search.enabled needs a routing_mode other than local-only")
+        if self.web_search.enabled and self.phi_detector is not PhiDetectorKind.COMPREHEND_MEDICAL:
+            # api and mcp ship no Presidio (it needs the container image): with it in the detector, the tool's
+            # PHI check fails closed and every web search would be refused
+            raise ValueError("web_search.enabled needs phi_detector comprehend_medical (the tool functions ship "
+                             "no Presidio, so any other detector refuses every web search)")
         return self
 
     @property
@@ -309,6 +361,7 @@ class SourcePaths(_Frozen):
     auth_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "auth"
     mcp_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "mcp"
     documents_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "documents"
+    workspace_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "workspace"
     phi_dockerfile_dir: Path = REPO_ROOT / "infra" / "images" / "phi"
     web_dir: Path = REPO_ROOT / "local" / "voiceassist_local" / "web"  # the web client's static files
 

@@ -137,6 +137,13 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
         only_actions=("states:DescribeExecution",),
     ),
     _allow(
+        r"Resource::arn:(aws[a-z-]*|<AWS::Partition>):secretsmanager:([a-z0-9-]+|<AWS::Region>):"
+        r"(\d{12}|<AWS::AccountId>):secret:voiceassist-[a-z]+/workspace/\*",
+        "The workspace tools' per-user account secrets, one per person (<prefix><user id>) put by operators: "
+        "the function reads the caller's own (docs/tools.md 'Workspace').",
+        only_actions=("secretsmanager:GetSecretValue",),
+    ),
+    _allow(
         r"Resource::\*",
         "X-Ray segments, VPC network interfaces, CloudWatch metrics, ECR auth, log-delivery setup and "
         "Textract text detection jobs and Comprehend Medical DetectPHI have no resource-level permissions; "

@@ -2,7 +2,8 @@
 calls; every other name gets no answer, so nothing in the VPC can reach an arbitrary host through the NAT.
 
 The outside services are OpenAI (query_generate), NCBI E-utilities (query_retrieve, where PubMed is on),
-Cognito's JWKS (stream_authorizer) and the WebSocket @connections API (stream); only those functions have a
+Cognito's JWKS (stream_authorizer), the WebSocket @connections API (stream), and where configured the
+workspace servers (CalDAV, WebDAV) and the web search API (api, mcp); only those functions have a
 route to the NAT at all (their security group), the others reach AWS through VPC endpoints only.
 """
 
@@ -28,6 +29,8 @@ def allowed_domains(config: EnvironmentConfig, region: str) -> list[str]:
     ]
     if config.pubmed.enabled:
         domains.append(str(urlsplit(config.pubmed.base_url).hostname))
+    # the workspace servers (CalDAV, WebDAV) and the web search API, where configured (api and mcp run them)
+    domains += [host for host in [*config.workspace.hosts, *config.web_search.hosts] if host not in domains]
     return domains
 
 

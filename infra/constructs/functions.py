@@ -129,7 +129,8 @@ class FunctionFactory(Construct):
             "vpc": self._network.vpc,
             "vpc_subnets": self._network.app_subnets,
             "security_groups": [
-                self._network.function_security_group if spec.internet_egress else self._network.internal_security_group
+                self._network.function_security_group if has_internet_egress(spec, config)
+                else self._network.internal_security_group
             ],
             "reserved_concurrent_executions": reserved_concurrency(spec, config),
         }
@@ -150,6 +151,8 @@ class FunctionFactory(Construct):
                 layers.append(self._layers.mcp)
             if spec.needs_documents_layer:
                 layers.append(self._layers.documents)
+            if spec.runs_workspace_tools:
+                layers.append(self._layers.workspace)
             layers.append(self._layers.core)
             function = lambda_.Function(
                 self,
@@ -220,6 +223,13 @@ class FunctionFactory(Construct):
                     "the caller, which retries or records them; a DLQ would never receive one.",
                 ),
             )
+
+
+def has_internet_egress(spec: FunctionSpec, config: EnvironmentConfig) -> bool:
+    """The catalogue's outside callers, and the workspace tools' functions where the environment configures
+    the workspace servers or web search (the DNS firewall allows only their hosts)."""
+    workspace = config.workspace.enabled or config.web_search.enabled
+    return spec.internet_egress or (spec.runs_workspace_tools and workspace)
 
 
 def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int | None:

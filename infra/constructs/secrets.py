@@ -1,7 +1,9 @@
 """Third-party API keys: Secrets Manager secrets encrypted with the environment key.
 
 Functions receive a secret's ARN (never its value) and read it at run time; operators put the value with
-`aws secretsmanager put-secret-value` (docs/operations.md). The NCBI key exists only where PubMed is enabled.
+`aws secretsmanager put-secret-value` (docs/operations.md). The NCBI key exists only where PubMed is enabled,
+the web search key only where web search is. The workspace tools' per-user account secrets are not created
+here: operators put one per person under the environment's prefix (docs/tools.md "Workspace").
 """
 
 from __future__ import annotations
@@ -41,6 +43,17 @@ class Secrets(Construct):
                 "NcbiApiKey",
                 description=f"NCBI E-utilities API key for {config.prefix} PubMed searches; set by operators",
                 rotated_in="the NCBI account settings",
+                generate=secretsmanager.SecretStringGenerator(
+                    secret_string_template='{"api_key": ""}', generate_string_key="placeholder"),
+            )
+
+        self.web_search_api_key: secretsmanager.Secret | None = None
+        if config.web_search.enabled:
+            self.web_search_api_key = self._operator_secret(
+                "WebSearchApiKey",
+                description=f"Web search (Brave Search API) key for {config.prefix}, PHI-free queries only; "
+                            "set by operators",
+                rotated_in="the Brave Search API dashboard",
                 generate=secretsmanager.SecretStringGenerator(
                     secret_string_template='{"api_key": ""}', generate_string_key="placeholder"),
             )

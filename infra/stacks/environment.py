@@ -42,6 +42,9 @@ from voiceassist.constants.environment import (
     ENV_STATE_TABLE,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
+    ENV_WEB_SEARCH_BASE_URL,
+    ENV_WEB_SEARCH_SECRET_ARN,
+    ENV_WORKSPACE_SECRET_PREFIX,
     SERVICE,
     InBoundaryProvider,
     Runtime,
@@ -112,6 +115,20 @@ def pubmed_environment(spec: FunctionSpec, config: EnvironmentConfig, secrets: S
         environment[ENV_PUBMED_SECRET_ARN] = secrets.ncbi_api_key.secret_arn
         if pubmed.requests_per_second is not None:
             environment[ENV_PUBMED_REQUESTS_PER_SECOND] = str(pubmed.requests_per_second)
+    return environment
+
+
+def workspace_environment(spec: FunctionSpec, config: EnvironmentConfig, secrets: Secrets) -> dict[str, str]:
+    """The workspace tools' settings, for the functions that run them, where the environment configures them:
+    the per-user account secrets' prefix, and the web search endpoint with its key's secret ARN."""
+    environment: dict[str, str] = {}
+    if not spec.runs_workspace_tools:
+        return environment
+    if config.workspace.enabled and config.workspace.account_secret_prefix:
+        environment[ENV_WORKSPACE_SECRET_PREFIX] = config.workspace.account_secret_prefix
+    if secrets.web_search_api_key is not None:
+        environment[ENV_WEB_SEARCH_BASE_URL] = config.web_search.base_url
+        environment[ENV_WEB_SEARCH_SECRET_ARN] = secrets.web_search_api_key.secret_arn
     return environment
 
 

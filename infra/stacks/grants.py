@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from aws_cdk import Stack
+from aws_cdk import ArnFormat, Stack
 from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
@@ -107,6 +107,27 @@ def _pubmed_secret(function: lambda_.Function, targets: GrantTargets) -> None:
         targets.secrets.ncbi_api_key.grant_read(function)
 
 
+def _workspace_accounts(function: lambda_.Function, targets: GrantTargets) -> None:
+    """GetSecretValue on the per-user account secrets (`<prefix><user id>`, put by operators) and nothing else;
+    they are encrypted with the environment key, which the function may use only through Secrets Manager."""
+    prefix = targets.config.workspace.account_secret_prefix
+    if not targets.config.workspace.enabled or not prefix:
+        return
+    stack = Stack.of(targets.search)
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["secretsmanager:GetSecretValue"],
+        resources=[stack.format_arn(service="secretsmanager", resource="secret", resource_name=f"{prefix}*",
+                                    arn_format=ArnFormat.COLON_RESOURCE_NAME)]))
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["kms:Decrypt"], resources=[targets.key.key_arn],
+        conditions={"StringEquals": {"kms:ViaService": f"secretsmanager.{stack.region}.amazonaws.com"}}))
+
+
+def _web_search_secret(function: lambda_.Function, targets: GrantTargets) -> None:
+    if targets.secrets.web_search_api_key is not None:  # web search enabled in this environment
+        targets.secrets.web_search_api_key.grant_read(function)
+
+
 def _audit_write(function: lambda_.Function, targets: GrantTargets) -> None:
     # Append-only: the audit trail is never updated or deleted by the app. A record and its partition's chain
     # head are one TransactWriteItems of two conditional puts (authorised as PutItem); the head is read first.
@@ -168,4 +189,6 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.OCR_TEXTRACT: _textract,
     Access.DESCRIBE_INGEST: lambda fn, t: t.ingest.grant_execution(fn, "states:DescribeExecution"),
     Access.PHI_COMPREHEND_MEDICAL: _comprehend_medical,
+    Access.WORKSPACE_ACCOUNTS: _workspace_accounts,
+    Access.WEB_SEARCH_SECRET: _web_search_secret,
 }

@@ -29,6 +29,7 @@ from infra.stacks.environment import (
     pubmed_environment,
     shared_environment,
     starter_environment,
+    workspace_environment,
 )
 from infra.stacks.grants import GrantTargets, grant_access
 from infra.stacks.key_policy import allow_services
@@ -164,7 +165,8 @@ class MainStack(Stack):
             functions["stream_authorizer"].add_environment(name, value)
         for spec in app_specs:
             grant_access(functions[spec.name], spec, targets)
-            extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets)}
+            extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets),
+                     **workspace_environment(spec, config, self.secrets)}
             for name, value in extra.items():
                 functions[spec.name].add_environment(name, value)
         SearchBootstrap(
@@ -205,6 +207,8 @@ class MainStack(Stack):
         CfnOutput(self, "OpenAiSecretArn", value=self.secrets.openai_api_key.secret_arn)
         if self.secrets.ncbi_api_key is not None:
             CfnOutput(self, "NcbiApiKeySecretArn", value=self.secrets.ncbi_api_key.secret_arn)
+        if self.secrets.web_search_api_key is not None:
+            CfnOutput(self, "WebSearchApiKeySecretArn", value=self.secrets.web_search_api_key.secret_arn)
 
     @property
     def availability_zones(self) -> list[str]:

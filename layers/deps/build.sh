@@ -3,7 +3,7 @@
 # cp312 wheels of the pinned requirements into layers/deps/build/<layer>/python, then zips each layer and
 # checks every function shape (function code + its layers, unzipped) against Lambda's 250 MB limit.
 #
-#   layers/deps/build.sh             # the deps, ml, auth and documents layers (what `cdk deploy` needs); `make layers`
+#   layers/deps/build.sh             # every layer below (what `cdk deploy` needs); `make layers`
 #   layers/deps/build.sh phi-image   # also the PHI image's packages, to measure the container's contents
 #
 # Run before `cdk deploy` (synth works without it and warns that the layers are placeholders).
@@ -61,9 +61,15 @@ remove_deps_layer_entries() {  # layer name: what the deps layer already holds i
   (cd "$build/deps/python" && ls -A) | while read -r entry; do rm -rf "${build:?}/$1/python/$entry"; done
 }
 
-finish_layer() {  # name: strip, record the resolved versions, zip
+finish_layer() {  # name, then what of $unused this layer keeps (its packages import them): strip, record, zip
+  local name="$1" drop="" entry
+  shift
+  for entry in $unused; do
+    case " $* " in *" ${entry%%-*} "*) ;; *) drop="$drop $entry" ;; esac
+  done
   # shellcheck disable=SC2086  # word splitting and globbing inside the layer are the point
-  (cd "$build/$1/python" && rm -rf $unused)
+  (cd "$build/$name/python" && rm -rf $drop)
+  set -- "$name"
   strip_tree "$build/$1/python"
   $PIP freeze --path "$build/$1/python" >"$build/$1.installed.txt"
   zip_dir "$build/$1"
@@ -131,6 +137,10 @@ finish_layer mcp
 build_layer documents -r "$here/requirements-deps.txt" -r "$here/requirements-documents.txt"
 remove_deps_layer_entries documents
 finish_layer documents
+# x-wr-timezone (through caldav's recurring-ical-events) imports click when it loads: click stays here.
+build_layer workspace -r "$here/requirements-deps.txt" -r "$here/requirements-workspace.txt"
+remove_deps_layer_entries workspace
+finish_layer workspace click
 build_core
 
 # The tiktoken encodings must ship inside the core layer: the functions never download them.
@@ -140,7 +150,7 @@ for encoding in "$repo"/layers/core/python/voiceassist/_data/tiktoken_cache/*; d
 done
 
 echo "layer                     unzipped MB   zipped MB"
-for name in core deps ml auth mcp documents; do
+for name in core deps ml auth mcp documents workspace; do
   printf '%-26s %11s %11s\n' "$name" "$(mb "$(bytes "$build/$name")")" "$(mb "$(stat -c %s "$build/$name.zip")")"
 done
 largest_function=$(for dir in "$repo"/functions/*/; do bytes "$dir"; done | sort -n | tail -1)
@@ -150,6 +160,10 @@ report "function + deps + core" "$function_dir" "$build/deps" "$build/core"
 report "function + deps + ml + core" "$function_dir" "$build/deps" "$build/ml" "$build/core"
 report "function + deps + auth + core" "$function_dir" "$build/deps" "$build/auth" "$build/core"
 report "function + deps + documents + core" "$function_dir" "$build/deps" "$build/documents" "$build/core"
+report "function + deps + auth + workspace + core" "$function_dir" "$build/deps" "$build/auth" "$build/workspace" \
+  "$build/core"
+report "function + deps + mcp + workspace + core" "$function_dir" "$build/deps" "$build/mcp" "$build/workspace" \
+  "$build/core"
 rm -rf "$function_dir"
 
 if [ "${1:-}" = "phi-image" ]; then

@@ -48,6 +48,8 @@ def artefact_requirements(spec: FunctionSpec) -> list[str]:
         lines += requirement_lines(LAYERS / "requirements-mcp.txt")
     if spec.needs_documents_layer:
         lines += requirement_lines(LAYERS / "requirements-documents.txt")
+    if spec.runs_workspace_tools:
+        lines += requirement_lines(LAYERS / "requirements-workspace.txt")
     return lines
 
 

@@ -18,6 +18,8 @@ from voiceassist.constants.environment import (
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_WEB_SEARCH_SECRET_ARN,
+    ENV_WORKSPACE_SECRET_PREFIX,
 )
 from voiceassist.constants.functions import Access
 
@@ -59,6 +61,8 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("query_tools", A.SEARCH_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
     ("query_tools", A.DOCUMENTS_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
     ("query_tools", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
+    ("query_tools", A.LLM_INVOKE): "generate_differential_diagnosis, with the in-boundary LLM endpoint (cdk.json "
+                                   "llm.enabled); tested on the stub model server (test_differential_tool.py)",
     **{(step, A.STREAM_TO_CLIENTS): "only when a client streams the query (conversation/events.py; "
                                     "tests/integration/test_query_events.py)"
        for step in ("query_detect_phi", "query_classify", "query_rank", "query_generate")},
@@ -126,6 +130,12 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":
             used.add(A.STREAM_TO_CLIENTS)
+        elif (service, operation) == ("secretsmanager", "GetSecretValue") and env.get(ENV_WORKSPACE_SECRET_PREFIX) \
+                and resource.startswith(env[ENV_WORKSPACE_SECRET_PREFIX]):
+            used.add(A.WORKSPACE_ACCOUNTS)
+        elif (service, operation, resource) == ("secretsmanager", "GetSecretValue",
+                                                env.get(ENV_WEB_SEARCH_SECRET_ARN)):
+            used.add(A.WEB_SEARCH_SECRET)
         elif service == "opensearch":
             reads = operation in ("GET", "HEAD") or resource.split("?")[0].endswith(_SEARCH_READS)
             used.add(A.SEARCH_READ if reads else A.SEARCH_WRITE)

@@ -27,9 +27,16 @@ from voiceassist_local.resources import functions_dir, sample_corpus_dir, statem
 from tests.artefacts.artefacts import REPO, blocked_modules
 from tests.artefacts.grants import NOT_EXERCISED, accesses_used
 from tests.artefacts.opensearch_stub import OpenSearchStub
+from tests.support.dav_servers import PASSWORD, USER, make_calendar, radicale
+from tests.support.web_search_stub import KEY, WebSearchStub
 from tests.unit.test_textract_ocr import textract_blocks
 from voiceassist.adapters.aws.dynamodb_tables import create_tables
 from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
+from voiceassist.constants.environment import (
+    ENV_WEB_SEARCH_BASE_URL,
+    ENV_WEB_SEARCH_SECRET_ARN,
+    ENV_WORKSPACE_SECRET_PREFIX,
+)
 from voiceassist.constants.functions import FUNCTIONS_BY_NAME, placeholder_for
 from voiceassist.constants.tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE
 from voiceassist.ingest.triggers import object_created_event
@@ -44,8 +51,23 @@ TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", A
 IDEMPOTENCY_TABLE = "pk-idempotency"
 SAMPLE = "metformin-drug-reference.md"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
-# Imports a function tries and does without (none today: ingest_extract ships cryptography for pypdf's AES).
-OPTIONAL_IMPORTS: dict[str, set[str]] = {}
+WORKSPACE_PREFIX = "pk-workspace/"
+CLINICIAN = "clinician-1"  # the API events' Cognito subject
+WARD_ROUND = """BEGIN:VCALENDAR
+VERSION:2.0
+PRODID:-//tests//EN
+BEGIN:VEVENT
+UID:ward-round-1
+DTSTART;TZID=Europe/Paris:20260302T090000
+DTEND;TZID=Europe/Paris:20260302T091500
+RRULE:FREQ=DAILY;COUNT=3
+SUMMARY:Ward round
+END:VEVENT
+END:VCALENDAR
+"""
+# Imports a function tries and does without: the tools' PHI check in api, mcp and query_tools looks for Presidio,
+# which ships only in the container image, and fails closed without it (docs/tools.md "Known limits").
+OPTIONAL_IMPORTS: dict[str, set[str]] = {name: {"spacy"} for name in ("api", "mcp", "query_tools")}
 
 
 class FunctionError(Exception):
@@ -135,9 +157,30 @@ def aws() -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture(scope="module")
-def workers(aws: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Worker]]:
+def workspace(aws: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A real CalDAV server (Radicale) holding the clinician's calendar, their account in their own secret, and
+    the web search stub with its key's secret: the settings infra gives the functions that run these tools."""
+    import caldav
+
+    secrets = _client(aws, "secretsmanager")
+    with radicale(tmp_path_factory.mktemp("radicale")) as server, WebSearchStub() as search:
+        calendar_url = make_calendar(server)
+        caldav.DAVClient(url=calendar_url, username=USER, password=PASSWORD).calendar(url=calendar_url).save_event(
+            WARD_ROUND)
+        secrets.create_secret(Name=f"{WORKSPACE_PREFIX}{CLINICIAN}", SecretString=json.dumps(
+            {"calendar": {"url": calendar_url, "username": USER, "password": PASSWORD}}))
+        key_arn = secrets.create_secret(Name="pk-web-search", SecretString=json.dumps({"api_key": KEY}))["ARN"]
+        yield {"environment": {ENV_WORKSPACE_SECRET_PREFIX: WORKSPACE_PREFIX, ENV_WEB_SEARCH_BASE_URL: search.base_url,
+                               ENV_WEB_SEARCH_SECRET_ARN: key_arn}, "search": search}
+
+
+@pytest.fixture(scope="module")
+def workers(aws: dict[str, str], workspace: dict[str, Any],
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Worker]]:
     logs = tmp_path_factory.mktemp("worker-logs")
-    started = {name: Worker(name, aws, logs / f"{name}.log") for name in sorted(FUNCTIONS_BY_NAME)}
+    # as infra/stacks/environment.py gives them: the workspace settings to the functions that run those tools only
+    started = {name: Worker(name, {**aws, **(workspace["environment"] if spec.runs_workspace_tools else {})},
+                            logs / f"{name}.log") for name, spec in sorted(FUNCTIONS_BY_NAME.items())}
     yield started
     for worker in started.values():
         worker.close()
@@ -238,6 +281,10 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
                                                                 "diabetes": True}}
     tool = workers["query_tools"]({"state": state.model_dump(mode="json"), "call": {
         "call_id": "call_1", "name": "calculate_medical_score", "timeout_seconds": 4, "arguments": tool_arguments}})
+    # and the differential without an in-boundary model (none configured here) is refused in our words
+    differential = workers["query_tools"]({"state": state.model_dump(mode="json"), "call": {
+        "call_id": "call_2", "name": "generate_differential_diagnosis", "timeout_seconds": 12,
+        "arguments": {"presentation": "fever, productive cough and pleuritic chest pain for three days"}}})
     # and an MCP client's tools/call reaches the MCP function through API Gateway
     mcp_event = _api_event("POST", "/v1/mcp")
     mcp_event["headers"] = {"content-type": "application/json", "accept": "application/json, text/event-stream",
@@ -261,12 +308,24 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     asked = workers["api"](_api_event("POST", "/v1/query", json.dumps({"query": "metformin dose?"})))
     invoked = workers["api"](_api_event("POST", "/v1/tools/calculate_medical_score/invoke",
                                         json.dumps({"arguments": tool_arguments})))
+    # and the workspace tools run on the AWS path: the clinician's calendar through the API and MCP (their account
+    # read from their own secret), web search refused there (Presidio does not ship: the PHI check fails closed)
+    week = {"start": "2026-03-02T00:00:00", "end": "2026-03-09T00:00:00", "timezone": "Europe/Paris"}
+    calendar = workers["api"](_api_event("POST", "/v1/tools/get_calendar_events/invoke",
+                                         json.dumps({"arguments": week})))
+    listed_tools = workers["api"](_api_event("GET", "/v1/tools"))
+    searched = workers["api"](_api_event("POST", "/v1/tools/web_search/invoke",
+                                         json.dumps({"arguments": {"query": "sepsis rapid test approval"}})))
+    mcp_calendar = dict(mcp_event, body=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "get_calendar_events", "arguments": week}}))
     cited = answer.citations[0]
     return {
         "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
         "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
-        "invoked": invoked, "reconciled": reconciled,
-        "mcp": workers["mcp"](mcp_event),
+        "invoked": invoked, "reconciled": reconciled, "differential": differential, "calendar": calendar,
+        "listed_tools": listed_tools,
+        "searched": searched,
+        "mcp": workers["mcp"](mcp_event), "mcp_calendar": workers["mcp"](mcp_calendar),
         "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
         "listed": workers["api"](_api_event("GET", "/v1/documents")),
         "connected": workers["stream"]({"requestContext": {"routeKey": "$connect", "connectionId": "c1",
@@ -277,7 +336,8 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     }
 
 
-def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], workers: dict[str, Worker]) -> None:
+def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], workers: dict[str, Worker],
+                                                 workspace: dict[str, Any]) -> None:
     # Then everything succeeded without a package outside the artefacts
     assert [reply["Status"] for reply in exercised["bootstrap"]] == ["SUCCESS"], exercised["bootstrap"]
     assert exercised["started"]["status"] == "started", exercised["started"]
@@ -298,15 +358,31 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     upload_job = json.loads(exercised["uploaded"]["body"])["job_id"]
     assert [(r["job_id"], r["action"]) for r in exercised["reconciled"]["recovered"]] == [(upload_job, "redriven")]
     assert exercised["connected"]["statusCode"] == 200
+    differential = exercised["differential"]
+    assert (differential["status"], differential["error"]) == (503, "not_configured"), differential
+    calendar = json.loads(exercised["calendar"]["body"])
+    assert exercised["calendar"]["statusCode"] == 200, calendar
+    assert [e["start"] for e in calendar["data"]["events"]] == [
+        "2026-03-02T09:00:00+01:00", "2026-03-03T09:00:00+01:00", "2026-03-04T09:00:00+01:00"]
+    assert calendar["carries_phi"] is True
+    mcp_calendar = json.loads(exercised["mcp_calendar"]["body"])["result"]["structuredContent"]
+    assert [e["summary"] for e in mcp_calendar["data"]["events"]] == ["Ward round"] * 3, mcp_calendar
+    listed = {tool["name"] for tool in json.loads(exercised["listed_tools"]["body"])}
+    assert {"get_calendar_events", "create_calendar_event", "search_nextcloud_files", "web_search"} <= listed
+    searched = json.loads(exercised["searched"]["body"])
+    assert (exercised["searched"]["statusCode"], searched["error"]["code"]) == (422, "phi_refused"), searched
+    assert workspace["search"].queries == []  # nothing left the boundary
     assert exercised["refused"]["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))
             for name, worker in workers.items() if worker.refused - OPTIONAL_IMPORTS.get(name, set())} == {}
     assert sorted(name for name, worker in workers.items() if worker.calls == 0) == []
 
 
-def test_each_function_is_granted_exactly_what_its_code_uses(aws: dict[str, str], exercised: dict[str, Any],
+def test_each_function_is_granted_exactly_what_its_code_uses(aws: dict[str, str], workspace: dict[str, Any],
+                                                             exercised: dict[str, Any],
                                                              workers: dict[str, Worker]) -> None:
-    used = {name: accesses_used(worker.aws_calls, aws) for name, worker in workers.items()}
+    environment = {**aws, **workspace["environment"]}
+    used = {name: accesses_used(worker.aws_calls, environment) for name, worker in workers.items()}
     unmapped = {name: sorted(calls) for name, (_, calls) in used.items() if calls}
     assert unmapped == {}, "calls no catalogue Access covers (they would be denied on AWS)"
     missing, unused = {}, {}

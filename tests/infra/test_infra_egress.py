@@ -1,5 +1,6 @@
-"""Egress (issue 16): only the functions that call OpenAI, NCBI, Cognito's JWKS or the @connections API have a
-route out, and the VPC resolves only AWS's names and those services (Route 53 Resolver DNS Firewall)."""
+"""Egress (issue 16): only the functions that call OpenAI, NCBI, Cognito's JWKS or the @connections API (and,
+where configured, the workspace tools' servers: issue 19) have a route out, and the VPC resolves only AWS's
+names and those services (Route 53 Resolver DNS Firewall)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from voiceassist.constants.functions import Access as A
 
 EGRESS = {"query_generate", "query_retrieve", "stream", "stream_authorizer",
           "query_detect_phi", "query_classify", "query_rank"}  # these three post a streamed query's events
+WORKSPACE = {"api", "mcp"}  # the workspace tools' servers and web search, where configured (all three envs)
 
 
 def _groups(synthesized: Synthesized, env: str) -> dict[str, dict]:
@@ -27,9 +29,10 @@ def test_only_the_functions_that_call_outside_services_can_leave_the_vpc(synthes
     internal_group = next(k for k, g in groups.items() if g["GroupDescription"].startswith("Lambda functions without"))
     by_function = {name: props["VpcConfig"]["SecurityGroupIds"]
                    for name, props in app_functions(synthesized, env).items()}
-    assert {name for name, ids in by_function.items() if ids == [{"Fn::GetAtt": [egress_group, "GroupId"]}]} == EGRESS
+    leaving = EGRESS | WORKSPACE
+    assert {name for name, ids in by_function.items() if ids == [{"Fn::GetAtt": [egress_group, "GroupId"]}]} == leaving
     assert {name for name, ids in by_function.items()
-            if ids == [{"Fn::GetAtt": [internal_group, "GroupId"]}]} == set(FUNCTIONS_BY_NAME) - EGRESS
+            if ids == [{"Fn::GetAtt": [internal_group, "GroupId"]}]} == set(FUNCTIONS_BY_NAME) - leaving
     internal = groups[internal_group]["SecurityGroupEgress"]
     assert not any(rule.get("CidrIp") == "0.0.0.0/0" for rule in internal)
     prefix_rules = [r for r in resources(synthesized.main(env), "AWS::EC2::SecurityGroupEgress").values()

@@ -16,7 +16,7 @@ def test_registry_lists_the_tools_with_json_schemas_from_their_params() -> None:
     definitions = {d.name: d for d in default_registry().definitions()}
 
     assert set(definitions) == {"calculate_medical_score", "search_knowledge_base", "search_guidelines",
-                                "search_pubmed"}
+                                "search_pubmed", "generate_differential_diagnosis"}
     calculator = definitions["calculate_medical_score"]
     assert calculator.parameters["properties"]["calculator"]["enum"] == sorted(CALCULATORS)
     assert calculator.parameters["required"] == ["calculator"]

@@ -24,7 +24,7 @@ def workspace_tools(deps: Dependencies) -> list[Tool]:
         from voiceassist.tools.calendar import calendar_tools
 
         tools += calendar_tools(workspace)
-    if workspace is not None:
+    if workspace is not None and find_spec("lxml") is not None:  # the WebDAV replies' parser ships here
         from voiceassist.tools.files import file_tools
 
         tools += file_tools(workspace, ingest=lambda name, data, meta: _ingest(deps, name, data, meta),

@@ -45,6 +45,10 @@ class Access(StrEnum):
     # Amazon Bedrock InvokeModel(WithResponseStream) on the configured Llama model or inference profile, granted
     # only where config llm.provider is bedrock (LLM_INVOKE is then empty: no SageMaker endpoint exists)
     BEDROCK_INVOKE = "bedrock-invoke"
+    # The workspace tools (docs/tools.md "Workspace"), granted only where cdk.json configures them: read the
+    # per-user account secrets (<prefix><user id>) and the web search provider's key.
+    WORKSPACE_ACCOUNTS = "workspace-accounts"
+    WEB_SEARCH_SECRET = "web-search-secret"
 
 
 @dataclass(frozen=True)
@@ -73,6 +77,9 @@ class FunctionSpec:
     # Calls a service outside AWS's VPC endpoints (OpenAI, NCBI, Cognito's JWKS, the @connections API): the
     # only functions with a route to the NAT, and then only to the DNS firewall's allow-list.
     internet_egress: bool = False
+    # Runs the workspace tools (calendar, files, web search): carries the workspace layer (caldav, lxml) and,
+    # where cdk.json configures them, their settings and a route to the NAT (DNS firewall: their hosts only).
+    runs_workspace_tools: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -94,6 +101,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,  # tool rate limits and pending actions (POST /v1/tools/{name}/invoke, /v1/actions)
         A.START_INGEST,
         A.START_QUERY,
+        A.WORKSPACE_ACCOUNTS,  # POST /v1/tools/{name}/invoke of a calendar or file tool (where configured)
+        A.WEB_SEARCH_SECRET,  # POST /v1/tools/web_search/invoke (where configured)
+        runs_workspace_tools=True,
         # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
         # the query workflow's own TimeoutSeconds (25) ends first.
         timeout_seconds=28,
@@ -249,11 +259,14 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SEARCH_READ,
         A.DOCUMENTS_READ,
         A.EMBEDDING_INVOKE,
+        A.LLM_INVOKE,  # generate_differential_diagnosis writes with the in-boundary model
         memory_mb=2048,
         timeout_seconds=30,
         # The knowledge-base search tools embed in-boundary. Presidio is not shipped, so the executor's PHI
         # rule fails closed here, and PubMed is not configured here (only query_retrieve holds its key):
-        # search_pubmed is refused from the loop on AWS.
+        # search_pubmed is refused from the loop on AWS. No workspace tools: deps + ml + core leave ~6 MB of
+        # Lambda's 250 MB and the workspace layer (caldav, lxml) is ~17 MB, so the loop does not offer them on
+        # AWS (query_generate is not given their settings); the API and MCP run them.
         needs_ml_layer=True,
     ),
     _spec(
@@ -261,7 +274,10 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "POST /v1/mcp: the tools over the Model Context Protocol (streamable HTTP, stateless)",
         A.AUDIT_WRITE,
         A.STATE_WRITE,  # rate limits and pending actions
+        A.WORKSPACE_ACCOUNTS,  # the calendar and file tools (where configured)
+        A.WEB_SEARCH_SECRET,  # web_search (where configured)
         timeout_seconds=29,
+        runs_workspace_tools=True,
         # deps + ml + mcp + core would pass Lambda's 250 MB (deps + ml + core is 244 MB), so no ML layer: the
         # calculators run here; the search tools need the embedder (the query loop's query_tools has it).
         needs_mcp_layer=True,

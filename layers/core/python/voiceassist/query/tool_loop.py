@@ -30,6 +30,10 @@ CALCULATOR_TOOL = "calculate_medical_score"
 TOOL_RESULT = AnswerStatus.TOOL_RESULT
 LIMIT_WARNING = ("The tool limit of this question was reached ({calls} calls, {seconds:g} s); {dropped} more "
                  "were not run.")
+# The user's note when a tool failed (the model reads the error itself): a slow or unreachable server degrades
+# the answer, it never hangs the query.
+TIMEOUT_NOTE = "The tool {name} did not answer in time; the answer was composed without its result."
+FAILURE_NOTE = "The tool {name} failed or could not reach its server; the answer was composed without its result."
 
 
 def turn_has_phi(state: QueryState) -> bool:
@@ -65,9 +69,20 @@ def absorb_results(state: QueryState) -> None:
             result = ToolResult.model_validate(item)
             call = next((c for c in state.tool_calls if c.call_id == result.call_id), ToolCall(name=result.name))
         state.tool_history.append(ToolExchange(call=call, result=result))
+        _note_failure(state, result)
         state.tool_seconds_used = round(state.tool_seconds_used + result.latency_ms / 1000, 3)
         _cite(state, result.sources)
     state.tool_results = []
+
+
+def _note_failure(state: QueryState, result: ToolResult) -> None:
+    """A tool that timed out or failed on the server's side (5xx) leaves a note in the answer's warnings; a
+    refusal (4xx: arguments, PHI, rate limit) is the model's to handle."""
+    if result.ok or result.status < 500:
+        return
+    note = (TIMEOUT_NOTE if result.status == 504 else FAILURE_NOTE).format(name=result.name)
+    if note not in state.warnings:
+        state.warnings.append(note)
 
 
 def run_tool(executor: ToolExecutor, state: QueryState, call: ToolCall) -> ToolResult:

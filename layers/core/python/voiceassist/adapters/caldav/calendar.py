@@ -26,8 +26,16 @@ class CalDavCalendar:
                  client_factory: Callable[..., Any] | None = None) -> None:
         factory = client_factory or _dav_client
         password = account.password.get_secret_value() if account.password else None
+        options: dict[str, Any] = {}
+        if account.username and password:
+            # Basic credentials on the first request: caldav would otherwise send each call's first request
+            # without them and retry after the 401, a round trip more per call (and Radicale delays every
+            # 401 by a second: bench/workspace_tools.py measured 1.1 s per read before, docs/benchmarks.md).
+            from requests.auth import HTTPBasicAuth
+
+            options["auth"] = HTTPBasicAuth(account.username, password)
         self._client = factory(url=account.url, username=account.username, password=password,
-                                      timeout=max(1, round(timeout_s)))
+                               timeout=max(1, round(timeout_s)), **options)
         self._calendar = self._client.calendar(url=account.url)
 
     def events(self, start: datetime, end: datetime) -> list[CalendarEvent]:
