@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from aws_cdk import aws_lambda as lambda_
+
 from infra.config import EnvironmentConfig
 from infra.constructs.api import Api
 from infra.constructs.pipelines import Pipelines
@@ -38,6 +40,7 @@ from voiceassist.constants.environment import (
     ENV_SERVICE_NAME,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_TOOL_RUNNER_FUNCTION,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
     SERVICE,
@@ -106,6 +109,13 @@ def pubmed_environment(spec: FunctionSpec, config: EnvironmentConfig, secrets: S
         if pubmed.requests_per_second is not None:
             environment[ENV_PUBMED_REQUESTS_PER_SECOND] = str(pubmed.requests_per_second)
     return environment
+
+
+def tool_runner_environment(spec: FunctionSpec, runner: lambda_.IFunction) -> dict[str, str]:
+    """The query_tools function's name, for the functions that run the embedding tools there (api, mcp)."""
+    if Access.INVOKE_TOOL_RUNNER not in spec.access:
+        return {}
+    return {ENV_TOOL_RUNNER_FUNCTION: runner.function_name}
 
 
 def authorizer_environment(api: Api) -> dict[str, str]:

@@ -34,6 +34,7 @@ class GrantTargets:
     query: sfn.StateMachine
     websocket_api: apigwv2.WebSocketApi
     websocket_stage: str
+    tool_runner: lambda_.IFunction  # the query_tools function (constants/functions.py TOOL_RUNNER)
 
 
 def grant_access(function: lambda_.Function, spec: FunctionSpec, targets: GrantTargets) -> None:
@@ -144,4 +145,6 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.OCR_TEXTRACT: _textract,
     Access.DESCRIBE_INGEST: lambda fn, t: t.ingest.grant_execution(fn, "states:DescribeExecution"),
     Access.PHI_COMPREHEND_MEDICAL: _comprehend_medical,
+    # lambda:InvokeFunction on the query_tools function's ARN (and its versions), nothing else
+    Access.INVOKE_TOOL_RUNNER: lambda fn, t: t.tool_runner.grant_invoke(fn),
 }

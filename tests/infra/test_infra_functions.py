@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import Synthesized, app_functions, resources
 
-from voiceassist.constants.functions import FUNCTIONS, Access
+from voiceassist.constants.environment import ENV_TOOL_RUNNER_FUNCTION
+from voiceassist.constants.functions import FUNCTIONS, TOOL_RUNNER, Access
 from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.settings import (
     AWS_REQUIRED_ENV,
@@ -101,3 +102,23 @@ def test_a_schedule_runs_the_ingest_reconciler_with_a_dead_letter_queue(synthesi
     statements = [s for p in policies for s in p["PolicyDocument"]["Statement"]]
     describe = [s for s in statements if s["Action"] == "states:DescribeExecution"]
     assert len(describe) == 1 and ":execution:" in str(describe[0]["Resource"])
+
+
+def test_only_api_and_mcp_may_invoke_the_tool_runner_and_only_it(synthesized: Synthesized) -> None:
+    template = synthesized.main("dev")
+    functions = app_functions(synthesized, "dev")
+    (runner_id,) = (k for k, v in resources(template, "AWS::Lambda::Function").items() if v == functions[TOOL_RUNNER])
+    invokers = set()
+    for name, props in functions.items():
+        role = props["Role"]["Fn::GetAtt"][0]
+        policies = [p for p in resources(template, "AWS::IAM::Policy").values() if {"Ref": role} in p["Roles"]]
+        for statement in (s for p in policies for s in p["PolicyDocument"]["Statement"]):
+            actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+            if "lambda:InvokeFunction" in actions:
+                invokers.add(name)
+                targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+                assert all(runner_id in str(target) for target in targets), (name, targets)
+        variables = props["Environment"]["Variables"]
+        assert (ENV_TOOL_RUNNER_FUNCTION in variables) is (name in invokers), name
+    assert invokers == {"api", "mcp"}
+    assert functions["api"]["Environment"]["Variables"][ENV_TOOL_RUNNER_FUNCTION] == {"Ref": runner_id}

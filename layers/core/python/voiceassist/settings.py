@@ -69,6 +69,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
     ENV_TIKTOKEN_CACHE_DIR,
+    ENV_TOOL_RUNNER_FUNCTION,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
     ENV_WEB_SEARCH_API_KEY,
@@ -105,6 +106,7 @@ class Settings(BaseModel):
     idempotency_table: str | None = None
     state_table: str | None = None
     data_key_id: str | None = None  # AWS: the KMS key wrapping PHI fields' data keys (local: a key file)
+    tool_runner_function: str | None = None  # AWS: api, mcp run the embedding tools there (tools/remote.py)
 
     opensearch_endpoint: str | None = None
     opensearch_index: str = "voiceassist-chunks"
@@ -234,6 +236,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_WEB_SEARCH_API_KEY: "web_search_api_key",
     ENV_WEB_SEARCH_SECRET_ARN: "web_search_secret_arn",
     ENV_DATA_KEY_ID: "data_key_id",
+    ENV_TOOL_RUNNER_FUNCTION: "tool_runner_function",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -26,6 +26,8 @@ if TYPE_CHECKING:
         SessionStore,
         UploadSigner,
     )
+    from voiceassist.tools.registry import ToolRegistry
+    from voiceassist.tools.remote import ToolRunner
 
 
 class AwsDependencies(Dependencies, runtime=Runtime.AWS):
@@ -88,6 +90,26 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
 
         return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
+
+    @cached_property
+    def tool_registry(self) -> ToolRegistry:
+        """No function that runs tools on AWS ships the PHI detector (query_tools, api and mcp are zip functions;
+        Presidio is in the container image; constants/functions.py TOOL_FUNCTIONS), so the arguments of a tool
+        that leaves the boundary could never be checked: search_pubmed and web_search are not registered, hence
+        never offered to a model, listed or run there (explicitly, rather than refused on every call)."""
+        from voiceassist.composition.workspace import workspace_tools
+        from voiceassist.tools.catalogue import default_registry
+
+        return default_registry(workspace_tools(self), leaving_boundary=False)
+
+    @cached_property
+    def tool_runner(self) -> ToolRunner | None:
+        """api and mcp have no ML layer: they hand the embedding tools to the query_tools function."""
+        if not self.settings.tool_runner_function:
+            return None
+        from voiceassist.adapters.aws.lambda_tool_runner import LambdaToolRunner
+
+        return LambdaToolRunner(self.settings.tool_runner_function, region_name=self.settings.region)
 
     @cached_property
     def rate_limiter(self) -> RateLimiter:

@@ -42,6 +42,8 @@ class Access(StrEnum):
     DESCRIBE_INGEST = "describe-ingest"  # DescribeExecution on the ingest workflow's executions (the reconciler)
     # Amazon Comprehend Medical DetectPHI, granted only where config phi_detector is comprehend_medical or both
     PHI_COMPREHEND_MEDICAL = "phi-comprehend-medical"
+    # lambda:InvokeFunction on the query_tools function only: api and mcp run the embedding tools there
+    INVOKE_TOOL_RUNNER = "invoke-tool-runner"
 
 
 @dataclass(frozen=True)
@@ -89,6 +91,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SESSIONS_WRITE,
         A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited (a hash chain per user)
         A.STATE_WRITE,  # tool rate limits and pending actions (POST /v1/tools/{name}/invoke, /v1/actions)
+        A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
         A.START_INGEST,
         A.START_QUERY,
         # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
@@ -247,9 +250,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.EMBEDDING_INVOKE,
         memory_mb=2048,
         timeout_seconds=30,
-        # The knowledge-base search tools embed in-boundary. Presidio is not shipped, so the executor's PHI
-        # rule fails closed here, and PubMed is not configured here (only query_retrieve holds its key):
-        # search_pubmed is refused from the loop on AWS.
+        # The knowledge-base search tools embed in-boundary; it also runs them for api and mcp (tools/remote.py).
+        # Presidio is not shipped, so the tools that leave the boundary (search_pubmed, web_search) are not
+        # registered on AWS (composition/aws.py tool_registry): never offered, listed or run.
         needs_ml_layer=True,
     ),
     _spec(
@@ -257,9 +260,10 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "POST /v1/mcp: the tools over the Model Context Protocol (streamable HTTP, stateless)",
         A.AUDIT_WRITE,
         A.STATE_WRITE,  # rate limits and pending actions
+        A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
         timeout_seconds=29,
-        # deps + ml + mcp + core would pass Lambda's 250 MB (deps + ml + core is 244 MB), so no ML layer: the
-        # calculators run here; the search tools need the embedder (the query loop's query_tools has it).
+        # deps + ml + mcp + core would pass Lambda's 250 MB (85.4 + 152.8 + 19.1 + 6.5 = 263.9 MB unzipped,
+        # docs/tools.md), so no ML layer: the calculators run here, the search tools in query_tools.
         needs_mcp_layer=True,
     ),
     _spec(
@@ -361,3 +365,8 @@ def carries_auth_layer(spec: FunctionSpec) -> bool:
     """The auth layer's cryptography is needed by the flagged functions and by every one that reads or writes
     sessions (their clinical context is encrypted at the application level)."""
     return spec.needs_auth_layer or bool(spec.access & {Access.SESSIONS_READ, Access.SESSIONS_WRITE})
+
+# The functions that run tools (the executor): none ships the PHI detector, so on AWS the tools that leave the
+# boundary are not registered (composition/aws.py tool_registry; tests/unit/tools/test_remote_tools.py checks it).
+TOOL_FUNCTIONS: tuple[str, ...] = ("query_tools", "api", "mcp")
+TOOL_RUNNER = "query_tools"  # runs the embedding tools for api and mcp (Access.INVOKE_TOOL_RUNNER)
