@@ -17,6 +17,7 @@ from voiceassist.constants.environment import (
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_TOOL_RUNNER_FUNCTION,
 )
 from voiceassist.constants.functions import Access
 
@@ -51,8 +52,6 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("ingest_ocr", A.BUCKET_WRITE): _BY_REFERENCE,
     ("query_rank", A.SESSIONS_READ): "an abstention in a session compares the question with the session's last "
                                      "one (query/retrieval.py _previous_question); the canned question is answered",
-    ("query_tools", A.SEARCH_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
-    ("query_tools", A.DOCUMENTS_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
     ("query_tools", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
     **{(step, A.STREAM_TO_CLIENTS): "only when a client streams the query (conversation/events.py; "
                                     "tests/integration/test_query_events.py)"
@@ -114,6 +113,8 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.DESCRIBE_INGEST)
         elif service == "textract" and operation in ("StartDocumentTextDetection", "GetDocumentTextDetection"):
             used.add(A.OCR_TEXTRACT)
+        elif (service, operation, resource) == ("lambda", "Invoke", env[ENV_TOOL_RUNNER_FUNCTION]):
+            used.add(A.INVOKE_TOOL_RUNNER)
         elif service == "comprehendmedical" and operation == "DetectPHI":
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

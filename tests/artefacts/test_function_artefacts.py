@@ -26,11 +26,13 @@ from voiceassist_local.resources import functions_dir, sample_corpus_dir, statem
 
 from tests.artefacts.artefacts import REPO, blocked_modules
 from tests.artefacts.grants import NOT_EXERCISED, accesses_used
+from tests.artefacts.lambda_stub import LambdaStub
 from tests.artefacts.opensearch_stub import OpenSearchStub
 from tests.unit.test_textract_ocr import textract_blocks
 from voiceassist.adapters.aws.dynamodb_tables import create_tables
 from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
-from voiceassist.constants.functions import FUNCTIONS_BY_NAME, placeholder_for
+from voiceassist.constants.environment import ENV_TOOL_RUNNER_FUNCTION
+from voiceassist.constants.functions import FUNCTIONS_BY_NAME, TOOL_RUNNER, Access, placeholder_for
 from voiceassist.constants.tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE
 from voiceassist.ingest.triggers import object_created_event
 from voiceassist.models import QueryRequest
@@ -44,8 +46,11 @@ TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", A
 IDEMPOTENCY_TABLE = "pk-idempotency"
 SAMPLE = "metformin-drug-reference.md"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
-# Imports a function tries and does without (none today: ingest_extract ships cryptography for pypdf's AES).
-OPTIONAL_IMPORTS: dict[str, set[str]] = {}
+# Imports a function tries and does without (ingest_extract ships cryptography for pypdf's AES). query_tools
+# scans a search's text arguments with the PHI detector, which it does not ship (Presidio needs spaCy): the
+# executor counts that as PHI (fail closed: the result is marked carries_phi), docs/tools.md.
+OPTIONAL_IMPORTS: dict[str, set[str]] = {"query_tools": {"spacy"}}
+TOOL_RUNNER_NAME = "pk-query-tools"
 
 
 class FunctionError(Exception):
@@ -91,7 +96,14 @@ class Worker:
 
 
 @pytest.fixture(scope="module")
-def aws() -> Iterator[dict[str, str]]:
+def lambda_stub() -> Iterator[LambdaStub]:
+    """Lambda's Invoke API for the remote tool runner (api, mcp -> query_tools), run in query_tools' worker."""
+    with LambdaStub() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="module")
+def aws(lambda_stub: LambdaStub) -> Iterator[dict[str, str]]:
     """moto in server mode and the OpenSearch stub; the environment an AWS deployment gives the functions."""
     from moto.server import ThreadedMotoServer
 
@@ -129,18 +141,30 @@ def aws() -> Iterator[dict[str, str]]:
             "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
             "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
             "VOICEASSIST_DATA_KEY_ID": data_key,
+            # the remote tool runner (api, mcp -> query_tools): Lambda Invoke reaches the stub
+            ENV_TOOL_RUNNER_FUNCTION: TOOL_RUNNER_NAME, "AWS_ENDPOINT_URL_LAMBDA": lambda_stub.url,
         }
         yield environment
     server.stop()
 
 
 @pytest.fixture(scope="module")
-def workers(aws: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Worker]]:
+def workers(aws: dict[str, str], lambda_stub: LambdaStub, tmp_path_factory: pytest.TempPathFactory
+            ) -> Iterator[dict[str, Worker]]:
     logs = tmp_path_factory.mktemp("worker-logs")
-    started = {name: Worker(name, aws, logs / f"{name}.log") for name in sorted(FUNCTIONS_BY_NAME)}
+    started = {name: Worker(name, _environment_of(name, aws), logs / f"{name}.log")
+               for name in sorted(FUNCTIONS_BY_NAME)}
+    lambda_stub.functions[TOOL_RUNNER_NAME] = started[TOOL_RUNNER]
     yield started
     for worker in started.values():
         worker.close()
+
+
+def _environment_of(name: str, aws: dict[str, str]) -> dict[str, str]:
+    """As infra gives it (stacks/environment.py tool_runner_environment): only the runner's invokers know it."""
+    if Access.INVOKE_TOOL_RUNNER in FUNCTIONS_BY_NAME[name].access:
+        return aws
+    return {key: value for key, value in aws.items() if key != ENV_TOOL_RUNNER_FUNCTION}
 
 
 def _runner(workers: dict[str, Worker], pipeline: str) -> LocalPipelineRunner:
@@ -261,11 +285,19 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     asked = workers["api"](_api_event("POST", "/v1/query", json.dumps({"query": "metformin dose?"})))
     invoked = workers["api"](_api_event("POST", "/v1/tools/calculate_medical_score/invoke",
                                         json.dumps({"arguments": tool_arguments})))
+    # and a knowledge-base search asked of the API and of MCP, which have no ML layer, runs in query_tools
+    searched = workers["api"](_api_event("POST", "/v1/tools/search_knowledge_base/invoke",
+                                         json.dumps({"arguments": {"query": "metformin maximum daily dose"}})))
+    mcp_search = _api_event("POST", "/v1/mcp")
+    mcp_search["headers"] = mcp_event["headers"]
+    mcp_search["body"] = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "search_guidelines", "arguments": {"query": "metformin in renal impairment"}}})
+    mcp_searched = workers["mcp"](mcp_search)
     cited = answer.citations[0]
     return {
         "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
         "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
-        "invoked": invoked, "reconciled": reconciled,
+        "invoked": invoked, "reconciled": reconciled, "searched": searched, "mcp_searched": mcp_searched,
         "mcp": workers["mcp"](mcp_event),
         "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
         "listed": workers["api"](_api_event("GET", "/v1/documents")),
@@ -288,6 +320,12 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     tool, mcp, passage = exercised["tool"], exercised["mcp"], exercised["passage"]
     assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
     assert exercised["invoked"]["statusCode"] == 200, exercised["invoked"]
+    searched = json.loads(exercised["searched"]["body"])
+    assert exercised["searched"]["statusCode"] == 200 and searched["sources"], exercised["searched"]
+    assert searched["sources"][0]["chunk"]["doc_key"] == "metformin-drug-reference"
+    assert searched["carries_phi"] is True  # query_tools ships no PHI detector: its scan fails closed
+    mcp_searched = json.loads(exercised["mcp_searched"]["body"])["result"]
+    assert not mcp_searched.get("isError") and mcp_searched["structuredContent"]["status"] == 200, mcp_searched
     assert mcp["statusCode"] == 200, mcp
     assert json.loads(mcp["body"])["result"]["structuredContent"]["data"]["score"] == 5
     assert passage["statusCode"] == 200, passage

@@ -245,8 +245,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Run one tool call through the executor (the query's tool loop)",
         A.AUDIT_WRITE,
         A.STATE_WRITE,  # rate limits and pending actions
-        A.SEARCH_READ,
-        A.DOCUMENTS_READ,
+        A.SEARCH_READ,  # the knowledge-base searches (the same search as query_retrieve's: no documents table)
         A.EMBEDDING_INVOKE,
         memory_mb=2048,
         timeout_seconds=30,
