@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import Synthesized, app_functions, resources
 
 from voiceassist.constants.environment import ENV_TOOL_RUNNER_FUNCTION
-from voiceassist.constants.functions import FUNCTIONS, TOOL_RUNNER, Access
+from voiceassist.constants.functions import FUNCTIONS, FUNCTIONS_BY_NAME, TOOL_RUNNER, Access
 from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.settings import (
     AWS_REQUIRED_ENV,
@@ -122,3 +124,12 @@ def test_only_api_and_mcp_may_invoke_the_tool_runner_and_only_it(synthesized: Sy
         assert (ENV_TOOL_RUNNER_FUNCTION in variables) is (name in invokers), name
     assert invokers == {"api", "mcp"}
     assert functions["api"]["Environment"]["Variables"][ENV_TOOL_RUNNER_FUNCTION] == {"Ref": runner_id}
+
+
+def test_the_tool_runner_is_reached_over_a_lambda_interface_endpoint(synthesized: Synthesized) -> None:
+    """api and mcp have no internet egress: their Invoke of query_tools goes through the VPC, never the NAT."""
+    template = synthesized.main("dev")
+    endpoints = [props for props in resources(template, "AWS::EC2::VPCEndpoint").values()
+                 if ".lambda" in json.dumps(props["ServiceName"])]
+    assert len(endpoints) == 1 and endpoints[0]["PrivateDnsEnabled"] is True
+    assert not any(FUNCTIONS_BY_NAME[name].internet_egress for name in ("api", "mcp"))
