@@ -6,6 +6,7 @@ calculator question by rule."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from datetime import timedelta
 from typing import Any
@@ -26,6 +27,7 @@ from voiceassist.models import (
     Message,
     QueryRequest,
     QueryResponse,
+    RoutingMode,
     Session,
     SourceType,
     TokenUsage,
@@ -34,7 +36,7 @@ from voiceassist.models import (
     utc_now,
 )
 from voiceassist.query.answering import FALLBACK_WARNING
-from voiceassist.query.tool_loop import MAX_TOOL_CALLS
+from voiceassist.query.tool_loop import MAX_TOOL_CALLS, WITHHELD
 from voiceassist.tools.executor import Caller
 
 USER = "clinician-1"
@@ -181,6 +183,21 @@ def test_a_tool_result_carrying_phi_keeps_the_rest_of_the_turn_inside_the_bounda
     assert (len(cloud.seen), len(local.seen)) == (1, 1)  # the cloud model never sees the PHI result
     assert response.answer == "The letter waits for your confirmation."
     assert "John Smith" in local.tool_replies(0)[0]
+
+
+def test_in_cloud_only_mode_a_phi_result_is_withheld_from_the_cloud_model_and_no_tool_is_offered(
+        deps: Dependencies) -> None:
+    deps.settings = deps.settings.model_copy(update={"routing_mode": RoutingMode.CLOUD_ONLY})  # type: ignore[misc]
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
+        calls(ToolCall(name="send_letter", arguments={"text": "to John Smith, MRN 4417823"})),
+        text("The letter waits for your confirmation.")])
+
+    response = ask(deps, AF_QUESTION, cloud=cloud)
+
+    second_turn = cloud.seen[1]
+    assert cloud.offered[1] == [] and cloud.tool_replies(1) == [WITHHELD]
+    assert "John Smith" not in json.dumps([m.model_dump(mode="json") for m in second_turn])
+    assert response.answer == "The letter waits for your confirmation."
 
 
 def test_a_slow_tool_times_out_and_the_model_reads_the_time_out(deps: Dependencies) -> None:

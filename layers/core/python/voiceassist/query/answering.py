@@ -51,6 +51,7 @@ class ToolTurn:
     transcript: tuple[ChatMessage, ...] = ()
     withheld: tuple[ChatMessage, ...] = ()
     egress_text: str = ""  # what the rounds add that did not come from the knowledge base (arguments, results)
+    withheld_egress_text: str = ""
 
 
 def turn_has_phi(state: QueryState) -> bool:
@@ -96,7 +97,8 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
         # The egress guard re-checks what came from the user (question, context, history) and what the tool
         # rounds added. The excerpts come from the curated knowledge base: author names and study dates there
         # are not PHI.
-        user_text = "\n".join([question, context or "", *(m.content for m in history), tools.egress_text])
+        rounds_text = tools.withheld_egress_text if plan.redacted else tools.egress_text
+        user_text = "\n".join([question, context or "", *(m.content for m in history), rounds_text])
         rounds = list(tools.withheld if plan.redacted else tools.transcript)
         offered = [] if plan.redacted else list(tools.tools)
 

@@ -94,14 +94,17 @@ def _tool_turn(state: QueryState, offered: list[ToolDefinition]) -> answering.To
     excerpts = generation.number_excerpts(state.hits[: state.request.top_k])
     return answering.ToolTurn(tools=tuple(offered), transcript=tuple(_transcript(state, excerpts)),
                               withheld=tuple(_transcript(state, excerpts, withhold_phi=True)),
-                              egress_text=_egress_text(state))
+                              egress_text=_egress_text(state),
+                              withheld_egress_text=_egress_text(state, withhold_phi=True))
 
 
-def _egress_text(state: QueryState) -> str:
+def _egress_text(state: QueryState, *, withhold_phi: bool = False) -> str:
     """What the rounds add to a payload that the knowledge base did not write: the models' arguments, and the
     results that cite no source (a calculator's or a search's text quotes its sources)."""
     parts: list[str] = []
     for exchange in state.tool_history:
+        if withhold_phi and exchange.result.carries_phi:
+            continue
         parts.extend(str(value) for value in exchange.call.arguments.values())
         if not exchange.result.sources:
             parts.append(exchange.result.content)
@@ -121,7 +124,8 @@ def _after_completion(state: QueryState, registry: ToolRegistry, offered: list[T
             state.answer = None
             _issue(state, registry, issued)
             return state
-    state.answer = (state.answer or "").strip() or "No answer could be composed from the tools' results."
+    if not (state.answer or "").strip():
+        state.answer = "No answer could be composed from the tools' results."
     if state.tool_history and any(e.result.ok and e.call.name == CALCULATOR_TOOL for e in state.tool_history):
         state.answer_status = TOOL_RESULT
     return state
@@ -142,11 +146,13 @@ def _transcript(state: QueryState, excerpts: list[Any], *, withhold_phi: bool = 
     number = {e.chunk.chunk_id: e.number for e in excerpts}
     messages: list[ChatMessage] = []
     for exchange in state.tool_history:
-        messages.append(ChatMessage(role="assistant", content="", tool_calls=[exchange.call]))
         cited = [number[h.chunk.chunk_id] for h in exchange.result.sources if h.chunk.chunk_id in number]
         cite = f" (cite as [{cited[0]}])" if cited else ""
-        content = WITHHELD if withhold_phi and exchange.result.carries_phi else exchange.result.content + cite
-        messages.append(ChatMessage(role="tool", tool_call_id=exchange.call.call_id, content=content))
+        call, content = exchange.call, exchange.result.content + cite
+        if withhold_phi and exchange.result.carries_phi:  # neither its arguments nor its result leave
+            call, content = call.model_copy(update={"arguments": {}}), WITHHELD
+        messages.append(ChatMessage(role="assistant", content="", tool_calls=[call]))
+        messages.append(ChatMessage(role="tool", tool_call_id=call.call_id, content=content))
     return messages
 
 
