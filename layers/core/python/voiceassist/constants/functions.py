@@ -261,7 +261,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,  # rate limits and pending actions
         A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
         timeout_seconds=29,
-        # deps + ml + mcp + core would pass Lambda's 250 MB (85.4 + 152.8 + 19.1 + 6.5 = 263.9 MB unzipped,
+        # deps + ml + mcp + core would pass Lambda's 250 MB (264.0 MB unzipped with its code,
         # docs/tools.md), so no ML layer: the calculators run here, the search tools in query_tools.
         needs_mcp_layer=True,
     ),
