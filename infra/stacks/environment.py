@@ -27,6 +27,7 @@ from voiceassist.constants.environment import (
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
     ENV_PHI_DETECTOR,
+    ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
     ENV_PUBMED_BASE_URL,
     ENV_PUBMED_BUDGET_SECONDS,
@@ -111,11 +112,16 @@ def pubmed_environment(spec: FunctionSpec, config: EnvironmentConfig, secrets: S
     return environment
 
 
-def tool_runner_environment(spec: FunctionSpec, runner: lambda_.IFunction) -> dict[str, str]:
-    """The query_tools function's name, for the functions that run the embedding tools there (api, mcp)."""
-    if Access.INVOKE_TOOL_RUNNER not in spec.access:
-        return {}
-    return {ENV_TOOL_RUNNER_FUNCTION: runner.function_name}
+def tool_runner_environment(spec: FunctionSpec, runner: lambda_.IFunction, detector: lambda_.IFunction
+                            ) -> dict[str, str]:
+    """The functions a tool function invokes, by name: query_tools (api and mcp run the embedding tools there),
+    query_detect_phi (query_tools checks tool arguments there)."""
+    environment: dict[str, str] = {}
+    if Access.INVOKE_TOOL_RUNNER in spec.access:
+        environment[ENV_TOOL_RUNNER_FUNCTION] = runner.function_name
+    if Access.INVOKE_PHI_DETECTOR in spec.access:
+        environment[ENV_PHI_DETECTOR_FUNCTION] = detector.function_name
+    return environment
 
 
 def authorizer_environment(api: Api) -> dict[str, str]:

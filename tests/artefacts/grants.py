@@ -14,6 +14,7 @@ from voiceassist.constants.environment import (
     ENV_IDEMPOTENCY_TABLE,
     ENV_INGEST_STATE_MACHINE_ARN,
     ENV_JOBS_TABLE,
+    ENV_PHI_DETECTOR_FUNCTION,
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
@@ -115,6 +116,8 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.OCR_TEXTRACT)
         elif (service, operation, resource) == ("lambda", "Invoke", env[ENV_TOOL_RUNNER_FUNCTION]):
             used.add(A.INVOKE_TOOL_RUNNER)
+        elif (service, operation, resource) == ("lambda", "Invoke", env[ENV_PHI_DETECTOR_FUNCTION]):
+            used.add(A.INVOKE_PHI_DETECTOR)
         elif service == "comprehendmedical" and operation == "DetectPHI":
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

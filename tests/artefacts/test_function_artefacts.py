@@ -31,8 +31,14 @@ from tests.artefacts.opensearch_stub import OpenSearchStub
 from tests.unit.test_textract_ocr import textract_blocks
 from voiceassist.adapters.aws.dynamodb_tables import create_tables
 from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
-from voiceassist.constants.environment import ENV_TOOL_RUNNER_FUNCTION
-from voiceassist.constants.functions import FUNCTIONS_BY_NAME, TOOL_RUNNER, Access, placeholder_for
+from voiceassist.constants.environment import ENV_PHI_DETECTOR_FUNCTION, ENV_TOOL_RUNNER_FUNCTION
+from voiceassist.constants.functions import (
+    FUNCTIONS_BY_NAME,
+    PHI_DETECTOR_FUNCTION,
+    TOOL_RUNNER,
+    Access,
+    placeholder_for,
+)
 from voiceassist.constants.tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE
 from voiceassist.ingest.triggers import object_created_event
 from voiceassist.models import QueryRequest
@@ -46,11 +52,11 @@ TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", A
 IDEMPOTENCY_TABLE = "pk-idempotency"
 SAMPLE = "metformin-drug-reference.md"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
-# Imports a function tries and does without (ingest_extract ships cryptography for pypdf's AES). query_tools
-# scans a search's text arguments with the PHI detector, which it does not ship (Presidio needs spaCy): the
-# executor counts that as PHI (fail closed: the result is marked carries_phi), docs/tools.md.
-OPTIONAL_IMPORTS: dict[str, set[str]] = {"query_tools": {"spacy"}}
-TOOL_RUNNER_NAME = "pk-query-tools"
+# Imports a function tries and does without (none today: ingest_extract ships cryptography for pypdf's AES).
+OPTIONAL_IMPORTS: dict[str, set[str]] = {}
+# The functions the tool functions invoke (Lambda Invoke reaches the stub, which runs the named worker).
+INVOKED = {TOOL_RUNNER: ("pk-query-tools", ENV_TOOL_RUNNER_FUNCTION, Access.INVOKE_TOOL_RUNNER),
+           PHI_DETECTOR_FUNCTION: ("pk-query-detect-phi", ENV_PHI_DETECTOR_FUNCTION, Access.INVOKE_PHI_DETECTOR)}
 
 
 class FunctionError(Exception):
@@ -141,8 +147,8 @@ def aws(lambda_stub: LambdaStub) -> Iterator[dict[str, str]]:
             "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
             "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
             "VOICEASSIST_DATA_KEY_ID": data_key,
-            # the remote tool runner (api, mcp -> query_tools): Lambda Invoke reaches the stub
-            ENV_TOOL_RUNNER_FUNCTION: TOOL_RUNNER_NAME, "AWS_ENDPOINT_URL_LAMBDA": lambda_stub.url,
+            # api, mcp -> query_tools (the remote tool runner), query_tools -> query_detect_phi (tool arguments)
+            **{variable: name for name, variable, _ in INVOKED.values()}, "AWS_ENDPOINT_URL_LAMBDA": lambda_stub.url,
         }
         yield environment
     server.stop()
@@ -154,17 +160,17 @@ def workers(aws: dict[str, str], lambda_stub: LambdaStub, tmp_path_factory: pyte
     logs = tmp_path_factory.mktemp("worker-logs")
     started = {name: Worker(name, _environment_of(name, aws), logs / f"{name}.log")
                for name in sorted(FUNCTIONS_BY_NAME)}
-    lambda_stub.functions[TOOL_RUNNER_NAME] = started[TOOL_RUNNER]
+    for function, (name, _, _) in INVOKED.items():
+        lambda_stub.functions[name] = started[function]
     yield started
     for worker in started.values():
         worker.close()
 
 
 def _environment_of(name: str, aws: dict[str, str]) -> dict[str, str]:
-    """As infra gives it (stacks/environment.py tool_runner_environment): only the runner's invokers know it."""
-    if Access.INVOKE_TOOL_RUNNER in FUNCTIONS_BY_NAME[name].access:
-        return aws
-    return {key: value for key, value in aws.items() if key != ENV_TOOL_RUNNER_FUNCTION}
+    """As infra gives it (stacks/environment.py tool_runner_environment): only a function's invokers know it."""
+    hidden = {variable for _, variable, access in INVOKED.values() if access not in FUNCTIONS_BY_NAME[name].access}
+    return {key: value for key, value in aws.items() if key not in hidden}
 
 
 def _runner(workers: dict[str, Worker], pipeline: str) -> LocalPipelineRunner:
@@ -323,7 +329,7 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     searched = json.loads(exercised["searched"]["body"])
     assert exercised["searched"]["statusCode"] == 200 and searched["sources"], exercised["searched"]
     assert searched["sources"][0]["chunk"]["doc_key"] == "metformin-drug-reference"
-    assert searched["carries_phi"] is True  # query_tools ships no PHI detector: its scan fails closed
+    assert searched["carries_phi"] is False  # checked by query_detect_phi, which query_tools invokes
     mcp_searched = json.loads(exercised["mcp_searched"]["body"])["result"]
     assert not mcp_searched.get("isError") and mcp_searched["structuredContent"]["status"] == 200, mcp_searched
     assert mcp["statusCode"] == 200, mcp

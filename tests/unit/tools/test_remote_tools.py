@@ -1,7 +1,8 @@
 """The remote tool runner (tools/remote.py, adapters/aws/lambda_tool_runner.py): api and mcp hand the tools they
 cannot run to query_tools, whose executor runs the whole lifecycle once (validation, authorization, PHI rule,
-rate limit, audit) as the caller they authenticated; and on AWS the tools that leave the boundary are not
-registered, because no function that runs tools ships the PHI detector."""
+rate limit, audit) as the caller they authenticated; query_tools checks tool arguments with the detect_phi
+function (adapters/aws/lambda_phi_detector.py; a failure is PHI); and on AWS the tools that leave the boundary
+are not registered, because no function that runs tools ships the PHI detector."""
 
 from __future__ import annotations
 
@@ -17,10 +18,18 @@ from botocore.response import StreamingBody
 from botocore.stub import Stubber
 
 from tests.unit.tools.executor_fixtures import Harness, RuleDetector, build
+from voiceassist.adapters.aws.lambda_phi_detector import LambdaPhiDetector
 from voiceassist.adapters.aws.lambda_tool_runner import LambdaToolRunner
 from voiceassist.composition.aws import AwsDependencies
-from voiceassist.constants.functions import FUNCTIONS_BY_NAME, TOOL_FUNCTIONS, TOOL_RUNNER, Access
-from voiceassist.models import AuditOutcome, ToolCall, ToolResult
+from voiceassist.constants.functions import (
+    FUNCTIONS_BY_NAME,
+    PHI_DETECTOR_FUNCTION,
+    TOOL_FUNCTIONS,
+    TOOL_RUNNER,
+    Access,
+)
+from voiceassist.errors import DependencyError
+from voiceassist.models import AuditOutcome, PhiEntity, PhiResult, ToolCall, ToolResult
 from voiceassist.settings import Runtime, Settings
 from voiceassist.tools.executor import Caller
 from voiceassist.tools.remote import EMBEDDING_TOOLS, RemoteToolExecutor, caller_from_event, runner_event
@@ -37,7 +46,7 @@ class LoopbackLambda:
         self.payloads: list[dict[str, Any]] = []
 
     def invoke(self, **params: Any) -> dict[str, Any]:
-        assert (params["FunctionName"], params["InvocationType"]) == ("pk-query-tools", "RequestResponse")
+        assert params["InvocationType"] == "RequestResponse"
         payload = json.loads(params["Payload"])
         self.payloads.append(payload)
         if self.fail is not None:
@@ -166,3 +175,50 @@ def test_the_catalogue_keeps_the_premises_of_the_aws_tool_registry() -> None:
         spec = FUNCTIONS_BY_NAME[name]
         assert not spec.needs_ml_layer and Access.INVOKE_TOOL_RUNNER in spec.access, name
     assert [s.name for s in FUNCTIONS_BY_NAME.values() if Access.INVOKE_TOOL_RUNNER in s.access] == ["api", "mcp"]
+
+
+def _invoke_reply(body: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    data = json.dumps(body).encode()
+    return {"StatusCode": 200, "Payload": StreamingBody(io.BytesIO(data), len(data)), **extra}
+
+
+def test_query_tools_checks_tool_arguments_with_the_detect_phi_function() -> None:
+    client = boto3.client("lambda", region_name="us-east-1", aws_access_key_id="testing",
+                          aws_secret_access_key="testing")
+    found = PhiResult(contains_phi=True, redacted_text="notes on <PERSON>",
+                      entities=[PhiEntity(entity_type="PERSON", start=9, end=19, score=0.9)])
+    with Stubber(client) as stub:
+        stub.add_response("invoke", _invoke_reply({"user_id": "tool-arguments", "phi": found.model_dump(mode="json")}))
+        stub.add_response("invoke", _invoke_reply({"errorType": "RuntimeError", "errorMessage": "x"},
+                                                  FunctionError="Unhandled"))
+        stub.add_client_error("invoke", "TooManyRequestsException")
+        detector = LambdaPhiDetector("pk-query-detect-phi", client=client)
+
+        assert detector.detect("notes on John Smith") == found
+        for _ in range(2):  # a function error, a refused invocation: raised, which the executor counts as PHI
+            with pytest.raises(DependencyError):
+                detector.detect("notes on John Smith")
+
+
+def test_a_failing_remote_detector_fails_the_tool_call_closed(tmp_path: Path) -> None:
+    harness = build(tmp_path)
+    harness.executor._detector = LambdaPhiDetector("pk-query-detect-phi", client=LoopbackLambda(  # type: ignore[arg-type]
+        harness, fail=ClientError({"Error": {"Code": "ServiceException", "Message": "down"}}, "Invoke")))
+
+    result = harness.executor.execute(ToolCall(name="web_lookup", arguments={"text": "aspirin"}),
+                                      Caller(user_id="clinician-1"))
+
+    assert (result.status, result.error) == (422, "phi_refused")
+
+
+def test_on_aws_query_tools_borrows_the_detect_phi_functions_detector() -> None:
+    deps = AwsDependencies(Settings(runtime=Runtime.AWS, region="us-east-1",
+                                    phi_detector_function="pk-query-detect-phi"))
+
+    assert isinstance(deps.phi_detector, LambdaPhiDetector)
+    assert deps.phi_detector.function_name == "pk-query-detect-phi"
+    assert not isinstance(AwsDependencies(Settings(runtime=Runtime.AWS, region="us-east-1")).phi_detector,
+                          LambdaPhiDetector)
+    assert Access.INVOKE_PHI_DETECTOR in FUNCTIONS_BY_NAME[TOOL_RUNNER].access
+    assert [s.name for s in FUNCTIONS_BY_NAME.values() if Access.INVOKE_PHI_DETECTOR in s.access] == [TOOL_RUNNER]
+    assert FUNCTIONS_BY_NAME[PHI_DETECTOR_FUNCTION].container_image  # it ships Presidio

@@ -53,6 +53,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
     ENV_PHI_DETECTOR,
+    ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
     ENV_PUBMED_API_KEY,
     ENV_PUBMED_BASE_URL,
@@ -107,6 +108,7 @@ class Settings(BaseModel):
     state_table: str | None = None
     data_key_id: str | None = None  # AWS: the KMS key wrapping PHI fields' data keys (local: a key file)
     tool_runner_function: str | None = None  # AWS: api, mcp run the embedding tools there (tools/remote.py)
+    phi_detector_function: str | None = None  # AWS: query_tools checks tool arguments there (no Presidio of its own)
 
     opensearch_endpoint: str | None = None
     opensearch_index: str = "voiceassist-chunks"
@@ -237,6 +239,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_WEB_SEARCH_SECRET_ARN: "web_search_secret_arn",
     ENV_DATA_KEY_ID: "data_key_id",
     ENV_TOOL_RUNNER_FUNCTION: "tool_runner_function",
+    ENV_PHI_DETECTOR_FUNCTION: "phi_detector_function",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
         JobStore,
         KeyValueState,
         PageOcr,
+        PhiDetector,
         PipelineRunner,
         RateLimiter,
         SearchIndex,
@@ -94,13 +95,26 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
     @cached_property
     def tool_registry(self) -> ToolRegistry:
         """No function that runs tools on AWS ships the PHI detector (query_tools, api and mcp are zip functions;
-        Presidio is in the container image; constants/functions.py TOOL_FUNCTIONS), so the arguments of a tool
-        that leaves the boundary could never be checked: search_pubmed and web_search are not registered, hence
-        never offered to a model, listed or run there (explicitly, rather than refused on every call)."""
+        Presidio is in the container image; constants/functions.py TOOL_FUNCTIONS): api and mcp could never check
+        the arguments of a tool that leaves the boundary, and query_tools (which borrows query_detect_phi's
+        detector) has neither PubMed's settings nor the web search key. So search_pubmed and web_search are not
+        registered on AWS: never offered to a model, listed or run (explicitly, rather than refused per call)."""
         from voiceassist.composition.workspace import workspace_tools
         from voiceassist.tools.catalogue import default_registry
 
         return default_registry(workspace_tools(self), leaving_boundary=False)
+
+    @cached_property
+    def phi_detector(self) -> PhiDetector:
+        """query_tools ships no Presidio: it checks tool arguments with the query_detect_phi function (Lambda
+        Invoke; a failure counts as PHI). Every other function builds its detector from the settings."""
+        if self.settings.phi_detector_function:
+            from voiceassist.adapters.aws.lambda_phi_detector import LambdaPhiDetector
+
+            return LambdaPhiDetector(self.settings.phi_detector_function, region_name=self.settings.region)
+        from voiceassist.composition.phi_detectors import build_detector
+
+        return build_detector(self.settings)
 
     @cached_property
     def tool_runner(self) -> ToolRunner | None:

@@ -44,6 +44,8 @@ class Access(StrEnum):
     PHI_COMPREHEND_MEDICAL = "phi-comprehend-medical"
     # lambda:InvokeFunction on the query_tools function only: api and mcp run the embedding tools there
     INVOKE_TOOL_RUNNER = "invoke-tool-runner"
+    # lambda:InvokeFunction on the query_detect_phi function only: query_tools checks tool arguments there
+    INVOKE_PHI_DETECTOR = "invoke-phi-detector"
 
 
 @dataclass(frozen=True)
@@ -247,11 +249,11 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,  # rate limits and pending actions
         A.SEARCH_READ,  # the knowledge-base searches (the same search as query_retrieve's: no documents table)
         A.EMBEDDING_INVOKE,
+        A.INVOKE_PHI_DETECTOR,  # tool arguments are checked by query_detect_phi (no Presidio here)
         memory_mb=2048,
         timeout_seconds=30,
         # The knowledge-base search tools embed in-boundary; it also runs them for api and mcp (tools/remote.py).
-        # Presidio is not shipped, so the tools that leave the boundary (search_pubmed, web_search) are not
-        # registered on AWS (composition/aws.py tool_registry): never offered, listed or run.
+        # Presidio is not shipped: the executor checks text arguments by invoking query_detect_phi.
         needs_ml_layer=True,
     ),
     _spec(
@@ -365,7 +367,9 @@ def carries_auth_layer(spec: FunctionSpec) -> bool:
     sessions (their clinical context is encrypted at the application level)."""
     return spec.needs_auth_layer or bool(spec.access & {Access.SESSIONS_READ, Access.SESSIONS_WRITE})
 
-# The functions that run tools (the executor): none ships the PHI detector, so on AWS the tools that leave the
-# boundary are not registered (composition/aws.py tool_registry; tests/unit/tools/test_remote_tools.py checks it).
+# The functions that run tools (the executor): none ships the PHI detector (query_tools borrows query_detect_phi's),
+# so on AWS the tools that leave the boundary are not registered (composition/aws.py tool_registry;
+# tests/unit/tools/test_remote_tools.py checks the premise).
 TOOL_FUNCTIONS: tuple[str, ...] = ("query_tools", "api", "mcp")
 TOOL_RUNNER = "query_tools"  # runs the embedding tools for api and mcp (Access.INVOKE_TOOL_RUNNER)
+PHI_DETECTOR_FUNCTION = "query_detect_phi"  # checks query_tools' tool arguments (Access.INVOKE_PHI_DETECTOR)
