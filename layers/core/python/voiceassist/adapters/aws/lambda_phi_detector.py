@@ -13,7 +13,10 @@ from voiceassist.models import PhiResult, QueryRequest
 from voiceassist.query.state import QueryState
 
 DETECTOR_USER = "tool-arguments"  # the detect_phi step logs the query id, never the user or the text
-READ_TIMEOUT_S = 10  # the detect_phi step's own limit in query.asl.json (a cold start loads Presidio)
+# Bounded, since the check runs before the tool's own time-out starts and inside the Map's backstop (the tool's
+# time-out + 2 s): a slower answer (a cold start of the container loading Presidio) counts as PHI.
+CONNECT_TIMEOUT_S = 1
+READ_TIMEOUT_S = 4
 
 
 class LambdaPhiDetector:
@@ -43,6 +46,6 @@ def _lambda_client(region_name: str | None) -> Any:
     import boto3
     from botocore.config import Config
 
-    # A detection is safe to repeat: one retry for a throttle or a dropped connection.
-    config = Config(retries={"total_max_attempts": 2}, connect_timeout=2, read_timeout=READ_TIMEOUT_S)
+    config = Config(retries={"total_max_attempts": 1}, connect_timeout=CONNECT_TIMEOUT_S,
+                    read_timeout=READ_TIMEOUT_S)
     return boto3.client("lambda", region_name=region_name, config=config)
