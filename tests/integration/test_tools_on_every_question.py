@@ -3,17 +3,21 @@ model is the OpenAI SDK on the OpenAI stub, the in-boundary model a boto3 SageMa
 InvokeEndpoint route (tests/stubs/query_stack.py). A question that names no calculator is searched by the model
 and answered with the search's citation; a PHI question offers the in-boundary model only the tools that may
 receive PHI; when the cloud model fails, the in-boundary fallback is offered the tools; nothing with PHI
-reaches the cloud stub."""
+reaches the cloud stub; the sync and streamed answers of a turn that searched are the same."""
 
 from __future__ import annotations
 
+import json
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.server import make_server
 
+from tests.integration.test_query_events import parse_sse, post, stable
 from tests.stubs.openai_stub import StubReply
 from tests.stubs.query_stack import (
     CLINICAL_CONTEXT,
@@ -113,3 +117,28 @@ def test_the_in_boundary_fallback_is_offered_the_tools_when_the_cloud_model_fail
         assert (response.answer, response.metadata.model) == (IN_BOUNDARY_ANSWER, SAGEMAKER_MODEL)
         assert FALLBACK_WARNING.format(model=SAGEMAKER_MODEL) in response.metadata.warnings
         assert audited_tools(stack) == [("search_knowledge_base", 200)]
+
+
+def test_sync_and_stream_give_the_same_answer_when_the_model_searches_first(
+        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        shared_embedder: Any, shared_phi_detector: Any) -> None:
+    answer = StubReply(text=CLOUD_ANSWER)
+    with open_stack(seed_dir, runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
+                    cloud_script=[SEARCH, answer, SEARCH, answer]) as stack:
+        server = make_server("127.0.0.1", 0)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        try:
+            sync = json.loads(post(f"{url}/v1/query", {"query": QUESTION})[1])
+            streamed = parse_sse(post(f"{url}/v1/query/stream", {"query": QUESTION})[1])
+        finally:
+            server.shutdown()
+            server.server_close()
+
+        assert len(stack.cloud.requests) == 4  # each run: a search, then the answer
+    done = streamed[-1][1]
+    assert stable(done) == stable(sync) and sync["answer"] == CLOUD_ANSWER and sync["citations"]
+    assert "".join(data["text"] for kind, data in streamed if kind == "token") == done["answer"]
+    tools = [data for kind, data in streamed if kind == "tool"]
+    assert [(t["phase"], t["name"]) for t in tools] == [("call", "search_knowledge_base"),
+                                                          ("result", "search_knowledge_base")]
