@@ -300,6 +300,19 @@ def test_a_primary_that_fails_between_rounds_hands_the_tool_results_to_the_fallb
     assert response.answer == "Use CHA2DS2-VASc [1]." and tool_audit(deps) == [("search_knowledge_base", 200)]
 
 
+def test_with_tools_turned_off_a_tool_model_answers_on_the_plain_path_and_a_calculator_by_rule(
+        deps: Dependencies) -> None:
+    deps.settings = deps.settings.model_copy(update={"offer_tools": False})  # type: ignore[misc]
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[calls(KB_CALL)])
+
+    answered = ask(deps, AF_QUESTION, cloud=cloud)
+    calculated = ask(deps, CHADSVASC_QUESTION, cloud=cloud)
+
+    assert (answered.answer, cloud.plain_calls, cloud.seen) == ("Use CHA2DS2-VASc [1].", 1, [])
+    assert calculated.answer.startswith("CHA2DS2-VASc: 5 points.") and calculated.metadata.model == "extractive"
+    assert tool_audit(deps) == [("calculate_medical_score", 200)]
+
+
 def test_a_model_that_keeps_calling_tools_is_stopped_after_five_calls(deps: Dependencies) -> None:
     cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[calls(CHADSVASC_CALL, CHADSVASC_CALL)])
 

@@ -45,6 +45,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_OCR_MAX_WAIT_SECONDS,
     ENV_OCR_PAGE_SECONDS,
     ENV_OCR_POLL_SECONDS,
+    ENV_OFFER_TOOLS,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_BASE_URL,
     ENV_OPENAI_MODEL,
@@ -127,6 +128,7 @@ class Settings(BaseModel):
     embedding_endpoint: str | None = None
 
     routing_mode: RoutingMode = RoutingMode.HYBRID
+    offer_tools: bool = True  # offer a model that takes tool calls the tools on every question (docs/tools.md)
     phi_mode: PhiMode = PhiMode.STRICT
     phi_detector: PhiDetectorKind = PhiDetectorKind.PRESIDIO
 
@@ -240,6 +242,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_DATA_KEY_ID: "data_key_id",
     ENV_TOOL_RUNNER_FUNCTION: "tool_runner_function",
     ENV_PHI_DETECTOR_FUNCTION: "phi_detector_function",
+    ENV_OFFER_TOOLS: "offer_tools",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

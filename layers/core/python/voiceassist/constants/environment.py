@@ -112,3 +112,4 @@ ENV_WEB_SEARCH_SECRET_ARN = "VOICEASSIST_WEB_SEARCH_SECRET_ARN"
 ENV_DATA_KEY_ID = "VOICEASSIST_DATA_KEY_ID"  # AWS: the environment KMS key that wraps the data keys of PHI fields
 ENV_TOOL_RUNNER_FUNCTION = "VOICEASSIST_TOOL_RUNNER_FUNCTION"  # AWS: api, mcp: the query_tools function
 ENV_PHI_DETECTOR_FUNCTION = "VOICEASSIST_PHI_DETECTOR_FUNCTION"  # AWS: query_tools: query_detect_phi
+ENV_OFFER_TOOLS = "VOICEASSIST_OFFER_TOOLS"  # false: no model is offered tools (one that rejects `tools`)

@@ -66,9 +66,10 @@ def tier_plan(ctx: QueryContext, state: QueryState, tier: str) -> routing.RouteP
 
 
 def tool_model(ctx: QueryContext, state: QueryState, tier: str) -> ToolCallingChatModel | None:
-    """The tier's model when it may be offered tools: one that takes them, and not a redacted plan (cloud-only
-    with PHI: the model outside the boundary gets the redacted question only, never tools)."""
-    if tier == "extractive":
+    """The tier's model when it may be offered tools: tools are on (Settings.offer_tools), the model takes them,
+    and the plan is not redacted (cloud-only with PHI: the model outside the boundary gets the redacted question
+    only, never tools)."""
+    if tier == "extractive" or not ctx.settings.offer_tools:
         return None
     plan = tier_plan(ctx, state, tier)
     model = plan.models[0] if plan.models else None

@@ -43,7 +43,7 @@ def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, ti
     state.generation_tier, state.tool_calls, state.tool_calls_pending = tier, [], False
     if state.tool_route and answering.tool_model(ctx, state, tier) is None:
         return _answer_by_rule(state)
-    offered = _offered(registry, state)
+    offered = _offered(registry, state) if ctx.settings.offer_tools else []
     answering.generate(ctx, state, tier=tier, tools=_tool_turn(state, offered))
     if state.extractive:
         return state
