@@ -122,6 +122,9 @@ class LlmConfig(_Frozen):
     # Uncompressed weights under this prefix of the model-artifacts bucket (docs/operations.md).
     model_data_prefix: str = Field(default="llama-3.1-8b-instruct/", pattern=r"^[A-Za-z0-9._\-/]+/$")
     served_model_name: str = "llama-3.1-8b-instruct"
+    # vLLM's tool-call parser for the served model (LMI OPTION_TOOL_CALL_PARSER): every question offers the model
+    # tools (docs/tools.md), and vLLM refuses a request with tools unless auto tool choice and a parser are set.
+    tool_call_parser: str = "llama3_json"
     min_capacity: int = Field(default=1, ge=1)
     max_capacity: int = Field(default=1, ge=1)
     invocations_per_instance: int = Field(default=30, ge=1)

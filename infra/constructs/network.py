@@ -28,6 +28,8 @@ _INTERFACE_ENDPOINTS: dict[str, ec2.InterfaceVpcEndpointAwsService] = {
     "SecretsManager": ec2.InterfaceVpcEndpointAwsService.SECRETS_MANAGER,
     "StepFunctions": ec2.InterfaceVpcEndpointAwsService.STEP_FUNCTIONS,
     "StepFunctionsSync": ec2.InterfaceVpcEndpointAwsService.STEP_FUNCTIONS_SYNC,
+    # api and mcp invoke query_tools, the remote tool runner (tools/remote.py): tool arguments may carry PHI
+    "Lambda": ec2.InterfaceVpcEndpointAwsService.LAMBDA_,
 }
 
 

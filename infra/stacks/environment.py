@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from aws_cdk import aws_lambda as lambda_
+
 from infra.config import EnvironmentConfig
 from infra.constructs.api import Api
 from infra.constructs.pipelines import Pipelines
@@ -27,6 +29,7 @@ from voiceassist.constants.environment import (
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
     ENV_PHI_DETECTOR,
+    ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
     ENV_PUBMED_BASE_URL,
     ENV_PUBMED_BUDGET_SECONDS,
@@ -40,6 +43,7 @@ from voiceassist.constants.environment import (
     ENV_SERVICE_NAME,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_TOOL_RUNNER_FUNCTION,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
     ENV_WEB_SEARCH_BASE_URL,
@@ -129,6 +133,18 @@ def workspace_environment(spec: FunctionSpec, config: EnvironmentConfig, secrets
     if secrets.web_search_api_key is not None:
         environment[ENV_WEB_SEARCH_BASE_URL] = config.web_search.base_url
         environment[ENV_WEB_SEARCH_SECRET_ARN] = secrets.web_search_api_key.secret_arn
+    return environment
+
+
+def tool_runner_environment(spec: FunctionSpec, runner: lambda_.IFunction, detector: lambda_.IFunction
+                            ) -> dict[str, str]:
+    """The functions a tool function invokes, by name: query_tools (api and mcp run the embedding tools there),
+    query_detect_phi (query_tools checks tool arguments there)."""
+    environment: dict[str, str] = {}
+    if Access.INVOKE_TOOL_RUNNER in spec.access:
+        environment[ENV_TOOL_RUNNER_FUNCTION] = runner.function_name
+    if Access.INVOKE_PHI_DETECTOR in spec.access:
+        environment[ENV_PHI_DETECTOR_FUNCTION] = detector.function_name
     return environment
 
 

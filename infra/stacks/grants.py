@@ -34,6 +34,8 @@ class GrantTargets:
     query: sfn.StateMachine
     websocket_api: apigwv2.WebSocketApi
     websocket_stage: str
+    tool_runner: lambda_.IFunction  # the query_tools function (constants/functions.py TOOL_RUNNER)
+    phi_detector: lambda_.IFunction  # the query_detect_phi function (constants/functions.py PHI_DETECTOR_FUNCTION)
 
 
 def grant_access(function: lambda_.Function, spec: FunctionSpec, targets: GrantTargets) -> None:
@@ -191,4 +193,7 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.PHI_COMPREHEND_MEDICAL: _comprehend_medical,
     Access.WORKSPACE_ACCOUNTS: _workspace_accounts,
     Access.WEB_SEARCH_SECRET: _web_search_secret,
+    # lambda:InvokeFunction on the query_tools function's ARN (and its versions), nothing else
+    Access.INVOKE_TOOL_RUNNER: lambda fn, t: t.tool_runner.grant_invoke(fn),
+    Access.INVOKE_PHI_DETECTOR: lambda fn, t: t.phi_detector.grant_invoke(fn),
 }

@@ -29,12 +29,19 @@ from infra.stacks.environment import (
     pubmed_environment,
     shared_environment,
     starter_environment,
+    tool_runner_environment,
     workspace_environment,
 )
 from infra.stacks.grants import GrantTargets, grant_access
 from infra.stacks.key_policy import allow_services
 from voiceassist.constants.environment import ENV_CORS_ORIGINS, ENV_DATA_KEY_ID
-from voiceassist.constants.functions import FUNCTIONS_BY_NAME, Access, discover_functions
+from voiceassist.constants.functions import (
+    FUNCTIONS_BY_NAME,
+    PHI_DETECTOR_FUNCTION,
+    TOOL_RUNNER,
+    Access,
+    discover_functions,
+)
 
 
 def removal_policy_for(config: EnvironmentConfig) -> RemovalPolicy:
@@ -153,6 +160,8 @@ class MainStack(Stack):
             query=self.pipelines.query,
             websocket_api=self.api.websocket_api,
             websocket_stage=STAGE,
+            tool_runner=functions[TOOL_RUNNER],
+            phi_detector=functions[PHI_DETECTOR_FUNCTION],
         )
         functions["api"].add_environment(ENV_CORS_ORIGINS, ",".join(config.api.cors_origins))
         self.storage.documents_bucket.add_cors_rule(  # browsers POST presigned uploads straight to S3
@@ -166,7 +175,8 @@ class MainStack(Stack):
         for spec in app_specs:
             grant_access(functions[spec.name], spec, targets)
             extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets),
-                     **workspace_environment(spec, config, self.secrets)}
+                     **workspace_environment(spec, config, self.secrets),
+                     **tool_runner_environment(spec, functions[TOOL_RUNNER], functions[PHI_DETECTOR_FUNCTION])}
             for name, value in extra.items():
                 functions[spec.name].add_environment(name, value)
         SearchBootstrap(

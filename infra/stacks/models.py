@@ -19,13 +19,18 @@ EMBEDDING = "embedding"
 
 
 def llm_environment(config: EnvironmentConfig) -> dict[str, str]:
-    """LMI (vLLM) settings: an OpenAI-compatible chat endpoint serving the weights under /opt/ml/model."""
+    """LMI (vLLM) settings: an OpenAI-compatible chat endpoint serving the weights under /opt/ml/model, with
+    tool calls (docs.djl.ai, LMI user guide "Tool Calling Support in LMI")."""
     return {
         "HF_MODEL_ID": "/opt/ml/model",
         "OPTION_ROLLING_BATCH": "vllm",
         "OPTION_MAX_MODEL_LEN": "8192",
         "OPTION_TENSOR_PARALLEL_DEGREE": "max",
         "SERVED_MODEL_NAME": config.llm.served_model_name,
+        # Tool calls (OpenAI `tools`, offered on every question): LMI passes these to vLLM; the chat template is
+        # the model's own (Llama 3.1 Instruct's handles tools).
+        "OPTION_ENABLE_AUTO_TOOL_CHOICE": "true",
+        "OPTION_TOOL_CALL_PARSER": config.llm.tool_call_parser,
     }
 
 

@@ -164,6 +164,10 @@ report "function + deps + auth + workspace + core" "$function_dir" "$build/deps"
   "$build/core"
 report "function + deps + mcp + workspace + core" "$function_dir" "$build/deps" "$build/mcp" "$build/workspace" \
   "$build/core"
+report "function + deps + mcp + core" "$function_dir" "$build/deps" "$build/mcp" "$build/core"
+# Why the mcp function has no ML layer (the search tools run in query_tools for it: tools/remote.py):
+with_ml=$(bytes "$function_dir" "$build/deps" "$build/ml" "$build/mcp" "$build/core")
+printf '%-26s %8s MB unzipped  (over the limit: not deployed)\n' "function + deps + ml + mcp + core" "$(mb "$with_ml")"
 rm -rf "$function_dir"
 
 if [ "${1:-}" = "phi-image" ]; then

@@ -10,7 +10,7 @@ calls: list[list[str]] = []
 
 def _resources(params: dict[str, Any]) -> list[str]:
     found = [str(params[name]) for name in ("TableName", "Bucket", "stateMachineArn", "SecretId", "EndpointName",
-                                                "KeyId", "executionArn", "modelId")
+                                                "KeyId", "executionArn", "modelId", "FunctionName")
              if name in params]
     found += list(params.get("RequestItems", {}))  # BatchGetItem / BatchWriteItem
     for item in params.get("TransactItems", []):

@@ -15,9 +15,11 @@ from voiceassist.constants.environment import (
     ENV_IDEMPOTENCY_TABLE,
     ENV_INGEST_STATE_MACHINE_ARN,
     ENV_JOBS_TABLE,
+    ENV_PHI_DETECTOR_FUNCTION,
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_TOOL_RUNNER_FUNCTION,
     ENV_WEB_SEARCH_SECRET_ARN,
     ENV_WORKSPACE_SECRET_PREFIX,
 )
@@ -58,8 +60,6 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("ingest_ocr", A.BUCKET_WRITE): _BY_REFERENCE,
     ("query_rank", A.SESSIONS_READ): "an abstention in a session compares the question with the session's last "
                                      "one (query/retrieval.py _previous_question); the canned question is answered",
-    ("query_tools", A.SEARCH_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
-    ("query_tools", A.DOCUMENTS_READ): "the search tools (docs/tools.md); the canned tool call is a calculator",
     ("query_tools", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
     ("query_tools", A.LLM_INVOKE): "generate_differential_diagnosis, with the in-boundary LLM endpoint (cdk.json "
                                    "llm.enabled); tested on the stub model server (test_differential_tool.py)",
@@ -126,6 +126,10 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
         elif (service == "bedrock-runtime" and operation in ("Converse", "ConverseStream")
               and resource == env.get(ENV_BEDROCK_MODEL_ID)):
             used.add(A.BEDROCK_INVOKE)
+        elif (service, operation, resource) == ("lambda", "Invoke", env[ENV_TOOL_RUNNER_FUNCTION]):
+            used.add(A.INVOKE_TOOL_RUNNER)
+        elif (service, operation, resource) == ("lambda", "Invoke", env[ENV_PHI_DETECTOR_FUNCTION]):
+            used.add(A.INVOKE_PHI_DETECTOR)
         elif service == "comprehendmedical" and operation == "DetectPHI":
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

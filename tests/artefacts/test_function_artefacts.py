@@ -26,6 +26,7 @@ from voiceassist_local.resources import functions_dir, sample_corpus_dir, statem
 
 from tests.artefacts.artefacts import REPO, blocked_modules
 from tests.artefacts.grants import NOT_EXERCISED, accesses_used
+from tests.artefacts.lambda_stub import LambdaStub
 from tests.artefacts.opensearch_stub import OpenSearchStub
 from tests.support.dav_servers import PASSWORD, USER, make_calendar, radicale
 from tests.support.web_search_stub import KEY, WebSearchStub
@@ -33,11 +34,19 @@ from tests.unit.test_textract_ocr import textract_blocks
 from voiceassist.adapters.aws.dynamodb_tables import create_tables
 from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
 from voiceassist.constants.environment import (
+    ENV_PHI_DETECTOR_FUNCTION,
+    ENV_TOOL_RUNNER_FUNCTION,
     ENV_WEB_SEARCH_BASE_URL,
     ENV_WEB_SEARCH_SECRET_ARN,
     ENV_WORKSPACE_SECRET_PREFIX,
 )
-from voiceassist.constants.functions import FUNCTIONS_BY_NAME, placeholder_for
+from voiceassist.constants.functions import (
+    FUNCTIONS_BY_NAME,
+    PHI_DETECTOR_FUNCTION,
+    TOOL_RUNNER,
+    Access,
+    placeholder_for,
+)
 from voiceassist.constants.tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE
 from voiceassist.ingest.triggers import object_created_event
 from voiceassist.models import QueryRequest
@@ -65,9 +74,13 @@ SUMMARY:Ward round
 END:VEVENT
 END:VCALENDAR
 """
-# Imports a function tries and does without: the tools' PHI check in api, mcp and query_tools looks for Presidio,
-# which ships only in the container image, and fails closed without it (docs/tools.md "Known limits").
-OPTIONAL_IMPORTS: dict[str, set[str]] = {name: {"spacy"} for name in ("api", "mcp", "query_tools")}
+# Imports a function tries and does without: the tools' PHI check in api and mcp looks for Presidio, which ships
+# only in the container image, and fails closed without it (docs/tools.md "Known limits"); query_tools asks the
+# query_detect_phi function instead.
+OPTIONAL_IMPORTS: dict[str, set[str]] = {name: {"spacy"} for name in ("api", "mcp")}
+# The functions the tool functions invoke (Lambda Invoke reaches the stub, which runs the named worker).
+INVOKED = {TOOL_RUNNER: ("pk-query-tools", ENV_TOOL_RUNNER_FUNCTION, Access.INVOKE_TOOL_RUNNER),
+           PHI_DETECTOR_FUNCTION: ("pk-query-detect-phi", ENV_PHI_DETECTOR_FUNCTION, Access.INVOKE_PHI_DETECTOR)}
 
 
 class FunctionError(Exception):
@@ -113,7 +126,14 @@ class Worker:
 
 
 @pytest.fixture(scope="module")
-def aws() -> Iterator[dict[str, str]]:
+def lambda_stub() -> Iterator[LambdaStub]:
+    """Lambda's Invoke API for the remote tool runner (api, mcp -> query_tools), run in query_tools' worker."""
+    with LambdaStub() as stub:
+        yield stub
+
+
+@pytest.fixture(scope="module")
+def aws(lambda_stub: LambdaStub) -> Iterator[dict[str, str]]:
     """moto in server mode and the OpenSearch stub; the environment an AWS deployment gives the functions."""
     from moto.server import ThreadedMotoServer
 
@@ -151,6 +171,8 @@ def aws() -> Iterator[dict[str, str]]:
             "VOICEASSIST_QUERY_STATE_MACHINE_ARN": arns["query"],
             "VOICEASSIST_USER_POOL_ID": "us-east-1_packaging", "VOICEASSIST_USER_POOL_CLIENT_ID": "packaging",
             "VOICEASSIST_DATA_KEY_ID": data_key,
+            # api, mcp -> query_tools (the remote tool runner), query_tools -> query_detect_phi (tool arguments)
+            **{variable: name for name, variable, _ in INVOKED.values()}, "AWS_ENDPOINT_URL_LAMBDA": lambda_stub.url,
         }
         yield environment
     server.stop()
@@ -175,15 +197,24 @@ def workspace(aws: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> 
 
 
 @pytest.fixture(scope="module")
-def workers(aws: dict[str, str], workspace: dict[str, Any],
+def workers(aws: dict[str, str], lambda_stub: LambdaStub, workspace: dict[str, Any],
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Worker]]:
     logs = tmp_path_factory.mktemp("worker-logs")
     # as infra/stacks/environment.py gives them: the workspace settings to the functions that run those tools only
-    started = {name: Worker(name, {**aws, **(workspace["environment"] if spec.runs_workspace_tools else {})},
+    started = {name: Worker(name, {**_environment_of(name, aws),
+                                   **(workspace["environment"] if spec.runs_workspace_tools else {})},
                             logs / f"{name}.log") for name, spec in sorted(FUNCTIONS_BY_NAME.items())}
+    for function, (name, _, _) in INVOKED.items():
+        lambda_stub.functions[name] = started[function]
     yield started
     for worker in started.values():
         worker.close()
+
+
+def _environment_of(name: str, aws: dict[str, str]) -> dict[str, str]:
+    """As infra gives it (stacks/environment.py tool_runner_environment): only a function's invokers know it."""
+    hidden = {variable for _, variable, access in INVOKED.values() if access not in FUNCTIONS_BY_NAME[name].access}
+    return {key: value for key, value in aws.items() if key not in hidden}
 
 
 def _runner(workers: dict[str, Worker], pipeline: str) -> LocalPipelineRunner:
@@ -309,22 +340,30 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     invoked = workers["api"](_api_event("POST", "/v1/tools/calculate_medical_score/invoke",
                                         json.dumps({"arguments": tool_arguments})))
     # and the workspace tools run on the AWS path: the clinician's calendar through the API and MCP (their account
-    # read from their own secret), web search refused there (Presidio does not ship: the PHI check fails closed)
+    # read from their own secret); web search is not registered there (no Presidio to check its arguments)
     week = {"start": "2026-03-02T00:00:00", "end": "2026-03-09T00:00:00", "timezone": "Europe/Paris"}
     calendar = workers["api"](_api_event("POST", "/v1/tools/get_calendar_events/invoke",
                                          json.dumps({"arguments": week})))
     listed_tools = workers["api"](_api_event("GET", "/v1/tools"))
-    searched = workers["api"](_api_event("POST", "/v1/tools/web_search/invoke",
+    web_searched = workers["api"](_api_event("POST", "/v1/tools/web_search/invoke",
                                          json.dumps({"arguments": {"query": "sepsis rapid test approval"}})))
     mcp_calendar = dict(mcp_event, body=json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
         "name": "get_calendar_events", "arguments": week}}))
+    # and a knowledge-base search asked of the API and of MCP, which have no ML layer, runs in query_tools
+    searched = workers["api"](_api_event("POST", "/v1/tools/search_knowledge_base/invoke",
+                                         json.dumps({"arguments": {"query": "metformin maximum daily dose"}})))
+    mcp_search = _api_event("POST", "/v1/mcp")
+    mcp_search["headers"] = mcp_event["headers"]
+    mcp_search["body"] = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "search_guidelines", "arguments": {"query": "metformin in renal impairment"}}})
+    mcp_searched = workers["mcp"](mcp_search)
     cited = answer.citations[0]
     return {
         "bootstrap": response_url.replies, "started": started, "outcome": outcome, "answer": answer,
         "session": session, "uploaded": uploaded, "jobs": jobs, "asked": asked, "scanned": scanned, "tool": tool,
         "invoked": invoked, "reconciled": reconciled, "differential": differential, "calendar": calendar,
-        "listed_tools": listed_tools,
-        "searched": searched,
+        "listed_tools": listed_tools, "web_searched": web_searched, "searched": searched,
+        "mcp_searched": mcp_searched,
         "mcp": workers["mcp"](mcp_event), "mcp_calendar": workers["mcp"](mcp_calendar),
         "passage": workers["api"](_api_event("GET", f"/v1/documents/{cited.doc_id}/chunks/{cited.chunk_id}")),
         "listed": workers["api"](_api_event("GET", "/v1/documents")),
@@ -348,6 +387,12 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     tool, mcp, passage = exercised["tool"], exercised["mcp"], exercised["passage"]
     assert (tool["status"], tool["data"]["score"]) == (200, 5), tool
     assert exercised["invoked"]["statusCode"] == 200, exercised["invoked"]
+    searched = json.loads(exercised["searched"]["body"])
+    assert exercised["searched"]["statusCode"] == 200 and searched["sources"], exercised["searched"]
+    assert searched["sources"][0]["chunk"]["doc_key"] == "metformin-drug-reference"
+    assert searched["carries_phi"] is False  # checked by query_detect_phi, which query_tools invokes
+    mcp_searched = json.loads(exercised["mcp_searched"]["body"])["result"]
+    assert not mcp_searched.get("isError") and mcp_searched["structuredContent"]["status"] == 200, mcp_searched
     assert mcp["statusCode"] == 200, mcp
     assert json.loads(mcp["body"])["result"]["structuredContent"]["data"]["score"] == 5
     assert passage["statusCode"] == 200, passage
@@ -368,9 +413,11 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     mcp_calendar = json.loads(exercised["mcp_calendar"]["body"])["result"]["structuredContent"]
     assert [e["summary"] for e in mcp_calendar["data"]["events"]] == ["Ward round"] * 3, mcp_calendar
     listed = {tool["name"] for tool in json.loads(exercised["listed_tools"]["body"])}
-    assert {"get_calendar_events", "create_calendar_event", "search_nextcloud_files", "web_search"} <= listed
-    searched = json.loads(exercised["searched"]["body"])
-    assert (exercised["searched"]["statusCode"], searched["error"]["code"]) == (422, "phi_refused"), searched
+    assert {"get_calendar_events", "create_calendar_event", "search_nextcloud_files"} <= listed
+    # with Presidio as the detector (not shipped here) the tools whose arguments leave the boundary are not
+    # registered on AWS (composition/aws.py tool_registry): not listed, and asking for one is an unknown tool
+    assert not {"web_search", "search_pubmed"} & listed
+    assert exercised["web_searched"]["statusCode"] == 404, exercised["web_searched"]
     assert workspace["search"].queries == []  # nothing left the boundary
     assert exercised["refused"]["policyDocument"]["Statement"][0]["Effect"] == "Deny"
     assert {name: sorted(worker.refused - OPTIONAL_IMPORTS.get(name, set()))

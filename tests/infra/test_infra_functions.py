@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from conftest import Synthesized, app_functions, resources
 
-from voiceassist.constants.functions import FUNCTIONS, Access
+from voiceassist.constants.environment import ENV_PHI_DETECTOR_FUNCTION, ENV_TOOL_RUNNER_FUNCTION
+from voiceassist.constants.functions import (
+    FUNCTIONS,
+    FUNCTIONS_BY_NAME,
+    PHI_DETECTOR_FUNCTION,
+    TOOL_RUNNER,
+    Access,
+)
 from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.settings import (
     AWS_REQUIRED_ENV,
@@ -101,3 +110,38 @@ def test_a_schedule_runs_the_ingest_reconciler_with_a_dead_letter_queue(synthesi
     statements = [s for p in policies for s in p["PolicyDocument"]["Statement"]]
     describe = [s for s in statements if s["Action"] == "states:DescribeExecution"]
     assert len(describe) == 1 and ":execution:" in str(describe[0]["Resource"])
+
+
+def test_function_roles_invoke_only_the_tool_runner_and_the_phi_detector_function(synthesized: Synthesized) -> None:
+    """api and mcp may invoke query_tools (the remote tool runner), query_tools may invoke query_detect_phi (its
+    tool arguments' PHI check), each by that function's ARN alone, and each knows the function's name."""
+    template = synthesized.main("dev")
+    functions = app_functions(synthesized, "dev")
+    ids = {name: next(k for k, v in resources(template, "AWS::Lambda::Function").items() if v == functions[name])
+           for name in (TOOL_RUNNER, PHI_DETECTOR_FUNCTION)}
+    invoked: dict[str, set[str]] = {}
+    for name, props in functions.items():
+        role = props["Role"]["Fn::GetAtt"][0]
+        policies = [p for p in resources(template, "AWS::IAM::Policy").values() if {"Ref": role} in p["Roles"]]
+        for statement in (s for p in policies for s in p["PolicyDocument"]["Statement"]):
+            actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+            if "lambda:InvokeFunction" in actions:
+                targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+                (target,) = {t for t, i in ids.items() if all(i in str(r) for r in targets)}
+                invoked.setdefault(name, set()).add(target)
+        variables = props["Environment"]["Variables"]
+        assert (ENV_TOOL_RUNNER_FUNCTION in variables) is (TOOL_RUNNER in invoked.get(name, set())), name
+        assert (ENV_PHI_DETECTOR_FUNCTION in variables) is (PHI_DETECTOR_FUNCTION in invoked.get(name, set())), name
+    assert invoked == {"api": {TOOL_RUNNER}, "mcp": {TOOL_RUNNER}, TOOL_RUNNER: {PHI_DETECTOR_FUNCTION}}
+    assert functions["api"]["Environment"]["Variables"][ENV_TOOL_RUNNER_FUNCTION] == {"Ref": ids[TOOL_RUNNER]}
+    tools_env = functions[TOOL_RUNNER]["Environment"]["Variables"]
+    assert tools_env[ENV_PHI_DETECTOR_FUNCTION] == {"Ref": ids[PHI_DETECTOR_FUNCTION]}
+
+
+def test_the_tool_runner_is_reached_over_a_lambda_interface_endpoint(synthesized: Synthesized) -> None:
+    """api and mcp have no internet egress: their Invoke of query_tools goes through the VPC, never the NAT."""
+    template = synthesized.main("dev")
+    endpoints = [props for props in resources(template, "AWS::EC2::VPCEndpoint").values()
+                 if ".lambda" in json.dumps(props["ServiceName"])]
+    assert len(endpoints) == 1 and endpoints[0]["PrivateDnsEnabled"] is True
+    assert not any(FUNCTIONS_BY_NAME[name].internet_egress for name in ("api", "mcp"))

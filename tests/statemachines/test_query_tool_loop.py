@@ -1,10 +1,14 @@
 """The tool loop through the real query.asl.json (Generate <-> Run Tools), with the real handlers on the
 embedded stack and stub models that call tools: PHI arguments, a time-out, a rate limit, a confirmation, more
-than five calls, an unknown tool, and the extractive default that answers a calculator question by rule."""
+than five calls, an unknown tool, a question that names no calculator (every question is offered the tools,
+on the one answer path: session, fallbacks, PHI routing), and the extractive default that answers a
+calculator question by rule."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -14,19 +18,25 @@ from tests.stubs.query_stack import query_runner
 from tests.unit.tools.executor_fixtures import TEST_TOOLS
 from voiceassist import service
 from voiceassist.composition import Dependencies
+from voiceassist.errors import ModelUnavailable
 from voiceassist.models import (
     ChatCompletion,
     ChatMessage,
     Chunk,
     DocumentMetadata,
+    Message,
     QueryRequest,
     QueryResponse,
+    RoutingMode,
+    Session,
     SourceType,
     TokenUsage,
     ToolCall,
     ToolDefinition,
+    utc_now,
 )
-from voiceassist.query.tool_loop import MAX_TOOL_CALLS
+from voiceassist.query.answering import FALLBACK_WARNING
+from voiceassist.query.tool_loop import MAX_TOOL_CALLS, WITHHELD
 from voiceassist.tools.executor import Caller
 
 USER = "clinician-1"
@@ -50,7 +60,7 @@ def text(answer: str) -> ChatCompletion:
 class ToolScriptModel:
     """A ToolCallingChatModel playing a script of completions (the last repeats); records what it saw."""
 
-    def __init__(self, name: str, *, in_boundary: bool, script: Sequence[ChatCompletion]) -> None:
+    def __init__(self, name: str, *, in_boundary: bool, script: Sequence[ChatCompletion | Exception]) -> None:
         self.name, self.in_boundary, self.script = name, in_boundary, list(script)
         self.seen: list[list[ChatMessage]] = []
         self.offered: list[list[str]] = []
@@ -60,7 +70,10 @@ class ToolScriptModel:
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
         self.seen.append(list(messages))
         self.offered.append([t.name for t in tools])
-        return self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        reply = self.script.pop(0) if len(self.script) > 1 else self.script[0]
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion:
@@ -95,9 +108,10 @@ def deps(local_deps: Dependencies, runner: LocalPipelineRunner) -> Dependencies:
     return local_deps
 
 
-def ask(deps: Dependencies, question: str, cloud: Any = None, local: Any = None) -> QueryResponse:
+def ask(deps: Dependencies, question: str, cloud: Any = None, local: Any = None, session_id: str | None = None
+        ) -> QueryResponse:
     deps.cloud_chat, deps.local_chat = cloud, local  # type: ignore[misc]
-    return service.answer(deps, QueryRequest(query=question), user_id=USER)
+    return service.answer(deps, QueryRequest(query=question, session_id=session_id), user_id=USER)
 
 
 def tool_audit(deps: Dependencies) -> list[tuple[str | None, int | None]]:
@@ -171,6 +185,21 @@ def test_a_tool_result_carrying_phi_keeps_the_rest_of_the_turn_inside_the_bounda
     assert "John Smith" in local.tool_replies(0)[0]
 
 
+def test_in_cloud_only_mode_a_phi_result_is_withheld_from_the_cloud_model_and_no_tool_is_offered(
+        deps: Dependencies) -> None:
+    deps.settings = deps.settings.model_copy(update={"routing_mode": RoutingMode.CLOUD_ONLY})  # type: ignore[misc]
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
+        calls(ToolCall(name="send_letter", arguments={"text": "to John Smith, MRN 4417823"})),
+        text("The letter waits for your confirmation.")])
+
+    response = ask(deps, AF_QUESTION, cloud=cloud)
+
+    second_turn = cloud.seen[1]
+    assert cloud.offered[1] == [] and cloud.tool_replies(1) == [WITHHELD]
+    assert "John Smith" not in json.dumps([m.model_dump(mode="json") for m in second_turn])
+    assert response.answer == "The letter waits for your confirmation."
+
+
 def test_a_slow_tool_times_out_and_the_model_reads_the_time_out(deps: Dependencies) -> None:
     cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
         calls(ToolCall(name="slow_tool", arguments={"text": "x"})), text("The tool was too slow.")])
@@ -207,12 +236,81 @@ def test_a_tool_that_needs_confirmation_returns_a_pending_action_the_user_confir
     assert tool_audit(deps) == [("send_letter", 202), ("send_letter", 200)]
 
 
-def test_a_question_no_tool_is_named_in_keeps_the_answer_path(deps: Dependencies) -> None:
-    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[calls(CHADSVASC_CALL)])
+AF_QUESTION = "Which anticoagulation score should I use in atrial fibrillation?"  # names no calculator
+KB_CALL = ToolCall(name="search_knowledge_base", arguments={"query": "anticoagulation score atrial fibrillation"})
 
-    response = ask(deps, "Which anticoagulation score should I use in atrial fibrillation?", cloud=cloud)
 
-    assert (response.answer, cloud.plain_calls, cloud.seen, tool_audit(deps)) == ("Use CHA2DS2-VASc [1].", 1, [], [])
+def test_a_question_no_calculator_is_named_in_is_offered_the_tools_and_cites_the_search(
+        deps: Dependencies) -> None:
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
+        calls(KB_CALL), text("Use the CHA2DS2-VASc score to decide on anticoagulation [1].")])
+    session = Session(user_id=USER, clinical_context="Paroxysmal atrial fibrillation since 2024",
+                      expires_at=utc_now() + timedelta(hours=1))
+    deps.sessions.create(session)
+    deps.sessions.add_message(Message(session_id=session.session_id, role="user", content="Is AF common?"))
+    deps.sessions.add_message(Message(session_id=session.session_id, role="assistant", content="Yes."))
+
+    response = ask(deps, AF_QUESTION, cloud=cloud, session_id=session.session_id)
+
+    assert response.answer == "Use the CHA2DS2-VASc score to decide on anticoagulation [1]."
+    assert [c.doc_key for c in response.citations] == ["af-guideline"]
+    assert cloud.plain_calls == 0 and tool_audit(deps) == [("search_knowledge_base", 200)]
+    assert {"search_knowledge_base", "search_pubmed", "calculate_medical_score"} <= set(cloud.offered[0])
+    assert cloud.tool_replies(1)[0].startswith("(1) AF guideline") and "(cite as [1])" in cloud.tool_replies(1)[0]
+    # the answer path's session: its clinical context and history reach the tool-calling model too
+    first_turn = " ".join(m.content for m in cloud.seen[0])
+    assert "Paroxysmal atrial fibrillation since 2024" in first_turn and "Is AF common?" in first_turn
+    assert response.metadata.answer_status == "answered"  # a search, not a calculator, answered
+
+
+def test_a_phi_question_naming_no_calculator_is_offered_only_the_tools_that_may_receive_phi(
+        deps: Dependencies) -> None:
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[text("unused")])
+    local = ToolScriptModel("llama", in_boundary=True, script=[calls(KB_CALL), text("Use CHA2DS2-VASc [1].")])
+
+    response = ask(deps, f"Patient John Smith, MRN 4417823: {AF_QUESTION}", cloud=cloud, local=local)
+
+    phi_safe = {d.name for d in deps.tool_registry.definitions() if d.requires_phi}
+    assert (cloud.seen, cloud.plain_calls) == ([], 0)
+    assert set(local.offered[0]) == phi_safe and set(local.offered[1]) == phi_safe
+    assert "search_pubmed" not in phi_safe and "web_lookup" not in phi_safe
+    assert response.answer == "Use CHA2DS2-VASc [1]." and tool_audit(deps) == [("search_knowledge_base", 200)]
+
+
+def test_the_fallback_model_is_offered_the_tools_when_the_primary_fails(deps: Dependencies) -> None:
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[ModelUnavailable("the endpoint is down")])
+    local = ToolScriptModel("llama", in_boundary=True, script=[calls(KB_CALL), text("Use CHA2DS2-VASc [1].")])
+
+    response = ask(deps, AF_QUESTION, cloud=cloud, local=local)
+
+    assert len(cloud.seen) == 2  # the primary tier, retried once by the state machine
+    assert "search_pubmed" in local.offered[0]  # no PHI: every tool
+    assert (response.answer, [c.doc_key for c in response.citations]) == ("Use CHA2DS2-VASc [1].", ["af-guideline"])
+    assert FALLBACK_WARNING.format(model="stub") in response.metadata.warnings
+
+
+def test_a_primary_that_fails_between_rounds_hands_the_tool_results_to_the_fallback(deps: Dependencies) -> None:
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
+        calls(KB_CALL), ModelUnavailable("the endpoint is down")])
+    local = ToolScriptModel("llama", in_boundary=True, script=[text("Use CHA2DS2-VASc [1].")])
+
+    response = ask(deps, AF_QUESTION, cloud=cloud, local=local)
+
+    assert local.tool_replies(0)[0].startswith("(1) AF guideline")  # the fallback reads the primary's round
+    assert response.answer == "Use CHA2DS2-VASc [1]." and tool_audit(deps) == [("search_knowledge_base", 200)]
+
+
+def test_with_tools_turned_off_a_tool_model_answers_on_the_plain_path_and_a_calculator_by_rule(
+        deps: Dependencies) -> None:
+    deps.settings = deps.settings.model_copy(update={"offer_tools": False})  # type: ignore[misc]
+    cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[calls(KB_CALL)])
+
+    answered = ask(deps, AF_QUESTION, cloud=cloud)
+    calculated = ask(deps, CHADSVASC_QUESTION, cloud=cloud)
+
+    assert (answered.answer, cloud.plain_calls, cloud.seen) == ("Use CHA2DS2-VASc [1].", 1, [])
+    assert calculated.answer.startswith("CHA2DS2-VASc: 5 points.") and calculated.metadata.model == "extractive"
+    assert tool_audit(deps) == [("calculate_medical_score", 200)]
 
 
 def test_a_model_that_keeps_calling_tools_is_stopped_after_five_calls(deps: Dependencies) -> None:

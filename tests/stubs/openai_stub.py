@@ -1,7 +1,7 @@
 """A local OpenAI-compatible chat-completions server on 127.0.0.1, for tests and local demos.
 
-It plays a script of replies (an answer, an HTTP error, or a delay longer than the client's timeout), streams
-answers as server-sent events when asked to, and records every request it received.
+It plays a script of replies (an answer, tool calls, an HTTP error, or a delay longer than the client's
+timeout), streams answers as server-sent events when asked to, and records every request it received.
 
     with OpenAIStub([StubReply(status=503), StubReply(text="Up to 2,000 mg [1].")]) as stub:
         model = OpenAIChatModel("llama3.1:8b", in_boundary=True, base_url=stub.base_url)
@@ -40,6 +40,8 @@ class StubReply:
     completion_tokens: int = 20
     headers: tuple[tuple[str, str], ...] = ()  # sent with the reply (a 429's Retry-After)
     raw_body: str | None = None  # a 200 with this body as it is (malformed JSON, a completion without choices)
+    # (name, arguments) of function calls to answer with instead of text (the OpenAI `tool_calls` shape)
+    tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -163,10 +165,15 @@ class OpenAIStub(LocalServer):
         return Handler
 
     def _completion(self, reply: StubReply) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+        if reply.tool_calls:
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": f"call_{n}", "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+                for n, (name, args) in enumerate(reply.tool_calls)]}
         return {
             "id": "stub", "object": "chat.completion", "created": 0, "model": self.model,
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text},
-                         "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message,
+                         "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
             "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
                       "total_tokens": reply.prompt_tokens + reply.completion_tokens},
         }

@@ -10,12 +10,13 @@ from typing import Any
 import pytest
 
 from voiceassist.errors import Conflict, DependencyError, ModelUnavailable, PhiBoundaryViolation
-from voiceassist.models import ChatCompletion, ChatMessage, RoutingMode, TokenUsage
+from voiceassist.models import ChatCompletion, ChatMessage, RoutingMode, TokenUsage, ToolCall
 from voiceassist.query.circuit_breaker import BreakerRegistry, BreakerState, CircuitBreaker, CircuitOpen
 from voiceassist.query.routing import (
     NoModelAvailable,
     RoutePlan,
     choose_models,
+    complete_with_fallbacks,
     generate_with_fallbacks,
     stream_with_fallbacks,
 )
@@ -297,6 +298,28 @@ def test_an_empty_answer_falls_through_to_the_next_model(breakers: BreakerRegist
                                          egress_check=allow_all, sleep=no_sleep)
 
     assert generation.model == "llama" and generation.attempts[0].error == "EmptyCompletion"
+
+
+def test_a_completion_with_tool_calls_and_no_text_is_an_answer(breakers: BreakerRegistry) -> None:
+    """complete_with_fallbacks (the tool loop's): tool calls answer; a completion with neither falls through."""
+    call = ToolCall(call_id="call_0", name="search_knowledge_base", arguments={"query": "metformin"})
+    replies = {"gpt": ChatCompletion(text="", model="gpt", tool_calls=[call]),
+               "silent": ChatCompletion(text=" ", model="silent")}
+    cloud, local = FakeChat("gpt", in_boundary=False), FakeChat("llama", in_boundary=True)
+    silent = FakeChat("silent", in_boundary=False)
+
+    def complete(model: Any) -> ChatCompletion:
+        return replies.get(model.name) or model.complete(messages_for(CLEAN_QUESTION))
+
+    calls = complete_with_fallbacks(choose_models(False, RoutingMode.HYBRID, cloud=cloud, local=local),
+                                    messages_for(CLEAN_QUESTION), complete, breakers=breakers,
+                                    egress_check=allow_all, sleep=no_sleep)
+    fallen = complete_with_fallbacks(choose_models(False, RoutingMode.HYBRID, cloud=silent, local=local),
+                                     messages_for(CLEAN_QUESTION), complete, breakers=breakers,
+                                     egress_check=allow_all, sleep=no_sleep)
+
+    assert (calls.model, calls.text, calls.tool_calls) == ("gpt", "", [call])
+    assert (fallen.model, fallen.attempts[0].error, fallen.tool_calls) == ("llama", "EmptyCompletion", [])
 
 
 def test_no_model_available_lists_attempts_without_prompt_text(breakers: BreakerRegistry) -> None:

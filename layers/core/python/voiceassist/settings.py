@@ -47,6 +47,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_OCR_MAX_WAIT_SECONDS,
     ENV_OCR_PAGE_SECONDS,
     ENV_OCR_POLL_SECONDS,
+    ENV_OFFER_TOOLS,
     ENV_OPENAI_API_KEY,
     ENV_OPENAI_BASE_URL,
     ENV_OPENAI_MODEL,
@@ -55,6 +56,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_OPENSEARCH_INDEX,
     ENV_OPENSEARCH_PIPELINE,
     ENV_PHI_DETECTOR,
+    ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
     ENV_PUBMED_API_KEY,
     ENV_PUBMED_BASE_URL,
@@ -71,6 +73,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
     ENV_TIKTOKEN_CACHE_DIR,
+    ENV_TOOL_RUNNER_FUNCTION,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
     ENV_WEB_SEARCH_API_KEY,
@@ -108,6 +111,8 @@ class Settings(BaseModel):
     idempotency_table: str | None = None
     state_table: str | None = None
     data_key_id: str | None = None  # AWS: the KMS key wrapping PHI fields' data keys (local: a key file)
+    tool_runner_function: str | None = None  # AWS: api, mcp run the embedding tools there (tools/remote.py)
+    phi_detector_function: str | None = None  # AWS: query_tools checks tool arguments there (no Presidio of its own)
 
     opensearch_endpoint: str | None = None
     opensearch_index: str = "voiceassist-chunks"
@@ -129,6 +134,7 @@ class Settings(BaseModel):
     bedrock_model_id: str | None = None  # a model id or a system inference profile id
 
     routing_mode: RoutingMode = RoutingMode.HYBRID
+    offer_tools: bool = True  # offer a model that takes tool calls the tools on every question (docs/tools.md)
     phi_mode: PhiMode = PhiMode.STRICT
     phi_detector: PhiDetectorKind = PhiDetectorKind.PRESIDIO
 
@@ -242,6 +248,9 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_DATA_KEY_ID: "data_key_id",
     ENV_IN_BOUNDARY_PROVIDER: "in_boundary_provider",
     ENV_BEDROCK_MODEL_ID: "bedrock_model_id",
+    ENV_TOOL_RUNNER_FUNCTION: "tool_runner_function",
+    ENV_PHI_DETECTOR_FUNCTION: "phi_detector_function",
+    ENV_OFFER_TOOLS: "offer_tools",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from voiceassist.composition.base import Dependencies
-from voiceassist.settings import Runtime
+from voiceassist.settings import PhiDetectorKind, Runtime
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
@@ -20,12 +20,15 @@ if TYPE_CHECKING:
         JobStore,
         KeyValueState,
         PageOcr,
+        PhiDetector,
         PipelineRunner,
         RateLimiter,
         SearchIndex,
         SessionStore,
         UploadSigner,
     )
+    from voiceassist.tools.registry import ToolRegistry
+    from voiceassist.tools.remote import ToolRunner
 
 
 class AwsDependencies(Dependencies, runtime=Runtime.AWS):
@@ -88,6 +91,42 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
 
         return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
+
+    @cached_property
+    def tool_registry(self) -> ToolRegistry:
+        """No function that runs tools on AWS ships Presidio (query_tools, api and mcp are zip functions; Presidio
+        is in the container image; constants/functions.py TOOL_FUNCTIONS): with it as the detector, api and mcp
+        could never check the arguments of a tool that leaves the boundary, and query_tools (which borrows
+        query_detect_phi's detector) has neither PubMed's settings nor the web search key. So search_pubmed and
+        web_search are then not registered: never offered to a model, listed or run (explicitly, rather than
+        refused per call). With Comprehend Medical alone as the detector (an API call any function can make), they
+        are, and infra allows web search only then (infra/config.py)."""
+        from voiceassist.composition.workspace import workspace_tools
+        from voiceassist.tools.catalogue import default_registry
+
+        checkable = self.settings.phi_detector is PhiDetectorKind.COMPREHEND_MEDICAL
+        return default_registry(workspace_tools(self), leaving_boundary=checkable)
+
+    @cached_property
+    def phi_detector(self) -> PhiDetector:
+        """query_tools ships no Presidio: it checks tool arguments with the query_detect_phi function (Lambda
+        Invoke; a failure counts as PHI). Every other function builds its detector from the settings."""
+        if self.settings.phi_detector_function:
+            from voiceassist.adapters.aws.lambda_phi_detector import LambdaPhiDetector
+
+            return LambdaPhiDetector(self.settings.phi_detector_function, region_name=self.settings.region)
+        from voiceassist.composition.phi_detectors import build_detector
+
+        return build_detector(self.settings)
+
+    @cached_property
+    def tool_runner(self) -> ToolRunner | None:
+        """api and mcp have no ML layer: they hand the embedding tools to the query_tools function."""
+        if not self.settings.tool_runner_function:
+            return None
+        from voiceassist.adapters.aws.lambda_tool_runner import LambdaToolRunner
+
+        return LambdaToolRunner(self.settings.tool_runner_function, region_name=self.settings.region)
 
     @cached_property
     def rate_limiter(self) -> RateLimiter:

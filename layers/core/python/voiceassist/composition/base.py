@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from voiceassist.query.state import QueryContext
     from voiceassist.tools.executor import ToolExecutor
     from voiceassist.tools.registry import ToolRegistry
+    from voiceassist.tools.remote import ToolRunner
 
 PipelineRunnerFactory = Callable[["Dependencies"], "PipelineRunner"]
 _pipeline_runner_factory: PipelineRunnerFactory | None = None
@@ -173,8 +174,20 @@ class Dependencies:
         from voiceassist.tools.registry import ToolEnvironment
 
         detector = DeferredDetector(lambda: self.phi_detector)
-        return ToolExecutor(self.tool_registry, env=ToolEnvironment(ctx=self.query), detector=detector,
-                            limiter=self.rate_limiter, actions=PendingActions(self.state), audit=self.audit)
+        options: dict[str, Any] = {"env": ToolEnvironment(ctx=self.query), "detector": detector,
+                                   "limiter": self.rate_limiter, "actions": PendingActions(self.state),
+                                   "audit": self.audit}
+        if self.tool_runner is not None:  # the embedding tools run in the function that has the ML layer
+            from voiceassist.tools.remote import RemoteToolExecutor
+
+            return RemoteToolExecutor(self.tool_registry, runner=self.tool_runner, **options)
+        return ToolExecutor(self.tool_registry, **options)
+
+    @cached_property
+    def tool_runner(self) -> ToolRunner | None:
+        """Another function that runs the tools this one cannot (AWS: tools/remote.py); locally, none."""
+        return None
+
     def event_publisher(self, endpoint: str | None) -> EventPublisher:
         """Where a streamed query's steps publish: API Gateway's management API at `endpoint` (a WebSocket
         connection), or the process's in-process hub when there is no endpoint (the local runtime)."""

@@ -110,6 +110,9 @@ ENV_WEB_SEARCH_BASE_URL = "VOICEASSIST_WEB_SEARCH_BASE_URL"  # a Brave Search AP
 ENV_WEB_SEARCH_API_KEY = "VOICEASSIST_WEB_SEARCH_API_KEY"  # local only; on AWS the secret below
 ENV_WEB_SEARCH_SECRET_ARN = "VOICEASSIST_WEB_SEARCH_SECRET_ARN"
 ENV_DATA_KEY_ID = "VOICEASSIST_DATA_KEY_ID"  # AWS: the environment KMS key that wraps the data keys of PHI fields
+ENV_TOOL_RUNNER_FUNCTION = "VOICEASSIST_TOOL_RUNNER_FUNCTION"  # AWS: api, mcp: the query_tools function
+ENV_PHI_DETECTOR_FUNCTION = "VOICEASSIST_PHI_DETECTOR_FUNCTION"  # AWS: query_tools: query_detect_phi
+ENV_OFFER_TOOLS = "VOICEASSIST_OFFER_TOOLS"  # false: no model is offered tools (one that rejects `tools`)
 
 
 # ---- the in-boundary chat model (docs/operations.md, "In-boundary model"; decision 0016) ---------------------

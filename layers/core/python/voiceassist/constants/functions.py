@@ -49,6 +49,10 @@ class Access(StrEnum):
     # per-user account secrets (<prefix><user id>) and the web search provider's key.
     WORKSPACE_ACCOUNTS = "workspace-accounts"
     WEB_SEARCH_SECRET = "web-search-secret"
+    # lambda:InvokeFunction on the query_tools function only: api and mcp run the embedding tools there
+    INVOKE_TOOL_RUNNER = "invoke-tool-runner"
+    # lambda:InvokeFunction on the query_detect_phi function only: query_tools checks tool arguments there
+    INVOKE_PHI_DETECTOR = "invoke-phi-detector"
 
 
 @dataclass(frozen=True)
@@ -99,6 +103,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SESSIONS_WRITE,
         A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited (a hash chain per user)
         A.STATE_WRITE,  # tool rate limits and pending actions (POST /v1/tools/{name}/invoke, /v1/actions)
+        A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
         A.START_INGEST,
         A.START_QUERY,
         A.WORKSPACE_ACCOUNTS,  # POST /v1/tools/{name}/invoke of a calendar or file tool (where configured)
@@ -256,17 +261,17 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "Run one tool call through the executor (the query's tool loop)",
         A.AUDIT_WRITE,
         A.STATE_WRITE,  # rate limits and pending actions
-        A.SEARCH_READ,
-        A.DOCUMENTS_READ,
+        A.SEARCH_READ,  # the knowledge-base searches (the same search as query_retrieve's: no documents table)
         A.EMBEDDING_INVOKE,
         A.LLM_INVOKE,  # generate_differential_diagnosis writes with the in-boundary model
+        A.INVOKE_PHI_DETECTOR,  # tool arguments are checked by query_detect_phi (no Presidio here)
         memory_mb=2048,
         timeout_seconds=30,
-        # The knowledge-base search tools embed in-boundary. Presidio is not shipped, so the executor's PHI
-        # rule fails closed here, and PubMed is not configured here (only query_retrieve holds its key):
-        # search_pubmed is refused from the loop on AWS. No workspace tools: deps + ml + core leave ~6 MB of
-        # Lambda's 250 MB and the workspace layer (caldav, lxml) is ~17 MB, so the loop does not offer them on
-        # AWS (query_generate is not given their settings); the API and MCP run them.
+        # The knowledge-base search tools embed in-boundary; it also runs them for api and mcp (tools/remote.py).
+        # Presidio is not shipped: the executor checks text arguments by invoking query_detect_phi. No workspace
+        # tools: deps + ml + core leave ~6 MB of Lambda's 250 MB and the workspace layer (caldav, lxml) is ~17 MB,
+        # so the loop does not offer them on AWS (query_generate is not given their settings); the API and MCP
+        # run them.
         needs_ml_layer=True,
     ),
     _spec(
@@ -276,10 +281,11 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,  # rate limits and pending actions
         A.WORKSPACE_ACCOUNTS,  # the calendar and file tools (where configured)
         A.WEB_SEARCH_SECRET,  # web_search (where configured)
+        A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
         timeout_seconds=29,
         runs_workspace_tools=True,
-        # deps + ml + mcp + core would pass Lambda's 250 MB (deps + ml + core is 244 MB), so no ML layer: the
-        # calculators run here; the search tools need the embedder (the query loop's query_tools has it).
+        # deps + ml + mcp + core would pass Lambda's 250 MB (264.0 MB unzipped with its code,
+        # docs/tools.md), so no ML layer: the calculators run here, the search tools in query_tools.
         needs_mcp_layer=True,
     ),
     _spec(
@@ -381,3 +387,10 @@ def carries_auth_layer(spec: FunctionSpec) -> bool:
     """The auth layer's cryptography is needed by the flagged functions and by every one that reads or writes
     sessions (their clinical context is encrypted at the application level)."""
     return spec.needs_auth_layer or bool(spec.access & {Access.SESSIONS_READ, Access.SESSIONS_WRITE})
+
+# The functions that run tools (the executor): none ships the PHI detector (query_tools borrows query_detect_phi's),
+# so on AWS the tools that leave the boundary are not registered (composition/aws.py tool_registry;
+# tests/unit/tools/test_remote_tools.py checks the premise).
+TOOL_FUNCTIONS: tuple[str, ...] = ("query_tools", "api", "mcp")
+TOOL_RUNNER = "query_tools"  # runs the embedding tools for api and mcp (Access.INVOKE_TOOL_RUNNER)
+PHI_DETECTOR_FUNCTION = "query_detect_phi"  # checks query_tools' tool arguments (Access.INVOKE_PHI_DETECTOR)

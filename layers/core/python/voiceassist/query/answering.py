@@ -7,11 +7,13 @@ model for PHI), then on failure "fallback", then "extractive" (degraded mode: ci
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable, NotFound, StoreUnavailable
-from voiceassist.models import AnswerStatus, Message, Session
+from voiceassist.models import AnswerStatus, ChatCompletion, ChatMessage, Message, Session, ToolDefinition
 from voiceassist.observability import log_failure
+from voiceassist.ports import ChatModel, ToolCallingChatModel
 from voiceassist.query import abstention, citations, extractive, generation, grounding, routing, terms
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
@@ -47,26 +49,76 @@ def _session(ctx: QueryContext, state: QueryState) -> tuple[Session | None, list
         return None, []
 
 
-def generate(ctx: QueryContext, state: QueryState, *, tier: str) -> QueryState:
-    """Answer with the tier's model; raises ModelUnavailable so the state machine moves to the next tier."""
+@dataclass(frozen=True)
+class ToolTurn:
+    """The tool loop's part of a Generate turn (query/tool_loop.py): the tools offered now (none past the
+    limits), and the earlier rounds as OpenAI messages, in full and with PHI-carrying results withheld (for a
+    model outside the boundary, which only a redacted plan reaches)."""
+
+    tools: tuple[ToolDefinition, ...] = ()
+    transcript: tuple[ChatMessage, ...] = ()
+    withheld: tuple[ChatMessage, ...] = ()
+    egress_text: str = ""  # what the rounds add that did not come from the knowledge base (arguments, results)
+    withheld_egress_text: str = ""
+
+
+def turn_has_phi(state: QueryState) -> bool:
+    """PHI in the question, or in a tool result of this turn: either keeps the turn inside the boundary."""
+    return state.phi_detected or any(exchange.result.carries_phi for exchange in state.tool_history)
+
+
+def tier_plan(ctx: QueryContext, state: QueryState, tier: str) -> routing.RoutePlan:
+    plan = routing.choose_models(turn_has_phi(state), ctx.settings.routing_mode, cloud=ctx.cloud_chat,
+                                 local=ctx.local_chat)
+    return plan.tier(tier)
+
+
+def tool_model(ctx: QueryContext, state: QueryState, tier: str) -> ToolCallingChatModel | None:
+    """The tier's model when it may be offered tools: tools are on (Settings.offer_tools), the model takes them,
+    and the plan is not redacted (cloud-only with PHI: the model outside the boundary gets the redacted question
+    only, never tools)."""
+    if tier == "extractive" or not ctx.settings.offer_tools:
+        return None
+    plan = tier_plan(ctx, state, tier)
+    model = plan.models[0] if plan.models else None
+    return model if isinstance(model, ToolCallingChatModel) and not plan.redacted else None
+
+
+def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn | None = None) -> QueryState:
+    """Answer with the tier's model; raises ModelUnavailable so the state machine moves to the next tier.
+
+    With `tools`, a model that takes tool calls is offered them and may answer with calls instead
+    (`state.tool_calls`, for the tool loop to limit and issue); any other model answers from the excerpts,
+    where the tools' sources already are."""
+    tools = tools or ToolTurn()
     with timed(state, f"generate_{tier}"):
         cloud, local = ctx.cloud_chat, ctx.local_chat
         if tier == "extractive" or (cloud is None and local is None):
             return _extractive(state, degraded=tier == "extractive")
-        plan = routing.choose_models(state.phi_detected, ctx.settings.routing_mode, cloud=cloud, local=local)
-        tier_plan = plan.tier(tier)
+        plan = routing.choose_models(turn_has_phi(state), ctx.settings.routing_mode, cloud=cloud, local=local)
+        tier_models = plan.tier(tier)
         session, history = _session(ctx, state)
         question = state.safe_text if plan.redacted else state.request.query
         context = session.clinical_context if session else None
         if plan.redacted and context:
             context = ctx.phi_detector.detect(context).redacted_text
         prompt = generation.build_prompt(question, _excerpts(state), clinical_context=context, history=history)
-        # The egress guard re-checks what came from the user (question, context, history). The excerpts come
-        # from the curated knowledge base: author names and study dates there are not PHI.
-        user_text = "\n".join([question, context or "", *(m.content for m in history)])
+        # The egress guard re-checks what came from the user (question, context, history) and what the tool
+        # rounds added. The excerpts come from the curated knowledge base: author names and study dates there
+        # are not PHI.
+        rounds_text = tools.withheld_egress_text if plan.redacted else tools.egress_text
+        user_text = "\n".join([question, context or "", *(m.content for m in history), rounds_text])
+        rounds = list(tools.withheld if plan.redacted else tools.transcript)
+        offered = [] if plan.redacted else list(tools.tools)
+
+        def complete(model: ChatModel) -> ChatCompletion:
+            if isinstance(model, ToolCallingChatModel) and (offered or rounds):
+                return model.complete_with_tools([*prompt.messages, *rounds], offered)
+            return model.complete(prompt.messages)
+
         try:
-            result = routing.generate_with_fallbacks(
-                tier_plan, prompt.messages, breakers=BreakerRegistry(ctx.state),
+            result = routing.complete_with_fallbacks(
+                tier_models, prompt.messages, complete, breakers=BreakerRegistry(ctx.state),
                 retries=0,  # the state machine retries the primary tier once
                 egress_check=lambda _payload: phi.ensure_may_leave(user_text, detector=ctx.phi_detector))
         except routing.NoModelAvailable as exc:
@@ -75,14 +127,16 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str) -> QueryState:
                 # an open circuit or a refused egress would fail the same way again, so those stay unretried.
                 raise ModelUnavailable(str(exc)) from exc
             raise
-    state.answer, state.model, state.usage = result.text, result.model, result.usage
+    state.answer, state.model, state.tool_calls = result.text, result.model, result.tool_calls
+    state.usage.prompt_tokens += result.usage.prompt_tokens
+    state.usage.completion_tokens += result.usage.completion_tokens
     state.extractive = False
     warnings = [*plan.warnings, *result.warnings]
     if tier == "fallback":
         warnings.append(FALLBACK_WARNING.format(model=result.model))
-    state.warnings.extend(w for w in warnings if w not in state.warnings)
     if prompt.dropped_excerpts:
-        state.warnings.append(f"{prompt.dropped_excerpts} lower-ranked excerpts did not fit the model's budget")
+        warnings.append(f"{prompt.dropped_excerpts} lower-ranked excerpts did not fit the model's budget")
+    state.warnings.extend(w for w in warnings if w not in state.warnings)
     return state
 
 

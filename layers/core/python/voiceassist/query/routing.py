@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, TypeVar
 from pydantic import Field
 
 from voiceassist.errors import DependencyError, ModelUnavailable, PhiBoundaryViolation
-from voiceassist.models import ChatCompletion, ChatMessage, Model, RoutingMode, TokenUsage
+from voiceassist.models import ChatCompletion, ChatMessage, Model, RoutingMode, TokenUsage, ToolCall
 from voiceassist.observability import log_failure
 from voiceassist.query.circuit_breaker import BreakerRegistry, CircuitBreaker, CircuitOpen
 
@@ -44,6 +44,7 @@ class Generation(Model):
     usage: TokenUsage = Field(default_factory=TokenUsage)
     attempts: list[ModelAttempt] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    tool_calls: list[ToolCall] = Field(default_factory=list)  # the model asked for these (query/tool_loop.py)
 
 
 @dataclass
@@ -127,15 +128,30 @@ def generate_with_fallbacks(plan: RoutePlan, messages: Sequence[ChatMessage], *,
     Before any model outside the boundary is called, egress_check sees the whole payload; if it raises (or
     fails), no model outside the boundary is tried for this request. Raises NoModelAvailable at the end.
     """
-    def complete(model: ChatModel) -> ChatCompletion | None:
-        completion = model.complete(messages, max_tokens=max_tokens, temperature=temperature)
-        return completion if completion.text.strip() else None
+    def complete(model: ChatModel) -> ChatCompletion:
+        return model.complete(messages, max_tokens=max_tokens, temperature=temperature)
+
+    return complete_with_fallbacks(plan, messages, complete, breakers=breakers, egress_check=egress_check,
+                                   retries=retries, sleep=sleep, retry_backoff_s=retry_backoff_s)
+
+
+def complete_with_fallbacks(plan: RoutePlan, messages: Sequence[ChatMessage],
+                            complete: Callable[[ChatModel], ChatCompletion], *, breakers: BreakerRegistry,
+                            egress_check: EgressCheck, retries: int = 1,
+                            sleep: Callable[[float], None] = time.sleep, retry_backoff_s: float = 0.5
+                            ) -> Generation:
+    """generate_with_fallbacks with the caller's own call of each model (the tool loop offers tools to a model
+    that takes them): same plan, egress guard, breakers and retries. A completion counts as an answer when it
+    has text or tool calls."""
+    def answer(model: ChatModel) -> ChatCompletion | None:
+        completion = complete(model)
+        return completion if completion.text.strip() or completion.tool_calls else None
 
     model, completion, attempts, warnings = _first_answer(
-        plan, messages, complete, breakers=breakers, egress_check=egress_check,
+        plan, messages, answer, breakers=breakers, egress_check=egress_check,
         retry=_Retry(retries, sleep, retry_backoff_s))
     return Generation(text=completion.text, model=completion.model or model.name, usage=completion.usage,
-                      attempts=attempts, warnings=warnings)
+                      attempts=attempts, warnings=warnings, tool_calls=completion.tool_calls)
 
 
 def stream_with_fallbacks(plan: RoutePlan, messages: Sequence[ChatMessage], *, breakers: BreakerRegistry,

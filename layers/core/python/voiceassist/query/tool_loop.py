@@ -12,12 +12,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from voiceassist import phi
-from voiceassist.errors import ModelUnavailable
 from voiceassist.models import AnswerStatus, ChatMessage, SearchHit, ToolCall, ToolDefinition, ToolExchange, ToolResult
-from voiceassist.ports import ToolCallingChatModel
-from voiceassist.query import answering, generation, routing
-from voiceassist.query.state import QueryContext, QueryState, timed
+from voiceassist.query import answering, generation
+from voiceassist.query.state import QueryContext, QueryState
 from voiceassist.tools.calculators.question import extract_parameters
 from voiceassist.tools.calculators.registry import get_calculator
 from voiceassist.tools.executor import Caller, ToolExecutor
@@ -28,6 +25,7 @@ TOOL_BUDGET_S = 10.0
 BACKSTOP_S = 2  # the Map task's time-out is the tool's own plus this (the executor stops first)
 CALCULATOR_TOOL = "calculate_medical_score"
 TOOL_RESULT = AnswerStatus.TOOL_RESULT
+WITHHELD = "The result holds protected health information, so it stays inside the boundary."
 LIMIT_WARNING = ("The tool limit of this question was reached ({calls} calls, {seconds:g} s); {dropped} more "
                  "were not run.")
 # The user's note when a tool failed (the model reads the error itself): a slow or unreachable server degrades
@@ -36,23 +34,24 @@ TIMEOUT_NOTE = "The tool {name} did not answer in time; the answer was composed 
 FAILURE_NOTE = "The tool {name} failed or could not reach its server; the answer was composed without its result."
 
 
-def turn_has_phi(state: QueryState) -> bool:
-    return state.phi_detected or any(exchange.result.carries_phi for exchange in state.tool_history)
+turn_has_phi = answering.turn_has_phi
 
 
 def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, tier: str) -> QueryState:
-    """One Generate turn of a tier: fold in the tools' results, then call tools or answer."""
+    """One Generate turn of a tier: fold in the tools' results, then call tools or answer.
+
+    Every question takes the one answer path of query/answering.py (session context, history, breakers,
+    fallbacks, the PHI routing and egress guard); a model that takes tool calls is offered the tools allowed
+    now. A question routed to a calculator with no such model is answered by the calculator, by rule."""
     absorb_results(state)
     state.generation_tier, state.tool_calls, state.tool_calls_pending = tier, [], False
-    # Tools are offered where Classify routed the question to one (and while the loop runs): every other
-    # question keeps the answer path of query/answering.py (session context, history, breakers, fallbacks).
-    model = _tool_model(ctx, state, tier) if state.tool_route or state.tool_history else None
-    if model is not None:
-        with timed(state, f"generate_{tier}"):
-            return _generate_with_tools(ctx, registry, state, model)
-    if state.tool_route:
+    if state.tool_route and answering.tool_model(ctx, state, tier) is None:
         return _answer_by_rule(state)
-    return answering.generate(ctx, state, tier=tier)
+    offered = _offered(registry, state) if ctx.settings.offer_tools else []
+    answering.generate(ctx, state, tier=tier, tools=_tool_turn(state, offered))
+    if state.extractive:
+        return state
+    return _after_completion(state, registry, offered)
 
 
 def absorb_results(state: QueryState) -> None:
@@ -98,17 +97,6 @@ def _cite(state: QueryState, sources: list[SearchHit]) -> None:
     state.hits = [*sources, *(hit for hit in state.hits if hit.chunk.chunk_id not in seen)]
 
 
-def _tool_model(ctx: QueryContext, state: QueryState, tier: str) -> ToolCallingChatModel | None:
-    if tier == "extractive":
-        return None
-    plan = routing.choose_models(turn_has_phi(state), ctx.settings.routing_mode, cloud=ctx.cloud_chat,
-                                 local=ctx.local_chat)
-    if plan.redacted:  # cloud-only with PHI: the redacted question only, no tools
-        return None
-    models = plan.tier(tier).models
-    return models[0] if models and isinstance(models[0], ToolCallingChatModel) else None
-
-
 def _offered(registry: ToolRegistry, state: QueryState) -> list[ToolDefinition]:
     """The tools the model may call now: none past the limits; only in-boundary ones in a turn with PHI."""
     if state.tool_calls_made >= MAX_TOOL_CALLS or state.tool_seconds_used >= TOOL_BUDGET_S:
@@ -117,34 +105,42 @@ def _offered(registry: ToolRegistry, state: QueryState) -> list[ToolDefinition]:
     return [d for d in registry.definitions() if d.requires_phi or not with_phi]
 
 
-def _generate_with_tools(ctx: QueryContext, registry: ToolRegistry, state: QueryState,
-                         model: ToolCallingChatModel) -> QueryState:
+def _tool_turn(state: QueryState, offered: list[ToolDefinition]) -> answering.ToolTurn:
     excerpts = generation.number_excerpts(state.hits[: state.request.top_k])
-    prompt = generation.build_prompt(state.request.query, excerpts)
-    messages = [*prompt.messages, *_transcript(state, excerpts)]
-    offered = _offered(registry, state)
-    if not model.in_boundary:
-        phi.ensure_no_phi(routing.egress_payload(messages), ctx.phi_detector)  # the egress guard's last line
-    try:
-        completion = model.complete_with_tools(messages, offered)
-    except ModelUnavailable:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the state machine's Catch moves to the next tier
-        raise ModelUnavailable(f"{model.name} failed to answer with tools ({type(exc).__name__})") from exc
-    state.model = completion.model or model.name
-    state.usage.prompt_tokens += completion.usage.prompt_tokens
-    state.usage.completion_tokens += completion.usage.completion_tokens
-    if completion.tool_calls:
+    return answering.ToolTurn(tools=tuple(offered), transcript=tuple(_transcript(state, excerpts)),
+                              withheld=tuple(_transcript(state, excerpts, withhold_phi=True)),
+                              egress_text=_egress_text(state),
+                              withheld_egress_text=_egress_text(state, withhold_phi=True))
+
+
+def _egress_text(state: QueryState, *, withhold_phi: bool = False) -> str:
+    """What the rounds add to a payload that the knowledge base did not write: the models' arguments, and the
+    results that cite no source (a calculator's or a search's text quotes its sources)."""
+    parts: list[str] = []
+    for exchange in state.tool_history:
+        if withhold_phi and exchange.result.carries_phi:
+            continue
+        parts.extend(str(value) for value in exchange.call.arguments.values())
+        if not exchange.result.sources:
+            parts.append(exchange.result.content)
+    return "\n".join(parts)
+
+
+def _after_completion(state: QueryState, registry: ToolRegistry, offered: list[ToolDefinition]) -> QueryState:
+    """Issue the calls the model asked for, within the limits; else keep its answer."""
+    if state.tool_calls:
         room = MAX_TOOL_CALLS - state.tool_calls_made if offered else 0
-        issued, dropped = completion.tool_calls[:room], completion.tool_calls[room:]
+        issued, dropped = state.tool_calls[:room], state.tool_calls[room:]
+        state.tool_calls = []
         if dropped:
             state.warnings.append(LIMIT_WARNING.format(calls=MAX_TOOL_CALLS, seconds=TOOL_BUDGET_S,
                                                        dropped=len(dropped)))
         if issued:
+            state.answer = None
             _issue(state, registry, issued)
             return state
-    state.answer = completion.text.strip() or "No answer could be composed from the tools' results."
-    state.extractive = False
+    if not (state.answer or "").strip():
+        state.answer = "No answer could be composed from the tools' results."
     if state.tool_history and any(e.result.ok and e.call.name == CALCULATOR_TOOL for e in state.tool_history):
         state.answer_status = TOOL_RESULT
     return state
@@ -159,16 +155,19 @@ def _issue(state: QueryState, registry: ToolRegistry, calls: list[ToolCall]) -> 
     state.tool_calls_made += len(calls)
 
 
-def _transcript(state: QueryState, excerpts: list[Any]) -> list[ChatMessage]:
-    """The earlier rounds in the OpenAI shape: the assistant's calls, then one tool message per result."""
+def _transcript(state: QueryState, excerpts: list[Any], *, withhold_phi: bool = False) -> list[ChatMessage]:
+    """The earlier rounds in the OpenAI shape: the assistant's calls, then one tool message per result (with
+    `withhold_phi`, a result that carries PHI is replaced by a note: it stays inside the boundary)."""
     number = {e.chunk.chunk_id: e.number for e in excerpts}
     messages: list[ChatMessage] = []
     for exchange in state.tool_history:
-        messages.append(ChatMessage(role="assistant", content="", tool_calls=[exchange.call]))
         cited = [number[h.chunk.chunk_id] for h in exchange.result.sources if h.chunk.chunk_id in number]
         cite = f" (cite as [{cited[0]}])" if cited else ""
-        messages.append(ChatMessage(role="tool", tool_call_id=exchange.call.call_id,
-                                    content=exchange.result.content + cite))
+        call, content = exchange.call, exchange.result.content + cite
+        if withhold_phi and exchange.result.carries_phi:  # neither its arguments nor its result leave
+            call, content = call.model_copy(update={"arguments": {}}), WITHHELD
+        messages.append(ChatMessage(role="assistant", content="", tool_calls=[call]))
+        messages.append(ChatMessage(role="tool", tool_call_id=call.call_id, content=content))
     return messages
 
 

@@ -9,6 +9,9 @@ from voiceassist.tools import differential, medical, search
 from voiceassist.tools.registry import Tool, ToolRegistry
 
 
-def default_registry(configured: Iterable[Tool] = ()) -> ToolRegistry:
-    return ToolRegistry([medical.CALCULATE_MEDICAL_SCORE, *search.SEARCH_TOOLS,
-                         differential.GENERATE_DIFFERENTIAL_DIAGNOSIS, *configured])
+def default_registry(configured: Iterable[Tool] = (), *, leaving_boundary: bool = True) -> ToolRegistry:
+    """`leaving_boundary=False`: without the tools whose arguments leave the boundary (requires_phi false:
+    search_pubmed, web_search), for a deployment whose tool functions cannot check their arguments for PHI."""
+    tools = [medical.CALCULATE_MEDICAL_SCORE, *search.SEARCH_TOOLS, differential.GENERATE_DIFFERENTIAL_DIAGNOSIS,
+             *configured]
+    return ToolRegistry([t for t in tools if leaving_boundary or t.definition.requires_phi])
