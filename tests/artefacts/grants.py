@@ -63,6 +63,8 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("query_tools", A.EMBEDDING_INVOKE): "only with an embedding endpoint (cdk.json embedding.enabled)",
     ("query_tools", A.LLM_INVOKE): "generate_differential_diagnosis, with the in-boundary LLM endpoint (cdk.json "
                                    "llm.enabled); tested on the stub model server (test_differential_tool.py)",
+    ("query_tools", A.BEDROCK_INVOKE): "generate_differential_diagnosis where cdk.json llm.provider is bedrock; moto "
+                                       "has no Converse (tests/contract/test_in_boundary_chat_contract.py)",
     **{(step, A.STREAM_TO_CLIENTS): "only when a client streams the query (conversation/events.py; "
                                     "tests/integration/test_query_events.py)"
        for step in ("query_detect_phi", "query_classify", "query_rank", "query_generate")},

@@ -82,11 +82,15 @@ def test_bedrock_runtime_is_reached_over_privatelink_from_the_functions(synthesi
 
 
 @pytest.mark.parametrize("env", BEDROCK)
-def test_only_query_generate_may_invoke_and_only_the_configured_model(synthesized: Synthesized, env: str) -> None:
+def test_only_generate_and_the_tool_loop_may_invoke_and_only_the_configured_model(synthesized: Synthesized,
+                                                                                 env: str) -> None:
+    """query_generate answers; query_tools runs generate_differential_diagnosis with the in-boundary model."""
     model = CONFIGS[env].llm.bedrock
     granted = _statements(synthesized.main(env), "bedrock:")
-    generate_role = app_functions(synthesized, env)["query_generate"]["Role"]["Fn::GetAtt"][0]
-    assert set(granted) == {generate_role}
+    functions = app_functions(synthesized, env)
+    generate_role, tools_role = (functions[name]["Role"]["Fn::GetAtt"][0] for name in ("query_generate", "query_tools"))
+    assert set(granted) == {generate_role, tools_role}
+    assert granted[generate_role] == granted[tools_role]
     profile = f"arn:aws:bedrock:{CONFIGS[env].region}:{CONFIGS[env].account}:inference-profile/{model.model_id}"
     by_resource = {json.dumps(s["Resource"], sort_keys=True): s for s in granted[generate_role]}
     direct = by_resource[json.dumps(profile)]
@@ -134,7 +138,8 @@ def _granted_alone(model: dict[str, Any]) -> list[dict[str, Any]]:
     function = lambda_.Function(stack, "Generate", runtime=lambda_.Runtime.PYTHON_3_12, handler="h.h",
                                 code=lambda_.Code.from_inline("h = None"))
     targets = GrantTargets(config=config, key=None, storage=None, search=stack, secrets=None,  # type: ignore[arg-type]
-                           ingest=None, query=None, websocket_api=None, websocket_stage="v1")  # type: ignore[arg-type]
+                           ingest=None, query=None, websocket_api=None, websocket_stage="v1",  # type: ignore[arg-type]
+                           tool_runner=None, phi_detector=None)  # type: ignore[arg-type]
     spec = FUNCTIONS_BY_NAME["query_generate"]
     grant_access(function, type(spec)(name=spec.name, description="", access=frozenset({Access.BEDROCK_INVOKE})),
                  targets)

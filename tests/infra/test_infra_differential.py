@@ -3,16 +3,20 @@ query's tool loop, which also carries the embedder the tool's knowledge-base sea
 
 from __future__ import annotations
 
+import pytest
 from conftest import Synthesized, app_functions, resources
 
 
-def test_only_generate_and_the_tool_loop_invoke_the_in_boundary_llm(synthesized: Synthesized) -> None:
-    template = synthesized.main("dev")
-    roles_by_function = {name: f["Role"]["Fn::GetAtt"][0] for name, f in app_functions(synthesized, "dev").items()}
+@pytest.mark.parametrize(("env", "action"), [("staging", "sagemaker:InvokeEndpoint"),  # a SageMaker environment
+                                            ("dev", "bedrock:InvokeModel")])  # a Bedrock one (decision 0016)
+def test_only_generate_and_the_tool_loop_invoke_the_in_boundary_llm(synthesized: Synthesized, env: str,
+                                                                    action: str) -> None:
+    template = synthesized.main(env)
+    roles_by_function = {name: f["Role"]["Fn::GetAtt"][0] for name, f in app_functions(synthesized, env).items()}
     invokers = set()
     for policy in resources(template, "AWS::IAM::Policy").values():
         for statement in policy["PolicyDocument"]["Statement"]:
             actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-            if "sagemaker:InvokeEndpoint" in actions and "voiceassist-dev-llm" in str(statement["Resource"]):
+            if action in actions:
                 invokers |= {role["Ref"] for role in policy["Roles"]}
     assert invokers == {roles_by_function["query_generate"], roles_by_function["query_tools"]}

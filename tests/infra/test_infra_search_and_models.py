@@ -81,7 +81,7 @@ def test_llm_autoscales_and_no_schedule_pretends_to_scale_down(synthesized: Synt
 def test_the_llm_endpoint_takes_tool_calls(synthesized: Synthesized) -> None:
     """Every question offers the in-boundary model tools: vLLM refuses `tools` without auto tool choice and a
     parser for the model's format."""
-    (model,) = resources(synthesized.models("dev"), "AWS::SageMaker::Model").values()
+    (model,) = resources(synthesized.models("staging"), "AWS::SageMaker::Model").values()  # dev is on Bedrock
     environment = model["PrimaryContainer"]["Environment"]
     assert environment["OPTION_ROLLING_BATCH"] == "vllm"
     assert (environment["OPTION_ENABLE_AUTO_TOOL_CHOICE"], environment["OPTION_TOOL_CALL_PARSER"]) == (

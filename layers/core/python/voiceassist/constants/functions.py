@@ -263,7 +263,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,  # rate limits and pending actions
         A.SEARCH_READ,  # the knowledge-base searches (the same search as query_retrieve's: no documents table)
         A.EMBEDDING_INVOKE,
-        A.LLM_INVOKE,  # generate_differential_diagnosis writes with the in-boundary model
+        A.LLM_INVOKE,  # generate_differential_diagnosis writes with the in-boundary model (SageMaker)
+        A.BEDROCK_INVOKE,  # ... or Bedrock, where the environment's provider is bedrock
         A.INVOKE_PHI_DETECTOR,  # tool arguments are checked by query_detect_phi (no Presidio here)
         memory_mb=2048,
         timeout_seconds=30,

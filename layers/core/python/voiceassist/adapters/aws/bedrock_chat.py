@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
+from voiceassist.adapters.aws.model_runtime import model_runtime_client
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolCall, ToolDefinition
 
@@ -95,15 +96,8 @@ class BedrockChatModel:
     def _bedrock(self) -> Any:
         with self._lock:
             if self._client is None:
-                import boto3
-                from botocore.config import Config
-
-                self._client = boto3.client(
-                    "bedrock-runtime", region_name=self._region_name,
-                    # Retries belong to routing; a slow model must not hold the answer past its budget.
-                    config=Config(read_timeout=self.timeout_s, connect_timeout=min(self.timeout_s, 5.0),
-                                  retries={"total_max_attempts": 1}),
-                )
+                self._client = model_runtime_client("bedrock-runtime", region_name=self._region_name,
+                                                    timeout_s=self.timeout_s)
             return self._client
 
     def _raise_mapped(self, exc: Exception) -> NoReturn:

@@ -13,6 +13,7 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
+from voiceassist.adapters.aws.model_runtime import model_runtime_client
 from voiceassist.adapters.openai import tool_calls
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
@@ -121,15 +122,8 @@ class SageMakerChatModel:
     def _sagemaker(self) -> Any:
         with self._lock:
             if self._client is None:
-                import boto3
-                from botocore.config import Config
-
-                self._client = boto3.client(
-                    "sagemaker-runtime", region_name=self._region_name,
-                    # Retries belong to routing; a slow endpoint must not hold the answer past its budget.
-                    config=Config(read_timeout=self.timeout_s, connect_timeout=min(self.timeout_s, 5.0),
-                                  retries={"total_max_attempts": 1}),
-                )
+                self._client = model_runtime_client("sagemaker-runtime", region_name=self._region_name,
+                                                    timeout_s=self.timeout_s)
             return self._client
 
     def _raise_mapped(self, exc: Exception) -> NoReturn:
