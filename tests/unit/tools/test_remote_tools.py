@@ -157,7 +157,8 @@ def test_on_aws_api_and_mcp_hand_the_embedding_tools_to_the_runner_and_no_tool_l
 
     names = {d.name for d in deps.tool_registry.definitions()}
 
-    assert names == {"calculate_medical_score", "search_knowledge_base", "search_guidelines"}
+    assert names == {"calculate_medical_score", "search_knowledge_base", "search_guidelines",
+                     "generate_differential_diagnosis"}
     assert all(d.requires_phi for d in deps.tool_registry.definitions())
     assert isinstance(deps.tool_runner, LambdaToolRunner) and deps.tool_runner.function_name == "pk-query-tools"
     assert AwsDependencies(Settings(runtime=Runtime.AWS, region="us-east-1")).tool_runner is None  # query_tools
@@ -165,11 +166,13 @@ def test_on_aws_api_and_mcp_hand_the_embedding_tools_to_the_runner_and_no_tool_l
 
 
 def test_the_catalogue_keeps_the_premises_of_the_aws_tool_registry() -> None:
-    """If a tool function gains the PHI detector, search_pubmed and web_search can be registered there: revisit
-    composition/aws.py tool_registry. If api or mcp gains the ML layer, it no longer needs the runner."""
+    """If a tool function gains Presidio, search_pubmed and web_search can be registered there under any detector:
+    revisit composition/aws.py tool_registry. If api or mcp gains the ML layer, it no longer needs the runner."""
     for name in TOOL_FUNCTIONS:
         spec = FUNCTIONS_BY_NAME[name]
-        assert not spec.container_image and Access.PHI_COMPREHEND_MEDICAL not in spec.access, name
+        assert not spec.container_image, name
+    # only api and mcp may call Comprehend Medical (web_search's PHI check there); query_tools never does
+    assert Access.PHI_COMPREHEND_MEDICAL not in FUNCTIONS_BY_NAME[TOOL_RUNNER].access
     assert FUNCTIONS_BY_NAME[TOOL_RUNNER].needs_ml_layer
     for name in ("api", "mcp"):
         spec = FUNCTIONS_BY_NAME[name]
@@ -222,3 +225,16 @@ def test_on_aws_query_tools_borrows_the_detect_phi_functions_detector() -> None:
     assert Access.INVOKE_PHI_DETECTOR in FUNCTIONS_BY_NAME[TOOL_RUNNER].access
     assert [s.name for s in FUNCTIONS_BY_NAME.values() if Access.INVOKE_PHI_DETECTOR in s.access] == [TOOL_RUNNER]
     assert FUNCTIONS_BY_NAME[PHI_DETECTOR_FUNCTION].container_image  # it ships Presidio
+
+
+def test_on_aws_web_search_is_registered_only_where_api_and_mcp_can_check_its_arguments() -> None:
+    """Comprehend Medical is an API call api and mcp may make; Presidio ships only in the container image."""
+    from voiceassist.settings import PhiDetectorKind
+
+    configured = {"runtime": Runtime.AWS, "region": "us-east-1", "web_search_base_url": "https://search.invalid",
+                  "web_search_api_key": "k"}
+    names = {kind: {d.name for d in AwsDependencies(Settings(**configured, phi_detector=kind))
+                    .tool_registry.definitions()} for kind in PhiDetectorKind}
+    assert "web_search" in names[PhiDetectorKind.COMPREHEND_MEDICAL]
+    assert "web_search" not in names[PhiDetectorKind.PRESIDIO] | names[PhiDetectorKind.BOTH]
+    assert not any("search_pubmed" in found for found in names.values())  # no NCBI settings in these functions

@@ -95,17 +95,17 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
     @cached_property
     def tool_registry(self) -> ToolRegistry:
         """No function that runs tools on AWS ships Presidio (query_tools, api and mcp are zip functions; Presidio
-        is in the container image; constants/functions.py TOOL_FUNCTIONS): with it as the detector, api and mcp
-        could never check the arguments of a tool that leaves the boundary, and query_tools (which borrows
-        query_detect_phi's detector) has neither PubMed's settings nor the web search key. So search_pubmed and
-        web_search are then not registered: never offered to a model, listed or run (explicitly, rather than
-        refused per call). With Comprehend Medical alone as the detector (an API call any function can make), they
-        are, and infra allows web search only then (infra/config.py)."""
+        is in the container image; constants/functions.py TOOL_FUNCTIONS), and query_tools (which borrows
+        query_detect_phi's detector) has neither PubMed's settings nor the web search key. So search_pubmed is
+        never registered on AWS: never offered to a model, listed or run (explicitly, rather than refused per
+        call). web_search is registered only with Comprehend Medical alone as the detector, an API call api and
+        mcp may make (their PHI_COMPREHEND_MEDICAL grant); infra enables web search only then (infra/config.py)."""
         from voiceassist.composition.workspace import workspace_tools
         from voiceassist.tools.catalogue import default_registry
 
         checkable = self.settings.phi_detector is PhiDetectorKind.COMPREHEND_MEDICAL
-        return default_registry(workspace_tools(self), leaving_boundary=checkable)
+        configured = [t for t in workspace_tools(self) if checkable or t.definition.requires_phi]
+        return default_registry(configured, leaving_boundary=False)
 
     @cached_property
     def phi_detector(self) -> PhiDetector:

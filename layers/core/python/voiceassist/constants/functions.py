@@ -108,6 +108,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.START_QUERY,
         A.WORKSPACE_ACCOUNTS,  # POST /v1/tools/{name}/invoke of a calendar or file tool (where configured)
         A.WEB_SEARCH_SECRET,  # POST /v1/tools/web_search/invoke (where configured)
+        A.PHI_COMPREHEND_MEDICAL,  # web_search's PHI check, where the detector is Comprehend Medical
         runs_workspace_tools=True,
         # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
         # the query workflow's own TimeoutSeconds (25) ends first.
@@ -282,6 +283,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,  # rate limits and pending actions
         A.WORKSPACE_ACCOUNTS,  # the calendar and file tools (where configured)
         A.WEB_SEARCH_SECRET,  # web_search (where configured)
+        A.PHI_COMPREHEND_MEDICAL,  # web_search's PHI check, where the detector is Comprehend Medical
         A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
         timeout_seconds=29,
         runs_workspace_tools=True,

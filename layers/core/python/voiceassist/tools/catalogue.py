@@ -10,8 +10,9 @@ from voiceassist.tools.registry import Tool, ToolRegistry
 
 
 def default_registry(configured: Iterable[Tool] = (), *, leaving_boundary: bool = True) -> ToolRegistry:
-    """`leaving_boundary=False`: without the tools whose arguments leave the boundary (requires_phi false:
-    search_pubmed, web_search), for a deployment whose tool functions cannot check their arguments for PHI."""
-    tools = [medical.CALCULATE_MEDICAL_SCORE, *search.SEARCH_TOOLS, differential.GENERATE_DIFFERENTIAL_DIAGNOSIS,
-             *configured]
-    return ToolRegistry([t for t in tools if leaving_boundary or t.definition.requires_phi])
+    """The built-in tools and the `configured` ones (the workspace's, as the composition root chose them).
+    `leaving_boundary=False`: without the built-in tools whose arguments leave the boundary (requires_phi false:
+    search_pubmed), for a deployment whose tool functions cannot check their arguments for PHI."""
+    built_in = [medical.CALCULATE_MEDICAL_SCORE, *search.SEARCH_TOOLS, differential.GENERATE_DIFFERENTIAL_DIAGNOSIS]
+    kept = [t for t in built_in if leaving_boundary or t.definition.requires_phi]
+    return ToolRegistry([*kept, *configured])
