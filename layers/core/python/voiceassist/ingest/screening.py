@@ -1,0 +1,150 @@
+"""Screen Metadata: a document's file name, title and metadata pass the PHI boundary before anything indexes them.
+
+The knowledge base is shared: a title, an author or a doc_key is copied onto every chunk, into the search index,
+into the citations every user sees, into GET /v1/documents and into the job. So after Register and before
+Extract, the workflow runs the PHI detector over every free-text value (docs/phi.md, "Document metadata"):
+
+- detected spans are replaced by `<ENTITY_TYPE>` placeholders in the stored metadata, and so in everything
+  derived from it (chunk metadata, the index, citations); a span found in one value is redacted in every value
+  (a name the title shows is redacted in the doc_key too, where underscores hid it from the detector);
+- a doc_key that held PHI becomes `<redacted key>~<sha1 of the raw key, 16 hex>`: versions of one document stay
+  together and two documents never share a key; that hash is the one the doc_id already carries;
+- the job and the document report `metadata_phi_redacted`: the entity types, never the values;
+- a detector that fails or times out fails the job (fail closed) with a reason that quotes no value; nothing
+  was indexed, the raw values stay where only Screen reads them (the API withholds unscreened metadata), and
+  retrying the job screens again.
+
+A DOI or PMID in its bibliographic format is not run through the detector (a PMID is a bare digit run, which
+the record-number recognizer would take for an MRN), only through the cross-value redaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from voiceassist.errors import Conflict, ExtractionError, VoiceAssistError
+from voiceassist.ingest.stages import IngestionContext
+from voiceassist.models import DocumentMetadata, PhiEntity, utc_now
+from voiceassist.observability import logger
+from voiceassist.phi.detection import redact, whole_word_span
+from voiceassist.ports import PhiDetector
+
+KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "/" and "+" separate words there
+_KEY_SEPARATORS = str.maketrans({"_": " ", "/": " ", "+": " "})  # length-preserving, so spans map back
+_BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
+PSEUDONYM_SEPARATOR = "~"
+_MAX_CHARS = {"title": 1000, "specialty": 100}  # DocumentMetadata's limits: placeholders can be longer than names
+
+
+class MetadataNotScreened(VoiceAssistError):
+    """The PHI detector could not screen a document's metadata: the job fails (fail closed), nothing is indexed."""
+
+    code = "metadata_not_screened"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the document's file name and metadata could not be screened for PHI ({reason}); "
+                         "nothing was indexed: retry the job")
+
+
+@dataclass(frozen=True)
+class ScreenedMetadata:
+    metadata: DocumentMetadata
+    file_name: str
+    entity_types: list[str]  # sorted, unique: what was redacted (never the values)
+
+
+def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name: str) -> ScreenedMetadata:
+    """The metadata and file name with every detected PHI span redacted; raises MetadataNotScreened when the
+    detector fails (a failed detection hides everything, and the job must not go on with a guess)."""
+    values = _values(metadata, file_name)
+    found: dict[str, str] = {}  # a detected value (normalised, lower case) -> its entity type
+    for field, text in values:
+        if field in _BIBLIOGRAPHIC and _BIBLIOGRAPHIC[field].fullmatch(text):
+            continue
+        probe = _probe(field, text)
+        result = detector.detect(probe)
+        if result.error is not None:
+            raise MetadataNotScreened(result.error)
+        for entity in result.entities:
+            if field == "url" and entity.entity_type == "URL":
+                continue  # the url field is a link by definition; what it names is still screened
+            start, end = whole_word_span(probe, entity.start, entity.end)
+            found.setdefault(probe[start:end].strip().lower(), entity.entity_type)
+    redacted = {}
+    for field, text in values:
+        entities = _occurrences(_probe(field, text), found)
+        redacted[field] = redact(text, entities) if entities else text
+    return ScreenedMetadata(metadata=_rebuilt(metadata, redacted), file_name=redacted["file_name"],
+                            entity_types=sorted(set(found.values())))
+
+
+def screen_document(ctx: IngestionContext, detector: PhiDetector, doc_id: str, job_id: str) -> dict[str, Any]:
+    """The workflow step: screen the registered version's metadata and file name, store the redacted values
+    on the document and the job, and report the entity types. A version screened before is left as it is."""
+    document = ctx.documents.get(doc_id)
+    if document.metadata_screened:  # a retried job, or Lambda re-ran this step after a lost response
+        return {"metadata_phi_redacted": document.metadata_phi_redacted}
+    blob = PurePosixPath(document.blob_key)
+    screened = screen_metadata(detector, document.metadata, blob.name)
+    shown_key = str(blob.with_name(screened.file_name)) if screened.file_name != blob.name else None
+    try:
+        ctx.documents.put(document.model_copy(update={
+            "metadata": screened.metadata, "doc_key": screened.metadata.doc_key, "metadata_screened": True,
+            "metadata_phi_redacted": screened.entity_types, "redacted_blob_key": shown_key,
+            "updated_at": utc_now()}), expected_status=document.status)
+    except Conflict as exc:
+        raise ExtractionError("the document was deleted while it was being ingested") from exc
+    job = ctx.jobs.get(job_id)
+    ctx.jobs.save(job.model_copy(update={"doc_key": screened.metadata.doc_key,
+                                         "metadata_phi_redacted": screened.entity_types, "updated_at": utc_now()}),
+                  expected_state=job.state)
+    logger.info("ingest metadata screened", extra={"doc_id": doc_id, "job_id": job_id,
+                                                   "metadata_phi_redacted": screened.entity_types})
+    return {"metadata_phi_redacted": screened.entity_types}
+
+
+def pseudonymous_key(raw_key: str, redacted_key: str) -> str:
+    """The doc_key a key with PHI is stored as: stable for the same raw key, distinct for different ones."""
+    suffix = PSEUDONYM_SEPARATOR + hashlib.sha1(raw_key.encode("utf-8")).hexdigest()[:16]
+    return redacted_key[:512 - len(suffix)] + suffix
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]:
+    values = [("doc_key", metadata.doc_key), ("title", metadata.title), ("file_name", file_name)]
+    values += [(f"author{i}", author) for i, author in enumerate(metadata.authors)]
+    values += [(field, text) for field in ("specialty", "url", "doi", "pmid")
+               if (text := getattr(metadata, field))]
+    return values
+
+
+def _probe(field: str, text: str) -> str:
+    """What the detector reads: separators of keys and file names become spaces (same length)."""
+    return text.translate(_KEY_SEPARATORS) if field in KEY_FIELDS else text
+
+
+def _occurrences(probe: str, found: dict[str, str]) -> list[PhiEntity]:
+    """Every whole-word, case-insensitive occurrence of a detected value in one value's probe text."""
+    entities = []
+    lowered = probe.lower()
+    for value, entity_type in found.items():
+        if not value:
+            continue
+        for match in re.finditer(r"(?<![0-9a-z])" + re.escape(value) + r"(?![0-9a-z])", lowered):
+            entities.append(PhiEntity(entity_type=entity_type, start=match.start(), end=match.end(), score=1.0))
+    return entities
+
+
+def _rebuilt(metadata: DocumentMetadata, redacted: dict[str, str]) -> DocumentMetadata:
+    changes: dict[str, Any] = {field: redacted[field][:_MAX_CHARS.get(field)]
+                               for field in ("title", "specialty", "url", "doi", "pmid") if field in redacted}
+    changes["authors"] = [redacted[f"author{i}"] for i in range(len(metadata.authors))]
+    if redacted["doc_key"] != metadata.doc_key:
+        changes["doc_key"] = pseudonymous_key(metadata.doc_key, redacted["doc_key"])
+    return metadata.model_copy(update=changes)
