@@ -14,8 +14,10 @@ Extract, the workflow runs the PHI detector over every free-text value (docs/phi
   was indexed, the raw values stay where only Screen reads them (the API withholds unscreened metadata), and
   retrying the job screens again.
 
-A DOI or PMID in its bibliographic format is not run through the detector (a PMID is a bare digit run, which
-the record-number recognizer would take for an MRN), only through the cross-value redaction.
+Bibliographic values are kept as what they are: a DOI or PMID in its format is not run through the detector (a
+PMID is a bare digit run, which the record-number recognizer takes for an MRN), the url field is not redacted as
+a URL, and an author's name is not redacted as a PERSON; any other PHI in them is, and so is any value detected
+elsewhere (a patient's name in the file name is redacted in the authors too).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "/" and "+" separate words there
 _KEY_SEPARATORS = str.maketrans({"_": " ", "/": " ", "+": " "})  # length-preserving, so spans map back
+_SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
 PSEUDONYM_SEPARATOR = "~"
 _MAX_CHARS = {"title": 1000, "specialty": 100}  # DocumentMetadata's limits: placeholders can be longer than names
@@ -70,8 +73,9 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
         if result.error is not None:
             raise MetadataNotScreened(result.error)
         for entity in result.entities:
-            if field == "url" and entity.entity_type == "URL":
-                continue  # the url field is a link by definition; what it names is still screened
+            if (field, entity.entity_type) == ("url", "URL") or (field.startswith("author")
+                                                                   and entity.entity_type == "PERSON"):
+                continue  # a link, and authors' names, by definition; what else they hold is still screened
             start, end = whole_word_span(probe, entity.start, entity.end)
             found.setdefault(probe[start:end].strip().lower(), entity.entity_type)
     redacted = {}
@@ -125,8 +129,14 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
 
 
 def _probe(field: str, text: str) -> str:
-    """What the detector reads: separators of keys and file names become spaces (same length)."""
-    return text.translate(_KEY_SEPARATORS) if field in KEY_FIELDS else text
+    """What the detector reads: separators of keys and file names become spaces, and so does a file name's
+    extension ("Child-Pugh score.txt" reads as a name to the detector, "Child-Pugh score" does not); the
+    length is kept, so spans map back onto the value."""
+    if field not in KEY_FIELDS:
+        return text.translate(_SEPARATORS)
+    probe = text.translate(_KEY_SEPARATORS)
+    suffix = PurePosixPath(text).suffix if field == "file_name" else ""
+    return probe[:len(probe) - len(suffix)] + " " * len(suffix) if 1 < len(suffix) <= 10 else probe
 
 
 def _occurrences(probe: str, found: dict[str, str]) -> list[PhiEntity]:
