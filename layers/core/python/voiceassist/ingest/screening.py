@@ -37,6 +37,7 @@ from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "/" and "+" separate words there
 _KEY_SEPARATORS = str.maketrans({"_": " ", "/": " ", "+": " "})  # length-preserving, so spans map back
+WEAK_KEY_NAME_SCORE = 0.5  # below it, a PERSON found in a doc_key or file name alone is not redacted (_kept)
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
 PSEUDONYM_SEPARATOR = "~"
@@ -73,11 +74,16 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
         if result.error is not None:
             raise MetadataNotScreened(result.error)
         for entity in result.entities:
-            if (field, entity.entity_type) == ("url", "URL") or (field.startswith("author")
-                                                                   and entity.entity_type == "PERSON"):
-                continue  # a link, and authors' names, by definition; what else they hold is still screened
+            if _kept(field, entity):
+                continue
             start, end = whole_word_span(probe, entity.start, entity.end)
-            found.setdefault(probe[start:end].strip().lower(), entity.entity_type)
+            value = probe[start:end].strip().lower()
+            found.setdefault(value, entity.entity_type)
+            if entity.entity_type == "PERSON" and field not in KEY_FIELDS:
+                # a name recurs in another order or in part ("quartermaine_zebulon" in the key); words of names
+                # found in prose-like values only (a key's context-free span can swallow a word: "zebulon plan")
+                for word in re.findall(r"[^\W\d_]{2,}", value):
+                    found.setdefault(word, "PERSON")
     redacted = {}
     for field, text in values:
         entities = _occurrences(_probe(field, text), found)
@@ -126,6 +132,17 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
     values += [(field, text) for field in ("specialty", "url", "doi", "pmid")
                if (text := getattr(metadata, field))]
     return values
+
+
+def _kept(field: str, entity: PhiEntity) -> bool:
+    """What a value keeps of what the detector found: a link in the url field and a name in an author field (by
+    definition), and a weak, context-free name guess in a key (a lone lowercase word such as "scanned" scores
+    0.4 there; a real name in a key also stands, capitalised, in the title derived from it)."""
+    if field == "url":
+        return entity.entity_type == "URL"
+    if field.startswith("author"):
+        return entity.entity_type == "PERSON"
+    return field in KEY_FIELDS and entity.entity_type == "PERSON" and entity.score < WEAK_KEY_NAME_SCORE
 
 
 def _probe(field: str, text: str) -> str:
