@@ -32,11 +32,11 @@ from voiceassist.errors import Conflict, ExtractionError, VoiceAssistError
 from voiceassist.ingest.stages import IngestionContext
 from voiceassist.models import DocumentMetadata, PhiEntity, utc_now
 from voiceassist.observability import logger
-from voiceassist.phi.detection import redact, whole_word_span
+from voiceassist.phi.detection import whole_word_span
 from voiceassist.ports import PhiDetector
 
-KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "/" and "+" separate words there
-_KEY_SEPARATORS = str.maketrans({"_": " ", "/": " ", "+": " "})  # length-preserving, so spans map back
+KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
+_KEY_SEPARATORS = str.maketrans({"_": " ", "-": " ", "/": " ", "+": " "})  # length-preserving: spans map back
 WEAK_KEY_NAME_SCORE = 0.5  # below it, a PERSON found in a doc_key or file name alone is not redacted (_kept)
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
@@ -86,8 +86,9 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
                     found.setdefault(word, "PERSON")
     redacted = {}
     for field, text in values:
-        entities = _occurrences(_probe(field, text), found)
-        redacted[field] = redact(text, entities) if entities else text
+        probe = _probe(field, text)
+        entities = _occurrences(probe, found)
+        redacted[field] = _redact(text, probe, entities) if entities else text
     return ScreenedMetadata(metadata=_rebuilt(metadata, redacted), file_name=redacted["file_name"],
                             entity_types=sorted(set(found.values())))
 
@@ -154,6 +155,23 @@ def _probe(field: str, text: str) -> str:
     probe = text.translate(_KEY_SEPARATORS)
     suffix = PurePosixPath(text).suffix if field == "file_name" else ""
     return probe[:len(probe) - len(suffix)] + " " * len(suffix) if 1 < len(suffix) <= 10 else probe
+
+
+def _redact(text: str, probe: str, entities: list[PhiEntity]) -> str:
+    """`redact` with word bounds taken from the probe: in a key a hyphen separates words ("DNA-Methylome-of-
+    Human.pdf" loses one word, not all), in prose it joins them ("Garcia-Reyes" goes whole)."""
+    spans: list[list[Any]] = []
+    for entity in sorted(entities, key=lambda e: (e.start, -e.end)):
+        start, end = whole_word_span(probe, entity.start, entity.end)
+        if spans and start < spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end, entity.entity_type])
+    pieces, cursor = [], 0
+    for start, end, entity_type in spans:
+        pieces += [text[cursor:start], f"<{entity_type}>"]
+        cursor = end
+    return "".join(pieces) + text[cursor:]
 
 
 def _occurrences(probe: str, found: dict[str, str]) -> list[PhiEntity]:
