@@ -61,8 +61,9 @@ def test_a_detector_that_crashes_fails_the_job_closed_and_a_retry_screens_again(
     assert keyword_search("lactate") == []
     document = ingest_deps.documents.get(job.doc_id)
     assert document.status is DocumentStatus.FAILED and document.metadata_screened is False
-    # and the API withholds the unscreened metadata
-    shown = json.dumps(_api_get(f"/v1/documents/{job.doc_id}")) + json.dumps(_api_get("/v1/documents"))
+    # and the API withholds the unscreened metadata, on the document and on the job
+    shown = "".join(json.dumps(_api_get(path)) for path in (f"/v1/documents/{job.doc_id}", "/v1/documents",
+                                                             f"/v1/jobs/{job.job_id}", "/v1/jobs"))
     assert not any(value in shown.lower() for value in PHI_VALUES), shown
 
     # When the detector works again and the job is retried

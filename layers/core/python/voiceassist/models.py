@@ -233,6 +233,7 @@ class IndexingJob(Model):
     worker: str | None = None  # host/pid/token of the process that last moved it (updated_at is its heartbeat)
     execution_id: str | None = None  # its ingest execution (a Step Functions ARN on AWS): the reconciler asks it
     metadata_phi_redacted: list[str] = Field(default_factory=list)  # PHI types redacted from its metadata
+    metadata_screened: bool | None = None  # as on its document: False until Screen Metadata ran (doc_key withheld)
 
     def can_transition(self, to: JobState) -> bool:
         return to in JOB_TRANSITIONS[self.state]

@@ -91,7 +91,7 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
         version = max((d.version for d in versions), default=0) + 1
         job = _create_job(ctx, IndexingJob(job_id=job_id, doc_id=document_id(metadata.doc_key, version),
                                            doc_key=metadata.doc_key, version=version, worker=WORKER,
-                                           execution_id=execution_id))
+                                           execution_id=execution_id, metadata_screened=False))
     document = KnowledgeDocument(
         doc_id=job.doc_id, doc_key=metadata.doc_key, version=job.version, content_hash=digest,
         content_type=content_type or extraction.detect_content_type(filename or blob_key, data),
@@ -184,8 +184,7 @@ def _registered_job(ctx: IngestionContext, job_id: str, doc_key: str) -> Indexin
     except NotFound:
         return None
     if job.doc_key != doc_key:
-        raise Conflict(f"job {job_id} registered doc_key {job.doc_key!r}, not {doc_key!r}: "
-                       "an execution registers one document")
+        raise Conflict(f"job {job_id} registered another doc_key: an execution registers one document")
     return job
 
 

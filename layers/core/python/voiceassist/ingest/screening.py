@@ -110,7 +110,7 @@ def screen_document(ctx: IngestionContext, detector: PhiDetector, doc_id: str, j
     except Conflict as exc:
         raise ExtractionError("the document was deleted while it was being ingested") from exc
     job = ctx.jobs.get(job_id)
-    ctx.jobs.save(job.model_copy(update={"doc_key": screened.metadata.doc_key,
+    ctx.jobs.save(job.model_copy(update={"doc_key": screened.metadata.doc_key, "metadata_screened": True,
                                          "metadata_phi_redacted": screened.entity_types, "updated_at": utc_now()}),
                   expected_state=job.state)
     logger.info("ingest metadata screened", extra={"doc_id": doc_id, "job_id": job_id,
