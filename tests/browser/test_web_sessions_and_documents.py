@@ -56,7 +56,8 @@ def test_an_admin_uploads_a_document_follows_its_job_and_deletes_it(tab: Tab, ba
 
     assert "zorbafen.md: COMPLETED" in tab.text("#upload-status")
     assert tab.evaluate("document.querySelector('#upload-status progress').value") > 0
-    row = "[...document.querySelectorAll('#documents tbody tr')].find(r => r.cells[0].textContent === 'Notes on zorbafen')"
+    row = ("[...document.querySelectorAll('#documents tbody tr')]"
+           ".find(r => r.cells[0].textContent === 'Notes on zorbafen')")
     tab.wait_for(f"!!{row}")
     assert tab.evaluate(f"{row}.cells[2].textContent") == "ACTIVE"
 

@@ -92,3 +92,13 @@ def test_a_crashing_detector_fails_closed_without_quoting_a_value() -> None:
     message = str(raised.value).lower()
     assert "could not be screened for phi" in message and "retry the job" in message
     assert not any(value in message for value in PHI_VALUES)
+
+
+def test_name_particles_alone_are_not_redacted_elsewhere(shared_phi_detector: Any) -> None:
+    # Given a patient named with particles in the title, and a guideline phrase with the same particles in the key
+    metadata = DocumentMetadata(doc_key="de-la-sepsis-2021", title="Plan for Maria de la Cruz Quartermaine")
+
+    screened = screen_metadata(shared_phi_detector, metadata, "plan.md")
+
+    assert "quartermaine" not in screened.metadata.title.lower()
+    assert screened.metadata.doc_key == "de-la-sepsis-2021"  # "de" and "la" are not names on their own

@@ -5,8 +5,11 @@ into the citations every user sees, into GET /v1/documents and into the job. So 
 Extract, the workflow runs the PHI detector over every free-text value (docs/phi.md, "Document metadata"):
 
 - detected spans are replaced by `<ENTITY_TYPE>` placeholders in the stored metadata, and so in everything
-  derived from it (chunk metadata, the index, citations); a span found in one value is redacted in every value
-  (a name the title shows is redacted in the doc_key too, where underscores hid it from the detector);
+  derived from it (chunk metadata, the index, citations); a span found in one value is redacted in every value,
+  and so is each word of a name found in a prose value (the title's "Zebulon Quartermaine" is redacted in the
+  key `quartermaine_zebulon` too);
+- keys and file names are read with their separators ("_", "-", "/", "+") and extension as spaces, and a weak
+  name guess on a lone lowercase word there is kept ("scanned" is no patient);
 - a doc_key that held PHI becomes `<redacted key>~<sha1 of the raw key, 16 hex>`: versions of one document stay
   together and two documents never share a key; that hash is the one the doc_id already carries;
 - the job and the document report `metadata_phi_redacted`: the entity types, never the values;
@@ -41,6 +44,9 @@ WEAK_KEY_NAME_SCORE = 0.5  # below it, a PERSON found in a doc_key or file name 
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
 PSEUDONYM_SEPARATOR = "~"
+# Words of a name that are words of everything else too: never redacted on their own ("Maria de la Cruz")
+_NAME_PARTICLES = frozenset({"de", "la", "le", "da", "di", "du", "del", "der", "den", "van", "von", "dos", "das",
+                             "los", "las", "st", "mc", "mac"})
 _MAX_CHARS = {"title": 1000, "specialty": 100}  # DocumentMetadata's limits: placeholders can be longer than names
 
 
@@ -83,7 +89,8 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
                 # a name recurs in another order or in part ("quartermaine_zebulon" in the key); words of names
                 # found in prose-like values only (a key's context-free span can swallow a word: "zebulon plan")
                 for word in re.findall(r"[^\W\d_]{2,}", value):
-                    found.setdefault(word, "PERSON")
+                    if word not in _NAME_PARTICLES:
+                        found.setdefault(word, "PERSON")
     redacted = {}
     for field, text in values:
         probe = _probe(field, text)
@@ -181,7 +188,7 @@ def _occurrences(probe: str, found: dict[str, str]) -> list[PhiEntity]:
     for value, entity_type in found.items():
         if not value:
             continue
-        for match in re.finditer(r"(?<![0-9a-z])" + re.escape(value) + r"(?![0-9a-z])", lowered):
+        for match in re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", lowered):
             entities.append(PhiEntity(entity_type=entity_type, start=match.start(), end=match.end(), score=1.0))
     return entities
 
