@@ -76,6 +76,7 @@ def test_presigned_form_lands_the_file_under_incoming_with_its_metadata(signed_d
     signed_deps.blobs = blobs
     metadata = metadata_for_object(signed_deps, form["key"])
     assert (metadata.title, metadata.specialty, metadata.year) == ("Sepsis bundle", "critical care", 2024)
+    assert metadata.doc_key == "sepsis guideline"  # from the file name the form carried as user metadata
     assert blobs.head(form["key"])["uploaded-by"] == "admin-7"
 
 
