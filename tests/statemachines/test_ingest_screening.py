@@ -12,7 +12,7 @@ from voiceassist_local.server import to_api_gateway_event
 
 from voiceassist import service
 from voiceassist.composition import Dependencies
-from voiceassist.models import DocumentStatus, JobState, PhiResult, SearchMode, SearchQuery
+from voiceassist.models import DocumentStatus, JobState, PhiEntity, PhiResult, SearchMode, SearchQuery
 from voiceassist.phi.detection import FailClosedDetector
 
 PHI_NAME = "Zebulon_Quartermaine_MRN_84736251_DOB_1961-04-17_sepsis.md"
@@ -102,3 +102,28 @@ def test_a_phi_free_upload_keeps_its_name_and_metadata(ingest_deps: Dependencies
     assert (job.state, job.metadata_phi_redacted, job.doc_key) == (JobState.COMPLETED, [], "KDIGO 2024 CKD")
     assert (document.metadata.title, document.metadata.authors) == ("KDIGO 2024 CKD", ["Paul Stevens", "Adeera Levin"])
     assert document.redacted_blob_key is None and document.metadata_screened is True
+
+
+class _AlsoFlagsSepsis:
+    """The detector after an upgrade that also redacts "sepsis": it redacts the same key differently."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def detect(self, text: str) -> PhiResult:
+        result = self.inner.detect(text)
+        start = text.lower().find("sepsis")
+        extra = [PhiEntity(entity_type="PERSON", start=start, end=start + 6, score=0.9)] if start >= 0 else []
+        return result.model_copy(update={"entities": [*result.entities, *extra], "contains_phi": True})
+
+
+def test_a_detector_that_redacts_the_key_differently_later_keeps_the_versions_together(
+        ingest_deps: Dependencies, ingest: Any) -> None:
+    first = ingest(PHI_NAME, GUIDE)
+    ingest_deps.phi_detector = _AlsoFlagsSepsis(ingest_deps.phi_detector)  # type: ignore[misc]
+
+    second = ingest(PHI_NAME, GUIDE + b"\nRepeat the lactate within two to four hours if it was raised.\n")
+
+    assert second.doc_key == first.doc_key and second.version == 2
+    live = [d for d in ingest_deps.documents.list(limit=10) if d.status is DocumentStatus.ACTIVE]
+    assert [(d.doc_key, d.version) for d in live] == [(first.doc_key, 2)]

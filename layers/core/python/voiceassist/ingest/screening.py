@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from voiceassist.errors import Conflict, ExtractionError, VoiceAssistError
+from voiceassist.errors import Conflict, ExtractionError, NotFound, VoiceAssistError
+from voiceassist.ingest.registration import document_id
 from voiceassist.ingest.stages import IngestionContext
 from voiceassist.models import DocumentMetadata, PhiEntity, utc_now
 from voiceassist.observability import logger
@@ -109,20 +110,35 @@ def screen_document(ctx: IngestionContext, detector: PhiDetector, doc_id: str, j
     blob = PurePosixPath(document.blob_key)
     screened = screen_metadata(detector, document.metadata, blob.name)
     shown_key = str(blob.with_name(screened.file_name)) if screened.file_name != blob.name else None
+    doc_key = _earlier_pseudonym(ctx, document.doc_key, screened.metadata.doc_key)
     try:
         ctx.documents.put(document.model_copy(update={
-            "metadata": screened.metadata, "doc_key": screened.metadata.doc_key, "metadata_screened": True,
+            "metadata": screened.metadata.model_copy(update={"doc_key": doc_key}), "doc_key": doc_key,
+            "metadata_screened": True,
             "metadata_phi_redacted": screened.entity_types, "redacted_blob_key": shown_key,
             "updated_at": utc_now()}), expected_status=document.status)
     except Conflict as exc:
         raise ExtractionError("the document was deleted while it was being ingested") from exc
     job = ctx.jobs.get(job_id)
-    ctx.jobs.save(job.model_copy(update={"doc_key": screened.metadata.doc_key, "metadata_screened": True,
+    ctx.jobs.save(job.model_copy(update={"doc_key": doc_key, "metadata_screened": True,
                                          "metadata_phi_redacted": screened.entity_types, "updated_at": utc_now()}),
                   expected_state=job.state)
     logger.info("ingest metadata screened", extra={"doc_id": doc_id, "job_id": job_id,
                                                    "metadata_phi_redacted": screened.entity_types})
     return {"metadata_phi_redacted": screened.entity_types}
+
+
+def _earlier_pseudonym(ctx: IngestionContext, raw_key: str, doc_key: str) -> str:
+    """The stored key of the raw key's first version, when that one was re-keyed already: a detector that
+    redacts the key differently today must not split one document's versions (two would be live at once)."""
+    if doc_key == raw_key:
+        return doc_key
+    try:
+        first = ctx.documents.get(document_id(raw_key, 1))
+    except NotFound:
+        return doc_key
+    same_raw_key = first.doc_key.endswith(doc_key[doc_key.rindex(PSEUDONYM_SEPARATOR):])
+    return first.doc_key if first.metadata_screened and same_raw_key else doc_key
 
 
 def pseudonymous_key(raw_key: str, redacted_key: str) -> str:
