@@ -102,3 +102,17 @@ def test_name_particles_alone_are_not_redacted_elsewhere(shared_phi_detector: An
 
     assert "quartermaine" not in screened.metadata.title.lower()
     assert screened.metadata.doc_key == "de-la-sepsis-2021"  # "de" and "la" are not names on their own
+
+
+def test_a_corpus_id_is_no_record_number_unless_the_document_names_a_patient(shared_phi_detector: Any) -> None:
+    # A bare 8-digit id in a key is a record number only by its shape (a BEIR corpus id, a report number)
+    paper = DocumentMetadata(doc_key="10608397", title="Statin use and breast cancer survival")
+    assert screen_metadata(shared_phi_detector, paper, "10608397.txt").metadata == paper
+    # but beside a patient's name it is redacted as one
+    patient = DocumentMetadata(doc_key="10608397", title="Letter about Zebulon Quartermaine")
+    screened = screen_metadata(shared_phi_detector, patient, "10608397.txt")
+    assert "10608397" not in screened.metadata.doc_key + screened.file_name
+    assert screened.entity_types == ["MEDICAL_RECORD_NUMBER", "PERSON"]
+    # and an MRN-named scan is redacted: its title, derived from the name, is screened as prose
+    scan = service.metadata_for("84736251.pdf", {})
+    assert "84736251" not in screen_metadata(shared_phi_detector, scan, "84736251.pdf").metadata.model_dump_json()

@@ -8,8 +8,9 @@ Extract, the workflow runs the PHI detector over every free-text value (docs/phi
   derived from it (chunk metadata, the index, citations); a span found in one value is redacted in every value,
   and so is each word of a name found in a prose value (the title's "Zebulon Quartermaine" is redacted in the
   key `quartermaine_zebulon` too);
-- keys and file names are read with their separators ("_", "-", "/", "+") and extension as spaces, and a weak
-  name guess on a lone lowercase word there is kept ("scanned" is no patient);
+- keys and file names are read with their separators ("_", "-", "/", "+") and extension as spaces; a weak,
+  context-free guess there (the lowercase word "scanned" as a name, a corpus id as an MRN) is redacted only
+  when something else in the metadata was found;
 - a doc_key that held PHI becomes `<redacted key>~<sha1 of the raw key, 16 hex>`: versions of one document stay
   together and two documents never share a key; that hash is the one the doc_id already carries;
 - the job and the document report `metadata_phi_redacted`: the entity types, never the values;
@@ -41,7 +42,9 @@ from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
 _KEY_SEPARATORS = str.maketrans({"_": " ", "-": " ", "/": " ", "+": " "})  # length-preserving: spans map back
-WEAK_KEY_NAME_SCORE = 0.5  # below it, a PERSON found in a doc_key or file name alone is not redacted (_kept)
+# Below these, a find in a doc_key or file name is a context-free guess (_weak)
+WEAK_KEY_NAME_SCORE = 0.5
+WEAK_KEY_ID_SCORE = 0.7
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
 PSEUDONYM_SEPARATOR = "~"
@@ -73,6 +76,7 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
     detector fails (a failed detection hides everything, and the job must not go on with a guess)."""
     values = _values(metadata, file_name)
     found: dict[str, str] = {}  # a detected value (normalised, lower case) -> its entity type
+    guesses: dict[str, str] = {}  # weak, context-free finds in keys: they count once anything else is found
     for field, text in values:
         if field in _BIBLIOGRAPHIC and _BIBLIOGRAPHIC[field].fullmatch(text):
             continue
@@ -85,6 +89,9 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
                 continue
             start, end = whole_word_span(probe, entity.start, entity.end)
             value = probe[start:end].strip().lower()
+            if _weak(field, entity):
+                guesses.setdefault(value, entity.entity_type)
+                continue
             found.setdefault(value, entity.entity_type)
             if entity.entity_type == "PERSON" and field not in KEY_FIELDS:
                 # a name recurs in another order or in part ("quartermaine_zebulon" in the key); words of names
@@ -92,6 +99,8 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
                 for word in re.findall(r"[^\W\d_]{2,}", value):
                     if word not in _NAME_PARTICLES:
                         found.setdefault(word, "PERSON")
+    if found:  # a document whose metadata names a patient: every guess counts too
+        found = guesses | found
     redacted = {}
     for field, text in values:
         probe = _probe(field, text)
@@ -159,14 +168,20 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
 
 
 def _kept(field: str, entity: PhiEntity) -> bool:
-    """What a value keeps of what the detector found: a link in the url field and a name in an author field (by
-    definition), and a weak, context-free name guess in a key (a lone lowercase word such as "scanned" scores
-    0.4 there; a real name in a key also stands, capitalised, in the title derived from it)."""
+    """What a value keeps of what the detector found: a link in the url field and a name in an author field."""
     if field == "url":
         return entity.entity_type == "URL"
-    if field.startswith("author"):
-        return entity.entity_type == "PERSON"
-    return field in KEY_FIELDS and entity.entity_type == "PERSON" and entity.score < WEAK_KEY_NAME_SCORE
+    return field.startswith("author") and entity.entity_type == "PERSON"
+
+
+def _weak(field: str, entity: PhiEntity) -> bool:
+    """A context-free guess in a key or file name: a lone lowercase word as a name ("scanned", 0.4), a bare
+    digit run as a record number (a corpus id "10608397", 0.6). Alone it renames nothing; with anything else
+    found in the document's metadata it is redacted too. (A name or number in a file name also stands in the
+    title derived from it, which is screened as prose.)"""
+    if field not in KEY_FIELDS:
+        return False
+    return entity.score < (WEAK_KEY_NAME_SCORE if entity.entity_type == "PERSON" else WEAK_KEY_ID_SCORE)
 
 
 def _probe(field: str, text: str) -> str:
