@@ -116,3 +116,15 @@ def test_a_corpus_id_is_no_record_number_unless_the_document_names_a_patient(sha
     # and an MRN-named scan is redacted: its title, derived from the name, is screened as prose
     scan = service.metadata_for("84736251.pdf", {})
     assert "84736251" not in screen_metadata(shared_phi_detector, scan, "84736251.pdf").metadata.model_dump_json()
+
+
+def test_invalid_metadata_is_refused_without_quoting_it() -> None:
+    # Refused before any screen ran (in the trigger's Lambda error log, the API's 400): it names fields only
+    from voiceassist.errors import InvalidInput
+
+    with pytest.raises(InvalidInput) as refused:
+        service.metadata_for(PHI_NAME, {"title": "Zebulon Quartermaine " * 60, "year": "DOB 1961-04-17"})
+
+    message = str(refused.value).lower()
+    assert "title" in message and "year" in message
+    assert not any(value in message for value in PHI_VALUES)

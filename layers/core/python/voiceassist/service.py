@@ -6,6 +6,8 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from pydantic import ValidationError
+
 from voiceassist.errors import InvalidInput, InvalidTransition, Overloaded, PayloadTooLarge
 from voiceassist.ingest import extraction, recovery, registration
 from voiceassist.ingest import stages as ingestion
@@ -29,8 +31,9 @@ def metadata_for(filename: str, values: dict[str, Any]) -> DocumentMetadata:
         merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]
     try:
         return DocumentMetadata.model_validate(merged)
-    except ValueError as exc:
-        raise InvalidInput(f"invalid document metadata: {exc}") from exc
+    except ValidationError as exc:  # field and rule only: pydantic's own message quotes the value (PHI, maybe)
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidInput(f"invalid document metadata ({problems})") from exc
 
 
 def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: DocumentMetadata,
