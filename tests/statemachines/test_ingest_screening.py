@@ -12,6 +12,7 @@ from voiceassist_local.server import to_api_gateway_event
 
 from voiceassist import service
 from voiceassist.composition import Dependencies
+from voiceassist.ingest.triggers import object_created_event
 from voiceassist.models import DocumentStatus, JobState, PhiEntity, PhiResult, SearchMode, SearchQuery
 from voiceassist.phi.detection import FailClosedDetector
 
@@ -127,3 +128,18 @@ def test_a_detector_that_redacts_the_key_differently_later_keeps_the_versions_to
     assert second.doc_key == first.doc_key and second.version == 2
     live = [d for d in ingest_deps.documents.list(limit=10) if d.status is DocumentStatus.ACTIVE]
     assert [(d.doc_key, d.version) for d in live] == [(first.doc_key, 2)]
+
+
+def test_a_file_refused_before_its_screen_fails_without_naming_it(ingest_deps: Dependencies,
+                                                                 caplog: Any) -> None:
+    # Given a file under incoming/ named after a patient, of a type ingestion refuses at registration
+    key = f"incoming/{PHI_NAME.removesuffix('.md')}.exe"
+    ingest_deps.blobs.put(key, b"MZ\x90\x00" + b"\x00" * 64)
+
+    invoke("ingest_trigger", object_created_event("documents", key, "etag-exe", 68))
+    ingest_deps.pipelines.join(timeout=120)  # type: ignore[attr-defined]
+
+    # Then its job FAILED with a reason (and log lines) that name no part of the file name
+    [job] = ingest_deps.jobs.list(limit=10)
+    assert job.state is JobState.FAILED and job.reason and "document.exe" in job.reason
+    assert not any(value in (job.reason + caplog.text).lower() for value in PHI_VALUES)

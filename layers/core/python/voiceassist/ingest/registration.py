@@ -52,8 +52,13 @@ def document_id(doc_key: str, version: int) -> str:
 def upload_key(doc_key: str, digest: str, filename: str) -> str:
     """Where an API upload is stored: named by hashes and the file's extension only, since the file name may
     hold PHI (it is screened after registration, and a blob key is neither screened nor redacted)."""
-    suffix = "".join(c for c in PurePosixPath(filename).suffix.lower() if c.isalnum() or c == ".")[:10]
-    return f"{UPLOAD_PREFIX}{hashlib.sha1(doc_key.encode('utf-8')).hexdigest()[:16]}/{digest[:16]}/document{suffix}"
+    key_hash = hashlib.sha1(doc_key.encode("utf-8")).hexdigest()[:16]
+    return f"{UPLOAD_PREFIX}{key_hash}/{digest[:16]}/{_name_free(filename)}"
+
+
+def _name_free(filename: str) -> str:
+    """What the type check may quote in a failure reason (logged, and on the job): the extension, not the name."""
+    return "document" + "".join(c for c in PurePosixPath(filename).suffix.lower() if c.isalnum() or c == ".")[:10]
 
 
 def registration_job_id(execution_id: str) -> str:
@@ -94,7 +99,7 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
                                            execution_id=execution_id, metadata_screened=False))
     document = KnowledgeDocument(
         doc_id=job.doc_id, doc_key=metadata.doc_key, version=job.version, content_hash=digest,
-        content_type=content_type or extraction.detect_content_type(filename or blob_key, data),
+        content_type=content_type or extraction.detect_content_type(_name_free(filename or blob_key), data),
         blob_key=blob_key, metadata=metadata, size_bytes=len(data), metadata_screened=False,
     )
     ctx.documents.put(document)
