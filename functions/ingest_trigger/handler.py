@@ -10,6 +10,6 @@ from voiceassist.observability import logger, tracer
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
+@tracer.capture_lambda_handler(capture_response=False)  # the reply names the object key (a file name)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return triggers.handle_object_created(dependencies(), event, lambda_context=context)

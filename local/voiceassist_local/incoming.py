@@ -33,6 +33,11 @@ TRIGGER_FUNCTION = "ingest_trigger"
 Stamp = tuple[int, int]  # (size, mtime_ns): a file that keeps its stamp between two polls is complete
 
 
+def key_hash(key: str) -> str:
+    """What the logs carry instead of a file's key: the file name is screened for PHI only after registration."""
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
+
+
 class IncomingFolderWatcher:
     """Announces the files under `blob_root/incoming/` to ingest_trigger; `poll()` is one pass."""
 
@@ -94,7 +99,7 @@ class IncomingFolderWatcher:
             elif not stat.S_ISDIR(status.st_mode) and relative.as_posix() not in self._refused:
                 self._refused.add(relative.as_posix())
                 logger.warning("incoming entry refused: not a regular file (symlinks and devices are never "
-                               "ingested)", extra={"key": relative.as_posix()})
+                               "ingested)", extra={"key_sha256": key_hash(relative.as_posix())})
         return files
 
     def _announce(self, key: str, stamp: Stamp) -> dict[str, Any]:
@@ -103,8 +108,9 @@ class IncomingFolderWatcher:
             reply: dict[str, Any] = invoke(TRIGGER_FUNCTION, object_created_event(self.bucket, key, etag, stamp[0]))
         except Exception as exc:  # on AWS the event would go to the dead-letter queue after its retries
             reason = f"{type(exc).__name__}: {exc}"
+            # logged by type and key hash: a file name (and a message quoting it) may hold PHI
             logger.warning("incoming file not ingested: change or touch it to try again",
-                           extra={"key": key, "error": reason})
+                           extra={"key_sha256": key_hash(key), "error_type": type(exc).__name__})
             return {"status": "failed", "key": key, "reason": reason}
-        logger.info("incoming file announced", extra={"key": key, "status": reply.get("status")})
+        logger.info("incoming file announced", extra={"key_sha256": key_hash(key), "status": reply.get("status")})
         return reply

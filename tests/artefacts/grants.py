@@ -71,7 +71,8 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     **{(step, A.PHI_COMPREHEND_MEDICAL): "only where phi_detector is comprehend_medical or both (cdk.json); the "
                                          "run uses Presidio, and the adapter's calls are contract-tested on "
                                          "botocore's Stubber (tests/unit/test_phi_comprehend_medical.py)"
-       for step in ("query_detect_phi", "query_generate", "query_assemble", "stream", "api", "mcp")},
+       for step in ("query_detect_phi", "query_generate", "query_assemble", "stream", "api", "mcp",
+                    "ingest_screen")},
     ("stream", A.SESSIONS_READ): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.START_QUERY): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.STREAM_TO_CLIENTS): "a question over an open connection (tests/unit/test_streaming.py)",

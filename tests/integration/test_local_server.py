@@ -42,7 +42,8 @@ def test_upload_pdf_then_ask_cites_its_page(server_url: str) -> None:
         ("Zorbafen prescribing notes", ["Zorbafen is a fictional drug used only in this test. " * 3]),
         ("Dosing", ["The recommended adult dose of zorbafen for quartan fever is 37 mg twice daily for 9 days."]),
     ], footer="Test document", title="Zorbafen prescribing notes")
-    status, accepted = request(f"{server_url}/v1/documents?filename=zorbafen.pdf&title=Zorbafen%20notes"
+    # (a title where the fictional drug does not lead: "Zorbafen notes" reads as a surname to the metadata's PHI screen)
+    status, accepted = request(f"{server_url}/v1/documents?filename=zorbafen.pdf&title=Notes%20on%20zorbafen"
                                "&source_type=drug_reference", "POST", pdf, "application/pdf")
     assert status == 202, accepted
     job_url = f"{server_url}{accepted['links']['job']}"
@@ -59,5 +60,5 @@ def test_upload_pdf_then_ask_cites_its_page(server_url: str) -> None:
     assert status == 200, answer
     assert "37 mg" in answer["answer"]
     cited = [c for c in answer["citations"] if c["doc_id"] == accepted["doc_id"]]
-    assert cited and cited[0]["title"] == "Zorbafen notes" and cited[0]["page"] == 2
+    assert cited and cited[0]["title"] == "Notes on zorbafen" and cited[0]["page"] == 2
     assert "37 mg twice daily" in cited[0]["excerpt"]

@@ -20,6 +20,9 @@ from voiceassist.models import DocumentStatus, IndexingJob, JobState, utc_now
 
 Search = Callable[[str], list[tuple[str, int]]]
 TEXT = b"Quartan fever responds to zorbafen 37 mg twice daily for nine days in adults without renal failure."
+# A title of its own: "Zorbafen" alone, the title derived from the file name, reads as a surname to the PHI screen
+# of the metadata (a rare capitalised word), which would redact it and re-key the document (ingest/screening.py).
+METADATA = {"title": "Dosing of zorbafen"}
 
 
 def dead_worker() -> str:
@@ -33,7 +36,7 @@ def dead_worker() -> str:
 def left_behind(deps: Dependencies, *, state: JobState, worker: str, silent_for: float = 0.0) -> IndexingJob:
     """An upload registered by a worker that stopped while its job was `state` (no execution moves it)."""
     registration = service.accept_upload(deps, filename="zorbafen.txt", data=TEXT,
-                                         metadata=service.metadata_for("zorbafen.txt", {}), start_pipeline=False)
+                                         metadata=service.metadata_for("zorbafen.txt", METADATA), start_pipeline=False)
     job = registration.job
     if state is JobState.RUNNING:
         job = job.transition(JobState.RUNNING)
@@ -103,7 +106,7 @@ def test_reupload_of_a_stuck_pending_version_is_indexed_not_unchanged(ingest_dep
     stuck = left_behind(ingest_deps, state=JobState.PENDING, worker=dead_worker())
 
     again = service.accept_upload(ingest_deps, filename="zorbafen.txt", data=TEXT,
-                                  metadata=service.metadata_for("zorbafen.txt", {}))
+                                  metadata=service.metadata_for("zorbafen.txt", METADATA))
     finish(ingest_deps)
 
     assert not again.unchanged and again.document.version == 2
@@ -115,7 +118,7 @@ def test_reupload_of_a_stuck_pending_version_is_indexed_not_unchanged(ingest_dep
 def test_reupload_while_the_first_upload_is_alive_is_unchanged(ingest_deps: Dependencies) -> None:
     left_behind(ingest_deps, state=JobState.RUNNING, worker="another-host/4242/cafe")
     again = service.accept_upload(ingest_deps, filename="zorbafen.txt", data=TEXT,
-                                  metadata=service.metadata_for("zorbafen.txt", {}), start_pipeline=False)
+                                  metadata=service.metadata_for("zorbafen.txt", METADATA), start_pipeline=False)
     assert again.unchanged and again.document.version == 1
 
 
@@ -149,7 +152,7 @@ def test_a_document_deleted_during_ingestion_stays_deleted_and_unsearchable(
     ingest_deps.index = index  # type: ignore[misc]
 
     registration = service.accept_upload(ingest_deps, filename="zorbafen.txt", data=TEXT,
-                                         metadata=service.metadata_for("zorbafen.txt", {}))
+                                         metadata=service.metadata_for("zorbafen.txt", METADATA))
     finish(ingest_deps)
 
     assert index.deleted == [registration.document.doc_id]
@@ -165,12 +168,12 @@ def test_a_document_deleted_during_ingestion_stays_deleted_and_unsearchable(
 def test_deleting_a_new_version_during_its_ingestion_keeps_the_live_one_searchable(
         ingest_deps: Dependencies, keyword_search: Search) -> None:
     first = service.accept_upload(ingest_deps, filename="zorbafen.txt", data=TEXT,
-                                  metadata=service.metadata_for("zorbafen.txt", {}))
+                                  metadata=service.metadata_for("zorbafen.txt", METADATA))
     finish(ingest_deps)
     ingest_deps.index = DeletingIndex(ingest_deps, ingest_deps.index, on="activate")  # type: ignore[misc]
 
     second = service.accept_upload(ingest_deps, filename="zorbafen.txt", data=TEXT + b" Revised.",
-                                   metadata=service.metadata_for("zorbafen.txt", {}))
+                                   metadata=service.metadata_for("zorbafen.txt", METADATA))
     finish(ingest_deps)
 
     assert ingest_deps.documents.get(second.document.doc_id).status is DocumentStatus.DELETED

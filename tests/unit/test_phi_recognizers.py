@@ -49,6 +49,7 @@ def found(result: PhiResult, text: str) -> set[tuple[str, str]]:
     ("DOB 03/14/1950, on warfarin", "DATE", "03/14/1950"),
     ("born on March 3, 1950 and now confused", "DATE", "March 3, 1950"),
     ("admitted on 2021-04-05 with pneumonia", "DATE", "2021-04-05"),
+    ("DOB 05MAY1978 per the referral", "DATE", "05MAY1978"),  # no separators, as EHR exports and file names
     ("a 92-year-old woman with hip fracture", "AGE_OVER_89", "92-year-old"),
     ("aged 95, on digoxin", "AGE_OVER_89", "95"),
     ("card 4556601938071755 was charged twice", "CREDIT_CARD", "4556601938071755"),

@@ -19,7 +19,7 @@ from voiceassist.composition import dependencies
 from voiceassist.errors import InvalidInput, PayloadTooLarge
 from voiceassist.ingest import stages as ingestion
 from voiceassist.ingest.uploads import DIRECT_UPLOAD_LIMIT_BYTES, UPLOAD_ROUTE
-from voiceassist.models import DocumentStatus, KnowledgeDocument
+from voiceassist.models import DocumentMetadata, DocumentStatus, KnowledgeDocument
 
 router = Router()
 
@@ -125,12 +125,28 @@ def upload_document() -> Response[UploadAccepted]:
 @router.get("/documents", summary="List documents")
 def list_documents(status: Annotated[DocumentStatus | None, Query()] = None,
                    limit: Annotated[int, Query(ge=1, le=500)] = 100) -> DocumentList:
-    return DocumentList(documents=dependencies().documents.list(status=status, limit=limit))
+    return DocumentList(documents=[shown(d) for d in dependencies().documents.list(status=status, limit=limit)])
 
 
 @router.get("/documents/<doc_id>", summary="Get one document version")
 def get_document(doc_id: str) -> KnowledgeDocument:
-    return dependencies().documents.get(doc_id)
+    return shown(dependencies().documents.get(doc_id))
+
+
+def shown(document: KnowledgeDocument) -> KnowledgeDocument:
+    """A document as every user may see it (the knowledge base is shared): metadata not yet screened for PHI
+    (ingest/screening.py) is withheld, and a blob key whose file name held PHI shows the redacted name."""
+    if document.metadata_screened is False:
+        return document.model_copy(update={
+            "doc_key": document.doc_id, "blob_key": "<WITHHELD>",
+            "metadata": DocumentMetadata(doc_key=document.doc_id, title=UNSCREENED_TITLE,
+                                         source_type=document.metadata.source_type)})
+    if document.redacted_blob_key:
+        return document.model_copy(update={"blob_key": document.redacted_blob_key})
+    return document
+
+
+UNSCREENED_TITLE = "(withheld until the PHI screen of its metadata has run)"
 
 
 @router.delete("/documents/<doc_id>", summary="Delete a document version from search")
@@ -138,4 +154,4 @@ def delete_document(doc_id: str) -> KnowledgeDocument:
     who = admin(router, "document.delete", doc_id)
     deleted = ingestion.delete_document(dependencies().ingestion, doc_id)
     audit_accepted(who, "document.delete", doc_id)
-    return deleted
+    return shown(deleted)

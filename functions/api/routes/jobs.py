@@ -25,13 +25,18 @@ class JobList(BaseModel):
 def list_jobs(state: Annotated[JobState | None, Query()] = None,
               limit: Annotated[int, Query(ge=1, le=500)] = 100) -> JobList:
     admin(router, "job.list")
-    return JobList(jobs=dependencies().jobs.list(state=state, limit=limit))
+    return JobList(jobs=[shown(job) for job in dependencies().jobs.list(state=state, limit=limit)])
 
 
 @router.get("/jobs/<job_id>", summary="Get an indexing job and its progress")
 def get_job(job_id: str) -> IndexingJob:
     admin(router, "job.read", job_id)
-    return dependencies().jobs.get(job_id)
+    return shown(dependencies().jobs.get(job_id))
+
+
+def shown(job: IndexingJob) -> IndexingJob:
+    """A job whose document's metadata the PHI screen has not yet run on (docs/phi.md) shows its doc_id as doc_key."""
+    return job.model_copy(update={"doc_key": job.doc_id}) if job.metadata_screened is False else job
 
 
 @router.post("/jobs/<job_id>/retry", summary="Retry a FAILED job (at most 3 attempts)")
@@ -40,4 +45,4 @@ def retry_job(job_id: str) -> Response[IndexingJob]:
     service.ensure_ingestion_capacity(dependencies())
     job = service.retry_job(dependencies(), job_id)
     audit_accepted(who, "job.retry", job_id)
-    return Response(status_code=202, body=job, content_type="application/json")
+    return Response(status_code=202, body=shown(job), content_type="application/json")

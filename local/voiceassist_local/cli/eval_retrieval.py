@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
-from voiceassist.models import SearchMode
-from voiceassist_local.evaluation.retrieval import mrr_at_k, ndcg_at_k, rank_documents, recall_at_k
+from voiceassist.models import SearchHit, SearchMode
+from voiceassist_local.evaluation.retrieval import mrr_at_k, ndcg_at_k, recall_at_k
 from voiceassist_local.evaluation.withheld import WithheldReport, withheld_queries
 
 DEPTH = 100
@@ -67,6 +68,17 @@ def load_queries(path: Path, judged: dict[str, dict[str, int]]) -> dict[str, str
     return queries
 
 
+def corpus_ids(corpus: Path) -> Callable[[SearchHit], str]:
+    """A hit's corpus id. The PHI screen may store a corpus id under a pseudonymous doc_key (an 8-digit id reads
+    as a record number once anything else in that document's metadata was flagged: docs/phi.md); the doc_id is
+    derived from the id as uploaded, so it maps back."""
+    from voiceassist.ingest.registration import document_id
+    from voiceassist_local.bulk import read_beir_corpus
+
+    stems = {document_id(str(r["_id"]), 1).rsplit("_v", 1)[0]: str(r["_id"]) for r in read_beir_corpus(corpus)}
+    return lambda hit: stems.get(hit.chunk.doc_id.rsplit("_v", 1)[0], hit.chunk.doc_key)
+
+
 def run(args: argparse.Namespace) -> int:
     from voiceassist.models import FusionMethod
     from voiceassist.query.retrieval import knowledge_base_query, run_knowledge_base_query
@@ -75,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     deps = local_dependencies()
     ingest = ingest_beir_corpus(deps, args.corpus, show=not args.json)
+    corpus_id = corpus_ids(args.corpus)
     qrels = load_qrels(args.qrels)
     queries = load_queries(args.queries, qrels)
     query_ids = list(queries)[: args.limit_queries] if args.limit_queries else list(queries)
@@ -92,10 +105,10 @@ def run(args: argparse.Namespace) -> int:
         hits = run_knowledge_base_query(deps.query, query, phi_detected=False)  # BEIR queries carry no PHI
         search_ms.append((time.perf_counter() - embedded) * 1000)
         embed_ms.append((embedded - started) * 1000)
-        ranked, judged = rank_documents(hits), qrels[query_id]
+        ranked, judged = list(dict.fromkeys(corpus_id(hit) for hit in hits)), qrels[query_id]
         if args.withhold:
             if query_id in withheld:
-                hits = [hit for hit in hits if hit.chunk.doc_key not in judged]
+                hits = [hit for hit in hits if corpus_id(hit) not in judged]
             abstention.add(queries[query_id], hits, is_withheld=query_id in withheld)
         totals["ndcg@10"] += ndcg_at_k(ranked, judged, 10)
         totals["recall@100"] += recall_at_k(ranked, judged, 100)

@@ -87,6 +87,11 @@ class KnowledgeDocument(Model):
     references: list[str] = Field(default_factory=list)  # its references section (not indexed)
     created_at: datetime = Field(default_factory=utc_now)
     updated_at: datetime = Field(default_factory=utc_now)
+    # Screen Metadata (ingest/screening.py): False from Register until the PHI screen rewrote the metadata (the
+    # API withholds it meanwhile), True after; None: registered before the screen existed. Types only, never values.
+    metadata_screened: bool | None = None
+    metadata_phi_redacted: list[str] = Field(default_factory=list)
+    redacted_blob_key: str | None = None  # blob_key with its file name redacted, when that name held PHI
 
 
 class Page(Model):
@@ -227,6 +232,8 @@ class IndexingJob(Model):
     finished_at: datetime | None = None
     worker: str | None = None  # host/pid/token of the process that last moved it (updated_at is its heartbeat)
     execution_id: str | None = None  # its ingest execution (a Step Functions ARN on AWS): the reconciler asks it
+    metadata_phi_redacted: list[str] = Field(default_factory=list)  # PHI types redacted from its metadata
+    metadata_screened: bool | None = None  # as on its document: False until Screen Metadata ran (doc_key withheld)
 
     def can_transition(self, to: JobState) -> bool:
         return to in JOB_TRANSITIONS[self.state]

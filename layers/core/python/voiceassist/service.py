@@ -6,6 +6,8 @@ from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+from pydantic import ValidationError
+
 from voiceassist.errors import (
     DependencyError,
     DependencyTimeout,
@@ -30,13 +32,16 @@ def metadata_for(filename: str, values: dict[str, Any]) -> DocumentMetadata:
     stem = PurePosixPath(filename).stem or "document"
     merged = {k: v for k, v in values.items() if v not in (None, "", [])}
     merged.setdefault("doc_key", stem)
-    merged.setdefault("title", stem.replace("_", " ").replace("-", " ").strip().capitalize() or stem)
+    # The name's own case is kept ("KDIGO 2024 CKD", not "Kdigo 2024 ckd", which reads as a name to the PHI screen)
+    words = stem.replace("_", " ").replace("-", " ").strip()
+    merged.setdefault("title", words[:1].upper() + words[1:] or stem)
     if isinstance(merged.get("authors"), str):
         merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]
     try:
         return DocumentMetadata.model_validate(merged)
-    except ValueError as exc:
-        raise InvalidInput(f"invalid document metadata: {exc}") from exc
+    except ValidationError as exc:  # field and rule only: pydantic's own message quotes the value (PHI, maybe)
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise InvalidInput(f"invalid document metadata ({problems})") from exc
 
 
 def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: DocumentMetadata,

@@ -130,6 +130,16 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.JOBS_WRITE,
     ),
     _spec(
+        "ingest_screen",
+        "Screen a document's file name and metadata for PHI (Presidio), redact, fail closed",
+        A.DOCUMENTS_WRITE,  # the redacted metadata, and the pseudonymous doc_key, replace the raw ones
+        A.JOBS_WRITE,  # the job's doc_key and the PHI types redacted (metadata_phi_redacted)
+        A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
+        memory_mb=2048,
+        timeout_seconds=60,
+        container_image=True,  # Presidio and its spaCy model (the PHI image, as query_detect_phi)
+    ),
+    _spec(
         "ingest_extract",
         "Extract text and page numbers",
         A.BUCKET_READ,
@@ -347,6 +357,7 @@ FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTI
 # Which functions each workflow invokes; the ASL placeholders must be exactly these (tests check it).
 INGEST_PIPELINE_FUNCTIONS: tuple[str, ...] = (
     "ingest_register",
+    "ingest_screen",
     "ingest_extract",
     "ingest_ocr",
     "ingest_clean",

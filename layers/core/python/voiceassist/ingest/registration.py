@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from voiceassist.errors import Conflict, InvalidInput, NotFound
@@ -49,8 +50,15 @@ def document_id(doc_key: str, version: int) -> str:
 
 
 def upload_key(doc_key: str, digest: str, filename: str) -> str:
-    safe_name = "".join(c if c.isalnum() or c in "._-" else "_" for c in filename)[-120:] or "document"
-    return f"{UPLOAD_PREFIX}{hashlib.sha1(doc_key.encode('utf-8')).hexdigest()[:16]}/{digest[:16]}/{safe_name}"
+    """Where an API upload is stored: named by hashes and the file's extension only, since the file name may
+    hold PHI (it is screened after registration, and a blob key is neither screened nor redacted)."""
+    key_hash = hashlib.sha1(doc_key.encode("utf-8")).hexdigest()[:16]
+    return f"{UPLOAD_PREFIX}{key_hash}/{digest[:16]}/{_name_free(filename)}"
+
+
+def _name_free(filename: str) -> str:
+    """What the type check may quote in a failure reason (logged, and on the job): the extension, not the name."""
+    return "document" + "".join(c for c in PurePosixPath(filename).suffix.lower() if c.isalnum() or c == ".")[:10]
 
 
 def registration_job_id(execution_id: str) -> str:
@@ -77,22 +85,22 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
             logger.info("ingest registration repeated", extra={"doc_id": document.doc_id, "job_id": job_id})
             return Registration(document, job)
     data = ctx.blobs.get(blob_key)
-    if not data:
-        raise InvalidInput(f"{filename or blob_key} is empty: upload a document with content")
+    if not data:  # the reason names no file: file names are screened for PHI only after registration
+        raise InvalidInput("the uploaded file is empty: upload a document with content")
     digest = content_hash(data)
     if job is None:
-        versions = ctx.documents.versions(metadata.doc_key)
+        versions = _versions(ctx, metadata.doc_key)
         unchanged = _unchanged(ctx, job_id, versions, digest)
         if unchanged is not None:
             return unchanged
         version = max((d.version for d in versions), default=0) + 1
         job = _create_job(ctx, IndexingJob(job_id=job_id, doc_id=document_id(metadata.doc_key, version),
                                            doc_key=metadata.doc_key, version=version, worker=WORKER,
-                                           execution_id=execution_id))
+                                           execution_id=execution_id, metadata_screened=False))
     document = KnowledgeDocument(
         doc_id=job.doc_id, doc_key=metadata.doc_key, version=job.version, content_hash=digest,
-        content_type=content_type or extraction.detect_content_type(filename or blob_key, data),
-        blob_key=blob_key, metadata=metadata, size_bytes=len(data),
+        content_type=content_type or extraction.detect_content_type(_name_free(filename or blob_key), data),
+        blob_key=blob_key, metadata=metadata, size_bytes=len(data), metadata_screened=False,
     )
     ctx.documents.put(document)
     logger.info("ingest registered", extra={"doc_id": document.doc_id, "job_id": job_id,
@@ -148,6 +156,20 @@ def _unchanged(ctx: IngestionContext, job_id: str, versions: list[KnowledgeDocum
     return None
 
 
+def _versions(ctx: IngestionContext, doc_key: str) -> list[KnowledgeDocument]:
+    """The doc_key's versions. Screen Metadata stores a doc_key that held PHI under a pseudonym (ingest/screening.py),
+    so a key without versions may be one whose first version was re-keyed: its doc_id (derived from the raw key)
+    finds it, and the pseudonym its versions."""
+    versions = ctx.documents.versions(doc_key)
+    if versions:
+        return versions
+    try:
+        first = ctx.documents.get(document_id(doc_key, 1))
+    except NotFound:
+        return []
+    return ctx.documents.versions(first.doc_key) if first.doc_key != doc_key else []
+
+
 def _being_indexed(ctx: IngestionContext, document: KnowledgeDocument) -> bool:
     alive = False
     for job in ctx.jobs.for_document(document.doc_id):
@@ -167,8 +189,7 @@ def _registered_job(ctx: IngestionContext, job_id: str, doc_key: str) -> Indexin
     except NotFound:
         return None
     if job.doc_key != doc_key:
-        raise Conflict(f"job {job_id} registered doc_key {job.doc_key!r}, not {doc_key!r}: "
-                       "an execution registers one document")
+        raise Conflict(f"job {job_id} registered another doc_key: an execution registers one document")
     return job
 
 

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 
 SIDECAR_SUFFIX = ".meta.json"
 METADATA_FIELDS = ("doc_key", "title", "source_type", "specialty", "authors", "year", "doi", "pmid", "url")
+FILENAME_FIELD = "filename"  # a presigned upload's file name, kept out of its object key (ingest/uploads.py)
 IDEMPOTENCY_KEY_PREFIX = "voiceassist.ingest_trigger"
 # Longer than EventBridge retries an event (24 h) and a Lambda async retry (6 h), with room for replays
 # from an archive; after it, the execution name still refuses a second execution for 90 days.
@@ -79,14 +80,22 @@ def object_created_event(bucket: str, key: str, etag: str, size: int = 0) -> dic
 
 def metadata_for_object(deps: Dependencies, key: str) -> DocumentMetadata:
     """Sidecar JSON first, then the object's user metadata; doc_key and title default to the file name."""
-    values: dict[str, Any] = {k: unquote(v) for k, v in deps.blobs.head(key).items() if k in METADATA_FIELDS}
+    return _described(deps, key)[1]
+
+
+def _described(deps: Dependencies, key: str) -> tuple[str, DocumentMetadata]:
+    """The object's file name (a presigned upload's `filename` user metadata, else the key's last part) and
+    its metadata. Errors name no key: keys and file names are screened for PHI only after registration."""
+    head = deps.blobs.head(key)
+    values: dict[str, Any] = {k: unquote(v) for k, v in head.items() if k in METADATA_FIELDS}
     sidecar = key + SIDECAR_SUFFIX
     if deps.blobs.exists(sidecar):
         try:
             values.update(json.loads(deps.blobs.get(sidecar)))
         except ValueError as exc:
-            raise InvalidInput(f"{sidecar} is not valid JSON: {exc}") from exc
-    return service.metadata_for(PurePosixPath(key).name, values)
+            raise InvalidInput(f"its metadata sidecar ({SIDECAR_SUFFIX}) is not valid JSON: {exc}") from exc
+    name = unquote(head.get(FILENAME_FIELD, "")) or PurePosixPath(key).name
+    return name, service.metadata_for(name, values)
 
 
 def handle_object_created(deps: Dependencies, event: dict[str, Any], lambda_context: Any = None
@@ -108,9 +117,8 @@ def handle_object_created(deps: Dependencies, event: dict[str, Any], lambda_cont
 
 def start_ingestion(deps: Dependencies, *, uploaded: ObjectVersion) -> dict[str, Any]:
     """Start the ingestion workflow for an uploaded object (not idempotent by itself: see handle_object_created)."""
-    metadata = metadata_for_object(deps, uploaded.key)
-    payload = {"blob_key": uploaded.key, "metadata": metadata.model_dump(mode="json"),
-               "filename": PurePosixPath(uploaded.key).name}
+    filename, metadata = _described(deps, uploaded.key)
+    payload = {"blob_key": uploaded.key, "metadata": metadata.model_dump(mode="json"), "filename": filename}
     try:
         execution = deps.pipelines.start("ingest", payload, name=uploaded.execution_name)
     except Conflict:  # an execution of this object version exists already

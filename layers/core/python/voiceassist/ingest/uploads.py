@@ -1,7 +1,8 @@
 """Direct uploads: a presigned S3 form that puts a document under incoming/ with its metadata.
 
-The object lands as `incoming/<upload id>/<filename>` carrying its metadata as x-amz-meta-* fields; the
-upload trigger ingests it like any other object under incoming/ (triggers.metadata_for_object reads them).
+The object lands as `incoming/<upload id>/document.<ext>` carrying its file name and metadata as x-amz-meta-*
+fields; the upload trigger ingests it like any other object under incoming/ (triggers.metadata_for_object reads
+them).
 S3 enforces the size in the policy, so documents up to the ingestion limit (50 MiB) never pass through API
 Gateway (10 MB) or Lambda (6 MB).
 """
@@ -11,11 +12,12 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 from typing import Any
 
 from voiceassist.constants.environment import INCOMING_PREFIX
 from voiceassist.errors import InvalidInput
-from voiceassist.ingest.triggers import METADATA_FIELDS  # what the trigger reads back
+from voiceassist.ingest.triggers import FILENAME_FIELD, METADATA_FIELDS  # what the trigger reads back
 from voiceassist.ports import UploadSigner
 
 UPLOAD_ROUTE = "POST /v1/documents/uploads"
@@ -41,8 +43,12 @@ def presign_upload(signer: UploadSigner, *, filename: str, content_type: str | N
     unknown = sorted(set(metadata) - set(METADATA_FIELDS))
     if unknown:
         raise InvalidInput(f"unknown metadata {unknown}; allowed: {', '.join(METADATA_FIELDS)}")
-    key = f"{INCOMING_PREFIX}{uuid.uuid4().hex}/{filename}"
+    # The key names no file (it shows in S3 listings, CloudTrail and the audit record): the file name, which
+    # may hold PHI, travels as user metadata and is screened with the rest (ingest/screening.py).
+    suffix = "".join(c for c in PurePosixPath(filename).suffix.lower() if c.isalnum() or c == ".")[:10]
+    key = f"{INCOMING_PREFIX}{uuid.uuid4().hex}/document{suffix}"
     fields = {f"x-amz-meta-{name}": _ascii(name, value) for name, value in metadata.items() if value is not None}
+    fields[f"x-amz-meta-{FILENAME_FIELD}"] = filename
     fields["x-amz-meta-uploaded-by"] = user_id
     if content_type:
         fields["Content-Type"] = content_type

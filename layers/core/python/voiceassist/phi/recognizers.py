@@ -109,7 +109,8 @@ def date_recognizer() -> PatternRecognizer:
     """
     numeric = r"(?<![\d/.-])\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})(?![\d/-]|\.\d)"
     month_first = rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
-    day_first = rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+|-)(?:of\s+)?{_MONTH}\.?,?(?:\s+|-)\d{{4}}"
+    # the separators may be missing: "05May1978", "05MAY1978" (EHR exports, file names)
+    day_first = rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+|-)?(?:of\s+)?{_MONTH}\.?,?(?:\s+|-)?\d{{4}}"
     iso = r"(?:19|20)\d\d-[01]\d-[0-3]\d"
     any_date = rf"(?:{numeric}|\b{month_first}\b|\b{day_first}\b|\b{iso}\b)"
     events = r"born|dob|birth|birthday|admitted|admission|discharged|died|deceased|seen|visit"

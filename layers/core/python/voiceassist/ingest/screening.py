@@ -1,0 +1,233 @@
+"""Screen Metadata: a document's file name, title and metadata pass the PHI boundary before anything indexes them.
+
+The knowledge base is shared: a title, an author or a doc_key is copied onto every chunk, into the search index,
+into the citations every user sees, into GET /v1/documents and into the job. So after Register and before
+Extract, the workflow runs the PHI detector over every free-text value (docs/phi.md, "Document metadata"):
+
+- detected spans are replaced by `<ENTITY_TYPE>` placeholders in the stored metadata, and so in everything
+  derived from it (chunk metadata, the index, citations); a span found in one value is redacted in every value,
+  and so is each word of a name found in a prose value (the title's "Zebulon Quartermaine" is redacted in the
+  key `quartermaine_zebulon` too);
+- keys and file names are read with their separators ("_", "-", "/", "+") and extension as spaces; a weak,
+  context-free guess there (the lowercase word "scanned" as a name, a corpus id as an MRN) is redacted only
+  when something else in the metadata was found;
+- a doc_key that held PHI becomes `<redacted key>~<sha1 of the raw key, 16 hex>`: versions of one document stay
+  together and two documents never share a key; that hash is the one the doc_id already carries;
+- the job and the document report `metadata_phi_redacted`: the entity types, never the values;
+- a detector that fails or times out fails the job (fail closed) with a reason that quotes no value; nothing
+  was indexed, the raw values stay where only Screen reads them (the API withholds unscreened metadata), and
+  retrying the job screens again.
+
+Bibliographic values are kept as what they are: a DOI or PMID in its format is not run through the detector (a
+PMID is a bare digit run, which the record-number recognizer takes for an MRN), the url field is not redacted as
+a URL, and an author's name is not redacted as a PERSON; any other PHI in them is, and so is any value detected
+elsewhere (a patient's name in the file name is redacted in the authors too).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+from typing import Any
+
+from voiceassist.errors import Conflict, ExtractionError, NotFound, VoiceAssistError
+from voiceassist.ingest.registration import document_id
+from voiceassist.ingest.stages import IngestionContext
+from voiceassist.models import DocumentMetadata, PhiEntity, utc_now
+from voiceassist.observability import logger
+from voiceassist.phi.detection import whole_word_span
+from voiceassist.ports import PhiDetector
+
+KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
+_KEY_SEPARATORS = str.maketrans({"_": " ", "-": " ", "/": " ", "+": " "})  # length-preserving: spans map back
+# Below these, a find in a doc_key or file name is a context-free guess (_weak)
+WEAK_KEY_NAME_SCORE = 0.5
+WEAK_KEY_ID_SCORE = 0.7
+_SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
+_BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
+PSEUDONYM_SEPARATOR = "~"
+# Words of a name that are words of everything else too: never redacted on their own ("Maria de la Cruz")
+_NAME_PARTICLES = frozenset({"de", "la", "le", "da", "di", "du", "del", "der", "den", "van", "von", "dos", "das",
+                             "los", "las", "st", "mc", "mac"})
+_MAX_CHARS = {"title": 1000, "specialty": 100}  # DocumentMetadata's limits: placeholders can be longer than names
+
+
+class MetadataNotScreened(VoiceAssistError):
+    """The PHI detector could not screen a document's metadata: the job fails (fail closed), nothing is indexed."""
+
+    code = "metadata_not_screened"
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the document's file name and metadata could not be screened for PHI ({reason}); "
+                         "nothing was indexed: retry the job")
+
+
+@dataclass(frozen=True)
+class ScreenedMetadata:
+    metadata: DocumentMetadata
+    file_name: str
+    entity_types: list[str]  # sorted, unique: what was redacted (never the values)
+
+
+def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name: str) -> ScreenedMetadata:
+    """The metadata and file name with every detected PHI span redacted; raises MetadataNotScreened when the
+    detector fails (a failed detection hides everything, and the job must not go on with a guess)."""
+    values = _values(metadata, file_name)
+    found: dict[str, str] = {}  # a detected value (normalised, lower case) -> its entity type
+    guesses: dict[str, str] = {}  # weak, context-free finds in keys: they count once anything else is found
+    for field, text in values:
+        if field in _BIBLIOGRAPHIC and _BIBLIOGRAPHIC[field].fullmatch(text):
+            continue
+        probe = _probe(field, text)
+        result = detector.detect(probe)
+        if result.error is not None:
+            raise MetadataNotScreened(result.error)
+        for entity in result.entities:
+            if _kept(field, entity):
+                continue
+            start, end = whole_word_span(probe, entity.start, entity.end)
+            value = probe[start:end].strip().lower()
+            if _weak(field, entity):
+                guesses.setdefault(value, entity.entity_type)
+                continue
+            found.setdefault(value, entity.entity_type)
+            if entity.entity_type == "PERSON" and field not in KEY_FIELDS:
+                # a name recurs in another order or in part ("quartermaine_zebulon" in the key); words of names
+                # found in prose-like values only (a key's context-free span can swallow a word: "zebulon plan")
+                for word in re.findall(r"[^\W\d_]{2,}", value):
+                    if word not in _NAME_PARTICLES:
+                        found.setdefault(word, "PERSON")
+    if found:  # a document whose metadata names a patient: every guess counts too
+        found = guesses | found
+    redacted = {}
+    for field, text in values:
+        probe = _probe(field, text)
+        entities = _occurrences(probe, found)
+        redacted[field] = _redact(text, probe, entities) if entities else text
+    return ScreenedMetadata(metadata=_rebuilt(metadata, redacted), file_name=redacted["file_name"],
+                            entity_types=sorted(set(found.values())))
+
+
+def screen_document(ctx: IngestionContext, detector: PhiDetector, doc_id: str, job_id: str) -> dict[str, Any]:
+    """The workflow step: screen the registered version's metadata and file name, store the redacted values
+    on the document and the job, and report the entity types. A version screened before is left as it is."""
+    document = ctx.documents.get(doc_id)
+    if document.metadata_screened:  # a retried job, or Lambda re-ran this step after a lost response
+        return {"metadata_phi_redacted": document.metadata_phi_redacted}
+    blob = PurePosixPath(document.blob_key)
+    screened = screen_metadata(detector, document.metadata, blob.name)
+    shown_key = str(blob.with_name(screened.file_name)) if screened.file_name != blob.name else None
+    doc_key = _earlier_pseudonym(ctx, document.doc_key, screened.metadata.doc_key)
+    try:
+        ctx.documents.put(document.model_copy(update={
+            "metadata": screened.metadata.model_copy(update={"doc_key": doc_key}), "doc_key": doc_key,
+            "metadata_screened": True,
+            "metadata_phi_redacted": screened.entity_types, "redacted_blob_key": shown_key,
+            "updated_at": utc_now()}), expected_status=document.status)
+    except Conflict as exc:
+        raise ExtractionError("the document was deleted while it was being ingested") from exc
+    job = ctx.jobs.get(job_id)
+    ctx.jobs.save(job.model_copy(update={"doc_key": doc_key, "metadata_screened": True,
+                                         "metadata_phi_redacted": screened.entity_types, "updated_at": utc_now()}),
+                  expected_state=job.state)
+    logger.info("ingest metadata screened", extra={"doc_id": doc_id, "job_id": job_id,
+                                                   "metadata_phi_redacted": screened.entity_types})
+    return {"metadata_phi_redacted": screened.entity_types}
+
+
+def _earlier_pseudonym(ctx: IngestionContext, raw_key: str, doc_key: str) -> str:
+    """The stored key of the raw key's first version, when that one was re-keyed already: a detector that
+    redacts the key differently today must not split one document's versions (two would be live at once)."""
+    if doc_key == raw_key:
+        return doc_key
+    try:
+        first = ctx.documents.get(document_id(raw_key, 1))
+    except NotFound:
+        return doc_key
+    same_raw_key = first.doc_key.endswith(doc_key[doc_key.rindex(PSEUDONYM_SEPARATOR):])
+    return first.doc_key if first.metadata_screened and same_raw_key else doc_key
+
+
+def pseudonymous_key(raw_key: str, redacted_key: str) -> str:
+    """The doc_key a key with PHI is stored as: stable for the same raw key, distinct for different ones."""
+    suffix = PSEUDONYM_SEPARATOR + hashlib.sha1(raw_key.encode("utf-8")).hexdigest()[:16]
+    return redacted_key[:512 - len(suffix)] + suffix
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]:
+    values = [("doc_key", metadata.doc_key), ("title", metadata.title), ("file_name", file_name)]
+    values += [(f"author{i}", author) for i, author in enumerate(metadata.authors)]
+    values += [(field, text) for field in ("specialty", "url", "doi", "pmid")
+               if (text := getattr(metadata, field))]
+    return values
+
+
+def _kept(field: str, entity: PhiEntity) -> bool:
+    """What a value keeps of what the detector found: a link in the url field and a name in an author field."""
+    if field == "url":
+        return entity.entity_type == "URL"
+    return field.startswith("author") and entity.entity_type == "PERSON"
+
+
+def _weak(field: str, entity: PhiEntity) -> bool:
+    """A context-free guess in a key or file name: a lone lowercase word as a name ("scanned", 0.4), a bare
+    digit run as a record number (a corpus id "10608397", 0.6). Alone it renames nothing; with anything else
+    found in the document's metadata it is redacted too. (A name or number in a file name also stands in the
+    title derived from it, which is screened as prose.)"""
+    if field not in KEY_FIELDS:
+        return False
+    return entity.score < (WEAK_KEY_NAME_SCORE if entity.entity_type == "PERSON" else WEAK_KEY_ID_SCORE)
+
+
+def _probe(field: str, text: str) -> str:
+    """What the detector reads: separators of keys and file names become spaces, and so does a file name's
+    extension ("Child-Pugh score.txt" reads as a name to the detector, "Child-Pugh score" does not); the
+    length is kept, so spans map back onto the value."""
+    if field not in KEY_FIELDS:
+        return text.translate(_SEPARATORS)
+    probe = text.translate(_KEY_SEPARATORS)
+    suffix = PurePosixPath(text).suffix if field == "file_name" else ""
+    return probe[:len(probe) - len(suffix)] + " " * len(suffix) if 1 < len(suffix) <= 10 else probe
+
+
+def _redact(text: str, probe: str, entities: list[PhiEntity]) -> str:
+    """`redact` with word bounds taken from the probe: in a key a hyphen separates words ("DNA-Methylome-of-
+    Human.pdf" loses one word, not all), in prose it joins them ("Garcia-Reyes" goes whole)."""
+    spans: list[list[Any]] = []
+    for entity in sorted(entities, key=lambda e: (e.start, -e.end)):
+        start, end = whole_word_span(probe, entity.start, entity.end)
+        if spans and start < spans[-1][1]:
+            spans[-1][1] = max(spans[-1][1], end)
+        else:
+            spans.append([start, end, entity.entity_type])
+    pieces, cursor = [], 0
+    for start, end, entity_type in spans:
+        pieces += [text[cursor:start], f"<{entity_type}>"]
+        cursor = end
+    return "".join(pieces) + text[cursor:]
+
+
+def _occurrences(probe: str, found: dict[str, str]) -> list[PhiEntity]:
+    """Every whole-word, case-insensitive occurrence of a detected value in one value's probe text."""
+    entities = []
+    lowered = probe.lower()
+    for value, entity_type in found.items():
+        if not value:
+            continue
+        for match in re.finditer(r"(?<!\w)" + re.escape(value) + r"(?!\w)", lowered):
+            entities.append(PhiEntity(entity_type=entity_type, start=match.start(), end=match.end(), score=1.0))
+    return entities
+
+
+def _rebuilt(metadata: DocumentMetadata, redacted: dict[str, str]) -> DocumentMetadata:
+    changes: dict[str, Any] = {field: redacted[field][:_MAX_CHARS.get(field)]
+                               for field in ("title", "specialty", "url", "doi", "pmid") if field in redacted}
+    changes["authors"] = [redacted[f"author{i}"] for i in range(len(metadata.authors))]
+    if redacted["doc_key"] != metadata.doc_key:
+        changes["doc_key"] = pseudonymous_key(metadata.doc_key, redacted["doc_key"])
+    return metadata.model_copy(update=changes)

@@ -1,0 +1,145 @@
+"""ingest.asl.json's Screen Metadata, with the real handlers and the real detector: where it runs, how it fails
+closed, and how a redacted doc_key keeps one document's versions together."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from voiceassist_local.handlers import invoke
+from voiceassist_local.pipelines import PIPELINES
+from voiceassist_local.server import to_api_gateway_event
+
+from voiceassist import service
+from voiceassist.composition import Dependencies
+from voiceassist.ingest.triggers import object_created_event
+from voiceassist.models import DocumentStatus, JobState, PhiEntity, PhiResult, SearchMode, SearchQuery
+from voiceassist.phi.detection import FailClosedDetector
+
+PHI_NAME = "Zebulon_Quartermaine_MRN_84736251_DOB_1961-04-17_sepsis.md"
+PHI_VALUES = ("zebulon", "quartermaine", "84736251", "1961-04-17")
+GUIDE = b"# Sepsis bundle\n\nMeasure the serum lactate within one hour of recognising sepsis.\n"
+
+
+def _states() -> dict[str, Any]:
+    states: dict[str, Any] = json.loads(PIPELINES["ingest"].read_text())["States"]
+    return states
+
+
+def _api_get(path: str) -> Any:
+    reply = invoke("api", to_api_gateway_event("GET", path, {}, b"", groups="admin"))
+    assert reply["statusCode"] == 200, reply
+    return json.loads(reply["body"])
+
+
+class _Crashing:
+    def detect(self, text: str) -> PhiResult:
+        raise RuntimeError(f"model missing while reading {text}")  # a message quoting its input
+
+
+def test_screen_metadata_runs_after_register_and_before_anything_reads_the_metadata() -> None:
+    states = _states()
+    assert states["Already Indexed?"]["Default"] == "Screen Metadata"
+    screen = states["Screen Metadata"]
+    assert (screen["Resource"], screen["Next"]) == ("${IngestScreenFunctionArn}", "Extract Text")
+    assert [c["Next"] for c in screen["Catch"]] == ["Mark Job Failed"]
+    assert screen["ResultPath"] == "$.screening"  # the state keeps doc_id and job_id for Extract
+
+
+def test_a_detector_that_crashes_fails_the_job_closed_and_a_retry_screens_again(
+        ingest_deps: Dependencies, ingest: Any, keyword_search: Any) -> None:
+    # Given a detector that crashes
+    working = ingest_deps.phi_detector
+    ingest_deps.phi_detector = FailClosedDetector(_Crashing())  # type: ignore[misc]
+
+    # When a document named after a patient is uploaded
+    job = ingest(PHI_NAME, GUIDE)
+
+    # Then the job FAILED with a reason that says why and quotes nothing, and nothing was indexed
+    assert job.state is JobState.FAILED
+    assert job.reason and "could not be screened for PHI" in job.reason and "retry the job" in job.reason
+    assert not any(value in job.reason.lower() for value in PHI_VALUES)
+    assert keyword_search("lactate") == []
+    document = ingest_deps.documents.get(job.doc_id)
+    assert document.status is DocumentStatus.FAILED and document.metadata_screened is False
+    # and the API withholds the unscreened metadata, on the document and on the job
+    shown = "".join(json.dumps(_api_get(path)) for path in (f"/v1/documents/{job.doc_id}", "/v1/documents",
+                                                             f"/v1/jobs/{job.job_id}", "/v1/jobs"))
+    assert not any(value in shown.lower() for value in PHI_VALUES), shown
+
+    # When the detector works again and the job is retried
+    ingest_deps.phi_detector = working  # type: ignore[misc]
+    service.retry_job(ingest_deps, job.job_id)
+    ingest_deps.pipelines.join(timeout=120)  # type: ignore[attr-defined]
+
+    # Then it is screened, redacted and indexed
+    retried = ingest_deps.jobs.get(job.job_id)
+    assert retried.state is JobState.COMPLETED and "PERSON" in retried.metadata_phi_redacted
+    document = ingest_deps.documents.get(job.doc_id)
+    assert document.status is DocumentStatus.ACTIVE and document.metadata.title.startswith("<PERSON>")
+    assert keyword_search("lactate") == [(document.doc_key, 1)]
+
+
+def test_a_redacted_doc_key_keeps_the_versions_of_one_document_together(ingest_deps: Dependencies,
+                                                                        ingest: Any) -> None:
+    first = ingest(PHI_NAME, GUIDE)
+    second = ingest(PHI_NAME, GUIDE + b"\nRepeat the lactate within two to four hours if it was raised.\n")
+    again = ingest(PHI_NAME, GUIDE + b"\nRepeat the lactate within two to four hours if it was raised.\n")
+
+    first = ingest_deps.jobs.get(first.job_id)  # as it is now
+    assert (first.state, second.state) == (JobState.SUPERSEDED, JobState.COMPLETED)
+    assert first.doc_key == second.doc_key and "~" in first.doc_key
+    assert (second.version, again.unchanged, again.version) == (2, True, 2)
+    versions = ingest_deps.documents.versions(first.doc_key)
+    assert [(v.version, v.status) for v in versions] == [(1, DocumentStatus.SUPERSEDED), (2, DocumentStatus.ACTIVE)]
+    hits = ingest_deps.index.search(SearchQuery(text="lactate", mode=SearchMode.BM25, top_k=10))
+    assert {(hit.chunk.doc_key, hit.chunk.version) for hit in hits} == {(first.doc_key, 2)}
+
+
+def test_a_phi_free_upload_keeps_its_name_and_metadata(ingest_deps: Dependencies, ingest: Any) -> None:
+    job = ingest("KDIGO 2024 CKD.md", GUIDE, authors="Paul Stevens; Adeera Levin", year=2024)
+
+    document = ingest_deps.documents.get(job.doc_id)
+    assert (job.state, job.metadata_phi_redacted, job.doc_key) == (JobState.COMPLETED, [], "KDIGO 2024 CKD")
+    assert (document.metadata.title, document.metadata.authors) == ("KDIGO 2024 CKD", ["Paul Stevens", "Adeera Levin"])
+    assert document.redacted_blob_key is None and document.metadata_screened is True
+
+
+class _AlsoFlagsSepsis:
+    """The detector after an upgrade that also redacts "sepsis": it redacts the same key differently."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def detect(self, text: str) -> PhiResult:
+        result = self.inner.detect(text)
+        start = text.lower().find("sepsis")
+        extra = [PhiEntity(entity_type="PERSON", start=start, end=start + 6, score=0.9)] if start >= 0 else []
+        return result.model_copy(update={"entities": [*result.entities, *extra], "contains_phi": True})
+
+
+def test_a_detector_that_redacts_the_key_differently_later_keeps_the_versions_together(
+        ingest_deps: Dependencies, ingest: Any) -> None:
+    first = ingest(PHI_NAME, GUIDE)
+    ingest_deps.phi_detector = _AlsoFlagsSepsis(ingest_deps.phi_detector)  # type: ignore[misc]
+
+    second = ingest(PHI_NAME, GUIDE + b"\nRepeat the lactate within two to four hours if it was raised.\n")
+
+    assert second.doc_key == first.doc_key and second.version == 2
+    live = [d for d in ingest_deps.documents.list(limit=10) if d.status is DocumentStatus.ACTIVE]
+    assert [(d.doc_key, d.version) for d in live] == [(first.doc_key, 2)]
+
+
+def test_a_file_refused_before_its_screen_fails_without_naming_it(ingest_deps: Dependencies,
+                                                                 caplog: Any) -> None:
+    # Given a file under incoming/ named after a patient, of a type ingestion refuses at registration
+    key = f"incoming/{PHI_NAME.removesuffix('.md')}.exe"
+    ingest_deps.blobs.put(key, b"MZ\x90\x00" + b"\x00" * 64)
+
+    invoke("ingest_trigger", object_created_event("documents", key, "etag-exe", 68))
+    ingest_deps.pipelines.join(timeout=120)  # type: ignore[attr-defined]
+
+    # Then its job FAILED with a reason (and log lines) that name no part of the file name
+    [job] = ingest_deps.jobs.list(limit=10)
+    assert job.state is JobState.FAILED and job.reason and "document.exe" in job.reason
+    assert not any(value in (job.reason + caplog.text).lower() for value in PHI_VALUES)
