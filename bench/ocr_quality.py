@@ -2,13 +2,14 @@
 
     .venv/bin/python bench/ocr_quality.py [--pdf-dir ../shared/eval/pdf] [--max-pages 20] [--lang eng+deu]
 
-Each page with a text layer (pypdf, as Extract Text reads it) is rendered with pypdfium2 and read by the local
-OCR adapter exactly as `Start OCR` builds it (TesseractOcr with its DPI, VOICEASSIST_OCR_PAGE_SECONDS and
-VOICEASSIST_OCR_LANGUAGES unless --lang is given); a page over the time limit counts as failed, as it would
-fail the job. Character error rate = Levenshtein distance / reference length, after the same normalisation on
-both sides: NFKC (ligatures), one space for any white space (line breaks are layout), a table of contents' dot
-leaders as "..."; the corpus figure sums distances and lengths over pages. Scripts the installed Tesseract
-models cannot read (Arabic here) are reported but left out of the corpus figures.
+Each page with a text layer (pypdf, as Extract Text reads it, ruled tables left as lines) is rendered with
+pypdfium2 and read by the local OCR adapter exactly as `Start OCR` builds it (TesseractOcr with its DPI,
+VOICEASSIST_OCR_PAGE_SECONDS and VOICEASSIST_OCR_LANGUAGES unless --lang is given); a page over the time
+limit counts as failed, as it would fail the job. Character error rate = Levenshtein distance / reference
+length, after the same normalisation on both sides: NFKC (ligatures), one space for any white space (line
+breaks are layout), a table of contents' dot leaders as "..."; the corpus figure sums distances and lengths
+over pages. Scripts the installed Tesseract models cannot read (Arabic here) are reported but left out of the
+corpus figures.
 
 Maths pages are reported apart, not dropped: a page is one when at least 1 token in 20 of its text layer is a
 formula (an operator or bracket inside a token, a maths symbol, or a control character: a glyph of a TeX maths
@@ -37,7 +38,8 @@ import numpy as np
 
 from voiceassist.adapters.local.tesseract_ocr import DPI, TesseractOcr
 from voiceassist.errors import ExtractionError
-from voiceassist.ingest.extraction import PDF, extract
+from voiceassist.ingest.extraction_pdf import pdf_pages
+from voiceassist.ingest.references import split_references
 from voiceassist.settings import settings_from_env
 
 PDF_DIR = next((path for parent in Path(__file__).resolve().parents[1:3]
@@ -132,11 +134,11 @@ def measure(pdf_dir: Path, *, max_pages: int, language: str | None) -> dict[str,
     for path in sorted(pdf_dir.glob("*/*.pdf")):
         data = path.read_bytes()
         try:
-            document = extract(data, PDF, max_bytes=100 * 1024 * 1024)
+            pages, _references = split_references(pdf_pages(data, max_pages=2000, max_seconds=120, tables=False))
         except ExtractionError as failure:
             files.append({"file": path.name, "skipped": failure.reason[:80]})
             continue
-        text_pages = [page for page in document.pages if len(normalise(page.text)) >= MIN_PAGE_CHARS][:max_pages]
+        text_pages = [page for page in pages if len(normalise(page.text)) >= MIN_PAGE_CHARS][:max_pages]
         if not text_pages:
             files.append({"file": path.name, "skipped": "no text layer to compare with"})
             continue

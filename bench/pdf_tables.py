@@ -1,12 +1,11 @@
-"""PDF tables: what pdfplumber's ruled-lines finder would take out of the text flow, and at what CPU cost.
+"""PDF tables: what pdfplumber's ruled-lines finder takes out of the text flow, and at what CPU cost.
 
-    .venv/bin/pip install --target /tmp/plumb pdfplumber==0.11.10   # not a dependency: an evaluation only
-    PYTHONPATH=/tmp/plumb .venv/bin/python bench/pdf_tables.py [--pdf-dir ../shared/eval/pdf] [--max-pages 20]
+    .venv/bin/python bench/pdf_tables.py [--pdf-dir ../shared/eval/pdf] [--max-pages 20]
 
-For the first pages of every PDF: the tables `find_tables` returns with its defaults (lines and rectangle
-edges), with `lines_strict` (drawn lines only), and those of `lines_strict` that pass the content rules a
-table must meet before it may replace the page's lines (at least 2 rows with 2 or more filled cells and at
-least half its cells filled): each with its file, page and size, to be judged by eye as real or false. CPU
+For every page (or the first --max-pages) of every PDF: the tables `find_tables` returns with its defaults
+(lines and rectangle edges), with `lines_strict` (drawn lines only, what extraction uses), and those of
+`lines_strict` that pass voiceassist.ingest.pdf_tables.is_table (the content rules a grid must meet before it
+replaces the page's lines): each with its file, page and size, to be judged by eye as real or false. CPU
 seconds of each pass and of pypdf's text extraction over the same pages. Prints JSON.
 """
 
@@ -22,20 +21,14 @@ from typing import Any
 
 from pypdf import PdfReader
 
+from voiceassist.ingest.pdf_tables import TABLE_SETTINGS, is_table
+
 PDF_DIR = next((path for parent in Path(__file__).resolve().parents[1:3]
                 if (path := parent.parent / "shared/eval/pdf").is_dir()), Path("../shared/eval/pdf"))
 SETTINGS: dict[str, dict[str, str]] = {
     "default": {},
-    "lines_strict": {"vertical_strategy": "lines_strict", "horizontal_strategy": "lines_strict"},
+    "lines_strict": TABLE_SETTINGS,
 }
-
-
-def table_like(rows: list[list[str | None]]) -> bool:
-    """At least 2 rows holding 2 or more values, and at least half the cells filled."""
-    cells = [[(cell or "").strip() for cell in row] for row in rows]
-    filled = sum(bool(cell) for row in cells for cell in row)
-    total = sum(len(row) for row in cells)
-    return total > 0 and filled / total >= 0.5 and sum(sum(map(bool, row)) >= 2 for row in cells) >= 2
 
 
 def pdfplumber_pass(paths: list[Path], settings: dict[str, str], max_pages: int) -> dict[str, Any]:
@@ -50,7 +43,7 @@ def pdfplumber_pass(paths: list[Path], settings: dict[str, str], max_pages: int)
                     for table in page.find_tables(settings):
                         rows = table.extract()
                         found.append({"file": path.name, "page": page.page_number, "rows": len(rows),
-                                      "columns": max(map(len, rows), default=0), "table_like": table_like(rows),
+                                      "columns": max(map(len, rows), default=0), "table_like": is_table(rows),
                                       "first_rows": json.dumps(rows[:2], ensure_ascii=False)[:160]})
         except Exception as exc:  # damaged or encrypted samples: reported, not fatal
             found.append({"file": path.name, "error": type(exc).__name__})
@@ -72,7 +65,7 @@ def pypdf_seconds(paths: list[Path], max_pages: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--pdf-dir", type=Path, default=PDF_DIR)
-    parser.add_argument("--max-pages", type=int, default=20)
+    parser.add_argument("--max-pages", type=int, default=10_000, help="pages per file (default: all)")
     args = parser.parse_args()
     logging.disable(logging.WARNING)
     paths = sorted(args.pdf_dir.glob("*/*.pdf"))
