@@ -149,3 +149,17 @@ def test_past_its_time_limit_no_page_is_looked_at(caplog: pytest.LogCaptureFixtu
 
     assert kept == pages
     assert "pdf tables: stopped looking at page 1" in caplog.text
+
+
+def test_a_page_pdfplumber_cannot_lay_out_keeps_its_text_and_the_others_are_still_read(
+        caplog: pytest.LogCaptureFixture) -> None:
+    texts, lines = _grid(ROWS)
+    data = _pdf(texts, lines)
+    pages = [Page(number=2, text="a page the PDF does not have"), Page(number=1, text="Drug Dose Route")]
+
+    with caplog.at_level(logging.WARNING):
+        read = with_tables(data, pages, max_seconds=30)
+
+    assert read[0] == pages[0]
+    assert "pdf tables: page 2 left as text (IndexError" in caplog.text
+    assert "Amoxicillin | Dose: 500 mg | Route: PO" in read[1].text

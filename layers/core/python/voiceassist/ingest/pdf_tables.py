@@ -57,12 +57,20 @@ def with_tables(data: bytes, pages: list[Page], *, max_seconds: float) -> list[P
                     break
                 if page.number is None or not page.text.strip():
                     continue
-                text = _page_text_with_tables(pdf.pages[page.number - 1])
+                try:
+                    text = _page_text_with_tables(pdf.pages[page.number - 1])
+                except Exception as exc:  # a page pdfplumber cannot lay out keeps pypdf's text
+                    logger.warning("pdf tables: page %s left as text (%s)", page.number, _describe(exc))
+                    continue
                 if text is not None:
                     result[index] = page.model_copy(update={"text": text})
     except Exception as exc:  # an untrusted file pypdf could read: its text stays as pypdf read it
-        logger.warning("pdf tables: not looked for (%s: %s)", type(exc).__name__, str(exc)[:200])
+        logger.warning("pdf tables: not looked for (%s)", _describe(exc))
     return result
+
+
+def _describe(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())[:200]}"
 
 
 def _page_text_with_tables(page: Any) -> str | None:
