@@ -47,6 +47,7 @@ def with_tables(data: bytes, pages: list[Page], *, max_seconds: float) -> list[P
     except ImportError:
         logger.warning("pdf tables: not looked for (pdfplumber is not installed here)")
         return list(pages)
+    logging.getLogger("pdfminer").setLevel(logging.ERROR)  # its font warnings repeat what pypdf already said
     started = time.perf_counter()
     result = list(pages)
     try:
