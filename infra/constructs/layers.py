@@ -36,7 +36,7 @@ class Layers(Construct):
         self.ml = self._built_layer("Ml", paths.ml_layer_dir, "onnxruntime, tokenizers, embedding model")
         self.auth = self._built_layer("Auth", paths.auth_layer_dir, "PyJWT, cryptography (tokens, encrypted PDFs)")
         self.mcp = self._built_layer("Mcp", paths.mcp_layer_dir, "the Model Context Protocol SDK (POST /v1/mcp)")
-        self.documents = self._built_layer("Documents", paths.documents_layer_dir, "python-docx and lxml (Word files)")
+        self.documents = self._built_layer("Documents", paths.documents_layer_dir, "python-docx, lxml, pdfplumber")
         self.workspace = self._built_layer("Workspace", paths.workspace_layer_dir,
                                            "caldav and lxml (the calendar and file tools)")
 

@@ -1,4 +1,5 @@
-"""PDF extraction with pypdf: the text of each page, and the section headings that start on it.
+"""PDF extraction with pypdf: the text of each page, and the section headings that start on it; a page with a
+ruled table gets it as rows (voiceassist.ingest.pdf_tables, pdfplumber).
 
 A page without a text layer comes back empty: voiceassist.ingest.ocr names it, and the pipeline reads it by OCR.
 
@@ -15,11 +16,13 @@ from pypdf.errors import DependencyError as PdfDependencyError
 
 from voiceassist.errors import ExtractionError
 from voiceassist.ingest.pdf_headings import Line, LineCollector, detect_headings
+from voiceassist.ingest.pdf_tables import with_tables
 from voiceassist.models import Page
 
 
-def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
-    """The pages of a PDF; a page's heading lists the section headings that start on it, one per line."""
+def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float, tables: bool = True) -> list[Page]:
+    """The pages of a PDF; a page's heading lists the section headings that start on it, one per line.
+    `tables=False` keeps every page as its text layer reads (the OCR benchmark's reference)."""
     started = time.perf_counter()
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -53,10 +56,13 @@ def pdf_pages(data: bytes, *, max_pages: int, max_seconds: float) -> list[Page]:
                 "limit; the PDF is unusually complex"
             )
     headings = detect_headings(layouts)
-    return [
+    pages = [
         Page(number=number, text=text, heading="\n".join(found) or None, draws_images=image)
         for number, (text, found, image) in enumerate(zip(texts, headings, images, strict=True), start=1)
     ]
+    if not tables:
+        return pages
+    return with_tables(data, pages, max_seconds=max(max_seconds - (time.perf_counter() - started), 0.0))
 
 
 def _draws_images(page: PageObject) -> bool:
