@@ -27,6 +27,7 @@ FEMALE = re.compile(r"\b(woman|women|female|lady|girl|mrs|ms)\b|\b\d{1,3}\s?F\b"
 MALE = re.compile(r"\b(man|men|male|gentleman|boy|mr)\b|\b\d{1,3}\s?M\b", re.I)
 NEGATION = re.compile(r"\b(no|not|without|denies|denied|negative for|free of|ruled out|rule out)\b[\w\s,-]{0,30}$",
                       re.I)
+NEGATION_SCOPE = re.compile(r"[.;]|\b(?:but|however|although|though|yet)\b", re.I)
 CONDITIONS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(pattern, re.I)) for name, pattern in [
     ("chronic kidney disease", r"\b(chronic kidney disease|ckd)\b(\s+stage\s+(\d[ab]?|[iv]+))?"),
     ("acute kidney injury", r"\b(acute kidney injury|aki)\b"),
@@ -58,7 +59,8 @@ CONDITIONS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(pattern, re.I
     ("cancer", r"\b(cancer|malignancy|carcinoma)\b"),
 ]]
 LAB = re.compile(r"\b(eGFR|GFR|CrCl|creatinine|HbA1c|A1c|potassium|sodium|INR|BMI|blood pressure|BP|QTc)\b"
-                 r"\s*(?:of|is|was|at|=|:)?\s*(\d+(?:\.\d+)?(?:/\d+)?)\s*(%|mg/dL|µmol/L|umol/L|mmol/L|ms"
+                 r"(?:\s*(?:of|is|was|at|now|currently|down to|up to|=|:))*"
+                 r"\s*(\d+(?:\.\d+)?(?:/\d+)?)\s*(%|mg/dL|µmol/L|umol/L|mmol/L|ms"
                  r"|mL/min(?:/1\.73\s?m2)?)?", re.I)
 LAB_NAMES = {"gfr": "eGFR", "egfr": "eGFR", "crcl": "CrCl", "a1c": "HbA1c", "hba1c": "HbA1c", "bp": "blood pressure",
              "inr": "INR", "bmi": "BMI", "qtc": "QTc"}
@@ -201,7 +203,7 @@ def _conditions(text: str) -> list[str]:
     found: list[str] = []
     for name, pattern in CONDITIONS:
         for match in pattern.finditer(text):
-            if NEGATION.search(text[max(0, match.start() - 40):match.start()]):
+            if NEGATION.search(NEGATION_SCOPE.split(text[max(0, match.start() - 40):match.start()])[-1]):
                 continue
             stage = next((g for g in match.groups()[1:] if g and g.strip().lower().startswith("stage")), None)
             weeks = next((g for g in match.groups()[1:] if g and "weeks" in g), None)
