@@ -102,6 +102,9 @@ def _may_see(model: ChatModel, text: str, *, session_phi: bool, detector: Callab
         ensure_may_leave(text, detector=checker, local_only=local_only)
     except PhiBoundaryViolation as exc:
         return False, str(exc)
+    except Exception as exc:  # a detector that raised instead of failing closed: the text was not checked
+        log_failure("the summary's PHI check failed; it stays inside the boundary", exc)
+        return False, f"the PHI check failed ({type(exc).__name__})"
     return True, "the PHI check let the text leave"
 
 
@@ -111,7 +114,8 @@ def _model_input(previous: str, turns: Sequence[context.Turn]) -> str:
 
 
 def _clean(text: str) -> str:
-    return " ".join(context.CITATION.sub(" ", text.removeprefix(EXTRACTIVE_LABEL)).split())
+    plain = " ".join(context.CITATION.sub(" ", text.removeprefix(EXTRACTIVE_LABEL)).split())
+    return re.sub(r"\s+([.,;:!?])", r"\1", plain)
 
 
 def _first_sentence(text: str) -> str:
