@@ -1,0 +1,116 @@
+"""The context pipeline over real HTTP, with the extractive default: a session's facts and rolling summary
+(derived from the redacted turns, kept encrypted), the per-stage token budget in `metadata.context` of every
+query, and the PHI rules (no raw PHI in any table, file or log; the detector down fails closed)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.integration.test_follow_ups import get, post
+from voiceassist.composition import dependencies
+from voiceassist.conversation import memory
+from voiceassist.conversation.budget import limits
+from voiceassist.phi.detection import FailClosedDetector
+
+PATIENT = ("My patient John Smith, MRN 4417823, has chronic kidney disease with an eGFR of 25 and takes metformin; "
+           "she is allergic to penicillin.")
+LATER = ["Which antibiotic is the first choice for outpatient community-acquired pneumonia?",
+         "What is the first-line treatment for uncomplicated hypertension?",
+         "What is the starting dose of amlodipine?"]
+RAW = ("Smith", "4417823", "John")
+
+
+def _data_bytes() -> bytes:
+    folder = Path(dependencies().settings.data_dir)
+    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file() and p.suffix != ".key")
+
+
+def _conversation(url: str) -> tuple[str, list[dict[str, Any]]]:
+    session = post(f"{url}/v1/sessions", {})["session_id"]
+    answers = [post(f"{url}/v1/query", {"query": q, "session_id": session}) for q in [PATIENT, *LATER]]
+    return session, answers
+
+
+def test_the_session_keeps_its_facts_and_the_summary_of_its_older_turns(conversation_server_url: str) -> None:
+    url = conversation_server_url
+    session, answers = _conversation(url)
+    assert answers[0]["citations"][0]["doc_key"] == "metformin"  # an answered turn is stored (redacted)
+    status, history = get(f"{url}/v1/sessions/{session}/messages")
+    assert status == 200
+    assert history["facts"] == {"age": None, "sex": None, "conditions": ["chronic kidney disease"],
+                                "medications": ["metformin"], "allergies": ["penicillin"], "labs": {"eGFR": "25"}}
+    # Four exchanges: the first left the 6-message window and is summarized (redacted, as it was stored).
+    assert history["summary"].startswith("Asked: My patient <PERSON>, MRN <MEDICAL_RECORD_NUMBER>, has chronic")
+    assert "Smith" not in history["summary"] and "hypertension" not in history["summary"]
+
+    follow_up = post(f"{url}/v1/query", {"query": "Should she stop metformin?", "session_id": session})
+    described = follow_up["metadata"]["context"]
+    assert described["rewritten"] is True
+    assert "eGFR 25" in described["standalone_query"] and "metformin" in described["standalone_query"]
+    assert "eGFR 25" in described["from_facts"] and described["summary_by"] == "extractive"
+    assert follow_up["citations"][0]["doc_key"] == "metformin"  # the facts found the right document
+
+    status, other = get(f"{url}/v1/sessions/ses_nobody/messages")
+    assert status == 404 and "facts" not in other
+
+
+def test_no_raw_phi_in_any_file_response_or_log_and_the_facts_are_sealed(conversation_server_url: str,
+                                                                          capfd: pytest.CaptureFixture[str]) -> None:
+    url = conversation_server_url
+    session, answers = _conversation(url)
+    _, history = get(f"{url}/v1/sessions/{session}/messages")
+    stored, _ = dependencies().state.get(memory.MEMORY_KEY.format(session_id=session))
+    assert stored is not None and set(stored) == {"sealed"} and stored["sealed"].startswith("enc1.")
+    assert "penicillin" not in stored["sealed"] and "eGFR" not in stored["sealed"]
+    data = _data_bytes()  # the SQLite file and its WAL, the blobs: every byte the local runtime wrote
+    logs = capfd.readouterr()
+    for value in RAW:
+        assert value.encode() not in data
+        assert value not in json.dumps(history) and value not in json.dumps(answers[1:])
+        assert value not in logs.out + logs.err
+    # bound to its session: the same sealed value under another session's id does not decrypt, and reads empty
+    other = post(f"{url}/v1/sessions", {})["session_id"]
+    dependencies().state.put(memory.MEMORY_KEY.format(session_id=other), stored, expected_version=0)
+    assert not memory.load(dependencies(), other).facts
+
+
+def test_every_query_records_the_budget_of_each_stage(conversation_server_url: str) -> None:
+    url = conversation_server_url
+    alone = post(f"{url}/v1/query", {"query": "What is the starting dose of amlodipine?"})
+    chat = post(f"{url}/v1/chat/completions", {"messages": [
+        {"role": "user", "content": "What is the starting dose of amlodipine?"},
+        {"role": "assistant", "content": "5 mg once daily [1]."},
+        {"role": "user", "content": "And the side effects?"}]})
+    for described in (alone["metadata"]["context"], chat["query_metadata"]["context"]):
+        budget = described["budget"]
+        assert set(limits()) <= set(budget)
+        for stage in ("history", "summary", "facts", "question", "answer"):
+            assert 0 <= budget[stage]["used"] <= budget[stage]["limit"], stage
+        assert budget["question"]["used"] > 0 and budget["answer"]["used"] > 0
+    assert alone["metadata"]["context"]["rewritten"] is False and alone["metadata"]["context"]["budget"][
+        "history"]["used"] == 0
+    assert chat["query_metadata"]["context"]["rewritten"] is True
+    assert chat["query_metadata"]["context"]["budget"]["history"]["used"] > 0
+
+
+class _Down:
+    def detect(self, text: str) -> Any:
+        raise RuntimeError("detector down")
+
+
+def test_with_the_detector_down_nothing_becomes_a_fact(conversation_server_url: str) -> None:
+    """A turn the detector could not check is stored withheld: no fact, no summary line, nothing raw at rest."""
+    url = conversation_server_url
+    dependencies().phi_detector = FailClosedDetector(_Down())  # type: ignore[misc]
+    session = post(f"{url}/v1/sessions", {})["session_id"]
+    answered = post(f"{url}/v1/query", {"query": PATIENT, "session_id": session})
+    assert answered["metadata"]["phi_detected"] is True
+    _, history = get(f"{url}/v1/sessions/{session}/messages")
+    assert history["facts"] == {} and history["summary"] == ""
+    assert all(m["content"] == "<WITHHELD>" for m in history["messages"] if m["role"] == "user")
+    for value in RAW:
+        assert value.encode() not in _data_bytes()
