@@ -24,7 +24,7 @@ from voiceassist.conversation import context, summary
 from voiceassist.conversation.facts import Facts, extract, merge
 from voiceassist.models import Message
 from voiceassist.observability import log_failure
-from voiceassist.settings import RoutingMode
+from voiceassist.settings import RoutingMode, Runtime
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
@@ -57,8 +57,13 @@ class Memory:
 
 
 def load(deps: Dependencies, session_id: str) -> Memory:
-    """The session's memory, decrypted; empty when there is none or it does not decrypt for this session."""
-    return _load(deps, session_id)[0]
+    """The session's memory, decrypted; empty when there is none, it does not decrypt for this session, or the
+    state cannot be read (fail closed: the question is answered without it)."""
+    try:
+        return _load(deps, session_id)[0]
+    except Exception as exc:
+        log_failure("could not read the session's memory; answering without it", exc)
+        return Memory()
 
 
 def _load(deps: Dependencies, session_id: str) -> tuple[Memory, int]:
@@ -124,7 +129,11 @@ def _roll_summary(deps: Dependencies, memory: Memory, messages: Sequence[Message
 
 def _models(deps: Dependencies) -> list[Any]:
     """The in-boundary model first (it may see anything), then the cloud model; one that cannot be built (not
-    configured, or not shipped with this function) is skipped."""
+    configured, or not shipped with this function) is skipped. On AWS none: the functions that run the
+    orchestrator (api, stream) are granted no model, and the summary must not spend the API's 29 s on a call
+    that is refused; the summary there is extractive."""
+    if deps.settings.runtime is not Runtime.LOCAL:
+        return []
     models = []
     for name in ("local_chat", "cloud_chat"):
         try:
