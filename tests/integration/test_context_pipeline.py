@@ -114,3 +114,22 @@ def test_with_the_detector_down_nothing_becomes_a_fact(conversation_server_url: 
     assert all(m["content"] == "<WITHHELD>" for m in history["messages"] if m["role"] == "user")
     for value in RAW:
         assert value.encode() not in _data_bytes()
+
+
+def test_the_clinical_context_states_facts_for_the_first_question(conversation_server_url: str) -> None:
+    """The session's clinical context (encrypted with the session) gives facts as it is read; they are not
+    stored apart from it. "Can she keep taking it?" as the first question knows the drug and the eGFR."""
+    url = conversation_server_url
+    clinical = "Jane Doe, MRN 4417823: 72-year-old woman, chronic kidney disease stage 4, eGFR 25, on metformin."
+    session = post(f"{url}/v1/sessions", {"clinical_context": clinical})["session_id"]
+    answered = post(f"{url}/v1/query", {"query": "Can she keep taking it?", "session_id": session})
+    standalone = answered["metadata"]["context"]["standalone_query"]
+    assert standalone == "Can she keep taking metformin? (chronic kidney disease stage 4, eGFR 25)"
+    assert answered["citations"][0]["doc_key"] == "metformin"
+    _, history = get(f"{url}/v1/sessions/{session}/messages")
+    assert history["facts"]["labs"] == {"eGFR": "25"} and history["facts"]["age"] == "72"
+    assert "jane" not in json.dumps(history["facts"]).lower() and "4417823" not in json.dumps(history["facts"])
+    stored, _ = dependencies().state.get(memory.MEMORY_KEY.format(session_id=session))
+    assert stored is not None and set(stored) == {"sealed"}
+    for value in ("Jane", "Doe", "4417823"):
+        assert value.encode() not in _data_bytes()

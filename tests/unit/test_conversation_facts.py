@@ -113,3 +113,11 @@ def test_the_facts_joined_stay_within_their_budget() -> None:
     from voiceassist.query.generation import count_tokens
 
     assert used and count_tokens(", ".join(used)) <= budget.FACTS_TOKENS
+
+
+def test_a_clinical_context_is_about_the_patient_without_saying_so() -> None:
+    stated = "CKD stage 4, eGFR 25, on metformin; NKDA"
+    assert not extract(stated)
+    assert extract(stated, about_patient=True).to_dict() == {
+        "age": None, "sex": None, "conditions": ["chronic kidney disease stage 4"], "medications": ["metformin"],
+        "allergies": [NONE_KNOWN], "labs": {"eGFR": "25"}}

@@ -73,4 +73,5 @@ def session_messages(session_id: str) -> SessionHistory:
     kept = memory.load(dependencies(), session_id)
     return SessionHistory(session_id=session_id, clinical_context=session.clinical_context, messages=messages,
                           clarification_pending=context.pending_question(turns),
-                          facts=kept.facts.to_dict() if kept.facts else {}, summary=kept.summary)
+                          facts=known.to_dict() if (known := memory.known_facts(session, kept)) else {},
+                          summary=kept.summary)

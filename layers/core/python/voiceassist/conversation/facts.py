@@ -128,11 +128,12 @@ def is_medication(word: str) -> bool:
     return len(key) > 3 and key not in context.STOPWORDS and key in _drug_vocabulary()
 
 
-def extract(text: str) -> Facts:
+def extract(text: str, *, about_patient: bool = False) -> Facts:
     """The facts one redacted turn states about a patient (a turn the detector could not check is stored as
-    <WITHHELD>: nothing)."""
+    <WITHHELD>: nothing). `about_patient`: the text is about the patient whatever it says (a session's clinical
+    context), so it needs no "my patient" or "she" to count."""
     clean = context.CITATION.sub(" ", text)
-    if not PATIENT.search(clean):
+    if not about_patient and not PATIENT.search(clean):
         return Facts()
     allergies = _allergies(clean)
     return Facts(age=_age(clean), sex=_sex(clean), conditions=_conditions(clean),

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from voiceassist.conversation import context, summary
 from voiceassist.conversation.facts import Facts, extract, merge
-from voiceassist.models import Message
+from voiceassist.models import Message, Session
 from voiceassist.observability import log_failure
 from voiceassist.settings import RoutingMode, Runtime
 
@@ -64,6 +64,13 @@ def load(deps: Dependencies, session_id: str) -> Memory:
     except Exception as exc:
         log_failure("could not read the session's memory; answering without it", exc)
         return Memory()
+
+
+def known_facts(session: Session, kept: Memory) -> Facts:
+    """The facts the session's clinical context states (decrypted by the session store, read here and never
+    stored apart from it), then those of its turns: a later turn's value wins."""
+    stated = extract(session.clinical_context, about_patient=True) if session.clinical_context else Facts()
+    return merge(stated, kept.facts)
 
 
 def _load(deps: Dependencies, session_id: str) -> tuple[Memory, int]:

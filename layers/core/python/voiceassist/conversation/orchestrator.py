@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from voiceassist import service
 from voiceassist.conversation import budget, context, events, memory
-from voiceassist.conversation.facts import Facts
 from voiceassist.errors import NotFound
-from voiceassist.models import Message, QueryRequest, QueryResponse
+from voiceassist.models import Message, QueryRequest, QueryResponse, Session
 from voiceassist.observability import log_failure
 from voiceassist.query import generation
 from voiceassist.query.state import EventTarget
@@ -123,13 +122,22 @@ def _prepare(deps: Dependencies, request: QueryRequest, user_id: str,
     if history:
         turns = window(history)
         return Prepared(context.resolve_conversation([*turns, context.Turn("user", request.query)]), turns)
-    turns = window(session_turns(deps, request.session_id, user_id)) if request.session_id else []
+    session = _own_session(deps, request.session_id, user_id) if request.session_id else None
+    turns = window(session_turns(deps, session.session_id, user_id)) if session else []
     resolution = context.resolve(request.query, turns)
-    if not request.session_id or not turns:
+    if session is None:
         return Prepared(resolution, turns)  # no session, or not the caller's (service.answer refuses it)
-    kept = memory.load(deps, request.session_id)
-    resolution, used = budget.with_facts(resolution, kept.facts or Facts())
+    kept = memory.load(deps, session.session_id)
+    resolution, used = budget.with_facts(resolution, memory.known_facts(session, kept))
     return Prepared(resolution, turns, kept, used)
+
+
+def _own_session(deps: Dependencies, session_id: str, user_id: str) -> Session | None:
+    try:
+        session = deps.sessions.get(session_id)
+    except NotFound:
+        return None
+    return session if session.user_id == user_id else None
 
 
 def _remember_memory(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
