@@ -57,6 +57,13 @@ CONDITIONS: list[tuple[str, re.Pattern[str]]] = [(name, re.compile(pattern, re.I
     ("osteoporosis", r"\bosteoporosis\b"),
     ("anaemia", r"\ban(a)?emi(a|c)\b"),
     ("cancer", r"\b(cancer|malignancy|carcinoma)\b"),
+    ("community-acquired pneumonia", r"\bcommunity[- ]acquired pneumonia\b"),
+    ("pneumonia", r"\bpneumonia\b"),
+    ("urinary tract infection", r"\b(urinary tract infection|uti)\b"),
+    ("cellulitis", r"\bcellulitis\b"),
+    ("sepsis", r"\b(sepsis|septic)\b"),
+    ("lyme disease", r"\blyme disease\b"),
+    ("anaphylaxis", r"\banaphyla(xis|ctic)\b"),
 ]]
 LAB = re.compile(r"\b(eGFR|GFR|CrCl|creatinine|HbA1c|A1c|potassium|sodium|INR|BMI|blood pressure|BP|QTc)\b"
                  r"(?:\s*(?:of|is|was|at|now|currently|down to|up to|=|:))*"
@@ -147,8 +154,9 @@ def merge(old: Facts, new: Facts) -> Facts:
         return list(dict.fromkeys([*a, *b]))
 
     conditions = gathered(old.conditions, new.conditions)
-    if any(c != "diabetes" and "diabetes" in c for c in conditions):
-        conditions = [c for c in conditions if c != "diabetes"]  # "type 2 diabetes" says more
+    for general in ("diabetes", "pneumonia"):  # "type 2 diabetes" says more
+        if any(c != general and general in c for c in conditions):
+            conditions = [c for c in conditions if c != general]
     allergies = gathered([a for a in old.allergies if a != NONE_KNOWN or not new.allergies], new.allergies)
     if len(allergies) > 1:
         allergies = [a for a in allergies if a != NONE_KNOWN]
@@ -213,8 +221,9 @@ def _conditions(text: str) -> list[str]:
             if not any(label == f or f.startswith(label) for f in found):
                 found = [f for f in found if not label.startswith(f)] + [label]
             break
-    if any(c != "diabetes" and "diabetes" in c for c in found):
-        found = [c for c in found if c != "diabetes"]
+    for general, specific in (("diabetes", "diabetes"), ("pneumonia", "pneumonia")):
+        if any(c != general and specific in c for c in found):
+            found = [c for c in found if c != general]
     return found
 
 
