@@ -5,6 +5,7 @@ query, and the PHI rules (no raw PHI in any table, file or log; the detector dow
 from __future__ import annotations
 
 import json
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +134,15 @@ def test_the_clinical_context_states_facts_for_the_first_question(conversation_s
     assert stored is not None and set(stored) == {"sealed"}
     for value in ("Jane", "Doe", "4417823"):
         assert value.encode() not in _data_bytes()
+
+
+def test_deleting_the_session_drops_its_memory(conversation_server_url: str) -> None:
+    url = conversation_server_url
+    session, _ = _conversation(url)
+    request = urllib.request.Request(f"{url}/v1/sessions/{session}", method="DELETE")
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        assert reply.status == 200
+    stored, _ = dependencies().state.get(memory.MEMORY_KEY.format(session_id=session))
+    assert not stored
+    status, _ = get(f"{url}/v1/sessions/{session}/messages")
+    assert status == 404
