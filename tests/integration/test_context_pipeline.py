@@ -146,3 +146,21 @@ def test_deleting_the_session_drops_its_memory(conversation_server_url: str) -> 
     assert not stored
     status, _ = get(f"{url}/v1/sessions/{session}/messages")
     assert status == 404
+
+
+def test_a_long_chat_keeps_the_facts_its_window_cut(conversation_server_url: str) -> None:
+    """Chat completions send the whole conversation; the window keeps 2,000 tokens of it, and the facts of the
+    user turns it cut still reach a question about the patient (read as they come, never stored)."""
+    long_answer = "Amoxicillin is the usual choice for outpatient pneumonia in adults [1]. " * 60  # ~900 tokens
+    messages = [{"role": "user", "content": "My patient John Smith has chronic kidney disease with an eGFR of 25 "
+                                            "and takes metformin."},
+                {"role": "assistant", "content": "Metformin should be reviewed below an eGFR of 45 [1]."}]
+    for question in LATER:
+        messages += [{"role": "user", "content": question}, {"role": "assistant", "content": long_answer}]
+    messages.append({"role": "user", "content": "Should she stop metformin?"})
+    chat = post(f"{conversation_server_url}/v1/chat/completions", {"messages": messages})
+    described = chat["query_metadata"]["context"]
+    assert described["history_turns"] < len(messages) - 1  # the window cut the first turns
+    assert "eGFR 25" in described["from_facts"] and "eGFR 25" in described["standalone_query"]
+    assert "Smith" not in described["standalone_query"]
+    assert chat["citations"][0]["doc_key"] == "metformin"

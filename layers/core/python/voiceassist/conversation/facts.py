@@ -11,6 +11,7 @@ The facts are still kept encrypted (conversation/memory.py): together they descr
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -146,6 +147,15 @@ def extract(text: str, *, about_patient: bool = False) -> Facts:
     return Facts(age=_age(clean), sex=_sex(clean), conditions=_conditions(clean),
                  medications=[m for m in _medications(clean) if m not in allergies], allergies=allergies,
                  labs=_labs(clean))
+
+
+def of_turns(turns: Sequence[context.Turn]) -> Facts:
+    """The facts of the user turns, oldest first (a later value wins)."""
+    known = Facts()
+    for turn in turns:
+        if turn.role == "user":
+            known = merge(known, extract(turn.text))
+    return known
 
 
 def merge(old: Facts, new: Facts) -> Facts:

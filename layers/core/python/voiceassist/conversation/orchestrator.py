@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from voiceassist import service
-from voiceassist.conversation import budget, context, events, memory
+from voiceassist.conversation import budget, context, events, facts, memory
 from voiceassist.errors import NotFound
 from voiceassist.models import Message, QueryRequest, QueryResponse, Session
 from voiceassist.observability import log_failure
@@ -119,9 +119,12 @@ class Prepared:
 
 def _prepare(deps: Dependencies, request: QueryRequest, user_id: str,
              history: list[context.Turn] | None) -> Prepared:
-    if history:
+    if history:  # a chat's messages: the facts of every user turn, also those the window cut, are read as
+        # they come (closed vocabularies: no name or number becomes one) and never stored
         turns = window(history)
-        return Prepared(context.resolve_conversation([*turns, context.Turn("user", request.query)]), turns)
+        resolution = context.resolve_conversation([*turns, context.Turn("user", request.query)])
+        resolution, used = budget.with_facts(resolution, facts.of_turns(history))
+        return Prepared(resolution, turns, facts_used=used)
     session = _own_session(deps, request.session_id, user_id) if request.session_id else None
     turns = window(session_turns(deps, session.session_id, user_id)) if session else []
     resolution = context.resolve(request.query, turns)
