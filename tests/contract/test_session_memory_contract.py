@@ -1,6 +1,7 @@
 """A session's memory (conversation/memory.py) on both adapter sets: SQLite with the key-file cipher, DynamoDB with
-KMS envelope encryption (moto). The facts and the summary are read from the stored (redacted) turns, sealed and
-bound to the session, and no fact is in the table in the clear; the summary model obeys the PHI rules."""
+KMS envelope encryption (moto). The facts (from the questions) and the summary (from the stored, redacted turns)
+are sealed and bound to the session, and no fact is in the table in the clear; the summary model obeys the PHI
+rules."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def _converse(deps: Any, turns: list[tuple[str, str]], *, phi: bool = True) -> m
     for question, answer in turns:
         deps.sessions.add_message(Message(session_id="ses_mem", role="user", content=question))
         deps.sessions.add_message(Message(session_id="ses_mem", role="assistant", content=answer))
-        kept = memory.update(deps, "ses_mem", phi=phi, window=window, recent=HISTORY_MESSAGES)
+        kept = memory.update(deps, "ses_mem", question=question, phi=phi, window=window, recent=HISTORY_MESSAGES)
     return kept
 
 

@@ -103,15 +103,17 @@ class _Down:
         raise RuntimeError("detector down")
 
 
-def test_with_the_detector_down_nothing_becomes_a_fact(conversation_server_url: str) -> None:
-    """A turn the detector could not check is stored withheld: no fact, no summary line, nothing raw at rest."""
+def test_with_the_detector_down_nothing_raw_is_kept(conversation_server_url: str) -> None:
+    """A turn the detector could not check is stored withheld (no summary line from it); its facts are read by
+    the closed rules, which take no name or number, and sealed: nothing raw at rest."""
     url = conversation_server_url
     dependencies().phi_detector = FailClosedDetector(_Down())  # type: ignore[misc]
     session = post(f"{url}/v1/sessions", {})["session_id"]
     answered = post(f"{url}/v1/query", {"query": PATIENT, "session_id": session})
     assert answered["metadata"]["phi_detected"] is True
     _, history = get(f"{url}/v1/sessions/{session}/messages")
-    assert history["facts"] == {} and history["summary"] == ""
+    assert history["facts"]["labs"] == {"eGFR": "25"} and history["summary"] == ""
+    assert "smith" not in json.dumps(history["facts"]).lower() and "4417823" not in json.dumps(history["facts"])
     assert all(m["content"] == "<WITHHELD>" for m in history["messages"] if m["role"] == "user")
     for value in RAW:
         assert value.encode() not in _data_bytes()
@@ -164,3 +166,21 @@ def test_a_long_chat_keeps_the_facts_its_window_cut(conversation_server_url: str
     assert "eGFR 25" in described["from_facts"] and "eGFR 25" in described["standalone_query"]
     assert "Smith" not in described["standalone_query"]
     assert chat["citations"][0]["doc_key"] == "metformin"
+
+
+def test_facts_come_from_the_question_as_asked(conversation_server_url: str) -> None:
+    """A statement the pipeline does not answer (and so does not store) still gives its facts; a topic the
+    follow-up rules inherit from an earlier question never becomes a fact of the patient."""
+    url = conversation_server_url
+    session = post(f"{url}/v1/sessions", {})["session_id"]
+    stated = post(f"{url}/v1/query", {"query": "My patient is a 60-year-old man with hypertension, on lisinopril.",
+                                      "session_id": session})
+    post(f"{url}/v1/query", {"query": "What is the first-line treatment for early Lyme disease?",
+                             "session_id": session})
+    follow_up = post(f"{url}/v1/query", {"query": "Can he keep taking lisinopril?", "session_id": session})
+    assert "Lyme disease" in follow_up["metadata"]["context"]["standalone_query"]  # inherited by the rules
+    _, history = get(f"{url}/v1/sessions/{session}/messages")
+    assert history["facts"] == {"age": "60", "sex": "male", "conditions": ["hypertension"],
+                                "medications": ["lisinopril"], "allergies": [], "labs": {}}
+    assert stated["metadata"]["answer_status"] == "no_evidence"  # not stored, and yet its facts are kept
+    assert not any("60-year-old" in m["content"] for m in history["messages"])

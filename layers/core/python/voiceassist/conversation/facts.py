@@ -1,11 +1,12 @@
 """Salient clinical facts of a session: age, sex, conditions, medications, allergies and key labs, by rule.
 
-The facts are read from the user's turns AS STORED, that is redacted (the Detect PHI step replaced names, record
-numbers and dates with placeholders, and a turn it could not check is stored as <WITHHELD>), and only through
-closed vocabularies: an age beside "year-old", a lab value beside its lab's name, a drug of the drug word list
-after "on", "taking" or "allergic to", a condition of the list below. A name or a record number is therefore
-never a fact: it is a placeholder by then, and no rule takes a free word. Ages over 89 become "over 89".
-The facts are still kept encrypted (conversation/memory.py): together they describe a patient.
+Read from a question as the user asked it (and from a session's clinical context), only through closed
+vocabularies: an age beside "year-old", a lab value beside its lab's name, a drug of the drug word list after
+"on", "taking" or "allergic to", a condition of the list below. No rule takes a free word, a bare number or a
+date, and drug words that are also given names are left out, so a name, a record number or a date of birth
+never becomes a fact, whether or not the PHI detector caught it (redaction placeholders are skipped too). Ages
+over 89 become "over 89". The facts are still kept encrypted (conversation/memory.py): together they describe a
+patient.
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
 """A session's memory: its salient clinical facts and the rolling summary of its older turns.
 
-Both are derived from the session's STORED turns, which are redacted (raw PHI never reaches a store, and the API
-function that runs the orchestrator has no PHI detector), and both are kept ENCRYPTED: the whole memory is one
+The facts are read from each question as the user asked it, by closed rules (conversation/facts.py: no name, no
+record number, no date can become a fact; an age over 89 is "over 89"), and from the session's clinical context;
+the summary from the session's STORED turns, which are redacted (raw PHI never reaches a store, and the API
+function that runs the orchestrator has no PHI detector). Both are kept ENCRYPTED: the whole memory is one
 FieldCipher value bound to the session id (KMS envelope on AWS, the 0600 key file locally), in the shared state
 next to the session, with the session's 12 h lifetime. Facts describe a patient even without a name, so they are
 not kept in the clear; a value copied onto another session does not decrypt.
 
-`update` runs after each answer: the user turns it has not read yet add their facts, and the turns that left the
-history window join the summary. Best effort: a failed or conflicting write loses only that turn's addition (the
-next update reads the turns again, up to SPAN messages back). A memory that does not decrypt is empty (fail
-closed: nothing of it is returned in any form).
+`update` runs after each answer: the question adds its facts, and the turns that left the history window join the
+summary. Best effort: a failed or conflicting write loses that turn's facts (the summary reads the turns again,
+up to SPAN messages back). A memory that does not decrypt is empty (fail closed: nothing of it is returned in any
+form).
 """
 
 from __future__ import annotations
@@ -41,18 +43,16 @@ class Memory:
     summary: str = ""
     summary_by: str = ""  # "extractive" or the model's name
     phi: bool = False  # a turn of the session had PHI or could not be checked: only in-boundary models summarize
-    facts_through: str = ""  # when the last message read for facts was written (ISO 8601)
     summary_through: str = ""  # when the last message folded into the summary was written
 
     def to_dict(self) -> dict[str, Any]:
         return {"facts": self.facts.to_dict(), "summary": self.summary, "summary_by": self.summary_by,
-                "phi": self.phi, "facts_through": self.facts_through, "summary_through": self.summary_through}
+                "phi": self.phi, "summary_through": self.summary_through}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Memory:
         return cls(facts=Facts.from_dict(data.get("facts")), summary=str(data.get("summary", "")),
                    summary_by=str(data.get("summary_by", "")), phi=bool(data.get("phi", False)),
-                   facts_through=str(data.get("facts_through", "")),
                    summary_through=str(data.get("summary_through", "")))
 
 
@@ -85,17 +85,16 @@ def _load(deps: Dependencies, session_id: str) -> tuple[Memory, int]:
         return Memory(), version
 
 
-def update(deps: Dependencies, session_id: str, *, phi: bool, window: Window, recent: int) -> Memory | None:
-    """Read the turns added since the last update into the facts and the summary, and store the memory."""
+def update(deps: Dependencies, session_id: str, *, question: str, phi: bool, window: Window, recent: int
+           ) -> Memory | None:
+    """Add the facts `question` states (as the user asked it, before any rewrite, so that a topic inherited
+    from the history never becomes a fact of the patient), fold the turns that left the window into the
+    summary, and store the memory sealed."""
     try:
         memory, version = _load(deps, session_id)
         messages = deps.sessions.messages(session_id, limit=recent + SPAN)
         memory.phi = memory.phi or phi
-        for message in _after(messages, memory.facts_through):
-            if message.role == "user":
-                memory.facts = merge(memory.facts, extract(message.content))
-        if messages:
-            memory.facts_through = _stamp(messages[-1])
+        memory.facts = merge(memory.facts, extract(question))
         _roll_summary(deps, memory, messages, window=window, recent=recent)
         sealed = deps.field_cipher.encrypt(json.dumps(memory.to_dict()), context=session_id)
         deps.state.put(MEMORY_KEY.format(session_id=session_id), {"sealed": sealed}, expected_version=version,

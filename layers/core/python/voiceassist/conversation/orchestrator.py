@@ -47,7 +47,7 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
         response.metadata.context = prepared.describe(asked.query, response)
         _remember_clarification(deps, asked, response)
         _remember_evidence(deps, asked, response)
-        _remember_memory(deps, asked, response)
+        _remember_memory(deps, asked, response, question=request.query)
     except Exception as exc:  # the caller maps it (REST: routes/errors.py) and logs it once
         emit(events.error(exc, trace_id))
         raise
@@ -143,11 +143,12 @@ def _own_session(deps: Dependencies, session_id: str, user_id: str) -> Session |
     return session if session.user_id == user_id else None
 
 
-def _remember_memory(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
-    """Read this exchange into the session's facts and summary (conversation/memory.py: encrypted)."""
+def _remember_memory(deps: Dependencies, request: QueryRequest, response: QueryResponse, *, question: str) -> None:
+    """Read the question as asked into the session's facts, and the turns the window no longer holds into its
+    summary (conversation/memory.py: sealed)."""
     if request.session_id:
-        memory.update(deps, request.session_id, phi=response.metadata.phi_detected, window=window,
-                      recent=HISTORY_MESSAGES)
+        memory.update(deps, request.session_id, question=question, phi=response.metadata.phi_detected,
+                      window=window, recent=HISTORY_MESSAGES)
 
 
 def _remember_clarification(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
