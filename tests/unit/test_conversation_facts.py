@@ -121,3 +121,14 @@ def test_a_clinical_context_is_about_the_patient_without_saying_so() -> None:
     assert extract(stated, about_patient=True).to_dict() == {
         "age": None, "sex": None, "conditions": ["chronic kidney disease stage 4"], "medications": ["metformin"],
         "allergies": [NONE_KNOWN], "labs": {"eGFR": "25"}}
+
+
+def test_a_chats_user_turns_give_their_facts_in_order() -> None:
+    from voiceassist.conversation.facts import of_turns
+
+    turns = [context.Turn("user", "My patient John Smith has an eGFR of 40 and takes metformin."),
+             context.Turn("assistant", "Metformin is taken with meals; eGFR 10 is a limit [1]."),
+             context.Turn("user", "Her eGFR is now 28.")]
+    known = of_turns(turns)
+    assert known.labs == {"eGFR": "28"} and known.medications == ["metformin"]  # the assistant's words are no fact
+    assert "smith" not in str(known.to_dict()).lower()
