@@ -73,7 +73,10 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
                                          "botocore's Stubber (tests/unit/test_phi_comprehend_medical.py)"
        for step in ("query_detect_phi", "query_generate", "query_assemble", "stream", "api", "mcp",
                     "ingest_screen")},
-    ("stream", A.SESSIONS_READ): "a question over an open connection (tests/unit/test_streaming.py)",
+    ("stream", A.SESSIONS_WRITE): "a question in a session over an open connection: its clarifying exchange and "
+                                  "its sealed memory (tests/unit/test_streaming.py, conversation/memory.py)",
+    ("stream", A.STATE_WRITE): "a question in a session over an open connection: the follow-ups' evidence and "
+                               "the session's memory (conversation/orchestrator.py, conversation/memory.py)",
     ("stream", A.START_QUERY): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.STREAM_TO_CLIENTS): "a question over an open connection (tests/unit/test_streaming.py)",
 }

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from aws_lambda_powertools.event_handler.api_gateway import Router
 from pydantic import BaseModel, ConfigDict, Field
 
 from routes.identity import caller_id
 from voiceassist.composition import dependencies
-from voiceassist.conversation import context
+from voiceassist.conversation import context, memory
 from voiceassist.errors import NotFound
 from voiceassist.models import Message, Session, utc_now
 
@@ -22,6 +23,8 @@ class SessionHistory(BaseModel):
     clinical_context: str | None = None
     messages: list[Message]
     clarification_pending: str | None = None  # the question a short reply will be joined to
+    facts: dict[str, Any] = Field(default_factory=dict)  # the salient clinical facts (conversation/facts.py)
+    summary: str = ""  # the rolling summary of the turns older than the history window
 
 
 class NewSession(BaseModel):
@@ -53,6 +56,7 @@ def get_session(session_id: str) -> Session:
 def delete_session(session_id: str) -> dict[str, str]:
     _own_session(session_id)
     dependencies().sessions.delete(session_id)
+    memory.forget(dependencies(), session_id)
     return {"deleted": session_id}
 
 
@@ -61,10 +65,13 @@ MESSAGES_LIMIT = 50
 
 @router.get("/sessions/<session_id>/messages", summary="Your session's recent messages (stored redacted), oldest first")
 def session_messages(session_id: str) -> SessionHistory:
-    """As stored (redacted), with the session's clinical context and `clarification_pending`: the question a
-    short reply would be joined to."""
+    """As stored (redacted), with the session's clinical context, `clarification_pending` (the question a short
+    reply would be joined to), and the session's memory: its facts and the summary of its older turns."""
     session = _own_session(session_id)
     messages = dependencies().sessions.messages(session_id, limit=MESSAGES_LIMIT)
     turns = [context.Turn(m.role, m.content) for m in messages]
+    kept = memory.load(dependencies(), session_id)
     return SessionHistory(session_id=session_id, clinical_context=session.clinical_context, messages=messages,
-                          clarification_pending=context.pending_question(turns))
+                          clarification_pending=context.pending_question(turns),
+                          facts=known.to_dict() if (known := memory.known_facts(session, kept)) else {},
+                          summary=kept.summary)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         DocumentStore,
         Embedder,
         EventPublisher,
+        FieldCipher,
         JobStore,
         KeyValueState,
         PageOcr,
@@ -83,6 +84,10 @@ class Dependencies:
 
     @cached_property
     def sessions(self) -> SessionStore:
+        raise NotImplementedError
+
+    @cached_property
+    def field_cipher(self) -> FieldCipher:
         raise NotImplementedError
 
     @cached_property

@@ -316,7 +316,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "stream",
         "WebSocket routes: run a query and stream its events",
         A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both
-        A.SESSIONS_READ,
+        A.SESSIONS_WRITE,  # the orchestrator keeps clarifying exchanges and seals the session's memory
+        A.STATE_WRITE,  # the follow-ups' evidence and the session's memory (conversation/memory.py)
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,
         timeout_seconds=30,

@@ -9,12 +9,13 @@ event's QueryResponse. Sync and stream therefore share one path.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from voiceassist import service
-from voiceassist.conversation import context, events
+from voiceassist.conversation import budget, context, events, facts, memory
 from voiceassist.errors import NotFound, StoreUnavailable
-from voiceassist.models import Message, QueryRequest, QueryResponse
+from voiceassist.models import Message, QueryRequest, QueryResponse, Session
 from voiceassist.observability import log_failure
 from voiceassist.query import generation
 from voiceassist.query.answering import NOT_SAVED_WARNING
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 Emit = Callable[[events.Event], None]
 HISTORY_MESSAGES = 6
-HISTORY_TOKENS = 2000  # the window of earlier turns a follow-up is resolved against
+HISTORY_TOKENS = budget.HISTORY_TOKENS  # the window of earlier turns a follow-up is resolved against
 EVIDENCE_KEY = "conversation-evidence:{session_id}"  # the last answer's cited excerpts, in the shared state
 EVIDENCE_CHARS = 6000
 EVIDENCE_TTL_SECONDS = 12 * 3600
@@ -40,14 +41,14 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
     it, a session's stored (redacted) messages are the history.
     """
     try:
-        resolution = _resolve(deps, request, user_id, history)
-        asked = request.model_copy(update={"query": resolution.query[:4000]})
+        prepared = _prepare(deps, request, user_id, history)
+        asked = request.model_copy(update={"query": budget.cut_question(prepared.resolution.query)[:4000]})
         response = service.answer(deps, asked, user_id=user_id, trace_id=trace_id, stream=stream,
                                   history=[f"{t.role}: {t.text}" for t in history or []])
-        if resolution.rewritten:
-            response.metadata.context = resolution.describe()
+        response.metadata.context = prepared.describe(asked.query, response)
         _remember_clarification(deps, asked, response)
         _remember_evidence(deps, asked, response)
+        _remember_memory(deps, asked, response, question=request.query)
     except Exception as exc:  # the caller maps it (REST: routes/errors.py) and logs it once
         emit(events.error(exc, trace_id))
         raise
@@ -106,12 +107,62 @@ def window(turns: list[context.Turn], max_tokens: int = HISTORY_TOKENS) -> list[
     return kept[::-1]
 
 
-def _resolve(deps: Dependencies, request: QueryRequest, user_id: str,
-             history: list[context.Turn] | None) -> context.Resolution:
-    if history:
-        return context.resolve_conversation([*window(history), context.Turn("user", request.query)])
-    turns = session_turns(deps, request.session_id, user_id) if request.session_id else []
-    return context.resolve(request.query, window(turns))
+@dataclass
+class Prepared:
+    """The question resolved against its context: the history window, and a session's memory (its facts and the
+    summary of the turns the window no longer holds)."""
+
+    resolution: context.Resolution
+    window: list[context.Turn] = field(default_factory=list)
+    kept: memory.Memory | None = None
+    facts_used: list[str] = field(default_factory=list)
+
+    def describe(self, asked: str, response: QueryResponse) -> dict[str, Any]:
+        """`metadata.context`, for every query: how the history shaped the question and each stage's tokens."""
+        described: dict[str, Any] = self.resolution.describe() if self.resolution.rewritten else {"rewritten": False}
+        if self.resolution.rewritten:
+            described["standalone_query"] = asked
+        kept = self.kept or memory.Memory()
+        described.update({
+            "history_turns": len(self.window), "from_facts": self.facts_used,
+            "summary_by": kept.summary_by or None,
+            "budget": budget.record(history=self.window, summary_text=kept.summary, facts_used=self.facts_used,
+                                    question=asked, response=response)})
+        return described
+
+
+def _prepare(deps: Dependencies, request: QueryRequest, user_id: str,
+             history: list[context.Turn] | None) -> Prepared:
+    if history:  # a chat's messages: the facts of every user turn, also those the window cut, are read as
+        # they come (closed vocabularies: no name or number becomes one) and never stored
+        turns = window(history)
+        resolution = context.resolve_conversation([*turns, context.Turn("user", request.query)])
+        resolution, used = budget.with_facts(resolution, facts.of_turns(history))
+        return Prepared(resolution, turns, facts_used=used)
+    session = _own_session(deps, request.session_id, user_id) if request.session_id else None
+    turns = window(session_turns(deps, session.session_id, user_id)) if session else []
+    resolution = context.resolve(request.query, turns)
+    if session is None:
+        return Prepared(resolution, turns)  # no session, or not the caller's (service.answer refuses it)
+    kept = memory.load(deps, session.session_id)
+    resolution, used = budget.with_facts(resolution, memory.known_facts(session, kept))
+    return Prepared(resolution, turns, kept, used)
+
+
+def _own_session(deps: Dependencies, session_id: str, user_id: str) -> Session | None:
+    try:
+        session = deps.sessions.get(session_id)
+    except NotFound:
+        return None
+    return session if session.user_id == user_id else None
+
+
+def _remember_memory(deps: Dependencies, request: QueryRequest, response: QueryResponse, *, question: str) -> None:
+    """Read the question as asked into the session's facts, and the turns the window no longer holds into its
+    summary (conversation/memory.py: sealed)."""
+    if request.session_id:
+        memory.update(deps, request.session_id, question=question, phi=response.metadata.phi_detected,
+                      window=window, recent=HISTORY_MESSAGES)
 
 
 def _remember_clarification(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:
