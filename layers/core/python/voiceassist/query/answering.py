@@ -11,7 +11,7 @@ import re
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable, NotFound
 from voiceassist.models import AnswerStatus, Message, Session
-from voiceassist.query import abstention, citations, extractive, generation, grounding, routing
+from voiceassist.query import abstention, citations, critic, extractive, generation, grounding, routing
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
 
@@ -106,6 +106,8 @@ def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
         renumbered = citations.renumber(cited)
         state.answer = renumbered.text
         state.citations = citations.citations_for(renumbered, excerpts)
+        if critic.review(ctx.settings, state):  # withdrawn: searched again one step down the ladder
+            return state
         if state.answer and not state.citations and not state.extractive:
             state.warnings.append("the answer cites no excerpt of the knowledge base; verify it independently")
         _remember(ctx, state)
