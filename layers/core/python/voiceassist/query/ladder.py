@@ -24,7 +24,7 @@ from collections.abc import Callable, Collection, Mapping
 
 from voiceassist.models import AnswerStatus, RetrievalAttempt, SearchBranch, SourceKind, SourceName
 from voiceassist.ports import SearchSource
-from voiceassist.query import sources
+from voiceassist.query import abstention, evidence, sources
 from voiceassist.query.state import QueryState
 from voiceassist.settings import Settings
 
@@ -55,7 +55,7 @@ def after_evidence(settings: Settings, state: QueryState, rejudge: Rejudge) -> Q
     step, evidence, threshold = state.ladder.step, state.evidence_score, settings.evidence_threshold
     if state.answer_status is not AnswerStatus.NO_EVIDENCE:
         record(state, step, evidence, f"evidence {_f(evidence)} reaches the threshold {threshold}")
-        if step in (DENSE, PUBMED):
+        if step in (DENSE, PUBMED) and not state.critiques:  # after a withdrawn answer, the critic says why
             state.warnings.append(LOWER_STEP_WARNING.format(step="dense-only" if step == DENSE else "PubMed"))
         return state
     record(state, step, evidence, f"evidence {_f(evidence)} is below the threshold {threshold}")
@@ -63,7 +63,7 @@ def after_evidence(settings: Settings, state: QueryState, rejudge: Rejudge) -> Q
         relaxed = settings.relaxed_evidence_threshold
         if evidence is not None and evidence >= relaxed:
             weak = rejudge(_reopened(state), relaxed)
-            if weak.answer_status is not AnswerStatus.NO_EVIDENCE:
+            if weak.answer_status is not AnswerStatus.NO_EVIDENCE and _names_every_topic(weak, relaxed):
                 weak.ladder.step = RELAXED
                 record(weak, RELAXED, weak.evidence_score,
                        f"evidence {_f(weak.evidence_score)} reaches the relaxed threshold {relaxed}")
@@ -108,6 +108,13 @@ def _branches_for(state: QueryState, step: str) -> tuple[list[SearchBranch], str
         return [], ("not searched: PubMed is not configured, the request excludes it, or the deployment is "
                     "local-only")
     return [state.fallback_pubmed], ""
+
+
+def _names_every_topic(state: QueryState, threshold: float) -> bool:
+    """Whether a passage at the relaxed threshold holds every topic word of the question: weak evidence is a
+    passage that says it in other words, not one about a neighbouring topic ("metformin" without "pregnancy")."""
+    found = evidence.assess(abstention.evidence_question(state), state.hits)
+    return any(p.score >= threshold and not p.missing for p in found.passages)
 
 
 def _reopened(state: QueryState) -> QueryState:
