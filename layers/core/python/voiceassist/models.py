@@ -425,7 +425,7 @@ class Critique(Model):
 
     grounding: float | None = None  # the supported share of the answer's sentences
     passed: bool
-    action: str  # accepted | retried | abstained
+    action: str  # accepted | retried | abstained | skipped (an answer from tool results)
     step: str  # the ladder step the answer came from
     reason: str
 

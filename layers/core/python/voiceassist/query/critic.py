@@ -5,7 +5,8 @@ An answer fails when less than `Settings.critic_min_grounding` of its sentences 
 they cite, or when the check removed every sentence. The first failure withdraws the answer and sends the run
 back to "Search Sources" with the ladder's next searching step (dense only, then PubMed when the PHI rules
 allow); a second failure, or a failure with no step left, withholds it: `answer_status` "no_evidence", no
-citations. Each verdict is a Critique in metadata.plan and in the `critique` event.
+citations. An answer that read tool results is not judged on the excerpts ("skipped"). Each verdict is a
+Critique in metadata.plan and in the `critique` event.
 """
 
 from __future__ import annotations
@@ -27,6 +28,11 @@ def review(settings: Settings, state: QueryState) -> bool:
         state.plan = planner.plan_of(settings, state)
         return False
     step, share, minimum = state.ladder.step, state.grounding, settings.critic_min_grounding
+    if state.tool_history:  # the model read tool results: the excerpts are not what it answers from
+        state.critiques.append(Critique(grounding=share, passed=share >= minimum, action="skipped", step=step,
+                                        reason="the answer uses tool results, which the excerpt check does not cover"))
+        state.plan = planner.plan_of(settings, state)
+        return False
     emptied = state.answer_status is AnswerStatus.NO_EVIDENCE
     if not emptied and share >= minimum:
         state.critiques.append(Critique(grounding=share, passed=True, action="accepted", step=step,
