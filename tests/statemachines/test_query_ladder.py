@@ -136,7 +136,7 @@ def test_the_relaxed_step_answers_with_a_weak_evidence_warning_and_a_lower_confi
     deps.settings = deps.settings.model_copy(update={"evidence_threshold": 0.97,  # type: ignore[misc]
                                                      "relaxed_evidence_threshold": 0.5})
 
-    response = ask(deps, "What is the usual maximum daily dose of metformin for elderly adults?")
+    response = ask(deps, "What is the maximum daily metformin dose in divided doses for elderly adults?")
 
     assert response.metadata.answer_status is AnswerStatus.ANSWERED and "2,000 mg" in response.answer
     assert steps_of(response) == [("hybrid", True), ("relaxed", True)], response.metadata.plan
@@ -187,3 +187,15 @@ def test_the_critic_never_retries_a_phi_question_on_pubmed(deps: Dependencies) -
     plan = response.metadata.plan
     assert plan is not None and [c.action for c in plan.critiques] == ["retried", "abstained"]
     assert len(local.calls) == 2 and "John Smith" not in str(plan.model_dump())
+
+
+def test_the_relaxed_step_never_answers_a_question_naming_a_single_topic(deps: Dependencies) -> None:
+    # "metformin" is its one topic word (the rest are generic): weak evidence there is any metformin passage
+    deps.settings = deps.settings.model_copy(update={"evidence_threshold": 0.97,  # type: ignore[misc]
+                                                     "relaxed_evidence_threshold": 0.5})
+    deps.external_sources = {}  # type: ignore[misc]
+
+    response = ask(deps, "What is the usual maximum daily dose of metformin for elderly adults?")
+
+    assert response.metadata.answer_status is AnswerStatus.NO_EVIDENCE
+    assert steps_of(response)[:3] == [("hybrid", True), ("relaxed", True), ("dense", True)]

@@ -33,6 +33,7 @@ STEPS = (HYBRID, RELAXED, DENSE, PUBMED)
 WEAK_EVIDENCE_WARNING = ("weak evidence: no passage reached the evidence threshold ({threshold}); the best scores "
                          "{evidence} (relaxed threshold {relaxed}), so verify this answer against the cited passages")
 LOWER_STEP_WARNING = "the hybrid search found no passage that answers; this answer comes from the {step} search"
+MIN_RELAXED_TOPICS = 2
 Rejudge = Callable[[QueryState, float], QueryState]
 
 
@@ -96,6 +97,8 @@ def record(state: QueryState, step: str, evidence: float | None, reason: str) ->
 def _branches_for(state: QueryState, step: str) -> tuple[list[SearchBranch], str]:
     if step == DENSE:
         knowledge_base = [b for b in state.search_plan if b.kind is SourceKind.KNOWLEDGE_BASE]
+        if any(name in state.unavailable_sources for branch in knowledge_base for name in branch.sources):
+            return [], "not searched: the knowledge base was unavailable"
         return knowledge_base, "not searched: the plan searches no knowledge-base source"
     if state.phi is None or state.phi.error is not None:
         return [], ("not searched: the question could not be checked for PHI, so it counts as PHI, and PubMed is "
@@ -111,9 +114,14 @@ def _branches_for(state: QueryState, step: str) -> tuple[list[SearchBranch], str
 
 
 def _names_every_topic(state: QueryState, threshold: float) -> bool:
-    """Whether a passage at the relaxed threshold holds every topic word of the question: weak evidence is a
-    passage that says it in other words, not one about a neighbouring topic ("metformin" without "pregnancy")."""
-    found = evidence.assess(abstention.evidence_question(state), state.hits)
+    """Whether the question names at least MIN_RELAXED_TOPICS topics and a passage at the relaxed threshold holds
+    every one: weak evidence is a passage that says it in other words, not one about a neighbouring topic
+    ("metformin" without "pregnancy"), nor one sharing the single word of a question without a topic of its own
+    ("How many readings are needed?")."""
+    question = abstention.evidence_question(state)
+    if sum(c.weight == 1.0 for c in evidence.question_concepts(question)) < MIN_RELAXED_TOPICS:
+        return False
+    found = evidence.assess(question, state.hits)
     return any(p.score >= threshold and not p.missing for p in found.passages)
 
 

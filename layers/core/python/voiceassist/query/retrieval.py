@@ -123,6 +123,7 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         names = _source_names(branch.get("source"))
         state.sources_searched.extend(n for n in names if n not in state.sources_searched)
         if branch.get("error"):
+            state.unavailable_sources.extend(n for n in names if n not in state.unavailable_sources)
             rest = "; answered without them" if len(failed) < len(branches) else ""
             subject = f"source {names[0]} was" if len(names) == 1 else f"sources {', '.join(names)} were"
             state.warnings.append(f"{subject} unavailable ({branch['error']}){rest}")

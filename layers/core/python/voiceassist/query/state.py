@@ -102,6 +102,7 @@ class QueryState(Model):
     ladder: RetrievalLadder = Field(default_factory=RetrievalLadder)
     fallback_pubmed: SearchBranch | None = None  # the ladder's PubMed step, set by Classify when the PHI rules allow
     search_again: bool = False  # Rank or the critic sends the run back to "Search Sources" one step down the ladder
+    unavailable_sources: list[str] = Field(default_factory=list)  # failed or too slow when searched (Rank)
     warnings_after_rank: int = 0  # the warnings a withdrawn answer's retry keeps
     critiques: list[Critique] = Field(default_factory=list)
 
