@@ -62,8 +62,10 @@ def main() -> None:
     from voiceassist_local.cli.local import ensure_sample_corpus, warm_up
 
     from voiceassist.composition import Dependencies, use_dependencies
+    from voiceassist.observability import logger
     from voiceassist.settings import Settings
 
+    logger.setLevel("WARNING")  # stdout carries the report; the per-stage INFO lines would interleave
     deps = Dependencies(Settings(data_dir=args.data_dir))
     use_dependencies(deps)
     ensure_sample_corpus(deps)
