@@ -168,6 +168,7 @@ def test_the_critic_abstains_when_the_retry_is_unsupported_too(deps: Dependencie
 
     assert (response.answer, response.citations) == (critic.WITHHELD_REPLY, [])
     assert response.metadata.answer_status is AnswerStatus.NO_EVIDENCE and len(cloud.calls) == 2
+    assert response.metadata.usage.completion_tokens == 18  # both answers were paid for (9 tokens each)
     plan = response.metadata.plan
     assert plan is not None and plan.action == "no_evidence"
     assert [c.action for c in plan.critiques] == ["retried", "abstained"]

@@ -11,7 +11,7 @@ Critique in metadata.plan and in the `critique` event.
 
 from __future__ import annotations
 
-from voiceassist.models import AnswerStatus, Critique
+from voiceassist.models import AnswerStatus, Critique, TokenUsage
 from voiceassist.query import ladder, planner
 from voiceassist.query.state import QueryState
 from voiceassist.settings import Settings
@@ -25,20 +25,17 @@ def review(settings: Settings, state: QueryState) -> bool:
     """Judge the checked answer. True: it was withdrawn and the run searches again (query.asl.json's
     "Grounded?" Choice); False: the state holds the final answer (or the abstention)."""
     if state.grounding is None:  # nothing was checked: a clarification, an abstention, a tool's result
-        state.plan = planner.plan_of(settings, state)
-        return False
+        return _final(settings, state)
     step, share, minimum = state.ladder.step, state.grounding, settings.critic_min_grounding
     if state.tool_history:  # the model read tool results: the excerpts are not what it answers from
         state.critiques.append(Critique(grounding=share, passed=share >= minimum, action="skipped", step=step,
                                         reason="the answer uses tool results, which the excerpt check does not cover"))
-        state.plan = planner.plan_of(settings, state)
-        return False
+        return _final(settings, state)
     emptied = state.answer_status is AnswerStatus.NO_EVIDENCE
     if not emptied and share >= minimum:
         state.critiques.append(Critique(grounding=share, passed=True, action="accepted", step=step,
                                         reason=f"{share:.0%} of the sentences are supported (at least {minimum:.0%})"))
-        state.plan = planner.plan_of(settings, state)
-        return False
+        return _final(settings, state)
     reason = ("no sentence is supported by the excerpts it cites" if emptied
               else f"only {share:.0%} of the sentences are supported (at least {minimum:.0%} needed)")
     retried = any(c.action == "retried" for c in state.critiques)
@@ -52,6 +49,17 @@ def review(settings: Settings, state: QueryState) -> bool:
                                     reason=reason + ("; the retry failed too" if retried else
                                                      "; no ladder step is left to retry")))
     state.answer, state.citations, state.answer_status = WITHHELD_REPLY, [], AnswerStatus.NO_EVIDENCE
+    return _final(settings, state)
+
+
+def _final(settings: Settings, state: QueryState) -> bool:
+    """The plan as it ends; a withdrawn answer's tokens count in the run's usage (they were paid for)."""
+    withdrawn = state.withdrawn_usage
+    state.usage = state.usage.model_copy(update={
+        "prompt_tokens": state.usage.prompt_tokens + withdrawn.prompt_tokens,
+        "completion_tokens": state.usage.completion_tokens + withdrawn.completion_tokens,
+        "cost_usd": state.usage.cost_usd + withdrawn.cost_usd})
+    state.withdrawn_usage = TokenUsage()
     state.plan = planner.plan_of(settings, state)
     return False
 
@@ -59,6 +67,7 @@ def review(settings: Settings, state: QueryState) -> bool:
 def _withdraw(state: QueryState) -> None:
     """Forget the withdrawn answer and what its generation added; Rank and Generate run again."""
     del state.warnings[state.warnings_after_rank:]
+    state.withdrawn_usage, state.usage = state.usage, TokenUsage()
     state.answer = state.clarifying_question = state.model = state.generation_tier = None
     state.answer_status, state.grounding, state.failure = None, None, None
     state.citations, state.extractive, state.tool_calls_pending = [], False, False

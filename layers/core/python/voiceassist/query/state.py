@@ -105,6 +105,7 @@ class QueryState(Model):
     unavailable_sources: list[str] = Field(default_factory=list)  # failed or too slow when searched (Rank)
     warnings_after_rank: int = 0  # the warnings a withdrawn answer's retry keeps
     critiques: list[Critique] = Field(default_factory=list)
+    withdrawn_usage: TokenUsage = Field(default_factory=TokenUsage)  # tokens of an answer the critic withdrew
 
     @property
     def phi_detected(self) -> bool:
