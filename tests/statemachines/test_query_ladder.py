@@ -200,3 +200,15 @@ def test_the_relaxed_step_never_answers_a_question_naming_a_single_topic(deps: D
 
     assert response.metadata.answer_status is AnswerStatus.NO_EVIDENCE
     assert steps_of(response)[:3] == [("hybrid", True), ("relaxed", True), ("dense", True)]
+
+
+def test_phi_in_the_earlier_messages_keeps_the_ladder_off_pubmed(deps: Dependencies) -> None:
+    history = ["user: Patient John Smith, MRN 4417823, has painful swollen toes.", "assistant: See [1]."]
+
+    response = service.answer(deps, QueryRequest(query=UNCOVERED), user_id=USER, history=history)
+
+    assert deps.external_sources["pubmed"].queries == []
+    assert response.metadata.answer_status is AnswerStatus.NO_EVIDENCE
+    plan = response.metadata.plan
+    assert plan is not None and plan.retrieval.tried[-1].step == "pubmed"
+    assert "contains PHI" in plan.retrieval.tried[-1].reason
