@@ -200,6 +200,8 @@ def test_the_relaxed_step_never_answers_a_question_naming_a_single_topic(deps: D
 
     assert response.metadata.answer_status is AnswerStatus.NO_EVIDENCE
     assert steps_of(response)[:3] == [("hybrid", True), ("relaxed", True), ("dense", True)]
+    assert response.metadata.plan is not None
+    assert "no passage names every topic" in response.metadata.plan.retrieval.tried[1].reason
 
 
 def test_phi_in_the_earlier_messages_keeps_the_ladder_off_pubmed(deps: Dependencies) -> None:

@@ -71,7 +71,10 @@ def after_evidence(settings: Settings, state: QueryState, rejudge: Rejudge) -> Q
                 weak.warnings.append(WEAK_EVIDENCE_WARNING.format(
                     threshold=threshold, evidence=_f(weak.evidence_score), relaxed=relaxed))
                 return weak
-        record(state, RELAXED, evidence, f"evidence {_f(evidence)} is below the relaxed threshold {relaxed}")
+        record(state, RELAXED, evidence,
+               f"evidence {_f(evidence)} is below the relaxed threshold {relaxed}" if evidence is None
+               or evidence < relaxed else f"evidence {_f(evidence)} reaches the relaxed threshold {relaxed}, but "
+               f"no passage names every topic of the question (at least {MIN_RELAXED_TOPICS} needed)")
     if descend(state):
         return _reopened(state)
     return state
