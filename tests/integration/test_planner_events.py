@@ -16,7 +16,7 @@ from tests.stubs.query_stack import USER, CrashingDetector, query_stack
 from voiceassist.composition import dependencies
 from voiceassist.conversation import events, orchestrator
 from voiceassist.models import QueryRequest
-from voiceassist.query import critic
+from voiceassist.query import answering
 
 UNSUPPORTED = "Metformin cures gout within 3 days [1]."
 QUESTION = "What is the metformin dose for eGFR 40?"
@@ -50,7 +50,7 @@ def test_a_withdrawn_answer_streams_and_returns_the_same_retry_and_abstention(
     done = stream[-1]["data"]
     assert stable(done) == stable(sync.model_dump(mode="json"))
     assert (done["answer"], done["citations"], done["metadata"]["answer_status"]) == (
-        critic.WITHHELD_REPLY, [], "no_evidence")
+        answering.UNGROUNDED_REPLY, [], "no_evidence")
     kinds = [item["type"] for item in stream if item["type"] != "token"]
     assert kinds == ["route", "plan", "retrieval", "route", "retrieval", "route", "citations", "critique", "done"]
     first, second = of_type(stream, "retrieval")

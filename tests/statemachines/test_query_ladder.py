@@ -26,7 +26,7 @@ from voiceassist.models import (
     SourceType,
 )
 from voiceassist.phi.detection import FailClosedDetector
-from voiceassist.query import critic, ladder
+from voiceassist.query import answering, ladder
 
 UNCOVERED = "What is the first-line treatment for acute gout flares?"
 PHI_UNCOVERED = "Patient John Smith, MRN 4417823: what is the first-line treatment for acute gout flares?"
@@ -166,7 +166,7 @@ def test_the_critic_abstains_when_the_retry_is_unsupported_too(deps: Dependencie
 
     response = ask(deps, QUESTION, cloud)
 
-    assert (response.answer, response.citations) == (critic.WITHHELD_REPLY, [])
+    assert (response.answer, response.citations) == (answering.UNGROUNDED_REPLY, [])
     assert response.metadata.answer_status is AnswerStatus.NO_EVIDENCE and len(cloud.calls) == 2
     assert response.metadata.usage.completion_tokens == 18  # both answers were paid for (9 tokens each)
     plan = response.metadata.plan

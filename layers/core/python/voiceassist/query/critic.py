@@ -16,8 +16,8 @@ from voiceassist.query import ladder, planner
 from voiceassist.query.state import QueryState
 from voiceassist.settings import Settings
 
-WITHHELD_REPLY = ("The drafted answer was not supported by the knowledge base's passages it cites, so it is "
-                  "withheld and no cited answer can be given. Try rephrasing the question.")
+WITHHELD_REPLY = ("Too little of the drafted answer is supported by the knowledge base's passages it cites, so "
+                  "it is withheld and no cited answer can be given. Try rephrasing the question.")
 RETRIED_WARNING = "a first answer was withdrawn by the grounding check ({reason}); searched again ({step} step)"
 
 
@@ -48,7 +48,9 @@ def review(settings: Settings, state: QueryState) -> bool:
     state.critiques.append(Critique(grounding=share, passed=False, action="abstained", step=step,
                                     reason=reason + ("; the retry failed too" if retried else
                                                      "; no ladder step is left to retry")))
-    state.answer, state.citations, state.answer_status = WITHHELD_REPLY, [], AnswerStatus.NO_EVIDENCE
+    if not emptied:  # an emptied answer already says it was withheld (answering.UNGROUNDED_REPLY)
+        state.answer = WITHHELD_REPLY
+    state.citations, state.answer_status = [], AnswerStatus.NO_EVIDENCE
     return _final(settings, state)
 
 
