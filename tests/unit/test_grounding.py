@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import grounding
 from voiceassist.query.generation import number_excerpts
+from voiceassist.settings import Settings
 
 METFORMIN = ("Start with 500 mg once or twice daily with meals. The usual maximum is 2,000 mg per day in divided "
              "doses.")
@@ -72,7 +75,8 @@ def assembled(answer: str, *texts: str, query: str = "What is the maximum dose o
     hits = [SearchHit(chunk=e.chunk, score=1.0) for e in excerpts(*texts)]
     state = QueryState(user_id="u", request=QueryRequest(query=query), hits=hits, answer=answer,
                        model="gpt-4o-mini", phi=PhiResult(contains_phi=False, redacted_text=query))
-    return response_of(answering.assemble(None, state))  # type: ignore[arg-type] - no session: ctx unused
+    ctx = SimpleNamespace(settings=Settings())  # no session: only the critic's settings are read
+    return response_of(answering.assemble(ctx, state))  # type: ignore[arg-type]
 
 
 def test_assemble_reports_grounding_and_warns_about_what_it_removed() -> None:
@@ -99,3 +103,17 @@ def test_a_partly_answered_question_names_the_part_without_evidence() -> None:
 
     assert ('no cited passage mentions "pregnancy": that part of the question has no evidence'
             in response.metadata.warnings)
+
+
+def test_the_critic_withholds_an_answer_mostly_unsupported_when_no_ladder_step_is_left() -> None:
+    from voiceassist.query import critic
+
+    # one supported sentence of four: the uncited ones without numbers stay, but count as unsupported
+    response = assembled("The usual maximum is 2,000 mg per day [1]. Metformin cures gout. It also cures "
+                         "migraine. It treats asthma.", METFORMIN)
+
+    assert (response.answer, response.citations) == (critic.WITHHELD_REPLY, [])
+    assert response.metadata.answer_status.value == "no_evidence" and response.metadata.grounding == 0.25
+    plan = response.metadata.plan
+    assert plan is not None and [c.action for c in plan.critiques] == ["abstained"]
+    assert [(a.step, a.evidence) for a in plan.retrieval.tried] == [("dense", None), ("pubmed", None)]

@@ -414,6 +414,39 @@ class AnswerStatus(StrEnum):
     TOOL_ERROR = "tool_error"  # the tool the question needs failed; the reply says why
 
 
+class RetrievalAttempt(Model):
+    """One step of the retrieval fallback ladder (query/ladder.py): its evidence, or why it was skipped."""
+
+    step: str  # hybrid | relaxed | dense | pubmed
+    evidence: float | None = None  # the best passage's evidence score at this step; None: not searched
+    reason: str
+
+
+class RetrievalLadder(Model):
+    step: str = "hybrid"  # the step the answer (or the abstention) comes from
+    tried: list[RetrievalAttempt] = Field(default_factory=list)
+
+
+class Critique(Model):
+    """The critic's verdict on one answer (query/critic.py): the grounding check, and what followed."""
+
+    grounding: float | None = None  # the supported share of the answer's sentences
+    passed: bool
+    action: str  # accepted | retried | abstained | skipped (an answer from tool results)
+    step: str  # the ladder step the answer came from
+    reason: str
+
+
+class QueryPlan(Model):
+    """What the planner chose and how sure it is (query/planner.py, docs/conversation.md)."""
+
+    action: str  # answer | tool | clarify | no_evidence
+    confidence: float = Field(ge=0.0, le=1.0)
+    reason: str
+    retrieval: RetrievalLadder = Field(default_factory=RetrievalLadder)
+    critiques: list[Critique] = Field(default_factory=list)
+
+
 class QueryMetadata(Model):
     query_id: str
     phi_detected: bool
@@ -432,6 +465,7 @@ class QueryMetadata(Model):
     evidence_score: float | None = None  # the best passage's evidence score (query/evidence.py), 0..1
     grounding: float | None = None  # the share of answer sentences supported by the excerpt they cite
     context: dict[str, Any] | None = None  # how history shaped the question (conversation.context)
+    plan: QueryPlan | None = None  # the planner's choice, the retrieval ladder and the critic (query/planner.py)
 
 
 class QueryResponse(Model):

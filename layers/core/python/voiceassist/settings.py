@@ -20,6 +20,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_BM25_WEIGHT,
     ENV_CHUNK_OVERLAP,
     ENV_CHUNK_TOKENS,
+    ENV_CRITIC_MIN_GROUNDING,
     ENV_DATA_DIR,
     ENV_DATA_KEY_ID,
     ENV_DOCUMENTS_BUCKET,
@@ -66,6 +67,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_PUBMED_SECRET_ARN,
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_REGION,
+    ENV_RELAXED_EVIDENCE_THRESHOLD,
     ENV_ROUTING_MODE,
     ENV_RUNTIME,
     ENV_SAGEMAKER_ENDPOINT,
@@ -157,6 +159,12 @@ class Settings(BaseModel):
     # Below this evidence score (query/evidence.py, 0..1) the answer is "no_evidence": evaluated in
     # docs/benchmarks.md, "Answers that know their limits".
     evidence_threshold: float = Field(default=0.55, ge=0.0, le=1.0)
+    # The ladder's relaxed step (query/ladder.py): evidence at or above this, below evidence_threshold, answers
+    # with a "weak evidence" warning; measured in docs/benchmarks.md. Equal to evidence_threshold: no relaxed step.
+    relaxed_evidence_threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    # The critic (query/critic.py): an answer with a smaller supported share of sentences is retried once one
+    # step down the ladder, or withheld.
+    critic_min_grounding: float = Field(default=0.5, ge=0.0, le=1.0)
     local_groups: str = "admin,clinician"
     local_token: str | None = Field(default=None, repr=False)
     job_lease_seconds: float = Field(default=300.0, gt=0)
@@ -220,6 +228,8 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_FUSION: "fusion",
     ENV_BM25_WEIGHT: "bm25_weight",
     ENV_EVIDENCE_THRESHOLD: "evidence_threshold",
+    ENV_RELAXED_EVIDENCE_THRESHOLD: "relaxed_evidence_threshold",
+    ENV_CRITIC_MIN_GROUNDING: "critic_min_grounding",
     ENV_EMBEDDING_PRECISION: "embedding_precision",
     ENV_MAX_UPLOAD_BYTES: "max_upload_bytes",
     ENV_PUBMED_BASE_URL: "pubmed_base_url",

@@ -81,6 +81,7 @@ def plan(state: QueryState) -> Event:
         "action": "clarify" if state.clarifying_question else "search",
         "clarifying_question": state.clarifying_question,
         "searches": [{"kind": str(b.kind), "sources": b.sources} for b in state.search_plan],
+        "plan": state.plan.model_dump(mode="json") if state.plan else None,  # the planner's (query/planner.py)
     })
 
 
@@ -92,7 +93,10 @@ def retrieval(state: QueryState) -> Event:
                                                 "title": hit.chunk.metadata.title, "source": hit.source})
     return event("retrieval", {"sources_searched": state.sources_searched, "hits": len(state.hits),
                                "documents": list(documents.values()),
-                               "enough_evidence": bool(state.hits)})
+                               "enough_evidence": bool(state.hits),
+                               # the retrieval ladder (query/ladder.py): this step, and every step so far
+                               "step": state.ladder.step, "search_again": state.search_again,
+                               "tried": [a.model_dump(mode="json") for a in state.ladder.tried]})
 
 
 def tools(state: QueryState) -> list[Event]:
@@ -149,6 +153,8 @@ def critique(response: QueryResponse) -> Event:
         "grounded": bool(response.citations), "sentences": len(sentences), "cited_sentences": len(cited),
         "clarifying": response.clarifying_question is not None, "extractive": response.metadata.extractive,
         "degraded": response.metadata.degraded, "warnings": response.metadata.warnings,
+        "grounding": response.metadata.grounding,  # the critic's verdicts (query/critic.py), in order
+        "critic": [c.model_dump(mode="json") for c in chosen.critiques] if (chosen := response.metadata.plan) else [],
     })
 
 

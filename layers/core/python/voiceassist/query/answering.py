@@ -14,7 +14,7 @@ from voiceassist.errors import ModelUnavailable, NotFound, StoreUnavailable
 from voiceassist.models import AnswerStatus, ChatCompletion, ChatMessage, Message, Session, ToolDefinition
 from voiceassist.observability import log_failure
 from voiceassist.ports import ChatModel, ToolCallingChatModel
-from voiceassist.query import abstention, citations, extractive, generation, grounding, routing, terms
+from voiceassist.query import abstention, citations, critic, extractive, generation, grounding, routing, terms
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
 
@@ -168,6 +168,8 @@ def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
         renumbered = citations.renumber(cited)
         state.answer = renumbered.text
         state.citations = citations.citations_for(renumbered, excerpts)
+        if critic.review(ctx.settings, state):  # withdrawn: searched again one step down the ladder
+            return state
         if state.answer and not state.citations and not state.extractive:
             state.warnings.append("the answer cites no excerpt of the knowledge base; verify it independently")
         _remember(ctx, state)

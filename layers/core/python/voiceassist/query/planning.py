@@ -11,7 +11,7 @@ from voiceassist import phi
 from voiceassist.models import PhiResult, RoutingMode, SourceKind
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
-from voiceassist.query import sources
+from voiceassist.query import ladder, planner, sources
 from voiceassist.query.state import QueryContext, QueryState, timed
 from voiceassist.query.tool_route import route_to_tool
 
@@ -57,6 +57,7 @@ def classify(ctx: QueryContext, state: QueryState) -> QueryState:
         route_to_tool(state)  # a calculator question goes to the calculator (query.asl.json skips the search)
         if not state.clarifying_question and not state.tool_route:
             plan_sources(ctx, state)
+        state.plan = planner.plan_of(ctx.settings, state)
     return state
 
 
@@ -88,6 +89,7 @@ def plan_sources(ctx: QueryContext, state: QueryState) -> QueryState:
                 if s.kind is SourceKind.EXTERNAL else s
                 for s in sources.select_sources(state.intent, preferences, available)]
     state.search_plan = sources.search_branches(selected, source_types=state.request.filters.source_types)
+    state.fallback_pubmed = ladder.pubmed_fallback(state, available, configured)  # the ladder's last step
     if any(s.kind is SourceKind.KNOWLEDGE_BASE for s in selected) and not any(
             b.kind is SourceKind.KNOWLEDGE_BASE for b in state.search_plan):
         state.warnings.append("the source_types filter excludes every selected knowledge-base source ("

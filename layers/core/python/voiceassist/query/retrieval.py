@@ -20,7 +20,7 @@ from voiceassist.models import (
     SourceType,
 )
 from voiceassist.observability import log_failure
-from voiceassist.query import abstention, search, sources, synonyms
+from voiceassist.query import abstention, ladder, planner, search, sources, synonyms
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_abbreviations
 from voiceassist.query.state import QueryContext, QueryState, timed
@@ -57,8 +57,9 @@ def search_knowledge_base(ctx: QueryContext, state: QueryState, *, source_types:
     if source_types:
         filters = filters.model_copy(update={"source_types": source_types})
     top_k = max(state.request.top_k * 2, 10)
+    mode = SearchMode.DENSE if state.ladder.step == ladder.DENSE else SearchMode.HYBRID  # the ladder's dense step
     try:
-        query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters)
+        query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters, mode=mode)
     except Exception as exc:  # noqa: BLE001 - any embedder failure: keywords alone beat no search at all
         log_failure("the embedder failed; searching by keywords only", exc)  # its message may quote the question
         state.warnings.append(EMBEDDER_FAILED)
@@ -121,6 +122,7 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
     by priority (sources.interleave says why) and near-duplicate passages dropped, before the cut to the hits the
     generator sees (docs/search.md, "Query enhancement, post-processing and reranking").
     """
+    state.search_again = False
     rankings: list[list[SearchHit]] = []
     deferred: list[SearchHit] = []
     failed = [branch for branch in branches if branch.get("error")]
@@ -128,6 +130,7 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
         names = _source_names(branch.get("source"))
         state.sources_searched.extend(n for n in names if n not in state.sources_searched)
         if branch.get("error"):
+            state.unavailable_sources.extend(n for n in names if n not in state.unavailable_sources)
             rest = "; answered without them" if len(failed) < len(branches) else ""
             subject = f"source {names[0]} was" if len(names) == 1 else f"sources {', '.join(names)} were"
             state.warnings.append(f"{subject} unavailable ({branch['error']}){rest}")
@@ -145,23 +148,37 @@ def merge_search_results(ctx: QueryContext, state: QueryState, branches: list[di
     deferred.sort(key=lambda hit: hit.score, reverse=True)
     hits = search.drop_near_duplicates(sources.interleave(rankings) + deferred)
     state.hits = hits[: max(state.request.top_k * 2, 10)]
-    if failed and len(failed) == len(branches):
+    first_step = state.ladder.step == ladder.HYBRID  # later steps (query/ladder.py) end in an answer or no evidence
+    if failed and len(failed) == len(branches) and first_step:
         # Nothing to answer from, and rephrasing would not help: say so. The reply takes the clarification
         # route past generation (query.asl.json) and is audited as degraded.
         state.answer = state.clarifying_question = SOURCES_UNAVAILABLE_REPLY
         state.degraded = True
         state.answer_status = AnswerStatus.NO_EVIDENCE
-        return state
-    if not state.clarifying_question and (not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
+        return _planned(ctx, state)
+    if first_step and not state.clarifying_question and (
+            not state.hits or max(h.score for h in state.hits) < MIN_GOOD_SCORE):
         state.clarifying_question = intents.NO_GOOD_RESULTS_QUESTION
     if not state.clarifying_question:
         with timed(state, "evidence"):
-            previous = _previous_question(ctx, state) if abstention.needs_topic(state) else ""
-            abstention.keep_supported_hits(state, threshold=ctx.settings.evidence_threshold,
-                                           previous_question=previous)
-            if state.answer_status is AnswerStatus.NO_EVIDENCE and not previous:
-                state = abstention.in_conversation_topic(state, threshold=ctx.settings.evidence_threshold,
-                                                         previous_question=_previous_question(ctx, state))
+            state = judge_evidence(ctx, state, ctx.settings.evidence_threshold)
+        state = ladder.after_evidence(ctx.settings, state, lambda s, t: judge_evidence(ctx, s, t))
+    return _planned(ctx, state)
+
+
+def judge_evidence(ctx: QueryContext, state: QueryState, threshold: float) -> QueryState:
+    """Keep the documents with a passage that answers at `threshold`, or abstain (query/abstention.py)."""
+    previous = _previous_question(ctx, state) if abstention.needs_topic(state) else ""
+    abstention.keep_supported_hits(state, threshold=threshold, previous_question=previous)
+    if state.answer_status is AnswerStatus.NO_EVIDENCE and not previous:
+        state = abstention.in_conversation_topic(state, threshold=threshold,
+                                                 previous_question=_previous_question(ctx, state))
+    return state
+
+
+def _planned(ctx: QueryContext, state: QueryState) -> QueryState:
+    state.warnings_after_rank = len(state.warnings)
+    state.plan = planner.plan_of(ctx.settings, state)
     return state
 
 

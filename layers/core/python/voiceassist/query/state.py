@@ -18,12 +18,15 @@ from pydantic import Field
 from voiceassist.models import (
     AnswerStatus,
     Citation,
+    Critique,
     Intent,
     Model,
     PhiResult,
     QueryMetadata,
+    QueryPlan,
     QueryRequest,
     QueryResponse,
+    RetrievalLadder,
     SearchBranch,
     SearchHit,
     TokenUsage,
@@ -94,6 +97,15 @@ class QueryState(Model):
     grounding: float | None = None
     stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
     history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
+    # the planner (query/planner.py), the retrieval fallback ladder (query/ladder.py) and the critic (query/critic.py)
+    plan: QueryPlan | None = None
+    ladder: RetrievalLadder = Field(default_factory=RetrievalLadder)
+    fallback_pubmed: SearchBranch | None = None  # the ladder's PubMed step, set by Classify when the PHI rules allow
+    search_again: bool = False  # Rank or the critic sends the run back to "Search Sources" one step down the ladder
+    unavailable_sources: list[str] = Field(default_factory=list)  # failed or too slow when searched (Rank)
+    warnings_after_rank: int = 0  # the warnings a withdrawn answer's retry keeps
+    critiques: list[Critique] = Field(default_factory=list)
+    withdrawn_usage: TokenUsage = Field(default_factory=TokenUsage)  # tokens of an answer the critic withdrew
 
     @property
     def phi_detected(self) -> bool:
@@ -158,6 +170,7 @@ def response_of(state: QueryState) -> QueryResponse:
             degraded=state.degraded, sources_searched=state.sources_searched, warnings=state.warnings,
             usage=state.usage, latency_ms=state.latency_ms, trace_id=state.trace_id,
             answer_status=_status(state), evidence_score=state.evidence_score, grounding=state.grounding,
+            plan=state.plan,
         ),
     )
 
