@@ -32,9 +32,10 @@ def metadata_for(filename: str, values: dict[str, Any]) -> DocumentMetadata:
     stem = PurePosixPath(filename).stem or "document"
     merged = {k: v for k, v in values.items() if v not in (None, "", [])}
     merged.setdefault("doc_key", stem)
-    # The name's own case is kept ("KDIGO 2024 CKD", not "Kdigo 2024 ckd", which reads as a name to the PHI screen)
+    # The name's own case is kept ("KDIGO 2024 CKD", not "Kdigo 2024 ckd"; "reportlab overlay", not "Reportlab
+    # overlay"): a capital the file name did not have reads as a name to the PHI screen (ingest/screening.py)
     words = stem.replace("_", " ").replace("-", " ").strip()
-    merged.setdefault("title", words[:1].upper() + words[1:] or stem)
+    merged.setdefault("title", words or stem)
     if isinstance(merged.get("authors"), str):
         merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]
     try:

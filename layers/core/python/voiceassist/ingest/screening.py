@@ -43,7 +43,7 @@ from voiceassist.ports import PhiDetector
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
 _KEY_SEPARATORS = str.maketrans({"_": " ", "-": " ", "/": " ", "+": " "})  # length-preserving: spans map back
 # Below these, a find in a doc_key or file name is a context-free guess (_weak)
-WEAK_KEY_NAME_SCORE = 0.5
+WEAK_KEY_NAME_SCORE = 0.65  # lower-case name shapes score 0.4-0.6 ("crazyones pdfa"), real names 0.85
 WEAK_KEY_ID_SCORE = 0.7
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
@@ -175,13 +175,14 @@ def _kept(field: str, entity: PhiEntity) -> bool:
 
 
 def _weak(field: str, entity: PhiEntity) -> bool:
-    """A context-free guess in a key or file name: a lone lowercase word as a name ("scanned", 0.4), a bare
-    digit run as a record number (a corpus id "10608397", 0.6). Alone it renames nothing; with anything else
-    found in the document's metadata it is redacted too. (A name or number in a file name also stands in the
-    title derived from it, which is screened as prose.)"""
+    """A context-free guess: a lower-case name shape ("scanned", "libre", "crazyones pdfa": 0.4-0.6) in any
+    value, a bare digit run as a record number (a corpus id "10608397", 0.6) in a key or file name. Alone it
+    renames nothing; with anything else found in the document's metadata it is redacted too."""
+    if entity.entity_type == "PERSON" and entity.score < WEAK_KEY_NAME_SCORE:
+        return True  # in a title too: "002 trivial libre office writer" (a title made from its file name)
     if field not in KEY_FIELDS:
         return False
-    return entity.score < (WEAK_KEY_NAME_SCORE if entity.entity_type == "PERSON" else WEAK_KEY_ID_SCORE)
+    return entity.score < WEAK_KEY_ID_SCORE
 
 
 def _probe(field: str, text: str) -> str:
