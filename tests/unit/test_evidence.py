@@ -151,3 +151,23 @@ def test_a_concept_held_by_another_passage_of_the_same_document_counts_half() ->
 
     assert in_context > alone  # "blood pressure" is one concept (query/synonyms.py), "target" a generic word
     assert in_context == round((0.25 + evidence.DOCUMENT_WEIGHT * 1) / 1.25, 4)
+
+
+def test_a_case_as_it_is_told_names_its_topic_not_its_patient() -> None:
+    """"A 72-year-old woman with CKD stage 4": the age and sex say who, CKD what; "kidney disease" beside "CKD"
+    is the abbreviation's long form (one concept), not a second topic."""
+    concepts = {c.label: c.weight for c in evidence.question_concepts(
+        "My patient is a 72-year-old woman with CKD stage 4 (chronic kidney disease) who takes metformin.")}
+    assert concepts["CKD"] == 1.0 and concepts["metformin"] == 1.0
+    assert "72-year-old" not in concepts and concepts["woman"] == concepts["stage"] == evidence.GENERIC_WEIGHT
+    assert not {"kidney disease", "kidney", "disease"} & set(concepts)
+
+
+def test_a_follow_ups_inherited_topic_weighs_less_than_what_it_asks() -> None:
+    concepts = {c.label: c.weight for c in evidence.question_concepts(
+        "Can she keep taking metformin? (CKD stage 4, eGFR 25)")}
+    assert concepts["metformin"] == 1.0
+    assert concepts["CKD"] == concepts["eGFR"] == evidence.INHERITED_WEIGHT
+    # a question that only ends in a parenthesis of its own is not a follow-up
+    assert {c.label: c.weight for c in evidence.question_concepts("What is the dose (oral) of amoxicillin?")}[
+        "oral"] == 1.0

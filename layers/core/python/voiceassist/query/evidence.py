@@ -59,6 +59,8 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
     # verbs and nouns that say what is asked of the topic: "should it be taken", "does X cause Y", "which form"
     "taken took give given giving form forms cause causes caused help helps work works change changes "
     "useful helpful effective necessary required appropriate afterwards aim aiming goal goals "
+    # who the patient is, as a case is told ("a 72-year-old woman with CKD stage 4"): the condition is the topic
+    "woman women man men male female boy girl lady gentleman stage grade "
     # words around a patient's details: who is asked about, not what
     "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old"
 ).split())
@@ -71,6 +73,9 @@ diuretic diuretics vaccine vaccines opioid opioids nsaid nsaids ssri ssris bisph
 macrolide macrolides penicillin penicillins cephalosporin cephalosporins quinolone quinolones fluoroquinolone
 fluoroquinolones sulfonylurea sulfonylureas benzodiazepine benzodiazepines biologic biologics""".split())  # noqa: SIM905
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
+_INHERITED = re.compile(r"^(.*\?)\s*\(([^()]*)\)\s*$", re.S)  # "<follow-up>? (<the topic it inherited>)"
+INHERITED_WEIGHT = 0.5
+_AGE_WORD = re.compile(r"^\d+-(?:year|month|week|day)s?-old$")  # "72-year-old": an age, like a number
 _PHI_TAG = re.compile(r"<[A-Z_]+>")
 _LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
 _SURFACE_WORD = re.compile(r"[A-Za-z0-9]+(?:[-'/][A-Za-z0-9]+)*")
@@ -105,7 +110,23 @@ class Evidence:
 
 
 def question_concepts(question: str) -> list[Concept]:
-    """The concepts of a (redacted) question, abbreviations resolved to either form."""
+    """The concepts of a (redacted) question, abbreviations resolved to either form. A follow-up's topic taken
+    from the conversation (the part in parentheses its rewrite appended: conversation/context.py) weighs
+    INHERITED_WEIGHT of what the question itself names: a passage must answer the question, in that topic."""
+    own, inherited = _split_inherited(question)
+    concepts = _concepts(own)
+    for concept in _concepts(inherited):
+        if concept.label.lower() not in {c.label.lower() for c in concepts}:
+            concepts.append(Concept(concept.label, concept.alternatives, concept.weight * INHERITED_WEIGHT))
+    return concepts
+
+
+def _split_inherited(question: str) -> tuple[str, str]:
+    match = _INHERITED.match(question)
+    return (match.group(1), match.group(2)) if match else (question, "")
+
+
+def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(" ", question))
     concepts: dict[str, Concept] = {}
@@ -122,6 +143,10 @@ def question_concepts(question: str) -> list[Concept]:
         concepts[key] = Concept(key, (frozenset({key.lower()}), long_form), _weight(long_form))
     for found in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
         written = content_terms(found.form)
+        if written and any(written <= alternative for c in concepts.values() for alternative in c.alternatives[1:]):
+            # "kidney disease" beside "CKD" is the abbreviation's long form: one concept, not two
+            text = text[:found.start] + " " * (found.end - found.start) + text[found.end:]
+            continue
         if not written or written <= abbreviation_words or found.form.lower() in concepts:
             continue
         # its own words, or any form of its group written as a phrase in the passage (synonyms.marks)
@@ -132,7 +157,7 @@ def question_concepts(question: str) -> list[Concept]:
         if word.lower() in abbreviation_words:
             continue
         for term in content_terms(word):
-            if not _NUMBER.match(term) and term not in concepts:
+            if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in concepts:
                 concepts[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
     return list(concepts.values())
 
