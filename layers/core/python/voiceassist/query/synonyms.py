@@ -135,7 +135,7 @@ def _singular(token: str) -> str:
         else token
 
 
-def _stems(text: str) -> tuple[str, ...]:
+def _words(text: str) -> tuple[str, ...]:
     """Lower case, plurals singular; nothing more, so that "lower" (the verb) is not "low" (groups list
     the inflections they mean: "inject", "injected")."""
     return tuple(_singular(token) for token in _TOKEN.findall(text.lower()))
@@ -143,13 +143,13 @@ def _stems(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=1)
 def _index() -> dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]:
-    """First stem -> (the form's stems, its group), longest forms first."""
+    """First word -> (the form's words, its group), longest forms first."""
     index: dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]] = {}
     for group in GROUPS:
         for form in group:
-            stems = _stems(form)
-            if stems:
-                index.setdefault(stems[0], []).append((stems, group))
+            words = _words(form)
+            if words:
+                index.setdefault(words[0], []).append((words, group))
     for entries in index.values():
         entries.sort(key=lambda entry: -len(entry[0]))
     return index
@@ -159,13 +159,13 @@ def _index() -> dict[str, list[tuple[tuple[str, ...], tuple[str, ...]]]]:
 def find(text: str) -> tuple[Match, ...]:
     """The synonym forms in `text`, left to right, longest first, never overlapping."""
     tokens = list(_TOKEN.finditer(text.lower()))
-    stems = [_stems(t.group())[0] for t in tokens]
+    words = [_words(t.group())[0] for t in tokens]
     found: list[Match] = []
     position = 0
     while position < len(tokens):
-        for form_stems, group in _index().get(stems[position], ()):
-            end = position + len(form_stems)
-            if tuple(stems[position:end]) == form_stems:
+        for form_words, group in _index().get(words[position], ()):
+            end = position + len(form_words)
+            if tuple(words[position:end]) == form_words:
                 start_char, end_char = tokens[position].start(), tokens[end - 1].end()
                 found.append(Match(start_char, end_char, text[start_char:end_char], group))
                 position = end
@@ -179,16 +179,16 @@ def expand(text: str) -> str:
     """`text` with "(clinical form)" after each other form it uses ("adrenaline (epinephrine)", "high blood
     pressure (hypertension)"): only the group's first form, and only where the text does not hold it already.
     More forms were measured to blur the search and the composer (docs/benchmarks.md)."""
-    held = set(_stems(text))
+    held = set(_words(text))
     pieces: list[str] = []
     position = 0
     for match in find(text):
         canonical = match.group[0]
-        if set(_stems(canonical)) <= held or not _worth_searching(match):
+        if set(_words(canonical)) <= held or not _worth_searching(match):
             continue
         pieces.append(text[position:match.end] + f" ({canonical})")
         position = match.end
-        held |= set(_stems(canonical))
+        held |= set(_words(canonical))
     return "".join(pieces) + text[position:]
 
 
