@@ -9,11 +9,10 @@ the error code, never the service's message, which can echo the prompt.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import model_runtime_client
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolCall, ToolDefinition
 
@@ -34,9 +33,8 @@ class BedrockChatModel:
         self.name = model_label
         self.in_boundary = in_boundary
         self.timeout_s = timeout_s
-        self._region_name = region_name
-        self._client = client
-        self._lock = threading.Lock()
+        self._runtime = ModelRuntimeClient("bedrock-runtime", client=client, region_name=region_name,
+                                           timeout_s=timeout_s)
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion:
@@ -94,11 +92,7 @@ class BedrockChatModel:
             raise ModelUnavailable(f"Bedrock model {self.model_id} stream was cut ({type(exc).__name__})") from None
 
     def _bedrock(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                self._client = model_runtime_client("bedrock-runtime", region_name=self._region_name,
-                                                    timeout_s=self.timeout_s)
-            return self._client
+        return self._runtime.get()
 
     def _raise_mapped(self, exc: Exception) -> NoReturn:
         from botocore.exceptions import BotoCoreError, ClientError

@@ -1,16 +1,32 @@
-"""The boto3 client of an in-boundary model runtime (SageMaker runtime, Bedrock runtime)."""
+"""The boto3 client of an in-boundary model runtime (SageMaker runtime, Bedrock runtime), made on first use."""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 
-def model_runtime_client(service: str, *, region_name: str | None, timeout_s: float) -> Any:
-    """One attempt per call (retries belong to routing), and a read time-out of the model's budget: a slow model
-    must not hold the answer past it."""
-    import boto3
-    from botocore.config import Config
+class ModelRuntimeClient:
+    """One client per adapter, built once (thread-safe) unless one is given (tests: botocore's Stubber).
 
-    return boto3.client(service, region_name=region_name,
-                        config=Config(read_timeout=timeout_s, connect_timeout=min(timeout_s, 5.0),
-                                      retries={"total_max_attempts": 1}))
+    One attempt per call (retries belong to routing), and a read time-out of the model's budget: a slow model
+    must not hold the answer past it."""
+
+    def __init__(self, service: str, *, client: Any = None, region_name: str | None, timeout_s: float) -> None:
+        self.service = service
+        self.region_name = region_name
+        self.timeout_s = timeout_s
+        self._client = client
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        with self._lock:
+            if self._client is None:
+                import boto3
+                from botocore.config import Config
+
+                self._client = boto3.client(
+                    self.service, region_name=self.region_name,
+                    config=Config(read_timeout=self.timeout_s, connect_timeout=min(self.timeout_s, 5.0),
+                                  retries={"total_max_attempts": 1}))
+            return self._client

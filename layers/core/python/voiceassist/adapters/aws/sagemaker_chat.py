@@ -9,11 +9,10 @@ container's message, which can echo the prompt.
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import model_runtime_client
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient
 from voiceassist.adapters.openai import tool_calls
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
@@ -29,9 +28,8 @@ class SageMakerChatModel:
         self.name = model_label
         self.in_boundary = in_boundary
         self.timeout_s = timeout_s
-        self._region_name = region_name
-        self._client = client
-        self._lock = threading.Lock()
+        self._runtime = ModelRuntimeClient("sagemaker-runtime", client=client, region_name=region_name,
+                                           timeout_s=timeout_s)
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion:
@@ -120,11 +118,7 @@ class SageMakerChatModel:
         return json.dumps(body).encode("utf-8")
 
     def _sagemaker(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                self._client = model_runtime_client("sagemaker-runtime", region_name=self._region_name,
-                                                    timeout_s=self.timeout_s)
-            return self._client
+        return self._runtime.get()
 
     def _raise_mapped(self, exc: Exception) -> NoReturn:
         from botocore.exceptions import BotoCoreError, ClientError
