@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from voiceassist.query.terms import INHERITED_TOPIC
+
 
 def _vocabulary(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -81,7 +83,7 @@ line online disease medicine routine baseline guideline vaccine urine creatinine
 pregnancy children adults within begin then when often one done none alone bone tone phone zone time
 gastrointestinal intestine fine machine decline combine determine examine
 """)
-INHERITED = re.compile(r"^(.*)\(([^()]*)\)\s*$", re.S)  # "<follow-up> (<the topic it inherited>)"
+INHERITED = INHERITED_TOPIC  # "<follow-up> (<the topic it inherited>)", the form the evidence score reads
 DRUG_ASPECT = re.compile(r"\b(dos(e|es|ing|age)|maximum|max|how long|duration|how often|frequency|side[- ]effects?"
                          r"|adverse|interactions?|contraindicat\w*|monitor\w*|taper\w*|renal|hepatic)\b", re.I)
 ALTERNATIVE_SENTENCE = re.compile(r"\balternativ|\binstead\b|\ballerg|\botherwise\b|\bor\b|\bif\b", re.I)

@@ -30,7 +30,7 @@ from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import synonyms
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
-from voiceassist.query.terms import content_terms, drug_words, stem
+from voiceassist.query.terms import content_terms, drug_words, split_inherited, stem
 
 GENERIC_WEIGHT = 0.25
 COVERAGE_WEIGHT = 0.75
@@ -73,7 +73,6 @@ diuretic diuretics vaccine vaccines opioid opioids nsaid nsaids ssri ssris bisph
 macrolide macrolides penicillin penicillins cephalosporin cephalosporins quinolone quinolones fluoroquinolone
 fluoroquinolones sulfonylurea sulfonylureas benzodiazepine benzodiazepines biologic biologics""".split())  # noqa: SIM905
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
-_INHERITED = re.compile(r"^(.*\?)\s*\(([^()]*)\)\s*$", re.S)  # "<follow-up>? (<the topic it inherited>)"
 INHERITED_WEIGHT = 0.5
 _AGE_WORD = re.compile(r"^\d+-(?:year|month|week|day)s?-old$")  # "72-year-old": an age, like a number
 _PHI_TAG = re.compile(r"<[A-Z_]+>")
@@ -113,17 +112,12 @@ def question_concepts(question: str) -> list[Concept]:
     """The concepts of a (redacted) question, abbreviations resolved to either form. A follow-up's topic taken
     from the conversation (the part in parentheses its rewrite appended: conversation/context.py) weighs
     INHERITED_WEIGHT of what the question itself names: a passage must answer the question, in that topic."""
-    own, inherited = _split_inherited(question)
+    own, inherited = split_inherited(question)
     concepts = _concepts(own)
     for concept in _concepts(inherited):
         if concept.label.lower() not in {c.label.lower() for c in concepts}:
             concepts.append(Concept(concept.label, concept.alternatives, concept.weight * INHERITED_WEIGHT))
     return concepts
-
-
-def _split_inherited(question: str) -> tuple[str, str]:
-    match = _INHERITED.match(question)
-    return (match.group(1), match.group(2)) if match else (question, "")
 
 
 def _concepts(question: str) -> list[Concept]:

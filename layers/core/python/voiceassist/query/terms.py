@@ -46,3 +46,14 @@ def content_terms(text: str) -> frozenset[str]:
 def drug_words() -> frozenset[str]:
     lines = DRUG_WORDS.read_text(encoding="utf-8").splitlines()
     return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+# A follow-up rewritten with the topic it inherited, "<follow-up> (<topic>)": conversation/context.py writes
+# it, the evidence score weighs the two parts apart (query/evidence.py).
+INHERITED_TOPIC = re.compile(r"^(.*)\(([^()]*)\)\s*$", re.S)
+
+
+def split_inherited(text: str) -> tuple[str, str]:
+    """(the question itself, the topic it inherited), or (text, "") when it inherited none."""
+    match = INHERITED_TOPIC.match(text)
+    return (match.group(1), match.group(2)) if match else (text, "")
