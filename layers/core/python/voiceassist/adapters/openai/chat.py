@@ -55,15 +55,8 @@ class OpenAIChatModel:
             response = self._openai().chat.completions.create(**request)
         except Exception as exc:
             self._raise_mapped(exc)
-        usage, model = response.usage, response.model or self.model
-        prompt_tokens = usage.prompt_tokens if usage else 0
-        completion_tokens = usage.completion_tokens if usage else 0
         text = response.choices[0].message.content if response.choices else None
-        return ChatCompletion(
-            text=text or "", model=model,
-            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                             cost_usd=cost_usd(model, prompt_tokens, completion_tokens)),
-        )
+        return ChatCompletion(text=text or "", **self._accounting(response))
 
     def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
@@ -76,16 +69,17 @@ class OpenAIChatModel:
             response = self._openai().chat.completions.create(**request)
         except Exception as exc:
             self._raise_mapped(exc)
+        message = response.choices[0].message if response.choices else None
+        return ChatCompletion(text=(message.content if message else None) or "", **self._accounting(response),
+                              tool_calls=tool_calls.parse_tool_calls(message.tool_calls if message else None))
+
+    def _accounting(self, response: Any) -> dict[str, Any]:
+        """The answering model's name and the completion's token usage and cost."""
         usage, model = response.usage, response.model or self.model
         prompt_tokens = usage.prompt_tokens if usage else 0
         completion_tokens = usage.completion_tokens if usage else 0
-        message = response.choices[0].message if response.choices else None
-        return ChatCompletion(
-            text=(message.content if message else None) or "", model=model,
-            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                             cost_usd=cost_usd(model, prompt_tokens, completion_tokens)),
-            tool_calls=tool_calls.parse_tool_calls(message.tool_calls if message else None),
-        )
+        return {"model": model, "usage": TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                                                    cost_usd=cost_usd(model, prompt_tokens, completion_tokens))}
 
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                temperature: float = 0.1) -> Iterator[str]:
