@@ -14,7 +14,7 @@ from voiceassist import service
 from voiceassist.composition import Dependencies
 from voiceassist.ingest.triggers import object_created_event
 from voiceassist.models import DocumentStatus, JobState, PhiEntity, PhiResult, SearchMode, SearchQuery
-from voiceassist.phi.detection import FailClosedDetector
+from voiceassist.phi.detection import FailClosedDetector, failed_result
 
 PHI_NAME = "Zebulon_Quartermaine_MRN_84736251_DOB_1961-04-17_sepsis.md"
 PHI_VALUES = ("zebulon", "quartermaine", "84736251", "1961-04-17")
@@ -44,6 +44,36 @@ def test_screen_metadata_runs_after_register_and_before_anything_reads_the_metad
     assert (screen["Resource"], screen["Next"]) == ("${IngestScreenFunctionArn}", "Extract Text")
     assert [c["Next"] for c in screen["Catch"]] == ["Mark Job Failed"]
     assert screen["ResultPath"] == "$.screening"  # the state keeps doc_id and job_id for Extract
+    # a detection that failed (a time-out under load) is tried again before the job fails closed
+    assert any("MetadataNotScreened" in retry["ErrorEquals"] for retry in screen["Retry"])
+
+
+class _FailsOnce:
+    """A detector that fails its first detection (a time-out under load), then works."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.failed = False
+
+    def detect(self, text: str) -> PhiResult:
+        if not self.failed:
+            self.failed = True
+            return failed_result("PHI detector timed out after 2 s")
+        result: PhiResult = self.inner.detect(text)
+        return result
+
+
+def test_a_detection_that_fails_once_is_retried_and_the_job_completes(
+        ingest_deps: Dependencies, ingest: Any, keyword_search: Any) -> None:
+    ingest_deps.phi_detector = _FailsOnce(ingest_deps.phi_detector)  # type: ignore[misc]
+
+    job = ingest(PHI_NAME, GUIDE)
+
+    assert (job.state, job.reason) == (JobState.COMPLETED, None)
+    assert "PERSON" in job.metadata_phi_redacted and ingest_deps.phi_detector.failed  # type: ignore[attr-defined]
+    document = ingest_deps.documents.get(job.doc_id)
+    assert document.status is DocumentStatus.ACTIVE and document.metadata_screened is True
+    assert keyword_search("lactate") == [(document.doc_key, 1)]
 
 
 def test_a_detector_that_crashes_fails_the_job_closed_and_a_retry_screens_again(

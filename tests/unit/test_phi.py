@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -107,6 +109,37 @@ def test_fail_closed_turns_a_time_out_into_phi(blocking: BlockingDetector) -> No
     assert "Kowalczyk" not in result.error and result.redacted_text == WITHHELD
 
 
+class SlowDetector(FixedDetector):
+    """Answers after a fixed delay: a healthy engine under load."""
+
+    def __init__(self, delay_s: float) -> None:
+        super().__init__()
+        self.delay_s = delay_s
+
+    def detect(self, text: str) -> PhiResult:
+        time.sleep(self.delay_s)
+        return super().detect(text)
+
+
+def test_fail_closed_counts_the_time_out_from_when_a_detection_starts_not_from_the_queue() -> None:
+    # Six callers at once (a local server's requests, the ingest workers) share the one worker: the last waits
+    # ~1.25 s for it, beyond the 1 s time-out, yet every detection itself takes 0.25 s and must succeed.
+    detector = FailClosedDetector(SlowDetector(0.25), timeout_s=1.0)
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        results = list(pool.map(detector.detect, ["What is the dose of metformin?"] * 6))
+    assert [result.error for result in results] == [None] * 6
+    assert not any(result.contains_phi for result in results)
+
+
+def test_fail_closed_bounds_the_wait_behind_a_hung_detection(blocking: BlockingDetector) -> None:
+    detector = FailClosedDetector(blocking, timeout_s=0.05, queue_timeout_s=0.1)
+    first = detector.detect(RAW)
+    assert first.error is not None and "timed out" in first.error
+    second = detector.detect(RAW)  # the worker is still stuck in the first detection
+    assert second.contains_phi and second.error is not None and "busy" in second.error
+    assert "Kowalczyk" not in second.error and second.redacted_text == WITHHELD
+
+
 def test_fail_closed_turns_a_failed_load_into_phi() -> None:
     result = FailClosedDetector(UnloadableDetector(), timeout_s=5).detect("What is the dose of metformin?")
     assert result.contains_phi and result.error is not None and "could not load" in result.error
@@ -120,6 +153,8 @@ def test_fail_closed_refuses_a_result_of_the_wrong_type() -> None:
 def test_fail_closed_rejects_a_non_positive_time_out() -> None:
     with pytest.raises(InvalidInput, match="timeout_s"):
         FailClosedDetector(FixedDetector(), timeout_s=0)
+    with pytest.raises(InvalidInput):
+        FailClosedDetector(FixedDetector(), queue_timeout_s=0)
 
 
 def test_ensure_no_phi_lets_clean_text_leave() -> None:

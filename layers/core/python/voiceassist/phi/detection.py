@@ -76,16 +76,23 @@ class FailClosedDetector:
     """Wraps a detector so that an exception or a time-out means "contains PHI" (fail closed).
 
     A detector with a load() (building an NLP engine takes seconds) is loaded before the first timed call,
-    so a cold start is not mistaken for a hang; a load that fails is a failed detection too. A detection
-    that hangs keeps its worker thread busy (Python cannot kill a thread), so later calls time out as well
-    and keep failing closed until the process is recycled.
+    so a cold start is not mistaken for a hang; a load that fails is a failed detection too.
+
+    Detections run one at a time on one worker thread. The time-out counts from when a detection starts, not
+    from when it was asked for: callers on other threads (a local server's requests, the ingest workers)
+    queue for the worker, and a queue is not a hang. The wait for the worker is bounded too (by
+    `queue_timeout_s`, default four time-outs): a detection that hangs keeps the worker busy (Python cannot
+    kill a thread), so later calls fail closed after that wait until the process is recycled.
     """
 
-    def __init__(self, inner: PhiDetector, timeout_s: float = 2.0) -> None:
+    def __init__(self, inner: PhiDetector, timeout_s: float = 2.0, queue_timeout_s: float | None = None) -> None:
         if timeout_s <= 0:
             raise InvalidInput(f"timeout_s must be positive, got {timeout_s}")
+        if queue_timeout_s is not None and queue_timeout_s <= 0:
+            raise InvalidInput(f"queue_timeout_s must be positive, got {queue_timeout_s}")
         self.inner = inner
         self.timeout_s = timeout_s
+        self.queue_timeout_s = 4 * timeout_s if queue_timeout_s is None else queue_timeout_s
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="phi-detect")
         self._load_lock = threading.Lock()
         self._loaded = False
@@ -104,11 +111,18 @@ class FailClosedDetector:
             self.load()
         except Exception as exc:  # noqa: BLE001 - any failure to load must fail closed
             return self._failed(f"PHI detector could not load ({type(exc).__name__})")
-        future = self._executor.submit(self.inner.detect, text)
+        started = threading.Event()
+
+        def run() -> PhiResult:
+            started.set()
+            return self.inner.detect(text)
+
+        future = self._executor.submit(run)
+        if not started.wait(self.queue_timeout_s) and future.cancel():
+            return self._failed(f"PHI detector busy: no detection could start within {self.queue_timeout_s:g} s")
         try:
             result = future.result(timeout=self.timeout_s)
         except FutureTimeout:
-            future.cancel()
             return self._failed(f"PHI detector timed out after {self.timeout_s:g} s")
         except Exception as exc:  # noqa: BLE001 - any detector failure must fail closed
             return self._failed(f"PHI detector failed ({type(exc).__name__})")
