@@ -7,7 +7,7 @@ against both.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -254,6 +254,23 @@ class ToolCallingChatModel(ChatModel, Protocol):
 
     def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion: ...
+
+
+@runtime_checkable
+class StreamingChatModel(ChatModel, Protocol):
+    """A ChatModel that streams a completion, tool calls included (OpenAI and SageMaker LMI: `stream: true`
+    with the OpenAI chunk schema; Bedrock: ConverseStream).
+
+    `on_text` receives the answer's text as it arrives, in order, and nothing else (a tool call's name or
+    arguments never reach it); joined, the pieces are the returned completion's text. The return value is the
+    whole completion, as complete_with_tools returns it (text, tool calls, model, usage). A failure, also
+    part-way through, raises ModelUnavailable or DependencyError like complete does (after some text may
+    have gone to `on_text`: the caller treats what it streamed as a draft). With no `tools` it is a plain
+    completion, streamed."""
+
+    def stream_completion(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] = (), *,
+                          on_text: Callable[[str], None], max_tokens: int = 700,
+                          temperature: float = 0.1) -> ChatCompletion: ...
 
 
 @runtime_checkable
