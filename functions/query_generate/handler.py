@@ -17,6 +17,11 @@ from voiceassist.query.state import QueryState
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event["state"])
     deps = dependencies()
-    state = tool_loop.generate(deps.query, deps.tool_registry, state, tier=event["tier"])
+    drafts = events.drafts(deps, state)  # a streamed run: the model's text goes to the client as it comes
+    try:
+        state = tool_loop.generate(deps.query, deps.tool_registry, state, tier=event["tier"], on_draft=drafts)
+    finally:
+        if drafts is not None:
+            drafts.close()
     events.after_step(deps, "generate", state)
     return state.model_dump(mode="json")

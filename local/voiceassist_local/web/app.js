@@ -160,9 +160,23 @@ async function ask(question) {
 const STAGES = { route: "Choosing a model…", plan: "Planning the search…", retrieval: "Reading the sources…",
   tool: "Running a tool…", critique: "Checking the answer against its sources…" };
 
+// A draft token is the model's text as it is generated (data.draft names the model call: a new one starts
+// over); it is shown as a draft until the checked answer's tokens (no data.draft) replace it.
 function onEvent(type, data, progress, live) {
-  if (type === "token") live.append(data.text || "");
-  else if (STAGES[type]) progress.textContent = STAGES[type];
+  if (type === "token" && data.draft) {
+    if (live.dataset.draft !== data.draft) live.replaceChildren();
+    live.dataset.draft = data.draft;
+    live.classList.add("draft");
+    progress.textContent = "Writing the answer (a draft until it is checked against its sources)…";
+    live.append(data.text || "");
+  } else if (type === "token") {
+    if (live.dataset.draft) {
+      delete live.dataset.draft;
+      live.classList.remove("draft");
+      live.replaceChildren();
+    }
+    live.append(data.text || "");
+  } else if (STAGES[type]) progress.textContent = STAGES[type];
 }
 
 function renderAnswer(turn, response, question, reasons = [], tools = []) {

@@ -84,7 +84,8 @@ def completion(response: QueryResponse, *, model: str) -> dict[str, Any]:
 
 
 def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str) -> Iterator[dict[str, Any]]:
-    """OpenAI `chat.completion.chunk`s from the run's events: the role, one chunk per token, the sources list,
+    """OpenAI `chat.completion.chunk`s from the run's events: the role, one chunk per token of the checked answer
+    (never a draft token: an OpenAI client cannot retract text), the sources list,
     then a final chunk with finish_reason "stop" and the `citations` extension. An error event is raised."""
     created = int(time.time())
 
@@ -94,7 +95,7 @@ def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str
 
     yield chunk({"role": "assistant", "content": ""})
     for item in run_events:
-        if item["type"] == "token":
+        if item["type"] == "token" and "draft" not in item["data"]:  # an OpenAI client cannot retract a draft
             yield chunk({"content": item["data"]["text"]})
         elif item["type"] == "done":
             response = QueryResponse.model_validate(item["data"])

@@ -4,6 +4,12 @@ An event is {"type": <type>, "data": {...}}. The steps publish `route`, `plan` a
 `route` once a model answered) as they finish, to the run's EventTarget; the orchestrator then emits `token`,
 `citations`, `critique` and `done` (the QueryResponse, exactly as POST /v1/query returns it), or `error`.
 
+While a model generates, Generate publishes its text live as draft tokens, {"text": ..., "draft": <id>}: each
+model call of the run is a new draft id (a tool round, a fallback model, a retried step or an answer the critic
+withdrew starts a new draft, which replaces the one before). A draft is not the answer: the answer is checked
+against its excerpts, its citations renumbered, perhaps withdrawn. The final `token`s (no "draft") are the
+checked answer and replace any draft; joined, they are `done`'s answer.
+
 No event carries the question: the steps' events hold decisions, counts, source names and document titles
 from the knowledge base; the answer (tokens, done) is the clinician's own reply, as REST returns it.
 """
@@ -12,6 +18,8 @@ from __future__ import annotations
 
 import json
 import re
+import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from voiceassist.errors import VoiceAssistError
@@ -24,6 +32,7 @@ from voiceassist.settings import Settings
 EVENT_TYPES = ("route", "plan", "retrieval", "tool", "token", "citations", "critique", "done", "error")
 Event = dict[str, Any]
 SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
+DRAFT_INTERVAL_S = 0.05  # draft tokens coalesce to at most 20 events a second per run
 INTERNAL_ERROR = "the question could not be answered; quote the trace id"
 
 
@@ -136,6 +145,47 @@ def after_step(deps: Publishing, step: str, state: QueryState) -> None:
         except Exception as exc:  # a gone connection or a throttled API: the answer still completes
             log_failure("could not publish a query event", exc, step=step)
             return
+
+
+class DraftPublisher:
+    """A streaming model's text to the run's target as draft `token` events, coalesced: at most one event per
+    `interval_s` (the first piece of each draft at once), so a WebSocket gets a few posts a second, not one
+    per token. `close` sends what is left. A failed publish stops the drafts (the connection is gone or
+    throttled): the answer still completes and its final events still try."""
+
+    def __init__(self, publisher: EventPublisher, connection_id: str, *, interval_s: float = DRAFT_INTERVAL_S,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.publisher, self.connection_id = publisher, connection_id
+        self.interval_s, self.clock = interval_s, clock
+        self._draft, self._pending, self._sent_at = "", "", float("-inf")
+        self._broken = False
+
+    def __call__(self, draft: str, text: str) -> None:
+        if draft != self._draft:
+            self.close()
+            self._draft, self._sent_at = draft, float("-inf")
+        self._pending += text
+        if self.clock() - self._sent_at >= self.interval_s:
+            self.close()
+
+    def close(self) -> None:
+        """Publish the text not yet sent."""
+        if not self._pending or self._broken:
+            return
+        item = event("token", {"text": self._pending, "draft": self._draft})
+        self._pending, self._sent_at = "", self.clock()
+        try:
+            self.publisher.publish(self.connection_id, item)
+        except Exception as exc:  # a gone connection or a throttled API: the answer still completes
+            self._broken = True
+            log_failure("could not publish a draft token", exc)
+
+
+def drafts(deps: Publishing, state: QueryState) -> DraftPublisher | None:
+    """Where Generate sends a streaming model's text: the run's target, if a client streams it."""
+    if state.stream is None:
+        return None
+    return DraftPublisher(deps.event_publisher(state.stream.endpoint), state.stream.connection_id)
 
 
 # ---- the run's final events -------------------------------------------------------------------------------

@@ -7,13 +7,14 @@ model for PHI), then on failure "fallback", then "extractive" (degraded mode: ci
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from voiceassist import phi
 from voiceassist.errors import ModelUnavailable, NotFound, StoreUnavailable
-from voiceassist.models import AnswerStatus, ChatCompletion, ChatMessage, Message, Session, ToolDefinition
+from voiceassist.models import AnswerStatus, ChatCompletion, ChatMessage, Message, Session, ToolDefinition, new_id
 from voiceassist.observability import log_failure
-from voiceassist.ports import ChatModel, ToolCallingChatModel
+from voiceassist.ports import ChatModel, StreamingChatModel, ToolCallingChatModel
 from voiceassist.query import abstention, citations, critic, extractive, generation, grounding, routing, terms
 from voiceassist.query.circuit_breaker import BreakerRegistry
 from voiceassist.query.state import QueryContext, QueryState, timed
@@ -25,6 +26,8 @@ HISTORY_MESSAGES = 6
 UNGROUNDED_REPLY = ("The answer could not be checked against the knowledge base's passages, so it is withheld. "
                     "Try rephrasing the question.")
 FALLBACK_WARNING = "The preferred language model was unavailable; {model} answered."  # as routing words it
+# Receives a model's answer as it is generated, while a client streams the run: (the draft's id, the text).
+DraftSink = Callable[[str, str], None]
 NOT_SAVED_WARNING = "the session store was unavailable; this exchange was not saved"
 UNREAD_WARNING = "the session could not be read; answered without its context and earlier turns"
 
@@ -84,12 +87,15 @@ def tool_model(ctx: QueryContext, state: QueryState, tier: str) -> ToolCallingCh
     return model if isinstance(model, ToolCallingChatModel) and not plan.redacted else None
 
 
-def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn | None = None) -> QueryState:
+def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn | None = None,
+             on_draft: DraftSink | None = None) -> QueryState:
     """Answer with the tier's model; raises ModelUnavailable so the state machine moves to the next tier.
 
     With `tools`, a model that takes tool calls is offered them and may answer with calls instead
     (`state.tool_calls`, for the tool loop to limit and issue); any other model answers from the excerpts,
-    where the tools' sources already are."""
+    where the tools' sources already are. With `on_draft` (a client streams the run), a model that streams
+    sends its text there as it is generated, each model call a new draft: the answer is still checked,
+    renumbered and perhaps withdrawn afterwards, exactly as without streaming."""
     tools = tools or ToolTurn()
     with timed(state, f"generate_{tier}"):
         cloud, local = ctx.cloud_chat, ctx.local_chat
@@ -112,9 +118,15 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
         offered = [] if plan.redacted else list(tools.tools)
 
         def complete(model: ChatModel) -> ChatCompletion:
-            if isinstance(model, ToolCallingChatModel) and (offered or rounds):
-                return model.complete_with_tools([*prompt.messages, *rounds], offered)
-            return model.complete(prompt.messages)
+            tool_turn = isinstance(model, ToolCallingChatModel) and bool(offered or rounds)
+            messages = [*prompt.messages, *rounds] if tool_turn else list(prompt.messages)
+            if on_draft is not None and isinstance(model, StreamingChatModel):
+                draft = new_id("drf")  # unique: a retried step (its state discarded) starts a new draft too
+                return model.stream_completion(messages, offered if tool_turn else (),
+                                               on_text=lambda text: on_draft(draft, text))
+            if tool_turn and isinstance(model, ToolCallingChatModel):
+                return model.complete_with_tools(messages, offered)
+            return model.complete(messages)
 
         try:
             result = routing.complete_with_fallbacks(

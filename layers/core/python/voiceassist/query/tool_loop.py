@@ -37,18 +37,20 @@ FAILURE_NOTE = "The tool {name} failed or could not reach its server; the answer
 turn_has_phi = answering.turn_has_phi
 
 
-def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, tier: str) -> QueryState:
+def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, tier: str,
+             on_draft: answering.DraftSink | None = None) -> QueryState:
     """One Generate turn of a tier: fold in the tools' results, then call tools or answer.
 
     Every question takes the one answer path of query/answering.py (session context, history, breakers,
     fallbacks, the PHI routing and egress guard); a model that takes tool calls is offered the tools allowed
-    now. A question routed to a calculator with no such model is answered by the calculator, by rule."""
+    now. A question routed to a calculator with no such model is answered by the calculator, by rule. A model
+    that streams sends its text to `on_draft` while a client streams the run (answering.generate)."""
     absorb_results(state)
     state.generation_tier, state.tool_calls, state.tool_calls_pending = tier, [], False
     if state.tool_route and answering.tool_model(ctx, state, tier) is None:
         return _answer_by_rule(state)
     offered = _offered(registry, state) if ctx.settings.offer_tools else []
-    answering.generate(ctx, state, tier=tier, tools=_tool_turn(state, offered))
+    answering.generate(ctx, state, tier=tier, tools=_tool_turn(state, offered), on_draft=on_draft)
     if state.extractive:
         return state
     return _after_completion(state, registry, offered)
