@@ -8,6 +8,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.browser.chromium import Tab
+from tests.stubs.streaming_model import StreamingModel, Streamed
 from voiceassist.composition import Dependencies
 from voiceassist.models import PhiResult
 from voiceassist.phi.detection import FailClosedDetector
@@ -172,3 +173,27 @@ def test_a_calculator_question_shows_its_result_as_a_card(tab: Tab, base_url: st
     assert tab.evaluate(f"document.querySelector('{LAST} .card .score strong').textContent").startswith("5")
     assert tab.evaluate(f"document.querySelectorAll('{LAST} .card dl dt').length") >= 3  # parameters used
     assert tab.errors() == []
+
+
+MAXIMUM_DOSE = "The maximum daily dose of metformin is 2,000 mg [1]."
+
+
+def test_a_streaming_model_is_shown_as_a_draft_until_the_checked_answer_replaces_it(
+        tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a cloud model that writes its (ungrounded part and all) answer a piece every 0.1 s
+    draft = MAXIMUM_DOSE + " Metformin cures influenza within two days [1]."
+    model = StreamingModel("cloud-model", in_boundary=False, script=[Streamed(draft, delay_s=0.1)])
+    monkeypatch.setattr(server_deps, "cloud_chat", model)
+
+    tab.open(f"{base_url}/?q={quote('What is the maximum daily dose of metformin?')}")
+
+    # Then the model's text shows live, greyed as a draft
+    seen = tab.wait_for(f"{ANSWER}?.querySelector('.answer-text.draft')?.textContent.includes('influenza')")
+    assert seen is True
+    assert tab.evaluate(f"getComputedStyle({ANSWER}.querySelector('.answer-text.draft')).fontStyle") == "italic"
+    # and the checked answer replaces it: the sentence no excerpt supports is gone
+    assert tab.wait_for(f"{ANSWER}?.dataset.status") == "answered"
+    answer = tab.text(f"{LAST} .answer-text")
+    assert "2,000 mg" in answer and "influenza" not in answer
+    assert tab.evaluate(f"{ANSWER}.querySelectorAll('.answer-text.draft').length") == 0
+    assert model.streamed_calls == 1 and tab.errors() == []

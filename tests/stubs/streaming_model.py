@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -18,6 +19,7 @@ class Streamed:
     text: str = ""
     tool_calls: tuple[ToolCall, ...] = ()
     fail_after: int | None = None  # send this many pieces, then raise ModelUnavailable
+    delay_s: float = 0.0  # before each piece: a model writing at its own pace
 
 
 def pieces(text: str) -> list[str]:
@@ -46,6 +48,7 @@ class StreamingModel:
         for number, piece in enumerate(pieces(reply.text)):
             if reply.fail_after is not None and number == reply.fail_after:
                 raise ModelUnavailable(f"chat model {self.name} failed part-way (stubbed)")
+            time.sleep(reply.delay_s)
             on_text(piece)
         return self._completion(reply)
 
