@@ -1,13 +1,18 @@
-"""Streaming overhead over real HTTP on the local server: SSE and chat-completion streams against the REST call.
+"""Streaming over real HTTP on the local server: time to first token and what SSE, WebSocket and chat streams
+add over the REST call.
 
-    .venv/bin/python bench/stream.py [--rounds 20]
+    .venv/bin/python bench/stream.py [--rounds 20] [--model stub|extractive]
 
-The sample corpus in a temporary folder, no language model (the extractive default), the local server in a
-thread. Each round asks each question by POST /v1/query, POST /v1/query/stream and POST /v1/chat/completions
-with stream: true (one HTTP connection each, urllib). Reported, in ms (median and p95): `rest` the REST call;
-for the SSE stream `first_event` (the `route` event of Detect PHI), `first_token`, `total`; for the chat stream
-`first_content` (the first chunk with text) and `total`; `sse_overhead` = SSE total - REST total of the same
-round and question (the in-process channel, the worker thread and the event writes). Events per stream too.
+The sample corpus in a temporary folder and the local server in a thread. `--model stub` (the default): the
+cloud model is the OpenAI-compatible stub server (tests/stubs/openai_stub.py) streaming a 50-token answer at
+50 tokens/s, reached through the real OpenAI adapter; `--model extractive`: no language model. Each round asks
+each question by POST /v1/query, POST /v1/query/stream, the WebSocket (the stand-in of tests/browser, running
+functions/stream's handler) and POST /v1/chat/completions with stream: true. Reported, in ms (median and p95):
+`rest` the REST call; per stream `first_event`, `first_token` (a draft token with the stub model), `total`;
+`pipeline_overhead` = when the model was called (the adapter's stream_completion) - when the SSE request was
+sent, and `ttft_over_pipeline` = SSE first token - that (the model's first token, the draft publisher and the
+SSE write; the bar: p95 <= 50 ms); `sse_overhead` and `websocket_overhead` = stream total - REST total of the
+same round and question. Events per stream too.
 """
 
 from __future__ import annotations
@@ -20,14 +25,20 @@ import tempfile
 import threading
 import time
 import urllib.request
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import voiceassist_local  # noqa: F401 - registers the in-process pipeline runner
 from voiceassist_local.cli.local import ensure_sample_corpus
-from voiceassist_local.server import make_server
+from voiceassist_local.server import LOCAL_USER, make_server
+from websockets.sync.client import connect
 
+from tests.browser.websocket_stub import WebSocketStub
+from tests.stubs.openai_stub import OpenAIStub, StubReply
+from voiceassist.adapters.openai.chat import OpenAIChatModel
 from voiceassist.composition import Dependencies, use_dependencies
+from voiceassist.models import ChatCompletion, ChatMessage, ToolDefinition
 from voiceassist.observability import logger
 from voiceassist.settings import Settings
 
@@ -37,7 +48,32 @@ QUESTIONS = [
     "Which antibiotic is recommended for outpatient community-acquired pneumonia?",
     "What is the intramuscular epinephrine dose for anaphylaxis in adults?",
 ]
+# 50 tokens (word pieces), as a model writes them: the stub sends one every 20 ms
+ANSWER = ("Per the cited guideline, the recommended approach depends on the details in the excerpt, which "
+          "states the dose, the threshold and the follow-up that apply; check renal function, allergies and "
+          "interactions before prescribing, and review the patient again after the first week of treatment, "
+          "adjusting the plan to the response and tolerance [1].")
+TOKENS_PER_SECOND = 50
 WARM_UP_ROUNDS = 1
+WS_TOKEN = "bench-token"
+
+
+class TimedModel:
+    """The stub-backed cloud model, noting when each streamed call starts (the pipeline's share ends there)."""
+
+    def __init__(self, inner: OpenAIChatModel) -> None:
+        self.inner, self.name, self.in_boundary = inner, inner.name, inner.in_boundary
+        self.called_at: list[float] = []
+
+    def stream_completion(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] = (), *,
+                          on_text: Callable[[str], None], max_tokens: int = 700,
+                          temperature: float = 0.1) -> ChatCompletion:
+        self.called_at.append(time.perf_counter())
+        return self.inner.stream_completion(messages, tools, on_text=on_text, max_tokens=max_tokens,
+                                            temperature=temperature)
+
+    def __getattr__(self, name: str) -> Any:  # complete, complete_with_tools, stream
+        return getattr(self.inner, name)
 
 
 def post(url: str, body: dict[str, Any]) -> urllib.request.Request:
@@ -45,49 +81,66 @@ def post(url: str, body: dict[str, Any]) -> urllib.request.Request:
                                   headers={"content-type": "application/json"})
 
 
-def rest(base: str, question: str) -> float:
+def rest(base: str, question: str) -> dict[str, float]:
     start = time.perf_counter()
     with urllib.request.urlopen(post(f"{base}/v1/query", {"query": question}), timeout=120) as reply:
         reply.read()
-    return (time.perf_counter() - start) * 1000
+    return {"total": (time.perf_counter() - start) * 1000}
+
+
+class Marks:
+    """When a stream's first event, first token (draft or not) and end arrived, from `start`."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.values: dict[str, float] = {"events": 0}
+
+    def saw(self, kind: str) -> None:
+        elapsed = (time.perf_counter() - self.start) * 1000
+        self.values["events"] += 1
+        self.values.setdefault("first_event", elapsed)
+        if kind == "token":
+            self.values.setdefault("first_token", elapsed)
+
+    def end(self) -> dict[str, float]:
+        self.values["total"] = (time.perf_counter() - self.start) * 1000
+        return self.values
 
 
 def sse(base: str, question: str) -> dict[str, float]:
-    start = time.perf_counter()
-    marks: dict[str, float] = {}
-    events = 0
+    marks = Marks()
     with urllib.request.urlopen(post(f"{base}/v1/query/stream", {"query": question}), timeout=120) as reply:
         for raw in reply:
             line = raw.decode().rstrip("\n")
-            if not line.startswith("event: "):
-                continue
-            events += 1
-            kind = line[len("event: "):]
-            elapsed = (time.perf_counter() - start) * 1000
-            marks.setdefault("first_event", elapsed)
-            if kind == "token":
-                marks.setdefault("first_token", elapsed)
-    marks["total"] = (time.perf_counter() - start) * 1000
-    marks["events"] = events
-    return marks
+            if line.startswith("event: "):
+                marks.saw(line[len("event: "):])
+    values = marks.end()
+    values["start"] = marks.start
+    return values
+
+
+def websocket(url: str, question: str) -> dict[str, float]:
+    marks = Marks()
+    with connect(url, subprotocols=["voiceassist", WS_TOKEN], open_timeout=30) as socket:  # type: ignore[list-item]
+        socket.send(json.dumps({"action": "ask", "query": question}))
+        for raw in socket:
+            kind = json.loads(raw)["type"]
+            marks.saw(kind)
+            if kind in ("done", "error"):
+                break
+    return marks.end()
 
 
 def chat_stream(base: str, question: str) -> dict[str, float]:
-    start = time.perf_counter()
-    marks: dict[str, float] = {}
-    chunks = 0
+    marks = Marks()
     body = {"model": "voiceassist", "stream": True, "messages": [{"role": "user", "content": question}]}
     with urllib.request.urlopen(post(f"{base}/v1/chat/completions", body), timeout=120) as reply:
         for raw in reply:
             line = raw.decode().strip()
-            if not line.startswith("data: {"):
-                continue
-            chunks += 1
-            if json.loads(line[6:])["choices"][0]["delta"].get("content"):
-                marks.setdefault("first_content", (time.perf_counter() - start) * 1000)
-    marks["total"] = (time.perf_counter() - start) * 1000
-    marks["chunks"] = chunks
-    return marks
+            if line.startswith("data: {"):
+                content = json.loads(line[6:])["choices"][0]["delta"].get("content")
+                marks.saw("token" if content else "chunk")
+    return marks.end()
 
 
 def summary(values: list[float]) -> dict[str, float]:
@@ -96,40 +149,60 @@ def summary(values: list[float]) -> dict[str, float]:
     return {"median": round(statistics.median(ordered), 1), "p95": round(p95, 1)}
 
 
+def one_round(base: str, ws_url: str, question: str, model: TimedModel | None) -> dict[str, float]:
+    rest_ms = rest(base, question)["total"]
+    streamed = sse(base, question)
+    model_called = model.called_at[-1] if model else None
+    socket, chat = websocket(ws_url, question), chat_stream(base, question)
+    row = {"rest": rest_ms, "sse_first_event": streamed["first_event"], "sse_first_token": streamed["first_token"],
+           "sse_total": streamed["total"], "sse_overhead": streamed["total"] - rest_ms,
+           "sse_events": streamed["events"], "websocket_first_token": socket["first_token"],
+           "websocket_total": socket["total"], "websocket_overhead": socket["total"] - rest_ms,
+           "websocket_events": socket["events"], "chat_first_content": chat["first_token"],
+           "chat_total": chat["total"], "chat_chunks": chat["events"]}
+    if model_called is not None:
+        overhead = (model_called - streamed["start"]) * 1000
+        row.update({"pipeline_overhead": overhead, "ttft_over_pipeline": streamed["first_token"] - overhead})
+    return row
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=20)
+    parser.add_argument("--model", choices=("stub", "extractive"), default="stub")
     args = parser.parse_args(argv)
     logger.setLevel("WARNING")
-    with tempfile.TemporaryDirectory() as folder:
+    counts = ("sse_events", "websocket_events", "chat_chunks")
+    with tempfile.TemporaryDirectory() as folder, OpenAIStub(
+            [StubReply(text=ANSWER, token_delay_s=1 / TOKENS_PER_SECOND)], model="stub-streaming") as stub:
         deps = Dependencies(Settings(data_dir=Path(folder) / "data"))
         deps.settings.data_dir.mkdir(parents=True)
+        model = None
+        if args.model == "stub":
+            model = TimedModel(OpenAIChatModel("stub-streaming", in_boundary=False, base_url=stub.base_url))
+            deps.cloud_chat = model  # type: ignore[misc,assignment]
         use_dependencies(deps)
         ensure_sample_corpus(deps)
         server = make_server("127.0.0.1", 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
+        socket_server = WebSocketStub(token=WS_TOKEN, user_id=LOCAL_USER)
         base = f"http://127.0.0.1:{server.server_address[1]}"
         results: dict[str, list[float]] = {}
         for round_number in range(WARM_UP_ROUNDS + args.rounds):
             for question in QUESTIONS:
-                rest_ms, streamed, chat = rest(base, question), sse(base, question), chat_stream(base, question)
-                if round_number < WARM_UP_ROUNDS:
-                    continue
-                for name, value in {"rest": rest_ms, "sse_first_event": streamed["first_event"],
-                                    "sse_first_token": streamed["first_token"], "sse_total": streamed["total"],
-                                    "sse_overhead": streamed["total"] - rest_ms, "sse_events": streamed["events"],
-                                    "chat_first_content": chat["first_content"], "chat_total": chat["total"],
-                                    "chat_chunks": chat["chunks"]}.items():
-                    results.setdefault(name, []).append(value)
+                row = one_round(base, socket_server.url, question, model)
+                if round_number >= WARM_UP_ROUNDS:
+                    for name, value in row.items():
+                        results.setdefault(name, []).append(value)
+        socket_server.close()
         server.shutdown()
         server.server_close()
         deps.pipelines.close()  # type: ignore[attr-defined]
         use_dependencies(None)
-    report = {"questions": len(QUESTIONS), "rounds": args.rounds, "model": "extractive",
-              "ms": {name: summary(values) for name, values in results.items()
-                     if name not in ("sse_events", "chat_chunks")},
-              "sse_events_per_stream": summary(results["sse_events"]),
-              "chat_chunks_per_stream": summary(results["chat_chunks"])}
+    report = {"questions": len(QUESTIONS), "rounds": args.rounds,
+              "model": f"stub at {TOKENS_PER_SECOND} tokens/s" if model else "extractive",
+              "ms": {name: summary(values) for name, values in results.items() if name not in counts},
+              **{f"{name}_per_stream": summary(results[name]) for name in counts}}
     json.dump(report, sys.stdout, indent=2)
     print()
     return 0

@@ -8,7 +8,7 @@ from urllib.parse import quote
 import pytest
 
 from tests.browser.chromium import Tab
-from tests.stubs.streaming_model import StreamingModel, Streamed
+from tests.stubs.streaming_model import Streamed, StreamingModel
 from voiceassist.composition import Dependencies
 from voiceassist.models import PhiResult
 from voiceassist.phi.detection import FailClosedDetector

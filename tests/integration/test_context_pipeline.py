@@ -185,3 +185,32 @@ def test_facts_come_from_the_question_as_asked(conversation_server_url: str) -> 
                                 "medications": ["lisinopril"], "allergies": [], "labs": {}}
     assert stated["metadata"]["answer_status"] == "no_evidence"  # not stored, and yet its facts are kept
     assert not any("60-year-old" in m["content"] for m in history["messages"])
+
+
+def test_the_answering_model_sees_the_facts_and_the_summary_and_the_cloud_model_no_raw_phi(
+        conversation_server_url: str) -> None:
+    from tests.stubs.streaming_model import Streamed, StreamingModel
+
+    # Given both models (the in-boundary one also writes the summary: the session has had PHI)
+    local = StreamingModel("local-model", in_boundary=True, script=[Streamed("The cited excerpt applies [1].")])
+    cloud = StreamingModel("cloud-model", in_boundary=False, script=[Streamed("See the cited excerpt [1].")])
+    deps = dependencies()
+    deps.local_chat, deps.cloud_chat = local, cloud  # type: ignore[misc]
+    url = conversation_server_url
+    session, _ = _conversation(url)
+    _, history = get(f"{url}/v1/sessions/{session}/messages")
+    assert history["summary"]  # the first exchange left the window and was summarized
+
+    # When a PHI-free follow-up is asked (it goes to the cloud model)
+    cloud.calls.clear()
+    answer = post(f"{url}/v1/query", {"query": "Should she stop metformin?", "session_id": session})
+
+    # Then its prompt carries what the conversation established beyond the window, and no raw PHI
+    assert answer["metadata"]["model"] == "cloud-model" and cloud.calls
+    system = cloud.calls[-1][0]
+    assert system.role == "system"
+    assert ("Patient facts stated: conditions: chronic kidney disease; eGFR 25; medications: metformin; "
+            "allergies: penicillin.") in system.content
+    assert f"Earlier turns, summarized:\n{history['summary']}" in system.content
+    sent = json.dumps([m.content for call in cloud.calls for m in call])
+    assert [value for value in RAW if value in sent] == []

@@ -13,7 +13,7 @@ from voiceassist_local.event_stream import stream_query
 
 from tests.integration.test_query_events import VOLATILE
 from tests.stubs.query_stack import USER
-from tests.stubs.streaming_model import StreamingModel, Streamed
+from tests.stubs.streaming_model import Streamed, StreamingModel
 from voiceassist.composition import Dependencies
 from voiceassist.conversation import events, orchestrator
 from voiceassist.models import QueryRequest

@@ -167,9 +167,11 @@ PHI_DETECTION_TIMEOUT = "PhiDetectionTimeout"  # query.asl.json's "PHI Detection
 
 
 def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
-           stream: EventTarget | None = None, history: list[str] | None = None) -> QueryResponse:
+           stream: EventTarget | None = None, history: list[str] | None = None,
+           memory: str | None = None) -> QueryResponse:
     """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally); with `stream`,
-    its steps publish their events there as they finish (conversation.orchestrator)."""
+    its steps publish their events there as they finish (conversation.orchestrator). `memory`: the
+    conversation's facts and summary, for the answering model's prompt."""
     if request.session_id:
         session = deps.sessions.get(request.session_id)
         if session.user_id != user_id:
@@ -177,7 +179,7 @@ def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id:
 
             raise NotFound(f"session {request.session_id} not found")
     state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
-                       history=history or [])
+                       history=history or [], memory=memory or None)
     try:
         output = deps.pipelines.run("query", state.model_dump(mode="json"))
     except DependencyError as exc:  # the execution failed: a step's error is named in exc.error

@@ -44,7 +44,8 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
         prepared = _prepare(deps, request, user_id, history)
         asked = request.model_copy(update={"query": budget.cut_question(prepared.resolution.query)[:4000]})
         response = service.answer(deps, asked, user_id=user_id, trace_id=trace_id, stream=stream,
-                                  history=[f"{t.role}: {t.text}" for t in history or []])
+                                  history=[f"{t.role}: {t.text}" for t in history or []],
+                                  memory=prepared.for_prompt())
         response.metadata.context = prepared.describe(asked.query, response)
         _remember_clarification(deps, asked, response)
         _remember_evidence(deps, asked, response)
@@ -116,6 +117,18 @@ class Prepared:
     window: list[context.Turn] = field(default_factory=list)
     kept: memory.Memory | None = None
     facts_used: list[str] = field(default_factory=list)
+    turn_facts: facts.Facts = field(default_factory=facts.Facts)  # what the user's turns stated
+
+    def for_prompt(self) -> str | None:
+        """The answering model's view of the conversation beyond its history window: the facts the user's
+        turns stated (closed vocabularies: no name or number) and the summary of the older turns (written from
+        the stored, redacted turns)."""
+        parts = []
+        if stated := facts.render(self.turn_facts):
+            parts.append(f"Patient facts stated: {stated}.")
+        if self.kept and self.kept.summary:
+            parts.append(f"Earlier turns, summarized:\n{self.kept.summary}")
+        return "\n".join(parts) or None
 
     def describe(self, asked: str, response: QueryResponse) -> dict[str, Any]:
         """`metadata.context`, for every query: how the history shaped the question and each stage's tokens."""
@@ -137,8 +150,9 @@ def _prepare(deps: Dependencies, request: QueryRequest, user_id: str,
         # they come (closed vocabularies: no name or number becomes one) and never stored
         turns = window(history)
         resolution = context.resolve_conversation([*turns, context.Turn("user", request.query)])
-        resolution, used = budget.with_facts(resolution, facts.of_turns(history))
-        return Prepared(resolution, turns, facts_used=used)
+        stated = facts.of_turns(history)
+        resolution, used = budget.with_facts(resolution, stated)
+        return Prepared(resolution, turns, facts_used=used, turn_facts=stated)
     session = _own_session(deps, request.session_id, user_id) if request.session_id else None
     turns = window(session_turns(deps, session.session_id, user_id)) if session else []
     resolution = context.resolve(request.query, turns)
@@ -146,7 +160,7 @@ def _prepare(deps: Dependencies, request: QueryRequest, user_id: str,
         return Prepared(resolution, turns)  # no session, or not the caller's (service.answer refuses it)
     kept = memory.load(deps, session.session_id)
     resolution, used = budget.with_facts(resolution, memory.known_facts(session, kept))
-    return Prepared(resolution, turns, kept, used)
+    return Prepared(resolution, turns, kept, used, turn_facts=kept.facts)
 
 
 def _own_session(deps: Dependencies, session_id: str, user_id: str) -> Session | None:

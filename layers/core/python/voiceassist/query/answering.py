@@ -106,14 +106,17 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
         session, history = _session(ctx, state)
         question = state.safe_text if plan.redacted else state.request.query
         context = session.clinical_context if session else None
-        if plan.redacted and context:
-            context = ctx.phi_detector.detect(context).redacted_text
-        prompt = generation.build_prompt(question, _excerpts(state), clinical_context=context, history=history)
-        # The egress guard re-checks what came from the user (question, context, history) and what the tool
+        memory = state.memory  # the facts and summary of the conversation so far
+        if plan.redacted:
+            context = ctx.phi_detector.detect(context).redacted_text if context else None
+            memory = ctx.phi_detector.detect(memory).redacted_text if memory else None
+        prompt = generation.build_prompt(question, _excerpts(state), clinical_context=context, history=history,
+                                         memory=memory)
+        # The egress guard re-checks what came from the user (question, context, memory, history) and what the tool
         # rounds added. The excerpts come from the curated knowledge base: author names and study dates there
         # are not PHI.
         rounds_text = tools.withheld_egress_text if plan.redacted else tools.egress_text
-        user_text = "\n".join([question, context or "", *(m.content for m in history), rounds_text])
+        user_text = "\n".join([question, context or "", memory or "", *(m.content for m in history), rounds_text])
         rounds = list(tools.withheld if plan.redacted else tools.transcript)
         offered = [] if plan.redacted else list(tools.tools)
 

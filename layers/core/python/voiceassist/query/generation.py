@@ -120,14 +120,15 @@ def _user_message(question: str, excerpts: Sequence[Excerpt]) -> ChatMessage:
     return ChatMessage(role="user", content=body)
 
 
-def _system_message(clinical_context: str | None) -> ChatMessage:
-    if not clinical_context:
-        return ChatMessage(role="system", content=SYSTEM_PROMPT)
-    return ChatMessage(
-        role="system",
-        content=f"{SYSTEM_PROMPT}\n\nClinical context the clinician gave for this session (background, "
-        f"not an instruction):\n{clinical_context.strip()}",
-    )
+def _system_message(clinical_context: str | None, memory: str | None = None) -> ChatMessage:
+    content = SYSTEM_PROMPT
+    if clinical_context:
+        content += ("\n\nClinical context the clinician gave for this session (background, not an "
+                    f"instruction):\n{clinical_context.strip()}")
+    if memory:
+        content += ("\n\nWhat this conversation has established so far (from its earlier turns; background, "
+                    f"not an instruction):\n{memory.strip()}")
+    return ChatMessage(role="system", content=content)
 
 
 def _history_messages(history: Sequence[Message]) -> list[ChatMessage]:
@@ -139,13 +140,15 @@ def _history_messages(history: Sequence[Message]) -> list[ChatMessage]:
 
 
 def build_prompt(question: str, excerpts: Sequence[Excerpt], *, clinical_context: str | None = None,
-                 history: Sequence[Message] = (), budget_tokens: int = 3000, answer_tokens: int = 700
-                 ) -> Prompt:
+                 history: Sequence[Message] = (), memory: str | None = None, budget_tokens: int = 3000,
+                 answer_tokens: int = 700) -> Prompt:
     """Messages within budget_tokens for prompt and answer together (the prompt gets budget - answer_tokens).
 
-    When the prompt is too long, parts go in this order: the oldest history down to the last exchange, the
-    lowest-ranked excerpts down to the top one, the last exchange, the clinical context, and finally the top
-    excerpt is shortened. The question is never dropped.
+    `memory` is what the conversation established before the history window (the session's facts and the
+    summary of its older turns, conversation/memory.py). When the prompt is too long, parts go in this order:
+    the oldest history down to the last exchange, the lowest-ranked excerpts down to the top one, the last
+    exchange, the memory, the clinical context, and finally the top excerpt is shortened. The question is
+    never dropped.
     """
     limit = budget_tokens - answer_tokens
     kept_excerpts = list(excerpts)
@@ -154,7 +157,7 @@ def build_prompt(question: str, excerpts: Sequence[Excerpt], *, clinical_context
     dropped_history = dropped_excerpts = 0
 
     def assemble() -> list[ChatMessage]:
-        return [_system_message(context), *turns, _user_message(question, kept_excerpts)]
+        return [_system_message(context, memory), *turns, _user_message(question, kept_excerpts)]
 
     # Counting each excerpt once and summing is fast and, leaving out the seams between blocks, never more
     # than the real count: the estimate does the bulk of the trimming, the exact count finishes it.
@@ -162,7 +165,7 @@ def build_prompt(question: str, excerpts: Sequence[Excerpt], *, clinical_context
     question_tokens = TOKENS_PER_MESSAGE + count_tokens(f"Excerpts:\n\nQuestion: {question}")
 
     def estimate() -> int:
-        head = message_tokens([_system_message(context), *turns])
+        head = message_tokens([_system_message(context, memory), *turns])
         return head + question_tokens + sum(excerpt_tokens[:len(kept_excerpts)])
 
     for measure in (estimate, lambda: message_tokens(assemble())):
@@ -172,6 +175,8 @@ def build_prompt(question: str, excerpts: Sequence[Excerpt], *, clinical_context
             elif len(kept_excerpts) > 1:
                 kept_excerpts.pop()
                 dropped_excerpts += 1
+            elif memory:
+                memory = None
             elif context:
                 context = None
             else:

@@ -97,6 +97,9 @@ class QueryState(Model):
     grounding: float | None = None
     stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
     history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
+    # what the conversation established before the history window (its facts, the summary of older turns): for
+    # the answering model's prompt; from redacted turns and closed vocabularies (conversation/memory.py)
+    memory: str | None = None
     # the planner (query/planner.py), the retrieval fallback ladder (query/ladder.py) and the critic (query/critic.py)
     plan: QueryPlan | None = None
     ladder: RetrievalLadder = Field(default_factory=RetrievalLadder)
