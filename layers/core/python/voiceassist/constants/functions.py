@@ -262,7 +262,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.BEDROCK_INVOKE,  # the in-boundary Llama on Amazon Bedrock, where llm.provider is bedrock
         A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
         A.SESSIONS_READ,  # the conversation so far
-        A.STREAM_TO_CLIENTS,  # its `route` and `tool` events, when a client streams the query
+        A.STREAM_TO_CLIENTS,  # its `route`, `tool` and draft `token` events, when a client streams the query
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
         internet_egress=True,  # OpenAI, and the WebSocket @connections API for a streamed query's events
