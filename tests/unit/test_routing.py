@@ -18,7 +18,6 @@ from voiceassist.query.routing import (
     choose_models,
     complete_with_fallbacks,
     generate_with_fallbacks,
-    stream_with_fallbacks,
 )
 
 RAW_QUESTION = "John Smith, MRN 4411902, eGFR 25: can he take metformin?"
@@ -352,65 +351,6 @@ def test_an_open_circuit_skips_the_model_without_calling_it() -> None:
         ("gpt-4o-mini", "CircuitOpen"), ("llama", None),
     ]
     assert breakers.states() == {"gpt-4o-mini": BreakerState.OPEN, "llama": BreakerState.CLOSED}
-
-
-# --------------------------------------------------------------------------- streaming
-
-
-class StreamingChat(FakeChat):
-    """Streams its answer word by word; `fail_after` words in, the connection drops."""
-
-    def __init__(self, name: str, *, in_boundary: bool, words: Sequence[str], fail_after: int | None = None
-                 ) -> None:
-        super().__init__(name, in_boundary=in_boundary)
-        self.words, self.fail_after = list(words), fail_after
-
-    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
-               temperature: float = 0.1) -> Iterator[str]:
-        self.received.append("\n".join(m.content for m in messages))
-        for index, word in enumerate(self.words):
-            if index == self.fail_after:
-                raise ModelUnavailable("connection reset")
-            yield word
-
-
-def test_stream_falls_back_when_a_model_fails_before_its_first_token(breakers: BreakerRegistry) -> None:
-    cloud = StreamingChat("gpt", in_boundary=False, words=["never"], fail_after=0)
-    local = StreamingChat("llama", in_boundary=True, words=["Up to ", "2,000 mg ", "[1]."])
-    plan = choose_models(False, RoutingMode.HYBRID, cloud=cloud, local=local)
-
-    streamed = stream_with_fallbacks(plan, messages_for(CLEAN_QUESTION), breakers=breakers,
-                                     egress_check=allow_all, sleep=no_sleep)
-
-    assert (streamed.model, "".join(streamed.deltas)) == ("llama", "Up to 2,000 mg [1].")
-    assert [(a.model, a.ok) for a in streamed.attempts] == [("gpt", False), ("gpt", False), ("llama", True)]
-
-
-def test_stream_failing_part_way_is_not_continued_by_another_model(breakers: BreakerRegistry) -> None:
-    cloud = StreamingChat("gpt", in_boundary=False, words=["Up to ", "2,000 mg ", "[1]."], fail_after=2)
-    local = StreamingChat("llama", in_boundary=True, words=["other answer"])
-    streamed = stream_with_fallbacks(choose_models(False, RoutingMode.HYBRID, cloud=cloud, local=local),
-                                     messages_for(CLEAN_QUESTION), breakers=breakers, egress_check=allow_all,
-                                     sleep=no_sleep)
-    received: list[str] = []
-
-    with pytest.raises(ModelUnavailable):
-        received.extend(streamed.deltas)
-
-    assert received == ["Up to ", "2,000 mg "] and local.received == []
-
-
-def test_stream_keeps_phi_inside_the_boundary_and_skips_empty_streams(breakers: BreakerRegistry) -> None:
-    cloud = StreamingChat("gpt", in_boundary=False, words=["leak"])
-    silent = StreamingChat("llama-a", in_boundary=True, words=[])
-    local = StreamingChat("llama-b", in_boundary=True, words=["Answer [1]."])
-    plan = RoutePlan(RoutingMode.HYBRID, False, (cloud, silent, local))
-
-    streamed = stream_with_fallbacks(plan, messages_for(RAW_QUESTION), breakers=breakers,
-                                     egress_check=detector_guard, sleep=no_sleep)
-
-    assert "".join(streamed.deltas) == "Answer [1]." and cloud.received == []
-    assert [a.error for a in streamed.attempts] == ["PhiBoundaryViolation", "EmptyCompletion", None]
 
 
 # --------------------------------------------------------------------------- circuit breaker

@@ -10,9 +10,8 @@ attempts and warnings): the caller then composes an extractive answer and marks 
 
 from __future__ import annotations
 
-import itertools
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TypeVar
 
@@ -45,14 +44,6 @@ class Generation(Model):
     attempts: list[ModelAttempt] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
     tool_calls: list[ToolCall] = Field(default_factory=list)  # the model asked for these (query/tool_loop.py)
-
-
-@dataclass
-class StreamedGeneration:
-    model: str
-    deltas: Iterator[str]  # the answer's text as it arrives; may raise ModelUnavailable part-way
-    attempts: list[ModelAttempt]
-    warnings: list[str]
 
 
 class NoModelAvailable(ModelUnavailable):
@@ -152,26 +143,6 @@ def complete_with_fallbacks(plan: RoutePlan, messages: Sequence[ChatMessage],
         retry=_Retry(retries, sleep, retry_backoff_s))
     return Generation(text=completion.text, model=completion.model or model.name, usage=completion.usage,
                       attempts=attempts, warnings=warnings, tool_calls=completion.tool_calls)
-
-
-def stream_with_fallbacks(plan: RoutePlan, messages: Sequence[ChatMessage], *, breakers: BreakerRegistry,
-                          egress_check: EgressCheck, max_tokens: int = 700, temperature: float = 0.1,
-                          retries: int = 1, sleep: Callable[[float], None] = time.sleep,
-                          retry_backoff_s: float = 0.5) -> StreamedGeneration:
-    """generate_with_fallbacks for streaming: a model counts as answering once its first token arrives.
-
-    A failure after that is raised to the caller as ModelUnavailable: the clinician has already seen part of
-    one model's answer, so it is not silently continued by another.
-    """
-    def start(model: ChatModel) -> Iterator[str] | None:
-        deltas = iter(model.stream(messages, max_tokens=max_tokens, temperature=temperature))
-        first = next(deltas, None)
-        return None if first is None else itertools.chain([first], deltas)
-
-    model, deltas, attempts, warnings = _first_answer(
-        plan, messages, start, breakers=breakers, egress_check=egress_check,
-        retry=_Retry(retries, sleep, retry_backoff_s))
-    return StreamedGeneration(model=model.name, deltas=deltas, attempts=attempts, warnings=warnings)
 
 
 @dataclass(frozen=True)
