@@ -14,8 +14,11 @@ from typing import Any
 
 import boto3
 import pytest
+import urllib3
+from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
+from urllib3.response import HTTPResponse
 
 from tests.stubs.aws_event_stream import event_message, json_event, serve_stream
 from voiceassist.adapters.aws.bedrock_chat import BedrockChatModel
@@ -199,4 +202,47 @@ def test_a_stream_failing_part_way_is_transient_and_keeps_what_arrived(backend: 
         received.extend(backend.model.stream(MESSAGES))
 
     assert received == ["Partial "] and PROMPT_SECRET not in str(raised.value)
+    backend.stubber.activate()
+
+
+
+class _CutBody(io.RawIOBase):
+    """A response body that sends `data`, then fails as a dropped connection or a read time-out does."""
+
+    def __init__(self, data: bytes, failure: Exception) -> None:
+        self._data, self._failure = data, failure
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._data:
+            raise self._failure
+        size, buffer[:len(self._data)], self._data = len(self._data), self._data, b""
+        return size
+
+
+_FIRST_EVENT = {
+    SageMakerBackend: event_message("PayloadPart", b'data: {"choices": [{"delta": {"content": "Partial "}}]}\n\n'),
+    BedrockBackend: json_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Partial "}}),
+}
+
+
+@pytest.mark.parametrize("failure", [urllib3.exceptions.ReadTimeoutError(None, "/", "Read timed out."),
+                                     urllib3.exceptions.ProtocolError("Connection broken")])
+def test_a_stream_cut_part_way_is_transient(backend: Backend, failure: Exception) -> None:
+    """botocore reads an event stream straight from urllib3: its errors part-way are transient failures too."""
+    service = backend.client.meta.service_model.service_id.hyphenize()
+
+    def send(request: Any, **kwargs: Any) -> AWSResponse:
+        raw = HTTPResponse(body=_CutBody(_FIRST_EVENT[type(backend)], failure), status=200, preload_content=False)
+        return AWSResponse(request.url, 200, {"Content-Type": "application/vnd.amazon.eventstream"}, raw)
+
+    backend.stubber.deactivate()
+    backend.client.meta.events.register(f"before-send.{service}.{backend.stream_operation}", send)
+
+    with pytest.raises(ModelUnavailable, match=type(failure).__name__):
+        backend.model.stream_completion(MESSAGES, [TOOL], on_text=lambda text: None)
+    with pytest.raises(ModelUnavailable, match=type(failure).__name__):
+        list(backend.model.stream(MESSAGES))
     backend.stubber.activate()

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, is_cut_stream
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolCall, ToolDefinition
 
@@ -106,7 +106,7 @@ class BedrockChatModel:
                                                   and 400 <= status < 500 and status not in (408, 429)):
                 raise DependencyError(f"{where} rejected the request ({code})") from None
             raise ModelUnavailable(f"{where} failed ({code})") from None
-        if isinstance(exc, BotoCoreError):  # time-outs, connection errors, an event stream cut short
+        if isinstance(exc, BotoCoreError) or is_cut_stream(exc):  # time-outs, connection errors, a cut stream
             raise ModelUnavailable(f"{where} could not be reached ({type(exc).__name__})") from None
         raise exc
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, is_cut_stream
 from voiceassist.adapters.openai import tool_calls
 from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator, delta_text
 from voiceassist.errors import DependencyError, ModelUnavailable
@@ -153,7 +153,7 @@ class SageMakerChatModel:
                                                   and 400 <= status < 500 and status not in (408, 429)):
                 raise DependencyError(f"{where} rejected the request ({code})") from None
             raise ModelUnavailable(f"{where} failed ({code})") from None
-        if isinstance(exc, BotoCoreError):
+        if isinstance(exc, BotoCoreError) or is_cut_stream(exc):
             raise ModelUnavailable(f"{where} could not be reached ({type(exc).__name__})") from None
         if isinstance(exc, ValueError):  # the body was not JSON
             raise DependencyError(f"{where} returned a body that is not JSON") from None
