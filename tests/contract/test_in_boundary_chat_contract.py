@@ -25,7 +25,7 @@ from voiceassist.adapters.aws.bedrock_chat import BedrockChatModel
 from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatMessage, ToolDefinition
-from voiceassist.ports import ToolCallingChatModel
+from voiceassist.ports import StreamingChatModel, ToolCallingChatModel
 
 PROMPT_SECRET = "Jane Roe MRN 5520117"
 MESSAGES = [ChatMessage(role="system", content="clinical reference assistant"),
@@ -133,7 +133,7 @@ def _captured(backend: Backend) -> list[dict[str, Any]]:
 
 def test_an_in_boundary_model_may_see_phi_and_calls_tools(backend: Backend) -> None:
     assert backend.model.in_boundary is True and backend.model.name == "llama-3.1-8b"
-    assert isinstance(backend.model, ToolCallingChatModel)
+    assert isinstance(backend.model, ToolCallingChatModel) and isinstance(backend.model, StreamingChatModel)
 
 
 def test_complete_returns_the_answer_and_its_token_counts(backend: Backend) -> None:
@@ -204,6 +204,31 @@ def test_a_stream_failing_part_way_is_transient_and_keeps_what_arrived(backend: 
     assert received == ["Partial "] and PROMPT_SECRET not in str(raised.value)
     backend.stubber.activate()
 
+
+
+def test_stream_completion_passes_the_text_on_and_returns_the_whole_answer(backend: Backend) -> None:
+    backend.stubber.deactivate()
+    backend.stream(["Amoxicillin ", "80–90 mg/kg/day ", "[1]."])
+    received: list[str] = []
+
+    completion = backend.model.stream_completion(MESSAGES, [TOOL], on_text=received.append, max_tokens=50)
+
+    assert received == ["Amoxicillin ", "80–90 mg/kg/day ", "[1]."]
+    assert completion.text == "".join(received) and completion.tool_calls == []
+    assert completion.model == "llama-3.1-8b"
+    backend.stubber.activate()
+
+
+def test_stream_completion_failing_part_way_is_transient_and_keeps_what_arrived(backend: Backend) -> None:
+    backend.stubber.deactivate()
+    backend.stream(["Partial "], fail_after=True)
+    received: list[str] = []
+
+    with pytest.raises(ModelUnavailable) as raised:
+        backend.model.stream_completion(MESSAGES, [TOOL], on_text=received.append)
+
+    assert received == ["Partial "] and PROMPT_SECRET not in str(raised.value)
+    backend.stubber.activate()
 
 
 class _CutBody(io.RawIOBase):
