@@ -14,15 +14,18 @@ from typing import Any
 
 import boto3
 import pytest
+import urllib3
+from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
+from urllib3.response import HTTPResponse
 
 from tests.stubs.aws_event_stream import event_message, json_event, serve_stream
 from voiceassist.adapters.aws.bedrock_chat import BedrockChatModel
 from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatMessage, ToolDefinition
-from voiceassist.ports import ToolCallingChatModel
+from voiceassist.ports import StreamingChatModel, ToolCallingChatModel
 
 PROMPT_SECRET = "Jane Roe MRN 5520117"
 MESSAGES = [ChatMessage(role="system", content="clinical reference assistant"),
@@ -130,7 +133,7 @@ def _captured(backend: Backend) -> list[dict[str, Any]]:
 
 def test_an_in_boundary_model_may_see_phi_and_calls_tools(backend: Backend) -> None:
     assert backend.model.in_boundary is True and backend.model.name == "llama-3.1-8b"
-    assert isinstance(backend.model, ToolCallingChatModel)
+    assert isinstance(backend.model, ToolCallingChatModel) and isinstance(backend.model, StreamingChatModel)
 
 
 def test_complete_returns_the_answer_and_its_token_counts(backend: Backend) -> None:
@@ -199,4 +202,72 @@ def test_a_stream_failing_part_way_is_transient_and_keeps_what_arrived(backend: 
         received.extend(backend.model.stream(MESSAGES))
 
     assert received == ["Partial "] and PROMPT_SECRET not in str(raised.value)
+    backend.stubber.activate()
+
+
+
+def test_stream_completion_passes_the_text_on_and_returns_the_whole_answer(backend: Backend) -> None:
+    backend.stubber.deactivate()
+    backend.stream(["Amoxicillin ", "80–90 mg/kg/day ", "[1]."])
+    received: list[str] = []
+
+    completion = backend.model.stream_completion(MESSAGES, [TOOL], on_text=received.append, max_tokens=50)
+
+    assert received == ["Amoxicillin ", "80–90 mg/kg/day ", "[1]."]
+    assert completion.text == "".join(received) and completion.tool_calls == []
+    assert completion.model == "llama-3.1-8b"
+    backend.stubber.activate()
+
+
+def test_stream_completion_failing_part_way_is_transient_and_keeps_what_arrived(backend: Backend) -> None:
+    backend.stubber.deactivate()
+    backend.stream(["Partial "], fail_after=True)
+    received: list[str] = []
+
+    with pytest.raises(ModelUnavailable) as raised:
+        backend.model.stream_completion(MESSAGES, [TOOL], on_text=received.append)
+
+    assert received == ["Partial "] and PROMPT_SECRET not in str(raised.value)
+    backend.stubber.activate()
+
+
+class _CutBody(io.RawIOBase):
+    """A response body that sends `data`, then fails as a dropped connection or a read time-out does."""
+
+    def __init__(self, data: bytes, failure: Exception) -> None:
+        self._data, self._failure = data, failure
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if not self._data:
+            raise self._failure
+        size, buffer[:len(self._data)], self._data = len(self._data), self._data, b""
+        return size
+
+
+_FIRST_EVENT = {
+    SageMakerBackend: event_message("PayloadPart", b'data: {"choices": [{"delta": {"content": "Partial "}}]}\n\n'),
+    BedrockBackend: json_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Partial "}}),
+}
+
+
+@pytest.mark.parametrize("failure", [urllib3.exceptions.ReadTimeoutError(None, "/", "Read timed out."),
+                                     urllib3.exceptions.ProtocolError("Connection broken")])
+def test_a_stream_cut_part_way_is_transient(backend: Backend, failure: Exception) -> None:
+    """botocore reads an event stream straight from urllib3: its errors part-way are transient failures too."""
+    service = backend.client.meta.service_model.service_id.hyphenize()
+
+    def send(request: Any, **kwargs: Any) -> AWSResponse:
+        raw = HTTPResponse(body=_CutBody(_FIRST_EVENT[type(backend)], failure), status=200, preload_content=False)
+        return AWSResponse(request.url, 200, {"Content-Type": "application/vnd.amazon.eventstream"}, raw)
+
+    backend.stubber.deactivate()
+    backend.client.meta.events.register(f"before-send.{service}.{backend.stream_operation}", send)
+
+    with pytest.raises(ModelUnavailable, match=type(failure).__name__):
+        backend.model.stream_completion(MESSAGES, [TOOL], on_text=lambda text: None)
+    with pytest.raises(ModelUnavailable, match=type(failure).__name__):
+        list(backend.model.stream(MESSAGES))
     backend.stubber.activate()

@@ -11,10 +11,12 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from tests.stubs.aws_event_stream import json_event, serve_stream
 from voiceassist.adapters.aws.bedrock_chat import BedrockChatModel, conversation
 from voiceassist.composition.chat_models import build_local_chat
 from voiceassist.errors import DependencyError, InvalidInput, ModelUnavailable
 from voiceassist.models import ChatMessage, ToolCall, ToolDefinition
+from voiceassist.ports import StreamingChatModel
 from voiceassist.settings import InBoundaryProvider, settings_from_env
 
 MODEL_ID = "us.meta.llama3-1-8b-instruct-v1:0"
@@ -150,3 +152,102 @@ def test_an_answer_is_priced_per_token_as_its_model(client: Any, stubber: Stubbe
     completion = BedrockChatModel(MODEL_ID, client=client).complete([ChatMessage(role="user", content="q")])
 
     assert completion.usage.cost_usd == pytest.approx(2_800 * 0.22 / 1_000_000)  # $0.22 per million, both ways
+
+
+# --------------------------------------------------------------------------- stream_completion (ConverseStream)
+
+BMI = ToolDefinition(name="bmi", description="Body-mass index", parameters={"type": "object"})
+QUESTION = [ChatMessage(role="system", content="Answer from the excerpts."),
+            ChatMessage(role="user", content=f"Patient {PROMPT_SECRET}: BMI for 70 kg, 175 cm?")]
+
+
+def _opening(*, text: str | None = None) -> list[bytes]:
+    events = [json_event("messageStart", {"role": "assistant"})]
+    if text is not None:
+        events.append(json_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": text}}))
+    return events
+
+
+def _closing(stop_reason: str = "end_turn") -> list[bytes]:
+    return [json_event("messageStop", {"stopReason": stop_reason}),
+            json_event("metadata", {"usage": {"inputTokens": 2_500, "outputTokens": 300, "totalTokens": 2_800},
+                                    "metrics": {"latencyMs": 420}})]
+
+
+def _tool_use(index: int, tool_use_id: str, name: str, *fragments: str) -> list[bytes]:
+    return ([json_event("contentBlockStart", {"contentBlockIndex": index,
+                                              "start": {"toolUse": {"toolUseId": tool_use_id, "name": name}}})]
+            + [json_event("contentBlockDelta", {"contentBlockIndex": index, "delta": {"toolUse": {"input": f}}})
+               for f in fragments]
+            + [json_event("contentBlockStop", {"contentBlockIndex": index})])
+
+
+def test_the_bedrock_model_streams_completions(client: Any) -> None:
+    assert isinstance(BedrockChatModel(MODEL_ID, client=client), StreamingChatModel)
+
+
+def test_stream_completion_sends_text_as_it_arrives_and_prices_the_metadata_usage(client: Any) -> None:
+    deltas = ["Atorvastatin ", "20 mg ", "[1]."]
+    sent = serve_stream(client, "ConverseStream", *_opening(), *(
+        json_event("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": d}}) for d in deltas),
+        json_event("contentBlockStop", {"contentBlockIndex": 0}), *_closing())
+    received: list[str] = []
+
+    completion = BedrockChatModel(MODEL_ID, client=client).stream_completion(
+        QUESTION, on_text=received.append, max_tokens=300, temperature=0.0)
+
+    assert received == deltas and completion.text == "".join(deltas) and completion.tool_calls == []
+    assert completion.model == "llama-3.1-8b"
+    assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (2_500, 300)
+    assert completion.usage.cost_usd == pytest.approx(2_800 * 0.22 / 1_000_000)
+    assert sent[0] == {"system": [{"text": "Answer from the excerpts."}],
+                       "messages": [{"role": "user", "content": [{"text": QUESTION[1].content}]}],
+                       "inferenceConfig": {"maxTokens": 300, "temperature": 0.0}}
+
+
+def test_stream_completion_joins_a_tool_use_s_input_fragments(client: Any) -> None:
+    sent = serve_stream(client, "ConverseStream", *_opening(text="Let me compute it."),
+                        json_event("contentBlockStop", {"contentBlockIndex": 0}),
+                        *_tool_use(1, "tooluse_1", "bmi", '{"weight_', 'kg": 70, "heig', 'ht_cm": 175}'),
+                        *_tool_use(2, "tooluse_2", "bmi", '{"weight_kg": '), *_closing("tool_use"))
+    received: list[str] = []
+
+    completion = BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, [BMI],
+                                                                             on_text=received.append)
+
+    assert received == ["Let me compute it."] and completion.text == "Let me compute it."
+    assert [(c.call_id, c.name, c.arguments) for c in completion.tool_calls] == [
+        ("tooluse_1", "bmi", {"weight_kg": 70, "height_cm": 175}),
+        ("tooluse_2", "bmi", {})]  # input cut short: not a JSON object, the executor names the missing fields
+    assert sent[0]["toolConfig"] == {"tools": [{"toolSpec": {"name": "bmi", "description": "Body-mass index",
+                                                             "inputSchema": {"json": {"type": "object"}}}}]}
+
+
+@pytest.mark.parametrize(("event", "error"), [
+    ("modelStreamErrorException", ModelUnavailable), ("throttlingException", ModelUnavailable),
+    ("internalServerException", ModelUnavailable), ("serviceUnavailableException", ModelUnavailable),
+    ("validationException", DependencyError),
+])
+def test_an_error_event_part_way_is_mapped_without_the_message_and_keeps_what_arrived(
+        client: Any, event: str, error: type[Exception]) -> None:
+    serve_stream(client, "ConverseStream", *_opening(text="Partial "),
+                 *_tool_use(1, "tooluse_1", "bmi", '{"weight_'),
+                 json_event(event, {"message": f"failed on {PROMPT_SECRET}"}, exception=True))
+    received: list[str] = []
+
+    with pytest.raises(error) as raised:
+        BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, [BMI], on_text=received.append)
+
+    assert type(raised.value) is error and received == ["Partial "]
+    assert event[:1].upper() + event[1:] in str(raised.value) and PROMPT_SECRET not in str(raised.value)
+    assert raised.value.__suppress_context__
+
+
+def test_a_refused_stream_request_is_mapped_like_converse(client: Any, stubber: Stubber) -> None:
+    stubber.add_client_error("converse_stream", service_error_code="AccessDeniedException", http_status_code=403,
+                             service_message=f"input was {PROMPT_SECRET}")
+
+    with pytest.raises(DependencyError) as raised:
+        BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, on_text=lambda text: None)
+
+    assert "AccessDeniedException" in str(raised.value) and PROMPT_SECRET not in str(raised.value)

@@ -19,7 +19,8 @@ from urllib3.response import HTTPResponse
 
 from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel, SseDecoder
 from voiceassist.errors import DependencyError, ModelUnavailable
-from voiceassist.models import ChatMessage
+from voiceassist.models import ChatMessage, ToolDefinition
+from voiceassist.ports import StreamingChatModel
 
 ENDPOINT = "voiceassist-llama-3-1-8b"
 PROMPT_SECRET = "John Smith MRN 4411902"
@@ -209,3 +210,97 @@ def test_sse_decoder_accepts_bare_json_lines_and_skips_comments() -> None:
     chunks += decoder.flush()
 
     assert chunks == [{"choices": [{"delta": {"content": "a"}}]}, {"x": 1}]
+
+
+# --------------------------------------------------------------------------- stream_completion (tools, usage)
+
+TOOLS = [ToolDefinition(name="bmi", description="Body-mass index", parameters={"type": "object"}),
+         ToolDefinition(name="egfr", description="Kidney function", parameters={"type": "object"})]
+
+
+def sse_chunk(delta: dict[str, Any] | None = None, **fields: Any) -> bytes:
+    """One LMI (vLLM) chunk line: a delta of the first choice, or only `fields` (the usage chunk)."""
+    chunk = {"id": "chatcmpl-3", "object": "chat.completion.chunk", "model": "/opt/ml/model",
+             "choices": [] if delta is None else [{"index": 0, "delta": delta, "finish_reason": None}]} | fields
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def fragment(index: int, arguments: str, **first: str) -> bytes:
+    function = {"arguments": arguments} | ({"name": first["name"]} if "name" in first else {})
+    return sse_chunk({"tool_calls": [{"index": index, **({"id": first["id"]} if "id" in first else {}),
+                                      "function": function}]})
+
+
+USAGE_LINE = sse_chunk(usage={"prompt_tokens": 812, "completion_tokens": 64, "total_tokens": 876})
+
+
+def test_the_sagemaker_model_streams_completions() -> None:
+    assert isinstance(SageMakerChatModel(ENDPOINT, client=object()), StreamingChatModel)
+
+
+def test_stream_completion_sends_the_tool_request_streamed_and_returns_text_and_usage(client: Any) -> None:
+    payload = sse_chunk({"role": "assistant", "content": ""}) + sse_chunk({"content": "Up to "}) \
+        + sse_chunk({"content": "2,000 mg "}) + sse_chunk({"content": "per day [1]."}) + USAGE_LINE \
+        + b"data: [DONE]\n\n"
+    sent = serve_stream(client, event_message("PayloadPart", payload))
+    received: list[str] = []
+
+    completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(
+        MESSAGES, TOOLS, on_text=received.append, max_tokens=300, temperature=0.0)
+
+    assert received == ["Up to ", "2,000 mg ", "per day [1]."] and completion.text == "".join(received)
+    assert completion.model == "llama-3.1-8b" and completion.tool_calls == []
+    usage = completion.usage
+    assert (usage.prompt_tokens, usage.completion_tokens, usage.cost_usd) == (812, 64, 0.0)
+    assert sent[0] == {"messages": [m.model_dump(include={"role", "content"}) for m in MESSAGES],
+                       "max_tokens": 300, "temperature": 0.0, "stream": True,
+                       "stream_options": {"include_usage": True},
+                       "tools": [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                                                   "parameters": t.parameters}} for t in TOOLS]}
+
+
+def test_stream_completion_joins_tool_calls_split_across_payload_parts(client: Any) -> None:
+    payload = b"".join([fragment(0, "", id="call_1", name="bmi"), fragment(0, '{"weight_kg": '),
+                        fragment(0, "70, "), fragment(0, '"height_cm": 175}'),
+                        fragment(1, '{"creatinine": 1.1}', id="call_2", name="egfr"), USAGE_LINE,
+                        b"data: [DONE]\n\n"])
+    cuts = [payload.index(b"weight_kg"), payload.index(b"height_cm") + 3, payload.index(b"egfr")]
+    parts = [payload[:cuts[0]], payload[cuts[0]:cuts[1]], payload[cuts[1]:cuts[2]], payload[cuts[2]:]]
+    sent = serve_stream(client, *(event_message("PayloadPart", part) for part in parts))
+    received: list[str] = []
+
+    completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, TOOLS,
+                                                                               on_text=received.append)
+
+    assert received == [] and completion.text == ""
+    assert [(c.call_id, c.name, c.arguments) for c in completion.tool_calls] == [
+        ("call_1", "bmi", {"weight_kg": 70, "height_cm": 175}), ("call_2", "egfr", {"creatinine": 1.1})]
+    assert sent[0]["stream"] is True and completion.usage.prompt_tokens == 812
+
+
+def test_stream_completion_without_tools_and_without_a_usage_chunk(client: Any) -> None:
+    sent = serve_stream(client, event_message("PayloadPart", sse_chunk({"content": "Answer [1]."})))
+
+    completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, on_text=lambda t: None)
+
+    assert "tools" not in sent[0] and completion.text == "Answer [1]."
+    assert (completion.usage.prompt_tokens, completion.usage.completion_tokens) == (0, 0)
+
+
+@pytest.mark.parametrize("failure", [
+    event_message("ModelStreamError", json.dumps({"Message": f"failed on {PROMPT_SECRET}",
+                                                  "ErrorCode": "ModelStreamError"}).encode(),
+                  message_type="exception"),
+    event_message("PayloadPart", f'data: {{"object": "error", "message": "{PROMPT_SECRET}"}}\n\n'.encode()),
+])
+def test_stream_completion_failing_part_way_is_transient_and_keeps_what_arrived(client: Any,
+                                                                               failure: bytes) -> None:
+    serve_stream(client, event_message("PayloadPart", sse_chunk({"content": "Partial "})
+                                       + fragment(0, '{"weight', id="call_1", name="bmi")), failure)
+    received: list[str] = []
+
+    with pytest.raises(ModelUnavailable) as raised:
+        SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, TOOLS, on_text=received.append)
+
+    assert received == ["Partial "]
+    assert PROMPT_SECRET not in str(raised.value) and ENDPOINT in str(raised.value)

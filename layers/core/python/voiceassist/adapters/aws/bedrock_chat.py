@@ -9,10 +9,11 @@ the error code, never the service's message, which can echo the prompt.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+import json
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, is_cut_stream
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolCall, ToolDefinition
 
@@ -43,19 +44,24 @@ class BedrockChatModel:
     def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
         """Converse's toolConfig; the reply's toolUse blocks become the completion's tool_calls."""
-        request = converse_request(self.model_id, messages, max_tokens, temperature)
-        if tools:
-            request["toolConfig"] = {"tools": [tool_spec(tool) for tool in tools]}
-        return self._converse(request)
+        return self._converse(tools_request(self.model_id, messages, tools, max_tokens, temperature))
+
+    def stream_completion(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] = (), *,
+                          on_text: Callable[[str], None], max_tokens: int = 700,
+                          temperature: float = 0.1) -> ChatCompletion:
+        """complete_with_tools over ConverseStream (ports.StreamingChatModel): text deltas go to `on_text`, a
+        toolUse block's input fragments are joined, the metadata event gives the usage."""
+        blocks = StreamedBlocks(on_text)
+        for event in self._events(tools_request(self.model_id, messages, tools, max_tokens, temperature)):
+            blocks.add(event)
+        return self._completion(blocks.text, blocks.usage, blocks.tool_calls())
 
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                temperature: float = 0.1) -> Iterator[str]:
-        try:
-            response = self._bedrock().converse_stream(
-                **converse_request(self.model_id, messages, max_tokens, temperature))
-        except Exception as exc:
-            self._raise_mapped(exc)
-        yield from self._deltas(response["stream"])
+        for event in self._events(converse_request(self.model_id, messages, max_tokens, temperature)):
+            text = ((event.get("contentBlockDelta") or {}).get("delta") or {}).get("text")
+            if text:
+                yield text
 
     # ---- internals ----------------------------------------------------------------------------------
     def _converse(self, request: dict[str, Any]) -> ChatCompletion:
@@ -67,29 +73,23 @@ class BedrockChatModel:
         if not isinstance(message, dict):
             raise DependencyError(f"Bedrock model {self.model_id} returned no message")
         blocks = message.get("content") or []
-        usage = response.get("usage") or {}
+        return self._completion("".join(block["text"] for block in blocks if "text" in block),
+                                response.get("usage") or {},
+                                [tool_call(block["toolUse"]) for block in blocks if "toolUse" in block])
+
+    def _completion(self, text: str, usage: dict[str, Any], calls: list[ToolCall]) -> ChatCompletion:
         prompt_tokens, completion_tokens = int(usage.get("inputTokens", 0)), int(usage.get("outputTokens", 0))
-        return ChatCompletion(
-            text="".join(block["text"] for block in blocks if "text" in block), model=self.name,
-            usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                             cost_usd=cost_usd(self.model_id, prompt_tokens, completion_tokens)),
-            tool_calls=[tool_call(block["toolUse"]) for block in blocks if "toolUse" in block],
-        )
+        return ChatCompletion(text=text, model=self.name, tool_calls=calls,
+                              usage=TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                                               cost_usd=cost_usd(self.model_id, prompt_tokens, completion_tokens)))
 
-    def _deltas(self, events: Iterable[dict[str, Any]]) -> Iterator[str]:
-        """The answer's text deltas; an error event part-way (botocore raises it) is a transient failure."""
-        from botocore.exceptions import BotoCoreError, ClientError
-
+    def _events(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """ConverseStream's events; a failure, also an error event part-way (botocore raises it as an
+        EventStreamError), is mapped as converse's are."""
         try:
-            for event in events:
-                text = ((event.get("contentBlockDelta") or {}).get("delta") or {}).get("text")
-                if text:
-                    yield text
-        except ClientError as exc:  # EventStreamError: throttlingException, modelStreamErrorException, ...
-            code = str(exc.response.get("Error", {}).get("Code", "Unknown"))
-            raise ModelUnavailable(f"Bedrock model {self.model_id} stream failed ({code})") from None
-        except BotoCoreError as exc:
-            raise ModelUnavailable(f"Bedrock model {self.model_id} stream was cut ({type(exc).__name__})") from None
+            yield from self._bedrock().converse_stream(**request)["stream"]
+        except Exception as exc:
+            self._raise_mapped(exc)
 
     def _bedrock(self) -> Any:
         return self._runtime.get()
@@ -99,13 +99,14 @@ class BedrockChatModel:
 
         where = f"Bedrock model {self.model_id}"
         if isinstance(exc, ClientError):
-            code = str(exc.response.get("Error", {}).get("Code", "Unknown"))
+            code = str(exc.response.get("Error", {}).get("Code") or "Unknown")
+            code = code[:1].upper() + code[1:]  # a stream's error events are named throttlingException, ...
             status = exc.response.get("originalStatusCode")  # ModelErrorException: what the model answered
             if code in PERMANENT_ERROR_CODES or (code == "ModelErrorException" and isinstance(status, int)
                                                   and 400 <= status < 500 and status not in (408, 429)):
                 raise DependencyError(f"{where} rejected the request ({code})") from None
             raise ModelUnavailable(f"{where} failed ({code})") from None
-        if isinstance(exc, BotoCoreError):  # time-outs, connection errors, an event stream cut short
+        if isinstance(exc, BotoCoreError) or is_cut_stream(exc):  # time-outs, connection errors, a cut stream
             raise ModelUnavailable(f"{where} could not be reached ({type(exc).__name__})") from None
         raise exc
 
@@ -115,6 +116,14 @@ def cost_usd(model_id: str, prompt_tokens: int, completion_tokens: int) -> float
     model = model_id.split(".", 1)[1] if model_id.split(".", 1)[0] in ("us", "eu", "apac") else model_id
     prompt_price, completion_price = PRICES_PER_1M.get(model, (0.0, 0.0))
     return round((prompt_tokens * prompt_price + completion_tokens * completion_price) / 1_000_000, 8)
+
+
+def tools_request(model_id: str, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition],
+                  max_tokens: int, temperature: float) -> dict[str, Any]:
+    request = converse_request(model_id, messages, max_tokens, temperature)
+    if tools:
+        request["toolConfig"] = {"tools": [tool_spec(tool) for tool in tools]}
+    return request
 
 
 def converse_request(model_id: str, messages: Sequence[ChatMessage], max_tokens: int,
@@ -167,3 +176,50 @@ def tool_call(block: dict[str, Any]) -> ToolCall:
     arguments = block.get("input")
     return ToolCall(call_id=str(block.get("toolUseId") or "call_0"), name=str(block.get("name") or ""),
                     arguments=arguments if isinstance(arguments, dict) else {})
+
+
+class StreamedBlocks:
+    """ConverseStream's events put back together: text deltas to `on_text` as they arrive, each toolUse
+    block's input fragments joined by contentBlockIndex, the usage from the metadata event."""
+
+    def __init__(self, on_text: Callable[[str], None]) -> None:
+        self._on_text = on_text
+        self._texts: list[str] = []
+        self._tools: dict[int, dict[str, Any]] = {}  # contentBlockIndex -> toolUseId, name and input fragments
+        self.usage: dict[str, Any] = {}
+
+    @property
+    def text(self) -> str:
+        return "".join(self._texts)
+
+    def add(self, event: dict[str, Any]) -> None:
+        if "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            tool_use = (start.get("start") or {}).get("toolUse")
+            if tool_use:
+                self._tools[int(start.get("contentBlockIndex", 0))] = {**tool_use, "input": []}
+        elif "contentBlockDelta" in event:
+            self._add_delta(event["contentBlockDelta"])
+        elif "metadata" in event:
+            self.usage = event["metadata"].get("usage") or {}
+
+    def tool_calls(self) -> list[ToolCall]:
+        """The toolUse blocks in order; input that is not a JSON object becomes {} (as tool_call does)."""
+        return [tool_call({**block, "input": _json_or_none("".join(block["input"]))})
+                for _, block in sorted(self._tools.items())]
+
+    def _add_delta(self, event: dict[str, Any]) -> None:
+        delta = event.get("delta") or {}
+        if delta.get("text"):
+            self._texts.append(delta["text"])
+            self._on_text(delta["text"])
+        block = self._tools.get(int(event.get("contentBlockIndex", 0)))
+        if block is not None and (delta.get("toolUse") or {}).get("input"):
+            block["input"].append(delta["toolUse"]["input"])
+
+
+def _json_or_none(text: str) -> Any:
+    try:
+        return json.loads(text or "{}")
+    except json.JSONDecodeError:
+        return None

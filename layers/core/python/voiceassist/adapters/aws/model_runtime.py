@@ -30,3 +30,11 @@ class ModelRuntimeClient:
                     config=Config(read_timeout=self.timeout_s, connect_timeout=min(self.timeout_s, 5.0),
                                   retries={"total_max_attempts": 1}))
             return self._client
+
+
+def is_cut_stream(exc: Exception) -> bool:
+    """A response stream that failed part-way: botocore's EventStream reads the raw urllib3 response, so a read
+    time-out or a dropped connection arrives as urllib3's own error, not as a BotoCoreError."""
+    from urllib3.exceptions import HTTPError
+
+    return isinstance(exc, HTTPError)

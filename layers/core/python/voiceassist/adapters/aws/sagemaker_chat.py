@@ -9,11 +9,12 @@ container's message, which can echo the prompt.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, is_cut_stream
 from voiceassist.adapters.openai import tool_calls
+from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator, delta_text
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
 
@@ -36,7 +37,7 @@ class SageMakerChatModel:
         try:
             response = self._sagemaker().invoke_endpoint(
                 EndpointName=self.endpoint_name, ContentType="application/json", Accept="application/json",
-                Body=self._body(messages, max_tokens, temperature, stream=False),
+                Body=json.dumps(self._body(messages, max_tokens, temperature)).encode("utf-8"),
             )
             payload = json.loads(response["Body"].read())
         except Exception as exc:
@@ -56,10 +57,7 @@ class SageMakerChatModel:
     def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
         """LMI (vLLM) takes OpenAI's `tools` and answers with `tool_calls` (ports.ToolCallingChatModel)."""
-        body: dict[str, Any] = {"messages": [tool_calls.message_payload(m) for m in messages],
-                                "max_tokens": max_tokens, "temperature": temperature}
-        if tools:
-            body["tools"] = tool_calls.tools_payload(tools)
+        body = self._tools_body(messages, tools, max_tokens, temperature)
         try:
             response = self._sagemaker().invoke_endpoint(
                 EndpointName=self.endpoint_name, ContentType="application/json", Accept="application/json",
@@ -76,46 +74,69 @@ class SageMakerChatModel:
                                                completion_tokens=int(usage.get("completion_tokens", 0))),
                               tool_calls=tool_calls.parse_tool_calls(message.get("tool_calls")))
 
+    def stream_completion(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] = (), *,
+                          on_text: Callable[[str], None], max_tokens: int = 700,
+                          temperature: float = 0.1) -> ChatCompletion:
+        """complete_with_tools, streamed (ports.StreamingChatModel): LMI streams OpenAI's chunks, tool-call
+        fragments included; a container that sends no usage chunk reports 0 tokens."""
+        body = self._tools_body(messages, tools, max_tokens, temperature)
+        body |= {"stream": True, "stream_options": {"include_usage": True}}
+        chunks = ChunkAccumulator(on_text)
+        for chunk in self._chunks(body):
+            chunks.add(chunk)
+        # Self-hosted: the endpoint costs instance hours, not tokens.
+        return ChatCompletion(text=chunks.text, model=self.name, usage=chunks.token_usage(),
+                              tool_calls=chunks.tool_calls())
+
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                temperature: float = 0.1) -> Iterator[str]:
+        for chunk in self._chunks(self._body(messages, max_tokens, temperature) | {"stream": True}):
+            text = delta_text(chunk)
+            if text:
+                yield text
+
+    # ---- internals ----------------------------------------------------------------------------------
+    def _chunks(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The streamed OpenAI chunks; a failure, also part-way, is mapped as complete maps it."""
         try:
             response = self._sagemaker().invoke_endpoint_with_response_stream(
                 EndpointName=self.endpoint_name, ContentType="application/json",
-                Body=self._body(messages, max_tokens, temperature, stream=True),
-            )
-            yield from self._deltas(response["Body"])
+                Body=json.dumps(body).encode("utf-8"))
+            yield from self._decoded(response["Body"])
         except Exception as exc:
             self._raise_mapped(exc)
 
-    # ---- internals ----------------------------------------------------------------------------------
-    def _deltas(self, events: Iterable[dict[str, Any]]) -> Iterator[str]:
+    def _decoded(self, events: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         decoder = SseDecoder()
         for event in events:
             if "PayloadPart" in event:
-                yield from self._texts(decoder.feed(event["PayloadPart"].get("Bytes", b"")))
+                yield from self._checked(decoder.feed(event["PayloadPart"].get("Bytes", b"")))
             elif event:  # ModelStreamError or InternalStreamFailure
                 code = next(iter(event))
                 raise ModelUnavailable(f"SageMaker endpoint {self.endpoint_name} stream failed ({code})")
             if decoder.done:
                 return
-        yield from self._texts(decoder.flush())
+        yield from self._checked(decoder.flush())
 
-    def _texts(self, chunks: list[dict[str, Any]]) -> Iterator[str]:
+    def _checked(self, chunks: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         for chunk in chunks:
             if chunk.get("object") == "error" or "error" in chunk:
                 raise ModelUnavailable(f"SageMaker endpoint {self.endpoint_name} reported a stream error")
-            for choice in chunk.get("choices") or ():
-                delta = (choice.get("delta") or {}).get("content")
-                if delta:
-                    yield delta
+            yield chunk
 
     @staticmethod
-    def _body(messages: Sequence[ChatMessage], max_tokens: int, temperature: float, *, stream: bool) -> bytes:
-        body: dict[str, Any] = {"messages": [{"role": m.role, "content": m.content} for m in messages],
+    def _body(messages: Sequence[ChatMessage], max_tokens: int, temperature: float) -> dict[str, Any]:
+        return {"messages": [{"role": m.role, "content": m.content} for m in messages],
+                "max_tokens": max_tokens, "temperature": temperature}
+
+    @staticmethod
+    def _tools_body(messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], max_tokens: int,
+                    temperature: float) -> dict[str, Any]:
+        body: dict[str, Any] = {"messages": [tool_calls.message_payload(m) for m in messages],
                                 "max_tokens": max_tokens, "temperature": temperature}
-        if stream:
-            body["stream"] = True
-        return json.dumps(body).encode("utf-8")
+        if tools:
+            body["tools"] = tool_calls.tools_payload(tools)
+        return body
 
     def _sagemaker(self) -> Any:
         return self._runtime.get()
@@ -132,7 +153,7 @@ class SageMakerChatModel:
                                                   and 400 <= status < 500 and status not in (408, 429)):
                 raise DependencyError(f"{where} rejected the request ({code})") from None
             raise ModelUnavailable(f"{where} failed ({code})") from None
-        if isinstance(exc, BotoCoreError):
+        if isinstance(exc, BotoCoreError) or is_cut_stream(exc):
             raise ModelUnavailable(f"{where} could not be reached ({type(exc).__name__})") from None
         if isinstance(exc, ValueError):  # the body was not JSON
             raise DependencyError(f"{where} returned a body that is not JSON") from None

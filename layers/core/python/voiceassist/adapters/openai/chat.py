@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from voiceassist.adapters.openai import tool_calls
 from voiceassist.adapters.openai.pricing import cost_usd
+from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator, delta_text
 from voiceassist.errors import DependencyError, InvalidInput, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
 
@@ -56,26 +57,38 @@ class OpenAIChatModel:
         except Exception as exc:
             self._raise_mapped(exc)
         text = response.choices[0].message.content if response.choices else None
-        return ChatCompletion(text=text or "", **self._accounting(response))
+        return ChatCompletion(text=text or "", **self._accounting(response.model, response.usage))
 
     def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
         """A completion that may ask for tool calls instead of text (ports.ToolCallingChatModel)."""
-        request = self._request(messages, max_tokens, temperature)
-        request["messages"] = [tool_calls.message_payload(m) for m in messages]
-        if tools:
-            request["tools"] = tool_calls.tools_payload(tools)
         try:
-            response = self._openai().chat.completions.create(**request)
+            response = self._openai().chat.completions.create(
+                **self._tools_request(messages, tools, max_tokens, temperature))
         except Exception as exc:
             self._raise_mapped(exc)
         message = response.choices[0].message if response.choices else None
-        return ChatCompletion(text=(message.content if message else None) or "", **self._accounting(response),
+        return ChatCompletion(text=(message.content if message else None) or "",
+                              **self._accounting(response.model, response.usage),
                               tool_calls=tool_calls.parse_tool_calls(message.tool_calls if message else None))
 
-    def _accounting(self, response: Any) -> dict[str, Any]:
-        """The answering model's name and the completion's token usage and cost."""
-        usage, model = response.usage, response.model or self.model
+    def stream_completion(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] = (), *,
+                          on_text: Callable[[str], None], max_tokens: int = 700,
+                          temperature: float = 0.1) -> ChatCompletion:
+        """complete_with_tools, streamed (ports.StreamingChatModel): the text goes to `on_text` as it arrives,
+        the tool calls' argument fragments are joined. A server that sends no usage chunk reports 0 tokens."""
+        request = self._tools_request(messages, tools, max_tokens, temperature)
+        request["stream_options"] = {"include_usage": True}  # OpenAI, vLLM, Ollama and llama.cpp accept it
+        chunks = ChunkAccumulator(on_text)
+        for chunk in self._chunks(request):
+            chunks.add(chunk)
+        return ChatCompletion(text=chunks.text, tool_calls=chunks.tool_calls(),
+                              **self._accounting(chunks.model, chunks.token_usage()))
+
+    def _accounting(self, model: str | None, usage: Any) -> dict[str, Any]:
+        """The answering model's name and the completion's token usage (the SDK's usage, or the stream's
+        TokenUsage) and cost."""
+        model = model or self.model
         prompt_tokens = usage.prompt_tokens if usage else 0
         completion_tokens = usage.completion_tokens if usage else 0
         return {"model": model, "usage": TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
@@ -83,18 +96,28 @@ class OpenAIChatModel:
 
     def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                temperature: float = 0.1) -> Iterator[str]:
+        for chunk in self._chunks(self._request(messages, max_tokens, temperature)):
+            text = delta_text(chunk)
+            if text:
+                yield text
+
+    # ---- internals ----------------------------------------------------------------------------------
+    def _chunks(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """The streamed chunks as dicts; a failure, also part-way, is mapped as complete maps it."""
         try:
-            chunks = self._openai().chat.completions.create(
-                **self._request(messages, max_tokens, temperature), stream=True
-            )
-            for chunk in chunks:
-                delta = chunk.choices[0].delta.content if chunk.choices else None
-                if delta:
-                    yield delta
+            for chunk in self._openai().chat.completions.create(**request, stream=True):
+                yield chunk.model_dump()
         except Exception as exc:
             self._raise_mapped(exc)
 
-    # ---- internals ----------------------------------------------------------------------------------
+    def _tools_request(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], max_tokens: int,
+                       temperature: float) -> dict[str, Any]:
+        request = self._request(messages, max_tokens, temperature)
+        request["messages"] = [tool_calls.message_payload(m) for m in messages]
+        if tools:
+            request["tools"] = tool_calls.tools_payload(tools)
+        return request
+
     def _request(self, messages: Sequence[ChatMessage], max_tokens: int, temperature: float
                  ) -> dict[str, Any]:
         # OpenAI's newer models refuse max_tokens; the local servers know only max_tokens.
@@ -130,6 +153,8 @@ class OpenAIChatModel:
                 with self._lock:
                     self._client = None  # the key may have been rotated: read it again next time
             raise DependencyError(message) from None
+        if type(exc) is openai.APIError:  # an error event part-way through a stream: the generation failed
+            raise ModelUnavailable(f"{where} stream failed (APIError)") from None
         if isinstance(exc, openai.OpenAIError):
             raise DependencyError(f"{where} failed ({type(exc).__name__})") from None
         if isinstance(exc, json.JSONDecodeError):  # a 200 whose body is not JSON (a proxy's page, a cut reply)
