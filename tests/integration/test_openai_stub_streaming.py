@@ -242,3 +242,18 @@ def test_bedrock_converse_answers_tool_calls_as_tool_use_blocks() -> None:
     assert reply["stopReason"] == "tool_use"
     assert reply["output"]["message"]["content"] == [
         {"toolUse": {"toolUseId": "tooluse_0", "name": "bmi", "input": TOOL_CALLS[0][1]}}]
+
+
+# --------------------------------------------------------------------------- a 200 that is not a stream of chunks
+
+
+def test_a_raw_body_is_the_streamed_content_as_it_is() -> None:
+    raw = 'data: {"id": "stub", "choices": [\n\n'  # a chunk cut short
+    with OpenAIStub([StubReply(raw_body=raw)]) as stub:
+        response = _boto("sagemaker-runtime", stub).invoke_endpoint_with_response_stream(
+            EndpointName=ENDPOINT, Body=json.dumps({"messages": MESSAGES, "stream": True}))
+        payload = b"".join(event["PayloadPart"]["Bytes"] for event in response["Body"])
+        with pytest.raises(json.JSONDecodeError):
+            list(_openai(stub).chat.completions.create(model="m", messages=MESSAGES, stream=True))
+
+    assert payload.decode() == raw

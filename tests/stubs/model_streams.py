@@ -134,6 +134,9 @@ def byte_cuts(data: bytes) -> list[bytes]:
 
 def sagemaker_events(reply: StubReply, model: str, *, include_usage: bool) -> Iterator[Any]:
     """The SSE bytes in PayloadPart events: what is written between two pauses, cut at arbitrary offsets."""
+    if reply.raw_body is not None:
+        yield from (event_message("PayloadPart", part) for part in byte_cuts(reply.raw_body.encode()))
+        return
     pending = b""
     for item in openai_chunks(reply, model, include_usage=include_usage):
         if item is PAUSE or item is FAILED:

@@ -50,7 +50,9 @@ class StubReply:
     prompt_tokens: int = 100
     completion_tokens: int = 20
     headers: tuple[tuple[str, str], ...] = ()  # sent with the reply (a 429's Retry-After)
-    raw_body: str | None = None  # a 200 with this body as it is (malformed JSON, a completion without choices)
+    # a 200 with this body as it is (malformed JSON, a completion without choices); streamed, it is the stream's
+    # content as it is: the text/event-stream body, or the bytes of SageMaker's PayloadParts (cut like any)
+    raw_body: str | None = None
     # (name, arguments) of function calls to answer with instead of text (the OpenAI `tool_calls` shape)
     tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
     token_delay_s: float = 0.0  # a stream waits this long between pieces (interrupted when the stub stops)
@@ -133,7 +135,9 @@ class OpenAIStub(LocalServer):
                 elif reply.status != 200:
                     error = {"message": "stubbed failure", "type": "server_error"}
                     self._json(reply.status, {"error": error}, dict(reply.headers))
-                elif reply.raw_body is not None:
+                elif reply.raw_body is not None and route == "chat" and body.get("stream"):
+                    self._stream("text/event-stream", iter([reply.raw_body.encode()]), 0)
+                elif reply.raw_body is not None and route != "sagemaker-stream":
                     self._raw(reply.raw_body.encode())
                 elif route == "sagemaker-stream":
                     self._stream(EVENT_STREAM, model_streams.sagemaker_events(
