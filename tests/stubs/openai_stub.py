@@ -11,23 +11,34 @@ an LMI (vLLM) container does: the OpenAI chat body in, a chat completion out, er
 Point a real boto3 client at it with endpoint_url=stub.sagemaker_endpoint_url (or the environment variable
 AWS_ENDPOINT_URL_SAGEMAKER_RUNTIME). It answers Bedrock runtime's Converse (POST /model/<id>/converse) too: the
 Converse body in, a Converse reply out, errors in Bedrock's shape (AWS_ENDPOINT_URL_BEDROCK_RUNTIME).
+
+Each API's streamed variant is answered too, as the service puts it on the wire (tests/stubs/model_streams.py):
+chat completions with `stream: true`, SageMaker's InvokeEndpointWithResponseStream
+(POST /endpoints/<name>/invocations-response-stream) and Bedrock's ConverseStream (POST /model/<id>/converse-stream).
+A reply's `token_delay_s` paces the pieces (0.02 is 50 tokens/s); `fail_after_tokens` breaks the stream off after
+that many pieces with the API's mid-stream error.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from tests.stubs import model_streams
 from tests.support.local_server import LocalServer
 
 CHAT_PATH = "/v1/chat/completions"
 SAGEMAKER_PATH = re.compile(r"^/endpoints/[^/]+/invocations$")
+SAGEMAKER_STREAM_PATH = re.compile(r"^/endpoints/[^/]+/invocations-response-stream$")
 # The error code SageMaker runtime sends with each status (botocore reads it from x-amzn-ErrorType).
 SAGEMAKER_ERROR_CODES = {429: "ThrottlingException", 500: "InternalFailure", 503: "ServiceUnavailable"}
 BEDROCK_PATH = re.compile(r"^/model/[^/]+/converse$")
+BEDROCK_STREAM_PATH = re.compile(r"^/model/[^/]+/converse-stream$")
+EVENT_STREAM = "application/vnd.amazon.eventstream"
 BEDROCK_ERROR_CODES = {429: "ThrottlingException", 500: "InternalServerException", 503: "ServiceUnavailableException"}
 
 
@@ -39,9 +50,13 @@ class StubReply:
     prompt_tokens: int = 100
     completion_tokens: int = 20
     headers: tuple[tuple[str, str], ...] = ()  # sent with the reply (a 429's Retry-After)
-    raw_body: str | None = None  # a 200 with this body as it is (malformed JSON, a completion without choices)
+    # a 200 with this body as it is (malformed JSON, a completion without choices); streamed, it is the stream's
+    # content as it is: the text/event-stream body, or the bytes of SageMaker's PayloadParts (cut like any)
+    raw_body: str | None = None
     # (name, arguments) of function calls to answer with instead of text (the OpenAI `tool_calls` shape)
     tool_calls: tuple[tuple[str, dict[str, Any]], ...] = ()
+    token_delay_s: float = 0.0  # a stream waits this long between pieces (interrupted when the stub stops)
+    fail_after_tokens: int | None = None  # a stream sends this many pieces, then the API's mid-stream error
 
 
 @dataclass(frozen=True)
@@ -96,29 +111,42 @@ class OpenAIStub(LocalServer):
 
             def do_POST(self) -> None:  # noqa: N802
                 raw = self._received()
-                route = self.path.split("?", 1)[0].rstrip("/")
-                sagemaker = bool(SAGEMAKER_PATH.match(route))
-                bedrock = bool(BEDROCK_PATH.match(route))
-                if route != CHAT_PATH and not sagemaker and not bedrock:
+                route = _route(self.path)
+                if route is None:
                     self._json(404, {"error": {"message": f"no route {self.path}"}})
                     return
                 body = json.loads(raw)
                 reply = stub._next_reply(body)
                 if reply.delay_s and stub._stopping.wait(reply.delay_s):
                     return
-                if bedrock:
-                    self._converse(reply)
-                elif reply.status != 200 and sagemaker:
+                try:
+                    self._answer(route, body, reply)
+                except (BrokenPipeError, ConnectionResetError):  # the client went away mid-stream
+                    return
+
+            def _answer(self, route: str, body: dict[str, Any], reply: StubReply) -> None:
+                include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
+                if route.startswith("bedrock"):
+                    self._converse(route, reply)
+                elif reply.status != 200 and route.startswith("sagemaker"):
                     code = SAGEMAKER_ERROR_CODES.get(reply.status, "ModelError")
                     self._json(reply.status, {"message": "stubbed failure"},
                                {"x-amzn-ErrorType": code, **dict(reply.headers)})
                 elif reply.status != 200:
                     error = {"message": "stubbed failure", "type": "server_error"}
                     self._json(reply.status, {"error": error}, dict(reply.headers))
-                elif reply.raw_body is not None:
+                elif reply.raw_body is not None and route == "chat" and body.get("stream"):
+                    self._stream("text/event-stream", iter([reply.raw_body.encode()]), 0)
+                elif reply.raw_body is not None and route != "sagemaker-stream":
                     self._raw(reply.raw_body.encode())
-                elif body.get("stream"):
-                    self._stream(reply)
+                elif route == "sagemaker-stream":
+                    self._stream(EVENT_STREAM, model_streams.sagemaker_events(
+                        reply, stub.model, include_usage=include_usage), reply.token_delay_s,
+                        {"X-Amzn-SageMaker-Content-Type": "text/event-stream",
+                         "x-Amzn-Invoked-Production-Variant": "AllTraffic"})
+                elif route == "chat" and body.get("stream"):
+                    self._stream("text/event-stream", model_streams.openai_sse(
+                        reply, stub.model, include_usage=include_usage), reply.token_delay_s)
                 else:
                     self._json(200, stub._completion(reply))
 
@@ -133,15 +161,14 @@ class OpenAIStub(LocalServer):
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _converse(self, reply: StubReply) -> None:
+            def _converse(self, route: str, reply: StubReply) -> None:
                 if reply.status != 200:
                     code = BEDROCK_ERROR_CODES.get(reply.status, "ModelErrorException")
                     self._json(reply.status, {"message": "stubbed failure"}, {"x-amzn-ErrorType": code})
-                    return
-                usage = {"inputTokens": reply.prompt_tokens, "outputTokens": reply.completion_tokens,
-                         "totalTokens": reply.prompt_tokens + reply.completion_tokens}
-                self._json(200, {"output": {"message": {"role": "assistant", "content": [{"text": reply.text}]}},
-                                 "stopReason": "end_turn", "usage": usage, "metrics": {"latencyMs": 1}})
+                elif route == "bedrock-stream":
+                    self._stream(EVENT_STREAM, model_streams.bedrock_events(reply), reply.token_delay_s)
+                else:
+                    self._json(200, _converse_reply(reply))
 
             def _raw(self, data: bytes) -> None:
                 self.send_response(200)
@@ -150,17 +177,19 @@ class OpenAIStub(LocalServer):
                 self.end_headers()
                 self.wfile.write(data)
 
-            def _stream(self, reply: StubReply) -> None:
+            def _stream(self, content_type: str, writes: Iterator[Any], token_delay_s: float,
+                        headers: dict[str, str] | None = None) -> None:
                 self.send_response(200)
-                self.send_header("content-type", "text/event-stream")
+                self.send_header("content-type", content_type)
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
-                for word in reply.text.split(" "):
-                    delta = {"index": 0, "delta": {"content": word + " "}, "finish_reason": None}
-                    chunk = {"id": "stub", "object": "chat.completion.chunk", "created": 0,
-                             "model": stub.model, "choices": [delta]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                    self.wfile.flush()
-                self.wfile.write(b"data: [DONE]\n\n")
+                for data in writes:
+                    if data is not model_streams.PAUSE:
+                        self.wfile.write(data)
+                        self.wfile.flush()
+                    elif token_delay_s and stub._stopping.wait(token_delay_s):
+                        return
 
         return Handler
 
@@ -177,3 +206,23 @@ class OpenAIStub(LocalServer):
             "usage": {"prompt_tokens": reply.prompt_tokens, "completion_tokens": reply.completion_tokens,
                       "total_tokens": reply.prompt_tokens + reply.completion_tokens},
         }
+
+
+def _route(path: str) -> str | None:
+    route = path.split("?", 1)[0].rstrip("/")
+    if route == CHAT_PATH:
+        return "chat"
+    patterns = {"sagemaker": SAGEMAKER_PATH, "sagemaker-stream": SAGEMAKER_STREAM_PATH,
+                "bedrock": BEDROCK_PATH, "bedrock-stream": BEDROCK_STREAM_PATH}
+    return next((name for name, pattern in patterns.items() if pattern.match(route)), None)
+
+
+def _converse_reply(reply: StubReply) -> dict[str, Any]:
+    content: list[dict[str, Any]] = [{"text": reply.text}]
+    if reply.tool_calls:
+        content = [{"toolUse": {"toolUseId": f"tooluse_{n}", "name": name, "input": args}}
+                   for n, (name, args) in enumerate(reply.tool_calls)]
+    usage = {"inputTokens": reply.prompt_tokens, "outputTokens": reply.completion_tokens,
+             "totalTokens": reply.prompt_tokens + reply.completion_tokens}
+    return {"output": {"message": {"role": "assistant", "content": content}},
+            "stopReason": "tool_use" if reply.tool_calls else "end_turn", "usage": usage, "metrics": {"latencyMs": 1}}

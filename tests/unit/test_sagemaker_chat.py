@@ -3,20 +3,17 @@ event-stream parser fed with encoded bytes (no sockets)."""
 
 from __future__ import annotations
 
-import binascii
 import io
 import json
-import struct
 from collections.abc import Iterator
 from typing import Any
 
 import boto3
 import pytest
-from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
-from urllib3.response import HTTPResponse
 
+from tests.stubs.aws_event_stream import event_message, serve_stream
 from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel, SseDecoder
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatMessage, ToolDefinition
@@ -132,35 +129,7 @@ def test_complete_rejects_a_body_that_is_not_a_chat_completion(client: Any, stub
 # --------------------------------------------------------------------------- streaming
 
 
-def _header(name: str, value: str) -> bytes:
-    raw_name, raw_value = name.encode(), value.encode()
-    string_type = b"\x07"
-    return (struct.pack(">B", len(raw_name)) + raw_name + string_type
-            + struct.pack(">H", len(raw_value)) + raw_value)
-
-
-def event_message(event_type: str, payload: bytes, *, message_type: str = "event") -> bytes:
-    """One message of the AWS event-stream encoding: prelude, CRC, headers, payload, CRC."""
-    kind = ":exception-type" if message_type == "exception" else ":event-type"
-    headers = (_header(":message-type", message_type) + _header(kind, event_type)
-               + _header(":content-type", "application/octet-stream"))
-    prelude = struct.pack(">II", 12 + len(headers) + len(payload) + 4, len(headers))
-    prelude += struct.pack(">I", binascii.crc32(prelude))
-    message = prelude + headers + payload
-    return message + struct.pack(">I", binascii.crc32(message))
-
-
-def serve_stream(client: Any, *messages: bytes) -> list[dict[str, Any]]:
-    """Answer the next streaming call with these encoded messages; returns the request bodies sent."""
-    sent: list[dict[str, Any]] = []
-
-    def send(request: Any, **kwargs: Any) -> AWSResponse:
-        sent.append(json.loads(request.body))
-        raw = HTTPResponse(body=io.BytesIO(b"".join(messages)), status=200, preload_content=False)
-        return AWSResponse(request.url, 200, {"Content-Type": "application/vnd.amazon.eventstream"}, raw)
-
-    client.meta.events.register("before-send.sagemaker-runtime.InvokeEndpointWithResponseStream", send)
-    return sent
+STREAM_OPERATION = "InvokeEndpointWithResponseStream"
 
 
 def sse_line(content: str) -> bytes:
@@ -173,7 +142,7 @@ def test_stream_joins_sse_lines_split_across_payload_parts(client: Any) -> None:
                         b"data: [DONE]\n\n"])
     cut_in_json, cut_in_micro_sign = payload.index(b"mg/kg"), payload.index("µ".encode()) + 1
     parts = [payload[:cut_in_json], payload[cut_in_json:cut_in_micro_sign], payload[cut_in_micro_sign:]]
-    sent = serve_stream(client, *(event_message("PayloadPart", part) for part in parts))
+    sent = serve_stream(client, STREAM_OPERATION, *(event_message("PayloadPart", part) for part in parts))
 
     deltas = list(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES, max_tokens=50))
 
@@ -182,15 +151,15 @@ def test_stream_joins_sse_lines_split_across_payload_parts(client: Any) -> None:
 
 
 def test_stream_stops_at_done(client: Any) -> None:
-    serve_stream(client, event_message("PayloadPart", sse_line("Answer [1].") + b"data: [DONE]\n\n"
-                                       + sse_line("after the end")))
+    payload = sse_line("Answer [1].") + b"data: [DONE]\n\n" + sse_line("after the end")
+    serve_stream(client, STREAM_OPERATION, event_message("PayloadPart", payload))
 
     assert list(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES)) == ["Answer [1]."]
 
 
 def test_stream_maps_a_model_stream_error_to_model_unavailable(client: Any) -> None:
     error = json.dumps({"Message": f"failed on {PROMPT_SECRET}", "ErrorCode": "ModelStreamError"}).encode()
-    serve_stream(client, event_message("PayloadPart", sse_line("Partial ")),
+    serve_stream(client, STREAM_OPERATION, event_message("PayloadPart", sse_line("Partial ")),
                  event_message("ModelStreamError", error, message_type="exception"))
     received: list[str] = []
 
