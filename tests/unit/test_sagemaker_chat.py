@@ -211,7 +211,7 @@ def test_stream_completion_sends_the_tool_request_streamed_and_returns_text_and_
     payload = sse_chunk({"role": "assistant", "content": ""}) + sse_chunk({"content": "Up to "}) \
         + sse_chunk({"content": "2,000 mg "}) + sse_chunk({"content": "per day [1]."}) + USAGE_LINE \
         + b"data: [DONE]\n\n"
-    sent = serve_stream(client, event_message("PayloadPart", payload))
+    sent = serve_stream(client, STREAM_OPERATION, event_message("PayloadPart", payload))
     received: list[str] = []
 
     completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(
@@ -235,7 +235,7 @@ def test_stream_completion_joins_tool_calls_split_across_payload_parts(client: A
                         b"data: [DONE]\n\n"])
     cuts = [payload.index(b"weight_kg"), payload.index(b"height_cm") + 3, payload.index(b"egfr")]
     parts = [payload[:cuts[0]], payload[cuts[0]:cuts[1]], payload[cuts[1]:cuts[2]], payload[cuts[2]:]]
-    sent = serve_stream(client, *(event_message("PayloadPart", part) for part in parts))
+    sent = serve_stream(client, STREAM_OPERATION, *(event_message("PayloadPart", part) for part in parts))
     received: list[str] = []
 
     completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, TOOLS,
@@ -248,7 +248,7 @@ def test_stream_completion_joins_tool_calls_split_across_payload_parts(client: A
 
 
 def test_stream_completion_without_tools_and_without_a_usage_chunk(client: Any) -> None:
-    sent = serve_stream(client, event_message("PayloadPart", sse_chunk({"content": "Answer [1]."})))
+    sent = serve_stream(client, STREAM_OPERATION, event_message("PayloadPart", sse_chunk({"content": "Answer [1]."})))
 
     completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, on_text=lambda t: None)
 
@@ -264,7 +264,7 @@ def test_stream_completion_without_tools_and_without_a_usage_chunk(client: Any) 
 ])
 def test_stream_completion_failing_part_way_is_transient_and_keeps_what_arrived(client: Any,
                                                                                failure: bytes) -> None:
-    serve_stream(client, event_message("PayloadPart", sse_chunk({"content": "Partial "})
+    serve_stream(client, STREAM_OPERATION, event_message("PayloadPart", sse_chunk({"content": "Partial "})
                                        + fragment(0, '{"weight', id="call_1", name="bmi")), failure)
     received: list[str] = []
 
