@@ -31,8 +31,9 @@ def _openai(stub: OpenAIStub, *, timeout_s: float = 10) -> openai.OpenAI:
 
 
 def _boto(service: str, stub: OpenAIStub) -> Any:
+    config = Config(retries={"total_max_attempts": 1}, read_timeout=20)
     return boto3.client(service, endpoint_url=stub.origin, region_name="us-east-1", aws_access_key_id="testing",
-                        aws_secret_access_key="testing", config=Config(retries={"total_max_attempts": 1}))
+                        aws_secret_access_key="testing", config=config)
 
 
 def _reassemble(tool_deltas: list[Any]) -> dict[int, dict[str, str]]:
@@ -177,6 +178,20 @@ def test_sagemaker_stream_error_before_streaming_is_in_sagemakers_shape() -> Non
     assert raised.value.response["ResponseMetadata"]["HTTPStatusCode"] == 503
 
 
+def test_sagemaker_stream_delivers_each_piece_when_it_is_sent() -> None:
+    stub = OpenAIStub([StubReply(text=TEXT, token_delay_s=60)])
+    with stub:
+        response = _boto("sagemaker-runtime", stub).invoke_endpoint_with_response_stream(
+            EndpointName=ENDPOINT, Body=json.dumps({"messages": MESSAGES, "stream": True}))
+        events = iter(response["Body"])
+        first = [next(events)["PayloadPart"]["Bytes"] for _ in range(3)]  # would time out if held back
+    rest = [event["PayloadPart"]["Bytes"] for event in events]  # the stub stopped: the stream ends there
+
+    chunks = [json.loads(line.removeprefix("data: ")) for line in b"".join(first + rest).decode().split("\n\n")
+              if line]
+    assert [c["choices"][0]["delta"]["content"] for c in chunks] == ["", " Give"]
+
+
 # --------------------------------------------------------------------------- Bedrock
 
 
@@ -200,6 +215,16 @@ def test_bedrock_stream_sends_the_events_in_order_with_the_usage() -> None:
     assert stub.raw_requests[0].path == f"/model/{MODEL_ID.replace(':', '%3A')}/converse-stream"
     assert PHI_QUESTION in stub.raw_requests[0].body
     assert stub.requests[0]["messages"][0]["content"][0]["text"] == PHI_QUESTION
+
+
+def test_bedrock_stream_delivers_each_piece_when_it_is_sent() -> None:
+    stub = OpenAIStub([StubReply(text=TEXT, token_delay_s=60)])
+    with stub:
+        events = iter(_converse_stream(stub))
+        first = [next(events) for _ in range(2)]  # would time out if held back until the stream ends
+    rest = list(events)
+
+    assert first[1] == {"contentBlockDelta": {"contentBlockIndex": 0, "delta": {"text": " Give"}}} and rest == []
 
 
 def test_bedrock_stream_of_tool_use_joins_the_input_fragments() -> None:

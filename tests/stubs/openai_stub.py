@@ -97,6 +97,8 @@ class OpenAIStub(LocalServer):
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
+            disable_nagle_algorithm = True  # a streamed piece leaves when written, not with the next one
+
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - keep test output quiet
                 return None
 
@@ -179,17 +181,22 @@ class OpenAIStub(LocalServer):
 
             def _stream(self, content_type: str, writes: Iterator[Any], token_delay_s: float,
                         headers: dict[str, str] | None = None) -> None:
+                """Chunked transfer encoding, as the services stream: clients read each piece when it is sent
+                (botocore's event-stream reader waits for a full buffer on a body that only ends at close)."""
+                self.protocol_version = "HTTP/1.1"
                 self.send_response(200)
                 self.send_header("content-type", content_type)
+                self.send_header("transfer-encoding", "chunked")
+                self.send_header("connection", "close")
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
                 self.end_headers()
                 for data in writes:
-                    if data is not model_streams.PAUSE:
-                        self.wfile.write(data)
-                        self.wfile.flush()
-                    elif token_delay_s and stub._stopping.wait(token_delay_s):
-                        return
+                    if data is not model_streams.PAUSE and data:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                    elif data is model_streams.PAUSE and token_delay_s and stub._stopping.wait(token_delay_s):
+                        break  # the stub is stopping: end the stream where it is
+                self.wfile.write(b"0\r\n\r\n")
 
         return Handler
 
