@@ -4,8 +4,9 @@ add over the REST call.
     .venv/bin/python bench/stream.py [--rounds 20] [--model stub|extractive]
 
 The sample corpus in a temporary folder and the local server in a thread. `--model stub` (the default): the
-cloud model is the OpenAI-compatible stub server (tests/stubs/openai_stub.py) streaming a 50-token answer at
-50 tokens/s, reached through the real OpenAI adapter; `--model extractive`: no language model. Each round asks
+cloud model is the OpenAI-compatible stub server (tests/stubs/openai_stub.py) streaming a grounded answer of
+about 50 tokens at 50 tokens/s, reached through the real OpenAI adapter (REST's call, which does not stream,
+waits as long before its answer); `--model extractive`: no language model. Each round asks
 each question by POST /v1/query, POST /v1/query/stream, the WebSocket (the stand-in of tests/browser, running
 functions/stream's handler) and POST /v1/chat/completions with stream: true. Reported, in ms (median and p95):
 `rest` the REST call; per stream `first_event`, `first_token` (a draft token with the stub model), `total`;
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -34,36 +36,59 @@ from voiceassist_local.cli.local import ensure_sample_corpus
 from voiceassist_local.server import LOCAL_USER, make_server
 from websockets.sync.client import connect
 
-from tests.browser.websocket_stub import WebSocketStub
-from tests.stubs.openai_stub import OpenAIStub, StubReply
 from voiceassist.adapters.openai.chat import OpenAIChatModel
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.models import ChatCompletion, ChatMessage, ToolDefinition
 from voiceassist.observability import logger
 from voiceassist.settings import Settings
 
-QUESTIONS = [
-    "What is the metformin dose for eGFR 40?",
-    "What is the first-line treatment for uncomplicated hypertension?",
-    "Which antibiotic is recommended for outpatient community-acquired pneumonia?",
-    "What is the intramuscular epinephrine dose for anaphylaxis in adults?",
-]
-# 50 tokens (word pieces), as a model writes them: the stub sends one every 20 ms
-ANSWER = ("Per the cited guideline, the recommended approach depends on the details in the excerpt, which "
-          "states the dose, the threshold and the follow-up that apply; check renal function, allergies and "
-          "interactions before prescribing, and review the patient again after the first week of treatment, "
-          "adjusting the plan to the response and tolerance [1].")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository: the tests' stub servers
+from tests.browser.websocket_stub import WebSocketStub  # noqa: E402
+from tests.stubs.openai_stub import OpenAIStub, StubReply  # noqa: E402
+
+# Each question with a grounded answer of about 50 tokens, written from the sample corpus as a model would
+ANSWERS = {
+    "What is the metformin dose for eGFR 40?":
+        "Starting metformin is not recommended when eGFR is between 30 and 45 mL/min/1.73 m2 [1]. If eGFR falls "
+        "below 45 during treatment, reassess the benefit and consider a reduced dose [1]. Metformin is "
+        "contraindicated when eGFR is below 30 mL/min/1.73 m2 [1].",
+    "What is the first-line treatment for uncomplicated hypertension?":
+        "First-line drug classes for uncomplicated hypertension are thiazide or thiazide-like diuretics, ACE "
+        "inhibitors, angiotensin receptor blockers and dihydropyridine calcium channel blockers [1]. ACE "
+        "inhibitors and angiotensin receptor blockers should not be combined [1].",
+    "Which antibiotic is recommended for outpatient community-acquired pneumonia?":
+        "For adults treated as outpatients without comorbidities, first-line treatment is amoxicillin 1 g "
+        "orally three times daily [1]. With comorbidities, use amoxicillin/clavulanate plus a macrolide, or a "
+        "respiratory fluoroquinolone alone [1].",
+    "What is the intramuscular epinephrine dose for anaphylaxis in adults?":
+        "Intramuscular epinephrine is the first-line treatment and must not be delayed [1]. Give 0.01 mg/kg "
+        "intramuscularly into the anterolateral thigh, to a maximum single dose of 0.5 mg in adults [1]. "
+        "Repeat every 5 to 15 minutes if symptoms persist [1].",
+}
+QUESTIONS = list(ANSWERS)
 TOKENS_PER_SECOND = 50
 WARM_UP_ROUNDS = 1
 WS_TOKEN = "bench-token"
 
 
 class TimedModel:
-    """The stub-backed cloud model, noting when each streamed call starts (the pipeline's share ends there)."""
+    """The stub-backed cloud model, noting when each streamed call starts (the pipeline's share ends there). A
+    call that does not stream (REST) waits as long as the stream of the same answer takes, then answers: a model
+    spends the same time writing an answer whether it streams it or not."""
 
     def __init__(self, inner: OpenAIChatModel) -> None:
         self.inner, self.name, self.in_boundary = inner, inner.name, inner.in_boundary
         self.called_at: list[float] = []
+        self.writing_s = 0.0
+
+    def complete(self, messages: Sequence[ChatMessage], **options: Any) -> ChatCompletion:
+        time.sleep(self.writing_s)
+        return self.inner.complete(messages, **options)
+
+    def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition],
+                            **options: Any) -> ChatCompletion:
+        time.sleep(self.writing_s)
+        return self.inner.complete_with_tools(messages, tools, **options)
 
     def stream_completion(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition] = (), *,
                           on_text: Callable[[str], None], max_tokens: int = 700,
@@ -72,7 +97,7 @@ class TimedModel:
         return self.inner.stream_completion(messages, tools, on_text=on_text, max_tokens=max_tokens,
                                             temperature=temperature)
 
-    def __getattr__(self, name: str) -> Any:  # complete, complete_with_tools, stream
+    def __getattr__(self, name: str) -> Any:  # stream
         return getattr(self.inner, name)
 
 
@@ -151,8 +176,9 @@ def summary(values: list[float]) -> dict[str, float]:
 
 def one_round(base: str, ws_url: str, question: str, model: TimedModel | None) -> dict[str, float]:
     rest_ms = rest(base, question)["total"]
+    calls_before = len(model.called_at) if model else 0
     streamed = sse(base, question)
-    model_called = model.called_at[-1] if model else None
+    model_called = model.called_at[calls_before] if model else None  # the run's first model call
     socket, chat = websocket(ws_url, question), chat_stream(base, question)
     row = {"rest": rest_ms, "sse_first_event": streamed["first_event"], "sse_first_token": streamed["first_token"],
            "sse_total": streamed["total"], "sse_overhead": streamed["total"] - rest_ms,
@@ -173,8 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logger.setLevel("WARNING")
     counts = ("sse_events", "websocket_events", "chat_chunks")
-    with tempfile.TemporaryDirectory() as folder, OpenAIStub(
-            [StubReply(text=ANSWER, token_delay_s=1 / TOKENS_PER_SECOND)], model="stub-streaming") as stub:
+    with tempfile.TemporaryDirectory() as folder, OpenAIStub(model="stub-streaming") as stub:
         deps = Dependencies(Settings(data_dir=Path(folder) / "data"))
         deps.settings.data_dir.mkdir(parents=True)
         model = None
@@ -190,6 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, list[float]] = {}
         for round_number in range(WARM_UP_ROUNDS + args.rounds):
             for question in QUESTIONS:
+                reply = StubReply(text=ANSWERS[question], token_delay_s=1 / TOKENS_PER_SECOND)
+                stub._script = [reply]  # every call of this question gets its answer
+                if model:
+                    model.writing_s = (len(re.findall(r"\s*\S+", reply.text)) - 1) * reply.token_delay_s
                 row = one_round(base, socket_server.url, question, model)
                 if round_number >= WARM_UP_ROUNDS:
                     for name, value in row.items():
