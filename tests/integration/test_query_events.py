@@ -12,7 +12,7 @@ import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.event_stream import stream_query
 
-from tests.stubs.query_stack import USER, CrashingDetector, query_stack
+from tests.stubs.query_stack import IN_BOUNDARY_ANSWER, USER, CrashingDetector, query_stack
 from voiceassist.conversation import events
 from voiceassist.models import QueryRequest
 from voiceassist.query import tool_loop
@@ -109,6 +109,10 @@ def test_a_streamed_phi_question_never_reaches_the_cloud_model_and_no_step_event
                      detector=shared_phi_detector) as stack:
         streamed = run_streamed(PHI_QUESTION)
         assert stack.cloud.raw_requests == []  # the cloud model was never called
+        # the in-boundary model streamed its answer (InvokeEndpointWithResponseStream) as draft tokens
+        assert [r.path.rsplit("/", 1)[-1] for r in stack.sagemaker.raw_requests] == ["invocations-response-stream"]
+    drafts = [e["data"]["text"] for e in streamed if e["type"] == "token" and "draft" in e["data"]]
+    assert "".join(drafts) == IN_BOUNDARY_ANSWER
     route, model_route = [e["data"] for e in streamed if e["type"] == "route"]
     assert route["phi_detected"] is True and route["boundary"] == "in_boundary_only"
     assert {"PERSON", "PHONE_NUMBER"} & set(route["phi_entity_types"])
