@@ -128,3 +128,13 @@ def test_an_openai_client_gets_only_the_checked_answer(
     citations = (chunks[-1].model_extra or {})["citations"]
     assert content.split("\n\nSources:")[0] == ANSWER  # once: a leaked draft would repeat it
     assert citations[0]["doc_key"] == "sample-metformin"
+
+
+def test_the_model_route_names_the_in_boundary_model_when_it_answers_a_question_without_phi(
+        kb_deps: Dependencies, models: tuple[StreamingModel, StreamingModel]) -> None:
+    kb_deps.cloud_chat = None  # type: ignore[misc]  # only a self-hosted model (VOICEASSIST_LOCAL_CHAT_BASE_URL)
+    run = streamed(QUESTION)
+
+    route = next(i["data"] for i in run if i["type"] == "route" and i["data"]["stage"] == "generate")
+    assert (route["model"], route["in_boundary"]) == ("local-model", True)
+    assert route["reason"] == "the in-boundary model (no PHI)"

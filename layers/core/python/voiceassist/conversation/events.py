@@ -73,14 +73,17 @@ def route_decision(settings: Settings, state: QueryState) -> Event:
 
 
 def route_model(state: QueryState) -> Event:
-    """After Generate: the model that answered (or the extractive composer) and why."""
+    """After Generate: the model that answered (or the extractive composer, which runs inside) and why."""
     if state.extractive:
+        inside = True
         reason = "no language model could answer" if state.degraded else "no language model is configured"
         reason += ": the cited sentences, composed without a model"
     else:
-        reason = "the in-boundary model (PHI)" if state.phi_detected else "the cloud model (no PHI)"
+        inside = state.phi_detected if state.model_in_boundary is None else state.model_in_boundary
+        reason = "the in-boundary model" if inside else "the cloud model"
+        reason += " (the question has PHI)" if state.phi_detected else " (no PHI)"
     return event("route", {"stage": "generate", "model": state.model or "none", "extractive": state.extractive,
-                           "degraded": state.degraded, "in_boundary": state.phi_detected, "reason": reason})
+                           "degraded": state.degraded, "in_boundary": inside, "reason": reason})
 
 
 def plan(state: QueryState) -> Event:

@@ -143,6 +143,7 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
                 raise ModelUnavailable(str(exc)) from exc
             raise
     state.answer, state.model, state.tool_calls = result.text, result.model, result.tool_calls
+    state.model_in_boundary = next((a.in_boundary for a in reversed(result.attempts) if a.ok), None)
     state.usage.prompt_tokens += result.usage.prompt_tokens
     state.usage.completion_tokens += result.usage.completion_tokens
     state.extractive = False

@@ -76,6 +76,7 @@ class QueryState(Model):
     answer: str | None = None
     citations: list[Citation] = Field(default_factory=list)
     model: str | None = None
+    model_in_boundary: bool | None = None  # whether the model that answered may see PHI (None: no model)
     extractive: bool = False
     degraded: bool = False
     usage: TokenUsage = Field(default_factory=TokenUsage)
