@@ -5,6 +5,7 @@ adapters (boto3 clients), their requests recorded: the cloud model's stub must r
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
-from tests.stubs.query_stack import close
+from tests.stubs.query_stack import close, recorded_logs
 from voiceassist import invocation
 from voiceassist.composition import Dependencies
 from voiceassist.composition.chat_models import LOCAL_TIMEOUT_S
@@ -190,12 +191,16 @@ def test_too_little_time_left_leaves_the_extractive_summary_and_loses_nothing(st
                                                                               stubs: SimpleNamespace) -> None:
     deps = _deps(stores, _aws_settings(stubs.cloud, summary_timeout_s=4.0))
     invocation.begin(LambdaContext(remaining_ms=9_000))  # under 2 x 4 s + 2 s: the call could outlast the budget
-    kept, written = _converse(deps)
+    with recorded_logs() as lines:
+        kept, written = _converse(deps)
     assert kept is not None and kept.summary_by == summary.EXTRACTIVE
     assert kept.summary.splitlines() == EXTRACTIVE_LINES  # every turn that left the window is in it, once
     assert [w.by for w in written] == [summary.EXTRACTIVE] * 2
     assert all("s left in the invocation, under the 10 s a summary call may take" in w.reason for w in written)
     assert stubs.model.raw_requests == [] and stubs.cloud.raw_requests == []
+    logged = [json.loads(line) for line in lines if line.startswith("{") and "summary_reason" in line]
+    assert logged and all("left in the invocation" in entry["summary_reason"] for entry in logged)
+    assert "<PERSON>" not in "".join(lines)  # the reason names the model and the time, never the turns
 
 
 def test_a_slow_in_boundary_model_is_cut_at_the_summarys_time_out(stores: Dependencies,
