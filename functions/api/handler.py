@@ -22,7 +22,7 @@ from routes import (
     tools,
     uploads,
 )
-from voiceassist import __version__
+from voiceassist import __version__, invocation
 from voiceassist.constants.environment import ENV_CORS_ORIGINS
 from voiceassist.observability import logger, tracer
 
@@ -58,4 +58,5 @@ def swagger_ui() -> Response[str]:
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
 @tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # answers can repeat a patient's details
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    invocation.begin(context)  # the session summary's model call runs only with time left (conversation/memory.py)
     return app.resolve(event, context)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from voiceassist import invocation
 from voiceassist.authentication import accepted_subprotocol, header_value
 from voiceassist.composition import dependencies
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
@@ -18,6 +19,7 @@ from voiceassist.observability import logger, tracer
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # answers can repeat a patient's details
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    invocation.begin(context)  # the session summary's model call runs only with time left (conversation/memory.py)
     request = event["requestContext"]
     if request["routeKey"] == "$disconnect":
         return {"statusCode": 200}

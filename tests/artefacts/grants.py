@@ -73,6 +73,10 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
                                          "botocore's Stubber (tests/unit/test_phi_comprehend_medical.py)"
        for step in ("query_detect_phi", "query_generate", "query_assemble", "stream", "api", "mcp",
                     "ingest_screen")},
+    **{(face, access): "the session summary by the in-boundary model, only once turns leave a session's history "
+                       "window and where cdk.json configures the model (llm.provider sagemaker or bedrock); tested "
+                       "on the stub model server (tests/unit/test_session_summary_on_aws.py)"
+       for face in ("api", "stream") for access in (A.LLM_INVOKE, A.BEDROCK_INVOKE)},
     ("stream", A.SESSIONS_WRITE): "a question in a session over an open connection: its clarifying exchange and "
                                   "its sealed memory (tests/unit/test_streaming.py, conversation/memory.py)",
     ("stream", A.STATE_WRITE): "a question in a session over an open connection: the follow-ups' evidence and "

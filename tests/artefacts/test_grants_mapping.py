@@ -42,4 +42,4 @@ def test_a_recorded_converse_call_on_the_configured_model_needs_the_bedrock_gran
 def test_every_function_granted_bedrock_is_excused_in_the_canned_run() -> None:
     granted = {spec.name for spec in FUNCTIONS if Access.BEDROCK_INVOKE in spec.access}
     excused = {name for name, access in NOT_EXERCISED if access is Access.BEDROCK_INVOKE}
-    assert granted == excused == {"query_generate", "query_tools"}
+    assert granted == excused == {"query_generate", "query_tools", "api", "stream"}

@@ -1,7 +1,8 @@
 """The in-boundary model per environment (decision 0016): where llm.provider is bedrock (dev) there is no
-SageMaker endpoint, model or Models stack, query_generate may invoke only the configured Llama model or
-inference profile, and bedrock-runtime is reached through an interface endpoint; where it is sagemaker
-(staging, prod) nothing of Bedrock exists and the endpoint is as before."""
+SageMaker endpoint, model or Models stack, the functions that call the model (query_generate, query_tools, api
+and stream) may invoke only the configured Llama model or inference profile, and bedrock-runtime is reached
+through an interface endpoint; where it is sagemaker (staging, prod) nothing of Bedrock exists and the endpoint
+is as before."""
 
 from __future__ import annotations
 
@@ -82,15 +83,17 @@ def test_bedrock_runtime_is_reached_over_privatelink_from_the_functions(synthesi
 
 
 @pytest.mark.parametrize("env", BEDROCK)
-def test_only_generate_and_the_tool_loop_may_invoke_and_only_the_configured_model(synthesized: Synthesized,
-                                                                                 env: str) -> None:
-    """query_generate answers; query_tools runs generate_differential_diagnosis with the in-boundary model."""
+def test_only_the_models_callers_may_invoke_and_only_the_configured_model(synthesized: Synthesized,
+                                                                         env: str) -> None:
+    """query_generate answers; query_tools runs generate_differential_diagnosis with the in-boundary model; api
+    and stream write the rolling session summary with it (conversation/memory.py)."""
     model = CONFIGS[env].llm.bedrock
     granted = _statements(synthesized.main(env), "bedrock:")
     functions = app_functions(synthesized, env)
-    generate_role, tools_role = (functions[name]["Role"]["Fn::GetAtt"][0] for name in ("query_generate", "query_tools"))
-    assert set(granted) == {generate_role, tools_role}
-    assert granted[generate_role] == granted[tools_role]
+    generate_role, *others = (functions[name]["Role"]["Fn::GetAtt"][0]
+                              for name in ("query_generate", "query_tools", "api", "stream"))
+    assert set(granted) == {generate_role, *others}
+    assert all(granted[role] == granted[generate_role] for role in others)
     profile = f"arn:aws:bedrock:{CONFIGS[env].region}:{CONFIGS[env].account}:inference-profile/{model.model_id}"
     by_resource = {json.dumps(s["Resource"], sort_keys=True): s for s in granted[generate_role]}
     direct = by_resource[json.dumps(profile)]

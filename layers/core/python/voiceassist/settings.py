@@ -74,6 +74,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_SERVICE_NAME,
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
+    ENV_SUMMARY_TIMEOUT_S,
     ENV_TIKTOKEN_CACHE_DIR,
     ENV_TOOL_RUNNER_FUNCTION,
     ENV_USER_POOL_CLIENT_ID,
@@ -180,6 +181,8 @@ class Settings(BaseModel):
     web_search_base_url: str | None = None
     web_search_api_key: str | None = Field(default=None, repr=False)
     web_search_secret_arn: str | None = None
+    # The summary model's time-out (connect and read, each): the call must fit the invocation's time left.
+    summary_timeout_s: float = Field(default=4.0, gt=0, le=10)
 
     @property
     def db_path(self) -> Path:
@@ -261,6 +264,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_TOOL_RUNNER_FUNCTION: "tool_runner_function",
     ENV_PHI_DETECTOR_FUNCTION: "phi_detector_function",
     ENV_OFFER_TOOLS: "offer_tools",
+    ENV_SUMMARY_TIMEOUT_S: "summary_timeout_s",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

@@ -151,6 +151,13 @@ class Dependencies:
         return build_local_chat(self.settings)
 
     @cached_property
+    def summary_chat(self) -> ChatModel | None:
+        """The in-boundary model for the rolling session summary, with the summary's short time-out."""
+        from voiceassist.composition.chat_models import build_local_chat
+
+        return build_local_chat(self.settings, timeout_s=self.settings.summary_timeout_s)
+
+    @cached_property
     def token_verifier(self) -> TokenVerifier:
         """Cognito tokens (the WebSocket authorizer's): the user pool's signing keys over HTTPS."""
         from voiceassist.adapters.aws.cognito_tokens import verifier_from_settings

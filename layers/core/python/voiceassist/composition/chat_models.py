@@ -30,19 +30,20 @@ def build_cloud_chat(settings: Settings) -> ChatModel | None:
     return None
 
 
-def build_local_chat(settings: Settings) -> ChatModel | None:
+def build_local_chat(settings: Settings, *, timeout_s: float = LOCAL_TIMEOUT_S) -> ChatModel | None:
+    """The in-boundary model; `timeout_s` bounds each call (the summary's own instance has a shorter one)."""
     if settings.in_boundary_provider is InBoundaryProvider.BEDROCK and settings.bedrock_model_id:
         from voiceassist.adapters.aws.bedrock_chat import BedrockChatModel
 
-        return BedrockChatModel(settings.bedrock_model_id, region_name=settings.region, timeout_s=LOCAL_TIMEOUT_S)
+        return BedrockChatModel(settings.bedrock_model_id, region_name=settings.region, timeout_s=timeout_s)
     if settings.sagemaker_endpoint:
         from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel
 
         return SageMakerChatModel(settings.sagemaker_endpoint, region_name=settings.region,
-                                  timeout_s=LOCAL_TIMEOUT_S)
+                                  timeout_s=timeout_s)
     if settings.local_chat_base_url:
         from voiceassist.adapters.openai.chat import OpenAIChatModel
 
         return OpenAIChatModel(settings.local_chat_model, in_boundary=True, base_url=settings.local_chat_base_url,
-                               api_key="not-needed", timeout_s=LOCAL_TIMEOUT_S)
+                               api_key="not-needed", timeout_s=timeout_s)
     return None

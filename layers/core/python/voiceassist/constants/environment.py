@@ -128,3 +128,8 @@ ENV_BEDROCK_MODEL_ID = "VOICEASSIST_BEDROCK_MODEL_ID"
 class InBoundaryProvider(StrEnum):
     SAGEMAKER = "sagemaker"
     BEDROCK = "bedrock"
+
+
+# The rolling session summary's model call (conversation/memory.py): its own time-out, in seconds. On AWS only the
+# in-boundary model writes it, and only when the invocation has time left for the call (docs/conversation.md).
+ENV_SUMMARY_TIMEOUT_S = "VOICEASSIST_SUMMARY_TIMEOUT_S"

@@ -109,6 +109,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.WORKSPACE_ACCOUNTS,  # POST /v1/tools/{name}/invoke of a calendar or file tool (where configured)
         A.WEB_SEARCH_SECRET,  # POST /v1/tools/web_search/invoke (where configured)
         A.PHI_COMPREHEND_MEDICAL,  # web_search's PHI check, where the detector is Comprehend Medical
+        A.LLM_INVOKE,  # the session summary by the in-boundary model (conversation/memory.py), where sagemaker
+        A.BEDROCK_INVOKE,  # ... or bedrock; never the cloud model (no OPENAI_SECRET here)
         runs_workspace_tools=True,
         # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
         # the query workflow's own TimeoutSeconds (25) ends first.
@@ -320,6 +322,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STATE_WRITE,  # the follow-ups' evidence and the session's memory (conversation/memory.py)
         A.START_QUERY,
         A.STREAM_TO_CLIENTS,
+        A.LLM_INVOKE,  # the session summary by the in-boundary model (conversation/memory.py), where sagemaker
+        A.BEDROCK_INVOKE,  # ... or bedrock; never the cloud model (no OPENAI_SECRET here)
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
         internet_egress=True,  # the WebSocket @connections API (no VPC endpoint for it)

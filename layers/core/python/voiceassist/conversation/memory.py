@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from voiceassist import invocation
 from voiceassist.conversation import context, summary
 from voiceassist.conversation.facts import Facts, extract, merge
 from voiceassist.models import Message, Session
-from voiceassist.observability import log_failure
+from voiceassist.observability import log_failure, logger
 from voiceassist.settings import RoutingMode, Runtime
 
 if TYPE_CHECKING:
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 MEMORY_KEY = "conversation-memory:{session_id}"
 MEMORY_TTL_SECONDS = 12 * 3600  # a session's lifetime (routes/sessions.py)
 SPAN = 8  # messages read beyond the history window, to catch up after a lost write
+# After the summary's model call, the memory is sealed and written and the answer returned: kept in hand.
+SUMMARY_RESERVE_S = 2.0
 Window = Callable[[list[context.Turn]], list[context.Turn]]
 
 
@@ -128,25 +131,37 @@ def _roll_summary(deps: Dependencies, memory: Memory, messages: Sequence[Message
         return
     written = summary.summarize(memory.summary, [context.Turn(m.role, m.content) for m in fresh],
                                 models=_models(deps), session_phi=memory.phi, detector=lambda: deps.phi_detector,
-                                local_only=deps.settings.routing_mode is RoutingMode.LOCAL_ONLY)
+                                local_only=deps.settings.routing_mode is RoutingMode.LOCAL_ONLY,
+                                time_bound=_time_bound(deps))
+    if written.by == summary.EXTRACTIVE:
+        logger.info("the session summary is extractive", extra={"summary_reason": written.reason})
     memory.summary, memory.summary_by = written.text, written.by
     memory.summary_through = _stamp(fresh[-1])
 
 
 def _models(deps: Dependencies) -> list[Any]:
-    """The in-boundary model first (it may see anything), then the cloud model; one that cannot be built (not
-    configured, or not shipped with this function) is skipped. On AWS none: the functions that run the
-    orchestrator (api, stream) are granted no model, and the summary must not spend the API's 29 s on a call
-    that is refused; the summary there is extractive."""
-    if deps.settings.runtime is not Runtime.LOCAL:
-        return []
+    """Locally the in-boundary model first (it may see anything), then the cloud model; one that cannot be built
+    (not configured, or not shipped with this function) is skipped. On AWS the in-boundary model only, its own
+    instance with the summary's short time-out (Dependencies.summary_chat): the functions that run the
+    orchestrator (api, stream) may invoke it and hold no cloud model key (constants/functions.py)."""
+    names = ("local_chat", "cloud_chat") if deps.settings.runtime is Runtime.LOCAL else ("summary_chat",)
     models = []
-    for name in ("local_chat", "cloud_chat"):
+    for name in names:
         try:
             models.append(getattr(deps, name))
         except Exception as exc:
             log_failure(f"no {name} for the summary", exc)
+    if deps.settings.runtime is not Runtime.LOCAL:
+        models = [m for m in models if m is not None and m.in_boundary]
     return models
+
+
+def _time_bound(deps: Dependencies) -> summary.TimeBound | None:
+    """On AWS the model is called only when the invocation has time left for the call (a connection, then a
+    read, each up to the summary's time-out) and for sealing and writing the memory; locally no bound."""
+    if deps.settings.runtime is Runtime.LOCAL:
+        return None
+    return summary.TimeBound(invocation.seconds_left, 2 * deps.settings.summary_timeout_s + SUMMARY_RESERVE_S)
 
 
 def _after(messages: Sequence[Message], through: str) -> list[Message]:

@@ -7,7 +7,9 @@ SUMMARY_TOKENS. With a model configured, a model writes it instead, under the PH
 - a session that has had PHI (or a turn the detector could not check) is summarized only by an in-boundary model;
 - a model outside the boundary (the cloud model) only when `phi.policy.ensure_may_leave` lets the text go (the
   detector checks it now; no detector at hand, or a failed check, keeps it inside);
-- no eligible model, or a model that fails: the extractive summary.
+- no eligible model, or a model that fails: the extractive summary;
+- with a time bound (on AWS: the invocation's time left, voiceassist.invocation), a model is called only when the
+  time left covers what the call may take; too little time left, or none known: the extractive summary.
 """
 
 from __future__ import annotations
@@ -62,9 +64,27 @@ def extractive(previous: str, turns: Sequence[context.Turn], limit: int = SUMMAR
     return generation.truncate_to_tokens("\n".join(lines), limit)
 
 
+@dataclass(frozen=True)
+class TimeBound:
+    """A model is called only when `seconds_left()` (None: unknown) is at least `call_seconds`."""
+
+    seconds_left: Callable[[], float | None]
+    call_seconds: float
+
+    def refusal(self) -> str | None:
+        """Why no model may be called now; None when it may."""
+        left = self.seconds_left()
+        if left is None:
+            return "the invocation's time left is unknown"
+        if left < self.call_seconds:
+            return f"{left:.1f} s left in the invocation, under the {self.call_seconds:.0f} s a summary call may take"
+        return None
+
+
 def summarize(previous: str, turns: Sequence[context.Turn], *, models: Sequence[ChatModel | None],
-              session_phi: bool, detector: Callable[[], PhiDetector | None], local_only: bool = False) -> Summary:
-    """The new summary: by the first of `models` the PHI rules allow, else extractively."""
+              session_phi: bool, detector: Callable[[], PhiDetector | None], local_only: bool = False,
+              time_bound: TimeBound | None = None) -> Summary:
+    """The new summary: by the first of `models` the PHI rules (and `time_bound`) allow, else extractively."""
     if not turns:
         return Summary(previous, EXTRACTIVE, "nothing new to summarize")
     text = _model_input(previous, turns)
@@ -73,6 +93,9 @@ def summarize(previous: str, turns: Sequence[context.Turn], *, models: Sequence[
         allowed, reason = _may_see(model, text, session_phi=session_phi, detector=detector, local_only=local_only)
         if not allowed:
             reasons.append(f"{model.name}: {reason}")
+            continue
+        if time_bound is not None and (late := time_bound.refusal()):
+            reasons.append(f"{model.name}: {late}")
             continue
         try:
             reply = model.complete([ChatMessage(role="system", content=PROMPT),
