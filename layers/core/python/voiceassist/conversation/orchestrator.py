@@ -49,12 +49,14 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
         response.metadata.context = prepared.describe(asked.query, response)
         _remember_clarification(deps, asked, response)
         _remember_evidence(deps, asked, response)
-        _remember_memory(deps, asked, response, question=request.query)
     except Exception as exc:  # the caller maps it (REST: routes/errors.py) and logs it once
         emit(events.error(exc, trace_id))
         raise
     for item in events.final(response):
         emit(item)
+    # After the answer has gone out: a summary written by a model takes seconds, which a streaming client
+    # should not wait for (best effort, never raises; REST returns when it is done).
+    _remember_memory(deps, asked, response, question=request.query)
     return response
 
 
