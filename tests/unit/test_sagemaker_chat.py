@@ -10,8 +10,10 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.awsrequest import AWSResponse
 from botocore.exceptions import ReadTimeoutError
 from botocore.stub import Stubber
+from urllib3.response import HTTPResponse
 
 from tests.stubs.aws_event_stream import event_message, serve_stream
 from voiceassist.adapters.aws.sagemaker_chat import SageMakerChatModel, SseDecoder
@@ -273,3 +275,28 @@ def test_stream_completion_failing_part_way_is_transient_and_keeps_what_arrived(
 
     assert received == ["Partial "]
     assert PROMPT_SECRET not in str(raised.value) and ENDPOINT in str(raised.value)
+
+
+def test_stream_completion_asks_again_without_stream_options_when_an_older_container_refuses_them(
+        client: Any) -> None:
+    sent: list[dict[str, Any]] = []
+
+    def send(request: Any, **kwargs: Any) -> AWSResponse:
+        body = json.loads(request.body)
+        sent.append(body)
+        if "stream_options" in body:  # an LMI schema without stream_options: a 424 with the model's 400
+            error = json.dumps({"OriginalStatusCode": 400, "Message": f"unknown field near {PROMPT_SECRET}"})
+            raw = HTTPResponse(body=io.BytesIO(error.encode()), status=424, preload_content=False)
+            return AWSResponse(request.url, 424, {"x-amzn-ErrorType": "ModelError"}, raw)
+        stream = event_message("PayloadPart", sse_chunk({"content": "Answer [1]."}) + b"data: [DONE]\n\n")
+        raw = HTTPResponse(body=io.BytesIO(stream), status=200, preload_content=False)
+        return AWSResponse(request.url, 200, {"Content-Type": "application/vnd.amazon.eventstream"}, raw)
+
+    client.meta.events.register(f"before-send.sagemaker-runtime.{STREAM_OPERATION}", send)
+    received: list[str] = []
+
+    completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, on_text=received.append)
+
+    assert completion.text == "Answer [1]." and received == ["Answer [1]."]
+    assert ["stream_options" in body for body in sent] == [True, False]
+    assert all(body["stream"] is True for body in sent)

@@ -79,11 +79,18 @@ class SageMakerChatModel:
                           temperature: float = 0.1) -> ChatCompletion:
         """complete_with_tools, streamed (ports.StreamingChatModel): LMI streams OpenAI's chunks, tool-call
         fragments included; a container that sends no usage chunk reports 0 tokens."""
-        body = self._tools_body(messages, tools, max_tokens, temperature)
-        body |= {"stream": True, "stream_options": {"include_usage": True}}
+        body = self._tools_body(messages, tools, max_tokens, temperature) | {"stream": True}
         chunks = ChunkAccumulator(on_text)
-        for chunk in self._chunks(body):
-            chunks.add(chunk)
+        try:
+            for chunk in self._chunks(body | {"stream_options": {"include_usage": True}}):
+                chunks.add(chunk)
+        except DependencyError:
+            # An older LMI container may refuse stream_options (its schema predates it): ask once without it,
+            # before anything arrived; the answer then reports 0 tokens.
+            if chunks.text or chunks.tool_calls():
+                raise
+            for chunk in self._chunks(body):
+                chunks.add(chunk)
         # Self-hosted: the endpoint costs instance hours, not tokens.
         return ChatCompletion(text=chunks.text, model=self.name, usage=chunks.token_usage(),
                               tool_calls=chunks.tool_calls())
