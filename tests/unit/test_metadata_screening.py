@@ -45,12 +45,29 @@ def test_a_name_the_title_shows_is_redacted_in_the_key_where_underscores_hid_it(
     assert screened.metadata.doc_key.startswith("plans/<PERSON>") and screened.metadata.title == "Plan for <PERSON>"
 
 
+@pytest.mark.parametrize(("filename", "names"), [
+    ("Diaz_Charles_MRN97366946_discharge.pdf", ("diaz", "charles")),  # surname first, no sentence around it
+    ("Miller, Derek - 55012398 - referral letter.docx", ("miller", "derek")),
+    ("MRN 84736251 Hughes echo report.pdf", ("hughes",)),
+])
+def test_census_names_beside_an_identifier_in_a_file_name_are_redacted(shared_phi_detector: Any, filename: str,
+                                                                       names: tuple[str, ...]) -> None:
+    metadata = service.metadata_for(filename, {})
+
+    screened = screen_metadata(shared_phi_detector, metadata, filename)
+
+    assert not any(name in _dump(screened) for name in names), _dump(screened)
+    assert "PERSON" in screened.entity_types and "MEDICAL_RECORD_NUMBER" in screened.entity_types
+
+
 @pytest.mark.parametrize("filename", [
     "Wells-score-guideline-2019.pdf", "KDIGO 2024 CKD.pdf", "Surviving Sepsis Campaign 2021.pdf",
     "CURB-65 pneumonia severity.md", "metformin-drug-reference.md", "Child-Pugh score.txt",
     "AHA ACC 2017 hypertension guideline.pdf", "NICE NG28 type 2 diabetes.pdf",
     # file names of ../shared/eval/pdf whose lower-case words read as names without context (0.4-0.6)
     "reportlab-overlay.pdf", "crazyones-pdfa.pdf", "002-trivial-libre-office-writer.pdf", "habibi.pdf",
+    # Census names alone (no identifier, date or name found beside them) stay: "Wells", "Graves", "Bell"
+    "Graves disease and Bell palsy review.pdf",
 ])
 def test_a_phi_free_file_name_is_left_as_it_is(shared_phi_detector: Any, filename: str) -> None:
     metadata = service.metadata_for(filename, {})

@@ -18,6 +18,7 @@ from functools import lru_cache
 from typing import Any
 
 from voiceassist.conversation import context
+from voiceassist.phi.census_names import name_words
 from voiceassist.settings import PACKAGE_DIR
 
 PHI_DATA = PACKAGE_DIR / "_data" / "phi"
@@ -120,16 +121,9 @@ class Facts:
 def _drug_vocabulary() -> frozenset[str]:
     words = (PHI_DATA / "drug_words.txt").read_text(encoding="utf-8").splitlines()
     drugs = {w.strip() for w in words if w.strip() and not w.startswith("#")} | set(context.DRUG_WORDS)
-    return frozenset(drugs - _name_words())  # "allegra", "camila": a brand that is also a given name is no fact
+    return frozenset(drugs - name_words())  # "allegra", "camila": a brand that is also a given name is no fact
 
 
-@lru_cache(maxsize=1)
-def _name_words() -> frozenset[str]:
-    names: set[str] = set()
-    for file in ("given_names.txt", "surnames.txt"):
-        lines = (PHI_DATA / file).read_text(encoding="utf-8").splitlines()
-        names.update(line.strip().lower() for line in lines if line.strip() and not line.startswith("#"))
-    return frozenset(names)
 
 
 def is_medication(word: str) -> bool:

@@ -9,8 +9,9 @@ Extract, the workflow runs the PHI detector over every free-text value (docs/phi
   and so is each word of a name found in a prose value (the title's "Zebulon Quartermaine" is redacted in the
   key `quartermaine_zebulon` too);
 - keys and file names are read with their separators ("_", "-", "/", "+") and extension as spaces; a weak,
-  context-free guess there (the lowercase word "scanned" as a name, a corpus id as an MRN) is redacted only
-  when something else in the metadata was found;
+  context-free guess there (the lowercase word "scanned" as a name, a corpus id as an MRN, a word that is a
+  Census given name or surname: "Diaz_Charles_MRN97366946") is redacted only when something else in the
+  metadata was found;
 - a doc_key that held PHI becomes `<redacted key>~<sha1 of the raw key, 16 hex>`: versions of one document stay
   together and two documents never share a key; that hash is the one the doc_id already carries;
 - the job and the document report `metadata_phi_redacted`: the entity types, never the values;
@@ -37,6 +38,7 @@ from voiceassist.ingest.registration import document_id
 from voiceassist.ingest.stages import IngestionContext
 from voiceassist.models import DocumentMetadata, PhiEntity, utc_now
 from voiceassist.observability import logger
+from voiceassist.phi.census_names import name_words
 from voiceassist.phi.detection import whole_word_span
 from voiceassist.ports import PhiDetector
 
@@ -84,6 +86,9 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
         result = detector.detect(probe)
         if result.error is not None:
             raise MetadataNotScreened(result.error)
+        if field in KEY_FIELDS:  # "Diaz_Charles_MRN97366946": names without a sentence the detector can read
+            for word in _census_names(probe):
+                guesses.setdefault(word, "PERSON")
         for entity in result.entities:
             if _kept(field, entity):
                 continue
@@ -165,6 +170,13 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
     values += [(field, text) for field in ("specialty", "url", "doi", "pmid")
                if (text := getattr(metadata, field))]
     return values
+
+
+def _census_names(probe: str) -> list[str]:
+    """The words of a key or file name that are given names or surnames of the Census lists (lower case): a
+    guess, redacted only when something else in the metadata was found (an MRN, a date of birth, a name)."""
+    words = (word.lower() for word in re.findall(r"[^\W\d_]{2,}", probe))
+    return [word for word in words if word in name_words() and word not in _NAME_PARTICLES]
 
 
 def _kept(field: str, entity: PhiEntity) -> bool:
