@@ -180,15 +180,15 @@ MAXIMUM_DOSE = "The maximum daily dose of metformin is 2,000 mg [1]."
 
 def test_a_streaming_model_is_shown_as_a_draft_until_the_checked_answer_replaces_it(
         tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given a cloud model that writes its (ungrounded part and all) answer a piece every 0.1 s
+    # Given a cloud model that writes its answer, an unsupported sentence included, a piece every 0.15 s
     draft = MAXIMUM_DOSE + " Metformin cures influenza within two days [1]."
-    model = StreamingModel("cloud-model", in_boundary=False, script=[Streamed(draft, delay_s=0.1)])
+    model = StreamingModel("cloud-model", in_boundary=False, script=[Streamed(draft, delay_s=0.15)])
     monkeypatch.setattr(server_deps, "cloud_chat", model)
 
     tab.open(f"{base_url}/?q={quote('What is the maximum daily dose of metformin?')}")
 
-    # Then the model's text shows live, greyed as a draft
-    seen = tab.wait_for(f"{ANSWER}?.querySelector('.answer-text.draft')?.textContent.includes('influenza')")
+    # Then the model's text shows live, greyed as a draft (its first sentence: about 2 s before it ends)
+    seen = tab.wait_for(f"{ANSWER}?.querySelector('.answer-text.draft')?.textContent.includes('daily dose')")
     assert seen is True
     assert tab.evaluate(f"getComputedStyle({ANSWER}.querySelector('.answer-text.draft')).fontStyle") == "italic"
     # and the checked answer replaces it: the sentence no excerpt supports is gone
