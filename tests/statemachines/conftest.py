@@ -1,4 +1,5 @@
-"""Fixtures for running ingest.asl.json in-process with the real handlers on the embedded stack."""
+"""Fixtures for running ingest.asl.json and query.asl.json in-process with the real handlers on the embedded
+stack."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.handlers import function_names, load_handler, placeholder_for
 from voiceassist_local.pipelines import PIPELINES
 
+from tests.stubs.query_stack import query_runner
 from voiceassist import service
 from voiceassist.composition import Dependencies
 from voiceassist.models import JOB_TRANSITIONS, IndexingJob, JobState, SearchMode, SearchQuery
@@ -77,3 +79,11 @@ def keyword_search(ingest_deps: Dependencies) -> Callable[[str], list[tuple[str,
         return [(hit.chunk.doc_key, hit.chunk.version) for hit in hits]
 
     return search
+
+
+@pytest.fixture(scope="module")
+def runner() -> Iterator[LocalPipelineRunner]:
+    """query.asl.json on the real query handlers (zero-wait retries), shared by a module's tests."""
+    with query_runner() as pipeline_runner:
+        yield pipeline_runner
+

@@ -6,14 +6,13 @@ from "Grounded?". PubMed is an in-process SearchSource recording what it was ask
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
 
 from tests.statemachines.test_query_pipeline import PASSAGES, QUESTION, USER, ScriptedChatModel
-from tests.stubs.query_stack import CrashingDetector, query_runner
+from tests.stubs.query_stack import CrashingDetector, index_passages
 from voiceassist import service
 from voiceassist.composition import Dependencies
 from voiceassist.models import (
@@ -53,21 +52,10 @@ class GoutLiterature:
         return [SearchHit(chunk=chunk, score=1.0, source="pubmed")]
 
 
-@pytest.fixture(scope="module")
-def runner() -> Iterator[LocalPipelineRunner]:
-    with query_runner() as pipeline_runner:
-        yield pipeline_runner
-
-
 @pytest.fixture
 def deps(local_deps: Dependencies, runner: LocalPipelineRunner) -> Dependencies:
     """Two passages (metformin dosing, hypertension), no chat model unless a test sets one, PubMed in-process."""
-    metadata = DocumentMetadata(doc_key="reference", title="Sample reference", source_type=SourceType.GUIDELINE)
-    chunks = [Chunk(chunk_id=key, doc_id="reference#v1", doc_key="reference", version=1, ordinal=n, text=text,
-                    token_count=40, section=key, metadata=metadata)
-              for n, (key, text) in enumerate(PASSAGES.items())]
-    local_deps.index.index(chunks, local_deps.embedder.embed([c.text for c in chunks]))
-    local_deps.index.activate("reference", 1)
+    index_passages(local_deps, "reference", "Sample reference", PASSAGES)
     local_deps.pipelines = runner  # type: ignore[misc]
     local_deps.external_sources = {"pubmed": GoutLiterature()}  # type: ignore[misc]
     return local_deps

@@ -15,7 +15,7 @@ import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.pipelines import copy_json, install_interpreter_speedups
 
-from tests.stubs.query_stack import query_runner
+from tests.stubs.query_stack import index_passages
 from voiceassist import service
 from voiceassist.composition import Dependencies
 from voiceassist.errors import DependencyError, ModelUnavailable
@@ -68,22 +68,10 @@ class ScriptedChatModel:
         yield self.complete(messages, max_tokens=max_tokens, temperature=temperature).text
 
 
-@pytest.fixture(scope="module")
-def runner() -> Iterator[LocalPipelineRunner]:
-    with query_runner() as pipeline_runner:
-        yield pipeline_runner
-
-
 @pytest.fixture
 def deps(local_deps: Dependencies, runner: LocalPipelineRunner) -> Dependencies:
     """The embedded stack with two passages indexed directly (no ingestion) and the zero-wait runner."""
-    metadata = DocumentMetadata(doc_key="reference", title="Sample reference",
-                                source_type=SourceType.GUIDELINE)
-    chunks = [Chunk(chunk_id=key, doc_id="reference#v1", doc_key="reference", version=1, ordinal=n, text=text,
-                    token_count=40, section=key, metadata=metadata)
-              for n, (key, text) in enumerate(PASSAGES.items())]
-    local_deps.index.index(chunks, local_deps.embedder.embed([c.text for c in chunks]))
-    local_deps.index.activate("reference", 1)
+    index_passages(local_deps, "reference", "Sample reference", PASSAGES)
     local_deps.pipelines = runner  # type: ignore[misc]
     return local_deps
 

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
 
-from tests.stubs.query_stack import query_runner
 from tests.unit.tools.executor_fixtures import TEST_TOOLS
 from voiceassist import service
 from voiceassist.composition import Dependencies
@@ -87,12 +86,6 @@ class ToolScriptModel:
 
     def tool_replies(self, turn: int) -> list[str]:
         return [m.content for m in self.seen[turn] if m.role == "tool"]
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[LocalPipelineRunner]:
-    with query_runner() as pipeline_runner:
-        yield pipeline_runner
 
 
 @pytest.fixture

@@ -37,12 +37,15 @@ from voiceassist import observability, service
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.errors import DependencyError
 from voiceassist.models import (
+    Chunk,
+    DocumentMetadata,
     QueryRequest,
     QueryResponse,
     RoutingMode,
     SearchQuery,
     Session,
     SourcePreferences,
+    SourceType,
     utc_now,
 )
 from voiceassist.ports import PhiDetector, SearchIndex
@@ -263,3 +266,14 @@ def query_stack(seed_dir: Path, work_dir: Path, monkeypatch: pytest.MonkeyPatch,
         stack.callback(use_dependencies, None)
         yield QueryStack(deps=deps, cloud=cloud, sagemaker=sagemaker, pubmed=pubmed, traces=traces,
                          session_id=session.session_id)
+
+
+def index_passages(deps: Dependencies, doc_key: str, title: str, passages: dict[str, str], *,
+                   token_count: int = 40) -> None:
+    """Index passages (section name -> text) straight into the search index as one active guideline."""
+    metadata = DocumentMetadata(doc_key=doc_key, title=title, source_type=SourceType.GUIDELINE)
+    chunks = [Chunk(chunk_id=key, doc_id=f"{doc_key}#v1", doc_key=doc_key, version=1, ordinal=n, text=text,
+                    token_count=token_count, section=key, metadata=metadata)
+              for n, (key, text) in enumerate(passages.items())]
+    deps.index.index(chunks, deps.embedder.embed([c.text for c in chunks]))
+    deps.index.activate(doc_key, 1)
