@@ -17,7 +17,8 @@ LEFT = 60
 WIDTH_CHARS = 90
 
 
-def _escape(text: str) -> str:
+def escape(text: str) -> str:
+    """A PDF string literal's body: backslashes and parentheses escaped."""
     return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
 
 
@@ -34,21 +35,21 @@ def _page_stream(title: str | None, paragraphs: Sequence[str | Line], footer: st
     ops = []
     if header:
         ops += ["BT", f"/{'F2' if header.bold else 'F1'} {header.size:g} Tf", f"{LEFT} {TOP + 2 * LINE_HEIGHT} Td",
-                f"({_escape(header.text)}) Tj", "ET"]
+                f"({escape(header.text)}) Tj", "ET"]
     ops += ["BT", "/F1 11 Tf", f"{LEFT} {TOP} Td", f"{LINE_HEIGHT} TL"]
     if title:
-        ops += ["/F2 14 Tf", f"({_escape(title)}) Tj", "T*", "/F1 11 Tf", "T*"]
+        ops += ["/F2 14 Tf", f"({escape(title)}) Tj", "T*", "/F1 11 Tf", "T*"]
     for paragraph in paragraphs:
         if isinstance(paragraph, Line):
             font = "F2" if paragraph.bold else "F1"
-            ops += [f"/{font} {paragraph.size:g} Tf", f"({_escape(paragraph.text)}) Tj", "T*", "/F1 11 Tf"]
+            ops += [f"/{font} {paragraph.size:g} Tf", f"({escape(paragraph.text)}) Tj", "T*", "/F1 11 Tf"]
             continue
         for line in textwrap.wrap(paragraph, WIDTH_CHARS) or [""]:
-            ops += [f"({_escape(line)}) Tj", "T*"]
+            ops += [f"({escape(line)}) Tj", "T*"]
         ops.append("T*")
     ops.append("ET")
     if footer:
-        ops += ["BT", "/F1 9 Tf", f"{LEFT} 40 Td", f"({_escape(footer)}) Tj", "ET"]
+        ops += ["BT", "/F1 9 Tf", f"{LEFT} 40 Td", f"({escape(footer)}) Tj", "ET"]
     return "\n".join(ops).encode("latin-1")
 
 
@@ -66,7 +67,7 @@ def build_pdf(pages: Sequence[tuple[str | None, Sequence[str | Line]]], *, foote
     pages_id = add(b"")
     font = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>")
     bold = add(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica-Bold /Encoding /WinAnsiEncoding >>")
-    info = add(b"<< /Title (" + _escape(title).encode("latin-1") + b") /Producer (voiceassist tests) >>")
+    info = add(b"<< /Title (" + escape(title).encode("latin-1") + b") /Producer (voiceassist tests) >>")
     page_ids = []
     for number, (heading, paragraphs) in enumerate(pages, start=1):
         page_footer = f"{footer}  -  Page {number} of {len(pages)}" if footer else None
@@ -79,6 +80,11 @@ def build_pdf(pages: Sequence[tuple[str | None, Sequence[str | Line]]], *, foote
     kids = b" ".join(b"%d 0 R" % p for p in page_ids)
     objects[pages_id - 1] = b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(page_ids))
 
+    return serialize(objects, root=catalog, info=info)
+
+
+def serialize(objects: Sequence[bytes], *, root: int, info: int | None = None) -> bytes:
+    """A PDF file of these objects (numbered from 1), with its xref table and trailer."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -87,6 +93,7 @@ def build_pdf(pages: Sequence[tuple[str | None, Sequence[str | Line]]], *, foote
     xref = len(out)
     out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
     out += b"".join(b"%010d 00000 n \n" % off for off in offsets)
-    out += b"trailer\n<< /Size %d /Root %d 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
-        len(objects) + 1, catalog, info, xref)
+    info_ref = b" /Info %d 0 R" % info if info is not None else b""
+    out += b"trailer\n<< /Size %d /Root %d 0 R%s >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1, root, info_ref, xref)
     return bytes(out)

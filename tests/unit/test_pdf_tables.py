@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
+from tests.support.pdfgen import escape, serialize
 from voiceassist.ingest.chunking import chunk_document
 from voiceassist.ingest.cleaning import clean_pages
 from voiceassist.ingest.extraction import PDF, extract
@@ -19,15 +20,11 @@ ABOVE = "Give the first dose as listed below."
 BELOW = "Check renal function before the second dose."
 
 
-def _escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-
-
 def _pdf(texts: Sequence[tuple[float, float, str]], lines: Sequence[tuple[float, float, float, float]],
          marks: Sequence[tuple[float, float, str]] = ()) -> bytes:
     """One 400x300 pt page: Helvetica 10 pt text at (x, y), stroked lines (x1, y1, x2, y2), 6 pt marks."""
-    ops = [f"BT /F1 10 Tf 1 0 0 1 {x:g} {y:g} Tm ({_escape(text)}) Tj ET" for x, y, text in texts]
-    ops += [f"BT /F1 6 Tf 1 0 0 1 {x:g} {y:g} Tm ({_escape(text)}) Tj ET" for x, y, text in marks]
+    ops = [f"BT /F1 10 Tf 1 0 0 1 {x:g} {y:g} Tm ({escape(text)}) Tj ET" for x, y, text in texts]
+    ops += [f"BT /F1 6 Tf 1 0 0 1 {x:g} {y:g} Tm ({escape(text)}) Tj ET" for x, y, text in marks]
     ops += [f"{x1:g} {y1:g} m {x2:g} {y2:g} l S" for x1, y1, x2, y2 in lines]
     stream = "\n".join(ops).encode("latin-1")
     objects = [
@@ -38,16 +35,7 @@ def _pdf(texts: Sequence[tuple[float, float, str]], lines: Sequence[tuple[float,
         b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+    return serialize(objects, root=1)
 
 
 def _grid(cells: Sequence[Sequence[str]], *, left: float = 40, top: float = 220, width: float = 100,
