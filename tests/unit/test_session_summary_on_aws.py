@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from tests.contract.test_session_memory_contract import TURNS, CleanDetector  # stored turns, the first had PHI
 from tests.stubs.openai_stub import OpenAIStub, StubReply
 from tests.stubs.query_stack import close, recorded_logs
 from voiceassist import invocation
@@ -21,28 +22,16 @@ from voiceassist.composition import Dependencies
 from voiceassist.composition.chat_models import LOCAL_TIMEOUT_S
 from voiceassist.conversation import memory, summary
 from voiceassist.conversation.orchestrator import HISTORY_MESSAGES, window
-from voiceassist.models import Message, PhiResult, Session
+from voiceassist.models import Message, Session
 from voiceassist.settings import InBoundaryProvider, Runtime, Settings
 
 ENDPOINT = "voiceassist-test-llm"
 BEDROCK_MODEL_ID = "us.meta.llama3-1-8b-instruct-v1:0"
 SUMMARY = "In-boundary summary: a 72-year-old woman on warfarin; Lyme disease treated with doxycycline."
-# Stored turns, redacted as the session keeps them; the first one had PHI (the session is marked so).
-TURNS = [("My patient <PERSON>, MRN <MEDICAL_RECORD_NUMBER>, a 72-year-old woman with atrial fibrillation, is "
-          "on warfarin; eGFR 38.", "Warfarin needs INR monitoring [1]."),
-         ("What is the first-line treatment for early Lyme disease?", "Doxycycline [1]."),
-         ("What is the dose of the alternative? (early Lyme disease)", "Amoxicillin 500 mg [1]."),
-         ("How long? (early Lyme disease)", "For 14 days [1]."),
-         ("Which antibiotic for community-acquired pneumonia?", "Amoxicillin [1].")]
 EXTRACTIVE_LINES = [  # the first two exchanges left the 6-message window, folded in once each
     "Asked: My patient <PERSON>, MRN <MEDICAL_RECORD_NUMBER>, a 72-year-old woman with atrial fibrillation, is on "
     "warfarin; eGFR 38. Answered: Warfarin needs INR monitoring.",
     "Asked: What is the first-line treatment for early Lyme disease? Answered: Doxycycline."]
-
-
-class CleanDetector:
-    def detect(self, text: str) -> PhiResult:
-        return PhiResult(contains_phi=False, redacted_text=text)
 
 
 @dataclass
