@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +26,7 @@ from tests.stubs.query_stack import (
     SAGEMAKER_MODEL,
     QueryStack,
     find_phi,
-    query_runner,
     query_stack,
-    seed_corpus,
 )
 from voiceassist.query.answering import FALLBACK_WARNING
 
@@ -37,18 +34,6 @@ QUESTION = "What is the maximum daily dose of metformin?"  # names no calculator
 PHI_QUESTION = "Patient John Smith, MRN 4417823: what is the maximum daily dose of metformin?"
 PHI_VALUES = ("John Smith", "4417823")
 SEARCH = StubReply(tool_calls=(("search_knowledge_base", {"query": "metformin maximum daily dose"}),))
-
-
-@pytest.fixture(scope="module")
-def seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Any, shared_phi_detector: Any) -> Path:
-    return seed_corpus(tmp_path_factory.mktemp("seed") / "data", embedder=shared_embedder,
-                       detector=shared_phi_detector)
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[LocalPipelineRunner]:
-    with query_runner() as pipeline_runner:
-        yield pipeline_runner
 
 
 def open_stack(seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -70,9 +55,9 @@ def audited_tools(stack: QueryStack) -> list[tuple[str | None, int | None]]:
 
 
 def test_the_cloud_model_searches_then_answers_citing_the_search(
-        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_embedder: Any, shared_phi_detector: Any) -> None:
-    with open_stack(seed_dir, runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
+    with open_stack(kb_seed_dir, kb_runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
                     cloud_script=[SEARCH, StubReply(text=CLOUD_ANSWER)]) as stack:
         response = stack.ask(QUESTION)
 
@@ -89,9 +74,9 @@ def test_the_cloud_model_searches_then_answers_citing_the_search(
 
 
 def test_a_phi_question_offers_the_in_boundary_model_only_the_tools_that_may_receive_phi(
-        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_embedder: Any, shared_phi_detector: Any) -> None:
-    with open_stack(seed_dir, runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
+    with open_stack(kb_seed_dir, kb_runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
                     sagemaker_script=[SEARCH, StubReply(text=IN_BOUNDARY_ANSWER)]) as stack:
         response = stack.ask(PHI_QUESTION)
 
@@ -104,9 +89,9 @@ def test_a_phi_question_offers_the_in_boundary_model_only_the_tools_that_may_rec
 
 
 def test_the_in_boundary_fallback_is_offered_the_tools_when_the_cloud_model_fails(
-        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_embedder: Any, shared_phi_detector: Any) -> None:
-    with open_stack(seed_dir, runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
+    with open_stack(kb_seed_dir, kb_runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
                     cloud_script=[StubReply(status=503)],
                     sagemaker_script=[SEARCH, StubReply(text=IN_BOUNDARY_ANSWER)]) as stack:
         response = stack.ask(QUESTION)
@@ -120,10 +105,10 @@ def test_the_in_boundary_fallback_is_offered_the_tools_when_the_cloud_model_fail
 
 
 def test_sync_and_stream_give_the_same_answer_when_the_model_searches_first(
-        seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         shared_embedder: Any, shared_phi_detector: Any) -> None:
     answer = StubReply(text=CLOUD_ANSWER)
-    with open_stack(seed_dir, runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
+    with open_stack(kb_seed_dir, kb_runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
                     cloud_script=[SEARCH, answer, SEARCH, answer]) as stack:
         server = make_server("127.0.0.1", 0)
         threading.Thread(target=server.serve_forever, daemon=True).start()
