@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.adapters.presidio.detector import GIVEN_NAMES, SURNAMES, PresidioPhiDetector, _word_file
+from voiceassist.adapters.presidio.detector import PresidioPhiDetector
+from voiceassist.phi.word_lists import GIVEN_NAMES, SURNAMES, word_list
 from voiceassist.settings import PhiMode
 
 
@@ -82,7 +83,7 @@ def test_eponyms_drugs_and_terms_are_not_names(strict: PresidioPhiDetector, text
 
 
 def test_the_census_lists_are_installed_with_the_package() -> None:
-    given, surnames = _word_file(GIVEN_NAMES), _word_file(SURNAMES)
+    given, surnames = word_list(GIVEN_NAMES), word_list(SURNAMES)
     assert {"reuben", "dale", "grace"} <= given and len(given) > 5000
     assert {"hines", "short", "smith"} <= surnames and len(surnames) == 15_000
     assert all(word == word.lower() and " " not in word for word in given | surnames)

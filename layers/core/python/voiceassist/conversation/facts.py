@@ -18,10 +18,8 @@ from functools import lru_cache
 from typing import Any
 
 from voiceassist.conversation import context
-from voiceassist.phi.census_names import name_words
-from voiceassist.settings import PACKAGE_DIR
+from voiceassist.phi.word_lists import DRUG_WORDS, name_words, word_list
 
-PHI_DATA = PACKAGE_DIR / "_data" / "phi"
 OVER_89 = "over 89"
 AGE = re.compile(r"\b(\d{1,3})\s*(?:-|\s)?\s*(?:years?|yrs?|y)[- ]?(?:old|o\b)|\b(\d{1,3})\s*(?:yo|y/o|y\.o\.)(?!\w)"
                  r"|\baged?\s+(\d{1,3})\b|\b(\d{1,3})\s?([MF])\b(?![-/])", re.I)
@@ -119,8 +117,7 @@ class Facts:
 
 @lru_cache(maxsize=1)
 def _drug_vocabulary() -> frozenset[str]:
-    words = (PHI_DATA / "drug_words.txt").read_text(encoding="utf-8").splitlines()
-    drugs = {w.strip() for w in words if w.strip() and not w.startswith("#")} | set(context.DRUG_WORDS)
+    drugs = word_list(DRUG_WORDS) | set(context.DRUG_WORDS)
     return frozenset(drugs - name_words())  # "allegra", "camila": a brand that is also a given name is no fact
 
 

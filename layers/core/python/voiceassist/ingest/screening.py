@@ -38,8 +38,8 @@ from voiceassist.ingest.registration import document_id
 from voiceassist.ingest.stages import IngestionContext
 from voiceassist.models import DocumentMetadata, PhiEntity, utc_now
 from voiceassist.observability import logger
-from voiceassist.phi.census_names import name_words
 from voiceassist.phi.detection import whole_word_span
+from voiceassist.phi.word_lists import name_words
 from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there

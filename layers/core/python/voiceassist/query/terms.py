@@ -6,10 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from voiceassist.settings import PACKAGE_DIR
-
-# One-word drug names, brand and generic: the list the PHI detector uses to tell drugs from names.
-DRUG_WORDS = PACKAGE_DIR / "_data" / "phi" / "drug_words.txt"
+from voiceassist.phi.word_lists import DRUG_WORDS, word_list
 
 STOPWORDS = frozenset(
     " ".join((
@@ -42,10 +39,9 @@ def content_terms(text: str) -> frozenset[str]:
     return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
 
 
-@lru_cache(maxsize=1)
 def drug_words() -> frozenset[str]:
-    lines = DRUG_WORDS.read_text(encoding="utf-8").splitlines()
-    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+    """One-word drug names, brand and generic: the list the PHI detector uses to tell drugs from names."""
+    return word_list(DRUG_WORDS)
 
 
 # A follow-up rewritten with the topic it inherited, "<follow-up> (<topic>)": conversation/context.py writes

