@@ -185,27 +185,6 @@ def test_a_read_timeout_is_transient(backend: Backend) -> None:
     backend.stubber.activate()
 
 
-def test_stream_yields_the_answer_as_it_arrives(backend: Backend) -> None:
-    backend.stubber.deactivate()
-    backend.stream(["Amoxicillin ", "80–90 mg/kg/day ", "[1]."])
-
-    assert list(backend.model.stream(MESSAGES, max_tokens=50)) == ["Amoxicillin ", "80–90 mg/kg/day ", "[1]."]
-    backend.stubber.activate()
-
-
-def test_a_stream_failing_part_way_is_transient_and_keeps_what_arrived(backend: Backend) -> None:
-    backend.stubber.deactivate()
-    backend.stream(["Partial "], fail_after=True)
-    received: list[str] = []
-
-    with pytest.raises(ModelUnavailable) as raised:
-        received.extend(backend.model.stream(MESSAGES))
-
-    assert received == ["Partial "] and PROMPT_SECRET not in str(raised.value)
-    backend.stubber.activate()
-
-
-
 def test_stream_completion_passes_the_text_on_and_returns_the_whole_answer(backend: Backend) -> None:
     backend.stubber.deactivate()
     backend.stream(["Amoxicillin ", "80–90 mg/kg/day ", "[1]."])
@@ -268,6 +247,4 @@ def test_a_stream_cut_part_way_is_transient(backend: Backend, failure: Exception
 
     with pytest.raises(ModelUnavailable, match=type(failure).__name__):
         backend.model.stream_completion(MESSAGES, [TOOL], on_text=lambda text: None)
-    with pytest.raises(ModelUnavailable, match=type(failure).__name__):
-        list(backend.model.stream(MESSAGES))
     backend.stubber.activate()

@@ -48,7 +48,8 @@ def test_complete_over_http_returns_the_servers_answer() -> None:
 
 def test_stream_over_http_yields_the_answer_in_pieces() -> None:
     with OpenAIStub([StubReply(text="Up to 2,000 mg per day [1].")]) as stub:
-        deltas = list(local_model(stub).stream(MESSAGES))
+        deltas: list[str] = []
+        local_model(stub).stream_completion(MESSAGES, on_text=deltas.append)
 
     assert len(deltas) > 1 and "".join(deltas).strip() == "Up to 2,000 mg per day [1]."
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from voiceassist.errors import ModelUnavailable
@@ -62,12 +62,6 @@ class StreamingModel:
     def complete_with_tools(self, messages: Sequence[ChatMessage], tools: Sequence[ToolDefinition], *,
                             max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
         return self.complete(messages, max_tokens=max_tokens, temperature=temperature)
-
-    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
-               temperature: float = 0.1) -> Iterator[str]:
-        sent: list[str] = []
-        self.stream_completion(messages, on_text=sent.append)
-        yield from sent
 
     def _completion(self, reply: Streamed) -> ChatCompletion:
         return ChatCompletion(text=reply.text, model=self.name, tool_calls=list(reply.tool_calls),

@@ -27,12 +27,6 @@ def completion_body(text: str | None = "Metformin: 2,000 mg per day at most [1].
     }
 
 
-def sse(*deltas: str) -> str:
-    chunks = [{"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
-               "choices": [{"index": 0, "delta": {"content": d}, "finish_reason": None}]} for d in deltas]
-    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-
-
 class Server:
     """Records requests and answers each with the handler's response."""
 
@@ -134,25 +128,6 @@ def test_complete_maps_timeouts_and_connection_errors_to_model_unavailable(failu
 
     with pytest.raises(ModelUnavailable, match=message):
         model_on(Server(handler)).complete(MESSAGES)
-
-
-def test_stream_yields_text_deltas() -> None:
-    server = Server(lambda request: httpx2.Response(200, text=sse("Metformin ", "2,000", " mg [1]."),
-                                                    headers={"content-type": "text/event-stream"}))
-
-    deltas = list(model_on(server).stream(MESSAGES, max_tokens=100))
-
-    assert deltas == ["Metformin ", "2,000", " mg [1]."]
-    assert server.body()["stream"] is True
-
-
-def test_stream_maps_errors_to_model_unavailable() -> None:
-    server = Server(lambda request: httpx2.Response(503, json={"error": {"message": PROMPT_SECRET}}))
-
-    with pytest.raises(ModelUnavailable) as raised:
-        list(model_on(server).stream(MESSAGES))
-
-    assert PROMPT_SECRET not in str(raised.value)
 
 
 def test_key_provider_is_read_lazily_once_and_again_after_a_rejected_key() -> None:

@@ -146,7 +146,8 @@ def test_stream_joins_sse_lines_split_across_payload_parts(client: Any) -> None:
     parts = [payload[:cut_in_json], payload[cut_in_json:cut_in_micro_sign], payload[cut_in_micro_sign:]]
     sent = serve_stream(client, STREAM_OPERATION, *(event_message("PayloadPart", part) for part in parts))
 
-    deltas = list(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES, max_tokens=50))
+    deltas: list[str] = []
+    SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, on_text=deltas.append, max_tokens=50)
 
     assert deltas == ["Give 0.01 mg/kg ", "(max 0.5 mg) IM; 5 µg ", "[1]."]
     assert sent[0]["stream"] is True and sent[0]["max_tokens"] == 50
@@ -156,7 +157,8 @@ def test_stream_stops_at_done(client: Any) -> None:
     payload = sse_line("Answer [1].") + b"data: [DONE]\n\n" + sse_line("after the end")
     serve_stream(client, STREAM_OPERATION, event_message("PayloadPart", payload))
 
-    assert list(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES)) == ["Answer [1]."]
+    completion = SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, on_text=lambda text: None)
+    assert completion.text == "Answer [1]."
 
 
 def test_stream_maps_a_model_stream_error_to_model_unavailable(client: Any) -> None:
@@ -166,7 +168,7 @@ def test_stream_maps_a_model_stream_error_to_model_unavailable(client: Any) -> N
     received: list[str] = []
 
     with pytest.raises(ModelUnavailable) as raised:
-        received.extend(SageMakerChatModel(ENDPOINT, client=client).stream(MESSAGES))
+        SageMakerChatModel(ENDPOINT, client=client).stream_completion(MESSAGES, on_text=received.append)
 
     assert received == ["Partial "]
     assert "ModelStreamError" in str(raised.value) and PROMPT_SECRET not in str(raised.value)

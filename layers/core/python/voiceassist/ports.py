@@ -7,7 +7,7 @@ against both.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -242,9 +242,6 @@ class ChatModel(Protocol):
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion: ...
-
-    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
-               temperature: float = 0.1) -> Iterator[str]: ...
 
 
 @runtime_checkable

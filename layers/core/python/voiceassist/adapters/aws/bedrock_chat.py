@@ -56,13 +56,6 @@ class BedrockChatModel:
             blocks.add(event)
         return self._completion(blocks.text, blocks.usage, blocks.tool_calls())
 
-    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
-               temperature: float = 0.1) -> Iterator[str]:
-        for event in self._events(converse_request(self.model_id, messages, max_tokens, temperature)):
-            text = ((event.get("contentBlockDelta") or {}).get("delta") or {}).get("text")
-            if text:
-                yield text
-
     # ---- internals ----------------------------------------------------------------------------------
     def _converse(self, request: dict[str, Any]) -> ChatCompletion:
         try:

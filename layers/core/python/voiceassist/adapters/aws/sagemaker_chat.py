@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, is_cut_stream
 from voiceassist.adapters.openai import tool_calls
-from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator, delta_text
+from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
 
@@ -94,13 +94,6 @@ class SageMakerChatModel:
         # Self-hosted: the endpoint costs instance hours, not tokens.
         return ChatCompletion(text=chunks.text, model=self.name, usage=chunks.token_usage(),
                               tool_calls=chunks.tool_calls())
-
-    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
-               temperature: float = 0.1) -> Iterator[str]:
-        for chunk in self._chunks(self._body(messages, max_tokens, temperature) | {"stream": True}):
-            text = delta_text(chunk)
-            if text:
-                yield text
 
     # ---- internals ----------------------------------------------------------------------------------
     def _chunks(self, body: dict[str, Any]) -> Iterator[dict[str, Any]]:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from voiceassist.adapters.openai import tool_calls
 from voiceassist.adapters.openai.pricing import cost_usd
-from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator, delta_text
+from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator
 from voiceassist.errors import DependencyError, InvalidInput, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolDefinition
 
@@ -93,13 +93,6 @@ class OpenAIChatModel:
         completion_tokens = usage.completion_tokens if usage else 0
         return {"model": model, "usage": TokenUsage(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
                                                     cost_usd=cost_usd(model, prompt_tokens, completion_tokens))}
-
-    def stream(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
-               temperature: float = 0.1) -> Iterator[str]:
-        for chunk in self._chunks(self._request(messages, max_tokens, temperature)):
-            text = delta_text(chunk)
-            if text:
-                yield text
 
     # ---- internals ----------------------------------------------------------------------------------
     def _chunks(self, request: dict[str, Any]) -> Iterator[dict[str, Any]]:
