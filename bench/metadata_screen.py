@@ -1,13 +1,14 @@
 """The PHI screen of document file names and metadata (ingest/screening.py, Screen Metadata); prints JSON.
 
     .venv/bin/python bench/metadata_screen.py [--titles ../shared/eval/scifact/corpus.jsonl] [--limit 500]
-                                              [--positives 300] [--seed 7]
+                                              [--positives 300] [--seed 7] [--names faker|mimesis]
 
 - over_redaction: PHI-free documents whose stored metadata the screen would change. Each title of --titles
   (a BEIR corpus: published paper titles) is uploaded as `<title words joined by "-">.pdf` with that title, and
   also with the defaults derived from the file name alone.
-- leak: synthetic PHI file names (Faker names, 8-digit MRNs, dates of birth in several formats, in file-name
-  templates, some lowercase) whose patient values survive anywhere in the screened metadata or file name.
+- leak: synthetic PHI file names (Faker names, or mimesis names with --names mimesis; 8-digit MRNs, dates of
+  birth in several formats, in file-name templates, some lowercase) whose patient values survive anywhere in the
+  screened metadata or file name.
 - latency: p50/p95 of one document's screen (all its values), and the first-detection cold cost separately.
 The machine is shared: `load_average` says how busy it was.
 """
@@ -21,6 +22,7 @@ import random
 import re
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -59,13 +61,29 @@ def _file_name(title: str) -> str:
     return "-".join(re.findall(r"[A-Za-z0-9]+", title))[:120] + ".pdf"
 
 
-def _positives(count: int, seed: int) -> list[tuple[str, list[str]]]:
+def _mimesis_names(seed: int) -> Callable[[], tuple[str, str]]:
+    """(first, last) from mimesis, a different generator, in locales Faker's set below does not have."""
+    from mimesis import Locale, Person
+
+    people = [Person(locale, seed=seed) for locale in (Locale.EN, Locale.FR, Locale.IT, Locale.NL, Locale.PL,
+                                                       Locale.PT_BR)]
+    rng = random.Random(seed)
+
+    def name() -> tuple[str, str]:
+        person = rng.choice(people)
+        return person.first_name(), person.last_name()
+
+    return name
+
+
+def _positives(count: int, seed: int, names: str = "faker") -> list[tuple[str, list[str]]]:
     fake = Faker(["en_US", "en_GB", "es_ES", "de_DE"])
     fake.seed_instance(seed)
     rng = random.Random(seed)
+    next_name = _mimesis_names(seed) if names == "mimesis" else lambda: (fake.first_name(), fake.last_name())
     cases = []
     for _ in range(count):
-        first, last = fake.first_name(), fake.last_name()
+        first, last = next_name()
         mrn = str(rng.randrange(10_000_000, 99_999_999))
         dob = fake.date_of_birth(minimum_age=1, maximum_age=89).strftime(rng.choice(DOB_FORMATS))
         name = rng.choice(TEMPLATES).format(first=first, last=last, mrn=mrn, dob=dob, first_l=first.lower(),
@@ -88,6 +106,8 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=500)
     parser.add_argument("--positives", type=int, default=300)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--names", choices=("faker", "mimesis"), default="faker",
+                        help="the generator of the positives' patient names")
     args = parser.parse_args()
 
     detector = build_detector(Settings(), timeout_s=30.0)
@@ -111,7 +131,7 @@ def main() -> None:
 
     leaked = 0
     leaked_values: dict[str, int] = {}
-    positives = _positives(args.positives, args.seed)
+    positives = _positives(args.positives, args.seed, args.names)
     for name, values in positives:
         _metadata, screened, seconds = _screen(detector, name, {})
         latencies.append(seconds)
@@ -129,6 +149,7 @@ def main() -> None:
         "over_redaction": {kind: round(count / max(len(titles), 1), 4) for kind, count in changed.items()},
         "over_redaction_entity_types": examples,
         "positives": len(positives),
+        "names": args.names,
         "leak": round(leaked / max(len(positives), 1), 4),
         "leaked_values_by_kind": leaked_values,
         "latency_ms": {"p50": round(statistics.median(latencies) * 1000, 1),
