@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 from pydantic import SecretStr
 
-from tests.statemachines.test_query_tool_loop import QUESTION, USER, ToolScriptModel, ask, calls, runner, text
+from tests.statemachines.test_query_tool_loop import QUESTION, USER, ToolScriptModel, ask, calls, text
 from voiceassist.adapters.caldav.calendar import CalDavCalendar
 from voiceassist.composition import Dependencies
 from voiceassist.models import QueryRequest, ToolCall, ToolResult
@@ -22,7 +22,6 @@ from voiceassist.query.tool_loop import FAILURE_NOTE, TIMEOUT_NOTE, absorb_resul
 from voiceassist.tools.calendar import calendar_tools
 from voiceassist.tools.workspace import DavAccount, Workspace, WorkspaceAccount
 
-__all__ = ["runner"]  # the embedded query stack, shared with the tool loop's tests
 WEEK = {"start": "2026-03-02T00:00:00", "end": "2026-03-09T00:00:00", "timezone": "Europe/Paris"}
 
 
