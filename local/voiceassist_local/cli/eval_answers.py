@@ -63,9 +63,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(result, indent=2))
         return 0
     print(f"answered correctly: {result['answered_correctly_pct']}% of {report.answerable} answerable")
-    print(f"abstained (no_evidence): {result['abstained_pct']}% of {report.unanswerable} unanswerable")
+    print(f"abstained (no_evidence or clarification): {result['abstained_pct']}% of {report.unanswerable} uncovered")
+    if report.population:
+        print(f"other population not presented as an answer: {result['population_handled_pct']}% of "
+              f"{report.population}")
     print(f"mean grounding: {result['mean_grounding']}; evidence + grounding checks p95 {result['checks_ms_p95']} ms")
     for failure in report.failures:
-        print(f"- {'answerable' if failure['answerable'] else 'uncovered'}: {failure['query']} -> "
+        kind = "answerable" if failure["answerable"] else failure["population"] or "uncovered"
+        print(f"- {kind}: {failure['query']} -> "
               f"{failure['status']} (evidence {failure['evidence']}) {failure['answer'][:120]!r}")
     return 0
