@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements/*.txt 2>/dev
 export PORT ?= 8080
 CDK_CLI := 2.1148.x
 
-.PHONY: install run test test-fast lint typecheck synth layers bench clean browser-deps
+.PHONY: install run test test-fast lint typecheck synth layers bench clean browser-deps rerank-model
 
 $(STAMP):
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,6 +48,13 @@ synth: install
 # their sizes against Lambda's 250 MB limit; needed before a deploy, never by `make test` or `make synth`.
 layers: install
 	layers/deps/build.sh
+
+# The learned reranker's model file (voiceassist/_data/rerank/lambdamart.json): ingests SciFact and NFCorpus into
+# RERANK_DATA (reused by a second run), cross-validates and trains on their dev judgements (docs/search.md).
+RERANK_DATA ?= /tmp/voiceassist-rerank
+rerank-model: install
+	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
+		../shared/eval/nfcorpus --data-root $(RERANK_DATA) --write
 
 # Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
 bench: install

@@ -74,7 +74,7 @@ class KeywordOnly:
 
 
 class RecordingReranker:
-    name, in_boundary = "recording", True
+    name, in_boundary, depth = "recording", True, 0
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, int, int]] = []

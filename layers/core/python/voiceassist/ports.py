@@ -194,6 +194,7 @@ class Reranker(Protocol):
 
     name: str
     in_boundary: bool  # True when the question text never leaves our infrastructure
+    depth: int  # the candidates it reads: the search asks the index for this many (0: only the hits kept)
 
     def rerank(self, query: str, hits: Sequence[SearchHit], *, top_k: int) -> builtins.list[SearchHit]:
         """The `top_k` best of `hits` for `query`, best first; each hit's `score` is the reranker's."""

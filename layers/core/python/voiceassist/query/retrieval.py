@@ -90,11 +90,13 @@ def knowledge_base_query(ctx: QueryContext, question: str, *, top_k: int, filter
 
 
 def run_knowledge_base_query(ctx: QueryContext, query: SearchQuery, *, phi_detected: bool) -> list[SearchHit]:
-    """Search the index, then rerank (a reranker outside the boundary never sees a question with PHI)."""
-    hits = ctx.index.search(query)
+    """Search the index, then rerank (a reranker outside the boundary never sees a question with PHI). A
+    reranker that reads more candidates than the caller keeps (its `depth`) gets that many from the index."""
+    depth = min(ctx.reranker.depth, query.candidates)
+    hits = ctx.index.search(query if depth <= query.top_k else query.model_copy(update={"top_k": depth}))
     if ctx.reranker.in_boundary or not phi_detected:
         hits = ctx.reranker.rerank(query.text, hits, top_k=query.top_k)
-    return hits
+    return hits[: query.top_k]
 
 
 def search_external(ctx: QueryContext, state: QueryState, name: str, *, deadline_s: float) -> list[SearchHit]:

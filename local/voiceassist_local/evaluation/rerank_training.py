@@ -1,0 +1,183 @@
+"""Train the learned reranker (LightGBM LambdaMART) on public relevance judgements, measure it by
+cross-validation, and write its model file (voiceassist/_data/rerank/lambdamart.json).
+
+Each BEIR folder is ingested through the real pipeline into its own data folder under --data-root (a second
+run reuses it), and each judged query searched as `voiceassist eval retrieval` searches it (abbreviation and
+synonym expansion, the in-boundary embedder, the hybrid index, 100 candidates). The candidates' features
+(query/rerank_features.py) and their documents' grades are the training rows; a query is a LambdaMART group.
+Every query is used twice, once as the embedded index returns it and once without the BM25 and cosine
+sub-scores (as an OpenSearch hybrid query returns it), so one model reads both.
+
+Cross-validation is by query: each query is in exactly one of --folds folds (a hash of corpus and query id),
+a fold's queries are ranked by a model trained on the other folds of every corpus, and nDCG@10 is computed on
+documents ranked by their best chunk, as `voiceassist eval retrieval` does. The model file is then trained on
+every query. Training is deterministic (fixed seed, deterministic=True, fixed threads) and takes minutes:
+
+    make rerank-model    # = python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
+                         #       ../shared/eval/nfcorpus --data-root /tmp/voiceassist-rerank --write
+    # cross-validation only, on any BEIR folders:  ... rerank_training <folder>... --data-root DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceassist.models import SearchHit
+from voiceassist.query.rerank import MODEL_PATH
+from voiceassist.query.rerank_features import FEATURES, INDEX, features
+from voiceassist.query.trees import from_flat, from_lightgbm_dump
+from voiceassist_local.evaluation.retrieval import ndcg_at_k
+
+SUB_SCORE_FEATURES = ("bm25_share", "bm25_rank", "cosine", "cosine_gap", "dense_rank")
+PARAMS: dict[str, Any] = {
+    "objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "label_gain": [0, 1, 2, 3],
+    "learning_rate": 0.05, "num_leaves": 15, "min_data_in_leaf": 50, "feature_fraction": 0.8,
+    "bagging_fraction": 0.8, "bagging_freq": 1, "lambda_l2": 1.0, "lambdarank_truncation_level": 20,
+    "seed": 7, "deterministic": True, "force_row_wise": True, "num_threads": 2, "verbosity": -1,
+}
+ROUNDS = 300
+DEPTH = 100
+
+
+@dataclass
+class Group:
+    corpus: str
+    query_id: str
+    query: str  # as the reranker sees it (expanded)
+    hits: list[SearchHit]
+    rows: np.ndarray  # features of the candidates, the index's order
+    grades: np.ndarray  # each candidate's document grade (0: not judged relevant)
+    doc_ids: list[str]  # each candidate's corpus id
+    judged: dict[str, int]
+
+
+def collect(folder: Path, data_dir: Path, *, split: str, show: bool = True) -> list[Group]:
+    """Ingest a BEIR folder (unchanged documents are skipped) and return each judged query's candidates."""
+    from voiceassist.composition import Dependencies, use_dependencies
+    from voiceassist.query.retrieval import knowledge_base_query
+    from voiceassist.settings import settings_from_env
+    from voiceassist_local.bulk import ingest_beir_corpus
+    from voiceassist_local.cli.eval_retrieval import corpus_ids, load_qrels, load_queries
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    deps = Dependencies(settings_from_env({**os.environ, "VOICEASSIST_DATA_DIR": str(data_dir),
+                                           "VOICEASSIST_RUNTIME": "local"}))
+    use_dependencies(deps)
+    try:
+        ingest_beir_corpus(deps, folder / "corpus.jsonl", show=show)
+        corpus_id = corpus_ids(folder / "corpus.jsonl")
+        qrels = load_qrels(folder / "qrels" / f"{split}.tsv")
+        queries = load_queries(folder / "queries.jsonl", qrels)
+        groups = []
+        for query_id, text in queries.items():
+            query = knowledge_base_query(deps.query, text, top_k=DEPTH, candidates=DEPTH)
+            hits = deps.query.index.search(query)
+            ids = [corpus_id(hit) for hit in hits]
+            judged = qrels[query_id]
+            groups.append(Group(folder.name, query_id, query.text, hits, features(query.text, hits),
+                                np.array([max(judged.get(i, 0), 0) for i in ids], dtype=np.float64), ids, judged))
+        return groups
+    finally:
+        use_dependencies(None)
+
+
+def without_sub_scores(rows: np.ndarray) -> np.ndarray:
+    """The rows as an OpenSearch hybrid query's hits give them: no BM25 or cosine."""
+    masked = rows.copy()
+    masked[:, [INDEX[name] for name in SUB_SCORE_FEATURES]] = np.nan
+    return masked
+
+
+def train(groups: Sequence[Group], *, rounds: int = ROUNDS, params: dict[str, Any] | None = None) -> Any:
+    import lightgbm as lgb
+
+    usable = [g for g in groups if g.grades.any()]  # a query without a relevant candidate teaches nothing
+    rows = np.vstack([m for g in usable for m in (g.rows, without_sub_scores(g.rows))])
+    labels = np.concatenate([g.grades for g in usable for _ in range(2)])
+    sizes = [len(g.grades) for g in usable for _ in range(2)]
+    data = lgb.Dataset(rows, label=labels, group=sizes, feature_name=list(FEATURES), free_raw_data=False)
+    return lgb.train(params or PARAMS, data, num_boost_round=rounds)
+
+
+def ndcg_of(group: Group, scores: np.ndarray | None) -> float:
+    """nDCG@10 of the documents ranked by their best candidate (scores None: the index's order)."""
+    order = range(len(group.doc_ids)) if scores is None else np.argsort(-scores, kind="stable")
+    return ndcg_at_k(list(dict.fromkeys(group.doc_ids[i] for i in order)), group.judged, 10)
+
+
+def fold_of(group: Group, folds: int) -> int:
+    return int(hashlib.sha256(f"{group.corpus}\n{group.query_id}".encode()).hexdigest(), 16) % folds
+
+
+def cross_validate(groups: Sequence[Group], *, folds: int, rounds: int = ROUNDS,
+                   params: dict[str, Any] | None = None) -> dict[str, dict[str, float]]:
+    """Mean nDCG@10 per corpus: the index's order, reranked with sub-scores, reranked without them."""
+    totals: dict[str, dict[str, float]] = {}
+    for fold in range(folds):
+        model = train([g for g in groups if fold_of(g, folds) != fold], rounds=rounds, params=params)
+        for g in (g for g in groups if fold_of(g, folds) == fold):
+            t = totals.setdefault(g.corpus, dict.fromkeys(("queries", "fused", "reranked", "reranked_no_sub_scores"),
+                                                          0.0))
+            t["queries"] += 1
+            t["fused"] += ndcg_of(g, None)
+            t["reranked"] += ndcg_of(g, model.predict(g.rows))
+            t["reranked_no_sub_scores"] += ndcg_of(g, model.predict(without_sub_scores(g.rows)))
+    return {corpus: {k: (int(v) if k == "queries" else round(v / t["queries"], 4)) for k, v in t.items()}
+            for corpus, t in totals.items()}
+
+
+def export(model: Any, groups: Sequence[Group], cv: dict[str, Any]) -> dict[str, Any]:
+    """The model file: the flat trees, checked against LightGBM's own predictions on every training row."""
+    import lightgbm as lgb
+
+    flat = from_lightgbm_dump(model.dump_model())
+    rows = np.vstack([m for g in groups for m in (g.rows, without_sub_scores(g.rows))])
+    difference = float(np.abs(from_flat(flat).predict(rows) - model.predict(rows)).max())
+    if difference > 1e-9:
+        raise RuntimeError(f"the exported trees disagree with LightGBM by {difference}")
+    return {"format": "voiceassist.trees/1", "features": list(FEATURES), "lightgbm": lgb.__version__,
+            "params": PARAMS, "rounds": model.current_iteration(),
+            "trained_on": {c: sum(g.corpus == c for g in groups) for c in sorted({g.corpus for g in groups})},
+            "cross_validation": cv, "trees": flat}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folders", nargs="+", type=Path, help="BEIR folders (corpus.jsonl, queries.jsonl, qrels/)")
+    parser.add_argument("--data-root", type=Path, required=True, help="one ingested data folder per corpus here")
+    parser.add_argument("--split", default="dev", help="the judgements to train on (default: %(default)s)")
+    parser.add_argument("--folds", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--write", action="store_true", help=f"train on every query and write {MODEL_PATH.name}")
+    parser.add_argument("--output", type=Path, default=MODEL_PATH)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    groups = [g for folder in args.folders
+              for g in collect(folder, args.data_root / folder.name, split=args.split, show=False)]
+    collected = time.perf_counter()
+    cv = cross_validate(groups, folds=args.folds, rounds=args.rounds)
+    report: dict[str, Any] = {"folds": args.folds, "rounds": args.rounds, "cross_validation": cv,
+                              "collect_s": round(collected - started, 1),
+                              "cross_validation_s": round(time.perf_counter() - collected, 1)}
+    if args.write:
+        model = export(train(groups, rounds=args.rounds), groups, cv)
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(model, separators=(",", ":")) + "\n", encoding="utf-8")
+        report["written"] = str(args.output)
+        report["sha256"] = hashlib.sha256(args.output.read_bytes()).hexdigest()
+    print(json.dumps(report, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,73 @@
+"""The learned reranker's features: what they read from a search's candidates, on both index kinds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit
+from voiceassist.query.rerank_features import FEATURES, INDEX, features
+
+
+def hit(doc_key: str, text: str, score: float, *, title: str = "", section: str | None = None, ordinal: int = 0,
+        bm25: float | None = None, vector: float | None = None) -> SearchHit:
+    chunk = Chunk(chunk_id=f"{doc_key}_{ordinal}", doc_id=f"{doc_key}_v1", doc_key=doc_key, version=1,
+                  ordinal=ordinal, text=text, token_count=len(text.split()), section=section,
+                  metadata=DocumentMetadata(doc_key=doc_key, title=title or doc_key))
+    return SearchHit(chunk=chunk, score=score, bm25_score=bm25, vector_score=vector)
+
+
+QUESTION = "first-line treatment of community acquired pneumonia"
+HITS = [
+    hit("cap", "Amoxicillin is the first-line treatment of community acquired pneumonia in adults.", 0.9,
+        title="Pneumonia guideline", section="Treatment", bm25=12.0, vector=0.8),
+    hit("cap", "Severity is assessed with the CURB-65 score.", 0.5, title="Pneumonia guideline", ordinal=1,
+        bm25=None, vector=0.7),
+    hit("gout", "Colchicine treats acute gout flares.", 0.2, title="Gout", bm25=3.0, vector=0.6),
+]
+
+
+def column(rows: np.ndarray, name: str) -> list[float]:
+    return [float(v) for v in rows[:, INDEX[name]]]
+
+
+def test_features_credit_the_passage_that_holds_the_question_words_in_order() -> None:
+    rows = features(QUESTION, HITS)
+    assert rows.shape == (3, len(FEATURES))
+    coverage, bigrams = column(rows, "coverage"), column(rows, "bigram_share")
+    assert coverage[0] == 1.0 and coverage[0] > coverage[2] > 0.0  # "treatment" vs "treats": one stem
+    assert bigrams[0] == 1.0 and bigrams[2] == 0.0
+    assert column(rows, "title_coverage")[0] > 0.0 and column(rows, "title_coverage")[2] == 0.0
+    assert column(rows, "section_coverage")[0] > 0.0
+    assert column(rows, "rarest_term") == [1.0, 0.0, 0.0]  # "acquired": one candidate holds it
+    assert column(rows, "first_match")[0] < column(rows, "first_match")[2]
+
+
+def test_features_read_each_documents_candidates_together() -> None:
+    rows = features(QUESTION, HITS)
+    assert column(rows, "doc_chunks") == [2.0, 2.0, 1.0]
+    assert column(rows, "rank_in_doc") == [0.0, 1.0, 0.0]
+    assert column(rows, "doc_best_share")[1] == 1.0  # the second passage's document holds the best hit
+    assert column(rows, "fused_rank") == [0.0, 1.0, 2.0]
+
+
+def test_features_of_a_candidate_found_by_one_sub_query_score_the_other_as_no_match() -> None:
+    rows = features(QUESTION, HITS)
+    assert column(rows, "bm25_share") == [1.0, 0.0, 0.25]
+    assert column(rows, "bm25_rank") == [0.0, 2.0, 1.0]
+    assert column(rows, "cosine")[0] == 2 * 0.8 - 1  # the index's (1 + cos) / 2, back to a cosine
+    assert column(rows, "cosine_gap")[0] == 0.0 and column(rows, "cosine_gap")[2] < 0.0
+
+
+def test_features_of_opensearch_hybrid_hits_leave_the_missing_sub_scores_unknown() -> None:
+    bare = [h.model_copy(update={"bm25_score": None, "vector_score": None}) for h in HITS]
+    rows, full = features(QUESTION, bare), features(QUESTION, HITS)
+    for name in ("bm25_share", "bm25_rank", "cosine", "cosine_gap", "dense_rank"):
+        assert all(math.isnan(v) for v in column(rows, name)), name
+    for name in ("coverage", "bigram_share", "fused_share", "doc_chunks"):
+        assert column(rows, name) == column(full, name), name
+
+
+def test_features_of_no_candidates_are_an_empty_matrix() -> None:
+    assert features(QUESTION, []).shape == (0, len(FEATURES))
