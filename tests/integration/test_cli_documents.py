@@ -28,7 +28,7 @@ def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.Log
 
 def test_ingest_folder_takes_docx_and_scanned_pdf(data_dir: Path, tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
-    assert shutil.which("tesseract"), "tesseract-ocr is not installed: run .ci/run or apt-get install tesseract-ocr"
+    assert shutil.which("tesseract"), "tesseract-ocr is not installed: run tests/setup.sh (make test does)"
     folder = tmp_path / "incoming"
     folder.mkdir()
     shutil.copy(DOCUMENTS / "guideline.docx", folder / "hypertension.docx")

@@ -19,7 +19,7 @@ DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 
 @pytest.fixture(scope="module", autouse=True)
 def tesseract_installed() -> None:
-    assert shutil.which("tesseract"), "tesseract-ocr is not installed: run .ci/run or apt-get install tesseract-ocr"
+    assert shutil.which("tesseract"), "tesseract-ocr is not installed: run tests/setup.sh (make test does)"
 
 
 def _chunks(deps: Dependencies, text: str) -> list[Any]:

@@ -1,4 +1,4 @@
-"""Tesseract OCR (Debian's tesseract-ocr, installed by .ci/run): scanned pages read word for word, each with
+"""Tesseract OCR (Debian's tesseract-ocr, installed by tests/setup.sh): scanned pages read word for word, each with
 its confidence; a missing binary, a slow page or a crashing engine fail with a reason naming the page."""
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 
 @pytest.fixture(scope="module", autouse=True)
 def tesseract_installed() -> None:
-    # Not a skip: CI installs tesseract-ocr (.ci/run), so its absence is a broken machine, not a choice.
-    assert shutil.which("tesseract"), "tesseract-ocr is not installed: run .ci/run or apt-get install tesseract-ocr"
+    # Not a skip: make test installs tesseract-ocr (tests/setup.sh), so its absence is a broken machine, not a choice.
+    assert shutil.which("tesseract"), "tesseract-ocr is not installed: run tests/setup.sh (make test does)"
 
 
 def _ocr(name: str, **options: object) -> TesseractOcr:
