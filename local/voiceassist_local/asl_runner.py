@@ -77,6 +77,11 @@ _LAMBDA_TIMEOUT_SECONDS = 900  # Lambda's maximum: what a handler's context repo
 _INTERPRETER_ERROR_LOGGER = "moto.stepfunctions.parser.asl.component.eval_component"
 
 
+def execution_arn(pipeline: str, name: str) -> str:
+    """An execution's id, as Step Functions derives it from the state machine and the execution's name."""
+    return f"arn:aws:states:{_REGION}:{_ACCOUNT}:execution:{pipeline}:{name}"
+
+
 def function_arn(name: str) -> str:
     return f"arn:aws:lambda:{_REGION}:{_ACCOUNT}:function:{name}"
 
@@ -320,7 +325,7 @@ class LocalPipelineRunner:
             known = ", ".join(sorted(self._programs))
             raise ValueError(f"No definition for pipeline {pipeline!r}; configured: {known}")
         return ExecutionRecord(
-            execution_id=f"arn:aws:states:{_REGION}:{_ACCOUNT}:execution:{pipeline}:{name}",
+            execution_id=execution_arn(pipeline, name),
             pipeline=pipeline, name=name, status=RUNNING,
             input=json.loads(json.dumps(payload)),  # JSON as on AWS: a copy the caller cannot mutate
             started_at=datetime.now(UTC),

@@ -1,16 +1,27 @@
 """The local stand-in for S3 -> EventBridge: files dropped into the blob folder's incoming/ start ingestion.
 
 On AWS an object written under incoming/ emits one "Object Created" event, which the ingest_trigger Lambda
-turns into one execution per object version. Locally `voiceassist serve` runs this watcher: it polls
-`<data>/blobs/incoming/` and, for each file that is new or changed, calls the same ingest_trigger handler
-with the event EventBridge would send. The idempotency records (SQLite) and the content-hash registration
-make it as safe as on AWS: a restart re-announces every file, and each is answered as a duplicate or as
-unchanged, so nothing is ingested twice.
+turns into one execution per object version. Locally `voiceassist serve` runs this watcher over
+`<data>/blobs/incoming/` (created at start-up). A file is taken once its size and modification time held
+still from one poll to the next (S3 announces an object only once it is complete; a folder has no such moment):
 
-S3 announces an object only once it is complete; a folder has no such moment, so a file is announced once
-its size and modification time held still from one poll to the next (a copy in progress waits). Its ETag is
-the MD5 of its bytes, as S3 gives a single-part upload. As on S3, a sidecar `<file>.meta.json` must be in
-place before its file is; changing a file (or touching it) announces it again.
+1. it is read once, from the descriptor that passed the checks (checked_read.py: no symlink anywhere on its
+   path, a regular file with one link, not empty, within the upload limit);
+2. its bytes are stored as `incoming/.accepted/<id>/document<ext>`, the shape of a presigned upload: the key
+   names no file (a file name may hold PHI), the name travels as the object's `filename` metadata and an
+   operator's sidecar `<file>.meta.json` beside it; `<id>` is a hash of the name and the content, so taking
+   the same file again (after a crash) gives the same object, execution name and job;
+3. the real ingest_trigger handler is called with the event EventBridge would send for that object;
+4. the file counts as done only once its job exists in the job store. Then the stored copy loses its file
+   name and sidecar (the document holds its metadata, screened next) and the source file is removed from
+   incoming/ (only if it is still the file that was read). Until then it stays, and is taken again after a
+   restart.
+
+So `kill -9` at any moment loses nothing and ingests nothing twice: a file whose trigger replied but whose
+queued execution died with the process (the idempotency record says "duplicate", no job exists, no execution
+of it runs here) is started again under the same execution name; a job left PENDING or RUNNING is re-driven by
+the job reconciler (recovery.py). A file that fails (a broken sidecar, a type registration refuses) stays where
+it is, logged by a hash of its name, and is tried again when it changes or at the next start.
 """
 
 from __future__ import annotations
@@ -18,17 +29,34 @@ from __future__ import annotations
 import hashlib
 import stat
 import threading
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import Any
+from urllib.parse import quote
 
+from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
+
+from voiceassist.adapters.local.folder_blobs import FolderBlobStore
+from voiceassist.errors import NotFound
+from voiceassist.ingest.registration import registration_job_id
 from voiceassist.ingest.stages import INCOMING_PREFIX
-from voiceassist.ingest.triggers import SIDECAR_SUFFIX, object_created_event
+from voiceassist.ingest.triggers import (
+    FILENAME_FIELD,
+    SIDECAR_SUFFIX,
+    ObjectVersion,
+    object_created_event,
+    start_ingestion,
+)
 from voiceassist.observability import logger
+from voiceassist_local.asl_runner import execution_arn
+from voiceassist_local.checked_read import CheckedFile, Refused, read_checked
 from voiceassist_local.handlers import invoke
 
 POLL_SECONDS = 2.0
 LOCAL_BUCKET = "local-documents"
 TRIGGER_FUNCTION = "ingest_trigger"
+ACCEPTED_FOLDER = ".accepted"  # hidden: the scan skips it, and it is under incoming/ as the trigger requires
+DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 
 Stamp = tuple[int, int]  # (size, mtime_ns): a file that keeps its stamp between two polls is complete
 
@@ -38,33 +66,66 @@ def key_hash(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
 
 
-class IncomingFolderWatcher:
-    """Announces the files under `blob_root/incoming/` to ingest_trigger; `poll()` is one pass."""
+def accepted_key(relative: str, etag: str) -> str:
+    """Where a dropped file's bytes are stored: hashes and the extension only."""
+    digest = hashlib.sha256(f"{relative}\n{etag}".encode()).hexdigest()[:32]
+    suffix = "".join(c for c in PurePosixPath(relative).suffix.lower() if c.isalnum() or c == ".")[:10]
+    return f"{INCOMING_PREFIX}{ACCEPTED_FOLDER}/{digest}/document{suffix}"
 
-    def __init__(self, blob_root: Path, *, bucket: str = LOCAL_BUCKET, interval: float = POLL_SECONDS) -> None:
+
+@dataclass(frozen=True)
+class Taken:
+    """A file read and announced, not yet done (its job does not exist yet)."""
+
+    relative: str
+    checked: CheckedFile
+    key: str  # the stored copy's blob key
+    execution_id: str
+
+    @property
+    def job_id(self) -> str:
+        return registration_job_id(self.execution_id)
+
+
+class IncomingFolderWatcher:
+    """Takes the files under `blob_root/incoming/` (see the module's docstring); `poll()` is one pass."""
+
+    def __init__(self, blob_root: Path, *, bucket: str = LOCAL_BUCKET, interval: float = POLL_SECONDS,
+                 max_bytes: int | None = None) -> None:
         self.blob_root = blob_root
         self.folder = blob_root / INCOMING_PREFIX
+        self.folder.mkdir(parents=True, exist_ok=True)  # the banner names it: `cp` into it must work at once
         self.bucket = bucket
         self.interval = interval
+        self.max_bytes = max_bytes
+        self._blobs = FolderBlobStore(blob_root)
         self._seen: dict[str, Stamp] = {}  # stamps at the previous poll
-        self._announced: dict[str, Stamp] = {}
+        self._settled: dict[str, Stamp] = {}  # taken or failed with this stamp: not taken again until it changes
+        self._taken: dict[str, Taken] = {}
         self._refused: set[str] = set()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def poll(self) -> list[dict[str, Any]]:
-        """Announce every file that is complete and not yet announced with its current stamp; returns the
-        trigger's replies (started, duplicate, or failed with the reason)."""
+        """Take every file that is complete and not yet taken with its current stamp, then finish the taken
+        files whose job exists; returns the trigger's replies (started, duplicate, failed or refused)."""
         current = dict(self._incoming_files())
         replies = []
         for key, stamp in sorted(current.items()):
-            if self._seen.get(key) == stamp and self._announced.get(key) != stamp:
-                self._announced[key] = stamp
-                replies.append(self._announce(key, stamp))
+            if self._seen.get(key) == stamp and self._settled.get(key) != stamp:
+                reply = self._take(key, stamp)
+                if reply is not None:
+                    replies.append(reply)
         self._seen = current
-        for key in set(self._announced) - set(current):  # deleted: a file put back later is new again
-            del self._announced[key]
+        for key in set(self._settled) - set(current):  # gone: a file put back later is new again
+            del self._settled[key]
+        self._finish_taken()
         return replies
+
+    @property
+    def pending(self) -> int:
+        """Files taken whose job does not exist yet."""
+        return len(self._taken)
 
     def start(self) -> None:
         self._thread = threading.Thread(target=self._run, name="incoming-watcher", daemon=True)
@@ -87,11 +148,11 @@ class IncomingFolderWatcher:
             return []
         files = []
         for path in self.folder.rglob("*"):
-            relative = path.relative_to(self.blob_root)
+            relative = path.relative_to(self.folder)
             if any(part.startswith(".") for part in relative.parts) or path.name.endswith(SIDECAR_SUFFIX):
-                continue  # temporary files of an atomic write, hidden files, and metadata sidecars
+                continue  # stored copies, temporary files of an atomic write, hidden files, and metadata sidecars
             try:
-                status = path.lstat()  # a symlink is refused, never followed (a link to /etc/passwd is not a document)
+                status = path.lstat()  # a first look; the read itself checks what it opened (checked_read.py)
             except FileNotFoundError:  # removed since the listing
                 continue
             if stat.S_ISREG(status.st_mode):
@@ -102,15 +163,99 @@ class IncomingFolderWatcher:
                                "ingested)", extra={"key_sha256": key_hash(relative.as_posix())})
         return files
 
-    def _announce(self, key: str, stamp: Stamp) -> dict[str, Any]:
+    # ---- taking one file -----------------------------------------------------------------------------------
+    def _take(self, relative: str, stamp: Stamp) -> dict[str, Any] | None:
+        key = INCOMING_PREFIX + relative
         try:
-            etag = hashlib.md5((self.blob_root / key).read_bytes(), usedforsecurity=False).hexdigest()
-            reply: dict[str, Any] = invoke(TRIGGER_FUNCTION, object_created_event(self.bucket, key, etag, stamp[0]))
+            checked = read_checked(self.folder, relative, max_bytes=self._max_bytes())
+            sidecar = self._sidecar(relative)
+        except Refused as refused:
+            self._settled[relative] = stamp
+            logger.warning("incoming file refused", extra={"key_sha256": key_hash(key), "reason": str(refused)})
+            return {"status": "refused", "key": key, "reason": str(refused)}
+        etag = hashlib.md5(checked.data, usedforsecurity=False).hexdigest()
+        stored = accepted_key(relative, etag)
+        self._blobs.put(stored, checked.data,
+                        metadata={FILENAME_FIELD: quote(PurePosixPath(relative).name, safe="")})
+        if sidecar is not None:
+            self._blobs.put(stored + SIDECAR_SUFFIX, sidecar.data, content_type="application/json")
+        version = ObjectVersion(bucket=self.bucket, key=stored, etag=etag)
+        taken = Taken(relative, checked, stored, execution_arn("ingest", version.execution_name))
+        try:
+            reply: dict[str, Any] = invoke(TRIGGER_FUNCTION,
+                                           object_created_event(self.bucket, stored, etag, checked.size))
+        except IdempotencyAlreadyInProgressError:  # a trigger of a killed server, in progress for 30 s more
+            return None  # taken again at a later poll
         except Exception as exc:  # on AWS the event would go to the dead-letter queue after its retries
-            reason = f"{type(exc).__name__}: {exc}"
+            self._settled[relative] = stamp
             # logged by type and key hash: a file name (and a message quoting it) may hold PHI
             logger.warning("incoming file not ingested: change or touch it to try again",
                            extra={"key_sha256": key_hash(key), "error_type": type(exc).__name__})
-            return {"status": "failed", "key": key, "reason": reason}
+            return {"status": "failed", "key": key, "reason": f"{type(exc).__name__}: {exc}"}
+        self._settled[relative] = stamp
+        self._taken[relative] = taken
+        if reply.get("status") == "duplicate" and not self._job_exists(taken) and self._lost(taken):
+            start_ingestion(self._deps(), uploaded=version)  # its execution died with an earlier server
+            logger.warning("incoming file recovered: its ingestion was lost with a stopped server",
+                           extra={"key_sha256": key_hash(key)})
         logger.info("incoming file announced", extra={"key_sha256": key_hash(key), "status": reply.get("status")})
-        return reply
+        return {**reply, "key": key}
+
+    def _sidecar(self, relative: str) -> CheckedFile | None:
+        if not (self.folder / (relative + SIDECAR_SUFFIX)).exists():
+            return None
+        return read_checked(self.folder, relative + SIDECAR_SUFFIX, max_bytes=64 * 1024)
+
+    def _finish_taken(self) -> None:
+        """A taken file whose job exists is done: its stored copy loses the file name, the source goes."""
+        for relative, taken in list(self._taken.items()):
+            if not self._job_exists(taken):
+                if self._ended(taken) and not self._job_exists(taken):  # registration refused it: it stays
+                    del self._taken[relative]
+                    logger.warning("incoming file not ingested: its registration failed (see the job log)",
+                                   extra={"key_sha256": key_hash(INCOMING_PREFIX + relative)})
+                continue
+            self._blobs.put(taken.key, self._blobs.get(taken.key))  # the same bytes, without the file name
+            self._blobs.delete(taken.key + SIDECAR_SUFFIX)
+            for name in (relative, relative + SIDECAR_SUFFIX):
+                self._remove_if_unchanged(name, taken.checked if name == relative else None)
+            del self._taken[relative]
+
+    def _remove_if_unchanged(self, relative: str, checked: CheckedFile | None) -> None:
+        path = self.folder / relative
+        try:
+            status = path.lstat()
+        except FileNotFoundError:
+            return
+        if checked is None or checked.is_same_file(status):  # a file replaced meanwhile is a new drop: kept
+            path.unlink(missing_ok=True)
+
+    # ---- the job store and the runner ------------------------------------------------------------------------
+    def _deps(self) -> Any:
+        from voiceassist.composition import dependencies
+
+        return dependencies()
+
+    def _max_bytes(self) -> int:
+        return self.max_bytes or int(self._deps().settings.max_upload_bytes)
+
+    def _job_exists(self, taken: Taken) -> bool:
+        try:
+            self._deps().jobs.get(taken.job_id)
+        except NotFound:
+            return False
+        return True
+
+    def _lost(self, taken: Taken) -> bool:
+        """No execution of this name in this process: the one the trigger started died with a killed server."""
+        try:
+            self._deps().pipelines.describe(taken.execution_id)
+        except NotFound:
+            return True
+        return False
+
+    def _ended(self, taken: Taken) -> bool:
+        try:
+            return str(self._deps().pipelines.describe(taken.execution_id).status) != "RUNNING"
+        except NotFound:
+            return True

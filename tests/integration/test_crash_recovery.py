@@ -51,13 +51,14 @@ def call(url: str, method: str = "GET", body: dict[str, Any] | None = None) -> t
 
 
 class Server:
-    def __init__(self, data_dir: Path) -> None:
+    def __init__(self, data_dir: Path, *, watch: bool = False) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data_dir), "POWERTOOLS_LOG_LEVEL": "ERROR"}
         code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
         self.process = subprocess.Popen(
-            [sys.executable, "-c", code, "serve", "--no-samples", "--no-watch", "--port", str(self.port)],
+            [sys.executable, "-c", code, "serve", "--no-samples", "--port", str(self.port),
+             *([] if watch else ["--no-watch"])],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     def wait_ready(self, timeout_s: float = 180) -> None:

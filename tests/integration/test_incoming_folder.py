@@ -3,7 +3,6 @@ ingest_trigger handler and the ingestion state machine, once per version, as S3 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from voiceassist_local.incoming import IncomingFolderWatcher
@@ -23,8 +22,10 @@ def drop(deps: Dependencies, name: str, data: bytes) -> Path:
     return path
 
 
-def settle(deps: Dependencies) -> None:
+def settle(deps: Dependencies, watcher: IncomingFolderWatcher) -> None:
+    """Run the queued executions, then let the watcher finish the files whose job exists."""
     deps.pipelines.join()  # type: ignore[attr-defined]  # the local runner
+    watcher.poll()
 
 
 def active_documents(deps: Dependencies) -> list[tuple[str, int]]:
@@ -38,11 +39,12 @@ def test_a_dropped_file_is_ingested_once_it_holds_still(local_deps: Dependencies
     assert watcher.poll() == []  # first sighting: it may still be being written
     replies = watcher.poll()
     assert [reply["status"] for reply in replies] == ["started"]
-    settle(local_deps)
+    settle(local_deps, watcher)
     assert active_documents(local_deps) == [("sepsis", 1)]
     jobs = local_deps.jobs.list(limit=10)
     assert [job.state for job in jobs] == [JobState.COMPLETED]
     assert local_deps.index.count("sepsis") == jobs[0].chunks_total > 0
+    assert not (watcher.folder / "sepsis.md").exists()  # done: removed from incoming/
     assert watcher.poll() == []  # nothing new: nothing announced
 
 
@@ -53,30 +55,66 @@ def test_a_file_still_growing_waits(local_deps: Dependencies) -> None:
     path.write_bytes(GUIDE)  # the copy went on between the two polls
     assert watcher.poll() == []
     assert [reply["status"] for reply in watcher.poll()] == ["started"]
-    settle(local_deps)
+    settle(local_deps, watcher)
     assert local_deps.documents.list(limit=10)[0].content_hash == content_hash(GUIDE)  # the whole file, once
     assert len(local_deps.jobs.list(limit=10)) == 1
 
 
-def test_a_changed_file_becomes_version_2_and_a_restart_ingests_nothing_again(local_deps: Dependencies) -> None:
+def test_a_changed_file_dropped_again_becomes_version_2(local_deps: Dependencies) -> None:
+    watcher = IncomingFolderWatcher(local_deps.settings.blob_dir)
+    drop(local_deps, "sepsis.md", GUIDE)
+    watcher.poll(), watcher.poll()
+    settle(local_deps, watcher)
+    drop(local_deps, "sepsis.md", GUIDE + b"\nReassess volume status after the initial fluid bolus.\n")
+    watcher.poll()
+    assert [reply["status"] for reply in watcher.poll()] == ["started"]
+    settle(local_deps, watcher)
+    assert active_documents(local_deps) == [("sepsis", 2)]
+    live = [d for d in local_deps.documents.list(limit=10) if d.status is DocumentStatus.ACTIVE]
+    assert local_deps.index.count("sepsis") == live[0].chunk_count > 0  # version 2's chunks only
+
+
+def test_a_restart_before_the_source_was_removed_ingests_nothing_again(local_deps: Dependencies) -> None:
     watcher = IncomingFolderWatcher(local_deps.settings.blob_dir)
     path = drop(local_deps, "sepsis.md", GUIDE)
     watcher.poll(), watcher.poll()
-    settle(local_deps)
-    path.write_bytes(GUIDE + b"\nReassess volume status after the initial fluid bolus.\n")
-    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
-    watcher.poll()
-    assert [reply["status"] for reply in watcher.poll()] == ["started"]
-    settle(local_deps)
-    assert active_documents(local_deps) == [("sepsis", 2)]
+    local_deps.pipelines.join()  # type: ignore[attr-defined]  # ingested; killed before the next poll
+    assert path.exists()
 
-    restarted = IncomingFolderWatcher(local_deps.settings.blob_dir)  # `make run` again: every file re-announced
+    restarted = IncomingFolderWatcher(local_deps.settings.blob_dir)  # `make run` again
     restarted.poll()
     assert [reply["status"] for reply in restarted.poll()] == ["duplicate"]
-    settle(local_deps)
-    assert len(local_deps.jobs.list(limit=10)) == 2
-    live = [d for d in local_deps.documents.list(limit=10) if d.status is DocumentStatus.ACTIVE]
-    assert local_deps.index.count("sepsis") == live[0].chunk_count > 0  # version 2's chunks only
+    settle(local_deps, restarted)
+    assert len(local_deps.jobs.list(limit=10)) == 1
+    assert active_documents(local_deps) == [("sepsis", 1)]
+    assert not path.exists()
+
+
+def test_a_file_whose_queued_ingestion_died_with_the_server_is_ingested_after_a_restart(
+        local_deps: Dependencies, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The trigger replied "started" (its idempotency record says so for 30 days), but the execution was
+    only queued in memory when the server was killed: the restarted watcher starts it again."""
+    runner = local_deps.pipelines
+    with monkeypatch.context() as killed:
+        killed.setattr(runner, "start", lambda pipeline, payload, name=None: f"queued:{name}")
+        watcher = IncomingFolderWatcher(local_deps.settings.blob_dir)
+        path = drop(local_deps, "sepsis.md", GUIDE)
+        watcher.poll()
+        assert [reply["status"] for reply in watcher.poll()] == ["started"]
+    assert local_deps.jobs.list(limit=10) == [] and path.exists()  # nothing ran, nothing was removed
+
+    restarted = IncomingFolderWatcher(local_deps.settings.blob_dir)
+    restarted.poll()
+    assert [reply["status"] for reply in restarted.poll()] == ["duplicate"]
+    settle(local_deps, restarted)
+    assert active_documents(local_deps) == [("sepsis", 1)]
+    assert [job.state for job in local_deps.jobs.list(limit=10)] == [JobState.COMPLETED]
+    assert not path.exists()
+
+
+def test_the_incoming_folder_exists_once_the_watcher_does(tmp_path: Path) -> None:
+    watcher = IncomingFolderWatcher(tmp_path / "blobs")
+    assert watcher.folder.is_dir() and watcher.folder == tmp_path / "blobs" / "incoming"
 
 
 def test_sidecars_hidden_and_temporary_files_are_not_announced(local_deps: Dependencies) -> None:
@@ -89,7 +127,7 @@ def test_sidecars_hidden_and_temporary_files_are_not_announced(local_deps: Depen
     watcher.poll()
     replies = watcher.poll()
     assert [(reply["status"], reply["key"]) for reply in replies] == [("started", "incoming/sepsis.md")]
-    settle(local_deps)
+    settle(local_deps, watcher)
     document = local_deps.documents.list(limit=10)[0]
     assert (document.doc_key, document.metadata.source_type.value) == ("sepsis-bundle", "guideline")
     assert document.metadata.specialty == "critical care"
@@ -108,7 +146,7 @@ def test_a_bad_sidecar_fails_that_file_with_the_reason_and_the_watcher_goes_on(l
     assert "metadata sidecar (.meta.json) is not valid JSON" in replies["incoming/broken.md"]["reason"]
     assert replies["incoming/fine.md"]["status"] == "started"
     assert watcher.poll() == []  # not retried in a loop: changing or touching the file announces it again
-    settle(local_deps)
+    settle(local_deps, watcher)
     assert active_documents(local_deps) == [("fine", 1)]
 
 
@@ -125,7 +163,6 @@ def test_a_symlink_in_the_incoming_folder_is_refused_not_followed(tmp_path, capl
     secret = tmp_path / "secret.txt"
     secret.write_text("root:x:0:0:root:/root:/bin/bash")
     watcher = IncomingFolderWatcher(tmp_path / "blobs")
-    watcher.folder.mkdir(parents=True)
     (watcher.folder / "passwd.txt").symlink_to(secret)
 
     assert watcher.poll() == [] and watcher.poll() == []
