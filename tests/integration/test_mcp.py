@@ -69,6 +69,19 @@ def test_mcp_over_http_refusals_are_tool_errors_and_confirmation_returns_the_pen
     assert pending.structured_content["pending_action"]["summary"] == "send a letter saying 'see you Monday'"
 
 
+def test_mcp_refuses_an_impossible_patient_naming_the_range_and_publishes_the_inputs(mcp_url: str) -> None:
+    async def session(client: Client) -> tuple[Any, Any]:
+        return await client.list_tools(), await client.call_tool("calculate_medical_score", {
+            "calculator": "ckd_epi", "parameters": {"sex": "female", "age": 40, "creatinine_mg_dl": 1e-300}})
+
+    listed, refused = run(mcp_url, session)
+
+    schema = next(t for t in listed.tools if t.name == "calculate_medical_score").input_schema
+    assert (refused.is_error, refused.structured_content["status"]) == (True, 400)
+    assert "creatinine_mg_dl: 1e-300 mg/dL is outside the plausible range 0.1-40 mg/dL" in refused.content[0].text
+    assert set(schema["$defs"]["ckd_epi"]["required"]) == {"sex", "age", "creatinine_mg_dl"}
+
+
 def test_mcp_over_stdio_serves_voiceassist_mcp(tmp_path: Path) -> None:
     command = StdioServerParameters(
         command=sys.executable,

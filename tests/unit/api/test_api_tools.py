@@ -106,3 +106,22 @@ def test_an_expired_action_is_a_410(stack: Dependencies, monkeypatch: pytest.Mon
     status, error, _ = call("POST", f"/v1/actions/{body['pending_action']['action_id']}/confirm")
 
     assert (status, error["error"]["code"]) == (410, "action_expired")
+
+
+def test_an_impossible_patient_is_a_400_naming_the_field_value_and_range() -> None:
+    status, body, _ = call("POST", "/v1/tools/calculate_medical_score/invoke", {"arguments": {
+        "calculator": "creatinine_clearance",
+        "parameters": {"sex": "male", "age": 130, "weight_kg": 700, "creatinine_mg_dl": 0.0000001}}})
+
+    message = body["error"]["message"]
+    assert (status, body["error"]["code"]) == (400, "implausible_input")
+    assert "age: 130 years is outside the plausible range 0-120 years" in message
+    assert "weight_kg: 700 kg" in message and "creatinine_mg_dl: 1e-07 mg/dL" in message
+
+
+def test_the_tool_list_publishes_each_calculators_fields_and_ranges() -> None:
+    _, body, _ = call("GET", "/v1/tools")
+
+    schema = next(tool for tool in body if tool["name"] == "calculate_medical_score")["parameters"]
+    age = schema["$defs"]["curb65"]["properties"]["age"]["anyOf"][0]
+    assert (age["minimum"], age["maximum"]) == (0, 120) and "bun_mg_dl" in schema["$defs"]["curb65"]["properties"]

@@ -40,3 +40,9 @@ def convert_units(parameters: dict[str, Any]) -> dict[str, Any]:
             raise InvalidInput(f"{field}: takes a number in the unit its name gives, not [value, unit]")
         converted[field] = to_number(list(value), quantity, field=field)
     return converted
+
+
+def units_given(parameters: dict[str, Any]) -> dict[str, str]:
+    """What the caller sent for each `[value, unit]` field ("88 umol/L"), to quote beside the converted value."""
+    return {field: " ".join(str(part) for part in value) for field, value in parameters.items()
+            if isinstance(value, list | tuple) and len(value) >= 2}

@@ -110,7 +110,7 @@ class ToolExecutor:
         try:
             params = tool.params.model_validate(call.arguments)
         except ValidationError as error:
-            raise InvalidInput(describe_validation_error(error).replace("calculator", "tool")) from error
+            raise InvalidInput(describe_validation_error(error, subject="tool")) from error
         return _Checked(tool=tool, params=params)
 
     @staticmethod

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType, ToolCategory
-from voiceassist.tools.calculator_units import convert_units
+from voiceassist.tools.calculator_units import convert_units, units_given
 from voiceassist.tools.calculators import CALCULATORS, CalculatorResult, get_calculator, run_calculator
-from voiceassist.tools.calculators.registry import describe_validation_error
+from voiceassist.tools.calculators.registry import validate_arguments
+from voiceassist.tools.calculators.schema import calculate_tool_schema
 from voiceassist.tools.registry import ToolEnvironment, ToolOutput, define
 
 
@@ -23,24 +24,31 @@ class CalculateParams(BaseModel):
                                                    "([154, \"lb\"], [88, \"umol/L\"]), booleans, and "
                                                    "enumerated words (sex)")
 
+    @field_validator("calculator")
+    @classmethod
+    def _calculator_is_known(cls, name: str) -> str:
+        if name not in CALCULATORS:
+            raise ValueError(f"no calculator named {name!r}; the 'calculator' enum of the tool's schema lists them")
+        return name
+
     @model_validator(mode="after")
     def _calculator_accepts_the_parameters(self) -> CalculateParams:
-        """Validated here, so a bad field is the executor's 400 and no free text reaches the PHI rule."""
-        spec = CALCULATORS.get(self.calculator)
-        if spec is None:
-            raise ValueError(f"unknown calculator {self.calculator!r}; the 'calculator' enum lists them")
-        self.parameters = convert_units(self.parameters)  # a wrong unit raises InvalidInput: a 400
-        try:
-            spec.params.model_validate(self.parameters)
-        except ValidationError as error:
-            raise ValueError(describe_validation_error(error)) from None
+        """Validated here (a wrong unit, a missing or implausible input: InvalidInput, the executor's 400), so no
+        free text reaches the PHI rule."""
+        given_as = units_given(self.parameters)
+        self.parameters = convert_units(self.parameters)
+        validate_arguments(CALCULATORS[self.calculator], self.parameters, given_as)
         return self
 
 
 def describe(result: CalculatorResult, title: str) -> str:
     """One paragraph a clinician (or a model) reads: score, interpretation, risk, recommendations, source."""
     score = " ".join(result.score) if isinstance(result.score, tuple) else result.score
-    parts = [f"{title}: {score}{' ' + result.unit if result.unit else ''}.", result.interpretation.rstrip(".") + "."]
+    parts = [f"{title}: {score}{' ' + result.unit if result.unit else ''}."]
+    parts.extend(f"Warning: {warning.rstrip('.')}." for warning in result.warnings)
+    parts.append(result.interpretation.rstrip(".") + ".")
+    if result.assumed:
+        parts.append(f"Not given, so assumed: {', '.join(result.assumed)}.")
     if result.risk_category:
         parts.append(f"Risk category: {result.risk_category}.")
     parts.extend(r.rstrip(".") + "." for r in result.recommendations)
@@ -71,7 +79,7 @@ CALCULATE_MEDICAL_SCORE = define(
     "Cockcroft-Gault, CKD-EPI, BMI and more) from the patient's findings; returns the score, its "
     "interpretation, risk category, recommendations, the parameters used and the published source.",
     CalculateParams, calculate,
-    schema_extra={"calculator": {"enum": sorted(CALCULATORS)}},
+    schema=calculate_tool_schema(CalculateParams.model_json_schema(), CALCULATORS),
     category=ToolCategory.CALCULATION, requires_phi=True,  # a pure function inside the boundary
     scan_arguments=False,  # validated: numbers, booleans, enumerated words and units only
     rate_limit=120, timeout_seconds=2.0,

@@ -52,12 +52,10 @@ class Tool:
 
 
 def define(name: str, description: str, params: type[BaseModel], run: ToolFunction, *,
-           summarize: Callable[[Any], str] | None = None, schema_extra: dict[str, Any] | None = None,
+           summarize: Callable[[Any], str] | None = None, schema: dict[str, Any] | None = None,
            scan_arguments: bool = True, **options: Any) -> Tool:
-    """A Tool whose definition's `parameters` is the JSON Schema of `params` (plus `schema_extra` properties)."""
-    schema = params.model_json_schema()
-    for prop, extra in (schema_extra or {}).items():
-        schema["properties"][prop].update(extra)
+    """A Tool whose definition's `parameters` is `schema`, or else the JSON Schema of `params`."""
+    schema = schema or params.model_json_schema()
     definition = ToolDefinition(name=name, description=description, parameters=schema, **options)
     return Tool(definition=definition, params=params, run=run, summarize=summarize, scan_arguments=scan_arguments)
 

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from voiceassist.tools.calculators.plausibility import Validity
+
 
 class Sex(StrEnum):
     female = "female"
@@ -33,6 +35,10 @@ class CalculatorResult(BaseModel):
     recommendations: list[str] = Field(default_factory=list)
     parameters_used: dict[str, Any]
     source: str
+    assumed: list[str] = Field(default_factory=list,
+                               description="Inputs not given and the value the calculator assumed for each")
+    warnings: list[str] = Field(default_factory=list,
+                                description="The patient is outside the population the calculator was validated in")
 
 
 @dataclass(frozen=True)
@@ -44,6 +50,9 @@ class CalculatorSpec:
     function: Callable[[Any], CalculatorResult]
     category: str
     medcalc_ids: tuple[int, ...] = ()
+    # the population its source validated it in; () when it applies at any age (a formula of physics or
+    # chemistry); None only until declared (a test requires every calculator to declare it)
+    validity: tuple[Validity, ...] | None = None
 
     def json_schema(self) -> dict[str, Any]:
         return self.params.model_json_schema()
@@ -59,6 +68,31 @@ def parameters_used(params: CalculatorParams) -> dict[str, Any]:
     used = params.model_dump(mode="json")
     used["defaults_applied"] = [name for name in type(params).model_fields if name not in params.model_fields_set]
     return used
+
+
+def assumed_inputs(params: CalculatorParams) -> list[str]:
+    """Each input the caller did not give, worded with what was assumed ("confusion absent", "respiratory
+    rate 16 (breaths per minute)"), so no result rests silently on a default."""
+    assumed = []
+    for name, info in type(params).model_fields.items():
+        if name in params.model_fields_set:
+            continue
+        value = getattr(params, name)
+        label = name.replace("_", " ")
+        unit = (info.description or "").partition(",")[2].strip()
+        if value is None:
+            assumed.append(f"{label} not given (not used)")
+        elif isinstance(value, bool):
+            assumed.append(f"{label} {'present' if value else 'absent'}")
+        elif isinstance(value, int | float):
+            assumed.append(f"{label} {value:g}{' ' + unit if unit else ''}")
+        elif isinstance(value, str):
+            assumed.append(f"{label} {value}")
+        elif isinstance(value, list | tuple) and not value:
+            assumed.append(f"{label} none")
+        else:
+            assumed.append(f"{label} {value}")
+    return assumed
 
 
 def result(
@@ -81,6 +115,7 @@ def result(
         recommendations=recommendations or [],
         parameters_used=parameters_used(params),
         source=source,
+        assumed=assumed_inputs(params),
     )
 
 

@@ -17,6 +17,7 @@ from voiceassist.tools.calculators.base import (
     result,
     round5,
 )
+from voiceassist.tools.calculators.plausibility import Validity, adults
 
 AGE = Field(ge=0, le=130, description="Age, years")
 SBP = Field(gt=0, le=350, description="Systolic blood pressure, mm Hg")
@@ -238,17 +239,28 @@ def mean_arterial_pressure(params: MapParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("chadsvasc", "CHA2DS2-VASc", "Stroke risk in atrial fibrillation.", ChadsVascParams, chadsvasc,
-                   "cardiology", (4,)),
+                   "cardiology", (4,),
+                   validity=(adults("Lip GYH et al., Chest 2010: adults with non-valvular atrial fibrillation"),)),
     CalculatorSpec("hasbled", "HAS-BLED", "Major bleeding risk on anticoagulation.", HasBledParams, hasbled,
-                   "cardiology", (25,)),
+                   "cardiology", (25,),
+                   validity=(adults("Pisters R et al., Chest 2010: adults with atrial fibrillation"),)),
     CalculatorSpec("heart_score", "HEART Score", "Major adverse cardiac events in chest pain.", HeartParams,
-                   heart_score, "cardiology", (18,)),
+                   heart_score, "cardiology", (18,),
+                   validity=(
+                       adults("Six AJ et al., Neth Heart J 2008: adults with chest pain at the "
+                       "emergency department"),)),
     CalculatorSpec("rcri", "Revised Cardiac Risk Index", "Pre-operative cardiac risk.", RcriParams, rcri,
-                   "cardiology", (17,)),
+                   "cardiology", (17,),
+                   validity=()),
     CalculatorSpec("grace", "GRACE ACS Risk", "In-hospital mortality in acute coronary syndrome.", GraceParams,
-                   grace, "cardiology"),
+                   grace, "cardiology",
+                   validity=(adults("Granger CB et al., Arch Intern Med 2003: adults with acute coronary syndrome"),)),
     CalculatorSpec("framingham_hard_chd", "Framingham Risk Score (hard CHD)", "10-year hard CHD risk, ATP III.",
-                   FraminghamParams, framingham_hard_chd, "cardiology", (46,)),
+                   FraminghamParams, framingham_hard_chd, "cardiology", (46,),
+                   validity=(
+                       Validity("age", 20, 79, "the ATP III Framingham estimate covers ages 20-79 (NCEP ATP III, JAMA "
+                       "2001)"),)),
     CalculatorSpec("mean_arterial_pressure", "Mean Arterial Pressure", "SBP/3 + 2 DBP/3.", MapParams,
-                   mean_arterial_pressure, "cardiology", (5,)),
+                   mean_arterial_pressure, "cardiology", (5,),
+                   validity=()),
 ]

@@ -6,6 +6,7 @@ from pydantic import Field
 
 from voiceassist.errors import InvalidInput
 from voiceassist.tools.calculators.base import CalculatorParams, CalculatorResult, CalculatorSpec, result, round5
+from voiceassist.tools.calculators.plausibility import Validity
 
 SODIUM = Field(gt=50, le=300, description="Serum sodium, mmol/L")
 CHLORIDE = Field(gt=20, le=200, description="Serum chloride, mmol/L")
@@ -149,7 +150,7 @@ def serum_osmolality(params: OsmolalityParams) -> CalculatorResult:
 class LdlParams(CalculatorParams):
     total_cholesterol_mg_dl: float = Field(gt=0, le=2000, description="Total cholesterol, mg/dL")
     hdl_mg_dl: float = Field(gt=0, le=500, description="HDL cholesterol, mg/dL")
-    triglycerides_mg_dl: float = Field(ge=0, le=10000, description="Triglycerides, mg/dL")
+    triglycerides_mg_dl: float = Field(ge=0, le=20000, description="Triglycerides, mg/dL")
 
 
 def ldl_calculated(params: LdlParams) -> CalculatorResult:
@@ -176,25 +177,41 @@ def homa_ir(params: HomaIrParams) -> CalculatorResult:
                   interpretation=f"HOMA-IR {value:.2f} ({category}).")
 
 
+# Friedewald WT et al., Clin Chem 1972;18:499: the estimate is not to be used above 400 mg/dL of triglycerides
+FRIEDEWALD_LIMIT = Validity("triglycerides_mg_dl", 0, 400, "the Friedewald equation must not be used with "
+                            "triglycerides above 400 mg/dL (Friedewald WT et al., Clin Chem 1972); measure LDL "
+                            "directly", "refuse")
+
 SPECS = [
-    CalculatorSpec("anion_gap", "Anion Gap", "Na - (Cl + HCO3).", AnionGapParams, anion_gap, "lab", (39,)),
-    CalculatorSpec("delta_gap", "Delta Gap", "Anion gap - 12.", AnionGapParams, delta_gap, "lab", (63,)),
+    CalculatorSpec("anion_gap", "Anion Gap", "Na - (Cl + HCO3).", AnionGapParams, anion_gap, "lab", (39,),
+                   validity=()),
+    CalculatorSpec("delta_gap", "Delta Gap", "Anion gap - 12.", AnionGapParams, delta_gap, "lab", (63,),
+                   validity=()),
     CalculatorSpec("delta_ratio", "Delta Ratio", "(Anion gap - 12) / (24 - HCO3).", AnionGapParams, delta_ratio,
-                   "lab", (64,)),
+                   "lab", (64,),
+                   validity=()),
     CalculatorSpec("albumin_corrected_anion_gap", "Albumin Corrected Anion Gap", "Anion gap + 2.5 x (4 - albumin).",
-                   AlbuminGapParams, albumin_corrected_anion_gap, "lab", (65,)),
+                   AlbuminGapParams, albumin_corrected_anion_gap, "lab", (65,),
+                   validity=()),
     CalculatorSpec("albumin_corrected_delta_gap", "Albumin Corrected Delta Gap", "Albumin-corrected gap - 12.",
-                   AlbuminGapParams, albumin_corrected_delta_gap, "lab", (66,)),
+                   AlbuminGapParams, albumin_corrected_delta_gap, "lab", (66,),
+                   validity=()),
     CalculatorSpec("albumin_corrected_delta_ratio", "Albumin Corrected Delta Ratio",
                    "(Albumin-corrected gap - 12) / (24 - HCO3).", AlbuminGapParams, albumin_corrected_delta_ratio,
-                   "lab", (67,)),
+                   "lab", (67,),
+                   validity=()),
     CalculatorSpec("calcium_correction", "Calcium Correction for Hypoalbuminemia", "Ca + 0.8 x (4 - albumin).",
-                   CalciumParams, calcium_correction, "lab", (7,)),
+                   CalciumParams, calcium_correction, "lab", (7,),
+                   validity=()),
     CalculatorSpec("sodium_correction", "Sodium Correction for Hyperglycemia", "Na + 0.024 x (glucose - 100).",
-                   SodiumCorrectionParams, sodium_correction, "lab", (26,)),
+                   SodiumCorrectionParams, sodium_correction, "lab", (26,),
+                   validity=()),
     CalculatorSpec("serum_osmolality", "Serum Osmolality", "2 Na + BUN/2.8 + glucose/18.", OsmolalityParams,
-                   serum_osmolality, "lab", (30,)),
+                   serum_osmolality, "lab", (30,),
+                   validity=()),
     CalculatorSpec("ldl_calculated", "LDL Calculated (Friedewald)", "TC - HDL - TG/5.", LdlParams, ldl_calculated,
-                   "lab", (44,)),
-    CalculatorSpec("homa_ir", "HOMA-IR", "Insulin x glucose / 405.", HomaIrParams, homa_ir, "lab", (31,)),
+                   "lab", (44,),
+                   validity=(FRIEDEWALD_LIMIT,)),
+    CalculatorSpec("homa_ir", "HOMA-IR", "Insulin x glucose / 405.", HomaIrParams, homa_ir, "lab", (31,),
+                   validity=()),
 ]

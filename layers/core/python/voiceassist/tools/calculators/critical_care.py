@@ -7,6 +7,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from voiceassist.tools.calculators.base import CalculatorParams, CalculatorResult, CalculatorSpec, band, result
+from voiceassist.tools.calculators.plausibility import Validity
 
 GCS_FIELD = Field(default=15, ge=3, le=15, description="Glasgow Coma Scale total")
 
@@ -19,7 +20,7 @@ class AdmissionType(StrEnum):
 
 class ApacheParams(CalculatorParams):
     age: float = Field(ge=0, le=130, description="Age, years")
-    temperature_c: float = Field(gt=15, le=46, description="Core temperature, °C")
+    temperature_c: float = Field(ge=13.7, le=46.5, description="Core temperature, °C")
     mean_arterial_pressure: float = Field(gt=0, le=300, description="Mean arterial pressure, mm Hg")
     heart_rate: float = Field(ge=0, le=400, description="Heart rate, beats per minute")
     respiratory_rate: float = Field(ge=0, le=150, description="Respiratory rate, breaths per minute")
@@ -150,9 +151,14 @@ def glasgow_coma_scale(params: GcsParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("apache_ii", "APACHE II", "ICU severity of illness.", ApacheParams, apache_ii, "critical care",
-                   (28,)),
+                   (28,),
+                   validity=(
+                       Validity("age", 16, 120, "APACHE II was developed in ICU patients aged 16 and over (Knaus WA et "
+                       "al., Crit Care Med 1985)"),)),
     CalculatorSpec("sofa", "SOFA Score", "Sequential organ failure assessment.", SofaParams, sofa, "critical care",
-                   (43,)),
+                   (43,),
+                   validity=()),
     CalculatorSpec("glasgow_coma_scale", "Glasgow Coma Scale", "Level of consciousness.", GcsParams,
-                   glasgow_coma_scale, "critical care", (21,)),
+                   glasgow_coma_scale, "critical care", (21,),
+                   validity=()),
 ]

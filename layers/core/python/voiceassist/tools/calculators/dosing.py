@@ -68,7 +68,8 @@ MME_FACTOR: dict[Opioid, float] = {
 
 class OpioidDose(BaseModel):
     opioid: Opioid
-    dose: float = Field(ge=0, le=100_000, description="Dose per administration: mg, or µg for fentanyl")
+    # the largest single doses in palliative use (BNF 2024: plausible_ranges "dosing"); above is a unit slip
+    dose: float = Field(gt=0, le=5000, description="Dose per administration: mg, or µg for fentanyl")
     doses_per_day: float = Field(default=1, ge=0, le=48, description="Administrations per day")
 
 
@@ -91,7 +92,9 @@ def morphine_milligram_equivalents(params: MmeParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("steroid_conversion", "Steroid Conversion", "Equivalent corticosteroid dose.", SteroidParams,
-                   steroid_conversion, "dosing", (24,)),
+                   steroid_conversion, "dosing", (24,),
+                   validity=()),
     CalculatorSpec("morphine_milligram_equivalents", "Morphine Milligram Equivalents", "Daily MME across opioids.",
-                   MmeParams, morphine_milligram_equivalents, "dosing", (49,)),
+                   MmeParams, morphine_milligram_equivalents, "dosing", (49,),
+                   validity=()),
 ]

@@ -17,6 +17,7 @@ from voiceassist.tools.calculators.base import (
     result,
     round5,
 )
+from voiceassist.tools.calculators.plausibility import Validity
 
 BILIRUBIN = Field(gt=0, le=100, description="Total bilirubin, mg/dL")
 INR = Field(gt=0, le=20, description="International normalised ratio")
@@ -136,10 +137,17 @@ def glasgow_blatchford(params: BlatchfordParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("meld", "MELD-Na (UNOS/OPTN)", "Liver disease severity, 90-day mortality.", MeldParams, meld,
-                   "hepatology", (23,)),
+                   "hepatology", (23,),
+                   validity=()),
     CalculatorSpec("child_pugh", "Child-Pugh Score", "Cirrhosis severity.", ChildPughParams, child_pugh,
-                   "hepatology", (15,)),
-    CalculatorSpec("fib4", "FIB-4 Index", "Liver fibrosis.", Fib4Params, fib4, "hepatology", (19,)),
+                   "hepatology", (15,),
+                   validity=()),
+    CalculatorSpec("fib4", "FIB-4 Index", "Liver fibrosis.", Fib4Params, fib4, "hepatology", (19,),
+                   validity=(
+                       Validity("age", 35, 65, "FIB-4 is unreliable under 35 and over-calls fibrosis over 65 "
+                       "(McPherson S et al., Am J Gastroenterol 2017;112:740); over 65 use 2.0"
+                       " as the lower cut-off"),)),
     CalculatorSpec("glasgow_blatchford", "Glasgow-Blatchford Bleeding Score", "Upper GI bleeding risk.",
-                   BlatchfordParams, glasgow_blatchford, "gastroenterology", (27,)),
+                   BlatchfordParams, glasgow_blatchford, "gastroenterology", (27,),
+                   validity=()),
 ]

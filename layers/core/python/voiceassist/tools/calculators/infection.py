@@ -5,11 +5,12 @@ from __future__ import annotations
 from pydantic import Field
 
 from voiceassist.tools.calculators.base import CalculatorParams, CalculatorResult, CalculatorSpec, flag, result
+from voiceassist.tools.calculators.plausibility import Validity
 
 
 class CentorParams(CalculatorParams):
     age: float = Field(ge=0, le=130, description="Age, years")
-    temperature_c: float = Field(default=37, gt=15, le=46, description="Temperature, °C")
+    temperature_c: float = Field(default=37, ge=13.7, le=46.5, description="Temperature, °C")
     tonsillar_exudate: bool = Field(default=False, description="Exudate or swelling on tonsils")
     tender_anterior_nodes: bool = Field(default=False, description="Tender or swollen anterior cervical nodes")
     cough_absent: bool = Field(default=True, description="Cough absent (unknown counts as absent)")
@@ -53,7 +54,7 @@ def feverpain(params: FeverPainParams) -> CalculatorResult:
 
 
 class SirsParams(CalculatorParams):
-    temperature_c: float | None = Field(default=None, gt=15, le=46, description="Temperature, °C")
+    temperature_c: float | None = Field(default=None, ge=13.7, le=46.5, description="Temperature, °C")
     heart_rate: float | None = Field(default=None, ge=0, le=400, description="Beats per minute")
     respiratory_rate: float | None = Field(default=None, ge=0, le=150, description="Breaths per minute")
     paco2: float | None = Field(default=None, gt=0, le=200, description="PaCO2, mm Hg")
@@ -78,9 +79,14 @@ def sirs(params: SirsParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("centor", "Centor Score (McIsaac)", "Streptococcal pharyngitis.", CentorParams, centor,
-                   "infectious disease", (20,)),
+                   "infectious disease", (20,),
+                   validity=(
+                       Validity("age", 3, 120, "the McIsaac-modified Centor score was validated from 3 years (McIsaac "
+                       "WJ et al., CMAJ 1998)"),)),
     CalculatorSpec("feverpain", "FeverPAIN", "Streptococcal pharyngitis.", FeverPainParams, feverpain,
-                   "infectious disease", (33,)),
+                   "infectious disease", (33,),
+                   validity=()),
     CalculatorSpec("sirs", "SIRS Criteria", "Systemic inflammatory response syndrome.", SirsParams, sirs,
-                   "infectious disease", (51,)),
+                   "infectious disease", (51,),
+                   validity=()),
 ]

@@ -53,9 +53,12 @@ def gestational_age(params: GestationalAgeParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("due_date", "Estimated Due Date", "LMP + 280 days, adjusted for cycle length.", DueDateParams,
-                   due_date, "obstetrics", (13,)),
+                   due_date, "obstetrics", (13,),
+                   validity=()),
     CalculatorSpec("conception_date", "Estimated Date of Conception", "LMP + 14 days.", ConceptionParams,
-                   conception_date, "obstetrics", (68,)),
+                   conception_date, "obstetrics", (68,),
+                   validity=()),
     CalculatorSpec("gestational_age", "Estimated Gestational Age", "Weeks and days since the LMP.",
-                   GestationalAgeParams, gestational_age, "obstetrics", (69,)),
+                   GestationalAgeParams, gestational_age, "obstetrics", (69,),
+                   validity=()),
 ]

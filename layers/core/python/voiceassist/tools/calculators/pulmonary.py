@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from voiceassist.tools.calculators.base import CalculatorParams, CalculatorResult, CalculatorSpec, Sex, flag, result
+from voiceassist.tools.calculators.plausibility import adults
 
 AGE = Field(ge=0, le=130, description="Age, years")
 
@@ -45,7 +46,7 @@ class PsiParams(CalculatorParams):
     altered_mental_status: bool = False
     respiratory_rate: float = Field(default=16, ge=0, le=150, description="Breaths per minute")
     systolic_bp: float = Field(default=120, gt=0, le=350, description="mm Hg")
-    temperature_c: float = Field(default=37, gt=15, le=46, description="°C")
+    temperature_c: float = Field(default=37, ge=13.7, le=46.5, description="°C")
     heart_rate: float = Field(default=80, ge=0, le=400, description="Beats per minute")
     arterial_ph: float = Field(default=7.4, ge=6.3, le=8.0, description="Arterial pH")
     bun_mg_dl: float = Field(default=10, ge=0, le=500, description="Blood urea nitrogen, mg/dL")
@@ -81,7 +82,9 @@ def pneumonia_severity_index(params: PsiParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("curb65", "CURB-65", "Pneumonia severity and 30-day mortality.", Curb65Params, curb65,
-                   "pulmonology", (45,)),
+                   "pulmonology", (45,),
+                   validity=(adults("Lim WS et al., Thorax 2003: adults with community-acquired pneumonia"),)),
     CalculatorSpec("pneumonia_severity_index", "Pneumonia Severity Index (PSI)", "PORT score, raw points.",
-                   PsiParams, pneumonia_severity_index, "pulmonology", (29,)),
+                   PsiParams, pneumonia_severity_index, "pulmonology", (29,),
+                   validity=(adults("Fine MJ et al., N Engl J Med 1997: adults with community-acquired pneumonia"),)),
 ]

@@ -59,12 +59,17 @@ qtc_hodges = _qtc_calculator("hodges")
 qtc_rautaharju = _qtc_calculator("rautaharju")
 
 SPECS = [
-    CalculatorSpec("qtc_bazett", "QTc Bazett", "QT / sqrt(RR).", QtcParams, qtc_bazett, "cardiology", (11,)),
+    CalculatorSpec("qtc_bazett", "QTc Bazett", "QT / sqrt(RR).", QtcParams, qtc_bazett, "cardiology", (11,),
+                   validity=()),
     CalculatorSpec("qtc_fridericia", "QTc Fridericia", "QT / RR^(1/3).", QtcParams, qtc_fridericia, "cardiology",
-                   (56,)),
+                   (56,),
+                   validity=()),
     CalculatorSpec("qtc_framingham", "QTc Framingham", "QT + 154 x (1 - RR).", QtcParams, qtc_framingham,
-                   "cardiology", (57,)),
-    CalculatorSpec("qtc_hodges", "QTc Hodges", "QT + 1.75 x (HR - 60).", QtcParams, qtc_hodges, "cardiology", (58,)),
+                   "cardiology", (57,),
+                   validity=()),
+    CalculatorSpec("qtc_hodges", "QTc Hodges", "QT + 1.75 x (HR - 60).", QtcParams, qtc_hodges, "cardiology", (58,),
+                   validity=()),
     CalculatorSpec("qtc_rautaharju", "QTc Rautaharju", "QT x (120 + HR) / 180.", QtcParams, qtc_rautaharju,
-                   "cardiology", (59,)),
+                   "cardiology", (59,),
+                   validity=()),
 ]

@@ -22,7 +22,8 @@ from voiceassist.tools.calculators import (
     scores,
     thrombosis,
 )
-from voiceassist.tools.calculators.base import CalculatorResult, CalculatorSpec
+from voiceassist.tools.calculators.base import CalculatorParams, CalculatorResult, CalculatorSpec
+from voiceassist.tools.calculators.plausibility import check_plausible, check_population
 
 _MODULES = (body, cardiology, chemistry, critical_care, dosing, hepatic, infection, obstetrics, pulmonary, qtc, renal,
             scores, thrombosis)
@@ -41,20 +42,45 @@ def get_calculator(name: str) -> CalculatorSpec:
     return spec
 
 
-def describe_validation_error(error: ValidationError) -> str:
-    """One line per bad field: its name and what was wrong, never the value itself (it may be PHI)."""
-    problems = []
+_RANGE_ERRORS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "<", "less_than_equal": "<="}
+
+
+def describe_validation_error(error: ValidationError, subject: str = "calculator") -> str:
+    """One line per bad field: its name and what was wrong; missing fields are named together (a clarification),
+    and a number out of its range is shown with the range. Never a free-text value (it may be PHI)."""
+    missing = [".".join(str(p) for p in item["loc"]) for item in error.errors() if item["type"] == "missing"]
+    problems = [f"missing inputs: {', '.join(missing)} (give them to compute this)"] if missing else []
     for item in error.errors():
+        if item["type"] == "missing":
+            continue
         field = ".".join(str(part) for part in item["loc"]) or "arguments"
-        problems.append(f"{field}: {item['msg']}")
-    return "invalid calculator arguments: " + "; ".join(problems)
+        value = item.get("input")
+        if item["type"] in _RANGE_ERRORS and isinstance(value, int | float) and not isinstance(value, bool):
+            bound = next(iter((item.get("ctx") or {}).values()), "")
+            problems.append(f"{field}: {value:g} is outside the accepted range ({_RANGE_ERRORS[item['type']]} "
+                            f"{bound})")
+        else:
+            problems.append(f"{field}: {item['msg']}")
+    return f"invalid {subject} arguments: " + "; ".join(problems)
 
 
-def run_calculator(name: str, arguments: dict[str, Any]) -> CalculatorResult:
-    """Validate `arguments` against the calculator's params model, then compute; bad input raises InvalidInput."""
-    spec = get_calculator(name)
+def validate_arguments(spec: CalculatorSpec, arguments: dict[str, Any],
+                       given_as: dict[str, str] | None = None) -> CalculatorParams:
+    """The calculator's params: typed (InvalidInput), then physiologically plausible (ImplausibleInput, a 400
+    naming the field, the value and the range). `given_as` is what the caller sent before unit conversion."""
+    check_plausible(spec.params.model_fields, arguments, given_as)
     try:
-        params = spec.params.model_validate(arguments)
+        return spec.params.model_validate(arguments)
     except ValidationError as error:
         raise InvalidInput(describe_validation_error(error)) from error
-    return spec.function(params)
+
+
+def run_calculator(name: str, arguments: dict[str, Any], given_as: dict[str, str] | None = None) -> CalculatorResult:
+    """Validate `arguments`, check them against the calculator's validated population (a warning, or a refusal
+    where its source says so), then compute; bad input raises InvalidInput."""
+    spec = get_calculator(name)
+    params = validate_arguments(spec, arguments, given_as)
+    warnings = check_population(spec.name, spec.validity or (), params)
+    computed = spec.function(params)
+    computed.warnings = warnings
+    return computed

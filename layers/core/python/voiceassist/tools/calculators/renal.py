@@ -13,6 +13,7 @@ from voiceassist.tools.calculators.base import (
     round5,
 )
 from voiceassist.tools.calculators.body import WEIGHT_KG, adjusted_weight, devine_ideal_weight
+from voiceassist.tools.calculators.plausibility import adults
 
 AGE = Field(ge=0, le=130, description="Age, years")
 CREATININE = Field(gt=0, le=40, description="Serum creatinine, mg/dL")
@@ -187,16 +188,27 @@ def free_water_deficit(params: FreeWaterParams) -> CalculatorResult:
     )
 
 
+# KDIGO 2012 CKD guideline (Kidney Int Suppl 2013;3:1), recommendation 1.4.3.5: in children, a paediatric equation
+CHILDREN = "in children use the bedside Schwartz or CKiD U25 equation (KDIGO 2012 CKD guideline, 1.4.3.5)"
+COCKCROFT_GAULT_COHORT = "Cockcroft DW, Gault MH, Nephron 1976: men aged 18-92"
+
+
 SPECS = [
     CalculatorSpec("creatinine_clearance", "Creatinine Clearance (Cockcroft-Gault)",
                    "CrCl with the BMI-based choice of actual, ideal or adjusted weight.",
-                   CockcroftGaultParams, creatinine_clearance, "renal", (2,)),
+                   CockcroftGaultParams, creatinine_clearance, "renal", (2,),
+                   validity=(adults(COCKCROFT_GAULT_COHORT, action="refuse", alternative=CHILDREN),)),
     CalculatorSpec("ckd_epi", "CKD-EPI 2021 eGFR", "Race-free CKD-EPI creatinine equation.",
-                   CkdEpiParams, ckd_epi, "renal", (3,)),
-    CalculatorSpec("mdrd_gfr", "MDRD GFR", "4-variable MDRD eGFR (IDMS, 175).", MdrdParams, mdrd, "renal", (9,)),
+                   CkdEpiParams, ckd_epi, "renal", (3,),
+                   validity=(adults("Inker LA et al., N Engl J Med 2021", action="refuse", alternative=CHILDREN),)),
+    CalculatorSpec("mdrd_gfr", "MDRD GFR", "4-variable MDRD eGFR (IDMS, 175).", MdrdParams, mdrd, "renal", (9,),
+                   validity=(adults("Levey AS et al., Ann Intern Med 2006", action="refuse", alternative=CHILDREN),)),
     CalculatorSpec("renal_dosing", "Renal Dosing", "Cockcroft-Gault CrCl with dose-adjustment bands plus "
-                   "CKD-EPI 2021 eGFR.", RenalDosingParams, renal_dosing, "renal"),
-    CalculatorSpec("fena", "Fractional Excretion of Sodium", "FENa, percent.", FenaParams, fena, "renal", (40,)),
+                   "CKD-EPI 2021 eGFR.", RenalDosingParams, renal_dosing, "renal",
+                   validity=(adults(COCKCROFT_GAULT_COHORT, action="refuse", alternative=CHILDREN),)),
+    CalculatorSpec("fena", "Fractional Excretion of Sodium", "FENa, percent.", FenaParams, fena, "renal", (40,),
+                   validity=()),
     CalculatorSpec("free_water_deficit", "Free Water Deficit", "TBW x weight x (Na/140 - 1), litres.",
-                   FreeWaterParams, free_water_deficit, "renal", (38,)),
+                   FreeWaterParams, free_water_deficit, "renal", (38,),
+                   validity=()),
 ]

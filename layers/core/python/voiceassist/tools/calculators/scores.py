@@ -8,6 +8,7 @@ from enum import StrEnum
 from pydantic import Field
 
 from voiceassist.tools.calculators.base import CalculatorParams, CalculatorResult, CalculatorSpec, band, flag, result
+from voiceassist.tools.calculators.plausibility import adults
 
 
 class LiverDisease(StrEnum):
@@ -74,5 +75,6 @@ def charlson(params: CharlsonParams) -> CalculatorResult:
 
 SPECS = [
     CalculatorSpec("charlson", "Charlson Comorbidity Index", "Comorbidity burden and 10-year survival.",
-                   CharlsonParams, charlson, "comorbidity", (32,)),
+                   CharlsonParams, charlson, "comorbidity", (32,),
+                   validity=(adults("Charlson ME et al., J Chronic Dis 1987: adult medical inpatients"),)),
 ]

@@ -14,9 +14,13 @@ from voiceassist.tools.calculators.base import (
     flag,
     result,
 )
+from voiceassist.tools.calculators.plausibility import adults, not_in_pregnancy
+
+PREGNANT = Field(default=None, description="Pregnant (the rule was not validated in pregnancy)")
 
 
 class WellsDvtParams(CalculatorParams):
+    pregnant: bool | None = PREGNANT
     active_cancer: bool = Field(default=False, description="Treatment within 6 months or palliative")
     bedridden_or_major_surgery: bool = Field(default=False, description="Bedridden > 3 days or major surgery "
                                              "within 12 weeks")
@@ -48,6 +52,7 @@ def wells_dvt(params: WellsDvtParams) -> CalculatorResult:
 
 
 class WellsPeParams(CalculatorParams):
+    pregnant: bool | None = PREGNANT
     dvt_signs: bool = Field(default=False, description="Clinical signs and symptoms of DVT")
     pe_most_likely: bool = Field(default=False, description="PE is the most likely diagnosis or equally likely")
     heart_rate: float = Field(default=80, gt=0, le=400, description="Heart rate, beats per minute")
@@ -76,6 +81,7 @@ def wells_pe(params: WellsPeParams) -> CalculatorResult:
 
 
 class PercParams(CalculatorParams):
+    pregnant: bool | None = PREGNANT
     age: float = Field(ge=0, le=130, description="Age, years")
     heart_rate: float = Field(gt=0, le=400, description="Heart rate, beats per minute")
     oxygen_saturation: float = Field(default=98, gt=0, le=100, description="SaO2 on room air, %")
@@ -128,7 +134,7 @@ CAPRINI_ITEMS: dict[str, int] = {
 
 class CapriniParams(CalculatorParams):
     age: float = Field(ge=0, le=130, description="Age, years")
-    bmi: float = Field(default=22, gt=5, le=150, description="Body mass index, kg/m²")
+    bmi: float = Field(default=22, gt=5, le=200, description="Body mass index, kg/m²")
     surgery_type: SurgeryType = SurgeryType.none
     mobility: Mobility = Mobility.ambulatory
     major_surgery_last_month: bool = False
@@ -181,13 +187,20 @@ def caprini(params: CapriniParams) -> CalculatorResult:
                   source="Caprini JA, Dis Mon 2005;51:70-78")
 
 
+PERC_SOURCE = "Kline JA et al., J Thromb Haemost 2004;2:1247-1255"
+
 SPECS = [
     CalculatorSpec("wells_dvt", "Wells' Criteria for DVT", "Pre-test probability of deep vein thrombosis.",
-                   WellsDvtParams, wells_dvt, "thrombosis", (16,)),
+                   WellsDvtParams, wells_dvt, "thrombosis", (16,),
+                   validity=(not_in_pregnancy("Wells PS et al., N Engl J Med 2003"),)),
     CalculatorSpec("wells_pe", "Wells' Criteria for PE", "Pre-test probability of pulmonary embolism.",
-                   WellsPeParams, wells_pe, "thrombosis", (8,)),
+                   WellsPeParams, wells_pe, "thrombosis", (8,),
+                   validity=(not_in_pregnancy("Wells PS et al., Thromb Haemost 2000"),)),
     CalculatorSpec("perc_rule", "PERC Rule", "Pulmonary embolism rule-out criteria.", PercParams, perc_rule,
-                   "thrombosis", (48,)),
+                   "thrombosis", (48,),
+                   validity=(adults(PERC_SOURCE), not_in_pregnancy(PERC_SOURCE + "; the rule must not be used to "
+                                                                 "exclude PE in pregnancy", action="refuse"))),
     CalculatorSpec("caprini", "Caprini Score (2005)", "Venous thromboembolism risk.", CapriniParams, caprini,
-                   "thrombosis", (36,)),
+                   "thrombosis", (36,),
+                   validity=(adults("Caprini JA, Dis Mon 2005: adult surgical patients"),)),
 ]

@@ -1,0 +1,181 @@
+"""Every calculator refuses an impossible patient (400 naming the field, the value and the range), warns or
+refuses outside its validated population, says what it assumed, and publishes its inputs in the tool schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.unit.tools.executor_fixtures import build
+from voiceassist.errors import InvalidInput
+from voiceassist.models import ToolCall
+from voiceassist.tools.calculators import CALCULATORS, CalculatorSpec, run_calculator
+from voiceassist.tools.calculators.plausibility import ImplausibleInput, OutsideValidatedPopulation
+from voiceassist.tools.calculators.plausible_ranges import PHYSIOLOGIC, SOURCES
+from voiceassist.tools.executor import Caller
+from voiceassist.tools.medical import CALCULATE_MEDICAL_SCORE, describe
+
+# A typical adult, for the inputs a calculator requires (the test then breaks one input at a time).
+TYPICAL: dict[str, Any] = {
+    "age": 50, "sex": "male", "weight_kg": 70, "height_cm": 170, "creatinine_mg_dl": 1.0, "sodium": 140,
+    "chloride": 100, "bicarbonate": 18, "albumin_g_dl": 4.0, "glucose_mg_dl": 100, "bun_mg_dl": 14,
+    "calcium_mg_dl": 9.5, "total_cholesterol_mg_dl": 200, "hdl_mg_dl": 50, "triglycerides_mg_dl": 150,
+    "insulin_uiu_ml": 10, "heart_rate": 80, "systolic_bp": 120, "diastolic_bp": 80, "qt_msec": 400,
+    "target_bmi": 22, "urine_sodium": 40, "urine_creatinine_mg_dl": 100, "bilirubin_mg_dl": 1.0, "inr": 1.1,
+    "ast": 30, "alt": 30, "platelets_10_9_l": 250, "hemoglobin_g_dl": 14, "dose_mg": 10,
+    "from_steroid": "prednisone", "to_steroid": "dexamethasone",
+    "opioids": [{"opioid": "morphine", "dose": 10, "doses_per_day": 4}],
+    "temperature_c": 37, "pao2": 90, "fio2_percent": 21, "respiratory_rate": 16, "mean_arterial_pressure": 90,
+    "arterial_ph": 7.4, "potassium": 4.2, "hematocrit": 42, "wbc_10_3_ul": 7, "wbc_per_ul": 7000, "paco2": 40,
+    "platelets_10_3_ul": 250, "oxygen_saturation": 98, "bmi": 24, "urine_output_ml_day": 1500, "gcs": 15,
+    "last_menstrual_period": "2024-01-01", "current_date": "2024-03-01", "eye": 4, "verbal": 5, "motor": 6,
+}
+
+
+def typical_arguments(spec: CalculatorSpec) -> dict[str, Any]:
+    return {name: TYPICAL[name] for name, info in spec.params.model_fields.items() if info.is_required()}
+
+
+PLAUSIBILITY_CASES = [(name, field) for name, spec in sorted(CALCULATORS.items())
+                      for field in spec.params.model_fields if field in PHYSIOLOGIC]
+
+
+def test_every_calculator_computes_a_typical_patient() -> None:
+    for name, spec in CALCULATORS.items():
+        assert run_calculator(name, typical_arguments(spec)).calculator
+
+
+@pytest.mark.parametrize(("name", "field"), PLAUSIBILITY_CASES)
+def test_calculator_refuses_an_implausible_input_naming_field_value_and_range(name: str, field: str) -> None:
+    spec = CALCULATORS[name]
+    plausible = PHYSIOLOGIC[field]
+    for impossible in (plausible.high * 10 + 1, plausible.low - 1):
+        if impossible < 0 and plausible.low == 0:
+            continue
+        with pytest.raises(InvalidInput) as refused:
+            run_calculator(name, typical_arguments(spec) | {field: impossible})
+        message = str(refused.value)
+        assert refused.value.status_code == 400 and field in message and f"{impossible:g}" in message
+        if isinstance(refused.value, ImplausibleInput):
+            assert plausible.describe() in message
+
+
+def test_every_physiologic_range_cites_a_source() -> None:
+    assert all(plausible.source in SOURCES and plausible.low < plausible.high for plausible in PHYSIOLOGIC.values())
+
+
+@pytest.mark.parametrize("name", sorted(CALCULATORS))
+def test_calculator_declares_its_validated_population_on_fields_it_has(name: str) -> None:
+    spec = CALCULATORS[name]
+    assert spec.validity is not None
+    assert all(rule.field in spec.params.model_fields and rule.reason for rule in spec.validity)
+
+
+def test_the_issue_examples_are_refused_with_the_field_and_range() -> None:
+    with pytest.raises(ImplausibleInput, match=r"age: 130 years is outside the plausible range 0-120 years"):
+        run_calculator("creatinine_clearance", {"sex": "male", "age": 130, "weight_kg": 70,
+                                                "creatinine_mg_dl": 1.0})
+    with pytest.raises(ImplausibleInput, match=r"weight_kg: 700 kg is outside the plausible range 0.3-650 kg"):
+        run_calculator("creatinine_clearance", {"sex": "male", "age": "60", "weight_kg": "700",
+                                                "creatinine_mg_dl": 1.0})
+    with pytest.raises(ImplausibleInput, match=r"creatinine_mg_dl: 1e-07 mg/dL .* 0.1-40 mg/dL"):
+        run_calculator("creatinine_clearance", {"sex": "male", "age": 60, "weight_kg": 70,
+                                                "creatinine_mg_dl": 0.0000001})
+
+
+def test_an_adult_score_for_a_child_carries_a_warning() -> None:
+    computed = run_calculator("curb65", {"age": 12, "confusion": False, "bun_mg_dl": 14, "respiratory_rate": 20,
+                                         "systolic_bp": 110, "diastolic_bp": 70})
+
+    assert computed.warnings and "validated in adults only" in computed.warnings[0]
+    assert describe(computed, "CURB-65").count("Warning: curb65: age 12 is outside the validated population") == 1
+
+
+@pytest.mark.parametrize(("name", "arguments"), [
+    ("ckd_epi", {"sex": "female", "age": 4, "creatinine_mg_dl": 0.4}),
+    ("creatinine_clearance", {"sex": "male", "age": 10, "weight_kg": 30, "creatinine_mg_dl": 0.5}),
+    ("perc_rule", {"age": 30, "heart_rate": 80, "pregnant": True}),
+    ("ldl_calculated", {"total_cholesterol_mg_dl": 300, "hdl_mg_dl": 40, "triglycerides_mg_dl": 900}),
+])
+def test_calculator_refuses_where_its_source_says_it_must_not_be_used(name: str, arguments: dict[str, Any]) -> None:
+    with pytest.raises(OutsideValidatedPopulation, match="outside the validated population"):
+        run_calculator(name, arguments)
+
+
+def test_wells_pe_in_pregnancy_warns_and_still_computes() -> None:
+    computed = run_calculator("wells_pe", {"pregnant": True, "heart_rate": 110})
+
+    assert computed.score == 1.5 and "not validated in pregnancy" in computed.warnings[0]
+
+
+def test_a_result_resting_on_assumed_inputs_says_so_in_its_text() -> None:
+    computed = run_calculator("curb65", {"age": 70})
+    text = describe(computed, "CURB-65")
+
+    assert "Not given, so assumed: confusion absent, bun mg dl 10 mg/dL, respiratory rate 16" in text
+    assert "systolic bp 120 mm Hg" in text and computed.assumed[0] == "confusion absent"
+
+
+def test_a_result_on_given_inputs_assumes_nothing() -> None:
+    computed = run_calculator("bmi", {"weight_kg": 70, "height_cm": 175})
+
+    assert computed.assumed == [] and "assumed" not in describe(computed, "BMI")
+
+
+def test_a_missing_input_is_a_clarification_naming_every_missing_field() -> None:
+    with pytest.raises(InvalidInput, match="missing inputs: sex, age, creatinine_mg_dl"):
+        run_calculator("ckd_epi", {})
+
+
+def published(name: str) -> dict[str, Any]:
+    schema: dict[str, Any] = CALCULATE_MEDICAL_SCORE.definition.parameters["$defs"][name]
+    return schema
+
+
+@pytest.mark.parametrize("name", sorted(CALCULATORS))
+def test_tool_schema_publishes_each_calculators_fields_with_units_and_ranges(name: str) -> None:
+    schema = published(name)
+    spec = CALCULATORS[name]
+    tool_schema = CALCULATE_MEDICAL_SCORE.definition.parameters
+
+    assert set(schema["properties"]) == set(spec.params.model_fields)
+    assert {"$ref": f"#/$defs/{name}"} in tool_schema["properties"]["parameters"]["anyOf"]
+    for field, prop in schema["properties"].items():
+        number = next((branch for branch in prop.get("anyOf", [prop]) if branch.get("type") == "number"), None)
+        if number is not None and field in PHYSIOLOGIC:  # within the physiologic range (a score may narrow it)
+            assert PHYSIOLOGIC[field].low <= number["minimum"] < number["maximum"] <= PHYSIOLOGIC[field].high
+
+
+def test_tool_schema_names_the_real_field_names_and_their_alternative_units() -> None:
+    curb65 = published("curb65")["properties"]
+    units = CALCULATE_MEDICAL_SCORE.definition.parameters["$defs"]["bun_with_unit"]
+
+    assert "bun_mg_dl" in curb65 and "bun" not in curb65
+    assert {"$ref": "#/$defs/bun_with_unit"} in curb65["bun_mg_dl"]["anyOf"] and "mmol/l" in units["description"]
+
+
+def test_an_unknown_calculator_is_refused_naming_the_calculator_field(tmp_path: Path) -> None:
+    result = build(tmp_path).executor.execute(
+        ToolCall(name="calculate_medical_score", arguments={"calculator": "curb66", "parameters": {}}),
+        Caller(user_id="u1"))
+
+    assert result.status == 400 and result.content.startswith("invalid tool arguments: calculator: ")
+    assert "no calculator named 'curb66'; the 'calculator' enum" in result.content
+
+
+def test_a_value_sent_in_another_unit_is_checked_after_conversion_and_quoted_as_sent() -> None:
+    with pytest.raises(ImplausibleInput, match=r"creatinine_mg_dl: 113.12 mg/dL \(sent as 10000 umol/L\)"):
+        CALCULATE_MEDICAL_SCORE.params.model_validate({"calculator": "ckd_epi", "parameters": {
+            "sex": "male", "age": 60, "creatinine_mg_dl": [10000, "umol/L"]}})
+
+
+def test_tool_call_with_an_implausible_input_is_a_400_for_every_caller(tmp_path: Path) -> None:
+    tool_executor = build(tmp_path).executor
+    for channel in ("model", "api", "mcp"):
+        result = tool_executor.execute(ToolCall(name="calculate_medical_score", arguments={
+            "calculator": "ckd_epi", "parameters": {"sex": "male", "age": 0, "creatinine_mg_dl": 1e-300}}),
+            Caller(user_id="u1", channel=channel))
+        assert (result.ok, result.status, result.error) == (False, 400, "implausible_input")
+        assert "creatinine_mg_dl: 1e-300 mg/dL is outside the plausible range 0.1-40 mg/dL" in result.content
