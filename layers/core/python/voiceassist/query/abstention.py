@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from voiceassist.models import AnswerStatus
-from voiceassist.query import evidence
+from voiceassist.models import AnswerStatus, PhiResult
+from voiceassist.phi.word_lists import name_words
+from voiceassist.query import concepts, evidence
 from voiceassist.query.citations import Excerpt
 from voiceassist.query.state import QueryState
 
@@ -29,6 +30,7 @@ FOLLOW_UP_NOTE = "Read as a follow-up of your previous question."
 MAX_TOPICS = 4
 MIN_SHARE_OF_BEST = 0.5
 HISTORY_MESSAGES = 6
+_SPAN_WORD = re.compile(r"[\w/'-]+")
 _TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?(?=\s)")
 _UNCHECKED_IDENTIFIER = re.compile(r"(?<![.?!:]\s)(?<!^)(?<=\s)[A-Z][a-z]\w*\.?|\S*[\d@]\S*")
 
@@ -41,8 +43,29 @@ def evidence_question(state: QueryState) -> str:
     words holding a digit or an @.
     """
     if state.phi is not None and state.phi.error is None:
-        return state.phi.redacted_text
+        return clinical_words_restored(state.request.query, state.phi)
     return _UNCHECKED_IDENTIFIER.sub(" ", _TITLE.sub(" ", state.request.query))
+
+
+def clinical_words_restored(query: str, phi: PhiResult) -> str:
+    """The redacted question with the words of a redacted span that the terminology knows as clinical
+    ("glipizide", "egfr", "abx": a name detector's guesses) put back, unless the word is also a Census given
+    name or surname: a patient's name stays redacted. Only the evidence score reads this text."""
+    if not phi.entities:
+        return phi.redacted_text
+    pieces: list[str] = []
+    position = 0
+    for entity in sorted(phi.entities, key=lambda e: e.start):
+        if entity.start < position:
+            continue
+        span = query[entity.start:entity.end]
+        pieces.append(query[position:entity.start])
+        words = _SPAN_WORD.findall(span)
+        kept = [w for w in words if concepts.is_clinical(w) and w.lower() not in name_words()]
+        # the tag first: a word just before a tag reads as its label ("SSN <US_SSN>") and is dropped
+        pieces.append((f"<{entity.entity_type}> " if len(kept) < len(words) else "") + " ".join(kept))
+        position = entity.end
+    return "".join(pieces) + query[position:]
 
 
 def identifiers_in(text: str) -> str:

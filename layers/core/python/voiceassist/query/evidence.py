@@ -28,9 +28,12 @@ from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import synonyms
-from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS
+from voiceassist.query.concepts import MARK as CONCEPT_MARK
+from voiceassist.query.concepts import marks as concept_marks
+from voiceassist.query.concepts import mentions
+from voiceassist.query.expansion import abbreviation_meanings
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
-from voiceassist.query.terms import content_terms, drug_words, split_inherited, stem
+from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
 
 GENERIC_WEIGHT = 0.25
 COVERAGE_WEIGHT = 0.75
@@ -65,13 +68,9 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
     "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old"
 ).split())
 # A passage that names none of the drugs a question names cannot answer it ("the dose of glipizide" from the
-# metformin reference): its score is multiplied by this. Drugs are the one-word names of the drug list the PHI
-# detector uses (brand and generic); class words ("antibiotic", "statin") are topics, not named drugs.
+# metformin reference): its score is multiplied by this. Drugs are those of the shipped drug dictionary, by
+# any of their names (query/concepts.py); a class ("antibiotic") is covered by any of its members.
 OTHER_DRUG_FACTOR = 0.5
-DRUG_CLASS_WORDS = frozenset("""statin statins steroid steroids corticosteroid corticosteroids insulin insulins
-diuretic diuretics vaccine vaccines opioid opioids nsaid nsaids ssri ssris bisphosphonate bisphosphonates
-macrolide macrolides penicillin penicillins cephalosporin cephalosporins quinolone quinolones fluoroquinolone
-fluoroquinolones sulfonylurea sulfonylureas benzodiazepine benzodiazepines biologic biologics""".split())  # noqa: SIM905
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
 INHERITED_WEIGHT = 0.5
 _AGE_WORD = re.compile(r"^\d+-(?:year|month|week|day)s?-old$")  # "72-year-old": an age, like a number
@@ -123,44 +122,51 @@ def question_concepts(question: str) -> list[Concept]:
 def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(" ", question))
-    concepts: dict[str, Concept] = {}
+    found: dict[str, Concept] = {}
+    for mention in mentions(text):  # drugs by any name, classes, shorthand (query/concepts.py)
+        text = text[:mention.start] + " " * (mention.end - mention.start) + text[mention.end:]
+        if mention.kind == "shorthand":  # "htn", "lytes": read as the words it stands for
+            text += f" {mention.label}"
+            continue
+        written = content_terms(mention.label)
+        alternatives = (*(frozenset({m}) for m in sorted(mention.marks)), written)
+        found.setdefault(mention.label.lower(), Concept(mention.label, alternatives, 1.0))
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
-        key = word if word in CLINICAL_ABBREVIATIONS else (
-            word[:-1] if word.endswith("s") and word[:-1].isupper() and word[:-1] in CLINICAL_ABBREVIATIONS
-            else None)
-        if key is None or key in concepts:
+        meanings = abbreviation_meanings(word)
+        if not meanings or word in found:
             continue
-        long_form = content_terms(CLINICAL_ABBREVIATIONS[key])
+        long_forms = tuple(content_terms(m) | synonyms.marks(m) for m in meanings)
         abbreviation_words.add(word.lower())
-        concepts[key] = Concept(key, (frozenset({key.lower()}), long_form), _weight(long_form))
-    for found in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
-        written = content_terms(found.form)
-        if written and any(written <= alternative for c in concepts.values() for alternative in c.alternatives[1:]):
+        alternatives = (frozenset({word.lower()}), *(f for f in long_forms if f))
+        weight = _weight(long_forms[0]) if long_forms[0] else 1.0
+        found[word] = Concept(word, alternatives, weight)
+    for found_form in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
+        written = content_terms(found_form.form)
+        if written and any(written <= alternative for c in found.values() for alternative in c.alternatives[1:]):
             # "kidney disease" beside "CKD" is the abbreviation's long form: one concept, not two
-            text = text[:found.start] + " " * (found.end - found.start) + text[found.end:]
+            text = text[:found_form.start] + " " * (found_form.end - found_form.start) + text[found_form.end:]
             continue
-        if not written or written <= abbreviation_words or found.form.lower() in concepts:
+        if not written or written <= abbreviation_words or found_form.form.lower() in found:
             continue
         # its own words, or any form of its group written as a phrase in the passage (synonyms.marks)
-        concepts[found.form.lower()] = Concept(found.form, (written, frozenset({synonyms.mark(found.group)})),
-                                               _weight(written))
-        text = text[:found.start] + " " * (found.end - found.start) + text[found.end:]
-    for word in _SURFACE_WORD.findall(text):
+        group_mark = frozenset({synonyms.mark(found_form.group)})
+        found[found_form.form.lower()] = Concept(found_form.form, (written, group_mark), _weight(written))
+        text = text[:found_form.start] + " " * (found_form.end - found_form.start) + text[found_form.end:]
+    for word in _SURFACE_WORD.findall(hyphenate(text)):
         if word.lower() in abbreviation_words:
             continue
         for term in content_terms(word):
-            if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in concepts:
-                concepts[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
-    return list(concepts.values())
+            if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
+                found[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
+    return list(found.values())
 
 
-def named_drugs(concepts: Sequence[Concept]) -> list[Concept]:
-    """The concepts that name a drug ("glipizide", "adrenaline"), not a class of drugs."""
-    return [c for c in concepts if c.weight == 1.0 and (label := c.label.lower()) not in DRUG_CLASS_WORDS
-            and not label.startswith("anti")  # antibiotic, antihypertensive, anticoagulant: classes
-            and (label in drug_words() or any(form <= drug_words() for form in c.alternatives if len(form) == 1))]
+def named_drugs(found: Sequence[Concept]) -> list[Concept]:
+    """The concepts that name a drug ("glipizide", "Glucophage"), not a class of drugs."""
+    drug = CONCEPT_MARK + "drug:"
+    return [c for c in found if any(len(a) == 1 and next(iter(a)).startswith(drug) for a in c.alternatives)]
 
 
 def _weight(terms: frozenset[str]) -> float:
@@ -175,7 +181,7 @@ def chunk_terms(chunk: Chunk) -> frozenset[str]:
 @lru_cache(maxsize=2048)
 def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
     joined = f"{title}\n{section}\n{text}"
-    return content_terms(joined) | synonyms.marks(joined)
+    return content_terms(joined) | synonyms.marks(joined) | concept_marks(joined)
 
 
 def covers(concept: Concept, terms: frozenset[str]) -> bool:
@@ -218,6 +224,6 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     by_document: dict[str, frozenset[str]] = {}
     for hit in hits:
         by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
-    qualified = tuple(q for q in qualified_terms(question) if q.head not in GENERIC_WORDS)
+    qualified = tuple(q for q in qualified_terms(hyphenate(question.lower())) if q.head not in GENERIC_WORDS)
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

@@ -5,6 +5,11 @@ kidney disease". BM25 cannot match an abbreviation to its long form, and a small
 few of them, so each known abbreviation gets its long form appended in brackets ("AF (atrial
 fibrillation)"): the original token still matches texts that use it, and both sub-queries see the words.
 
+The dictionary below holds abbreviations with one dominant meaning in clinical questions, which search
+expands (measured on SciFact and NFCorpus, docs/benchmarks.md); the evidence score also reads the shipped
+clinical abbreviation list (query/terminology.py), every meaning of an ambiguous abbreviation
+(`abbreviation_meanings`), and `expand_query` adds the drug names and shorthand of query/concepts.py.
+
 Only the forms written here match, case included, because case separates meanings ("eGFR" the kidney
 function estimate, "EGFR" the receptor); a plural "s" after a capitalised form is accepted ("NSAIDs").
 Entries are limited to abbreviations with one dominant meaning in clinical questions: "PD" (Parkinson's
@@ -14,6 +19,8 @@ disease or peritoneal dialysis), "AD", "ART" and "ALL" are left out.
 from __future__ import annotations
 
 import re
+
+from voiceassist.query import concepts, synonyms, terminology
 
 CLINICAL_ABBREVIATIONS: dict[str, str] = {
     # cardiovascular
@@ -101,3 +108,24 @@ def expand_abbreviations(text: str, abbreviations: dict[str, str] = CLINICAL_ABB
 
 def _is_capital_plural(word: str, abbreviations: dict[str, str]) -> bool:
     return word.endswith("s") and word[:-1] in abbreviations and word[:-1].isupper()
+
+
+def abbreviation_meanings(word: str) -> tuple[str, ...]:
+    """What an abbreviation, as written, stands for: the dominant meaning above when it has one, else every
+    meaning the shipped list gives (the passage decides which); a capitalised plural ("NSAIDs") as its
+    singular. () for a word that is no known abbreviation."""
+    for key in (word, word[:-1] if word.endswith("s") and word[:-1].isupper() else None):
+        if key is None:
+            continue
+        if key in CLINICAL_ABBREVIATIONS:
+            return (CLINICAL_ABBREVIATIONS[key],)
+        listed = terminology.abbreviations().get(key)
+        if listed and len(key) > 1:
+            return listed
+    return ()
+
+
+def expand_query(question: str) -> str:
+    """The text the index is searched with: abbreviations, drugs by their generic name and shorthand
+    (query/concepts.py), and clinical synonyms (query/synonyms.py), each in brackets after what it explains."""
+    return synonyms.expand(expand_abbreviations(concepts.expand(question)))

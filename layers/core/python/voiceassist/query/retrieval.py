@@ -20,9 +20,9 @@ from voiceassist.models import (
     SourceType,
 )
 from voiceassist.observability import log_failure
-from voiceassist.query import abstention, ladder, planner, search, sources, synonyms
+from voiceassist.query import abstention, ladder, planner, search, sources
 from voiceassist.query import intent as intents
-from voiceassist.query.expansion import expand_abbreviations
+from voiceassist.query.expansion import expand_query
 from voiceassist.query.state import QueryContext, QueryState, timed
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
@@ -79,7 +79,7 @@ def knowledge_base_query(ctx: QueryContext, question: str, *, top_k: int, filter
     ("adrenaline (epinephrine)", query/synonyms.py). The embedder is in-boundary, so a
     question with PHI may be embedded.
     """
-    text = synonyms.expand(expand_abbreviations(question))
+    text = expand_query(question)
     vector = None if mode is SearchMode.BM25 else ctx.embedder.embed([text])[0].tolist()
     return SearchQuery(
         text=text, vector=vector, top_k=top_k, mode=mode, candidates=candidates,

@@ -17,8 +17,13 @@ STOPWORDS = frozenset(
         "the their them then there these they this those through to too under until up very was we were",
         "what when where which while who whom why will with would you your patient patients use used",
         "using give given recommend recommended someone somebody anyone anybody",
+        # conversation, not content: greetings, politeness, hedges (no terminology lists chat fillers)
+        "ok okay hi hello hey thanks thank please pls plz just quick question wondering really actually",
+        "basically guys sure yes yeah right like kind sort anything something",
     )).split()
 )
+# "what's", "they're", "doesn't": the word before the contraction is what counts ("what", a stop word)
+_CONTRACTION = re.compile(r"(?:'s|'re|'ve|'ll|'d|'m|n't)$")
 WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
              "ly", "s")
@@ -35,8 +40,22 @@ def stem(word: str) -> str:
     return word.rstrip("e") if len(word) > 3 else word
 
 
+# Compound modifiers are written with or without their hyphen ("community acquired pneumonia", "first line
+# treatment", "extended release"); both sides are read hyphenated. The second words that form such compounds
+# in clinical English (participles and a few nouns of fixed compounds):
+_COMPOUND = re.compile(r"\b([a-z0-9]+) (acquired|associated|induced|related|dependent|resistant|sensitive|"
+                       r"line|release|term|onset|like|based|limiting|threatening|sparing|lowering)\b", re.I)
+
+
+def hyphenate(text: str) -> str:
+    """`text` with its compound modifiers hyphenated: "community acquired" -> "community-acquired"."""
+    return _COMPOUND.sub(r"\1-\2", text)
+
+
 def content_terms(text: str) -> frozenset[str]:
-    return frozenset(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
+    lowered = hyphenate(text.lower().replace("\u2019", "'"))
+    words = (_CONTRACTION.sub("", w) for w in WORD.findall(lowered))
+    return frozenset(stem(w) for w in words if w not in STOPWORDS and len(w) > 1)
 
 
 def drug_words() -> frozenset[str]:

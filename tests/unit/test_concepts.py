@@ -1,0 +1,62 @@
+"""The concept layer (query/concepts.py): drugs by any name, classes by their members, shorthand; and the
+evidence score reading questions through it."""
+
+from __future__ import annotations
+
+from voiceassist.models import Chunk, DocumentMetadata, PhiEntity, PhiResult, SearchHit, SourceType
+from voiceassist.query import concepts, evidence
+from voiceassist.query.abstention import clinical_words_restored
+
+LISINOPRIL = "ACE inhibitors (for example lisinopril 10 mg once daily) are first-line for hypertension."
+CAP = "For adults treated as outpatients, first-line treatment is amoxicillin 1 g orally three times daily."
+
+
+def hit(text: str, title: str = "Hypertension") -> SearchHit:
+    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
+    chunk = Chunk(chunk_id="c", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
+                  token_count=len(text.split()), metadata=meta)
+    return SearchHit(chunk=chunk, score=1.0)
+
+
+def test_concepts_brand_and_misspelt_names_resolve_to_the_generic() -> None:
+    for typed in ("Glucophage", "fortamet", "metfromin", "Riomet"):
+        assert [m.label for m in concepts.mentions(f"max dose of {typed}?")] == ["metformin"], typed
+    assert [m.label for m in concepts.mentions("where do you inject IM adrenaline") if m.kind == "drug"] == [
+        "epinephrine"]
+
+
+def test_concepts_a_class_is_covered_by_its_members() -> None:
+    assert concepts.concept_overlap("can you combine an ACEi with an ARB?", LISINOPRIL + " Losartan 50 mg.") == 1.0
+    assert concepts.concept_overlap("abx for pneumonia", CAP) == 1.0
+    assert concepts.concept_overlap("glipizide max dose", "Metformin: the usual maximum is 2,000 mg.") == 0.0
+    assert concepts.concept_overlap("what is the usual dose?", CAP) == 1.0  # no drug asked about
+
+
+def test_concepts_search_text_names_the_generic_beside_the_brand() -> None:
+    assert concepts.expand("prinivil dose") == "prinivil (lisinopril) dose"
+    assert concepts.expand("lisinopril dose") == "lisinopril dose"
+
+
+def test_evidence_a_brand_question_is_covered_by_the_generic_passage() -> None:
+    brand = evidence.assess("Prinivil dose for hypertension", [hit(LISINOPRIL)]).passages[0]
+    other = evidence.assess("Glipizide dose for hypertension", [hit(LISINOPRIL)]).passages[0]
+    assert brand.missing == () and brand.score >= 0.75
+    assert other.missing == ("glipizide",) and other.score < brand.score / 2
+
+
+def test_evidence_fillers_and_contractions_are_not_topics() -> None:
+    labels = {c.label for c in evidence.question_concepts("ok what's the dose they're on, thanks")}
+    assert labels == {"dose"}
+
+
+def test_evidence_an_unhyphenated_compound_matches_the_hyphenated_one() -> None:
+    passage = hit("Community-acquired pneumonia (CAP) is an acute infection of the lung.", "Pneumonia")
+    assert evidence.assess("community acquired pneumonia", [passage]).passages[0].missing == ()
+
+
+def test_phi_boundary_a_name_detectors_guess_on_a_drug_is_read_but_a_patient_name_stays_redacted() -> None:
+    query = "glipizide max dose for Allegra Jones"
+    phi = PhiResult(contains_phi=True, redacted_text="<PERSON> dose for <PERSON>", entities=[
+        PhiEntity(entity_type="PERSON", start=0, end=13), PhiEntity(entity_type="PERSON", start=27, end=40)])
+    restored = clinical_words_restored(query, phi)
+    assert "glipizide" in restored and "Allegra" not in restored and "Jones" not in restored
