@@ -1,20 +1,29 @@
 """Query-pipeline overhead per question on the embedded stack: everything but the model call; prints JSON.
 
-    .venv/bin/python bench/query.py [--chunks 10000] [--queries 60] [--plain-interpreter]
+    .venv/bin/python bench/query.py [--chunks 10000] [--queries 60] [--plain-interpreter] [--profile 20]
 
-The index holds --chunks synthetic chunks (~200-token windows of SciFact abstracts when ../shared/eval/scifact
-exists, generated medical-ish text otherwise) with RANDOM UNIT VECTORS (dimension 384): embedding 10k chunks
-would take minutes and does not change the search cost (FTS5 BM25 plus exact cosine over the whole matrix).
-Everything on the query path is real: Presidio PHI detection, intent, the ONNX MiniLM query embedding, hybrid
-search, ranking, prompt building counted with tiktoken, the egress guard, the circuit breaker on SQLite,
-assembly and the audit write, run through query.asl.json by the local runner with the real handlers.
+The index holds the sample corpus (samples/, ingested as `voiceassist serve` does: it answers every question
+below, so each is an ordinary answered question, as a clinician's would be) and --chunks synthetic chunks
+(~200-token windows of SciFact abstracts when ../shared/eval/scifact exists, generated medical-ish text
+otherwise) with RANDOM UNIT VECTORS (dimension 384): embedding 10k chunks would take minutes and does not
+change the search cost (FTS5 BM25 plus exact cosine over the whole matrix). Everything on the query path is
+real: Presidio PHI detection, intent, the ONNX MiniLM query embedding, hybrid search, ranking, prompt building
+counted with tiktoken, the egress guard, the circuit breaker on SQLite, assembly and the audit write, run
+through query.asl.json by the local runner with the real handlers.
 
-Modes: "model" answers with an in-process chat model that replies at once (cloud for PHI-free questions,
-in-boundary for PHI), "extractive" has no model configured. Half the questions carry PHI. "total" is the wall
-time of service.answer and "cpu" the process CPU time it used (steadier on a shared machine); "stages" come
-from QueryState.latency_ms; "orchestration" is the rest of the wall time (the state-machine interpreter,
-handler wiring, state validation, the audit write). The runner is the local runtime's, with its interpreter
-speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
+Every question must be answered (not a clarification, not an abstention): an abstaining question descends the
+retrieval ladder and searches twice, another path (until 2026-11-28 every question here abstained: the
+synthetic chunks answer none of them). Modes: "model" answers with an in-process chat model that replies at
+once (cloud for PHI-free questions, in-boundary for PHI), "extractive" has no model configured. Half the
+questions carry PHI. "total" is the wall time of service.answer and "cpu" the process CPU time it used
+(steadier on a shared machine); "stages" come from QueryState.latency_ms; "orchestration" is the rest of the
+wall time (the state-machine interpreter, handler wiring, state validation, the audit write), and
+"orchestration_to_stages" its p50 over the p50 of the stages' sum, both from this run. "states" is one
+PHI-free question's path through the state machine: the states entered and the bytes of state each received
+(LocalPipelineRunner.trace). --profile N adds where the time of N more questions went (bench/query_profile.py:
+CPU per thread, the top functions by CPU across every thread, wall per state) to stderr. The runner is the
+local runtime's, with its interpreter speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's
+interpreter as it ships.
 """
 
 from __future__ import annotations
@@ -31,13 +40,24 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from query_profile import cpu_by_thread, profiled_threads, top_functions
 from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.cli.local import ensure_sample_corpus
 from voiceassist_local.handlers import function_names, load_handler, placeholder_for
 from voiceassist_local.pipelines import PIPELINES, local_pipeline_runner
 
 from voiceassist import service
 from voiceassist.composition import Dependencies, use_dependencies
-from voiceassist.models import ChatCompletion, ChatMessage, Chunk, DocumentMetadata, QueryRequest, SourceType
+from voiceassist.models import (
+    AnswerStatus,
+    ChatCompletion,
+    ChatMessage,
+    Chunk,
+    DocumentMetadata,
+    QueryRequest,
+    QueryResponse,
+    SourceType,
+)
 from voiceassist.observability import logger
 from voiceassist.query.state import QueryState
 from voiceassist.settings import Settings
@@ -53,8 +73,8 @@ PHI_FREE = [
     "Which antibiotic is recommended for outpatient community-acquired pneumonia without comorbidities?",
     "What is the first-line treatment for uncomplicated hypertension in adults?",
     "What is the intramuscular epinephrine dose for anaphylaxis in adults?",
-    "How should warfarin be managed before elective surgery?",
-    "What are the diagnostic criteria for sepsis in adults?",
+    "What blood pressure target is recommended for most adults with hypertension?",
+    "How should metformin be adjusted when eGFR falls below 45?",
 ]
 PHI_TEMPLATES = [
     "Patient {name}, MRN {mrn}, DOB {dob}: what is the maximum daily dose of metformin for eGFR 40?",
@@ -136,30 +156,88 @@ def percentiles(values: list[float]) -> dict[str, float]:
             "mean_ms": round(statistics.fmean(ordered), 2)}
 
 
-def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[str, Any]:
+def use_models(deps: Dependencies, *, with_model: bool) -> None:
     deps.cloud_chat = InstantChatModel("gpt-4o-mini", in_boundary=False) if with_model else None  # type: ignore[misc]
     deps.local_chat = InstantChatModel("llama-3.1-8b", in_boundary=True) if with_model else None  # type: ignore[misc]
     vars(deps).pop("query", None)  # rebuild the query context with these models
+
+
+def answered(response: QueryResponse, question: str, *, with_model: bool) -> None:
+    """Refuse a question that took another path than an ordinary answer: the figures would be of that path."""
+    status = response.metadata.answer_status
+    if status is not AnswerStatus.ANSWERED or (with_model and response.metadata.extractive):
+        raise SystemExit(f"the bench question was not answered{' by a model' if with_model else ''} "
+                         f"({status}): {question!r}")
+
+
+def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[str, Any]:
+    use_models(deps, with_model=with_model)
     totals: list[float] = []
     cpu: list[float] = []
     stages: dict[str, list[float]] = {}
+    stage_sums: list[float] = []
     orchestration: list[float] = []
     for n, question in enumerate(asked[:WARM_UP_QUERIES] + asked):
         started, started_cpu = time.perf_counter(), time.process_time()
         response = service.answer(deps, QueryRequest(query=question), user_id="bench")
         elapsed = (time.perf_counter() - started) * 1000
-        if response.clarifying_question:
-            raise SystemExit(f"the bench question asked for clarification instead: {question!r}")
+        answered(response, question, with_model=with_model)
         if n < WARM_UP_QUERIES:
             continue
         totals.append(elapsed)
         cpu.append((time.process_time() - started_cpu) * 1000)
         for stage, ms in response.metadata.latency_ms.items():
             stages.setdefault(stage, []).append(ms)
-        orchestration.append(elapsed - sum(response.metadata.latency_ms.values()))
+        stage_sums.append(sum(response.metadata.latency_ms.values()))
+        orchestration.append(elapsed - stage_sums[-1])
     return {"total": percentiles(totals), "cpu": percentiles(cpu),
-            "orchestration": percentiles(orchestration),
+            "orchestration": percentiles(orchestration), "stages_sum": percentiles(stage_sums),
+            "orchestration_to_stages": round(statistics.median(orchestration) / statistics.median(stage_sums), 2),
             "stages": {stage: percentiles(values) for stage, values in sorted(stages.items())}}
+
+
+def state_path(deps: Dependencies, question: str) -> dict[str, Any]:
+    """One ordinary question's states, in order, and the bytes of state each received."""
+    use_models(deps, with_model=True)
+    runner: LocalPipelineRunner = deps.pipelines  # type: ignore[assignment]
+    start = QueryState(user_id="bench", request=QueryRequest(query=question)).model_dump(mode="json")
+    trace = runner.trace("query", start)
+    return {"states": len(trace.states), "state_bytes": trace.state_bytes,
+            "path": [f"{visit.name}: {visit.input_bytes} B" for visit in trace.states]}
+
+
+def profile(deps: Dependencies, asked: list[str], *, with_model: bool) -> str:
+    """Where the time of `asked` went (bench/query_profile.py), as text."""
+    use_models(deps, with_model=with_model)
+    for question in asked[:WARM_UP_QUERIES]:
+        service.answer(deps, QueryRequest(query=question), user_id="bench")
+    runner: LocalPipelineRunner = deps.pipelines  # type: ignore[assignment]
+    state_ms: dict[str, list[float]] = {}
+    for question in asked:
+        start = QueryState(user_id="bench", request=QueryRequest(query=question)).model_dump(mode="json")
+        for visit in runner.trace("query", start).states:
+            state_ms.setdefault(visit.name, []).append(visit.milliseconds or 0.0)
+    started, started_cpu = time.perf_counter(), time.process_time()
+    with cpu_by_thread(len(asked)) as threads:
+        for question in asked:
+            service.answer(deps, QueryRequest(query=question), user_id="bench")
+    wall, cpu = ((time.perf_counter() - started) * 1000 / len(asked),
+                 (time.process_time() - started_cpu) * 1000 / len(asked))
+    with profiled_threads() as profiles:
+        for question in asked:
+            service.answer(deps, QueryRequest(query=question), user_id="bench")
+    mode = "model" if with_model else "extractive"
+    return "\n".join([
+        f"== {mode} mode, {len(asked)} questions: wall {wall:.1f} ms, CPU {cpu:.1f} ms per question",
+        "CPU per question by thread (ms): " + json.dumps(dict(sorted(threads.items(), key=lambda kv: -kv[1]))),
+        "wall per state, mean of the questions (ms; entered to exited, as the history records it): "
+        + json.dumps({name: round(statistics.fmean(ms), 1) for name, ms in state_ms.items()}),
+        "CPU by function, every thread (cProfile on each thread's CPU clock; its overhead inflates many small "
+        "calls), by self time:",
+        top_functions(profiles, len(asked), limit=25),
+        "... by cumulative time:",
+        top_functions(profiles, len(asked), limit=40, sort="cumulative"),
+    ])
 
 
 def interpreter_cost(deps: Dependencies, question: str, executions: int = 100) -> dict[str, float]:
@@ -197,6 +275,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=60, help="timed questions per mode (half with PHI)")
     parser.add_argument("--plain-interpreter", action="store_true",
                         help="run moto's interpreter without the local runtime's speedups")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="also profile N questions per mode (to stderr; bench/query_profile.py)")
     args = parser.parse_args(argv)
     logger.setLevel("WARNING")  # stdout carries the report; the per-stage INFO lines would interleave
     with tempfile.TemporaryDirectory() as folder:
@@ -204,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         deps.pipelines = plain_runner() if args.plain_interpreter else local_pipeline_runner()  # type: ignore[misc]
         use_dependencies(deps)
         try:
+            ensure_sample_corpus(deps)  # the passages that answer the questions
             build_seconds = build_index(deps, args.chunks)
             print(json.dumps({"chunks_searchable": deps.index.count(), "build_seconds": build_seconds}),
                   file=sys.stderr)
@@ -215,7 +296,10 @@ def main(argv: list[str] | None = None) -> int:
                 "model": run_mode(deps, asked, with_model=True),
                 "extractive": run_mode(deps, asked, with_model=False),
                 "interpreter_cpu_per_execution": interpreter_cost(deps, PHI_FREE[0]),
+                "states": state_path(deps, PHI_FREE[0]),
             }
+            for with_model in (True, False) if args.profile else ():
+                print(profile(deps, questions(args.profile), with_model=with_model), file=sys.stderr)
         finally:
             use_dependencies(None)
             deps.pipelines.close()  # type: ignore[attr-defined]

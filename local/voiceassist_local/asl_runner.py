@@ -260,6 +260,26 @@ class LocalPipelineRunner:
         output: dict[str, Any] = record.output
         return output
 
+    def trace(self, pipeline: str, payload: dict[str, Any]) -> ExecutionTrace:
+        """Runs an Express-style execution as run() does, and returns the states it entered, in order, with the
+        size of the state each one received (its input, as Step Functions' history records it: JSON without
+        spaces). Map iterations are states too (an iteration's task is a state of its own on AWS)."""
+        record, env = self._execute_with_env(self._new_record(pipeline, uuid.uuid4().hex, payload),
+                                             StateMachineType.EXPRESS)
+        if record.status != SUCCEEDED:
+            raise failure_of(pipeline, record.status, record.error, record.cause, record.execution_id)
+        visits: list[StateVisit] = []
+        open_visits: dict[str, list[tuple[int, datetime]]] = {}
+        for event in env.event_manager.get_event_history():
+            at = datetime.fromisoformat(str(event["timestamp"]))
+            if (entered := event.get("stateEnteredEventDetails")) is not None:
+                open_visits.setdefault(entered["name"], []).append((len(visits), at))
+                visits.append(StateVisit(entered["name"], len(entered.get("input", "").encode())))
+            elif (exited := event.get("stateExitedEventDetails")) is not None and open_visits.get(exited["name"]):
+                index, since = open_visits[exited["name"]].pop()
+                visits[index] = replace(visits[index], milliseconds=(at - since).total_seconds() * 1000)
+        return ExecutionTrace(output=record.output, states=visits)
+
     def start(self, pipeline: str, payload: dict[str, Any], *, name: str | None = None) -> str:
         """Starts a Standard-style execution in the background; a reused name behaves as StartExecution."""
         record = self._new_record(pipeline, name or uuid.uuid4().hex, payload)
@@ -341,6 +361,10 @@ class LocalPipelineRunner:
             self._records[record.execution_id] = finished
 
     def _execute(self, record: ExecutionRecord, execution_type: StateMachineType) -> ExecutionRecord:
+        return self._execute_with_env(record, execution_type)[0]
+
+    def _execute_with_env(self, record: ExecutionRecord, execution_type: StateMachineType
+                          ) -> tuple[ExecutionRecord, Environment]:
         state_machine_arn = f"arn:aws:states:{_REGION}:{_ACCOUNT}:stateMachine:{record.pipeline}"
         # State, Task and Map are filled in by the interpreter as it enters them, as in moto's own worker.
         context = ContextObjectData(  # type: ignore[typeddict-item]
@@ -360,7 +384,28 @@ class LocalPipelineRunner:
             self._programs[record.pipeline].eval(env)
         finally:
             _forget_finished_interpreter_threads()
-        return _finished_record(record, env)
+        return _finished_record(record, env), env
+
+
+@dataclass(frozen=True)
+class StateVisit:
+    """A state an execution entered, and the bytes of the state it received."""
+
+    name: str
+    input_bytes: int
+    milliseconds: float | None = None  # entered to exited, as the history records them (to the millisecond)
+
+
+@dataclass(frozen=True)
+class ExecutionTrace:
+    """What LocalPipelineRunner.trace saw: the execution's output and every state entered, in order."""
+
+    output: dict[str, Any]
+    states: list[StateVisit]
+
+    @property
+    def state_bytes(self) -> int:
+        return sum(visit.input_bytes for visit in self.states)
 
 
 def _finished_record(record: ExecutionRecord, env: Environment) -> ExecutionRecord:
