@@ -133,9 +133,9 @@ class LoadedRows:
         # When most rows are allowed, scoring all of them and then selecting is cheaper than gathering the
         # allowed rows first: the gather copies the matrix, the matrix-vector product only reads it.
         if allowed.size > self.size // 4:
-            scores = (self.matrix[: self.size] @ vector)[allowed]
+            scores = matrix_vector(self.matrix[: self.size], vector)[allowed]
         else:
-            scores = self.matrix[allowed] @ vector
+            scores = matrix_vector(self.matrix[allowed], vector)
         best = np.argpartition(-scores, depth - 1)[:depth] if scores.size > depth else np.arange(scores.size)
         return {int(self.rowids[allowed[i]]): cosine_to_score(float(scores[i])) for i in best}
 
@@ -146,3 +146,12 @@ class LoadedRows:
             new = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
             new[: self.size] = old[: self.size]
             setattr(self, name, new)
+
+
+def matrix_vector(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    """matrix @ vector on this thread, without BLAS. numpy's `@` hands a matrix-vector product to OpenBLAS,
+    which splits it over a thread per core; the other thread then spins, waiting for more work, long after
+    the product is done: on the query path that was 15-20 ms of CPU per question on a second core, more than
+    the product itself (bench/query.py --profile, "native" thread). einsum's own loop costs the same CPU
+    (10,000 x 384: about 1 ms) and leaves the other core to the rest of the pipeline."""
+    return np.einsum("ij,j->i", matrix, vector)
