@@ -8,6 +8,7 @@ CoalescingEmbedder, so the documents that reach Embed together share one model c
 from __future__ import annotations
 
 import json
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -87,7 +88,10 @@ def bulk_capacity(deps: Dependencies, executions: int | None = None) -> Iterator
 def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "journal",
                        specialty: str | None = None, limit: int | None = None, show: bool = True
                        ) -> dict[str, Any]:
-    """Ingest every record as a text document whose doc_key is its _id; returns counts and throughput."""
+    """Ingest every record as a text document whose doc_key is its _id; returns counts and throughput.
+
+    Ctrl-C (or SIGTERM turned into it) stops the reading: the documents under way finish, the queued ones stay
+    PENDING for a re-run, and the summary says `interrupted` with how many are `left`."""
     started = time.perf_counter()
     counts = {"completed": 0, "unchanged": 0, "failed": 0}
     failures: list[dict[str, str]] = []
@@ -96,7 +100,8 @@ def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "jo
 
     def finished(job: IndexingJob) -> None:
         nonlocal chunks
-        bar.update(1)
+        if not interrupted:
+            bar.update(1)
         if job.state is JobState.COMPLETED:
             counts["completed"] += 1
             chunks += job.chunks_total
@@ -116,30 +121,43 @@ def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "jo
                         return
             time.sleep(POLL_SECONDS)
 
-    with bulk_capacity(deps), tqdm(total=count_lines(path, limit), desc="ingesting", unit="doc",
-                                   disable=not show) as bar:
-        for record in read_beir_corpus(path, limit):
-            doc_key = str(record["_id"])
-            text = "\n\n".join(p for p in (record.get("title"), record.get("text")) if p)
-            metadata = {"doc_key": doc_key, "title": record.get("title") or doc_key, "source_type": source_type,
-                        "specialty": specialty}
-            try:
-                registration = service.accept_upload(deps, filename=f"{doc_key}.txt", data=text.encode("utf-8"),
-                                                     metadata=service.metadata_for(f"{doc_key}.txt", metadata))
-            except VoiceAssistError as exc:
-                counts["failed"] += 1
-                failures.append({"doc_key": doc_key, "reason": str(exc)})
-                bar.update(1)
-                continue
-            if registration.unchanged:
-                counts["unchanged"] += 1
-                bar.update(1)
-                continue
-            in_flight.append(registration.job.job_id)
-            settle(IN_FLIGHT - 1)
-        settle(0)
+    total = count_lines(path, limit)
+    interrupted = False
+    with bulk_capacity(deps), tqdm(total=total, desc="ingesting", unit="doc", disable=not show) as bar:
+        try:
+            for record in read_beir_corpus(path, limit):
+                doc_key = str(record["_id"])
+                text = "\n\n".join(p for p in (record.get("title"), record.get("text")) if p)
+                metadata = {"doc_key": doc_key, "title": record.get("title") or doc_key,
+                            "source_type": source_type, "specialty": specialty}
+                try:
+                    registration = service.accept_upload(
+                        deps, filename=f"{doc_key}.txt", data=text.encode("utf-8"),
+                        metadata=service.metadata_for(f"{doc_key}.txt", metadata))
+                except VoiceAssistError as exc:
+                    counts["failed"] += 1
+                    failures.append({"doc_key": doc_key, "reason": str(exc)})
+                    bar.update(1)
+                    continue
+                if registration.unchanged:
+                    counts["unchanged"] += 1
+                    bar.update(1)
+                    continue
+                in_flight.append(registration.job.job_id)
+                settle(IN_FLIGHT - 1)
+            settle(0)
+        except KeyboardInterrupt:  # Ctrl-C or SIGTERM: start nothing more; leaving the block lets the
+            interrupted = True     # documents under way finish and cancels the queued ones (bulk_capacity)
+            print(f"\nstopping: the {len(in_flight)} document(s) under way finish first (Ctrl-C again to stop "
+                  "at once)", file=sys.stderr, flush=True)
+    if interrupted:
+        for job_id in in_flight:
+            job = deps.jobs.get(job_id)
+            if job.state in TERMINAL:
+                finished(job)
     seconds = time.perf_counter() - started
     done = sum(counts.values())
     return {**counts, "chunks": chunks, "seconds": round(seconds, 2),
             "docs_per_s": round(done / seconds, 2) if seconds else 0.0,
-            "chunks_per_s": round(chunks / seconds, 2) if seconds else 0.0, "failures": failures}
+            "chunks_per_s": round(chunks / seconds, 2) if seconds else 0.0, "failures": failures,
+            "interrupted": interrupted, "left": total - done}

@@ -6,6 +6,7 @@ import copy
 import functools
 import threading
 import types
+from collections.abc import Callable
 from typing import Any
 
 from voiceassist.models import IndexingJob
@@ -33,8 +34,21 @@ def local_pipeline_runner() -> PipelineRunner:
             return job.job_id in running_ingest_jobs(self)
 
     install_interpreter_speedups()
-    tasks = {placeholder_for(name): load_handler(name) for name in function_names() if name != "api"}
+    # The query's steps have time-outs of seconds (query.asl.json): its handlers are imported now, never inside
+    # a step; the others (ingestion's steps have minutes) on first use.
+    tasks = {placeholder_for(name): load_handler(name) if name.startswith("query_") else lazy_handler(name)
+             for name in function_names() if name != "api"}
     return LocalRunner(PIPELINES, tasks, max_concurrent_executions=4)
+
+
+def lazy_handler(function_name: str) -> Callable[[dict[str, Any], Any], Any]:
+    """The function's handler, imported on its first invocation: a question never imports the ingestion or MCP
+    functions (seconds of start-up for `voiceassist ask`)."""
+    def handler(event: dict[str, Any], context: Any) -> Any:
+        return load_handler(function_name)(event, context)
+
+    handler.__name__ = f"{function_name}_handler"
+    return handler
 
 
 def running_ingest_jobs(runner: Any) -> set[str]:

@@ -1,13 +1,37 @@
-"""`voiceassist`: serve, ingest, ask, jobs and evaluations on the embedded (local) stack."""
+"""`voiceassist`: serve, ingest, ask, documents, jobs and evaluations on the embedded (local) stack.
+
+ask, ingest and documents go to the server running on the data folder when there is one (and say so), and
+otherwise run in this process. A command's module is imported only when that command runs."""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-from voiceassist_local.cli import local
+
+def command(target: str) -> Callable[[argparse.Namespace], Any]:
+    """`module:function` of this package, imported when the command runs (not when the parser is built)."""
+    module_name, function_name = target.split(":")
+
+    def run(args: argparse.Namespace) -> Any:
+        if module_name != "remote":  # remote's commands load the stack only without a server (local_dependencies)
+            quiet_log()
+        return getattr(importlib.import_module(f"voiceassist_local.cli.{module_name}"), function_name)(args)
+
+    return run
+
+
+def quiet_log() -> None:
+    """Powertools' JSON lines (on stderr) would break up the progress bars: keep them to errors in the CLI; set
+    POWERTOOLS_LOG_LEVEL for the full log."""
+    if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
+        from voiceassist.observability import logger
+
+        logger.setLevel("ERROR")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--no-samples", action="store_true", help="do not ingest the bundled sample corpus")
     serve.add_argument("--no-watch", action="store_true",
                        help="do not ingest files dropped into the data folder's blobs/incoming/")
-    serve.set_defaults(run=local.serve)
+    serve.set_defaults(run=command("local:serve"))
 
     ingest = commands.add_parser("ingest", help="ingest files or folders (PDF, text, Markdown, HTML)")
     ingest.add_argument("paths", nargs="+")
@@ -30,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     ingest.add_argument("--title", help="title (single file only; default: the file name)")
     ingest.add_argument("--doc-key", help="stable key across versions (single file only; default: file name)")
     ingest.add_argument("--json", action="store_true", help="print the results as JSON")
-    ingest.set_defaults(run=local.ingest)
+    ingest.set_defaults(run=command("remote:ingest"))
 
     jsonl = commands.add_parser("ingest-jsonl", help="ingest a BEIR-format corpus.jsonl (_id becomes doc_key)")
     jsonl.add_argument("corpus")
@@ -38,19 +62,35 @@ def build_parser() -> argparse.ArgumentParser:
     jsonl.add_argument("--specialty")
     jsonl.add_argument("--limit", type=int, help="only the first N documents")
     jsonl.add_argument("--json", action="store_true")
-    jsonl.set_defaults(run=local.ingest_jsonl)
+    jsonl.set_defaults(run=command("local:ingest_jsonl"))
 
     ask = commands.add_parser("ask", help="ask a question; prints the cited answer")
     ask.add_argument("question")
     ask.add_argument("--top-k", type=int, default=5)
     ask.add_argument("--json", action="store_true", help="print the full response as JSON")
-    ask.set_defaults(run=local.ask)
+    ask.set_defaults(run=command("remote:ask"))
 
     jobs = commands.add_parser("jobs", help="list indexing jobs")
     jobs.add_argument("--state", choices=["PENDING", "RUNNING", "COMPLETED", "FAILED", "SUPERSEDED"])
     jobs.add_argument("--limit", type=int, default=50)
     jobs.add_argument("--json", action="store_true")
-    jobs.set_defaults(run=local.jobs)
+    jobs.set_defaults(run=command("local:jobs"))
+
+    documents = commands.add_parser("documents", help="list, show or delete documents of the knowledge base")
+    actions = documents.add_subparsers(dest="action", required=True, metavar="ACTION")
+    listing = actions.add_parser("list", help="the documents, newest first")
+    listing.add_argument("--status", choices=["PENDING", "PROCESSING", "ACTIVE", "FAILED", "SUPERSEDED", "DELETED"])
+    listing.add_argument("--limit", type=int, default=100)
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(run=command("remote:documents_list"))
+    show = actions.add_parser("show", help="one document version")
+    show.add_argument("doc_id")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(run=command("remote:documents_show"))
+    delete = actions.add_parser("delete", help="remove a document version from search (admin, audited)")
+    delete.add_argument("doc_id")
+    delete.add_argument("--json", action="store_true")
+    delete.set_defaults(run=command("remote:documents_delete"))
 
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout (for an MCP client)")
     mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_face", fromlist=["run_stdio"]).run_stdio(args))
@@ -69,21 +109,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.data_dir:
         os.environ["VOICEASSIST_DATA_DIR"] = args.data_dir
-    if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
-        from voiceassist.observability import logger
-
-        # Powertools' JSON lines (on stderr) would break up the progress bars: keep them to errors here;
-        # set POWERTOOLS_LOG_LEVEL for the full log.
-        logger.setLevel("ERROR")
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # the CLI's last line of defence: a message, not a traceback
-        from voiceassist.errors import VoiceAssistError
+        from voiceassist_local.cli.api_client import CliError
 
-        if isinstance(exc, VoiceAssistError):
+        if isinstance(exc, CliError):
             print(f"error: {exc}", file=sys.stderr)
             return 2
-        raise
+        if "voiceassist.errors" in sys.modules:
+            from voiceassist.errors import VoiceAssistError
 
+            if isinstance(exc, VoiceAssistError):
+                print(f"error: {exc}", file=sys.stderr)
+                return 2
+        raise

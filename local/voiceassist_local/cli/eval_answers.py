@@ -19,14 +19,29 @@ DEFAULT_QUESTIONS = Path("tests/fixtures/answers/dev.jsonl")
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "answers", help="answer correctness and abstention on a questions file", description=__doc__)
-    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS,
-                        help="JSONL: query, answerable, doc_key, must_contain (default: %(default)s)")
+    parser.add_argument("--questions", type=Path,
+                        help=f"JSONL: query, answerable, doc_key, must_contain (default: {DEFAULT_QUESTIONS}, the "
+                             "sample corpus's questions, in a checkout of the project)")
     parser.add_argument("--corpus", type=Path, nargs="*",
                         help="files or folders to ingest first (default: the bundled sample corpus)")
     parser.add_argument("--top-k", type=int, default=5)
     parser.add_argument("--json", action="store_true")
     parser.set_defaults(run=run)
     return parser
+
+
+def questions_file(given: Path | None) -> Path:
+    """The questions to ask: --questions, else the checkout's dev questions; an installed package has none."""
+    from voiceassist_local.cli.api_client import CliError
+
+    path = given or DEFAULT_QUESTIONS
+    if path.is_file():
+        return path
+    if given is None:
+        raise CliError(f"no questions file: pass --questions FILE (JSON lines with query, answerable, doc_key, "
+                       f"must_contain); the default, {DEFAULT_QUESTIONS}, is in a checkout of the project (run "
+                       "from its folder), not in the installed package")
+    raise CliError(f"{path}: no such questions file")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,12 +58,13 @@ def run(args: argparse.Namespace) -> int:
     )
     from voiceassist_local.evaluation.answers import evaluate, load_questions
 
+    args.questions = questions_file(args.questions)
     questions = load_questions(args.questions)
     deps = local_dependencies()
     if args.corpus:
-        from voiceassist_local.cli.local import _files
+        from voiceassist_local.cli.remote import files_of
 
-        uploads = upload_files(deps, _files(str(p) for p in args.corpus), {}, show=not args.json)
+        uploads = upload_files(deps, files_of([str(p) for p in args.corpus]), {}, show=not args.json)
         wait_for_jobs(deps, [job for _, job, _ in uploads if job], show=not args.json)
     else:
         ensure_sample_corpus(deps)

@@ -1,22 +1,29 @@
-"""The CLI commands that run on the embedded stack in this process."""
+"""The CLI commands that run on the embedded stack in this process (ask and ingest when no server runs)."""
 
 from __future__ import annotations
 
 import argparse
+import errno
 import json
 import os
+import signal
+import socket
+import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from tqdm import tqdm
 
 from voiceassist import service
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.errors import InvalidInput, VoiceAssistError
-from voiceassist.models import IndexingJob, JobState, QueryRequest, QueryResponse
+from voiceassist.models import IndexingJob, JobState, QueryRequest
 from voiceassist.settings import Runtime, settings_from_env
+from voiceassist_local.cli.api_client import CliError
+from voiceassist_local.cli.remote import note, report
 from voiceassist_local.resources import sample_corpus_dir
 
 SUPPORTED_SUFFIXES = {".pdf", ".docx", ".txt", ".md", ".markdown", ".html", ".htm"}
@@ -25,6 +32,9 @@ TERMINAL = {JobState.COMPLETED, JobState.FAILED, JobState.SUPERSEDED}
 
 def local_dependencies() -> Dependencies:
     """Dependencies for this process on the embedded stack (runtime forced to local)."""
+    from voiceassist_local.cli import quiet_log
+
+    quiet_log()
     settings = settings_from_env()
     if settings.runtime is not Runtime.LOCAL:
         raise InvalidInput("the CLI runs on the embedded stack: unset VOICEASSIST_RUNTIME or set it to local")
@@ -59,23 +69,12 @@ def wait_for_jobs(deps: Dependencies, job_ids: Sequence[str], *, label: str = "i
     return [finished[j] for j in job_ids]
 
 
-def _files(paths: Iterable[str]) -> list[Path]:
-    found: list[Path] = []
-    for raw in paths:
-        path = Path(raw)
-        if path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.suffix.lower() in SUPPORTED_SUFFIXES))
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise InvalidInput(f"{raw}: no such file or folder")
-    return found
-
-
-def upload_files(deps: Dependencies, files: Sequence[Path], metadata: dict[str, Any], *, show: bool = True
+def upload_files(deps: Dependencies, files: Sequence[Path], metadata: dict[str, Any], *, show: bool = True,
+                 into: list[tuple[Path, str | None, str | None]] | None = None
                  ) -> list[tuple[Path, str | None, str | None]]:
-    """Upload every file; returns (path, job_id or None, error) per file. Bad files do not stop the rest."""
-    results: list[tuple[Path, str | None, str | None]] = []
+    """Upload every file; returns (path, job_id or None, error) per file (appended to `into` as they go, so an
+    interrupted caller knows what was sent). Bad files do not stop the rest."""
+    results: list[tuple[Path, str | None, str | None]] = [] if into is None else into
     for path in tqdm(files, desc="uploading", unit="file", disable=not show or len(files) < 2):
         try:
             registration = service.accept_upload(
@@ -87,31 +86,23 @@ def upload_files(deps: Dependencies, files: Sequence[Path], metadata: dict[str, 
     return results
 
 
-def _report(rows: list[dict[str, Any]], as_json: bool) -> None:
-    if as_json:
-        print(json.dumps(rows, indent=2, default=str))
-        return
-    for row in rows:
-        detail = row.get("reason") or ""
-        print(f"{row['state']:<10} {row['file']}  {detail}".rstrip())
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row["state"]] = counts.get(row["state"], 0) + 1
-    print(", ".join(f"{n} {state.lower()}" for state, n in sorted(counts.items())))
-
-
 # --------------------------------------------------------------------------- commands
 
 
-def ingest(args: argparse.Namespace) -> int:
+def ingest_in_process(args: argparse.Namespace, files: Sequence[Path]) -> int:
+    """`voiceassist ingest` without a server: the pipeline runs here. Ctrl-C stops it cleanly (stop_cleanly)."""
     deps = local_dependencies()
-    files = _files(args.paths)
-    if (args.title or args.doc_key) and len(files) != 1:
-        raise InvalidInput("--title and --doc-key name one document: pass exactly one file")
     metadata = {"source_type": args.source_type, "specialty": args.specialty, "title": args.title,
                 "doc_key": args.doc_key}
-    uploads = upload_files(deps, files, metadata, show=not args.json)
-    jobs = {job.job_id: job for job in wait_for_jobs(deps, [j for _, j, _ in uploads if j], show=not args.json)}
+    uploads: list[tuple[Path, str | None, str | None]] = []
+    try:
+        with termination_as_interrupt():
+            uploads = upload_files(deps, files, metadata, show=not args.json, into=uploads)
+            waited = wait_for_jobs(deps, [j for _, j, _ in uploads if j], show=not args.json)
+    except KeyboardInterrupt:
+        stop_cleanly(deps, [j for _, j, _ in uploads if j], total=len(files))
+        return 130
+    jobs = {job.job_id: job for job in waited}
     rows: list[dict[str, Any]] = []
     for path, job_id, error in uploads:
         if job_id is None:
@@ -123,7 +114,7 @@ def ingest(args: argparse.Namespace) -> int:
         rows.append({"file": str(path), "state": job.state.value, "job_id": job.job_id, "doc_id": job.doc_id,
                      "chunks": job.chunks_total, "flagged_chunks": job.flagged_chunks,
                      "reason": job.reason or flagged})
-    _report(rows, args.json)
+    report(rows, args.json)
     return 0
 
 
@@ -131,15 +122,66 @@ def ingest_jsonl(args: argparse.Namespace) -> int:
     from voiceassist_local.bulk import ingest_beir_corpus
 
     deps = local_dependencies()
-    summary = ingest_beir_corpus(deps, Path(args.corpus), source_type=args.source_type, specialty=args.specialty,
-                                 limit=args.limit, show=not args.json)
+    try:
+        with termination_as_interrupt():
+            summary = ingest_beir_corpus(deps, Path(args.corpus), source_type=args.source_type,
+                                         specialty=args.specialty, limit=args.limit, show=not args.json)
+    except KeyboardInterrupt:  # a second Ctrl-C while the documents under way were finishing
+        leave_now()
     if not args.json:
         for failure in summary["failures"]:  # every document that did not end ACTIVE, with its reason
             print(f"FAILED     {failure['doc_key']}  {failure['reason']}".rstrip())
     print(json.dumps(summary, indent=2) if args.json else
           f"{summary['completed']} completed, {summary['unchanged']} unchanged, {summary['failed']} failed "
           f"in {summary['seconds']:.1f} s ({summary['docs_per_s']:.1f} docs/s)")
+    if summary["interrupted"]:
+        note(f"interrupted: {summary['left']} document(s) left; run the same command again to ingest them "
+             "(the documents already indexed are skipped as unchanged)")
+        return 130
     return 0 if not summary["failed"] else 1
+
+
+# --------------------------------------------------------------------------- stopping ingestion cleanly
+
+
+@contextmanager
+def termination_as_interrupt() -> Iterator[None]:
+    """SIGTERM stops ingestion as Ctrl-C does (cleanly), instead of killing the process mid-document."""
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def stop_cleanly(deps: Dependencies, job_ids: Sequence[str], *, total: int) -> None:
+    """After Ctrl-C (or SIGTERM): no new document starts, the ones being indexed finish, and what is left stays
+    PENDING for the next run (a re-run of the command indexes it; `voiceassist serve` re-drives it)."""
+    note("stopping: the documents being indexed now finish first (Ctrl-C again to stop at once)")
+    runner = deps.__dict__.get("pipelines")
+    try:
+        if runner is not None:
+            runner.close()  # waits for the running executions, cancels the queued ones
+    except KeyboardInterrupt:
+        leave_now()
+    states = [deps.jobs.get(job_id).state for job_id in job_ids]
+    done = states.count(JobState.COMPLETED)
+    failed = states.count(JobState.FAILED)
+    left = total - done - failed - states.count(JobState.SUPERSEDED)
+    note(f"interrupted: {done} of {total} document(s) indexed, {failed} failed, {left} left; run the same "
+         "command again to ingest what is left (the documents already indexed are skipped as unchanged)")
+
+
+def leave_now() -> NoReturn:
+    """A second Ctrl-C: end at once, without the interpreter's shutdown (which would fail the executions under
+    way with "cannot schedule new futures"); their jobs are re-driven by the next start or run."""
+    note("stopped at once: the documents that were being indexed are resumed by the next `voiceassist serve` "
+         "or a run of the same command")
+    sys.stdout.flush()
+    os._exit(130)
 
 
 def warm_up(deps: Dependencies) -> None:
@@ -149,30 +191,18 @@ def warm_up(deps: Dependencies) -> None:
     deps.embedder.embed(["warm up the embedder"])
 
 
-def ask(args: argparse.Namespace) -> int:
+def answer_in_process(question: str, *, top_k: int) -> dict[str, Any]:
+    """`voiceassist ask` without a server: the query pipeline runs here; the response as JSON."""
+    from pydantic import ValidationError
+
+    try:
+        request = QueryRequest(query=question, top_k=top_k)
+    except ValidationError as exc:  # field and rule only: pydantic's own message quotes the question
+        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
+        raise CliError(f"invalid question ({problems})") from exc
     deps = local_dependencies()
     warm_up(deps)
-    request = QueryRequest(query=args.question, top_k=args.top_k)
-    response = service.answer(deps, request, user_id="local-user")
-    if args.json:
-        print(response.model_dump_json(indent=2))
-    else:
-        print(format_answer(response))
-    return 0
-
-
-def format_answer(response: QueryResponse) -> str:
-    lines = [response.answer, ""]
-    for c in response.citations:
-        where = f", page {c.page}" if c.page else (f", {c.section}" if c.section else "")
-        lines.append(f"[{c.number}] {c.title}{where}")
-    meta = response.metadata
-    lines.append("")
-    lines.append(f"status: {meta.answer_status.value}; evidence: {meta.evidence_score}; model: {meta.model}"
-                 f"{' (extractive)' if meta.extractive else ''}; intent: {meta.intent.value}; "
-                 f"PHI: {'yes ' + ','.join(meta.phi_entity_types) if meta.phi_detected else 'no'}")
-    lines.extend(f"warning: {w}" for w in meta.warnings)
-    return "\n".join(lines).strip()
+    return service.answer(deps, request, user_id="local-user").model_dump(mode="json")
 
 
 def jobs(args: argparse.Namespace) -> int:
@@ -205,43 +235,89 @@ def ensure_sample_corpus(deps: Dependencies) -> None:
 
 
 def serve(args: argparse.Namespace) -> int:
+    """The local API on host:port. The data folder is locked first (one server per folder), the port bound next
+    (a port in use is said before any work), then jobs are reconciled, the samples ingested and the models
+    loaded. Ctrl-C stops it and exits 0 (a normal end, also for `make run`)."""
+    from voiceassist_local.cli.api_client import lock_data_folder, remove_server_file
+
+    settings = settings_from_env()
+    lock = lock_data_folder(settings.data_dir)  # noqa: F841 - held for the process's life
+    try:
+        return _serve(args, settings.data_dir)
+    except KeyboardInterrupt:
+        print("\nstopped", flush=True)
+        return 0
+    finally:
+        remove_server_file(settings.data_dir)
+
+
+def _serve(args: argparse.Namespace, data_dir: Path) -> int:
+    from voiceassist_local.cli.api_client import client_url, write_server_file
     from voiceassist_local.http_guard import check_binding
     from voiceassist_local.incoming import IncomingFolderWatcher
     from voiceassist_local.recovery import JobReconciler, reconcile_once
     from voiceassist_local.server import example_request, make_server
 
+    server = bind(args.host, args.port, make_server)
     deps = local_dependencies()
-    warning = check_binding(args.host, deps.settings.local_token)  # refused here, before any work, without one
+    warning = check_binding(args.host, deps.settings.local_token)
     if warning:
         print(warning)
-    reconcile_once(deps)  # jobs a killed server left PENDING or RUNNING are failed and re-driven
-    if not args.no_samples:
-        ensure_sample_corpus(deps)
-    warm_up(deps)
-    if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
-        from voiceassist.observability import logger
-
-        # The CLI keeps our log to errors for its progress bars; a server has none: ingestion failures, refused
-        # incoming files and recovered jobs are visible at the default level.
-        logger.setLevel("WARNING")
-    server = make_server(args.host, args.port)
-    url = f"http://{args.host}:{server.server_address[1]}"
-    print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
-    print(f"  web:     {url}/  (the chat client; {url}/?q=... asks on load)")
-    print(f"  OpenAPI: {url}/v1/openapi.json")
-    print(f"  try:     {example_request(url)}")
-    reconciler = JobReconciler(deps)
-    reconciler.start()
+    reconciler: JobReconciler | None = None
     watcher = None
-    if not args.no_watch:
-        watcher = IncomingFolderWatcher(deps.settings.blob_dir)
-        watcher.start()
-        print(f"  ingest:  drop files into {watcher.folder} (ingested as S3 uploads are)")
     try:
+        reconcile_once(deps)  # jobs a killed server left PENDING or RUNNING are failed and re-driven
+        if not args.no_samples:
+            ensure_sample_corpus(deps)
+        warm_up(deps)
+        if not os.environ.get("POWERTOOLS_LOG_LEVEL"):
+            from voiceassist.observability import logger
+
+            # The CLI keeps our log to errors for its progress bars; a server has none: ingestion failures,
+            # refused incoming files and recovered jobs are visible at the default level.
+            logger.setLevel("WARNING")
+        url = client_url(args.host, server.server_address[1])
+        print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
+        print(f"  web:     {url}/  (the chat client; {url}/?q=... asks on load)")
+        print(f"  OpenAPI: {url}/v1/openapi.json")
+        print(f"  try:     {example_request(url)}")
+        print(f'  or:      voiceassist ask "{EXAMPLE_QUESTION}"  (answered by this server)')
+        reconciler = JobReconciler(deps)
+        reconciler.start()
+        if not args.no_watch:
+            watcher = IncomingFolderWatcher(deps.settings.blob_dir)
+            watcher.start()
+            print(f"  ingest:  drop files into {watcher.folder} (ingested as S3 uploads are)")
+        print("  stop:    Ctrl-C", flush=True)
+        write_server_file(data_dir, url)
         server.serve_forever()
     finally:
-        reconciler.stop()
+        if reconciler is not None:
+            reconciler.stop()
         if watcher is not None:
             watcher.stop()
         server.server_close()
+        runner = deps.__dict__.get("pipelines")
+        if runner is not None:
+            runner.close()
     return 0
+
+
+EXAMPLE_QUESTION = "What is the first-line treatment for uncomplicated hypertension?"  # the banner's and README's
+
+
+def bind(host: str, port: int, make_server: Any) -> Any:
+    """The server, bound; a port in use or not allowed is said in our words, with the way out."""
+    try:
+        return make_server(host, port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise CliError(f"port {port} is already in use on {host} (another VoiceAssist server, or another "
+                           f"program): choose another port with --port {port + 1} (make run: "
+                           f"PORT={port + 1} make run)") from exc
+        if exc.errno == errno.EACCES:
+            raise CliError(f"port {port} on {host} needs privileges: use a port above 1023, e.g. --port 8080 "
+                           "(make run: PORT=8080 make run)") from exc
+        if exc.errno in (errno.EADDRNOTAVAIL, socket.EAI_NONAME) or isinstance(exc, socket.gaierror):
+            raise CliError(f"cannot listen on {host}: not an address of this machine (try --host 127.0.0.1)") from exc
+        raise
