@@ -1,12 +1,9 @@
-"""Application services: what the API routes and the CLI do, in one place, on a Dependencies."""
+"""Application services: what the API routes and the CLI do, in one place, on the dependencies the caller passes."""
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import quote
-
-from pydantic import ValidationError
 
 from voiceassist.errors import (
     DependencyError,
@@ -19,33 +16,39 @@ from voiceassist.errors import (
 )
 from voiceassist.ingest import extraction, recovery, registration
 from voiceassist.ingest import stages as ingestion
+from voiceassist.ingest.document_metadata import metadata_for
 from voiceassist.models import DocumentMetadata, QueryRequest, QueryResponse
 from voiceassist.observability import logger
 from voiceassist.query.state import EventTarget, QueryState, response_of
 
 if TYPE_CHECKING:
-    from voiceassist.composition import Dependencies
+    from voiceassist.ingest.stages import IngestionContext
+    from voiceassist.ports import BlobStore, JobStore, PipelineRunner, SessionStore
+    from voiceassist.settings import Settings
+
+__all__ = ["ServiceDependencies", "accept_upload", "answer", "ensure_ingestion_capacity", "execution_liveness",
+           "job_liveness", "metadata_for", "reconcile_jobs", "retry_job"]
 
 
-def metadata_for(filename: str, values: dict[str, Any]) -> DocumentMetadata:
-    """Document metadata from caller-supplied values, defaulting doc_key and title to the file name."""
-    stem = PurePosixPath(filename).stem or "document"
-    merged = {k: v for k, v in values.items() if v not in (None, "", [])}
-    merged.setdefault("doc_key", stem)
-    # The name's own case is kept ("KDIGO 2024 CKD", not "Kdigo 2024 ckd"; "reportlab overlay", not "Reportlab
-    # overlay"): a capital the file name did not have reads as a name to the PHI screen (ingest/screening.py)
-    words = stem.replace("_", " ").replace("-", " ").strip()
-    merged.setdefault("title", words or stem)
-    if isinstance(merged.get("authors"), str):
-        merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]
-    try:
-        return DocumentMetadata.model_validate(merged)
-    except ValidationError as exc:  # field and rule only: pydantic's own message quotes the value (PHI, maybe)
-        problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
-        raise InvalidInput(f"invalid document metadata ({problems})") from exc
+class ServiceDependencies(Protocol):
+    """What the services use, passed in by the caller (the composition root's Dependencies is one): the
+    services never import the composition root, so neither depends on the other both ways."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def blobs(self) -> BlobStore: ...
+    @property
+    def jobs(self) -> JobStore: ...
+    @property
+    def sessions(self) -> SessionStore: ...
+    @property
+    def pipelines(self) -> PipelineRunner: ...
+    @property
+    def ingestion(self) -> IngestionContext: ...
 
 
-def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: DocumentMetadata,
+def accept_upload(deps: ServiceDependencies, *, filename: str, data: bytes, metadata: DocumentMetadata,
                   start_pipeline: bool = True) -> registration.Registration:
     """Store an upload, register it, and start its ingestion unless the content is unchanged."""
     if not data:
@@ -64,7 +67,7 @@ def accept_upload(deps: Dependencies, *, filename: str, data: bytes, metadata: D
     return registered
 
 
-def ensure_ingestion_capacity(deps: Dependencies) -> None:
+def ensure_ingestion_capacity(deps: ServiceDependencies) -> None:
     """Backpressure: the API accepts no new ingestion work while the backlog (PENDING and RUNNING jobs) is full;
     the caller gets a 429 with the seconds to wait. Bulk ingestion paces itself and does not come through here."""
     limit = deps.settings.max_ingestion_backlog
@@ -79,7 +82,7 @@ def ensure_ingestion_capacity(deps: Dependencies) -> None:
 BACKLOG_RETRY_AFTER_S = 30
 
 
-def retry_job(deps: Dependencies, job_id: str) -> Any:
+def retry_job(deps: ServiceDependencies, job_id: str) -> Any:
     """Retry a FAILED job, or a stuck one (PENDING or RUNNING with its worker gone: recovery.is_stuck)."""
     job = deps.jobs.get(job_id)
     if job.state in recovery.IN_FLIGHT and not job.unchanged:
@@ -94,13 +97,13 @@ def retry_job(deps: Dependencies, job_id: str) -> Any:
     return job
 
 
-def job_liveness(deps: Dependencies) -> recovery.Liveness | None:
+def job_liveness(deps: ServiceDependencies) -> recovery.Liveness | None:
     """What this process's pipeline runner knows about a job's execution (the local runner knows its own;
     on AWS there is nothing in-process to ask, and the lease decides)."""
     return getattr(deps.pipelines, "job_liveness", None)
 
 
-def reconcile_jobs(deps: Dependencies, *, limit: int = 1000, liveness: recovery.Liveness | None = None,
+def reconcile_jobs(deps: ServiceDependencies, *, limit: int = 1000, liveness: recovery.Liveness | None = None,
                    any_worker: bool = False) -> list[recovery.Recovery]:
     """Fail every stuck PENDING or RUNNING job with a reason and re-drive it while it has attempts left.
     `liveness` (with `any_worker`) replaces the runner's own: the AWS reconciler's execution_liveness."""
@@ -118,7 +121,7 @@ def reconcile_jobs(deps: Dependencies, *, limit: int = 1000, liveness: recovery.
                               any_worker=any_worker)
 
 
-def execution_liveness(deps: Dependencies) -> recovery.Liveness:
+def execution_liveness(deps: ServiceDependencies) -> recovery.Liveness:
     """A job's execution as the runner describes it (DescribeExecution on AWS): RUNNING is alive; ended, or
     gone (expired from the history, never started) is dead; a job without an execution id is left to the lease."""
     from voiceassist.errors import NotFound
@@ -136,7 +139,7 @@ def execution_liveness(deps: Dependencies) -> recovery.Liveness:
     return alive
 
 
-def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str) -> None:
+def _start_ingestion(deps: ServiceDependencies, job_id: str, doc_id: str, *, name: str) -> None:
     """Start the pipeline for a PENDING job. If the start fails, the job is marked FAILED (and can be retried):
     left PENDING, no execution would ever move it, and an upload of the same content would be answered
     `unchanged: being indexed` for ever."""
@@ -152,7 +155,7 @@ def _start_ingestion(deps: Dependencies, job_id: str, doc_id: str, *, name: str)
         raise
 
 
-def _record_execution(deps: Dependencies, job_id: str, name: str) -> None:
+def _record_execution(deps: ServiceDependencies, job_id: str, name: str) -> None:
     """The job carries its execution's id before the execution starts (so no step races this write), where
     the runner can tell it in advance (Step Functions: the ARN follows from the state machine and the name)."""
     execution_id_for = getattr(deps.pipelines, "execution_id_for", None)
@@ -166,7 +169,7 @@ def _record_execution(deps: Dependencies, job_id: str, name: str) -> None:
 PHI_DETECTION_TIMEOUT = "PhiDetectionTimeout"  # query.asl.json's "PHI Detection Timed Out" Fail state
 
 
-def answer(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
+def answer(deps: ServiceDependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
            stream: EventTarget | None = None, history: list[str] | None = None,
            memory: str | None = None) -> QueryResponse:
     """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally); with `stream`,

@@ -20,21 +20,35 @@ import json
 import time
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 from urllib.parse import quote_plus, unquote, unquote_plus
 
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
-from voiceassist import service
 from voiceassist.errors import Conflict, InvalidInput
+from voiceassist.ingest.document_metadata import metadata_for
 from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.models import DocumentMetadata
 
 if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
     from aws_lambda_powertools.utilities.idempotency.persistence.datarecord import DataRecord
     from aws_lambda_powertools.utilities.typing import LambdaContext
 
-    from voiceassist.composition import Dependencies
+    from voiceassist.ports import BlobStore, PipelineRunner
+
+
+
+class TriggerDependencies(Protocol):
+    """What the trigger uses, passed in by its handler (never the composition root imported here)."""
+
+    @property
+    def blobs(self) -> BlobStore: ...
+    @property
+    def pipelines(self) -> PipelineRunner: ...
+    @property
+    def idempotency(self) -> BasePersistenceLayer: ...
+
 
 SIDECAR_SUFFIX = ".meta.json"
 METADATA_FIELDS = ("doc_key", "title", "source_type", "specialty", "authors", "year", "doi", "pmid", "url")
@@ -78,12 +92,12 @@ def object_created_event(bucket: str, key: str, etag: str, size: int = 0) -> dic
                        "object": {"key": quote_plus(key, safe="/"), "size": size, "etag": etag}}}
 
 
-def metadata_for_object(deps: Dependencies, key: str) -> DocumentMetadata:
+def metadata_for_object(deps: TriggerDependencies, key: str) -> DocumentMetadata:
     """Sidecar JSON first, then the object's user metadata; doc_key and title default to the file name."""
     return _described(deps, key)[1]
 
 
-def _described(deps: Dependencies, key: str) -> tuple[str, DocumentMetadata]:
+def _described(deps: TriggerDependencies, key: str) -> tuple[str, DocumentMetadata]:
     """The object's file name (a presigned upload's `filename` user metadata, else the key's last part) and
     its metadata. Errors name no key: keys and file names are screened for PHI only after registration."""
     head = deps.blobs.head(key)
@@ -95,10 +109,10 @@ def _described(deps: Dependencies, key: str) -> tuple[str, DocumentMetadata]:
         except ValueError as exc:
             raise InvalidInput(f"its metadata sidecar ({SIDECAR_SUFFIX}) is not valid JSON: {exc}") from exc
     name = unquote(head.get(FILENAME_FIELD, "")) or PurePosixPath(key).name
-    return name, service.metadata_for(name, values)
+    return name, metadata_for(name, values)
 
 
-def handle_object_created(deps: Dependencies, event: dict[str, Any], lambda_context: Any = None
+def handle_object_created(deps: TriggerDependencies, event: dict[str, Any], lambda_context: Any = None
                           ) -> dict[str, Any]:
     """Start ingestion for an uploaded object once per version; `lambda_context` bounds the in-progress record
     by the invocation's time-out."""
@@ -115,7 +129,7 @@ def handle_object_created(deps: Dependencies, event: dict[str, Any], lambda_cont
     return result
 
 
-def start_ingestion(deps: Dependencies, *, uploaded: ObjectVersion) -> dict[str, Any]:
+def start_ingestion(deps: TriggerDependencies, *, uploaded: ObjectVersion) -> dict[str, Any]:
     """Start the ingestion workflow for an uploaded object (not idempotent by itself: see handle_object_created)."""
     filename, metadata = _described(deps, uploaded.key)
     payload = {"blob_key": uploaded.key, "metadata": metadata.model_dump(mode="json"), "filename": filename}
