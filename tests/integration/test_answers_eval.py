@@ -68,6 +68,18 @@ def test_the_issue_examples_abstain_or_answer_with_the_sentence_that_applies(loc
     assert {c.doc_key for c in egfr.citations} == {"sample-metformin"}
 
 
+def test_a_childs_question_answered_from_an_adult_guideline_states_the_conflict_first(
+        local_deps: Dependencies) -> None:
+    ensure_sample_corpus(local_deps)
+
+    child = ask(local_deps, "amoxicillin dose for pneumonia in a 4 year old")
+    covered = ask(local_deps, "epinephrine dose for a 6 yo with anaphylaxis")
+
+    assert child.metadata.answer_status is AnswerStatus.ANSWERED_OTHER_POPULATION
+    assert child.answer.startswith("Caution: the question is about children, but no cited passage is.")
+    assert covered.metadata.answer_status is AnswerStatus.ANSWERED and "0.3 mg in children" in covered.answer
+
+
 def test_eval_answers_cli_reports_both_shares(tmp_path: Path, local_deps: Dependencies,
                                              capsys: pytest.CaptureFixture[str],
                                              monkeypatch: pytest.MonkeyPatch) -> None:

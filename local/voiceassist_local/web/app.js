@@ -198,6 +198,11 @@ function renderAnswer(turn, response, question, reasons = [], tools = []) {
           onclick: () => ask(`${question} (${option})`) }, option))));
     }
   } else {
+    if (status === "answered_other_population") {
+      children.push(el("div", { class: "other-population", role: "status" },
+        el("strong", { text: "Evidence for another population. " }),
+        el("span", { text: "The cited passages are not about the patient group asked about: read the caution first." })));
+    }
     const open = (citation) => openCitation(citation, claimsCiting(response.answer, citation.number));
     children.push(answerText(response.answer, response.citations, open));
     children.push(toolCards(tools), pendingActions(tools, state.api, showError));

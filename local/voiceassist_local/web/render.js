@@ -16,7 +16,7 @@ export function el(tag, attributes = {}, ...children) {
   return node;
 }
 
-// answered, no_evidence, clarification or tool_result: metadata.answer_status when the server sends it;
+// answered, answered_other_population, no_evidence, clarification or tool_result: metadata.answer_status when the server sends it;
 // servers before that field say "no evidence" with an uncited answer after a search.
 export function answerStatus(response) {
   const status = response.metadata.answer_status || response.answer_status;

@@ -410,6 +410,9 @@ class AnswerStatus(StrEnum):
     ANSWERED = "answered"  # cited from passages that reach the evidence threshold
     NO_EVIDENCE = "no_evidence"  # no passage answers: no facts claimed, no citations
     CLARIFICATION = "clarification"  # a question back to the user
+    # cited, but the evidence is about another population than the question's (an adult guideline for a
+    # child): the answer states the conflict first (query/population.py)
+    ANSWERED_OTHER_POPULATION = "answered_other_population"
     TOOL_RESULT = "tool_result"  # a tool's output answers (query/tool_loop.py)
     TOOL_ERROR = "tool_error"  # the tool the question needs failed; the reply says why
 

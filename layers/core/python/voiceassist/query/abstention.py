@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from voiceassist.models import AnswerStatus, PhiResult
+from voiceassist.models import AnswerStatus, PhiResult, SearchHit
 from voiceassist.phi.word_lists import name_words
-from voiceassist.query import concepts, evidence
+from voiceassist.query import concepts, evidence, population
 from voiceassist.query.citations import Excerpt
 from voiceassist.query.state import QueryState
 
@@ -100,10 +100,24 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
     if answering:
         best = max(h.score for h in state.hits if h.chunk.doc_key in answering)
         state.hits = [h for h in state.hits if h.chunk.doc_key in answering and h.score >= MIN_SHARE_OF_BEST * best]
+        state.population_conflict = population_conflict(f"{state.request.query} {context}", state.hits)
         return state
     state.answer = state.clarifying_question = no_evidence_reply(state, found)
     state.answer_status = AnswerStatus.NO_EVIDENCE
     return state
+
+
+def population_conflict(question: str, hits: Sequence[SearchHit]) -> str | None:
+    """The statement put before an answer whose evidence is about another population than the question's
+    (query/population.py), or None. Names groups only (a closed vocabulary), never the question's words."""
+    texts = [f"{h.chunk.metadata.title}\n{h.chunk.section or ''}\n{h.chunk.text}" for h in hits]
+    missing, named = population.uncovered(question, texts)
+    if not missing:
+        return None
+    asked = _listing(sorted(missing)).replace('"', "")
+    about = _listing(sorted(named)).replace('"', "") if named else "other patients"
+    return (f"Caution: the question is about {asked}, but no cited passage is. The passages below are about "
+            f"{about}: they are not an answer for {asked}. Check a source that covers {asked}.")
 
 
 def in_conversation_topic(state: QueryState, *, threshold: float, previous_question: str) -> QueryState:

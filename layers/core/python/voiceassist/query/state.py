@@ -95,6 +95,8 @@ class QueryState(Model):
     generation_tier: str | None = None  # the tier the loop returns to after running tools
     answer_status: AnswerStatus | None = None  # None: "answered", or "clarification" for a question back
     evidence_score: float | None = None
+    # the question's population that the kept evidence does not cover, stated before the answer (abstention.py)
+    population_conflict: str | None = None
     grounding: float | None = None
     stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
     history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
@@ -163,6 +165,8 @@ def timed(state: QueryState, stage: str) -> Iterator[None]:
 def response_of(state: QueryState) -> QueryResponse:
     """The API's view of a finished state."""
     answer = state.answer or state.clarifying_question or ""
+    if _status(state) is AnswerStatus.ANSWERED_OTHER_POPULATION and state.population_conflict:
+        answer = f"{state.population_conflict}\n\n{answer}"
     return QueryResponse(
         answer=answer,
         citations=state.citations,
@@ -182,4 +186,6 @@ def response_of(state: QueryState) -> QueryResponse:
 def _status(state: QueryState) -> AnswerStatus:
     if state.answer_status is not None:
         return state.answer_status
+    if state.population_conflict and state.answer and state.citations:
+        return AnswerStatus.ANSWERED_OTHER_POPULATION
     return AnswerStatus.CLARIFICATION if state.clarifying_question and not state.answer else AnswerStatus.ANSWERED

@@ -1,0 +1,23 @@
+"""Who a question and its evidence are about (query/population.py)."""
+
+from __future__ import annotations
+
+from voiceassist.query import population
+
+
+def test_population_ages_fall_in_their_mesh_group_and_durations_are_not_ages() -> None:
+    assert population.asked("CAP abx dose in a 4 year old") == {"children"}
+    assert population.asked("doxycycline for pneumonia in an 8 yo") == {"children"}
+    assert population.asked("a 15-year-old with anaphylaxis") == {"adolescents"}
+    assert population.asked("a 3 month old") == {"infants"}
+    assert population.asked("metformin for 2 years") == frozenset()
+    assert population.asked("bp goal for most adults") == frozenset()  # adults: no special group
+
+
+def test_population_adult_evidence_does_not_cover_a_child_but_a_childrens_dose_does() -> None:
+    adult = ["Community-Acquired Pneumonia in Adults\nFor adults treated as outpatients, amoxicillin 1 g."]
+    both = ["Give 0.01 mg/kg, to a maximum single dose of 0.5 mg in adults and 0.3 mg in children."]
+    assert population.uncovered("amoxicillin dose for pneumonia in kids", adult) == ({"children"}, {"adults"})
+    assert population.uncovered("epinephrine dose for a 6 yo", both)[0] == frozenset()
+    assert population.uncovered("metformin dose in pregnancy", ["Start with 500 mg once daily."])[0] == {
+        "pregnancy"}
