@@ -74,6 +74,7 @@ def test_ingest_through_the_server_indexes_the_file(ingesting_server: Dependenci
     assert out.strip().splitlines()[-1] == "1 completed"
     [document] = ingesting_server.documents.list(limit=50)
     assert document.status is DocumentStatus.ACTIVE and document.metadata.specialty == "rheumatology"
+    assert document.metadata.title == "Acute gout"  # a Markdown file is titled with its first heading
 
 
 def test_documents_list_show_and_delete_through_the_server(served: Dependencies,

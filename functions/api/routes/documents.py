@@ -109,7 +109,7 @@ def upload_document() -> Response[UploadAccepted]:
                               f"(API Gateway and Lambda limits): use {UPLOAD_ROUTE} for a presigned S3 upload")
     service.ensure_ingestion_capacity(deps)
     registration = service.accept_upload(deps, filename=filename, data=data,
-                                         metadata=service.metadata_for(filename, values))
+                                         metadata=service.metadata_for(filename, values, data))
     audit_accepted(who, "document.upload", registration.document.doc_id)
     body = UploadAccepted(
         doc_id=registration.document.doc_id, doc_key=registration.document.doc_key,

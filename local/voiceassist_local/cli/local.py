@@ -77,9 +77,9 @@ def upload_files(deps: Dependencies, files: Sequence[Path], metadata: dict[str, 
     results: list[tuple[Path, str | None, str | None]] = [] if into is None else into
     for path in tqdm(files, desc="uploading", unit="file", disable=not show or len(files) < 2):
         try:
+            data = path.read_bytes()
             registration = service.accept_upload(
-                deps, filename=path.name, data=path.read_bytes(),
-                metadata=service.metadata_for(path.name, metadata))
+                deps, filename=path.name, data=data, metadata=service.metadata_for(path.name, metadata, data))
             results.append((path, registration.job.job_id, None))
         except VoiceAssistError as exc:
             results.append((path, None, str(exc)))

@@ -26,7 +26,7 @@ from urllib.parse import quote_plus, unquote, unquote_plus
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
 from voiceassist.errors import Conflict, InvalidInput
-from voiceassist.ingest.document_metadata import metadata_for
+from voiceassist.ingest.document_metadata import MARKDOWN_SUFFIXES, metadata_for
 from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.models import DocumentMetadata
 
@@ -109,7 +109,8 @@ def _described(deps: TriggerDependencies, key: str) -> tuple[str, DocumentMetada
         except ValueError as exc:
             raise InvalidInput(f"its metadata sidecar ({SIDECAR_SUFFIX}) is not valid JSON: {exc}") from exc
     name = unquote(head.get(FILENAME_FIELD, "")) or PurePosixPath(key).name
-    return name, metadata_for(name, values)
+    needs_heading = not values.get("title") and PurePosixPath(name).suffix.lower() in MARKDOWN_SUFFIXES
+    return name, metadata_for(name, values, deps.blobs.get(key) if needs_heading else None)
 
 
 def handle_object_created(deps: TriggerDependencies, event: dict[str, Any], lambda_context: Any = None

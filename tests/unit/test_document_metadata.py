@@ -1,0 +1,41 @@
+"""A document's defaults: a Markdown file is titled with its first heading, anything else with its file name."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from voiceassist.ingest.document_metadata import markdown_title, metadata_for
+from voiceassist.ingest.screening import screen_metadata
+
+
+def test_markdown_title_is_the_first_heading() -> None:
+    data = b"Intro line\n\n## Acute gout flare ##\n\n# Later heading\n"
+    assert metadata_for("gout_note.md", {}, data).title == "Acute gout flare"
+    assert metadata_for("gout_note.md", {}, data).doc_key == "gout_note"
+
+
+def test_markdown_title_skips_headings_inside_code_fences() -> None:
+    assert markdown_title("a.markdown", b"```\n# not a heading\n```\n# Colchicine dosing\n") == "Colchicine dosing"
+
+
+def test_markdown_title_falls_back_to_the_file_name() -> None:
+    assert metadata_for("gout_note.md", {}, b"no heading here\n").title == "gout note"
+    assert metadata_for("gout_note.txt", {}, b"# looks like a heading\n").title == "gout note"  # not Markdown
+    assert metadata_for("gout_note.md", {}).title == "gout note"  # no content given
+
+
+def test_a_given_title_wins_over_the_heading() -> None:
+    assert metadata_for("gout.md", {"title": "Gout (local protocol)"}, b"# Acute gout\n").title == \
+        "Gout (local protocol)"
+
+
+def test_a_patient_named_in_the_first_heading_is_redacted_by_the_metadata_screen(shared_phi_detector: Any) -> None:
+    data = b"# Discharge plan for Zebulon Quartermaine, MRN 84736251\n\nSepsis follow-up.\n"
+    metadata = metadata_for("plan.md", {}, data)
+    assert metadata.title.startswith("Discharge plan for Zebulon")  # the heading became the title...
+
+    screened = screen_metadata(shared_phi_detector, metadata, "plan.md")
+
+    title = screened.metadata.title.lower()  # ...and passes the PHI screen as any title does
+    assert "zebulon" not in title and "quartermaine" not in title and "84736251" not in title
+    assert "PERSON" in screened.entity_types
