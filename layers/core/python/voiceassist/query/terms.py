@@ -24,7 +24,7 @@ STOPWORDS = frozenset(
 )
 # "what's", "they're", "doesn't": the word before the contraction is what counts ("what", a stop word)
 _CONTRACTION = re.compile(r"(?:'s|'re|'ve|'ll|'d|'m|n't)$")
-WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")  # letters of any alphabet: "máxima" is one word, not "m" and "xima"
 SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
              "ly", "s")
 
