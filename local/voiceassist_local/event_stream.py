@@ -119,7 +119,7 @@ def chat_completions(handler: BaseHTTPRequestHandler, body: bytes) -> None:
         if not chat_request.stream:
             response = orchestrator.run(dependencies(), request, user_id=LOCAL_USER, trace_id=trace_id,
                                         emit=lambda _item: None, history=history)
-            json_reply(handler, 200, chat.completion(response, model=chat_request.model))
+            json_reply(handler, 200, chat.completion(response, model=chat_request.model, request=chat_request))
             return
     except Exception as exc:
         if not isinstance(exc, VoiceAssistError) or exc.status_code >= 500:

@@ -26,7 +26,7 @@ def chat_completions(body: chat.ChatCompletionRequest) -> Any:
     response = orchestrator.run(dependencies(), request, user_id=caller_id(router), trace_id=trace_id(router),
                                 emit=collected.append, history=history)
     if not body.stream:
-        return chat.completion(response, model=body.model)
+        return chat.completion(response, model=body.model, request=body)
     stream = b"".join(chat.sse_chunk(c) for c in chat.chunks(
         collected, model=body.model, completion_id=chat.new_completion_id(response.metadata.query_id)))
     return Response(status_code=200, content_type="text/event-stream",

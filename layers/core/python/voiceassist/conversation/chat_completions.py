@@ -12,12 +12,13 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from voiceassist.conversation import events
 from voiceassist.conversation.context import Turn
 from voiceassist.errors import InvalidInput
 from voiceassist.models import Citation, QueryRequest, QueryResponse
+from voiceassist.query.generation import count_tokens
 
 MODEL_ID = "voiceassist"
 OWNER = "voiceassist"
@@ -43,6 +44,18 @@ class ChatCompletionRequest(BaseModel):
     messages: list[ChatMessageIn] = Field(min_length=1)
     stream: bool = False
     top_k: int = Field(default=5, ge=1, le=20)
+
+    @field_validator("model")
+    @classmethod
+    def known_model(cls, value: str) -> str:
+        """The one model this API answers as, in any case ("VoiceAssist"); another name is refused, not echoed
+        back as if it had answered."""
+        if value.strip().lower() != MODEL_ID:
+            raise ValueError(f"unknown model {value[:80]!r}: this API answers as {MODEL_ID!r} (GET /v1/models)")
+        return MODEL_ID
+
+    def prompt_text(self) -> str:
+        return "\n".join(m.text for m in self.messages)
 
 
 def models() -> dict[str, Any]:
@@ -70,15 +83,21 @@ def sources(citations: list[Citation]) -> str:
     return "\n\nSources:\n" + "\n".join(lines)
 
 
-def completion(response: QueryResponse, *, model: str) -> dict[str, Any]:
+def completion(response: QueryResponse, *, model: str, request: ChatCompletionRequest | None = None
+               ) -> dict[str, Any]:
+    """The completion. `usage` counts, with cl100k_base, the messages received (`request`) and the content
+    returned: what this API took and gave, also when no language model ran (an extractive answer); the
+    pipeline's own model usage is in query_metadata.usage."""
     body = response.model_dump(mode="json")
-    usage = response.metadata.usage
+    content = response.answer + sources(response.citations)
+    prompt_tokens = count_tokens(request.prompt_text()) if request is not None else 0
+    completion_tokens = count_tokens(content)
     return {
         "id": _completion_id(response), "object": "chat.completion", "created": int(time.time()), "model": model,
         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
-                     "message": {"role": "assistant", "content": response.answer + sources(response.citations)}}],
-        "usage": {"prompt_tokens": usage.prompt_tokens, "completion_tokens": usage.completion_tokens,
-                  "total_tokens": usage.prompt_tokens + usage.completion_tokens},
+                     "message": {"role": "assistant", "content": content}}],
+        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+                  "total_tokens": prompt_tokens + completion_tokens},
         "citations": body["citations"], "query_metadata": body["metadata"],
     }
 
