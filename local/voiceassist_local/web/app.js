@@ -56,6 +56,13 @@ function showSignIn() {
   button.focus();
 }
 
+// A message about what was typed (not a failure): in the same alert box, without "Something went wrong".
+export function showNotice(text) {
+  const box = $("error");
+  box.replaceChildren(text, el("button", { type: "button", class: "dismiss", onclick: () => showError(null) }, "Dismiss"));
+  box.hidden = false;
+}
+
 export function showError(err) {
   const box = $("error");
   if (!err) {
@@ -119,9 +126,20 @@ async function openSession(sessionId) {
 
 // Asking -------------------------------------------------------------------------------------------------
 
+const MAX_QUESTION_CHARS = 4000; // QueryRequest.query's limit
+
 async function ask(question) {
   question = question.trim();
-  if (!question || state.busy) return;
+  if (state.busy) return;
+  if (!question) {
+    showNotice("Type a question first, for example: What is the first-line treatment for uncomplicated hypertension?");
+    $("question").focus();
+    return;
+  }
+  if (question.length > MAX_QUESTION_CHARS) {
+    showNotice(`The question is ${question.length} characters long; the limit is ${MAX_QUESTION_CHARS}: shorten it.`);
+    return;
+  }
   state.busy = true;
   $("ask").disabled = true;
   showError(null);
@@ -141,7 +159,8 @@ async function ask(question) {
     const reasons = []; // the route events' reasons and the tools' results, when the answer streams
     const tools = [];
     const response = await state.api.ask(request, (type, data) => {
-      if (type === "route" && data.reason) reasons.push(data.reason);
+      // "no PHI detected: ..." is the badge's own label: said once (a PHI step's reason says where it may go)
+      if (type === "route" && data.reason && (data.stage !== "phi" || data.phi_detected)) reasons.push(data.reason);
       if (type === "tool" && data.phase === "result") tools.push(data);
       onEvent(type, data, progress, live);
     });
