@@ -146,8 +146,20 @@ def test_compose_extractive_prefers_a_duration_for_how_long_and_a_frequency_for_
     how_often = compose_extractive("How often can intramuscular epinephrine be repeated?", excerpts)
     how_long = compose_extractive("How long should a patient be observed after anaphylaxis?", excerpts)
 
-    assert sentences_of(how_often)[0].startswith("Repeat every 5 to 15 minutes")
+    # "Repeat ..." continues the sentence before it: it is quoted right after it, never alone (discourse.py)
+    assert [s[:25] for s in sentences_of(how_often)[:2]] == ["Give epinephrine 1 mg/mL ", "Repeat every 5 to 15 minu"]
     assert sentences_of(how_long)[0].startswith("Observe for at least 6 hours")
+
+
+def test_compose_extractive_never_quotes_a_disclaimer_and_keeps_a_repeat_with_its_drug() -> None:
+    disclaimer = ("SAMPLE CONTENT written for the VoiceAssist project to demonstrate the software. It is a "
+                  "simplified summary, not medical advice, and not for clinical use.")
+    excerpts = excerpts_of(disclaimer + " " + ANAPHYLAXIS_EPINEPHRINE, ANAPHYLAXIS_SUPPORTIVE)
+
+    answer = compose_extractive("How do I treat anaphylaxis in adults?", excerpts)
+
+    assert "SAMPLE CONTENT" not in answer and "medical advice" not in answer
+    assert [s[:16] for s in sentences_of(answer)[:2]] == ["Give epinephrine", "Repeat every 5 t"]
 
 
 def test_applies_to_reads_ranges_and_bounds() -> None:

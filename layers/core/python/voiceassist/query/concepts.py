@@ -112,7 +112,14 @@ def marks(text: str) -> frozenset[str]:
 def mentions(question: str) -> tuple[Mention, ...]:
     """The drugs, classes and shorthand of a question, with their spans."""
     found: list[Mention] = []
-    for start, end, kind, name in _matches(question, fuzzy=True):
+    matches = _matches(question, fuzzy=True)
+    taken = [(start, end) for start, end, _, _ in matches]
+    for match in _SHORTHAND.finditer(question.lower()):  # "epi", "doxy", "abx": shorthand for a drug or class
+        meaning = terminology.SHORTHAND.get(match.group())
+        hit = _lookup(meaning) if meaning else None
+        if hit is not None and not any(s <= match.start() < e for s, e in taken):
+            matches.append((match.start(), match.end(), *hit))
+    for start, end, kind, name in matches:
         if kind == "drug":
             found.append(Mention(start, end, name, _drug_marks(name) - {class_mark(c) for c in
                                                                         terminology.classes_of(name)}, "drug"))
@@ -157,6 +164,28 @@ def _fuzzy(word: str) -> tuple[str, str] | None:
     return None
 
 
+def normalise(text: str) -> str:
+    """`text` with shorthand spelt out in place ("O2" -> "oxygen", "f/u CXR" -> "follow-up chest radiograph")
+    and "(generic)" after a drug named otherwise: what the composer and the search read."""
+    pieces: list[str] = []
+    position = 0
+    for mention in mentions(text):
+        if mention.kind == "shorthand":
+            meaning = spelt_out(mention.label)
+            pieces.append(text[position:mention.start] + meaning)
+            position = mention.end
+        elif mention.kind == "drug" and mention.label.lower() not in text.lower():
+            pieces.append(text[position:mention.end] + f" ({mention.label})")
+            position = mention.end
+    return "".join(pieces) + text[position:]
+
+
+def spelt_out(label: str) -> str:
+    """A shorthand's meaning; an abbreviation it stands for ("BP") as that abbreviation's first meaning."""
+    meanings = terminology.abbreviations().get(label)
+    return meanings[0] if label.isupper() and meanings else label
+
+
 def expand(text: str) -> str:
     """`text` with "(generic)" after each drug named otherwise and "(meaning)" after shorthand, for the keyword
     search: "glucophage (metformin)", "abx (antibiotic)"."""
@@ -164,9 +193,13 @@ def expand(text: str) -> str:
     position = 0
     lowered = text.lower()
     for mention in mentions(text):
-        if mention.kind == "class" or mention.label.lower() in lowered:
+        # an abbreviation is written as one ("cap" -> "CAP"): the abbreviations' own expansion follows
+        # lower case "cap" -> "CAP" (the abbreviations' own expansion follows); "CAP", "O2" as typed -> spelt out
+        as_abbreviation = mention.label in terminology.abbreviations() and mention.label not in text
+        label = mention.label if as_abbreviation else spelt_out(mention.label)
+        if mention.kind == "class" or (label in text if as_abbreviation else label.lower() in lowered):
             continue
-        pieces.append(text[position:mention.end] + f" ({mention.label})")
+        pieces.append(text[position:mention.end] + f" ({label})")
         position = mention.end
     return "".join(pieces) + text[position:]
 

@@ -30,8 +30,8 @@ from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import synonyms
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
-from voiceassist.query.concepts import mentions
-from voiceassist.query.expansion import abbreviation_meanings
+from voiceassist.query.concepts import mentions, spelt_out
+from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
 
@@ -123,11 +123,14 @@ def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(" ", question))
     found: dict[str, Concept] = {}
-    for mention in mentions(text):  # drugs by any name, classes, shorthand (query/concepts.py)
-        text = text[:mention.start] + " " * (mention.end - mention.start) + text[mention.end:]
-        if mention.kind == "shorthand":  # "htn", "lytes": read as the words it stands for
-            text += f" {mention.label}"
+    # drugs by any name, classes, shorthand (query/concepts.py); from the end, so earlier spans stay put
+    for mention in sorted(mentions(text), key=lambda m: -m.start):
+        if mention.kind == "shorthand":  # "htn", "high bp": read as the words it stands for, where it stands
+            # an abbreviation with one dominant meaning stays one (its long form or itself covers it)
+            spelt = mention.label if mention.label in CLINICAL_ABBREVIATIONS else spelt_out(mention.label)
+            text = text[:mention.start] + spelt + text[mention.end:]
             continue
+        text = text[:mention.start] + " " * (mention.end - mention.start) + text[mention.end:]
         written = content_terms(mention.label)
         alternatives = (*(frozenset({m}) for m in sorted(mention.marks)), written)
         found.setdefault(mention.label.lower(), Concept(mention.label, alternatives, 1.0))

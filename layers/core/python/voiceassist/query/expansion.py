@@ -98,12 +98,16 @@ def expand_abbreviations(text: str, abbreviations: dict[str, str] = CLINICAL_ABB
     for match in _WORD.finditer(text):
         word = match.group(1)
         key = word if word in abbreviations else word[:-1] if _is_capital_plural(word, abbreviations) else None
-        if key is None or key in done or abbreviations[key].casefold() in text.casefold():
+        if key is None or key in done or _spelt(abbreviations[key]) in _spelt(text):
             continue
         done.add(key)
         expanded.append(text[position : match.end()] + f" ({abbreviations[key]})")
         position = match.end()
     return "".join(expanded) + text[position:]
+
+
+def _spelt(text: str) -> str:
+    return text.casefold().replace("-", " ")
 
 
 def _is_capital_plural(word: str, abbreviations: dict[str, str]) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiceassist.abbreviations import abbreviation_kind
-from voiceassist.query import synonyms
+from voiceassist.query import concepts, discourse, synonyms
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
 from voiceassist.query.terms import STOPWORDS, WORD, stem
@@ -105,20 +105,26 @@ def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
         if is_flagged(excerpt):
             continue
         chunk = excerpt.chunk
-        title = synonyms.concept_terms(chunk.metadata.title)
-        section = synonyms.concept_terms(chunk.section or "")
-        sentences = split_sentences(strip_citations(excerpt.text))
+        title = _terms(chunk.metadata.title)
+        section = _terms(chunk.section or "")
+        # disclaimers, copyright lines and footers are never quoted (query/discourse.py)
+        sentences = [s for s in split_sentences(strip_citations(excerpt.text)) if not discourse.is_furniture(s)]
         # The passage's other sentences are the sentence's context too: "Measure after 5 minutes ..." is about
         # the blood pressure its neighbour names.
-        passage = frozenset().union(*(synonyms.concept_terms(s) for s in sentences))
+        passage = frozenset().union(*(_terms(s) for s in sentences))
         for position, sentence in enumerate(sentences):
             if len(sentence) > MAX_SENTENCE_CHARS or len(sentence.split()) < MIN_SENTENCE_WORDS:
                 continue
-            terms = synonyms.concept_terms(sentence)
+            terms = _terms(sentence)
             if terms:
                 found.append(_Candidate(excerpt.number, position, sentence, terms,
                                         (title | passage) - section - terms, section - terms))
     return found
+
+
+def _terms(text: str) -> frozenset[str]:
+    """Content terms, one per synonym group, and the marks of the drugs and classes named (query/concepts.py)."""
+    return synonyms.concept_terms(text) | concepts.marks(text)
 
 
 def is_flagged(excerpt: Excerpt) -> bool:
@@ -143,7 +149,9 @@ def compose_extractive(question: str, excerpts: Sequence[Excerpt], *, max_senten
 def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentences: int = 4) -> list[_Candidate]:
     """The sentences that answer, best first: question terms covered (rarer ones weigh more), a range that
     holds the question's number ("eGFR 38" -> "between 30 and 45"), a dose for a dose question, and rank."""
-    question_terms = synonyms.concept_terms(question)
+    question = concepts.normalise(question)  # shorthand spelt out: "O2" -> "oxygen", "lytes" -> "electrolytes"
+    question_terms = synonyms.concept_terms(question) | frozenset().union(
+        *(m.marks for m in concepts.mentions(question)))
     candidates = _candidates(excerpts)
     if not question_terms or not candidates:
         return []
@@ -186,7 +194,15 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
         chosen.append(candidate)
         if len(chosen) == max_sentences:
             break
-    return chosen
+    # "Repeat every 5 to 15 minutes ..." comes right after the sentence it continues (query/discourse.py)
+    by_place = {(c.excerpt_number, c.position): c for c in candidates}
+
+    def antecedent(candidate: _Candidate) -> _Candidate | None:
+        if not discourse.refers_back(candidate.text):
+            return None
+        return by_place.get((candidate.excerpt_number, candidate.position - 1))
+
+    return discourse.with_antecedents(chosen, antecedent, max_sentences)
 
 
 def question_values(question: str) -> list[float]:
