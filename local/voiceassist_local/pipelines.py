@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import pickle
 import threading
 import types
 from collections.abc import Callable
@@ -80,26 +81,29 @@ def install_interpreter_speedups() -> None:
         from moto.stepfunctions.parser.asl.component.common.path import result_path
         from moto.stepfunctions.parser.asl.component.common.string import string_expression
         from moto.stepfunctions.parser.asl.component.state.exec import execute_state
+        from moto.stepfunctions.parser.asl.component.state.exec.state_map import state_map
+        from moto.stepfunctions.parser.asl.component.state.exec.state_map.iteration import job
         from moto.stepfunctions.parser.asl.component.state.exec.state_parallel import state_parallel
-        from moto.stepfunctions.parser.asl.eval import states
+        from moto.stepfunctions.parser.asl.eval import environment, states
         from moto.stepfunctions.parser.asl.utils import json_path
 
         json_path.parse = functools.lru_cache(maxsize=JSONPATH_CACHE_SIZE)(jsonpath_ng.ext.parse)
         result_path.parse = functools.lru_cache(maxsize=JSONPATH_CACHE_SIZE)(jsonpath_ng.parse)
         json_copy = types.SimpleNamespace(deepcopy=copy_json)
-        for module in (states, string_expression, result_path, execute_state, state_parallel):
+        for module in (states, string_expression, result_path, execute_state, state_parallel, state_map, job,
+                       environment):
             setattr(module, "copy", json_copy)  # noqa: B010 - replaces the module's reference only
         _speedups_installed = True
 
 
 def copy_json(value: Any) -> Any:
-    """A deep copy of JSON data (dicts, lists, strings, numbers, booleans, None), several times faster than
-    copy.deepcopy; any other object is handed to copy.deepcopy."""
+    """A deep copy of state values (JSON data: dicts, lists, strings, numbers, booleans, None), through pickle's
+    C implementation: about 4.5x faster than a copy in Python and 8x faster than copy.deepcopy on a 14 KB query
+    state (68 us against 316 and 557, timeit). Anything pickle refuses is handed to copy.deepcopy."""
     kind = type(value)
-    if kind is dict:
-        return {key: copy_json(item) for key, item in value.items()}
-    if kind is list:
-        return [copy_json(item) for item in value]
     if kind in (str, int, float, bool) or value is None:
         return value
-    return copy.deepcopy(value)
+    try:
+        return pickle.loads(pickle.dumps(value, pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001 - not picklable (a lock, a generator): deepcopy decides
+        return copy.deepcopy(value)

@@ -264,3 +264,8 @@ def test_copy_json_copies_every_level_and_hands_other_objects_to_deepcopy() -> N
     assert original["hits"][0]["chunk"]["text"] == "metformin"
     assert (copied["when"], copied["flags"]) == (original["when"], original["flags"])
     assert copied["hits"] is not original["hits"]
+    def local() -> int:  # pickle refuses a local function, deepcopy keeps it
+        return 1
+
+    unpicklable = {"call": local, "hits": [{"score": 0.5}]}
+    assert copy_json(unpicklable) == unpicklable
