@@ -269,3 +269,39 @@ def test_copy_json_copies_every_level_and_hands_other_objects_to_deepcopy() -> N
 
     unpicklable = {"call": local, "hits": [{"score": 0.5}]}
     assert copy_json(unpicklable) == unpicklable
+
+
+class CountingDetector:
+    """The real detector, recording every text it is asked about."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.texts = inner, []
+
+    def detect(self, text: str) -> Any:
+        self.texts.append(text)
+        return self.inner.detect(text)
+
+
+def test_query_pipeline_detects_a_question_asked_alone_once_before_the_cloud_model(deps: Dependencies) -> None:
+    detector = CountingDetector(deps.phi_detector)
+    deps.phi_detector = detector  # type: ignore[assignment]
+    vars(deps).pop("query", None)
+    cloud = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["Up to 2,000 mg per day [1]."])
+
+    response = ask(deps, cloud)
+
+    assert response.metadata.model == "gpt-4o-mini"
+    assert detector.texts == [QUESTION]
+
+
+def test_query_pipeline_detects_what_a_conversation_adds_before_the_cloud_model(deps: Dependencies) -> None:
+    detector = CountingDetector(deps.phi_detector)
+    deps.phi_detector = detector  # type: ignore[assignment]
+    vars(deps).pop("query", None)
+    deps.cloud_chat = ScriptedChatModel("gpt-4o-mini", in_boundary=False, script=["Up to 2,000 mg per day [1]."])
+    earlier = "user: my patient takes metformin"
+
+    response = service.answer(deps, QueryRequest(query=QUESTION), user_id=USER, history=[earlier])
+
+    assert response.metadata.model == "gpt-4o-mini"
+    assert detector.texts[0] == QUESTION and any("takes metformin" in text for text in detector.texts[1:])

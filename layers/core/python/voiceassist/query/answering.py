@@ -116,7 +116,11 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
         # rounds added. The excerpts come from the curated knowledge base: author names and study dates there
         # are not PHI.
         rounds_text = tools.withheld_egress_text if plan.redacted else tools.egress_text
-        user_text = "\n".join([question, context or "", memory or "", *(m.content for m in history), rounds_text])
+        user_text = "\n".join(part for part in [question, context, memory, *(m.content for m in history), rounds_text]
+                              if part)
+        # Detect PHI's result counts for exactly the text it checked (phi/policy.py): a question asked alone is
+        # not detected twice. A redacted question is new text, and is detected.
+        checked = None if plan.redacted else state.phi
         rounds = list(tools.withheld if plan.redacted else tools.transcript)
         offered = [] if plan.redacted else list(tools.tools)
 
@@ -135,7 +139,8 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
             result = routing.complete_with_fallbacks(
                 tier_models, prompt.messages, complete, breakers=BreakerRegistry(ctx.state),
                 retries=0,  # the state machine retries the primary tier once
-                egress_check=lambda _payload: phi.ensure_may_leave(user_text, detector=ctx.phi_detector))
+                egress_check=lambda _payload: phi.ensure_may_leave(user_text, detector=ctx.phi_detector,
+                                                                  checked=checked))
         except routing.NoModelAvailable as exc:
             if tier == "primary" and _transient(exc):
                 # query.asl.json retries on "ModelUnavailable", the error name Step Functions matches exactly;
