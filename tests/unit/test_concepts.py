@@ -60,3 +60,8 @@ def test_phi_boundary_a_name_detectors_guess_on_a_drug_is_read_but_a_patient_nam
         PhiEntity(entity_type="PERSON", start=0, end=13), PhiEntity(entity_type="PERSON", start=27, end=40)])
     restored = clinical_words_restored(query, phi)
     assert "glipizide" in restored and "Allegra" not in restored and "Jones" not in restored
+
+
+def test_evidence_a_topic_before_a_name_detectors_guess_is_still_a_topic() -> None:
+    assert {c.label for c in evidence.question_concepts("amoxicillin dose for otitis <PERSON>")} >= {"otitis"}
+    assert {c.label for c in evidence.question_concepts("Mrs. <PERSON> on metformin")} == {"metformin"}

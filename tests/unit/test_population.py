@@ -21,3 +21,16 @@ def test_population_adult_evidence_does_not_cover_a_child_but_a_childrens_dose_d
     assert population.uncovered("epinephrine dose for a 6 yo", both)[0] == frozenset()
     assert population.uncovered("metformin dose in pregnancy", ["Start with 500 mg once daily."])[0] == {
         "pregnancy"}
+
+
+def test_population_a_follow_up_carries_the_childs_age_forward() -> None:
+    from voiceassist.conversation.context import Turn, resolve
+
+    earlier = [Turn("user", "amoxicillin dose for pneumonia in a 4 year old"),
+               Turn("assistant", "Amoxicillin 1 g orally three times daily [1].")]
+    carried = resolve("And the max dose?", earlier)
+    asked_now = resolve("And in a child?", [Turn("user", "amoxicillin dose for community-acquired pneumonia"),
+                                            Turn("assistant", "Amoxicillin 1 g orally three times daily [1].")])
+
+    assert population.asked(carried.query) == {"children"}
+    assert population.asked(asked_now.query) == {"children"} and "pneumonia" in asked_now.query

@@ -121,7 +121,8 @@ def question_concepts(question: str) -> list[Concept]:
 
 def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
-    text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(" ", question))
+    # Only a label word goes ("SSN", "Mrs."), not a topic a name detector's guess follows ("otitis <PERSON>").
+    text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question))
     found: dict[str, Concept] = {}
     # drugs by any name, classes, shorthand (query/concepts.py); from the end, so earlier spans stay put
     for mention in sorted(mentions(text), key=lambda m: -m.start):
@@ -164,6 +165,10 @@ def _concepts(question: str) -> list[Concept]:
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
                 found[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
     return list(found.values())
+
+
+def _label_dropped(match: re.Match[str]) -> str:
+    return " " if stem(match.group().strip().rstrip(".:#").lower()) in GENERIC_WORDS else match.group()
 
 
 def named_drugs(found: Sequence[Concept]) -> list[Concept]:
@@ -228,5 +233,11 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     for hit in hits:
         by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
     qualified = tuple(q for q in qualified_terms(hyphenate(question.lower())) if q.head not in GENERIC_WORDS)
+    if qualified:  # a document that names a sibling ("type 2 diabetes") lends its passages none of its words
+        for key in by_document:
+            texts = "\n".join(f"{h.chunk.metadata.title}\n{h.chunk.section or ''}\n{h.chunk.text}" for h in hits
+                              if h.chunk.doc_key == key)
+            sibling = sibling_terms(qualified, texts)
+            by_document[key] -= sibling | synonyms.marks_for(sibling)
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)
