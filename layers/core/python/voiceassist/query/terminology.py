@@ -10,7 +10,7 @@
   WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
   Neither source lists class names with their members, so the table is written here from the INN stems.
 
-Sources, licences and measured gaps: docs/decisions/0007-clinical-concepts.md.
+Sources, licences and measured gaps: docs/decisions/0024-clinical-concepts.md.
 """
 
 from __future__ import annotations
@@ -64,12 +64,12 @@ CLASSES: tuple[DrugClass, ...] = (
     DrugClass("antihypertensive", ("antihypertensive", "blood pressure medication"), ()),
 )
 
-# Names the drug dictionary lacks (measured in docs/decisions/0007-clinical-concepts.md): British Approved
+# Names the drug dictionary lacks (measured in docs/decisions/0024-clinical-concepts.md): British Approved
 # Names that differ from the INN, and brands of combinations the dictionary files under a name no reference
 # uses. No shipped terminology covers them; each is a fact of the BAN/INN lists or the product's label.
 EXTRA_DRUG_NAMES: dict[str, str] = {
-    "adrenaline": "epinephrine", "noradrenaline": "norepinephrine", "frusemide": "furosemide",
-    "augmentin": "co-amoxiclav", "amoxiclav": "co-amoxiclav", "riomet": "metformin",
+    "adrenaline": "epinephrine", "augmentin": "co-amoxiclav", "amoxiclav": "co-amoxiclav",
+    "co-amoxiclav": "co-amoxiclav", "riomet": "metformin",
 }
 # A combination's members, so that "co-amoxiclav" is covered by "amoxicillin/clavulanate" (BAN "co-" names).
 COMBINATIONS: dict[str, tuple[str, ...]] = {"co-amoxiclav": ("amoxicillin", "clavulanic acid")}
