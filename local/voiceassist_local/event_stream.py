@@ -23,7 +23,7 @@ from voiceassist.errors import InvalidInput, VoiceAssistError
 from voiceassist.models import QueryRequest, new_id
 from voiceassist.observability import log_failure
 from voiceassist.query.state import EventTarget
-from voiceassist_local.server import LOCAL_USER, local_face
+from voiceassist_local.http_api import LOCAL_USER, local_face
 
 END_TYPES = ("done", "error")
 

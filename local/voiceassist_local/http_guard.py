@@ -9,6 +9,12 @@
 - http.server's own errors as the API's JSON envelope, never an HTML page or a traceback.
 - HEAD (a GET without the body), OPTIONS (CORS preflight for the configured dev origins), 405 otherwise.
 - A bearer token when configured (required when the server listens beyond the loopback interface).
+- No driving from websites (a page on any site can send requests to 127.0.0.1): the Host header must name
+  the bound address or a loopback name (DNS rebinding sends the attacker's name); a state-changing request
+  (POST, PUT, PATCH, DELETE) from another origin is a 403 (Origin, else Sec-Fetch-Site: only this server's
+  own origin and the configured dev origins); and its body may not be of a type a browser sends cross-site
+  without a CORS preflight (text/plain, a form, or no type: 415). multipart/form-data, the one such type an
+  API might take, passes only the origin checks.
 - A structured access log line per request (method, path without the query string, status, bytes, ms).
 """
 
@@ -32,6 +38,11 @@ LISTEN_BACKLOG = 128
 BODY_OVERHEAD = 1.4  # an upload's JSON envelope carries the file base64-encoded: 4/3 of it, and a little more
 DEV_ORIGINS = ("http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:5173", "http://127.0.0.1:5173")
 LOOPBACK = ("127.0.0.1", "::1", "localhost")
+WILDCARD = ("0.0.0.0", "::", "")  # noqa: S104 - names of "every interface", not a binding made here
+STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Bodies a browser sends cross-site without asking first (CORS "simple" requests), besides multipart/form-data
+SIMPLE_BODY_TYPES = ("text/plain", "application/x-www-form-urlencoded")
+SAME_SITE = ("same-origin", "none")  # Sec-Fetch-Site of the server's own page, and of a typed URL or a tool
 _BUSY_BODY = json.dumps({"error": {"code": "unavailable", "message": "too many connections; try again",
                                    "trace_id": "local", "retry_after": 1}}).encode()
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
@@ -63,11 +74,12 @@ class GuardedServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, max_body_bytes: int,
                  token: str | None = None, origins: tuple[str, ...] = DEV_ORIGINS,
-                 max_connections: int = MAX_CONNECTIONS) -> None:
+                 hosts: frozenset[str] | None = None, max_connections: int = MAX_CONNECTIONS) -> None:
         super().__init__(address, handler)
         self.max_body_bytes = max_body_bytes
         self.token = token
         self.origins = origins
+        self.hosts = hosts  # None: any Host (a wildcard binding, where the token is what guards)
         self._slots = threading.BoundedSemaphore(max_connections)
 
     def process_request(self, request: Any, client_address: Any) -> None:
@@ -146,6 +158,10 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
         if self.server.token and not self._token_matches():
             self.send_json_error(401, "unauthorized", "send Authorization: Bearer <VOICEASSIST_LOCAL_TOKEN>")
             return None
+        refusal = self._cross_site_refusal()
+        if refusal is not None:
+            self.send_json_error(*refusal)
+            return None
         if self.headers.get("transfer-encoding"):
             self.send_json_error(411, "length_required", "send the body with a Content-Length (not chunked)")
             return None
@@ -154,6 +170,10 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
             self.send_json_error(400, "bad_request", "the Content-Length header is not a number of bytes")
             return None
         length = int(raw)
+        refusal = self._simple_body_refusal(length)
+        if refusal is not None:
+            self.send_json_error(*refusal)
+            return None
         if length > self.server.max_body_bytes:
             self.send_json_error(413, "payload_too_large",
                                  f"the body is {length} bytes; the limit is {self.server.max_body_bytes} bytes")
@@ -164,6 +184,31 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
             return None
         self._deadline.cancel()
         return body
+
+    def _cross_site_refusal(self) -> tuple[int, str, str] | None:
+        """Why a website could be driving this request (status, code, message), or None."""
+        host = self.headers.get("host")
+        if self.server.hosts is not None and host is not None and host_name(host) not in self.server.hosts:
+            return 421, "misdirected_request", ("the Host header does not name this server; use "
+                                                f"{' or '.join(sorted(self.server.hosts))}")
+        if self.command not in STATE_CHANGING:
+            return None
+        origin = self.headers.get("origin")
+        own_origin = f"http://{host}" if host else None
+        if origin is not None and origin != own_origin and origin not in self.server.origins:
+            return 403, "cross_origin", "a request that changes data must come from this server's own page"
+        site = (self.headers.get("sec-fetch-site") or "none").lower()
+        if origin is None and site not in SAME_SITE:
+            return 403, "cross_origin", "a request that changes data must come from this server's own page"
+        return None
+
+    def _simple_body_refusal(self, length: int) -> tuple[int, str, str] | None:
+        """A state-changing body of a type a browser sends cross-site without a preflight (or of no type)."""
+        content_type = (self.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+        if self.command in STATE_CHANGING and length and (not content_type or content_type in SIMPLE_BODY_TYPES):
+            return 415, "unsupported_media_type", ("send the body as application/json (or the file's own type "
+                                                   "for a raw upload); text/plain and form bodies are refused")
+        return None
 
     def _token_matches(self) -> bool:
         sent = self.headers.get("authorization") or ""
@@ -228,6 +273,23 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         return  # replaced by the structured access log (request lines carry query strings)
+
+
+def host_name(header: str) -> str:
+    """The name of a Host header without its port, lower case ("[::1]:8080" -> "[::1]")."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[:header.find("]") + 1] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+def allowed_hosts(host: str) -> frozenset[str] | None:
+    """The Host names a server bound to `host` answers: the loopback names and the bound address; any name
+    when bound to every interface (then a token is required, and it is what keeps websites out)."""
+    if host in WILDCARD:
+        return None
+    bound = f"[{host}]" if ":" in host else host
+    return frozenset({"localhost", "127.0.0.1", "[::1]", bound.lower()})
 
 
 def check_binding(host: str, token: str | None) -> str | None:

@@ -1,32 +1,21 @@
-"""MCP locally: `voiceassist mcp` over stdio, and /v1/mcp on the local server, which turns the request into the
-API Gateway event the `mcp` Lambda gets (stateless streamable HTTP). Both run as the local single user."""
+"""MCP over HTTP locally: /v1/mcp on the local server turns the request into the API Gateway event the `mcp`
+Lambda gets (stateless streamable HTTP), as the local user with the server's groups. (`voiceassist mcp`, over
+stdio, is mcp_stdio.py.)"""
 
 from __future__ import annotations
 
-import argparse
 from http.server import BaseHTTPRequestHandler
 
-import anyio
-
-from voiceassist.tools.executor import Caller
-from voiceassist.tools.mcp_server import serve_stdio
 from voiceassist_local.handlers import invoke
-from voiceassist_local.server import LOCAL_USER, local_face, to_api_gateway_event
+from voiceassist_local.http_api import local_face, local_groups, to_api_gateway_event
 
 MCP_PATH = "/v1/mcp"
 
 
-def run_stdio(args: argparse.Namespace) -> int:
-    from voiceassist_local.cli.local import local_dependencies
-
-    deps = local_dependencies()
-    anyio.run(serve_stdio, deps.tool_executor, Caller(user_id=LOCAL_USER, channel="mcp"))
-    return 0
-
-
 def serve_http(request: BaseHTTPRequestHandler, body: bytes) -> None:
     headers = {name.lower(): value for name, value in request.headers.items()}
-    reply = invoke("mcp", to_api_gateway_event(request.command, request.path, headers, body))
+    event = to_api_gateway_event(request.command, request.path, headers, body, groups=local_groups(request))
+    reply = invoke("mcp", event)
     data = (reply.get("body") or "").encode("utf-8")
     request.send_response(int(reply["statusCode"]))
     for name, value in (reply.get("headers") or {}).items():

@@ -12,7 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 
 from voiceassist.constants.web import PERMISSIONS_POLICY, content_security_policy
-from voiceassist_local.server import LOCAL_GROUPS, LocalFace, local_face
+from voiceassist_local.http_api import LOCAL_GROUPS, LocalFace, local_face
 
 CONTENT_TYPES = {
     ".html": "text/html; charset=utf-8",

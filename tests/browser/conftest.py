@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from voiceassist_local.cli.local import ensure_sample_corpus
-from voiceassist_local.server import make_server
+from voiceassist_local.server import ADMIN_GROUPS, make_server
 
 from tests.browser.chromium import Chromium, Tab
 from tests.conftest import REPO_ROOT
@@ -43,7 +43,8 @@ def server_deps(tmp_path_factory: pytest.TempPathFactory, shared_embedder, share
 
 @pytest.fixture(scope="module")
 def base_url(server_deps: Dependencies) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0)
+    """The local server with admin rights (VOICEASSIST_LOCAL_GROUPS=admin,clinician): the admin panel's tests."""
+    server = make_server("127.0.0.1", 0, groups=ADMIN_GROUPS)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from voiceassist_local.server import make_server
+from voiceassist_local.server import ADMIN_GROUPS, make_server
 
 CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance,"
           "response_headers_conformance")
@@ -20,7 +20,7 @@ MAX_EXAMPLES = 8
 
 @pytest.fixture
 def server_url(local_deps) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    server = make_server("127.0.0.1", 0)
+    server = make_server("127.0.0.1", 0, groups=ADMIN_GROUPS)  # every operation, the admin routes too
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"

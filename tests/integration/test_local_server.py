@@ -12,14 +12,14 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from voiceassist_local.server import make_server
+from voiceassist_local.server import ADMIN_GROUPS, make_server
 
 from tests.support.pdfgen import build_pdf
 
 
 @pytest.fixture
 def server_url(local_deps) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    server = make_server("127.0.0.1", 0)
+    server = make_server("127.0.0.1", 0, groups=ADMIN_GROUPS)  # uploads: the operator asked for admin rights
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"

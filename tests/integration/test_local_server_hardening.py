@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from voiceassist_local import http_guard
-from voiceassist_local.server import make_server
+from voiceassist_local.server import ADMIN_GROUPS, make_server
 
 from voiceassist.errors import InvalidInput
 
@@ -31,7 +31,7 @@ def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def server(local_deps, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:  # type: ignore[no-untyped-def]
     monkeypatch.setenv("VOICEASSIST_MAX_UPLOAD_BYTES", "10000")
-    server = make_server("127.0.0.1", 0)
+    server = make_server("127.0.0.1", 0, groups=ADMIN_GROUPS)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield server
@@ -62,20 +62,21 @@ def status_and_body(reply: bytes) -> tuple[int, dict[str, Any]]:
 
 
 def test_a_malformed_content_length_is_a_json_400(server: Any) -> None:
-    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Length: 12abc\r\n\r\n{}")
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 12abc\r\n\r\n{}")
     status, body = status_and_body(reply)
     assert status == 400 and body["error"]["code"] == "bad_request" and b"Traceback" not in reply
 
 
 def test_a_body_over_the_cap_is_a_413_before_it_is_read(server: Any) -> None:
-    reply = exchange(server, b"POST /v1/documents?filename=a.txt HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain"
-                             b"\r\nContent-Length: 400000000\r\n\r\nabc")
+    reply = exchange(server, b"POST /v1/documents?filename=a.pdf HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             b"Content-Type: application/pdf\r\nContent-Length: 400000000\r\n\r\nabc")
     status, body = status_and_body(reply)
     assert status == 413 and "limit" in body["error"]["message"]
 
 
 def test_a_chunked_body_is_a_411(server: Any) -> None:
-    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
     assert status_and_body(reply)[0] == 411
 
 
@@ -87,7 +88,7 @@ def test_a_tls_hello_on_the_plain_port_is_a_json_400(server: Any) -> None:
 
 @pytest.mark.usefixtures("short_timeouts")
 def test_a_short_body_does_not_hold_a_thread(server: Any) -> None:
-    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                              b"Content-Length: 100\r\n\r\n{\"query\"")
     assert reply == b""  # the connection was closed: nobody is left waiting for the 90 missing bytes
 
@@ -119,7 +120,7 @@ def test_connections_beyond_the_limit_get_a_503_at_once(local_deps) -> None:  # 
     held = [socket.create_connection(server.server_address[:2], timeout=10) for _ in range(2)]
     try:
         time.sleep(0.3)  # both accepted and each held by its thread, waiting for a request line
-        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n")
+        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
         status, body = status_and_body(reply)
         assert status == 503 and body["error"]["retry_after"] == 1
     finally:
@@ -131,7 +132,7 @@ def test_connections_beyond_the_limit_get_a_503_at_once(local_deps) -> None:  # 
 
 def test_fifty_simultaneous_connections_are_all_served(server: Any) -> None:
     def health(_: int) -> int:
-        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", wait_s=60)
+        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", wait_s=60)
         return status_and_body(reply)[0]
 
     with ThreadPoolExecutor(50) as pool:
@@ -139,16 +140,16 @@ def test_fifty_simultaneous_connections_are_all_served(server: Any) -> None:
 
 
 def test_trace_is_a_json_405_head_has_no_body_options_answers_cors(server: Any) -> None:
-    status, body = status_and_body(exchange(server, b"TRACE /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"))
+    status, body = status_and_body(exchange(server, b"TRACE /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
     assert status == 405 and body["error"]["code"] == "method_not_allowed"
-    head = exchange(server, b"HEAD /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    head = exchange(server, b"HEAD /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
     headers, _, rest = head.partition(b"\r\n\r\n")
     assert headers.startswith(b"HTTP/1.1 200") and b"Content-Length:" in headers and rest == b""
-    preflight = exchange(server, b"OPTIONS /v1/query HTTP/1.1\r\nHost: x\r\nOrigin: http://localhost:5173\r\n"
+    preflight = exchange(server, b"OPTIONS /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://localhost:5173\r\n"
                                  b"Access-Control-Request-Method: POST\r\nConnection: close\r\n\r\n")
     assert preflight.startswith(b"HTTP/1.1 204")
     assert b"Access-Control-Allow-Origin: http://localhost:5173" in preflight
-    stranger = exchange(server, b"OPTIONS /v1/query HTTP/1.1\r\nHost: x\r\nOrigin: https://evil.example\r\n"
+    stranger = exchange(server, b"OPTIONS /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example\r\n"
                                 b"Connection: close\r\n\r\n")
     assert b"Access-Control-Allow-Origin" not in stranger
 
@@ -159,7 +160,8 @@ def test_every_request_leaves_a_structured_access_line_without_its_query_string(
     handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
     http_guard.access_log.addHandler(handler)
     try:
-        exchange(server, b"GET /v1/jobs?state=FAILED&title=Jane%20Doe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        exchange(server, b"GET /v1/jobs?state=FAILED&title=Jane%20Doe HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                         b"Connection: close\r\n\r\n")
     finally:
         http_guard.access_log.removeHandler(handler)
     entry = json.loads(lines[-1])
@@ -175,7 +177,7 @@ def test_listening_beyond_loopback_needs_a_token_and_then_requires_it(local_deps
     thread.start()
     try:
         port = server.server_address[1]
-        request = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+        request = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         target = type("Target", (), {"server_address": ("127.0.0.1", port)})()
         assert status_and_body(exchange(target, request + b"\r\n"))[0] == 401
         assert status_and_body(exchange(target, request + b"Authorization: Bearer wrong\r\n\r\n"))[0] == 401
@@ -189,7 +191,7 @@ def test_concurrent_requests_each_get_their_own_answer(server: Any) -> None:
     """Powertools keeps the current event on a class attribute: concurrent API calls must not share it."""
     def create(n: int) -> tuple[int, str | None]:
         body = json.dumps({"clinical_context": f"context number {n}"}).encode()
-        reply = exchange(server, b"POST /v1/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        reply = exchange(server, b"POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                                  b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
                                  + body, wait_s=60)
         status, answer = status_and_body(reply)
@@ -212,14 +214,14 @@ def test_questions_and_reads_at_once_each_get_their_own_answer(server: Any) -> N
     """A question steps out of its API turn while its pipeline runs, and back in with its own event."""
     def ask(n: int) -> tuple[int, str]:
         body = json.dumps({"query": f"What is the dose of drug number {n} in renal failure?"}).encode()
-        reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                                  b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n"
                                  + body, wait_s=120)
         status, answer = status_and_body(reply)
         return status, "query" if "answer" in answer else json.dumps(answer)[:200]
 
     def read(n: int) -> tuple[int, str]:
-        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n", wait_s=120)
+        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n", wait_s=120)
         status, answer = status_and_body(reply)
         return status, "health" if answer.get("status") == "ok" else json.dumps(answer)[:200]
 

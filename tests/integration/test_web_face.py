@@ -45,7 +45,7 @@ def test_the_page_and_its_modules_are_served_with_the_security_headers(server_ur
 def test_config_tells_the_page_it_is_local(server_url: str) -> None:
     status, _, body = fetch(f"{server_url}/config.json")
     assert status == 200 and json.loads(body) == {"mode": "local", "api_base": "", "auth": None,
-                                                  "websocket_url": None, "groups": ["admin", "clinician"]}
+                                                  "websocket_url": None, "groups": ["clinician"]}
 
 
 @pytest.mark.parametrize("path", ["/web_face.py", "/..%2Fserver.py", "/missing.js", "/web/app.js"])

@@ -46,6 +46,7 @@ EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/v1/query"): ("404", "502", "504"),  # 404: an unknown or another user's session_id
     ("post", "/v1/chat/completions"): ("502", "504"),  # the query pipeline failed or its PHI detection timed out
     ("post", "/v1/documents"): ("403", "409", "413", "415", "429"),
+    ("post", "/v1/documents/uploads"): ("403",),
     ("delete", "/v1/documents/{doc_id}"): ("403", "404", "409"),
     ("post", "/v1/jobs/{job_id}/retry"): ("403", "404", "409", "429"),
     ("get", "/v1/jobs"): ("403",),

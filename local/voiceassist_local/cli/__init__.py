@@ -93,7 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     delete.set_defaults(run=command("remote:documents_delete"))
 
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout (for an MCP client)")
-    mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_face", fromlist=["run_stdio"]).run_stdio(args))
+    mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_stdio", fromlist=["run_stdio"]).run_stdio(args))
 
     __import__("voiceassist_local.cli.audit", fromlist=["add_parser"]).add_parser(commands)
 

@@ -16,12 +16,15 @@ export function loadAdmin(api, showError) {
 async function upload(api) {
   const file = $("upload-file").files[0];
   if (!file) return;
-  const params = new URLSearchParams({ filename: file.name, source_type: $("upload-type").value });
+  const metadata = { source_type: $("upload-type").value };
   const title = $("upload-title").value.trim();
-  if (title) params.set("title", title);
+  if (title) metadata.title = title;
   const status = $("upload-status");
   status.replaceChildren(`Uploading ${file.name}…`);
-  const accepted = await api.call("POST", `/v1/documents?${params}`, file, file.type || "application/octet-stream");
+  // The JSON envelope, not the raw file: the server refuses bodies a browser could send from another site
+  // without asking first (text/plain, forms), and a .txt file's own type is text/plain.
+  const envelope = { filename: file.name, content_base64: await base64Of(file), metadata };
+  const accepted = await api.call("POST", "/v1/documents", envelope);
   const bar = el("progress", { max: "1", value: "0", "aria-label": `Indexing ${file.name}` });
   const label = el("span", { text: "" });
   status.replaceChildren(bar, " ", label);
@@ -41,6 +44,13 @@ async function upload(api) {
   else if (job.unchanged) label.textContent = `${file.name}: unchanged (already indexed)`;
   $("upload-form").reset();
   await refresh(api, () => {});
+}
+
+async function base64Of(file) {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
 }
 
 async function refresh(api, showError) {

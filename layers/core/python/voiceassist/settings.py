@@ -166,7 +166,7 @@ class Settings(BaseModel):
     # The critic (query/critic.py): an answer with a smaller supported share of sentences is retried once one
     # step down the ladder, or withheld.
     critic_min_grounding: float = Field(default=0.5, ge=0.0, le=1.0)
-    local_groups: str = "admin,clinician"
+    local_groups: str = "clinician"  # a clinician by default; admin rights when the operator asks
     local_token: str | None = Field(default=None, repr=False)
     job_lease_seconds: float = Field(default=300.0, gt=0)
     max_ingestion_backlog: int = Field(default=500, ge=1)
