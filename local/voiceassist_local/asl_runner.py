@@ -12,6 +12,7 @@ function error whose errorType is the exception's class name, so `"ErrorEquals":
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -424,7 +425,9 @@ def _finished_record(record: ExecutionRecord, env: Environment) -> ExecutionReco
 
 
 def _forget_finished_interpreter_threads() -> None:
-    """moto appends every thread it starts to a module list it never reads; drop the finished ones."""
+    """moto appends every thread it starts to a module list it never reads; drop the finished ones. Executions
+    finishing at once sweep together: a thread another sweep removed first is already gone."""
     for thread in list(TMP_THREADS):
         if not thread.is_alive():
-            TMP_THREADS.remove(thread)
+            with contextlib.suppress(ValueError):
+                TMP_THREADS.remove(thread)
