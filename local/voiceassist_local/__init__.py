@@ -1,12 +1,12 @@
 """The local runtime: the HTTP server, the CLI, bulk ingestion, evaluation, the incoming-folder watcher and the
-in-process pipeline runner. Never shipped to Lambda; importing it registers its pipeline runner with the
-composition root (the domain never imports this package)."""
+in-process pipeline runner. Never shipped to Lambda; importing it registers its pipeline runner for the
+composition root (voiceassist.pipeline_runners; the domain never imports this package)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from voiceassist.composition import register_pipeline_runner
+from voiceassist import pipeline_runners
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
@@ -19,4 +19,4 @@ def _local_pipeline_runner(_deps: Dependencies) -> PipelineRunner:
     return local_pipeline_runner()
 
 
-register_pipeline_runner(_local_pipeline_runner)
+pipeline_runners.register(_local_pipeline_runner)  # without importing the composition root (a CLI client's start)

@@ -34,7 +34,23 @@ def quiet_log() -> None:
         logger.setLevel("ERROR")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_named(argv: Sequence[str]) -> str | None:
+    """The command `argv` runs ("ask", "eval", ...), or None for help or none."""
+    tokens = iter(argv)
+    for token in tokens:
+        if token in ("-h", "--help"):
+            return None
+        if token == "--data-dir":
+            next(tokens, None)
+        elif not token.startswith("-"):
+            return token
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser; the evaluation and audit commands' own parsers (whose modules import much of the stack) are
+    built only when `argv` runs one of them, or asks for help, so that `ask` starts in a fraction of a second."""
+    wanted = command_named(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="voiceassist", description=__doc__)
     parser.add_argument("--data-dir", help="local state folder (default: $VOICEASSIST_DATA_DIR or .data)")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -95,18 +111,21 @@ def build_parser() -> argparse.ArgumentParser:
     mcp = commands.add_parser("mcp", help="serve the tools over MCP on stdin/stdout (for an MCP client)")
     mcp.set_defaults(run=lambda args: __import__("voiceassist_local.mcp_stdio", fromlist=["run_stdio"]).run_stdio(args))
 
-    __import__("voiceassist_local.cli.audit", fromlist=["add_parser"]).add_parser(commands)
-
+    if wanted in (None, "audit"):
+        __import__("voiceassist_local.cli.audit", fromlist=["add_parser"]).add_parser(commands)
+    else:
+        commands.add_parser("audit", help="the tamper-evident audit log")
     evaluate = commands.add_parser("eval", help="evaluations: retrieval, phi, calculators, answers")
-    evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
-    for module_name in ("eval_retrieval", "eval_phi", "eval_calculators", "eval_answers"):
-        module = __import__(f"voiceassist_local.cli.{module_name}", fromlist=["add_parser"])
-        module.add_parser(evaluations)
+    if wanted in (None, "eval"):
+        evaluations = evaluate.add_subparsers(dest="evaluation", required=True, metavar="EVALUATION")
+        for module_name in ("eval_retrieval", "eval_phi", "eval_calculators", "eval_answers"):
+            module = __import__(f"voiceassist_local.cli.{module_name}", fromlist=["add_parser"])
+            module.add_parser(evaluations)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     if args.data_dir:
         os.environ["VOICEASSIST_DATA_DIR"] = args.data_dir
     try:

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from voiceassist import pipeline_runners
 from voiceassist.settings import Runtime, Settings, get_settings
 
 if TYPE_CHECKING:
@@ -40,13 +41,12 @@ if TYPE_CHECKING:
     from voiceassist.tools.remote import ToolRunner
 
 PipelineRunnerFactory = Callable[["Dependencies"], "PipelineRunner"]
-_pipeline_runner_factory: PipelineRunnerFactory | None = None
 
 
 def register_pipeline_runner(factory: PipelineRunnerFactory | None) -> None:
-    """The local runtime installs its in-process runner of the ASL files here (None removes it)."""
-    global _pipeline_runner_factory
-    _pipeline_runner_factory = factory
+    """The local runtime installs its in-process runner of the ASL files (voiceassist.pipeline_runners, which it
+    reaches without importing this package); None removes it."""
+    pipeline_runners.register(factory)
 
 
 class Dependencies:
@@ -269,12 +269,14 @@ class Dependencies:
         return self
 
     def _build_pipeline_runner(self) -> PipelineRunner:
-        if _pipeline_runner_factory is None:
+        factory = pipeline_runners.registered()
+        if factory is None:
             from voiceassist.errors import DependencyError
 
             raise DependencyError("no pipeline runner: the local runtime (voiceassist_local) is not installed "
                                   "or has not registered itself; install voiceassist with its local extra")
-        return _pipeline_runner_factory(self)
+        runner: PipelineRunner = factory(self)
+        return runner
 
 
 _current: Dependencies | None = None
