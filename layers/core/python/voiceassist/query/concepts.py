@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voiceassist.query import terminology
+from voiceassist.query import synonyms, terminology
 
 MARK = "\u2295"
 MIN_FUZZY = 7  # shorter words are too often one edit from another drug or an English word
@@ -181,9 +181,12 @@ def normalise(text: str) -> str:
 
 
 def spelt_out(label: str) -> str:
-    """A shorthand's meaning; an abbreviation it stands for ("BP") as that abbreviation's first meaning."""
+    """A shorthand's meaning; an abbreviation it stands for ("BP", "GI") as the meaning that clinical
+    vocabulary uses (a synonym group's form: "gastrointestinal", not "gastroenterologist"), else its first."""
     meanings = terminology.abbreviations().get(label)
-    return meanings[0] if label.isupper() and meanings else label
+    if not label.isupper() or not meanings:
+        return label
+    return next((m for m in meanings if synonyms.find(m)), meanings[0])
 
 
 def expand(text: str) -> str:

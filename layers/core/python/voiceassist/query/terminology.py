@@ -85,7 +85,7 @@ SHORTHAND: dict[str, str] = {
     # abbreviations typed in lower case: the list separates meanings by case, so only these are read case-blind
     "bp": "BP", "ckd": "CKD", "copd": "COPD", "cap": "CAP", "afib": "AF", "dvt": "DVT", "uti": "UTI",
     "im": "IM", "iv": "IV", "gi": "GI", "egfr": "eGFR", "mi": "MI", "hba1c": "HbA1c", "o2": "O2",
-    "curb65": "CURB-65", "gfr": "GFR", "ed": "ED", "icu": "ICU",
+    "curb65": "curb-65", "gfr": "GFR", "ed": "ED", "icu": "ICU",
 }
 
 
