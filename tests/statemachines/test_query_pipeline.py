@@ -93,8 +93,8 @@ def test_query_pipeline_answers_with_the_cloud_model_and_times_every_stage(deps:
     assert (response.answer, response.metadata.model, response.metadata.warnings) == (
         "Up to 2,000 mg per day [1].", "gpt-4o-mini", [])
     assert response.citations[0].section == "metformin-dosing"
-    assert set(response.metadata.latency_ms) == {"detect_phi", "classify", "search_knowledge_base", "evidence",
-                                                 "generate_primary", "grounding", "assemble"}
+    assert set(response.metadata.latency_ms) == {"detect_phi", "input_screen", "classify", "search_knowledge_base",
+                                                 "evidence", "generate_primary", "grounding", "assemble"}
     assert audit_of(deps, response).outcome is AuditOutcome.ANSWERED
 
 

@@ -415,6 +415,7 @@ class AnswerStatus(StrEnum):
     ANSWERED_OTHER_POPULATION = "answered_other_population"
     TOOL_RESULT = "tool_result"  # a tool's output answers (query/tool_loop.py)
     TOOL_ERROR = "tool_error"  # the tool the question needs failed; the reply says why
+    REFUSED = "refused"  # the input screen flagged the request (voiceassist.safety): a short refusal, nothing run
 
 
 class RetrievalAttempt(Model):

@@ -14,7 +14,8 @@ def audit(ctx: QueryContext, state: QueryState, *, outcome: AuditOutcome | None 
         user_id=state.user_id, session_id=state.request.session_id, query_redacted=state.safe_text,
         query_sha256=hashlib.sha256(state.request.query.encode("utf-8")).hexdigest(),
         phi_detected=state.phi_detected, phi_entity_types=state.phi.entity_types if state.phi else [],
-        intent=state.intent.value, model=state.model, sources=state.sources_searched,
+        intent=f"input_screen:{state.screen_categories[0]}" if state.screen_categories else state.intent.value,
+        model=state.model, sources=state.sources_searched,
         response_id=state.query_id, outcome=outcome or outcome_of(state), latency_ms=state.latency_ms,
     )
     ctx.audit.append(record)
@@ -23,6 +24,8 @@ def audit(ctx: QueryContext, state: QueryState, *, outcome: AuditOutcome | None 
 
 
 def outcome_of(state: QueryState) -> AuditOutcome:
+    if state.answer_status is AnswerStatus.REFUSED:
+        return AuditOutcome.REFUSED
     if state.clarifying_question and not state.answer:
         return AuditOutcome.CLARIFY
     if state.degraded:

@@ -14,6 +14,7 @@ from voiceassist.query import intent as intents
 from voiceassist.query import ladder, planner, sources
 from voiceassist.query.state import QueryContext, QueryState, timed
 from voiceassist.query.tool_route import route_to_tool
+from voiceassist.safety.question_screen import screen_question
 
 SKIPPED_PHI = ("{name} was not searched: the question contains patient details (PHI), and {name} is outside the "
                "PHI boundary")
@@ -49,7 +50,10 @@ def _with_history(question: PhiResult, history: PhiResult, state: QueryState) ->
 
 
 def classify(ctx: QueryContext, state: QueryState) -> QueryState:
-    """Intent, a clarifying question when needed, and otherwise the sources to search (search_plan)."""
+    """Intent, a clarifying question when needed, and otherwise the sources to search (search_plan). A request
+    the input screen flags is refused here, before any tool, source or model is chosen."""
+    if screen_question(state):
+        return state
     with timed(state, "classify"):
         result = intents.classify_intent(state.request.query)
         state.intent, state.intent_confidence = result.intent, result.confidence

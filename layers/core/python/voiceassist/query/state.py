@@ -103,6 +103,8 @@ class QueryState(Model):
     # what the conversation established before the history window (its facts, the summary of older turns): for
     # the answering model's prompt; from redacted turns and closed vocabularies (conversation/memory.py)
     memory: str | None = None
+    dose_mismatches: int = 0  # sentences the grounding check removed for a dose, frequency or route (query/critic.py)
+    screen_categories: list[str] = Field(default_factory=list)  # what the input screen flagged (voiceassist.safety)
     # the planner (query/planner.py), the retrieval fallback ladder (query/ladder.py) and the critic (query/critic.py)
     plan: QueryPlan | None = None
     ladder: RetrievalLadder = Field(default_factory=RetrievalLadder)

@@ -35,3 +35,15 @@ class ActionExpired(VoiceAssistError):
 class ToolTimeout(VoiceAssistError):
     status_code = 504
     code = "tool_timeout"
+
+
+class InputRefused(VoiceAssistError):
+    """A string argument reads as prompt injection, a jailbreak or a request for harmful content
+    (voiceassist.safety.input_screen); the message never echoes it."""
+
+    status_code = 422
+    code = "input_refused"
+
+    def __init__(self, message: str, *, category: str) -> None:
+        super().__init__(message)
+        self.category = category

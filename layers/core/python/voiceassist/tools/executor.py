@@ -21,9 +21,10 @@ from voiceassist.models import AuditOutcome, AuditRecord, PhiResult, ToolCall, T
 from voiceassist.observability import log_failure
 from voiceassist.phi.detection import failed_result
 from voiceassist.ports import AuditLog, PhiDetector, RateLimiter
+from voiceassist.safety.input_screen import REFUSAL, screen_all
 from voiceassist.tools.actions import PendingActions
 from voiceassist.tools.calculators.registry import describe_validation_error
-from voiceassist.tools.errors import PhiRefused, RateLimited, ToolForbidden, ToolTimeout
+from voiceassist.tools.errors import InputRefused, PhiRefused, RateLimited, ToolForbidden, ToolTimeout
 from voiceassist.tools.events import ToolEvent, ToolEvents
 from voiceassist.tools.registry import Tool, ToolEnvironment, ToolOutput, ToolRegistry
 
@@ -47,6 +48,7 @@ class _Checked:
     params: Any
     phi: list[PhiResult] = field(default_factory=list)
     redacted: dict[str, Any] = field(default_factory=dict)
+    screened: str | None = None  # the input screen's category when it refused a string argument
 
     @property
     def args_have_phi(self) -> bool:
@@ -87,6 +89,7 @@ class ToolExecutor:
             checked = self._validate(call)
             self._authorize(checked.tool, caller)
             self._apply_phi_rule(checked, call, caller)
+            self._screen(checked, call)
             if not confirmed:
                 self._rate_limit(checked.tool, caller)
             if checked.tool.definition.requires_confirmation and not confirmed:
@@ -132,6 +135,24 @@ class ToolExecutor:
             raise PhiRefused(f"the tool {checked.tool.name} runs outside the PHI boundary and may not receive "
                              "patient details; call it with a question that carries none")
 
+    @staticmethod
+    def _screen(checked: _Checked, call: ToolCall) -> None:
+        """A tool's free-text arguments pass the input screen: an injected instruction in a search query or a
+        letter is refused, never run (the calculator's validated arguments hold no free text)."""
+        if not checked.tool.scan_arguments:
+            return
+        texts: list[str] = []
+
+        def collect(text: str) -> str:
+            texts.append(text)
+            return text
+
+        _map_strings(call.arguments, collect)
+        verdict = screen_all(texts)
+        if verdict.flagged and verdict.category:
+            checked.screened = verdict.category
+            raise InputRefused(REFUSAL, category=verdict.category)
+
     def _detect(self, text: str, checked: _Checked) -> str:
         try:
             result = self._detector.detect(text)
@@ -174,7 +195,8 @@ class ToolExecutor:
         self._audit.append(AuditRecord(
             user_id=caller.user_id, query_redacted=f"{call.name} {json.dumps(redacted, sort_keys=True)}",
             query_sha256=hashlib.sha256(canonical.encode()).hexdigest(),
-            phi_detected=bool(checked and checked.args_have_phi), phi_entity_types=entity_types, intent="tool",
+            phi_detected=bool(checked and checked.args_have_phi), phi_entity_types=entity_types,
+            intent=f"input_screen:{checked.screened}" if checked and checked.screened else "tool",
             model=caller.channel, response_id=call.call_id, outcome=outcome,
             latency_ms={"tool": result.latency_ms}, tool=call.name, tool_status=result.status))
 

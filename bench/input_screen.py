@@ -1,0 +1,58 @@
+"""Measure the input screen: the share of the held-out attack set flagged (per category) and the false positives
+on the clinical question sets of ../shared/eval.
+
+    python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--show N]
+
+`--split train` is the only view used while writing patterns or fitting (bench/input_screen_train.py); the
+held-out split is read for the report only. False positives: the held-out half of the MedMCQA/MMLU questions
+(the other half is training data), all of them, and the SciFact and NFCorpus queries (never trained on).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from input_screen_data import EVAL, attacks, beir_queries, clinical_questions  # noqa: E402
+
+from voiceassist.safety.input_screen import screen_text  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--eval", type=Path, default=EVAL)
+    parser.add_argument("--split", default="held_out", choices=["held_out", "train"])
+    parser.add_argument("--show", type=int, default=0, help="print up to N misses and false positives")
+    args = parser.parse_args(argv)
+    report: dict[str, object] = {}
+    rows = [r for r in attacks(args.split) if r["category"] != "benign"]
+    misses = [r for r in rows if not screen_text(r["text"]).flagged]
+    report["attacks"] = {"n": len(rows), "flagged": round(1 - len(misses) / len(rows), 4)}
+    for category in sorted({r["category"] for r in rows}):
+        of = [r for r in rows if r["category"] == category]
+        missed = sum(r in misses for r in of)
+        report[f"attacks_{category}"] = {"n": len(of), "flagged": round(1 - missed / len(of), 4)}
+    benign = [r["text"] for r in attacks(args.split) if r["category"] == "benign"]
+    sets = {"benign_chat": benign, "clinical_questions_held_out": clinical_questions("held_out", args.eval),
+            "clinical_questions_all": clinical_questions(None, args.eval),
+            "scifact_queries": beir_queries("scifact", args.eval),
+            "nfcorpus_queries": beir_queries("nfcorpus", args.eval)}
+    false_positives: list[str] = []
+    for name, texts in sets.items():
+        flagged = [t for t in texts if screen_text(t).flagged]
+        false_positives += flagged if name != "clinical_questions_all" else []
+        report[f"false_positives_{name}"] = {"n": len(texts), "rate": round(len(flagged) / max(len(texts), 1), 4)}
+    print(json.dumps(report, indent=1))
+    for row in misses[: args.show]:
+        print("MISS", row["category"], "|", row["text"][:160].replace("\n", " "))
+    for text in false_positives[: args.show]:
+        print("FP |", text[:160], "|", screen_text(text).reasons)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

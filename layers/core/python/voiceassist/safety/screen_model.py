@@ -1,0 +1,93 @@
+"""A logistic regression per screen category over hashed word unigrams and bigrams (the hashing trick:
+Weinberger K et al., "Feature Hashing for Large Scale Multitask Learning", ICML 2009).
+
+Features are binary and scaled by 1/sqrt(number of features), so a 2,000-word jailbreak and a 10-word
+question score on one scale. The weights (only the non-zero buckets) and each category's threshold are
+shipped in `_data/safety/input_screen.npz`, written by bench/input_screen_train.py; no text is stored.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from voiceassist.settings import PACKAGE_DIR
+
+BUCKETS = 1 << 18
+MODEL_PATH = PACKAGE_DIR / "_data" / "safety" / "input_screen.npz"
+_WORD = re.compile(r"[a-z0-9']+")
+# Function words carry the form of a request ("how to", "can you help me"), which benign questions share with
+# harmful ones; only content words and their pairs are features. The list is the closed class of English
+# function words (articles, auxiliaries, pronouns, prepositions, conjunctions, question words).
+STOP_WORDS = frozenset({
+    "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "been",
+    "being", "am", "do", "does", "did", "doing", "done", "have", "has", "had", "having", "can", "could", "will",
+    "would", "shall", "should", "may", "might", "must", "i", "me", "my", "mine", "we", "us", "our", "you", "your",
+    "yours", "he", "him", "his", "she", "her", "they", "them", "their", "what", "which", "who", "whom", "whose",
+    "when", "where", "why", "how", "to", "of", "in", "on", "at", "by", "for", "with", "from", "into", "onto",
+    "about", "as", "than", "then", "so", "if", "or", "and", "but", "not", "no", "nor", "too", "very", "just",
+    "also", "any", "some", "all", "each", "both", "few", "more", "most", "other", "such", "own", "same", "there",
+    "here", "up", "down", "out", "over", "under", "again", "further", "once", "only", "s", "t", "don't", "can't",
+    "i'm", "i've", "you're", "it's", "let's", "please"
+})
+
+
+def features(text: str) -> list[int]:
+    """The hashed buckets of the text's lower-cased content words and word pairs (each bucket once)."""
+    words = [word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
+    grams = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    return sorted({zlib.crc32(gram.encode()) % BUCKETS for gram in grams})
+
+
+@dataclass(frozen=True)
+class CategoryModel:
+    weights: dict[int, float]
+    bias: float
+    threshold: float
+
+    def probability(self, buckets: list[int]) -> float:
+        if not buckets:
+            return 1 / (1 + math.exp(-self.bias))
+        scale = 1 / math.sqrt(len(buckets))
+        z = self.bias + scale * sum(self.weights.get(b, 0.0) for b in buckets)
+        return 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+@dataclass(frozen=True)
+class ScreenModel:
+    categories: dict[str, CategoryModel]
+
+    def probabilities(self, text: str) -> dict[str, float]:
+        buckets = features(text)
+        return {name: model.probability(buckets) for name, model in self.categories.items()}
+
+    def flagged(self, text: str) -> list[str]:
+        return [name for name, p in self.probabilities(text).items() if p >= self.categories[name].threshold]
+
+
+def load_model(path: Path = MODEL_PATH) -> ScreenModel:
+    with np.load(path) as data:
+        names = [str(name) for name in data["categories"]]
+        models = {}
+        for name in names:
+            index, values = data[f"{name}_index"], data[f"{name}_weight"]
+            models[name] = CategoryModel(weights=dict(zip(index.tolist(), values.astype(float).tolist(), strict=True)),
+                                         bias=float(data[f"{name}_bias"]), threshold=float(data[f"{name}_threshold"]))
+    return ScreenModel(categories=models)
+
+
+def save_model(model: ScreenModel, path: Path = MODEL_PATH) -> None:
+    arrays: dict[str, np.ndarray] = {"categories": np.array(sorted(model.categories))}
+    for name, category in model.categories.items():
+        index = sorted(category.weights)
+        arrays[f"{name}_index"] = np.array(index, dtype=np.int32)
+        arrays[f"{name}_weight"] = np.array([category.weights[i] for i in index], dtype=np.float32)
+        arrays[f"{name}_bias"] = np.array(category.bias)
+        arrays[f"{name}_threshold"] = np.array(category.threshold)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, **arrays)  # type: ignore[arg-type]
