@@ -117,3 +117,49 @@ def test_the_critic_withholds_an_answer_mostly_unsupported_when_no_ladder_step_i
     plan = response.metadata.plan
     assert plan is not None and [c.action for c in plan.critiques] == ["abstained"]
     assert [(a.step, a.evidence) for a in plan.retrieval.tried] == [("dense", None), ("pubmed", None)]
+
+
+AMOXICILLIN = "Amoxicillin 500 mg orally twice daily for 5 days."
+
+
+def test_a_dose_in_another_unit_than_the_excerpts_is_removed_and_the_warning_names_it() -> None:
+    checked = grounding.check("Give amoxicillin 5 g orally twice daily for 5 days [1].", excerpts(AMOXICILLIN))
+
+    assert checked.text == "" and checked.dose_warnings == [
+        "removed a sentence whose 5 g is not in the excerpt it cites ([1])"]
+
+
+def test_a_changed_frequency_or_route_is_removed() -> None:
+    frequency = grounding.check("Amoxicillin 500 mg orally four times daily for 5 days [1].", excerpts(AMOXICILLIN))
+    route = grounding.check("Amoxicillin 500 mg IV twice daily for 5 days [1].", excerpts(AMOXICILLIN))
+
+    assert frequency.text == "" and "four times daily" in frequency.dose_warnings[0]
+    assert route.text == "" and "IV" in route.dose_warnings[0]
+
+
+def test_the_same_dose_written_another_way_is_supported() -> None:
+    answer = "Amoxicillin 0.5 g by mouth every 12 hours for 5 days [1]."
+
+    checked = grounding.check(answer, excerpts(AMOXICILLIN))
+
+    assert (checked.text, checked.share, checked.dose_warnings) == (answer, 1.0, [])
+
+
+def test_assemble_warns_why_a_dose_sentence_was_removed() -> None:
+    response = assembled("Amoxicillin is first-line [1]. Give amoxicillin 1 g orally four times daily [1].",
+                         "Amoxicillin is first-line for outpatients: amoxicillin 1 g orally twice daily.",
+                         query="First-line antibiotic for community-acquired pneumonia?")
+
+    assert "four times daily" not in response.answer
+    assert any("four times daily is not in the excerpt it cites" in w for w in response.metadata.warnings)
+
+
+def test_with_no_ladder_step_left_a_changed_dose_is_removed_and_the_rest_stands() -> None:
+    response = assembled("Amoxicillin is first-line for outpatients [1]. Give amoxicillin 500 mg orally twice "
+                         "daily [1]. Take amoxicillin 5 g orally twice daily [1].",
+                         "Amoxicillin is first-line for outpatients: amoxicillin 500 mg orally twice daily.",
+                         query="First-line antibiotic for community-acquired pneumonia?")
+
+    assert response.answer == ("Amoxicillin is first-line for outpatients [1]. Give amoxicillin 500 mg orally "
+                               "twice daily [1].")
+    assert "removed a sentence whose 5 g is not in the excerpt it cites ([1])" in response.metadata.warnings

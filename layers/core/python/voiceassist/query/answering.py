@@ -208,6 +208,8 @@ def _grounded(state: QueryState, cited: citations.CitedAnswer, excerpts: list[ge
                               + ", ".join(f"[{n}]" for n in checked.removed_citations))
     if checked.removed_sentences:
         state.warnings.append(f"removed {checked.removed_sentences} sentence(s) that no cited excerpt supports")
+    state.warnings.extend(checked.dose_warnings)  # a dose, frequency or route its excerpt does not state
+    state.dose_mismatches = len(checked.dose_warnings)
     if not checked.text:
         state.answer_status = AnswerStatus.NO_EVIDENCE
         return citations.parse_citations(UNGROUNDED_REPLY, 0)

@@ -5,8 +5,11 @@ An answer fails when less than `Settings.critic_min_grounding` of its sentences 
 they cite, or when the check removed every sentence. The first failure withdraws the answer and sends the run
 back to "Search Sources" with the ladder's next searching step (dense only, then PubMed when the PHI rules
 allow); a second failure, or a failure with no step left, withholds it: `answer_status` "no_evidence", no
-citations. An answer that read tool results is not judged on the excerpts ("skipped"). Each verdict is a
-Critique in metadata.plan and in the `critique` event.
+citations. A model's answer with a sentence whose dose, frequency or route differs from its excerpt (removed by
+the grounding check, `dose_mismatches`) is withdrawn and retried the same way however well the rest is
+grounded: a model that misstates one dose is not trusted with the others; with no step left the checked answer
+stands, that sentence removed and the warning saying why. An answer that read tool results is not judged on
+the excerpts ("skipped"). Each verdict is a Critique in metadata.plan and in the `critique` event.
 """
 
 from __future__ import annotations
@@ -32,19 +35,19 @@ def review(settings: Settings, state: QueryState) -> bool:
                                         reason="the answer uses tool results, which the excerpt check does not cover"))
         return _final(settings, state)
     emptied = state.answer_status is AnswerStatus.NO_EVIDENCE
+    retried = any(c.action == "retried" for c in state.critiques)
+    if state.dose_mismatches and not state.extractive and not emptied and not retried and state.hits \
+            and ladder.descend(state):
+        return _retry(settings, state, share, step, "a sentence's dose, frequency or route is not what its "
+                                                    "excerpt says")
     if not emptied and share >= minimum:
         state.critiques.append(Critique(grounding=share, passed=True, action="accepted", step=step,
                                         reason=f"{share:.0%} of the sentences are supported (at least {minimum:.0%})"))
         return _final(settings, state)
     reason = ("no sentence is supported by the excerpts it cites" if emptied
               else f"only {share:.0%} of the sentences are supported (at least {minimum:.0%} needed)")
-    retried = any(c.action == "retried" for c in state.critiques)
     if not retried and state.hits and ladder.descend(state):
-        state.critiques.append(Critique(grounding=share, passed=False, action="retried", step=step, reason=reason))
-        _withdraw(state)
-        state.warnings.append(RETRIED_WARNING.format(reason=reason, step=state.ladder.step))
-        state.plan = planner.plan_of(settings, state)
-        return True
+        return _retry(settings, state, share, step, reason)
     state.critiques.append(Critique(grounding=share, passed=False, action="abstained", step=step,
                                     reason=reason + ("; the retry failed too" if retried else
                                                      "; no ladder step is left to retry")))
@@ -52,6 +55,15 @@ def review(settings: Settings, state: QueryState) -> bool:
         state.answer = WITHHELD_REPLY
     state.citations, state.answer_status = [], AnswerStatus.NO_EVIDENCE
     return _final(settings, state)
+
+
+def _retry(settings: Settings, state: QueryState, share: float, step: str, reason: str) -> bool:
+    """Withdraw the answer; the run searches again at the ladder's next step (already descended)."""
+    state.critiques.append(Critique(grounding=share, passed=False, action="retried", step=step, reason=reason))
+    _withdraw(state)
+    state.warnings.append(RETRIED_WARNING.format(reason=reason, step=state.ladder.step))
+    state.plan = planner.plan_of(settings, state)
+    return True
 
 
 def _final(settings: Settings, state: QueryState) -> bool:
@@ -71,5 +83,5 @@ def _withdraw(state: QueryState) -> None:
     del state.warnings[state.warnings_after_rank:]
     state.withdrawn_usage, state.usage = state.usage, TokenUsage()
     state.answer = state.clarifying_question = state.model = state.generation_tier = None
-    state.answer_status, state.grounding, state.failure = None, None, None
+    state.answer_status, state.grounding, state.failure, state.dose_mismatches = None, None, None, 0
     state.citations, state.extractive, state.tool_calls_pending = [], False, False

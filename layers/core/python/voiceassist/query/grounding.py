@@ -3,7 +3,10 @@
 Runs in Assemble Answer on model and extractive answers alike, offline and inside the boundary. A sentence
 is supported by an excerpt when at least SUPPORT_THRESHOLD of its content terms (lightly stemmed, as the
 extractive composer matches them) occur in the excerpt, its title or its section, and every number it states
-(a dose, a threshold) occurs there too: a model that turns "500 mg" into "5,000 mg" is not supported.
+(a dose, a threshold) occurs there too: a model that turns "500 mg" into "5,000 mg" is not supported. So must
+every dosing fact (query/dose_facts.py): an amount with its unit ("5 g" where the excerpt says "500 mg"), a
+frequency ("four times daily" for "twice daily") and a route ("IV" for "orally"); `Grounding.dose_warnings`
+says which fact of which removed sentence was not in its excerpt.
 
 - A [n] whose excerpt does not support its sentence is removed, like a citation that points at nothing.
 - A sentence left without a supporting citation is removed when it states a number, or cites only excerpts
@@ -20,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiceassist.query.citations import Excerpt, format_citation, strip_citations
+from voiceassist.query.dose_facts import DoseFact, dose_facts, missing_facts
 from voiceassist.query.evidence import chunk_terms
 from voiceassist.query.terms import content_terms
 
@@ -41,6 +45,7 @@ class SentenceCheck:
     cited: tuple[int, ...]
     supporting: tuple[int, ...]  # the cited excerpts that support it (any excerpt, for an uncited sentence)
     kept: bool
+    dose_mismatches: tuple[str, ...] = ()  # its dosing facts no excerpt it could cite states ("5 g")
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,13 @@ class Grounding:
     def removed_sentences(self) -> int:
         return sum(not s.kept for s in self.sentences)
 
+    @property
+    def dose_warnings(self) -> list[str]:
+        """Why each removed sentence with a dosing fact was removed, for metadata.warnings."""
+        return [f"removed a sentence whose {', '.join(s.dose_mismatches)} is not in the excerpt it cites"
+                + (f" ({format_citation(list(s.cited))})" if s.cited else "")
+                for s in self.sentences if not s.kept and s.dose_mismatches]
+
 
 def numbers_of(text: str) -> set[str]:
     return {n.replace(",", "") for n in _NUMBER.findall(text)}
@@ -71,23 +83,40 @@ class Claim:
 
     terms: frozenset[str]
     numbers: frozenset[str]
+    doses: frozenset[DoseFact] = frozenset()
 
     @property
     def empty(self) -> bool:
-        return not self.terms and not self.numbers
+        return not self.terms and not self.numbers and not self.doses
 
 
 def claim_of(sentence: str, *, given: frozenset[str] = frozenset()) -> Claim:
     """`given`: terms and numbers the question itself states (the patient's eGFR, their name)."""
     plain = _POSSESSIVE.sub("", strip_citations(sentence))
     terms = {t for t in content_terms(plain) if not t[0].isdigit()} - META_TERMS - given
-    return Claim(frozenset(terms), frozenset(numbers_of(plain) - given))
+    doses = dose_facts(plain, given=given)
+    # a dosing fact's own words and number are checked as the fact (0.5 g is 500 mg, "every 12 hours" is
+    # "twice daily"), not as bare terms and numbers
+    shown = " ".join(fact.shown for fact in doses)
+    return Claim(frozenset(terms - content_terms(shown)), frozenset(numbers_of(plain) - given - numbers_of(shown)),
+                 frozenset(doses))
+
+
+def unstated_doses(claim: Claim, excerpt: Excerpt) -> list[DoseFact]:
+    """The claim's dosing facts (amounts with units, frequencies, routes) that the excerpt does not state."""
+    if not claim.doses:
+        return []
+    chunk = excerpt.chunk
+    return missing_facts(set(claim.doses), dose_facts(f"{chunk.metadata.title} {chunk.section or ''} {excerpt.text}"))
 
 
 def supports(claim: Claim, excerpt: Excerpt) -> bool:
-    """Whether the excerpt holds the claim's terms (SUPPORT_THRESHOLD of them) and all its numbers."""
+    """Whether the excerpt holds the claim's terms (SUPPORT_THRESHOLD of them), all its numbers and all its
+    dosing facts."""
     chunk = excerpt.chunk
     if not claim.numbers <= numbers_of(f"{chunk.metadata.title} {chunk.section or ''} {excerpt.text}"):
+        return False
+    if unstated_doses(claim, excerpt):
         return False
     if not claim.terms:
         return True
@@ -135,8 +164,10 @@ def check(answer: str, excerpts: Sequence[Excerpt], *, given: frozenset[str] = f
         cited = _cited_numbers(piece)
         pool = [by_number[n] for n in cited if n in by_number] if cited else list(excerpts)
         supporting = tuple(e.number for e in pool if supports(claim, e))
-        kept = bool(supporting) or (not cited and not claim.numbers)
-        checks.append(SentenceCheck(piece.strip(), tuple(cited), supporting, kept))
+        kept = bool(supporting) or (not cited and not claim.numbers and not claim.doses)
+        unstated = () if kept else tuple(dict.fromkeys(
+            f.shown for e in pool for f in unstated_doses(claim, e)))
+        checks.append(SentenceCheck(piece.strip(), tuple(cited), supporting, kept, unstated))
         if not kept:
             kept_text.append("\n" if piece.endswith("\n") else "")
             continue
