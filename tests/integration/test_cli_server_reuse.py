@@ -21,7 +21,14 @@ QUESTION = "What is the first-line treatment for uncomplicated hypertension?"
 
 
 @pytest.fixture
-def served(kb_deps: Dependencies, kb_server_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Dependencies]:
+def admin_user(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The local user as an admin (VOICEASSIST_LOCAL_GROUPS=admin,clinician), before any server starts."""
+    monkeypatch.setenv("VOICEASSIST_LOCAL_GROUPS", "admin,clinician")
+
+
+@pytest.fixture
+def served(admin_user: None, kb_deps: Dependencies, kb_server_url: str,
+           monkeypatch: pytest.MonkeyPatch) -> Iterator[Dependencies]:
     """The sample corpus's data folder with a local server on it, as `voiceassist serve` leaves it."""
     monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(kb_deps.settings.data_dir))
     write_server_file(kb_deps.settings.data_dir, kb_server_url)
@@ -50,29 +57,34 @@ def test_a_server_file_whose_server_is_gone_is_ignored(tmp_path: Path) -> None:
     assert running_server(tmp_path) is None  # nothing answers there: the command runs in-process
 
 
-@pytest.fixture
-def ingesting_server(local_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> Iterator[Dependencies]:
-    """An empty data folder with a server whose runner has both pipelines (the query stack's has only one)."""
-    server = make_server("127.0.0.1", 0)
+@pytest.fixture(params=["admin,clinician", "clinician"])
+def ingesting_server(request: pytest.FixtureRequest, local_deps: Dependencies,
+                     monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Dependencies, str]]:
+    """An empty data folder with a server whose runner has both pipelines (the query stack's has only one), its
+    local user an admin or (the default) a clinician."""
+    server = make_server("127.0.0.1", 0, groups=request.param)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(local_deps.settings.data_dir))
     write_server_file(local_deps.settings.data_dir, f"http://127.0.0.1:{server.server_address[1]}")
-    yield local_deps
+    yield local_deps, request.param
     server.shutdown()
     server.server_close()
 
 
-def test_ingest_through_the_server_indexes_the_file(ingesting_server: Dependencies, tmp_path: Path,
+def test_ingest_through_the_server_indexes_the_file(ingesting_server: tuple[Dependencies, str], tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    deps, groups = ingesting_server
     note = tmp_path / "gout.md"
     note.write_text("# Acute gout\n\nColchicine 1.2 mg, then 0.6 mg an hour later, treats an acute gout flare.\n",
                     encoding="utf-8")
     assert main(["ingest", str(note), "--specialty", "rheumatology"]) == 0
     out, err = capsys.readouterr()
     assert "(ingesting through the server at" in err
+    # a server whose local user is a clinician refuses uploads: the operator's command ingests in-process
+    assert ("takes uploads only from an admin" in err) is ("admin" not in groups)
     assert out.strip().splitlines()[-1] == "1 completed"
-    [document] = ingesting_server.documents.list(limit=50)
+    [document] = deps.documents.list(limit=50)
     assert document.status is DocumentStatus.ACTIVE and document.metadata.specialty == "rheumatology"
     assert document.metadata.title == "Acute gout"  # a Markdown file is titled with its first heading
 
@@ -118,4 +130,15 @@ def test_documents_delete_needs_the_admin_role_as_the_api_does(kb_deps: Dependen
         assert "admin" in capsys.readouterr().err
     finally:
         use_dependencies(kb_deps)
+    assert kb_deps.documents.get(doc_id).status is DocumentStatus.ACTIVE
+
+
+def test_documents_delete_through_a_clinicians_server_names_the_setting(
+        kb_deps: Dependencies, kb_server_url: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(kb_deps.settings.data_dir))
+    write_server_file(kb_deps.settings.data_dir, kb_server_url)  # the default server: a clinician
+    doc_id = kb_deps.documents.list(limit=1)[0].doc_id
+    assert main(["documents", "delete", doc_id]) == 2
+    assert "VOICEASSIST_LOCAL_GROUPS=admin,clinician" in capsys.readouterr().err
     assert kb_deps.documents.get(doc_id).status is DocumentStatus.ACTIVE

@@ -49,9 +49,12 @@ class Reply:
 
     def error_message(self) -> str:
         error = self.body.get("error") if isinstance(self.body, dict) else None
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-        return f"the API answered {self.status}: {str(self.body)[:300]}"
+        message = str(error["message"]) if isinstance(error, dict) and error.get("message") else \
+            f"the API answered {self.status}: {str(self.body)[:300]}"
+        if self.status == 403:
+            message += (" (the local user's roles are VOICEASSIST_LOCAL_GROUPS, a clinician by default: "
+                        "VOICEASSIST_LOCAL_GROUPS=admin,clinician allows uploads and deletes)")
+        return message
 
 
 def _decoded(data: bytes) -> Any:
@@ -105,7 +108,7 @@ class InProcessApi:
         import base64
 
         from voiceassist_local.handlers import invoke
-        from voiceassist_local.server import to_api_gateway_event
+        from voiceassist_local.http_api import to_api_gateway_event
 
         event = to_api_gateway_event(method, path, {"content-type": content_type}, body or b"", groups=self.groups)
         reply = invoke("api", event)
