@@ -7,11 +7,11 @@ from typing import Any
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
 from voiceassist.query import answering
-from voiceassist.query.state import QueryState
+from voiceassist.query.state import QueryState, carried
 
 
 @logger.inject_lambda_context
 @tracer.capture_lambda_handler(capture_response=False, capture_error=False)  # the state holds the raw question (PHI)
 def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event)
-    return answering.assemble(dependencies().query, state).model_dump(mode="json")
+    return carried(answering.assemble(dependencies().query, state))

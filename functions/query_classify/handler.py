@@ -9,7 +9,7 @@ from voiceassist.composition import dependencies
 from voiceassist.conversation import events
 from voiceassist.observability import logger, tracer
 from voiceassist.query import planning
-from voiceassist.query.state import QueryState
+from voiceassist.query.state import QueryState, carried
 
 
 @logger.inject_lambda_context
@@ -18,4 +18,4 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     state = QueryState.model_validate(event)
     state = planning.classify(dependencies().query, state)
     events.after_step(dependencies(), "classify", state)
-    return state.model_dump(mode="json")
+    return carried(state)

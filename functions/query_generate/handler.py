@@ -9,7 +9,7 @@ from voiceassist.composition import dependencies
 from voiceassist.conversation import events
 from voiceassist.observability import logger, tracer
 from voiceassist.query import tool_loop
-from voiceassist.query.state import QueryState
+from voiceassist.query.state import QueryState, carried
 
 
 @logger.inject_lambda_context
@@ -24,4 +24,4 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         if drafts is not None:
             drafts.close()
     events.after_step(deps, "generate", state)
-    return state.model_dump(mode="json")
+    return carried(state)

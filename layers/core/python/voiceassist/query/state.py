@@ -164,6 +164,29 @@ def timed(state: QueryState, stage: str) -> Iterator[None]:
         state.latency_ms[stage] = round((time.perf_counter() - start) * 1000, 2)
 
 
+def carried(state: QueryState) -> dict[str, Any]:
+    """The state as the state machine carries it between steps: JSON, without the top-level fields still at
+    their defaults (the next step's QueryState.model_validate restores them). A question that uses no tool, no
+    critic retry and no ladder step carries none of their empty state: an unanswered state is ~150 bytes, not
+    ~1,300. Nested values stay whole (the ASL reads "$.search_plan" items' timeout_seconds, and tests compare
+    state trees); query.asl.json's Choices test every optional field with IsPresent first."""
+    defaults = _defaults()
+    return state.model_dump(mode="json", exclude={name for name, default in defaults.items()
+                                                  if getattr(state, name) == default})
+
+
+def _defaults() -> dict[str, Any]:
+    """Each optional field's default; fields whose factory makes a new value each time (ids, times) never match."""
+    if not _DEFAULTS:
+        _DEFAULTS.update({name: field.get_default(call_default_factory=True)
+                          for name, field in QueryState.model_fields.items()
+                          if not field.is_required() and name not in ("query_id", "received_at")})
+    return _DEFAULTS
+
+
+_DEFAULTS: dict[str, Any] = {}
+
+
 def response_of(state: QueryState) -> QueryResponse:
     """The API's view of a finished state."""
     answer = state.answer or state.clarifying_question or ""
