@@ -50,6 +50,10 @@ class NetworkConfig(_Frozen):
     s3_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
     # The region's DynamoDB prefix list: functions without internet egress reach DynamoDB through its gateway.
     dynamodb_prefix_list_id: str = Field(pattern=r"^pl-[0-9a-f]{8,17}$")
+    # The zones that hold an interface endpoint's network interfaces (the first N of availability_zones; None:
+    # all). Private DNS answers with every interface, so a function in another zone still reaches it (across
+    # zones): fewer zones trade the endpoints' zone redundancy for $7.30 a month per endpoint and zone.
+    endpoint_zones: int | None = Field(default=None, ge=1, le=3)
 
 
 class SearchConfig(_Frozen):

@@ -12,8 +12,10 @@ import jsii
 from aws_cdk import Aspects, CfnResource, IAspect
 from constructs import IConstruct
 
-# Seconds CloudFormation waits for a reply; above the longest custom-resource function (search bootstrap, 300 s).
-SERVICE_TIMEOUT_SECONDS = 420
+# Seconds CloudFormation waits for a reply: above the longest custom-resource handler, CDK's own included (bucket
+# deployment, auto-delete and default security group handlers run up to 900 s; the search bootstrap 300 s), so
+# CloudFormation never gives up on a handler still working (tests/infra/test_infra_deployable.py compares).
+SERVICE_TIMEOUT_SECONDS = 960
 CUSTOM_RESOURCE_TYPE = "AWS::CloudFormation::CustomResource"
 
 

@@ -16,16 +16,35 @@ from voiceassist.observability import log_failure, logger
 
 READER_ROLE = "voiceassist_reader"
 WRITER_ROLE = "voiceassist_writer"
+# OpenSearch Security checks each transport action either as a cluster permission or against the index
+# (privileges/Utils.java isClusterPerm: `cluster:*`, and the multi-index requests such as
+# `indices:data/write/bulk` itself); docs/decisions/0030-deployable-on-aws-rules.md names the sources.
+_READ_CLUSTER = ["cluster_composite_ops_ro", "cluster:admin/search/pipeline/get"]
 _READ_ACTIONS = ["read", "search", "indices:admin/get", "indices:admin/aliases/get"]
+# _bulk is a cluster permission (its items are then checked per index: indices:data/write/bulk[s], .../index)
+_WRITE_CLUSTER = [*_READ_CLUSTER, "indices:data/write/bulk"]
 _WRITE_ACTIONS = [
     *_READ_ACTIONS,
     "crud",
     "create_index",
     "manage_aliases",
     "indices:admin/mapping/put",
+    "indices:admin/refresh*",  # activate() refreshes before its _update_by_query; ?refresh=true refreshes after
     "indices:data/write/bulk*",
+    "indices:data/write/update/byquery",
     "indices:data/write/delete/byquery",
 ]
+
+
+def role_definitions(index_alias: str) -> dict[str, dict[str, Any]]:
+    """The two fine-grained roles (the Security REST API's role bodies), limited to the app's indices."""
+    pattern = f"{index_alias}*"
+    return {
+        role: {"cluster_permissions": cluster,
+               "index_permissions": [{"index_patterns": [pattern], "allowed_actions": actions}]}
+        for role, cluster, actions in ((READER_ROLE, _READ_CLUSTER, _READ_ACTIONS),
+                                       (WRITER_ROLE, _WRITE_CLUSTER, _WRITE_ACTIONS))
+    }
 
 
 @logger.inject_lambda_context
@@ -58,19 +77,10 @@ def prepare_domain(properties: dict[str, Any]) -> None:
     )
     index.bootstrap()
     client = index.client  # the same SigV4-signed client (the function's role is the domain's master user)
-    pattern = f"{properties['IndexAlias']}*"
-    for role, actions, backend_roles in (
-        (READER_ROLE, _READ_ACTIONS, properties["ReaderRoleArns"]),
-        (WRITER_ROLE, _WRITE_ACTIONS, properties["WriterRoleArns"]),
-    ):
-        client.transport.perform_request(
-            "PUT",
-            f"/_plugins/_security/api/roles/{role}",
-            body={
-                "cluster_permissions": ["cluster_composite_ops_ro", "cluster:admin/search/pipeline/get"],
-                "index_permissions": [{"index_patterns": [pattern], "allowed_actions": actions}],
-            },
-        )
+    roles = role_definitions(properties["IndexAlias"])
+    for role, backend_roles in ((READER_ROLE, properties["ReaderRoleArns"]),
+                                (WRITER_ROLE, properties["WriterRoleArns"])):
+        client.transport.perform_request("PUT", f"/_plugins/_security/api/roles/{role}", body=roles[role])
         client.transport.perform_request(
             "PUT",
             f"/_plugins/_security/api/rolesmapping/{role}",

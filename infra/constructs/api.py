@@ -8,6 +8,8 @@ that verifies the same pool's tokens, offered by the client as a subprotocol (vo
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_apigatewayv2 as apigwv2
@@ -31,7 +33,12 @@ from infra.constructs.log_groups import encrypted_log_group
 from infra.nag import acknowledge
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
 
-STAGE = "v1"
+# One path scheme (docs/operations.md "API paths"): a client's URL is RestApiUrl (the stage URL, ending in
+# /api/) less its trailing slash + the route, which always starts with /v1 (/v1/query): API Gateway strips the
+# stage, so the api function sees /v1/query, as the local server does. The stage is not named v1 so that the
+# version appears once (…/api/v1/query), never /v1/v1/.
+REST_STAGE = "api"
+WEBSOCKET_STAGE = "v1"  # wss://…/v1: the WebSocket API has no resource paths
 _MANAGED_RULE_GROUPS = (
     "AWSManagedRulesCommonRuleSet",
     "AWSManagedRulesKnownBadInputsRuleSet",
@@ -53,9 +60,12 @@ class Api(Construct):
         key: kms.IKey,
         mcp_handler: lambda_.IFunction | None = None,
         removal_policy: RemovalPolicy,
+        cors_origins: Sequence[str] = (),
     ) -> None:
+        """cors_origins: the browser origins (cdk.json api.cors_origins, then the deployed web client's own)."""
         super().__init__(scope, construct_id)
         self._config = config
+        self.cors_origins = tuple(cors_origins) or config.api.cors_origins
         self._key = key
         self._removal_policy = removal_policy
         self.user_pool = self._user_pool()
@@ -73,10 +83,10 @@ class Api(Construct):
         )
         self.smoke_client = add_smoke_client(self.user_pool, config)
         self.rest_api = self._rest_api(handler)
-        add_error_responses(self.rest_api, config)
+        add_error_responses(self.rest_api, self.cors_origins)
         if mcp_handler is not None:
             self._mcp_route(mcp_handler)
-        add_execution_log_group(self, self.rest_api, stage=STAGE, key=key,
+        add_execution_log_group(self, self.rest_api, stage=REST_STAGE, key=key,
                                 retention_days=config.retention.log_days, removal_policy=removal_policy)
         self.web_acl = self._web_acl()
         wafv2.CfnWebACLAssociation(
@@ -130,13 +140,13 @@ class Api(Construct):
             cloud_watch_role_removal_policy=self._removal_policy,
             endpoint_types=[apigw.EndpointType.REGIONAL],
             binary_media_types=BINARY_MEDIA_TYPES,
-            default_cors_preflight_options=cors_preflight(self._config),
+            default_cors_preflight_options=cors_preflight(self.cors_origins),
             default_method_options=apigw.MethodOptions(
                 authorizer=authorizer,
                 authorization_type=apigw.AuthorizationType.COGNITO,
             ),
             deploy_options=apigw.StageOptions(
-                stage_name=STAGE,
+                stage_name=REST_STAGE,
                 throttling_rate_limit=self._config.api.throttle_rate_limit,
                 throttling_burst_limit=self._config.api.throttle_burst_limit,
                 tracing_enabled=True,
@@ -281,7 +291,7 @@ class Api(Construct):
             self,
             "WebSocketStage",
             web_socket_api=api,
-            stage_name=STAGE,
+            stage_name=WEBSOCKET_STAGE,
             auto_deploy=True,
             throttle=apigwv2.ThrottleSettings(
                 rate_limit=self._config.api.throttle_rate_limit,
@@ -317,8 +327,14 @@ class Api(Construct):
         return api, stage
 
     @property
+    def rest_api_origin(self) -> str:
+        """https://<id>.execute-api.<region>.<suffix>: the REST API's origin, without its stage."""
+        stack = Stack.of(self)
+        return f"https://{self.rest_api.rest_api_id}.execute-api.{stack.region}.{stack.url_suffix}"
+
+    @property
     def websocket_url(self) -> str:
-        return f"wss://{self.websocket_api.api_id}.execute-api.{Stack.of(self).region}.amazonaws.com/{STAGE}"
+        return f"wss://{self.websocket_api.api_id}.execute-api.{Stack.of(self).region}.amazonaws.com/{WEBSOCKET_STAGE}"
 
 
 def _visibility(metric_name: str) -> wafv2.CfnWebACL.VisibilityConfigProperty:

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_cognito as cognito
@@ -44,24 +46,25 @@ ERROR_RESPONSES: dict[str, tuple[apigw.ResponseType, str, str]] = {
 }
 
 
-def cors_preflight(config: EnvironmentConfig) -> apigw.CorsOptions:
+def cors_preflight(origins: Sequence[str]) -> apigw.CorsOptions:
+    """The first origin is the default answer; API Gateway echoes any other listed one (its generated VTL)."""
     return apigw.CorsOptions(
-        allow_origins=list(config.api.cors_origins),
+        allow_origins=list(origins),
         allow_methods=apigw.Cors.ALL_METHODS,
         allow_headers=ALLOWED_HEADERS,
         max_age=Duration.hours(1),
     )
 
 
-def allow_origin_header(config: EnvironmentConfig) -> str:
-    """One origin: that origin. Several (dev): the request's Origin echoed (error bodies carry no data)."""
-    origins = config.api.cors_origins
+def allow_origin_header(origins: Sequence[str]) -> str:
+    """One origin: that origin. Several (cdk.json's and the web client's): the request's Origin echoed (error
+    bodies carry no data)."""
     return f"'{origins[0]}'" if len(origins) == 1 else "method.request.header.Origin"
 
 
-def add_error_responses(api: apigw.RestApi, config: EnvironmentConfig) -> None:
+def add_error_responses(api: apigw.RestApi, origins: Sequence[str]) -> None:
     headers = {
-        "Access-Control-Allow-Origin": allow_origin_header(config),
+        "Access-Control-Allow-Origin": allow_origin_header(origins),
         "Access-Control-Allow-Headers": "'" + ",".join(ALLOWED_HEADERS) + "'",
         "Vary": "'Origin'",
     }

@@ -48,7 +48,11 @@ class DnsFirewall(Construct):
             name=f"{config.prefix}-egress",
             firewall_rules=[
                 resolver.CfnFirewallRuleGroup.FirewallRuleProperty(
-                    firewall_domain_list_id=allowed.attr_id, priority=100, action="ALLOW"
+                    firewall_domain_list_id=allowed.attr_id, priority=100, action="ALLOW",
+                    # An allowed name that is a CNAME (NCBI's hosts, CDNs) resolves through names not on the
+                    # list; the default (INSPECT_REDIRECTION_DOMAIN) checks each of them against the BLOCK * rule
+                    # and answers NXDOMAIN. Trusting the chain keeps the allow-list to the names the app calls.
+                    firewall_domain_redirection_action="TRUST_REDIRECTION_DOMAIN",
                 ),
                 resolver.CfnFirewallRuleGroup.FirewallRuleProperty(
                     firewall_domain_list_id=everything.attr_id, priority=200, action="BLOCK", block_response="NXDOMAIN"

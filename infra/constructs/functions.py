@@ -24,7 +24,7 @@ from infra.constructs.layers import ARCHITECTURE, ASSET_EXCLUDES, RUNTIME, Layer
 from infra.constructs.log_groups import encrypted_log_group
 from infra.constructs.network import Network
 from infra.nag import acknowledge
-from voiceassist.constants.functions import HANDLER, FunctionSpec, carries_auth_layer
+from voiceassist.constants.functions import HANDLER, FunctionSpec, layers_of
 
 # The container build context is the repository; only these paths are staged into the image asset.
 PHI_IMAGE_CONTEXT = [
@@ -142,18 +142,7 @@ class FunctionFactory(Construct):
                 **common,  # type: ignore[arg-type]
             )
         else:
-            layers = [self._layers.deps]
-            if spec.needs_ml_layer:
-                layers.append(self._layers.ml)
-            if carries_auth_layer(spec):
-                layers.append(self._layers.auth)
-            if spec.needs_mcp_layer:
-                layers.append(self._layers.mcp)
-            if spec.needs_documents_layer:
-                layers.append(self._layers.documents)
-            if spec.runs_workspace_tools:
-                layers.append(self._layers.workspace)
-            layers.append(self._layers.core)
+            layers = [self._layers.by_name(name) for name in layers_of(spec)]
             function = lambda_.Function(
                 self,
                 construct_id,

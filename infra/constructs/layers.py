@@ -40,6 +40,12 @@ class Layers(Construct):
         self.workspace = self._built_layer("Workspace", paths.workspace_layer_dir,
                                            "caldav and lxml (the calendar and file tools)")
 
+    def by_name(self, name: str) -> lambda_.LayerVersion:
+        """A layer by its catalogue name (constants/functions.py layers_of): deps, ml, auth, ..., core."""
+        layer = getattr(self, name)
+        assert isinstance(layer, lambda_.LayerVersion), name
+        return layer
+
     def _layer(self, construct_id: str, directory: Path, description: str) -> lambda_.LayerVersion:
         return lambda_.LayerVersion(
             self,

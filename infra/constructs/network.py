@@ -1,9 +1,9 @@
 """The VPC: functions in private subnets with egress (OpenAI, PubMed), data and models in isolated ones.
 
 AWS APIs that carry PHI (the SageMaker or Bedrock runtime, whichever serves the environment's in-boundary model,
-Secrets Manager, Step Functions, S3, DynamoDB, and Comprehend Medical where the environment runs it as its PHI
-detector) are reached
-through VPC endpoints so that traffic never crosses the NAT gateway.
+Secrets Manager, Step Functions, Lambda, KMS (the sessions' data keys), Textract (scanned pages), S3, DynamoDB, and
+Comprehend Medical where the environment runs it as its PHI detector) are reached through VPC endpoints so that
+traffic never crosses the NAT gateway (tests/infra/test_infra_reachability.py checks every function's calls).
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ _INTERFACE_ENDPOINTS: dict[str, ec2.InterfaceVpcEndpointAwsService] = {
     "StepFunctionsSync": ec2.InterfaceVpcEndpointAwsService.STEP_FUNCTIONS_SYNC,
     # api and mcp invoke query_tools, the remote tool runner (tools/remote.py): tool arguments may carry PHI
     "Lambda": ec2.InterfaceVpcEndpointAwsService.LAMBDA_,
+    # GenerateDataKey / Decrypt of the sessions' clinical context (adapters/aws/envelope_cipher.py): query_assemble
+    # has no other way out, and the others must not send a PHI record's data key through the NAT
+    "Kms": ec2.InterfaceVpcEndpointAwsService.KMS,
+    # ingest_ocr starts and reads text detection jobs of scanned documents (the extracted text comes back here)
+    "Textract": ec2.InterfaceVpcEndpointAwsService.TEXTRACT,
 }
 
 
@@ -174,11 +179,12 @@ class Network(Construct):
         if config.phi_detector is not PhiDetectorKind.PRESIDIO:
             # DetectPHI carries the question's text: keep it off the NAT (docs/phi.md, "Detectors").
             endpoints["ComprehendMedical"] = ec2.InterfaceVpcEndpointAwsService.COMPREHEND_MEDICAL
+        zones = config.network.availability_zones[:config.network.endpoint_zones]
         for name, service in endpoints.items():
             self.vpc.add_interface_endpoint(
                 name,
                 service=service,
-                subnets=self.app_subnets,
+                subnets=ec2.SubnetSelection(subnet_group_name=APP_SUBNETS, availability_zones=list(zones)),
                 security_groups=[endpoint_group],
                 private_dns_enabled=True,
                 open=False,

@@ -10,7 +10,7 @@ from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_s3 as s3
-from constructs import Construct
+from constructs import Construct, IConstruct
 
 from infra.config import EnvironmentConfig
 from infra.nag import acknowledge
@@ -52,6 +52,8 @@ class Storage(Construct):
             versioned=True,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_PREFERRED,
             removal_policy=removal_policy,
+            # dev and staging: emptied (every version) by CloudFormation once its writers are gone (empty_after)
+            auto_delete_objects=removal_policy == RemovalPolicy.DESTROY,
             lifecycle_rules=[
                 s3.LifecycleRule(
                     expiration=Duration.days(config.retention.access_log_days),
@@ -140,6 +142,7 @@ class Storage(Construct):
             server_access_logs_bucket=self.access_logs_bucket,
             server_access_logs_prefix=log_prefix,
             removal_policy=removal_policy,
+            auto_delete_objects=removal_policy == RemovalPolicy.DESTROY,  # dev and staging: `make destroy` empties
             lifecycle_rules=[
                 s3.LifecycleRule(
                     noncurrent_version_expiration=Duration.days(config.retention.noncurrent_document_days),
@@ -201,3 +204,16 @@ class Storage(Construct):
 
 def _attribute(attribute: KeyAttribute) -> dynamodb.Attribute:
     return dynamodb.Attribute(name=attribute.name, type=_ATTRIBUTE_TYPES[attribute.type])
+
+
+def empty_after(bucket: s3.Bucket, *writers: IConstruct) -> None:
+    """On delete, CloudFormation empties `bucket` (its auto-delete custom resource) only after every writer is
+    gone: each writer depends on the emptying, so it is deleted first. A writer that is itself an emptied bucket
+    (its deletions are logged into `bucket`) counts by its own emptying: the bucket itself cannot depend on it,
+    as `bucket`'s policy names it (the log delivery's source ARN). A retained bucket is left alone."""
+    eraser = bucket.node.try_find_child("AutoDeleteObjectsCustomResource")
+    if eraser is None:
+        return
+    for writer in writers:
+        writer_eraser = writer.node.try_find_child("AutoDeleteObjectsCustomResource")
+        (writer_eraser or writer).node.add_dependency(eraser)

@@ -27,6 +27,7 @@ from voiceassist.constants.web import (
     content_security_policy,
 )
 
+DISTRIBUTION_LOGICAL_ID = "WebDistribution"  # fixed: the API allows its origin before it is created (web_origin)
 OAUTH_SCOPES = (cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE)
 
 
@@ -41,6 +42,7 @@ class WebClient(Construct):
         user_pool: cognito.UserPool,
         user_pool_client: cognito.UserPoolClient,
         rest_api_url: str,
+        rest_api_origin: str,
         websocket_url: str,
         access_logs_bucket: s3.IBucket,
         removal_policy: RemovalPolicy,
@@ -60,7 +62,9 @@ class WebClient(Construct):
         )
         self.bucket = self._bucket(access_logs_bucket, removal_policy)
         self.headers = self._headers(
-            connect_sources=[_origin_of(rest_api_url), _origin_of(websocket_url), self.domain.base_url()]
+            # the API's origin from its id, not its URL: the URL names the stage, whose deployment holds the
+            # preflight methods, which allow this distribution's origin (a cycle)
+            connect_sources=[rest_api_origin, _origin_of(websocket_url), self.domain.base_url()]
         )
         self.distribution = cloudfront.Distribution(
             self,
@@ -82,7 +86,10 @@ class WebClient(Construct):
             log_bucket=access_logs_bucket,
             log_file_prefix="cloudfront/",
         )
-        self.url = f"https://{self.distribution.distribution_domain_name}/"
+        cfn_distribution: cloudfront.CfnDistribution = self.distribution.node.default_child  # type: ignore[assignment]
+        cfn_distribution.override_logical_id(DISTRIBUTION_LOGICAL_ID)
+        self.origin = f"https://{self.distribution.distribution_domain_name}"
+        self.url = f"{self.origin}/"
         self.client = user_pool_client
         self._sign_in_through_hosted_ui(user_pool_client)
         self.deployment = s3deploy.BucketDeployment(
@@ -96,6 +103,7 @@ class WebClient(Construct):
             distribution=self.distribution,
             distribution_paths=["/*"],
             prune=True,
+            retain_on_delete=removal_policy != RemovalPolicy.DESTROY,
             cache_control=[s3deploy.CacheControl.no_cache()],  # a deploy is visible at once, never mixed
         )
         self._acknowledge()
@@ -140,7 +148,7 @@ class WebClient(Construct):
             server_access_logs_bucket=access_logs_bucket,
             server_access_logs_prefix="web/",
             removal_policy=removal_policy,
-            auto_delete_objects=False,
+            auto_delete_objects=removal_policy == RemovalPolicy.DESTROY,  # dev and staging: `make destroy` empties
             lifecycle_rules=[s3.LifecycleRule(noncurrent_version_expiration=Duration.days(30))],
         )
         acknowledge(
@@ -235,3 +243,8 @@ def _origin_of(url: str) -> str:
     """scheme://host of a URL that may be a CDK token (the stage path is dropped)."""
     parts = Fn.split("/", url)
     return Fn.join("", [Fn.select(0, parts), "//", Fn.select(2, parts)])
+
+
+def web_origin() -> str:
+    """https://<the web client's CloudFront domain>, usable before the distribution is created."""
+    return Fn.join("", ["https://", Fn.get_att(DISTRIBUTION_LOGICAL_ID, "DomainName").to_string()])

@@ -15,6 +15,7 @@ from infra.ops.shell import CommandFailed, Shell
 from voiceassist.constants.functions import FUNCTIONS
 
 OPENSEARCH_ROLE = "AWSServiceRoleForAmazonOpenSearchService"
+OPENSEARCH_SERVICE = "opensearchservice.amazonaws.com"  # the service-linked role's service (VPC domains)
 # The function count times a few concurrent requests; new accounts start at 10, which cannot run the app.
 MIN_LAMBDA_CONCURRENCY = 100
 MIN_BOOTSTRAP_VERSION = 6

@@ -29,8 +29,21 @@ PHI_QUESTION = "Jane Doe, MRN 48213377, born 03/14/1952: what is the maximum dai
 SAMPLE_DOCUMENT = "metformin-drug-reference"
 
 
+# The requests the smoke test makes, by route (every route starts with /v1: infra/constructs/api.py REST_STAGE).
+BAD_REQUEST = ("POST", "/v1/query")
+LIST_DOCUMENTS = ("GET", "/v1/documents")
+ASK = ("POST", "/v1/query")
+
+
 class SmokeFailed(AssertionError):
     pass
+
+
+def route_url(rest_api_url: str, route: str) -> str:
+    """The one path scheme: the stage URL (RestApiUrl, or the local server's root) + the route (/v1/...)."""
+    if not route.startswith("/v1/"):
+        raise ValueError(f"a route starts with /v1/: {route!r}")
+    return rest_api_url.rstrip("/") + route
 
 
 def totp(secret: str, at: float | None = None, digits: int = 6, step: int = 30) -> str:
@@ -78,29 +91,38 @@ def smoke(shell: Shell, config: EnvironmentConfig, outputs: dict[str, str], *, h
           wait_seconds: float = 600, sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
     if "SmokeClientId" not in outputs:
         raise SmokeFailed(f"{config.name} has no smoke-test client (api.smoke_test_client in cdk.json)")
-    pool, base = outputs["UserPoolId"], outputs["RestApiUrl"].rstrip("/") + "/"
+    pool = outputs["UserPoolId"]
     username = f"smoke-{secrets.token_hex(4)}@example.invalid"
     token = sign_in(shell, pool, outputs["SmokeClientId"], username)
     try:
-        def call(method: str, path: str, payload: Any = None) -> tuple[int, dict[str, Any]]:
-            body = None if payload is None else json.dumps(payload).encode()
-            return http(method, base + path, {"Authorization": token, "Content-Type": "application/json"}, body)
-
-        status, bad = call("POST", "query", {})
-        if not (400 <= status < 500 and {"code", "message", "trace_id"} <= set(bad.get("error", {}))):
-            raise SmokeFailed(f"a bad request did not get the error envelope: {status} {bad}")
-        deadline = time.monotonic() + wait_seconds
-        while SAMPLE_DOCUMENT not in json.dumps(call("GET", "documents")[1]):
-            if time.monotonic() > deadline:
-                raise SmokeFailed(f"{SAMPLE_DOCUMENT} was not ingested within {wait_seconds:g} s")
-            sleep(15)
-        status, answer = call("POST", "query", {"query": QUESTION})
-        if status != 200 or not answer.get("citations"):
-            raise SmokeFailed(f"the sample question got no cited answer: {status} {answer}")
-        status, phi = call("POST", "query", {"query": PHI_QUESTION})
-        metadata = phi.get("metadata", {})
-        if status != 200 or not metadata.get("phi_detected") or metadata.get("model") == config.openai_model:
-            raise SmokeFailed(f"the PHI question was not answered inside the boundary: {status} {metadata}")
-        return {"answer_citations": len(answer["citations"]), "phi_model": metadata.get("model")}
+        return check_api(http, outputs["RestApiUrl"], token, openai_model=config.openai_model,
+                         wait_seconds=wait_seconds, sleep=sleep)
     finally:
         shell.aws("cognito-idp", "admin-delete-user", "--user-pool-id", pool, "--username", username)
+
+
+def check_api(http: Http, rest_api_url: str, token: str, *, openai_model: str, wait_seconds: float = 600,
+              sleep: Callable[[float], None] = time.sleep) -> dict[str, Any]:
+    """The three checks, against the API at rest_api_url (the deployed stage, or a local server behind it)."""
+    def call(request: tuple[str, str], payload: Any = None) -> tuple[int, dict[str, Any]]:
+        body = None if payload is None else json.dumps(payload).encode()
+        method, route = request
+        return http(method, route_url(rest_api_url, route),
+                    {"Authorization": token, "Content-Type": "application/json"}, body)
+
+    status, bad = call(BAD_REQUEST, {})
+    if not (400 <= status < 500 and {"code", "message", "trace_id"} <= set(bad.get("error", {}))):
+        raise SmokeFailed(f"a bad request did not get the error envelope: {status} {bad}")
+    deadline = time.monotonic() + wait_seconds
+    while SAMPLE_DOCUMENT not in json.dumps(call(LIST_DOCUMENTS)[1]):
+        if time.monotonic() > deadline:
+            raise SmokeFailed(f"{SAMPLE_DOCUMENT} was not ingested within {wait_seconds:g} s")
+        sleep(15)
+    status, answer = call(ASK, {"query": QUESTION})
+    if status != 200 or not answer.get("citations"):
+        raise SmokeFailed(f"the sample question got no cited answer: {status} {answer}")
+    status, phi = call(ASK, {"query": PHI_QUESTION})
+    metadata = phi.get("metadata", {})
+    if status != 200 or not metadata.get("phi_detected") or metadata.get("model") == openai_model:
+        raise SmokeFailed(f"the PHI question was not answered inside the boundary: {status} {metadata}")
+    return {"answer_citations": len(answer["citations"]), "phi_model": metadata.get("model")}

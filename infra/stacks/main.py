@@ -13,7 +13,7 @@ from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
 from infra.config import EnvironmentConfig, RemovalChoice, SourcePaths
-from infra.constructs.api import STAGE, Api
+from infra.constructs.api import WEBSOCKET_STAGE, Api
 from infra.constructs.functions import ASYNC_FUNCTIONS, FunctionFactory
 from infra.constructs.layers import Layers
 from infra.constructs.monitoring import Monitoring
@@ -22,8 +22,8 @@ from infra.constructs.pipelines import Pipelines
 from infra.constructs.search import Search
 from infra.constructs.search_bootstrap import BOOTSTRAP, SearchBootstrap
 from infra.constructs.secrets import Secrets
-from infra.constructs.storage import Storage
-from infra.constructs.web import WebClient
+from infra.constructs.storage import Storage, empty_after
+from infra.constructs.web import WebClient, web_origin
 from infra.stacks.environment import (
     authorizer_environment,
     pubmed_environment,
@@ -45,7 +45,12 @@ from voiceassist.constants.functions import (
 
 
 def removal_policy_for(config: EnvironmentConfig) -> RemovalPolicy:
-    return RemovalPolicy.RETAIN if config.removal is RemovalChoice.RETAIN else RemovalPolicy.DESTROY
+    """retain: kept on stack delete and update (DeletionPolicy RetainExceptOnCreate), but deleted when the stack
+    operation that created them rolls back, so a retried first deploy does not collide with the names a failed
+    one left behind (the OpenSearch domain, the model bucket, ...: docs/decisions/0030)."""
+    if config.removal is RemovalChoice.RETAIN:
+        return RemovalPolicy.RETAIN_ON_UPDATE_OR_DELETE
+    return RemovalPolicy.DESTROY
 
 
 class MainStack(Stack):
@@ -127,9 +132,14 @@ class MainStack(Stack):
         self.pipelines.reconcile_on_schedule(
             reconciler=functions["ingest_reconcile"], dead_letter_queue=dead_letter_queues["ingest_reconcile"]
         )
+        # The deployed web client's own origin (its CloudFront domain) is allowed beside cdk.json's: the API's
+        # preflight and error responses, the api function's CORS headers and the presigned-upload bucket rule.
+        # The distribution is created after the API (it serves the API's URL), so by its fixed logical id.
+        cors_origins = (*config.api.cors_origins, web_origin())
         self.api = Api(
             self,
             "Api",
+            cors_origins=cors_origins,
             config=config,
             handler=functions["api"],
             stream_handler=functions["stream"],
@@ -146,10 +156,17 @@ class MainStack(Stack):
             user_pool=self.api.user_pool,
             user_pool_client=self.api.user_pool_client,
             rest_api_url=self.api.rest_api.url,
+            rest_api_origin=self.api.rest_api_origin,
             websocket_url=self.api.websocket_url,
             access_logs_bucket=self.storage.access_logs_bucket,
             removal_policy=removal_policy,
         )
+        # `make destroy`: every writer goes before the bucket it writes into is emptied (constructs/storage.py).
+        # Not the distribution: the documents bucket's CORS rule names it (a cycle); CloudFront's late log
+        # deliveries are emptied by `make destroy` itself (infra/ops/lifecycle.py), which retries the delete.
+        empty_after(self.storage.access_logs_bucket, self.storage.documents_bucket,
+                    self.storage.model_artifacts_bucket, self.web.bucket)
+        empty_after(self.web.bucket, self.web.deployment)
         targets = GrantTargets(
             config=config,
             key=self.key,
@@ -159,14 +176,14 @@ class MainStack(Stack):
             ingest=self.pipelines.ingest,
             query=self.pipelines.query,
             websocket_api=self.api.websocket_api,
-            websocket_stage=STAGE,
+            websocket_stage=WEBSOCKET_STAGE,
             tool_runner=functions[TOOL_RUNNER],
             phi_detector=functions[PHI_DETECTOR_FUNCTION],
         )
-        functions["api"].add_environment(ENV_CORS_ORIGINS, ",".join(config.api.cors_origins))
+        functions["api"].add_environment(ENV_CORS_ORIGINS, ",".join(cors_origins))
         self.storage.documents_bucket.add_cors_rule(  # browsers POST presigned uploads straight to S3
             allowed_methods=[s3.HttpMethods.POST],
-            allowed_origins=list(config.api.cors_origins),
+            allowed_origins=list(cors_origins),
             allowed_headers=["*"],
             max_age=3600,
         )
@@ -214,6 +231,7 @@ class MainStack(Stack):
         CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
         CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
         CfnOutput(self, "AccessLogsBucketName", value=self.storage.access_logs_bucket.bucket_name)
+        CfnOutput(self, "WebBucketName", value=self.web.bucket.bucket_name)
         CfnOutput(self, "OpenAiSecretArn", value=self.secrets.openai_api_key.secret_arn)
         if self.secrets.ncbi_api_key is not None:
             CfnOutput(self, "NcbiApiKeySecretArn", value=self.secrets.ncbi_api_key.secret_arn)
@@ -224,3 +242,4 @@ class MainStack(Stack):
     def availability_zones(self) -> list[str]:
         """The configured zones: CDK would otherwise look them up (synth stays offline)."""
         return self._zones
+

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build the Lambda dependency layers for python3.12 on arm64, without Docker: pip installs the aarch64
-# cp312 wheels of the pinned requirements into layers/deps/build/<layer>/python, then zips each layer and
-# checks every function shape (function code + its layers, unzipped) against Lambda's 250 MB limit.
+# cp312 wheels of the pinned requirements into layers/deps/build/<layer>/python, then zips each layer, records
+# their sizes in layers/deps/sizes.json and checks every catalogued function (its code + all its layers,
+# unzipped) against Lambda's 250 MB limit (infra/sizes.py).
 #
 #   layers/deps/build.sh             # every layer below (what `cdk deploy` needs); `make layers`
 #   layers/deps/build.sh phi-image   # also the PHI image's packages, to measure the container's contents
@@ -14,7 +15,6 @@ build="$here/build"
 # The project's venv: pip for the aarch64 installs, and the same package versions for the import check.
 PYTHON="${PYTHON:-$repo/.venv/bin/python}"
 PIP="$PYTHON -m pip"
-limit_bytes=262144000  # Lambda's unzipped limit for a function and all its layers together (250 MiB)
 # Lambda's python3.12 runtime is Amazon Linux 2023 (glibc 2.34): every manylinux tag up to 2_34 loads there.
 # numpy and onnxruntime publish aarch64 wheels only for manylinux_2_27/2_28 and later, so 2014 alone fails.
 platforms=(--platform manylinux2014_aarch64 --platform manylinux_2_28_aarch64 --platform manylinux_2_34_aarch64)
@@ -83,18 +83,6 @@ build_core() {  # layers/core as the CDK asset stages it (no caches, no egg-info
   zip_dir "$build/core"
 }
 
-report() {  # name, directories that make up the unzipped total
-  local name="$1"
-  shift
-  local total
-  total=$(bytes "$@")
-  printf '%-26s %8s MB unzipped  (limit %s MB)\n' "$name" "$(mb "$total")" "$(mb $limit_bytes)"
-  if [ "$total" -ge "$limit_bytes" ]; then
-    echo "$name exceeds Lambda's unzipped limit" >&2
-    return 1
-  fi
-}
-
 # Installed as dependencies but never imported by the functions (checked below, in this machine's venv):
 # grpc and opensearch.protobufs come with opensearch-py 3 for its optional gRPC transport; huggingface_hub,
 # hf_xet and their helpers come with tokenizers for `from_pretrained` downloads, which the embedder never
@@ -153,22 +141,9 @@ echo "layer                     unzipped MB   zipped MB"
 for name in core deps ml auth mcp documents workspace; do
   printf '%-26s %11s %11s\n' "$name" "$(mb "$(bytes "$build/$name")")" "$(mb "$(stat -c %s "$build/$name.zip")")"
 done
-largest_function=$(for dir in "$repo"/functions/*/; do bytes "$dir"; done | sort -n | tail -1)
-function_dir="$build/largest-function"
-rm -rf "$function_dir" && mkdir -p "$function_dir" && truncate -s "$largest_function" "$function_dir/code"
-report "function + deps + core" "$function_dir" "$build/deps" "$build/core"
-report "function + deps + ml + core" "$function_dir" "$build/deps" "$build/ml" "$build/core"
-report "function + deps + auth + core" "$function_dir" "$build/deps" "$build/auth" "$build/core"
-report "function + deps + documents + core" "$function_dir" "$build/deps" "$build/documents" "$build/core"
-report "function + deps + auth + workspace + core" "$function_dir" "$build/deps" "$build/auth" "$build/workspace" \
-  "$build/core"
-report "function + deps + mcp + workspace + core" "$function_dir" "$build/deps" "$build/mcp" "$build/workspace" \
-  "$build/core"
-report "function + deps + mcp + core" "$function_dir" "$build/deps" "$build/mcp" "$build/core"
-# Why the mcp function has no ML layer (the search tools run in query_tools for it: tools/remote.py):
-with_ml=$(bytes "$function_dir" "$build/deps" "$build/ml" "$build/mcp" "$build/core")
-printf '%-26s %8s MB unzipped  (over the limit: not deployed)\n' "function + deps + ml + mcp + core" "$(mb "$with_ml")"
-rm -rf "$function_dir"
+# Every catalogued zip function (its code + all its layers, constants/functions.py layers_of) against the limit;
+# the layers' sizes are recorded in layers/deps/sizes.json, which `make test` checks the catalogue against.
+(cd "$repo" && "$PYTHON" -m infra.sizes record "$build" && "$PYTHON" -m infra.sizes)
 
 if [ "${1:-}" = "phi-image" ]; then
   # What infra/images/phi/Dockerfile installs (the image's limit is 10 GB; this measures its weight).

@@ -166,3 +166,38 @@ def test_with_kms_refusing_the_dynamodb_store_fails_closed(
         with pytest.raises(DependencyError, match="key service"):  # nor is the stored value returned in any form
             store.get("ses_phi")
     assert "ses_two" not in json.dumps(dynamodb_client.scan(TableName=table_names[SESSIONS])["Items"])
+
+
+class _SealedCipher:
+    """A FieldCipher whose keys are out of reach (no KMS, no cryptography): encrypting works, opening fails."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def encrypt(self, plaintext: str, *, context: str) -> str:
+        return str(self._inner.encrypt(plaintext, context=context))
+
+    def decrypt(self, token: str, *, context: str) -> str:
+        raise DependencyError("the data keys are out of reach")
+
+
+def test_the_messages_read_without_opening_the_clinical_context(dynamodb_stores: Stores, dynamodb_client: Any,
+                                                                kms_cipher: Any, clock: FakeClock,
+                                                                table_names: dict[str, str]) -> None:
+    """query_rank reads the last question without the auth layer or KMS (constants/functions.py
+    reads_session_messages_only): listing messages must never decrypt, while get() still does."""
+    from voiceassist.adapters.aws.dynamodb_sessions import DynamoDbSessionStore
+    from voiceassist.models import Message
+
+    store = DynamoDbSessionStore(table_names[SESSIONS], client=dynamodb_client, clock=clock,
+                                 cipher=_SealedCipher(kms_cipher))
+    store.create(_session(clock))
+    writer = dynamodb_stores.sessions  # adding a message opens the session: the writers carry the auth layer
+    writer.add_message(Message(session_id="ses_phi", role="user", content="metformin dose?",
+                               created_at=clock.now))
+    assert [m.content for m in store.messages("ses_phi")] == ["metformin dose?"]
+    with pytest.raises(DependencyError):
+        store.get("ses_phi")
+    clock.advance(hours=2)
+    with pytest.raises(NotFound):
+        store.messages("ses_phi")  # an expired session still reads as missing

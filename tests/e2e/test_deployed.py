@@ -15,7 +15,7 @@ import pytest
 
 from infra.ops.environment import Stacks, load, stack_outputs
 from infra.ops.shell import Shell
-from infra.ops.smoke import sign_in, smoke, urllib_http
+from infra.ops.smoke import route_url, sign_in, smoke, urllib_http
 
 URL = os.environ.get("VOICEASSIST_E2E_URL", "").rstrip("/") + "/"
 pytestmark = [
@@ -34,13 +34,13 @@ def deployed() -> tuple[Any, Shell, dict[str, str]]:
 
 
 def test_routes_need_a_token_and_refusals_carry_the_envelope(deployed: tuple[Any, Shell, dict[str, str]]) -> None:
-    status, body = urllib_http("GET", URL + "health", {}, None)
+    status, body = urllib_http("GET", route_url(URL, "/v1/health"), {}, None)
     assert status == 401 and body["error"]["code"] == "unauthorized" and body["error"]["trace_id"]
 
 
 def test_cors_preflight_is_answered_without_a_token(deployed: tuple[Any, Shell, dict[str, str]]) -> None:
     origin = deployed[0].api.cors_origins[0]
-    request = urllib.request.Request(URL + "query", method="OPTIONS", headers={
+    request = urllib.request.Request(route_url(URL, "/v1/query"), method="OPTIONS", headers={
         "Origin": origin, "Access-Control-Request-Method": "POST",
         "Access-Control-Request-Headers": "authorization,content-type"})
     with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - the deployed API
@@ -59,7 +59,7 @@ def test_a_presigned_upload_lands_in_s3(deployed: tuple[Any, Shell, dict[str, st
     username = f"e2e-upload-{os.getpid()}@example.invalid"
     token = sign_in(shell, outputs["UserPoolId"], outputs["SmokeClientId"], username)
     try:
-        status, form = urllib_http("POST", URL + "documents/uploads", {
+        status, form = urllib_http("POST", route_url(URL, "/v1/documents/uploads"), {
             "Authorization": token, "Content-Type": "application/json"},
             json.dumps({"filename": "e2e-note.txt", "metadata": {"title": "E2E note"}}).encode())
         assert status == 201, form

@@ -66,7 +66,7 @@ def app_functions(synthesized: Synthesized, env: str) -> dict[str, dict[str, Any
     return {
         by_description[p["Description"]]: p
         for p in functions.values()
-        if p.get("Description") in by_description
+        if isinstance(p.get("Description"), str) and p["Description"] in by_description
     }
 
 

@@ -12,6 +12,8 @@ from pydantic import ValidationError
 from infra.config import load_environment
 from voiceassist.constants.environment import ENV_CORS_ORIGINS
 
+# The web client's origin: https:// + its CloudFront distribution's domain (a fixed logical id, infra/constructs/web.py)
+WEB_ORIGIN = '{"Fn::GetAtt": ["WebDistribution", "DomainName"]}'
 CONTEXT = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
 
 
@@ -27,6 +29,7 @@ def test_options_is_answered_without_cognito_and_everything_else_needs_it(synthe
     origins = load_environment(CONTEXT, env).api.cors_origins
     preflight = json.dumps(options)
     assert all(origin in preflight for origin in origins)
+    assert WEB_ORIGIN in preflight  # the deployed web client's own origin (issue 26)
 
 
 def test_origins_are_per_environment_and_prod_never_allows_localhost() -> None:
@@ -53,20 +56,24 @@ def test_gateway_responses_carry_the_envelope_and_cors_headers(synthesized: Synt
         assert "gatewayresponse.header.Access-Control-Allow-Origin" in response["ResponseParameters"]
     assert "POST /v1/documents/uploads" in responses["REQUEST_TOO_LARGE"]["ResponseTemplates"]["application/json"]
     origin = responses["DEFAULT_4XX"]["ResponseParameters"]["gatewayresponse.header.Access-Control-Allow-Origin"]
-    assert origin == ("'https://voiceassist.example.org'" if env == "prod" else "method.request.header.Origin")
+    # cdk.json's origins and the web client's CloudFront domain: the request's Origin is echoed
+    assert origin == "method.request.header.Origin"
 
 
 def test_pdf_bodies_pass_as_binary_and_the_api_function_knows_the_origins(synthesized: Synthesized) -> None:
     (api,) = resources(synthesized.main("dev"), "AWS::ApiGateway::RestApi").values()
     assert "application/pdf" in api["BinaryMediaTypes"]
     variables = app_functions(synthesized, "dev")["api"]["Environment"]["Variables"]
-    assert variables[ENV_CORS_ORIGINS].split(",") == list(load_environment(CONTEXT, "dev").api.cors_origins)
+    joined = "".join(p if isinstance(p, str) else json.dumps(p) for p in variables[ENV_CORS_ORIGINS]["Fn::Join"][1])
+    listed = list(load_environment(CONTEXT, "dev").api.cors_origins)
+    assert joined.startswith(",".join(listed) + ",https://") and joined.endswith(WEB_ORIGIN)
 
 
 def test_browsers_may_post_presigned_uploads_to_the_documents_bucket(synthesized: Synthesized) -> None:
     buckets = resources(synthesized.main("prod"), "AWS::S3::Bucket").values()
     (rule,) = [rule for b in buckets for rule in b.get("CorsConfiguration", {}).get("CorsRules", [])]
-    assert rule["AllowedMethods"] == ["POST"] and rule["AllowedOrigins"] == ["https://voiceassist.example.org"]
+    assert rule["AllowedMethods"] == ["POST"] and rule["AllowedOrigins"][0] == "https://voiceassist.example.org"
+    assert json.dumps(rule["AllowedOrigins"][1]).endswith(WEB_ORIGIN + "]]}")  # the deployed web client's
 
 
 def test_only_dev_and_staging_have_the_smoke_test_client(synthesized: Synthesized) -> None:

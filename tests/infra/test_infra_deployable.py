@@ -195,3 +195,20 @@ def test_ingestion_functions_reserve_their_concurrency(synthesized: Synthesized)
     assert {name for name, value in reserved.items() if value == 10} == {
         name for name in FUNCTIONS_BY_NAME if name.startswith("ingest_")}
     assert reserved["api"] is None and reserved["query_generate"] is None
+
+
+@pytest.mark.parametrize("env", ["dev", "prod"])
+def test_custom_resources_wait_at_least_as_long_as_their_handler_runs(synthesized: Synthesized, env: str) -> None:
+    """ServiceTimeout below a handler's own timeout fails a slow but healthy deploy (CDK's handlers: 900 s)."""
+    template = synthesized.main(env)
+    checked = 0
+    for resource in template["Resources"].values():
+        token = resource.get("Properties", {}).get("ServiceToken")
+        if not (resource["Type"].startswith("Custom::") or resource["Type"] == "AWS::CloudFormation::CustomResource"):
+            continue
+        handler = template["Resources"].get(token["Fn::GetAtt"][0]) if isinstance(token, dict) else None
+        if handler is None or handler["Type"] != "AWS::Lambda::Function":
+            continue  # a provider framework's own function answers for it
+        assert int(resource["Properties"]["ServiceTimeout"]) >= handler["Properties"].get("Timeout", 3)
+        checked += 1
+    assert checked >= 3  # the bucket deployment, the auto-delete and the default security group handlers

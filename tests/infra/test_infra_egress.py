@@ -47,6 +47,8 @@ def test_the_vpc_resolves_only_aws_and_the_allowed_services(synthesized: Synthes
     (rules,) = resources(template, "AWS::Route53Resolver::FirewallRuleGroup").values()
     ordered = sorted(rules["FirewallRules"], key=lambda rule: rule["Priority"])
     assert [rule["Action"] for rule in ordered] == ["ALLOW", "BLOCK"]
+    # a CNAME'd allowed host (NCBI) resolves: the chain after an allowed name is trusted, not re-checked
+    assert ordered[0]["FirewallDomainRedirectionAction"] == "TRUST_REDIRECTION_DOMAIN"
     allowed = lists[ordered[0]["FirewallDomainListId"]["Fn::GetAtt"][0]]
     assert lists[ordered[1]["FirewallDomainListId"]["Fn::GetAtt"][0]] == ["*"]
     assert "api.openai.com" in allowed and "*.amazonaws.com" in allowed

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fake_shell import FakeShell
+from fake_shell import Failure, FakeShell, sequence
 from test_ops_deploy import MAIN_OUTPUTS, _stack, healthy_account
 
 from infra.ops.__main__ import main
@@ -88,7 +88,8 @@ def test_deploy_deploys_the_main_stack_only_and_destroy_tears_down_only_it() -> 
     deploy(shell, DEV, smoke=lambda _shell, _config, outputs: smoked.append(outputs))
 
     assert [call[4] for call in shell.ran("npx")] == ["VoiceAssist-dev"] and smoked == [MAIN_OUTPUTS]
-    teardown = FakeShell({main_stack: _stack(MAIN_OUTPUTS), ("aws", "s3api", "list-object-versions"): {},
+    gone = Failure("Stack with id VoiceAssist-dev does not exist")
+    teardown = FakeShell({main_stack: sequence(_stack(MAIN_OUTPUTS), gone), ("aws", "s3api", "put-bucket-logging"): {},
                           ("npx",): ""})
     destroy(teardown, DEV)
     assert [call[4] for call in teardown.ran("npx")] == ["VoiceAssist-dev"]

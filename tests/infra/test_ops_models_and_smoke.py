@@ -81,7 +81,7 @@ def test_totp_matches_rfc_6238() -> None:
     assert totp(secret, at=59, digits=8) == "94287082" and totp(secret, at=1111111109, digits=8) == "07081804"
 
 
-OUTPUTS = {"UserPoolId": "us-east-1_pool", "SmokeClientId": "smoke", "RestApiUrl": "https://api.example/v1/"}
+OUTPUTS = {"UserPoolId": "us-east-1_pool", "SmokeClientId": "smoke", "RestApiUrl": "https://api.example/api/"}
 
 
 def _cognito() -> dict[tuple[str, ...], Any]:
@@ -125,8 +125,9 @@ def test_smoke_signs_in_with_totp_asks_three_things_and_deletes_its_user() -> No
     code = verify[verify.index("--user-code") + 1]
     assert len(code) == 6 and code.isdigit()
     assert all(headers["Authorization"] == "id-token" for _, _, headers, _ in api.requests)
-    assert [(m, u.removeprefix("https://api.example/v1/")) for m, u, _, _ in api.requests] == [
-        ("POST", "query"), ("GET", "documents"), ("GET", "documents"), ("POST", "query"), ("POST", "query")]
+    assert [(m, u.removeprefix("https://api.example/api")) for m, u, _, _ in api.requests] == [
+        ("POST", "/v1/query"), ("GET", "/v1/documents"), ("GET", "/v1/documents"), ("POST", "/v1/query"),
+        ("POST", "/v1/query")]
     (created,) = shell.ran("aws", "cognito-idp", "admin-create-user")
     (deleted,) = shell.ran("aws", "cognito-idp", "admin-delete-user")
     assert created[created.index("--username") + 1] == deleted[deleted.index("--username") + 1]

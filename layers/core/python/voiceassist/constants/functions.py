@@ -84,6 +84,9 @@ class FunctionSpec:
     # Runs the workspace tools (calendar, files, web search): carries the workspace layer (caldav, lxml) and,
     # where cdk.json configures them, their settings and a route to the NAT (DNS firewall: their hosts only).
     runs_workspace_tools: bool = False
+    # With SESSIONS_READ: reads only a session's messages (stored redacted, never encrypted), never its sealed
+    # clinical context, so it needs neither cryptography (the auth layer) nor the KMS data keys.
+    reads_session_messages_only: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -253,6 +256,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STREAM_TO_CLIENTS,  # its `retrieval` event
         timeout_seconds=30,
         needs_ml_layer=True,
+        # deps + ml + auth + core is over Lambda's 250 MB; the last question is a message, not the clinical context
+        reads_session_messages_only=True,
         internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(
@@ -403,9 +408,23 @@ def discover_functions(functions_dir: Path) -> list[FunctionSpec]:
 
 
 def carries_auth_layer(spec: FunctionSpec) -> bool:
-    """The auth layer's cryptography is needed by the flagged functions and by every one that reads or writes
-    sessions (their clinical context is encrypted at the application level)."""
-    return spec.needs_auth_layer or bool(spec.access & {Access.SESSIONS_READ, Access.SESSIONS_WRITE})
+    """The auth layer's cryptography is needed by the flagged functions and by every one that opens a session's
+    clinical context (encrypted at the application level): all that write sessions (adding a message reads the
+    session first), and those that read them unless they read only the messages."""
+    opens_context = Access.SESSIONS_WRITE in spec.access or (
+        Access.SESSIONS_READ in spec.access and not spec.reads_session_messages_only)
+    return spec.needs_auth_layer or opens_context
+
+
+def layers_of(spec: FunctionSpec) -> tuple[str, ...]:
+    """The Lambda layers a zip function carries, in order (layers/deps/build.sh builds each; core is the domain
+    package); none for a container image."""
+    if spec.container_image:
+        return ()
+    wanted = (("deps", True), ("ml", spec.needs_ml_layer), ("auth", carries_auth_layer(spec)),
+              ("mcp", spec.needs_mcp_layer), ("documents", spec.needs_documents_layer),
+              ("workspace", spec.runs_workspace_tools), ("core", True))
+    return tuple(name for name, carried in wanted if carried)
 
 # The functions that run tools (the executor): none ships the PHI detector (query_tools borrows query_detect_phi's),
 # so on AWS the tools that leave the boundary are not registered (composition/aws.py tool_registry;

@@ -68,9 +68,17 @@ class DynamoDbSessionStore:
         self._put_new(item, f"session {session.session_id!r} already exists")
 
     def get(self, session_id: str) -> Session:
+        return self._live(session_id, open_context=True)
+
+    def _live(self, session_id: str, *, open_context: bool) -> Session:
+        """The session, unless missing or expired; without open_context its clinical context stays sealed (None):
+        no KMS call and no cryptography, for the readers of messages only (constants/functions.py)."""
         item = self._table.get({"pk": _session_pk(session_id), "sk": SESSION_META_SK})
+        fields = _model_fields(item) if item else None
+        if fields is not None and not open_context:
+            fields[_CONTEXT] = None
         session = Session.model_validate(
-            open_field(self._cipher, _model_fields(item), _CONTEXT, session_id)) if item else None
+            open_field(self._cipher, fields, _CONTEXT, session_id)) if fields is not None else None
         if session is None or self._expired(session):
             raise NotFound(f"session {session_id!r} does not exist or has expired")
         return session
@@ -96,7 +104,7 @@ class DynamoDbSessionStore:
 
     def messages(self, session_id: str, *, limit: int = 20) -> list[Message]:
         check_limit(limit)
-        self.get(session_id)
+        self._live(session_id, open_context=False)  # the messages are redacted, never encrypted
         newest_first = self._table.query(
             key_condition="pk = :pk AND begins_with(sk, :messages)",
             names={},
