@@ -11,6 +11,8 @@ from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
+from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
+from voiceassist.phi.name_titles import name_after_title
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
 
 
@@ -78,8 +80,9 @@ family account house home birthday friend partner boss mom dad parents
 _STRONG_CUE = re.compile(
     r"(?i)\b(?:(?:my|his|her|their|your|patient'?s?|maiden|first|last|full|family|middle|given)\s+)?"
     r"(?:name(?:d|s)?(?:\s+(?:is|was|are|him|her|them))?\s*[:=?-]?|call(?:s|ed)?\s+(?:me|him|her|them)"
-    r"|(?:mr|mrs|ms|mx|miss|dr|prof|mister)\b\.?)\s*"
+    r"|(?P<title>(?:mr|mrs|ms|mx|miss|dr|prof|mister)\b\.?))\s*"
 )
+
 # Who cares for the patient: "follow up with Madison Boyes", "seen by Dr", "referred to Kowalski".
 _CARE_CUE = re.compile(
     r"(?i)\b(?:follow(?:ed)?[\s-]*up\s+with|seen\s+by|referred\s+(?:to|by)|consult(?:ed)?\s+with"
@@ -128,9 +131,11 @@ class PersonNameRecognizer(EntityRecognizer):
             if ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless):
                 lone_word = len(ent) == 1 and self._known(ent[0])  # "Paul", but also "Moon facies"
                 self._add(found, ent, self.SHAPE_SCORE if lone_word else self.NER_SCORE)
-        for cue, score in ((_STRONG_CUE, STRONG), (_WEAK_CUE, MEDIUM), (_CARE_CUE, MEDIUM)):
+        for cue, score in ((_STRONG_CUE, STRONG), (_WEAK_CUE, MEDIUM), (_CARE_CUE, MEDIUM), (_PLACE_CUE, MEDIUM)):
             for match in cue.finditer(text):
-                span = self._name_after(doc, match.end(), strong=cue is _STRONG_CUE, caseless=caseless)
+                titled = cue is _PLACE_CUE or (cue is _STRONG_CUE and bool(match.group("title")))
+                span = (self._name_after_title(doc, match.end()) if titled else None) or self._name_after(
+                    doc, match.end(), strong=cue is _STRONG_CUE, caseless=caseless)
                 if span is None or self._used_as_eponym(span):
                     continue  # a cue outweighs the eponym list ("Mrs. Barrett"), not the context
                 if cue is _CARE_CUE and len(span) == 1 and self._known(span[0]):
@@ -252,6 +257,14 @@ class PersonNameRecognizer(EntityRecognizer):
                 break
             end += 1
         return doc[start:end] if end > start else None
+
+    def _name_after_title(self, doc: Doc, char: int) -> Span | None:
+        return name_after_title(doc, char, particles=_PARTICLES, clinical=self._clinical_word)
+
+    @staticmethod
+    def _clinical_word(token: Token) -> bool:
+        word = token.lower_
+        return word in _EPONYM_HEADS or word in _EPONYMS or bool(_MEDICAL_WORD.search(token.text))
 
     def _is_eponym(self, span: Span) -> bool:
         """A listed eponym on its own ("a patient with Parkinson's"), or any name used as one."""
