@@ -1,0 +1,35 @@
+"""Ctrl-C ends `voiceassist serve` normally: exit status 0 (so `make run` ends without "Error 130"), no
+traceback, and the data folder's server.json is removed (the next command does not look for it)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def test_ctrl_c_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data), "POWERTOOLS_LOG_LEVEL": "ERROR"}
+    code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
+    server = subprocess.Popen(  # noqa: S603 - our own CLI
+        [sys.executable, "-c", code, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's foreground job
+    assert server.stdout is not None
+    banner = []
+    deadline = time.monotonic() + 300
+    for line in server.stdout:
+        banner.append(line)
+        if "stop:" in line or time.monotonic() > deadline:
+            break
+    assert (data / "server.json").is_file(), "".join(banner)
+
+    server.send_signal(signal.SIGINT)
+    rest = server.stdout.read()
+    assert server.wait(timeout=60) == 0
+    assert "stopped" in rest and "Traceback" not in rest
+    assert not (data / "server.json").exists()
