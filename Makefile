@@ -13,10 +13,11 @@ DEV_EXTRAS := phi,local,infra,dev
 RUN_STAMP := $(VENV)/.installed-run-$(PINS)
 DEV_STAMP := $(VENV)/.installed-dev-$(PINS)
 # Test workers (pytest-xdist): `auto` is one per core; PYTEST_WORKERS=0 runs in this process (a debugger, -x).
-# loadgroup: tests marked xdist_group (one per folder that shares a session-long resource, set in its conftest)
-# run on one worker; every other test goes to whichever worker is free.
+# loadgroup: a test on a module-scoped fixture stays with the rest of its module (tests/conftest.py marks it);
+# every other test goes to whichever worker is free. Costly session results are built once for all workers
+# (tests/support/shared_build.py).
 PYTEST_WORKERS ?= auto
-PYTEST := $(BIN)/python -m pytest -q
+PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 export PORT ?= 8080
 CDK_CLI := 2.1148.x
 

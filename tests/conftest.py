@@ -15,6 +15,22 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup, make test)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist a test that uses a module- or class-scoped fixture (a server, a browser, a runner) runs
+    on the worker that runs the rest of its module, so the fixture is built once; every other test goes to
+    whichever worker is free. A test marked xdist_group keeps its own group."""
+    if not config.pluginmanager.has_plugin("xdist"):
+        return
+    for item in items:
+        fixtures = getattr(item, "_fixtureinfo", None)
+        if fixtures is None or item.get_closest_marker("xdist_group") is not None:
+            continue
+        scopes = {definitions[-1].scope for definitions in fixtures.name2fixturedefs.values() if definitions}
+        if scopes & {"module", "class", "package"}:
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
 @pytest.fixture(autouse=True)
 def restore_log_level() -> Iterator[None]:
     """The CLI quiets our logger for its run (cli.main); a test that runs it must not quiet the next test."""
