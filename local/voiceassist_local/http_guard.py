@@ -1,20 +1,18 @@
 """What makes the local HTTP server safe to leave running: the standard library's server, hardened.
 
-- A bounded number of connections served at once (the rest get a 503 at once, not a thread each), and a
-  listen backlog of 128 (5 reset bursts of new connections).
+- A bounded number of connections served at once (beyond it, and with none idle to close, a 503 at once, not
+  a thread each), and a listen backlog of 128 (5 reset bursts of new connections).
 - A socket timeout on every read (an idle keep-alive connection or a stalled body is closed), and a deadline
   for reading a whole request (headers and body): a client that trickles bytes (slowloris) is cut off.
-- A cap on the body: a larger Content-Length is a 413 before anything is read; a malformed one a 400;
-  chunked bodies a 411 (send Content-Length).
 - http.server's own errors as the API's JSON envelope, never an HTML page or a traceback.
 - HEAD (a GET without the body), OPTIONS (CORS preflight for the configured dev origins), 405 otherwise.
 - A bearer token when configured (required when the server listens beyond the loopback interface).
-- No driving from websites (a page on any site can send requests to 127.0.0.1): the Host header must name
-  the bound address or a loopback name (DNS rebinding sends the attacker's name); a state-changing request
-  (POST, PUT, PATCH, DELETE) from another origin is a 403 (Origin, else Sec-Fetch-Site: only this server's
-  own origin and the configured dev origins); and its body may not be of a type a browser sends cross-site
-  without a CORS preflight (text/plain, a form, or no type: 415). multipart/form-data, the one such type an
-  API might take, passes only the origin checks.
+- The request line and headers checked before a byte of the body is read (request_checks.py): framing (one
+  Content-Length), no NUL in the path, no driving from websites (Host, Origin, body types), and the body
+  limit of the route (a question is small, an upload is not).
+- Idle connections cannot starve the rest: when every slot is taken, the connection idle the longest (open,
+  waiting for its first or next request) is closed to make room, so sockets one client leaves open do not
+  turn everyone else away.
 - A structured access log line per request (method, path without the query string, status, bytes, ms).
 """
 
@@ -31,18 +29,24 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from voiceassist_local.request_checks import (
+    LOOPBACK,
+    Refusal,
+    content_length,
+    cross_site_refusal,
+    json_text,
+    path_refusal,
+    simple_body_refusal,
+)
+
 READ_TIMEOUT_S = 10.0  # per read: an idle keep-alive connection or a stalled body
 REQUEST_DEADLINE_S = 30.0  # to read one whole request, headers and body
 MAX_CONNECTIONS = 64
 LISTEN_BACKLOG = 128
 BODY_OVERHEAD = 1.4  # an upload's JSON envelope carries the file base64-encoded: 4/3 of it, and a little more
 DEV_ORIGINS = ("http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:5173", "http://127.0.0.1:5173")
-LOOPBACK = ("127.0.0.1", "::1", "localhost")
-WILDCARD = ("0.0.0.0", "::", "")  # noqa: S104 - names of "every interface", not a binding made here
-STATE_CHANGING = frozenset({"POST", "PUT", "PATCH", "DELETE"})
-# Bodies a browser sends cross-site without asking first (CORS "simple" requests), besides multipart/form-data
-SIMPLE_BODY_TYPES = ("text/plain", "application/x-www-form-urlencoded")
-SAME_SITE = ("same-origin", "none")  # Sec-Fetch-Site of the server's own page, and of a typed URL or a tool
+SMALL_BODY_BYTES = 1024 * 1024  # every JSON route but the upload: a question is capped at 4,000 characters
+EVICTION_WAIT_S = 1.0  # for the slot of an idle connection just closed
 _BUSY_BODY = json.dumps({"error": {"code": "unavailable", "message": "too many connections; try again",
                                    "trace_id": "local", "retry_after": 1}}).encode()
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
@@ -74,16 +78,45 @@ class GuardedServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, max_body_bytes: int,
                  token: str | None = None, origins: tuple[str, ...] = DEV_ORIGINS,
-                 hosts: frozenset[str] | None = None, max_connections: int = MAX_CONNECTIONS) -> None:
+                 hosts: frozenset[str] | None = None, max_connections: int = MAX_CONNECTIONS,
+                 large_bodies: frozenset[tuple[str, str]] = frozenset(),
+                 small_body_bytes: int = SMALL_BODY_BYTES) -> None:
         super().__init__(address, handler)
         self.max_body_bytes = max_body_bytes
+        self.large_bodies = large_bodies  # (method, path) of the routes that take max_body_bytes (uploads)
+        self.small_body_bytes = min(small_body_bytes, max_body_bytes)
         self.token = token
         self.origins = origins
         self.hosts = hosts  # None: any Host (a wildcard binding, where the token is what guards)
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._idle: dict[socket.socket, float] = {}  # connections waiting for a request -> since when
+        self._idle_lock = threading.Lock()
+
+    def body_limit(self, method: str, path: str) -> int:
+        return self.max_body_bytes if (method, path) in self.large_bodies else self.small_body_bytes
+
+    def mark_idle(self, connection: socket.socket, idle: bool) -> None:
+        with self._idle_lock:
+            if idle:
+                self._idle.setdefault(connection, time.monotonic())
+            else:
+                self._idle.pop(connection, None)
+
+    def _close_longest_idle(self) -> bool:
+        with self._idle_lock:
+            if not self._idle:
+                return False
+            connection = min(self._idle, key=self._idle.__getitem__)
+            del self._idle[connection]
+        with contextlib.suppress(OSError):  # its reader sees the end of the stream and frees the slot
+            connection.shutdown(socket.SHUT_RDWR)
+        return True
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
+        has_slot = self._slots.acquire(blocking=False)
+        if not has_slot and self._close_longest_idle():
+            has_slot = self._slots.acquire(timeout=EVICTION_WAIT_S)
+        if not has_slot:
             try:
                 request.settimeout(1.0)
                 request.sendall(BUSY)
@@ -97,6 +130,7 @@ class GuardedServer(ThreadingHTTPServer):
         try:
             super().process_request_thread(request, client_address)
         finally:
+            self.mark_idle(request, False)
             self._slots.release()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -117,6 +151,7 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
 
     # ---- one request -------------------------------------------------------------------------------------
     def handle_one_request(self) -> None:
+        self.server.mark_idle(self.connection, True)  # until its request line arrives (parse_request)
         self._started = time.perf_counter()
         self._status, self._sent_bytes, self._deadline_hit = 0, 0, False
         deadline = threading.Timer(REQUEST_DEADLINE_S, self._cut_off)
@@ -131,6 +166,10 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
             deadline.cancel()
         if self._status:
             self._log_access()
+
+    def parse_request(self) -> bool:
+        self.server.mark_idle(self.connection, False)
+        return super().parse_request()
 
     def _cut_off(self) -> None:
         """The request took longer than REQUEST_DEADLINE_S to arrive: close the socket under the reader."""
@@ -158,57 +197,31 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
         if self.server.token and not self._token_matches():
             self.send_json_error(401, "unauthorized", "send Authorization: Bearer <VOICEASSIST_LOCAL_TOKEN>")
             return None
-        refusal = self._cross_site_refusal()
-        if refusal is not None:
-            self.send_json_error(*refusal)
-            return None
-        if self.headers.get("transfer-encoding"):
-            self.send_json_error(411, "length_required", "send the body with a Content-Length (not chunked)")
-            return None
-        raw = (self.headers.get("content-length") or "0").strip()
-        if not raw.isdigit():
-            self.send_json_error(400, "bad_request", "the Content-Length header is not a number of bytes")
-            return None
-        length = int(raw)
-        refusal = self._simple_body_refusal(length)
-        if refusal is not None:
-            self.send_json_error(*refusal)
-            return None
-        if length > self.server.max_body_bytes:
-            self.send_json_error(413, "payload_too_large",
-                                 f"the body is {length} bytes; the limit is {self.server.max_body_bytes} bytes")
+        refusal = path_refusal(self.path) or cross_site_refusal(self.command, self.headers, hosts=self.server.hosts,
+                                                                  origins=self.server.origins)
+        length = content_length(self.headers)
+        if refusal is None:
+            refusal = self._body_refusal(length) if isinstance(length, int) else length
+        if refusal is not None or not isinstance(length, int):
+            self.send_json_error(*(refusal or (400, "bad_request", "the body's length could not be read")))
             return None
         body = self.rfile.read(length) if length else b""
         if len(body) < length:  # the client stopped sending (or was cut off): nobody to answer
             self.close_connection = True
             return None
         self._deadline.cancel()
+        if not json_text(self.headers, body):
+            self.send_json_error(400, "invalid_request", "the JSON body is not valid UTF-8 (RFC 8259 requires it)")
+            return None
         return body
 
-    def _cross_site_refusal(self) -> tuple[int, str, str] | None:
-        """Why a website could be driving this request (status, code, message), or None."""
-        host = self.headers.get("host")
-        if self.server.hosts is not None and host is not None and host_name(host) not in self.server.hosts:
-            return 421, "misdirected_request", ("the Host header does not name this server; use "
-                                                f"{' or '.join(sorted(self.server.hosts))}")
-        if self.command not in STATE_CHANGING:
-            return None
-        origin = self.headers.get("origin")
-        own_origin = f"http://{host}" if host else None
-        if origin is not None and origin != own_origin and origin not in self.server.origins:
-            return 403, "cross_origin", "a request that changes data must come from this server's own page"
-        site = (self.headers.get("sec-fetch-site") or "none").lower()
-        if origin is None and site not in SAME_SITE:
-            return 403, "cross_origin", "a request that changes data must come from this server's own page"
-        return None
-
-    def _simple_body_refusal(self, length: int) -> tuple[int, str, str] | None:
-        """A state-changing body of a type a browser sends cross-site without a preflight (or of no type)."""
-        content_type = (self.headers.get("content-type") or "").split(";", 1)[0].strip().lower()
-        if self.command in STATE_CHANGING and length and (not content_type or content_type in SIMPLE_BODY_TYPES):
-            return 415, "unsupported_media_type", ("send the body as application/json (or the file's own type "
-                                                   "for a raw upload); text/plain and form bodies are refused")
-        return None
+    def _body_refusal(self, length: int) -> Refusal | None:
+        """A body of a type websites send unasked, or over its route's limit (before it is read)."""
+        refusal = simple_body_refusal(self.command, self.headers, length)
+        limit = self.server.body_limit(self.command, self.path.split("?", 1)[0])
+        if refusal is None and length > limit:
+            refusal = 413, "payload_too_large", f"the body is {length} bytes; the limit of this route is {limit} bytes"
+        return refusal
 
     def _token_matches(self) -> bool:
         sent = self.headers.get("authorization") or ""
@@ -273,23 +286,6 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         return  # replaced by the structured access log (request lines carry query strings)
-
-
-def host_name(header: str) -> str:
-    """The name of a Host header without its port, lower case ("[::1]:8080" -> "[::1]")."""
-    header = header.strip().lower()
-    if header.startswith("["):
-        return header[:header.find("]") + 1] if "]" in header else header
-    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
-
-
-def allowed_hosts(host: str) -> frozenset[str] | None:
-    """The Host names a server bound to `host` answers: the loopback names and the bound address; any name
-    when bound to every interface (then a token is required, and it is what keeps websites out)."""
-    if host in WILDCARD:
-        return None
-    bound = f"[{host}]" if ":" in host else host
-    return frozenset({"localhost", "127.0.0.1", "[::1]", bound.lower()})
 
 
 def check_binding(host: str, token: str | None) -> str | None:

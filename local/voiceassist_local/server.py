@@ -20,13 +20,10 @@ from voiceassist_local.http_api import (  # noqa: F401 - the names callers impor
     local_face,
     to_api_gateway_event,
 )
-from voiceassist_local.http_guard import (
-    BODY_OVERHEAD,
-    GuardedServer,
-    allowed_hosts,
-    check_binding,
-    configure_access_log,
-)
+from voiceassist_local.http_guard import BODY_OVERHEAD, GuardedServer, check_binding, configure_access_log
+from voiceassist_local.request_checks import allowed_hosts
+
+UPLOAD_ROUTES = frozenset({("POST", "/v1/documents")})  # the one route whose body is a file: every other is small
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None = None,
@@ -39,7 +36,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None
     check_binding(host, token)
     configure_access_log()
     server = GuardedServer((host, port), ApiRequestHandler, token=token, hosts=allowed_hosts(host),
-                           max_body_bytes=int(settings.max_upload_bytes * BODY_OVERHEAD) + 64 * 1024)
+                           max_body_bytes=int(settings.max_upload_bytes * BODY_OVERHEAD) + 64 * 1024,
+                           large_bodies=UPLOAD_ROUTES)
     server.local_groups = groups or settings.local_groups  # type: ignore[attr-defined]
     return server
 
