@@ -10,6 +10,10 @@ import sys
 import time
 from pathlib import Path
 
+from voiceassist_local.cli.local import EXAMPLE_QUESTION
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
 
 def test_ctrl_c_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: Path) -> None:
     data = tmp_path / "data"
@@ -27,9 +31,16 @@ def test_ctrl_c_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: 
         if "stop:" in line or time.monotonic() > deadline:
             break
     assert (data / "server.json").is_file(), "".join(banner)
+    assert f'ask "{EXAMPLE_QUESTION}"' in "".join(banner)
 
     server.send_signal(signal.SIGINT)
     rest = server.stdout.read()
     assert server.wait(timeout=60) == 0
     assert "stopped" in rest and "Traceback" not in rest
     assert not (data / "server.json").exists()
+
+
+def test_the_readme_asks_the_banners_example_question() -> None:
+    text = README.read_text(encoding="utf-8")
+    assert f'"query": "{EXAMPLE_QUESTION}"' in text  # the curl example make run's banner also prints
+    assert f'voiceassist ask "{EXAMPLE_QUESTION}"' in text

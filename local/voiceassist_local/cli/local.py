@@ -281,7 +281,7 @@ def _serve(args: argparse.Namespace, data_dir: Path) -> int:
         print(f"  web:     {url}/  (the chat client; {url}/?q=... asks on load)")
         print(f"  OpenAPI: {url}/v1/openapi.json")
         print(f"  try:     {example_request(url)}")
-        print(f'  or:      voiceassist ask "{EXAMPLE_QUESTION}"  (answered by this server)')
+        print(f'  or:      {this_command()} ask "{EXAMPLE_QUESTION}"  (answered by this server)')
         reconciler = JobReconciler(deps)
         reconciler.start()
         if not args.no_watch:
@@ -304,6 +304,11 @@ def _serve(args: argparse.Namespace, data_dir: Path) -> int:
 
 
 EXAMPLE_QUESTION = "What is the first-line treatment for uncomplicated hypertension?"  # the banner's and README's
+
+
+def this_command() -> str:
+    """How this CLI was run (`.venv/bin/voiceassist` from `make run`), so the banner's line can be copied as is."""
+    return sys.argv[0] if Path(sys.argv[0]).name == "voiceassist" else "voiceassist"
 
 
 def bind(host: str, port: int, make_server: Any) -> Any:
