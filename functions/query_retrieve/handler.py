@@ -20,5 +20,6 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     source = event["source"]
     branch = source if isinstance(source, str) else SearchBranch.model_validate(source)
     hits = retrieval.search_source(dependencies().query, state, branch)
-    return {"source": source, "hits": [h.model_dump(mode="json") for h in hits], "latency_ms": state.latency_ms,
-            "warnings": state.warnings}
+    # Each hit without its fields at their defaults (no page, DOI or flags): Rank Results validates them back
+    return {"source": source, "hits": [h.model_dump(mode="json", exclude_defaults=True) for h in hits],
+            "latency_ms": state.latency_ms, "warnings": state.warnings}
