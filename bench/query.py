@@ -21,9 +21,9 @@ wall time (the state-machine interpreter, handler wiring, state validation, the 
 "orchestration_to_stages" its p50 over the p50 of the stages' sum, both from this run. "states" is one
 PHI-free question's path through the state machine: the states entered and the bytes of state each received
 (LocalPipelineRunner.trace). --profile N adds where the time of N more questions went (bench/query_profile.py:
-CPU per thread, the top functions by CPU across every thread, wall per state) to stderr. The runner is the
-local runtime's, with its interpreter speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's
-interpreter as it ships.
+CPU per thread, the top functions by CPU across every thread, wall per state, each PHI recognizer's CPU) to
+stderr. The runner is the local runtime's, with its interpreter speedups (voiceassist_local.pipelines);
+--plain-interpreter runs moto's interpreter as it ships.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from query_profile import cpu_by_thread, profiled_threads, top_functions
+from query_profile import cpu_by_thread, profiled_threads, recognizer_costs, top_functions
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.cli.local import ensure_sample_corpus
 from voiceassist_local.handlers import function_names, load_handler, placeholder_for
@@ -300,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
             }
             for with_model in (True, False) if args.profile else ():
                 print(profile(deps, questions(args.profile), with_model=with_model), file=sys.stderr)
+            if args.profile:
+                from voiceassist.adapters.presidio.detector import DEFAULT_SPACY_MODEL, build_analyzer
+
+                costs = recognizer_costs(build_analyzer(DEFAULT_SPACY_MODEL), questions(args.profile))
+                print("PHI detection by part, CPU ms per question:\n" + json.dumps(costs, indent=1), file=sys.stderr)
         finally:
             use_dependencies(None)
             deps.pipelines.close()  # type: ignore[attr-defined]
