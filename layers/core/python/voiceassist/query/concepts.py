@@ -52,17 +52,21 @@ def _tokens(text: str) -> tuple[tuple[str, int, int], ...]:
     return tuple((m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text.lower()))
 
 
+@lru_cache(maxsize=1)
+def _phrases() -> dict[str, tuple[str, str]]:
+    """Every drug name and class form -> (kind, name); a class form wins over a drug name written alike."""
+    table = {name: ("drug", generic) for name, generic in terminology.drug_names().items()}
+    table.update({form: ("class", name) for form, name in terminology.class_forms().items()})
+    return table
+
+
 def _lookup(phrase: str) -> tuple[str, str] | None:
-    """(kind, name) of a phrase: a drug's generic name or a class's name."""
-    forms = (phrase, _singular(phrase))
-    for form in forms:
-        if form in terminology.class_forms():
-            return "class", terminology.class_forms()[form]
-    for form in forms:
-        generic = terminology.drug_names().get(form)
-        if generic is not None:
-            return "drug", generic
-    return None
+    """(kind, name) of a phrase, as written or singular: a drug's generic name or a class's name."""
+    table = _phrases()
+    written, singular = table.get(phrase), table.get(_singular(phrase))
+    if singular is not None and singular[0] == "class" and (written is None or written[0] != "class"):
+        return singular
+    return written or singular
 
 
 @lru_cache(maxsize=1)
@@ -82,9 +86,13 @@ def _matches(text: str, fuzzy: bool) -> list[tuple[int, int, str, str]]:
     """(start, end, kind, name) of the drugs and classes in `text`, longest phrase first, not overlapping."""
     tokens = _tokens(text)
     found: list[tuple[int, int, str, str]] = []
+    first_words = _first_words()
     i = 0
     while i < len(tokens):
-        longest = min(MAX_WORDS, len(tokens) - i) if tokens[i][0] in _first_words() else 1
+        if tokens[i][0].isdigit():  # "500", "2" never start a name
+            i += 1
+            continue
+        longest = min(MAX_WORDS, len(tokens) - i) if tokens[i][0] in first_words else 1
         for n in range(longest, 0, -1):
             phrase = " ".join(t[0].rstrip("/") for t in tokens[i:i + n])
             hit = _lookup(phrase)
