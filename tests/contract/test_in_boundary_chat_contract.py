@@ -79,7 +79,8 @@ class BedrockBackend:
 
     def __init__(self, stubber: Stubber, client: Any) -> None:
         self.stubber, self.client = stubber, client
-        self.model = BedrockChatModel("us.meta.llama3-1-8b-instruct-v1:0", client=client)
+        # The streaming path with tools (Llama answers those through Converse: tests/unit/test_bedrock_chat.py).
+        self.model = BedrockChatModel("us.meta.llama3-1-8b-instruct-v1:0", client=client, streams_tool_use=True)
 
     def answer(self, text: str | None, tool_call: tuple[str, str, dict[str, Any]] | None = None) -> None:
         content: list[dict[str, Any]] = [{"text": text}] if text is not None else []

@@ -20,6 +20,7 @@ from voiceassist.ports import StreamingChatModel
 from voiceassist.settings import InBoundaryProvider, settings_from_env
 
 MODEL_ID = "us.meta.llama3-1-8b-instruct-v1:0"
+STREAMING_TOOLS_MODEL_ID = "us.amazon.nova-lite-v1:0"  # a family with streaming tool use in Bedrock's table
 PROMPT_SECRET = "DOB 1961-03-04"
 
 
@@ -212,8 +213,8 @@ def test_stream_completion_joins_a_tool_use_s_input_fragments(client: Any) -> No
                         *_tool_use(2, "tooluse_2", "bmi", '{"weight_kg": '), *_closing("tool_use"))
     received: list[str] = []
 
-    completion = BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, [BMI],
-                                                                             on_text=received.append)
+    completion = BedrockChatModel(STREAMING_TOOLS_MODEL_ID, client=client).stream_completion(
+        QUESTION, [BMI], on_text=received.append)
 
     assert received == ["Let me compute it."] and completion.text == "Let me compute it."
     assert [(c.call_id, c.name, c.arguments) for c in completion.tool_calls] == [
@@ -236,7 +237,8 @@ def test_an_error_event_part_way_is_mapped_without_the_message_and_keeps_what_ar
     received: list[str] = []
 
     with pytest.raises(error) as raised:
-        BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, [BMI], on_text=received.append)
+        BedrockChatModel(STREAMING_TOOLS_MODEL_ID, client=client).stream_completion(QUESTION, [BMI],
+                                                                                    on_text=received.append)
 
     assert type(raised.value) is error and received == ["Partial "]
     assert event[:1].upper() + event[1:] in str(raised.value) and PROMPT_SECRET not in str(raised.value)
@@ -251,3 +253,43 @@ def test_a_refused_stream_request_is_mapped_like_converse(client: Any, stubber: 
         BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, on_text=lambda text: None)
 
     assert "AccessDeniedException" in str(raised.value) and PROMPT_SECRET not in str(raised.value)
+
+
+def test_llama_answers_a_streamed_request_with_tools_through_converse(client: Any, stubber: Stubber) -> None:
+    """Bedrock's Llama has tool use but not streaming tool use: ConverseStream with a toolConfig would be
+    refused, so the request goes to Converse and its text is passed on once."""
+    stubber.add_response("converse", _reply({"text": "Computing."},
+                                            {"toolUse": {"toolUseId": "t1", "name": "bmi",
+                                                         "input": {"weight_kg": 70, "height_cm": 175}}}),
+                         {"modelId": MODEL_ID,
+                          "messages": [{"role": "user", "content": [{"text": QUESTION[1].content}]}],
+                          "system": [{"text": "Answer from the excerpts."}],
+                          "inferenceConfig": {"maxTokens": 700, "temperature": 0.1},
+                          "toolConfig": {"tools": [{"toolSpec": {"name": "bmi", "description": "Body-mass index",
+                                                                 "inputSchema": {"json": {"type": "object"}}}}]}})
+    received: list[str] = []
+
+    completion = BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, [BMI],
+                                                                             on_text=received.append)
+
+    assert received == ["Computing."] and completion.text == "Computing."
+    assert [(c.name, c.arguments) for c in completion.tool_calls] == [("bmi", {"weight_kg": 70, "height_cm": 175})]
+
+
+def test_llama_streams_a_request_without_tools(client: Any) -> None:
+    sent = serve_stream(client, "ConverseStream", *_opening(text="Metformin 2,550 mg [1]."),
+                        json_event("contentBlockStop", {"contentBlockIndex": 0}), *_closing())
+    received: list[str] = []
+
+    BedrockChatModel(MODEL_ID, client=client).stream_completion(QUESTION, on_text=received.append)
+
+    assert received == ["Metformin 2,550 mg [1]."] and "toolConfig" not in sent[0]
+
+
+@pytest.mark.parametrize(("model_id", "streams"), [
+    ("us.meta.llama3-1-8b-instruct-v1:0", False), ("meta.llama3-1-70b-instruct-v1:0", False),
+    ("amazon.nova-pro-v1:0", True), ("eu.anthropic.claude-3-5-sonnet-20240620-v1:0", True),
+    ("some.unknown-model-v1", False),
+])
+def test_streaming_tool_use_follows_bedrock_s_feature_table(model_id: str, streams: bool) -> None:
+    assert BedrockChatModel(model_id, client=object()).streams_tool_use is streams

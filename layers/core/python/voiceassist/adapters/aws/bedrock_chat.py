@@ -25,12 +25,23 @@ from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolCall
 PRICES_PER_1M: dict[str, tuple[float, float]] = {"meta.llama3-1-8b-instruct-v1:0": (0.22, 0.22)}
 PERMANENT_ERROR_CODES = frozenset({"ValidationException", "AccessDeniedException", "ResourceNotFoundException",
                                    "UnrecognizedClientException"})
+# Model families whose ConverseStream accepts a toolConfig: the "Streaming tool use" column of Bedrock's
+# "Supported models and model features" table for the Converse API (docs.aws.amazon.com/bedrock/latest/userguide/
+# conversation-inference-supported-models-features.html). Meta Llama models have tool use but not streaming tool
+# use, so a streamed request with tools is answered through Converse instead (decision 0030). A family not listed
+# takes that path too: Converse works wherever tool use does.
+STREAMING_TOOL_USE_FAMILIES = ("amazon.nova", "anthropic.claude-3", "anthropic.claude-sonnet-4",
+                               "anthropic.claude-opus-4", "ai21.jamba-1-5", "cohere.command-r",
+                               "mistral.mistral-large")
 
 
 class BedrockChatModel:
     def __init__(self, model_id: str, *, client: Any = None, model_label: str = "llama-3.1-8b",
-                 in_boundary: bool = True, timeout_s: float = 20.0, region_name: str | None = None) -> None:
+                 in_boundary: bool = True, timeout_s: float = 20.0, region_name: str | None = None,
+                 streams_tool_use: bool | None = None) -> None:
         self.model_id = model_id
+        self.streams_tool_use = streams_tool_use if streams_tool_use is not None else (
+            base_model(model_id).startswith(STREAMING_TOOL_USE_FAMILIES))
         self.name = model_label
         self.in_boundary = in_boundary
         self.timeout_s = timeout_s
@@ -50,7 +61,13 @@ class BedrockChatModel:
                           on_text: Callable[[str], None], max_tokens: int = 700,
                           temperature: float = 0.1) -> ChatCompletion:
         """complete_with_tools over ConverseStream (ports.StreamingChatModel): text deltas go to `on_text`, a
-        toolUse block's input fragments are joined, the metadata event gives the usage."""
+        toolUse block's input fragments are joined, the metadata event gives the usage. A model that cannot
+        stream tool use (Llama) answers a request with tools through Converse, its text passed on once."""
+        if tools and not self.streams_tool_use:
+            completion = self.complete_with_tools(messages, tools, max_tokens=max_tokens, temperature=temperature)
+            if completion.text:
+                on_text(completion.text)
+            return completion
         blocks = StreamedBlocks(on_text)
         for event in self._events(tools_request(self.model_id, messages, tools, max_tokens, temperature)):
             blocks.add(event)
@@ -104,10 +121,14 @@ class BedrockChatModel:
         raise exc
 
 
+def base_model(model_id: str) -> str:
+    """The model a cross-Region inference profile id (us.meta...) stands for."""
+    return model_id.split(".", 1)[1] if model_id.split(".", 1)[0] in ("us", "eu", "apac") else model_id
+
+
 def cost_usd(model_id: str, prompt_tokens: int, completion_tokens: int) -> float:
     """Per-token billing; a cross-Region profile id (us.meta...) is priced as its model."""
-    model = model_id.split(".", 1)[1] if model_id.split(".", 1)[0] in ("us", "eu", "apac") else model_id
-    prompt_price, completion_price = PRICES_PER_1M.get(model, (0.0, 0.0))
+    prompt_price, completion_price = PRICES_PER_1M.get(base_model(model_id), (0.0, 0.0))
     return round((prompt_tokens * prompt_price + completion_tokens * completion_price) / 1_000_000, 8)
 
 
