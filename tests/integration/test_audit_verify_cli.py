@@ -85,3 +85,89 @@ def test_the_plain_report_names_the_break(audited: Path, capsys: pytest.CaptureF
     tamper(audited, "UPDATE audit SET body = replace(body, 'document.delete', 'document.upload')")
     assert main(["audit", "verify"]) == 1
     assert "BROKEN  partition local-user, sequence 4" in capsys.readouterr().out
+
+
+# ---- corruption of any kind: a break naming the record, in text and JSON, never a traceback ----------------
+
+
+def record_ids(db: Path) -> list[str]:
+    with sqlite3.connect(db) as connection:
+        return [key for (key,) in connection.execute("SELECT audit_id FROM audit ORDER BY rowid")]
+
+
+@pytest.mark.parametrize(("edit", "problem"), [
+    ("UPDATE audit SET body = CAST(x'7b22ff22' AS BLOB) WHERE audit_id = ?", "not valid JSON"),  # bytes
+    ("UPDATE audit SET body = '{\"audit_id\": ' WHERE audit_id = ?", "not valid JSON"),  # JSON cut short
+    ("UPDATE audit SET body = '[]' WHERE audit_id = ?", "not an audit record"),
+    ("UPDATE audit SET created_at = '2020-01-01T00:00:00.000000+00:00' WHERE audit_id = ?", "created_at column"),
+    ("UPDATE audit SET audit_id = 'aud_forged' WHERE audit_id = ?", "key does not match"),
+])
+def test_any_corruption_is_a_break_naming_the_record(audited: Path, capsys: pytest.CaptureFixture[str],
+                                                     edit: str, problem: str) -> None:
+    target = record_ids(audited)[1]
+    tamper(audited, edit, target)
+    code, report = verify_report(capsys)
+    assert code == 1
+    named = [b for b in report["breaks"] if problem in b["problem"]]  # type: ignore[union-attr, index]
+    assert named and named[0]["audit_id"] in (target, "aud_forged"), report
+    assert main(["audit", "verify"]) == 1
+    text = capsys.readouterr().out
+    assert "BROKEN  partition local-user" in text and problem in text and "Traceback" not in text
+
+
+def test_rows_reinserted_in_another_order_still_verify_and_a_swapped_body_does_not(
+        audited: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with sqlite3.connect(audited) as connection:
+        rows = connection.execute("SELECT audit_id, user_id, created_at, body FROM audit ORDER BY rowid").fetchall()
+    tamper(audited, "DELETE FROM audit")
+    for row in reversed(rows):  # the same records, stored in reverse order
+        tamper(audited, "INSERT INTO audit (audit_id, user_id, created_at, body) VALUES (?, ?, ?, ?)", *row)
+    assert verify_report(capsys)[0] == 0
+    tamper(audited, "UPDATE audit SET body = ? WHERE audit_id = ?", rows[2][3], rows[1][0])  # two with one body
+    code, report = verify_report(capsys)
+    assert code == 1 and any(b["audit_id"] == rows[1][0] for b in report["breaks"])  # type: ignore[union-attr, index]
+
+
+def test_truncation_with_a_rewritten_head_is_found_by_the_anchor(audited: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    with sqlite3.connect(audited) as connection:
+        third = json.loads(connection.execute("SELECT body FROM audit ORDER BY rowid LIMIT 1 OFFSET 2").fetchone()[0])
+    tamper(audited, "DELETE FROM audit WHERE body LIKE '%\"sequence\":4,%'")
+    tamper(audited, "UPDATE audit_heads SET sequence = 3, hash = ?", third["record_hash"])  # the head agrees
+    code, report = verify_report(capsys)
+    assert code == 1
+    [found] = report["breaks"]  # type: ignore[misc]
+    assert "anchor names sequence 4" in found["problem"] and "removed" in found["problem"]
+
+
+def test_a_missing_anchor_file_is_a_break(audited: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    Path(str(audited) + ".audit-anchor.json").unlink()
+    code, report = verify_report(capsys)
+    assert code == 1 and "no anchor" in report["breaks"][0]["problem"]  # type: ignore[index]
+
+
+def test_verify_aws_reads_the_dynamodb_table(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import boto3
+    from moto import mock_aws
+
+    from tests.contract.test_audit_contract import make_record
+    from voiceassist.adapters.aws.dynamodb_audit import DynamoDbAuditLog
+    from voiceassist.adapters.aws.dynamodb_tables import AUDIT, create_tables
+
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        monkeypatch.setenv(name, "testing")
+    with mock_aws():
+        client = boto3.client("dynamodb")
+        create_tables(client, {AUDIT: "audit-test"})
+        log = DynamoDbAuditLog("audit-test", client=client)
+        for n in range(3):
+            log.append(make_record(f"aud_{n}"))
+        assert main(["audit", "verify", "--aws", "--table", "audit-test", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["records"] == 3
+        client.delete_item(TableName="audit-test", Key={"audit_id": {"S": "aud_1"}})
+        assert main(["audit", "verify", "--aws", "--table", "audit-test"]) == 1
+        assert "BROKEN  partition dr-okafor, sequence 3 (aud_2)" in capsys.readouterr().out

@@ -6,6 +6,7 @@ API schemas are these models; storage adapters translate them to items and rows.
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
@@ -552,6 +553,16 @@ class AuditRecord(Model):
     sequence: int | None = None
     prev_hash: str | None = None
     record_hash: str | None = None
+
+
+@dataclass(frozen=True)
+class StoredAuditRow:
+    """One audit record as its store holds it, before it is read: what `voiceassist audit verify` checks (a row
+    whose body no longer reads as a record is a break naming its key, not a crash)."""
+
+    key: str  # the store's key for the record (its audit_id, as stored)
+    body: str | dict[str, Any]  # the record's JSON text (SQLite) or attribute values (DynamoDB), as stored
+    columns: dict[str, str] = field(default_factory=dict)  # copies kept beside the body: user_id, created_at
 
 
 # --------------------------------------------------------------------------- tools (voiceassist.tools)

@@ -29,6 +29,7 @@ from voiceassist.models import (
     SearchHit,
     SearchQuery,
     Session,
+    StoredAuditRow,
     ToolDefinition,
 )
 
@@ -141,6 +142,15 @@ class AuditLog(Protocol):
 
     def chain(self, partition: str) -> tuple[builtins.list[AuditRecord], tuple[int, str] | None]:
         """A partition's records in sequence order, and its head (last sequence, last hash) as stored."""
+        ...
+
+    def stored_chain(self, partition: str) -> tuple[builtins.list[StoredAuditRow], tuple[int, str] | None]:
+        """A partition's rows as stored (unread: a corrupt one must not stop the verifier), and its head."""
+        ...
+
+    def anchors(self) -> dict[str, tuple[int, str]] | None:
+        """Each partition's last (sequence, hash) as written outside the store at each append, or None when
+        this store keeps no anchor."""
         ...
 
 

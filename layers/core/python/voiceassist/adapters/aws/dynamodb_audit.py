@@ -25,7 +25,7 @@ from voiceassist.adapters.aws.dynamodb_tables import (
 )
 from voiceassist.audit_chain import chained
 from voiceassist.errors import Conflict, NotFound
-from voiceassist.models import AuditRecord
+from voiceassist.models import AuditRecord, StoredAuditRow
 
 HEAD_PREFIX = "chain#"
 _LINK_ATTEMPTS = 8
@@ -88,6 +88,25 @@ class DynamoDbAuditLog:
         records = sorted((_from_item(item) for item in items),
                          key=lambda r: (r.sequence is None, r.sequence or 0, r.created_at))
         return records, self._head(partition)
+
+    def stored_chain(self, partition: str) -> tuple[builtins.list[StoredAuditRow], tuple[int, str] | None]:
+        """The partition's items as stored (the by_user index), unread; the created_at attribute is both the
+        index's sort key and the record's field, so an edit of it changes the record's hash."""
+        items = self._table.query(index="by_user", key_condition="user_id = :user_id", names={},
+                                  values={":user_id": partition})
+        rows = [StoredAuditRow(key=str(item.get("audit_id")), body=from_item(item),
+                               columns={"user_id": str(item.get("user_id"))}) for item in items]
+        head = self._table.get({"audit_id": HEAD_PREFIX + partition})
+        if head is None:
+            return rows, None
+        try:
+            return rows, (int(head["chain_sequence"]), str(head["chain_hash"]))
+        except (KeyError, TypeError, ValueError):
+            return rows, (-1, "")  # an edited head is a break (verify), not a crash
+
+    def anchors(self) -> dict[str, tuple[int, str]] | None:
+        """None: on AWS the heads live beside the records (anchoring them outside the table is not built yet)."""
+        return None
 
     def get(self, audit_id: str) -> AuditRecord:
         item = self._table.get({"audit_id": audit_id})

@@ -3,19 +3,33 @@
 A record and its partition's head are written in one transaction holding the write lock, so two writers
 never link to the same predecessor. Triggers refuse UPDATE and DELETE on the records: the log only grows
 (someone with the file can still drop them; `voiceassist audit verify` then shows what changed).
+
+The heads live in the same file as the records they protect, so deleting the last records and rewriting the
+heads would verify clean. After each append, the partition's (sequence, hash) is also written to an anchor
+file beside the database (`<database>.audit-anchor.json`, replaced atomically under a file lock, a sequence
+never going back), which verify compares: truncation and a rebuilt chain are found unless the anchor file is
+rewritten too. A file that is missing while the log has records is itself a break (it is written again at the
+next append, from the heads as they are then).
 """
 
 from __future__ import annotations
 
 import builtins
+import contextlib
+import fcntl
+import json
+import os
 import sqlite3
+import tempfile
 from pathlib import Path
 
 from voiceassist.adapters.aws.dynamodb_tables import check_limit, timestamp_key
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
 from voiceassist.audit_chain import chained
 from voiceassist.errors import Conflict, NotFound
-from voiceassist.models import AuditRecord
+from voiceassist.models import AuditRecord, StoredAuditRow
+
+ANCHOR_SUFFIX = ".audit-anchor.json"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS audit (
@@ -41,9 +55,10 @@ _TRIGGERS = (
 
 
 class SqliteAuditLog:
-    def __init__(self, database: SqliteDatabase | str | Path) -> None:
+    def __init__(self, database: SqliteDatabase | str | Path, *, anchor: Path | None = None) -> None:
         self._db = open_database(database)
         self._triggers_ready = False
+        self.anchor_path = anchor or self._db.path.with_name(self._db.path.name + ANCHOR_SUFFIX)
 
     def _ensure(self) -> None:
         self._db.ensure_schema(_SCHEMA)
@@ -69,6 +84,43 @@ class SqliteAuditLog:
         except sqlite3.IntegrityError as exc:
             raise Conflict(f"audit record {record.audit_id!r} already exists (the log is append-only)"
                            ) from exc
+        self._anchor(linked.user_id, int(linked.sequence or 0), str(linked.record_hash))
+
+    def _anchor(self, partition: str, sequence: int, record_hash: str) -> None:
+        """After the commit (an anchor ahead of the table would read as truncation): the highest link wins."""
+        with open(self.anchor_path.with_name(self.anchor_path.name + ".lock"), "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            anchors = self.anchors()
+            if anchors is None:  # first append with an anchor: every partition as its head says now
+                heads = self._db.query("SELECT partition, sequence, hash FROM audit_heads")
+                anchors = {str(p): (int(n), str(h)) for p, n, h in heads}
+            if anchors.get(partition, (0, ""))[0] >= sequence:
+                return
+            anchors[partition] = (sequence, record_hash)
+            _replace(self.anchor_path, json.dumps({p: list(v) for p, v in sorted(anchors.items())}).encode())
+
+    def anchors(self) -> dict[str, tuple[int, str]] | None:
+        try:
+            stored = json.loads(self.anchor_path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None if not self._has_records() else {}
+        except ValueError:
+            return {}  # unreadable: every partition then reads as unanchored (a break)
+        return {str(p): (int(v[0]), str(v[1])) for p, v in stored.items()
+                if isinstance(v, list) and len(v) == 2}
+
+    def _has_records(self) -> bool:
+        self._ensure()
+        return self._db.query_one("SELECT 1 FROM audit LIMIT 1") is not None
+
+    def stored_chain(self, partition: str) -> tuple[builtins.list[StoredAuditRow], tuple[int, str] | None]:
+        self._ensure()
+        rows = self._db.query("SELECT audit_id, user_id, created_at, body FROM audit WHERE user_id = ? "
+                              "ORDER BY rowid", (partition,))
+        head = self._db.query_one("SELECT sequence, hash FROM audit_heads WHERE partition = ?", (partition,))
+        stored = [StoredAuditRow(key=str(key), body=_text(body), columns={"user_id": str(user), "created_at": str(at)})
+                  for key, user, at, body in rows]
+        return stored, _head(head)
 
     def get(self, audit_id: str) -> AuditRecord:
         records = self._select("WHERE audit_id = ?", (audit_id,))
@@ -98,3 +150,31 @@ class SqliteAuditLog:
         self._db.ensure_schema(_SCHEMA)
         rows = self._db.query(f"SELECT body FROM audit {clause}", parameters)
         return [AuditRecord.model_validate_json(body) for (body,) in rows]
+
+
+def _text(body: object) -> str:
+    """A body as text: bytes written into the column (a BLOB) are decoded, with their damage left visible."""
+    return body.decode("utf-8", errors="replace") if isinstance(body, bytes) else str(body)
+
+
+def _head(row: tuple[object, ...] | None) -> tuple[int, str] | None:
+    if row is None:
+        return None
+    try:
+        return int(str(row[0])), str(row[1])
+    except ValueError:
+        return -1, str(row[1])  # an edited head is a break (verify), not a crash
+
+
+def _replace(path: Path, data: bytes) -> None:
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-anchor-")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
