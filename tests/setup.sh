@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What the tests need beyond the virtualenv, each installed only when missing (`make test` runs this first, and
 # .ci/run runs `make test`): Debian's tesseract-ocr and tesseract-ocr-eng (local OCR of scanned PDFs), Debian's
-# chromium (tests/browser), and axe-core from npm (tests/browser/package.json).
+# chromium (tests/browser), Debian's espeak-ng (speech synthesis, /v1/voice), and axe-core from npm
+# (tests/browser/package.json).
 #
 # The rule (CONTRIBUTING.md): a tool a test needs is installed here, never skipped. Debian packages go in with
 # apt-get as root, or through sudo otherwise (`sudo -n` without a terminal); where neither works this stops
@@ -26,6 +27,7 @@ missing=()
 has tesseract || missing+=(tesseract-ocr)
 if ! has tesseract || ! tesseract_has_english; then missing+=(tesseract-ocr-eng); fi
 has chromium || has chromium-browser || missing+=(chromium)
+has espeak-ng || missing+=(espeak-ng)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> Debian packages the tests need: ${missing[*]} (apt-get update and install: about 1 to 3 minutes)"
@@ -49,8 +51,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   else
     "${as_root[@]}" "${update[@]}"
     "${as_root[@]}" "${install[@]}"
-    has tesseract && tesseract_has_english && { has chromium || has chromium-browser; } || {
-      echo "apt-get finished but tesseract (with eng) or chromium is still missing" >&2
+    has tesseract && tesseract_has_english && { has chromium || has chromium-browser; } && has espeak-ng || {
+      echo "apt-get finished but tesseract (with eng), chromium or espeak-ng is still missing" >&2
       exit 1
     }
   fi

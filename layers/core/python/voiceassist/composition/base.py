@@ -36,6 +36,7 @@ if TYPE_CHECKING:
         UploadSigner,
     )
     from voiceassist.query.state import QueryContext
+    from voiceassist.speech import SpeechToText, TextToSpeech
     from voiceassist.tools.executor import ToolExecutor
     from voiceassist.tools.registry import ToolRegistry
     from voiceassist.tools.remote import ToolRunner
@@ -118,6 +119,20 @@ class Dependencies:
     def ocr(self) -> PageOcr:
         """Reads scanned PDF pages: Textract on AWS, Tesseract locally."""
         raise NotImplementedError
+
+    @cached_property
+    def speech_to_text(self) -> SpeechToText:
+        """Transcribes inside the boundary: faster-whisper locally (the AWS side is not built yet)."""
+        from voiceassist.speech import VoiceNotAvailable
+
+        raise VoiceNotAvailable("voice is not available on this runtime yet: use the local server")
+
+    @cached_property
+    def text_to_speech(self) -> TextToSpeech:
+        """Reads answers aloud inside the boundary: espeak-ng locally (the AWS side is not built yet)."""
+        from voiceassist.speech import VoiceNotAvailable
+
+        raise VoiceNotAvailable("voice is not available on this runtime yet: use the local server")
 
     # ---- models and search, the same on both runtimes ----------------------------------------------------
     @cached_property

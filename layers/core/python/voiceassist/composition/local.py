@@ -25,6 +25,7 @@ if TYPE_CHECKING:
         SearchIndex,
         SessionStore,
     )
+    from voiceassist.speech import SpeechToText, TextToSpeech
 
 
 class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
@@ -108,3 +109,15 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
 
         return TesseractOcr(self.blobs.get, page_seconds=self.settings.ocr_page_seconds,
                             language=self.settings.ocr_languages)
+
+    @cached_property
+    def speech_to_text(self) -> SpeechToText:
+        from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
+
+        return WhisperSpeechToText()
+
+    @cached_property
+    def text_to_speech(self) -> TextToSpeech:
+        from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
+
+        return EspeakTextToSpeech()

