@@ -108,7 +108,27 @@ def document(app: APIGatewayRestResolver) -> dict[str, Any]:
         for method, operation in operations.items():
             _complete(method, path, operation)
     _document_upload(spec["paths"]["/v1/documents"]["post"])
+    _document_calculators(spec)
     return spec
+
+
+CALCULATOR_ARGUMENTS = "CalculateMedicalScoreArguments"
+
+
+def _document_calculators(spec: dict[str, Any]) -> None:
+    """The calculate_medical_score tool's arguments (every calculator's fields, units and ranges) as a component,
+    and named from the invoke route, so a client reads them here as well as from GET /v1/tools."""
+    from voiceassist.tools.medical import CALCULATE_MEDICAL_SCORE
+
+    here = f"#/components/schemas/{CALCULATOR_ARGUMENTS}/$defs/"
+    text = json.dumps(CALCULATE_MEDICAL_SCORE.definition.parameters).replace('"#/$defs/', f'"{here}')
+    spec["components"]["schemas"][CALCULATOR_ARGUMENTS] = json.loads(text)
+    invoke = spec.get("paths", {}).get("/v1/tools/{name}/invoke", {}).get("post")
+    if invoke is not None:
+        invoke["description"] = (invoke.get("description", "") + "\n\nFor `calculate_medical_score`, `arguments` "
+                                 f"follows `#/components/schemas/{CALCULATOR_ARGUMENTS}`: each calculator's "
+                                 "fields, their units, the other units accepted as [value, unit], and their "
+                                 "plausible ranges.").strip()
 
 
 def _complete(method: str, path: str, operation: dict[str, Any]) -> None:

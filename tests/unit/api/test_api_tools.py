@@ -125,3 +125,15 @@ def test_the_tool_list_publishes_each_calculators_fields_and_ranges() -> None:
     schema = next(tool for tool in body if tool["name"] == "calculate_medical_score")["parameters"]
     age = schema["$defs"]["curb65"]["properties"]["age"]["anyOf"][0]
     assert (age["minimum"], age["maximum"]) == (0, 120) and "bun_mg_dl" in schema["$defs"]["curb65"]["properties"]
+
+
+def test_the_openapi_document_publishes_the_calculators_arguments() -> None:
+    _, spec, _ = call("GET", "/v1/openapi.json")
+
+    arguments = spec["components"]["schemas"]["CalculateMedicalScoreArguments"]
+    ckd_epi = arguments["$defs"]["ckd_epi"]
+    assert set(ckd_epi["required"]) == {"sex", "age", "creatinine_mg_dl"}
+    assert ckd_epi["properties"]["age"]["anyOf"][0]["maximum"] == 120
+    assert {"$ref": "#/components/schemas/CalculateMedicalScoreArguments/$defs/ckd_epi"} in \
+        arguments["properties"]["parameters"]["anyOf"]
+    assert "CalculateMedicalScoreArguments" in spec["paths"]["/v1/tools/{name}/invoke"]["post"]["description"]
