@@ -53,6 +53,33 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(developer|maintenance|debug|god|sudo|unrestricted|jailbr[oe]ken?) mode\b|\bno (ethical|moral)"
         r" (guidelines|constraints|limits|restrictions)\b|\b(without|free of|free from|no|any) (restrictions"
         r"|filters|censorship|content polic(y|ies))\b|\buncensored\b|\bunfiltered\b|\bstay in character\b", re.I)),
+    # HarmBench's semantic categories, as requests: evading detection, weapons, intrusion, fraud, violence,
+    # harassment and exploitation. A verb of doing with its object, so "organophosphate poisoning: treatment?"
+    # or "which antibiotics kill MRSA" is not a request to harm.
+    "evading_detection": (HARMFUL, re.compile(
+        r"\bwithout (getting|being) (caught|detected|traced|noticed)\b|\bwithout (detection|a trace|leaving"
+        r" (any )?(evidence|traces?))\b|\b(undetected|untraceable)\b|\bget away with\b", re.I)),
+    "weapons": (HARMFUL, re.compile(
+        r"\b(make|build|assemble|synthesi[sz]e|manufacture|produce|weaponi[sz]e|create)\b[^.?!\n]{0,40}\b("
+        r"bomb|explosives?|pipe bomb|nerve agents?|sarin|vx|ricin|anthrax|chemical weapons?|biological weapons?"
+        r"|bioweapons?|dirty bomb|napalm|ghost gun|untraceable gun)\b", re.I)),
+    "intrusion": (HARMFUL, re.compile(
+        r"\b(hack(ing)? into|break into (someone|an?|his|her|their|my \w+'s)|ddos|ransomware|keylogger|"
+        r"phishing (email|page|site|message)|steal (someone's |their |his |her )?(passwords?|identity|credit "
+        r"cards?|data)|spyware|botnet|crack (the |a )?passwords?)\b", re.I)),
+    "crime": (HARMFUL, re.compile(
+        r"\b(how (to|do i|can i|could i)|ways? to|help me|tips (for|on)|guide (to|for|on))\b[^.?!\n]{0,40}\b("
+        r"launder|counterfeit|smuggl\w*|forg(e|ing) (a |an )?\w+|embezzl\w*|blackmail|extort\w*|dox+(ing)?"
+        r"|stalk\w*|kidnap\w*|abduct\w*|shoplift\w*|evade (taxes|the police|law enforcement)|commit fraud"
+        r"|\w+ fraud)\b", re.I)),
+    "violence": (HARMFUL, re.compile(
+        r"\b(how (to|do i|can i)|ways? to|help me|best way to|plan (to|an?|for))\b[^.?!\n]{0,30}\b("
+        r"kill|murder|poison|hurt|harm|torture|attack|threaten|intimidate|harass|bully|abuse)\b[^.?!\n]{0,20}\b("
+        r"someone|somebody|people|him|her|them|my (wife|husband|partner|boss|neighbou?r|ex|coworker|teacher|"
+        r"classmate|child|mother|father|family)|a (person|child|classmate|coworker))\b", re.I)),
+    "hate_or_sexual_exploitation": (HARMFUL, re.compile(
+        r"\b(child (porn\w*|sexual abuse material)|csam|non-?consensual (porn\w*|images|sex)|revenge porn"
+        r"|racial slurs?|racist (jokes?|vitriol|rant)|hate (mail|speech) (about|against|for))\b", re.I)),
 }
 
 
