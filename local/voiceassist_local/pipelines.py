@@ -27,18 +27,26 @@ def local_pipeline_runner() -> PipelineRunner:
 
     class LocalRunner(LocalPipelineRunner):
         def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
+            self.preload(pipeline)
             with outside_api_turn():  # a question does not hold up the server's other requests
                 return super().run(pipeline, payload)
+
+        def preload(self, pipeline: str) -> None:
+            """Import the query's handlers before its execution starts: its steps have time-outs of seconds
+            (query.asl.json), which an import inside a step could eat. Cached after the first call."""
+            if pipeline == "query":
+                for name in function_names():
+                    if name.startswith("query_"):
+                        load_handler(name)
 
         def job_liveness(self, job: IndexingJob) -> bool:
             """Whether an ingestion execution of this job is queued or running in this process."""
             return job.job_id in running_ingest_jobs(self)
 
     install_interpreter_speedups()
-    # The query's steps have time-outs of seconds (query.asl.json): its handlers are imported now, never inside
-    # a step; the others (ingestion's steps have minutes) on first use.
-    tasks = {placeholder_for(name): load_handler(name) if name.startswith("query_") else lazy_handler(name)
-             for name in function_names() if name != "api"}
+    # Every handler is imported on first use (an ingestion never imports the query's, a question never the
+    # ingestion's or MCP's); the query's before its execution starts (LocalRunner.preload).
+    tasks = {placeholder_for(name): lazy_handler(name) for name in function_names() if name != "api"}
     return LocalRunner(PIPELINES, tasks, max_concurrent_executions=4)
 
 

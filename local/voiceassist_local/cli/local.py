@@ -189,6 +189,9 @@ def warm_up(deps: Dependencies) -> None:
     cold load inside the search branch would eat its time budget."""
     deps.phi_detector.detect("warm up the detector")
     deps.embedder.embed(["warm up the embedder"])
+    preload = getattr(deps.pipelines, "preload", None)  # the local runner: the query's handlers, imported now
+    if preload is not None:
+        preload("query")
 
 
 def answer_in_process(question: str, *, top_k: int) -> dict[str, Any]:
@@ -288,8 +291,8 @@ def _serve(args: argparse.Namespace, data_dir: Path) -> int:
             watcher = IncomingFolderWatcher(deps.settings.blob_dir)
             watcher.start()
             print(f"  ingest:  drop files into {watcher.folder} (ingested as S3 uploads are)")
+        write_server_file(data_dir, url)  # before the banner's last line: whoever reads it finds the server
         print("  stop:    Ctrl-C", flush=True)
-        write_server_file(data_dir, url)
         server.serve_forever()
     finally:
         if reconciler is not None:
