@@ -179,3 +179,14 @@ def test_tool_call_with_an_implausible_input_is_a_400_for_every_caller(tmp_path:
             Caller(user_id="u1", channel=channel))
         assert (result.ok, result.status, result.error) == (False, 400, "implausible_input")
         assert "creatinine_mg_dl: 1e-300 mg/dL is outside the plausible range 0.1-40 mg/dL" in result.content
+
+
+def test_the_model_is_offered_a_short_listing_of_every_calculators_fields_units_and_ranges() -> None:
+    from voiceassist.tools.registry import ToolRegistry
+
+    offered = ToolRegistry([CALCULATE_MEDICAL_SCORE]).definitions(for_model=True)[0].parameters
+    listing = offered["properties"]["parameters"]["description"]
+
+    assert all(f"\n{name}: " in listing for name in CALCULATORS if name != min(CALCULATORS))
+    assert "curb65: *age (years 0-120), confusion (bool), bun_mg_dl (mg/dL 1-300)" in listing
+    assert "$defs" not in offered and len(str(offered)) < len(str(CALCULATE_MEDICAL_SCORE.definition.parameters)) / 3

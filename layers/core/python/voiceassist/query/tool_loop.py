@@ -104,7 +104,7 @@ def _offered(registry: ToolRegistry, state: QueryState) -> list[ToolDefinition]:
     if state.tool_calls_made >= MAX_TOOL_CALLS or state.tool_seconds_used >= TOOL_BUDGET_S:
         return []
     with_phi = turn_has_phi(state)
-    return [d for d in registry.definitions() if d.requires_phi or not with_phi]
+    return [d for d in registry.definitions(for_model=True) if d.requires_phi or not with_phi]
 
 
 def _tool_turn(state: QueryState, offered: list[ToolDefinition]) -> answering.ToolTurn:

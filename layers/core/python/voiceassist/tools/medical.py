@@ -10,7 +10,7 @@ from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType, T
 from voiceassist.tools.calculator_units import convert_units, units_given
 from voiceassist.tools.calculators import CALCULATORS, CalculatorResult, get_calculator, run_calculator
 from voiceassist.tools.calculators.registry import validate_arguments
-from voiceassist.tools.calculators.schema import calculate_tool_schema
+from voiceassist.tools.calculators.schema import calculate_tool_schema, compact_tool_schema
 from voiceassist.tools.registry import ToolEnvironment, ToolOutput, define
 
 
@@ -80,6 +80,7 @@ CALCULATE_MEDICAL_SCORE = define(
     "interpretation, risk category, recommendations, the parameters used and the published source.",
     CalculateParams, calculate,
     schema=calculate_tool_schema(CalculateParams.model_json_schema(), CALCULATORS),
+    model_schema=compact_tool_schema(CalculateParams.model_json_schema(), CALCULATORS),
     category=ToolCategory.CALCULATION, requires_phi=True,  # a pure function inside the boundary
     scan_arguments=False,  # validated: numbers, booleans, enumerated words and units only
     rate_limit=120, timeout_seconds=2.0,

@@ -45,6 +45,8 @@ class Tool:
     # False when the validated arguments can hold no free text (numbers, booleans, enumerated words), so there
     # is nothing to scan for PHI: the PHI detector would only find false positives in "chadsvasc".
     scan_arguments: bool = True
+    # what a model is offered, when it differs from `definition` (a shorter schema: it rides on every question)
+    model_definition: ToolDefinition | None = None
 
     @property
     def name(self) -> str:
@@ -53,11 +55,14 @@ class Tool:
 
 def define(name: str, description: str, params: type[BaseModel], run: ToolFunction, *,
            summarize: Callable[[Any], str] | None = None, schema: dict[str, Any] | None = None,
-           scan_arguments: bool = True, **options: Any) -> Tool:
-    """A Tool whose definition's `parameters` is `schema`, or else the JSON Schema of `params`."""
+           model_schema: dict[str, Any] | None = None, scan_arguments: bool = True, **options: Any) -> Tool:
+    """A Tool whose definition's `parameters` is `schema`, or else the JSON Schema of `params`; `model_schema`
+    is a shorter one for the model's tool definitions."""
     schema = schema or params.model_json_schema()
     definition = ToolDefinition(name=name, description=description, parameters=schema, **options)
-    return Tool(definition=definition, params=params, run=run, summarize=summarize, scan_arguments=scan_arguments)
+    offered = definition.model_copy(update={"parameters": model_schema}) if model_schema else None
+    return Tool(definition=definition, params=params, run=run, summarize=summarize, scan_arguments=scan_arguments,
+                model_definition=offered)
 
 
 class ToolRegistry:
@@ -75,8 +80,10 @@ class ToolRegistry:
             raise NotFound(f"no tool named {name!r}; known: {', '.join(sorted(self._tools))}")
         return tool
 
-    def definitions(self) -> list[ToolDefinition]:
-        return [self._tools[name].definition for name in sorted(self._tools)]
+    def definitions(self, *, for_model: bool = False) -> list[ToolDefinition]:
+        """Every tool's definition; `for_model`: the (shorter) one offered to a model where a tool has one."""
+        tools = [self._tools[name] for name in sorted(self._tools)]
+        return [(tool.model_definition or tool.definition) if for_model else tool.definition for tool in tools]
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools

@@ -88,3 +88,49 @@ def calculate_tool_schema(base: dict[str, Any], specs: dict[str, CalculatorSpec]
     schema["properties"] = properties
     schema["$defs"] = defs
     return schema
+
+
+def _field_summary(name: str, prop: dict[str, Any]) -> str:
+    """"age (years 0-120)", "sex (female|male)", "confusion (bool)": what a model needs to fill a field."""
+    number = next((b for b in prop.get("anyOf", [prop]) if b.get("type") in ("number", "integer")), None)
+    unit = (prop.get("description") or "").rpartition(",")[2].strip() if "," in (prop.get("description") or "") \
+        else ""
+    if number is not None and "minimum" in number and "maximum" in number:
+        return f"{name} ({unit + ' ' if unit else ''}{number['minimum']:g}-{number['maximum']:g})"
+    if prop.get("type") == "boolean":
+        return f"{name} (bool)"
+    if "enum" in prop:
+        return f"{name} ({'|'.join(str(v) for v in prop['enum'])})"
+    return name
+
+
+def compact_listing(specs: dict[str, CalculatorSpec]) -> str:
+    """One line per calculator: its fields with unit and range, required ones marked with *."""
+    lines = []
+    for name in sorted(specs):
+        schema, shared = calculator_schema(specs[name])
+        required = set(schema.get("required", []))
+        fields = []
+        for field, prop in schema["properties"].items():
+            ref = prop.get("$ref") or next((b.get("$ref") for b in prop.get("anyOf", []) if "$ref" in b), None)
+            if ref and ref.rsplit("/", 1)[-1] in shared:
+                prop = {**shared[ref.rsplit("/", 1)[-1]], **{k: v for k, v in prop.items() if k != "anyOf"}}
+            fields.append(("*" if field in required else "") + _field_summary(field, prop))
+        lines.append(f"{name}: {', '.join(fields)}")
+    return "\n".join(lines)
+
+
+def compact_tool_schema(base: dict[str, Any], specs: dict[str, CalculatorSpec]) -> dict[str, Any]:
+    """The schema offered to a model (every question carries it): the same fields, units and ranges as a
+    listing in `parameters`' description, about a fifth of the full schema's size."""
+    schema = {k: v for k, v in base.items() if k != "$defs"}
+    properties = dict(schema["properties"])
+    properties["calculator"] = {**properties["calculator"], "enum": sorted(specs)}
+    properties["parameters"] = {
+        "type": "object",
+        "description": ("The calculator's inputs by field name (* required; numbers in the unit shown, or "
+                        "[value, unit] in another unit; ranges are the plausible ones; an input left out is "
+                        "assumed absent or normal, and the result says so):\n" + compact_listing(specs)),
+    }
+    schema["properties"] = properties
+    return schema
