@@ -68,6 +68,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_QUERY_STATE_MACHINE_ARN,
     ENV_REGION,
     ENV_RELAXED_EVIDENCE_THRESHOLD,
+    ENV_RERANKER,
     ENV_ROUTING_MODE,
     ENV_RUNTIME,
     ENV_SAGEMAKER_ENDPOINT,
@@ -145,6 +146,8 @@ class Settings(BaseModel):
     chunk_overlap: int = Field(default=30, ge=0, le=500)
     fusion: FusionMethod = FusionMethod.MIN_MAX
     bm25_weight: float = Field(default=0.5, ge=0.0, le=1.0)  # evaluated: docs/benchmarks.md
+    # the Rank Results step's reranker (query/rerank.py); default chosen on docs/search.md, "Learned reranking"
+    reranker: Literal["identity", "lambdamart"] = "lambdamart"
     # int8: 0.66-0.70x the CPU of fp32, SciFact hybrid nDCG@10 0.733 vs 0.734 (docs/benchmarks.md). An index
     # remembers the precision it was built with and refuses queries embedded at the other one.
     embedding_precision: Literal["int8", "fp32"] = "int8"
@@ -230,6 +233,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_CHUNK_OVERLAP: "chunk_overlap",
     ENV_FUSION: "fusion",
     ENV_BM25_WEIGHT: "bm25_weight",
+    ENV_RERANKER: "reranker",
     ENV_EVIDENCE_THRESHOLD: "evidence_threshold",
     ENV_RELAXED_EVIDENCE_THRESHOLD: "relaxed_evidence_threshold",
     ENV_CRITIC_MIN_GROUNDING: "critic_min_grounding",

@@ -143,9 +143,10 @@ class Dependencies:
 
     @cached_property
     def reranker(self) -> Reranker:
-        from voiceassist.query.rerank import IdentityReranker
+        from voiceassist.query.rerank import IdentityReranker, LearnedReranker
 
-        return IdentityReranker()  # evaluated default: docs/search.md, "Query enhancement ... and reranking"
+        # VOICEASSIST_RERANKER; the default is evaluated in docs/search.md, "Learned reranking"
+        return LearnedReranker() if self.settings.reranker == "lambdamart" else IdentityReranker()
 
     @cached_property
     def phi_detector(self) -> PhiDetector:

@@ -4,8 +4,8 @@ hits and OpenSearch's.
 
 One row per candidate, in FEATURES order. Sub-query scores (BM25, cosine) are only known where the index
 returns them (the embedded index, for every hybrid candidate; an OpenSearch hybrid query returns the fused
-score alone): without them their features are NaN, which the model was trained to read (its training set
-holds every query twice, with and without them: voiceassist_local/evaluation/rerank_training.py).
+score alone): without them their features are NaN, which the model was trained to read (half its training
+queries come without them: voiceassist_local/evaluation/rerank_training.py).
 
 Lexical features use the content terms of query/terms.py (lower case, light stemming, no stop words). A
 term's rarity is measured among the candidates themselves (their document frequency), since no index
@@ -53,7 +53,13 @@ INDEX = {name: i for i, name in enumerate(FEATURES)}
 @lru_cache(maxsize=8192)  # a passage reached by several questions in one process is read once
 def passage_terms(text: str) -> tuple[str, ...]:
     """The content terms of a text in order (stemmed, stop words dropped)."""
-    return tuple(stem(w) for w in WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1)
+    return tuple(filter(None, map(_term, WORD.findall(text.lower()))))
+
+
+@lru_cache(maxsize=65536)
+def _term(word: str) -> str:
+    """A word's stem, or "" for a stop word or a single character (terms.content_terms's rule)."""
+    return "" if word in STOPWORDS or len(word) < 2 else stem(word)
 
 
 def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
@@ -100,9 +106,9 @@ def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
             row[INDEX["title_coverage"]] = len(q_set & title) / len(q_terms)
             row[INDEX["section_coverage"]] = len(q_set & section) / len(q_terms)
             row[INDEX["rarest_term"]] = float(rarest in field)
-        pairs = set(zip(body, body[1:], strict=False))
-        row[INDEX["bigram_share"]] = len(q_pairs & pairs) / len(q_pairs) if q_pairs else 0.0
         positions = [p for p, t in enumerate(body) if t in q_set]
+        pairs = {(body[p], body[p + 1]) for p in positions if p + 1 < len(body)}  # those starting with a term
+        row[INDEX["bigram_share"]] = len(q_pairs & pairs) / len(q_pairs) if q_pairs else 0.0
         row[INDEX["first_match"]] = positions[0] / len(body) if positions else 1.0
         row[INDEX["term_density"]] = len(positions) / len(body) if body else 0.0
         row[INDEX["log_length"]] = math.log1p(len(body))

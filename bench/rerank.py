@@ -1,0 +1,94 @@
+"""The learned reranker's cost per query against the number of candidates; prints JSON.
+
+    .venv/bin/python bench/rerank.py [--candidates 50 100 200] [--queries 200]
+
+Each query is a SciFact claim (../shared/eval/scifact, or synthetic medical-ish text when absent) and its
+candidates are SciFact abstracts cut to ~200 tokens (the size of an ingested chunk), with fused, BM25 and
+cosine scores drawn at random in their ranges, best first. The time is `LearnedReranker.rerank` as the search
+calls it: the features (query/rerank_features.py) and the trees (query/trees.py), as wall time and as this
+process's CPU time (the figure a loaded machine distorts least). The passage-term cache is emptied before
+every query, so each passage is read cold, as a Lambda sees new passages (the per-word stem cache stays
+warm, as in a warm Lambda); `without_sub_scores` times the same candidates as an OpenSearch hybrid query
+returns them (no BM25 or cosine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit
+from voiceassist.query.rerank import LearnedReranker
+from voiceassist.query.rerank_features import passage_terms
+
+SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact"
+CHUNK_CHARS = 1100  # ~200 tokens of English
+
+
+def load_texts() -> tuple[list[tuple[str, str]], list[str]]:
+    if (SCIFACT / "corpus.jsonl").exists():
+        with (SCIFACT / "corpus.jsonl").open() as corpus, (SCIFACT / "queries.jsonl").open() as queries:
+            docs = [(r["title"], r["text"][:CHUNK_CHARS]) for r in map(json.loads, corpus)]
+            return docs, [json.loads(line)["text"] for line in queries]
+    rng = random.Random(7)
+    words = ["aspirin", "warfarin", "metformin", "insulin", "asthma", "sepsis", "stroke", "dose", "renal",
+             "trial", "risk", "patients", "cohort", "therapy", "mortality", "bleeding", "glucose"]
+    docs = [(" ".join(rng.choices(words, k=8)), " ".join(rng.choices(words, k=180))) for _ in range(5000)]
+    return docs, [" ".join(rng.choices(words, k=8)) for _ in range(500)]
+
+
+def candidates(docs: list[tuple[str, str]], n: int, rng: random.Random, *, sub_scores: bool) -> list[SearchHit]:
+    hits = []
+    for rank, index in enumerate(rng.sample(range(len(docs)), n)):
+        title, text = docs[index]
+        key = f"doc{index}"
+        chunk = Chunk(chunk_id=f"{key}_c0", doc_id=f"{key}_v1", doc_key=key, version=1, ordinal=rng.randrange(3),
+                      text=text, token_count=len(text.split()), metadata=DocumentMetadata(doc_key=key, title=title))
+        hits.append(SearchHit(chunk=chunk, score=1.0 - rank / n,
+                              bm25_score=rng.uniform(2, 30) if sub_scores else None,
+                              vector_score=rng.uniform(0.6, 0.85) if sub_scores else None))
+    return hits
+
+
+def time_queries(reranker: LearnedReranker, docs: list[tuple[str, str]], queries: list[str], n: int,
+                 count: int, *, sub_scores: bool) -> dict[str, float]:
+    rng = random.Random(n)
+    times, cpu = [], []
+    for query in rng.sample(queries, min(count, len(queries))):
+        hits = candidates(docs, n, rng, sub_scores=sub_scores)
+        passage_terms.cache_clear()
+        started, started_cpu = time.perf_counter(), time.process_time()
+        reranker.rerank(query, hits, top_k=10)
+        times.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+    return {"p50_ms": _percentile(times, 0.5), "p95_ms": _percentile(times, 0.95),
+            "cpu_p50_ms": _percentile(cpu, 0.5), "cpu_p95_ms": _percentile(cpu, 0.95)}
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return round(ordered[int(fraction * (len(ordered) - 1))], 2)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--candidates", type=int, nargs="+", default=[50, 100, 200])
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    docs, queries = load_texts()
+    reranker = LearnedReranker()
+    time_queries(reranker, docs, queries, 20, 5, sub_scores=True)  # warm-up: imports, the model file
+    report: dict[str, Any] = {"queries": args.queries, "model": reranker.name}
+    for n in args.candidates:
+        report[str(n)] = {"with_sub_scores": time_queries(reranker, docs, queries, n, args.queries, sub_scores=True),
+                          "without_sub_scores": time_queries(reranker, docs, queries, n, args.queries,
+                                                             sub_scores=False)}
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()
