@@ -23,20 +23,25 @@ def test_ctrl_c_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: 
         [sys.executable, "-c", code, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's foreground job
-    assert server.stdout is not None
-    banner = []
-    deadline = time.monotonic() + 300
-    for line in server.stdout:
-        banner.append(line)
-        if "stop:" in line or time.monotonic() > deadline:
-            break
-    assert (data / "server.json").is_file(), "".join(banner)
-    assert f'ask "{EXAMPLE_QUESTION}"' in "".join(banner)
+    try:
+        assert server.stdout is not None
+        banner = []
+        deadline = time.monotonic() + 300
+        for line in server.stdout:
+            banner.append(line)
+            if "stop:" in line or time.monotonic() > deadline:
+                break
+        assert (data / "server.json").is_file(), "".join(banner)
+        assert f'ask "{EXAMPLE_QUESTION}"' in "".join(banner)
 
-    server.send_signal(signal.SIGINT)
-    rest = server.stdout.read()
-    assert server.wait(timeout=60) == 0
-    assert "stopped" in rest and "Traceback" not in rest
+        server.send_signal(signal.SIGINT)
+        rest = server.stdout.read()
+        assert server.wait(timeout=60) == 0
+        assert "stopped" in rest and "Traceback" not in rest
+    finally:
+        if server.poll() is None:  # a failed assertion must not leave a server running
+            server.kill()
+            server.wait()
     assert not (data / "server.json").exists()
 
 

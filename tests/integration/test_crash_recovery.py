@@ -54,7 +54,8 @@ class Server:
     def __init__(self, data_dir: Path, *, watch: bool = False) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data_dir), "POWERTOOLS_LOG_LEVEL": "ERROR"}
+        env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data_dir), "POWERTOOLS_LOG_LEVEL": "ERROR",
+               "VOICEASSIST_LOCAL_GROUPS": "admin,clinician"}  # it uploads: an admin (a clinician by default)
         code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
         self.process = subprocess.Popen(
             [sys.executable, "-c", code, "serve", "--no-samples", "--port", str(self.port),
