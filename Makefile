@@ -53,9 +53,11 @@ run: install
 test: install-dev lint typecheck test-tools
 	$(PYTEST)
 
-# The inner loop (under 90 s on 2 cores): every test not marked slow (CONTRIBUTING.md, "Test tiers").
+# The inner loop (about a minute on 2 cores): the unit, contract, state-machine and architecture folders, less
+# the tests marked slow; no linters (CONTRIBUTING.md, "Running the tests").
+FAST_FOLDERS := tests/unit tests/contract tests/statemachines tests/architecture
 test-fast: install-dev test-tools
-	$(PYTEST) -m "not slow"
+	$(PYTEST) -m "not slow" $(FAST_FOLDERS)
 
 # Debian's tesseract-ocr and chromium (as root, or sudo) and axe-core from npm, each only when missing.
 test-tools:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -29,6 +30,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         scopes = {definitions[-1].scope for definitions in fixtures.name2fixturedefs.values() if definitions}
         if scopes & {"module", "class", "package"}:
             item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        # The tests marked slow are handed out first, so no worker starts a long one while the other has finished.
+        items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,6 @@
-"""Fixtures for tests against the sample corpus: its seeded data folder (once per run), the real query
-pipeline, Dependencies without a language model (the extractive default), and the local server on it."""
+"""Fixtures for tests against the sample corpus: its seeded data folder (once per run, shared by the xdist
+workers: tests/support/shared_build.py; each test works on a copy), the real query pipeline, Dependencies
+without a language model (the extractive default), and the local server on it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.server import make_server
 
 from tests.stubs.query_stack import close, query_runner, seed_corpus
+from tests.support.shared_build import built_once
 from voiceassist import service
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.settings import Settings
@@ -21,8 +23,10 @@ from voiceassist.settings import Settings
 
 @pytest.fixture(scope="session")
 def kb_seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Any, shared_phi_detector: Any) -> Path:
-    return seed_corpus(tmp_path_factory.mktemp("seed") / "data", embedder=shared_embedder,
-                       detector=shared_phi_detector)
+    def seed(folder: Path) -> None:
+        seed_corpus(folder / "data", embedder=shared_embedder, detector=shared_phi_detector)
+
+    return built_once(tmp_path_factory, "kb-seed", seed) / "data"
 
 
 @pytest.fixture(scope="session")
@@ -61,10 +65,15 @@ CONVERSATION_DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "con
 def conversation_seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Any,
                           shared_phi_detector: Any) -> Path:
     """tests/fixtures/conversation ingested once (doc_key: the file's stem)."""
-    data_dir = tmp_path_factory.mktemp("conversation") / "data"
-    data_dir.mkdir()
+    return built_once(tmp_path_factory, "conversation",
+                      lambda folder: _ingest_conversation(folder / "data", shared_embedder, shared_phi_detector)
+                      ) / "data"
+
+
+def _ingest_conversation(data_dir: Path, embedder: Any, detector: Any) -> None:
+    data_dir.mkdir(parents=True)
     deps = Dependencies(Settings(data_dir=data_dir))
-    deps.embedder, deps.phi_detector = shared_embedder, shared_phi_detector  # type: ignore[misc]
+    deps.embedder, deps.phi_detector = embedder, detector  # type: ignore[misc]
     use_dependencies(deps)
     try:
         for path in sorted(CONVERSATION_DOCUMENTS.glob("*.md")):
@@ -77,7 +86,6 @@ def conversation_seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embed
         use_dependencies(None)
         deps.pipelines.close()  # type: ignore[attr-defined]
         close(deps)
-    return data_dir
 
 
 @pytest.fixture

@@ -17,6 +17,8 @@ CHECKS = ("not_a_server_error,status_code_conformance,content_type_conformance,r
           "response_headers_conformance")
 MAX_EXAMPLES = 8
 
+pytestmark = pytest.mark.slow  # a fuzzing run in a subprocess: about a minute, handed out first under xdist
+
 
 @pytest.fixture
 def server_url(local_deps) -> Iterator[str]:  # type: ignore[no-untyped-def]

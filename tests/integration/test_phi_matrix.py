@@ -34,10 +34,8 @@ from tests.stubs.query_stack import (
     CrashingDetector,
     QueryStack,
     find_phi,
-    query_runner,
     query_stack,
     recorded_logs,
-    seed_corpus,
 )
 from tests.support.pubmed_stub import StubResponse
 from voiceassist.models import AnswerStatus, AuditOutcome, RoutingMode, SourcePreferences
@@ -182,27 +180,14 @@ def in_boundary_answer(question: Question) -> str:
 OpenStack = Callable[..., AbstractContextManager[QueryStack]]
 
 
-@pytest.fixture(scope="module")
-def seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Any, shared_phi_detector: Any
-             ) -> Path:
-    return seed_corpus(tmp_path_factory.mktemp("seed") / "data", embedder=shared_embedder,
-                       detector=shared_phi_detector)
-
-
-@pytest.fixture(scope="module")
-def runner() -> Iterator[LocalPipelineRunner]:
-    with query_runner() as pipeline_runner:
-        yield pipeline_runner
-
-
 @pytest.fixture
-def open_stack(seed_dir: Path, runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+def open_stack(kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                shared_embedder: Any, shared_phi_detector: Any) -> OpenStack:
-    """query_stack on a fresh copy of the seeded corpus; options as query_stack's (the real detector unless
-    one is given)."""
+    """query_stack on a fresh copy of the seeded corpus (the integration conftest's, seeded once per run);
+    options as query_stack's (the real detector unless one is given)."""
     def open_(**options: Any) -> AbstractContextManager[QueryStack]:
         options.setdefault("detector", shared_phi_detector)
-        return query_stack(seed_dir, tmp_path, monkeypatch, runner=runner, embedder=shared_embedder,
+        return query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
                            **options)
 
     return open_
