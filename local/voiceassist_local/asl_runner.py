@@ -83,6 +83,16 @@ def execution_arn(pipeline: str, name: str) -> str:
     return f"arn:aws:states:{_REGION}:{_ACCOUNT}:execution:{pipeline}:{name}"
 
 
+_tracing_lock = threading.Lock()
+_tracing = 0  # executions being traced: while any is, the history records each state's data (JSON)
+
+
+def history_records_state_data() -> bool:
+    """Whether a state's input and output go into the execution history as JSON (as on AWS): while a trace()
+    runs. Other runs read no history, and the local speedups leave the serializing out then."""
+    return _tracing > 0
+
+
 def function_arn(name: str) -> str:
     return f"arn:aws:lambda:{_REGION}:{_ACCOUNT}:function:{name}"
 
@@ -265,8 +275,15 @@ class LocalPipelineRunner:
         """Runs an Express-style execution as run() does, and returns the states it entered, in order, with the
         size of the state each one received (its input, as Step Functions' history records it: JSON without
         spaces). Map iterations are states too (an iteration's task is a state of its own on AWS)."""
-        record, env = self._execute_with_env(self._new_record(pipeline, uuid.uuid4().hex, payload),
-                                             StateMachineType.EXPRESS)
+        global _tracing
+        with _tracing_lock:
+            _tracing += 1
+        try:
+            record, env = self._execute_with_env(self._new_record(pipeline, uuid.uuid4().hex, payload),
+                                                 StateMachineType.EXPRESS)
+        finally:
+            with _tracing_lock:
+                _tracing -= 1
         if record.status != SUCCEEDED:
             raise failure_of(pipeline, record.status, record.error, record.cause, record.execution_id)
         visits: list[StateVisit] = []
@@ -275,7 +292,7 @@ class LocalPipelineRunner:
             at = datetime.fromisoformat(str(event["timestamp"]))
             if (entered := event.get("stateEnteredEventDetails")) is not None:
                 open_visits.setdefault(entered["name"], []).append((len(visits), at))
-                visits.append(StateVisit(entered["name"], len(entered.get("input", "").encode())))
+                visits.append(StateVisit(entered["name"], len(str(entered.get("input") or "").encode())))
             elif (exited := event.get("stateExitedEventDetails")) is not None and open_visits.get(exited["name"]):
                 index, since = open_visits[exited["name"]].pop()
                 visits[index] = replace(visits[index], milliseconds=(at - since).total_seconds() * 1000)

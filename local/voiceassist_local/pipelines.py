@@ -101,7 +101,47 @@ def install_interpreter_speedups() -> None:
         for module in (states, string_expression, result_path, execute_state, state_parallel, state_map, job,
                        environment):
             setattr(module, "copy", json_copy)  # noqa: B010 - replaces the module's reference only
+        _leave_state_data_out_of_history()
         _speedups_installed = True
+
+
+def _leave_state_data_out_of_history() -> None:
+    """moto writes every state's input and output into the execution history as JSON, entering and leaving it
+    (two copies and two serializations of the whole state per state: ~13 % of the interpreter's CPU, py-spy).
+    Nothing reads that data outside LocalPipelineRunner.trace, so it is recorded only while a trace runs; the
+    events themselves (state names, order, times) are always recorded."""
+    from moto.stepfunctions.parser.api import (
+        HistoryEventExecutionDataDetails,
+        StateEnteredEventDetails,
+        StateExitedEventDetails,
+    )
+    from moto.stepfunctions.parser.asl.component.state.state import CommonStateField
+
+    from voiceassist_local.asl_runner import history_records_state_data
+
+    entered, exited = (CommonStateField._get_state_entered_event_details,
+                       CommonStateField._get_state_exited_event_details)
+
+    def entered_details(state: Any, env: Any) -> Any:
+        if history_records_state_data():
+            return entered(state, env)
+        return StateEnteredEventDetails(name=state.name, input="",
+                                        inputDetails=HistoryEventExecutionDataDetails(truncated=False))
+
+    def exited_details(state: Any, env: Any) -> Any:
+        if history_records_state_data():
+            return exited(state, env)
+        details = StateExitedEventDetails(name=state.name, output="",
+                                          outputDetails=HistoryEventExecutionDataDetails(truncated=False))
+        assigned = env.variable_store.get_assigned_variables()  # as moto's own, the state data aside
+        env.variable_store.reset_tracing()
+        if assigned:
+            details["assignedVariables"] = assigned  # type: ignore[typeddict-unknown-key]
+            details["assignedVariablesDetails"] = {"truncated": False}  # type: ignore[typeddict-unknown-key]
+        return details
+
+    setattr(CommonStateField, "_get_state_entered_event_details", entered_details)  # noqa: B010
+    setattr(CommonStateField, "_get_state_exited_event_details", exited_details)  # noqa: B010
 
 
 def copy_json(value: Any) -> Any:

@@ -13,6 +13,7 @@ import pytest
 from moto import mock_aws
 from moto.core.models import botocore_stubber
 from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.pipelines import install_interpreter_speedups
 
 from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
 from voiceassist.errors import Conflict, DependencyError, ExtractionError
@@ -359,3 +360,17 @@ def test_local_pipeline_rejects_tasks_it_cannot_run_in_process(tmp_path):
 
     with pytest.raises(ValueError, match="dynamodb"):
         LocalPipelineRunner({"toy": path}, {}, substitutions={"JobsTableName": "jobs"})
+
+
+def test_local_pipeline_trace_names_each_state_entered_with_the_bytes_it_received(make_runner):
+    install_interpreter_speedups()  # the trace records state data with the speedups too
+    runner = make_runner("sequence.asl.json", _sequence_tasks())
+    document = {"document": {"text": "  Aspirin   DOSING in Adults ", "source": "who"}}
+
+    trace = runner.trace("toy", document)
+
+    assert trace.output == runner.run("toy", document)
+    assert [visit.name for visit in trace.states] == ["Normalize Text", "Count Words", "Shape Output"]
+    assert trace.states and all(visit.input_bytes > 0 for visit in trace.states)
+    assert trace.states[0].input_bytes == len(json.dumps(document, separators=(",", ":")))
+    assert trace.state_bytes == sum(visit.input_bytes for visit in trace.states)
