@@ -35,7 +35,9 @@ ERROR_DESCRIPTIONS = {
     "409": "A lost race or an invalid state transition",
     "413": "The body is larger than the limit",
     "415": "The body's Content-Type is not one this route takes",
-    "429": "The ingestion backlog is full: retry after the Retry-After seconds",
+    "410": "The pending action has expired: propose it again",
+    "422": "The tool refused its arguments or the action (validation, the PHI rule, a confirmation it needs)",
+    "429": "Too many requests (the ingestion backlog, a tool's rate limit): retry after the Retry-After seconds",
     "500": "An unexpected error: the body carries only a trace id",
     "503": "A backing store or service is unavailable: retry after the Retry-After seconds",
     "502": "A dependency failed (the query pipeline, a key service): the body carries only a trace id",
@@ -50,6 +52,10 @@ EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("delete", "/v1/documents/{doc_id}"): ("403", "404", "409"),
     ("post", "/v1/jobs/{job_id}/retry"): ("403", "404", "409", "429"),
     ("get", "/v1/jobs"): ("403",),
+    # a tool's refusals and failures (tools/errors.py, ToolResult.status), in the error envelope
+    ("post", "/v1/tools/{name}/invoke"): ("403", "422", "429", "502", "504"),
+    ("post", "/v1/actions/{action_id}/confirm"): ("403", "409", "410", "422", "429", "502", "504"),
+    ("post", "/v1/actions/{action_id}/cancel"): ("410",),
     ("get", "/v1/jobs/{job_id}"): ("403",),
 }
 BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html")
@@ -109,6 +115,7 @@ def document(app: APIGatewayRestResolver) -> dict[str, Any]:
             _complete(method, path, operation)
     _document_upload(spec["paths"]["/v1/documents"]["post"])
     _document_calculators(spec)
+    spec["paths"].update(outside_the_resolver(local=required != "cognito"))
     return spec
 
 
@@ -129,6 +136,48 @@ def _document_calculators(spec: dict[str, Any]) -> None:
                                  f"follows `#/components/schemas/{CALCULATOR_ARGUMENTS}`: each calculator's "
                                  "fields, their units, the other units accepted as [value, unit], and their "
                                  "plausible ranges.").strip()
+
+
+SSE_EVENT = {"type": "object", "description": "one Server-Sent Event: `data` is the event's JSON",
+             "properties": {"event": {"type": "string", "description": "step, token, citation, done or error"},
+                            "data": {"type": "string"}, "id": {"type": "string"}}}
+
+
+def outside_the_resolver(*, local: bool) -> dict[str, Any]:
+    """The routes another function (or a local face) answers: MCP everywhere (the mcp Lambda behind the same API),
+    and locally the streamed query (on AWS the WebSocket API streams instead)."""
+    error = {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}
+    errors = {code: {"description": ERROR_DESCRIPTIONS[code], "content": error}
+              for code in ("401", "403", "413", "415", "500")}
+    json_rpc = {"type": "object", "description": "a JSON-RPC 2.0 message (MCP's streamable HTTP, stateless)"}
+    paths: dict[str, Any] = {"/v1/mcp": {"post": {
+        "summary": "MCP over streamable HTTP (stateless, JSON replies): initialize, tools/list, tools/call",
+        "operationId": "mcp_post",
+        "requestBody": {"required": True, "content": {"application/json": {"schema": json_rpc}}},
+        "responses": {
+            "200": {"description": "The JSON-RPC reply (a result, or an error with the specification's message)",
+                    "content": {"application/json": {"schema": json_rpc}}},
+            "202": {"description": "A notification or a response: accepted, no body"},
+            "400": {"description": "A JSON-RPC error: not JSON (-32700), not a request, an id that is not a "
+                                   "string, a number or null (-32600)",
+                    "content": {"application/json": {"schema": json_rpc}}},
+            "406": {"description": "The Accept header must allow application/json and text/event-stream",
+                    "content": {"application/json": {"schema": json_rpc}}},
+            **errors}},
+        "get": {"summary": "No server-initiated stream (the server is stateless): 405", "operationId": "mcp_get",
+                "responses": {"405": {"description": "POST each message instead",
+                                      "content": {"application/json": {"schema": json_rpc}}}}}}}
+    if local:
+        paths["/v1/query/stream"] = {"post": {
+            "summary": "Ask, and receive the run's events as Server-Sent Events (step, token, citation, done or "
+                       "error); an invalid request is an `error` event",
+            "operationId": "query_stream",
+            "requestBody": {"required": True, "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/QueryRequest"}}}},
+            "responses": {"200": {"description": "event: <type> / data: <json>, until done or error",
+                                  "content": {"text/event-stream": {"schema": SSE_EVENT}}},
+                          "400": {"description": ERROR_DESCRIPTIONS["400"], "content": error}, **errors}}}
+    return paths
 
 
 def _complete(method: str, path: str, operation: dict[str, Any]) -> None:

@@ -77,3 +77,15 @@ def test_openapi_document_lists_the_routes() -> None:
     status, body = call("GET", "/v1/openapi.json")
     assert status == 200
     assert {"/v1/query", "/v1/documents", "/v1/jobs/{job_id}", "/v1/health"} <= set(body["paths"])
+
+
+def test_openapi_documents_the_routes_outside_the_resolver_and_every_status_of_invoke() -> None:
+    """The streamed query (a local face) and MCP (its own function) are routes a client can call too; the tool
+    route answers with a tool's refusals and failures, each in the error envelope."""
+    status, body = call("GET", "/v1/openapi.json")
+    assert status == 200
+    stream = body["paths"]["/v1/query/stream"]["post"]
+    assert "text/event-stream" in stream["responses"]["200"]["content"]
+    assert {"200", "202", "400"} <= set(body["paths"]["/v1/mcp"]["post"]["responses"])
+    invoke = body["paths"]["/v1/tools/{name}/invoke"]["post"]["responses"]
+    assert {"403", "404", "422", "429", "502", "504"} <= set(invoke)

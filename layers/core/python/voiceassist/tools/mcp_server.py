@@ -25,6 +25,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from voiceassist import __version__
 from voiceassist.models import ToolCall, ToolDefinition, ToolResult
 from voiceassist.tools.executor import Caller, ToolExecutor
+from voiceassist.tools.mcp_errors import INVALID_ID_REPLY, NO_STREAM_REPLY, as_json_rpc, has_invalid_id
 
 SERVER_NAME = "voiceassist"
 MAX_BODY_BYTES = 1_000_000
@@ -78,8 +79,20 @@ class HttpReply:
 
 def handle_http(executor: ToolExecutor, caller: Caller, *, method: str, path: str,
                 headers: Mapping[str, str], body: bytes) -> HttpReply:
-    """One streamable-HTTP request, stateless (each request stands alone: what a Lambda can serve)."""
-    return anyio.run(_handle_http, executor, caller, method, path, headers, body)
+    """One streamable-HTTP request, stateless (each request stands alone: what a Lambda can serve). A request
+    whose id is neither a string, a number nor null is answered as JSON-RPC's Invalid Request (the SDK took it
+    for a notification: 202 and no body), and no error quotes the request back (mcp_errors.py)."""
+    if method.upper() == "GET":  # a stateless server has no stream of its own to open: the SDK would wait for ever
+        return HttpReply(status=405, headers={"content-type": "application/json", "allow": "POST, DELETE"},
+                         body=NO_STREAM_REPLY)
+    if method.upper() == "POST" and has_invalid_id(body):
+        return HttpReply(status=400, headers={"content-type": "application/json"}, body=INVALID_ID_REPLY)
+    reply: HttpReply = anyio.run(_handle_http, executor, caller, method, path, headers, body)
+    reply.body = as_json_rpc(reply.status, reply.headers, reply.body)
+    reply.headers = {k: v for k, v in reply.headers.items() if k.lower() not in ("content-length", "content-type")}
+    if reply.body:
+        reply.headers["content-type"] = "application/json"
+    return reply
 
 
 async def _handle_http(executor: ToolExecutor, caller: Caller, method: str, path: str,

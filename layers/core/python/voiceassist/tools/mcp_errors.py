@@ -1,0 +1,71 @@
+"""JSON-RPC errors of the MCP face that say what was wrong without saying it back.
+
+- An `id` must be a string, a number or null (JSON-RPC 2.0, section 4): the SDK reads a request with an object
+  or array id as a notification and answers 202 with no body, so the client waits for ever. Such a request is
+  an Invalid Request (-32600) with a null id, as the specification asks when the id cannot be read.
+- GET opens a server-initiated stream, which a stateless server (one request per Lambda invocation) does not
+  have: the SDK would hold the request open for ever; it is a 405 (the MCP transport's answer for "no stream").
+- An error's message and data come from the SDK and can quote the request (a method name, a tool argument) or
+  name pydantic's types; a tool's arguments and a method name can hold PHI. Every error leaves with the
+  specification's message for its code and a hint, and no data.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+INVALID_ID_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+    "code": -32600, "message": "Invalid Request: the id must be a string, a number or null"}}).encode()
+TRANSPORT = ("Invalid Request: POST a JSON-RPC message with Content-Type: application/json and Accept: "
+             "application/json, text/event-stream")
+NO_STREAM_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+    "code": -32600, "message": "this MCP server is stateless: it opens no stream (GET); POST each message"}}).encode()
+MESSAGES = {
+    -32700: "Parse error: the body is not JSON",
+    -32600: "Invalid Request: send a JSON-RPC 2.0 request object",
+    -32601: "Method not found: see tools/list and the MCP specification's methods",
+    -32602: "Invalid params: check the parameters against the method's (or the tool's) input schema",
+    -32603: "Internal error",
+}
+
+
+def has_invalid_id(body: bytes) -> bool:
+    """Whether the body is a JSON-RPC request (or batch) with an id that is not a string, a number or null."""
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return False
+    messages = message if isinstance(message, list) else [message]
+    return any(isinstance(m, dict) and "id" in m and not _valid_id(m["id"]) for m in messages)
+
+
+def _valid_id(value: Any) -> bool:
+    return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
+
+
+def as_json_rpc(status: int, headers: dict[str, str], body: bytes) -> bytes:
+    """The reply's body as JSON: the SDK's plain-text refusals of the transport (a missing or wrong Content-Type
+    or Accept header) become JSON-RPC errors saying which headers to send; JSON errors lose any echo."""
+    content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    if status >= 400 and not content_type.startswith("application/json"):
+        return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": TRANSPORT}}).encode()
+    return without_echo(body)
+
+
+def without_echo(body: bytes) -> bytes:
+    """The reply with each JSON-RPC error's message replaced by the specification's and its data dropped."""
+    try:
+        reply = json.loads(body)
+    except ValueError:
+        return body
+    replies = reply if isinstance(reply, list) else [reply]
+    changed = False
+    for item in replies:
+        error = item.get("error") if isinstance(item, dict) else None
+        if isinstance(error, dict):
+            code = error.get("code")
+            error["message"] = MESSAGES.get(code, "Server error") if isinstance(code, int) else "Server error"
+            error.pop("data", None)
+            changed = True
+    return json.dumps(reply).encode() if changed else body

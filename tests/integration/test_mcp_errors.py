@@ -1,0 +1,56 @@
+"""MCP over HTTP answers malformed JSON-RPC with JSON-RPC errors that say what was wrong without saying it back:
+an id that is an object or an array is an Invalid Request (not a 202 with no body), and no error quotes the
+request (a method name, a tool argument) or names pydantic's types."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from voiceassist.composition import Dependencies
+from voiceassist.tools.executor import Caller
+from voiceassist.tools.mcp_server import handle_http
+
+HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+PATIENT = "Zebulon Quartermaine 1961-04-17"
+
+
+def post(deps: Dependencies, message: Any) -> tuple[int, dict[str, Any]]:
+    raw = message if isinstance(message, bytes) else json.dumps(message).encode()
+    reply = handle_http(deps.tool_executor, Caller(user_id="dr-okafor", channel="mcp"), method="POST",
+                        path="/v1/mcp", headers=HEADERS, body=raw)
+    return reply.status, json.loads(reply.body)
+
+
+@pytest.mark.parametrize("bad_id", [{"a": 1}, [1], True])
+def test_an_id_that_is_not_a_string_or_number_is_an_invalid_request(local_deps: Dependencies, bad_id: Any) -> None:
+    status, reply = post(local_deps, {"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
+    assert status == 400 and reply["id"] is None and reply["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize("message", [
+    {"jsonrpc": "2.0", "id": 1, "method": f"notes/{PATIENT}"},
+    {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": {"patient": PATIENT}}},
+    {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "x", "arguments": PATIENT}},
+    f"{{not json {PATIENT}".encode(),
+])
+def test_errors_never_echo_the_request_nor_pydantic(local_deps: Dependencies, message: Any) -> None:
+    status, reply = post(local_deps, message)
+    text = json.dumps(reply)
+    assert "error" in reply and "data" not in reply["error"]
+    assert "Quartermaine" not in text and "1961" not in text
+    assert not any(word in text for word in ("pydantic", "ValidationError", "validation error", "Input should"))
+    assert status in (200, 400)
+
+
+def test_a_valid_request_still_lists_the_tools(local_deps: Dependencies) -> None:
+    status, reply = post(local_deps, {"jsonrpc": "2.0", "id": "list-1", "method": "tools/list"})
+    assert status == 200 and reply["id"] == "list-1" and reply["result"]["tools"]
+
+
+def test_get_opens_no_stream_and_answers_at_once(local_deps: Dependencies) -> None:
+    reply = handle_http(local_deps.tool_executor, Caller(user_id="dr-okafor", channel="mcp"), method="GET",
+                        path="/v1/mcp", headers=HEADERS, body=b"{}")  # the SDK held this open for ever
+    assert reply.status == 405 and json.loads(reply.body)["error"]["code"] == -32600
