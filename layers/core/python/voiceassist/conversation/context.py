@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from voiceassist.query import concepts
 from voiceassist.query.terms import INHERITED_TOPIC
 
 
@@ -60,13 +61,8 @@ THING = re.compile(r"\b(it|its|this\s+(drug|medication|medicine|one|agent)|that\
                    r"|the\s+(drug|medication|medicine|agent|same))\b", re.I)
 PERSON = re.compile(r"\b(he|she|him|her|his|they|them|their)\b", re.I)
 OPENER = re.compile(r"^\s*(and|but|or|also|what about|how about|what if|and if|same|then)\b", re.I)
-DRUG_SUFFIX = re.compile(
-    r"(cillin|mycin|micin|cycline|floxacin|oxacin|conazole|nidazole|prazole|pril|sartan|olol|ilol|alol|dipine"
-    r"|statin|formin|gliptin|gliflozin|glutide|glinide|parin|xaban|gatran|tidine|thiazide|semide|profen|fenac"
-    r"|coxib|triptan|zumab|ximab|mumab|tinib|ciclovir|navir|vudine|sone|olone|azepam|azolam|penem|oxetine"
-    r"|azine|apine|iptyline|caine|terol|sonide|tropium|lukast|setron|dronate|afil|osin|quine|phylline|platin"
-    r"|rubicin|taxel|trexate|barbital|tadine|amide|dazole)$"
-    r"|^(cef|ceph)\w{4,}$", re.I)
+# Drug words the session facts add to the PHI detector's list (conversation/facts.py); the rewriter itself
+# reads drugs from the shipped drug dictionary (is_drug).
 DRUG_WORDS = _vocabulary("""
 aspirin warfarin insulin lithium heparin epinephrine adrenaline digoxin morphine paracetamol acetaminophen
 ibuprofen naproxen metformin amoxicillin doxycycline azithromycin clarithromycin cefuroxime ceftriaxone
@@ -128,13 +124,12 @@ def topic_terms(text: str) -> list[str]:
 
 
 def is_drug(word: str) -> bool:
+    """A drug or drug class by any of its names, from the shipped drug dictionary (query/concepts.py)."""
     key = word.lower()
-    if key in DRUG_WORDS:
-        return True
-    if "-" in key:  # amoxicillin-clavulanate
+    if "-" in key and not concepts.is_drug_word(key):  # amoxicillin-clavulanate
         return any(is_drug(part) for part in key.split("-"))
-    return len(key) >= 6 and key not in NOT_DRUGS and key not in STOPWORDS and key not in GENERIC and bool(
-        DRUG_SUFFIX.search(key)) and not word.isupper()
+    return key not in NOT_DRUGS and key not in STOPWORDS and key not in GENERIC and not word.isupper() and \
+        concepts.is_drug_word(key)
 
 
 def drugs(text: str) -> list[str]:

@@ -143,6 +143,15 @@ def mentions(question: str) -> tuple[Mention, ...]:
     return tuple(sorted(found, key=lambda m: m.start))
 
 
+def is_drug_word(word: str) -> bool:
+    """Whether one lower-case word names a drug ("glucophage", "lisinopril"), not a class ("antibiotic")."""
+    found = _lookup(word)
+    if found is not None:
+        return found[0] == "drug"
+    # a name the dictionary lacks ("cefalexin", the INN of its "cephalexin") that carries a class's INN stem
+    return len(word) >= MIN_FUZZY and word.isalpha() and bool(terminology.classes_of(word))
+
+
 def is_clinical(word: str) -> bool:
     """Whether one word is a drug, a class, shorthand or a listed abbreviation ("glipizide", "abx", "eGFR")."""
     return bool(mentions(word)) or word in terminology.abbreviations()
