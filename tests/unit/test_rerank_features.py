@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
-from voiceassist.query.rerank_features import FEATURES, INDEX, features
+from voiceassist.query.rerank_features import FEATURES, INDEX, features, passage_terms
 
 
 def hit(doc_key: str, text: str, score: float, *, title: str = "", section: str | None = None, ordinal: int = 0,
@@ -71,3 +71,11 @@ def test_features_of_opensearch_hybrid_hits_leave_the_missing_sub_scores_unknown
 
 def test_features_of_no_candidates_are_an_empty_matrix() -> None:
     assert features(QUESTION, []).shape == (0, len(FEATURES))
+
+
+def test_features_read_words_with_the_tokenizer_the_model_was_trained_with() -> None:
+    # frozen with the shipped model: the evidence score's terms.py may change ("hello" became a stop word
+    # there, "máxima" one word); the reranker's inputs change only with a retrained model
+    text = "Hello, the dosing of metformin titration in community acquired pneumonia: máxima dose"
+    assert passage_terms(text) == ("hello", "dos", "metformin", "titrat", "community", "acquir", "pneumonia",
+                                   "xima", "dos")

@@ -7,21 +7,23 @@ returns them (the embedded index, for every hybrid candidate; an OpenSearch hybr
 score alone): without them their features are NaN, which the model was trained to read (half its training
 queries come without them: voiceassist_local/evaluation/rerank_training.py).
 
-Lexical features use the content terms of query/terms.py (lower case, light stemming, no stop words). A
-term's rarity is measured among the candidates themselves (their document frequency), since no index
-statistics travel with the hits. Everything here is arithmetic on text already inside the boundary.
+Lexical features read words with the tokenizer the model was trained with, frozen here (the word pattern,
+stop words and light stemmer of query/terms.py as of 2026-11-28): query/terms.py serves the evidence score
+and changes with it, and a model's inputs must not move unless it is retrained. A term's rarity is measured
+among the candidates themselves (their document frequency), since no index statistics travel with the hits.
+Everything here is arithmetic on text already inside the boundary.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 import numpy as np
 
 from voiceassist.models import SearchHit
-from voiceassist.query.terms import STOPWORDS, WORD, stem
 
 FEATURES = (
     "fused_score",  # the index's (fused) score
@@ -49,6 +51,19 @@ FEATURES = (
 )
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 
+# The model's tokenizer (see the module docstring): change it only with a retrained model (make rerank-model).
+WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+STOPWORDS = frozenset((  # noqa: SIM905 - a word list reads better as text
+    "a about above after again against all am an and any are as at be because been before being below "
+    "between both but by can could did do does doing down during each few for from further had has "
+    "have having he her here hers him his how i if in into is it its itself just me more most my no "
+    "nor not now of off on once only or other our out over own same she should so some such than that "
+    "the their them then there these they this those through to too under until up very was we were "
+    "what when where which while who whom why will with would you your patient patients use used "
+    "using give given recommend recommended someone somebody anyone anybody").split())
+SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
+            "ly", "s")
+
 
 @lru_cache(maxsize=8192)  # a passage reached by several questions in one process is read once
 def passage_terms(text: str) -> tuple[str, ...]:
@@ -58,8 +73,14 @@ def passage_terms(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=65536)
 def _term(word: str) -> str:
-    """A word's stem, or "" for a stop word or a single character (terms.content_terms's rule)."""
-    return "" if word in STOPWORDS or len(word) < 2 else stem(word)
+    """A word's stem, or "" for a stop word or a single character."""
+    if word in STOPWORDS or len(word) < 2:
+        return ""
+    for suffix in SUFFIXES:  # light suffix stripping: "dosing" ~ "dose", "titration" ~ "titrated"
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
+            word = word[: -len(suffix)] + ("at" if suffix.startswith("ation") else "")
+            break
+    return word.rstrip("e") if len(word) > 3 else word
 
 
 def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
