@@ -21,6 +21,7 @@ from routes import (
     sessions,
     tools,
     uploads,
+    voice,
 )
 from voiceassist import __version__, invocation
 from voiceassist.constants.environment import ENV_CORS_ORIGINS
@@ -39,7 +40,7 @@ def cors_config() -> CORSConfig | None:
 app = APIGatewayRestResolver(enable_validation=True, cors=cors_config())
 app.configure_openapi(title="VoiceAssist API", version=__version__,
                       summary="Clinical question answering with numbered citations and a PHI boundary")
-for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages):
+for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages, voice):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
 input_policy.register(app)

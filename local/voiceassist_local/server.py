@@ -23,7 +23,8 @@ from voiceassist_local.http_api import (  # noqa: F401 - the names callers impor
 from voiceassist_local.http_guard import BODY_OVERHEAD, GuardedServer, check_binding, configure_access_log
 from voiceassist_local.request_checks import allowed_hosts
 
-UPLOAD_ROUTES = frozenset({("POST", "/v1/documents")})  # the one route whose body is a file: every other is small
+# the routes whose body is a file (a document, a recording: /v1/voice checks its own 4 MiB): every other is small
+UPLOAD_ROUTES = frozenset({("POST", "/v1/documents"), ("POST", "/v1/voice/transcribe"), ("POST", "/v1/voice/query")})
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None = None,

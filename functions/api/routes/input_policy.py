@@ -24,7 +24,7 @@ from voiceassist.errors import InvalidInput, UnsupportedMediaType
 MAX_JSON_DEPTH = 32
 JSON_TYPES = ("application/json",)
 # (method, resource) of the routes whose body may be anything (the upload's own bytes)
-RAW_BODY_ROUTES = {("POST", "/v1/documents")}
+RAW_BODY_ROUTES = {("POST", "/v1/documents"), ("POST", "/v1/voice/transcribe"), ("POST", "/v1/voice/query")}
 BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
 
 

@@ -40,6 +40,7 @@ ERROR_DESCRIPTIONS = {
     "429": "Too many requests (the ingestion backlog, a tool's rate limit): retry after the Retry-After seconds",
     "500": "An unexpected error: the body carries only a trace id",
     "503": "A backing store or service is unavailable: retry after the Retry-After seconds",
+    "501": "Not available on this runtime (voice runs on the local server; the AWS adapters are not built yet)",
     "502": "A dependency failed (the query pipeline, a key service): the body carries only a trace id",
     "504": "PHI detection did not answer in time: nothing left the boundary; retry after the Retry-After seconds",
 }
@@ -57,7 +58,12 @@ EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/v1/actions/{action_id}/confirm"): ("403", "409", "410", "422", "429", "502", "504"),
     ("post", "/v1/actions/{action_id}/cancel"): ("410",),
     ("get", "/v1/jobs/{job_id}"): ("403",),
+    # 501: a runtime without speech adapters (AWS, for now); 502: the recognizer or synthesizer failed
+    ("post", "/v1/voice/transcribe"): ("413", "415", "501", "502"),
+    ("post", "/v1/voice/query"): ("404", "413", "415", "501", "502", "504"),
+    ("post", "/v1/voice/speak"): ("501", "502"),
 }
+AUDIO_TYPES = ("audio/wav", "audio/webm", "audio/ogg")
 BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html")
 UPLOAD_ENVELOPE = {
     "type": "object", "additionalProperties": False, "required": ["filename"],
@@ -116,6 +122,9 @@ def document(app: APIGatewayRestResolver) -> dict[str, Any]:
     _document_upload(spec["paths"]["/v1/documents"]["post"])
     _document_calculators(spec)
     spec["paths"].update(outside_the_resolver(local=required != "cognito"))
+    _audio_upload(spec["paths"]["/v1/voice/transcribe"]["post"], query=False)
+    _audio_upload(spec["paths"]["/v1/voice/query"]["post"], query=True)
+    _voice_answer(spec)
     return spec
 
 
@@ -209,6 +218,41 @@ def _document_upload(operation: dict[str, Any]) -> None:
     for media_type in BINARY_UPLOAD_TYPES:
         content[media_type] = {"schema": {"type": "string", "format": "binary", "minLength": 1}}
     operation["requestBody"] = {"required": True, "content": content}
+
+
+def _audio_upload(operation: dict[str, Any], *, query: bool) -> None:
+    """A recording as the raw body (up to 4 MiB and 60 s); /v1/voice/query also takes a session and ?speak."""
+    operation["requestBody"] = {"required": True, "content": {
+        media_type: {"schema": {"type": "string", "format": "binary", "minLength": 1}} for media_type in AUDIO_TYPES}}
+    if query:
+        operation["parameters"] = [
+            {"name": "session_id", "in": "query", "required": False, "schema": {"type": "string"},
+             "description": "continue this session"},
+            {"name": "speak", "in": "query", "required": False, "schema": {"type": "boolean"},
+             "description": "add the answer read aloud (WAV) as audio_wav_base64; or send Accept: audio/wav"},
+        ]
+    for code in ("413", "415"):
+        operation["responses"].setdefault(code, {"description": ERROR_DESCRIPTIONS[code], "content": {
+            "application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}})
+
+
+def _voice_answer(spec: dict[str, Any]) -> None:
+    """/v1/voice/query answers JSON (VoiceQueryResponse) or, with Accept: audio/*, the answer as a WAV: the route
+    returns either, so its schema is written here rather than from a return annotation."""
+    from voiceassist.speech import VoiceQueryResponse
+
+    shape = VoiceQueryResponse.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas = spec["components"]["schemas"]
+    for name, schema in shape.pop("$defs", {}).items():
+        schemas.setdefault(name, schema)
+    schemas["VoiceQueryResponse"] = shape
+    spec["paths"]["/v1/voice/query"]["post"]["responses"]["200"] = {
+        "description": "The cited answer with metadata.transcript; with Accept: audio/wav, the answer read aloud",
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/VoiceQueryResponse"}},
+                    "audio/wav": {"schema": {"type": "string", "format": "binary"}}}}
+    spec["paths"]["/v1/voice/speak"]["post"]["responses"]["200"] = {
+        "description": "The text read aloud", "content": {"audio/wav": {"schema": {"type": "string",
+                                                                                   "format": "binary"}}}}
 
 
 def swagger_page(spec: dict[str, Any]) -> str:

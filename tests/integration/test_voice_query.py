@@ -1,0 +1,101 @@
+"""Asking by voice on the local stack: a spoken sample-corpus question through the local server returns the
+cited answer (and, asked for, the answer as audio); a spoken question that names a patient is transcribed in
+this process and routed as PHI like a typed one: nothing heard reaches the cloud model, a log or a store.
+
+Whisper loads once per test process (adapters/local/whisper_stt.shared_model); these tests are the few that
+transcribe through the API."""
+
+from __future__ import annotations
+
+import io
+import json
+import urllib.request
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from voiceassist_local.asl_runner import LocalPipelineRunner
+from voiceassist_local.handlers import invoke
+from voiceassist_local.server import to_api_gateway_event
+
+from tests.stubs.openai_stub import StubReply
+from tests.stubs.query_stack import (
+    CLOUD_ANSWER,
+    IN_BOUNDARY_ANSWER,
+    SAGEMAKER_MODEL,
+    USER,
+    QueryStack,
+    find_phi,
+    query_stack,
+    recorded_logs,
+)
+from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
+
+pytestmark = pytest.mark.slow
+
+QUESTION = "What is the maximum daily dose of metformin?"
+PHI_QUESTION = "Patient John Smith, medical record number 4417823. What is the metformin dose for eGFR 40?"
+PHI_VALUES = ("John Smith", "Smith", "4417823")
+
+
+def post(url: str, path: str, body: bytes, content_type: str, accept: str = "application/json"
+         ) -> tuple[int, str, bytes]:
+    request = urllib.request.Request(url + path, data=body, method="POST",
+                                     headers={"Content-Type": content_type, "Accept": accept})
+    with urllib.request.urlopen(request, timeout=300) as reply:  # noqa: S310 - 127.0.0.1
+        return reply.status, reply.headers.get("Content-Type", ""), reply.read()
+
+
+def test_voice_query_answers_a_spoken_sample_question_with_its_citation(kb_server_url: str) -> None:
+    audio = EspeakTextToSpeech().synthesize(QUESTION)
+    status, content_type, body = post(kb_server_url, "/v1/voice/query", audio, "audio/wav")
+    assert status == 200 and content_type.startswith("application/json")
+    answer = json.loads(body)
+    assert "metformin" in answer["metadata"]["transcript"]["text"].lower()
+    assert answer["metadata"]["transcript"]["words"]
+    assert answer["metadata"]["phi_detected"] is False
+    assert answer["citations"] and answer["citations"][0]["doc_key"] == "sample-metformin"
+    assert "[1]" in answer["answer"] and answer["audio_wav_base64"] is None
+
+
+def test_voice_query_reads_the_answer_aloud_when_asked_for_audio(kb_server_url: str) -> None:
+    audio = EspeakTextToSpeech().synthesize(QUESTION)
+    status, content_type, body = post(kb_server_url, "/v1/voice/query", audio, "audio/wav", accept="audio/wav")
+    assert status == 200 and content_type == "audio/wav"
+    with wave.open(io.BytesIO(body)) as played:
+        assert played.getnframes() / played.getframerate() > 2.0  # a cited answer, not a beep
+
+
+@pytest.fixture
+def phi_stack(kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+              shared_embedder: Any, shared_phi_detector: Any) -> Iterator[QueryStack]:
+    with query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
+                     detector=shared_phi_detector, cloud_script=[StubReply(text=CLOUD_ANSWER)],
+                     sagemaker_script=[StubReply(text=IN_BOUNDARY_ANSWER)]) as stack:
+        yield stack
+
+
+def test_a_spoken_patient_name_is_transcribed_inside_and_routed_as_phi(
+        phi_stack: QueryStack, capfd: pytest.CaptureFixture[str]) -> None:
+    audio = EspeakTextToSpeech().synthesize(PHI_QUESTION)
+    event = to_api_gateway_event("POST", f"/v1/voice/query?session_id={phi_stack.session_id}",
+                                 {"content-type": "audio/wav"}, audio)
+    event["requestContext"]["authorizer"]["claims"]["sub"] = USER  # the session's owner
+    with recorded_logs() as logs:
+        reply = invoke("api", event)
+    assert reply["statusCode"] == 200, reply["body"]
+    answer = json.loads(reply["body"])
+    heard = answer["metadata"]["transcript"]["text"]
+    assert "Smith" in heard and "4417823" in heard.replace(",", "").replace(" ", "")  # the clinician sees it
+    # Then the transcript was detected and routed like a typed question with PHI: the in-boundary model answered
+    assert answer["metadata"]["phi_detected"] is True
+    assert answer["metadata"]["model"] == SAGEMAKER_MODEL
+    assert find_phi(PHI_VALUES, *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []
+    assert find_phi(PHI_VALUES, *(r.raw_text for r in phi_stack.pubmed.requests)) == []
+    out, err = capfd.readouterr()
+    assert find_phi(PHI_VALUES, *logs, out, err) == [], "what was heard reached a log"
+    assert find_phi(PHI_VALUES, *phi_stack.traces.entries) == []
+    assert find_phi(PHI_VALUES, *phi_stack.stored_text()) == [], "what was heard was stored raw"
+    assert "voice.query" in {r.action for r in phi_stack.deps.audit.list(user_id=USER, limit=100)}
