@@ -30,10 +30,11 @@ from voiceassist.ports import Reranker
 from voiceassist.query.rerank_features import FEATURES, features
 from voiceassist.query.search import MIN_MAX_FLOOR
 from voiceassist.query.trees import TreeEnsemble, load
+from voiceassist.settings import PACKAGE_DIR
 
 __all__ = ["MODEL_PATH", "IdentityReranker", "LearnedReranker", "Reranker"]
 
-MODEL_PATH = Path(__file__).resolve().parent.parent / "_data" / "rerank" / "lambdamart.json"
+MODEL_PATH = PACKAGE_DIR / "_data" / "rerank" / "lambdamart.json"
 
 
 class IdentityReranker:
