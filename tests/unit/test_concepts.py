@@ -65,3 +65,15 @@ def test_phi_boundary_a_name_detectors_guess_on_a_drug_is_read_but_a_patient_nam
 def test_evidence_a_topic_before_a_name_detectors_guess_is_still_a_topic() -> None:
     assert {c.label for c in evidence.question_concepts("amoxicillin dose for otitis <PERSON>")} >= {"otitis"}
     assert {c.label for c in evidence.question_concepts("Mrs. <PERSON> on metformin")} == {"metformin"}
+
+
+def test_phi_boundary_an_address_or_identifier_span_is_never_read_back() -> None:
+    query = "Mrs. Maria Garcia of 42 Elm Street, SSN 078-05-1120: epinephrine dose?"
+    redacted = "Mrs. <PERSON> of <STREET_ADDRESS>, SSN <US_SSN>: epinephrine dose?"
+    phi = PhiResult(contains_phi=True, redacted_text=redacted,
+                    entities=[PhiEntity(entity_type="PERSON", start=5, end=17),
+                              PhiEntity(entity_type="STREET_ADDRESS", start=21, end=34),
+                              PhiEntity(entity_type="US_SSN", start=40, end=51)])
+    restored = clinical_words_restored(query, phi)
+    assert "Elm" not in restored and "Street" not in restored and "078-05-1120" not in restored
+    assert "<STREET_ADDRESS>" in restored and "epinephrine" in restored

@@ -30,6 +30,7 @@ FOLLOW_UP_NOTE = "Read as a follow-up of your previous question."
 MAX_TOPICS = 4
 MIN_SHARE_OF_BEST = 0.5
 HISTORY_MESSAGES = 6
+RESTORABLE_ENTITY = "PERSON"  # the name detector guesses on lower-case clinical words; other entities are exact
 _SPAN_WORD = re.compile(r"[\w/'-]+")
 _TITLE = re.compile(r"\b(?:Mr|Mrs|Ms|Dr|Miss|Prof)\.?(?=\s)")
 _UNCHECKED_IDENTIFIER = re.compile(r"(?<![.?!:]\s)(?<!^)(?<=\s)[A-Z][a-z]\w*\.?|\S*[\d@]\S*")
@@ -50,7 +51,8 @@ def evidence_question(state: QueryState) -> str:
 def clinical_words_restored(query: str, phi: PhiResult) -> str:
     """The redacted question with the words of a redacted span that the terminology knows as clinical
     ("glipizide", "egfr", "abx": a name detector's guesses) put back, unless the word is also a Census given
-    name or surname: a patient's name stays redacted. Only the evidence score reads this text."""
+    name or surname: a patient's name stays redacted. Only a PERSON span is read back, never an address, an
+    e-mail or an identifier ("42 Elm Street" stays redacted). Only the evidence score reads this text."""
     if not phi.entities:
         return phi.redacted_text
     pieces: list[str] = []
@@ -61,7 +63,8 @@ def clinical_words_restored(query: str, phi: PhiResult) -> str:
         span = query[entity.start:entity.end]
         pieces.append(query[position:entity.start])
         words = _SPAN_WORD.findall(span)
-        kept = [w for w in words if concepts.is_clinical(w) and w.lower() not in name_words()]
+        kept = [w for w in words if entity.entity_type == RESTORABLE_ENTITY and concepts.is_clinical(w)
+                and w.lower() not in name_words()]
         # the tag first: a word just before a tag reads as its label ("SSN <US_SSN>") and is dropped
         pieces.append((f"<{entity.entity_type}> " if len(kept) < len(words) else "") + " ".join(kept))
         position = entity.end
