@@ -171,11 +171,14 @@ def test_a_client_that_leaves_mid_stream_closes_its_channel_and_the_server_goes_
     address = urlsplit(kb_server_url)
     body = json.dumps({"query": "What is the metformin dose for eGFR 40?"}).encode()
     with socket.create_connection((address.hostname, address.port), timeout=60) as client:
-        client.sendall(b"POST /v1/query/stream HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        client.sendall(f"POST /v1/query/stream HTTP/1.1\r\nHost: {address.netloc}\r\n".encode()
+                       + b"Content-Type: application/json\r\n"
                        + f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         received = b""
         while b"event: route" not in received:
-            received += client.recv(4096)
+            chunk = client.recv(4096)
+            assert chunk, f"the server closed the stream before its first event: {received[:200]!r}"
+            received += chunk
         # leave without reading the rest
     deadline = time.monotonic() + 60
     while HUB._channels and time.monotonic() < deadline:  # the run finishes on its own, then the face closes
