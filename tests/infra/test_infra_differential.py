@@ -75,7 +75,9 @@ def test_the_summary_writers_know_the_model_and_reach_its_runtime_over_privateli
     for name in SUMMARY_WRITERS:
         function = app_functions(synthesized, env)[name]
         assert {g["Fn::GetAtt"][0] for g in function["VpcConfig"]["SecurityGroupIds"]} <= admitted, name
-        assert _ids(function["VpcConfig"]["SubnetIds"]) == _ids(endpoint["SubnetIds"]), name
+        # the endpoint's network interfaces sit in the function's subnets (dev keeps them in one zone,
+        # `endpoint_zones`; private DNS resolves them VPC-wide, so the function's other zone reaches them too)
+        assert set(_ids(endpoint["SubnetIds"])) <= set(_ids(function["VpcConfig"]["SubnetIds"])), name
         variables = function["Environment"]["Variables"]
         assert variables[variable] == generate[variable], name  # the same model query_generate answers with
         assert variables[ENV_IN_BOUNDARY_PROVIDER] == generate[ENV_IN_BOUNDARY_PROVIDER], name

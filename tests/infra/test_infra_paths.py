@@ -144,7 +144,7 @@ def staged_local_api(local_deps: Any) -> Iterator[str]:
 
     from infra.constructs.api import REST_STAGE
 
-    api = make_server("127.0.0.1", 0)
+    api = make_server("127.0.0.1", 0, groups="admin,clinician")  # the smoke test uploads: an operator, an admin
     gateway = StageGateway(REST_STAGE, f"http://127.0.0.1:{api.server_address[1]}")
     threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in (api, gateway)]
     for thread in threads:
