@@ -10,11 +10,12 @@ packaging run (tests/artefacts/test_function_artefacts.py, grants.py) proves equ
 from __future__ import annotations
 
 import ipaddress
+import json
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import Synthesized, app_functions, resources
+from conftest import REPO_ROOT, Synthesized, app_functions, resources
 
 from infra.config import EnvironmentConfig, load_environment
 from voiceassist.constants.environment import PhiDetectorKind
@@ -149,10 +150,6 @@ class Network:
 
 
 def _config(env: str) -> EnvironmentConfig:
-    import json
-
-    from conftest import REPO_ROOT
-
     return load_environment(json.loads((REPO_ROOT / "cdk.json").read_text())["context"], env)
 
 
