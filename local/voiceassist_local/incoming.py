@@ -248,14 +248,14 @@ class IncomingFolderWatcher:
 
     def _lost(self, taken: Taken) -> bool:
         """No execution of this name in this process: the one the trigger started died with a killed server."""
-        try:
-            self._deps().pipelines.describe(taken.execution_id)
-        except NotFound:
-            return True
-        return False
+        return self._execution_status(taken) is None
 
     def _ended(self, taken: Taken) -> bool:
+        return self._execution_status(taken) != "RUNNING"
+
+    def _execution_status(self, taken: Taken) -> str | None:
+        """The status of the execution the trigger started, or None when this process has none of that name."""
         try:
-            return str(self._deps().pipelines.describe(taken.execution_id).status) != "RUNNING"
+            return str(self._deps().pipelines.describe(taken.execution_id).status)
         except NotFound:
-            return True
+            return None

@@ -111,45 +111,41 @@ def test_a_client_trickling_its_headers_is_cut_off(server: Any) -> None:
     assert closed
 
 
-def test_connections_beyond_the_limit_get_a_503_at_once_when_none_is_idle(local_deps) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def full_server(local_deps) -> Iterator[tuple[Any, list[socket.socket]]]:  # type: ignore[no-untyped-def]
+    """A server with room for two connections, and the two connections that fill it."""
     from voiceassist_local.server import ApiRequestHandler
 
     server = http_guard.GuardedServer(("127.0.0.1", 0), ApiRequestHandler, max_body_bytes=1000, max_connections=2)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     held = [socket.create_connection(server.server_address[:2], timeout=10) for _ in range(2)]
-    try:
-        for connection in held:  # each in the middle of a request: its body is still on its way
-            connection.sendall(b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-                               b"Content-Length: 100\r\n\r\n{")
-        time.sleep(0.3)
-        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-        status, body = status_and_body(reply)
-        assert status == 503 and body["error"]["retry_after"] == 1
-    finally:
-        for connection in held:
-            connection.close()
-        server.shutdown()
-        server.server_close()
+    yield server, held
+    for connection in held:
+        connection.close()
+    server.shutdown()
+    server.server_close()
 
 
-def test_idle_connections_are_closed_to_make_room_for_a_request(local_deps) -> None:  # type: ignore[no-untyped-def]
-    from voiceassist_local.server import ApiRequestHandler
+def test_connections_beyond_the_limit_get_a_503_at_once_when_none_is_idle(
+        full_server: tuple[Any, list[socket.socket]]) -> None:
+    server, held = full_server
+    for connection in held:  # each in the middle of a request: its body is still on its way
+        connection.sendall(b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           b"Content-Length: 100\r\n\r\n{")
+    time.sleep(0.3)
+    reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    status, body = status_and_body(reply)
+    assert status == 503 and body["error"]["retry_after"] == 1
 
-    server = http_guard.GuardedServer(("127.0.0.1", 0), ApiRequestHandler, max_body_bytes=1000, max_connections=2)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    held = [socket.create_connection(server.server_address[:2], timeout=10) for _ in range(2)]
-    try:
-        time.sleep(0.3)  # both accepted and each held by its thread, waiting for a request line
-        reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        assert status_and_body(reply)[0] == 200
-        assert held[0].recv(1) == b""  # the one idle the longest was closed
-    finally:
-        for connection in held:
-            connection.close()
-        server.shutdown()
-        server.server_close()
+
+def test_idle_connections_are_closed_to_make_room_for_a_request(
+        full_server: tuple[Any, list[socket.socket]]) -> None:
+    server, held = full_server
+    time.sleep(0.3)  # both accepted and each held by its thread, waiting for a request line
+    reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    assert status_and_body(reply)[0] == 200
+    assert held[0].recv(1) == b""  # the one idle the longest was closed
 
 
 def test_fifty_simultaneous_connections_are_all_served(server: Any) -> None:

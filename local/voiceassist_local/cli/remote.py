@@ -206,11 +206,17 @@ def _checked(reply: Reply) -> Any:
     return reply.body
 
 
+def _printed_as_json(args: argparse.Namespace, value: object) -> bool:
+    """With --json, print the server's answer as it came and say so; the caller then prints nothing else."""
+    if args.json:
+        print(json.dumps(value, indent=2))
+    return bool(args.json)
+
+
 def documents_list(args: argparse.Namespace) -> int:
     body = _checked(_api().call("GET", path_with("/v1/documents", {"status": args.status, "limit": args.limit})))
     documents = body["documents"]
-    if args.json:
-        print(json.dumps(documents, indent=2))
+    if _printed_as_json(args, documents):
         return 0
     for d in documents:
         meta = d["metadata"]
@@ -222,8 +228,7 @@ def documents_list(args: argparse.Namespace) -> int:
 
 def documents_show(args: argparse.Namespace) -> int:
     document = _checked(_api().call("GET", f"/v1/documents/{args.doc_id}"))
-    if args.json:
-        print(json.dumps(document, indent=2))
+    if _printed_as_json(args, document):
         return 0
     meta = document["metadata"]
     for label, value in (("doc_id", document["doc_id"]), ("doc_key", document["doc_key"]),
@@ -240,8 +245,7 @@ def documents_show(args: argparse.Namespace) -> int:
 
 def documents_delete(args: argparse.Namespace) -> int:
     document = _checked(_api().call("DELETE", f"/v1/documents/{args.doc_id}"))
-    if args.json:
-        print(json.dumps(document, indent=2))
+    if _printed_as_json(args, document):
         return 0
     print(f"deleted {document['doc_id']} ({document['metadata']['title']}): no longer searched")
     return 0

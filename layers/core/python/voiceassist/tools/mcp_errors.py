@@ -32,12 +32,20 @@ MESSAGES = {
 
 def has_invalid_id(body: bytes) -> bool:
     """Whether the body is a JSON-RPC request (or batch) with an id that is not a string, a number or null."""
-    try:
-        message = json.loads(body)
-    except ValueError:
+    parsed = _parsed(body)
+    if parsed is None:
         return False
-    messages = message if isinstance(message, list) else [message]
+    _, messages = parsed
     return any(isinstance(m, dict) and "id" in m and not _valid_id(m["id"]) for m in messages)
+
+
+def _parsed(body: bytes) -> tuple[Any, list[Any]] | None:
+    """The body's JSON and its messages (a batch's items, or the one message); None when it is not JSON."""
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    return value, value if isinstance(value, list) else [value]
 
 
 def _valid_id(value: Any) -> bool:
@@ -55,11 +63,10 @@ def as_json_rpc(status: int, headers: dict[str, str], body: bytes) -> bytes:
 
 def without_echo(body: bytes) -> bytes:
     """The reply with each JSON-RPC error's message replaced by the specification's and its data dropped."""
-    try:
-        reply = json.loads(body)
-    except ValueError:
+    parsed = _parsed(body)
+    if parsed is None:
         return body
-    replies = reply if isinstance(reply, list) else [reply]
+    reply, replies = parsed
     changed = False
     for item in replies:
         error = item.get("error") if isinstance(item, dict) else None

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from voiceassist.adapters.local.atomic_file import write_atomically
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 
 METADATA_DIR = ".meta"
@@ -68,8 +67,8 @@ class FolderBlobStore:
         path = self._path(key)
         sidecar = {"content_type": content_type, "metadata": normalise_metadata(metadata)}
         try:
-            _write_atomically(path, data)
-            _write_atomically(self._sidecar(key), json.dumps(sidecar).encode("utf-8"))
+            write_atomically(path, data)
+            write_atomically(self._sidecar(key), json.dumps(sidecar).encode("utf-8"))
         except (NotADirectoryError, FileExistsError, IsADirectoryError) as exc:
             raise Conflict(f"blob key {key!r} clashes with a stored key that is a folder of it, or under it"
                            ) from exc
@@ -105,16 +104,3 @@ class FolderBlobStore:
     def _sidecar(self, key: str) -> Path:
         return self.root / METADATA_DIR / validate_blob_key(key)
 
-
-def _write_atomically(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -15,15 +15,13 @@ next append, from the heads as they are then).
 from __future__ import annotations
 
 import builtins
-import contextlib
 import fcntl
 import json
-import os
 import sqlite3
-import tempfile
 from pathlib import Path
 
 from voiceassist.adapters.aws.dynamodb_tables import check_limit, timestamp_key
+from voiceassist.adapters.local.atomic_file import write_atomically
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
 from voiceassist.audit_chain import chained
 from voiceassist.errors import Conflict, NotFound
@@ -97,7 +95,7 @@ class SqliteAuditLog:
             if anchors.get(partition, (0, ""))[0] >= sequence:
                 return
             anchors[partition] = (sequence, record_hash)
-            _replace(self.anchor_path, json.dumps({p: list(v) for p, v in sorted(anchors.items())}).encode())
+            write_atomically(self.anchor_path, json.dumps({p: list(v) for p, v in sorted(anchors.items())}).encode())
 
     def anchors(self) -> dict[str, tuple[int, str]] | None:
         try:
@@ -164,17 +162,3 @@ def _head(row: tuple[object, ...] | None) -> tuple[int, str] | None:
         return int(str(row[0])), str(row[1])
     except ValueError:
         return -1, str(row[1])  # an edited head is a break (verify), not a crash
-
-
-def _replace(path: Path, data: bytes) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-anchor-")
-    try:
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
