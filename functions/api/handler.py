@@ -19,6 +19,7 @@ from routes import (
     passages,
     query,
     sessions,
+    telemetry,
     tools,
     uploads,
     voice,
@@ -40,7 +41,7 @@ def cors_config() -> CORSConfig | None:
 app = APIGatewayRestResolver(enable_validation=True, cors=cors_config())
 app.configure_openapi(title="VoiceAssist API", version=__version__,
                       summary="Clinical question answering with numbered citations and a PHI boundary")
-for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages, voice):
+for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages, voice, telemetry):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
 input_policy.register(app)

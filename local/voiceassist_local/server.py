@@ -10,7 +10,12 @@ from __future__ import annotations
 
 import json
 
-from voiceassist_local import event_stream, mcp_face, web_face  # noqa: F401 - importing registers the faces
+from voiceassist_local import (  # noqa: F401 - importing registers the faces
+    event_stream,
+    mcp_face,
+    metrics_face,
+    web_face,
+)
 from voiceassist_local.http_api import (  # noqa: F401 - the names callers import from here
     ADMIN_GROUPS,
     LOCAL_GROUPS,

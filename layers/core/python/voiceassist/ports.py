@@ -9,6 +9,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -32,6 +33,7 @@ from voiceassist.models import (
     StoredAuditRow,
     ToolDefinition,
 )
+from voiceassist.telemetry.points import MetricAggregate, MetricPoint
 
 Vectors = npt.NDArray[np.float32]
 
@@ -426,3 +428,19 @@ class WebSearchProvider(Protocol):
     name: str
 
     def search(self, query: str, *, count: int = 5, deadline_s: float = 8.0) -> list[WebResult]: ...
+
+
+@runtime_checkable
+class MetricSink(Protocol):
+    """Where the operator's metrics go (voiceassist.telemetry.points, names in constants.metrics): CloudWatch EMF
+    lines on AWS, a SQLite table locally. Recording never fails the caller's work: a sink swallows its errors."""
+
+    def record(self, points: Sequence[MetricPoint]) -> None: ...
+
+
+@runtime_checkable
+class MetricReader(Protocol):
+    """The recorded metrics, aggregated per series over a window (the admin telemetry view, `GET /metrics`)."""
+
+    def aggregate(self, *, since: datetime, until: datetime | None = None, by_user: bool = False
+                  ) -> builtins.list[MetricAggregate]: ...

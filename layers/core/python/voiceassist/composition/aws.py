@@ -19,6 +19,8 @@ if TYPE_CHECKING:
         FieldCipher,
         JobStore,
         KeyValueState,
+        MetricReader,
+        MetricSink,
         PageOcr,
         PhiDetector,
         PipelineRunner,
@@ -91,6 +93,18 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
 
         return DynamoDbKeyValueState(str(self.settings.state_table), client=self._dynamodb)
+
+    @cached_property
+    def metrics(self) -> MetricSink:
+        from voiceassist.adapters.aws.emf_metrics import EmfMetricSink
+
+        return EmfMetricSink()
+
+    @cached_property
+    def metric_reader(self) -> MetricReader:
+        from voiceassist.adapters.aws.cloudwatch_metrics import CloudWatchMetricReader
+
+        return CloudWatchMetricReader(region_name=self.settings.region)
 
     @cached_property
     def tool_registry(self) -> ToolRegistry:

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
         FieldCipher,
         JobStore,
         KeyValueState,
+        MetricReader,
+        MetricSink,
         PageOcr,
         PhiDetector,
         PipelineRunner,
@@ -97,6 +99,16 @@ class Dependencies:
 
     @cached_property
     def state(self) -> KeyValueState:
+        raise NotImplementedError
+
+    @cached_property
+    def metrics(self) -> MetricSink:
+        """The operator's metrics (voiceassist.telemetry.points): EMF lines on AWS, the SQLite store locally."""
+        raise NotImplementedError
+
+    @cached_property
+    def metric_reader(self) -> MetricReader:
+        """The recorded metrics, aggregated (the admin telemetry view, `GET /metrics`)."""
         raise NotImplementedError
 
     @cached_property
@@ -204,7 +216,7 @@ class Dependencies:
         detector = DeferredDetector(lambda: self.phi_detector)
         options: dict[str, Any] = {"env": ToolEnvironment(ctx=self.query), "detector": detector,
                                    "limiter": self.rate_limiter, "actions": PendingActions(self.state),
-                                   "audit": self.audit}
+                                   "audit": self.audit, "metrics": self.metrics}
         if self.tool_runner is not None:  # the embedding tools run in the function that has the ML layer
             from voiceassist.tools.remote import RemoteToolExecutor
 

@@ -19,6 +19,8 @@ if TYPE_CHECKING:
         FieldCipher,
         JobStore,
         KeyValueState,
+        MetricReader,
+        MetricSink,
         PageOcr,
         PipelineRunner,
         RateLimiter,
@@ -77,6 +79,20 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
         from voiceassist.adapters.local.sqlite_state import SqliteKeyValueState
 
         return SqliteKeyValueState(self._sqlite)
+
+    @cached_property
+    def _metric_store(self) -> Any:
+        from voiceassist.adapters.local.sqlite_metrics import SqliteMetricStore
+
+        return SqliteMetricStore(self._sqlite)
+
+    @cached_property
+    def metrics(self) -> MetricSink:
+        return self._metric_store  # type: ignore[no-any-return]
+
+    @cached_property
+    def metric_reader(self) -> MetricReader:
+        return self._metric_store  # type: ignore[no-any-return]
 
     @cached_property
     def rate_limiter(self) -> RateLimiter:

@@ -27,6 +27,7 @@ from voiceassist.ingest.artifacts import (
     received_chunks,
 )
 from voiceassist.ingest.injection import injection_flags
+from voiceassist.ingest.metrics import ABANDONED, completed_points, failed_points
 from voiceassist.ingest.recovery import stamp
 from voiceassist.models import (
     Chunk,
@@ -38,7 +39,7 @@ from voiceassist.models import (
     utc_now,
 )
 from voiceassist.observability import logger
-from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, PageOcr, SearchIndex, Vectors
+from voiceassist.ports import BlobStore, DocumentStore, Embedder, JobStore, MetricSink, PageOcr, SearchIndex, Vectors
 
 EMBED_BATCH = 64  # chunks per embed call: a long document reports progress after each
 INDEX_BATCH = 500
@@ -57,6 +58,8 @@ class IngestionContext(Protocol):
     def documents(self) -> DocumentStore: ...
     @property
     def jobs(self) -> JobStore: ...
+    @property
+    def metrics(self) -> MetricSink: ...
     @property
     def index(self) -> SearchIndex: ...
     @property
@@ -230,6 +233,7 @@ def finalize_document(ctx: IngestionContext, doc_id: str, job_id: str, *, stored
         _move(ctx, completed, JobState.SUPERSEDED, reason=f"superseded by version {newer[-1].version}")
     if stored_artifacts:
         delete_artifacts(ctx.blobs, doc_id)
+    ctx.metrics.record(completed_points(completed))
     return {"status": "SUPERSEDED" if newer else "COMPLETED", "chunks": job.chunks_total}
 
 
@@ -243,6 +247,7 @@ def _abandon(ctx: IngestionContext, job: IndexingJob, document: KnowledgeDocumen
         delete_artifacts(ctx.blobs, document.doc_id)
     reason = f"the document was {document.status.value.lower()} while it was being indexed; nothing was activated"
     _move(ctx, job, JobState.FAILED, reason=reason)
+    ctx.metrics.record(failed_points(job, ABANDONED))
     logger.warning("ingest abandoned", extra={"job_id": job.job_id, "doc_id": document.doc_id,
                                               "status": document.status.value})
     return {"status": "FAILED", "reason": reason}
@@ -290,6 +295,7 @@ def fail_job(ctx: IngestionContext, job_id: str, doc_id: str, error: dict[str, A
                                   expected_status=document.status)
     delete_artifacts(ctx.blobs, doc_id)
     _move(ctx, job, JobState.FAILED, reason=reason)
+    ctx.metrics.record(failed_points(job, str(error.get("Error")) if error else None))
     logger.warning("ingest failed", extra={"job_id": job_id, "doc_id": doc_id, "reason": reason})
     return {"status": "FAILED", "reason": reason}
 

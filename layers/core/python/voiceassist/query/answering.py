@@ -151,6 +151,7 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
     state.model_in_boundary = next((a.in_boundary for a in reversed(result.attempts) if a.ok), None)
     state.usage.prompt_tokens += result.usage.prompt_tokens
     state.usage.completion_tokens += result.usage.completion_tokens
+    state.usage.cost_usd = round(state.usage.cost_usd + result.usage.cost_usd, 8)
     state.extractive = False
     warnings = [*plan.warnings, *result.warnings]
     if tier == "fallback":

@@ -1,10 +1,12 @@
-"""The query pipeline's last step: the audit record, with redacted text and a hash, never the raw question."""
+"""The query pipeline's last step: the audit record, with redacted text and a hash, never the raw question, and
+the question's metrics (query/metrics.py) from the same finished state."""
 
 from __future__ import annotations
 
 import hashlib
 
 from voiceassist.models import AnswerStatus, AuditOutcome, AuditRecord
+from voiceassist.query.metrics import question_points
 from voiceassist.query.state import QueryContext, QueryState
 
 
@@ -20,6 +22,7 @@ def audit(ctx: QueryContext, state: QueryState, *, outcome: AuditOutcome | None 
     )
     ctx.audit.append(record)
     state.audit_id = record.audit_id
+    ctx.metrics.record(question_points(state))  # what the record says, as the operator's metrics
     return state
 
 

@@ -40,6 +40,7 @@ from voiceassist.ports import (
     ChatModel,
     Embedder,
     KeyValueState,
+    MetricSink,
     PhiDetector,
     Reranker,
     SearchIndex,
@@ -142,6 +143,8 @@ class QueryContext(Protocol):
     @property
     def audit(self) -> AuditLog: ...
     @property
+    def metrics(self) -> MetricSink: ...
+    @property
     def sessions(self) -> SessionStore: ...
     @property
     def state(self) -> KeyValueState: ...  # shared circuit-breaker state
@@ -190,7 +193,7 @@ _DEFAULTS: dict[str, Any] = {}
 def response_of(state: QueryState) -> QueryResponse:
     """The API's view of a finished state."""
     answer = state.answer or state.clarifying_question or ""
-    if _status(state) is AnswerStatus.ANSWERED_OTHER_POPULATION and state.population_conflict:
+    if status_of(state) is AnswerStatus.ANSWERED_OTHER_POPULATION and state.population_conflict:
         answer = f"{state.population_conflict}\n\n{answer}"
     return QueryResponse(
         answer=answer,
@@ -202,13 +205,14 @@ def response_of(state: QueryState) -> QueryResponse:
             intent_confidence=state.intent_confidence, model=state.model or "none", extractive=state.extractive,
             degraded=state.degraded, sources_searched=state.sources_searched, warnings=state.warnings,
             usage=state.usage, latency_ms=state.latency_ms, trace_id=state.trace_id,
-            answer_status=_status(state), evidence_score=state.evidence_score, grounding=state.grounding,
+            answer_status=status_of(state), evidence_score=state.evidence_score, grounding=state.grounding,
             plan=state.plan,
         ),
     )
 
 
-def _status(state: QueryState) -> AnswerStatus:
+def status_of(state: QueryState) -> AnswerStatus:
+    """The kind of reply the response carries (its metadata.answer_status)."""
     if state.answer_status is not None:
         return state.answer_status
     if state.population_conflict and state.answer and state.citations:

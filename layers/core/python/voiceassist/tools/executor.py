@@ -20,12 +20,13 @@ from voiceassist.errors import InvalidInput, NotFound, VoiceAssistError
 from voiceassist.models import AuditOutcome, AuditRecord, PhiResult, ToolCall, ToolResult
 from voiceassist.observability import log_failure
 from voiceassist.phi.detection import failed_result
-from voiceassist.ports import AuditLog, PhiDetector, RateLimiter
+from voiceassist.ports import AuditLog, MetricSink, PhiDetector, RateLimiter
 from voiceassist.safety.input_screen import REFUSAL, screen_all
 from voiceassist.tools.actions import PendingActions
 from voiceassist.tools.calculators.registry import describe_validation_error
 from voiceassist.tools.errors import InputRefused, PhiRefused, RateLimited, ToolForbidden, ToolTimeout
 from voiceassist.tools.events import ToolEvent, ToolEvents
+from voiceassist.tools.metrics import tool_points
 from voiceassist.tools.registry import Tool, ToolEnvironment, ToolOutput, ToolRegistry
 
 RATE_WINDOW_S = 60
@@ -58,7 +59,7 @@ class _Checked:
 class ToolExecutor:
     def __init__(self, registry: ToolRegistry, *, env: ToolEnvironment, detector: PhiDetector,
                  limiter: RateLimiter, actions: PendingActions, audit: AuditLog,
-                 events: ToolEvents | None = None) -> None:
+                 events: ToolEvents | None = None, metrics: MetricSink | None = None) -> None:
         self.registry = registry
         self._env = env
         self._detector = detector
@@ -66,6 +67,7 @@ class ToolExecutor:
         self.actions = actions
         self._audit = audit
         self.events = events or ToolEvents()
+        self._metrics = metrics
 
     def execute(self, call: ToolCall, caller: Caller) -> ToolResult:
         """Run one call through the whole lifecycle; never raises for a refusal or a tool's failure."""
@@ -104,7 +106,7 @@ class ToolExecutor:
                                 content=f"the tool {call.name} failed ({type(exc).__name__}); do not retry it")
         result.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         result.carries_phi = result.carries_phi or caller.turn_has_phi or bool(checked and checked.args_have_phi)
-        self._write_audit(call, caller, checked, result)
+        self._write_audit(call, caller, checked, result, confirmed=confirmed)
         self.events.emit(ToolEvent("tool_result", call.call_id, call.name, result.status, result.latency_ms))
         return result
 
@@ -186,7 +188,8 @@ class ToolExecutor:
         return ToolResult(name=call.name, call_id=call.call_id, ok=True, content=output.content,
                           data=output.data, sources=output.sources, carries_phi=output.carries_phi)
 
-    def _write_audit(self, call: ToolCall, caller: Caller, checked: _Checked | None, result: ToolResult) -> None:
+    def _write_audit(self, call: ToolCall, caller: Caller, checked: _Checked | None, result: ToolResult, *,
+                     confirmed: bool = False) -> None:
         redacted = checked.redacted if checked and checked.redacted else {"arguments": "<NOT_CHECKED>"}
         canonical = json.dumps(call.arguments, sort_keys=True, default=str)
         outcome = (AuditOutcome.ANSWERED if result.status == 200 else AuditOutcome.CLARIFY if result.status == 202
@@ -199,6 +202,8 @@ class ToolExecutor:
             intent=f"input_screen:{checked.screened}" if checked and checked.screened else "tool",
             model=caller.channel, response_id=call.call_id, outcome=outcome,
             latency_ms={"tool": result.latency_ms}, tool=call.name, tool_status=result.status))
+        if self._metrics is not None:
+            self._metrics.record(tool_points(result, registered=self.registry, confirmed=confirmed))
 
 
 class DeferredDetector:
