@@ -25,7 +25,7 @@ CDK_CLI := 2.1148.x
 # the command with its own output (pip's "Collecting ..." lines), then says how long it took.
 step = @start=$$(date +%s); echo "==> $(1) ($(2))"; $(3) && echo "    done in $$(( $$(date +%s) - start )) s"
 
-.PHONY: install install-dev run test test-fast test-tools lint typecheck synth layers bench clean rerank-model
+.PHONY: install install-dev run test test-fast test-tools lint typecheck synth layers bench bench-peers clean rerank-model
 
 $(RUN_STAMP):
 	@test -x $(BIN)/python || { echo "==> Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
@@ -89,6 +89,21 @@ rerank-model: install-dev
 # Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
 bench: install-dev
 	@for script in bench/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+# bench/peers.py: our index beside Chroma, LanceDB, Qdrant's local mode and bm25s (docs/benchmarks.md, "Peers"). The
+# peers are pinned in bench/peer_engines/requirements.txt and go into their own virtualenv, never into .venv.
+# PEERS_ARGS for smaller runs, e.g. PEERS_ARGS="--repetitions 1 --scale-chunks 10000".
+BENCH_VENV := .artifacts/bench-venv
+BENCH_PEERS_STAMP := $(BENCH_VENV)/.installed-$(shell sha1sum bench/peer_engines/requirements.txt | cut -c1-12)
+PEERS_ARGS ?=
+$(BENCH_PEERS_STAMP):
+	@test -x $(BENCH_VENV)/bin/python || { echo "==> Creating $(BENCH_VENV) with $(PYTHON)"; $(PYTHON) -m venv $(BENCH_VENV); }
+	$(call step,the peers in bench/peer_engines/requirements.txt into $(BENCH_VENV),2 to 5 minutes on a fresh machine,$(BENCH_VENV)/bin/python -m pip --disable-pip-version-check install -q -r bench/peer_engines/requirements.txt)
+	@rm -f $(BENCH_VENV)/.installed-*
+	@touch $@
+
+bench-peers: install $(BENCH_PEERS_STAMP)
+	$(BIN)/python bench/peers.py --venv $(BENCH_VENV) $(PEERS_ARGS)
 
 clean:
 	rm -rf .data cdk.out .pytest_cache .mypy_cache .ruff_cache

@@ -45,7 +45,6 @@ class Fts5Tokenizer:
             f"CREATE VIRTUAL TABLE scratch USING fts5(text, title, content = '', tokenize = '{tokenize}')"
         )
         self._db.execute("CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab(scratch, 'instance')")
-        self._db.execute("CREATE VIRTUAL TABLE scratch_columns USING fts5vocab(scratch, 'col')")
         self._lock = threading.Lock()
         self._single_tokens: dict[str, str | None] = {}
 
@@ -54,22 +53,25 @@ class Fts5Tokenizer:
             self._db.close()
 
     def count_terms(self, rows: Sequence[tuple[str, str]]) -> list[dict[str, tuple[int, int]]]:
-        """For each (text, title): token -> (occurrences in text, occurrences in title)."""
-        counted = []
+        """For each (text, title): token -> (occurrences in text, occurrences in title).
+
+        All rows go into the scratch table in one transaction and SQLite counts every (row, token) pair
+        from the 'instance' vocabulary in one grouped query: one statement per batch, not four per row.
+        """
+        counted: list[dict[str, tuple[int, int]]] = [{} for _ in rows]
+        if not rows:
+            return counted
         with self._lock:
-            for text, title in rows:
-                # One row at a time: the 'col' vocabulary then holds exactly that row's counts per column.
-                self._db.execute("BEGIN")
-                try:
-                    self._db.execute("INSERT INTO scratch (rowid, text, title) VALUES (1, ?, ?)", (text, title))
-                    columns = self._db.execute("SELECT term, col, cnt FROM scratch_columns").fetchall()
-                finally:
-                    self._db.execute("ROLLBACK")  # empties the scratch table
-                counts: dict[str, list[int]] = {}
-                for token, column, occurrences in columns:
-                    counts.setdefault(token, [0, 0])[column == "title"] = occurrences
-                counted.append({token: (text_count, title_count) for token, (text_count, title_count)
-                                in counts.items()})
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("INSERT INTO scratch (rowid, text, title) VALUES (?, ?, ?)",
+                                     [(number, text, title) for number, (text, title) in enumerate(rows, 1)])
+                pairs = self._db.execute("SELECT doc, term, SUM(col = 'text'), SUM(col = 'title')"
+                                         " FROM scratch_tokens GROUP BY doc, term").fetchall()
+            finally:
+                self._db.execute("ROLLBACK")  # empties the scratch table
+        for row, token, text_count, title_count in pairs:
+            counted[row - 1][token] = (text_count, title_count)
         return counted
 
     def single_tokens(self, words: Sequence[str]) -> list[str] | None:

@@ -1,0 +1,187 @@
+"""One engine, one data set, one repetition of bench/peers.py, in a process of its own; writes JSON.
+
+    <python> bench/peer_engines/worker.py ENGINE WORK_FOLDER ENGINE_FOLDER RESULT_FILE [--timed-queries N]
+
+bench/peers.py starts this file once per (repetition, data set, engine), with the project's .venv for
+`voiceassist` and `opensearch`, and with the benchmark's own virtual environment (.artifacts/bench-venv) for
+the peers, so no peer is ever imported by the project. WORK_FOLDER holds what peers.py prepared: docs.json
+(ids, doc keys, titles, texts), vectors.npy (unit float32, all-MiniLM-L6-v2 from our ONNX encoder, the same
+for every engine), queries.json and query_vectors.npy. The process, fresh each time, measures in order:
+
+1. build: every chunk into an empty index in ENGINE_FOLDER, batches of 1,000; wall and CPU seconds, peak
+   RSS of the process (and its RSS before the build, with the data already loaded), size on disk after.
+2. rankings: each of the engine's modes ranks the first 100 documents for every query (peers.py scores them
+   on the dev judgements), single client; wall and CPU milliseconds per query.
+3. throughput: the engine's first mode (its best), 8 client threads over the queries.
+4. update: 1 % of the documents re-ingested one document at a time (same id, a perturbed vector), then
+   delete: another 1 % deleted one document at a time; milliseconds per document.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import sys
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+DEPTH = 100
+BATCH = 1_000
+CLIENTS = 8
+
+
+class Work:
+    """The prepared data set (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        docs = json.loads((folder / "docs.json").read_text())
+        self.ids: list[str] = docs["ids"]
+        self.doc_keys: list[str] = docs["doc_keys"]
+        self.titles: list[str] = docs["titles"]
+        self.texts: list[str] = docs["texts"]
+        self.vectors = np.load(folder / "vectors.npy")
+        queries = json.loads((folder / "queries.json").read_text())
+        self.query_ids: list[str] = queries["ids"]
+        self.query_texts: list[str] = queries["texts"]
+        self.query_vectors = np.load(folder / "query_vectors.npy")
+
+
+class Engine:
+    """What every engine implements; `modes` lists its search modes, the best (by dev nDCG@10) first."""
+
+    modes: tuple[str, ...] = ()
+
+    def build(self, work: Work, rows: Sequence[int]) -> None:
+        raise NotImplementedError
+
+    def search(self, mode: str, text: str, vector: np.ndarray) -> list[str]:
+        """The first DEPTH document keys, best first."""
+        raise NotImplementedError
+
+    def update(self, work: Work, row: int, vector: np.ndarray) -> None:
+        raise NotImplementedError
+
+    def delete(self, work: Work, row: int) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Flush whatever the engine keeps in memory to ENGINE_FOLDER."""
+
+    def disk_mb(self, folder: Path) -> float:
+        return folder_mb(folder)
+
+    def drop(self) -> None:
+        """Remove what the engine keeps outside ENGINE_FOLDER (a server's index)."""
+
+
+def peak_rss_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def folder_mb(folder: Path) -> float:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file()) / 1e6
+
+
+def timed(action: Callable[[], Any]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    action()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def run(engine: Engine, work: Work, folder: Path, timed_queries: int) -> dict[str, Any]:
+    rows = list(range(len(work.ids)))
+    rss_before = peak_rss_mb()
+    wall, cpu = timed(lambda: engine.build(work, rows))
+    result: dict[str, Any] = {"chunks": len(rows), "build_s": wall, "build_cpu_s": cpu,
+                              "rss_before_mb": rss_before, "peak_rss_mb": peak_rss_mb()}
+    engine.close()
+    result["disk_mb"] = engine.disk_mb(folder)
+    queries = list(zip(work.query_texts, work.query_vectors, strict=True))
+    engine.search(engine.modes[0], queries[0][0], queries[0][1])  # loads whatever is lazy, outside the timings
+    result["modes"] = {}
+    for mode in engine.modes:
+        rankings, walls, cpus = [], [], []
+        for number, (text, vector) in enumerate(queries):
+            wall_started, cpu_started = time.perf_counter(), time.process_time()
+            ranked = engine.search(mode, text, vector)
+            if number < timed_queries:
+                walls.append((time.perf_counter() - wall_started) * 1000)
+                cpus.append((time.process_time() - cpu_started) * 1000)
+            rankings.append(ranked)
+        result["modes"][mode] = {"wall_ms": walls, "cpu_ms": cpus, "rankings": rankings}
+    best = engine.modes[0]
+    load = queries[: max(timed_queries, CLIENTS)]
+    with ThreadPoolExecutor(CLIENTS) as clients:
+        wall, cpu = timed(lambda: list(clients.map(lambda q: engine.search(best, q[0], q[1]), load)))
+    result["throughput_qps"], result["throughput_cpu_ms_per_query"] = len(load) / wall, cpu * 1000 / len(load)
+    changed = rows[::100]  # 1 %, spread over the corpus
+    gone = rows[50::100]  # another 1 %
+    noise = np.random.default_rng(5).standard_normal((len(changed), work.vectors.shape[1])).astype(np.float32)
+    moved = work.vectors[changed] + 0.05 * noise
+    moved /= np.linalg.norm(moved, axis=1, keepdims=True)
+    result["update"] = changes(lambda: [engine.update(work, row, moved[i]) for i, row in enumerate(changed)],
+                               len(changed))
+    result["delete"] = changes(lambda: [engine.delete(work, row) for row in gone], len(gone))
+    result["after_changes_ranked"] = len(engine.search(best, queries[0][0], queries[0][1]))
+    engine.close()
+    engine.drop()
+    result["peak_rss_end_mb"] = peak_rss_mb()
+    return result
+
+
+def changes(action: Callable[[], Any], documents: int) -> dict[str, Any] | None:
+    """Milliseconds (wall, CPU) per document changed; None for an engine that cannot change its index."""
+    try:
+        wall, cpu = timed(action)
+    except NotImplementedError:
+        return None
+    return {"documents": documents, "ms_per_doc": wall * 1000 / max(1, documents),
+            "cpu_ms_per_doc": cpu * 1000 / max(1, documents)}
+
+
+def engine_named(name: str, folder: Path) -> Engine:
+    if name == "voiceassist":
+        from ours import VoiceAssistEngine
+        return VoiceAssistEngine(folder)
+    if name == "opensearch":
+        from ours import OpenSearchEngine
+        return OpenSearchEngine(folder)
+    import others
+    return others.ENGINES[name](folder)
+
+
+def versions() -> dict[str, str]:
+    from importlib.metadata import PackageNotFoundError, version
+    found = {}
+    for package in ("chromadb", "lancedb", "qdrant-client", "bm25s", "PyStemmer", "numpy", "voiceassist",
+                    "opensearch-py"):
+        try:
+            found[package] = version(package)
+        except PackageNotFoundError:
+            continue
+    return found
+
+
+def main(argv: list[str]) -> int:
+    name, work_folder, engine_folder, result_file = argv[:4]
+    timed_queries = int(argv[5]) if len(argv) > 5 and argv[4] == "--timed-queries" else 10**9
+    sys.path.insert(0, str(Path(__file__).parent))
+    work = Work(Path(work_folder))
+    folder = Path(engine_folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    engine = engine_named(name, folder)
+    result = run(engine, work, folder, timed_queries)
+    result["versions"] = versions()
+    result["pid"] = os.getpid()
+    Path(result_file).write_text(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

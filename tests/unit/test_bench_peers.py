@@ -1,0 +1,86 @@
+"""bench/peers.py's scoring and table on hand-made runs: no peer is installed or imported, nothing is timed."""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "peers.py"
+
+
+@pytest.fixture(scope="module")
+def peers() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_peers", BENCH)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run(rankings: dict[str, list[list[str]]], *, build_s: float, p95_ms: float, update: float | None) -> dict[str, Any]:
+    """One repetition as bench/peer_engines/worker.py writes it (20 timed queries per mode)."""
+    timings = [1.0] * 18 + [p95_ms, 2 * p95_ms]  # nearest rank: the 19th of 20 is the p95
+    return {"chunks": 3, "build_s": build_s, "build_cpu_s": build_s / 2, "rss_before_mb": 100.0,
+            "peak_rss_mb": 140.0, "disk_mb": 2.0, "throughput_qps": 50.0,
+            "modes": {mode: {"rankings": ranked, "wall_ms": timings, "cpu_ms": timings}
+                      for mode, ranked in rankings.items()},
+            "update": None if update is None else {"ms_per_doc": update},
+            "delete": None if update is None else {"ms_per_doc": update / 2}}
+
+
+QRELS = {"q1": {"a": 2, "b": 1, "c": 1}, "q2": {"d": 1, "e": 0}}
+
+
+def test_peers_ndcg_is_beirs_graded_ndcg(peers: ModuleType) -> None:
+    # Given a ranking with the grade-2 document first and a grade-1 one third, of three judged documents
+    expected = (2 + 1 / math.log2(4)) / (2 + 1 / math.log2(3) + 1 / math.log2(4))
+    assert peers.ndcg_at_k(["a", "x", "b"], QRELS["q1"]) == pytest.approx(expected)
+    # a document returned twice counts once, and nothing past the tenth place counts
+    assert peers.ndcg_at_k(["a", "a", "b"], QRELS["q1"]) == pytest.approx(expected)
+    assert peers.ndcg_at_k(["x"] * 10 + ["a"], QRELS["q1"]) == 0.0
+
+
+def test_peers_recall_counts_only_relevant_judgements(peers: ModuleType) -> None:
+    assert peers.recall_at_k(["d", "e"], QRELS["q2"]) == 1.0  # "e" is judged 0: not relevant
+    assert peers.recall_at_k(["b", "z"], QRELS["q1"]) == pytest.approx(1 / 3)
+    assert peers.recall_at_k(["x"] * 100 + ["a"], QRELS["q1"]) == 0.0
+
+
+def test_peers_scores_skip_unjudged_queries(peers: ModuleType) -> None:
+    scores = peers.score_rankings(["q1", "q2", "q9"], [["a", "b", "c"], [], ["a"]], QRELS)
+    assert scores["ndcg@10"] == pytest.approx(0.5)  # q1 perfect, q2 nothing found, q9 not judged
+    assert scores["recall@100"] == pytest.approx(0.5)
+
+
+def test_peers_summary_takes_each_engines_best_mode_and_the_median(peers: ModuleType) -> None:
+    good, poor = [["a", "b", "c"], ["d"]], [["x"], ["y"]]
+    runs = [run({"dense": poor, "hybrid": good}, build_s=b, p95_ms=p, update=u)
+            for b, p, u in ((10.0, 8.0, 2.0), (30.0, 4.0, 4.0), (20.0, 6.0, 3.0))]
+    summary = peers.summarise(runs, QRELS, ["q1", "q2"])
+    assert summary["best_mode"] == "hybrid"
+    assert summary["quality"]["hybrid"]["ndcg@10"] == pytest.approx(1.0)
+    assert summary["build_s"] == {"median": 20.0, "min": 10.0, "max": 30.0, "n": 3}
+    assert summary["p95_ms"]["median"] == 6.0
+    assert summary["build_rss_mb"]["median"] == 40.0
+    assert summary["update_ms_per_doc"]["median"] == 3.0
+
+
+def test_peers_table_and_ratios_compare_us_with_the_fastest_peer(peers: ModuleType) -> None:
+    ours = peers.summarise([run({"hybrid": [["a", "b", "c"], ["d"]]}, build_s=12.0, p95_ms=3.0, update=1.0)],
+                           QRELS, ["q1", "q2"])
+    static = peers.summarise([run({"bm25": [["b"], ["d"]]}, build_s=4.0, p95_ms=2.0, update=None)],
+                             QRELS, ["q1", "q2"])
+    summaries = {"scifact": {"voiceassist": ours, "bm25s": static}}
+    rows = peers.table(summaries).splitlines()
+    assert rows[0].count("|") == rows[2].count("|") == 15
+    assert rows[2].startswith("| scifact (3) | voiceassist | hybrid | 1.000 | 1.000 | 12.0 |")
+    assert rows[3].endswith("| - | - |")  # bm25s cannot update or delete
+    ratio = peers.ratios(summaries)["scifact"]
+    assert ratio["p95_ms"] == {"ours_over_fastest": 1.5, "fastest": "bm25s"}
+    assert ratio["build_s"]["ours_over_fastest"] == pytest.approx(3.0)
+    assert ratio["ndcg@10"]["best"] == "bm25s" and ratio["ndcg@10"]["ours_minus_best"] > 0
