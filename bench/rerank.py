@@ -6,8 +6,8 @@ Each query is a SciFact claim (../shared/eval/scifact, or synthetic medical-ish 
 candidates are SciFact abstracts cut to ~200 tokens (the size of an ingested chunk), with fused, BM25 and
 cosine scores drawn at random in their ranges, best first. The time is `LearnedReranker.rerank` as the search
 calls it: the features (query/rerank_features.py) and the trees (query/trees.py), as wall time and as this
-process's CPU time (the figure a loaded machine distorts least). The passage-term cache is emptied before
-every query, so each passage is read cold, as a Lambda sees new passages (the per-word stem cache stays
+process's CPU time (the figure a loaded machine distorts least). The per-passage caches are emptied before
+every query, so each passage is read cold, as a Lambda sees new passages (the word -> term table stays
 warm, as in a warm Lambda); `without_sub_scores` times the same candidates as an OpenSearch hybrid query
 returns them (no BM25 or cosine).
 """
@@ -23,7 +23,7 @@ from typing import Any
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
 from voiceassist.query.rerank import LearnedReranker
-from voiceassist.query.rerank_features import passage_terms
+from voiceassist.query.rerank_features import forget_passages
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact"
 CHUNK_CHARS = 1100  # ~200 tokens of English
@@ -60,7 +60,7 @@ def time_queries(reranker: LearnedReranker, docs: list[tuple[str, str]], queries
     times, cpu = [], []
     for query in rng.sample(queries, min(count, len(queries))):
         hits = candidates(docs, n, rng, sub_scores=sub_scores)
-        passage_terms.cache_clear()
+        forget_passages()
         started, started_cpu = time.perf_counter(), time.process_time()
         reranker.rerank(query, hits, top_k=10)
         times.append((time.perf_counter() - started) * 1000)

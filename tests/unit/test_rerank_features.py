@@ -79,3 +79,52 @@ def test_features_read_words_with_the_tokenizer_the_model_was_trained_with() -> 
     text = "Hello, the dosing of metformin titration in community acquired pneumonia: máxima dose"
     assert passage_terms(text) == ("hello", "dos", "metformin", "titrat", "community", "acquir", "pneumonia",
                                    "xima", "dos")
+
+
+def _one_by_one(query: str, hits: list[SearchHit]) -> np.ndarray:
+    """The lexical features read passage by passage with Python sets, as the model was trained (2026-11-28)."""
+    q_terms = list(dict.fromkeys(passage_terms(query)))
+    q_set = frozenset(q_terms)
+    q_pairs = {(a, b) for a, b in zip(passage_terms(query), passage_terms(query)[1:], strict=False) if a != b}
+    bodies = [passage_terms(h.chunk.text) for h in hits]
+    fields = [frozenset(b) | frozenset(passage_terms(f"{h.chunk.metadata.title} {h.chunk.section or ''}"))
+              for b, h in zip(bodies, hits, strict=True)]
+    df = {t: sum(t in f for f in fields) for t in q_terms}
+    idf = {t: math.log((len(hits) + 1) / (df[t] + 0.5)) for t in q_terms}
+    rarest = min(q_terms, key=lambda t: (df[t], t)) if q_terms else None
+    out = np.full((len(hits), 9), np.nan)
+    for i, (h, body, field) in enumerate(zip(hits, bodies, fields, strict=True)):
+        if q_terms:
+            out[i, 0] = len(q_set & field) / len(q_terms)
+            out[i, 1] = sum(idf[t] for t in q_terms if t in field) / (sum(idf.values()) or 1.0)
+            out[i, 2] = len(q_set & frozenset(passage_terms(h.chunk.metadata.title))) / len(q_terms)
+            out[i, 3] = float(rarest in field)
+        positions = [p for p, t in enumerate(body) if t in q_set]
+        pairs = {(body[p], body[p + 1]) for p in positions if p + 1 < len(body)}
+        out[i, 4] = len(q_pairs & pairs) / len(q_pairs) if q_pairs else 0.0
+        out[i, 5] = positions[0] / len(body) if positions else 1.0
+        out[i, 6] = len(positions) / len(body) if body else 0.0
+        out[i, 7] = math.log1p(len(body))
+        out[i, 8] = len(q_set & frozenset(passage_terms(h.chunk.section or ""))) / len(q_terms) if q_terms else np.nan
+    return out
+
+
+def test_features_read_all_candidates_at_once_as_one_by_one() -> None:
+    # the vectorised reading must give the model exactly the inputs it was trained on, to the last bit
+    generator = np.random.default_rng(5)
+    words = ["dose", "dosing", "the", "of", "metformin", "renal", "acute", "kidney", "injury", "a", "x",
+             "non-pulsatile", "o'brien", "máxima", "eGFR", "45", "--", "stopped", "titration", "in", "adults"]
+
+    def text(size: int) -> str:
+        return " ".join(generator.choice(words, size=size))
+
+    for _ in range(40):
+        query = text(int(generator.integers(0, 9)))
+        hits = [hit(f"d{generator.integers(0, 6)}", text(int(generator.integers(0, 40))), float(s),
+                    title=text(int(generator.integers(1, 5))),
+                    section=text(int(generator.integers(1, 3))) if generator.random() < 0.5 else None)
+                for s in np.sort(generator.random(int(generator.integers(1, 25))))[::-1]]
+        rows = features(query, hits)
+        names = ("coverage", "idf_coverage", "title_coverage", "rarest_term", "bigram_share", "first_match",
+                 "term_density", "log_length", "section_coverage")
+        np.testing.assert_array_equal(rows[:, [INDEX[n] for n in names]], _one_by_one(query, hits), err_msg=query)

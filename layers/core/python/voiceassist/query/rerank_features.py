@@ -12,12 +12,18 @@ stop words and light stemmer of query/terms.py as of 2026-11-28): query/terms.py
 and changes with it, and a model's inputs must not move unless it is retrained. A term's rarity is measured
 among the candidates themselves (their document frequency), since no index statistics travel with the hits.
 Everything here is arithmetic on text already inside the boundary.
+
+Cost: a word becomes its term's id through one process-wide table (a dict lookup in C), a passage's ids are
+cached, and the features are numpy reductions over all the candidates' ids laid end to end; what is left is
+the regular expression and the lookups of a passage read for the first time (bench/rerank.py).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+import threading
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -65,10 +71,58 @@ SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "me
             "ly", "s")
 
 
+MAX_WORDS = 1 << 20  # the word -> id table is emptied past this many distinct words (a bound on memory)
+
+
+class _TermIds(dict[str, int]):
+    """word -> the id of its term (-1: a stop word or a single character), filled on first sight: a passage's
+    words become ids in one C-level `map` over this dict. Ids are this process's; `terms` reads them back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.terms: list[str] = []
+        self._of_term: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def __missing__(self, word: str) -> int:
+        term = _term(word)
+        with self._lock:  # two threads meeting a new term must not give it two ids
+            if len(self) >= MAX_WORDS:  # a long-lived process reading ever new words: forget the words (a
+                self.clear()  # term keeps its id: cached passages hold it)
+            if not term:
+                ident = -1
+            elif (ident := self._of_term.get(term, -1)) < 0:
+                ident = self._of_term[term] = len(self.terms)
+                self.terms.append(term)
+            self[word] = ident
+        return ident
+
+
+_IDS = _TermIds()
+
+
 @lru_cache(maxsize=8192)  # a passage reached by several questions in one process is read once
+def word_ids(text: str) -> list[int]:
+    """The term id of each word of a text, in order (-1: a stop word); treat as read-only (it is cached)."""
+    return list(map(_IDS.__getitem__, WORD.findall(text.lower())))
+
+
+def forget_passages() -> None:
+    """Empty the per-passage caches (bench/rerank.py reads every candidate cold, as a new Lambda would)."""
+    word_ids.cache_clear()
+    _field_term_set.cache_clear()
+
+
+def passage_term_ids(text: str) -> np.ndarray:
+    """The ids of a text's content terms in order (stemmed, stop words dropped)."""
+    ids = np.array(word_ids(text), dtype=np.int64)
+    return ids[ids >= 0]
+
+
 def passage_terms(text: str) -> tuple[str, ...]:
     """The content terms of a text in order (stemmed, stop words dropped)."""
-    return tuple(filter(None, map(_term, WORD.findall(text.lower()))))
+    terms = _IDS.terms
+    return tuple(terms[i] for i in word_ids(text) if i >= 0)
 
 
 @lru_cache(maxsize=65536)
@@ -84,21 +138,17 @@ def _term(word: str) -> str:
 
 
 def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
-    """A (len(hits), len(FEATURES)) float64 matrix; `hits` in the index's order, best first."""
+    """A (len(hits), len(FEATURES)) float64 matrix; `hits` in the index's order, best first.
+
+    The passages are read together: their term ids laid end to end in one array, each position marked with
+    the question term it holds (or -1), so every lexical feature is a numpy reduction over that array."""
     n = len(hits)
     out = np.full((n, len(FEATURES)), np.nan)
     if n == 0:
         return out
-    q_terms = list(dict.fromkeys(passage_terms(query)))
-    q_set = frozenset(q_terms)
-    q_pairs = {(a, b) for a, b in zip(passage_terms(query), passage_terms(query)[1:], strict=False) if a != b}
-    bodies = [passage_terms(h.chunk.text) for h in hits]
-    fields = [frozenset(body) | frozenset(passage_terms(f"{h.chunk.metadata.title} {h.chunk.section or ''}"))
-              for body, h in zip(bodies, hits, strict=True)]
-    df = {t: sum(t in f for f in fields) for t in q_terms}
-    idf = {t: math.log((n + 1) / (df[t] + 0.5)) for t in q_terms}
-    idf_total = sum(idf.values()) or 1.0
-    rarest = min(q_terms, key=lambda t: (df[t], t)) if q_terms else None
+    query_ids = passage_term_ids(query)
+    q_ids = np.array(list(dict.fromkeys(query_ids.tolist())), dtype=np.int64)  # distinct, in question order
+    q_count = len(q_ids)
 
     scores = np.array([h.score for h in hits], dtype=np.float64)
     out[:, INDEX["fused_score"]] = scores
@@ -108,37 +158,108 @@ def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
     out[:, INDEX["fused_share"]] = share
     _sub_scores(out, [h.bm25_score for h in hits], "bm25")
     _sub_scores(out, [h.vector_score for h in hits], "dense")
+    _documents(out, hits, share)
+    out[:, INDEX["ordinal"]] = [h.chunk.ordinal for h in hits]
+    out[:, INDEX["query_terms"]] = q_count
 
+    words = [word_ids(h.chunk.text) for h in hits]
+    ids = np.fromiter(itertools.chain.from_iterable(words), dtype=np.int64, count=sum(map(len, words)))
+    kept = ids >= 0
+    terms = ids[kept]  # every candidate's content terms, end to end
+    owner = np.repeat(np.arange(n), [len(w) for w in words])[kept]  # the candidate each position belongs to
+    lengths = np.bincount(owner, minlength=n)
+    out[:, INDEX["log_length"]] = [math.log1p(length) for length in lengths.tolist()]  # as trained (not np.log1p)
+    which = _question_term(terms, q_ids)  # the question term at each position (index into q_ids), or -1
+    matched = np.flatnonzero(which >= 0)
+    at = owner[matched]
+    counts = np.bincount(at, minlength=n)
+    first = np.ones(n)
+    holders, first_index = np.unique(at, return_index=True)  # positions run in order within each candidate
+    starts = np.cumsum(lengths) - lengths
+    first[holders] = (matched[first_index] - starts[holders]) / lengths[holders]
+    out[:, INDEX["first_match"]] = first
+    out[:, INDEX["term_density"]] = np.divide(counts, lengths, out=np.zeros(n), where=lengths > 0)
+    out[:, INDEX["bigram_share"]] = _bigram_share(query_ids, q_ids, which, owner, n)
+    if not q_count:
+        return out
+
+    in_body = np.zeros((n, q_count), dtype=bool)
+    in_body[at, which[matched]] = True
+    asked = q_ids.tolist()
+    titles = [_present(asked, h.chunk.metadata.title) for h in hits]
+    sections = [_present(asked, h.chunk.section or "") for h in hits]
+    in_title, in_section = np.array(titles), np.array(sections)
+    in_field = in_body | in_title | in_section
+    df = in_field.sum(axis=0)
+    idf = [math.log((n + 1) / (d + 0.5)) for d in df.tolist()]
+    idf_total = sum(idf) or 1.0
+    idf_held = np.zeros(n)
+    for j, weight in enumerate(idf):  # term by term, in the question's order: the sum as Python adds it
+        idf_held += np.where(in_field[:, j], weight, 0.0)
+    q_terms = [_IDS.terms[i] for i in q_ids.tolist()]
+    rarest = min(range(q_count), key=lambda j: (int(df[j]), q_terms[j]))
+    out[:, INDEX["coverage"]] = in_field.sum(axis=1) / q_count
+    out[:, INDEX["idf_coverage"]] = idf_held / idf_total
+    out[:, INDEX["title_coverage"]] = in_title.sum(axis=1) / q_count
+    out[:, INDEX["section_coverage"]] = in_section.sum(axis=1) / q_count
+    out[:, INDEX["rarest_term"]] = in_field[:, rarest]
+    return out
+
+
+def _question_term(terms: np.ndarray, q_ids: np.ndarray) -> np.ndarray:
+    """For each position of `terms`, the index in `q_ids` of the term it holds, or -1."""
+    which = np.full(len(terms), -1, dtype=np.int64)
+    if len(q_ids) == 0 or len(terms) == 0:
+        return which
+    order = np.argsort(q_ids)
+    slot = np.minimum(np.searchsorted(q_ids[order], terms), len(q_ids) - 1)
+    hit = q_ids[order][slot] == terms
+    which[hit] = order[slot[hit]]
+    return which
+
+
+def _bigram_share(query_ids: np.ndarray, q_ids: np.ndarray, which: np.ndarray, owner: np.ndarray,
+                  n: int) -> np.ndarray:
+    """Each candidate's share of the question's distinct adjacent term pairs (two different terms) that it
+    holds adjacent, in that order."""
+    q_count = len(q_ids)
+    in_question = _question_term(query_ids, q_ids)
+    pairs = {int(a) * q_count + int(b) for a, b in zip(in_question[:-1], in_question[1:], strict=True) if a != b}
+    share = np.zeros(n)
+    if not pairs or len(which) < 2:
+        return share
+    joined = (which[:-1] >= 0) & (which[1:] >= 0) & (owner[:-1] == owner[1:])
+    codes = which[:-1] * q_count + which[1:]
+    found = joined & np.isin(codes, np.fromiter(pairs, dtype=np.int64))
+    held = np.unique(owner[:-1][found] * (q_count * q_count) + codes[found])  # each pair once per candidate
+    share += np.bincount(held // (q_count * q_count), minlength=n) / len(pairs)
+    return share
+
+
+@lru_cache(maxsize=4096)
+def _field_term_set(text: str) -> frozenset[int]:
+    return frozenset(word_ids(text))
+
+
+def _present(asked: list[int], text: str) -> list[bool]:
+    """Whether each asked term (ids) is among the terms of a title or section."""
+    held = _field_term_set(text)
+    return [i in held for i in asked]
+
+
+def _documents(out: np.ndarray, hits: Sequence[SearchHit], share: np.ndarray) -> None:
+    """How many candidates each passage's document has, their best fused share, the passage's rank among them."""
     doc_best: dict[str, float] = {}
     doc_count: dict[str, int] = {}
-    rank_in_doc = np.zeros(n)
+    rank_in_doc = np.zeros(len(hits))
     for i, h in enumerate(hits):
         key = h.chunk.doc_key
         rank_in_doc[i] = doc_count.get(key, 0)
         doc_count[key] = doc_count.get(key, 0) + 1
         doc_best[key] = max(doc_best.get(key, 0.0), float(share[i]))
-    for i, (h, body, field) in enumerate(zip(hits, bodies, fields, strict=True)):
-        row = out[i]
-        title = frozenset(passage_terms(h.chunk.metadata.title))
-        section = frozenset(passage_terms(h.chunk.section or ""))
-        if q_terms:
-            row[INDEX["coverage"]] = len(q_set & field) / len(q_terms)
-            row[INDEX["idf_coverage"]] = sum(idf[t] for t in q_terms if t in field) / idf_total
-            row[INDEX["title_coverage"]] = len(q_set & title) / len(q_terms)
-            row[INDEX["section_coverage"]] = len(q_set & section) / len(q_terms)
-            row[INDEX["rarest_term"]] = float(rarest in field)
-        positions = [p for p, t in enumerate(body) if t in q_set]
-        pairs = {(body[p], body[p + 1]) for p in positions if p + 1 < len(body)}  # those starting with a term
-        row[INDEX["bigram_share"]] = len(q_pairs & pairs) / len(q_pairs) if q_pairs else 0.0
-        row[INDEX["first_match"]] = positions[0] / len(body) if positions else 1.0
-        row[INDEX["term_density"]] = len(positions) / len(body) if body else 0.0
-        row[INDEX["log_length"]] = math.log1p(len(body))
-        row[INDEX["ordinal"]] = h.chunk.ordinal
-        row[INDEX["doc_chunks"]] = doc_count[h.chunk.doc_key]
-        row[INDEX["doc_best_share"]] = doc_best[h.chunk.doc_key]
-        row[INDEX["rank_in_doc"]] = rank_in_doc[i]
-        row[INDEX["query_terms"]] = len(q_terms)
-    return out
+    out[:, INDEX["doc_chunks"]] = [doc_count[h.chunk.doc_key] for h in hits]
+    out[:, INDEX["doc_best_share"]] = [doc_best[h.chunk.doc_key] for h in hits]
+    out[:, INDEX["rank_in_doc"]] = rank_in_doc
 
 
 def _sub_scores(out: np.ndarray, values: list[float | None], kind: str) -> None:

@@ -12,7 +12,7 @@ LightGBM predicts. The JSON file's format: ModelFile.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,27 +34,72 @@ class TreeEnsemble:
     missing: np.ndarray  # (nodes,) MISSING_* code
     leaf_value: np.ndarray  # (leaves,)
     depth: int  # the longest root-to-leaf path
+    walk: _Walk = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "walk", _Walk.of(self))
 
     def predict(self, rows: np.ndarray) -> np.ndarray:
-        """The ensemble's score of each row (the sum of its leaves), as LightGBM's raw score."""
+        """The ensemble's score of each row (the sum of its leaves), as LightGBM's raw score.
+
+        Every row walks every tree at once, one level per step (a leaf is a node that leads to itself, so a
+        tree that ends early waits there); a NaN goes where the node sends missing values."""
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != len(self.feature_names):
             raise ValueError(f"expected rows of {len(self.feature_names)} features, got shape {rows.shape}")
-        node = np.broadcast_to(self.roots, (rows.shape[0], self.roots.size)).copy()
-        row_index = np.arange(rows.shape[0])[:, None]
+        walk = self.walk
+        flat = rows.ravel()
+        base = (np.arange(rows.shape[0]) * rows.shape[1])[:, None]
+        node = np.broadcast_to(walk.start, (rows.shape[0], walk.start.size)).copy()
+        any_nan = bool(np.isnan(flat).any())
         for _ in range(self.depth):
-            inner = node >= 0
-            if not inner.any():
-                break
-            at = np.where(inner, node, 0)
-            value = rows[row_index, self.feature[at]]
-            nan = np.isnan(value)
-            missing = self.missing[at]
-            value = np.where(nan & (missing != MISSING_NAN), 0.0, value)
-            is_missing = (nan & (missing == MISSING_NAN)) | ((missing == MISSING_ZERO) & (nan | (value == 0.0)))
-            go_left = np.where(is_missing, self.default_left[at], value <= self.threshold[at])
-            node = np.where(inner, np.where(go_left, self.left[at], self.right[at]), node)
-        return np.asarray(self.leaf_value[~node].sum(axis=1), dtype=np.float64)
+            value = flat[base + walk.feature[node]]
+            go_left = value <= walk.threshold[node]
+            if any_nan:
+                nan = np.isnan(value)
+                go_left = np.where(nan, walk.nan_left[node], go_left)
+            if walk.zero_missing is not None:  # MISSING_ZERO nodes: a 0.0 goes the default way too
+                zero = (value == 0.0) & walk.zero_missing[node]
+                go_left = np.where(zero, walk.nan_left[node], go_left)
+            node = walk.child[2 * node + go_left]
+        return np.asarray(walk.value[node].sum(axis=1), dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class _Walk:
+    """The ensemble as predict walks it: internal nodes first, then one node per leaf that leads to itself;
+    child[2 * node + went_left] is the next node."""
+
+    start: np.ndarray  # (trees,) each tree's first node
+    feature: np.ndarray  # (nodes + leaves,)
+    threshold: np.ndarray
+    nan_left: np.ndarray  # where a missing value goes: default_left, or as 0.0 where NaN was never seen
+    zero_missing: np.ndarray | None  # nodes that read 0.0 as missing (None: there are none)
+    child: np.ndarray  # (2 * (nodes + leaves),)
+    value: np.ndarray  # (nodes + leaves,) a leaf's value; 0 for internal nodes
+
+    @classmethod
+    def of(cls, trees: TreeEnsemble) -> _Walk:
+        inner, leaves = trees.feature.size, trees.leaf_value.size
+
+        def walk_index(child: np.ndarray) -> np.ndarray:
+            return np.where(child >= 0, child, inner + ~child)
+
+        own = np.arange(inner, inner + leaves)
+        left = np.concatenate([walk_index(trees.left), own])
+        right = np.concatenate([walk_index(trees.right), own])
+        as_zero = trees.missing == MISSING_NONE  # NaN read as 0.0: left when 0.0 <= threshold
+        nan_left = np.where(as_zero, trees.threshold >= 0.0, trees.default_left)
+        zero_missing = trees.missing == MISSING_ZERO
+        return cls(
+            start=walk_index(trees.roots),
+            feature=np.concatenate([trees.feature, np.zeros(leaves, dtype=np.int64)]),
+            threshold=np.concatenate([trees.threshold, np.zeros(leaves)]),
+            nan_left=np.concatenate([nan_left, np.zeros(leaves, dtype=bool)]),
+            zero_missing=np.concatenate([zero_missing, np.zeros(leaves, dtype=bool)]) if zero_missing.any()
+            else None,
+            child=np.stack([right, left], axis=1).ravel(),
+            value=np.concatenate([np.zeros(inner), trees.leaf_value]))
 
 
 def from_lightgbm_dump(dump: dict[str, Any]) -> dict[str, Any]:
