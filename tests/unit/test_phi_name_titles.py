@@ -47,3 +47,35 @@ def test_a_titled_name_typed_any_way_is_redacted(strict: PresidioPhiDetector, te
 ])
 def test_a_verb_eponym_or_drug_after_a_title_is_not_a_name(strict: PresidioPhiDetector, text: str) -> None:
     assert not strict.detect(text).contains_phi
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("Frau schwarzenegger-lind, 77, on edoxaban: fall with head strike, CT?", "schwarzenegger-lind"),
+    ("Herr Oberhuber 69 with COPD exacerbation, prednisolone dose?", "Oberhuber"),
+    ("Mme lefebvre-moreau asks if she can take naproxen with ramipril", "lefebvre-moreau"),
+    ("M. Rousseau, 58, new diabetes: start metformin?", "Rousseau"),
+    ("Sra. echeverría 83 with delirium: quetiapine dose?", "echeverría"),
+    ("Sr quintanilla, 61, gout flare on furosemide", "quintanilla"),
+    ("mr baker 70 with CKD 4: is gabapentin ok?", "baker"),
+    ("Dr. bright-oyelaran wants a second opinion on the DOAC dose", "oyelaran"),
+    ("Mr zwierzchowski 77, new AF: rate or rhythm?", "zwierzchowski"),
+])
+def test_a_name_after_a_european_title_or_in_lower_case_is_redacted(strict: PresidioPhiDetector, text: str,
+                                                                   name: str) -> None:
+    result = strict.detect(text)
+
+    assert result.contains_phi and name not in result.redacted_text
+
+
+@pytest.mark.parametrize("text", [
+    "M. pneumoniae suspected in a 30 year old: azithromycin or doxycycline?",
+    "M. tuberculosis on culture, start rifampicin?",
+    "severe MR on echo, on furosemide: add spironolactone?",
+    "MS contin 60 mg twice daily, convert to oxycodone?",
+    "mr grade 3 on the echo, refer to cardiology?",
+    "ms flare, IV methylprednisolone dose?",
+    "Dr said to hold metformin before contrast, right?",
+])
+def test_a_genus_or_an_abbreviation_shaped_like_a_title_is_not_a_name(strict: PresidioPhiDetector,
+                                                                     text: str) -> None:
+    assert not strict.detect(text).contains_phi

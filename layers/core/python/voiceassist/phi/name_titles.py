@@ -1,10 +1,13 @@
 """A surname after a title or a bed number, typed the way people type it (docs/phi.md, "Names").
 
-"Mrs o'brien-kelly, 71, new AF", "mr nguyen 64", "bed 12 kowalczyk": after a title (Mr, Mrs, Ms, Mx, Miss, Dr,
-Prof) or a bed, room or bay number, the next words are a name however they are cased, hyphenated or
-apostrophised, unless they are a stop word, a verb, an adverb or adjective in lower case, a number, another
-title or a clinical word ("Dr recommended", "bed 3 needs", "Mr. Hyde syndrome"). A regex and a few token tests:
-as cheap as the cues it extends.
+"Mrs o'brien-kelly, 71, new AF", "mr nguyen 64", "bed 12 kowalczyk", "Frau herrmann-etzler", "Sra. heredia":
+after a title (English, German, French, Spanish, Italian and Dutch courtesy and professional titles) or a bed,
+room or bay number, the next words are a name however they are cased, hyphenated or apostrophised. Not a name:
+a stop word, another title, a clinical word ("Mr. Hyde syndrome"), and a lower-case English word that no US
+Census name list holds ("Dr recommended", "bed 3 needs", "mr grade 3" for mitral regurgitation, "ms flare").
+A lower-case word outside the English vocabulary is a name whatever the tagger guesses for it ("mr radisch").
+Titles written in capitals inside mixed-case text are abbreviations, not titles ("MS contin", "severe MR"),
+and "M." before a lower-case Latin epithet is a genus ("M. pneumoniae"), not Monsieur.
 """
 
 from __future__ import annotations
@@ -14,18 +17,37 @@ from collections.abc import Callable
 import regex as re
 from spacy.tokens import Doc, Span, Token
 
+from voiceassist.phi.word_lists import name_words
+
 PLACE_CUE = re.compile(r"(?i)\b(?:bed|room|bay|cubicle)\s*(?:no\.?\s*)?\d{1,3}[a-z]?\b\s*[,:;-]?\s*")
-TITLES = frozenset(["mr", "mrs", "ms", "mx", "miss", "dr", "prof", "mister"])
+# Courtesy and professional titles as clinicians write them before a surname, with or without a full stop.
+TITLES = frozenset([
+    "mr", "mrs", "ms", "mx", "miss", "dr", "prof", "mister",  # English
+    "herr", "frau",  # German
+    "mme", "mlle",  # French ("M." needs its full stop: TITLE_PATTERN)
+    "sr", "sra", "srta",  # Spanish
+    "sig", "sig.ra", "dott",  # Italian
+    "dhr", "mevr",  # Dutch
+])
+# The regex alternative (for a case-insensitive cue) matching one title: a listed word, or "M." for Monsieur.
+TITLE_PATTERN = r"(?:" + "|".join(sorted((re.escape(t) for t in TITLES), key=len, reverse=True)) + r")\b\.?" \
+    r"|(?<![\w.])m\.(?=\s)"
+_TITLE_BEFORE = re.compile(r"(?i)(?P<title>" + TITLE_PATTERN + r")\s*$")
 _TYPED_NAME = re.compile(r"\p{L}+(?:['’]\p{L}+)*")
+_LATIN_EPITHET = re.compile(r"(?:ae|ii|is|um|us|i|a|es)$")  # "M. pneumoniae", "M. tuberculosis"
+_APOSTROPHE = re.compile(r"['’]")
+_NOT_NAMES = ("VB", "MD", "RB", "JJ", "IN", "CD")  # verbs, modals, adverbs, adjectives, numbers
 _HYPHENS = {"-", "‐"}
-_NOT_NAMES = ("VB", "MD", "RB", "JJ", "IN", "CD")  # lower-case verbs, modals, adverbs, adjectives, numbers
 MAX_WORDS = 3
 
 
 def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
-                     clinical: Callable[[Token], bool]) -> Span | None:
+                     clinical: Callable[[Token], bool], known: Callable[[Token], bool]) -> Span | None:
     """The name that starts at the first token at or after `char`: up to three words joined by spaces or by
-    hyphens written without spaces ("smith-jones"), or None."""
+    hyphens written without spaces ("smith-jones"), or None. `known` says whether a word is English."""
+    title = _TITLE_BEFORE.search(doc.text[:char])
+    if title is not None and _abbreviation_not_title(doc.text, title.group("title"), doc.text[char:]):
+        return None
     start = next((t.i for t in doc if t.idx >= char), None)
     if start is None:
         return None
@@ -36,7 +58,8 @@ def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
                 and not doc[end - 1].whitespace_:
             end += 1
             continue
-        if not typed_name_word(token, particles=particles, clinical=clinical):
+        if not (typed_name_word(token, particles=particles, clinical=clinical, known=known)
+                or _first_of_compound(doc, end, particles=particles, clinical=clinical, known=known)):
             break
         end, words = end + 1, words + 1
     while end > start and doc[end - 1].text in _HYPHENS:
@@ -44,12 +67,39 @@ def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
     return doc[start:end] if end > start else None
 
 
-def typed_name_word(token: Token, *, particles: frozenset[str], clinical: Callable[[Token], bool]) -> bool:
+def typed_name_word(token: Token, *, particles: frozenset[str], clinical: Callable[[Token], bool],
+                    known: Callable[[Token], bool]) -> bool:
     word = token.lower_
     if word in particles:
         return True
     if not _TYPED_NAME.fullmatch(token.text) or len(word) < 2 or token.is_stop or word in TITLES:
         return False
-    if token.tag_.startswith(_NOT_NAMES) and not token.text[:1].isupper():
+    listed = any(part in name_words() for part in _APOSTROPHE.split(word))
+    if token.text[:1].isupper():
+        return listed or not clinical(token)
+    if listed and not token.tag_.startswith(_NOT_NAMES):
+        return True  # "mr baker", "M. hardy-blanchard"; not "Dr said"
+    if clinical(token):
         return False
-    return not clinical(token)
+    return _APOSTROPHE.search(word) is not None or not known(token)  # "o'brien" reads as English to the tagger
+
+
+def _first_of_compound(doc: Doc, i: int, **tests: Callable[[Token], bool] | frozenset[str]) -> bool:
+    """An English word hyphenated to a name without spaces is part of it ("warmer-birnbaum")."""
+    token = doc[i]
+    if i + 2 >= len(doc) or token.whitespace_ or doc[i + 1].text not in _HYPHENS or doc[i + 1].whitespace_:
+        return False
+    return bool(_TYPED_NAME.fullmatch(token.text)) and not token.is_stop \
+        and typed_name_word(doc[i + 2], **tests)  # type: ignore[arg-type]
+
+
+def _abbreviation_not_title(text: str, title: str, after: str) -> bool:
+    """"MS", "MR", "SR" in capitals within mixed-case text abbreviate a disease, a valve lesion or a rhythm;
+    "M." before a lower-case Latin epithet is a genus."""
+    letters = title.rstrip(".")
+    if len(letters) > 1 and letters.isupper() and not text.isupper():
+        return True
+    if letters.lower() == "m":
+        first = after.lstrip().split(" ", 1)[0].rstrip(",.;:?")
+        return first.islower() and bool(_LATIN_EPITHET.search(first)) and "-" not in first
+    return False

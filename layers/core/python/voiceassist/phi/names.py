@@ -12,7 +12,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
 from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
-from voiceassist.phi.name_titles import name_after_title
+from voiceassist.phi.name_titles import TITLE_PATTERN, name_after_title
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
 
 
@@ -80,7 +80,7 @@ family account house home birthday friend partner boss mom dad parents
 _STRONG_CUE = re.compile(
     r"(?i)\b(?:(?:my|his|her|their|your|patient'?s?|maiden|first|last|full|family|middle|given)\s+)?"
     r"(?:name(?:d|s)?(?:\s+(?:is|was|are|him|her|them))?\s*[:=?-]?|call(?:s|ed)?\s+(?:me|him|her|them)"
-    r"|(?P<title>(?:mr|mrs|ms|mx|miss|dr|prof|mister)\b\.?))\s*"
+    r"|(?P<title>" + TITLE_PATTERN + r"))\s*"
 )
 
 # Who cares for the patient: "follow up with Madison Boyes", "seen by Dr", "referred to Kowalski".
@@ -134,7 +134,7 @@ class PersonNameRecognizer(EntityRecognizer):
         for cue, score in ((_STRONG_CUE, STRONG), (_WEAK_CUE, MEDIUM), (_CARE_CUE, MEDIUM), (_PLACE_CUE, MEDIUM)):
             for match in cue.finditer(text):
                 titled = cue is _PLACE_CUE or (cue is _STRONG_CUE and bool(match.group("title")))
-                span = (self._name_after_title(doc, match.end()) if titled else None) or self._name_after(
+                span = self._name_after_title(doc, match.end()) if titled else self._name_after(
                     doc, match.end(), strong=cue is _STRONG_CUE, caseless=caseless)
                 if span is None or self._used_as_eponym(span):
                     continue  # a cue outweighs the eponym list ("Mrs. Barrett"), not the context
@@ -259,7 +259,7 @@ class PersonNameRecognizer(EntityRecognizer):
         return doc[start:end] if end > start else None
 
     def _name_after_title(self, doc: Doc, char: int) -> Span | None:
-        return name_after_title(doc, char, particles=_PARTICLES, clinical=self._clinical_word)
+        return name_after_title(doc, char, particles=_PARTICLES, clinical=self._clinical_word, known=self._known)
 
     @staticmethod
     def _clinical_word(token: Token) -> bool:
