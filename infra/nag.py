@@ -145,7 +145,8 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
     ),
     _allow(
         r"Resource::\*",
-        "X-Ray segments, VPC network interfaces, CloudWatch metrics, ECR auth, log-delivery setup and "
+        "X-Ray segments, VPC network interfaces, CloudWatch metrics (written and read), ECR auth, log-delivery "
+        "setup and "
         "Textract text detection jobs and Comprehend Medical DetectPHI have no resource-level permissions; "
         "only those actions are granted on '*'.",
         only_actions=(
@@ -154,6 +155,8 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
             "xray:GetSamplingRules",
             "xray:GetSamplingTargets",
             "cloudwatch:PutMetricData",
+            "cloudwatch:ListMetrics",
+            "cloudwatch:GetMetricData",
             "ecr:GetAuthorizationToken",
             "textract:StartDocumentTextDetection",
             "textract:GetDocumentTextDetection",

@@ -21,6 +21,7 @@ from aws_cdk import aws_stepfunctions as sfn
 from constructs import Construct
 
 from infra.config import EnvironmentConfig
+from infra.constructs import operator_metrics
 from voiceassist.constants.environment import METRIC_CIRCUIT_BREAKER_OPENED as CIRCUIT_BREAKER_OPENED
 from voiceassist.constants.environment import METRIC_PHI_DETECTOR_ERRORS as PHI_DETECTOR_ERRORS
 from voiceassist.constants.environment import METRICS_NAMESPACE, SERVICE
@@ -126,7 +127,10 @@ class Monitoring(Construct):
             threshold=1,
             description="OpenSearch blocks index writes (usually low disk)",
         )
+        operator_metrics.add_alarms(self._alarm, rest_api)
         self.dashboard = self._dashboard(rest_api, ingest, query, functions)
+        for row in operator_metrics.dashboard_rows():
+            self.dashboard.add_widgets(*row)
 
     def _alarm(
         self,

@@ -150,6 +150,12 @@ def _comprehend_medical(function: lambda_.Function, targets: GrantTargets) -> No
     function.add_to_role_policy(iam.PolicyStatement(actions=["comprehendmedical:DetectPHI"], resources=["*"]))
 
 
+def _metrics_read(function: lambda_.Function, targets: GrantTargets) -> None:
+    # ListMetrics and GetMetricData have no resource-level permissions; the reader asks the VoiceAssist namespace
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["cloudwatch:ListMetrics", "cloudwatch:GetMetricData"], resources=["*"]))
+
+
 def _stream(function: lambda_.Function, targets: GrantTargets) -> None:
     function.add_to_role_policy(
         iam.PolicyStatement(
@@ -196,4 +202,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     # lambda:InvokeFunction on the query_tools function's ARN (and its versions), nothing else
     Access.INVOKE_TOOL_RUNNER: lambda fn, t: t.tool_runner.grant_invoke(fn),
     Access.INVOKE_PHI_DETECTOR: lambda fn, t: t.phi_detector.grant_invoke(fn),
+    Access.METRICS_READ: _metrics_read,
 }

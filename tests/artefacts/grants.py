@@ -77,6 +77,9 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
                        "window and where cdk.json configures the model (llm.provider sagemaker or bedrock); tested "
                        "on the stub model server (tests/unit/test_session_summary_on_aws.py)"
        for face in ("api", "stream") for access in (A.LLM_INVOKE, A.BEDROCK_INVOKE)},
+    ("api", A.METRICS_READ): "GET /v1/admin/telemetry reads the operator's metrics back from CloudWatch; moto's "
+                             "GetMetricData has no percentiles, and the reader's calls are tested on botocore's "
+                             "Stubber (tests/unit/test_metrics.py)",
     ("stream", A.SESSIONS_WRITE): "a question in a session over an open connection: its clarifying exchange and "
                                   "its sealed memory (tests/unit/test_streaming.py, conversation/memory.py)",
     ("stream", A.STATE_WRITE): "a question in a session over an open connection: the follow-ups' evidence and "
@@ -140,6 +143,8 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.INVOKE_TOOL_RUNNER)
         elif (service, operation, resource) == ("lambda", "Invoke", env[ENV_PHI_DETECTOR_FUNCTION]):
             used.add(A.INVOKE_PHI_DETECTOR)
+        elif service == "cloudwatch" and operation in ("ListMetrics", "GetMetricData"):
+            used.add(A.METRICS_READ)
         elif service == "comprehendmedical" and operation == "DetectPHI":
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

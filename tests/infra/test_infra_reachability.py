@@ -56,11 +56,14 @@ SERVICES: dict[Access, Services] = {
     else {"comprehendmedical"},
     A.INVOKE_TOOL_RUNNER: lambda s, c: {"lambda"},
     A.INVOKE_PHI_DETECTOR: lambda s, c: {"lambda"},
+    A.METRICS_READ: lambda s, c: {"monitoring"},
 }
 # The one AWS API reached through the NAT: the WebSocket @connections API of a public (regional) API. An
 # execute-api interface endpoint with private DNS would capture every *.execute-api name and serves private
 # APIs only, so the streamed events leave over TLS through the NAT (the DNS firewall allows *.amazonaws.com).
-NAT_ALLOWED = {"execute-api"}
+# CloudWatch's monitoring API (the admin telemetry view reads metric aggregates: names, closed-set dimensions and
+# numbers, never PHI) goes through the NAT too: an interface endpoint would cost more than the view is used.
+NAT_ALLOWED = {"execute-api", "monitoring"}
 GATEWAYS = {"s3", "dynamodb"}
 
 

@@ -27,7 +27,7 @@ from voiceassist.models import (
     TokenUsage,
     ToolResult,
 )
-from voiceassist.query.metrics import _SCREEN_CATEGORIES, question_points
+from voiceassist.query.metrics import question_points
 from voiceassist.query.state import QueryState
 from voiceassist.safety import input_screen
 from voiceassist.telemetry.points import MetricPoint, aggregate, percentile, user_key
@@ -85,7 +85,7 @@ def test_a_refused_question_counts_a_screen_block_and_no_model() -> None:
 
 
 def test_screen_categories_are_the_input_screens() -> None:
-    assert set(_SCREEN_CATEGORIES) == {input_screen.INJECTION, input_screen.JAILBREAK, input_screen.HARMFUL}
+    assert set(names.SCREEN_CATEGORIES) == {input_screen.INJECTION, input_screen.JAILBREAK, input_screen.HARMFUL}
 
 
 @pytest.mark.parametrize(("status", "error", "confirmed", "outcome"), [
@@ -185,9 +185,22 @@ def test_the_cloudwatch_reader_reads_each_series_count_sum_and_percentiles() -> 
     ]}, {"MetricDataQueries": ANY, "StartTime": ANY, "EndTime": ANY})
     now = datetime.now(UTC)
     with stubber:
-        series = CloudWatchMetricReader(client=client).aggregate(since=now - timedelta(hours=1), until=now)
+        reader = CloudWatchMetricReader(client=client)
+        series = reader.aggregate(since=now - timedelta(hours=1), until=now)
+        assert reader.aggregate(since=now - timedelta(hours=1), by_user=True) == []  # no per-user dimension
 
     assert [(a.name, a.dimensions, a.count, a.total, a.p50, a.p95) for a in series] == [
         ("Questions", {"status": "answered"}, 4, 4.0, None, None),
         ("StageLatency", {"stage": "detect_phi"}, 3, 90.0, 21.0, 40.0),
     ]
+
+
+def test_emf_rolls_tool_calls_up_by_outcome_for_the_error_rate_alarm(capsys) -> None:  # type: ignore[no-untyped-def]
+    result = ToolResult(name="calculate_medical_score", ok=False, content="", status=500, error="tool_failed")
+    EmfMetricSink().record(tool_points(result, registered={"calculate_medical_score"}))
+
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith("{")]
+    calls = next(line for line in lines if "ToolCalls" in line)
+    assert calls["_aws"]["CloudWatchMetrics"][0]["Dimensions"] == [["tool", "outcome", "service"],
+                                                                   ["outcome", "service"]]
+    assert calls["outcome"] == "error"

@@ -3,6 +3,7 @@
 import { Api } from "./api.js";
 import { Auth } from "./auth.js";
 import { loadAdmin } from "./admin.js";
+import { loadTelemetry } from "./telemetry.js";
 import { pendingActions, toolCards } from "./tools.js";
 import {
   answerStatus, answerText, citationList, claimsCiting, clarifyingOptions, el, highlightedPassage, phiBadge, warnings,
@@ -43,7 +44,10 @@ async function main() {
     $("question").focus();
   }).catch(showError));
   renderSessionList();
-  if (state.auth.isAdmin()) loadAdmin(state.api, showError);
+  if (state.auth.isAdmin()) {
+    loadAdmin(state.api, showError);
+    loadTelemetry(state.api, showError);
+  }
   const q = new URLSearchParams(location.search).get("q");
   if (q) ask(q);
   else $("question").focus();

@@ -53,6 +53,9 @@ class Access(StrEnum):
     INVOKE_TOOL_RUNNER = "invoke-tool-runner"
     # lambda:InvokeFunction on the query_detect_phi function only: query_tools checks tool arguments there
     INVOKE_PHI_DETECTOR = "invoke-phi-detector"
+    # cloudwatch:ListMetrics and GetMetricData (no resource-level permissions): GET /v1/admin/telemetry reads the
+    # operator's metrics back (adapters/aws/cloudwatch_metrics.py); metric aggregates carry no PHI
+    METRICS_READ = "metrics-read"
 
 
 @dataclass(frozen=True)
@@ -107,6 +110,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited (a hash chain per user)
         A.STATE_WRITE,  # tool rate limits and pending actions (POST /v1/tools/{name}/invoke, /v1/actions)
         A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
+        A.METRICS_READ,  # GET /v1/admin/telemetry (routes/telemetry.py)
         A.START_INGEST,
         A.START_QUERY,
         A.WORKSPACE_ACCOUNTS,  # POST /v1/tools/{name}/invoke of a calendar or file tool (where configured)

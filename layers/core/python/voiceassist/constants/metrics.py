@@ -44,10 +44,17 @@ DIMENSIONS: Final[dict[str, tuple[str, ...]]] = {
     MODEL_COST: ("model",), TOOL_CALLS: ("tool", "outcome"), TOOL_LATENCY: ("tool",),
     INGESTION_JOBS: ("outcome",), INGESTION_FAILURES: ("reason",), INGESTION_CHUNKS: (), INGESTION_DURATION: (),
 }
+# Rollups: EMF also publishes these metrics with only these dimensions (and service), so an alarm can watch the
+# whole (every tool's errors, every model's cost) without naming each member (adapters/aws/emf_metrics.py).
+ROLLUPS: Final[dict[str, tuple[str, ...]]] = {
+    TOOL_CALLS: ("outcome",), MODEL_COST: (), INPUT_SCREEN_BLOCKS: (), GROUNDING_BLOCKS: (),
+    INGESTION_FAILURES: (), QUESTIONS: (),
+}
 # distributions: the telemetry view and the Prometheus endpoint give their p50/p95; the others are summed
 DISTRIBUTIONS: Final = frozenset({STAGE_LATENCY, QUESTION_LATENCY, TOOL_LATENCY, INGESTION_DURATION})
 
 TOOL_OUTCOMES: Final = ("ok", "pending_confirmation", "confirmed", "refused", "rate_limited", "timeout", "error")
+SCREEN_CATEGORIES: Final = ("injection", "jailbreak", "harmful")  # safety/input_screen.py's categories
 UNKNOWN: Final = "other"  # a value outside a dimension's closed set (a tool name a model invented, say)
 
 # The stages an operator watches, as QueryState.latency_ms names them, with their p95 budget in ms: the

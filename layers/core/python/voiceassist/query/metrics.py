@@ -28,7 +28,7 @@ def question_points(state: QueryState) -> list[MetricPoint]:
     points.append(MetricPoint(names.QUESTIONS, 1, {"status": closed(status_of(state).value, _STATUSES)}))
     points.append(MetricPoint(names.PHI_ROUTING, 1, {"phi": "detected" if state.phi_detected else "none",
                                                      "route": _route(state)}))
-    points.extend(MetricPoint(names.INPUT_SCREEN_BLOCKS, 1, {"category": closed(category, _SCREEN_CATEGORIES)})
+    points.extend(MetricPoint(names.INPUT_SCREEN_BLOCKS, 1, {"category": closed(category, names.SCREEN_CATEGORIES)})
                   for category in state.screen_categories[:1])
     points.extend(MetricPoint(names.GROUNDING_BLOCKS, 1, {"action": closed(c.action, ("retried", "abstained"))})
                   for c in state.critiques if not c.passed)
@@ -50,5 +50,3 @@ def _route(state: QueryState) -> str:
         return "none"
     return "in_boundary" if state.model_in_boundary else "cloud"
 
-
-_SCREEN_CATEGORIES = ("injection", "jailbreak", "harmful")

@@ -3,12 +3,14 @@
 ListMetrics names the series (every dimension combination with data in the last two weeks, CloudWatch's own
 limit: a month's view misses series silent for longer); one GetMetricData call per 500 queries then reads
 each series' SampleCount and Sum, and p50 and p95 for distributions, over the window as one period.
-Per-user cost is not a CloudWatch dimension (the user key is a property of the EMF line): `by_user` reads
-series as a whole.
+Per-user cost is not a CloudWatch dimension (the user key is a property of the EMF line): `by_user` finds no
+series here (a Logs Insights query does: docs/operations.md). The series list is kept a minute, so the three
+windows of one telemetry report list the metrics once.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -17,6 +19,7 @@ from voiceassist.constants.environment import METRICS_NAMESPACE
 from voiceassist.telemetry.points import MetricAggregate
 
 MAX_QUERIES = 500  # GetMetricData's limit per call
+SERIES_TTL_S = 60.0
 
 
 class CloudWatchMetricReader:
@@ -25,6 +28,7 @@ class CloudWatchMetricReader:
         self._client = client
         self._region = region_name
         self._namespace = namespace
+        self._series_cache: tuple[float, list[tuple[str, dict[str, str]]]] | None = None
 
     @property
     def client(self) -> Any:
@@ -36,6 +40,8 @@ class CloudWatchMetricReader:
 
     def aggregate(self, *, since: datetime, until: datetime | None = None, by_user: bool = False
                   ) -> list[MetricAggregate]:
+        if by_user:
+            return []
         end = until or datetime.now(UTC)
         period = max(60, int((end - since).total_seconds()) // 60 * 60)
         series = self._series()
@@ -61,15 +67,19 @@ class CloudWatchMetricReader:
         return sorted(result, key=lambda a: (a.name, tuple(a.dimensions.items())))
 
     def _series(self) -> list[tuple[str, dict[str, str]]]:
-        found = []
+        if self._series_cache is not None and time.monotonic() - self._series_cache[0] < SERIES_TTL_S:
+            return self._series_cache[1]
+        found: list[tuple[str, dict[str, str]]] = []
         for page in self.client.get_paginator("list_metrics").paginate(Namespace=self._namespace):
             for metric in page.get("Metrics", []):
                 name = metric["MetricName"]
                 dimensions = {d["Name"]: d["Value"] for d in metric.get("Dimensions", [])}
                 if name in names.DIMENSIONS and set(dimensions) - {"service"} == set(names.DIMENSIONS[name]):
-                    ordered = {k: dimensions[k] for k in names.DIMENSIONS[name]}
-                    found.append((name, {**ordered, "service": dimensions.get("service", "")}))
-        return sorted(found, key=lambda item: (item[0], tuple(item[1].items())))
+                    own = {k: dimensions[k] for k in names.DIMENSIONS[name]}
+                    found.append((name, {**own, "service": dimensions.get("service", "")}))
+        ordered = sorted(found, key=lambda item: (item[0], tuple(item[1].items())))
+        self._series_cache = (time.monotonic(), ordered)
+        return ordered
 
     def _read(self, queries: list[dict[str, Any]], since: datetime, end: datetime) -> dict[str, float]:
         values: dict[str, float] = {}
