@@ -1,9 +1,6 @@
-"""Synthesizes every environment once per test run (about half a minute) for all infra tests: under pytest-xdist
-the first worker synthesizes and the others read its cloud assembly (tests/support/shared_build.py).
-
-Function folders come from a temporary fixture directory with one handler per catalogue entry, so these
-tests do not depend on which functions/ folders exist yet; the ASL files are the real ones. The dependency
-layers are always the unbuilt placeholders, whether or not layers/deps/build.sh has run.
+"""Synthesizes every environment once per test run (about half a minute; tests/infra/synth.py) for all infra tests:
+a background process starts it when the tests are collected, and every worker reads its cloud assembly
+(tests/support/shared_build.py).
 """
 
 from __future__ import annotations
@@ -23,7 +20,8 @@ if str(REPO_ROOT) not in sys.path:
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 from infra.config import ENVIRONMENT_NAMES, EnvironmentConfig, load_environment  # noqa: E402
-from tests.support.shared_build import built_once  # noqa: E402
+from tests.infra.synth import build_in, write_fixture_functions  # noqa: E402
+from tests.support.shared_build import built_once, run_folder, start_building  # noqa: E402
 from voiceassist.constants.functions import FUNCTIONS  # noqa: E402
 
 
@@ -72,37 +70,21 @@ def app_functions(synthesized: Synthesized, env: str) -> dict[str, dict[str, Any
     }
 
 
-def _write_fixture_functions(root: Path) -> None:
-    root.mkdir()
-    for spec in FUNCTIONS:
-        (root / spec.name).mkdir()
-        (root / spec.name / "handler.py").write_text(
-            "def lambda_handler(event, context):\n    return event\n"
-        )
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """The synthesis starts in the background as soon as the tests are collected, when any of them needs it: the
+    workers run other tests meanwhile instead of waiting for it (tests/support/shared_build.py)."""
+    if any("synthesized" in getattr(item, "fixturenames", ()) for item in session.items):
+        start_building(session.config._tmp_path_factory, "synthesized", "tests.infra.synth")  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="session")
 def fixture_functions_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built_once(tmp_path_factory, "functions", _write_fixture_functions)
+    return built_once(tmp_path_factory, "functions", write_fixture_functions)
 
 
 @pytest.fixture(scope="session")
-def synthesized(tmp_path_factory: pytest.TempPathFactory, fixture_functions_dir: Path) -> Synthesized:
-    def synthesize(folder: Path) -> None:
-        from infra.app import build_app
-
-        # Built layers (layers/deps/build) would be copied into cdk.out on every run: tests use the placeholders.
-        unbuilt = folder / "unbuilt-layer"
-        unbuilt.mkdir(parents=True)
-        layers = {f"{name}_layer_dir": str(unbuilt) for name in ("deps", "ml", "auth")}
-        app = build_app(
-            context={"env": "all", "functions_dir": str(fixture_functions_dir), "allow_unbuilt_layers": "true",
-                     **layers},
-            outdir=str(folder / "cdk.out"),
-        )
-        app.synth()  # raises if any cdk-nag finding is unacknowledged
-
-    outdir = built_once(tmp_path_factory, "synthesized", synthesize) / "cdk.out"
+def synthesized(tmp_path_factory: pytest.TempPathFactory) -> Synthesized:
+    outdir = build_in(run_folder(tmp_path_factory)) / "cdk.out"
     templates = {
         path.name.removesuffix(".template.json"): json.loads(path.read_text())
         for path in outdir.glob("*.template.json")
