@@ -9,6 +9,7 @@ from aws_lambda_powertools.event_handler import APIGatewayRestResolver, CORSConf
 from aws_lambda_powertools.logging import correlation_paths
 
 from routes import (
+    admin_config,
     chat,
     documents,
     errors,
@@ -41,7 +42,8 @@ def cors_config() -> CORSConfig | None:
 app = APIGatewayRestResolver(enable_validation=True, cors=cors_config())
 app.configure_openapi(title="VoiceAssist API", version=__version__,
                       summary="Clinical question answering with numbered citations and a PHI boundary")
-for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages, voice, telemetry):
+for module in (health, uploads, documents, jobs, query, sessions, tools, chat, passages, voice, telemetry,
+               admin_config):
     app.include_router(module.router, prefix="/v1")
 errors.register(app)
 input_policy.register(app)

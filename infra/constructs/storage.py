@@ -16,6 +16,7 @@ from infra.config import EnvironmentConfig
 from infra.nag import acknowledge
 from voiceassist.constants.tables import (
     AUDIT,
+    BILLING,
     DOCUMENTS,
     JOBS,
     SESSIONS,
@@ -114,6 +115,10 @@ class Storage(Construct):
     @property
     def state_table(self) -> dynamodb.TableV2:
         return self.tables[STATE]
+
+    @property
+    def billing_table(self) -> dynamodb.TableV2:
+        return self.tables[BILLING]
 
     @property
     def idempotency_table(self) -> dynamodb.TableV2:

@@ -13,6 +13,7 @@ from infra.constructs.storage import Storage
 from voiceassist.constants.environment import (
     ENV_AUDIT_TABLE,
     ENV_BEDROCK_MODEL_ID,
+    ENV_BILLING_TABLE,
     ENV_DOCUMENTS_BUCKET,
     ENV_DOCUMENTS_TABLE,
     ENV_EMBEDDING_ENDPOINT,
@@ -71,6 +72,7 @@ def shared_environment(
         ENV_SESSIONS_TABLE: storage.sessions_table.table_name,
         ENV_AUDIT_TABLE: storage.audit_table.table_name,
         ENV_STATE_TABLE: storage.state_table.table_name,
+        ENV_BILLING_TABLE: storage.billing_table.table_name,
         ENV_IDEMPOTENCY_TABLE: storage.idempotency_table.table_name,
         ENV_OPENSEARCH_ENDPOINT: f"https://{search.endpoint}",
         ENV_OPENSEARCH_INDEX: config.search.index_alias,

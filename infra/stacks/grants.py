@@ -10,6 +10,7 @@ from aws_cdk import aws_apigatewayv2 as apigwv2
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_sns as sns
 from aws_cdk import aws_stepfunctions as sfn
 
 from infra.config import EnvironmentConfig
@@ -36,6 +37,7 @@ class GrantTargets:
     websocket_stage: str
     tool_runner: lambda_.IFunction  # the query_tools function (constants/functions.py TOOL_RUNNER)
     phi_detector: lambda_.IFunction  # the query_detect_phi function (constants/functions.py PHI_DETECTOR_FUNCTION)
+    cost_alerts: sns.ITopic  # the operators' cost alerts (infra/constructs/cost_alerts.py)
 
 
 def grant_access(function: lambda_.Function, spec: FunctionSpec, targets: GrantTargets) -> None:
@@ -184,6 +186,9 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.AUDIT_WRITE: _audit_write,
     Access.STATE_WRITE: lambda fn, t: t.storage.state_table.grant_read_write_data(fn),
     Access.IDEMPOTENCY: lambda fn, t: t.storage.idempotency_table.grant_read_write_data(fn),
+    Access.BILLING_READ: lambda fn, t: t.storage.billing_table.grant_read_data(fn),
+    Access.BILLING_WRITE: lambda fn, t: t.storage.billing_table.grant_read_write_data(fn),
+    Access.COST_ALERTS: lambda fn, t: t.cost_alerts.grant_publish(fn),
     Access.SEARCH_READ: _search(SEARCH_READ_ACTIONS),
     Access.SEARCH_WRITE: _search(SEARCH_WRITE_ACTIONS),
     Access.OPENAI_SECRET: lambda fn, t: t.secrets.openai_api_key.grant_read(fn),

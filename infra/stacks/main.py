@@ -14,6 +14,7 @@ from constructs import Construct
 
 from infra.config import EnvironmentConfig, RemovalChoice, SourcePaths
 from infra.constructs.api import WEBSOCKET_STAGE, Api
+from infra.constructs.cost_alerts import CostAlerts
 from infra.constructs.functions import ASYNC_FUNCTIONS, FunctionFactory
 from infra.constructs.layers import Layers
 from infra.constructs.monitoring import Monitoring
@@ -34,7 +35,7 @@ from infra.stacks.environment import (
 )
 from infra.stacks.grants import GrantTargets, grant_access
 from infra.stacks.key_policy import allow_services
-from voiceassist.constants.environment import ENV_CORS_ORIGINS, ENV_DATA_KEY_ID
+from voiceassist.constants.environment import ENV_ALERTS_TOPIC_ARN, ENV_CORS_ORIGINS, ENV_DATA_KEY_ID
 from voiceassist.constants.functions import (
     FUNCTIONS_BY_NAME,
     PHI_DETECTOR_FUNCTION,
@@ -179,6 +180,7 @@ class MainStack(Stack):
             websocket_stage=WEBSOCKET_STAGE,
             tool_runner=functions[TOOL_RUNNER],
             phi_detector=functions[PHI_DETECTOR_FUNCTION],
+            cost_alerts=CostAlerts(self, "CostAlerts", config=config, key=self.key).topic,
         )
         functions["api"].add_environment(ENV_CORS_ORIGINS, ",".join(cors_origins))
         self.storage.documents_bucket.add_cors_rule(  # browsers POST presigned uploads straight to S3
@@ -193,7 +195,9 @@ class MainStack(Stack):
             grant_access(functions[spec.name], spec, targets)
             extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets),
                      **workspace_environment(spec, config, self.secrets),
-                     **tool_runner_environment(spec, functions[TOOL_RUNNER], functions[PHI_DETECTOR_FUNCTION])}
+                     **tool_runner_environment(spec, functions[TOOL_RUNNER], functions[PHI_DETECTOR_FUNCTION]),
+                     **({ENV_ALERTS_TOPIC_ARN: targets.cost_alerts.topic_arn} if Access.COST_ALERTS in spec.access
+                        else {})}
             for name, value in extra.items():
                 functions[spec.name].add_environment(name, value)
         SearchBootstrap(

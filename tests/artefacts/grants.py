@@ -9,6 +9,7 @@ from __future__ import annotations
 from voiceassist.constants.environment import (
     ENV_AUDIT_TABLE,
     ENV_BEDROCK_MODEL_ID,
+    ENV_BILLING_TABLE,
     ENV_DATA_KEY_ID,
     ENV_DOCUMENTS_BUCKET,
     ENV_DOCUMENTS_TABLE,
@@ -53,6 +54,11 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
                                           "contract-tested on botocore's Stubber "
                                           "(tests/contract/test_in_boundary_chat_contract.py)",
     ("query_generate", A.STATE_WRITE): "the models' circuit breakers, read and written when a model is called",
+    ("query_generate", A.BILLING_WRITE): "a model call's tokens and cost; the run answers extractively (no model "
+                                         "call), tested on both ledgers (tests/contract/test_billing_contract.py)",
+    ("query_generate", A.COST_ALERTS): "only when a cost limit's alert share is reached "
+                                       "(tests/integration/test_admin_controls.py)",
+    ("api", A.BILLING_READ): "GET /v1/admin/billing (tests/unit/api/test_api_admin_config.py)",
     ("query_generate", A.SESSIONS_READ): "the conversation goes into a model's prompt; without one the run "
                                          "answers extractively (query/answering.py generate)",
     ("ingest_ocr", A.BUCKET_READ): "Textract reads the scanned PDF from S3 with the caller's rights; moto's "
@@ -103,7 +109,8 @@ def _tables(env: dict[str, str]) -> dict[str, tuple[Access, Access]]:
             env[ENV_SESSIONS_TABLE]: (A.SESSIONS_READ, A.SESSIONS_WRITE),
             env[ENV_AUDIT_TABLE]: (A.AUDIT_READ, A.AUDIT_WRITE),
             env[ENV_STATE_TABLE]: (A.STATE_WRITE, A.STATE_WRITE),
-            env[ENV_IDEMPOTENCY_TABLE]: (A.IDEMPOTENCY, A.IDEMPOTENCY)}
+            env[ENV_IDEMPOTENCY_TABLE]: (A.IDEMPOTENCY, A.IDEMPOTENCY),
+            env[ENV_BILLING_TABLE]: (A.BILLING_READ, A.BILLING_WRITE)}
 
 
 def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], list[Call]]:

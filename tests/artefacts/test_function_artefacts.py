@@ -47,7 +47,7 @@ from voiceassist.constants.functions import (
     Access,
     placeholder_for,
 )
-from voiceassist.constants.tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE
+from voiceassist.constants.tables import AUDIT, BILLING, DOCUMENTS, JOBS, SESSIONS, STATE
 from voiceassist.ingest.triggers import object_created_event
 from voiceassist.models import QueryRequest
 from voiceassist.query.state import QueryState
@@ -56,7 +56,7 @@ pytestmark = pytest.mark.slow
 WORKER = Path(__file__).with_name("worker.py")
 BUCKET = "voiceassist-packaging-documents"
 TABLES = {DOCUMENTS: "pk-documents", JOBS: "pk-jobs", SESSIONS: "pk-sessions", AUDIT: "pk-audit",
-          STATE: "pk-state"}
+          STATE: "pk-state", BILLING: "pk-billing"}
 IDEMPOTENCY_TABLE = "pk-idempotency"
 SAMPLE = "metformin-drug-reference.md"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
@@ -164,6 +164,7 @@ def aws(lambda_stub: LambdaStub) -> Iterator[dict[str, str]]:
             "VOICEASSIST_DOCUMENTS_BUCKET": BUCKET, "VOICEASSIST_DOCUMENTS_TABLE": TABLES[DOCUMENTS],
             "VOICEASSIST_JOBS_TABLE": TABLES[JOBS], "VOICEASSIST_SESSIONS_TABLE": TABLES[SESSIONS],
             "VOICEASSIST_AUDIT_TABLE": TABLES[AUDIT], "VOICEASSIST_STATE_TABLE": TABLES[STATE],
+            "VOICEASSIST_BILLING_TABLE": TABLES[BILLING],
             "VOICEASSIST_IDEMPOTENCY_TABLE": IDEMPOTENCY_TABLE,
             "VOICEASSIST_OPENSEARCH_ENDPOINT": opensearch.url, "VOICEASSIST_OPENSEARCH_INDEX": "chunks",
             "VOICEASSIST_OPENSEARCH_PIPELINE": "hybrid",

@@ -90,3 +90,29 @@ def test_a_clinician_gets_no_document_panel_but_can_ask(tab: Tab, clinician_url:
     doc_id = server_deps.documents.list(limit=1)[0].doc_id
     status = tab.evaluate(f"fetch('/v1/documents/{doc_id}', {{method: 'DELETE'}}).then(r => r.status)")
     assert status == 403  # and the API refuses what the page hides
+
+
+def test_an_admin_edits_the_configuration_and_a_refused_change_names_its_field(tab: Tab, base_url: str,
+                                                                               server_deps: Dependencies) -> None:
+    tab.open(base_url)
+    tab.wait_for("document.getElementById('config-version').textContent === 'Version 0'")
+
+    tab.evaluate("document.getElementById('config-routing').value = 'local-only'")
+    tab.evaluate("document.getElementById('config-user-limit').value = '2.5'")
+    tab.click("#config-form button[type=submit]")
+    tab.wait_for("/Saved version 1/.test(document.getElementById('config-status').textContent)")
+
+    assert "cost.per_user_monthly_limit_usd, routing_mode" in tab.text("#config-status")
+    assert server_deps.admin_config.routing_mode.value == "local-only"
+    assert server_deps.admin_config.cost.per_user_monthly_limit_usd == 2.5
+    tab.wait_for("document.querySelectorAll('#config-history li').length === 2")
+    assert "model calls" in tab.text("#billing-summary")
+
+    tab.evaluate("document.getElementById('config-routing').value = 'hybrid'")
+    tab.evaluate("document.getElementById('config-phi').value = 'off'")
+    tab.click("#config-form button[type=submit]")
+    tab.wait_for("/Not saved/.test(document.getElementById('config-status').textContent)")
+
+    assert "phi_mode: off detects no PHI" in tab.text("#config-status")
+    assert server_deps.admin_config.phi_mode.value == "strict"
+    assert [e for e in tab.errors() if "status of 422" not in e] == []  # the refused PUT is the only failed load

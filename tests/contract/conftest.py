@@ -21,7 +21,7 @@ from voiceassist.adapters.aws.dynamodb_documents import DynamoDbDocumentStore
 from voiceassist.adapters.aws.dynamodb_jobs import DynamoDbJobStore
 from voiceassist.adapters.aws.dynamodb_sessions import DynamoDbSessionStore
 from voiceassist.adapters.aws.dynamodb_state import DynamoDbKeyValueState
-from voiceassist.adapters.aws.dynamodb_tables import AUDIT, DOCUMENTS, JOBS, SESSIONS, STATE, create_tables
+from voiceassist.adapters.aws.dynamodb_tables import AUDIT, BILLING, DOCUMENTS, JOBS, SESSIONS, STATE, create_tables
 from voiceassist.adapters.aws.envelope_cipher import EnvelopeCipher, KmsDataKeys
 from voiceassist.adapters.aws.s3_blobs import S3BlobStore
 from voiceassist.adapters.local.folder_blobs import FolderBlobStore
@@ -42,6 +42,7 @@ TABLE_NAMES = {
     SESSIONS: "contract-sessions",
     AUDIT: "contract-audit",
     STATE: "contract-state",
+    BILLING: "contract-billing",
 }
 
 

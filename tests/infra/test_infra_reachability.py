@@ -23,7 +23,7 @@ from voiceassist.constants.functions import FUNCTIONS_BY_NAME, Access, FunctionS
 
 A = Access
 TABLES = {A.DOCUMENTS_READ, A.DOCUMENTS_WRITE, A.JOBS_READ, A.JOBS_WRITE, A.AUDIT_READ, A.AUDIT_WRITE,
-          A.STATE_WRITE, A.IDEMPOTENCY}
+          A.STATE_WRITE, A.IDEMPOTENCY, A.BILLING_READ, A.BILLING_WRITE}
 SECRETS = {A.OPENAI_SECRET, A.PUBMED_SECRET, A.WORKSPACE_ACCOUNTS, A.WEB_SEARCH_SECRET}
 
 
@@ -57,13 +57,16 @@ SERVICES: dict[Access, Services] = {
     A.INVOKE_TOOL_RUNNER: lambda s, c: {"lambda"},
     A.INVOKE_PHI_DETECTOR: lambda s, c: {"lambda"},
     A.METRICS_READ: lambda s, c: {"monitoring"},
+    A.COST_ALERTS: lambda s, c: {"sns"},
 }
 # The one AWS API reached through the NAT: the WebSocket @connections API of a public (regional) API. An
 # execute-api interface endpoint with private DNS would capture every *.execute-api name and serves private
 # APIs only, so the streamed events leave over TLS through the NAT (the DNS firewall allows *.amazonaws.com).
 # CloudWatch's monitoring API (the admin telemetry view reads metric aggregates: names, closed-set dimensions and
 # numbers, never PHI) goes through the NAT too: an interface endpoint would cost more than the view is used.
-NAT_ALLOWED = {"execute-api", "monitoring"}
+# The cost alerts (voiceassist.admin.billing) carry a principal id and dollars, never PHI: SNS is reached the same
+# way, from query_generate, which has the NAT route for OpenAI already (no interface endpoint bought for them).
+NAT_ALLOWED = {"execute-api", "monitoring", "sns"}
 GATEWAYS = {"s3", "dynamodb"}
 
 

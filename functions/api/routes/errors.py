@@ -114,7 +114,7 @@ def register(app: APIGatewayRestResolver) -> None:
             log_failure("request failed", exc, code=exc.code)
             return envelope(exc.status_code, exc.code, "the request could not be completed; quote the trace id "
                             "when you report it", trace())
-        return envelope(exc.status_code, exc.code, str(exc), trace())
+        return envelope(exc.status_code, exc.code, str(exc), trace(), getattr(exc, "details", None))
 
     @app.exception_handler(Exception)
     def unexpected(exc: Exception) -> Response[Any]:

@@ -36,7 +36,8 @@ ERROR_DESCRIPTIONS = {
     "413": "The body is larger than the limit",
     "415": "The body's Content-Type is not one this route takes",
     "410": "The pending action has expired: propose it again",
-    "422": "The tool refused its arguments or the action (validation, the PHI rule, a confirmation it needs)",
+    "422": "Refused: a tool's arguments or action (validation, the PHI rule, a confirmation it needs), or an admin "
+           "configuration the PHI boundary or the deployment does not allow (details name each field)",
     "429": "Too many requests (the ingestion backlog, a tool's rate limit): retry after the Retry-After seconds",
     "500": "An unexpected error: the body carries only a trace id",
     "503": "A backing store or service is unavailable: retry after the Retry-After seconds",
@@ -64,6 +65,12 @@ EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("post", "/v1/voice/transcribe"): ("413", "415", "501", "502"),
     ("post", "/v1/voice/query"): ("404", "413", "415", "501", "502", "504"),
     ("post", "/v1/voice/speak"): ("501", "502"),
+    # the admin configuration and the cost ledger (routes/admin_config.py): admins only; 409 a concurrent save
+    ("get", "/v1/admin/config"): ("403",),
+    ("put", "/v1/admin/config"): ("403", "409", "422"),
+    ("patch", "/v1/admin/config"): ("403", "409", "422"),
+    ("get", "/v1/admin/config/history"): ("403",),
+    ("get", "/v1/admin/billing"): ("403",),
 }
 AUDIO_TYPES = ("audio/wav", "audio/webm", "audio/ogg")
 BINARY_UPLOAD_TYPES = ("application/pdf", "text/plain", "text/markdown", "text/html")

@@ -1,4 +1,6 @@
-// The admin panel: upload a document and follow its indexing job; list documents and delete them.
+// The admin panel: upload a document and follow its indexing job; list documents and delete them; the admin
+// configuration and the month's spend (admin_config.js).
+import { loadAdminConfig } from "./admin_config.js";
 import { el } from "./render.js";
 
 const $ = (id) => document.getElementById(id);
@@ -11,6 +13,7 @@ export function loadAdmin(api, showError) {
     upload(api).catch(showError);
   });
   refresh(api, showError).catch(showError);
+  loadAdminConfig(api, showError);
 }
 
 async function upload(api) {

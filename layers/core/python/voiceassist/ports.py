@@ -15,6 +15,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 import numpy.typing as npt
 
+from voiceassist.admin.ledger import BillingEvent, CostAlert, Spend
 from voiceassist.models import (
     AuditRecord,
     ChatCompletion,
@@ -325,6 +326,43 @@ class RateLimiter(Protocol):
     def acquire(self, key: str, *, limit: int, window_seconds: int = 60) -> RateDecision:
         """Count one call against `key`'s current window; refused (not counted) once `limit` is reached."""
         ...
+
+
+@runtime_checkable
+class BillingLedger(Protocol):
+    """Every model call's tokens and cost, per user and per day, and the cost alerts already raised (DynamoDB /
+    SQLite). Totals are kept as the events are recorded, so reading a month's spend is one lookup."""
+
+    def record(self, event: BillingEvent) -> None:
+        """Add the event and its cost to its month's totals (all users, its user, its user's day)."""
+        ...
+
+    def spend(self, month: str, *, user_id: str | None = None) -> Spend:
+        """The month's spend: all users (user_id None) or one user's."""
+        ...
+
+    def users(self, month: str) -> dict[str, Spend]:
+        """Each user's spend in the month."""
+        ...
+
+    def days(self, month: str, *, user_id: str) -> dict[str, Spend]:
+        """One user's spend per day (YYYY-MM-DD) in the month."""
+        ...
+
+    def claim_alert(self, alert: CostAlert) -> bool:
+        """Store the alert unless its (month, scope, threshold) was raised before: True the first time only."""
+        ...
+
+    def alerts(self, month: str) -> builtins.list[CostAlert]:
+        """The month's alerts, oldest first."""
+        ...
+
+
+@runtime_checkable
+class AlertPublisher(Protocol):
+    """Tells the operators (SNS on AWS; a log line locally, where the admin page shows the ledger's alerts)."""
+
+    def publish(self, subject: str, message: str) -> None: ...
 
 
 class EventPublisher(Protocol):

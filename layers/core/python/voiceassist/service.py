@@ -22,6 +22,7 @@ from voiceassist.observability import logger
 from voiceassist.query.state import EventTarget, QueryState, response_of
 
 if TYPE_CHECKING:
+    from voiceassist.admin.config import AdminConfig
     from voiceassist.ingest.stages import IngestionContext
     from voiceassist.ports import BlobStore, JobStore, PipelineRunner, SessionStore
     from voiceassist.settings import Settings
@@ -46,6 +47,8 @@ class ServiceDependencies(Protocol):
     def pipelines(self) -> PipelineRunner: ...
     @property
     def ingestion(self) -> IngestionContext: ...
+    @property
+    def admin_config(self) -> AdminConfig: ...
 
 
 def accept_upload(deps: ServiceDependencies, *, filename: str, data: bytes, metadata: DocumentMetadata,
@@ -182,7 +185,7 @@ def answer(deps: ServiceDependencies, request: QueryRequest, *, user_id: str, tr
 
             raise NotFound(f"session {request.session_id} not found")
     state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
-                       history=history or [], memory=memory or None)
+                       history=history or [], memory=memory or None, config=deps.admin_config)
     try:
         output = deps.pipelines.run("query", state.model_dump(mode="json"))
     except DependencyError as exc:  # the execution failed: a step's error is named in exc.error

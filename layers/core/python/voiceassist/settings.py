@@ -15,8 +15,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voiceassist.constants.environment import (  # noqa: F401 - re-exported for the domain
+    ENV_ALERTS_TOPIC_ARN,
     ENV_AUDIT_TABLE,
     ENV_BEDROCK_MODEL_ID,
+    ENV_BILLING_TABLE,
     ENV_BM25_WEIGHT,
     ENV_CHUNK_OVERLAP,
     ENV_CHUNK_TOKENS,
@@ -114,6 +116,8 @@ class Settings(BaseModel):
     audit_table: str | None = None
     idempotency_table: str | None = None
     state_table: str | None = None
+    billing_table: str | None = None  # AWS: the cost ledger (locally it is in db_path)
+    alerts_topic_arn: str | None = None  # AWS: the operators' SNS topic (locally, alerts are log lines)
     data_key_id: str | None = None  # AWS: the KMS key wrapping PHI fields' data keys (local: a key file)
     tool_runner_function: str | None = None  # AWS: api, mcp run the embedding tools there (tools/remote.py)
     phi_detector_function: str | None = None  # AWS: query_tools checks tool arguments there (no Presidio of its own)
@@ -213,6 +217,8 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_AUDIT_TABLE: "audit_table",
     ENV_IDEMPOTENCY_TABLE: "idempotency_table",
     ENV_STATE_TABLE: "state_table",
+    ENV_BILLING_TABLE: "billing_table",
+    ENV_ALERTS_TOPIC_ARN: "alerts_topic_arn",
     ENV_OPENSEARCH_ENDPOINT: "opensearch_endpoint",
     ENV_OPENSEARCH_INDEX: "opensearch_index",
     ENV_OPENSEARCH_PIPELINE: "opensearch_pipeline",

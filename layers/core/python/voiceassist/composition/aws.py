@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
 
     from voiceassist.ports import (
+        AlertPublisher,
         AuditLog,
+        BillingLedger,
         BlobStore,
         DocumentStore,
         FieldCipher,
@@ -34,6 +36,9 @@ if TYPE_CHECKING:
 
 
 class AwsDependencies(Dependencies, runtime=Runtime.AWS):
+    # A warm function reads the admin configuration at most every 30 s: a change applies within that, no deploy.
+    CONFIG_TTL_S = 30.0
+
     @cached_property
     def _dynamodb(self) -> Any:
         import boto3
@@ -141,6 +146,27 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         from voiceassist.adapters.aws.lambda_tool_runner import LambdaToolRunner
 
         return LambdaToolRunner(self.settings.tool_runner_function, region_name=self.settings.region)
+
+    @cached_property
+    def billing(self) -> BillingLedger:
+        from voiceassist.adapters.aws.dynamodb_billing import DynamoDbBillingLedger
+        from voiceassist.errors import InvalidInput
+        from voiceassist.settings import ENV_BILLING_TABLE
+
+        if not self.settings.billing_table:
+            raise InvalidInput(f"invalid configuration: the aws runtime needs {ENV_BILLING_TABLE}")
+        return DynamoDbBillingLedger(self.settings.billing_table, client=self._dynamodb)
+
+    @cached_property
+    def alerts(self) -> AlertPublisher:
+        """The operators' SNS topic; without one (a stack deployed without alert e-mails), a log line."""
+        if not self.settings.alerts_topic_arn:
+            from voiceassist.adapters.local.log_alerts import LogAlertPublisher
+
+            return LogAlertPublisher()
+        from voiceassist.adapters.aws.sns_alerts import SnsAlertPublisher
+
+        return SnsAlertPublisher(self.settings.alerts_topic_arn, region_name=self.settings.region)
 
     @cached_property
     def rate_limiter(self) -> RateLimiter:

@@ -8,15 +8,20 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from voiceassist import pipeline_runners
-from voiceassist.settings import Runtime, Settings, get_settings
+from voiceassist.settings import PhiMode, Runtime, Settings, get_settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
 
+    from voiceassist.admin.billing import CostGate
+    from voiceassist.admin.config import AdminConfig
+    from voiceassist.admin.config_store import ConfigStore
     from voiceassist.authentication import TokenVerifier
     from voiceassist.ingest.stages import IngestionContext
     from voiceassist.ports import (
+        AlertPublisher,
         AuditLog,
+        BillingLedger,
         BlobStore,
         ChatModel,
         DocumentStore,
@@ -128,6 +133,36 @@ class Dependencies:
         raise NotImplementedError
 
     @cached_property
+    def billing(self) -> BillingLedger:
+        """The cost ledger (voiceassist.admin.billing)."""
+        raise NotImplementedError
+
+    @cached_property
+    def alerts(self) -> AlertPublisher:
+        """Tells the operators: SNS on AWS, a log line locally."""
+        raise NotImplementedError
+
+    # ---- the admin configuration (voiceassist.admin): data, read through a short cache ---------------------
+    CONFIG_TTL_S: ClassVar[float] = 0.0  # locally the next question sees a change; AWS caches a little
+
+    @cached_property
+    def config_store(self) -> ConfigStore:
+        from voiceassist.admin.config import defaults_from
+        from voiceassist.admin.config_store import ConfigStore
+
+        return ConfigStore(self.state, defaults=defaults_from(self.settings), ttl_seconds=self.CONFIG_TTL_S)
+
+    @property
+    def admin_config(self) -> AdminConfig:
+        """The configuration in force now (its defaults are the settings')."""
+        return self.config_store.config
+
+    def cost_gate(self, config: AdminConfig) -> CostGate:
+        from voiceassist.admin.billing import CostGate
+
+        return CostGate(self.billing, self.alerts, config.cost)
+
+    @cached_property
     def ocr(self) -> PageOcr:
         """Reads scanned PDF pages: Textract on AWS, Tesseract locally."""
         raise NotImplementedError
@@ -165,6 +200,19 @@ class Dependencies:
         from voiceassist.composition.phi_detectors import build_detector
 
         return build_detector(self.settings)
+
+    def phi_detector_for(self, mode: PhiMode) -> PhiDetector:
+        """The detector in `mode` (the admin configuration's PHI mode): the deployment's own when the modes agree,
+        else one built for that mode on first use."""
+        if mode is self.settings.phi_mode:
+            return self.phi_detector
+        with self._lock:
+            built = self.__dict__.setdefault("_phi_detectors", {})
+            if mode not in built:
+                from voiceassist.composition.phi_detectors import build_detector
+
+                built[mode] = build_detector(self.settings.model_copy(update={"phi_mode": mode}))
+            return built[mode]  # type: ignore[no-any-return]
 
     @cached_property
     def cloud_chat(self) -> ChatModel | None:
@@ -216,7 +264,8 @@ class Dependencies:
         detector = DeferredDetector(lambda: self.phi_detector)
         options: dict[str, Any] = {"env": ToolEnvironment(ctx=self.query), "detector": detector,
                                    "limiter": self.rate_limiter, "actions": PendingActions(self.state),
-                                   "audit": self.audit, "metrics": self.metrics}
+                                   "audit": self.audit, "metrics": self.metrics,
+                                   "policy": lambda name: self.admin_config.tool(name)}
         if self.tool_runner is not None:  # the embedding tools run in the function that has the ML layer
             from voiceassist.tools.remote import RemoteToolExecutor
 

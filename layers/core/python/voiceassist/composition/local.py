@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
 
     from voiceassist.ports import (
+        AlertPublisher,
         AuditLog,
+        BillingLedger,
         BlobStore,
         DocumentStore,
         FieldCipher,
@@ -99,6 +101,18 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
         from voiceassist.adapters.local.sqlite_rate_limits import SqliteRateLimiter
 
         return SqliteRateLimiter(self._sqlite)
+
+    @cached_property
+    def billing(self) -> BillingLedger:
+        from voiceassist.adapters.local.sqlite_billing import SqliteBillingLedger
+
+        return SqliteBillingLedger(self._sqlite)
+
+    @cached_property
+    def alerts(self) -> AlertPublisher:
+        from voiceassist.adapters.local.log_alerts import LogAlertPublisher
+
+        return LogAlertPublisher()
 
     @cached_property
     def idempotency(self) -> BasePersistenceLayer:

@@ -28,6 +28,9 @@ class Access(StrEnum):
     AUDIT_READ = "audit-read"
     AUDIT_WRITE = "audit-write"
     STATE_WRITE = "state-write"
+    BILLING_READ = "billing-read"  # the cost ledger (voiceassist.admin): the admin's billing report
+    BILLING_WRITE = "billing-write"  # ... each model call's tokens and cost, and the month's cost alerts
+    COST_ALERTS = "cost-alerts"  # sns:Publish on the cost-alert topic (infra/constructs/cost_alerts.py)
     IDEMPOTENCY = "idempotency"
     SEARCH_READ = "search-read"
     SEARCH_WRITE = "search-write"
@@ -108,7 +111,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.JOBS_WRITE,
         A.SESSIONS_WRITE,
         A.AUDIT_WRITE,  # tool calls, administrative actions and refusals are audited (a hash chain per user)
-        A.STATE_WRITE,  # tool rate limits and pending actions (POST /v1/tools/{name}/invoke, /v1/actions)
+        A.STATE_WRITE,  # tool rate limits, pending actions and the admin configuration (/v1/admin/config)
+        A.BILLING_READ,  # GET /v1/admin/billing
         A.INVOKE_TOOL_RUNNER,  # the knowledge-base search tools run in query_tools (tools/remote.py)
         A.METRICS_READ,  # GET /v1/admin/telemetry (routes/telemetry.py)
         A.START_INGEST,
@@ -272,6 +276,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.LLM_INVOKE,  # the in-boundary Llama on its SageMaker endpoint, where llm.provider is sagemaker
         A.BEDROCK_INVOKE,  # the in-boundary Llama on Amazon Bedrock, where llm.provider is bedrock
         A.STATE_WRITE,  # the models' circuit breakers (shared by every instance)
+        A.BILLING_WRITE,  # every model call's tokens and cost, and the monthly cost limits (voiceassist.admin)
+        A.COST_ALERTS,  # a cost limit's alert share or the limit itself was reached
         A.SESSIONS_READ,  # the conversation so far
         A.STREAM_TO_CLIENTS,  # its `route`, `tool` and draft `token` events, when a client streams the query
         timeout_seconds=30,

@@ -11,6 +11,7 @@ JOBS = "jobs"
 SESSIONS = "sessions"
 AUDIT = "audit"
 STATE = "state"
+BILLING = "billing"
 
 # ---- session item keys -----------------------------------------------------------------------------
 SESSION_PK_PREFIX = "SESSION#"
@@ -69,4 +70,6 @@ TABLE_DESIGNS: dict[str, TableDesign] = {
         indexes=(IndexDesign("by_user", _s("user_id"), _s("created_at")),),
     ),
     STATE: TableDesign(partition_key=_s("pk"), ttl_attribute="ttl"),
+    # a month's billing events and totals (voiceassist.adapters.aws.dynamodb_billing)
+    BILLING: TableDesign(partition_key=_s("pk"), sort_key=_s("sk")),
 }

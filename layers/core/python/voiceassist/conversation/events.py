@@ -68,7 +68,7 @@ def route_decision(settings: Settings, state: QueryState) -> Event:
         "stage": "phi", "phi_detected": state.phi_detected,
         "phi_entity_types": state.phi.entity_types if state.phi else [], "detector_failed": failed,
         "boundary": "in_boundary_only" if state.phi_detected else "cloud_allowed",
-        "routing_mode": str(settings.routing_mode), "reason": reason,
+        "routing_mode": str(state.config.routing_mode if state.config else settings.routing_mode), "reason": reason,
     })
 
 

@@ -131,7 +131,7 @@ def _roll_summary(deps: Dependencies, memory: Memory, messages: Sequence[Message
         return
     written = summary.summarize(memory.summary, [context.Turn(m.role, m.content) for m in fresh],
                                 models=_models(deps), session_phi=memory.phi, detector=lambda: deps.phi_detector,
-                                local_only=deps.settings.routing_mode is RoutingMode.LOCAL_ONLY,
+                                local_only=deps.admin_config.routing_mode is RoutingMode.LOCAL_ONLY,
                                 time_bound=_time_bound(deps))
     if written.by == summary.EXTRACTIVE:
         logger.info("the session summary is extractive", extra={"summary_reason": written.reason})

@@ -15,9 +15,19 @@ from voiceassist.errors import ModelUnavailable, NotFound, StoreUnavailable
 from voiceassist.models import AnswerStatus, ChatCompletion, ChatMessage, Message, Session, ToolDefinition, new_id
 from voiceassist.observability import log_failure
 from voiceassist.ports import ChatModel, StreamingChatModel, ToolCallingChatModel
-from voiceassist.query import abstention, citations, critic, extractive, generation, grounding, routing, terms
+from voiceassist.query import (
+    abstention,
+    citations,
+    critic,
+    extractive,
+    generation,
+    grounding,
+    model_plan,
+    routing,
+    terms,
+)
 from voiceassist.query.circuit_breaker import BreakerRegistry
-from voiceassist.query.state import QueryContext, QueryState, timed
+from voiceassist.query.state import QueryContext, QueryState, run_config, timed
 
 EXTRACTIVE_MODEL = "extractive"
 DEGRADED_WARNING = ("No language model could answer, so this is an extractive answer: the most relevant "
@@ -71,16 +81,14 @@ def turn_has_phi(state: QueryState) -> bool:
 
 
 def tier_plan(ctx: QueryContext, state: QueryState, tier: str) -> routing.RoutePlan:
-    plan = routing.choose_models(turn_has_phi(state), ctx.settings.routing_mode, cloud=ctx.cloud_chat,
-                                 local=ctx.local_chat)
-    return plan.tier(tier)
+    return model_plan.plan_for(ctx, state, turn_has_phi(state)).tier(tier)
 
 
 def tool_model(ctx: QueryContext, state: QueryState, tier: str) -> ToolCallingChatModel | None:
     """The tier's model when it may be offered tools: tools are on (Settings.offer_tools), the model takes them,
     and the plan is not redacted (cloud-only with PHI: the model outside the boundary gets the redacted question
     only, never tools)."""
-    if tier == "extractive" or not ctx.settings.offer_tools:
+    if tier == "extractive" or not run_config(ctx, state).offer_tools:
         return None
     plan = tier_plan(ctx, state, tier)
     model = plan.models[0] if plan.models else None
@@ -100,8 +108,11 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
     with timed(state, f"generate_{tier}"):
         cloud, local = ctx.cloud_chat, ctx.local_chat
         if tier == "extractive" or (cloud is None and local is None):
+            capped = model_plan.capped_warning(ctx, state, turn_has_phi(state)) if cloud is not None else None
+            if capped and capped not in state.warnings:  # the cost limit, not an outage, left no model
+                state.warnings.append(capped)
             return _extractive(state, degraded=tier == "extractive")
-        plan = routing.choose_models(turn_has_phi(state), ctx.settings.routing_mode, cloud=cloud, local=local)
+        plan = model_plan.plan_for(ctx, state, turn_has_phi(state))
         tier_models = plan.tier(tier)
         session, history = _session(ctx, state)
         question = state.safe_text if plan.redacted else state.request.query
@@ -152,6 +163,7 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
     state.usage.prompt_tokens += result.usage.prompt_tokens
     state.usage.completion_tokens += result.usage.completion_tokens
     state.usage.cost_usd = round(state.usage.cost_usd + result.usage.cost_usd, 8)
+    model_plan.record_call(ctx, state, result)
     state.extractive = False
     warnings = [*plan.warnings, *result.warnings]
     if tier == "fallback":

@@ -8,11 +8,12 @@ with a question that was checked and carries no PHI, and never in local-only mod
 from __future__ import annotations
 
 from voiceassist import phi
+from voiceassist.admin.config import merged_sources
 from voiceassist.models import PhiResult, RoutingMode, SourceKind
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import ladder, planner, sources
-from voiceassist.query.state import QueryContext, QueryState, timed
+from voiceassist.query.state import QueryContext, QueryState, run_config, timed
 from voiceassist.query.tool_route import route_to_tool
 from voiceassist.safety.question_screen import screen_question
 
@@ -28,11 +29,12 @@ OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only m
 
 
 def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
+    detector = ctx.phi_detector_for(run_config(ctx, state).phi_mode)  # the admin configuration's PHI mode
     with timed(state, "detect_phi"):
-        state.phi = ctx.phi_detector.detect(state.request.query)
+        state.phi = detector.detect(state.request.query)
     if state.history:  # earlier messages a client sent with the question: the same rules as the question
         with timed(state, "detect_phi_history"):
-            state.phi = _with_history(state.phi, ctx.phi_detector.detect("\n".join(state.history)), state)
+            state.phi = _with_history(state.phi, detector.detect("\n".join(state.history)), state)
     if state.phi.error:
         state.warnings.append("PHI detection failed; the question was treated as containing PHI")
     logger.info("phi checked", extra={"query_id": state.query_id, "phi": state.phi.contains_phi,
@@ -73,9 +75,10 @@ def plan_sources(ctx: QueryContext, state: QueryState) -> QueryState:
     exactly those questions, and the in-boundary knowledge base answers them. The clinician sees a warning
     whenever such a source would otherwise have been searched. In local-only mode they are all off.
     """
-    preferences = state.request.sources
+    config = run_config(ctx, state)
+    preferences = merged_sources(config, state.request.sources)  # the request's, then the deployment's
     available = {name.value for name in sources.PARTITIONS}
-    local_only = ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY  # nothing leaves the boundary
+    local_only = config.routing_mode is RoutingMode.LOCAL_ONLY  # nothing leaves the boundary
     configured = ctx.external_sources
     for name in sources.EXTERNAL_SOURCES:
         source = configured.get(name)

@@ -23,7 +23,7 @@ from voiceassist.observability import log_failure
 from voiceassist.query import abstention, ladder, planner, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_query
-from voiceassist.query.state import QueryContext, QueryState, timed
+from voiceassist.query.state import QueryContext, QueryState, run_config, timed
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
@@ -109,7 +109,7 @@ def search_external(ctx: QueryContext, state: QueryState, name: str, *, deadline
         raise DependencyError(f"{sources.TITLES.get(name, name)} is not configured in this deployment")
     if not source.in_boundary:
         phi.ensure_may_leave(state.request.query, checked=state.phi,
-                             local_only=ctx.settings.routing_mode is RoutingMode.LOCAL_ONLY)
+                             local_only=run_config(ctx, state).routing_mode is RoutingMode.LOCAL_ONLY)
     started = time.perf_counter()
     hits = source.search(state.request.query, top_k=state.request.top_k, deadline_s=deadline_s)
     state.latency_ms[f"search_{name}"] = round((time.perf_counter() - started) * 1000, 2)

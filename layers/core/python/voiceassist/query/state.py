@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 from pydantic import Field
 
+from voiceassist.admin.billing import CostGate
+from voiceassist.admin.config import AdminConfig, defaults_from
 from voiceassist.models import (
     AnswerStatus,
     Citation,
@@ -47,7 +49,7 @@ from voiceassist.ports import (
     SearchSource,
     SessionStore,
 )
-from voiceassist.settings import Settings
+from voiceassist.settings import PhiMode, Settings
 
 
 class EventTarget(Model):
@@ -115,6 +117,8 @@ class QueryState(Model):
     warnings_after_rank: int = 0  # the warnings a withdrawn answer's retry keeps
     critiques: list[Critique] = Field(default_factory=list)
     withdrawn_usage: TokenUsage = Field(default_factory=TokenUsage)  # tokens of an answer the critic withdrew
+    # the admin configuration in force when the question arrived (voiceassist.admin): every step reads this one
+    config: AdminConfig | None = None
 
     @property
     def phi_detected(self) -> bool:
@@ -152,10 +156,17 @@ class QueryContext(Protocol):
     def cloud_chat(self) -> ChatModel | None: ...  # never sees PHI
     @property
     def local_chat(self) -> ChatModel | None: ...  # in-boundary
+    def cost_gate(self, config: AdminConfig) -> CostGate: ...  # the cost ledger under the config's limits
+    def phi_detector_for(self, mode: PhiMode) -> PhiDetector: ...  # the admin configuration's PHI mode
     @property
     def reranker(self) -> Reranker: ...
     @property
     def external_sources(self) -> dict[str, SearchSource]: ...  # outside the knowledge base, by name
+
+
+def run_config(ctx: QueryContext, state: QueryState) -> AdminConfig:
+    """The question's admin configuration: the one it arrived with, else the deployment's settings."""
+    return state.config if state.config is not None else defaults_from(ctx.settings)
 
 
 @contextmanager

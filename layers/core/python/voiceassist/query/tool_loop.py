@@ -14,7 +14,7 @@ from typing import Any
 
 from voiceassist.models import AnswerStatus, ChatMessage, SearchHit, ToolCall, ToolDefinition, ToolExchange, ToolResult
 from voiceassist.query import answering, generation
-from voiceassist.query.state import QueryContext, QueryState
+from voiceassist.query.state import QueryContext, QueryState, run_config
 from voiceassist.tools.calculators.question import extract_parameters
 from voiceassist.tools.calculators.registry import get_calculator
 from voiceassist.tools.executor import Caller, ToolExecutor
@@ -49,7 +49,8 @@ def generate(ctx: QueryContext, registry: ToolRegistry, state: QueryState, *, ti
     state.generation_tier, state.tool_calls, state.tool_calls_pending = tier, [], False
     if state.tool_route and answering.tool_model(ctx, state, tier) is None:
         return _answer_by_rule(state)
-    offered = _offered(registry, state) if ctx.settings.offer_tools else []
+    config = run_config(ctx, state)
+    offered = [d for d in _offered(registry, state) if config.tool(d.name).enabled] if config.offer_tools else []
     answering.generate(ctx, state, tier=tier, tools=_tool_turn(state, offered), on_draft=on_draft)
     if state.extractive:
         return state

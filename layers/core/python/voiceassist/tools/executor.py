@@ -16,6 +16,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from voiceassist.admin.config import ToolPolicy
 from voiceassist.errors import InvalidInput, NotFound, VoiceAssistError
 from voiceassist.models import AuditOutcome, AuditRecord, PhiResult, ToolCall, ToolResult
 from voiceassist.observability import log_failure
@@ -59,8 +60,10 @@ class _Checked:
 class ToolExecutor:
     def __init__(self, registry: ToolRegistry, *, env: ToolEnvironment, detector: PhiDetector,
                  limiter: RateLimiter, actions: PendingActions, audit: AuditLog,
-                 events: ToolEvents | None = None, metrics: MetricSink | None = None) -> None:
+                 events: ToolEvents | None = None, metrics: MetricSink | None = None,
+                 policy: Callable[[str], ToolPolicy] | None = None) -> None:
         self.registry = registry
+        self._policy = policy or (lambda _name: ToolPolicy())  # the admin configuration's, read per call
         self._env = env
         self._detector = detector
         self._limiter = limiter
@@ -118,8 +121,9 @@ class ToolExecutor:
             raise InvalidInput(describe_validation_error(error, subject="tool")) from error
         return _Checked(tool=tool, params=params)
 
-    @staticmethod
-    def _authorize(tool: Tool, caller: Caller) -> None:
+    def _authorize(self, tool: Tool, caller: Caller) -> None:
+        if not self._policy(tool.name).enabled:
+            raise ToolForbidden(f"the tool {tool.name} is turned off by the administrator (/v1/admin/config)")
         allowed = tool.definition.allowed_roles
         if not set(caller.roles) & set(allowed):
             raise ToolForbidden(f"the tool {tool.name} is for the roles {', '.join(allowed)}")
@@ -164,10 +168,11 @@ class ToolExecutor:
         return result.redacted_text
 
     def _rate_limit(self, tool: Tool, caller: Caller) -> None:
-        decision = self._limiter.acquire(f"tool:{caller.user_id}:{tool.name}", limit=tool.definition.rate_limit,
+        limit = self._policy(tool.name).rate_limit or tool.definition.rate_limit
+        decision = self._limiter.acquire(f"tool:{caller.user_id}:{tool.name}", limit=limit,
                                          window_seconds=RATE_WINDOW_S)
         if not decision.allowed:
-            raise RateLimited(f"the tool {tool.name} allows {tool.definition.rate_limit} calls a minute; retry "
+            raise RateLimited(f"the tool {tool.name} allows {limit} calls a minute; retry "
                               f"after {decision.retry_after} s", retry_after=decision.retry_after)
 
     def _propose(self, checked: _Checked, call: ToolCall, caller: Caller) -> ToolResult:

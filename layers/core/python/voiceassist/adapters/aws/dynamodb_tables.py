@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from voiceassist.constants.tables import (  # noqa: F401 - re-exported for the adapters
     AUDIT,
+    BILLING,
     DOCUMENTS,
     JOBS,
     MESSAGE_SK_PREFIX,

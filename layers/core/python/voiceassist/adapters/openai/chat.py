@@ -48,6 +48,21 @@ class OpenAIChatModel:
         self._http_client = http_client
         self._client = client
         self._lock = threading.Lock()
+        self._renamed: dict[str, OpenAIChatModel] = {}
+
+    def with_model(self, model: str) -> OpenAIChatModel:
+        """The same server and key asking for another model (the admin configuration's choice); one instance per
+        name, so each keeps its connection pool."""
+        if model == self.model:
+            return self
+        with self._lock:
+            if model not in self._renamed:
+                renamed = OpenAIChatModel(model, in_boundary=self.in_boundary, base_url=None if self._official else
+                                          self.base_url, api_key=self._api_key, key_provider=self._key_provider,
+                                          timeout_s=self.timeout_s, http_client=self._http_client,
+                                          client=self._client)
+                self._renamed[model] = renamed
+            return self._renamed[model]
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion:

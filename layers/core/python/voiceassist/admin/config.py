@@ -1,0 +1,183 @@
+"""The admin configuration: what an operator may change while the system runs, as data.
+
+Its defaults come from Settings (the environment and cdk.json), so a deployment whose admin never edits it
+behaves exactly as configured at deploy time. A version is validated twice: its shape by pydantic (400, the
+field named), and the PHI boundary by `boundary_problems` (422, the field named): no configuration may route a
+question with PHI outside the boundary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field, ValidationError
+
+from voiceassist.errors import InvalidInput
+from voiceassist.models import MAX_SOURCES, Model, RoutingMode, SourceName, SourcePreferences, utc_now
+from voiceassist.settings import PhiMode, Settings
+
+# A route's model answers first; its fallback is tried when it fails (then the extractive composer, always).
+Fallback = Literal["in_boundary", "cloud", "extractive"]
+IN_BOUNDARY_DEFAULT = "deployment"  # the in-boundary model the deployment configured (SageMaker, Bedrock, ...)
+
+
+class ModelRoute(Model):
+    model: str = Field(min_length=1, max_length=200, description="the model id on this route's provider")
+    fallback: Fallback = Field(description="what answers when this route's model fails")
+
+
+class ModelRoutes(Model):
+    cloud: ModelRoute = Field(description="questions without PHI (OpenAI)")
+    in_boundary: ModelRoute = Field(description="questions with PHI, and every question in local-only mode")
+
+
+class ToolPolicy(Model):
+    enabled: bool = True
+    rate_limit: int | None = Field(default=None, ge=1, le=10_000,
+                                   description="calls per user per minute; null: the tool's own default")
+
+
+class CostLimits(Model):
+    monthly_limit_usd: float | None = Field(default=None, ge=0, description="all users together; null: none")
+    per_user_monthly_limit_usd: float | None = Field(default=None, ge=0, description="each user; null: none")
+    alert_at: float = Field(default=0.8, gt=0, lt=1, description="share of a limit that alerts the admin")
+
+
+class SourcePolicy(Model):
+    """The deployment's source preferences; a request's own come first (voiceassist.admin.config.merged)."""
+
+    prioritize: list[SourceName] = Field(default_factory=list, max_length=MAX_SOURCES)
+    exclude: list[SourceName] = Field(default_factory=list)
+
+
+class AdminConfig(Model):
+    routing_mode: RoutingMode
+    phi_mode: PhiMode
+    offer_tools: bool = Field(description="offer tools to a model that takes tool calls")
+    models: ModelRoutes
+    sources: SourcePolicy = Field(default_factory=SourcePolicy)
+    tools: dict[str, ToolPolicy] = Field(default_factory=dict, description="by tool name; absent: defaults")
+    cost: CostLimits = Field(default_factory=CostLimits)
+
+    def tool(self, name: str) -> ToolPolicy:
+        return self.tools.get(name) or ToolPolicy()
+
+
+class ConfigVersion(Model):
+    """One stored version: the configuration, who changed it, when, and which fields changed."""
+
+    version: int = Field(ge=0, description="0: the defaults from the deployment's settings, never edited")
+    config: AdminConfig
+    updated_by: str | None = None  # the admin's principal id (never PHI)
+    updated_at: datetime = Field(default_factory=utc_now)
+    changed: list[str] = Field(default_factory=list, description="dotted paths of the fields that changed")
+
+
+class InvalidConfiguration(InvalidInput):
+    """A configuration that is well formed but not allowed (422); `details` names each field."""
+
+    status_code = 422
+    code = "invalid_configuration"
+
+    def __init__(self, details: list[dict[str, str]]) -> None:
+        super().__init__("; ".join(f"{d['field']}: {d['problem']}" for d in details))
+        self.details = details
+
+
+def defaults_from(settings: Settings) -> AdminConfig:
+    """The configuration the deployment's settings describe (version 0)."""
+    in_boundary = settings.local_chat_model if settings.local_chat_base_url else IN_BOUNDARY_DEFAULT
+    return AdminConfig(
+        routing_mode=settings.routing_mode, phi_mode=settings.phi_mode, offer_tools=settings.offer_tools,
+        models=ModelRoutes(cloud=ModelRoute(model=settings.openai_model, fallback="in_boundary"),
+                           in_boundary=ModelRoute(model=in_boundary, fallback="extractive")))
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """What a configuration is checked against: the tools that exist, and whether the in-boundary model can be
+    asked for another id (an OpenAI-compatible server can; a SageMaker endpoint or Bedrock model is infra's)."""
+
+    known_tools: Collection[str] | None = None
+    in_boundary_renamable: bool = True
+
+
+ANY_DEPLOYMENT = Deployment()  # no deployment facts: only the PHI boundary and the shapes are checked
+
+
+def boundary_problems(config: AdminConfig, deployment: Deployment = ANY_DEPLOYMENT) -> list[dict[str, str]]:
+    """What makes a configuration unsafe or meaningless, field by field (empty: none)."""
+    problems: list[dict[str, str]] = []
+    known_tools = deployment.known_tools
+    if not deployment.in_boundary_renamable and config.models.in_boundary.model != IN_BOUNDARY_DEFAULT:
+        problems.append({"field": "models.in_boundary.model", "problem": (
+            f"this deployment's in-boundary model is its SageMaker endpoint or Bedrock model (cdk.json); keep "
+            f"{IN_BOUNDARY_DEFAULT!r}")})
+    if config.models.in_boundary.fallback == "cloud":
+        problems.append({"field": "models.in_boundary.fallback", "problem": (
+            "the in-boundary route answers questions with PHI, so its fallback cannot be the cloud model; use "
+            "extractive")})
+    if config.phi_mode is PhiMode.OFF and config.routing_mode is not RoutingMode.LOCAL_ONLY:
+        problems.append({"field": "phi_mode", "problem": (
+            f"off detects no PHI, so {config.routing_mode.value} routing would send PHI to the cloud model and "
+            "outside sources; set routing_mode to local-only, or phi_mode to strict or lenient")})
+    both = sorted(set(config.sources.prioritize) & set(config.sources.exclude))
+    if both:
+        problems.append({"field": "sources", "problem": f"{', '.join(both)} is both prioritized and excluded"})
+    if set(config.sources.exclude) >= set(SourceName):
+        problems.append({"field": "sources.exclude", "problem": "every source is excluded; keep at least one"})
+    if known_tools is not None:
+        for name in sorted(set(config.tools) - set(known_tools)):
+            problems.append({"field": f"tools.{name}", "problem": (
+                f"no tool named {name!r}; known: {', '.join(sorted(known_tools))}")})
+    return problems
+
+
+def validated(document: dict[str, Any], deployment: Deployment = ANY_DEPLOYMENT) -> AdminConfig:
+    """A configuration from a JSON document: 422 naming every field that is wrong (shape or boundary)."""
+    try:
+        config = AdminConfig.model_validate(document)
+    except ValidationError as exc:
+        raise InvalidConfiguration([{"field": ".".join(str(p) for p in err["loc"]) or "body",
+                                     "problem": err["msg"]} for err in exc.errors()]) from exc
+    problems = boundary_problems(config, deployment)
+    if problems:
+        raise InvalidConfiguration(problems)
+    return config
+
+
+def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any]:
+    """RFC 7396 JSON merge patch: objects merge key by key, null removes, anything else replaces."""
+    merged = dict(current)
+    for key, value in patch.items():
+        if value is None:
+            merged.pop(key, None)
+        elif isinstance(value, dict) and isinstance(merged.get(key), dict):
+            merged[key] = merge_patch(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def changed_fields(before: Any, after: Any, prefix: str = "") -> list[str]:
+    """Dotted paths where two JSON documents differ (the audit record's and the history's summary)."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        paths: list[str] = []
+        for key in sorted(set(before) | set(after)):
+            paths += changed_fields(before.get(key), after.get(key), f"{prefix}{key}.")
+        return paths
+    return [] if before == after else [prefix.rstrip(".")]
+
+
+def merged_sources(config: AdminConfig, request: SourcePreferences) -> SourcePreferences:
+    """The request's preferences first, then the deployment's: a clinician's explicit choice wins."""
+    prioritize = [*request.prioritize,
+                  *(s for s in config.sources.prioritize if s not in request.prioritize and s not in request.exclude)]
+    exclude = [*request.exclude, *(s for s in config.sources.exclude if s not in prioritize and s not in
+                                   request.exclude)]
+    if set(exclude) >= set(SourceName):  # together they exclude everything: the request's own choice stands
+        exclude = list(request.exclude)
+    return SourcePreferences(prioritize=prioritize[:MAX_SOURCES], exclude=exclude)

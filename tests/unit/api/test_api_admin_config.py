@@ -1,0 +1,139 @@
+"""/v1/admin/config: an admin reads, replaces, patches and lists the versions; every change is validated (400 for a
+malformed field, 422 for one the PHI boundary refuses, each naming the field), audited, and in force for the next
+call without a restart; anyone else gets a 403 (as events, no sockets)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from voiceassist_local.handlers import invoke
+from voiceassist_local.server import to_api_gateway_event
+
+from voiceassist.composition import Dependencies
+from voiceassist.models import AuditOutcome
+
+CHADSVASC = {"arguments": {"calculator": "chadsvasc", "parameters": {"age": 75, "sex": "female",
+                                                                   "hypertension": True, "diabetes": True}}}
+
+
+def call(method: str, path: str, body: Any = None, *, groups: str = "admin") -> tuple[int, Any]:
+    raw = json.dumps(body).encode() if body is not None else b""
+    headers = {"content-type": "application/json"} if raw else {}
+    reply = invoke("api", to_api_gateway_event(method, path, headers, raw, groups=groups))
+    return reply["statusCode"], json.loads(reply["body"])
+
+
+@pytest.fixture(autouse=True)
+def _stack(local_deps: Dependencies) -> Dependencies:
+    return local_deps
+
+
+def test_admin_config_starts_from_the_deployments_settings(local_deps: Dependencies) -> None:
+    status, body = call("GET", "/v1/admin/config")
+
+    assert status == 200 and body["version"] == 0
+    config = body["config"]
+    assert (config["routing_mode"], config["phi_mode"], config["offer_tools"]) == ("hybrid", "strict", True)
+    assert config["models"]["cloud"] == {"model": local_deps.settings.openai_model, "fallback": "in_boundary"}
+    assert config["cost"] == {"monthly_limit_usd": None, "per_user_monthly_limit_usd": None, "alert_at": 0.8}
+
+
+def test_admin_config_is_for_admins_only_and_refusals_are_audited(local_deps: Dependencies) -> None:
+    current = call("GET", "/v1/admin/config")[1]["config"]
+    refused = [call("GET", "/v1/admin/config", groups="clinician"),
+               call("PUT", "/v1/admin/config", current, groups="clinician"),
+               call("PATCH", "/v1/admin/config", {"routing_mode": "local-only"}, groups="clinician"),
+               call("GET", "/v1/admin/config/history", groups="clinician"),
+               call("GET", "/v1/admin/billing", groups="clinician")]
+
+    assert [status for status, _ in refused] == [403] * 5
+    assert local_deps.admin_config.routing_mode.value == "hybrid"
+    denied = sorted(r.action for r in local_deps.audit.list(limit=20) if r.outcome is AuditOutcome.DENIED)
+    assert denied == ["billing.read", "config.history", "config.read", "config.update", "config.update"]
+
+
+def test_admin_config_patch_saves_an_audited_version_in_force_at_once(local_deps: Dependencies) -> None:
+    status, body = call("PATCH", "/v1/admin/config", {"routing_mode": "local-only",
+                                                      "tools": {"calculate_medical_score": {"rate_limit": 1}}})
+
+    assert status == 200 and body["version"] == 1 and body["updated_by"] == "local-user"
+    assert body["changed"] == ["routing_mode", "tools.calculate_medical_score"]
+    assert call("GET", "/v1/admin/config")[1]["config"]["routing_mode"] == "local-only"
+    # the tool's new rate limit applies to the very next calls, without a restart
+    first, second = (call("POST", "/v1/tools/calculate_medical_score/invoke", CHADSVASC) for _ in range(2))
+    assert first[0] == 200
+    assert second[0] == 429 and "allows 1 calls a minute" in second[1]["error"]["message"]
+    changes = [r for r in local_deps.audit.list(limit=20) if r.action == "config.update"]
+    assert [(r.outcome, r.target) for r in changes] == [
+        (AuditOutcome.ACCEPTED, "v1: routing_mode, tools.calculate_medical_score")]
+    history = call("GET", "/v1/admin/config/history")[1]["versions"]
+    assert [v["version"] for v in history] == [1, 0]
+    assert history[1]["config"]["routing_mode"] == "hybrid"
+
+
+def test_admin_config_put_replaces_the_whole_configuration() -> None:
+    current = call("GET", "/v1/admin/config")[1]["config"]
+    current["offer_tools"] = False
+    current["cost"] = {"monthly_limit_usd": 100, "per_user_monthly_limit_usd": 5, "alert_at": 0.8}
+
+    status, body = call("PUT", "/v1/admin/config", current)
+
+    assert status == 200 and body["version"] == 1
+    assert body["changed"] == ["cost.monthly_limit_usd", "cost.per_user_monthly_limit_usd", "offer_tools"]
+
+
+def test_admin_config_a_turned_off_tool_is_refused() -> None:
+    call("PATCH", "/v1/admin/config", {"tools": {"calculate_medical_score": {"enabled": False}}})
+
+    status, body = call("POST", "/v1/tools/calculate_medical_score/invoke", CHADSVASC)
+
+    assert status == 403 and "turned off by the administrator" in body["error"]["message"]
+
+
+@pytest.mark.parametrize(("patch", "field"), [
+    ({"routing_mode": "sideways"}, "routing_mode"),
+    ({"cost": {"per_user_monthly_limit_usd": -1}}, "cost.per_user_monthly_limit_usd"),
+    ({"tools": {"calculate_medical_score": {"rate_limit": 0}}}, "tools.calculate_medical_score.rate_limit"),
+    ({"tools": {"order_pizza": {"enabled": True}}}, "tools.order_pizza"),
+    ({"models": {"in_boundary": {"model": "llama-3.3-70b"}}}, "models.in_boundary.model"),
+])
+def test_admin_config_an_invalid_change_is_a_422_naming_the_field(patch: dict[str, Any], field: str,
+                                                                 local_deps: Dependencies) -> None:
+    status, body = call("PATCH", "/v1/admin/config", patch)
+
+    assert status == 422 and body["error"]["code"] == "invalid_configuration"
+    assert [d["field"] for d in body["error"]["details"]] == [field]
+    assert local_deps.config_store.current().version == 0
+
+
+def test_admin_config_put_of_a_malformed_body_is_a_400_naming_the_field() -> None:
+    current = call("GET", "/v1/admin/config")[1]["config"]
+    current["offer_tools"] = "sometimes"
+
+    status, body = call("PUT", "/v1/admin/config", current)
+
+    assert status == 400 and "offer_tools" in body["error"]["message"]
+
+
+@pytest.mark.parametrize(("patch", "field"), [
+    ({"models": {"in_boundary": {"fallback": "cloud"}}}, "models.in_boundary.fallback"),
+    ({"phi_mode": "off"}, "phi_mode"),
+    ({"phi_mode": "off", "routing_mode": "cloud-only"}, "phi_mode"),
+])
+def test_admin_config_can_never_route_phi_outside_the_boundary(patch: dict[str, Any], field: str,
+                                                               local_deps: Dependencies) -> None:
+    status, body = call("PATCH", "/v1/admin/config", patch)
+
+    assert status == 422 and field in [d["field"] for d in body["error"]["details"]]
+    assert local_deps.admin_config.models.in_boundary.fallback == "extractive"
+    assert local_deps.admin_config.phi_mode.value == "strict"
+    refused = [r for r in local_deps.audit.list(limit=20) if r.action == "config.update"]
+    assert [r.outcome for r in refused] == [AuditOutcome.REFUSED]
+
+
+def test_admin_config_phi_mode_off_is_allowed_only_inside_the_boundary() -> None:
+    status, body = call("PATCH", "/v1/admin/config", {"phi_mode": "off", "routing_mode": "local-only"})
+
+    assert status == 200 and body["config"]["phi_mode"] == "off"
