@@ -1,0 +1,63 @@
+"""The admin configuration's rules that no route shows on its own: a warm function's cache (AWS) sees another
+function's save only after its TTL; the deployment's source preferences come after the request's own; the
+defaults follow the settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from voiceassist.access import Caller, Role
+from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
+from voiceassist.adapters.local.sqlite_db import SqliteDatabase
+from voiceassist.adapters.local.sqlite_state import SqliteKeyValueState
+from voiceassist.admin.config import AdminConfig, SourcePolicy, defaults_from, merged_sources
+from voiceassist.admin.config_store import ConfigStore
+from voiceassist.models import RoutingMode, SourceName, SourcePreferences
+from voiceassist.settings import Settings
+
+ADMIN = Caller(user_id="admin-1", roles=frozenset({Role.ADMIN}))
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_admin_config_a_warm_reader_sees_another_functions_change_after_its_ttl(tmp_path: Path) -> None:
+    database = SqliteDatabase(tmp_path / "voiceassist.sqlite3")
+    state, audit, clock = SqliteKeyValueState(database), SqliteAuditLog(database), Clock()
+    defaults = defaults_from(Settings())
+    api = ConfigStore(state, defaults=defaults)
+    generate = ConfigStore(state, defaults=defaults, ttl_seconds=30, clock=clock)
+    assert generate.config.routing_mode is RoutingMode.HYBRID
+
+    api.patch({"routing_mode": "local-only"}, ADMIN, audit)
+    clock.now = 29.0
+    assert generate.config.routing_mode is RoutingMode.HYBRID  # cached
+    clock.now = 30.0
+    assert generate.config.routing_mode is RoutingMode.LOCAL_ONLY
+    assert api.config.routing_mode is RoutingMode.LOCAL_ONLY  # no TTL: the next read (locally, the next question)
+
+
+def test_admin_config_sources_follow_the_requests_own_preferences() -> None:
+    config = defaults_from(Settings()).model_copy(update={"sources": SourcePolicy(
+        prioritize=[SourceName.GUIDELINES], exclude=[SourceName.PUBMED])})
+
+    plain = merged_sources(config, SourcePreferences())
+    asked = merged_sources(config, SourcePreferences(prioritize=[SourceName.PUBMED, SourceName.TEXTBOOKS]))
+
+    assert (plain.prioritize, plain.exclude) == ([SourceName.GUIDELINES], [SourceName.PUBMED])
+    assert asked.prioritize == [SourceName.PUBMED, SourceName.TEXTBOOKS, SourceName.GUIDELINES]
+    assert asked.exclude == []  # the clinician asked for PubMed: the deployment's exclusion gives way
+
+
+def test_admin_config_defaults_name_the_settings_models() -> None:
+    local = defaults_from(Settings(local_chat_base_url="http://127.0.0.1:11434/v1", local_chat_model="qwen2.5:7b",
+                                   openai_model="gpt-4.1-mini", routing_mode=RoutingMode.CLOUD_ONLY))
+
+    assert isinstance(local, AdminConfig) and local.routing_mode is RoutingMode.CLOUD_ONLY
+    assert (local.models.cloud.model, local.models.in_boundary.model) == ("gpt-4.1-mini", "qwen2.5:7b")
+    assert defaults_from(Settings()).models.in_boundary.model == "deployment"  # SageMaker, Bedrock: infra's
