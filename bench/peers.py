@@ -132,17 +132,18 @@ def _figure(value: Mapping[str, float] | None, digits: int = 1, with_spread: boo
 
 def table(summaries: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     """A Markdown table: one row per data set and engine, medians with (min-max) of the repetitions."""
-    lines = ["| data set (chunks) | engine | best mode | nDCG@10 | R@100 | build s | build CPU s | build RSS MB"
-             " | disk MB | p50 ms | p95 ms | q/s, 8 clients | update ms/doc | delete ms/doc |",
-             "|" + "---|" * 14]
+    lines = ["| data set (chunks) | engine | best mode | nDCG@10 | R@100 | build s | build CPU s | peak RSS MB"
+             " | disk MB | p50 ms | p95 ms | CPU p50 ms | q/s, 8 clients | update ms/doc | delete ms/doc |",
+             "|" + "---|" * 15]
     for dataset, engines in summaries.items():
         for engine, s in engines.items():
             best = s["quality"].get(s["best_mode"])
             ndcg, recall = ("-", "-") if best is None else (f"{best['ndcg@10']:.3f}", f"{best['recall@100']:.3f}")
             lines.append(" | ".join([
                 f"| {dataset} ({s['chunks']:,})", engine, s["best_mode"], ndcg, recall, _figure(s["build_s"]),
-                _figure(s["build_cpu_s"], with_spread=False), _figure(s["build_rss_mb"], 0), _figure(s["disk_mb"], 0),
-                _figure(s["p50_ms"], 2), _figure(s["p95_ms"], 2), _figure(s["qps_8_clients"], 0),
+                _figure(s["build_cpu_s"], with_spread=False), _figure(s["peak_rss_mb"], 0), _figure(s["disk_mb"], 0),
+                _figure(s["p50_ms"], 2), _figure(s["p95_ms"], 2), _figure(s["cpu_p50_ms"], 2, with_spread=False),
+                _figure(s["qps_8_clients"], 0),
                 _figure(s["update_ms_per_doc"], 2), _figure(s["delete_ms_per_doc"], 2)]) + " |")
     return "\n".join(lines)
 
@@ -156,7 +157,7 @@ def ratios(summaries: Mapping[str, Mapping[str, Mapping[str, Any]]], ours: str =
             continue
         mine, peers = engines[ours], {n: s for n, s in engines.items() if n not in OURS}
         row: dict[str, Any] = {}
-        for figure in ("p95_ms", "build_s"):
+        for figure in ("p95_ms", "cpu_p50_ms", "build_s", "build_cpu_s"):
             timed = {n: s[figure]["median"] for n, s in peers.items() if s[figure] is not None}
             if timed and mine[figure] is not None:
                 fastest = min(timed, key=timed.__getitem__)
@@ -328,8 +329,9 @@ def main(argv: list[str] | None = None) -> int:
             order = engines[repetition % len(engines):] + engines[: repetition % len(engines)]
             for engine in order:
                 python = Path(sys.executable) if engine in OURS else args.venv / "bin" / "python"
-                result = run_engine(python, engine, args.work / "work" / dataset, args.work / "engine" / engine,
-                                    args.timed_queries, args.timeout)
+                scratch = args.work / "engine" / f"{dataset}-{engine}-{os.getpid()}"
+                result = run_engine(python, engine, args.work / "work" / dataset, scratch, args.timed_queries,
+                                    args.timeout)
                 loads.append(os.getloadavg()[0])
                 if "error" in result:
                     errors.append({"engine": engine, "dataset": dataset, "repetition": repetition, **result})

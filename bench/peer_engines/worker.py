@@ -81,6 +81,13 @@ class Engine:
 
 
 def peak_rss_mb() -> float:
+    """This process's peak RSS: VmHWM, which starts afresh at exec (getrusage's ru_maxrss does not: it keeps
+    the parent's peak across fork and exec, so every engine would report peers.py's own)."""
+    status = Path("/proc/self/status")
+    if status.exists():
+        for line in status.read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 

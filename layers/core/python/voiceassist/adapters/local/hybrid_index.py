@@ -14,8 +14,10 @@ another connection (the CLI ingesting while the local server serves) committed, 
 the new rows and every row's searchable flag. Fusion is voiceassist.query.search, the same maths as OpenSearch's
 search pipeline; filters apply inside both sub-queries, before each takes its top `candidates`.
 
-One lock serialises every operation; inside a hybrid search the cosine scoring runs on a helper thread
-beside the BM25 scoring, since numpy releases the GIL.
+One lock serialises every operation. A hybrid search scores cosine and BM25 one after the other on the
+caller's thread: handing the cosine part to a helper thread saved at most the BM25 part's time on an idle
+machine, and on a busy one each hand-off waits for a core (SciFact, 5,183 chunks, load average 38 on 2
+cores: wall p50 27.0 -> 8.4 ms, CPU p50 5.2 -> 4.8 ms without the helper; docs/benchmarks.md, "Peers").
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,6 @@ class LocalHybridIndex:
         self._db.execute("PRAGMA synchronous = NORMAL")
         self._db.executescript(_SCHEMA)
         self._lock = threading.RLock()
-        self._helper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="local-index-cosine")
         self._tokenizer = Fts5Tokenizer()
         self._rows: LoadedRows | None = None
         if model_id is not None:
@@ -107,9 +107,8 @@ class LocalHybridIndex:
                 "unchanged document is not indexed again)")
 
     def close(self) -> None:
-        """Stop the helper thread and close the database; the index is unusable afterwards."""
+        """Close the database; the index is unusable afterwards."""
         with self._lock:
-            self._helper.shutdown(wait=True)
             self._tokenizer.close()
             self._db.close()
 
@@ -206,14 +205,13 @@ class LocalHybridIndex:
         tokens = None if query.mode is SearchMode.DENSE else self._tokenizer.single_tokens(query_terms(query.text))
         with self._lock, self._snapshot():
             rows = self._current_rows()
-            dense_job = None if vector is None else self._helper.submit(rows.dense, vector, query.filters, depth)
             if query.mode is SearchMode.DENSE:
                 bm25: dict[int, float] = {}
             elif tokens is None:
                 bm25 = self._bm25_by_fts5(query.text, query.filters, depth)
             else:
                 bm25 = rows.bm25(self._term_ids(tokens), query.filters, depth)
-            dense = {} if dense_job is None else dense_job.result()
+            dense = {} if vector is None else rows.dense(vector, query.filters, depth)
             if query.mode is SearchMode.BM25:
                 ranked = top_n(bm25, query.top_k)
             elif query.mode is SearchMode.DENSE:
