@@ -58,8 +58,11 @@ SCREEN_CATEGORIES: Final = ("injection", "jailbreak", "harmful")  # safety/input
 UNKNOWN: Final = "other"  # a value outside a dimension's closed set (a tool name a model invented, say)
 
 # The stages an operator watches, as QueryState.latency_ms names them, with their p95 budget in ms: the
-# "StageP95" alarms fire above these. Budgets are the per-question figures of docs/benchmarks.md with head-room
-# for a cold Lambda (detect_phi ~25 ms and search ~15 ms warm locally); generation is the model's own time.
+# "StageP95<Stage>" alarms fire above these. Measured with `.venv/bin/python bench/query.py --queries 60` (the
+# embedded stack, 10k chunks, load average 25-30, 2026-11-29): p95 detect_phi 104-219, search_knowledge_base
+# 172-299, evidence 21-29, classify 1-6, assemble 1-51, grounding 0.3-50, generate_primary (an instant stub
+# model) 13-19. Budgets leave ~5-10x for a cold Lambda and a loaded cluster; generation's are the model's own
+# time within the 25 s Express limit (docs/operations.md, "Query latency"). Revisit with real traffic.
 STAGE_BUDGETS_MS: Final[dict[str, float]] = {
     "detect_phi": 1_500,
     "input_screen": 500,
@@ -73,7 +76,8 @@ STAGE_BUDGETS_MS: Final[dict[str, float]] = {
     "grounding": 1_000,
     "assemble": 500,
 }
-# alarms on the metrics above (infra/constructs/monitoring.py; docs/operations.md, "Alarms")
+# alarms on the metrics above (infra/constructs/operator_metrics.py; docs/operations.md, "Alarms"): starting points
+# chosen, not measured (no production traffic yet); each environment may need its own
 ERROR_RATE_THRESHOLD: Final = 0.05  # tool calls ending in error or timeout, of all tool calls, over 15 minutes
 SAFETY_BLOCKS_PER_15_MIN: Final = 20  # input-screen blocks: an attack or a broken client, either worth a look
 COST_BURN_USD_PER_HOUR: Final = 5.0  # model spend in one hour, all models

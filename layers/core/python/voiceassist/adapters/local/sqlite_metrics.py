@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
+from voiceassist.constants import metrics as names
 from voiceassist.observability import log_failure
 from voiceassist.telemetry.points import MetricAggregate, MetricPoint, aggregate
 
@@ -60,7 +61,8 @@ class SqliteMetricStore:
         rows = self._db.query("SELECT at, name, dimensions, value, user FROM metric_points WHERE at >= ? AND at <= ?",
                               (since.timestamp(), end))
         return [MetricPoint(name=name, value=value, dimensions=json.loads(dims), user=user,
-                            at=datetime.fromtimestamp(at, UTC)) for at, name, dims, value, user in rows]
+                            at=datetime.fromtimestamp(at, UTC))
+                for at, name, dims, value, user in rows if name in names.DIMENSIONS]  # a name since retired: skip
 
     def aggregate(self, *, since: datetime, until: datetime | None = None, by_user: bool = False
                   ) -> list[MetricAggregate]:
