@@ -39,6 +39,9 @@ class Context:
 
 def main() -> None:
     folder, blocked = sys.argv[1], set(json.loads(sys.argv[2]))
+    # The replies keep stdout to themselves: what a function prints (its EMF metric lines, which Lambda sends to
+    # CloudWatch Logs) goes to the worker's log with the rest of its output.
+    replies, sys.stdout = sys.stdout, sys.stderr
     import aws_calls  # beside this file; recorded before the function's path replaces the test's
 
     aws_calls.install()
@@ -58,7 +61,7 @@ def main() -> None:
                      "trace": traceback.format_exc(limit=8)}
         reply["refused"] = sorted(set(blocker.refused))
         reply["aws_calls"] = aws_calls.drain()
-        print(json.dumps(reply, default=str), flush=True)
+        print(json.dumps(reply, default=str), file=replies, flush=True)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,7 @@ EXTRA_ERRORS: dict[tuple[str, str], tuple[str, ...]] = {
     ("get", "/v1/jobs/{job_id}"): ("403",),
     ("get", "/v1/admin/telemetry"): ("403",),
     ("get", "/v1/admin/sessions/{session_id}/trace"): ("403", "404"),
+    ("get", "/v1/admin/audit/verify"): ("403",),
     # 501: a runtime without speech adapters (AWS, for now); 502: the recognizer or synthesizer failed
     ("post", "/v1/voice/transcribe"): ("413", "415", "501", "502"),
     ("post", "/v1/voice/query"): ("404", "413", "415", "501", "502", "504"),
