@@ -113,6 +113,6 @@ def test_an_admin_edits_the_configuration_and_a_refused_change_names_its_field(t
     tab.click("#config-form button[type=submit]")
     tab.wait_for("/Not saved/.test(document.getElementById('config-status').textContent)")
 
-    assert "phi_mode: off detects no PHI" in tab.text("#config-status")
+    assert "phi_mode: off detects no PHI" in tab.text("#config-status")  # the field, and why
     assert server_deps.admin_config.phi_mode.value == "strict"
     assert [e for e in tab.errors() if "status of 422" not in e] == []  # the refused PUT is the only failed load

@@ -6,14 +6,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from voiceassist.access import Caller, Role
 from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase
 from voiceassist.adapters.local.sqlite_state import SqliteKeyValueState
-from voiceassist.admin.config import AdminConfig, SourcePolicy, defaults_from, merged_sources
+from voiceassist.admin.config import (
+    AdminConfig,
+    Deployment,
+    SourcePolicy,
+    boundary_problems,
+    defaults_from,
+    merged_sources,
+)
 from voiceassist.admin.config_store import ConfigStore
-from voiceassist.models import RoutingMode, SourceName, SourcePreferences
-from voiceassist.settings import Settings
+from voiceassist.composition import Dependencies, phi_detectors
+from voiceassist.models import PhiResult, QueryRequest, RoutingMode, SourceName, SourcePreferences
+from voiceassist.query import planning
+from voiceassist.query.state import QueryState
+from voiceassist.settings import PhiMode, Settings
 
 ADMIN = Caller(user_id="admin-1", roles=frozenset({Role.ADMIN}))
 
@@ -61,3 +73,36 @@ def test_admin_config_defaults_name_the_settings_models() -> None:
     assert isinstance(local, AdminConfig) and local.routing_mode is RoutingMode.CLOUD_ONLY
     assert (local.models.cloud.model, local.models.in_boundary.model) == ("gpt-4.1-mini", "qwen2.5:7b")
     assert defaults_from(Settings()).models.in_boundary.model == "deployment"  # SageMaker, Bedrock: infra's
+
+
+def test_admin_config_phi_off_is_kept_only_where_the_deployment_has_it_off() -> None:
+    off_hybrid = defaults_from(Settings()).model_copy(update={"phi_mode": PhiMode.OFF})
+    off_local = off_hybrid.model_copy(update={"routing_mode": RoutingMode.LOCAL_ONLY})
+    deployment_off = Deployment(phi_detection_off=True)
+
+    assert [p["field"] for p in boundary_problems(off_local)] == ["phi_mode"]  # a strict deployment: never
+    assert [p["field"] for p in boundary_problems(off_hybrid, deployment_off)] == ["phi_mode"]
+    assert boundary_problems(off_local, deployment_off) == []
+
+
+class ModeDetector:
+    def __init__(self, mode: PhiMode) -> None:
+        self.mode = mode
+
+    def detect(self, text: str) -> PhiResult:
+        return PhiResult(contains_phi=self.mode is PhiMode.STRICT, entities=[], redacted_text=text)
+
+
+def test_admin_config_phi_mode_applies_at_detect_phi_without_a_restart(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path) -> None:
+    monkeypatch.setattr(phi_detectors, "build_detector", lambda settings: ModeDetector(settings.phi_mode))
+    deps = Dependencies(Settings(data_dir=tmp_path))
+    lenient = defaults_from(deps.settings).model_copy(update={"phi_mode": PhiMode.LENIENT})
+    question = QueryRequest(query="What is the metformin dose for eGFR 40?")
+
+    as_deployed = planning.detect_phi(deps.query, QueryState(user_id="u", request=question))
+    configured = planning.detect_phi(deps.query, QueryState(user_id="u", request=question, config=lenient))
+
+    assert as_deployed.phi is not None and as_deployed.phi.contains_phi  # the deployment's strict detector
+    assert configured.phi is not None and not configured.phi.contains_phi  # built for the configured mode
+    assert deps.phi_detector_for(PhiMode.LENIENT) is deps.phi_detector_for(PhiMode.LENIENT)  # built once

@@ -19,6 +19,7 @@ from voiceassist.admin.config import AdminConfig, ConfigVersion, CostLimits, Dep
 from voiceassist.admin.ledger import CostAlert, Spend, month_of
 from voiceassist.composition import dependencies
 from voiceassist.models import utc_now
+from voiceassist.settings import PhiMode
 
 router = Router()
 MONTH = r"^\d{4}-(0[1-9]|1[0-2])$"
@@ -40,7 +41,8 @@ class BillingReport(BaseModel):
 def _deployment() -> Deployment:
     deps = dependencies()
     return Deployment(known_tools=[d.name for d in deps.tool_registry.definitions()],
-                      in_boundary_renamable=hasattr(deps.local_chat, "with_model"))
+                      in_boundary_renamable=hasattr(deps.local_chat, "with_model"),
+                      phi_detection_off=deps.settings.phi_mode is PhiMode.OFF)
 
 
 @router.get("/admin/config", summary="The admin configuration in force (admin only)")

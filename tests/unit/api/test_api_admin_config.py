@@ -133,7 +133,9 @@ def test_admin_config_can_never_route_phi_outside_the_boundary(patch: dict[str, 
     assert [r.outcome for r in refused] == [AuditOutcome.REFUSED]
 
 
-def test_admin_config_phi_mode_off_is_allowed_only_inside_the_boundary() -> None:
+def test_admin_config_only_the_deployment_turns_phi_detection_off() -> None:
     status, body = call("PATCH", "/v1/admin/config", {"phi_mode": "off", "routing_mode": "local-only"})
 
-    assert status == 200 and body["config"]["phi_mode"] == "off"
+    assert status == 422 and body["error"]["details"] == [{"field": "phi_mode", "problem": (
+        "off detects no PHI, so raw PHI would reach the audit log, the sessions and any model or source; only the "
+        "deployment can turn detection off (VOICEASSIST_PHI_MODE): use strict or lenient")}]

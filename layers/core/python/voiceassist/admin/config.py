@@ -98,11 +98,13 @@ def defaults_from(settings: Settings) -> AdminConfig:
 
 @dataclass(frozen=True)
 class Deployment:
-    """What a configuration is checked against: the tools that exist, and whether the in-boundary model can be
-    asked for another id (an OpenAI-compatible server can; a SageMaker endpoint or Bedrock model is infra's)."""
+    """What a configuration is checked against: the tools that exist, whether the in-boundary model can be asked
+    for another id (an OpenAI-compatible server can; a SageMaker endpoint or Bedrock model is infra's), and
+    whether the deployment itself turned PHI detection off (only then may a configuration keep it off)."""
 
     known_tools: Collection[str] | None = None
     in_boundary_renamable: bool = True
+    phi_detection_off: bool = False  # the deployment itself runs without PHI detection (VOICEASSIST_PHI_MODE=off)
 
 
 ANY_DEPLOYMENT = Deployment()  # no deployment facts: only the PHI boundary and the shapes are checked
@@ -120,7 +122,11 @@ def boundary_problems(config: AdminConfig, deployment: Deployment = ANY_DEPLOYME
         problems.append({"field": "models.in_boundary.fallback", "problem": (
             "the in-boundary route answers questions with PHI, so its fallback cannot be the cloud model; use "
             "extractive")})
-    if config.phi_mode is PhiMode.OFF and config.routing_mode is not RoutingMode.LOCAL_ONLY:
+    if config.phi_mode is PhiMode.OFF and not deployment.phi_detection_off:
+        problems.append({"field": "phi_mode", "problem": (
+            "off detects no PHI, so raw PHI would reach the audit log, the sessions and any model or source; only "
+            "the deployment can turn detection off (VOICEASSIST_PHI_MODE): use strict or lenient")})
+    elif config.phi_mode is PhiMode.OFF and config.routing_mode is not RoutingMode.LOCAL_ONLY:
         problems.append({"field": "phi_mode", "problem": (
             f"off detects no PHI, so {config.routing_mode.value} routing would send PHI to the cloud model and "
             "outside sources; set routing_mode to local-only, or phi_mode to strict or lenient")})
