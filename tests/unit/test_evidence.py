@@ -171,3 +171,11 @@ def test_a_follow_ups_inherited_topic_weighs_less_than_what_it_asks() -> None:
     # a question that only ends in a parenthesis of its own is not a follow-up
     assert {c.label: c.weight for c in evidence.question_concepts("What is the dose (oral) of amoxicillin?")}[
         "oral"] == 1.0
+
+
+def test_an_adjective_or_a_british_spelling_covers_the_passages_noun() -> None:
+    salt = hit("Hypertension: sodium intake below 1,500 to 2,300 mg per day.", title="Hypertension")
+    stomach = hit("Gastrointestinal effects (nausea, diarrhoea) are common at the start.")
+
+    assert evidence.assess("how much salt for hypertensive pts", [salt]).passages[0].missing == ()
+    assert "diarrhea" not in evidence.assess("nausea and diarrhea on metformin", [stomach]).passages[0].missing

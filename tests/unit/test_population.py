@@ -34,3 +34,7 @@ def test_population_a_follow_up_carries_the_childs_age_forward() -> None:
 
     assert population.asked(carried.query) == {"children"}
     assert population.asked(asked_now.query) == {"children"} and "pneumonia" in asked_now.query
+
+
+def test_population_a_gestational_condition_is_a_pregnancy() -> None:
+    assert population.asked("metformin for gestational diabetes dose") == {"pregnancy"}

@@ -33,7 +33,7 @@ TERMS: dict[str, tuple[str, ...]] = {
     ADOLESCENT: ("adolescent", "adolescence", "teenager", "teen", "teens", "youth"),
     ADULT: ("adult", "adults"),
     OLDER_ADULT: ("elderly", "older adult", "older adults", "older people", "older patients", "geriatric", "aged"),
-    PREGNANCY: ("pregnancy", "pregnant", "antenatal", "prenatal", "gestation", "trimester"),
+    PREGNANCY: ("pregnancy", "pregnant", "antenatal", "prenatal", "gestation", "gestational", "trimester"),
     BREASTFEEDING: ("breastfeeding", "breast-feeding", "breast feeding", "lactation", "lactating",
                     "nursing mother"),
     RENAL: ("renal impairment", "renal insufficiency", "renal failure", "kidney disease", "chronic kidney disease",

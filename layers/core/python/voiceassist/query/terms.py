@@ -25,6 +25,7 @@ STOPWORDS = frozenset(
 # "what's", "they're", "doesn't": the word before the contraction is what counts ("what", a stop word)
 _CONTRACTION = re.compile(r"(?:'s|'re|'ve|'ll|'d|'m|n't)$")
 WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*")  # letters of any alphabet: "máxima" is one word, not "m" and "xima"
+_DIGRAPH = re.compile(r"(?:(?<=[a-z])|^)[ao]e(?=[a-z])")  # "haem", "oesophagus", "diarrhoea"; not "toe"
 SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "ment", "ers", "er", "ed", "es",
              "ly", "s")
 
@@ -32,10 +33,18 @@ SUFFIXES = ("ations", "ation", "ings", "ing", "ies", "ied", "ness", "ments", "me
 @lru_cache(maxsize=65536)  # words repeat across passages: the evidence score stems ~2,000 a question
 def stem(word: str) -> str:
     """A light suffix stripper: enough to match "dosing" with "dose", "infections" with "infection" and
-    "titration" with "titrated" (-ation keeps its "at")."""
+    "titration" with "titrated" (-ation keeps its "at"). Porter's step 4 endings -ive, and -ion after s or t,
+    go too, so an adjective meets its noun ("hypertensive", "hypertension"); British spelling's classical
+    digraphs ae and oe are read as e, so "diarrhoea" meets "diarrhea" and "paediatric" "pediatric" (Porter M,
+    "An algorithm for suffix stripping", Program 14(3), 1980)."""
+    word = _DIGRAPH.sub("e", word)
     for suffix in SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not (suffix == "s" and word.endswith("ss")):
             word = word[: -len(suffix)] + ("at" if suffix.startswith("ation") else "")
+            break
+    for suffix in ("ive", "iv", "ion"):  # "iv": "-ives" after its "es" went
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4 and (suffix != "ion" or word[-4] in "st"):
+            word = word[: -len(suffix)]
             break
     return word.rstrip("e") if len(word) > 3 else word
 
