@@ -102,7 +102,41 @@ def install_interpreter_speedups() -> None:
                        environment):
             setattr(module, "copy", json_copy)  # noqa: B010 - replaces the module's reference only
         _leave_state_data_out_of_history()
+        _check_size_quota_by_bound()
         _speedups_installed = True
+
+
+# The JSON moto measures (json.dumps: ", " and ": " separators, non-ASCII as \uXXXX escapes) is at most this many
+# times the bytes of the compact UTF-8 JSON of the same value: a character is at most 3x (a 4-byte character
+# becomes a 12-byte surrogate pair), each separator adds one byte, a float's or a date's text at most doubles.
+_MEASURED_TO_COMPACT = 8
+
+
+def _check_size_quota_by_bound() -> None:
+    """moto checks every state's data and every task's result against the 256 KB quota by serializing it with the
+    standard json module (~20 times a query). The compact JSON of pydantic-core (Rust) bounds that size from
+    above, so a value far below the quota is passed without the slow dump, and one near it (or one pydantic-core
+    will not serialize) is measured exactly as moto does. Same decisions, less CPU."""
+    import pydantic_core
+    from moto.stepfunctions.parser import quotas
+    from moto.stepfunctions.parser.asl.component.state import state
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task import state_task_lambda
+    from moto.stepfunctions.parser.asl.component.state.exec.state_task.service import state_task_service
+
+    exact = quotas.is_within_size_quota
+
+    def is_within_size_quota(value: Any) -> bool:
+        if not isinstance(value, str):
+            try:
+                compact = len(pydantic_core.to_json(value))
+            except Exception:  # noqa: BLE001 - not plain JSON data: measure it as moto does
+                return exact(value)
+            if compact * _MEASURED_TO_COMPACT < quotas.MAX_STATE_SIZE_UTF8_BYTES:
+                return True
+        return exact(value)
+
+    for module in (state, state_task_lambda, state_task_service):
+        setattr(module, "is_within_size_quota", is_within_size_quota)  # noqa: B010 - the module's reference
 
 
 def _leave_state_data_out_of_history() -> None:

@@ -1,0 +1,53 @@
+"""The reranker's training script: the same candidates give the same model file, and the shipped file is the
+script's (its features, parameters and rounds)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+from voiceassist_local.evaluation.rerank_training import PARAMS, ROUNDS, Group, export, train
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit
+from voiceassist.query.rerank import MODEL_PATH
+from voiceassist.query.rerank_features import FEATURES, features
+
+WORDS = ["vitamin", "fracture", "risk", "older", "women", "statin", "asthma", "sepsis", "warfarin", "dose",
+         "trial", "cohort", "mortality", "renal", "insulin", "glucose"]
+
+
+def _groups(seed: int) -> list[Group]:
+    generator = np.random.default_rng(seed)
+    groups = []
+    for q in range(40):
+        query = " ".join(generator.choice(WORDS, size=4))
+        hits, grades, ids = [], [], []
+        for rank in range(30):
+            relevant = generator.random() < 0.15
+            words = [*generator.choice(WORDS, size=20), *(query.split() if relevant else [])]
+            key = f"q{q}d{rank}"
+            chunk = Chunk(chunk_id=key, doc_id=f"{key}_v1", doc_key=key, version=1, ordinal=0,
+                          text=" ".join(generator.permutation(words)), token_count=len(words),
+                          metadata=DocumentMetadata(doc_key=key, title=key))
+            hits.append(SearchHit(chunk=chunk, score=1.0 - rank / 30, bm25_score=float(generator.uniform(1, 20)),
+                                  vector_score=float(generator.uniform(0.5, 0.9))))
+            grades.append(float(relevant))
+            ids.append(key)
+        groups.append(Group("synthetic", f"q{q}", query, hits, features(query, hits), np.array(grades), ids,
+                            {i: 1 for i, g in zip(ids, grades, strict=True) if g}))
+    return groups
+
+
+def test_rerank_training_rebuilds_the_same_model_file_from_the_same_candidates() -> None:
+    groups = _groups(seed=3)
+    first = json.dumps(export(train(groups, rounds=20), groups, cv={}), separators=(",", ":"))
+    second = json.dumps(export(train(_groups(seed=3), rounds=20), groups, cv={}), separators=(",", ":"))
+    assert first == second
+    assert len(json.loads(first)["trees"]["roots"]) == 20
+
+
+def test_rerank_training_shipped_model_is_the_scripts_own() -> None:
+    shipped = json.loads(MODEL_PATH.read_text(encoding="utf-8"))
+    assert shipped["features"] == list(FEATURES)
+    assert shipped["params"] == PARAMS
+    assert shipped["rounds"] == ROUNDS
