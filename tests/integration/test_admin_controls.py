@@ -97,13 +97,18 @@ def test_admin_cost_limit_with_an_extractive_fallback_calls_no_model(stack: Quer
 
 def test_admin_routing_change_applies_to_the_next_question_and_is_audited(stack: QueryStack) -> None:
     assert stack.ask(QUESTION).metadata.model == CLOUD_MODEL
+    assert stack.cloud.requests[-1]["model"] == CLOUD_MODEL
+
+    admin_call("PATCH", "/v1/admin/config", {"models": {"cloud": {"model": "gpt-4.1-mini"}}})
+    stack.ask(QUESTION)
+    assert stack.cloud.requests[-1]["model"] == "gpt-4.1-mini"  # the cloud route's model, asked by its new id
 
     status, saved = admin_call("PATCH", "/v1/admin/config", {"routing_mode": "local-only"})
     after = stack.ask(QUESTION)
 
-    assert status == 200 and saved["version"] == 1
-    assert after.metadata.model == SAGEMAKER_MODEL and len(stack.cloud.requests) == 1
+    assert status == 200 and saved["version"] == 2
+    assert after.metadata.model == SAGEMAKER_MODEL and len(stack.cloud.requests) == 2
     audited = [r for r in stack.deps.audit.list(limit=50) if r.action == "config.update"]
-    assert [(r.outcome, r.target, r.roles) for r in audited] == [(AuditOutcome.ACCEPTED, "v1: routing_mode",
-                                                                ["admin"])]
-
+    assert sorted((r.outcome, r.target, tuple(r.roles)) for r in audited) == [
+        (AuditOutcome.ACCEPTED, "v1: models.cloud.model", ("admin",)),
+        (AuditOutcome.ACCEPTED, "v2: routing_mode", ("admin",))]
