@@ -59,7 +59,8 @@ def format_answer(response: dict[str, Any]) -> str:
     """The answer, its numbered sources and one status line (a QueryResponse as JSON)."""
     lines = [str(response.get("answer", "")), ""]
     for c in response.get("citations") or []:
-        where = f", page {c['page']}" if c.get("page") else (f", {c['section']}" if c.get("section") else "")
+        section = c.get("section") if c.get("section") != c.get("title") else None  # a note's heading is its title
+        where = f", page {c['page']}" if c.get("page") else (f", {section}" if section else "")
         lines.append(f"[{c['number']}] {c['title']}{where}")
     meta = response.get("metadata") or {}
     phi = "yes " + ",".join(meta.get("phi_entity_types") or []) if meta.get("phi_detected") else "no"
