@@ -1,28 +1,36 @@
 """The PHI screen of document file names and metadata (ingest/screening.py, Screen Metadata); prints JSON.
 
-    .venv/bin/python bench/metadata_screen.py [--titles ../shared/eval/scifact/corpus.jsonl] [--limit 500]
-                                              [--positives 300] [--seed 7] [--names faker|mimesis]
+    .venv/bin/python bench/metadata_screen.py --part tune        # the half the screen's title rules were set on
+    .venv/bin/python bench/metadata_screen.py --part held-out    # the other half, reported once
+    options: --corpora scifact nfcorpus (BEIR folders under --eval) --limit N --positives 200 --seed 7
+             --generators fixtures faker faker-other mimesis
 
-- over_redaction: PHI-free documents whose stored metadata the screen would change. Each title of --titles
-  (a BEIR corpus: published paper titles) is uploaded as `<title words joined by "-">.pdf` with that title, and
-  also with the defaults derived from the file name alone.
-- leak: synthetic PHI file names (Faker names, or mimesis names with --names mimesis; 8-digit MRNs, dates of
-  birth in several formats, in file-name templates, some lowercase) whose patient values survive anywhere in the
-  screened metadata or file name.
-- latency: p50/p95 of one document's screen (all its values), and the first-detection cold cost separately.
-The machine is shared: `load_average` says how busy it was.
+- over_redaction: PHI-free corpus records whose stored metadata the screen would change, on every record of the
+  corpora (split in two halves by a hash of the corpus id). Two shapes per record: `bulk`, as `voiceassist
+  ingest-jsonl` stores it (doc_key = the corpus _id, file `<_id>.txt`, the title, or the _id when there is none);
+  `named`, a file named after its title (`Title-Words.pdf`) whose metadata defaults from that name. Each
+  changed field is counted: a changed doc_key breaks the rule that it equals the corpus _id.
+- recall: PHI-bearing file names and titles (names, 8-digit MRNs, dates of birth in several formats; file-name
+  and title templates, some naming the patient only) with no patient value left anywhere in the screened
+  metadata or file name, per name generator: `fixtures`, the PERSON names of the project's PHI set
+  (../shared/eval/phi/pii_sentences.json, presidio-research); `faker`, the locales the Census guess was
+  developed on (en_US, en_GB, es_ES, de_DE); `faker-other`, locales the screen was never tuned on (fr_FR,
+  it_IT, nl_NL, pl_PL, pt_BR, sv_SE); `mimesis`, another generator.
+- latency: p50/p95 of one document's screen (all its values). The machine is shared: see `load_average`.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import random
 import re
 import statistics
 import time
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +41,7 @@ from voiceassist.composition.phi_detectors import build_detector
 from voiceassist.ingest.screening import screen_metadata
 from voiceassist.settings import Settings
 
-TEMPLATES = (
+FILE_TEMPLATES = (
     "{last}_{first}_MRN{mrn}_discharge.pdf",
     "{first} {last} DOB {dob}.pdf",
     "{last}, {first} - {mrn} - referral letter.docx",
@@ -42,27 +50,64 @@ TEMPLATES = (
     "discharge summary {first} {last} {dob}.md",
     "MRN {mrn} {last} echo report.pdf",
 )
+TITLE_TEMPLATES = (  # a title given with the upload; the first three name the patient only
+    "Discharge summary for {first} {last}",
+    "Letter about {first} {last}",
+    "Clinic Letter {first} {last}",
+    "Echo report {last}, {first} (DOB {dob})",
+    "{first} {last} - lab results {dob}",
+    "Referral: {last} {first}, MRN {mrn}",
+)
 DOB_FORMATS = ("%Y-%m-%d", "%d.%m.%Y", "%m-%d-%Y", "%d%b%Y")
+TUNED_LOCALES = ["en_US", "en_GB", "es_ES", "de_DE"]
+OTHER_LOCALES = ["fr_FR", "it_IT", "nl_NL", "pl_PL", "pt_BR", "sv_SE"]
+Names = Callable[[], tuple[str, str]]
 
 
-def _titles(path: Path, limit: int) -> list[str]:
-    titles = []
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            title = json.loads(line).get("title", "").strip()
-            if 3 <= len(title) <= 200:
-                titles.append(title)
-            if len(titles) >= limit:
-                break
-    return titles
+def in_part(corpus_id: str, part: str) -> bool:
+    """The tune half and the held-out half: by a hash of the corpus id, so both corpora split the same way."""
+    even = int(hashlib.sha1(corpus_id.encode("utf-8")).hexdigest(), 16) % 2 == 0
+    return part == "all" or even == (part == "tune")
+
+
+def records(eval_dir: Path, corpora: list[str], part: str, limit: int | None) -> Iterator[tuple[str, str, str]]:
+    for corpus in corpora:
+        taken = 0
+        with (eval_dir / corpus / "corpus.jsonl").open(encoding="utf-8") as lines:
+            for line in lines:
+                record = json.loads(line)
+                if in_part(str(record["_id"]), part):
+                    yield corpus, str(record["_id"]), str(record.get("title") or "").strip()
+                    taken += 1
+                    if limit is not None and taken >= limit:
+                        break
 
 
 def _file_name(title: str) -> str:
     return "-".join(re.findall(r"[A-Za-z0-9]+", title))[:120] + ".pdf"
 
 
-def _mimesis_names(seed: int) -> Callable[[], tuple[str, str]]:
-    """(first, last) from mimesis, a different generator, in locales Faker's set below does not have."""
+def _fixture_names(eval_dir: Path, seed: int) -> Names:
+    """Full names (two words or more) from the PHI set's PERSON spans."""
+    rows = json.loads((eval_dir / "phi" / "pii_sentences.json").read_text(encoding="utf-8"))
+    names = sorted({s["entity_value"].strip() for r in rows for s in r["spans"]
+                    if s["entity_type"] == "PERSON" and len(s["entity_value"].split()) >= 2})
+    rng = random.Random(seed)
+
+    def name() -> tuple[str, str]:
+        first, last = rng.choice(names).split(maxsplit=1)
+        return first, last
+
+    return name
+
+
+def _faker_names(locales: list[str], seed: int) -> Names:
+    fake = Faker(locales)
+    fake.seed_instance(seed)
+    return lambda: (fake.first_name(), fake.last_name())
+
+
+def _mimesis_names(seed: int) -> Names:
     from mimesis import Locale, Person
 
     people = [Person(locale, seed=seed) for locale in (Locale.EN, Locale.FR, Locale.IT, Locale.NL, Locale.PL,
@@ -76,38 +121,87 @@ def _mimesis_names(seed: int) -> Callable[[], tuple[str, str]]:
     return name
 
 
-def _positives(count: int, seed: int, names: str = "faker") -> list[tuple[str, list[str]]]:
-    fake = Faker(["en_US", "en_GB", "es_ES", "de_DE"])
-    fake.seed_instance(seed)
+def positives(names: Names, count: int, seed: int) -> list[tuple[str, dict[str, Any], list[str]]]:
+    """(file name, metadata values, patient values): half PHI file names, half PHI titles of a plain file."""
     rng = random.Random(seed)
-    next_name = _mimesis_names(seed) if names == "mimesis" else lambda: (fake.first_name(), fake.last_name())
+    dates = Faker()
+    dates.seed_instance(seed)
     cases = []
-    for _ in range(count):
-        first, last = next_name()
+    for i in range(count):
+        first, last = names()
         mrn = str(rng.randrange(10_000_000, 99_999_999))
-        dob = fake.date_of_birth(minimum_age=1, maximum_age=89).strftime(rng.choice(DOB_FORMATS))
-        name = rng.choice(TEMPLATES).format(first=first, last=last, mrn=mrn, dob=dob, first_l=first.lower(),
-                                            last_l=last.lower())
-        values = [v for v in (first, last, mrn, dob) if v in name or v.lower() in name]
-        cases.append((name, values))
+        dob = dates.date_of_birth(minimum_age=1, maximum_age=89).strftime(rng.choice(DOB_FORMATS))
+        values = {"first": first, "last": last, "mrn": mrn, "dob": dob, "first_l": first.lower(),
+                  "last_l": last.lower()}
+        if i % 2 == 0:
+            text, file_name, metadata = rng.choice(FILE_TEMPLATES).format(**values), "", {}
+            file_name = text
+        else:
+            text = rng.choice(TITLE_TEMPLATES).format(**values)
+            file_name, metadata = "document.pdf", {"title": text}
+        patient = [v for v in (first, last, mrn, dob) if v.lower() in text.lower()]
+        cases.append((file_name, metadata, patient))
     return cases
 
 
-def _screen(detector: Any, file_name: str, values: dict[str, Any]) -> tuple[Any, Any, float]:
+def _screen(detector: Any, file_name: str, values: dict[str, Any], latencies: list[float]) -> tuple[Any, Any]:
     metadata = service.metadata_for(file_name, values)
     started = time.perf_counter()
     screened = screen_metadata(detector, metadata, file_name)
-    return metadata, screened, time.perf_counter() - started
+    latencies.append(time.perf_counter() - started)
+    return metadata, screened
+
+
+def over_redaction(detector: Any, corpus_records: list[tuple[str, str, str]], latencies: list[float]
+                   ) -> dict[str, Any]:
+    counts: dict[str, Counter[str]] = {}
+    examples: list[str] = []
+    for corpus, corpus_id, title in corpus_records:
+        shapes = [("bulk", f"{corpus_id}.txt", {"doc_key": corpus_id, "title": title or corpus_id})]
+        if title:
+            shapes.append(("named", _file_name(title), {}))
+        for shape, file_name, values in shapes:
+            metadata, screened = _screen(detector, file_name, values, latencies)
+            tally = counts.setdefault(f"{corpus}/{shape}", Counter())
+            tally["records"] += 1
+            changed = [field for field, before, after in (
+                ("title", metadata.title, screened.metadata.title),
+                ("doc_key", metadata.doc_key, screened.metadata.doc_key),
+                ("file_name", file_name, screened.file_name)) if before != after]
+            tally.update(changed)
+            tally["any"] += bool(changed)
+            if changed and len(examples) < 12:
+                examples.append(f"{corpus}/{corpus_id} {shape}: {screened.metadata.title[:90]!r} "
+                                f"{sorted(screened.entity_types)}")
+    return {key: {"records": tally["records"],
+                  **{field: round(tally[field] / tally["records"], 4) for field in ("any", "title", "doc_key",
+                                                                                    "file_name")}}
+            for key, tally in sorted(counts.items())} | {"examples": examples}
+
+
+def recall(detector: Any, cases: list[tuple[str, dict[str, Any], list[str]]], latencies: list[float]
+           ) -> dict[str, Any]:
+    caught = 0
+    left: Counter[str] = Counter()
+    for file_name, values, patient in cases:
+        _metadata, screened = _screen(detector, file_name, values, latencies)
+        stored = (screened.metadata.model_dump_json() + screened.file_name).lower()
+        survivors = [v for v in patient if v.lower() in stored]
+        caught += not survivors
+        for value in survivors:
+            left["mrn" if value.isdigit() else "dob" if any(c.isdigit() for c in value) else "name"] += 1
+    return {"cases": len(cases), "recall": round(caught / max(len(cases), 1), 4), "values_left": dict(left)}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--titles", type=Path, default=Path("../shared/eval/scifact/corpus.jsonl"))
-    parser.add_argument("--limit", type=int, default=500)
-    parser.add_argument("--positives", type=int, default=300)
+    parser.add_argument("--eval", type=Path, default=Path("../shared/eval"))
+    parser.add_argument("--corpora", nargs="+", default=["scifact", "nfcorpus"])
+    parser.add_argument("--part", choices=("tune", "held-out", "all"), default="tune")
+    parser.add_argument("--limit", type=int, default=None, help="records per corpus (default: all of the part)")
+    parser.add_argument("--positives", type=int, default=200, help="PHI cases per generator")
+    parser.add_argument("--generators", nargs="*", default=["fixtures", "faker", "faker-other", "mimesis"])
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--names", choices=("faker", "mimesis"), default="faker",
-                        help="the generator of the positives' patient names")
     args = parser.parse_args()
 
     detector = build_detector(Settings(), timeout_s=30.0)
@@ -115,48 +209,22 @@ def main() -> None:
     detector.detect("warm-up")
     cold_s = time.perf_counter() - started
     latencies: list[float] = []
-
-    changed = {"with_title": 0, "name_only": 0}
-    examples: list[str] = []
-    titles = _titles(args.titles, args.limit)
-    for title in titles:
-        name = _file_name(title)
-        for kind, values in (("with_title", {"title": title}), ("name_only", {})):
-            metadata, screened, seconds = _screen(detector, name, values)
-            latencies.append(seconds)
-            if screened.metadata != metadata or screened.file_name != name:
-                changed[kind] += 1
-                if len(examples) < 5:
-                    examples.append(f"{sorted(screened.entity_types)}")
-
-    leaked = 0
-    leaked_values: dict[str, int] = {}
-    positives = _positives(args.positives, args.seed, args.names)
-    for name, values in positives:
-        _metadata, screened, seconds = _screen(detector, name, {})
-        latencies.append(seconds)
-        stored = (screened.metadata.model_dump_json() + screened.file_name).lower()
-        survivors = [v for v in values if v.lower() in stored]
-        if survivors:
-            leaked += 1
-            for value in survivors:
-                kind = "mrn" if value.isdigit() else "dob" if any(c.isdigit() for c in value) else "name"
-                leaked_values[kind] = leaked_values.get(kind, 0) + 1
-
+    corpus_records = list(records(args.eval, args.corpora, args.part, args.limit))
+    generators: dict[str, Callable[[], Names]] = {
+        "fixtures": lambda: _fixture_names(args.eval, args.seed),
+        "faker": lambda: _faker_names(TUNED_LOCALES, args.seed),
+        "faker-other": lambda: _faker_names(OTHER_LOCALES, args.seed),
+        "mimesis": lambda: _mimesis_names(args.seed),
+    }
+    report: dict[str, Any] = {"part": args.part,
+                              "over_redaction": over_redaction(detector, corpus_records, latencies)}
+    report["recall"] = {name: recall(detector, positives(generators[name](), args.positives, args.seed), latencies)
+                        for name in args.generators}
     latencies.sort()
-    print(json.dumps({
-        "titles": len(titles),
-        "over_redaction": {kind: round(count / max(len(titles), 1), 4) for kind, count in changed.items()},
-        "over_redaction_entity_types": examples,
-        "positives": len(positives),
-        "names": args.names,
-        "leak": round(leaked / max(len(positives), 1), 4),
-        "leaked_values_by_kind": leaked_values,
-        "latency_ms": {"p50": round(statistics.median(latencies) * 1000, 1),
-                       "p95": round(latencies[int(0.95 * (len(latencies) - 1))] * 1000, 1)},
-        "first_detection_s": round(cold_s, 2),
-        "load_average": os.getloadavg()[0],
-    }, indent=2))
+    report |= {"latency_ms": {"p50": round(statistics.median(latencies) * 1000, 1),
+                              "p95": round(latencies[int(0.95 * (len(latencies) - 1))] * 1000, 1)},
+               "first_detection_s": round(cold_s, 2), "load_average": os.getloadavg()[0]}
+    print(json.dumps(report, indent=2, ensure_ascii=False))
 
 
 if __name__ == "__main__":

@@ -178,6 +178,8 @@ class RetentionConfig(_Frozen):
     log_days: int = 365
     access_log_days: int = Field(default=365, ge=1)
     noncurrent_document_days: int = Field(default=90, ge=1)
+    # The audit chain's anchors are locked this long (Object Lock): HIPAA keeps documentation six years
+    audit_anchor_days: int = Field(default=2192, ge=1)
 
     @field_validator("log_days")
     @classmethod

@@ -100,8 +100,9 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
         "KMS grants for the environment key; data keys are generated per object and per item.",
     ),
     _allow(
-        r"Resource::<[A-Za-z0-9]*(Documents|ModelArtifacts)[A-Za-z0-9]*\.Arn>/(\*|[A-Za-z0-9._/-]+/\*)",
-        "Objects inside one bucket (or one prefix of it); object keys are per document or per model file.",
+        r"Resource::<[A-Za-z0-9]*(Documents|ModelArtifacts|AuditAnchors)[A-Za-z0-9]*\.Arn>/(\*|[A-Za-z0-9._/-]+/\*)",
+        "Objects inside one bucket (or one prefix of it); object keys are per document, model file or audit "
+        "anchor.",
     ),
     _allow(
         r"Resource::<[A-Za-z0-9]*Table[A-Za-z0-9]*\.Arn>/index/\*",

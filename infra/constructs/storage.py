@@ -14,6 +14,7 @@ from constructs import Construct, IConstruct
 
 from infra.config import EnvironmentConfig
 from infra.nag import acknowledge
+from voiceassist.constants.environment import INCOMING_PREFIX
 from voiceassist.constants.tables import (
     AUDIT,
     BILLING,
@@ -89,6 +90,7 @@ class Storage(Construct):
             bucket_name=config.model_artifacts_bucket_name,
         )
         self._send_events_to_eventbridge(self.documents_bucket)
+        self.audit_anchor_bucket = self._audit_anchor_bucket(config, key, removal_policy)
 
         table_designs = {**TABLE_DESIGNS, IDEMPOTENCY: _IDEMPOTENCY_DESIGN}
         self.tables: dict[str, dynamodb.TableV2] = {
@@ -152,7 +154,14 @@ class Storage(Construct):
                 s3.LifecycleRule(
                     noncurrent_version_expiration=Duration.days(config.retention.noncurrent_document_days),
                     abort_incomplete_multipart_upload_after=Duration.days(7),
-                )
+                ),
+                # An upload under incoming/ is moved to a key without its file name once screened
+                # (ingest/settling.py); the version left behind under the raw name goes after a day.
+                s3.LifecycleRule(
+                    prefix=INCOMING_PREFIX,
+                    noncurrent_version_expiration=Duration.days(1),
+                    expired_object_delete_marker=True,
+                ),
             ],
         )
         acknowledge(
@@ -160,6 +169,40 @@ class Storage(Construct):
             (
                 "HIPAA.Security-S3BucketReplicationEnabled",
                 "Single-region deployment by design (data residency); versioning gives recovery.",
+            ),
+        )
+        return bucket
+
+    def _audit_anchor_bucket(
+        self, config: EnvironmentConfig, key: kms.IKey, removal_policy: RemovalPolicy
+    ) -> s3.Bucket:
+        """Write-once anchors of the audit chain (adapters/aws/s3_audit_anchor.py): every object version is locked
+        for the retention period, so a record deleted from the audit table stays anchored. Compliance mode in
+        an environment that retains its data (nobody, root included, can shorten it); governance elsewhere. The
+        bucket is always retained: CloudFormation could not empty it of locked versions."""
+        mode = (s3.ObjectLockRetention.governance if removal_policy == RemovalPolicy.DESTROY
+                else s3.ObjectLockRetention.compliance)
+        bucket = s3.Bucket(
+            self,
+            "AuditAnchors",
+            encryption=s3.BucketEncryption.KMS,
+            encryption_key=key,
+            bucket_key_enabled=True,
+            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+            enforce_ssl=True,
+            versioned=True,
+            object_lock_enabled=True,
+            object_lock_default_retention=mode(Duration.days(config.retention.audit_anchor_days)),
+            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+            server_access_logs_bucket=self.access_logs_bucket,
+            server_access_logs_prefix="audit-anchors/",
+            removal_policy=RemovalPolicy.RETAIN,
+        )
+        acknowledge(
+            bucket,
+            (
+                "HIPAA.Security-S3BucketReplicationEnabled",
+                "Single-region deployment by design (data residency); Object Lock keeps every version.",
             ),
         )
         return bucket

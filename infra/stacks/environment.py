@@ -11,6 +11,7 @@ from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
 from voiceassist.constants.environment import (
+    ENV_AUDIT_ANCHOR_BUCKET,
     ENV_AUDIT_TABLE,
     ENV_BEDROCK_MODEL_ID,
     ENV_BILLING_TABLE,
@@ -71,6 +72,7 @@ def shared_environment(
         ENV_JOBS_TABLE: storage.jobs_table.table_name,
         ENV_SESSIONS_TABLE: storage.sessions_table.table_name,
         ENV_AUDIT_TABLE: storage.audit_table.table_name,
+        ENV_AUDIT_ANCHOR_BUCKET: storage.audit_anchor_bucket.bucket_name,
         ENV_STATE_TABLE: storage.state_table.table_name,
         ENV_BILLING_TABLE: storage.billing_table.table_name,
         ENV_IDEMPOTENCY_TABLE: storage.idempotency_table.table_name,

@@ -17,7 +17,7 @@ from infra.config import EnvironmentConfig
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
-from voiceassist.constants.environment import PhiDetectorKind
+from voiceassist.constants.environment import AUDIT_ANCHOR_PREFIX, PhiDetectorKind
 from voiceassist.constants.functions import Access, FunctionSpec
 
 SEARCH_READ_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"]
@@ -136,7 +136,15 @@ def _audit_write(function: lambda_.Function, targets: GrantTargets) -> None:
     # Append-only: the audit trail is never updated or deleted by the app. A record and its partition's chain
     # head are one TransactWriteItems of two conditional puts (authorised as PutItem); the head is read first.
     targets.storage.audit_table.grant(function, "dynamodb:PutItem", "dynamodb:GetItem", "dynamodb:DescribeTable")
+    # and an anchor object per record, outside the table (adapters/aws/s3_audit_anchor.py); never a delete
+    targets.storage.audit_anchor_bucket.grant_put(function, f"{AUDIT_ANCHOR_PREFIX}*")
     targets.key.grant_encrypt_decrypt(function)
+
+
+def _audit_read(function: lambda_.Function, targets: GrantTargets) -> None:
+    targets.storage.audit_table.grant_read_data(function)
+    # verify compares each chain with its anchors
+    targets.storage.audit_anchor_bucket.grant_read(function, f"{AUDIT_ANCHOR_PREFIX}*")
 
 
 def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
@@ -182,7 +190,7 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.JOBS_WRITE: lambda fn, t: t.storage.jobs_table.grant_read_write_data(fn),
     Access.SESSIONS_READ: lambda fn, t: t.storage.sessions_table.grant_read_data(fn),
     Access.SESSIONS_WRITE: lambda fn, t: t.storage.sessions_table.grant_read_write_data(fn),
-    Access.AUDIT_READ: lambda fn, t: t.storage.audit_table.grant_read_data(fn),
+    Access.AUDIT_READ: _audit_read,
     Access.AUDIT_WRITE: _audit_write,
     Access.STATE_WRITE: lambda fn, t: t.storage.state_table.grant_read_write_data(fn),
     Access.IDEMPOTENCY: lambda fn, t: t.storage.idempotency_table.grant_read_write_data(fn),

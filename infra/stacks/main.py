@@ -233,6 +233,7 @@ class MainStack(Stack):
             CfnOutput(self, "SmokeClientId", value=self.api.smoke_client.user_pool_client_id)
         CfnOutput(self, "WebUrl", value=self.web.url)
         CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
+        CfnOutput(self, "AuditAnchorBucketName", value=self.storage.audit_anchor_bucket.bucket_name)
         CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
         CfnOutput(self, "AccessLogsBucketName", value=self.storage.access_logs_bucket.bucket_name)
         CfnOutput(self, "WebBucketName", value=self.web.bucket.bucket_name)

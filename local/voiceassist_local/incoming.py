@@ -12,10 +12,11 @@ still from one poll to the next (S3 announces an object only once it is complete
    operator's sidecar `<file>.meta.json` beside it; `<id>` is a hash of the name and the content, so taking
    the same file again (after a crash) gives the same object, execution name and job;
 3. the real ingest_trigger handler is called with the event EventBridge would send for that object;
-4. the file counts as done only once its job exists in the job store. Then the stored copy loses its file
-   name and sidecar (the document holds its metadata, screened next) and the source file is removed from
-   incoming/ (only if it is still the file that was read). Until then it stays, and is taken again after a
-   restart.
+4. the file counts as done only once its job exists in the job store. Then the source file is removed from
+   incoming/ (only if it is still the file that was read); Screen Metadata moves the stored copy to a key
+   without its name, as it does any upload on AWS (ingest/settling.py), and a copy stored again after a
+   restart, of a file whose document has moved already, is deleted. Until then the source stays, and is taken
+   again after a restart.
 
 So `kill -9` at any moment loses nothing and ingests nothing twice: a file whose trigger replied but whose
 queued execution died with the process (the idempotency record says "duplicate", no job exists, no execution
@@ -215,11 +216,22 @@ class IncomingFolderWatcher:
                     logger.warning("incoming file not ingested: its registration failed (see the job log)",
                                    extra={"key_sha256": key_hash(INCOMING_PREFIX + relative)})
                 continue
-            self._blobs.put(taken.key, self._blobs.get(taken.key))  # the same bytes, without the file name
-            self._blobs.delete(taken.key + SIDECAR_SUFFIX)
+            self._discard_stale_copy(taken)
             for name in (relative, relative + SIDECAR_SUFFIX):
                 self._remove_if_unchanged(name, taken.checked if name == relative else None)
             del self._taken[relative]
+
+    def _discard_stale_copy(self, taken: Taken) -> None:
+        """The stored copy of a file taken again after a restart, when its document was moved out of incoming/
+        already (its screen ran): nothing reads it, and it carries the file name."""
+        deps = self._deps()
+        try:
+            document = deps.documents.get(deps.jobs.get(taken.job_id).doc_id)
+        except NotFound:
+            return
+        if document.blob_key != taken.key:
+            self._blobs.delete(taken.key + SIDECAR_SUFFIX)
+            self._blobs.delete(taken.key)
 
     def _remove_if_unchanged(self, relative: str, checked: CheckedFile | None) -> None:
         path = self.folder / relative

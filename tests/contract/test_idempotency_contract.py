@@ -6,6 +6,8 @@ under test; the pipeline runner records starts and, like Step Functions, refuses
 
 from __future__ import annotations
 
+import hashlib
+import sqlite3
 import time
 from pathlib import Path
 from typing import Any
@@ -138,7 +140,8 @@ def test_idempotency_replay_after_the_record_expired_runs_again_but_starts_no_se
     replay = deliver(deps)
 
     assert runner(deps).attempts == 2  # the expired record did not stop the trigger ...
-    assert replay == {"status": "duplicate", "key": GUIDE_KEY, "execution": None}
+    assert replay == {"status": "duplicate", "key_sha256": hashlib.sha256(GUIDE_KEY.encode()).hexdigest(),
+                      "execution": None}
     assert len(runner(deps).started) == 1  # ... the execution name did
 
 
@@ -225,3 +228,20 @@ def test_idempotency_layer_update_then_get_returns_the_completed_reply_and_delet
     assert (stored.status, stored.response_json_as_dict()) == ("COMPLETED", {"status": "started"})
     with pytest.raises(IdempotencyItemNotFoundError):
         idempotency._get_record("contract#key")
+
+
+def test_idempotency_record_names_the_object_by_a_hash_not_its_file_name(
+        deps: Dependencies, idempotency: BasePersistenceLayer, tmp_path: Path, boto_session: boto3.Session) -> None:
+    phi_key = "incoming/Zebulon_Quartermaine_MRN_84736251.md"
+    deps.blobs.put(phi_key, b"# Guide\n\nText.")
+
+    reply = deliver(deps, object_created(key=phi_key))
+    replayed = deliver(deps, object_created(key=phi_key))
+
+    assert reply["status"] == "started" and replayed["execution"] == reply["execution"]
+    if isinstance(idempotency, DynamoDBPersistenceLayer):
+        stored = str(boto_session.client("dynamodb").scan(TableName=IDEMPOTENCY_TABLE)["Items"])
+    else:
+        with sqlite3.connect(tmp_path / "idempotency.sqlite3") as database:
+            stored = str(database.execute("SELECT * FROM idempotency_records").fetchall())
+    assert "Quartermaine" not in stored and "84736251" not in stored and reply["execution"] in stored

@@ -19,7 +19,7 @@ def test_data_buckets_use_the_environment_kms_key_and_versioning(synthesized: Sy
     # The web client's bucket holds its static files only (tests/infra/test_infra_web.py).
     data_buckets = {k: v for k, v in _buckets(synthesized, env).items()
                     if "AccessLogs" not in k and "WebFiles" not in k}
-    assert len(data_buckets) == 2
+    assert len(data_buckets) == 3  # documents, model artifacts, audit anchors
     for props in data_buckets.values():
         rule = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]
         assert rule["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "aws:kms"
@@ -84,3 +84,27 @@ def test_tables_match_the_shared_key_design(synthesized: Synthesized) -> None:
     idempotency = by_id["idempotency"]
     assert idempotency["KeySchema"] == [{"AttributeName": "id", "KeyType": "HASH"}]
     assert idempotency["TimeToLiveSpecification"]["AttributeName"] == "expiration"
+
+
+@pytest.mark.parametrize(("env", "mode"), [("dev", "GOVERNANCE"), ("prod", "COMPLIANCE")])
+def test_audit_anchors_are_write_once_for_the_retention_period(synthesized: Synthesized, env: str,
+                                                               mode: str) -> None:
+    template = synthesized.main(env)
+    anchors = next(v for k, v in _buckets(synthesized, env).items() if k.startswith("StorageAuditAnchors"))
+    assert anchors["ObjectLockEnabled"] is True
+    assert anchors["ObjectLockConfiguration"]["Rule"]["DefaultRetention"] == {"Mode": mode, "Days": 2192}
+    raw = next(v for k, v in template["Resources"].items() if k.startswith("StorageAuditAnchors")
+               and v["Type"] == "AWS::S3::Bucket")
+    assert raw["DeletionPolicy"] == "Retain"  # CloudFormation could not empty it of locked versions
+    # the audit writers may add anchors, never delete them
+    audit_writer = [s for p in resources(template, "AWS::IAM::Policy").values()
+                    for s in p["PolicyDocument"]["Statement"]
+                    if "s3:PutObject" in (s["Action"] if isinstance(s["Action"], list) else [s["Action"]])
+                    and "AuditAnchors" in str(s["Resource"])]
+    assert audit_writer and not any("Delete" in str(s["Action"]) for s in audit_writer)
+
+
+def test_uploads_left_under_incoming_expire_a_day_after_their_move(synthesized: Synthesized) -> None:
+    documents = next(v for k, v in _buckets(synthesized, "dev").items() if k.startswith("StorageDocuments"))
+    rule = next(r for r in documents["LifecycleConfiguration"]["Rules"] if r.get("Prefix") == "incoming/")
+    assert rule["NoncurrentVersionExpiration"] == {"NoncurrentDays": 1} and rule["ExpiredObjectDeleteMarker"]

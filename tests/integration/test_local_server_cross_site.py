@@ -57,6 +57,10 @@ def test_a_cross_site_text_plain_upload_plants_nothing(admin_server: Any, local_
                         {"Content-Type": "text/plain", "Origin": "https://evil.example",
                          "Sec-Fetch-Site": "cross-site"})
     assert (status, body["error"]["code"]) == (403, "cross_origin")
+    # a raw upload of a file's own type from another site is refused too (a browser would preflight it first)
+    status, body = post(admin_server, "/v1/documents?filename=dose.pdf", PLANTED,
+                        {"Content-Type": "application/pdf", "Origin": "https://evil.example"})
+    assert (status, body["error"]["code"]) == (403, "cross_origin")
     # without an Origin header (an older browser), Sec-Fetch-Site tells
     status, _ = post(admin_server, "/v1/documents?filename=dose.txt", PLANTED,
                      {"Content-Type": "application/pdf", "Sec-Fetch-Site": "cross-site"})

@@ -24,6 +24,9 @@ def add_parser(commands: Any) -> argparse.ArgumentParser:
                        help="verify the deployed audit table on DynamoDB (AWS credentials and region from the "
                             "environment; the table from --table or VOICEASSIST_AUDIT_TABLE)")
     check.add_argument("--table", help="the DynamoDB audit table's name (with --aws)")
+    check.add_argument("--anchor-bucket",
+                       help="the audit anchor bucket (with --aws; else VOICEASSIST_AUDIT_ANCHOR_BUCKET, the stack's "
+                            "AuditAnchorBucketName output): without one, truncation with a rewritten head is not found")
     check.set_defaults(run=run_verify)
     return parser
 
@@ -62,10 +65,13 @@ def _audit_log(args: argparse.Namespace) -> Any:
 
         return local_dependencies().audit
     from voiceassist.adapters.aws.dynamodb_audit import DynamoDbAuditLog
+    from voiceassist.adapters.aws.s3_audit_anchor import S3AuditAnchor
     from voiceassist.errors import InvalidInput
     from voiceassist.settings import settings_from_env
 
-    table = args.table or settings_from_env().audit_table
+    settings = settings_from_env()
+    table = args.table or settings.audit_table
     if not table:
         raise InvalidInput("name the audit table: --table <name> or VOICEASSIST_AUDIT_TABLE (the stack's output)")
-    return DynamoDbAuditLog(table)
+    bucket = args.anchor_bucket or settings.audit_anchor_bucket
+    return DynamoDbAuditLog(table, anchor=S3AuditAnchor(bucket) if bucket else None)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
-from urllib.parse import quote
 
 from voiceassist.errors import (
     DependencyError,
@@ -62,7 +61,7 @@ def accept_upload(deps: ServiceDependencies, *, filename: str, data: bytes, meta
         )
     content_type = extraction.detect_content_type(filename, data)
     key = registration.upload_key(metadata.doc_key, ingestion.content_hash(data), filename)
-    deps.blobs.put(key, data, content_type=content_type, metadata={"doc_key": quote(metadata.doc_key)})
+    deps.blobs.put(key, data, content_type=content_type)  # no doc_key beside it: it may hold PHI, nothing reads it
     registered = registration.register(deps.ingestion, blob_key=key, metadata=metadata,
                                        content_type=content_type, filename=filename)
     if start_pipeline and not registered.unchanged:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from voiceassist.constants.environment import (  # noqa: F401 - re-exported for the domain
     ENV_ALERTS_TOPIC_ARN,
+    ENV_AUDIT_ANCHOR_BUCKET,
     ENV_AUDIT_TABLE,
     ENV_BEDROCK_MODEL_ID,
     ENV_BILLING_TABLE,
@@ -114,6 +115,7 @@ class Settings(BaseModel):
     jobs_table: str | None = None
     sessions_table: str | None = None
     audit_table: str | None = None
+    audit_anchor_bucket: str | None = None  # AWS: unset, verify checks the chain against its heads only
     idempotency_table: str | None = None
     state_table: str | None = None
     billing_table: str | None = None  # AWS: the cost ledger (locally it is in db_path)
@@ -215,6 +217,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_JOBS_TABLE: "jobs_table",
     ENV_SESSIONS_TABLE: "sessions_table",
     ENV_AUDIT_TABLE: "audit_table",
+    ENV_AUDIT_ANCHOR_BUCKET: "audit_anchor_bucket",
     ENV_IDEMPOTENCY_TABLE: "idempotency_table",
     ENV_STATE_TABLE: "state_table",
     ENV_BILLING_TABLE: "billing_table",

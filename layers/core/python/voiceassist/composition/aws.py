@@ -90,8 +90,11 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
     @cached_property
     def audit(self) -> AuditLog:
         from voiceassist.adapters.aws.dynamodb_audit import DynamoDbAuditLog
+        from voiceassist.adapters.aws.s3_audit_anchor import S3AuditAnchor
 
-        return DynamoDbAuditLog(str(self.settings.audit_table), client=self._dynamodb)
+        bucket = self.settings.audit_anchor_bucket
+        return DynamoDbAuditLog(str(self.settings.audit_table), client=self._dynamodb,
+                                anchor=S3AuditAnchor(bucket, region_name=self.settings.region) if bucket else None)
 
     @cached_property
     def state(self) -> KeyValueState:

@@ -17,6 +17,7 @@ ENV_DOCUMENTS_TABLE = "VOICEASSIST_DOCUMENTS_TABLE"
 ENV_JOBS_TABLE = "VOICEASSIST_JOBS_TABLE"
 ENV_SESSIONS_TABLE = "VOICEASSIST_SESSIONS_TABLE"
 ENV_AUDIT_TABLE = "VOICEASSIST_AUDIT_TABLE"
+ENV_AUDIT_ANCHOR_BUCKET = "VOICEASSIST_AUDIT_ANCHOR_BUCKET"  # AWS: the audit chain's write-once anchors (Object Lock)
 ENV_IDEMPOTENCY_TABLE = "VOICEASSIST_IDEMPOTENCY_TABLE"
 ENV_STATE_TABLE = "VOICEASSIST_STATE_TABLE"  # circuit breakers, rate limits, the admin configuration
 ENV_BILLING_TABLE = "VOICEASSIST_BILLING_TABLE"  # the cost ledger (voiceassist.admin)
@@ -91,6 +92,7 @@ METRIC_CIRCUIT_BREAKER_OPENED = "CircuitBreakerOpened"
 METRIC_PHI_DETECTOR_ERRORS = "PhiDetectorErrors"
 
 # ---- storage and protocol names ----------------------------------------------------------------------
+AUDIT_ANCHOR_PREFIX = "audit-anchors/"  # the audit chain's write-once anchors in their bucket (s3_audit_anchor.py)
 INCOMING_PREFIX = "incoming/"  # S3 uploads under this prefix are ingested (the EventBridge rule's filter)
 SUBPROTOCOL_HEADER = "Sec-WebSocket-Protocol"
 # Browser origins the REST API answers with CORS headers (comma-separated; cdk.json api.cors_origins).

@@ -139,12 +139,15 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         "ingest_register",
         "Register a document version and its indexing job",
         A.BUCKET_READ,
+        A.BUCKET_WRITE,  # deletes an upload whose content is live already (ingest/settling.py)
         A.DOCUMENTS_WRITE,
         A.JOBS_WRITE,
     ),
     _spec(
         "ingest_screen",
         "Screen a document's file name and metadata for PHI (Presidio), redact, fail closed",
+        A.BUCKET_READ,
+        A.BUCKET_WRITE,  # moves an upload out of incoming/ to a key without its file name (ingest/settling.py)
         A.DOCUMENTS_WRITE,  # the redacted metadata, and the pseudonymous doc_key, replace the raw ones
         A.JOBS_WRITE,  # the job's doc_key and the PHI types redacted (metadata_phi_redacted)
         A.PHI_COMPREHEND_MEDICAL,  # the PHI detector, when it is Comprehend Medical or both

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.ingest import extraction
 from voiceassist.ingest.recovery import IN_FLIGHT, WORKER, interrupted, is_stuck
+from voiceassist.ingest.settling import discard_upload, name_free
 from voiceassist.ingest.stages import UPLOAD_PREFIX, IngestionContext, content_hash, fail_job, failure_reason
 from voiceassist.models import (
     DocumentMetadata,
@@ -53,12 +53,9 @@ def upload_key(doc_key: str, digest: str, filename: str) -> str:
     """Where an API upload is stored: named by hashes and the file's extension only, since the file name may
     hold PHI (it is screened after registration, and a blob key is neither screened nor redacted)."""
     key_hash = hashlib.sha1(doc_key.encode("utf-8")).hexdigest()[:16]
-    return f"{UPLOAD_PREFIX}{key_hash}/{digest[:16]}/{_name_free(filename)}"
+    return f"{UPLOAD_PREFIX}{key_hash}/{digest[:16]}/{name_free(filename)}"
 
 
-def _name_free(filename: str) -> str:
-    """What the type check may quote in a failure reason (logged, and on the job): the extension, not the name."""
-    return "document" + "".join(c for c in PurePosixPath(filename).suffix.lower() if c.isalnum() or c == ".")[:10]
 
 
 def registration_job_id(execution_id: str) -> str:
@@ -92,6 +89,8 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
         versions = _versions(ctx, metadata.doc_key)
         unchanged = _unchanged(ctx, job_id, versions, digest)
         if unchanged is not None:
+            if unchanged.document.blob_key != blob_key:  # the live version has its own copy: the upload goes
+                discard_upload(ctx, blob_key)
             return unchanged
         version = max((d.version for d in versions), default=0) + 1
         job = _create_job(ctx, IndexingJob(job_id=job_id, doc_id=document_id(metadata.doc_key, version),
@@ -99,7 +98,7 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
                                            execution_id=execution_id, metadata_screened=False))
     document = KnowledgeDocument(
         doc_id=job.doc_id, doc_key=metadata.doc_key, version=job.version, content_hash=digest,
-        content_type=content_type or extraction.detect_content_type(_name_free(filename or blob_key), data),
+        content_type=content_type or extraction.detect_content_type(name_free(filename or blob_key), data),
         blob_key=blob_key, metadata=metadata, size_bytes=len(data), metadata_screened=False,
     )
     ctx.documents.put(document)

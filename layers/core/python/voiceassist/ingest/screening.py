@@ -12,9 +12,12 @@ Extract, the workflow runs the PHI detector over every free-text value (docs/phi
   context-free guess there (the lowercase word "scanned" as a name, a corpus id as an MRN, a word that is a
   Census given name or surname: "Diaz_Charles_MRN97366946") is redacted only when something else in the
   metadata was found;
+- a title, key or file name is read as what it is (title_reading.py): a headline-case title a second time
+  case-folded, a one-word name or a code matched by its shape alone as a guess;
 - a doc_key that held PHI becomes `<redacted key>~<sha1 of the raw key, 16 hex>`: versions of one document stay
   together and two documents never share a key; that hash is the one the doc_id already carries;
-- the job and the document report `metadata_phi_redacted`: the entity types, never the values;
+- the job and the document report `metadata_phi_redacted`: the entity types, never the values, and an upload
+  under incoming/ is moved to a key without its file name (settling.py);
 - a detector that fails or times out fails the job (fail closed) with a reason that quotes no value; nothing
   was indexed, the raw values stay where only Screen reads them (the API withholds unscreened metadata), and
   retrying the job screens again.
@@ -35,8 +38,10 @@ from typing import Any
 
 from voiceassist.errors import Conflict, ExtractionError, NotFound, VoiceAssistError
 from voiceassist.ingest.registration import document_id
-from voiceassist.ingest.stages import IngestionContext
-from voiceassist.models import DocumentMetadata, PhiEntity, utc_now
+from voiceassist.ingest.settling import settle_upload
+from voiceassist.ingest.stages import INCOMING_PREFIX, IngestionContext
+from voiceassist.ingest.title_reading import case_folded, confirmed_names, context_free, headline_case
+from voiceassist.models import DocumentMetadata, KnowledgeDocument, PhiEntity, utc_now
 from voiceassist.observability import logger
 from voiceassist.phi.detection import whole_word_span
 from voiceassist.phi.word_lists import name_words
@@ -44,9 +49,10 @@ from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
 _KEY_SEPARATORS = str.maketrans({"_": " ", "-": " ", "/": " ", "+": " "})  # length-preserving: spans map back
-# Below these, a find in a doc_key or file name is a context-free guess (_weak)
+# Below these, a find is a context-free guess (_weak)
 WEAK_KEY_NAME_SCORE = 0.65  # lower-case name shapes score 0.4-0.6 ("crazyones pdfa"), real names 0.85
-WEAK_KEY_ID_SCORE = 0.7
+WEAK_KEY_ID_SCORE = 0.7  # the recognizers' context-free pattern scores are 0.5-0.6; a cue ("MRN", "DOB") adds 0.35
+TITLED_FIELDS = KEY_FIELDS | {"title"}  # what names a document rather than says something (title_reading.py)
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
 PSEUDONYM_SEPARATOR = "~"
@@ -86,15 +92,21 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
         result = detector.detect(probe)
         if result.error is not None:
             raise MetadataNotScreened(result.error)
+        entities = result.entities
+        if field in TITLED_FIELDS and headline_case(probe):  # capitals say nothing here: read it without them
+            folded = detector.detect(case_folded(probe))
+            if folded.error is not None:
+                raise MetadataNotScreened(folded.error)
+            entities = confirmed_names(entities, folded.entities, probe)
         if field in KEY_FIELDS:  # "Diaz_Charles_MRN97366946": names without a sentence the detector can read
             for word in _census_names(probe):
                 guesses.setdefault(word, "PERSON")
-        for entity in result.entities:
+        for entity in entities:
             if _kept(field, entity):
                 continue
             start, end = whole_word_span(probe, entity.start, entity.end)
             value = probe[start:end].strip().lower()
-            if _weak(field, entity):
+            if _weak(field, entity, probe):
                 guesses.setdefault(value, entity.entity_type)
                 continue
             found.setdefault(value, entity.entity_type)
@@ -104,7 +116,7 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
                 for word in re.findall(r"[^\W\d_]{2,}", value):
                     if word not in _NAME_PARTICLES:
                         found.setdefault(word, "PERSON")
-    if found:  # a document whose metadata names a patient: every guess counts too
+    if found or _name_beside_identifier(guesses):  # a document whose metadata names a patient: every guess counts
         found = guesses | found
     redacted = {}
     for field, text in values:
@@ -120,19 +132,17 @@ def screen_document(ctx: IngestionContext, detector: PhiDetector, doc_id: str, j
     on the document and the job, and report the entity types. A version screened before is left as it is."""
     document = ctx.documents.get(doc_id)
     if document.metadata_screened:  # a retried job, or Lambda re-ran this step after a lost response
+        if document.blob_key.startswith(INCOMING_PREFIX):  # screened before uploads were settled
+            _stored(ctx, document, {"blob_key": settle_upload(ctx, document)})
         return {"metadata_phi_redacted": document.metadata_phi_redacted}
     blob = PurePosixPath(document.blob_key)
     screened = screen_metadata(detector, document.metadata, blob.name)
     shown_key = str(blob.with_name(screened.file_name)) if screened.file_name != blob.name else None
     doc_key = _earlier_pseudonym(ctx, document.doc_key, screened.metadata.doc_key)
-    try:
-        ctx.documents.put(document.model_copy(update={
-            "metadata": screened.metadata.model_copy(update={"doc_key": doc_key}), "doc_key": doc_key,
-            "metadata_screened": True,
-            "metadata_phi_redacted": screened.entity_types, "redacted_blob_key": shown_key,
-            "updated_at": utc_now()}), expected_status=document.status)
-    except Conflict as exc:
-        raise ExtractionError("the document was deleted while it was being ingested") from exc
+    _stored(ctx, document, {
+        "metadata": screened.metadata.model_copy(update={"doc_key": doc_key}), "doc_key": doc_key,
+        "metadata_screened": True, "blob_key": settle_upload(ctx, document),
+        "metadata_phi_redacted": screened.entity_types, "redacted_blob_key": shown_key})
     job = ctx.jobs.get(job_id)
     ctx.jobs.save(job.model_copy(update={"doc_key": doc_key, "metadata_screened": True,
                                          "metadata_phi_redacted": screened.entity_types, "updated_at": utc_now()}),
@@ -140,6 +150,14 @@ def screen_document(ctx: IngestionContext, detector: PhiDetector, doc_id: str, j
     logger.info("ingest metadata screened", extra={"doc_id": doc_id, "job_id": job_id,
                                                    "metadata_phi_redacted": screened.entity_types})
     return {"metadata_phi_redacted": screened.entity_types}
+
+
+def _stored(ctx: IngestionContext, document: KnowledgeDocument, changes: dict[str, Any]) -> None:
+    try:
+        ctx.documents.put(document.model_copy(update={**changes, "updated_at": utc_now()}),
+                          expected_status=document.status)
+    except Conflict as exc:
+        raise ExtractionError("the document was deleted while it was being ingested") from exc
 
 
 def _earlier_pseudonym(ctx: IngestionContext, raw_key: str, doc_key: str) -> str:
@@ -172,6 +190,13 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
     return values
 
 
+def _name_beside_identifier(guesses: dict[str, str]) -> bool:
+    """Two weak signals that together name a patient: a Census name in a key or file name and a record number
+    or date beside it ("Miller, Derek - 55012398 - referral letter.docx")."""
+    return (any(kind == "PERSON" and value in name_words() for value, kind in guesses.items())
+            and any(kind != "PERSON" for kind in guesses.values()))
+
+
 def _census_names(probe: str) -> list[str]:
     """The words of a key or file name that are given names or surnames of the Census lists (lower case): a
     guess, redacted only when something else in the metadata was found (an MRN, a date of birth, a name)."""
@@ -186,15 +211,17 @@ def _kept(field: str, entity: PhiEntity) -> bool:
     return field.startswith("author") and entity.entity_type == "PERSON"
 
 
-def _weak(field: str, entity: PhiEntity) -> bool:
+def _weak(field: str, entity: PhiEntity, probe: str) -> bool:
     """A context-free guess: a lower-case name shape ("scanned", "libre", "crazyones pdfa": 0.4-0.6) in any
-    value, a bare digit run as a record number (a corpus id "10608397", 0.6) in a key or file name. Alone it
-    renames nothing; with anything else found in the document's metadata it is redacted too."""
+    value; in a title, key or file name also what title_reading.context_free says. Alone it renames nothing;
+    with anything else found in the document's metadata it is redacted too."""
     if entity.entity_type == "PERSON" and entity.score < WEAK_KEY_NAME_SCORE:
         return True  # in a title too: "002 trivial libre office writer" (a title made from its file name)
-    if field not in KEY_FIELDS:
+    if field not in TITLED_FIELDS:
         return False
-    return entity.score < WEAK_KEY_ID_SCORE
+    if field in KEY_FIELDS and entity.score < WEAK_KEY_ID_SCORE:
+        return True  # a bare digit run in a key: a corpus id "10608397" (0.6), even when it is the whole key
+    return context_free(entity, probe)
 
 
 def _probe(field: str, text: str) -> str:

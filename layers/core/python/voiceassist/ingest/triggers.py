@@ -27,6 +27,7 @@ from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idemp
 
 from voiceassist.errors import Conflict, InvalidInput
 from voiceassist.ingest.document_metadata import MARKDOWN_SUFFIXES, metadata_for
+from voiceassist.ingest.settling import SIDECAR_SUFFIX
 from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.models import DocumentMetadata
 
@@ -50,7 +51,6 @@ class TriggerDependencies(Protocol):
     def idempotency(self) -> BasePersistenceLayer: ...
 
 
-SIDECAR_SUFFIX = ".meta.json"
 METADATA_FIELDS = ("doc_key", "title", "source_type", "specialty", "authors", "year", "doi", "pmid", "url")
 FILENAME_FIELD = "filename"  # a presigned upload's file name, kept out of its object key (ingest/uploads.py)
 IDEMPOTENCY_KEY_PREFIX = "voiceassist.ingest_trigger"
@@ -134,11 +134,14 @@ def start_ingestion(deps: TriggerDependencies, *, uploaded: ObjectVersion) -> di
     """Start the ingestion workflow for an uploaded object (not idempotent by itself: see handle_object_created)."""
     filename, metadata = _described(deps, uploaded.key)
     payload = {"blob_key": uploaded.key, "metadata": metadata.model_dump(mode="json"), "filename": filename}
+    # The reply is kept for 30 days as the idempotency record: it names the object by a hash, since the key
+    # may hold a file name with PHI and the object is moved to a screened key (ingest/settling.py)
+    key_sha256 = hashlib.sha256(uploaded.key.encode("utf-8")).hexdigest()
     try:
         execution = deps.pipelines.start("ingest", payload, name=uploaded.execution_name)
     except Conflict:  # an execution of this object version exists already
-        return {"status": "duplicate", "key": uploaded.key, "execution": None}
-    return {"status": "started", "key": uploaded.key, "execution": execution}
+        return {"status": "duplicate", "key_sha256": key_sha256, "execution": None}
+    return {"status": "started", "key_sha256": key_sha256, "execution": execution}
 
 
 def _duplicate(response: Any, idempotent_data: DataRecord) -> Any:

@@ -83,7 +83,18 @@ class PhoneRecognizer(PatternRecognizer):
         # zero starts them ("06-24312407"); joined by a space they read as a local number ("785 8949").
         two_groups = re.fullmatch(r"(\d+)([.-])\d+", pattern_text.strip())
         iso_date = re.match(r"(?:19|20)\d\d-\d\d-\d\d", pattern_text.strip())
-        return bool((two_groups and not two_groups.group(1).startswith("0")) or iso_date)
+        return bool((two_groups and not two_groups.group(1).startswith("0")) or iso_date
+                    or _calendar_date(pattern_text.strip()))
+
+
+def _calendar_date(text: str) -> bool:
+    """Day, month and a four-digit year with one separator ("12.03.1956", "03-12-1956"): a date, which the date
+    recognizer labels; as a phone number it would be redacted as <PHONE_NUMBER>."""
+    match = re.fullmatch(r"(\d{1,2})([.-])(\d{1,2})\2((?:18|19|20)\d\d)", text)
+    if match is None:
+        return False
+    first, second = int(match.group(1)), int(match.group(3))
+    return min(first, second) >= 1 and max(first, second) <= 31 and min(first, second) <= 12
 
 
 _PHONE_CUES = ("phone", "tel", "telephone", "fax", "cell", "mobile", "call", "pager", "reach", "contact")

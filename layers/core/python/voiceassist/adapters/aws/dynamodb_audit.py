@@ -3,7 +3,9 @@
 Each partition's head is an item of the same table (audit_id "chain#<user_id>", no user_id, so the by_user
 index never holds it). A record and its head are written in one transaction: the record only if its id is new,
 the head only if it still names the sequence this writer linked to. A writer that lost the race re-reads the
-head and links again.
+head and links again. With an anchor (S3AuditAnchor: write-once objects in an Object Lock bucket), each
+committed record is also anchored outside the table, so deleting the last records and rewriting the head is
+found by verify.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import builtins
 from collections.abc import Iterator
 from typing import Any
 
-from botocore.exceptions import ClientError
+from botocore.exceptions import BotoCoreError, ClientError
 
 from voiceassist.adapters.aws.dynamodb_tables import (
     CONDITION_FAILED,
@@ -23,9 +25,11 @@ from voiceassist.adapters.aws.dynamodb_tables import (
     timestamp_key,
     to_item,
 )
+from voiceassist.adapters.aws.s3_audit_anchor import S3AuditAnchor
 from voiceassist.audit_chain import chained
 from voiceassist.errors import Conflict, NotFound
 from voiceassist.models import AuditRecord, StoredAuditRow
+from voiceassist.observability import logger
 
 HEAD_PREFIX = "chain#"
 _LINK_ATTEMPTS = 8
@@ -40,8 +44,10 @@ def _newest_first(record: AuditRecord) -> tuple[str, str]:
 
 
 class DynamoDbAuditLog:
-    def __init__(self, table_name: str, *, client: Any = None, region_name: str | None = None) -> None:
+    def __init__(self, table_name: str, *, client: Any = None, region_name: str | None = None,
+                 anchor: S3AuditAnchor | None = None) -> None:
         self._table = DynamoTable(table_name, client=client, region_name=region_name)
+        self._anchor = anchor
 
     def append(self, record: AuditRecord) -> None:
         for _ in range(_LINK_ATTEMPTS):
@@ -63,7 +69,6 @@ class DynamoDbAuditLog:
                              "ConditionExpression": "attribute_not_exists(audit_id)"}},
                     {"Put": head_put},
                 ])
-                return
             except ClientError as exc:
                 if error_code(exc) != "TransactionCanceledException":
                     raise
@@ -71,7 +76,21 @@ class DynamoDbAuditLog:
                 if reasons and reasons[0] == CONDITION_FAILED:
                     raise Conflict(f"audit record {record.audit_id!r} already exists (the log is append-only)"
                                    ) from exc
+                continue
+            self._anchored(linked)
+            return
         raise Conflict(f"audit partition of {record.user_id!r} is too busy to link a record; try again")
+
+    def _anchored(self, linked: AuditRecord) -> None:
+        """After the commit (an anchor ahead of the table would read as truncation). A failed anchor does not
+        undo a committed record: it is logged, and verify accepts a chain one record past its anchor."""
+        if self._anchor is None:
+            return
+        try:
+            self._anchor.record(linked.user_id, int(linked.sequence or 0), str(linked.record_hash))
+        except (ClientError, BotoCoreError) as exc:
+            logger.warning("audit anchor not written", extra={"sequence": linked.sequence,
+                                                              "error_type": type(exc).__name__})
 
     def _head(self, partition: str) -> tuple[int, str] | None:
         item = self._table.get({"audit_id": HEAD_PREFIX + partition})
@@ -105,8 +124,9 @@ class DynamoDbAuditLog:
             return rows, (-1, "")  # an edited head is a break (verify), not a crash
 
     def anchors(self) -> dict[str, tuple[int, str]] | None:
-        """None: on AWS the heads live beside the records (anchoring them outside the table is not built yet)."""
-        return None
+        """Each partition's highest anchored (sequence, hash); None without an anchor bucket (verify then
+        checks the chain against the heads beside it only)."""
+        return None if self._anchor is None else self._anchor.heads()
 
     def get(self, audit_id: str) -> AuditRecord:
         item = self._table.get({"audit_id": audit_id})
