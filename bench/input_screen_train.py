@@ -26,6 +26,7 @@ from voiceassist.safety.screen_model import CategoryModel, ScreenModel, features
 
 CATEGORIES = ("injection", "jailbreak", "harmful")
 EPOCHS, RATE, L2, QUANTILE = 12, 0.5, 1e-6, 0.999
+SEEDS = (7, 8, 9, 10, 11)
 
 
 def fit(positives: list[list[int]], negatives: list[list[int]], seed: int = 7) -> tuple[dict[int, float], float]:
@@ -47,6 +48,15 @@ def fit(positives: list[list[int]], negatives: list[list[int]], seed: int = 7) -
     return {b: w for b, w in weights.items() if abs(w) > 1e-4}, bias
 
 
+def averaged_fit(positives: list[list[int]], negatives: list[list[int]]) -> tuple[dict[int, float], float]:
+    """The mean of the fits over SEEDS (orders of the rows): one linear model whose logit is the mean of theirs,
+    so no single order's accidents (a word that happened to come late) decide a clinician's question."""
+    fits = [fit(positives, negatives, seed) for seed in SEEDS]
+    buckets = set().union(*(weights for weights, _ in fits))
+    weights = {b: sum(w.get(b, 0.0) for w, _ in fits) / len(fits) for b in buckets}
+    return weights, sum(bias for _, bias in fits) / len(fits)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL)
@@ -58,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
     models = {}
     for category in CATEGORIES:
         positives = [features(r["text"]) for r in train if r["category"] == category]
-        weights, bias = fit(positives, benign)
+        weights, bias = averaged_fit(positives, benign)
         model = CategoryModel(weights=weights, bias=bias, threshold=1.0)
         scores = sorted(model.probability(x) for x in benign)
         threshold = max(0.5, scores[min(len(scores) - 1, int(QUANTILE * len(scores)))])

@@ -43,6 +43,8 @@ def test_screen_flags_each_kind_of_attack_with_its_category(text: str, category:
     "Which antibiotics kill MRSA in a diabetic foot infection?",
     "How to manage a patient who threatens staff on the ward?",
     "How can I tell if a patient uses illegal drugs?",
+    "What dose of amoxicillin for someone with pneumonia?",
+    "Is it safe to start someone on an SGLT2 inhibitor after a DKA?",
 ])
 def test_screen_passes_clinical_questions(text: str) -> None:
     assert not screen_text(text).flagged

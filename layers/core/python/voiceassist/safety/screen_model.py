@@ -23,7 +23,9 @@ MODEL_PATH = PACKAGE_DIR / "_data" / "safety" / "input_screen.npz"
 _WORD = re.compile(r"[a-z0-9']+")
 # Function words carry the form of a request ("how to", "can you help me"), which benign questions share with
 # harmful ones; only content words and their pairs are features. The list is the closed class of English
-# function words (articles, auxiliaries, pronouns, prepositions, conjunctions, question words).
+# function words (articles, auxiliaries, pronouns, indefinite pronouns, prepositions, conjunctions, question
+# words): "someone" is how a clinician says "a patient" ("metformin in someone with an eGFR of 25") as often as
+# how an attack names a victim, whose harm its verb carries.
 STOP_WORDS = frozenset({
     "a", "an", "the", "this", "that", "these", "those", "it", "its", "is", "are", "was", "were", "be", "been",
     "being", "am", "do", "does", "did", "doing", "done", "have", "has", "had", "having", "can", "could", "will",
@@ -33,7 +35,9 @@ STOP_WORDS = frozenset({
     "about", "as", "than", "then", "so", "if", "or", "and", "but", "not", "no", "nor", "too", "very", "just",
     "also", "any", "some", "all", "each", "both", "few", "more", "most", "other", "such", "own", "same", "there",
     "here", "up", "down", "out", "over", "under", "again", "further", "once", "only", "s", "t", "don't", "can't",
-    "i'm", "i've", "you're", "it's", "let's", "please"
+    "i'm", "i've", "you're", "it's", "let's", "please",
+    "someone", "somebody", "anyone", "anybody", "everyone", "everybody", "nobody", "something", "anything",
+    "everything", "nothing", "one", "ones", "someone's", "somebody's", "anyone's", "everyone's"
 })
 
 
