@@ -6,9 +6,11 @@ import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
+from voiceassist import observability
 from voiceassist.composition.phi_detectors import build_detector
 from voiceassist.errors import InvalidInput, PhiBoundaryViolation
 from voiceassist.models import PhiEntity, PhiResult
@@ -183,7 +185,22 @@ def test_build_detector_honours_the_mode() -> None:
     assert isinstance(build_detector(Settings(phi_mode=PhiMode.STRICT)), FailClosedDetector)
 
 
-def test_fail_closed_counts_detector_errors_for_the_alarm(capsys: pytest.CaptureFixture[str]) -> None:
+def test_fail_closed_counts_detector_errors_for_the_alarm(capsys: pytest.CaptureFixture[str],
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(observability, "_metric_lines_to_stderr", False)  # as on Lambda: EMF lines on stdout
     result = FailClosedDetector(ExplodingDetector()).detect("Jane Roe, MRN 123456")
     out = capsys.readouterr().out
     assert result.contains_phi and "PhiDetectorErrors" in out and "Jane Roe" not in out
+
+
+def test_the_local_runtime_keeps_metric_lines_off_stdout(capsys: pytest.CaptureFixture[str],
+                                                         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """stdout is a CLI's JSON answer (`ask --json`) or the MCP stdio channel: a detector error counted there
+    would corrupt it. The local runtime's factory sends the EMF line to stderr."""
+    from voiceassist.composition import Dependencies
+
+    monkeypatch.setattr(observability, "_metric_lines_to_stderr", False)
+    Dependencies(Settings(data_dir=tmp_path))
+    result = FailClosedDetector(ExplodingDetector()).detect("Jane Roe, MRN 123456")
+    out, err = capsys.readouterr()
+    assert result.contains_phi and out == "" and "PhiDetectorErrors" in err

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from voiceassist import observability
 from voiceassist.errors import Conflict, DependencyError, ModelUnavailable, PhiBoundaryViolation
 from voiceassist.models import ChatCompletion, ChatMessage, RoutingMode, TokenUsage, ToolCall
 from voiceassist.query.circuit_breaker import BreakerRegistry, BreakerState, CircuitBreaker, CircuitOpen
@@ -528,7 +529,9 @@ def test_breaker_allows_calls_when_its_store_fails() -> None:
     assert permit.probe is False
 
 
-def test_breaker_opening_emits_the_metric_the_alarm_watches(capsys: pytest.CaptureFixture[str]) -> None:
+def test_breaker_opening_emits_the_metric_the_alarm_watches(capsys: pytest.CaptureFixture[str],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(observability, "_metric_lines_to_stderr", False)  # as on Lambda: EMF lines on stdout
     breaker = CircuitBreaker(MemoryState(), "gpt", clock=Clock())
     fail(breaker, 4)
     assert "CircuitBreakerOpened" not in capsys.readouterr().out

@@ -6,11 +6,13 @@ callers pass redacted text and hashes only (tests check the captured logs for PH
 
 from __future__ import annotations
 
+import json
 import logging
 import sys
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
-from aws_lambda_powertools.metrics import MetricUnit, single_metric
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.metrics.base import SingleMetric
 
 from voiceassist.constants.environment import (  # noqa: F401 - the metrics the alarms in infra watch
     METRIC_CIRCUIT_BREAKER_OPENED,
@@ -20,16 +22,30 @@ from voiceassist.constants.environment import (  # noqa: F401 - the metrics the 
 )
 
 # Logs go to stderr: Lambda sends both streams to CloudWatch, and locally stdout stays free for the JSON a CLI
-# or benchmark prints (EMF metric lines still go to stdout, where CloudWatch expects them).
+# or benchmark prints (on Lambda, EMF metric lines go to stdout, where CloudWatch expects them).
 logger = Logger(service=SERVICE, logger_handler=logging.StreamHandler(sys.stderr))
 tracer = Tracer(service=SERVICE)
 metrics = Metrics(namespace=METRICS_NAMESPACE, service=SERVICE)
 
+# Where count() writes its EMF lines: stdout, read by Lambda's CloudWatch agent. The local runtime sends them to
+# stderr (send_metric_lines_to_stderr), because its stdout is a CLI's JSON answer or the MCP stdio channel. The
+# stream is looked up at each call, so a replaced sys.stderr (a test's capture) is never kept.
+_metric_lines_to_stderr = False
+
+
+def send_metric_lines_to_stderr(on: bool = True) -> None:
+    """Write count()'s EMF lines to stderr (True) or to stdout, as on Lambda (False)."""
+    global _metric_lines_to_stderr
+    _metric_lines_to_stderr = on
+
 
 def count(metric: str) -> None:
     """Emit one count at once (an EMF line CloudWatch turns into a metric), dimensioned by service."""
-    with single_metric(name=metric, unit=MetricUnit.Count, value=1, namespace=METRICS_NAMESPACE) as one:
-        one.add_dimension(name="service", value=SERVICE)
+    one = SingleMetric(namespace=METRICS_NAMESPACE)
+    one.add_metric(name=metric, unit=MetricUnit.Count, value=1)
+    one.add_dimension(name="service", value=SERVICE)
+    line = json.dumps(one.serialize_metric_set(), separators=(",", ":"))
+    print(line, file=sys.stderr if _metric_lines_to_stderr else sys.stdout)
 
 
 def log_failure(message: str, exc: BaseException, **extra: object) -> None:

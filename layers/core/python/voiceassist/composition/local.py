@@ -7,7 +7,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from voiceassist.composition.base import Dependencies
-from voiceassist.settings import Runtime
+from voiceassist.observability import send_metric_lines_to_stderr
+from voiceassist.settings import Runtime, Settings
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
@@ -33,6 +34,11 @@ if TYPE_CHECKING:
 
 
 class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings)
+        # stdout is a CLI's answer or the MCP stdio channel here; the operator's metrics go to SQLite (metrics)
+        send_metric_lines_to_stderr()
+
     @cached_property
     def _sqlite(self) -> Any:
         from voiceassist.adapters.local.sqlite_db import SqliteDatabase
