@@ -40,9 +40,10 @@ def reply(result: ToolResult) -> Response[Any]:
     return response
 
 
-@router.get("/tools", summary="The tools a model, an API client or an MCP client may call")
+@router.get("/tools", summary="The tools a model, an API client or an MCP client may call (those the "
+            "administrator has not turned off)")
 def list_tools() -> list[ToolDefinition]:
-    return dependencies().tool_registry.definitions()
+    return dependencies().tool_executor.offered_definitions()
 
 
 @router.post("/tools/<name>/invoke", summary="Run a tool: validated, authorized, PHI-checked, rate-limited, "

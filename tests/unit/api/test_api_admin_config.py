@@ -90,6 +90,8 @@ def test_admin_config_a_turned_off_tool_is_refused() -> None:
     status, body = call("POST", "/v1/tools/calculate_medical_score/invoke", CHADSVASC)
 
     assert status == 403 and "turned off by the administrator" in body["error"]["message"]
+    listed = {tool["name"] for tool in call("GET", "/v1/tools")[1]}
+    assert "calculate_medical_score" not in listed and "search_pubmed" in listed
 
 
 @pytest.mark.parametrize(("patch", "field"), [

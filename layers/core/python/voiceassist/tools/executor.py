@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from voiceassist.admin.config import ToolPolicy
 from voiceassist.errors import InvalidInput, NotFound, VoiceAssistError
-from voiceassist.models import AuditOutcome, AuditRecord, PhiResult, ToolCall, ToolResult
+from voiceassist.models import AuditOutcome, AuditRecord, PhiResult, ToolCall, ToolDefinition, ToolResult
 from voiceassist.observability import log_failure
 from voiceassist.phi.detection import failed_result
 from voiceassist.ports import AuditLog, MetricSink, PhiDetector, RateLimiter
@@ -112,6 +112,10 @@ class ToolExecutor:
         self._write_audit(call, caller, checked, result, confirmed=confirmed)
         self.events.emit(ToolEvent("tool_result", call.call_id, call.name, result.status, result.latency_ms))
         return result
+
+    def offered_definitions(self) -> list[ToolDefinition]:
+        """The tools the administrator has not turned off: what /v1/tools and MCP's tools/list show."""
+        return [d for d in self.registry.definitions() if self._policy(d.name).enabled]
 
     def _validate(self, call: ToolCall) -> _Checked:
         tool = self.registry.get(call.name)

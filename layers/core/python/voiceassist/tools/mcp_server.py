@@ -52,7 +52,7 @@ def build_server(executor: ToolExecutor, caller: Caller) -> Server[Any]:
     """An MCP server whose every call runs as `caller` through `executor`."""
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[mcp_tool(d) for d in executor.registry.definitions()])
+        return types.ListToolsResult(tools=[mcp_tool(d) for d in executor.offered_definitions()])
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         call = ToolCall(name=params.name, arguments=dict(params.arguments or {}))
