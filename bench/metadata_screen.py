@@ -3,6 +3,7 @@
     .venv/bin/python bench/metadata_screen.py --part tune        # the half the screen's title rules were set on
     .venv/bin/python bench/metadata_screen.py --part held-out    # the other half, reported once
     options: --corpora scifact nfcorpus (BEIR folders under --eval) --limit N --positives 200 --seed 7
+             --shapes bulk named
              --generators fixtures faker faker-other mimesis
 
 - over_redaction: PHI-free corpus records whose stored metadata the screen would change, on every record of the
@@ -152,15 +153,15 @@ def _screen(detector: Any, file_name: str, values: dict[str, Any], latencies: li
     return metadata, screened
 
 
-def over_redaction(detector: Any, corpus_records: list[tuple[str, str, str]], latencies: list[float]
-                   ) -> dict[str, Any]:
+def over_redaction(detector: Any, corpus_records: list[tuple[str, str, str]], latencies: list[float],
+                   shapes_wanted: tuple[str, ...] = ("bulk", "named")) -> dict[str, Any]:
     counts: dict[str, Counter[str]] = {}
     examples: list[str] = []
     for corpus, corpus_id, title in corpus_records:
         shapes = [("bulk", f"{corpus_id}.txt", {"doc_key": corpus_id, "title": title or corpus_id})]
         if title:
             shapes.append(("named", _file_name(title), {}))
-        for shape, file_name, values in shapes:
+        for shape, file_name, values in (s for s in shapes if s[0] in shapes_wanted):
             metadata, screened = _screen(detector, file_name, values, latencies)
             tally = counts.setdefault(f"{corpus}/{shape}", Counter())
             tally["records"] += 1
@@ -202,6 +203,7 @@ def main() -> None:
     parser.add_argument("--positives", type=int, default=200, help="PHI cases per generator")
     parser.add_argument("--generators", nargs="*", default=["fixtures", "faker", "faker-other", "mimesis"])
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--shapes", nargs="+", choices=("bulk", "named"), default=["bulk", "named"])
     args = parser.parse_args()
 
     detector = build_detector(Settings(), timeout_s=30.0)
@@ -217,7 +219,8 @@ def main() -> None:
         "mimesis": lambda: _mimesis_names(args.seed),
     }
     report: dict[str, Any] = {"part": args.part,
-                              "over_redaction": over_redaction(detector, corpus_records, latencies)}
+                              "over_redaction": over_redaction(detector, corpus_records, latencies,
+                                                                tuple(args.shapes))}
     report["recall"] = {name: recall(detector, positives(generators[name](), args.positives, args.seed), latencies)
                         for name in args.generators}
     latencies.sort()

@@ -176,12 +176,12 @@ class Storage(Construct):
     def _audit_anchor_bucket(
         self, config: EnvironmentConfig, key: kms.IKey, removal_policy: RemovalPolicy
     ) -> s3.Bucket:
-        """Write-once anchors of the audit chain (adapters/aws/s3_audit_anchor.py): every object version is locked
-        for the retention period, so a record deleted from the audit table stays anchored. Compliance mode in
-        an environment that retains its data (nobody, root included, can shorten it); governance elsewhere. The
-        bucket is always retained: CloudFormation could not empty it of locked versions."""
-        mode = (s3.ObjectLockRetention.governance if removal_policy == RemovalPolicy.DESTROY
-                else s3.ObjectLockRetention.compliance)
+        """Write-once anchors of the audit chain (adapters/aws/s3_audit_anchor.py): where the environment keeps
+        its data, every object version is locked in compliance mode for the retention period (nobody, root
+        included, can delete or shorten it), so a record deleted from the audit table stays anchored. In dev
+        and staging (`removal: destroy`) Object Lock is on but without a default retention: those environments
+        are disposable, and `make destroy` must be able to empty the bucket (a locked version cannot be)."""
+        disposable = removal_policy == RemovalPolicy.DESTROY
         bucket = s3.Bucket(
             self,
             "AuditAnchors",
@@ -192,11 +192,13 @@ class Storage(Construct):
             enforce_ssl=True,
             versioned=True,
             object_lock_enabled=True,
-            object_lock_default_retention=mode(Duration.days(config.retention.audit_anchor_days)),
+            object_lock_default_retention=None if disposable else s3.ObjectLockRetention.compliance(
+                Duration.days(config.retention.audit_anchor_days)),
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
             server_access_logs_bucket=self.access_logs_bucket,
             server_access_logs_prefix="audit-anchors/",
-            removal_policy=RemovalPolicy.RETAIN,
+            removal_policy=removal_policy,
+            auto_delete_objects=disposable,
         )
         acknowledge(
             bucket,

@@ -166,7 +166,7 @@ class MainStack(Stack):
         # Not the distribution: the documents bucket's CORS rule names it (a cycle); CloudFront's late log
         # deliveries are emptied by `make destroy` itself (infra/ops/lifecycle.py), which retries the delete.
         empty_after(self.storage.access_logs_bucket, self.storage.documents_bucket,
-                    self.storage.model_artifacts_bucket, self.web.bucket)
+                    self.storage.model_artifacts_bucket, self.storage.audit_anchor_bucket, self.web.bucket)
         empty_after(self.web.bucket, self.web.deployment)
         targets = GrantTargets(
             config=config,
