@@ -99,3 +99,11 @@ def test_a_spoken_patient_name_is_transcribed_inside_and_routed_as_phi(
     assert find_phi(PHI_VALUES, *phi_stack.traces.entries) == []
     assert find_phi(PHI_VALUES, *phi_stack.stored_text()) == [], "what was heard was stored raw"
     assert "voice.query" in {r.action for r in phi_stack.deps.audit.list(user_id=USER, limit=100)}
+
+
+def test_voice_recognizer_is_biased_toward_the_indexed_documents_vocabulary(phi_stack: QueryStack) -> None:
+    # Given the sample corpus indexed, the route's recognizer is prompted with its drug and condition names
+    prompt = phi_stack.deps.speech_vocabulary.prompt() or ""
+    assert {"metformin", "amoxicillin", "lisinopril", "epinephrine", "eGFR"} <= set(prompt.rstrip(".").replace(
+        "Clinical question. Terms: ", "").split(", "))
+    assert len(prompt) <= 700  # inside Whisper's 223-token prompt window

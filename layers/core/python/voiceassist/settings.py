@@ -62,6 +62,8 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_PHI_DETECTOR,
     ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
+    ENV_POLLY_ENGINE,
+    ENV_POLLY_VOICE,
     ENV_PUBMED_API_KEY,
     ENV_PUBMED_BASE_URL,
     ENV_PUBMED_BUDGET_SECONDS,
@@ -81,8 +83,13 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_SUMMARY_TIMEOUT_S,
     ENV_TIKTOKEN_CACHE_DIR,
     ENV_TOOL_RUNNER_FUNCTION,
+    ENV_TRANSCRIBE_SPECIALTY,
+    ENV_TRANSCRIBE_TYPE,
+    ENV_TRANSCRIBE_VOCABULARY,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
+    ENV_VOICE_BUCKET,
+    ENV_VOICE_VOCABULARY_TERMS,
     ENV_WEB_SEARCH_API_KEY,
     ENV_WEB_SEARCH_BASE_URL,
     ENV_WEB_SEARCH_SECRET_ARN,
@@ -192,6 +199,14 @@ class Settings(BaseModel):
     web_search_secret_arn: str | None = None
     # The summary model's time-out (connect and read, each): the call must fit the invocation's time left.
     summary_timeout_s: float = Field(default=4.0, gt=0, le=10)
+    # Voice (docs/decisions/0031): knowledge-base terms in Whisper's prompt (0: none; bench/voice.py measures it)
+    voice_vocabulary_terms: int = Field(default=60, ge=0, le=200)
+    voice_bucket: str | None = None  # AWS: Transcribe Medical's transient input and output (SSE-KMS, deleted)
+    transcribe_specialty: Literal["PRIMARYCARE"] = "PRIMARYCARE"  # the only specialty of batch medical jobs
+    transcribe_type: Literal["DICTATION", "CONVERSATION"] = "DICTATION"
+    transcribe_vocabulary: str | None = Field(default=None, pattern=r"^[0-9a-zA-Z._-]{1,200}$")
+    polly_voice: str = Field(default="Joanna", pattern=r"^[A-Za-z]{2,20}$")
+    polly_engine: Literal["standard", "neural"] = "neural"
 
     @property
     def db_path(self) -> Path:
@@ -278,6 +293,13 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_PHI_DETECTOR_FUNCTION: "phi_detector_function",
     ENV_OFFER_TOOLS: "offer_tools",
     ENV_SUMMARY_TIMEOUT_S: "summary_timeout_s",
+    ENV_VOICE_VOCABULARY_TERMS: "voice_vocabulary_terms",
+    ENV_VOICE_BUCKET: "voice_bucket",
+    ENV_TRANSCRIBE_SPECIALTY: "transcribe_specialty",
+    ENV_TRANSCRIBE_TYPE: "transcribe_type",
+    ENV_TRANSCRIBE_VOCABULARY: "transcribe_vocabulary",
+    ENV_POLLY_VOICE: "polly_voice",
+    ENV_POLLY_ENGINE: "polly_engine",
 }
 
 # The settings every deployed function needs (infra asserts each function's environment carries them).

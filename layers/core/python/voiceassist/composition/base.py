@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from voiceassist.query.state import QueryContext
     from voiceassist.speech import SpeechToText, TextToSpeech
+    from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary
     from voiceassist.tools.executor import ToolExecutor
     from voiceassist.tools.registry import ToolRegistry
     from voiceassist.tools.remote import ToolRunner
@@ -173,6 +174,14 @@ class Dependencies:
         from voiceassist.speech import VoiceNotAvailable
 
         raise VoiceNotAvailable("voice is not available on this runtime yet: use the local server")
+
+    @cached_property
+    def speech_vocabulary(self) -> KnowledgeBaseVocabulary:
+        """The knowledge base's clinical terms that transcription is biased toward (refreshed every 5 min)."""
+        from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary, indexed_passages
+
+        return KnowledgeBaseVocabulary(lambda: indexed_passages(self.documents, self.index),
+                                       max_terms=self.settings.voice_vocabulary_terms)
 
     @cached_property
     def text_to_speech(self) -> TextToSpeech:

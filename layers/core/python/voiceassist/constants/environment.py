@@ -138,3 +138,17 @@ class InBoundaryProvider(StrEnum):
 # The rolling session summary's model call (conversation/memory.py): its own time-out, in seconds. On AWS only the
 # in-boundary model writes it, and only when the invocation has time left for the call (docs/conversation.md).
 ENV_SUMMARY_TIMEOUT_S = "VOICEASSIST_SUMMARY_TIMEOUT_S"
+
+
+# ---- voice (speech.py; docs/decisions/0031-voice-inside-the-boundary.md) --------------------------------------
+# How many knowledge-base terms bias transcription (speech_vocabulary.py): Whisper's initial prompt; 0: none.
+ENV_VOICE_VOCABULARY_TERMS = "VOICEASSIST_VOICE_VOCABULARY_TERMS"
+# AWS: Amazon Transcribe Medical (batch jobs; audio and transcript pass through this bucket under VOICE_PREFIX,
+# encrypted with the environment key and deleted after each job), and Amazon Polly.
+ENV_VOICE_BUCKET = "VOICEASSIST_VOICE_BUCKET"
+ENV_TRANSCRIBE_SPECIALTY = "VOICEASSIST_TRANSCRIBE_SPECIALTY"  # PRIMARYCARE (the only batch specialty)
+ENV_TRANSCRIBE_TYPE = "VOICEASSIST_TRANSCRIBE_TYPE"  # DICTATION (one clinician asking) or CONVERSATION
+ENV_TRANSCRIBE_VOCABULARY = "VOICEASSIST_TRANSCRIBE_VOCABULARY"  # a Transcribe Medical custom vocabulary's name
+ENV_POLLY_VOICE = "VOICEASSIST_POLLY_VOICE"  # e.g. Joanna
+ENV_POLLY_ENGINE = "VOICEASSIST_POLLY_ENGINE"  # standard | neural
+VOICE_PREFIX = "voice/"  # the voice bucket's transient audio and transcripts (expired after a day as a backstop)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -75,11 +76,14 @@ class WhisperSpeechToText:
     name = "whisper-base"
 
     def __init__(self, *, compute_type: str = "int8", threads: int = 2, beam_size: int = 5,
-                 initial_prompt: str | None = None) -> None:
+                 initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None) -> None:
+        """`initial_prompt`: a fixed prompt; `vocabulary`: asked for the current prompt on every transcription
+        (speech_vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set."""
         self._compute_type = compute_type
         self._threads = threads
         self._beam_size = beam_size
         self._initial_prompt = initial_prompt
+        self._vocabulary = vocabulary
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
         samples = decoded(audio)
@@ -87,8 +91,9 @@ class WhisperSpeechToText:
         if duration > max_seconds:
             raise InvalidInput(f"the recording lasts {duration:.0f} s; ask in at most {max_seconds:.0f} s")
         model = shared_model(self._compute_type, self._threads)
+        prompt = self._vocabulary() if self._vocabulary is not None else self._initial_prompt
         segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,
-                                          condition_on_previous_text=False, initial_prompt=self._initial_prompt,
+                                          condition_on_previous_text=False, initial_prompt=prompt,
                                           vad_filter=False)
         words: list[TranscribedWord] = []
         texts: list[str] = []

@@ -1,0 +1,101 @@
+"""The vocabulary that biases transcription: the knowledge base's drug and condition names, bounded, never a
+passage's other words (a name or an identifier in a document must not reach the recognizer's prompt)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from voiceassist.models import DocumentStatus
+from voiceassist.speech_vocabulary import (
+    MAX_CHARACTERS,
+    KnowledgeBaseVocabulary,
+    indexed_passages,
+    initial_prompt,
+    vocabulary_terms,
+)
+
+PASSAGES = [
+    "Metformin is contraindicated when eGFR is below 30. Check vitamin B12 on long-term metformin.",
+    "In chronic kidney disease (CKD), lisinopril or losartan slow progression; amlodipine is an alternative.",
+    "Give intramuscular epinephrine 0.5 mg for anaphylaxis; repeat after 5 minutes. Metformin is not involved.",
+]
+
+
+def test_vocabulary_terms_names_the_drugs_and_conditions_the_passages_use_most_first() -> None:
+    terms = vocabulary_terms(PASSAGES)
+    assert terms[0] == "metformin"  # used by three passages
+    assert {"lisinopril", "losartan", "amlodipine", "epinephrine", "eGFR", "CKD"} <= set(terms)
+    assert "chronic kidney disease" in terms  # the condition the passage spells out beside its abbreviation
+    assert "Metformin" not in terms  # one term per name, whatever the sentence's capitals
+
+
+def test_vocabulary_terms_never_holds_a_passage_word_outside_the_terminology() -> None:
+    passage = "Case: John Smith, MRN 4417823, of 42 Elm Street, Springfield, takes metformin 500 mg twice daily."
+    terms = vocabulary_terms([passage])
+    assert "metformin" in terms
+    spoken = " ".join(terms).lower()
+    assert not any(value in spoken for value in ("john", "smith", "4417823", "elm", "springfield"))
+
+
+def test_vocabulary_terms_and_prompt_are_bounded() -> None:
+    many = [f"Drug {name} is used." for name in ["metformin", "lisinopril", "losartan", "amlodipine", "epinephrine",
+                                                 "amoxicillin", "doxycycline", "ceftriaxone", "azithromycin"]]
+    assert len(vocabulary_terms(many, max_terms=4)) == 4
+    prompt = initial_prompt(vocabulary_terms(many), max_characters=60)
+    assert prompt is not None and len(prompt) <= 60 and prompt.endswith(".")
+    assert len(initial_prompt(["x" * 30] * 100) or "") <= MAX_CHARACTERS
+    assert initial_prompt([]) is None
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_knowledge_base_vocabulary_follows_the_knowledge_base_after_its_refresh_time() -> None:
+    texts = [["Metformin is taken with meals."]]
+    clock = _Clock()
+    vocabulary = KnowledgeBaseVocabulary(lambda: texts[0], refresh_seconds=300, clock=clock)
+    assert vocabulary.prompt() == "Clinical question. Terms: metformin."
+    texts[0] = ["Lisinopril is taken once a day."]
+    assert "metformin" in (vocabulary.prompt() or "")  # cached until the refresh time
+    clock.now = 301
+    assert vocabulary.prompt() == "Clinical question. Terms: lisinopril."
+
+
+def test_knowledge_base_vocabulary_keeps_transcribing_when_the_store_fails() -> None:
+    def broken() -> Iterator[str]:
+        raise ConnectionError("store down")
+        yield ""  # pragma: no cover - a generator that fails when read, as a store client does
+
+    assert KnowledgeBaseVocabulary(broken).prompt() is None
+    assert KnowledgeBaseVocabulary(lambda: PASSAGES, max_terms=0).prompt() is None  # switched off
+
+
+class _Document:
+    def __init__(self, doc_id: str, chunk_count: int) -> None:
+        self.doc_id, self.chunk_count = doc_id, chunk_count
+
+
+class _Documents:
+    def list(self, *, status: DocumentStatus | None = None, limit: int = 100) -> list[_Document]:
+        assert status is DocumentStatus.ACTIVE  # only what is searchable
+        return [_Document("d1", 2), _Document("d2", 3)]
+
+
+class _Chunk:
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+class _Index:
+    def chunk(self, chunk_id: str) -> _Chunk:
+        return _Chunk(f"text of {chunk_id}")
+
+
+def test_indexed_passages_reads_each_active_document_s_chunks_up_to_the_bound() -> None:
+    read = list(indexed_passages(_Documents(), _Index(), max_passages=4))  # type: ignore[arg-type]
+    assert read == ["text of d1:00000", "text of d1:00001", "text of d2:00000", "text of d2:00001"]
