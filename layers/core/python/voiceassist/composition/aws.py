@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         SessionStore,
         UploadSigner,
     )
+    from voiceassist.speech import SpeechToText, TextToSpeech
     from voiceassist.tools.registry import ToolRegistry
     from voiceassist.tools.remote import ToolRunner
 
@@ -209,6 +210,26 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
         return StepFunctionsPipelineRunner({"ingest": str(self.settings.ingest_state_machine_arn),
                                             "query": str(self.settings.query_state_machine_arn)})
 
+
+    @cached_property
+    def speech_to_text(self) -> SpeechToText:
+        """Transcribe Medical batch jobs; without a voice bucket the voice routes answer 501."""
+        from voiceassist.adapters.aws.transcribe_medical_stt import TranscribeMedicalSpeechToText
+        from voiceassist.speech import VoiceNotAvailable
+
+        if not self.settings.voice_bucket:
+            raise VoiceNotAvailable("voice is not configured in this environment (no voice bucket)")
+        return TranscribeMedicalSpeechToText(
+            bucket=self.settings.voice_bucket, kms_key_id=self.settings.data_key_id,
+            specialty=self.settings.transcribe_specialty, speech_type=self.settings.transcribe_type,
+            vocabulary=self.settings.transcribe_vocabulary, region=self.settings.region)
+
+    @cached_property
+    def text_to_speech(self) -> TextToSpeech:
+        from voiceassist.adapters.aws.polly_tts import PollyTextToSpeech
+
+        return PollyTextToSpeech(voice=self.settings.polly_voice, engine=self.settings.polly_engine,
+                                 region=self.settings.region)
 
     @cached_property
     def ocr(self) -> PageOcr:
