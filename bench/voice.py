@@ -1,21 +1,24 @@
-"""Speech recognition on spoken clinical questions: word error rate overall and on drug names, real-time factor.
+"""Speech recognition on spoken clinical questions: word error rate overall and on drug names, PHI recall on the
+transcripts, real-time factor; by voice, noise level and vocabulary. Prints JSON.
 
-    .venv/bin/python bench/voice.py [--sets dev holdout] [--limit 0] [--threads 2]
+    .venv/bin/python bench/voice.py [--sets holdout concepts.heldout clinical phi] [--per-set 10]
+        [--vocabulary none kb] [--noise clean 20 10] [--voices 3] [--threads 2] [--data-dir DIR]
 
-The sample-corpus questions (tests/fixtures/answers/<set>.jsonl) are spoken by Debian's espeak-ng with two
-voices and speeds (VOICES: American English at 165 words a minute, the adapter's default; British English at
-135), then transcribed by the local SpeechToText adapter exactly as /v1/voice builds it (WhisperSpeechToText:
-Whisper base, int8, beam 5, `--threads` CPU threads). Clean synthesized speech, no noise. `--vocabulary`
-passes Whisper an initial prompt naming the drugs the sample corpus's documents name (corpus_vocabulary).
+Each question of each set (bench/voice_audio.py says where they come from) is spoken by Debian's espeak-ng in
+`--voices` of VOICES (American English at 165 words a minute, British at 135, a female American variant at 195),
+mixed with white noise at each `--noise` level (clean, or the SNR in dB), and transcribed by the recognizer
+/v1/voice uses (Whisper base, int8, beam 5, `--threads` threads). `--vocabulary kb` biases it as the route does,
+with the prompt of the sample knowledge base (speech_vocabulary: its drug and condition names, ingested into
+`--data-dir`, a fresh temporary folder by default); `none` is the unbiased recognizer.
 
-Word error rate = word-level Levenshtein distance / reference words, after lower-casing and dropping
-punctuation on both sides ("2,000" -> "2000"), summed over questions. Drug names: every reference word that is
-a drug name of the concept layer's list (voiceassist.query.terminology.drug_names, from sourced data) counts as
-right when the transcript has the same word; `drug_accuracy` is their share. `answerable_words_exact`: the
-share of questions transcribed word for word. Real-time factor = transcription seconds / audio seconds (the
-model load, once, excluded and reported apart; lower is faster), on the wall clock and as CPU seconds (both
-threads' CPU time per audio second: what a shared, loaded machine changes least); the load average is
-printed with them. Prints JSON.
+- WER: word-level Levenshtein distance / reference words (lower case, punctuation dropped, "2,000" -> "2000").
+- Drug names: reference words that are drug names of the concept layer (terminology.drug_names, at least 4
+  letters) and that the transcript has; `drug_accuracy` is their share.
+- PHI recall (set `phi` only): the project's PHI detector (deps.phi_detector, as the query's Detect PHI step)
+  on each transcript. `sentence`: share of probes it flags as PHI (so routed in-boundary); `values`: share of
+  labelled PHI values with a word inside a detected span. The same on the typed text is the ceiling.
+- Real-time factor: transcription seconds / audio seconds (lower is faster), wall clock and CPU seconds (the
+  process's, all threads) per audio second; the load average is printed with them.
 """
 
 from __future__ import annotations
@@ -23,112 +26,116 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import time
-from pathlib import Path
 from typing import Any
+
+from voice_audio import NOISE_DB, VOICES, distance, load_set, sample_knowledge_base, with_noise, words
 
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText, shared_model
 from voiceassist.query.terminology import drug_names
 
-ANSWERS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "answers"
-CORPUS = Path(__file__).resolve().parents[1] / "samples" / "corpus"
-VOICES = (("en-us", 165), ("en-gb", 135))
-_WORD = re.compile(r"[a-z0-9]+(?:['.][a-z0-9]+)*")
+
+def phi_values_found(detector: Any, text: str, values: tuple[str, ...]) -> tuple[bool, int]:
+    """(the detector flags the text, how many labelled values have a word inside a detected span)."""
+    result = detector.detect(text)
+    flagged = {w for e in result.entities for w in words(text[e.start:e.end])}
+    return result.contains_phi, sum(any(w in flagged for w in words(v)) for v in values)
 
 
-def words(text: str) -> list[str]:
-    return _WORD.findall(text.lower().replace(",", ""))
+class Tally:
+    def __init__(self) -> None:
+        self.errors = self.reference_words = self.drug_total = self.drug_right = 0
+        self.phi_probes = self.phi_flagged = self.phi_values = self.phi_values_found = 0
+        self.audio = self.wall = self.cpu = 0.0
+
+    def report(self) -> dict[str, Any]:
+        def share(part: int, whole: int) -> float | None:
+            return round(part / whole, 4) if whole else None
+
+        return {"wer": share(self.errors, self.reference_words), "words": self.reference_words,
+                "drug_words": self.drug_total, "drug_accuracy": share(self.drug_right, self.drug_total),
+                "phi_sentence_recall": share(self.phi_flagged, self.phi_probes),
+                "phi_value_recall": share(self.phi_values_found, self.phi_values),
+                "real_time_factor": round(self.wall / self.audio, 3) if self.audio else None,
+                "cpu_seconds_per_audio_second": round(self.cpu / self.audio, 3) if self.audio else None}
 
 
-def distance(reference: list[str], hypothesis: list[str]) -> int:
-    previous = list(range(len(hypothesis) + 1))
-    for i, ref in enumerate(reference, 1):
-        current = [i]
-        for j, hyp in enumerate(hypothesis, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ref != hyp)))
-        previous = current
-    return previous[-1]
-
-
-def questions(sets: list[str]) -> list[str]:
-    found: list[str] = []
-    for name in sets:
-        for line in (ANSWERS / f"{name}.jsonl").read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                found.append(json.loads(line)["query"])
-    return found
-
-
-def corpus_vocabulary() -> str:
-    """Whisper's initial prompt for --vocabulary: the drug names (concept layer) the sample corpus's documents
-    use, in the order they first appear; never the questions' own words."""
-    seen: dict[str, None] = {}
-    names = drug_names()
-    for path in sorted(CORPUS.iterdir()):
-        if path.suffix in {".md", ".html", ".txt"}:
-            for word in words(path.read_text(encoding="utf-8", errors="replace")):
-                if word in names and len(word) > 3:
-                    seen.setdefault(word, None)
-    return "Clinical question. Drugs: " + ", ".join(seen) + "."
-
-
-def run(sets: list[str], limit: int, threads: int, vocabulary: bool = False) -> dict[str, Any]:
-    texts = questions(sets)[: limit or None]
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    items = [spoken for name in args.sets for spoken in load_set(name, args.per_set)]
     drugs = {name for name in drug_names() if " " not in name and len(name) > 3}
+    deps = sample_knowledge_base(args.data_dir)
+    prompt = deps.speech_vocabulary.prompt()
     started = time.perf_counter()
-    shared_model("int8", threads)
+    shared_model("int8", args.threads)
     load_seconds = time.perf_counter() - started
-    prompt = corpus_vocabulary() if vocabulary else None
-    recognizer = WhisperSpeechToText(threads=threads, initial_prompt=prompt)
-    per_voice: dict[str, dict[str, float]] = {}
-    errors = reference_words = drug_total = drug_right = exact = 0
-    audio_seconds = transcribe_seconds = cpu_seconds = 0.0
+    recognizers = {"none": WhisperSpeechToText(threads=args.threads),
+                   "kb": WhisperSpeechToText(threads=args.threads, vocabulary=deps.speech_vocabulary.prompt)}
+    noise = [None if level == "clean" else float(level) for level in args.noise]
+    tallies: dict[str, Tally] = {}
+    typed = Tally()
+    for spoken in items:
+        if spoken.phi_values:
+            flagged, found = phi_values_found(deps.phi_detector, spoken.text, spoken.phi_values)
+            typed.phi_probes, typed.phi_flagged = typed.phi_probes + 1, typed.phi_flagged + flagged
+            typed.phi_values, typed.phi_values_found = typed.phi_values + len(spoken.phi_values), \
+                typed.phi_values_found + found
     misheard: list[dict[str, str]] = []
-    for voice, speed in VOICES:
+    for voice, speed in VOICES[: args.voices]:
         speaker = EspeakTextToSpeech(voice=voice, words_per_minute=speed)
-        v_errors = v_words = 0
-        for text in texts:
-            audio = speaker.synthesize(text)
-            began, began_cpu = time.perf_counter(), time.process_time()
-            transcript = recognizer.transcribe(audio)
-            transcribe_seconds += time.perf_counter() - began
-            cpu_seconds += time.process_time() - began_cpu
-            audio_seconds += transcript.duration_seconds
-            reference, hypothesis = words(text), words(transcript.text)
-            wrong = distance(reference, hypothesis)
-            v_errors, v_words = v_errors + wrong, v_words + len(reference)
-            exact += wrong == 0
-            spoken_drugs = [w for w in reference if w in drugs]
-            drug_total += len(spoken_drugs)
-            drug_right += sum(w in hypothesis for w in spoken_drugs)
-            if any(w not in hypothesis for w in spoken_drugs):
-                misheard.append({"voice": voice, "said": text, "heard": transcript.text})
-        per_voice[f"{voice}@{speed}wpm"] = {"wer": round(v_errors / v_words, 4), "words": v_words}
-        errors, reference_words = errors + v_errors, reference_words + v_words
+        for number, spoken in enumerate(items):
+            clean = speaker.synthesize(spoken.text)
+            for level in noise:
+                audio = with_noise(clean, level, seed=number)
+                for vocabulary in args.vocabulary:
+                    keys = (f"vocabulary={vocabulary}", f"vocabulary={vocabulary} noise={level or 'clean'}",
+                            f"vocabulary={vocabulary} voice={voice}@{speed}", f"vocabulary={vocabulary} "
+                            f"set={spoken.set_name}")
+                    began, began_cpu = time.perf_counter(), time.process_time()
+                    transcript = recognizers[vocabulary].transcribe(audio)
+                    wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+                    reference, heard = words(spoken.text), words(transcript.text)
+                    wrong = distance(reference, heard)
+                    said = [w for w in reference if w in drugs]
+                    phi = phi_values_found(deps.phi_detector, transcript.text, spoken.phi_values) \
+                        if spoken.phi_values else None
+                    for key in keys:
+                        tally = tallies.setdefault(key, Tally())
+                        tally.errors += wrong
+                        tally.reference_words += len(reference)
+                        tally.drug_total += len(said)
+                        tally.drug_right += sum(w in heard for w in said)
+                        tally.audio, tally.wall, tally.cpu = (tally.audio + transcript.duration_seconds,
+                                                              tally.wall + wall, tally.cpu + cpu)
+                        if phi is not None:
+                            tally.phi_probes += 1
+                            tally.phi_flagged += phi[0]
+                            tally.phi_values += len(spoken.phi_values)
+                            tally.phi_values_found += phi[1]
+                    if any(w not in heard for w in said) and len(misheard) < args.show:
+                        misheard.append({"vocabulary": vocabulary, "noise": str(level or "clean"), "voice": voice,
+                                         "said": spoken.text, "heard": transcript.text})
     return {
-        "questions": len(texts), "initial_prompt": prompt, "voices": [f"{v}@{s}wpm" for v, s in VOICES],
-        "threads": threads,
-        "wer": round(errors / reference_words, 4), "per_voice": per_voice,
-        "drug_words": drug_total, "drug_accuracy": round(drug_right / drug_total, 4) if drug_total else None,
-        "exact_transcripts": round(exact / (len(texts) * len(VOICES)), 4),
-        "audio_seconds": round(audio_seconds, 1), "transcribe_seconds": round(transcribe_seconds, 1),
-        "real_time_factor": round(transcribe_seconds / audio_seconds, 3), "model_load_seconds": round(load_seconds, 1),
-        "cpu_seconds_per_audio_second": round(cpu_seconds / audio_seconds, 3), "load_average": os.getloadavg(),
-        "drug_names_misheard": misheard,
+        "sets": {name: sum(s.set_name == name for s in items) for name in args.sets},
+        "voices": [f"{v}@{s}wpm" for v, s in VOICES[: args.voices]], "noise_snr_db": args.noise,
+        "threads": args.threads, "initial_prompt": prompt, "model_load_seconds": round(load_seconds, 1),
+        "phi_on_typed_text": {k: v for k, v in typed.report().items() if k.startswith("phi_")},
+        "results": {key: tally.report() for key, tally in tallies.items()},
+        "load_average": os.getloadavg(), "drug_names_misheard": misheard,
     }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sets", nargs="+", default=["dev"])
-    parser.add_argument("--limit", type=int, default=0, help="first N questions only (0: all)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=["holdout", "concepts.heldout", "clinical", "phi"])
+    parser.add_argument("--per-set", type=int, default=10, help="questions per set (0: all)")
+    parser.add_argument("--voices", type=int, default=len(VOICES), choices=range(1, len(VOICES) + 1))
+    parser.add_argument("--noise", nargs="+", default=["clean" if n is None else str(int(n)) for n in NOISE_DB])
+    parser.add_argument("--vocabulary", nargs="+", default=["none", "kb"], choices=["none", "kb"])
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--vocabulary", action="store_true",
-                        help="bias Whisper with the sample corpus's drug names (initial prompt)")
-    args = parser.parse_args()
-    print(json.dumps(run(args.sets, args.limit, args.threads, args.vocabulary), indent=2))
+    parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: a new temporary one)")
+    parser.add_argument("--show", type=int, default=12, help="misheard drug names to list")
+    print(json.dumps(run(parser.parse_args()), indent=2))
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -291,6 +291,17 @@ class WebSearchConfig(_Frozen):
         return [str(urlsplit(self.base_url).hostname)] if self.enabled else []
 
 
+class VoiceConfig(_Frozen):
+    """Speech on AWS (docs/decisions/0031): Amazon Transcribe Medical batch jobs and Amazon Polly, reached through
+    interface endpoints. `transcribe_vocabulary` names a Transcribe Medical custom vocabulary operators create
+    from the knowledge base's terms (voiceassist.speech_vocabulary); unset: none."""
+
+    transcribe_type: Literal["DICTATION", "CONVERSATION"] = "DICTATION"
+    transcribe_vocabulary: str | None = Field(default=None, pattern=r"^[0-9a-zA-Z._-]{1,200}$")
+    polly_voice: str = Field(default="Joanna", pattern=r"^[A-Za-z]{2,20}$")
+    polly_engine: Literal["standard", "neural"] = "neural"
+
+
 class EnvironmentConfig(_Frozen):
     name: str
     account: str = Field(pattern=r"^\d{12}$")
@@ -310,6 +321,7 @@ class EnvironmentConfig(_Frozen):
     embedding: EmbeddingEndpointConfig = EmbeddingEndpointConfig()
     pubmed: PubMedConfig = PubMedConfig()
     workspace: WorkspaceConfig = WorkspaceConfig()
+    voice: VoiceConfig = VoiceConfig()
     web_search: WebSearchConfig = WebSearchConfig()
     retention: RetentionConfig = RetentionConfig()
     api: ApiConfig

@@ -145,10 +145,23 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
         only_actions=("secretsmanager:GetSecretValue",),
     ),
     _allow(
+        r"Resource::arn:(aws[a-z-]*|<AWS::Partition>):transcribe:([a-z0-9-]+|<AWS::Region>):"
+        r"(\d{12}|<AWS::AccountId>):medical-transcription-job/voiceassist-\*",
+        "Transcribe Medical jobs the voice routes start, one per recording, named voiceassist-<random>.",
+        only_actions=("transcribe:StartMedicalTranscriptionJob", "transcribe:GetMedicalTranscriptionJob",
+                      "transcribe:DeleteMedicalTranscriptionJob"),
+    ),
+    _allow(
+        r"Resource::<StorageVoice[A-Za-z0-9]*\.Arn>/voice/\*",
+        "The voice bucket's transient prefix: one recording and one transcript per job, deleted after it.",
+        only_actions=("s3:PutObject", "s3:GetObject", "s3:DeleteObject"),
+    ),
+    _allow(
         r"Resource::\*",
         "X-Ray segments, VPC network interfaces, CloudWatch metrics (written and read), ECR auth, log-delivery "
         "setup and "
-        "Textract text detection jobs and Comprehend Medical DetectPHI have no resource-level permissions; "
+        "Textract text detection jobs, Comprehend Medical DetectPHI and Polly SynthesizeSpeech (without "
+        "lexicons) have no resource-level permissions; "
         "only those actions are granted on '*'.",
         only_actions=(
             "xray:PutTraceSegments",
@@ -162,6 +175,7 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
             "textract:StartDocumentTextDetection",
             "textract:GetDocumentTextDetection",
             "comprehendmedical:DetectPHI",
+            "polly:SynthesizeSpeech",
             *_ENI_ACTIONS,
             *_LOG_DELIVERY_ACTIONS,
         ),

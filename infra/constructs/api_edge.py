@@ -20,7 +20,8 @@ from constructs import Construct
 from infra.config import EnvironmentConfig
 from infra.constructs.log_groups import encrypted_log_group
 
-BINARY_MEDIA_TYPES = ["application/pdf", "application/octet-stream"]
+# audio/*: the voice routes' recordings and answers (API Gateway passes them to the function as base64)
+BINARY_MEDIA_TYPES = ["application/pdf", "application/octet-stream", "audio/*"]
 ALLOWED_HEADERS = ["Authorization", "Content-Type", "X-Amz-Date", "X-Amz-Security-Token"]
 PRESIGNED_ROUTE = "POST /v1/documents/uploads"
 _MESSAGE = "$context.error.messageString"  # API Gateway's own message, already a JSON string

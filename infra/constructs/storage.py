@@ -91,6 +91,9 @@ class Storage(Construct):
         )
         self._send_events_to_eventbridge(self.documents_bucket)
         self.audit_anchor_bucket = self._audit_anchor_bucket(config, key, removal_policy)
+        # Transcribe Medical's recordings and transcripts while a job runs (adapters/aws/transcribe_medical_stt.py
+        # deletes them after each job); expired after a day, old versions too, should a delete fail.
+        self.voice_bucket = self._data_bucket("Voice", "voice/", config, key, removal_policy, expire_days=1)
 
         table_designs = {**TABLE_DESIGNS, IDEMPOTENCY: _IDEMPOTENCY_DESIGN}
         self.tables: dict[str, dynamodb.TableV2] = {
@@ -134,6 +137,7 @@ class Storage(Construct):
         key: kms.IKey,
         removal_policy: RemovalPolicy,
         bucket_name: str | None = None,
+        expire_days: int | None = None,
     ) -> s3.Bucket:
         bucket = s3.Bucket(
             self,
@@ -152,8 +156,10 @@ class Storage(Construct):
             auto_delete_objects=removal_policy == RemovalPolicy.DESTROY,  # dev and staging: `make destroy` empties
             lifecycle_rules=[
                 s3.LifecycleRule(
-                    noncurrent_version_expiration=Duration.days(config.retention.noncurrent_document_days),
-                    abort_incomplete_multipart_upload_after=Duration.days(7),
+                    expiration=Duration.days(expire_days) if expire_days else None,
+                    noncurrent_version_expiration=Duration.days(
+                        1 if expire_days else config.retention.noncurrent_document_days),
+                    abort_incomplete_multipart_upload_after=Duration.days(expire_days or 7),
                 ),
                 # An upload under incoming/ is moved to a key without its file name once screened
                 # (ingest/settling.py); the version left behind under the raw name goes after a day.

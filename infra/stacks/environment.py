@@ -33,6 +33,8 @@ from voiceassist.constants.environment import (
     ENV_PHI_DETECTOR,
     ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
+    ENV_POLLY_ENGINE,
+    ENV_POLLY_VOICE,
     ENV_PUBMED_BASE_URL,
     ENV_PUBMED_BUDGET_SECONDS,
     ENV_PUBMED_EMAIL,
@@ -46,8 +48,11 @@ from voiceassist.constants.environment import (
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
     ENV_TOOL_RUNNER_FUNCTION,
+    ENV_TRANSCRIBE_TYPE,
+    ENV_TRANSCRIBE_VOCABULARY,
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
+    ENV_VOICE_BUCKET,
     ENV_WEB_SEARCH_BASE_URL,
     ENV_WEB_SEARCH_SECRET_ARN,
     ENV_WORKSPACE_SECRET_PREFIX,
@@ -158,3 +163,15 @@ def authorizer_environment(api: Api) -> dict[str, str]:
         ENV_USER_POOL_ID: api.user_pool.user_pool_id,
         ENV_USER_POOL_CLIENT_ID: api.user_pool_client.user_pool_client_id,
     }
+
+
+def voice_environment(spec: FunctionSpec, config: EnvironmentConfig, storage: Storage) -> dict[str, str]:
+    """The voice routes' speech services (Transcribe Medical, Polly), for the functions granted Access.VOICE."""
+    if Access.VOICE not in spec.access:
+        return {}
+    voice = config.voice
+    environment = {ENV_VOICE_BUCKET: storage.voice_bucket.bucket_name, ENV_TRANSCRIBE_TYPE: voice.transcribe_type,
+                   ENV_POLLY_VOICE: voice.polly_voice, ENV_POLLY_ENGINE: voice.polly_engine}
+    if voice.transcribe_vocabulary:
+        environment[ENV_TRANSCRIBE_VOCABULARY] = voice.transcribe_vocabulary
+    return environment

@@ -17,7 +17,7 @@ from infra.config import EnvironmentConfig
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
-from voiceassist.constants.environment import AUDIT_ANCHOR_PREFIX, PhiDetectorKind
+from voiceassist.constants.environment import AUDIT_ANCHOR_PREFIX, VOICE_PREFIX, PhiDetectorKind
 from voiceassist.constants.functions import Access, FunctionSpec
 
 SEARCH_READ_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"]
@@ -153,6 +153,26 @@ def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
         actions=["textract:StartDocumentTextDetection", "textract:GetDocumentTextDetection"], resources=["*"]))
 
 
+def _voice(function: lambda_.Function, targets: GrantTargets) -> None:
+    """Transcribe Medical jobs this app names (voiceassist-*), with the configured custom vocabulary; the voice
+    bucket's transient prefix with the environment key (the job reads the recording and writes the transcript
+    with the caller's rights); Polly's SynthesizeSpeech, which has no resource but lexicons."""
+    stack = Stack.of(targets.search)
+    resources = [stack.format_arn(service="transcribe", resource="medical-transcription-job",
+                                  resource_name="voiceassist-*")]
+    if targets.config.voice.transcribe_vocabulary:
+        resources.append(stack.format_arn(service="transcribe", resource="medical-vocabulary",
+                                          resource_name=targets.config.voice.transcribe_vocabulary))
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["transcribe:StartMedicalTranscriptionJob", "transcribe:GetMedicalTranscriptionJob",
+                 "transcribe:DeleteMedicalTranscriptionJob"], resources=resources))
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
+        resources=[targets.storage.voice_bucket.arn_for_objects(f"{VOICE_PREFIX}*")]))
+    targets.key.grant_encrypt_decrypt(function)
+    function.add_to_role_policy(iam.PolicyStatement(actions=["polly:SynthesizeSpeech"], resources=["*"]))
+
+
 def _comprehend_medical(function: lambda_.Function, targets: GrantTargets) -> None:
     # Only where the environment runs Comprehend Medical; DetectPHI has no resource-level permissions.
     if targets.config.phi_detector is PhiDetectorKind.PRESIDIO:
@@ -216,4 +236,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.INVOKE_TOOL_RUNNER: lambda fn, t: t.tool_runner.grant_invoke(fn),
     Access.INVOKE_PHI_DETECTOR: lambda fn, t: t.phi_detector.grant_invoke(fn),
     Access.METRICS_READ: _metrics_read,
+    Access.VOICE: _voice,
 }

@@ -31,6 +31,7 @@ from infra.stacks.environment import (
     shared_environment,
     starter_environment,
     tool_runner_environment,
+    voice_environment,
     workspace_environment,
 )
 from infra.stacks.grants import GrantTargets, grant_access
@@ -195,6 +196,7 @@ class MainStack(Stack):
             grant_access(functions[spec.name], spec, targets)
             extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets),
                      **workspace_environment(spec, config, self.secrets),
+                     **voice_environment(spec, config, self.storage),
                      **tool_runner_environment(spec, functions[TOOL_RUNNER], functions[PHI_DETECTOR_FUNCTION]),
                      **({ENV_ALERTS_TOPIC_ARN: targets.cost_alerts.topic_arn} if Access.COST_ALERTS in spec.access
                         else {})}

@@ -21,6 +21,7 @@ from voiceassist.constants.environment import (
     ENV_SESSIONS_TABLE,
     ENV_STATE_TABLE,
     ENV_TOOL_RUNNER_FUNCTION,
+    ENV_VOICE_BUCKET,
     ENV_WEB_SEARCH_SECRET_ARN,
     ENV_WORKSPACE_SECRET_PREFIX,
 )
@@ -94,6 +95,9 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
                                "the session's memory (conversation/orchestrator.py, conversation/memory.py)",
     ("stream", A.START_QUERY): "a question over an open connection (tests/unit/test_streaming.py)",
     ("stream", A.STREAM_TO_CLIENTS): "a question over an open connection (tests/unit/test_streaming.py)",
+    ("api", A.VOICE): "a spoken question (/v1/voice/*): moto runs no Transcribe Medical job and has no Polly "
+                      "voice; the adapters' calls are contract-tested on botocore's Stubber "
+                      "(tests/contract/test_speech_contract.py)",
 }
 
 _DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}
@@ -113,6 +117,13 @@ def _tables(env: dict[str, str]) -> dict[str, tuple[Access, Access]]:
             env[ENV_STATE_TABLE]: (A.STATE_WRITE, A.STATE_WRITE),
             env[ENV_IDEMPOTENCY_TABLE]: (A.IDEMPOTENCY, A.IDEMPOTENCY),
             env[ENV_BILLING_TABLE]: (A.BILLING_READ, A.BILLING_WRITE)}
+
+
+def _voice_call(service: str, operation: str, resource: str, env: dict[str, str]) -> bool:
+    """Transcribe Medical jobs, Polly, and the voice bucket (adapters/aws/transcribe_medical_stt.py, polly_tts.py)."""
+    return (service == "transcribe" and operation.endswith("MedicalTranscriptionJob")
+            or (service, operation) == ("polly", "SynthesizeSpeech")
+            or service == "s3" and resource == env.get(ENV_VOICE_BUCKET) and operation in _S3_READS | _S3_WRITES)
 
 
 def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], list[Call]]:
@@ -154,6 +165,8 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
             used.add(A.INVOKE_PHI_DETECTOR)
         elif service == "cloudwatch" and operation in ("ListMetrics", "GetMetricData"):
             used.add(A.METRICS_READ)
+        elif _voice_call(service, operation, resource, env):
+            used.add(A.VOICE)
         elif service == "comprehendmedical" and operation == "DetectPHI":
             used.add(A.PHI_COMPREHEND_MEDICAL)
         elif service == "apigatewaymanagementapi" and operation == "PostToConnection":

@@ -19,7 +19,7 @@ def test_data_buckets_use_the_environment_kms_key_and_versioning(synthesized: Sy
     # The web client's bucket holds its static files only (tests/infra/test_infra_web.py).
     data_buckets = {k: v for k, v in _buckets(synthesized, env).items()
                     if "AccessLogs" not in k and "WebFiles" not in k}
-    assert len(data_buckets) == 3  # documents, model artifacts, audit anchors
+    assert len(data_buckets) == 4  # documents, model artefacts, audit anchors, voice (Transcribe's transient files)
     for props in data_buckets.values():
         rule = props["BucketEncryption"]["ServerSideEncryptionConfiguration"][0]
         assert rule["ServerSideEncryptionByDefault"]["SSEAlgorithm"] == "aws:kms"

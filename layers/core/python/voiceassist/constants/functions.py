@@ -59,6 +59,9 @@ class Access(StrEnum):
     # cloudwatch:ListMetrics and GetMetricData (no resource-level permissions): GET /v1/admin/telemetry reads the
     # operator's metrics back (adapters/aws/cloudwatch_metrics.py); metric aggregates carry no PHI
     METRICS_READ = "metrics-read"
+    # Voice (docs/decisions/0031): Transcribe Medical jobs named voiceassist-*, the voice bucket's voice/ prefix
+    # (put, read, delete) with the environment key, and Polly's SynthesizeSpeech
+    VOICE = "voice"
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.START_INGEST,
         A.START_QUERY,
         A.WORKSPACE_ACCOUNTS,  # POST /v1/tools/{name}/invoke of a calendar or file tool (where configured)
+        A.VOICE,  # /v1/voice/*: Transcribe Medical and Polly through their VPC endpoints (speech.py)
         A.WEB_SEARCH_SECRET,  # POST /v1/tools/web_search/invoke (where configured)
         A.PHI_COMPREHEND_MEDICAL,  # web_search's PHI check, where the detector is Comprehend Medical
         A.LLM_INVOKE,  # the session summary by the in-boundary model (conversation/memory.py), where sagemaker

@@ -98,6 +98,8 @@ class WhisperSpeechToText:
         words: list[TranscribedWord] = []
         texts: list[str] = []
         for segment in segments:
+            if not any(c.isalnum() for c in segment.text):
+                continue  # a window of silence read as punctuation (" ." after the question): nothing was said
             texts.append(segment.text.strip())
             words.extend(TranscribedWord(word=word.word.strip(), start=round(float(word.start), 2),
                                          end=round(float(word.end), 2),
