@@ -35,10 +35,9 @@ _INTERFACE_ENDPOINTS: dict[str, ec2.InterfaceVpcEndpointAwsService] = {
     "Kms": ec2.InterfaceVpcEndpointAwsService.KMS,
     # ingest_ocr starts and reads text detection jobs of scanned documents (the extracted text comes back here)
     "Textract": ec2.InterfaceVpcEndpointAwsService.TEXTRACT,
-    # the api's voice routes (speech.py): recordings and what is said stay off the NAT (decision 0031);
-    # transcribestreaming is the medical streaming API's endpoint, for a streaming client (not yet used)
+    # the api's voice routes (speech.py): recordings and what is said stay off the NAT (decision 0031). No
+    # transcribestreaming endpoint: nothing calls the streaming API yet (batch jobs), and it would cost as much.
     "Transcribe": ec2.InterfaceVpcEndpointAwsService.TRANSCRIBE,
-    "TranscribeStreaming": ec2.InterfaceVpcEndpointAwsService.TRANSCRIBE_STREAMING,
     "Polly": ec2.InterfaceVpcEndpointAwsService.POLLY,
 }
 

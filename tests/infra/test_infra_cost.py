@@ -21,5 +21,6 @@ def test_cost_idle_dev_stays_under_its_budget(synthesized: Synthesized) -> None:
 def test_cost_counts_every_interface_endpoint_in_each_of_its_zones(synthesized: Synthesized) -> None:
     dev = idle_monthly_usd("dev", synthesized.stacks("dev"))["interface endpoints"]
     prod = idle_monthly_usd("prod", synthesized.stacks("prod"))["interface endpoints"]
-    assert dev == round(7 * 1 * 0.01 * 730, 2)  # 7 endpoints (with KMS and Textract), one zone (endpoint_zones)
-    assert prod == round(7 * 3 * 0.01 * 730, 2)  # ... in each of prod's three zones
+    # 9 endpoints (with KMS and Textract; Transcribe and Polly for voice), one zone (endpoint_zones)
+    assert dev == round(9 * 1 * 0.01 * 730, 2)
+    assert prod == round(9 * 3 * 0.01 * 730, 2)  # ... in each of prod's three zones

@@ -58,6 +58,8 @@ SERVICES: dict[Access, Services] = {
     A.INVOKE_PHI_DETECTOR: lambda s, c: {"lambda"},
     A.METRICS_READ: lambda s, c: {"monitoring"},
     A.COST_ALERTS: lambda s, c: {"sns"},
+    # Transcribe Medical jobs and Polly; the recording and transcript through the voice bucket (S3's gateway)
+    A.VOICE: lambda s, c: {"transcribe", "polly", "s3"},
 }
 # The one AWS API reached through the NAT: the WebSocket @connections API of a public (regional) API. An
 # execute-api interface endpoint with private DNS would capture every *.execute-api name and serves private

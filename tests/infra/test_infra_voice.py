@@ -1,5 +1,5 @@
 """Voice on AWS (issue 29): the API function alone may start Transcribe Medical jobs of its own name, use the
-voice bucket's transient prefix and call Polly; Transcribe, Transcribe streaming and Polly are reached through
+voice bucket's transient prefix and call Polly; Transcribe and Polly are reached through
 interface endpoints with private DNS (recordings never cross the NAT); the voice bucket is encrypted with the
 environment key and expires what a failed delete left; API Gateway passes audio through as binary; and the
 function gets the settings the AWS composition builds its speech adapters from."""
@@ -66,7 +66,7 @@ def test_only_the_api_function_may_transcribe_speak_and_use_the_voice_prefix(syn
 def test_speech_services_are_reached_through_interface_endpoints_with_private_dns(synthesized: Synthesized,
                                                                                   env: str) -> None:
     endpoints = resources(synthesized.main(env), "AWS::EC2::VPCEndpoint").values()
-    for service in (".transcribe", ".transcribestreaming", ".polly"):
+    for service in (".transcribe", ".polly"):
         found = [e for e in endpoints if json.dumps(e["ServiceName"]).replace('"', "").endswith(service + "]]}")
                  or json.dumps(e["ServiceName"]).endswith(service + '"')]
         assert len(found) == 1, service
