@@ -7,7 +7,8 @@ transcripts, real-time factor; by voice, noise level and vocabulary. Prints JSON
 Each question of each set (bench/voice_audio.py says where they come from) is spoken by Debian's espeak-ng in
 `--voices` of VOICES (American English at 165 words a minute, British at 135, a female American variant at 195),
 mixed with white noise at each `--noise` level (clean, or the SNR in dB), and transcribed by the recognizer
-/v1/voice uses (Whisper base, int8, beam 5, `--threads` threads). `--vocabulary kb` biases it as the route does,
+/v1/voice uses (Whisper base, int8, beam 5, `--threads` threads). `--vocabulary kb` biases it as the route does
+with VOICEASSIST_VOICE_VOCABULARY_TERMS=60,
 with the prompt of the sample knowledge base (speech_vocabulary: its drug and condition names, ingested into
 `--data-dir`, a fresh temporary folder by default); `none` is the unbiased recognizer.
 
@@ -34,6 +35,7 @@ from voice_audio import NOISE_DB, VOICES, distance, load_set, sample_knowledge_b
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText, shared_model
 from voiceassist.query.terminology import drug_names
+from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary, indexed_passages
 
 
 def phi_values_found(detector: Any, text: str, values: tuple[str, ...]) -> tuple[bool, int]:
@@ -65,12 +67,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [spoken for name in args.sets for spoken in load_set(name, args.per_set)]
     drugs = {name for name in drug_names() if " " not in name and len(name) > 3}
     deps = sample_knowledge_base(args.data_dir)
-    prompt = deps.speech_vocabulary.prompt()
+    vocabulary = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index))  # MAX_TERMS, as
+    prompt = vocabulary.prompt()  # VOICEASSIST_VOICE_VOCABULARY_TERMS=60 would give the route
     started = time.perf_counter()
     shared_model("int8", args.threads)
     load_seconds = time.perf_counter() - started
     recognizers = {"none": WhisperSpeechToText(threads=args.threads),
-                   "kb": WhisperSpeechToText(threads=args.threads, vocabulary=deps.speech_vocabulary.prompt)}
+                   "kb": WhisperSpeechToText(threads=args.threads, vocabulary=vocabulary.prompt)}
     noise = [None if level == "clean" else float(level) for level in args.noise]
     tallies: dict[str, Tally] = {}
     typed = Tally()
@@ -87,12 +90,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             clean = speaker.synthesize(spoken.text)
             for level in noise:
                 audio = with_noise(clean, level, seed=number)
-                for vocabulary in args.vocabulary:
-                    keys = (f"vocabulary={vocabulary}", f"vocabulary={vocabulary} noise={level or 'clean'}",
-                            f"vocabulary={vocabulary} voice={voice}@{speed}", f"vocabulary={vocabulary} "
+                for biased in args.vocabulary:
+                    keys = (f"vocabulary={biased}", f"vocabulary={biased} noise={level or 'clean'}",
+                            f"vocabulary={biased} voice={voice}@{speed}", f"vocabulary={biased} "
                             f"set={spoken.set_name}")
                     began, began_cpu = time.perf_counter(), time.process_time()
-                    transcript = recognizers[vocabulary].transcribe(audio)
+                    transcript = recognizers[biased].transcribe(audio)
                     wall, cpu = time.perf_counter() - began, time.process_time() - began_cpu
                     reference, heard = words(spoken.text), words(transcript.text)
                     wrong = distance(reference, heard)
@@ -113,7 +116,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                             tally.phi_values += len(spoken.phi_values)
                             tally.phi_values_found += phi[1]
                     if any(w not in heard for w in said) and len(misheard) < args.show:
-                        misheard.append({"vocabulary": vocabulary, "noise": str(level or "clean"), "voice": voice,
+                        misheard.append({"vocabulary": biased, "noise": str(level or "clean"), "voice": voice,
                                          "said": spoken.text, "heard": transcript.text})
     return {
         "sets": {name: sum(s.set_name == name for s in items) for name in args.sets},

@@ -8,7 +8,8 @@ The sample corpus is ingested into `--data-dir` (a fresh temporary folder by def
 does; no language model is configured, so the extractive composer answers, as `voiceassist eval answers` runs.
 Each answerable question of the sets (tests/fixtures/answers) is asked typed once, then spoken by espeak-ng in
 `--voices` of bench/voice_audio.VOICES at each `--noise` level, transcribed by the route's recognizer
-(deps.speech_to_text: Whisper base with the knowledge base's vocabulary) and asked with the transcript through
+(deps.speech_to_text: Whisper base, with the knowledge base's vocabulary when VOICEASSIST_VOICE_VOCABULARY_TERMS
+is set; the figure in docs/benchmarks.md was measured with 60) and asked with the transcript through
 the same pipeline as /v1/voice/query (conversation.orchestrator.run). "Answered correctly" is
 voiceassist_local.evaluation.answers.answered_correctly: status answered, a citation from the question's document,
 one of its must_contain phrases in the answer.

@@ -102,8 +102,12 @@ def test_a_spoken_patient_name_is_transcribed_inside_and_routed_as_phi(
 
 
 def test_voice_recognizer_is_biased_toward_the_indexed_documents_vocabulary(phi_stack: QueryStack) -> None:
-    # Given the sample corpus indexed, the route's recognizer is prompted with its drug and condition names
-    prompt = phi_stack.deps.speech_vocabulary.prompt() or ""
+    # Given the sample corpus indexed, the vocabulary the route's recognizer can be prompted with names its drug
+    # and condition names (VOICEASSIST_VOICE_VOCABULARY_TERMS, off by default)
+    from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary, indexed_passages
+
+    deps = phi_stack.deps
+    prompt = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index)).prompt() or ""
     assert {"metformin", "amoxicillin", "lisinopril", "epinephrine", "eGFR"} <= set(prompt.rstrip(".").replace(
         "Clinical question. Terms: ", "").split(", "))
     assert len(prompt) <= 700  # inside Whisper's 223-token prompt window
