@@ -17,6 +17,7 @@ from tests.stubs.openai_stub import OpenAIStub, StubReply
 from voiceassist.adapters.aws.dynamodb_tables import STATE
 from voiceassist.adapters.local.key_file_cipher import key_file_cipher
 from voiceassist.adapters.openai.chat import OpenAIChatModel
+from voiceassist.admin.config import defaults_from
 from voiceassist.conversation import memory
 from voiceassist.conversation.orchestrator import HISTORY_MESSAGES, window
 from voiceassist.models import Message, PhiResult, Session
@@ -43,9 +44,10 @@ def memory_deps(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
     stores: Stores = request.getfixturevalue(f"{request.param}_stores")
     cipher = key_file_cipher(tmp_path) if request.param == "sqlite" else request.getfixturevalue("kms_cipher")
     stores.sessions.create(Session(session_id="ses_mem", user_id="u1"))
+    settings = Settings(data_dir=tmp_path)
     return SimpleNamespace(state=stores.state, sessions=stores.sessions, field_cipher=cipher, kind=request.param,
-                           settings=Settings(data_dir=tmp_path), phi_detector=CleanDetector(), local_chat=None,
-                           cloud_chat=None)
+                           settings=settings, phi_detector=CleanDetector(), local_chat=None, cloud_chat=None,
+                           admin_config=defaults_from(settings))
 
 
 def _converse(deps: Any, turns: list[tuple[str, str]], *, phi: bool = True) -> memory.Memory | None:
@@ -116,9 +118,10 @@ def test_with_models_configured_a_session_with_phi_is_summarized_inside_the_boun
         sqlite_stores: Stores, tmp_path: Path, model_stubs: tuple[OpenAIStub, OpenAIStub], phi: bool) -> None:
     cloud, local = model_stubs
     sqlite_stores.sessions.create(Session(session_id="ses_mem", user_id="u1"))
+    settings = Settings(data_dir=tmp_path)
     deps = SimpleNamespace(state=sqlite_stores.state, sessions=sqlite_stores.sessions,
-                           field_cipher=key_file_cipher(tmp_path), settings=Settings(data_dir=tmp_path),
-                           phi_detector=CleanDetector(), local_chat=None,
+                           field_cipher=key_file_cipher(tmp_path), settings=settings,
+                           phi_detector=CleanDetector(), local_chat=None, admin_config=defaults_from(settings),
                            cloud_chat=OpenAIChatModel("cloud", in_boundary=False, base_url=cloud.base_url,
                                                       name="cloud"))
     kept = _converse(deps, TURNS, phi=phi)

@@ -18,6 +18,7 @@ from tests.contract.test_session_memory_contract import TURNS, CleanDetector  # 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
 from tests.stubs.query_stack import close, recorded_logs
 from voiceassist import invocation
+from voiceassist.admin.config import defaults_from
 from voiceassist.composition import Dependencies
 from voiceassist.composition.chat_models import LOCAL_TIMEOUT_S
 from voiceassist.conversation import memory, summary
@@ -88,7 +89,8 @@ def _deps(stores: Dependencies, settings: Settings) -> SimpleNamespace:
     built = Dependencies(settings)
     return SimpleNamespace(settings=settings, state=stores.state, sessions=stores.sessions,
                            field_cipher=stores.field_cipher, phi_detector=CleanDetector(),
-                           summary_chat=built.summary_chat, local_chat=built.local_chat, cloud_chat=built.cloud_chat)
+                           summary_chat=built.summary_chat, local_chat=built.local_chat, cloud_chat=built.cloud_chat,
+                           admin_config=defaults_from(settings))
 
 
 def _converse(deps: Any, *, phi: bool = True) -> tuple[memory.Memory | None, list[summary.Summary]]:
