@@ -22,6 +22,7 @@ from voiceassist.admin.config import (
 )
 from voiceassist.admin.config_store import ConfigStore
 from voiceassist.composition import Dependencies, phi_detectors
+from voiceassist.errors import StoreUnavailable
 from voiceassist.models import PhiResult, QueryRequest, RoutingMode, SourceName, SourcePreferences
 from voiceassist.query import planning
 from voiceassist.query.state import QueryState
@@ -106,3 +107,31 @@ def test_admin_config_phi_mode_applies_at_detect_phi_without_a_restart(monkeypat
     assert as_deployed.phi is not None and as_deployed.phi.contains_phi  # the deployment's strict detector
     assert configured.phi is not None and not configured.phi.contains_phi  # built for the configured mode
     assert deps.phi_detector_for(PhiMode.LENIENT) is deps.phi_detector_for(PhiMode.LENIENT)  # built once
+
+
+class DownState:
+    """The state table, until `down` is set: then every read raises StoreUnavailable, as an outage does."""
+
+    def __init__(self, state: SqliteKeyValueState) -> None:
+        self.state, self.down = state, False
+
+    def get(self, key: str) -> tuple[dict[str, object] | None, int]:
+        if self.down:
+            raise StoreUnavailable("the state table is unavailable; try again")
+        return self.state.get(key)
+
+
+def test_admin_config_a_down_store_keeps_the_last_known_version_or_the_defaults(tmp_path: Path) -> None:
+    database = SqliteDatabase(tmp_path / "voiceassist.sqlite3")
+    state, audit = SqliteKeyValueState(database), SqliteAuditLog(database)
+    defaults = defaults_from(Settings())
+    ConfigStore(state, defaults=defaults).patch({"routing_mode": "local-only"}, ADMIN, audit)
+    failing = DownState(state)
+    warm = ConfigStore(failing, defaults=defaults)  # type: ignore[arg-type]
+    cold = ConfigStore(failing, defaults=defaults)  # type: ignore[arg-type]
+    assert warm.config.routing_mode is RoutingMode.LOCAL_ONLY
+
+    failing.down = True
+
+    assert warm.current().version == 1 and warm.config.routing_mode is RoutingMode.LOCAL_ONLY  # the last it read
+    assert cold.current().version == 0 and cold.config == defaults  # never read one: the settings' defaults

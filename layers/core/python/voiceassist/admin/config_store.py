@@ -3,7 +3,9 @@
 `admin-config` holds the current version (compare-and-set: two admins saving at once get a 409, not a lost
 edit); `admin-config#v<n>` keeps every version for the history. Each change is audited (action
 `config.update`, target `v<n>: <changed fields>`). Readers cache the current version for `ttl_seconds`: on AWS a
-short TTL bounds the reads per warm function; locally it is 0, so the next question sees a change.
+short TTL bounds the reads per warm function; locally it is 0, so the next question sees a change. A reader
+whose store is down (StoreUnavailable) keeps the last version it read, or the deployment's defaults if it never
+read one: the configuration store failing never fails a question; a save still fails (503).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from voiceassist.admin.config import (
     merge_patch,
     validated,
 )
+from voiceassist.errors import StoreUnavailable
 from voiceassist.models import AuditOutcome
+from voiceassist.observability import log_failure
 from voiceassist.ports import AuditLog, KeyValueState
 
 CURRENT_KEY = "admin-config"
@@ -44,16 +48,23 @@ class ConfigStore:
         self._clock = clock
         self._lock = threading.Lock()
         self._cached: tuple[float, ConfigVersion] | None = None
+        self._last_known = ConfigVersion(version=0, config=defaults)  # what a reader falls back to
 
     def current(self) -> ConfigVersion:
         """The version in force (version 0, the deployment's defaults, until an admin saves one)."""
         with self._lock:
             if self._cached is not None and self._clock() - self._cached[0] < self._ttl_s:
                 return self._cached[1]
-        stored, _ = self._state.get(CURRENT_KEY)
+        try:
+            stored, _ = self._state.get(CURRENT_KEY)
+        except StoreUnavailable as exc:
+            log_failure("could not read the admin configuration; using the last known version", exc)
+            with self._lock:
+                return self._last_known
         version = ConfigVersion.model_validate(stored) if stored else ConfigVersion(version=0, config=self._defaults)
         with self._lock:
             self._cached = (self._clock(), version)
+            self._last_known = version
         return version
 
     @property
@@ -106,6 +117,7 @@ class ConfigStore:
         record_action(audit, caller, "config.update", _target(saved), AuditOutcome.ACCEPTED)
         with self._lock:
             self._cached = None
+            self._last_known = saved
         return saved
 
 
