@@ -159,11 +159,16 @@ def test_ingest_pipeline_started_by_the_trigger_registers_then_skips_unchanged_c
                "metadata": DocumentMetadata(doc_key="anticoagulation", title="Anticoagulation").model_dump(mode="json")}
 
     first = _run(ingest_deps, payload, name="object-etag-1")
+    settled = ingest_deps.documents.get(first.output["doc_id"]).blob_key
+    ingest_deps.blobs.put(key, GUIDE, content_type="application/pdf")  # the same bytes uploaded again
     replay = _run(ingest_deps, payload, name="object-etag-2")
 
     assert first.status == replay.status == "SUCCEEDED"
     assert ingest_deps.jobs.get(first.output["job_id"]).state is JobState.COMPLETED
     assert replay.output["unchanged"] is True and "handoff" not in replay.output
+    # decision 0028: the screen moved the first upload under documents/; the unchanged one is deleted unread
+    assert not settled.startswith(ingestion.INCOMING_PREFIX) and ingest_deps.blobs.exists(settled)
+    assert not ingest_deps.blobs.exists(key)
     assert ingest_deps.index.count("anticoagulation", searchable_only=False) == ingest_deps.jobs.get(
         first.output["job_id"]).chunks_total
 
