@@ -143,7 +143,7 @@ def _granted_alone(model: dict[str, Any]) -> list[dict[str, Any]]:
                                 code=lambda_.Code.from_inline("h = None"))
     targets = GrantTargets(config=config, key=None, storage=None, search=stack, secrets=None,  # type: ignore[arg-type]
                            ingest=None, query=None, websocket_api=None, websocket_stage="v1",  # type: ignore[arg-type]
-                           tool_runner=None, phi_detector=None)  # type: ignore[arg-type]
+                           tool_runner=None, phi_detector=None, cost_alerts=None)  # type: ignore[arg-type]
     spec = FUNCTIONS_BY_NAME["query_generate"]
     grant_access(function, type(spec)(name=spec.name, description="", access=frozenset({Access.BEDROCK_INVOKE})),
                  targets)

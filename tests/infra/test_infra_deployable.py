@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 import json
 from pathlib import Path
 
@@ -65,9 +66,62 @@ def test_the_key_lets_alarms_and_eventbridge_use_encrypted_topics_and_queues(
             )
     for service in PUBLISHING_SERVICES:
         assert {"kms:Decrypt", "kms:GenerateDataKey*"} <= granted.get(service, set()), (env, service)
-    # and the topic the alarms publish to is encrypted with that key
-    (topic,) = resources(synthesized.main(env), "AWS::SNS::Topic").values()
-    assert topic["KmsMasterKeyId"]
+    # and every encrypted topic (the alarms', the cost alerts') uses that key, and each of its publishers may
+    # use the key: the alarms through the key policy above, a function through its role (SNS asks the
+    # publisher's own kms:GenerateDataKey* and kms:Decrypt on the topic's key)
+    template = synthesized.main(env)
+    (key_id,) = resources(template, "AWS::KMS::Key")
+    key_arn = {"Fn::GetAtt": [key_id, "Arn"]}
+    topics = resources(template, "AWS::SNS::Topic")
+    assert len(topics) >= 2 and all(topic.get("KmsMasterKeyId") == key_arn for topic in topics.values()), env
+    publishers = _topic_publishers(template)
+    assert set(publishers) == set(topics), f"{env}: a topic nothing publishes to, or a publisher of another topic"
+    assert any("cloudwatch.amazonaws.com" in principals for principals in publishers.values()), env
+    roles_with_key = _roles_granted(template, key_arn, {"kms:Decrypt", "kms:GenerateDataKey*"})
+    for topic, principals in publishers.items():
+        refused = {p for p in principals if p not in PUBLISHING_SERVICES and p not in roles_with_key}
+        assert not refused, f"{env}: {refused} publish to {topic} but may not use its key"
+
+
+def _actions(statement: dict) -> set[str]:
+    return {statement["Action"]} if isinstance(statement["Action"], str) else set(statement["Action"])
+
+
+def _roles_granted(template: dict, resource: object, actions: set[str]) -> set[str]:
+    """The role logical ids whose policies allow all of `actions` on `resource`, unconditionally."""
+    allowed: dict[str, set[str]] = {}
+    for policy in resources(template, "AWS::IAM::Policy").values():
+        for statement in policy["PolicyDocument"]["Statement"]:
+            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            if statement["Effect"] == "Allow" and "Condition" not in statement and resource in targets:
+                for role in policy["Roles"]:
+                    allowed.setdefault(role["Ref"], set()).update(_actions(statement))
+    return {role for role, granted in allowed.items()
+            if all(any(fnmatch.fnmatchcase(action, pattern) or action == pattern for pattern in granted)
+                   for action in actions)}
+
+
+def _topic_publishers(template: dict) -> dict[str, set[str]]:
+    """Topic logical id -> who publishes to it: cloudwatch.amazonaws.com (an alarm's action),
+    events.amazonaws.com (a rule's target), or a role logical id (sns:Publish in its policy)."""
+    found: dict[str, set[str]] = {}
+    topics = resources(template, "AWS::SNS::Topic").keys()
+    for alarm in resources(template, "AWS::CloudWatch::Alarm").values():
+        for name in ("AlarmActions", "OKActions", "InsufficientDataActions"):
+            for action in alarm.get(name, []):
+                if isinstance(action, dict) and action.get("Ref") in topics:
+                    found.setdefault(action["Ref"], set()).add("cloudwatch.amazonaws.com")
+    for rule in resources(template, "AWS::Events::Rule").values():
+        for target in rule.get("Targets", []):
+            if isinstance(target["Arn"], dict) and target["Arn"].get("Ref") in topics:
+                found.setdefault(target["Arn"]["Ref"], set()).add("events.amazonaws.com")
+    for policy in resources(template, "AWS::IAM::Policy").values():
+        for statement in policy["PolicyDocument"]["Statement"]:
+            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            for target in targets:
+                if "sns:Publish" in _actions(statement) and isinstance(target, dict) and target.get("Ref") in topics:
+                    found.setdefault(target["Ref"], set()).update(role["Ref"] for role in policy["Roles"])
+    return found
 
 
 @pytest.mark.parametrize("env", ENVIRONMENTS)

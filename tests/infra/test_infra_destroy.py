@@ -1,6 +1,7 @@
 """`make destroy` leaves nothing in dev and staging (issue 26): CloudFormation deletes a bucket only when it is
 empty, so every bucket is emptied by the stack (its auto-delete custom resource removes every version) and
-every log group goes with it; whatever writes into a bucket (a bucket's server access logs, a deployment's
+every log group goes with it (the Object Lock audit-anchor bucket too: without a default retention there, every
+version can be deleted); whatever writes into a bucket (a bucket's server access logs, a deployment's
 files) is deleted before that bucket is emptied. prod keeps its data (infra/ops/lifecycle.py RETAINED)."""
 
 from __future__ import annotations
@@ -56,6 +57,12 @@ def test_destroy_every_bucket_and_log_group_goes_with_the_stack(synthesized: Syn
     buckets = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::S3::Bucket"}
     assert buckets and all(template["Resources"][b].get("DeletionPolicy") == "Delete" for b in buckets)
     assert set(_erasers(template)) == buckets, "a bucket nobody empties fails the delete (BucketNotEmpty)"
+    # The audit anchors are under Object Lock: the eraser deletes every version, which S3 refuses for a version
+    # under retention, so a disposable environment's locked bucket has no default retention.
+    locked = {k: p for k, p in resources(template, "AWS::S3::Bucket").items() if p.get("ObjectLockEnabled")}
+    assert [k for k in locked if k.startswith("StorageAuditAnchors")], "the audit-anchor bucket"
+    retained = [k for k, p in locked.items() if "Rule" in p.get("ObjectLockConfiguration", {})]
+    assert not retained, f"{retained}: a locked version cannot be deleted, so the bucket cannot be emptied"
     groups = {k: r for k, r in template["Resources"].items() if r["Type"] == "AWS::Logs::LogGroup"}
     assert groups and all(r.get("DeletionPolicy") == "Delete" for r in groups.values())
     deployments = resources(template, "Custom::CDKBucketDeployment").values()
@@ -85,4 +92,6 @@ def test_destroy_prod_retains_its_data(synthesized: Synthesized) -> None:
     kept = {r["Type"] for r in template["Resources"].values() if r.get("DeletionPolicy") == "RetainExceptOnCreate"}
     assert {"AWS::S3::Bucket", "AWS::DynamoDB::GlobalTable", "AWS::OpenSearchService::Domain", "AWS::KMS::Key"} <= kept
     assert not resources(template, AUTO_DELETE)  # nothing of prod's is emptied
+    locked = [k for k, p in resources(template, "AWS::S3::Bucket").items() if p.get("ObjectLockEnabled")]
+    assert locked and all(template["Resources"][k]["DeletionPolicy"] == "RetainExceptOnCreate" for k in locked)
     assert not [k for k, r in template["Resources"].items() if r.get("DeletionPolicy") == "Retain"]
