@@ -137,11 +137,12 @@ def upload_samples(shell: Shell, bucket: str) -> None:
 
 # What a `retain` environment (prod) keeps after `make destroy` (RETAIN_ON_UPDATE_OR_DELETE in the stacks): delete
 # them by hand only once their retention obligations allow it (docs/operations.md "Destroy").
-RETAINED = ("the documents, model-artifact, audit-anchor, web and access-log S3 buckets",
+RETAINED = ("the documents, model-artifact, audit-anchor, voice, web and access-log S3 buckets",
             "the DynamoDB tables (documents, jobs, sessions, audit, state, idempotency)", "the OpenSearch domain",
             "the KMS key", "the Cognito user pool", "the secrets", "the log groups")
 # The buckets that write server access logs into the access-log bucket (stopped before the stack goes).
-LOG_WRITERS = ("DocumentsBucketName", "ModelArtifactsBucketName", "AuditAnchorBucketName", "WebBucketName")
+LOG_WRITERS = ("DocumentsBucketName", "ModelArtifactsBucketName", "AuditAnchorBucketName", "VoiceBucketName",
+               "WebBucketName")
 DELETE_ATTEMPTS = 3
 
 

@@ -167,7 +167,8 @@ class MainStack(Stack):
         # Not the distribution: the documents bucket's CORS rule names it (a cycle); CloudFront's late log
         # deliveries are emptied by `make destroy` itself (infra/ops/lifecycle.py), which retries the delete.
         empty_after(self.storage.access_logs_bucket, self.storage.documents_bucket,
-                    self.storage.model_artifacts_bucket, self.storage.audit_anchor_bucket, self.web.bucket)
+                    self.storage.model_artifacts_bucket, self.storage.audit_anchor_bucket, self.storage.voice_bucket,
+                    self.web.bucket)
         empty_after(self.web.bucket, self.web.deployment)
         targets = GrantTargets(
             config=config,
@@ -236,6 +237,7 @@ class MainStack(Stack):
         CfnOutput(self, "WebUrl", value=self.web.url)
         CfnOutput(self, "DocumentsBucketName", value=self.storage.documents_bucket.bucket_name)
         CfnOutput(self, "AuditAnchorBucketName", value=self.storage.audit_anchor_bucket.bucket_name)
+        CfnOutput(self, "VoiceBucketName", value=self.storage.voice_bucket.bucket_name)
         CfnOutput(self, "ModelArtifactsBucketName", value=self.storage.model_artifacts_bucket.bucket_name)
         CfnOutput(self, "AccessLogsBucketName", value=self.storage.access_logs_bucket.bucket_name)
         CfnOutput(self, "WebBucketName", value=self.web.bucket.bucket_name)

@@ -21,7 +21,8 @@ MAIN_OUTPUTS = {"RestApiUrl": "https://abc.execute-api.us-east-1.amazonaws.com/a
                 "WebSocketUrl": "wss://ws.execute-api.us-east-1.amazonaws.com/v1", "UserPoolId": "us-east-1_pool",
                 "SmokeClientId": "smoke", "DocumentsBucketName": "docs-bucket",
                 "ModelArtifactsBucketName": DEV.model_artifacts_bucket_name, "AccessLogsBucketName": "logs-bucket",
-                "WebBucketName": "web-bucket", "WebUrl": "https://d111.cloudfront.net/",
+                "AuditAnchorBucketName": "anchors-bucket",
+                "VoiceBucketName": "voice-bucket", "WebBucketName": "web-bucket", "WebUrl": "https://d111.cloudfront.net/",
                 "OpenAiSecretArn": "arn:aws:secretsmanager:us-east-1:111111111111:secret:openai-AbCd"}
 SECRET_SET = {"VersionIdsToStages": {"v2": ["AWSCURRENT"], "v1": ["AWSPREVIOUS"]}}
 SECRET_NEW = {"VersionIdsToStages": {"v1": ["AWSCURRENT"]}}  # the random string the stack created
@@ -141,7 +142,7 @@ def test_destroy_stops_access_logging_then_the_stack_empties_its_own_buckets(cap
     assert destroy(shell, DEV) == []
     assert [call[4] for call in shell.ran("npx")] == ["VoiceAssist-dev-Models", "VoiceAssist-dev"]
     stopped = [call[call.index("--bucket") + 1] for call in shell.ran("aws", "s3api", "put-bucket-logging")]
-    assert stopped == ["docs-bucket", DEV.model_artifacts_bucket_name, "web-bucket"]
+    assert stopped == ["docs-bucket", DEV.model_artifacts_bucket_name, "anchors-bucket", "voice-bucket", "web-bucket"]
     main_destroy = shell.calls.index(shell.ran("npx")[1])
     assert all(shell.calls.index(call) < main_destroy for call in shell.ran("aws", "s3api", "put-bucket-logging"))
     assert shell.ran("aws", "s3api", "delete-objects") == []  # auto-delete in the template (test_infra_destroy.py)
