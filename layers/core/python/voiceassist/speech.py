@@ -91,6 +91,17 @@ def container_of(data: bytes) -> str | None:
     return None
 
 
+def speakable(text: str) -> str:
+    """The text a TextToSpeech adapter reads: white space folded; empty or over MAX_SPEECH_CHARACTERS is an
+    InvalidInput (the same 400 from every adapter)."""
+    text = " ".join(text.split())
+    if not text:
+        raise InvalidInput("nothing to say: send some text")
+    if len(text) > MAX_SPEECH_CHARACTERS:
+        raise InvalidInput(f"the text has {len(text)} characters; at most {MAX_SPEECH_CHARACTERS} are read aloud")
+    return text
+
+
 def checked_audio(data: bytes, media_type: str) -> bytes:
     """The audio a route may pass on: 413 above MAX_AUDIO_BYTES; 415 for a Content-Type that is not audio this
     API takes, or bytes that are not the container the Content-Type says; 400 when empty."""

@@ -15,8 +15,8 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from voiceassist.errors import DependencyError, InvalidInput
-from voiceassist.speech import MAX_SPEECH_CHARACTERS
+from voiceassist.errors import DependencyError
+from voiceassist.speech import speakable
 
 SAMPLE_RATE = 16_000
 MAX_REQUEST_CHARACTERS = 2_900  # under Polly's 3,000 billed characters per request
@@ -70,11 +70,7 @@ class PollyTextToSpeech:
         return self._client
 
     def synthesize(self, text: str) -> bytes:
-        text = " ".join(text.split())
-        if not text:
-            raise InvalidInput("nothing to say: send some text")
-        if len(text) > MAX_SPEECH_CHARACTERS:
-            raise InvalidInput(f"the text has {len(text)} characters; at most {MAX_SPEECH_CHARACTERS} are read aloud")
+        text = speakable(text)
         audio = bytearray()
         for piece in pieces(text):
             try:

@@ -9,8 +9,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 
-from voiceassist.errors import InvalidInput, ModelUnavailable
-from voiceassist.speech import MAX_SPEECH_CHARACTERS, sealed_wav
+from voiceassist.errors import ModelUnavailable
+from voiceassist.speech import sealed_wav, speakable
 
 UNAVAILABLE = "speech synthesis unavailable here: install espeak-ng (Debian/Ubuntu: apt-get install espeak-ng)"
 
@@ -26,11 +26,7 @@ class EspeakTextToSpeech:
         self._binary = binary
 
     def synthesize(self, text: str) -> bytes:
-        text = " ".join(text.split())
-        if not text:
-            raise InvalidInput("nothing to say: send some text")
-        if len(text) > MAX_SPEECH_CHARACTERS:
-            raise InvalidInput(f"the text has {len(text)} characters; at most {MAX_SPEECH_CHARACTERS} are read aloud")
+        text = speakable(text)
         executable = shutil.which(self._binary)
         if executable is None:
             raise ModelUnavailable(UNAVAILABLE)
