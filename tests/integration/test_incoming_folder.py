@@ -74,8 +74,12 @@ def test_a_changed_file_dropped_again_becomes_version_2(local_deps: Dependencies
     assert local_deps.index.count("sepsis") == live[0].chunk_count > 0  # version 2's chunks only
 
 
-def test_a_restart_before_the_source_was_removed_ingests_nothing_again(local_deps: Dependencies) -> None:
+def test_a_restart_before_the_source_was_removed_ingests_nothing_again(
+        local_deps: Dependencies, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     watcher = IncomingFolderWatcher(local_deps.settings.blob_dir)
+    # killed before this watcher finished the file: without this, the poll that starts the ingestion may already
+    # see its job (Register runs on the runner's thread) and remove the source, depending on the thread timing
+    monkeypatch.setattr(watcher, "_finish_taken", lambda: None)
     path = drop(local_deps, "sepsis.md", GUIDE)
     watcher.poll(), watcher.poll()
     local_deps.pipelines.join()  # type: ignore[attr-defined]  # ingested; killed before the next poll
