@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -146,14 +147,10 @@ def test_a_missing_anchor_file_is_a_break(audited: Path, capsys: pytest.CaptureF
     assert code == 1 and "no anchor" in report["breaks"][0]["problem"]  # type: ignore[index]
 
 
-def test_verify_aws_reads_the_dynamodb_table(monkeypatch: pytest.MonkeyPatch,
-                                             capsys: pytest.CaptureFixture[str]) -> None:
-    import boto3
+@pytest.fixture
+def mocked_aws(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """moto's AWS in us-east-1, with test credentials and none of the machine's profile or endpoint."""
     from moto import mock_aws
-
-    from tests.contract.test_audit_contract import make_record
-    from voiceassist.adapters.aws.dynamodb_audit import DynamoDbAuditLog
-    from voiceassist.adapters.aws.dynamodb_tables import AUDIT, create_tables
 
     for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
         monkeypatch.delenv(name, raising=False)
@@ -161,46 +158,50 @@ def test_verify_aws_reads_the_dynamodb_table(monkeypatch: pytest.MonkeyPatch,
     for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
         monkeypatch.setenv(name, "testing")
     with mock_aws():
-        client = boto3.client("dynamodb")
-        create_tables(client, {AUDIT: "audit-test"})
-        log = DynamoDbAuditLog("audit-test", client=client)
-        for n in range(3):
-            log.append(make_record(f"aud_{n}"))
-        assert main(["audit", "verify", "--aws", "--table", "audit-test", "--json"]) == 0
-        assert json.loads(capsys.readouterr().out)["records"] == 3
-        client.delete_item(TableName="audit-test", Key={"audit_id": {"S": "aud_1"}})
-        assert main(["audit", "verify", "--aws", "--table", "audit-test"]) == 1
-        assert "BROKEN  partition dr-okafor, sequence 3 (aud_2)" in capsys.readouterr().out
+        yield
 
 
-def test_verify_aws_with_the_anchor_bucket_finds_a_truncated_chain(monkeypatch: pytest.MonkeyPatch,
-                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.usefixtures("mocked_aws")
+def test_verify_aws_reads_the_dynamodb_table(capsys: pytest.CaptureFixture[str]) -> None:
     import boto3
-    from moto import mock_aws
+
+    from tests.contract.test_audit_contract import make_record
+    from voiceassist.adapters.aws.dynamodb_audit import DynamoDbAuditLog
+    from voiceassist.adapters.aws.dynamodb_tables import AUDIT, create_tables
+
+    client = boto3.client("dynamodb")
+    create_tables(client, {AUDIT: "audit-test"})
+    log = DynamoDbAuditLog("audit-test", client=client)
+    for n in range(3):
+        log.append(make_record(f"aud_{n}"))
+    assert main(["audit", "verify", "--aws", "--table", "audit-test", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["records"] == 3
+    client.delete_item(TableName="audit-test", Key={"audit_id": {"S": "aud_1"}})
+    assert main(["audit", "verify", "--aws", "--table", "audit-test"]) == 1
+    assert "BROKEN  partition dr-okafor, sequence 3 (aud_2)" in capsys.readouterr().out
+
+
+@pytest.mark.usefixtures("mocked_aws")
+def test_verify_aws_with_the_anchor_bucket_finds_a_truncated_chain(capsys: pytest.CaptureFixture[str]) -> None:
+    import boto3
 
     from tests.contract.test_audit_contract import make_record
     from voiceassist.adapters.aws.dynamodb_audit import HEAD_PREFIX, DynamoDbAuditLog
     from voiceassist.adapters.aws.dynamodb_tables import AUDIT, create_tables
     from voiceassist.adapters.aws.s3_audit_anchor import S3AuditAnchor
 
-    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
-    for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
-        monkeypatch.setenv(name, "testing")
-    with mock_aws():
-        client, s3 = boto3.client("dynamodb"), boto3.client("s3")
-        create_tables(client, {AUDIT: "audit-test"})
-        s3.create_bucket(Bucket="anchors", ObjectLockEnabledForBucket=True)
-        log = DynamoDbAuditLog("audit-test", client=client, anchor=S3AuditAnchor("anchors", client=s3))
-        for n in range(3):
-            log.append(make_record(f"aud_{n}"))
-        # the last record deleted and the head rewritten to match: the table alone verifies clean
-        client.delete_item(TableName="audit-test", Key={"audit_id": {"S": "aud_2"}})
-        client.put_item(TableName="audit-test", Item={"audit_id": {"S": HEAD_PREFIX + "dr-okafor"},
-                                                      "chain_sequence": {"N": "2"},
-                                                      "chain_hash": {"S": str(log.get("aud_1").record_hash)}})
-        assert main(["audit", "verify", "--aws", "--table", "audit-test"]) == 0
-        capsys.readouterr()
-        assert main(["audit", "verify", "--aws", "--table", "audit-test", "--anchor-bucket", "anchors"]) == 1
-        assert "anchor names sequence 3" in capsys.readouterr().out
+    client, s3 = boto3.client("dynamodb"), boto3.client("s3")
+    create_tables(client, {AUDIT: "audit-test"})
+    s3.create_bucket(Bucket="anchors", ObjectLockEnabledForBucket=True)
+    log = DynamoDbAuditLog("audit-test", client=client, anchor=S3AuditAnchor("anchors", client=s3))
+    for n in range(3):
+        log.append(make_record(f"aud_{n}"))
+    # the last record deleted and the head rewritten to match: the table alone verifies clean
+    client.delete_item(TableName="audit-test", Key={"audit_id": {"S": "aud_2"}})
+    client.put_item(TableName="audit-test", Item={"audit_id": {"S": HEAD_PREFIX + "dr-okafor"},
+                                                  "chain_sequence": {"N": "2"},
+                                                  "chain_hash": {"S": str(log.get("aud_1").record_hash)}})
+    assert main(["audit", "verify", "--aws", "--table", "audit-test"]) == 0
+    capsys.readouterr()
+    assert main(["audit", "verify", "--aws", "--table", "audit-test", "--anchor-bucket", "anchors"]) == 1
+    assert "anchor names sequence 3" in capsys.readouterr().out
