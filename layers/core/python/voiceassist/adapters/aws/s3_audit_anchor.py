@@ -18,30 +18,21 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 from typing import Any
 
+from voiceassist.adapters.aws.s3_bucket import S3Bucket
 from voiceassist.constants.environment import AUDIT_ANCHOR_PREFIX
 
 ANCHOR_PREFIX = AUDIT_ANCHOR_PREFIX
 
 
-class S3AuditAnchor:
-    def __init__(self, bucket: str, *, client: Any = None, region_name: str | None = None,
-                 kms_key_id: str | None = None) -> None:
-        self.bucket = bucket
-        self._client = client
-        self._region_name = region_name
-        self._kms_key_id = kms_key_id
-        self._lock = threading.Lock()
-
+class S3AuditAnchor(S3Bucket):
     def record(self, partition: str, sequence: int, record_hash: str) -> None:
         """Anchor one appended record (the bucket's retention keeps it)."""
         body = json.dumps({"partition": partition, "sequence": sequence, "hash": record_hash}).encode("utf-8")
         arguments: dict[str, Any] = {"Bucket": self.bucket, "Key": anchor_key(partition, sequence), "Body": body,
                                      "ContentType": "application/json", "ChecksumAlgorithm": "SHA256"}
-        if self._kms_key_id:
-            arguments.update(ServerSideEncryption="aws:kms", SSEKMSKeyId=self._kms_key_id)
+        arguments.update(self._encryption())
         self._s3().put_object(**arguments)
 
     def heads(self) -> dict[str, tuple[int, str]]:
@@ -61,13 +52,6 @@ class S3AuditAnchor:
                 continue  # an unreadable anchor: its partition reads as unanchored (a break), never a crash
         return heads
 
-    def _s3(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import boto3  # deferred: importing an adapter must stay cheap and offline
-
-                self._client = boto3.client("s3", region_name=self._region_name)
-            return self._client
 
 
 def anchor_key(partition: str, sequence: int) -> str:

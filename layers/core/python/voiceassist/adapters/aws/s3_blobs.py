@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 from botocore.exceptions import ClientError
 
+from voiceassist.adapters.aws.s3_bucket import S3Bucket
 from voiceassist.adapters.local.folder_blobs import normalise_metadata, validate_blob_key
 from voiceassist.errors import NotFound
 
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 
 
-class S3BlobStore:
-    def __init__(self, bucket: str, *, client: Any = None, region_name: str | None = None,
-                 kms_key_id: str | None = None) -> None:
-        self.bucket = bucket
-        self._client = client
-        self._region_name = region_name
-        self._kms_key_id = kms_key_id
-        self._lock = threading.Lock()
-
+class S3BlobStore(S3Bucket):
     def put(self, key: str, data: bytes, *, content_type: str = "application/octet-stream",
             metadata: dict[str, str] | None = None) -> None:
         arguments: dict[str, Any] = {
@@ -31,8 +23,7 @@ class S3BlobStore:
             "ContentType": content_type,
             "Metadata": normalise_metadata(metadata),
         }
-        if self._kms_key_id:
-            arguments.update(ServerSideEncryption="aws:kms", SSEKMSKeyId=self._kms_key_id)
+        arguments.update(self._encryption())
         self._s3().put_object(**arguments)
 
     def get(self, key: str) -> bytes:
@@ -65,13 +56,6 @@ class S3BlobStore:
             return False
         return True
 
-    def _s3(self) -> Any:
-        with self._lock:
-            if self._client is None:
-                import boto3  # deferred: importing an adapter must stay cheap and offline
-
-                self._client = boto3.client("s3", region_name=self._region_name)
-            return self._client
 
 
 def _is_missing(exc: ClientError) -> bool:
