@@ -28,6 +28,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+# isort: split
+from voiceassist_local import moto_interpreter  # noqa: F401 - first: moto's interpreter without its Batch backend
+
+# isort: split
 from botocore.exceptions import ClientError
 from moto.stepfunctions.parser.api import StateMachineType
 from moto.stepfunctions.parser.asl.component.common.retry.retrier_decl import RetrierDecl
