@@ -8,6 +8,7 @@ costs ~3 ms for six Lambda tasks (each JSONPath evaluated adds ~0.3 ms: jsonpath
 patches nothing. The seam is per parsed program: every Lambda task of OUR program
 gets an invoke that calls a Python handler with Lambda's contract (JSON in, JSON out, an exception becomes a
 function error whose errorType is the exception's class name, so `"ErrorEquals": ["ExtractionError"]` works).
+Bulky fields that no path of the definition reads travel between tasks by reference (state_references.py).
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ from voiceassist.adapters.aws.stepfunctions_pipeline import (
     failure_of,
 )
 from voiceassist.errors import Conflict, NotFound
+from voiceassist_local.state_references import StateReferences, names_read_by
 
 LambdaHandler = Callable[[Any, Any], Any]
 
@@ -133,7 +135,9 @@ class _LambdaInvoker:
     def __init__(self, handlers: Mapping[str, LambdaHandler]) -> None:
         self._handlers = dict(handlers)
 
-    def invoke(self, function_name: str, payload: Any) -> dict[str, Any]:
+    def invoke(self, function_name: str, payload: Any, expand: Callable[[str], str] | None = None
+               ) -> dict[str, Any]:
+        """`expand` rewrites the payload's JSON before the handler reads it (the state references' tokens)."""
         name = function_name.split(":")[6] if function_name.startswith("arn:") else function_name
         handler = self._handlers.get(name)
         if handler is None:
@@ -142,7 +146,8 @@ class _LambdaInvoker:
                                "ResponseMetadata": {"HTTPStatusCode": 404, "RequestId": "local"}}, "Invoke")
         context = LocalLambdaContext(function_name=name)
         try:
-            result = handler(json.loads(to_payload_type(payload) or b"{}"), context)
+            event = to_payload_type(payload) or b"{}"
+            result = handler(json.loads(expand(event.decode()) if expand is not None else event), context)
         except Exception as error:
             raise _function_error(type(error).__name__, str(error), context, error) from error
         try:
@@ -181,24 +186,49 @@ def _components(root: Component) -> Iterator[Component]:
             pending.extend(node.values())
 
 
-def _bind_direct_lambda_task(task: StateTaskLambda, invoker: _LambdaInvoker) -> None:
+def _execution_id(env: Environment) -> str:
+    return str(env.states.context_object.context_object_data["Execution"]["Id"])
+
+
+def _payload_expander(task: StateTaskLambda | StateTaskServiceLambda, env: Environment,
+                      references: StateReferences | None) -> Callable[[str], str] | None:
+    """The payload's JSON with this execution's references expanded, checked against the state quota whole."""
+    if references is None:
+        return None
+    execution_id = _execution_id(env)
+
+    def expand(text: str) -> str:
+        expanded = references.expand(execution_id, text)
+        if len(expanded) != len(text):
+            task._verify_size_quota(env=env, value=expanded)  # type: ignore[arg-type]
+        return expanded
+
+    return expand
+
+
+def _bind_direct_lambda_task(task: StateTaskLambda, invoker: _LambdaInvoker,
+                             references: StateReferences | None) -> None:
     """"Resource": "<function arn>": the task's result is the function's payload."""
 
     def eval_execution(env: Environment) -> None:
         parameters = task._eval_parameters(env=env)
-        response = invoker.invoke(parameters["FunctionName"], parameters["Payload"])
+        response = invoker.invoke(parameters["FunctionName"], parameters["Payload"],
+                                  _payload_expander(task, env, references))
         task._verify_size_quota(env=env, value=response)
-        env.stack.append(response["Payload"])
+        payload = response["Payload"]
+        env.stack.append(payload if references is None else references.refer(_execution_id(env), payload))
 
     setattr(task, "_eval_execution", eval_execution)  # noqa: B010 (instance-level: no other program sees it)
 
 
-def _bind_lambda_invoke_integration(task: StateTaskServiceLambda, invoker: _LambdaInvoker) -> None:
-    """"Resource": "arn:aws:states:::lambda:invoke": the result is Invoke's response, Payload inside."""
+def _bind_lambda_invoke_integration(task: StateTaskServiceLambda, invoker: _LambdaInvoker,
+                                    references: StateReferences | None) -> None:
+    """"Resource": "arn:aws:states:::lambda:invoke": the result is Invoke's response, Payload inside (whole:
+    its fields are read through $.Payload)."""
 
     def eval_service_task(env: Environment, normalised_parameters: dict[str, Any], **_: Any) -> None:
         function_name, payload = normalised_parameters["FunctionName"], normalised_parameters.get("Payload")
-        env.stack.append(invoker.invoke(function_name, payload))
+        env.stack.append(invoker.invoke(function_name, payload, _payload_expander(task, env, references)))
 
     setattr(task, "_eval_service_task", eval_service_task)  # noqa: B010
 
@@ -215,16 +245,16 @@ def _scale_retry_intervals(retrier: RetrierDecl, scale: float) -> None:
     setattr(jitter, "_eval_body", scaled_jitter)  # noqa: B010
 
 
-def compile_definition(definition: str, invoker: _LambdaInvoker, retry_interval_scale: float
-                       ) -> EvalComponent:
+def compile_definition(definition: str, invoker: _LambdaInvoker, retry_interval_scale: float,
+                       references: StateReferences | None = None) -> EvalComponent:
     program: EvalComponent = AmazonStateLanguageParser.parse(definition)[0]
     for component in _components(program):
         if isinstance(component, StateTaskServiceLambda):
             if component.resource.api_action.lower() != "invoke" or component.resource.condition is not None:
                 raise ValueError(f"Only lambda:invoke runs locally, not {component.resource.resource_arn}")
-            _bind_lambda_invoke_integration(component, invoker)
+            _bind_lambda_invoke_integration(component, invoker, references)
         elif isinstance(component, StateTaskLambda):
-            _bind_direct_lambda_task(component, invoker)
+            _bind_direct_lambda_task(component, invoker, references)
         elif isinstance(resource := getattr(component, "resource", None), Resource):
             # Any other service integration (a Task, a Distributed Map's ItemReader) would call AWS for real.
             raise ValueError(f"Only Lambda tasks run locally, not {resource.resource_arn}")
@@ -254,10 +284,14 @@ class LocalPipelineRunner:
         invoker = _LambdaInvoker(tasks)
         values = {name: function_arn(name) for name in tasks} | dict(substitutions or {})
         self._programs: dict[str, EvalComponent] = {}
+        self._references: dict[str, StateReferences | None] = {}
         for pipeline, path in definitions.items():
             definition = substitute_placeholders(Path(path).read_text(encoding="utf-8"), values, str(path))
             try:
-                self._programs[pipeline] = compile_definition(definition, invoker, retry_interval_scale)
+                names_read = names_read_by(definition)
+                references = StateReferences(names_read) if names_read is not None else None
+                self._references[pipeline] = references
+                self._programs[pipeline] = compile_definition(definition, invoker, retry_interval_scale, references)
             except Exception as error:  # the parser raises bare exceptions; name the file that failed
                 raise ValueError(f"{path} is not a runnable state machine: {error!r}") from error
         self._executor = ThreadPoolExecutor(max_concurrent_executions, thread_name_prefix="local-pipeline")
@@ -402,11 +436,20 @@ class LocalPipelineRunner:
             cloud_watch_logging_session=None,
             activity_store={},
         )
+        references = None if history_records_state_data() else self._references[record.pipeline]
+        if references is not None:  # a trace's history records the states as AWS carries them: whole
+            references.open(record.execution_id)
         try:
             self._programs[record.pipeline].eval(env)
+            finished = _finished_record(record, env)
+            if references is not None and finished.output is not None:
+                finished = replace(finished, output=json.loads(
+                    references.expand(record.execution_id, json.dumps(finished.output))))
         finally:
             _forget_finished_interpreter_threads()
-        return _finished_record(record, env), env
+            if references is not None:
+                references.close(record.execution_id)
+        return finished, env
 
 
 @dataclass(frozen=True)
