@@ -39,6 +39,19 @@ class CleanDetector:
         return PhiResult(contains_phi=False, redacted_text=text)
 
 
+class UnlimitedGate:
+    """No cost limit; the summary's model calls are kept (admin.billing.CostGate's two methods)."""
+
+    def __init__(self) -> None:
+        self.events: list[Any] = []
+
+    def cloud_refusal(self, user_id: str) -> str | None:
+        return None
+
+    def record(self, event: Any) -> None:
+        self.events.append(event)
+
+
 @pytest.fixture(params=["sqlite", "dynamodb"])
 def memory_deps(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock) -> Any:
     stores: Stores = request.getfixturevalue(f"{request.param}_stores")
@@ -47,7 +60,8 @@ def memory_deps(request: pytest.FixtureRequest, tmp_path: Path, clock: FakeClock
     settings = Settings(data_dir=tmp_path)
     return SimpleNamespace(state=stores.state, sessions=stores.sessions, field_cipher=cipher, kind=request.param,
                            settings=settings, phi_detector=CleanDetector(), local_chat=None, cloud_chat=None,
-                           admin_config=defaults_from(settings))
+                           admin_config=defaults_from(settings), phi_detector_for=lambda _mode: CleanDetector(),
+                           cost_gate=lambda _config: UnlimitedGate())
 
 
 def _converse(deps: Any, turns: list[tuple[str, str]], *, phi: bool = True) -> memory.Memory | None:
@@ -55,7 +69,8 @@ def _converse(deps: Any, turns: list[tuple[str, str]], *, phi: bool = True) -> m
     for question, answer in turns:
         deps.sessions.add_message(Message(session_id="ses_mem", role="user", content=question))
         deps.sessions.add_message(Message(session_id="ses_mem", role="assistant", content=answer))
-        kept = memory.update(deps, "ses_mem", question=question, phi=phi, window=window, recent=HISTORY_MESSAGES)
+        kept = memory.update(deps, "ses_mem", user_id="u1", question=question, phi=phi, window=window,
+                             recent=HISTORY_MESSAGES)
     return kept
 
 
@@ -118,12 +133,13 @@ def test_with_models_configured_a_session_with_phi_is_summarized_inside_the_boun
         sqlite_stores: Stores, tmp_path: Path, model_stubs: tuple[OpenAIStub, OpenAIStub], phi: bool) -> None:
     cloud, local = model_stubs
     sqlite_stores.sessions.create(Session(session_id="ses_mem", user_id="u1"))
-    settings = Settings(data_dir=tmp_path)
+    settings = Settings(data_dir=tmp_path, openai_model="cloud")
     deps = SimpleNamespace(state=sqlite_stores.state, sessions=sqlite_stores.sessions,
                            field_cipher=key_file_cipher(tmp_path), settings=settings,
                            phi_detector=CleanDetector(), local_chat=None, admin_config=defaults_from(settings),
                            cloud_chat=OpenAIChatModel("cloud", in_boundary=False, base_url=cloud.base_url,
-                                                      name="cloud"))
+                                                      name="cloud"),
+                           phi_detector_for=lambda _mode: CleanDetector(), cost_gate=lambda _config: UnlimitedGate())
     kept = _converse(deps, TURNS, phi=phi)
     assert kept is not None
     if phi:  # no in-boundary model: the cloud model may not see it, so the summary is extractive

@@ -9,16 +9,26 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.handlers import invoke
 from voiceassist_local.server import to_api_gateway_event
 
-from tests.stubs.query_stack import CLOUD_MODEL, SAGEMAKER_MODEL, USER, QueryStack, query_stack
+from tests.stubs.query_stack import (
+    BEDROCK_MODEL_ID,
+    CLOUD_MODEL,
+    SAGEMAKER_ENDPOINT,
+    SAGEMAKER_MODEL,
+    USER,
+    QueryStack,
+    query_stack,
+)
 from voiceassist import service
 from voiceassist.admin.ledger import month_of
-from voiceassist.models import AuditOutcome, QueryRequest, utc_now
+from voiceassist.models import AuditOutcome, QueryRequest, RoutingMode, utc_now
+from voiceassist.settings import InBoundaryProvider
 
 QUESTION = "What is the metformin dose for eGFR 40?"
 CALL_COST = 0.000027  # the stub's 100 prompt and 20 completion tokens at gpt-4o-mini's list price
@@ -112,3 +122,57 @@ def test_admin_routing_change_applies_to_the_next_question_and_is_audited(stack:
     assert sorted((r.outcome, r.target, tuple(r.roles)) for r in audited) == [
         (AuditOutcome.ACCEPTED, "v1: models.cloud.model", ("admin",)),
         (AuditOutcome.ACCEPTED, "v2: routing_mode", ("admin",))]
+
+
+@pytest.fixture(params=[InBoundaryProvider.SAGEMAKER, InBoundaryProvider.BEDROCK], ids=["sagemaker", "bedrock"])
+def aws_stack(request: pytest.FixtureRequest, kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path,
+              monkeypatch: pytest.MonkeyPatch, shared_embedder: Any, shared_phi_detector: Any
+              ) -> Iterator[tuple[QueryStack, str]]:
+    """The in-boundary model on SageMaker or Bedrock (real boto3 clients sent to the stub), with one granted
+    alternate: an endpoint name or a model id."""
+    provider: InBoundaryProvider = request.param
+    alternate = ALTERNATES[provider]
+    with query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
+                     detector=shared_phi_detector, routing_mode=RoutingMode.LOCAL_ONLY, in_boundary_provider=provider,
+                     settings_overrides={"in_boundary_alternates": f" {alternate} ,"}) as opened:
+        yield opened, alternate
+
+
+ALTERNATES = {InBoundaryProvider.SAGEMAKER: "llama-3-3-70b-endpoint",
+              InBoundaryProvider.BEDROCK: "meta.llama3-3-70b-instruct-v1:0"}
+
+
+def test_admin_switches_the_sagemaker_or_bedrock_model_for_the_next_question(
+        aws_stack: tuple[QueryStack, str]) -> None:
+    stack, alternate = aws_stack
+    first = stack.ask(QUESTION)
+    assert first.metadata.model == SAGEMAKER_MODEL  # the deployment's own (both adapters label it so)
+    deployed_path = stack.sagemaker.raw_requests[-1].path
+    assert SAGEMAKER_ENDPOINT in deployed_path or quote(BEDROCK_MODEL_ID) in deployed_path
+
+    status, saved = admin_call("PATCH", "/v1/admin/config", {"models": {"in_boundary": {"model": alternate}}})
+    after = stack.ask(QUESTION)
+
+    assert status == 200 and saved["config"]["models"]["in_boundary"]["model"] == alternate
+    assert after.metadata.model == alternate and after.citations  # asked by its new id, without a restart
+    assert quote(alternate) in stack.sagemaker.raw_requests[-1].path and len(stack.cloud.requests) == 0
+    status, _ = admin_call("PATCH", "/v1/admin/config", {"models": {"in_boundary": {"model": "deployment"}}})
+    assert status == 200 and stack.ask(QUESTION).metadata.model == SAGEMAKER_MODEL
+
+
+@pytest.mark.parametrize(("model", "problem"), [
+    (None, "is not one of this deployment's in-boundary models"),  # well formed, not granted
+    ("not an id!", "is not a"),
+])
+def test_admin_in_boundary_model_outside_the_deployments_choices_is_a_422_naming_the_field(
+        aws_stack: tuple[QueryStack, str], model: str | None, problem: str) -> None:
+    stack, alternate = aws_stack
+    model = model or ("meta.some-other-model-v1:0" if "." in alternate else "some-other-endpoint")
+
+    status, body = admin_call("PATCH", "/v1/admin/config", {"models": {"in_boundary": {"model": model}}})
+
+    assert status == 422
+    [detail] = body["error"]["details"]
+    assert detail["field"] == "models.in_boundary.model" and problem in detail["problem"]
+    assert alternate in detail["problem"] or "not a" in detail["problem"]  # the choices are named
+    assert admin_call("GET", "/v1/admin/config")[1]["version"] == 0  # nothing saved

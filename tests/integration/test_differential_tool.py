@@ -5,6 +5,7 @@ cloud model receive nothing (a failed PHI check counts as PHI)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,9 +16,12 @@ import pytest
 from tests.stubs.openai_stub import OpenAIStub, StubReply
 from tests.stubs.query_stack import CrashingDetector, close
 from tests.support.pubmed_stub import PubMedStub
+from voiceassist.access import Caller as AdminCaller
+from voiceassist.access import Role
 from voiceassist.adapters.openai.chat import OpenAIChatModel
+from voiceassist.admin.ledger import month_of
 from voiceassist.composition import Dependencies
-from voiceassist.models import Chunk, DocumentMetadata, SourceType, ToolCall, ToolResult
+from voiceassist.models import Chunk, DocumentMetadata, SourceType, ToolCall, ToolResult, utc_now
 from voiceassist.phi import FailClosedDetector
 from voiceassist.settings import Settings
 from voiceassist.tools.catalogue import default_registry
@@ -159,3 +163,25 @@ def test_parse_keeps_the_ranked_lines_and_only_citations_of_real_excerpts() -> N
 
     assert [(d.rank, d.diagnosis, d.reason, d.citations) for d in parsed] == [
         (1, "Sepsis", "hypotension", [1]), (2, "Viral illness", "", [])]
+
+
+def test_the_differential_model_call_is_billed_to_the_caller_without_the_presentation(stack: Stack) -> None:
+    result = stack.call(presentation=CLEAN)
+
+    assert result.status == 200
+    users = stack.deps.billing.users(month_of(utc_now()))
+    spend = users[USER]
+    assert (spend.calls, spend.prompt_tokens, spend.completion_tokens) == (1, 100, 20)  # the stub's token counts
+    rows = stack.deps._sqlite.query("SELECT * FROM billing_events")  # type: ignore[attr-defined]
+    assert [(row[1], row[6], row[7]) for row in rows] == [(USER, "llama-3.1-8b", 1)]  # user, model, in boundary
+    assert "cough" not in json.dumps(rows).lower()  # the principal and the model, never the presentation
+
+
+def test_the_differential_uses_the_admin_configurations_in_boundary_model(stack: Stack) -> None:
+    admin = AdminCaller(user_id="admin-1", roles=frozenset({Role.ADMIN}))
+    stack.deps.config_store.patch({"models": {"in_boundary": {"model": "llama-3.3-70b"}}}, admin, stack.deps.audit)
+
+    result = stack.call(presentation=CLEAN)
+
+    assert result.status == 200 and stack.local.requests[-1]["model"] == "llama-3.3-70b"
+    assert stack.cloud.requests == []

@@ -229,9 +229,10 @@ def query_stack(seed_dir: Path, work_dir: Path, monkeypatch: pytest.MonkeyPatch,
                 routing_mode: RoutingMode = RoutingMode.HYBRID, search_down: bool = False,
                 pubmed_faults: dict[str, list[StubResponse]] | None = None,
                 clinical_context: str | None = CLINICAL_CONTEXT,
-                in_boundary_provider: InBoundaryProvider = InBoundaryProvider.SAGEMAKER) -> Iterator[QueryStack]:
+                in_boundary_provider: InBoundaryProvider = InBoundaryProvider.SAGEMAKER,
+                settings_overrides: dict[str, Any] | None = None) -> Iterator[QueryStack]:
     """A fresh copy of the seeded data, both stub model servers, the PubMed stub (faults played per route
-    first), the real pipeline; installed process-wide."""
+    first), the real pipeline; installed process-wide. `settings_overrides`: more Settings fields."""
     data_dir = work_dir / "data"
     shutil.copytree(seed_dir, data_dir)
     with ExitStack() as stack:
@@ -250,7 +251,8 @@ def query_stack(seed_dir: Path, work_dir: Path, monkeypatch: pytest.MonkeyPatch,
                             openai_api_key="sk-test-not-a-key", sagemaker_endpoint=SAGEMAKER_ENDPOINT,
                             routing_mode=routing_mode, pubmed_base_url=pubmed.base_url,
                             pubmed_budget_seconds=PUBMED_BUDGET_S, pubmed_requests_per_second=10,
-                            in_boundary_provider=in_boundary_provider, bedrock_model_id=BEDROCK_MODEL_ID)
+                            in_boundary_provider=in_boundary_provider, bedrock_model_id=BEDROCK_MODEL_ID,
+                            **(settings_overrides or {}))
         deps = Dependencies(settings)
         deps.embedder, deps.phi_detector = embedder, detector  # type: ignore[misc]
         deps.pipelines = runner  # type: ignore[misc]

@@ -5,6 +5,7 @@ defaults follow the settings."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,10 +24,20 @@ from voiceassist.admin.config import (
 from voiceassist.admin.config_store import ConfigStore
 from voiceassist.composition import Dependencies, phi_detectors
 from voiceassist.errors import StoreUnavailable
-from voiceassist.models import PhiResult, QueryRequest, RoutingMode, SourceName, SourcePreferences
-from voiceassist.query import planning
+from voiceassist.models import (
+    ChatCompletion,
+    PhiResult,
+    QueryRequest,
+    RoutingMode,
+    SourceName,
+    SourcePreferences,
+    ToolCall,
+)
+from voiceassist.query import answering, planning
+from voiceassist.query.routing import NoModelAvailable
 from voiceassist.query.state import QueryState
 from voiceassist.settings import PhiMode, Settings
+from voiceassist.tools.executor import Caller as ExecutorCaller
 
 ADMIN = Caller(user_id="admin-1", roles=frozenset({Role.ADMIN}))
 
@@ -135,3 +146,46 @@ def test_admin_config_a_down_store_keeps_the_last_known_version_or_the_defaults(
 
     assert warm.current().version == 1 and warm.config.routing_mode is RoutingMode.LOCAL_ONLY  # the last it read
     assert cold.current().version == 0 and cold.config == defaults  # never read one: the settings' defaults
+
+
+class RecordingCloudModel:
+    """A cloud model that answers every call (ports.ChatModel), counting them."""
+
+    name, in_boundary = "gpt-4o-mini", False
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, messages: Any, *, max_tokens: int = 700, temperature: float = 0.1) -> ChatCompletion:
+        self.calls += 1
+        return ChatCompletion(text="From the reference [1].", model=self.name)
+
+
+def test_admin_config_phi_mode_applies_at_the_egress_guard_and_the_tool_argument_check(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The deployment detects strictly (every text has PHI here), the configuration leniently (none): every check
+    of a question or a tool call follows the configuration, not only Detect PHI."""
+    monkeypatch.setattr(phi_detectors, "build_detector", lambda settings: ModeDetector(settings.phi_mode))
+    deps = Dependencies(Settings(data_dir=tmp_path, offer_tools=False))
+    cloud = RecordingCloudModel()
+    deps.cloud_chat, deps.local_chat = cloud, None  # type: ignore[misc]
+    lenient = defaults_from(deps.settings).model_copy(update={"phi_mode": PhiMode.LENIENT})
+    question = QueryRequest(query="What is the metformin dose for eGFR 40?")
+
+    def answer(config: AdminConfig | None) -> QueryState:
+        state = QueryState(user_id="u", request=question, config=config, memory="Patient facts stated: eGFR 40.",
+                           phi=PhiResult(contains_phi=False, redacted_text=question.query))
+        return answering.generate(deps.query, state, tier="primary")
+
+    with pytest.raises(NoModelAvailable):  # as deployed: the egress guard finds PHI in the memory it re-checks
+        answer(None)
+    assert cloud.calls == 0
+    assert answer(lenient).answer == "From the reference [1]." and cloud.calls == 1  # the configured mode's guard
+
+    def pubmed_search() -> str | None:
+        call = ToolCall(name="search_pubmed", arguments={"query": "metformin dose in renal impairment"})
+        return deps.tool_executor.execute(call, ExecutorCaller(user_id="u")).error
+
+    assert pubmed_search() == "phi_refused"  # the deployment's strict mode finds PHI in the argument
+    deps.config_store.patch({"phi_mode": "lenient"}, ADMIN, deps.audit)
+    assert pubmed_search() != "phi_refused"  # the next call's argument check follows the configuration

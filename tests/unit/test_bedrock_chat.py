@@ -293,3 +293,22 @@ def test_llama_streams_a_request_without_tools(client: Any) -> None:
 ])
 def test_streaming_tool_use_follows_bedrock_s_feature_table(model_id: str, streams: bool) -> None:
     assert BedrockChatModel(model_id, client=object()).streams_tool_use is streams
+
+
+def test_with_model_asks_the_configured_model_on_the_same_client_and_prices_it(client: Any,
+                                                                               stubber: Stubber) -> None:
+    stubber.add_response("converse", _reply({"text": "Atorvastatin [1]."}), {
+        "modelId": "meta.llama3-1-8b-instruct-v1:0",
+        "messages": [{"role": "user", "content": [{"text": "statin choice?"}]}],
+        "inferenceConfig": {"maxTokens": 300, "temperature": 0.0},
+    })
+    model = BedrockChatModel(MODEL_ID, client=client)
+
+    switched = model.with_model("meta.llama3-1-8b-instruct-v1:0")
+    completion = switched.complete([ChatMessage(role="user", content="statin choice?")], max_tokens=300,
+                                   temperature=0.0)
+
+    assert completion.model == "meta.llama3-1-8b-instruct-v1:0" and switched.in_boundary
+    assert completion.usage.cost_usd == pytest.approx(55 * 0.22 / 1_000_000)  # priced as the model asked
+    assert switched is model.with_model("meta.llama3-1-8b-instruct-v1:0") and model.with_model(MODEL_ID) is model
+    assert model.with_model(STREAMING_TOOLS_MODEL_ID).streams_tool_use and not model.streams_tool_use

@@ -302,3 +302,18 @@ def test_stream_completion_asks_again_without_stream_options_when_an_older_conta
     assert completion.text == "Answer [1]." and received == ["Answer [1]."]
     assert ["stream_options" in body for body in sent] == [True, False]
     assert all(body["stream"] is True for body in sent)
+
+
+def test_with_model_invokes_the_configured_endpoint_on_the_same_client(client: Any, stubber: Stubber) -> None:
+    stubber.add_response("invoke_endpoint", chat_response("Up to 2,000 mg per day [1]."), {
+        "EndpointName": "voiceassist-llama-3-3-70b", "ContentType": "application/json",
+        "Accept": "application/json", "Body": JsonBody({
+            "messages": [m.model_dump(include={"role", "content"}) for m in MESSAGES], "max_tokens": 300,
+            "temperature": 0.0})})
+    model = SageMakerChatModel(ENDPOINT, client=client)
+
+    switched = model.with_model("voiceassist-llama-3-3-70b")
+    completion = switched.complete(MESSAGES, max_tokens=300, temperature=0.0)
+
+    assert completion.model == "voiceassist-llama-3-3-70b" and switched.in_boundary  # labelled by its endpoint
+    assert switched is model.with_model("voiceassist-llama-3-3-70b") and model.with_model(ENDPOINT) is model

@@ -90,7 +90,8 @@ def _deps(stores: Dependencies, settings: Settings) -> SimpleNamespace:
     return SimpleNamespace(settings=settings, state=stores.state, sessions=stores.sessions,
                            field_cipher=stores.field_cipher, phi_detector=CleanDetector(),
                            summary_chat=built.summary_chat, local_chat=built.local_chat, cloud_chat=built.cloud_chat,
-                           admin_config=defaults_from(settings))
+                           admin_config=defaults_from(settings), phi_detector_for=lambda _mode: CleanDetector(),
+                           cost_gate=stores.cost_gate, billing=stores.billing)
 
 
 def _converse(deps: Any, *, phi: bool = True) -> tuple[memory.Memory | None, list[summary.Summary]]:
@@ -108,7 +109,8 @@ def _converse(deps: Any, *, phi: bool = True) -> tuple[memory.Memory | None, lis
         for question, answer in TURNS:
             deps.sessions.add_message(Message(session_id="ses_aws", role="user", content=question))
             deps.sessions.add_message(Message(session_id="ses_aws", role="assistant", content=answer))
-            kept = memory.update(deps, "ses_aws", question=question, phi=phi, window=window, recent=HISTORY_MESSAGES)
+            kept = memory.update(deps, "ses_aws", user_id="u1", question=question, phi=phi, window=window,
+                                     recent=HISTORY_MESSAGES)
     return kept, written
 
 

@@ -15,7 +15,7 @@ from aws_lambda_powertools.event_handler.openapi.params import Body, Query
 from pydantic import BaseModel, Field
 
 from routes.identity import admin
-from voiceassist.admin.config import AdminConfig, ConfigVersion, CostLimits, Deployment
+from voiceassist.admin.config import AdminConfig, ConfigVersion, CostLimits, Deployment, in_boundary_choice
 from voiceassist.admin.ledger import CostAlert, Spend, month_of
 from voiceassist.composition import dependencies
 from voiceassist.models import utc_now
@@ -41,7 +41,7 @@ class BillingReport(BaseModel):
 def _deployment() -> Deployment:
     deps = dependencies()
     return Deployment(known_tools=[d.name for d in deps.tool_registry.definitions()],
-                      in_boundary_renamable=hasattr(deps.local_chat, "with_model"),
+                      in_boundary=in_boundary_choice(deps.settings),
                       phi_detection_off=deps.settings.phi_mode is PhiMode.OFF)
 
 

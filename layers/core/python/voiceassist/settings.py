@@ -34,6 +34,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_EVIDENCE_THRESHOLD,
     ENV_FUSION,
     ENV_IDEMPOTENCY_TABLE,
+    ENV_IN_BOUNDARY_ALTERNATES,
     ENV_IN_BOUNDARY_PROVIDER,
     ENV_INGEST_STATE_MACHINE_ARN,
     ENV_JOB_LEASE_SECONDS,
@@ -149,6 +150,8 @@ class Settings(BaseModel):
     # None: SageMaker when sagemaker_endpoint is set, else the OpenAI-compatible local server (if any).
     in_boundary_provider: InBoundaryProvider | None = None
     bedrock_model_id: str | None = None  # a model id or a system inference profile id
+    # other endpoint names (SageMaker) or model ids (Bedrock) the admin configuration may choose, comma-separated
+    in_boundary_alternates: str = ""
 
     routing_mode: RoutingMode = RoutingMode.HYBRID
     offer_tools: bool = True  # offer a model that takes tool calls the tools on every question (docs/tools.md)
@@ -291,6 +294,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_DATA_KEY_ID: "data_key_id",
     ENV_IN_BOUNDARY_PROVIDER: "in_boundary_provider",
     ENV_BEDROCK_MODEL_ID: "bedrock_model_id",
+    ENV_IN_BOUNDARY_ALTERNATES: "in_boundary_alternates",
     ENV_TOOL_RUNNER_FUNCTION: "tool_runner_function",
     ENV_PHI_DETECTOR_FUNCTION: "phi_detector_function",
     ENV_OFFER_TOOLS: "offer_tools",

@@ -8,6 +8,7 @@ question with PHI outside the boundary.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,11 +18,18 @@ from pydantic import Field, ValidationError
 
 from voiceassist.errors import InvalidInput
 from voiceassist.models import MAX_SOURCES, Model, RoutingMode, SourceName, SourcePreferences, utc_now
-from voiceassist.settings import PhiMode, Settings
+from voiceassist.settings import InBoundaryProvider, PhiMode, Settings
 
 # A route's model answers first; its fallback is tried when it fails (then the extractive composer, always).
 Fallback = Literal["in_boundary", "cloud", "extractive"]
 IN_BOUNDARY_DEFAULT = "deployment"  # the in-boundary model the deployment configured (SageMaker, Bedrock, ...)
+InBoundaryKind = Literal["server", "sagemaker", "bedrock"]  # an OpenAI-compatible server, or an AWS service
+# What each AWS service takes as the model's id: SageMaker's EndpointName pattern (its API reference); Bedrock
+# model and system inference profile ids (infra/config.py BedrockModelConfig.model_id, the same shape).
+ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
+    "sagemaker": (re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"), "a SageMaker endpoint name"),
+    "bedrock": (re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?$"), "a Bedrock model id"),
+}
 
 
 class ModelRoute(Model):
@@ -87,9 +95,36 @@ class InvalidConfiguration(InvalidInput):
         self.details = details
 
 
+@dataclass(frozen=True)
+class InBoundaryChoice:
+    """The deployment's in-boundary model: its provider (None: there is none), its own id, and the ids an admin may
+    choose (None: any model name, an OpenAI-compatible server's)."""
+
+    provider: InBoundaryKind | None
+    model: str | None
+    choices: tuple[str, ...] | None
+
+
+def in_boundary_choice(settings: Settings) -> InBoundaryChoice:
+    """Which in-boundary model the deployment runs, and which ids the admin configuration may switch it to: any
+    model name on an OpenAI-compatible server; on SageMaker and Bedrock the deployment's own endpoint or model and
+    its listed alternates (VOICEASSIST_IN_BOUNDARY_ALTERNATES: only those are granted to the functions)."""
+    alternates = [a.strip() for a in settings.in_boundary_alternates.split(",") if a.strip()]
+    if settings.in_boundary_provider is InBoundaryProvider.BEDROCK and settings.bedrock_model_id:
+        own = settings.bedrock_model_id
+        return InBoundaryChoice("bedrock", own, tuple(dict.fromkeys([own, *alternates])))
+    if settings.sagemaker_endpoint:
+        own = settings.sagemaker_endpoint
+        return InBoundaryChoice("sagemaker", own, tuple(dict.fromkeys([own, *alternates])))
+    if settings.local_chat_base_url:
+        return InBoundaryChoice("server", settings.local_chat_model, None)
+    return InBoundaryChoice(None, None, ())
+
+
 def defaults_from(settings: Settings) -> AdminConfig:
     """The configuration the deployment's settings describe (version 0)."""
-    in_boundary = settings.local_chat_model if settings.local_chat_base_url else IN_BOUNDARY_DEFAULT
+    choice = in_boundary_choice(settings)
+    in_boundary = choice.model if choice.provider == "server" and choice.model else IN_BOUNDARY_DEFAULT
     return AdminConfig(
         routing_mode=settings.routing_mode, phi_mode=settings.phi_mode, offer_tools=settings.offer_tools,
         models=ModelRoutes(cloud=ModelRoute(model=settings.openai_model, fallback="in_boundary"),
@@ -98,26 +133,40 @@ def defaults_from(settings: Settings) -> AdminConfig:
 
 @dataclass(frozen=True)
 class Deployment:
-    """What a configuration is checked against: the tools that exist, whether the in-boundary model can be asked
-    for another id (an OpenAI-compatible server can; a SageMaker endpoint or Bedrock model is infra's), and
-    whether the deployment itself turned PHI detection off (only then may a configuration keep it off)."""
+    """What a configuration is checked against: the tools that exist, which in-boundary models an admin may choose
+    (in_boundary_choice: any name on an OpenAI-compatible server; on SageMaker or Bedrock the deployment's own and
+    its granted alternates), and whether the deployment itself turned PHI detection off (only then may a
+    configuration keep it off)."""
 
     known_tools: Collection[str] | None = None
-    in_boundary_renamable: bool = True
+    in_boundary: InBoundaryChoice = InBoundaryChoice("server", None, None)
     phi_detection_off: bool = False  # the deployment itself runs without PHI detection (VOICEASSIST_PHI_MODE=off)
 
 
 ANY_DEPLOYMENT = Deployment()  # no deployment facts: only the PHI boundary and the shapes are checked
 
 
+def in_boundary_problem(model: str, choice: InBoundaryChoice) -> str | None:
+    """Why `model` cannot be the in-boundary route's model id in this deployment (None: it can)."""
+    if model == IN_BOUNDARY_DEFAULT or (choice.provider is not None and choice.choices is None):
+        return None
+    if choice.provider is None:
+        return f"this deployment has no in-boundary model to switch; keep {IN_BOUNDARY_DEFAULT!r}"
+    shape, what = ID_SHAPES[choice.provider]
+    if not shape.match(model):
+        return f"{model!r} is not {what}"
+    if model not in (choice.choices or ()):
+        return (f"{model!r} is not one of this deployment's in-boundary models ({', '.join(choice.choices or ())}, "
+                f"or {IN_BOUNDARY_DEFAULT!r}); another needs granting first (cdk.json llm.alternates)")
+    return None
+
+
 def boundary_problems(config: AdminConfig, deployment: Deployment = ANY_DEPLOYMENT) -> list[dict[str, str]]:
     """What makes a configuration unsafe or meaningless, field by field (empty: none)."""
     problems: list[dict[str, str]] = []
     known_tools = deployment.known_tools
-    if not deployment.in_boundary_renamable and config.models.in_boundary.model != IN_BOUNDARY_DEFAULT:
-        problems.append({"field": "models.in_boundary.model", "problem": (
-            f"this deployment's in-boundary model is its SageMaker endpoint or Bedrock model (cdk.json); keep "
-            f"{IN_BOUNDARY_DEFAULT!r}")})
+    if problem := in_boundary_problem(config.models.in_boundary.model, deployment.in_boundary):
+        problems.append({"field": "models.in_boundary.model", "problem": problem})
     if config.models.in_boundary.fallback == "cloud":
         problems.append({"field": "models.in_boundary.fallback", "problem": (
             "the in-boundary route answers questions with PHI, so its fallback cannot be the cloud model; use "

@@ -212,8 +212,9 @@ class Dependencies:
 
     def phi_detector_for(self, mode: PhiMode) -> PhiDetector:
         """The detector in `mode` (the admin configuration's PHI mode): the deployment's own when the modes agree,
-        else one built for that mode on first use."""
-        if mode is self.settings.phi_mode:
+        else one built for that mode on first use. Never off unless the deployment itself is (what validation
+        allows, admin/config.boundary_problems): a stored "off" elsewhere gets the deployment's detector."""
+        if mode is self.settings.phi_mode or mode is PhiMode.OFF:
             return self.phi_detector
         with self._lock:
             built = self.__dict__.setdefault("_phi_detectors", {})
@@ -222,6 +223,11 @@ class Dependencies:
 
                 built[mode] = build_detector(self.settings.model_copy(update={"phi_mode": mode}))
             return built[mode]  # type: ignore[no-any-return]
+
+    def configured_phi_detector(self) -> PhiDetector:
+        """The detector in the PHI mode configured now (outside a question's run, which keeps its own): the tools'
+        argument checks and egress checks, the session summary's."""
+        return self.phi_detector_for(self.admin_config.phi_mode)
 
     @cached_property
     def cloud_chat(self) -> ChatModel | None:
@@ -270,7 +276,7 @@ class Dependencies:
         from voiceassist.tools.executor import DeferredDetector, ToolExecutor
         from voiceassist.tools.registry import ToolEnvironment
 
-        detector = DeferredDetector(lambda: self.phi_detector)
+        detector = DeferredDetector(self.configured_phi_detector)  # the admin configuration's mode, per call
         options: dict[str, Any] = {"env": ToolEnvironment(ctx=self.query), "detector": detector,
                                    "limiter": self.rate_limiter, "actions": PendingActions(self.state),
                                    "audit": self.audit, "metrics": self.metrics,

@@ -28,12 +28,12 @@ def workspace_tools(deps: Dependencies) -> list[Tool]:
         from voiceassist.tools.files import file_tools
 
         tools += file_tools(workspace, ingest=lambda name, data, meta: _ingest(deps, name, data, meta),
-                            detector=lambda: deps.phi_detector)
+                            detector=deps.configured_phi_detector)
     provider = build_web_search(deps)
     if provider is not None:
         from voiceassist.tools.web_search import web_search_tools
 
-        tools += web_search_tools(provider, detector=lambda: deps.phi_detector)
+        tools += web_search_tools(provider, detector=deps.configured_phi_detector)
     return tools
 
 

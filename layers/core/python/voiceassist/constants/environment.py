@@ -128,6 +128,9 @@ ENV_OFFER_TOOLS = "VOICEASSIST_OFFER_TOOLS"  # false: no model is offered tools 
 ENV_IN_BOUNDARY_PROVIDER = "VOICEASSIST_IN_BOUNDARY_PROVIDER"
 # A Bedrock model id or a system inference profile id (e.g. us.meta.llama3-1-8b-instruct-v1:0).
 ENV_BEDROCK_MODEL_ID = "VOICEASSIST_BEDROCK_MODEL_ID"
+# The other in-boundary models an admin may switch to (/v1/admin/config, models.in_boundary.model), comma-separated:
+# SageMaker endpoint names or Bedrock model ids, as the provider; infra grants each (cdk.json llm.alternates).
+ENV_IN_BOUNDARY_ALTERNATES = "VOICEASSIST_IN_BOUNDARY_ALTERNATES"
 
 
 class InBoundaryProvider(StrEnum):

@@ -23,10 +23,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from voiceassist import invocation
+from voiceassist.admin.billing import Metering
 from voiceassist.conversation import context, summary
 from voiceassist.conversation.facts import Facts, extract, merge
 from voiceassist.models import Message, Session
 from voiceassist.observability import log_failure, logger
+from voiceassist.query.model_plan import configured_model
 from voiceassist.settings import RoutingMode, Runtime
 
 if TYPE_CHECKING:
@@ -47,16 +49,20 @@ class Memory:
     summary_by: str = ""  # "extractive" or the model's name
     phi: bool = False  # a turn of the session had PHI or could not be checked: only in-boundary models summarize
     summary_through: str = ""  # when the last message folded into the summary was written
+    # the cost limit's warning when it kept the cloud model from this turn's summary: the next answer, which reads
+    # the summary, carries it (conversation/orchestrator.py); cleared by the next update
+    summary_capped: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return {"facts": self.facts.to_dict(), "summary": self.summary, "summary_by": self.summary_by,
-                "phi": self.phi, "summary_through": self.summary_through}
+                "phi": self.phi, "summary_through": self.summary_through, "summary_capped": self.summary_capped}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Memory:
         return cls(facts=Facts.from_dict(data.get("facts")), summary=str(data.get("summary", "")),
                    summary_by=str(data.get("summary_by", "")), phi=bool(data.get("phi", False)),
-                   summary_through=str(data.get("summary_through", "")))
+                   summary_through=str(data.get("summary_through", "")),
+                   summary_capped=str(data.get("summary_capped", "")))
 
 
 def load(deps: Dependencies, session_id: str) -> Memory:
@@ -88,17 +94,19 @@ def _load(deps: Dependencies, session_id: str) -> tuple[Memory, int]:
         return Memory(), version
 
 
-def update(deps: Dependencies, session_id: str, *, question: str, phi: bool, window: Window, recent: int
-           ) -> Memory | None:
+def update(deps: Dependencies, session_id: str, *, user_id: str, question: str, phi: bool, window: Window,
+           recent: int) -> Memory | None:
     """Add the facts `question` states (as the user asked it, before any rewrite, so that a topic inherited
     from the history never becomes a fact of the patient), fold the turns that left the window into the
-    summary, and store the memory sealed."""
+    summary (a model's call billed to `user_id`, the asking principal, under the cost limits), and store the
+    memory sealed."""
     try:
         memory, version = _load(deps, session_id)
         messages = deps.sessions.messages(session_id, limit=recent + SPAN)
         memory.phi = memory.phi or phi
         memory.facts = merge(memory.facts, extract(question))
-        _roll_summary(deps, memory, messages, window=window, recent=recent)
+        memory.summary_capped = ""
+        _roll_summary(deps, memory, messages, window=window, recent=recent, user_id=user_id)
         sealed = deps.field_cipher.encrypt(json.dumps(memory.to_dict()), context=session_id)
         deps.state.put(MEMORY_KEY.format(session_id=session_id), {"sealed": sealed}, expected_version=version,
                        ttl_seconds=MEMORY_TTL_SECONDS)
@@ -120,7 +128,7 @@ def forget(deps: Dependencies, session_id: str) -> None:
 
 
 def _roll_summary(deps: Dependencies, memory: Memory, messages: Sequence[Message], *, window: Window,
-                  recent: int) -> None:
+                  recent: int, user_id: str) -> None:
     """The turns older than the window (the last `recent` messages cut to the window's tokens) that the summary
     has not folded in yet join it."""
     turns = [context.Turn(m.role, m.content) for m in messages[-recent:]]
@@ -129,26 +137,31 @@ def _roll_summary(deps: Dependencies, memory: Memory, messages: Sequence[Message
     fresh = _after(older, memory.summary_through)
     if not fresh:
         return
+    config = deps.admin_config
     written = summary.summarize(memory.summary, [context.Turn(m.role, m.content) for m in fresh],
-                                models=_models(deps), session_phi=memory.phi, detector=lambda: deps.phi_detector,
-                                local_only=deps.admin_config.routing_mode is RoutingMode.LOCAL_ONLY,
-                                time_bound=_time_bound(deps))
+                                models=_models(deps), session_phi=memory.phi,
+                                detector=lambda: deps.phi_detector_for(config.phi_mode),
+                                local_only=config.routing_mode is RoutingMode.LOCAL_ONLY,
+                                time_bound=_time_bound(deps), metering=Metering(deps.cost_gate(config), user_id))
     if written.by == summary.EXTRACTIVE:
         logger.info("the session summary is extractive", extra={"summary_reason": written.reason})
-    memory.summary, memory.summary_by = written.text, written.by
+    memory.summary, memory.summary_by, memory.summary_capped = written.text, written.by, written.capped
     memory.summary_through = _stamp(fresh[-1])
 
 
 def _models(deps: Dependencies) -> list[Any]:
-    """Locally the in-boundary model first (it may see anything), then the cloud model; one that cannot be built
-    (not configured, or not shipped with this function) is skipped. On AWS the in-boundary model only, its own
-    instance with the summary's short time-out (Dependencies.summary_chat): the functions that run the
-    orchestrator (api, stream) may invoke it and hold no cloud model key (constants/functions.py)."""
+    """Locally the in-boundary model first (it may see anything), then the cloud model, each under the admin
+    configuration's model id; one that cannot be built (not configured, or not shipped with this function) is
+    skipped. On AWS the in-boundary model only, its own instance with the summary's short time-out
+    (Dependencies.summary_chat): the functions that run the orchestrator (api, stream) may invoke it and hold no
+    cloud model key (constants/functions.py)."""
     names = ("local_chat", "cloud_chat") if deps.settings.runtime is Runtime.LOCAL else ("summary_chat",)
+    routes = deps.admin_config.models
     models = []
     for name in names:
-        try:
-            models.append(getattr(deps, name))
+        try:  # under the admin configuration's model id, as the answer's (query/model_plan.py)
+            route = routes.cloud if name == "cloud_chat" else routes.in_boundary
+            models.append(configured_model(getattr(deps, name), route.model))
         except Exception as exc:
             log_failure(f"no {name} for the summary", exc)
     if deps.settings.runtime is not Runtime.LOCAL:

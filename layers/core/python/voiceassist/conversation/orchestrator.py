@@ -47,6 +47,8 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
                                   history=[f"{t.role}: {t.text}" for t in history or []],
                                   memory=prepared.for_prompt())
         response.metadata.context = prepared.describe(asked.query, response)
+        if prepared.kept and prepared.kept.summary_capped not in ("", *response.metadata.warnings):
+            response.metadata.warnings.append(prepared.kept.summary_capped)  # the summary this answer read
         _remember_clarification(deps, asked, response)
         _remember_evidence(deps, asked, response)
     except Exception as exc:  # the caller maps it (REST: routes/errors.py) and logs it once
@@ -56,7 +58,7 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
         emit(item)
     # After the answer has gone out: a summary written by a model takes seconds, which a streaming client
     # should not wait for (best effort, never raises; REST returns when it is done).
-    _remember_memory(deps, asked, response, question=request.query)
+    _remember_memory(deps, asked, response, question=request.query, user_id=user_id)
     return response
 
 
@@ -173,12 +175,13 @@ def _own_session(deps: Dependencies, session_id: str, user_id: str) -> Session |
     return session if session.user_id == user_id else None
 
 
-def _remember_memory(deps: Dependencies, request: QueryRequest, response: QueryResponse, *, question: str) -> None:
+def _remember_memory(deps: Dependencies, request: QueryRequest, response: QueryResponse, *, question: str,
+                     user_id: str) -> None:
     """Read the question as asked into the session's facts, and the turns the window no longer holds into its
-    summary (conversation/memory.py: sealed)."""
+    summary (conversation/memory.py: sealed; a summary model's call billed to `user_id`)."""
     if request.session_id:
-        memory.update(deps, request.session_id, question=question, phi=response.metadata.phi_detected,
-                      window=window, recent=HISTORY_MESSAGES)
+        memory.update(deps, request.session_id, user_id=user_id, question=question,
+                      phi=response.metadata.phi_detected, window=window, recent=HISTORY_MESSAGES)
 
 
 def _remember_clarification(deps: Dependencies, request: QueryRequest, response: QueryResponse) -> None:

@@ -9,7 +9,10 @@ SUMMARY_TOKENS. With a model configured, a model writes it instead, under the PH
   detector checks it now; no detector at hand, or a failed check, keeps it inside);
 - no eligible model, or a model that fails: the extractive summary;
 - with a time bound (on AWS: the invocation's time left, voiceassist.invocation), a model is called only when the
-  time left covers what the call may take; too little time left, or none known: the extractive summary.
+  time left covers what the call may take; too little time left, or none known: the extractive summary;
+- with a metering (admin.billing.Metering: the asking principal's), every model call is billed like an answer's,
+  and a model outside the boundary is not called at a monthly cost limit: the summary says so in `capped`, the
+  warning the next answer (which reads the summary) carries.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from voiceassist.admin.billing import Metering
 from voiceassist.conversation import context
 from voiceassist.errors import PhiBoundaryViolation
 from voiceassist.models import ChatMessage
@@ -43,6 +47,7 @@ class Summary:
     text: str
     by: str  # "extractive" or the model's name
     reason: str = ""  # why not a model, or which one
+    capped: str = ""  # the cost limit's warning when it kept a cloud model from writing it (user-visible)
 
 
 def extractive(previous: str, turns: Sequence[context.Turn], limit: int = SUMMARY_TOKENS) -> str:
@@ -83,16 +88,22 @@ class TimeBound:
 
 def summarize(previous: str, turns: Sequence[context.Turn], *, models: Sequence[ChatModel | None],
               session_phi: bool, detector: Callable[[], PhiDetector | None], local_only: bool = False,
-              time_bound: TimeBound | None = None) -> Summary:
-    """The new summary: by the first of `models` the PHI rules (and `time_bound`) allow, else extractively."""
+              time_bound: TimeBound | None = None, metering: Metering | None = None) -> Summary:
+    """The new summary: by the first of `models` the PHI rules, the cost limits (`metering`) and `time_bound`
+    allow, else extractively."""
     if not turns:
         return Summary(previous, EXTRACTIVE, "nothing new to summarize")
     text = _model_input(previous, turns)
     reasons: list[str] = []
+    capped = ""
     for model in (m for m in models if m is not None):
         allowed, reason = _may_see(model, text, session_phi=session_phi, detector=detector, local_only=local_only)
         if not allowed:
             reasons.append(f"{model.name}: {reason}")
+            continue
+        if metering is not None and (refusal := metering.refusal(model)):
+            capped = capped or refusal
+            reasons.append(f"{model.name}: the monthly cost limit")
             continue
         if time_bound is not None and (late := time_bound.refusal()):
             reasons.append(f"{model.name}: {late}")
@@ -104,10 +115,18 @@ def summarize(previous: str, turns: Sequence[context.Turn], *, models: Sequence[
             log_failure("the summary model failed; summarizing extractively", exc)
             reasons.append(f"{model.name}: failed ({type(exc).__name__})")
             continue
+        if metering is not None:
+            metering.record(model, reply)
         written = generation.truncate_to_tokens(reply.text.strip(), SUMMARY_TOKENS)
         if written:
-            return Summary(written, model.name, reason)
-    return Summary(extractive(previous, turns), EXTRACTIVE, "; ".join(reasons) or "no model is configured")
+            return Summary(written, model.name, reason, _capped(capped, f"{model.name} summarized them instead"))
+    return Summary(extractive(previous, turns), EXTRACTIVE, "; ".join(reasons) or "no model is configured",
+                   _capped(capped, "they were summarized extractively instead"))
+
+
+def _capped(refusal: str, fallback: str) -> str:
+    """The cost limit's warning about the earlier turns' summary (empty: no limit kept a model from it)."""
+    return f"About the summary of the earlier turns: {refusal.format(fallback=fallback)}" if refusal else ""
 
 
 def _may_see(model: ChatModel, text: str, *, session_phi: bool, detector: Callable[[], PhiDetector | None],

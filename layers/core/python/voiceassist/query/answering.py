@@ -27,7 +27,7 @@ from voiceassist.query import (
     terms,
 )
 from voiceassist.query.circuit_breaker import BreakerRegistry
-from voiceassist.query.state import QueryContext, QueryState, run_config, timed
+from voiceassist.query.state import QueryContext, QueryState, run_config, run_detector, timed
 
 EXTRACTIVE_MODEL = "extractive"
 DEGRADED_WARNING = ("No language model could answer, so this is an extractive answer: the most relevant "
@@ -119,8 +119,8 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
         context = session.clinical_context if session else None
         memory = state.memory  # the facts and summary of the conversation so far
         if plan.redacted:
-            context = ctx.phi_detector.detect(context).redacted_text if context else None
-            memory = ctx.phi_detector.detect(memory).redacted_text if memory else None
+            context = run_detector(ctx, state).detect(context).redacted_text if context else None
+            memory = run_detector(ctx, state).detect(memory).redacted_text if memory else None
         prompt = generation.build_prompt(question, _excerpts(state), clinical_context=context, history=history,
                                          memory=memory)
         # The egress guard re-checks what came from the user (question, context, memory, history) and what the tool
@@ -150,7 +150,7 @@ def generate(ctx: QueryContext, state: QueryState, *, tier: str, tools: ToolTurn
             result = routing.complete_with_fallbacks(
                 tier_models, prompt.messages, complete, breakers=BreakerRegistry(ctx.state),
                 retries=0,  # the state machine retries the primary tier once
-                egress_check=lambda _payload: phi.ensure_may_leave(user_text, detector=ctx.phi_detector,
+                egress_check=lambda _payload: phi.ensure_may_leave(user_text, detector=run_detector(ctx, state),
                                                                   checked=checked))
         except routing.NoModelAvailable as exc:
             if tier == "primary" and _transient(exc):
@@ -248,7 +248,7 @@ def _remember(ctx: QueryContext, state: QueryState) -> None:
     """Add the exchange to the session, redacted: raw PHI never reaches a store."""
     if not state.request.session_id or not state.answer:
         return
-    answer = _without_question_phi(ctx.phi_detector.detect(state.answer).redacted_text, state)
+    answer = _without_question_phi(run_detector(ctx, state).detect(state.answer).redacted_text, state)
     try:
         ctx.sessions.add_message(Message(session_id=state.request.session_id, role="user", content=state.safe_text))
         ctx.sessions.add_message(Message(session_id=state.request.session_id, role="assistant", content=answer))

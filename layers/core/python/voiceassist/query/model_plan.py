@@ -31,8 +31,8 @@ def configured_models(ctx: QueryContext, state: QueryState, config: AdminConfig,
                       ) -> ConfiguredModels:
     """The two models under their configured ids; the cloud one only while the cost limits allow it (asked only
     when this question could reach it: not in local-only mode, nor with PHI in hybrid mode)."""
-    cloud = _named(ctx.cloud_chat, config.models.cloud.model)
-    local = _named(ctx.local_chat, config.models.in_boundary.model)
+    cloud = configured_model(ctx.cloud_chat, config.models.cloud.model)
+    local = configured_model(ctx.local_chat, config.models.in_boundary.model)
     reachable = config.routing_mode is RoutingMode.CLOUD_ONLY or (
         config.routing_mode is RoutingMode.HYBRID and not phi_detected)
     if cloud is None or cloud.in_boundary or not reachable:
@@ -42,7 +42,7 @@ def configured_models(ctx: QueryContext, state: QueryState, config: AdminConfig,
         return ConfiguredModels(cloud, local)
     fallback = local if config.models.cloud.fallback == "in_boundary" else None
     name = f"the in-boundary model ({fallback.name})" if fallback is not None else EXTRACTIVE_NAME
-    return ConfiguredModels(None, local, capped=refusal.format(fallback=name))
+    return ConfiguredModels(None, local, capped=refusal.format(fallback=f"{name} answered instead"))
 
 
 def plan_for(ctx: QueryContext, state: QueryState, phi_detected: bool) -> routing.RoutePlan:
@@ -74,8 +74,9 @@ def record_call(ctx: QueryContext, state: QueryState, generation: routing.Genera
         log_failure("could not record the model call's cost", exc, model=generation.model)
 
 
-def _named(model: ChatModel | None, name: str) -> ChatModel | None:
-    """The model under the configured id, where its adapter can ask for another (OpenAI-compatible servers)."""
+def configured_model(model: ChatModel | None, name: str) -> ChatModel | None:
+    """The model under the configured id (a model name on an OpenAI-compatible server, a SageMaker endpoint name,
+    a Bedrock model id: each adapter's `with_model`); IN_BOUNDARY_DEFAULT keeps the deployment's own."""
     rename = getattr(model, "with_model", None)
     if model is None or rename is None or name == IN_BOUNDARY_DEFAULT:
         return model

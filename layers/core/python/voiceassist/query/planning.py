@@ -13,7 +13,7 @@ from voiceassist.models import PhiResult, RoutingMode, SourceKind
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import ladder, planner, sources
-from voiceassist.query.state import QueryContext, QueryState, run_config, timed
+from voiceassist.query.state import QueryContext, QueryState, run_config, run_detector, timed
 from voiceassist.query.tool_route import route_to_tool
 from voiceassist.safety.question_screen import screen_question
 
@@ -29,7 +29,7 @@ OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only m
 
 
 def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
-    detector = ctx.phi_detector_for(run_config(ctx, state).phi_mode)  # the admin configuration's PHI mode
+    detector = run_detector(ctx, state)  # the admin configuration's PHI mode
     with timed(state, "detect_phi"):
         state.phi = detector.detect(state.request.query)
     if state.history:  # earlier messages a client sent with the question: the same rules as the question

@@ -156,6 +156,8 @@ class QueryContext(Protocol):
     def cloud_chat(self) -> ChatModel | None: ...  # never sees PHI
     @property
     def local_chat(self) -> ChatModel | None: ...  # in-boundary
+    @property
+    def admin_config(self) -> AdminConfig: ...  # the configuration in force now (outside a question's run)
     def cost_gate(self, config: AdminConfig) -> CostGate: ...  # the cost ledger under the config's limits
     def phi_detector_for(self, mode: PhiMode) -> PhiDetector: ...  # the admin configuration's PHI mode
     @property
@@ -167,6 +169,12 @@ class QueryContext(Protocol):
 def run_config(ctx: QueryContext, state: QueryState) -> AdminConfig:
     """The question's admin configuration: the one it arrived with, else the deployment's settings."""
     return state.config if state.config is not None else defaults_from(ctx.settings)
+
+
+def run_detector(ctx: QueryContext, state: QueryState) -> PhiDetector:
+    """The question's PHI detector: in its configuration's PHI mode, at every check (Detect PHI, the egress guard,
+    the redactions), so that no step checks with another mode than the one that routed the question."""
+    return ctx.phi_detector_for(run_config(ctx, state).phi_mode)
 
 
 @contextmanager

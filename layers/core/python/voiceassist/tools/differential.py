@@ -7,6 +7,10 @@ without one this tool refuses (503 `not_configured`), it never falls back to the
 searched only when the executor found no PHI in the turn (a failed check counts as PHI) and the egress policy,
 asked once more with this deployment's detector, lets the text go; otherwise the knowledge base alone is used
 and the result says so. This is decision support for a clinician, not a diagnosis.
+
+The model and the PHI detector are the admin configuration's (the in-boundary route's model id, the PHI mode), as
+the answer's; the call is billed to the caller (admin.billing.Metering). It is never capped: only models outside
+the boundary are, and this tool calls none.
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 from voiceassist import phi
+from voiceassist.admin.billing import Metering
 from voiceassist.errors import DependencyError, PhiBoundaryViolation, VoiceAssistError
 from voiceassist.models import ChatMessage, RiskLevel, SearchFilters, SearchHit, ToolCategory
 from voiceassist.phi.detection import failed_result
 from voiceassist.ports import ChatModel
 from voiceassist.query.citations import citation_snippet
+from voiceassist.query.model_plan import configured_model
 from voiceassist.tools.registry import ToolEnvironment, ToolOutput, define
 
 PUBMED = "pubmed"
@@ -30,6 +36,7 @@ PUBMED_TOP_K = 3
 RATE_LIMIT = 10  # calls per user per minute: each one is a model generation
 TIMEOUT_S = 20.0
 ANSWER_TOKENS = 700
+UNKNOWN_CALLER = "unknown"  # the billing event's principal when a caller has none (the executor always gives one)
 INSTRUCTIONS = (
     "You assist a clinician. From the numbered excerpts only, list the differential diagnosis for the "
     "presentation, most likely first, at most {n} lines, each exactly as: '<rank>. <diagnosis> - <one-sentence "
@@ -92,7 +99,7 @@ def _split_reason(text: str) -> tuple[str, str, str]:
 
 
 def _in_boundary_model(env: ToolEnvironment) -> ChatModel:
-    model = env.ctx.local_chat
+    model = configured_model(env.ctx.local_chat, env.ctx.admin_config.models.in_boundary.model)
     if model is None or not model.in_boundary:
         raise InBoundaryModelNotConfigured(
             "generate_differential_diagnosis needs the in-boundary model, and none is configured in this "
@@ -117,7 +124,7 @@ def _pubmed(env: ToolEnvironment, params: DifferentialParams) -> tuple[list[Sear
     if env.turn_has_phi:
         return [], "skipped: the presentation carries patient details (or could not be checked)"
     try:
-        checked = env.ctx.phi_detector.detect(params.presentation)
+        checked = env.ctx.phi_detector_for(env.ctx.admin_config.phi_mode).detect(params.presentation)
     except Exception as exc:  # noqa: BLE001 - a detector that fails counts as PHI (fail closed)
         checked = failed_result(f"PHI detector failed ({type(exc).__name__})")
     try:
@@ -150,6 +157,7 @@ def generate_differential_diagnosis(params: DifferentialParams, env: ToolEnviron
         completion = model.complete(_messages(params, hits), max_tokens=ANSWER_TOKENS, temperature=0.0)
     except Exception as exc:  # noqa: BLE001 - the model's own text may echo the presentation: ours only
         raise DifferentialFailed(f"the in-boundary model failed to answer ({type(exc).__name__})") from exc
+    Metering(env.ctx.cost_gate(env.ctx.admin_config), env.user_id or UNKNOWN_CALLER).record(model, completion)
     diagnoses = parse_differential(completion.text, excerpts=len(hits), limit=params.max_diagnoses)
     lines = [f"{d.rank}. {d.diagnosis}" + (f" - {d.reason}" if d.reason else "")
              + "".join(f" [{n}]" for n in d.citations) for d in diagnoses]

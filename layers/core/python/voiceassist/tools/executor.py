@@ -216,20 +216,19 @@ class ToolExecutor:
 
 
 class DeferredDetector:
-    """The detector built on first use: a tool call with no string argument never loads Presidio, and a
+    """The detector asked for at each check (`build` returns the one in the PHI mode configured now; the
+    composition root keeps each built): a tool call with no string argument never loads Presidio, and a
     function that does not ship it (ImportError) fails closed instead of failing every call."""
 
     def __init__(self, build: Callable[[], PhiDetector]) -> None:
         self._build = build
-        self._detector: PhiDetector | None = None
 
     def detect(self, text: str) -> PhiResult:
-        if self._detector is None:
-            try:
-                self._detector = self._build()
-            except ImportError:
-                return failed_result("PHI detector is not deployed with this function")
-        return self._detector.detect(text)
+        try:
+            detector = self._build()
+        except ImportError:
+            return failed_result("PHI detector is not deployed with this function")
+        return detector.detect(text)
 
 
 def run_with_timeout(function: Callable[[], ToolOutput], timeout_s: float, name: str) -> ToolOutput:

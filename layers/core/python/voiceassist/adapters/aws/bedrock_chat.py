@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, is_cut_stream
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, Variants, is_cut_stream
 from voiceassist.errors import DependencyError, ModelUnavailable
 from voiceassist.models import ChatCompletion, ChatMessage, TokenUsage, ToolCall, ToolDefinition
 
@@ -47,6 +47,19 @@ class BedrockChatModel:
         self.timeout_s = timeout_s
         self._runtime = ModelRuntimeClient("bedrock-runtime", client=client, region_name=region_name,
                                            timeout_s=timeout_s)
+        self._variants: Variants[BedrockChatModel] = Variants()
+
+    def with_model(self, model_id: str) -> BedrockChatModel:
+        """The same client asking another model (the admin configuration's in-boundary model), labelled by its id,
+        priced and checked for streaming tool use as that model; one instance per id."""
+        if model_id == self.model_id:
+            return self
+        return self._variants.get(model_id, lambda: self._on(model_id))
+
+    def _on(self, model_id: str) -> BedrockChatModel:
+        other = BedrockChatModel(model_id, model_label=model_id, in_boundary=self.in_boundary, timeout_s=self.timeout_s)
+        other._runtime = self._runtime
+        return other
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion:

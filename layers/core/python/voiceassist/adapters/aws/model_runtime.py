@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 
 class ModelRuntimeClient:
@@ -30,6 +33,21 @@ class ModelRuntimeClient:
                     config=Config(read_timeout=self.timeout_s, connect_timeout=min(self.timeout_s, 5.0),
                                   retries={"total_max_attempts": 1}))
             return self._client
+
+
+class Variants(Generic[T]):
+    """An adapter's variants on other model ids (the admin configuration's in-boundary model: a SageMaker endpoint
+    name, a Bedrock model id), built once per id (thread-safe), each sharing the adapter's runtime client."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._built: dict[str, T] = {}
+
+    def get(self, model_id: str, build: Callable[[], T]) -> T:
+        with self._lock:
+            if model_id not in self._built:
+                self._built[model_id] = build()
+            return self._built[model_id]
 
 
 def is_cut_stream(exc: Exception) -> bool:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NoReturn
 
-from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, is_cut_stream
+from voiceassist.adapters.aws.model_runtime import ModelRuntimeClient, Variants, is_cut_stream
 from voiceassist.adapters.openai import tool_calls
 from voiceassist.adapters.openai.stream_chunks import ChunkAccumulator
 from voiceassist.errors import DependencyError, ModelUnavailable
@@ -31,6 +31,20 @@ class SageMakerChatModel:
         self.timeout_s = timeout_s
         self._runtime = ModelRuntimeClient("sagemaker-runtime", client=client, region_name=region_name,
                                            timeout_s=timeout_s)
+        self._variants: Variants[SageMakerChatModel] = Variants()
+
+    def with_model(self, endpoint_name: str) -> SageMakerChatModel:
+        """The same client on another endpoint (the admin configuration's in-boundary model), labelled by its
+        name; one instance per endpoint."""
+        if endpoint_name == self.endpoint_name:
+            return self
+        return self._variants.get(endpoint_name, lambda: self._on(endpoint_name))
+
+    def _on(self, endpoint_name: str) -> SageMakerChatModel:
+        other = SageMakerChatModel(endpoint_name, model_label=endpoint_name, in_boundary=self.in_boundary,
+                                   timeout_s=self.timeout_s)
+        other._runtime = self._runtime
+        return other
 
     def complete(self, messages: Sequence[ChatMessage], *, max_tokens: int = 700,
                  temperature: float = 0.1) -> ChatCompletion:
