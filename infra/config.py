@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -91,22 +91,42 @@ class ScaleDownSchedule(_Frozen):
 INFERENCE_PROFILE_GEOGRAPHIES = ("us.", "eu.", "apac.", "us-gov.", "ca.", "jp.", "au.")
 
 
+BEDROCK_MODEL_ID = r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?$"
+SAGEMAKER_ENDPOINT_NAME = r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"
+
+
+def is_inference_profile(model_id: str) -> bool:
+    return model_id.startswith(INFERENCE_PROFILE_GEOGRAPHIES)
+
+
+def foundation_model_id(model_id: str) -> str:
+    return model_id.split(".", 1)[1] if is_inference_profile(model_id) else model_id
+
+
 class BedrockModelConfig(_Frozen):
     """Llama on Amazon Bedrock (decision 0016): a foundation model id, or a system cross-Region inference
     profile id with the Regions it may route to (IAM must allow the model in each; `make preflight` compares
     them with the profile AWS describes)."""
 
-    model_id: str = Field(default="us.meta.llama3-1-8b-instruct-v1:0", pattern=r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?$")
+    model_id: str = Field(default="us.meta.llama3-1-8b-instruct-v1:0", pattern=BEDROCK_MODEL_ID)
     destination_regions: tuple[str, ...] = ("us-east-1", "us-east-2", "us-west-2")
+    # Other model ids an admin may switch the in-boundary route to (/v1/admin/config models.in_boundary.model):
+    # each is granted like model_id (an inference profile with the same destination_regions).
+    alternates: tuple[Annotated[str, Field(pattern=BEDROCK_MODEL_ID)], ...] = ()
 
     @property
     def is_inference_profile(self) -> bool:
-        return self.model_id.startswith(INFERENCE_PROFILE_GEOGRAPHIES)
+        return is_inference_profile(self.model_id)
 
     @property
     def foundation_model_id(self) -> str:
         """meta.llama3-1-8b-instruct-v1:0 for the model id and for its inference profile alike."""
-        return self.model_id.split(".", 1)[1] if self.is_inference_profile else self.model_id
+        return foundation_model_id(self.model_id)
+
+    @property
+    def model_ids(self) -> tuple[str, ...]:
+        """The model id and its alternates: every model the functions may invoke."""
+        return tuple(dict.fromkeys((self.model_id, *self.alternates)))
 
     @model_validator(mode="after")
     def _profile_regions(self) -> BedrockModelConfig:
@@ -126,6 +146,9 @@ class LlmConfig(_Frozen):
     # Uncompressed weights under this prefix of the model-artifacts bucket (docs/operations.md).
     model_data_prefix: str = Field(default="llama-3.1-8b-instruct/", pattern=r"^[A-Za-z0-9._\-/]+/$")
     served_model_name: str = "llama-3.1-8b-instruct"
+    # Other SageMaker endpoints (made outside this stack) an admin may switch the in-boundary route to
+    # (/v1/admin/config models.in_boundary.model); the functions may invoke each.
+    alternate_endpoints: tuple[Annotated[str, Field(pattern=SAGEMAKER_ENDPOINT_NAME)], ...] = ()
     # vLLM's tool-call parser for the served model (LMI OPTION_TOOL_CALL_PARSER): every question offers the model
     # tools (docs/tools.md), and vLLM refuses a request with tools unless auto tool choice and a parser are set.
     tool_call_parser: str = "llama3_json"

@@ -20,6 +20,7 @@ from voiceassist.constants.environment import (
     ENV_EMBEDDING_ENDPOINT,
     ENV_ENVIRONMENT,
     ENV_IDEMPOTENCY_TABLE,
+    ENV_IN_BOUNDARY_ALTERNATES,
     ENV_IN_BOUNDARY_PROVIDER,
     ENV_INGEST_STATE_MACHINE_ARN,
     ENV_JOBS_TABLE,
@@ -90,16 +91,29 @@ def shared_environment(
         ENV_PHI_MODE: config.phi_mode.value,
         ENV_PHI_DETECTOR: config.phi_detector.value,
     }
-    if config.llm.on_sagemaker:
-        environment[ENV_IN_BOUNDARY_PROVIDER] = InBoundaryProvider.SAGEMAKER.value
-        environment[ENV_SAGEMAKER_ENDPOINT] = config.endpoint_name("llm")
-        environment[ENV_LOCAL_CHAT_MODEL] = config.llm.served_model_name
-    if config.llm.on_bedrock:
-        environment[ENV_IN_BOUNDARY_PROVIDER] = InBoundaryProvider.BEDROCK.value
-        environment[ENV_BEDROCK_MODEL_ID] = config.llm.bedrock.model_id
+    environment.update(in_boundary_environment(config))
     if config.embedding.enabled:
         environment[ENV_EMBEDDING_ENDPOINT] = config.endpoint_name("embedding")
     return environment
+
+
+def in_boundary_environment(config: EnvironmentConfig) -> dict[str, str]:
+    """Which service serves the in-boundary model, its endpoint or model id, and the alternates an admin may
+    switch to (/v1/admin/config; granted in stacks/grants.py)."""
+    variables: dict[str, str] = {}
+    alternates: tuple[str, ...] = ()  # the other in-boundary models an admin may choose (granted in grants.py)
+    if config.llm.on_sagemaker:
+        variables[ENV_IN_BOUNDARY_PROVIDER] = InBoundaryProvider.SAGEMAKER.value
+        variables[ENV_SAGEMAKER_ENDPOINT] = config.endpoint_name("llm")
+        variables[ENV_LOCAL_CHAT_MODEL] = config.llm.served_model_name
+        alternates = config.llm.alternate_endpoints
+    if config.llm.on_bedrock:
+        variables[ENV_IN_BOUNDARY_PROVIDER] = InBoundaryProvider.BEDROCK.value
+        variables[ENV_BEDROCK_MODEL_ID] = config.llm.bedrock.model_id
+        alternates = config.llm.bedrock.alternates
+    if alternates:
+        variables[ENV_IN_BOUNDARY_ALTERNATES] = ",".join(alternates)
+    return variables
 
 
 def starter_environment(spec: FunctionSpec, pipelines: Pipelines) -> dict[str, str]:

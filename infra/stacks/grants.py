@@ -13,7 +13,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from aws_cdk import aws_stepfunctions as sfn
 
-from infra.config import EnvironmentConfig
+from infra.config import EnvironmentConfig, foundation_model_id, is_inference_profile
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
@@ -79,31 +79,39 @@ def _embedding(function: lambda_.Function, targets: GrantTargets) -> None:
 
 
 def _llm(function: lambda_.Function, targets: GrantTargets) -> None:
-    if targets.config.llm.on_sagemaker:
-        _invoke_endpoint("llm")(function, targets)
+    """The stack's llm endpoint and the alternates an admin may switch to (llm.alternate_endpoints)."""
+    if not targets.config.llm.on_sagemaker:
+        return
+    _invoke_endpoint("llm")(function, targets)
+    stack = Stack.of(targets.search)
+    for name in targets.config.llm.alternate_endpoints:
+        function.add_to_role_policy(iam.PolicyStatement(
+            actions=["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithResponseStream"],
+            resources=[stack.format_arn(service="sagemaker", resource="endpoint", resource_name=name)]))
 
 
 def _bedrock(function: lambda_.Function, targets: GrantTargets) -> None:
-    """Converse and ConverseStream (authorised as InvokeModel and InvokeModelWithResponseStream) on the one model
-    configured: through a cross-Region inference profile, the profile and the model in each Region it routes
-    to, the latter only when called through that profile."""
+    """Converse and ConverseStream (authorised as InvokeModel and InvokeModelWithResponseStream) on the model
+    configured and its alternates (llm.bedrock.alternates): through a cross-Region inference profile, the profile
+    and the model in each Region it routes to, the latter only when called through that profile."""
     if not targets.config.llm.on_bedrock:
         return
     stack, model = Stack.of(targets.search), targets.config.llm.bedrock
     actions = ["bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream"]
+    for model_id in model.model_ids:
+        def foundation_model(region: str, model_id: str = model_id) -> str:
+            return stack.format_arn(service="bedrock", region=region, account="", resource="foundation-model",
+                                    resource_name=foundation_model_id(model_id))
 
-    def foundation_model(region: str) -> str:
-        return stack.format_arn(service="bedrock", region=region, account="", resource="foundation-model",
-                                resource_name=model.foundation_model_id)
-
-    if not model.is_inference_profile:
-        function.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[foundation_model(stack.region)]))
-        return
-    profile = stack.format_arn(service="bedrock", resource="inference-profile", resource_name=model.model_id)
-    function.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[profile]))
-    function.add_to_role_policy(iam.PolicyStatement(
-        actions=actions, resources=[foundation_model(region) for region in model.destination_regions],
-        conditions={"StringEquals": {"bedrock:InferenceProfileArn": profile}}))
+        if not is_inference_profile(model_id):
+            function.add_to_role_policy(iam.PolicyStatement(actions=actions,
+                                                            resources=[foundation_model(stack.region)]))
+            continue
+        profile = stack.format_arn(service="bedrock", resource="inference-profile", resource_name=model_id)
+        function.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[profile]))
+        function.add_to_role_policy(iam.PolicyStatement(
+            actions=actions, resources=[foundation_model(region) for region in model.destination_regions],
+            conditions={"StringEquals": {"bedrock:InferenceProfileArn": profile}}))
 
 
 def _pubmed_secret(function: lambda_.Function, targets: GrantTargets) -> None:

@@ -16,16 +16,19 @@ from aws_cdk.assertions import Template
 from conftest import REPO_ROOT, Synthesized, app_functions, resources
 
 from infra.config import ENVIRONMENT_NAMES, load_environment
+from infra.stacks.environment import in_boundary_environment
 from infra.stacks.grants import GrantTargets, grant_access
+from voiceassist.admin.config import in_boundary_choice
 from voiceassist.composition.chat_models import build_local_chat
 from voiceassist.constants.environment import (
     ENV_BEDROCK_MODEL_ID,
+    ENV_IN_BOUNDARY_ALTERNATES,
     ENV_IN_BOUNDARY_PROVIDER,
     ENV_SAGEMAKER_ENDPOINT,
     InBoundaryProvider,
 )
 from voiceassist.constants.functions import FUNCTIONS_BY_NAME, Access
-from voiceassist.settings import settings_from_env
+from voiceassist.settings import Settings, settings_from_env
 
 CONTEXT = json.loads((REPO_ROOT / "cdk.json").read_text())["context"]
 CONFIGS = {name: load_environment(CONTEXT, name) for name in ENVIRONMENT_NAMES}
@@ -163,3 +166,49 @@ def test_an_inference_profile_without_its_regions_is_refused() -> None:
                                                                        "destination_regions": []}
     with pytest.raises(ValueError, match="destination_regions"):
         load_environment(context, "dev")
+
+
+def test_bedrock_alternates_are_granted_like_the_model_and_named_to_the_functions() -> None:
+    alternate = "meta.llama3-3-70b-instruct-v1:0"
+    statements = _granted_alone({"model_id": f"us.{FOUNDATION_MODEL}", "alternates": [alternate]})
+
+    resources = [statement["Resource"] for statement in statements]
+    assert f"arn:aws:bedrock:us-east-1::foundation-model/{alternate}" in resources  # the stack's Region only
+    assert len(statements) == 3 and all(set(s["Action"]) == INVOKE for s in statements)
+    context = json.loads(json.dumps(CONTEXT))
+    context["voiceassist"]["environments"]["dev"]["llm"]["bedrock"]["alternates"] = [alternate]
+    variables = in_boundary_environment(load_environment(context, "dev"))
+    assert variables[ENV_IN_BOUNDARY_ALTERNATES] == alternate
+    settings = Settings(in_boundary_provider=variables[ENV_IN_BOUNDARY_PROVIDER],
+                        bedrock_model_id=variables[ENV_BEDROCK_MODEL_ID],
+                        in_boundary_alternates=variables[ENV_IN_BOUNDARY_ALTERNATES])
+    assert in_boundary_choice(settings).choices == (f"us.{FOUNDATION_MODEL}", alternate)  # what the admin may pick
+
+
+def test_an_alternate_that_is_not_a_model_id_is_refused() -> None:
+    context = json.loads(json.dumps(CONTEXT))
+    context["voiceassist"]["environments"]["dev"]["llm"]["bedrock"]["alternates"] = ["not a model!"]
+    with pytest.raises(ValueError, match="alternates"):
+        load_environment(context, "dev")
+
+
+def test_sagemaker_alternate_endpoints_are_granted_and_named_to_the_functions() -> None:
+    context = json.loads(json.dumps(CONTEXT))
+    context["voiceassist"]["environments"]["staging"]["llm"]["alternate_endpoints"] = ["llama-3-3-70b"]
+    config = load_environment(context, "staging")
+    app = App(context={"@aws-cdk/core:enablePartitionLiterals": True})
+    stack = Stack(app, "Grants", env=Environment(account=config.account, region=config.region))
+    function = lambda_.Function(stack, "Generate", runtime=lambda_.Runtime.PYTHON_3_12, handler="h.h",
+                                code=lambda_.Code.from_inline("h = None"))
+    targets = GrantTargets(config=config, key=None, storage=None, search=stack, secrets=None,  # type: ignore[arg-type]
+                           ingest=None, query=None, websocket_api=None, websocket_stage="v1",  # type: ignore[arg-type]
+                           tool_runner=None, phi_detector=None, cost_alerts=None)  # type: ignore[arg-type]
+    spec = FUNCTIONS_BY_NAME["query_generate"]
+    grant_access(function, type(spec)(name=spec.name, description="", access=frozenset({Access.LLM_INVOKE})),
+                 targets)
+    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
+
+    resources = [s["Resource"] for s in policy["Properties"]["PolicyDocument"]["Statement"]]
+    assert resources == [f"arn:aws:sagemaker:us-east-1:{config.account}:endpoint/voiceassist-staging-llm",
+                         f"arn:aws:sagemaker:us-east-1:{config.account}:endpoint/llama-3-3-70b"]
+    assert in_boundary_environment(config)[ENV_IN_BOUNDARY_ALTERNATES] == "llama-3-3-70b"
