@@ -52,27 +52,29 @@ class Fts5Tokenizer:
         with self._lock:
             self._db.close()
 
-    def count_terms(self, rows: Sequence[tuple[str, str]]) -> list[dict[str, tuple[int, int]]]:
-        """For each (text, title): token -> (occurrences in text, occurrences in title).
+    def count_terms(self, rows: Sequence[tuple[str, str]]) -> CountedTerms:
+        """Every (row, token) pair of `rows` (text, title) with the token's occurrences in each column.
 
-        All rows go into the scratch table in one transaction and SQLite counts every (row, token) pair
-        from the 'instance' vocabulary in one grouped query: one statement per batch, not four per row.
+        All rows go into the scratch table in one transaction; SQLite hands back every token instance as
+        three concatenated strings (one statement per batch, no Python object per instance) and numpy
+        counts them: a batch of 1,000 chunks costs about a third of grouping the instances in SQL.
         """
-        counted: list[dict[str, tuple[int, int]]] = [{} for _ in rows]
         if not rows:
-            return counted
+            return CountedTerms.empty()
         with self._lock:
             self._db.execute("BEGIN")
             try:
                 self._db.executemany("INSERT INTO scratch (rowid, text, title) VALUES (?, ?, ?)",
-                                     [(number, text, title) for number, (text, title) in enumerate(rows, 1)])
-                pairs = self._db.execute("SELECT doc, term, SUM(col = 'text'), SUM(col = 'title')"
-                                         " FROM scratch_tokens GROUP BY doc, term").fetchall()
+                                     [(number, text, title) for number, (text, title) in enumerate(rows)])
+                docs, tokens, in_title = self._db.execute(
+                    "SELECT group_concat(doc), group_concat(term, ' '), group_concat(col = 'title')"
+                    " FROM scratch_tokens").fetchone()
             finally:
                 self._db.execute("ROLLBACK")  # empties the scratch table
-        for row, token, text_count, title_count in pairs:
-            counted[row - 1][token] = (text_count, title_count)
-        return counted
+        if docs is None:
+            return CountedTerms.empty()
+        # A token never holds a space or a comma: unicode61 splits on both (they are separators to it).
+        return CountedTerms.of_instances(_integers(docs), tokens.split(" "), _integers(in_title))
 
     def single_tokens(self, words: Sequence[str]) -> list[str] | None:
         """The one token FTS5 makes of each word (porter-stemmed, folded), or None if any word makes another
@@ -106,10 +108,53 @@ class Fts5Tokenizer:
         return instances
 
 
-def encode_postings(term_counts: dict[int, tuple[int, int]]) -> bytes:
-    """One row's postings as stored: (term id, count in text, count in title) triples, little-endian int32."""
-    postings = np.array([(term, text, title) for term, (text, title) in term_counts.items()], dtype=_POSTING)
-    return postings.tobytes()
+@dataclass(frozen=True)
+class CountedTerms:
+    """Token counts of a batch of rows, one entry per (row, token) pair, ordered by row then token."""
+
+    tokens: list[str]  # the batch's distinct tokens
+    rows: np.ndarray  # 0-based row of the batch
+    terms: np.ndarray  # index into tokens
+    text: np.ndarray  # occurrences in the text column
+    title: np.ndarray  # occurrences in the title column
+
+    @classmethod
+    def empty(cls) -> CountedTerms:
+        nothing = np.empty(0, dtype=np.int64)
+        return cls([], nothing, nothing, nothing, nothing)
+
+    @classmethod
+    def of_instances(cls, rows: np.ndarray, tokens: list[str], in_title: np.ndarray) -> CountedTerms:
+        """Count token instances (row, token, whether in the title) into pairs."""
+        numbering = {token: number for number, token in enumerate(dict.fromkeys(tokens))}
+        terms = np.fromiter(map(numbering.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+        keys, counts = np.unique((rows * len(numbering) + terms) * 2 + in_title, return_counts=True)
+        pairs, pair_of_key = np.unique(keys // 2, return_inverse=True)
+        text, title = np.zeros(len(pairs), dtype=np.int64), np.zeros(len(pairs), dtype=np.int64)
+        in_text = keys % 2 == 0
+        text[pair_of_key[in_text]] = counts[in_text]
+        title[pair_of_key[~in_text]] = counts[~in_text]
+        return cls(list(numbering), pairs // len(numbering), pairs % len(numbering), text, title)
+
+    def as_dicts(self, row_count: int) -> list[dict[str, tuple[int, int]]]:
+        """Per row: token -> (occurrences in text, in title); for reading, not the indexing path."""
+        counted: list[dict[str, tuple[int, int]]] = [{} for _ in range(row_count)]
+        for row, term, text, title in zip(self.rows, self.terms, self.text, self.title, strict=True):
+            counted[int(row)][self.tokens[int(term)]] = (int(text), int(title))
+        return counted
+
+    def postings(self, term_ids: np.ndarray, row_count: int) -> list[bytes]:
+        """Each row's postings as stored: (term id, count in text, count in title) triples, little-endian
+        int32, given the database id of each token."""
+        triples = np.empty(len(self.rows), dtype=_POSTING)
+        triples["term"], triples["text"], triples["title"] = term_ids[self.terms], self.text, self.title
+        bounds = np.searchsorted(self.rows, np.arange(row_count + 1))
+        return [triples[bounds[row] : bounds[row + 1]].tobytes() for row in range(row_count)]
+
+
+def _integers(joined: str) -> np.ndarray:
+    """Comma-separated integers, parsed in C (a Python list of 400,000 strings first costs 8x more)."""
+    return np.fromstring(joined, dtype=np.int64, sep=",")
 
 
 @dataclass(frozen=True)
