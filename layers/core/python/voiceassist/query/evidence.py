@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
-from voiceassist.query import synonyms
+from voiceassist.query import synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
 from voiceassist.query.concepts import mentions, spelt_out
@@ -87,6 +87,13 @@ class Concept:
     label: str
     alternatives: tuple[frozenset[str], ...]
     weight: float
+    # what it counts when a passage holds it: an ordinary word ("fast", "together") weighs GENERIC_WEIGHT when
+    # missing and 1 when present, so it never lowers a passage's coverage below what it was when it weighed 1
+    covered_weight: float | None = None
+
+    @property
+    def held_weight(self) -> float:
+        return self.weight if self.covered_weight is None else self.covered_weight
 
 
 @dataclass(frozen=True)
@@ -163,7 +170,10 @@ def _concepts(question: str) -> list[Concept]:
             continue
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
-                found[term] = Concept(word, (frozenset({term}),), _weight(frozenset({term})))
+                weight = _weight(frozenset({term}))
+                ordinary = weight == 1.0 and term in _ordinary()
+                found[term] = Concept(word, (frozenset({term}),), GENERIC_WEIGHT if ordinary else weight,
+                                      1.0 if ordinary else None)
     return list(found.values())
 
 
@@ -179,6 +189,13 @@ def named_drugs(found: Sequence[Concept]) -> list[Concept]:
 
 def _weight(terms: frozenset[str]) -> float:
     return GENERIC_WEIGHT if terms and terms <= GENERIC_WORDS else 1.0
+
+
+@lru_cache(maxsize=1)
+def _ordinary() -> frozenset[str]:
+    """The stems of frequent English words that no clinical vocabulary uses ("fast", "together", "enough"):
+    they say how a question is asked, like GENERIC_WORDS (query/terminology.py, ordinary_words)."""
+    return frozenset(stem(w) for w in terminology.ordinary_words())
 
 
 def chunk_terms(chunk: Chunk) -> frozenset[str]:
@@ -214,8 +231,9 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     drugs = named_drugs(concepts)
     other_drug = bool(drugs) and not any(covers(c, all_terms) for c in drugs)
     in_document = [c for c in concepts if c not in covered and covers(c, document_terms)]
-    total = sum(c.weight for c in concepts)
-    coverage = (sum(c.weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
+    held = {id(c) for c in covered}
+    total = sum(c.held_weight if id(c) in held else c.weight for c in concepts)
+    coverage = (sum(c.held_weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
     # the words the passage lacks ("hospital-acquired"), not those it holds about a sibling ("pneumonia")
     missing = tuple(c.label for c in concepts if not covers(c, all_terms) and c.weight == 1.0)
     factor = OTHER_DRUG_FACTOR if other_drug else 1.0

