@@ -43,6 +43,7 @@ EVAL = ROOT.parent / "shared" / "eval"
 OURS = ("voiceassist", "opensearch")  # run with the project's interpreter
 PEERS = ("chroma", "lancedb", "qdrant", "bm25s")
 DATASETS = ("scifact", "nfcorpus", "scale")
+MODE_KINDS = {"bm25": "lexical", "fts": "lexical", "dense": "dense", "hybrid": "hybrid"}  # like against like
 
 
 # ------------------------------------------------------------------------------------------ metrics
@@ -117,6 +118,12 @@ def summarise(runs: Sequence[Mapping[str, Any]], qrels: Mapping[str, Mapping[str
         "qps_8_clients": each(lambda r: r["throughput_qps"]),
         "update_ms_per_doc": each(lambda r: change(r, "update")),
         "delete_ms_per_doc": each(lambda r: change(r, "delete")),
+        "per_mode": {mode: {"kind": MODE_KINDS.get(mode, mode),
+                            "p50_ms": each(lambda r, m=mode: percentile(r["modes"][m]["wall_ms"], 0.5)),
+                            "p95_ms": each(lambda r, m=mode: percentile(r["modes"][m]["wall_ms"], 0.95)),
+                            "cpu_p50_ms": each(lambda r, m=mode: percentile(r["modes"][m]["cpu_ms"], 0.5)),
+                            "cpu_p95_ms": each(lambda r, m=mode: percentile(r["modes"][m]["cpu_ms"], 0.95))}
+                     for mode in runs[0]["modes"]},
         "versions": runs[0].get("versions", {}),
     }
 
@@ -148,6 +155,18 @@ def table(summaries: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
     return "\n".join(lines)
 
 
+def mode_table(summaries: Mapping[str, Mapping[str, Mapping[str, Any]]]) -> str:
+    """Latency of every mode of every engine, so a mode is compared with the same kind of search elsewhere."""
+    lines = ["| data set | engine | mode | kind | p50 ms | p95 ms | CPU p50 ms | CPU p95 ms |", "|" + "---|" * 8]
+    for dataset, engines in summaries.items():
+        for engine, s in engines.items():
+            for mode, m in s.get("per_mode", {}).items():
+                lines.append(" | ".join([f"| {dataset}", engine, mode, m["kind"], _figure(m["p50_ms"], 2),
+                                         _figure(m["p95_ms"], 2), _figure(m["cpu_p50_ms"], 2, with_spread=False),
+                                         _figure(m["cpu_p95_ms"], 2, with_spread=False)]) + " |")
+    return "\n".join(lines)
+
+
 def ratios(summaries: Mapping[str, Mapping[str, Mapping[str, Any]]], ours: str = "voiceassist") -> dict[str, Any]:
     """Per data set: our median over the best peer's (the fastest, or the highest nDCG@10); below 1 is ahead
     for times, above 1 is ahead for nDCG@10."""
@@ -162,6 +181,15 @@ def ratios(summaries: Mapping[str, Mapping[str, Mapping[str, Any]]], ours: str =
             if timed and mine[figure] is not None:
                 fastest = min(timed, key=timed.__getitem__)
                 row[figure] = {"ours_over_fastest": mine[figure]["median"] / timed[fastest], "fastest": fastest}
+        for mode, mine_in_mode in mine.get("per_mode", {}).items():  # each of our modes against the same kind
+            for figure in ("p95_ms", "cpu_p95_ms"):
+                timed = {f"{n} {m}": theirs[figure]["median"] for n, s in peers.items()
+                         for m, theirs in s.get("per_mode", {}).items()
+                         if theirs["kind"] == mine_in_mode["kind"] and theirs[figure] is not None}
+                if timed and mine_in_mode[figure] is not None:
+                    fastest = min(timed, key=timed.__getitem__)
+                    row[f"{mode} {figure}"] = {"ours_over_fastest": mine_in_mode[figure]["median"] / timed[fastest],
+                                               "fastest": fastest}
         scored = {n: s["quality"][s["best_mode"]]["ndcg@10"] for n, s in peers.items() if s["quality"]}
         if scored and mine["quality"]:
             top = max(scored, key=scored.__getitem__)
@@ -320,6 +348,7 @@ def main(argv: list[str] | None = None) -> int:
                         "load_average": {"min": min(loads), "max": max(loads), "median": statistics.median(loads)}},
             "wall_s": time.perf_counter() - started, "embedding": embedding, "summaries": summaries,
             "ratios": ratios(summaries), "errors": errors, "table": table(summaries),
+            "mode_table": mode_table(summaries),
         }
         out.write_text(json.dumps(found, indent=2))
         return found
@@ -344,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
 
     final = report(complete=True)
     print(final["table"])
+    print()
+    print(final["mode_table"])
     print(json.dumps({k: final[k] for k in ("command", "machine", "wall_s", "embedding", "ratios")}, indent=2))
     print(f"JSON: {out}")
     return 1 if errors else 0

@@ -48,7 +48,7 @@ class ChromaEngine(Engine):
                                 documents=[lexical_text(work, r) for r in batch])
 
     def search(self, mode: str, text: str, vector: np.ndarray) -> list[str]:
-        found = self.collection.query(query_embeddings=vector[None, :], n_results=DEPTH, include=[])
+        found = self.collection.query(query_embeddings=vector[None, :], n_results=DEPTH, include=["documents"])
         return list(found["ids"][0])
 
     def update(self, work: Work, row: int, vector: np.ndarray) -> None:
@@ -96,7 +96,7 @@ class LanceEngine(Engine):
             query = self.table.search(words, query_type="fts")
         else:
             query = self.table.search(query_type="hybrid").vector(vector).text(words)
-        return [str(key) for key in query.limit(DEPTH).select(["id"]).to_arrow()["id"].to_pylist()]
+        return [str(key) for key in query.limit(DEPTH).select(["id", "content"]).to_arrow()["id"].to_pylist()]
 
     def update(self, work: Work, row: int, vector: np.ndarray) -> None:
         (self.table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all()
@@ -132,7 +132,7 @@ class QdrantEngine(Engine):
             self.client.upsert("chunks", points=self._points(work, batch, work.vectors[batch]))
 
     def search(self, mode: str, text: str, vector: np.ndarray) -> list[str]:
-        found = self.client.query_points("chunks", query=vector.tolist(), limit=DEPTH, with_payload=False)
+        found = self.client.query_points("chunks", query=vector.tolist(), limit=DEPTH, with_payload=True)
         return [self.keys[int(point.id)] for point in found.points]
 
     def update(self, work: Work, row: int, vector: np.ndarray) -> None:
@@ -156,9 +156,11 @@ class Bm25sEngine(Engine):
         self.stemmer = Stemmer.Stemmer("english")
         self.retriever: Any = None
         self.keys: list[str] = []
+        self.texts: list[str] = []
 
     def build(self, work: Work, rows: Sequence[int]) -> None:
         self.keys = [work.doc_keys[r] for r in rows]
+        self.texts = [lexical_text(work, r) for r in rows]  # bm25s keeps no text: the caller's list
         tokens = self.bm25s.tokenize([lexical_text(work, r) for r in rows], stopwords="en", stemmer=self.stemmer,
                                      show_progress=False)
         self.retriever = self.bm25s.BM25()
@@ -173,7 +175,8 @@ class Bm25sEngine(Engine):
             return []
         documents, _ = self.retriever.retrieve(known, k=min(DEPTH, len(self.keys)), show_progress=False,
                                                n_threads=1)
-        return [self.keys[int(position)] for position in documents[0]]
+        hits = [(self.keys[int(position)], self.texts[int(position)]) for position in documents[0]]
+        return [key for key, _ in hits]
 
     def update(self, work: Work, row: int, vector: np.ndarray) -> None:
         raise NotImplementedError("bm25s has no update: its index is rebuilt")

@@ -84,3 +84,20 @@ def test_peers_table_and_ratios_compare_us_with_the_fastest_peer(peers: ModuleTy
     assert ratio["p95_ms"] == {"ours_over_fastest": 1.5, "fastest": "bm25s"}
     assert ratio["build_s"]["ours_over_fastest"] == pytest.approx(3.0)
     assert ratio["ndcg@10"]["best"] == "bm25s" and ratio["ndcg@10"]["ours_minus_best"] > 0
+
+
+def test_peers_compare_each_of_our_modes_with_the_same_kind_of_search(peers: ModuleType) -> None:
+    # Given our three modes, a dense-only peer and a lexical peer whose mode is named "fts"
+    ours = peers.summarise([run({"hybrid": [["a"], ["d"]], "bm25": [["a"], ["d"]], "dense": [["a"], ["d"]]},
+                                build_s=12.0, p95_ms=3.0, update=1.0)], QRELS, ["q1", "q2"])
+    dense = peers.summarise([run({"dense": [["b"], ["d"]]}, build_s=4.0, p95_ms=2.0, update=1.0)],
+                            QRELS, ["q1", "q2"])
+    lexical = peers.summarise([run({"fts": [["b"], ["d"]]}, build_s=4.0, p95_ms=6.0, update=1.0)],
+                              QRELS, ["q1", "q2"])
+    summaries = {"scifact": {"voiceassist": ours, "chroma": dense, "lancedb": lexical}}
+    ratio = peers.ratios(summaries)["scifact"]
+    # Then our dense mode meets the dense peer, our BM25 the lexical one, and a hybrid meets nobody
+    assert ratio["dense p95_ms"] == {"ours_over_fastest": 1.5, "fastest": "chroma dense"}
+    assert ratio["bm25 p95_ms"] == {"ours_over_fastest": 0.5, "fastest": "lancedb fts"}
+    assert "hybrid p95_ms" not in ratio
+    assert "| scifact | lancedb | fts | lexical | 1.00 | 6.00 |" in peers.mode_table(summaries)
