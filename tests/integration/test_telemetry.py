@@ -129,6 +129,9 @@ def test_the_session_trace_shows_each_turn_and_its_tools_without_phi(session: An
     turns = trace["turns"]
     assert [t["outcome"] for t in turns] == ["answered", "answered", "refused"]
     assert [(tool["name"], tool["status"]) for tool in turns[0]["tools"]] == [("search_knowledge_base", 200)]
+    tool_records = [r for r in stack.deps.audit.list(user_id=USER, limit=100) if r.tool == "search_knowledge_base"]
+    assert [r.session_id for r in tool_records] == [stack.session_id]  # the turn's session, on its tool call
+    assert trace["attribution"].endswith("(the tool call's audit record names it)")
     assert turns[1]["phi_detected"] and turns[1]["tools"] == []
     assert turns[0]["sources"] and {"detect_phi", "assemble"} <= set(turns[0]["steps"])
     assert turns[0]["total_ms"] == pytest.approx(sum(turns[0]["steps"].values()), abs=0.05)

@@ -88,7 +88,7 @@ def test_a_remote_tool_runs_its_lifecycle_once_in_the_runner_as_the_caller(tmp_p
 
     assert (result.status, result.content) == (200, "echo: hello")
     assert client.payloads[0]["caller"] == {"user_id": "admin-1", "roles": ["admin"], "channel": "mcp",
-                                            "turn_has_phi": False, "budget_seconds": None}
+                                            "turn_has_phi": False, "budget_seconds": None, "session_id": None}
     assert audited(runner) == [("admin_tool", 200, "mcp")] and audited(local) == []  # audited once, there
 
 

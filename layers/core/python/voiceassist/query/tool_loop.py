@@ -90,7 +90,8 @@ def _note_failure(state: QueryState, result: ToolResult) -> None:
 def run_tool(executor: ToolExecutor, state: QueryState, call: ToolCall) -> ToolResult:
     """One iteration of the "Run Tools" Map: the call through the executor, as the asking user."""
     caller = Caller(user_id=state.user_id, channel="model", turn_has_phi=turn_has_phi(state),
-                    budget_seconds=max(TOOL_BUDGET_S - state.tool_seconds_used, 0.0))
+                    budget_seconds=max(TOOL_BUDGET_S - state.tool_seconds_used, 0.0),
+                    session_id=state.request.session_id)
     return executor.execute(call, caller)
 
 

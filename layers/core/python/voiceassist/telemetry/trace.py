@@ -3,9 +3,11 @@ and the outcome), steps with their milliseconds, sources searched, model, and th
 from the audit log (both runtimes keep it; nothing new is stored). The audit log holds redacted text and
 hashes only, so the trace carries no PHI; tool arguments are left out altogether.
 
-Tool calls carry no session id in the audit log: a model-channel call belongs to the turn of the same user
-whose record follows it. Two sessions of one user asking at the same moment can swap tool calls; the trace
-says so in `attribution`.
+A model-channel tool call's record carries the session of the turn that made it, and belongs to that session's
+next question record (the turn's own: a question is audited after its tools ran). Records written before the
+session was kept on a tool call belong to the same user's next question, whichever session; `attribution` says
+which rule a trace used. The trace's plan is the audited intent and outcome: the planner's own action
+(metadata.plan) is not in the audit record, whose hash chain covers every field it has.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from voiceassist.models import AuditRecord
 from voiceassist.ports import AuditLog, SessionStore
 
 RECORDS_READ = 1000  # the owner's newest audit records searched for the session's turns
-ATTRIBUTION = ("tool calls are those the model made for this user between the previous question and this one "
-               "(the audit log does not record a tool call's session)")
+ATTRIBUTION = "tool calls are those the model made in this session's turn (the tool call's audit record names it)"
+LEGACY_ATTRIBUTION = ("tool calls are those the model made in this session's turn; calls audited without a session "
+                      "are those the model made for this user between the previous question and this one")
 
 
 class TraceTool(BaseModel):
@@ -55,19 +58,25 @@ def session_trace(audit: AuditLog, sessions: SessionStore, session_id: str) -> S
     owner = sessions.get(session_id).user_id
     records = sorted(audit.list(user_id=owner, limit=RECORDS_READ), key=lambda r: (r.created_at, r.audit_id))
     turns: list[TraceTurn] = []
-    tools: list[TraceTool] = []
+    ours: list[TraceTool] = []  # this session's calls since its previous question
+    unsessioned: list[TraceTool] = []  # calls audited without a session, since the user's previous question
+    legacy = False
     for record in records:
         if record.action is not None:
             continue
         if record.tool is not None:
-            if record.model == "model":  # the tool loop's calls; API and MCP calls are nobody's turn
-                tools.append(TraceTool(name=record.tool, status=record.tool_status,
-                                       latency_ms=record.latency_ms.get("tool"), at=record.created_at))
+            if record.model == "model" and record.session_id in (session_id, None):  # API and MCP: no turn's
+                tool = TraceTool(name=record.tool, status=record.tool_status,
+                                 latency_ms=record.latency_ms.get("tool"), at=record.created_at)
+                (ours if record.session_id else unsessioned).append(tool)
             continue
         if record.session_id == session_id:
-            turns.append(_turn(record, tools))
-        tools = []
-    return SessionTrace(session_id=session_id, turns=turns)
+            legacy = legacy or bool(unsessioned)
+            turns.append(_turn(record, sorted([*ours, *unsessioned], key=lambda t: t.at)))
+            ours = []
+        unsessioned = []
+    return SessionTrace(session_id=session_id, turns=turns,
+                        attribution=LEGACY_ATTRIBUTION if legacy else ATTRIBUTION)
 
 
 def _turn(record: AuditRecord, tools: list[TraceTool]) -> TraceTurn:

@@ -42,6 +42,7 @@ class Caller:
     channel: str = "api"  # model | api | mcp
     turn_has_phi: bool = False  # the turn (question, earlier tool results) carries PHI or was not checked
     budget_seconds: float | None = None  # what is left of the turn's tool budget
+    session_id: str | None = None  # the session whose turn made the call (the model's loop), for the audit record
 
 
 @dataclass
@@ -205,7 +206,8 @@ class ToolExecutor:
                    else AuditOutcome.REFUSED if result.status < 500 else AuditOutcome.ERROR)
         entity_types = sorted({t for r in (checked.phi if checked else []) for t in r.entity_types})
         self._audit.append(AuditRecord(
-            user_id=caller.user_id, query_redacted=f"{call.name} {json.dumps(redacted, sort_keys=True)}",
+            user_id=caller.user_id, session_id=caller.session_id,
+            query_redacted=f"{call.name} {json.dumps(redacted, sort_keys=True)}",
             query_sha256=hashlib.sha256(canonical.encode()).hexdigest(),
             phi_detected=bool(checked and checked.args_have_phi), phi_entity_types=entity_types,
             intent=f"input_screen:{checked.screened}" if checked and checked.screened else "tool",
