@@ -2,7 +2,7 @@
 transcripts, real-time factor; by voice, noise level and vocabulary. Prints JSON.
 
     .venv/bin/python bench/voice.py [--sets holdout concepts.heldout clinical phi] [--per-set 10]
-        [--vocabulary none kb] [--noise clean 20 10] [--voices 3] [--threads 2] [--data-dir DIR]
+        [--vocabulary none repair kb kb+repair] [--noise clean 20 10] [--voices 3] [--threads 2] [--data-dir DIR]
 
 Each question of each set (bench/voice_audio.py says where they come from) is spoken by Debian's espeak-ng in
 `--voices` of VOICES (American English at 165 words a minute, British at 135, a female American variant at 195),
@@ -10,7 +10,8 @@ mixed with white noise at each `--noise` level (clean, or the SNR in dB), and tr
 /v1/voice uses (Whisper base, int8, beam 5, `--threads` threads). `--vocabulary kb` biases it as the route does
 with VOICEASSIST_VOICE_VOCABULARY_TERMS=60,
 with the prompt of the sample knowledge base (speech_vocabulary: its drug and condition names, ingested into
-`--data-dir`, a fresh temporary folder by default); `none` is the unbiased recognizer.
+`--data-dir`, a fresh temporary folder by default); `none` is the unbiased recognizer; `repair` and `kb+repair`
+repair the transcripts to the same terms (speech_repair; bench/voice_audio.RECOGNIZERS).
 
 - WER: word-level Levenshtein distance / reference words (lower case, punctuation dropped, "2,000" -> "2000").
 - Drug names: reference words that are drug names of the concept layer (terminology.drug_names, at least 4
@@ -30,10 +31,20 @@ import os
 import time
 from typing import Any
 
-from voice_audio import NOISE_DB, VOICES, distance, load_set, sample_knowledge_base, with_noise, words
+from voice_audio import (
+    NOISE_DB,
+    RECOGNIZERS,
+    VOICES,
+    distance,
+    load_set,
+    recognizer,
+    sample_knowledge_base,
+    with_noise,
+    words,
+)
 
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
-from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText, shared_model
+from voiceassist.adapters.local.whisper_stt import shared_model
 from voiceassist.query.terminology import drug_names
 from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary, indexed_passages
 
@@ -72,8 +83,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     started = time.perf_counter()
     shared_model("int8", args.threads)
     load_seconds = time.perf_counter() - started
-    recognizers = {"none": WhisperSpeechToText(threads=args.threads),
-                   "kb": WhisperSpeechToText(threads=args.threads, vocabulary=vocabulary.prompt)}
+    recognizers = {kind: recognizer(kind, vocabulary, args.threads) for kind in args.vocabulary}
     noise = [None if level == "clean" else float(level) for level in args.noise]
     tallies: dict[str, Tally] = {}
     typed = Tally()
@@ -134,7 +144,7 @@ def main() -> None:
     parser.add_argument("--per-set", type=int, default=10, help="questions per set (0: all)")
     parser.add_argument("--voices", type=int, default=len(VOICES), choices=range(1, len(VOICES) + 1))
     parser.add_argument("--noise", nargs="+", default=["clean" if n is None else str(int(n)) for n in NOISE_DB])
-    parser.add_argument("--vocabulary", nargs="+", default=["none", "kb"], choices=["none", "kb"])
+    parser.add_argument("--vocabulary", nargs="+", default=["none", "kb+repair"], choices=RECOGNIZERS)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: a new temporary one)")
     parser.add_argument("--show", type=int, default=12, help="misheard drug names to list")

@@ -2,14 +2,15 @@
 the same questions typed, and the latency from audio to the first answer token. Prints JSON.
 
     .venv/bin/python bench/voice_answers.py [--sets dev holdout] [--per-set 0] [--voices 2] [--noise clean]
-        [--data-dir DIR]
+        [--vocabulary route|none|repair|kb|kb+repair] [--data-dir DIR]
 
 The sample corpus is ingested into `--data-dir` (a fresh temporary folder by default) as `voiceassist serve`
 does; no language model is configured, so the extractive composer answers, as `voiceassist eval answers` runs.
 Each answerable question of the sets (tests/fixtures/answers) is asked typed once, then spoken by espeak-ng in
 `--voices` of bench/voice_audio.VOICES at each `--noise` level, transcribed by the route's recognizer
-(deps.speech_to_text: Whisper base, with the knowledge base's vocabulary when VOICEASSIST_VOICE_VOCABULARY_TERMS
-is set; the figure in docs/benchmarks.md was measured with 60) and asked with the transcript through
+(`--vocabulary route`, the default: deps.speech_to_text as the settings build it) or one of
+bench/voice_audio.RECOGNIZERS (Whisper base with or without the knowledge base's prompt and transcript repair),
+and asked with the transcript through
 the same pipeline as /v1/voice/query (conversation.orchestrator.run). "Answered correctly" is
 voiceassist_local.evaluation.answers.answered_correctly: status answered, a citation from the question's document,
 one of its must_contain phrases in the answer.
@@ -31,7 +32,7 @@ import statistics
 import time
 from typing import Any
 
-from voice_audio import VOICES, load_set, sample_knowledge_base, with_noise
+from voice_audio import RECOGNIZERS, VOICES, load_set, recognizer, sample_knowledge_base, with_noise
 from voiceassist_local.evaluation.answers import Question, answered_correctly
 
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
@@ -63,8 +64,14 @@ def percentiles(values: list[float]) -> dict[str, float] | None:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [s for name in args.sets for s in load_set(name, args.per_set) if s.answer.get("answerable")]
     deps = sample_knowledge_base(args.data_dir)
-    recognizer = deps.speech_to_text
-    recognizer.transcribe(EspeakTextToSpeech().synthesize("warm up"))  # the model loads once, not in a figure
+    if args.vocabulary == "route":
+        stt = deps.speech_to_text
+    else:
+        from voiceassist.speech_vocabulary import MAX_TERMS, KnowledgeBaseVocabulary, indexed_passages
+
+        stt = recognizer(args.vocabulary, KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index),
+                                                                  max_terms=MAX_TERMS))
+    stt.transcribe(EspeakTextToSpeech().synthesize("warm up"))  # the model loads once, not in a figure
     typed_ok: dict[str, bool] = {}
     for spoken in items:
         question = Question(spoken.text, True, spoken.answer.get("doc_key"), tuple(spoken.answer.get("must_contain",
@@ -83,7 +90,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 audio = with_noise(speaker.synthesize(spoken.text), None if level == "clean" else float(level),
                                    seed=number)
                 began = time.perf_counter()
-                heard = recognizer.transcribe(audio).text
+                transcript = stt.transcribe(audio)
+                heard = transcript.text
                 transcription.append((time.perf_counter() - began) * 1000)
                 response, first = ask(deps, heard, began) if heard.strip() else (None, None)
                 ok = response is not None and answered_correctly(question, response)
@@ -94,7 +102,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 typed_base += typed_ok[spoken.text]
                 kept += ok and typed_ok[spoken.text]
                 if typed_ok[spoken.text] and not ok:
-                    failures.append({"voice": voice, "noise": level, "said": spoken.text, "heard": heard,
+                    failures.append({"voice": voice, "noise": level, "said": spoken.text,
+                                     "heard": " ".join(w.word for w in transcript.words), "repaired": heard,
                                      "status": response.metadata.answer_status.value if response else "silence"})
     return {
         "sets": args.sets, "questions": len(items), "voices": [f"{v}@{s}wpm" for v, s in VOICES[: args.voices]],
@@ -103,7 +112,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "spoken_correct": round(spoken_ok / asked, 4),
         "transcribed_well_enough": round(kept / typed_base, 4) if typed_base else None,
         "audio_to_first_token_ms": percentiles(first_token), "transcription_ms": percentiles(transcription),
-        "initial_prompt": deps.speech_vocabulary.prompt(), "load_average": os.getloadavg(),
+        "vocabulary": args.vocabulary, "load_average": os.getloadavg(),
         "lost_by_transcription": failures,
     }
 
@@ -114,6 +123,7 @@ def main() -> None:
     parser.add_argument("--per-set", type=int, default=0, help="questions per set (0: all)")
     parser.add_argument("--voices", type=int, default=2, choices=range(1, len(VOICES) + 1))
     parser.add_argument("--noise", nargs="+", default=["clean"])
+    parser.add_argument("--vocabulary", default="route", choices=("route", *RECOGNIZERS))
     parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: a new temporary one)")
     print(json.dumps(run(parser.parse_args()), indent=2))
 

@@ -10,6 +10,9 @@ Question sets (`--sets`):
   words; seeded shuffle) with their labelled spans, for PHI recall on the transcripts.
 
 Noise: white Gaussian noise mixed at a signal-to-noise ratio (dB, on the utterance's RMS), seeded per utterance.
+
+Recognizers (`--vocabulary`): `none` (Whisper alone), `repair` (its transcripts repaired to the knowledge base's
+terms, speech_repair), `kb` (prompted with the knowledge base's terms, speech_vocabulary), `kb+repair` (both).
 """
 
 from __future__ import annotations
@@ -89,6 +92,17 @@ def with_noise(wav: bytes, snr_db: float | None, seed: int) -> bytes:
         target.setparams(params)
         target.writeframes(mixed.tobytes())
     return out.getvalue()
+
+
+RECOGNIZERS = ("none", "repair", "kb", "kb+repair")
+
+
+def recognizer(kind: str, vocabulary: Any, threads: int = 2) -> Any:
+    """Whisper base as /v1/voice builds it, with the knowledge base's prompt and/or repair (RECOGNIZERS)."""
+    from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
+
+    return WhisperSpeechToText(threads=threads, vocabulary=vocabulary.prompt if kind.startswith("kb") else None,
+                               repair=vocabulary.repair if kind.endswith("repair") else None)
 
 
 def sample_knowledge_base(data_dir: str | None = None) -> Any:

@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler
 from importlib.resources import files
 
 from voiceassist.constants.web import PERMISSIONS_POLICY, content_security_policy
+from voiceassist.speech import MAX_AUDIO_SECONDS
 from voiceassist_local.http_api import LOCAL_GROUPS, LocalFace, local_face
 
 CONTENT_TYPES = {
@@ -31,7 +32,9 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-LOCAL_CONFIG = {"mode": "local", "api_base": "", "auth": None, "websocket_url": None}
+# voice_max_seconds: how long the Speak button records before it stops by itself (what /v1/voice/* takes).
+LOCAL_CONFIG = {"mode": "local", "api_base": "", "auth": None, "websocket_url": None,
+                "voice_max_seconds": int(MAX_AUDIO_SECONDS)}
 WEB_FILES = files("voiceassist_local") / "web"
 
 

@@ -15,6 +15,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -41,10 +42,11 @@ def chromium_binary() -> str:
 
 
 class Chromium:
-    def __init__(self) -> None:
+    def __init__(self, extra_flags: Sequence[str] = ()) -> None:
+        """`extra_flags`: more command-line switches (the voice tests' fake microphone)."""
         self.profile = Path(tempfile.mkdtemp(prefix="voiceassist-chromium-"))
         self.process = subprocess.Popen(
-            [chromium_binary(), *LAUNCH_FLAGS, f"--user-data-dir={self.profile}", "about:blank"],
+            [chromium_binary(), *LAUNCH_FLAGS, *extra_flags, f"--user-data-dir={self.profile}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.port = self._devtools_port()
 

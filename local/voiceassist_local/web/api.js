@@ -37,6 +37,21 @@ export class Api {
     return readReply(reply);
   }
 
+  // POSTs JSON and resolves to the reply's audio as a Blob (errors as call's).
+  async audio(path, body) {
+    let reply;
+    try {
+      reply = await fetch(this.base + path, {
+        method: "POST", body: JSON.stringify(body),
+        headers: this.headers({ "content-type": "application/json", accept: "audio/wav" }),
+      });
+    } catch (err) {
+      throw new ApiError(0, "network", "The server could not be reached. Check your connection and try again.");
+    }
+    if (!reply.ok) return readReply(reply);
+    return reply.blob();
+  }
+
   // Asks a question; onEvent(type, data) sees every streamed event. Resolves to the full QueryResponse.
   async ask(request, onEvent) {
     if (this.streaming) {

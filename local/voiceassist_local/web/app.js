@@ -5,6 +5,7 @@ import { Auth } from "./auth.js";
 import { loadAdmin } from "./admin.js";
 import { loadTelemetry } from "./telemetry.js";
 import { pendingActions, toolCards } from "./tools.js";
+import { Microphone, readAloudButton } from "./voice.js";
 import {
   answerStatus, answerText, citationList, claimsCiting, clarifyingOptions, el, highlightedPassage, phiBadge, warnings,
   where,
@@ -38,6 +39,16 @@ async function main() {
       event.preventDefault();
       $("ask-form").requestSubmit();
     }
+  });
+  state.microphone = new Microphone({
+    api: state.api, button: $("mic"), status: $("voice-status"), maxSeconds: config.voice_max_seconds,
+    onHeard: (text) => {
+      const box = $("question");
+      box.value = text;
+      box.focus();
+      box.setSelectionRange(text.length, text.length);
+    },
+    onNotice: showNotice, onError: showError,
   });
   $("new-session").addEventListener("click", () => newSession().then(() => {
     $("conversation").replaceChildren();
@@ -230,6 +241,7 @@ function renderAnswer(turn, response, question, reasons = [], tools = []) {
     children.push(answerText(response.answer, response.citations, open));
     children.push(toolCards(tools), pendingActions(tools, state.api, showError));
     children.push(citationList(response.citations, open));
+    children.push(readAloudButton(state.api, response.answer, showError));
   }
   children.push(warnings(metadata), phiBadge(metadata, reasons));
   turn.replaceChildren(...children.filter(Boolean));

@@ -23,8 +23,10 @@ from collections.abc import Callable, Iterable, Iterator
 from voiceassist.models import DocumentStatus
 from voiceassist.ports import DocumentStore, SearchIndex
 from voiceassist.query import terminology
+from voiceassist.speech_repair import Vocabulary, repaired
 
 MAX_TERMS = 60
+MAX_REPAIR_TERMS = 2000  # the terms a transcript may be repaired to: no prompt window limits these
 MAX_CHARACTERS = 700  # about 180 Whisper tokens: inside its 223-token prompt window
 MAX_PASSAGES = 2000  # read at most this many indexed passages per refresh
 MIN_DRUG_LETTERS = 4  # shorter dictionary entries ("tea", "ice") are English words more often than drugs
@@ -95,30 +97,51 @@ def indexed_passages(documents: DocumentStore, index: SearchIndex, *, max_passag
 
 
 class KnowledgeBaseVocabulary:
-    """The current vocabulary prompt, rebuilt at most every `refresh_seconds` (documents come and go). A
-    failure to read the knowledge base keeps the last prompt (or none): transcription never fails for it."""
+    """The knowledge base's current terms, rebuilt at most every `refresh_seconds` (documents come and go): the
+    first `max_terms` make the recognizer's prompt, and up to `repair_terms` repair its transcripts
+    (speech_repair). A failure to read the knowledge base keeps the last terms (or none): transcription never
+    fails for it."""
 
     def __init__(self, passages: Callable[[], Iterable[str]], *, max_terms: int = MAX_TERMS,
-                 refresh_seconds: float = 300.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 repair_terms: int = MAX_REPAIR_TERMS, refresh_seconds: float = 300.0,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self._passages = passages
         self._max_terms = max_terms
+        self._repair_terms = repair_terms
         self._refresh = refresh_seconds
         self._clock = clock
         self._lock = threading.Lock()
         self._built_at: float | None = None
+        self._terms: list[str] = []
         self._prompt: str | None = None
+        self._repairs = Vocabulary.of(())
 
-    def prompt(self) -> str | None:
-        if self._max_terms <= 0:
-            return None
+    def _refreshed(self) -> None:
         with self._lock:
             now = self._clock()
-            if self._built_at is None or now - self._built_at >= self._refresh:
-                self._built_at = now
-                try:
-                    self._prompt = initial_prompt(vocabulary_terms(self._passages(), max_terms=self._max_terms))
-                except Exception as exc:  # a store or index outage must not stop a clinician's question
-                    from voiceassist.observability import log_failure
+            if self._built_at is not None and now - self._built_at < self._refresh:
+                return
+            self._built_at = now
+            try:
+                self._terms = vocabulary_terms(self._passages(), max_terms=max(self._max_terms, self._repair_terms))
+            except Exception as exc:  # a store or index outage must not stop a clinician's question
+                from voiceassist.observability import log_failure
 
-                    log_failure("voice vocabulary not refreshed", exc)
-            return self._prompt
+                log_failure("voice vocabulary not refreshed", exc)
+                return
+            self._prompt = initial_prompt(self._terms[:self._max_terms]) if self._max_terms > 0 else None
+            self._repairs = Vocabulary.of(self._terms[:self._repair_terms])
+
+    def prompt(self) -> str | None:
+        """Whisper's initial prompt (None when `max_terms` is 0)."""
+        if self._max_terms <= 0:
+            return None
+        self._refreshed()
+        return self._prompt
+
+    def repair(self, transcript: str) -> str:
+        """The transcript with the recognizer's spellings of the terms put back (speech_repair.repaired)."""
+        if self._repair_terms <= 0:
+            return transcript
+        self._refreshed()
+        return repaired(transcript, self._repairs)

@@ -150,7 +150,7 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
     def speech_to_text(self) -> SpeechToText:
         from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
 
-        return WhisperSpeechToText(vocabulary=self.speech_vocabulary.prompt)
+        return WhisperSpeechToText(vocabulary=self.speech_vocabulary.prompt, repair=self.speech_vocabulary.repair)
 
     @cached_property
     def text_to_speech(self) -> TextToSpeech:

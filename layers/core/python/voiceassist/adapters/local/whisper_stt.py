@@ -76,14 +76,18 @@ class WhisperSpeechToText:
     name = "whisper-base"
 
     def __init__(self, *, compute_type: str = "int8", threads: int = 2, beam_size: int = 5,
-                 initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None) -> None:
+                 initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None,
+                 repair: Callable[[str], str] | None = None) -> None:
         """`initial_prompt`: a fixed prompt; `vocabulary`: asked for the current prompt on every transcription
-        (speech_vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set."""
+        (speech_vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set;
+        `repair`: rewrites the transcript's text (KnowledgeBaseVocabulary.repair: the recognizer's spellings of
+        the knowledge base's terms put back); the words keep what was heard, with their timings."""
         self._compute_type = compute_type
         self._threads = threads
         self._beam_size = beam_size
         self._initial_prompt = initial_prompt
         self._vocabulary = vocabulary
+        self._repair = repair
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
         samples = decoded(audio)
@@ -106,6 +110,7 @@ class WhisperSpeechToText:
                                          confidence=round(min(max(float(word.probability), 0.0), 1.0), 3))
                          for word in segment.words or () if word.word.strip())
         confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
-        return Transcript(text=" ".join(text for text in texts if text), language=str(info.language),
+        text = " ".join(text for text in texts if text)
+        return Transcript(text=self._repair(text) if self._repair else text, language=str(info.language),
                           duration_seconds=round(duration, 2), confidence=round(confidence, 3), words=words,
                           engine=self.name)

@@ -1,0 +1,140 @@
+"""Transcript repair: a recognizer's spelling of a knowledge-base term put back to the term.
+
+A general-purpose recognizer splits and bends clinical words it rarely saw ("metformin" heard as "met for
+min", "eGFR" as "EGFR" or "eGFR-40"). The repair compares the transcript with the knowledge base's vocabulary
+(speech_vocabulary: the sourced drug dictionary's and abbreviation list's names that indexed passages use) and
+rewrites a span of one to `MAX_SPAN` words to a term when
+
+- the span's letters, joined, are the term's ("met for min" -> "metformin"), or
+- they are within `MIN_SIMILARITY` of the term (Ratcliff/Obershelp, difflib's ratio; both at least
+  `MIN_FUZZY_LETTERS` long, and the first letters the same), for a term
+  that is one word, or
+- the span is the term in another case ("EGFR" -> "eGFR"), or the term glued to a number by a hyphen
+  ("eGFR-40" -> "eGFR 40").
+
+Only vocabulary terms can be written, so a repair never adds a word that is not in the knowledge base's
+terminology, and the words that stay are the recognizer's. The thresholds are measured by
+bench/voice_answers.py (docs/benchmarks.md, "Voice"), tuned on the dev and holdout sets and checked on holdout2
+and holdout3.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+
+MAX_SPAN = 3  # words joined into one term at most ("met for min")
+MIN_SIMILARITY = 0.85  # difflib ratio of a span's letters to a term's (bench/voice_answers.py)
+MIN_FUZZY_LETTERS = 6  # shorter spans and terms are repaired only when exact: short words collide
+_TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
+_GLUED_NUMBER = re.compile(r"^(?P<term>.+?)-(?P<number>\d[\d,.]*)$")
+
+
+_SPELLINGS = (("ph", "f"), ("ck", "k"), ("qu", "kw"), ("x", "ks"), ("ce", "se"), ("ci", "si"), ("cy", "si"),
+              ("c", "k"), ("y", "i"), ("z", "s"))  # English spellings of one sound: the recognizer picks either
+
+
+def letters(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def sound(key: str) -> str:
+    """A rough phonetic form of letters: one spelling per sound, doubled letters once ("lycinopril" and
+    "lisinopril" sound alike)."""
+    for written, said in _SPELLINGS:
+        key = key.replace(written, said)
+    return re.sub(r"(.)\1+", r"\1", key)
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """The terms a transcript may be repaired to, keyed by their letters."""
+
+    by_letters: dict[str, str]
+    by_sound: dict[str, str]
+
+    @classmethod
+    def of(cls, terms: Iterable[str]) -> Vocabulary:
+        keyed: dict[str, str] = {}
+        for term in terms:
+            key = letters(term)
+            if len(key) >= 2:
+                keyed.setdefault(key, term)
+        sounds = {sound(key): term for key, term in keyed.items() if len(key) >= MIN_FUZZY_LETTERS and " " not in term}
+        return cls(keyed, sounds)
+
+    def closest(self, key: str) -> tuple[str, float] | None:
+        """The term whose letters are `key` (similarity 1), or the one that sounds most alike above
+        MIN_SIMILARITY, with its similarity."""
+        if key in self.by_letters:
+            return self.by_letters[key], 1.0
+        if len(key) < MIN_FUZZY_LETTERS or key.isdigit():
+            return None
+        heard = sound(key)
+        best: tuple[str, float] | None = None
+        for term_sound, term in self.by_sound.items():
+            if term_sound[0] != heard[0] or abs(len(term_sound) - len(heard)) > len(term_sound) // 3:
+                continue
+            ratio = SequenceMatcher(None, heard, term_sound).ratio()
+            if ratio >= MIN_SIMILARITY and (best is None or ratio > best[1]):
+                best = term, ratio
+        return best
+
+
+def repaired(text: str, vocabulary: Vocabulary) -> str:
+    """The transcript with the spans that are vocabulary terms in a recognizer's spelling rewritten."""
+    if not vocabulary.by_letters:
+        return text
+    tokens = list(_TOKEN.finditer(text))
+    pieces: list[str] = []
+    position = 0
+    i = 0
+    while i < len(tokens):
+        match = _repair_at(text, tokens, i, vocabulary)
+        if match is None:
+            i += 1
+            continue
+        span_end, replacement = match
+        pieces.append(text[position:tokens[i].start()])
+        pieces.append(replacement)
+        position = tokens[span_end - 1].end()
+        i = span_end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> tuple[int, str] | None:
+    """(the index after the span, its replacement) for the longest repairable span from token i, or None."""
+    glued = _GLUED_NUMBER.match(tokens[i].group(0) + _following_number(text, tokens, i))
+    if glued and letters(glued["term"]) in vocabulary.by_letters:
+        return i + 2, f"{vocabulary.by_letters[letters(glued['term'])]} {glued['number']}"
+    best: tuple[float, int, str] | None = None  # (similarity, words, term)
+    for size in range(1, min(MAX_SPAN, len(tokens) - i) + 1):
+        span = tokens[i:i + size]
+        if size > 1 and any(text[a.end():b.start()].strip() not in ("", "-")
+                            for a, b in zip(span, span[1:], strict=False)):
+            break  # words across punctuation are not one word
+        original = text[span[0].start():span[-1].end()]
+        key = letters(original)
+        if size > 1 and any(c.isdigit() for c in key):
+            break
+        found = vocabulary.closest(key)
+        if found is None:
+            continue
+        term, similarity = found
+        if original.lower() == term.lower() and (term == original or term.islower()):
+            return None  # the term as said (only its capital may differ: "Metformin" opening a sentence)
+        if best is None or (similarity, size) > best[:2]:
+            best = similarity, size, term
+    return (i + best[1], best[2]) if best else None
+
+
+def _following_number(text: str, tokens: list[re.Match[str]], i: int) -> str:
+    """'-40' when token i is followed by a hyphen and a number token ("eGFR-40")."""
+    if i + 1 >= len(tokens) or text[tokens[i].end():tokens[i + 1].start()] != "-":
+        return ""
+    following = tokens[i + 1].group(0)
+    return "-" + following if following[0].isdigit() else ""
+

@@ -1,0 +1,168 @@
+// Voice in the web client. The microphone records a question (MediaRecorder), the server transcribes it inside
+// the trust boundary (POST /v1/voice/transcribe), and what was heard goes into the question box for the
+// clinician to check and correct before asking: a misheard drug name or dose is caught before it is asked.
+// An answer is read aloud on request (POST /v1/voice/speak), played from a blob: URL (the CSP's media-src).
+// Nothing heard or said is kept in the browser: the recording lives in memory until it is sent.
+import { el } from "./render.js";
+
+export const MAX_RECORDING_SECONDS = 60; // voiceassist.speech.MAX_AUDIO_SECONDS, unless config.json says less
+const MAX_SPOKEN_CHARACTERS = 4000; // voiceassist.speech.MAX_SPEECH_CHARACTERS
+// What MediaRecorder may produce and the server takes (speech.AUDIO_TYPES): the first the browser supports.
+const RECORDING_TYPES = ["audio/webm;codecs=opus", "audio/ogg;codecs=opus", "audio/webm", "audio/ogg"];
+
+// A getUserMedia or MediaRecorder failure, in words a clinician can act on.
+export function microphoneProblem(err) {
+  switch (err && err.name) {
+    case "NotAllowedError":
+    case "SecurityError":
+      return "The microphone is blocked for this page: allow it in the browser's site settings, or type the question.";
+    case "NotFoundError":
+    case "OverconstrainedError":
+      return "No microphone was found: connect one and try again, or type the question.";
+    case "NotReadableError":
+    case "AbortError":
+      return "The microphone could not be started (another application may be using it): try again, or type the question.";
+    default:
+      return `Recording failed (${(err && err.message) || "unknown error"}): type the question instead.`;
+  }
+}
+
+export function recordingType() {
+  return RECORDING_TYPES.find((type) => MediaRecorder.isTypeSupported(type)) || "";
+}
+
+// The answer as it is read aloud: without its [n] citation markers, at most MAX_SPOKEN_CHARACTERS, cut at a
+// sentence's end.
+export function spokenText(answer) {
+  const text = answer.replace(/\s*\[\d+(?:\s*[,–-]\s*\d+)*\]/g, "").replace(/\s+/g, " ").trim();
+  if (text.length <= MAX_SPOKEN_CHARACTERS) return text;
+  const cut = text.slice(0, MAX_SPOKEN_CHARACTERS);
+  const end = cut.lastIndexOf(". ");
+  return end > 0 ? cut.slice(0, end + 1) : cut;
+}
+
+export class Microphone {
+  // button: the Speak/Stop toggle; status: a role=status line; onHeard(text): a transcript to review;
+  // onNotice(text) and onError(err): the page's message box.
+  constructor({ api, button, status, maxSeconds, onHeard, onNotice, onError }) {
+    Object.assign(this, { api, button, status, onHeard, onNotice, onError });
+    this.maxSeconds = Math.min(maxSeconds || MAX_RECORDING_SECONDS, MAX_RECORDING_SECONDS);
+    this.recorder = null;
+    this.busy = false;
+    button.addEventListener("click", () => (this.recorder ? this.stop() : this.start()));
+  }
+
+  say(text) {
+    this.status.textContent = text;
+  }
+
+  async start() {
+    if (this.busy) return;
+    if (!navigator.mediaDevices?.getUserMedia || typeof MediaRecorder === "undefined") {
+      this.onNotice("This browser cannot record here (recording needs https or localhost and a recent browser): "
+        + "type the question instead.");
+      return;
+    }
+    this.busy = true;
+    this.onError(null);
+    let stream;
+    try {
+      stream = await navigator.mediaDevices.getUserMedia({ audio: { channelCount: 1, echoCancellation: true } });
+    } catch (err) {
+      this.busy = false;
+      this.say("");
+      this.onNotice(microphoneProblem(err));
+      return;
+    }
+    let recorder;
+    try {
+      const type = recordingType();
+      recorder = new MediaRecorder(stream, type ? { mimeType: type } : {});
+    } catch (err) {
+      stream.getTracks().forEach((track) => track.stop());
+      this.busy = false;
+      this.onNotice(microphoneProblem(err));
+      return;
+    }
+    const chunks = [];
+    recorder.addEventListener("dataavailable", (event) => { if (event.data.size) chunks.push(event.data); });
+    recorder.addEventListener("stop", () => {
+      stream.getTracks().forEach((track) => track.stop());
+      this.finish(new Blob(chunks, { type: recorder.mimeType }));
+    }, { once: true });
+    recorder.start(250);
+    this.recorder = recorder;
+    this.limitTimer = setTimeout(() => this.stop(true), (this.maxSeconds - 0.5) * 1000);
+    this.button.textContent = "Stop";
+    this.button.classList.add("recording");
+    this.say(`Recording: ask your question, then press Stop (at most ${this.maxSeconds} seconds).`);
+  }
+
+  stop(atLimit = false) {
+    if (!this.recorder) return;
+    clearTimeout(this.limitTimer);
+    this.atLimit = atLimit;
+    this.recorder.stop();
+    this.recorder = null;
+    this.button.textContent = "Speak";
+    this.button.classList.remove("recording");
+    this.button.disabled = true;
+    this.say("Transcribing your question…");
+  }
+
+  async finish(recording) {
+    try {
+      if (!recording.size) throw Object.assign(new Error("nothing was recorded"), { name: "AbortError" });
+      const type = (recording.type || "audio/webm").split(";")[0];
+      const transcript = await this.api.call("POST", "/v1/voice/transcribe", recording, type);
+      const text = (transcript.text || "").trim();
+      if (!text) {
+        this.say("");
+        this.onNotice("No speech was heard: press Speak and ask again, closer to the microphone.");
+        return;
+      }
+      if (this.atLimit) {
+        this.onNotice(`The recording stopped at the ${this.maxSeconds}-second limit: check that the question is complete.`);
+      }
+      this.say("Heard your question: check it and correct it if needed, then press Enter or Ask.");
+      this.onHeard(text);
+    } catch (err) {
+      this.say("");
+      if (err.status === undefined) this.onNotice(microphoneProblem(err));
+      else this.onError(err);
+    } finally {
+      this.busy = false;
+      this.button.disabled = false;
+    }
+  }
+}
+
+// A "Read aloud" button for an answer: the server synthesizes it inside the boundary, the page plays it.
+export function readAloudButton(api, answer, onError) {
+  const text = spokenText(answer || "");
+  if (!text) return null;
+  const button = el("button", { type: "button", class: "read-aloud" }, "Read aloud");
+  button.addEventListener("click", async () => {
+    const turn = button.closest("article");
+    const old = turn.querySelector("audio.spoken");
+    if (old) {
+      URL.revokeObjectURL(old.src);
+      old.remove();
+    }
+    button.disabled = true;
+    button.textContent = "Preparing the audio…";
+    try {
+      const audio = await api.audio("/v1/voice/speak", { text });
+      const player = el("audio", { controls: true, class: "spoken", "aria-label": "The answer read aloud" });
+      player.src = URL.createObjectURL(audio);
+      button.after(player);
+      player.play().catch(() => null); // a browser that blocks autoplay leaves the player's own Play button
+    } catch (err) {
+      onError(err);
+    } finally {
+      button.disabled = false;
+      button.textContent = "Read aloud";
+    }
+  });
+  return button;
+}

@@ -1,0 +1,58 @@
+"""Transcript repair: the recognizer's spellings of the knowledge base's terms are put back, and nothing else
+changes."""
+
+from __future__ import annotations
+
+import pytest
+
+from voiceassist.speech_repair import Vocabulary, repaired
+from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary
+
+TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
+         "amlodipine", "doxycycline"]
+VOCABULARY = Vocabulary.of(TERMS)
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    ("What is the maximum daily dose of met for min?", "What is the maximum daily dose of metformin?"),
+    ("Is lycinopril safe in pregnancy?", "Is lisinopril safe in pregnancy?"),
+    ("How is the Metform Indos titrated?", "How is the metformin Indos titrated?"),
+    ("What is the metformin dose for EGFR-40?", "What is the metformin dose for eGFR 40?"),
+    ("Is the dose of a moxicillin weight based?", "Is the dose of amoxicillin weight based?"),
+])
+def test_repair_puts_back_a_term_the_recognizer_split_or_misspelled(heard: str, meant: str) -> None:
+    assert repaired(heard, VOCABULARY) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Metformin and vitamin B12: is there an interaction?",  # a term opening a sentence keeps its capital
+    "Chronic kidney disease stage 3b: which dose?",
+    "How long should community-acquired pneumonia be treated?",  # no term, nothing to do
+    "What is the maximum dose for a patient born 03/04/1961, MRN 4411823?",  # numbers stay as heard
+    "Can I see the inhibitors, and they are being combined?",  # short words never become a term by sound
+])
+def test_repair_leaves_a_transcript_without_a_misheard_term_unchanged(said: str) -> None:
+    assert repaired(said, VOCABULARY) == said
+
+
+def test_repair_writes_only_vocabulary_terms() -> None:
+    heard = "Patient Jon Smyth asks if met for min is safe at an EGFR of 40 with amlodipine."
+
+    out = repaired(heard, VOCABULARY)
+
+    assert out == "Patient Jon Smyth asks if metformin is safe at an eGFR of 40 with amlodipine."
+    added = set(out.split()) - set(heard.split())
+    assert added <= {"metformin", "eGFR"}
+
+
+def test_repair_with_no_vocabulary_returns_the_transcript() -> None:
+    assert repaired("is met for min safe?", Vocabulary.of(())) == "is met for min safe?"
+
+
+def test_knowledge_base_vocabulary_repairs_with_terms_beyond_the_prompt() -> None:
+    passages = ["Metformin is contraindicated below an eGFR of 30.", "Amoxicillin 500 mg three times daily."]
+    vocabulary = KnowledgeBaseVocabulary(lambda: passages, max_terms=0)
+
+    assert vocabulary.prompt() is None  # no prompt by default
+    assert vocabulary.repair("is met for min safe at an EGFR of 25?") == "is metformin safe at an eGFR of 25?"
+    assert KnowledgeBaseVocabulary(lambda: passages, repair_terms=0).repair("met for min") == "met for min"
