@@ -77,3 +77,10 @@ def test_phi_boundary_an_address_or_identifier_span_is_never_read_back() -> None
     restored = clinical_words_restored(query, phi)
     assert "Elm" not in restored and "Street" not in restored and "078-05-1120" not in restored
     assert "<STREET_ADDRESS>" in restored and "epinephrine" in restored
+
+
+def test_an_element_symbol_with_a_charge_is_the_ion_and_without_one_stays_ambiguous() -> None:
+    assert concepts.ion("K", "+ level") == "potassium"  # "K": keratometry, potassium or thousand
+    assert concepts.ion("Na", "+ of 128") == "sodium"
+    assert concepts.ion("Mg", "2+ low") == "magnesium"
+    assert concepts.ion("K", " level") is None

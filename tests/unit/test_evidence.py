@@ -205,3 +205,18 @@ def test_a_clinical_word_stays_a_topic_however_common_in_english() -> None:
 
     assert weights["heart"] == weights["pain"] == 1.0  # Zipf 5.3 and 5.0, but clinical vocabulary
     assert weights["fast"] == evidence.GENERIC_WEIGHT
+
+
+def test_a_charged_ion_is_a_topic_the_passage_must_hold() -> None:
+    first_line = hit("ACE inhibitors (for example lisinopril 10 mg once daily) are first-line.", title="Hypertension")
+
+    found = evidence.assess("K+ level at which to stop lisinopril", [first_line])
+
+    assert found.passages[0].missing == ("K",)
+    assert found.score < 0.55
+
+
+def test_a_qualified_conditions_modifier_is_never_an_ordinary_word() -> None:
+    weights = {c.label: c.weight for c in evidence.question_concepts("metformin dose in type 1 diabetes")}
+
+    assert weights["type"] == 1.0  # "type" is frequent English, but it tells type 1 from type 2 diabetes

@@ -232,3 +232,18 @@ def concept_overlap(question: str, passage: str) -> float:
         return 1.0
     held = marks(passage)
     return sum(bool(m.marks & held) for m in asked) / len(asked)
+
+
+_CHARGE = re.compile(r"\d?[+]{1,2}|\d?-(?![\w-])")
+
+
+def ion(symbol: str, after: str) -> str | None:
+    """What an element's symbol written with a charge ("K+", "Na+", "Mg2+", "HCO3-") stands for: the meaning
+    of the abbreviation list that the drug dictionary names ("K": keratometry, potassium, thousand ->
+    "potassium"), or None when `after` (the text right after the symbol) is no charge."""
+    if not _CHARGE.match(after):
+        return None
+    names = terminology.drug_names()
+    found = [m for m in terminology.abbreviations().get(symbol, ()) if m.lower() in names]
+    return found[0] if len(found) == 1 else None
+

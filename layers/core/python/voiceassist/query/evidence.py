@@ -29,8 +29,8 @@ from functools import lru_cache
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
+from voiceassist.query.concepts import ion, mentions, spelt_out
 from voiceassist.query.concepts import marks as concept_marks
-from voiceassist.query.concepts import mentions, spelt_out
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
@@ -130,6 +130,8 @@ def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     # Only a label word goes ("SSN", "Mrs."), not a topic a name detector's guess follows ("otitis <PERSON>").
     text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question))
+    # the words of a qualified condition ("type 1 diabetes") tell it from its siblings: never ordinary words
+    qualifying = frozenset().union(*(q.terms() for q in qualified_terms(hyphenate(text.lower()))))
     found: dict[str, Concept] = {}
     # drugs by any name, classes, shorthand (query/concepts.py); from the end, so earlier spans stay put
     for mention in sorted(mentions(text), key=lambda m: -m.start):
@@ -145,7 +147,8 @@ def _concepts(question: str) -> list[Concept]:
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
-        meanings = abbreviation_meanings(word)
+        charged = ion(word, text[match.end():])  # "K+": potassium, a topic, not a letter
+        meanings = (charged,) if charged else abbreviation_meanings(word)
         if not meanings or word in found:
             continue
         long_forms = tuple(content_terms(m) | synonyms.marks(m) for m in meanings)
@@ -171,7 +174,7 @@ def _concepts(question: str) -> list[Concept]:
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
                 weight = _weight(frozenset({term}))
-                ordinary = weight == 1.0 and term in _ordinary()
+                ordinary = weight == 1.0 and term in _ordinary() and term not in qualifying
                 found[term] = Concept(word, (frozenset({term}),), GENERIC_WEIGHT if ordinary else weight,
                                       1.0 if ordinary else None)
     return list(found.values())
