@@ -14,6 +14,7 @@ from voiceassist.models import IndexingJob
 from voiceassist.ports import PipelineRunner
 from voiceassist_local.api_turns import outside_api_turn
 from voiceassist_local.handlers import function_names, load_handler, placeholder_for
+from voiceassist_local.interpreter_threads import run_interpreter_threads_on_a_pool
 from voiceassist_local.resources import statemachine_file
 
 if TYPE_CHECKING:
@@ -106,7 +107,8 @@ def install_interpreter_speedups() -> None:
     moto builds a new ply parser for every JSONPath it evaluates (about a dozen per query) and copies the
     state with copy.deepcopy at every step (a query state with ten hits is ~17 KB: ~45k deepcopy calls per
     execution). Parsed JSONPath expressions are never mutated, so they are cached; state values are JSON, so
-    the modules that copy them get a JSON copy (anything that is not JSON still goes to copy.deepcopy).
+    the modules that copy them get a JSON copy (anything that is not JSON still goes to copy.deepcopy). The
+    threads it starts per execution, Map iteration and Task come from a pool (interpreter_threads.py).
     Process-wide and idempotent; bench/query.py measures it (--plain-interpreter runs without it).
     """
     global _speedups_installed
@@ -132,6 +134,7 @@ def install_interpreter_speedups() -> None:
             setattr(module, "copy", json_copy)  # noqa: B010 - replaces the module's reference only
         _leave_state_data_out_of_history()
         _check_size_quota_by_bound()
+        run_interpreter_threads_on_a_pool()
         _speedups_installed = True
 
 
