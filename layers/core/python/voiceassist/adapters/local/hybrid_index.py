@@ -230,8 +230,10 @@ class LocalHybridIndex:
                 weights = [query.bm25_weight, 1.0 - query.bm25_weight]
                 ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
             chunks = self._chunks([rowid for rowid, _ in ranked])
-        return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
-                          vector_score=dense.get(rowid)) for rowid, score in ranked]
+        # The parts are validated already (chunks parsed from their stored JSON, scores floats computed here):
+        # construct skips a second validation of 100 hits, ~1 ms a query.
+        return [SearchHit.model_construct(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
+                                          vector_score=dense.get(rowid)) for rowid, score in ranked]
 
     def _bm25_by_fts5(self, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
         expression = fts5_match_expression(text)
