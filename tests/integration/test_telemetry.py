@@ -128,6 +128,9 @@ def test_the_session_trace_shows_each_turn_and_its_tools_without_phi(session: An
     assert status == 200
     turns = trace["turns"]
     assert [t["outcome"] for t in turns] == ["answered", "answered", "refused"]
+    assert [t["plan"] for t in turns] == ["answer", "answer", None]  # the planner's action; none for a refusal
+    assert [t["plan_confidence"] for t in turns] == [a.metadata.plan.confidence if a.metadata.plan else None
+                                                    for a in _answers]
     assert [(tool["name"], tool["status"]) for tool in turns[0]["tools"]] == [("search_knowledge_base", 200)]
     tool_records = [r for r in stack.deps.audit.list(user_id=USER, limit=100) if r.tool == "search_knowledge_base"]
     assert [r.session_id for r in tool_records] == [stack.session_id]  # the turn's session, on its tool call

@@ -27,11 +27,16 @@ if TYPE_CHECKING:
 
 GENESIS = "0" * 64
 CHAIN_FIELDS = {"sequence", "prev_hash", "record_hash"}
+# Fields AuditRecord gained after records were first chained: left out of the hash while unset, so every record
+# written before them (which has none) hashes exactly as it did.
+ADDED_FIELDS = frozenset({"plan_action", "plan_confidence"})
 
 
 def digest(record: AuditRecord) -> str:
-    """SHA-256 of the record's canonical JSON (sorted keys, no spaces), its own hash excluded."""
-    body = record.model_dump(mode="json", exclude={"record_hash"})
+    """SHA-256 of the record's canonical JSON (sorted keys, no spaces), its own hash and unset ADDED_FIELDS
+    excluded."""
+    body = record.model_dump(mode="json", exclude={"record_hash", *(f for f in ADDED_FIELDS
+                                                                    if getattr(record, f) is None)})
     canonical = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 

@@ -549,6 +549,10 @@ class AuditRecord(Model):
     action: str | None = None  # document.upload, document.delete, job.retry, ...; None for a question
     target: str | None = None  # the doc_id or job_id acted on
     roles: list[str] = Field(default_factory=list)  # the caller's roles when it acted
+    # The planner's last decision for a question (query/planner.py): its action (answer | tool | clarify |
+    # no_evidence) and confidence. Added after records were first chained: hashed only when set (audit_chain).
+    plan_action: str | None = None
+    plan_confidence: float | None = None
     # The hash chain (voiceassist.audit_chain): filled in by the AuditLog as it appends, per user_id partition.
     sequence: int | None = None
     prev_hash: str | None = None

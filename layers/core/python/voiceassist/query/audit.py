@@ -19,6 +19,8 @@ def audit(ctx: QueryContext, state: QueryState, *, outcome: AuditOutcome | None 
         intent=f"input_screen:{state.screen_categories[0]}" if state.screen_categories else state.intent.value,
         model=state.model, sources=state.sources_searched,
         response_id=state.query_id, outcome=outcome or outcome_of(state), latency_ms=state.latency_ms,
+        plan_action=state.plan.action if state.plan else None,
+        plan_confidence=state.plan.confidence if state.plan else None,
     )
     ctx.audit.append(record)
     state.audit_id = record.audit_id

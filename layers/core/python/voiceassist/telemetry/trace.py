@@ -1,13 +1,12 @@
-"""An admin's trace of one session (`GET /v1/admin/sessions/{session_id}/trace`): each turn's plan (the intent
-and the outcome), steps with their milliseconds, sources searched, model, and the tools the model called, read
-from the audit log (both runtimes keep it; nothing new is stored). The audit log holds redacted text and
-hashes only, so the trace carries no PHI; tool arguments are left out altogether.
+"""An admin's trace of one session (`GET /v1/admin/sessions/{session_id}/trace`): each turn's plan (the planner's
+action and confidence, the intent and the outcome), steps with their milliseconds, sources searched, model, and
+the tools the model called, read from the audit log (both runtimes keep it; nothing new is stored). The audit log
+holds redacted text and hashes only, so the trace carries no PHI; tool arguments are left out altogether.
 
 A model-channel tool call's record carries the session of the turn that made it, and belongs to that session's
 next question record (the turn's own: a question is audited after its tools ran). Records written before the
 session was kept on a tool call belong to the same user's next question, whichever session; `attribution` says
-which rule a trace used. The trace's plan is the audited intent and outcome: the planner's own action
-(metadata.plan) is not in the audit record, whose hash chain covers every field it has.
+which rule a trace used. Each turn shows the planner's last action and confidence (metadata.plan), as audited.
 """
 
 from __future__ import annotations
@@ -39,6 +38,9 @@ class TraceTurn(BaseModel):
     phi_detected: bool
     phi_entity_types: list[str]
     intent: str | None
+    plan: str | None = Field(description="the planner's last action: answer, tool, clarify or no_evidence "
+                                         "(null: audited before the plan was kept)")
+    plan_confidence: float | None
     outcome: str
     model: str | None
     sources: list[str]
@@ -83,5 +85,6 @@ def _turn(record: AuditRecord, tools: list[TraceTool]) -> TraceTurn:
     return TraceTurn(
         audit_id=record.audit_id, at=record.created_at, question=record.query_redacted,
         phi_detected=record.phi_detected, phi_entity_types=record.phi_entity_types, intent=record.intent,
-        outcome=record.outcome.value, model=record.model, sources=record.sources, steps=record.latency_ms,
+        plan=record.plan_action, plan_confidence=record.plan_confidence, outcome=record.outcome.value,
+        model=record.model, sources=record.sources, steps=record.latency_ms,
         total_ms=round(sum(record.latency_ms.values()), 2), tools=list(tools))
