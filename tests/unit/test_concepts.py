@@ -84,3 +84,24 @@ def test_an_element_symbol_with_a_charge_is_the_ion_and_without_one_stays_ambigu
     assert concepts.ion("Na", "+ of 128") == "sodium"
     assert concepts.ion("Mg", "2+ low") == "magnesium"
     assert concepts.ion("K", " level") is None
+
+
+def test_a_misspelt_condition_is_read_as_the_clinical_word_one_edit_away() -> None:
+    assert concepts.respelt("pnuemonia") == "pneumonia"  # two letters swapped
+    assert concepts.respelt("anaphylaxsis") == "anaphylaxis"  # one added
+    assert concepts.respelt("recommended") is None  # ordinary English: never respelt
+    assert concepts.respelt("contrast") is None  # a clinical word itself
+    assert concepts.respelt("uptitrate") is None  # nothing one edit away
+
+
+def test_a_misspelt_condition_is_covered_by_the_passage_that_spells_it() -> None:
+    cap = hit("Community-acquired pneumonia: amoxicillin 1 g three times daily.", title="Pneumonia")
+
+    found = evidence.assess("penicillin allergic pt with pnuemonia, which oral antibiotic", [cap])
+
+    assert "pnuemonia" not in found.passages[0].missing and "pneumonia" not in found.passages[0].missing
+
+
+def test_a_word_two_edits_from_a_clinical_word_is_left_as_typed() -> None:
+    # "treated" and "related" share the deletion "reated" (one letter out of each), but are two edits apart
+    assert concepts.respelt("treated") is None

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voiceassist.query import synonyms, terminology
+from voiceassist.query import population, synonyms, terminology
 
 MARK = "\u2295"
 MIN_FUZZY = 7  # shorter words are too often one edit from another drug or an English word
@@ -246,4 +246,52 @@ def ion(symbol: str, after: str) -> str | None:
     names = terminology.drug_names()
     found = [m for m in terminology.abbreviations().get(symbol, ()) if m.lower() in names]
     return found[0] if len(found) == 1 else None
+
+
+@lru_cache(maxsize=1)
+def _clinical_words() -> frozenset[str]:
+    """The words of the clinical vocabulary: the abbreviation list's meanings, the synonym groups and the
+    population groups' MeSH entry terms ("hypertension", "anaphylaxis", "pneumonia", "gastrointestinal")."""
+    texts = (*(m for meanings in terminology.abbreviations().values() for m in meanings),
+             *(f for group in synonyms.GROUPS for f in group),
+             *(f for forms in population.TERMS.values() for f in forms))
+    return frozenset(w for text in texts for w in _TOKEN.findall(text.lower()) if w.isalpha())
+
+
+@lru_cache(maxsize=1)
+def _word_deletions() -> dict[str, str]:
+    """Every one-letter deletion of a clinical word of MIN_FUZZY letters or more -> that word ("" when two
+    words share it: ambiguous)."""
+    index: dict[str, str] = {}
+    for word in _clinical_words():
+        if len(word) < MIN_FUZZY:
+            continue
+        for key in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
+            index[key] = word if index.get(key, word) == word else ""
+    return index
+
+
+def respelt(word: str) -> str | None:
+    """The clinical word one edit (a letter left out, added, changed or two swapped) from a word that no
+    vocabulary here knows ("hypertention" -> "hypertension", "pnuemonia" -> "pneumonia"), else None. A known
+    word (clinical, ordinary English, a drug) is never respelt, nor a word of fewer than MIN_FUZZY letters."""
+    lowered = word.lower()
+    if (len(lowered) < MIN_FUZZY or not lowered.isalpha() or lowered in _clinical_words()
+            or lowered in terminology.ordinary_words() or lowered in terminology.drug_names()):
+        return None
+    index = _word_deletions()
+    found = {index.get(key) for key in (lowered, *(lowered[:i] + lowered[i + 1:] for i in range(len(lowered))))}
+    found = {w for w in found if w and _one_edit(lowered, w)}
+    return found.pop() if len(found) == 1 else None
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one letter left out, added or changed, or two neighbours swapped (a
+    deletion on each side can also pair words two edits apart: "treated", "related")."""
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 

@@ -29,7 +29,7 @@ from functools import lru_cache
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
-from voiceassist.query.concepts import ion, mentions, spelt_out
+from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
 from voiceassist.query.concepts import marks as concept_marks
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
@@ -171,6 +171,8 @@ def _concepts(question: str) -> list[Concept]:
     for word in _SURFACE_WORD.findall(hyphenate(text)):
         if word.lower() in abbreviation_words:
             continue
+        if stem(word.lower()) not in GENERIC_WORDS:  # "hypertention": the clinical word one edit away
+            word = respelt(word) or word
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
                 weight = _weight(frozenset({term}))
