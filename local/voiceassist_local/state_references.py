@@ -19,6 +19,7 @@ it returns (moto's own checks see the smaller state).
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import threading
@@ -70,6 +71,8 @@ class _Table:
 
     nonce: str = field(default_factory=lambda: uuid.uuid4().hex)
     texts: dict[str, str] = field(default_factory=dict)
+    # Map iterations and Parallel branches return at once: each token takes its number from one counter
+    numbers: Iterator[int] = field(default_factory=itertools.count)
 
 
 class StateReferences:
@@ -95,7 +98,7 @@ class StateReferences:
             return result
         for name, value in result.items():
             if name not in self._names_read and type(value) in (list, dict) and value:
-                token = f"{_TOKEN_PREFIX}{table.nonce}:{len(table.texts)}"
+                token = f"{_TOKEN_PREFIX}{table.nonce}:{next(table.numbers)}"
                 # pydantic-core's serializer (Rust, ~3x json.dumps on hits): compact, UTF-8; the value is JSON already
                 table.texts[json.dumps(token)] = pydantic_core.to_json(value).decode()
                 result[name] = token

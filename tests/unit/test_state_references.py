@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import pydantic_core
 import pytest
 from voiceassist_local import state_references
 from voiceassist_local.asl_runner import LocalPipelineRunner
@@ -106,3 +110,33 @@ def test_state_references_tokens_of_another_execution_are_left_as_text() -> None
     references.close("a")
     assert json.loads(references.expand("a", json.dumps({"hits": token}))) == {"hits": token}
     assert state_references._TOKEN_PREFIX in token
+
+
+def test_state_references_results_returned_at_once_keep_their_own_fields(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given one execution's Map iterations returning at the same moment on many threads, each one giving way to
+    # the others while its field is being serialized
+    def slow_to_json(value: Any) -> bytes:
+        time.sleep(0.001)
+        return pydantic_core.to_json(value)
+
+    monkeypatch.setattr(state_references, "pydantic_core", SimpleNamespace(to_json=slow_to_json))
+    references = StateReferences(frozenset())
+    references.open("run")
+    tokens: dict[int, str] = {}
+    start = threading.Barrier(8)
+
+    def iteration(worker: int) -> None:
+        start.wait()
+        for n in range(20):
+            item = worker * 1000 + n
+            tokens[item] = references.refer("run", {"hits": [item]})["hits"]
+
+    threads = [threading.Thread(target=iteration, args=(w,)) for w in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    # Then every token is its own and expands to its own iteration's field
+    assert len(set(tokens.values())) == len(tokens) == 160
+    assert all(json.loads(references.expand("run", json.dumps(token))) == [item] for item, token in tokens.items())
