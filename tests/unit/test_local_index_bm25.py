@@ -12,9 +12,8 @@ import pytest
 
 from voiceassist.adapters.local.bm25 import FTS5_TOKENIZE, Fts5Tokenizer, TermPostings, best_positions
 from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
-from voiceassist.adapters.local.rows import fuse_min_max_top
 from voiceassist.models import Chunk, DocumentMetadata, SearchFilters, SearchMode, SearchQuery, SourceType
-from voiceassist.query.search import fts5_match_expression, fuse_min_max, query_terms, top_n
+from voiceassist.query.search import fts5_match_expression, query_terms
 
 DIMENSION = 4
 WORDS = ["aspirin", "warfarin", "metformin", "insulin", "asthma", "sepsis", "stroke", "dose", "renal", "trial",
@@ -205,18 +204,3 @@ def test_best_positions_breaks_ties_by_position_and_skips_unmatched_rows() -> No
     allowed = np.array([True, True, True, True, True, False])
     assert best_positions(scores, allowed, 3).tolist() == [4, 1, 3]
     assert best_positions(scores, allowed, 10).tolist() == [4, 1, 3, 2]
-
-
-def test_local_index_min_max_fusion_equals_the_query_packages() -> None:
-    # Given candidate scores with ties, a one-candidate side, an all-equal side and an empty side
-    rng = random.Random(11)
-    cases = []
-    for _ in range(200):
-        bm25 = {rng.randrange(300): float(rng.choice([rng.random() * 20, 3.0])) for _ in range(rng.randrange(0, 120))}
-        dense = {rng.randrange(300): rng.choice([rng.random(), 0.5]) for _ in range(rng.randrange(0, 120))}
-        cases.append((bm25, dense, rng.choice([0.0, 0.3, 0.5, 1.0])))
-    cases += [({1: 2.0}, {1: 0.4, 2: 0.4}, 0.5), ({}, {}, 0.5), ({5: 1.0, 6: 1.0}, {}, 0.7)]
-    for bm25, dense, weight in cases:
-        # Then the numpy fusion gives the very scores and order of fuse_min_max and top_n
-        expected = top_n(fuse_min_max([bm25, dense], [weight, 1.0 - weight]), 100)
-        assert fuse_min_max_top([bm25, dense], [weight, 1.0 - weight], 100) == expected

@@ -38,12 +38,12 @@ from typing import Any
 import numpy as np
 
 from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, FTS5_TOKENIZE, CountedTerms, Fts5Tokenizer
-from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS, LoadedRows, fuse_min_max_top
+from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS, LoadedRows
 from voiceassist.constants.models import MODEL_ID
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
 from voiceassist.ports import Vectors
-from voiceassist.query.search import fts5_match_expression, fuse_rrf, query_terms, top_n
+from voiceassist.query.search import fts5_match_expression, fuse_min_max, fuse_rrf, query_terms, top_n
 
 _SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS chunks (
@@ -227,12 +227,11 @@ class LocalHybridIndex:
                 rankings = [[key for key, _ in top_n(scores, depth)] for scores in (bm25, dense)]
                 ranked = top_n(fuse_rrf(rankings, rank_constant=query.rrf_k), query.top_k)
             else:
-                ranked = fuse_min_max_top([bm25, dense], [query.bm25_weight, 1.0 - query.bm25_weight], query.top_k)
+                weights = [query.bm25_weight, 1.0 - query.bm25_weight]
+                ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
             chunks = self._chunks([rowid for rowid, _ in ranked])
-        # The parts are validated already (chunks parsed from their stored JSON, scores floats computed here):
-        # construct skips a second validation of 100 hits, ~1 ms a query.
-        return [SearchHit.model_construct(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
-                                          vector_score=dense.get(rowid)) for rowid, score in ranked]
+        return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
+                          vector_score=dense.get(rowid)) for rowid, score in ranked]
 
     def _bm25_by_fts5(self, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
         expression = fts5_match_expression(text)

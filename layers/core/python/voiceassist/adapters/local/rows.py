@@ -14,7 +14,7 @@ import numpy as np
 
 from voiceassist.adapters.local.bm25 import TermPostings, best_positions, decode_postings, fts5_bm25
 from voiceassist.models import SearchFilters, SourceType
-from voiceassist.query.search import MIN_MAX_FLOOR, SINGLE_SCORE, cosine_to_score
+from voiceassist.query.search import cosine_to_score
 
 SOURCE_TYPE_CODES = {source_type.value: code for code, source_type in enumerate(SourceType)}
 _NO_YEAR = np.iinfo(np.int32).min  # below any year_min, as SQL's NULL >= year_min is never true
@@ -155,30 +155,3 @@ def matrix_vector(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
     the product itself (bench/query.py --profile, "native" thread). einsum's own loop costs the same CPU
     (10,000 x 384: about 1 ms) and leaves the other core to the rest of the pipeline."""
     return np.einsum("ij,j->i", matrix, vector)
-
-
-def fuse_min_max_top(sub_query_scores: Sequence[dict[int, float]], weights: Sequence[float], n: int
-                     ) -> list[tuple[int, float]]:
-    """`top_n(fuse_min_max(sub_query_scores, weights), n)` in numpy: the same floating-point operations in the
-    same order, so the same scores and ranking (ties by rowid), without a Python loop over 200 candidates
-    (tests/unit/test_local_index_bm25.py compares the two on random scores)."""
-    keys = np.unique(np.fromiter((key for scores in sub_query_scores for key in scores), dtype=np.int64))
-    if keys.size == 0:
-        return []
-    total_weight = sum(weights)
-    fused = np.zeros(keys.size, dtype=np.float64)
-    for scores, weight in zip(sub_query_scores, weights, strict=True):
-        normalized = np.zeros(keys.size, dtype=np.float64)
-        if scores:
-            values = np.fromiter(scores.values(), dtype=np.float64, count=len(scores))
-            low, high = values.min(), values.max()
-            if high == low:
-                values = np.full(values.size, SINGLE_SCORE)
-            else:
-                values = (values - low) / (high - low)
-                values[values == 0.0] = MIN_MAX_FLOOR
-            normalized[np.searchsorted(keys, np.fromiter(scores, dtype=np.int64, count=len(scores)))] = values
-        fused += weight * normalized
-    fused /= total_weight
-    best = np.lexsort((keys, -fused))[:n]
-    return [(int(keys[i]), float(fused[i])) for i in best]
