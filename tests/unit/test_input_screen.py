@@ -11,6 +11,7 @@ import pytest
 from tests.unit.tools.executor_fixtures import build
 from voiceassist.models import ToolCall
 from voiceassist.safety.input_screen import REFUSAL, screen_all, screen_text
+from voiceassist.safety.screen_model import CategoryModel, ScreenModel, features, load_model, save_model
 from voiceassist.tools.executor import Caller
 
 
@@ -65,3 +66,18 @@ def test_a_tool_argument_carrying_an_injection_is_refused_without_echo_and_audit
     assert (result.ok, result.status, result.error, result.content) == (False, 422, "input_refused", REFUSAL)
     record = harness.audit.list(user_id="u1")[0]
     assert (record.intent, record.tool_status) == ("input_screen:injection", 422)
+
+
+def test_screen_model_reads_the_features_its_file_was_fitted_on(tmp_path: Path) -> None:
+    """A model fitted with character 4-grams scores a word form it never saw ("poisoned" after "poisoning"),
+    and its file keeps the kinds, so the screen reads a text as the fit did."""
+    trained = {b: 4.0 for b in features("poisoning", ("chars",))}
+    model = ScreenModel(categories={"harmful": CategoryModel(weights=trained, bias=-2.0, threshold=0.5)},
+                        kinds=("words", "pairs", "chars"))
+    save_model(model, tmp_path / "screen.npz")
+
+    loaded = load_model(tmp_path / "screen.npz")
+
+    assert loaded.kinds == ("words", "pairs", "chars")
+    assert loaded.flagged("how much was poisoned") == ["harmful"]
+    assert ScreenModel(categories=loaded.categories, kinds=("words", "pairs")).flagged("how much was poisoned") == []

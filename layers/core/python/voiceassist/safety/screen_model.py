@@ -1,5 +1,5 @@
-"""A logistic regression per screen category over hashed word unigrams and bigrams (the hashing trick:
-Weinberger K et al., "Feature Hashing for Large Scale Multitask Learning", ICML 2009).
+"""A logistic regression per screen category over hashed word unigrams, bigrams and the words' character
+4-grams (the hashing trick: Weinberger K et al., "Feature Hashing for Large Scale Multitask Learning", ICML 2009).
 
 Features are binary and scaled by 1/sqrt(number of features), so a 2,000-word jailbreak and a 10-word
 question score on one scale. The weights (only the non-zero buckets) and each category's threshold are
@@ -41,10 +41,25 @@ STOP_WORDS = frozenset({
 })
 
 
-def features(text: str) -> list[int]:
-    """The hashed buckets of the text's lower-cased content words and word pairs (each bucket once)."""
+# The kinds of feature a model reads (recorded in its file): "words" (content words), "pairs" (adjacent content
+# words), "chars" (the character 4-grams of each content word, its ends marked: "poisoning" shares " poi",
+# "pois", "oiso" with "poisoned", so a word form never seen in training still scores).
+FEATURE_KINDS: tuple[str, ...] = ("words", "pairs")
+CHAR_GRAM = 4
+
+
+def features(text: str, kinds: tuple[str, ...] | None = None) -> list[int]:
+    """The hashed buckets of the text's lower-cased content words, word pairs and, if asked, their character
+    4-grams (each bucket once)."""
+    kinds = FEATURE_KINDS if kinds is None else kinds
     words = [word for word in _WORD.findall(text.lower()) if word not in STOP_WORDS]
-    grams = words + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    grams = words if "words" in kinds else []
+    if "pairs" in kinds:
+        grams = grams + [f"{a} {b}" for a, b in zip(words, words[1:], strict=False)]
+    if "chars" in kinds:
+        for word in set(words):
+            marked = f"<{word}>"
+            grams += [f"#{marked[i:i + CHAR_GRAM]}" for i in range(max(1, len(marked) - CHAR_GRAM + 1))]
     return sorted({zlib.crc32(gram.encode()) % BUCKETS for gram in grams})
 
 
@@ -65,9 +80,10 @@ class CategoryModel:
 @dataclass(frozen=True)
 class ScreenModel:
     categories: dict[str, CategoryModel]
+    kinds: tuple[str, ...] = ("words", "pairs")  # the features it was fitted on
 
     def probabilities(self, text: str) -> dict[str, float]:
-        buckets = features(text)
+        buckets = features(text, self.kinds)
         return {name: model.probability(buckets) for name, model in self.categories.items()}
 
     def flagged(self, text: str) -> list[str]:
@@ -77,16 +93,17 @@ class ScreenModel:
 def load_model(path: Path = MODEL_PATH) -> ScreenModel:
     with np.load(path) as data:
         names = [str(name) for name in data["categories"]]
+        kinds = tuple(str(kind) for kind in data["kinds"]) if "kinds" in data.files else ("words", "pairs")
         models = {}
         for name in names:
             index, values = data[f"{name}_index"], data[f"{name}_weight"]
             models[name] = CategoryModel(weights=dict(zip(index.tolist(), values.astype(float).tolist(), strict=True)),
                                          bias=float(data[f"{name}_bias"]), threshold=float(data[f"{name}_threshold"]))
-    return ScreenModel(categories=models)
+    return ScreenModel(categories=models, kinds=kinds)
 
 
 def save_model(model: ScreenModel, path: Path = MODEL_PATH) -> None:
-    arrays: dict[str, np.ndarray] = {"categories": np.array(sorted(model.categories))}
+    arrays: dict[str, np.ndarray] = {"categories": np.array(sorted(model.categories)), "kinds": np.array(model.kinds)}
     for name, category in model.categories.items():
         index = sorted(category.weights)
         arrays[f"{name}_index"] = np.array(index, dtype=np.int32)
