@@ -1,6 +1,6 @@
 """The learned reranker's cost per query against the number of candidates; prints JSON.
 
-    .venv/bin/python bench/rerank.py [--candidates 50 100 200] [--queries 200]
+    .venv/bin/python bench/rerank.py [--candidates 50 100 200] [--queries 200] [--models A.json B.json]
 
 Each query is a SciFact claim (../shared/eval/scifact, or synthetic medical-ish text when absent) and its
 candidates are SciFact abstracts cut to ~200 tokens (the size of an ingested chunk), with fused, BM25 and
@@ -9,7 +9,8 @@ calls it: the features (query/rerank_features.py) and the trees (query/trees.py)
 process's CPU time (the figure a loaded machine distorts least). The per-passage caches are emptied before
 every query, so each passage is read cold, as a Lambda sees new passages (the word -> term table stays
 warm, as in a warm Lambda); `without_sub_scores` times the same candidates as an OpenSearch hybrid query
-returns them (no BM25 or cosine).
+returns them (no BM25 or cosine). `--models` times several model files in one run, one after the other at
+each candidate count (old against new on a loaded machine).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
-from voiceassist.query.rerank import LearnedReranker
+from voiceassist.query.rerank import MODEL_PATH, LearnedReranker
 from voiceassist.query.rerank_features import forget_passages
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact"
@@ -78,15 +79,21 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=int, nargs="+", default=[50, 100, 200])
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--models", type=Path, nargs="+", default=[MODEL_PATH], help="model files (default: shipped)")
     args = parser.parse_args()
     docs, queries = load_texts()
-    reranker = LearnedReranker()
-    time_queries(reranker, docs, queries, 20, 5, sub_scores=True)  # warm-up: imports, the model file
-    report: dict[str, Any] = {"queries": args.queries, "model": reranker.name}
+    rerankers = {str(path): LearnedReranker(path) for path in args.models}
+    for reranker in rerankers.values():
+        time_queries(reranker, docs, queries, 20, 5, sub_scores=True)  # warm-up: imports, the model file
+    report: dict[str, Any] = {"queries": args.queries, "model": "lambdamart"}
     for n in args.candidates:
-        report[str(n)] = {"with_sub_scores": time_queries(reranker, docs, queries, n, args.queries, sub_scores=True),
-                          "without_sub_scores": time_queries(reranker, docs, queries, n, args.queries,
-                                                             sub_scores=False)}
+        for path, reranker in rerankers.items():
+            timed = {"with_sub_scores": time_queries(reranker, docs, queries, n, args.queries, sub_scores=True),
+                     "without_sub_scores": time_queries(reranker, docs, queries, n, args.queries, sub_scores=False)}
+            if len(rerankers) == 1:
+                report[str(n)] = timed
+            else:
+                report.setdefault(str(n), {})[path] = timed
     print(json.dumps(report, indent=2))
 
 
