@@ -14,6 +14,7 @@ from spacy.tokens import Doc, Span, Token
 from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
 from voiceassist.phi.name_titles import TITLE_PATTERN, name_after_title
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
+from voiceassist.phi.word_lists import foreign_function_words, name_words
 
 
 def _words(block: str) -> frozenset[str]:
@@ -99,6 +100,7 @@ _WEAK_CUE = re.compile(
 )
 # A capital inside a word marks an abbreviation or a chemical ("NiTi", "HBsAg"), except after Mc/Mac/O'.
 _INNER_CAPITAL = re.compile(r"(?<!^(?:Mc|Mac|O'|O’|D'|De|Di|Da|La|Le|Van|Von|Du))(?<![-'’])(?<=.)\p{Lu}")
+_FUNCTION_WORDS = "voiceassist_function_words"  # Doc.user_data key: the text's foreign function words
 _VOWEL = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿ]", re.IGNORECASE)
 
 
@@ -125,9 +127,13 @@ class PersonNameRecognizer(EntityRecognizer):
         if nlp_artifacts is None or not isinstance(nlp_artifacts.tokens, Doc):
             return []
         doc = nlp_artifacts.tokens
+        # A question in Spanish, French, German, ...: its function words ("Cuál", "Quelle", "Wie") are words,
+        # unless a Census given name or surname is written the same ("Mia", "Dan"): that may still be a name.
+        doc.user_data[_FUNCTION_WORDS] = foreign_function_words(t.lower_ for t in doc) - name_words()
         caseless = not any(c.isupper() for c in text)
         found: dict[tuple[int, int], float] = {}
         for ent in doc.ents:
+            ent = self._without_function_words(ent)
             if ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless):
                 lone_word = len(ent) == 1 and self._known(ent[0])  # "Paul", but also "Moon facies"
                 self._add(found, ent, self.SHAPE_SCORE if lone_word else self.NER_SCORE)
@@ -160,7 +166,22 @@ class PersonNameRecognizer(EntityRecognizer):
         found[key] = max(score, found.get(key, 0.0))
 
     def _known(self, token: Token) -> bool:
-        return token.is_stop or any(form in self.known_words for form in _base_forms(token))
+        return (token.is_stop or any(form in self.known_words for form in _base_forms(token))
+                or self._function_word(token))
+
+    @staticmethod
+    def _function_word(token: Token) -> bool:
+        """A stop word of the text's language when that is not English (foreign_function_words)."""
+        return token.lower_ in token.doc.user_data.get(_FUNCTION_WORDS, frozenset())
+
+    def _without_function_words(self, ent: Span) -> Span:
+        """An NER span less the foreign function words at its ends ("Welche Nebenwirkungen": "Welche" asks)."""
+        start, end = ent.start, ent.end
+        while start < end and self._function_word(ent.doc[start]) and ent.doc[start].lower_ not in _PARTICLES:
+            start += 1
+        while end > start and self._function_word(ent.doc[end - 1]) and ent.doc[end - 1].lower_ not in _PARTICLES:
+            end -= 1
+        return ent if (start, end) == (ent.start, ent.end) else Span(ent.doc, start, end, label=ent.label_)
 
     def _mostly_unknown(self, span: Span) -> bool:
         """A name found by shape is mostly unknown words; "Selective Androgen Receptor" is a term.

@@ -1,10 +1,12 @@
 """The word lists shipped in `_data/phi` (lower case, one word a line, `#` comments): one-word drug names
-(made by voiceassist_local.evaluation.drug_words) and the US Census 1990 given names and frequent surnames
-(made by voiceassist_local.evaluation.census_names). One reader for the PHI recognizers, the metadata screen
-and the session facts; each list is read once per process, when first asked for."""
+(made by voiceassist_local.evaluation.drug_words), the US Census 1990 given names and frequent surnames
+(made by voiceassist_local.evaluation.census_names), and spaCy's stop words of seven languages (made by
+voiceassist_local.evaluation.stop_words). One reader for the PHI recognizers, the metadata screen, the session
+facts and the evidence score; each list is read once per process, when first asked for."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 from voiceassist.settings import PACKAGE_DIR
@@ -13,6 +15,11 @@ PHI_DATA = PACKAGE_DIR / "_data" / "phi"
 DRUG_WORDS = "drug_words.txt"
 GIVEN_NAMES = "given_names.txt"
 SURNAMES = "surnames.txt"
+STOP_WORDS = "stop_words.tsv"  # language code, a tab, a word
+ENGLISH = "en"
+# A text is read as written in another language when that language's stop-word list holds at least this many of
+# its words, and more of them than the English list does ("¿Cuál es la dosis ...": cuál, es, la; no English one).
+MIN_FOREIGN_STOP_WORDS = 2
 
 
 @lru_cache(maxsize=4)
@@ -25,3 +32,30 @@ def word_list(name: str) -> frozenset[str]:
 def name_words() -> frozenset[str]:
     """Every given name and surname of the Census lists."""
     return word_list(GIVEN_NAMES) | word_list(SURNAMES)
+
+
+@lru_cache(maxsize=1)
+def stop_words() -> dict[str, frozenset[str]]:
+    """Each language's stop words, by language code."""
+    by_language: dict[str, set[str]] = {}
+    for line in (PHI_DATA / STOP_WORDS).read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            language, word = line.split("\t")
+            by_language.setdefault(language, set()).add(word)
+    return {language: frozenset(words) for language, words in by_language.items()}
+
+
+def foreign_function_words(words: Iterable[str]) -> frozenset[str]:
+    """The stop words of the language `words` (lower case) are written in when it is not English: the list that
+    holds the most of them, at least MIN_FOREIGN_STOP_WORDS and more than the English list (every list tied with
+    it, together); nothing for an English text. English's own stop words are every reader's already."""
+    counts: dict[str, int] = {}
+    listed = stop_words()
+    words = list(words)
+    for language, stops in listed.items():
+        counts[language] = sum(word in stops for word in words)
+    foreign = {language: n for language, n in counts.items() if language != ENGLISH}
+    best = max(foreign.values(), default=0)
+    if best < MIN_FOREIGN_STOP_WORDS or best <= counts.get(ENGLISH, 0):
+        return frozenset()
+    return frozenset().union(*(listed[language] for language, n in foreign.items() if n == best))

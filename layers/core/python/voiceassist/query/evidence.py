@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
+from voiceassist.phi.word_lists import foreign_function_words
 from voiceassist.query import synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
@@ -168,8 +169,11 @@ def _concepts(question: str) -> list[Concept]:
         group_mark = frozenset({synonyms.mark(found_form.group)})
         found[found_form.form.lower()] = Concept(found_form.form, (written, group_mark), _weight(written))
         text = text[:found_form.start] + " " * (found_form.end - found_form.start) + text[found_form.end:]
-    for word in _SURFACE_WORD.findall(hyphenate(text)):
-        if word.lower() in abbreviation_words:
+    words = _SURFACE_WORD.findall(hyphenate(text))
+    # a question in Spanish, French, German, ...: its function words ("es", "la", "von") are not topics
+    function_words = foreign_function_words(w.lower() for w in words)
+    for word in words:
+        if word.lower() in abbreviation_words or word.lower() in function_words:
             continue
         if stem(word.lower()) not in GENERIC_WORDS:  # "hypertention": the clinical word one edit away
             word = respelt(word) or word
