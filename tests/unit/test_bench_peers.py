@@ -25,7 +25,8 @@ def peers() -> ModuleType:
 def run(rankings: dict[str, list[list[str]]], *, build_s: float, p95_ms: float, update: float | None) -> dict[str, Any]:
     """One repetition as bench/peer_engines/worker.py writes it (20 timed queries per mode)."""
     timings = [1.0] * 18 + [p95_ms, 2 * p95_ms]  # nearest rank: the 19th of 20 is the p95
-    return {"chunks": 3, "build_s": build_s, "build_cpu_s": build_s / 2, "rss_before_mb": 100.0,
+    return {"chunks": 3, "build_s": build_s, "build_cpu_s": build_s / 2, "first_query_cpu_s": build_s / 10,
+            "rss_before_mb": 100.0,
             "peak_rss_mb": 140.0, "disk_mb": 2.0, "throughput_qps": 50.0,
             "modes": {mode: {"rankings": ranked, "wall_ms": timings, "cpu_ms": timings}
                       for mode, ranked in rankings.items()},
@@ -65,6 +66,7 @@ def test_peers_summary_takes_each_engines_best_mode_and_the_median(peers: Module
     assert summary["best_mode"] == "hybrid"
     assert summary["quality"]["hybrid"]["ndcg@10"] == pytest.approx(1.0)
     assert summary["build_s"] == {"median": 20.0, "min": 10.0, "max": 30.0, "n": 3}
+    assert summary["first_query_cpu_s"]["median"] == 2.0  # the first answer's share of the build, reported apart
     assert summary["p95_ms"]["median"] == 6.0
     assert summary["build_rss_mb"]["median"] == 40.0
     assert summary["update_ms_per_doc"]["median"] == 3.0
