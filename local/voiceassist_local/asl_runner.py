@@ -351,6 +351,10 @@ class LocalPipelineRunner:
             self._futures[record.execution_id] = self._executor.submit(self._execute_recorded, record)
         return record.execution_id
 
+    def execution_id_for(self, pipeline: str, name: str) -> str:
+        """The id an execution started with `name` will have, as Step Functions' runner tells it in advance."""
+        return execution_arn(pipeline, name)
+
     def describe(self, execution_id: str) -> ExecutionRecord:
         with self._lock:
             record = self._records.get(execution_id)

@@ -11,18 +11,20 @@ still from one poll to the next (S3 announces an object only once it is complete
    names no file (a file name may hold PHI), the name travels as the object's `filename` metadata and an
    operator's sidecar `<file>.meta.json` beside it; `<id>` is a hash of the name and the content, so taking
    the same file again (after a crash) gives the same object, execution name and job;
-3. the real ingest_trigger handler is called with the event EventBridge would send for that object;
+3. the real ingest_trigger handler is called with the event EventBridge would send for that object: it
+   registers the object (its job) and starts the execution with the job's ids (ingest/triggers.py);
 4. the file counts as done only once its job exists in the job store. Then the source file is removed from
    incoming/ (only if it is still the file that was read); Screen Metadata moves the stored copy to a key
    without its name, as it does any upload on AWS (ingest/settling.py), and a copy stored again after a
    restart, of a file whose document has moved already, is deleted. Until then the source stays, and is taken
    again after a restart.
 
-So `kill -9` at any moment loses nothing and ingests nothing twice: a file whose trigger replied but whose
-queued execution died with the process (the idempotency record says "duplicate", no job exists, no execution
-of it runs here) is started again under the same execution name; a job left PENDING or RUNNING is re-driven by
-the job reconciler (recovery.py). A file that fails (a broken sidecar, a type registration refuses) stays where
-it is, logged by a hash of its name, and is tried again when it changes or at the next start.
+So `kill -9` at any moment loses nothing and ingests nothing twice: a file whose trigger replied with no job
+behind it (the idempotency record says "duplicate", no job exists, no execution of it runs here) is registered
+and started again under the same execution name; a job left PENDING or RUNNING (its execution died with the
+process, or never started) is re-driven by the job reconciler (recovery.py). A file that fails (a broken
+sidecar, an empty file registration refuses) stays where it is, logged by a hash of its name, and is tried
+again when it changes or at the next start.
 """
 
 from __future__ import annotations
@@ -194,11 +196,14 @@ class IncomingFolderWatcher:
                            extra={"key_sha256": key_hash(key), "error_type": type(exc).__name__})
             return {"status": "failed", "key": key, "reason": f"{type(exc).__name__}: {exc}"}
         self._settled[relative] = stamp
-        self._taken[relative] = taken
         if reply.get("status") == "duplicate" and not self._job_exists(taken) and self._lost(taken):
-            start_ingestion(self._deps(), uploaded=version)  # its execution died with an earlier server
+            reply = start_ingestion(self._deps(), uploaded=version)  # lost with an earlier server
             logger.warning("incoming file recovered: its ingestion was lost with a stopped server",
                            extra={"key_sha256": key_hash(key)})
+        if reply.get("status") == "refused":  # registration refused it (an empty file): it stays, as refused
+            logger.warning("incoming file refused", extra={"key_sha256": key_hash(key), "reason": reply["reason"]})
+            return {**reply, "key": key}
+        self._taken[relative] = taken
         logger.info("incoming file announced", extra={"key_sha256": key_hash(key), "status": reply.get("status")})
         return {**reply, "key": key}
 

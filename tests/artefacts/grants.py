@@ -33,8 +33,11 @@ Call = tuple[str, str, str]  # service, operation (or HTTP method), resource (ta
 _BY_REFERENCE = "large artefacts travel as S3 blobs between the ingest steps (ingest/artifacts.py hand_off); " \
                 "the sample document fits inline"
 NOT_EXERCISED: dict[tuple[str, Access], str] = {
-    ("ingest_register", A.BUCKET_WRITE): "an upload whose content is live already (unchanged) is deleted "
-                                         "(ingest/settling.py); the run uploads each content once",
+    ("ingest_trigger", A.BUCKET_WRITE): "an upload whose content is live already (unchanged) is deleted "
+                                        "(ingest/settling.py); the run uploads each content once",
+    ("ingest_register", A.DOCUMENTS_WRITE): "Mark Registration Failed fails the version of a registration that "
+                                            "failed after writing its job; the trigger registers, so the run's "
+                                            "executions all start with a registered job",
     ("ingest_extract", A.BUCKET_WRITE): _BY_REFERENCE,
     ("ingest_clean", A.BUCKET_READ): _BY_REFERENCE,
     ("ingest_clean", A.BUCKET_WRITE): _BY_REFERENCE,

@@ -289,6 +289,8 @@ def exercised(aws: dict[str, str], workers: dict[str, Worker]) -> dict[str, Any]
     # and a document uploaded to incoming/ and announced by EventBridge (and a broken PDF, and a scan that
     # moto's Textract reads as the blocks below)
     started, ingest_input = _announce(aws, workers, f"incoming/{SAMPLE}", (sample_corpus_dir() / SAMPLE).read_bytes())
+    # the execution's input, which its history keeps for 90 days, names the registered job, never the key
+    assert set(ingest_input) == {"job_id", "doc_id"} and SAMPLE not in json.dumps(ingest_input)
     _, broken_input = _announce(aws, workers, "incoming/broken.pdf", b"%PDF-1.7\n1 0 obj << /Type /Catalog >> x")
     _, scan_input = _announce(aws, workers, "incoming/scan.pdf", (FIXTURES / "scanned_two_pages.pdf").read_bytes())
 

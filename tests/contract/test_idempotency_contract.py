@@ -127,6 +127,7 @@ def test_idempotency_duplicate_event_starts_one_execution_and_replays_its_reply(
 
 def test_idempotency_new_etag_of_the_same_key_is_new_work(deps: Dependencies) -> None:
     deliver(deps, object_created(etag="v1"))
+    deps.blobs.put(GUIDE_KEY, b"# Guide\n\nRevised text.")  # a new ETag is new content
     deliver(deps, object_created(etag="v2"))
 
     assert len(runner(deps).started) == 2
@@ -140,9 +141,11 @@ def test_idempotency_replay_after_the_record_expired_runs_again_but_starts_no_se
     replay = deliver(deps)
 
     assert runner(deps).attempts == 2  # the expired record did not stop the trigger ...
+    first_job = deps.jobs.list()[0]
     assert replay == {"status": "duplicate", "key_sha256": hashlib.sha256(GUIDE_KEY.encode()).hexdigest(),
-                      "execution": None}
+                      "job_id": first_job.job_id, "doc_id": first_job.doc_id, "execution": None}
     assert len(runner(deps).started) == 1  # ... the execution name did
+    assert len(deps.jobs.list()) == 1  # and the registration found the job the first delivery registered
 
 
 def test_idempotency_event_delivered_while_the_first_is_in_progress_is_refused_then_replayed(

@@ -145,3 +145,28 @@ def test_the_tool_runner_is_reached_over_a_lambda_interface_endpoint(synthesized
                  if ".lambda" in json.dumps(props["ServiceName"])]
     assert len(endpoints) == 1 and endpoints[0]["PrivateDnsEnabled"] is True
     assert not any(FUNCTIONS_BY_NAME[name].internet_egress for name in ("api", "mcp"))
+
+
+def test_an_upload_reaches_the_ingest_workflow_only_through_the_trigger_which_registers_it(
+        synthesized: Synthesized) -> None:
+    """The execution history keeps an execution's input for 90 days: the upload event (its key, which may be
+    a file name with PHI) goes to the trigger function alone, which registers the upload in the documents and
+    jobs tables and starts the workflow with the job's ids (decision 0028); no rule hands the event to a state
+    machine, and none rewrites it into an input."""
+    template = synthesized.main("dev")
+    (trigger,) = (k for k in resources(template, "AWS::Lambda::Function") if "IngestTrigger" in k)
+    (upload_rule,) = (r for r in resources(template, "AWS::Events::Rule").values() if "EventPattern" in r)
+    (target,) = upload_rule["Targets"]
+    assert target["Arn"] == {"Fn::GetAtt": [trigger, "Arn"]}
+    assert not {"Input", "InputPath", "InputTransformer"} & set(target)
+    machines = set(resources(template, "AWS::StepFunctions::StateMachine"))
+    for rule in resources(template, "AWS::Events::Rule").values():
+        assert not machines & set(json.dumps(rule.get("Targets", [])).split('"')), "a rule starts a workflow"
+    policies = [p for k, p in resources(template, "AWS::IAM::Policy").items() if "IngestTrigger" in k]
+    statements = [s for p in policies for s in p["PolicyDocument"]["Statement"]]
+    writes = json.dumps([s["Resource"] for s in statements if "dynamodb:PutItem" in s["Action"]])
+    tables = {k for k, r in template["Resources"].items() if r["Type"].startswith("AWS::DynamoDB::")
+              and k.startswith(("StorageDocumentsTable", "StorageJobsTable"))}
+    assert len(tables) == 2 and all(table in writes for table in tables), (tables, writes)
+    starts = [s for s in statements if "states:StartExecution" in s["Action"]]
+    assert len(starts) == 1 and any(machine in json.dumps(starts) for machine in machines)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from voiceassist_local.incoming import IncomingFolderWatcher
+from voiceassist_local.recovery import reconcile_once
 
 from voiceassist.composition import Dependencies
 from voiceassist.ingest.stages import content_hash
@@ -96,8 +97,9 @@ def test_a_restart_before_the_source_was_removed_ingests_nothing_again(
 
 def test_a_file_whose_queued_ingestion_died_with_the_server_is_ingested_after_a_restart(
         local_deps: Dependencies, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """The trigger replied "started" (its idempotency record says so for 30 days), but the execution was
-    only queued in memory when the server was killed: the restarted watcher starts it again."""
+    """The trigger registered the job and replied "started", but the execution was only queued in memory when
+    the server was killed: the job waits PENDING in the job store, and the restarted server's reconciliation
+    re-drives it (the source file went once its job existed)."""
     runner = local_deps.pipelines
     with monkeypatch.context() as killed:
         killed.setattr(runner, "start", lambda pipeline, payload, name=None: f"queued:{name}")
@@ -105,15 +107,13 @@ def test_a_file_whose_queued_ingestion_died_with_the_server_is_ingested_after_a_
         path = drop(local_deps, "sepsis.md", GUIDE)
         watcher.poll()
         assert [reply["status"] for reply in watcher.poll()] == ["started"]
-    assert local_deps.jobs.list(limit=10) == [] and path.exists()  # nothing ran, nothing was removed
+    assert [job.state for job in local_deps.jobs.list(limit=10)] == [JobState.PENDING] and not path.exists()
 
+    assert reconcile_once(local_deps) == 1  # the restarted server's start-up reconciliation
     restarted = IncomingFolderWatcher(local_deps.settings.blob_dir)
-    restarted.poll()
-    assert [reply["status"] for reply in restarted.poll()] == ["duplicate"]
     settle(local_deps, restarted)
     assert active_documents(local_deps) == [("sepsis", 1)]
     assert [job.state for job in local_deps.jobs.list(limit=10)] == [JobState.COMPLETED]
-    assert not path.exists()
 
 
 def test_the_incoming_folder_exists_once_the_watcher_does(tmp_path: Path) -> None:

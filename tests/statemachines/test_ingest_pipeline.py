@@ -18,9 +18,9 @@ from tests.support.pdfgen import build_pdf
 from voiceassist import service
 from voiceassist.adapters.aws.stepfunctions_pipeline import ExecutionRecord
 from voiceassist.composition import Dependencies
-from voiceassist.ingest import artifacts
+from voiceassist.ingest import artifacts, triggers
 from voiceassist.ingest import stages as ingestion
-from voiceassist.models import DocumentMetadata, DocumentStatus, JobState
+from voiceassist.models import DocumentStatus, JobState
 
 DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 ASL: dict[str, Any] = json.loads(PIPELINES["ingest"].read_text(encoding="utf-8"))
@@ -155,17 +155,20 @@ def test_ingest_pipeline_started_by_the_trigger_registers_then_skips_unchanged_c
         ingest_deps: Dependencies) -> None:
     key = f"{ingestion.INCOMING_PREFIX}guides/anticoagulation.pdf"
     ingest_deps.blobs.put(key, GUIDE, content_type="application/pdf")
-    payload = {"blob_key": key, "filename": "anticoagulation.pdf",
-               "metadata": DocumentMetadata(doc_key="anticoagulation", title="Anticoagulation").model_dump(mode="json")}
 
-    first = _run(ingest_deps, payload, name="object-etag-1")
+    def upload_event(etag: str) -> dict[str, Any]:  # what the trigger does: register, start with the ids
+        return triggers.start_ingestion(ingest_deps, uploaded=triggers.ObjectVersion("documents", key, etag))
+
+    started = upload_event("etag-1")
+    first = _runner(ingest_deps).wait(started["execution"], timeout=120)
     settled = ingest_deps.documents.get(first.output["doc_id"]).blob_key
     ingest_deps.blobs.put(key, GUIDE, content_type="application/pdf")  # the same bytes uploaded again
-    replay = _run(ingest_deps, payload, name="object-etag-2")
+    replay = upload_event("etag-2")
 
-    assert first.status == replay.status == "SUCCEEDED"
+    assert first.status == "SUCCEEDED" and first.input == {"job_id": started["job_id"], "doc_id": started["doc_id"]}
     assert ingest_deps.jobs.get(first.output["job_id"]).state is JobState.COMPLETED
-    assert replay.output["unchanged"] is True and "handoff" not in replay.output
+    assert replay["status"] == "unchanged" and replay["execution"] is None
+    assert ingest_deps.jobs.get(replay["job_id"]).unchanged
     # decision 0028: the screen moved the first upload under documents/; the unchanged one is deleted unread
     assert not settled.startswith(ingestion.INCOMING_PREFIX) and ingest_deps.blobs.exists(settled)
     assert not ingest_deps.blobs.exists(key)

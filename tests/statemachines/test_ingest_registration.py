@@ -18,7 +18,7 @@ from voiceassist import service
 from voiceassist.composition import Dependencies
 from voiceassist.ingest import stages as ingestion
 from voiceassist.ingest import triggers
-from voiceassist.models import DocumentMetadata, DocumentStatus, JobState
+from voiceassist.models import DocumentStatus, JobState
 
 KEY = f"{ingestion.INCOMING_PREFIX}guides/anticoagulation.pdf"
 GUIDE = build_pdf([("Anticoagulation", ["Warfarin dosing starts at 5 mg daily; check the INR after three doses."])])
@@ -27,9 +27,10 @@ LambdaServiceException = type("Lambda.ServiceException", (Exception,), {})
 Handler = Callable[[dict[str, Any], Any], Any]
 
 
-def trigger_input() -> dict[str, Any]:
-    return {"blob_key": KEY, "filename": "anticoagulation.pdf",
-            "metadata": DocumentMetadata(doc_key="anticoagulation", title="Anticoagulation").model_dump(mode="json")}
+def start_uploaded(deps: Dependencies) -> str:
+    """What the S3 trigger does for the upload: register it, start the workflow with the job's ids."""
+    reply = triggers.start_ingestion(deps, uploaded=triggers.ObjectVersion("voiceassist-documents", KEY, "etag-1"))
+    return str(reply["execution"])
 
 
 def object_created(etag: str = "5d41402abc4b2a76b9719d911017c592") -> dict[str, Any]:
@@ -68,7 +69,7 @@ def test_register_whose_response_was_lost_is_retried_into_the_same_job(uploaded:
 
     runner = use_register_handler(uploaded, lose_first_response)
 
-    execution = runner.wait(runner.start("ingest", trigger_input(), name="object-etag-1"), timeout=120)
+    execution = runner.wait(start_uploaded(uploaded), timeout=120)
 
     (version,) = uploaded.documents.versions("anticoagulation")
     job = uploaded.jobs.get(execution.output["job_id"])
@@ -87,10 +88,10 @@ def test_register_failure_after_the_job_was_written_leaves_it_failed_and_retryab
 
     monkeypatch.setattr(ingestion, "start_job", crash)
     runner: LocalPipelineRunner = uploaded.pipelines  # type: ignore[assignment]
-    execution = runner.wait(runner.start("ingest", trigger_input(), name="object-etag-1"), timeout=120)
+    execution = runner.wait(start_uploaded(uploaded), timeout=120)
     (job,) = uploaded.jobs.list()
 
-    assert (execution.status, execution.error) == ("FAILED", "RegistrationFailed")
+    assert (execution.status, execution.error) == ("FAILED", "IngestionFailed")
     assert (job.state, job.reason) == (JobState.FAILED, "RuntimeError: jobs table unavailable")
     assert uploaded.documents.get(job.doc_id).status is DocumentStatus.FAILED
 

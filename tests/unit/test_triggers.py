@@ -9,6 +9,7 @@ import pytest
 
 from voiceassist.composition import Dependencies
 from voiceassist.ingest import triggers
+from voiceassist.models import DocumentStatus
 
 
 class RecordingRunner:
@@ -44,21 +45,53 @@ def test_trigger_starts_once_for_replayed_events(deps: Dependencies) -> None:
     assert first["status"] == "started" and again["status"] == "duplicate"
     assert len(deps.pipelines.started) == 1  # type: ignore[attr-defined]
     payload = deps.pipelines.started[0]  # type: ignore[attr-defined]
-    assert payload["metadata"]["title"] == "Stroke guide" and payload["metadata"]["source_type"] == "guideline"
+    metadata = deps.documents.get(payload["doc_id"]).metadata
+    assert metadata.title == "Stroke guide" and metadata.source_type == "guideline"
+    assert deps.jobs.get(payload["job_id"]).doc_id == payload["doc_id"]
 
 
 def test_trigger_new_etag_is_new_work(deps: Dependencies) -> None:
     triggers.handle_object_created(deps, event("incoming/guide.md", "v1"))
+    deps.blobs.put("incoming/guide.md", b"# Guide\n\nNew text.")
     triggers.handle_object_created(deps, event("incoming/guide.md", "v2"))
     assert len(deps.pipelines.started) == 2  # type: ignore[attr-defined]
+
+
+def test_trigger_execution_input_names_no_key_file_name_or_metadata(deps: Dependencies) -> None:
+    """A Standard workflow keeps every execution's input in its history for 90 days (decision 0028)."""
+    key = "incoming/Zebulon_Quartermaine_MRN84736251_discharge.md"
+    deps.blobs.put(key, b"# Discharge\n\nText.", metadata={"title": "Letter%20about%20Zebulon%20Quartermaine"})
+    reply = triggers.handle_object_created(deps, event(key))
+    payload = deps.pipelines.started[0]  # type: ignore[attr-defined]
+    assert set(payload) == {"job_id", "doc_id"}
+    written = str(payload) + str(reply)
+    assert not any(value in written for value in ("Zebulon", "Quartermaine", "84736251", "discharge"))
+    assert deps.documents.get(payload["doc_id"]).blob_key == key  # the registered version reads the upload
+
+
+def test_trigger_same_content_already_live_starts_nothing(deps: Dependencies) -> None:
+    first = triggers.handle_object_created(deps, event("incoming/guide.md", "v1"))
+    document = deps.documents.get(first["doc_id"])
+    deps.documents.put(document.model_copy(update={"status": DocumentStatus.ACTIVE}))
+    deps.blobs.put("incoming/guide.md", b"# Guide\n\nText.", metadata={"title": "Stroke%20guide"})
+    again = triggers.handle_object_created(deps, event("incoming/guide.md", "v1-again"))
+    assert again["status"] == "unchanged" and again["execution"] is None
+    assert len(deps.pipelines.started) == 1  # type: ignore[attr-defined]
+
+
+def test_trigger_empty_upload_is_refused_without_a_retry(deps: Dependencies) -> None:
+    deps.blobs.put("incoming/empty.pdf", b"")
+    reply = triggers.handle_object_created(deps, event("incoming/empty.pdf"))
+    assert reply["status"] == "refused" and "empty" in reply["reason"] and "empty.pdf" not in str(reply)
+    assert deps.pipelines.started == []  # type: ignore[attr-defined]
 
 
 def test_trigger_sidecar_metadata_wins_and_is_not_ingested_itself(deps: Dependencies) -> None:
     deps.blobs.put("incoming/guide.md.meta.json", b'{"doc_key": "stroke-2026", "specialty": "neurology"}')
     assert triggers.handle_object_created(deps, event("incoming/guide.md.meta.json"))["status"] == "ignored"
     triggers.handle_object_created(deps, event("incoming/guide.md"))
-    metadata = deps.pipelines.started[0]["metadata"]  # type: ignore[attr-defined]
-    assert metadata["doc_key"] == "stroke-2026" and metadata["specialty"] == "neurology"
+    metadata = deps.documents.get(deps.pipelines.started[0]["doc_id"]).metadata  # type: ignore[attr-defined]
+    assert metadata.doc_key == "stroke-2026" and metadata.specialty == "neurology"
 
 
 def test_trigger_ignores_api_uploads_and_artifacts(deps: Dependencies) -> None:

@@ -133,18 +133,19 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     ),
     _spec(
         "ingest_trigger",
-        "S3 object created -> start the ingestion workflow",
+        "S3 object created -> register the upload, start the ingestion workflow with its job's ids",
         A.BUCKET_READ,
+        A.BUCKET_WRITE,  # deletes an upload whose content is live already (ingest/settling.py)
+        A.DOCUMENTS_WRITE,  # registers the document version (no key or file name in the execution's input)
+        A.JOBS_WRITE,  # ... and its IndexingJob
         A.IDEMPOTENCY,
         A.START_INGEST,
-        timeout_seconds=30,
+        timeout_seconds=60,  # reads the upload once for its content hash, as Register did
     ),
     _spec(
         "ingest_register",
-        "Register a document version and its indexing job",
-        A.BUCKET_READ,
-        A.BUCKET_WRITE,  # deletes an upload whose content is live already (ingest/settling.py)
-        A.DOCUMENTS_WRITE,
+        "Start the registered indexing job (or fail the job of a failed registration)",
+        A.DOCUMENTS_WRITE,  # Mark Registration Failed: the version a failed registration left PENDING
         A.JOBS_WRITE,
     ),
     _spec(

@@ -11,6 +11,14 @@ The execution name is derived from the same key, so should the record be gone (e
 a start whose reply was lost) Step Functions itself refuses a second execution of that object version,
 which is answered as a duplicate too. Metadata comes from the object's user metadata (x-amz-meta-*) or a
 sidecar `<key>.meta.json`.
+
+The trigger registers the upload itself (its document version and IndexingJob, as the API does before it
+starts a workflow) and starts the execution with the job's ids only: a Standard workflow's execution history
+keeps every execution's input for 90 days, and the key, file name and unscreened metadata may hold PHI
+(decision 0028). The registration is keyed on the execution's id (known before the start), so a retried
+delivery finds the job the first one registered; a job registered whose execution never started is re-driven
+by the job reconciler, like an API upload's. An upload registration refuses (an empty file) is answered
+`refused` and not retried.
 """
 
 from __future__ import annotations
@@ -26,10 +34,12 @@ from urllib.parse import quote_plus, unquote, unquote_plus
 from aws_lambda_powertools.utilities.idempotency import IdempotencyConfig, idempotent_function
 
 from voiceassist.errors import Conflict, InvalidInput
+from voiceassist.ingest import registration
 from voiceassist.ingest.document_metadata import MARKDOWN_SUFFIXES, metadata_for
 from voiceassist.ingest.settling import SIDECAR_SUFFIX
-from voiceassist.ingest.stages import INCOMING_PREFIX
+from voiceassist.ingest.stages import INCOMING_PREFIX, IngestionContext
 from voiceassist.models import DocumentMetadata
+from voiceassist.observability import logger
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.idempotency import BasePersistenceLayer
@@ -49,6 +59,8 @@ class TriggerDependencies(Protocol):
     def pipelines(self) -> PipelineRunner: ...
     @property
     def idempotency(self) -> BasePersistenceLayer: ...
+    @property
+    def ingestion(self) -> IngestionContext: ...
 
 
 METADATA_FIELDS = ("doc_key", "title", "source_type", "specialty", "authors", "year", "doi", "pmid", "url")
@@ -131,17 +143,38 @@ def handle_object_created(deps: TriggerDependencies, event: dict[str, Any], lamb
 
 
 def start_ingestion(deps: TriggerDependencies, *, uploaded: ObjectVersion) -> dict[str, Any]:
-    """Start the ingestion workflow for an uploaded object (not idempotent by itself: see handle_object_created)."""
+    """Register an uploaded object and start its ingestion workflow with the job's ids only (not idempotent by
+    itself: see handle_object_created)."""
     filename, metadata = _described(deps, uploaded.key)
-    payload = {"blob_key": uploaded.key, "metadata": metadata.model_dump(mode="json"), "filename": filename}
     # The reply is kept for 30 days as the idempotency record: it names the object by a hash, since the key
     # may hold a file name with PHI and the object is moved to a screened key (ingest/settling.py)
     key_sha256 = hashlib.sha256(uploaded.key.encode("utf-8")).hexdigest()
+    name = uploaded.execution_name
+    execution_id = execution_id_for(deps.pipelines, name)
     try:
-        execution = deps.pipelines.start("ingest", payload, name=uploaded.execution_name)
+        registered = registration.register(deps.ingestion, blob_key=uploaded.key, metadata=metadata,
+                                           filename=filename, execution_id=execution_id)
+    except InvalidInput as exc:  # the reason names no key (registration.py); a retry would be refused again
+        # a job written before the refusal (a type detected after it) is FAILED with the reason, as the
+        # workflow's Catch does for a failed Register, instead of PENDING for ever
+        registration.fail_registration(deps.ingestion, execution_id, {"Error": "InvalidInput", "Cause": str(exc)})
+        logger.warning("ingest upload refused", extra={"key_sha256": key_sha256, "reason": str(exc)})
+        return {"status": "refused", "key_sha256": key_sha256, "reason": str(exc), "execution": None}
+    ids = registered.pipeline_input()
+    if registered.unchanged:  # its content is live or being indexed already: no execution
+        return {"status": "unchanged", "key_sha256": key_sha256, **ids, "execution": None}
+    try:
+        execution = deps.pipelines.start("ingest", ids, name=name)
     except Conflict:  # an execution of this object version exists already
-        return {"status": "duplicate", "key_sha256": key_sha256, "execution": None}
-    return {"status": "started", "key_sha256": key_sha256, "execution": execution}
+        return {"status": "duplicate", "key_sha256": key_sha256, **ids, "execution": None}
+    return {"status": "started", "key_sha256": key_sha256, **ids, "execution": execution}
+
+
+def execution_id_for(pipelines: PipelineRunner, name: str) -> str:
+    """The id the ingestion execution named `name` has (an ARN on AWS, known before the start), which the
+    registration's job is keyed on and the job reconciler describes; a runner that cannot tell: the name."""
+    id_for = getattr(pipelines, "execution_id_for", None)
+    return str(id_for("ingest", name)) if id_for is not None else name
 
 
 def _duplicate(response: Any, idempotent_data: DataRecord) -> Any:
