@@ -3,7 +3,7 @@
     .venv/bin/python bench/metadata_screen.py --part tune        # the half the screen's title rules were set on
     .venv/bin/python bench/metadata_screen.py --part held-out    # the other half, reported once
     options: --corpora scifact nfcorpus (BEIR folders under --eval) --limit N --positives 200 --seed 7
-             --shapes bulk named
+             --shapes bulk named --examples 12 (changed records listed)
              --generators fixtures faker faker-other mimesis
 
 - over_redaction: PHI-free corpus records whose stored metadata the screen would change, on every record of the
@@ -154,7 +154,7 @@ def _screen(detector: Any, file_name: str, values: dict[str, Any], latencies: li
 
 
 def over_redaction(detector: Any, corpus_records: list[tuple[str, str, str]], latencies: list[float],
-                   shapes_wanted: tuple[str, ...] = ("bulk", "named")) -> dict[str, Any]:
+                   shapes_wanted: tuple[str, ...] = ("bulk", "named"), max_examples: int = 12) -> dict[str, Any]:
     counts: dict[str, Counter[str]] = {}
     examples: list[str] = []
     for corpus, corpus_id, title in corpus_records:
@@ -171,7 +171,7 @@ def over_redaction(detector: Any, corpus_records: list[tuple[str, str, str]], la
                 ("file_name", file_name, screened.file_name)) if before != after]
             tally.update(changed)
             tally["any"] += bool(changed)
-            if changed and len(examples) < 12:
+            if changed and len(examples) < max_examples:
                 examples.append(f"{corpus}/{corpus_id} {shape}: {screened.metadata.title[:90]!r} "
                                 f"{sorted(screened.entity_types)}")
     return {key: {"records": tally["records"],
@@ -204,6 +204,7 @@ def main() -> None:
     parser.add_argument("--generators", nargs="*", default=["fixtures", "faker", "faker-other", "mimesis"])
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--shapes", nargs="+", choices=("bulk", "named"), default=["bulk", "named"])
+    parser.add_argument("--examples", type=int, default=12, help="changed records listed (at most)")
     args = parser.parse_args()
 
     detector = build_detector(Settings(), timeout_s=30.0)
@@ -220,7 +221,7 @@ def main() -> None:
     }
     report: dict[str, Any] = {"part": args.part,
                               "over_redaction": over_redaction(detector, corpus_records, latencies,
-                                                                tuple(args.shapes))}
+                                                                tuple(args.shapes), args.examples)}
     report["recall"] = {name: recall(detector, positives(generators[name](), args.positives, args.seed), latencies)
                         for name in args.generators}
     latencies.sort()

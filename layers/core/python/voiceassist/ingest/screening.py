@@ -40,11 +40,16 @@ from voiceassist.errors import Conflict, ExtractionError, NotFound, VoiceAssistE
 from voiceassist.ingest.registration import document_id
 from voiceassist.ingest.settling import settle_upload
 from voiceassist.ingest.stages import INCOMING_PREFIX, IngestionContext
-from voiceassist.ingest.title_reading import case_folded, confirmed_names, context_free, headline_case
+from voiceassist.ingest.title_reading import (
+    case_folded,
+    census_name,
+    confirmed_names,
+    context_free,
+    headline_case,
+)
 from voiceassist.models import DocumentMetadata, KnowledgeDocument, PhiEntity, utc_now
 from voiceassist.observability import logger
 from voiceassist.phi.detection import whole_word_span
-from voiceassist.phi.word_lists import name_words
 from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
@@ -56,6 +61,7 @@ TITLED_FIELDS = KEY_FIELDS | {"title"}  # what names a document rather than says
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
 PSEUDONYM_SEPARATOR = "~"
+_WHOLE_WORD = re.compile(r"(?<![^\W_])[^\W\d_]{2,}(?![^\W_])")  # letters only, with no letter or digit beside
 # Words of a name that are words of everything else too: never redacted on their own ("Maria de la Cruz")
 _NAME_PARTICLES = frozenset({"de", "la", "le", "da", "di", "du", "del", "der", "den", "van", "von", "dos", "das",
                              "los", "las", "st", "mc", "mac"})
@@ -193,15 +199,15 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
 def _name_beside_identifier(guesses: dict[str, str]) -> bool:
     """Two weak signals that together name a patient: a Census name in a key or file name and a record number
     or date beside it ("Miller, Derek - 55012398 - referral letter.docx")."""
-    return (any(kind == "PERSON" and value in name_words() for value, kind in guesses.items())
+    return (any(kind == "PERSON" and census_name(value) for value, kind in guesses.items())
             and any(kind != "PERSON" for kind in guesses.values()))
 
 
 def _census_names(probe: str) -> list[str]:
     """The words of a key or file name that are given names or surnames of the Census lists (lower case): a
     guess, redacted only when something else in the metadata was found (an MRN, a date of birth, a name)."""
-    words = (word.lower() for word in re.findall(r"[^\W\d_]{2,}", probe))
-    return [word for word in words if word in name_words() and word not in _NAME_PARTICLES]
+    words = (word.lower() for word in _WHOLE_WORD.findall(probe))  # "LY2405319" is a code, not "ly"
+    return [word for word in words if census_name(word) and word not in _NAME_PARTICLES]
 
 
 def _kept(field: str, entity: PhiEntity) -> bool:

@@ -9,6 +9,10 @@ sentence at all, so the same finds mean less there. The screen uses what the det
   and a word outside its vocabulary is a weak guess. A name found in the first reading counts only if each of
   its words is a name in the second too ("Zebulon Quartermaine", "John Smith"), not when an English word was
   taken for one because of its capital ("Umami Tastes", "Glucose Control").
+- **A Census name is a name, not a word**: the Census lists hold "In", "To", "An", "So" and "May" too, so an
+  English function word (spaCy's English stop words, MIT, in _data/phi/stop_words.tsv) never counts as one.
+  Without this, a key or file name with any other find ("...-in-...-100-years.pdf") had its "in" and "to"
+  redacted as names, and a drug code beside "an" read as a name beside a record number.
 - **Context-free finds are guesses** (redacted only when something else in the document's metadata is found):
   one word taken for a name without a cue ("Akt", "Krüppel", "Bartonella": NER's 0.85 for one capitalised
   word) unless it is a Census given name or surname, and a code, number or date matched by its shape alone
@@ -26,7 +30,7 @@ from collections.abc import Sequence
 
 from voiceassist.models import PhiEntity
 from voiceassist.phi.detection import whole_word_span
-from voiceassist.phi.word_lists import name_words
+from voiceassist.phi.word_lists import ENGLISH, name_words, stop_words
 
 HEADLINE_SHARE = 0.8
 HEADLINE_MIN_WORDS = 3
@@ -34,6 +38,11 @@ CUED_NAME_SCORE = 0.9  # a name after a cue ("Mr", "patient", "'s daughter"): ph
 CONTEXT_SCORE = 0.7  # a pattern's own score is 0.5-0.6; a cue word beside it adds 0.35 (Presidio's context)
 _LONG_WORD = re.compile(r"[^\W\d_][\w'’-]{3,}")
 _WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def census_name(word: str) -> bool:
+    """A given name or surname of the Census lists that is not an English function word (lower case)."""
+    return word in name_words() and word not in stop_words()[ENGLISH]
 
 
 def headline_case(text: str) -> bool:
@@ -72,5 +81,5 @@ def context_free(entity: PhiEntity, probe: str) -> bool:
     if entity.entity_type == "PERSON":
         words = _WORD.findall(probe[start:end])
         return (entity.score < CUED_NAME_SCORE and len(words) == 1
-                and words[0].lower() not in name_words())
+                and not census_name(words[0].lower()))
     return entity.score < CONTEXT_SCORE and probe[:start].strip() + probe[end:].strip() != ""
