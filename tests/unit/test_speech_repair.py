@@ -9,7 +9,7 @@ from voiceassist.speech_repair import Vocabulary, repaired
 from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary
 
 TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
-         "amlodipine", "doxycycline"]
+         "amlodipine", "doxycycline", "antibiotic", "diuretic"]
 VOCABULARY = Vocabulary.of(TERMS)
 
 
@@ -30,6 +30,7 @@ def test_repair_puts_back_a_term_the_recognizer_split_or_misspelled(heard: str, 
     "How long should community-acquired pneumonia be treated?",  # no term, nothing to do
     "What is the maximum dose for a patient born 03/04/1961, MRN 4411823?",  # numbers stay as heard
     "Can I see the inhibitors, and they are being combined?",  # short words never become a term by sound
+    "Which antibiotics after starting diuretics?",  # a term's plural, said right, stays plural
 ])
 def test_repair_leaves_a_transcript_without_a_misheard_term_unchanged(said: str) -> None:
     assert repaired(said, VOCABULARY) == said

@@ -116,14 +116,13 @@ export class Microphone {
       const type = (recording.type || "audio/webm").split(";")[0];
       const transcript = await this.api.call("POST", "/v1/voice/transcribe", recording, type);
       const text = (transcript.text || "").trim();
+      const limit = this.atLimit ? `The recording stopped at the ${this.maxSeconds}-second limit. ` : "";
       if (!text) {
         this.say("");
-        this.onNotice("No speech was heard: press Speak and ask again, closer to the microphone.");
+        this.onNotice(`${limit}No speech was heard: press Speak and ask again, closer to the microphone.`);
         return;
       }
-      if (this.atLimit) {
-        this.onNotice(`The recording stopped at the ${this.maxSeconds}-second limit: check that the question is complete.`);
-      }
+      if (limit) this.onNotice(`${limit}Check that the question is complete.`);
       this.say("Heard your question: check it and correct it if needed, then press Enter or Ask.");
       this.onHeard(text);
     } catch (err) {

@@ -77,10 +77,18 @@ class Vocabulary:
         for term_sound, term in self.by_sound.items():
             if term_sound[0] != heard[0] or abs(len(term_sound) - len(heard)) > len(term_sound) // 3:
                 continue
+            if _inflected(heard, term_sound):
+                return None  # the term's plural or singular, said right ("antibiotics" for "antibiotic")
             ratio = SequenceMatcher(None, heard, term_sound).ratio()
             if ratio >= MIN_SIMILARITY and (best is None or ratio > best[1]):
                 best = term, ratio
         return best
+
+
+def _inflected(one: str, other: str) -> bool:
+    """Whether one word is the other with a plural ending ("diuretics" and "diuretic")."""
+    short, long = sorted((one, other), key=len)
+    return long.startswith(short) and long[len(short):] in ("s", "es")
 
 
 def repaired(text: str, vocabulary: Vocabulary) -> str:

