@@ -38,3 +38,30 @@ def test_population_a_follow_up_carries_the_childs_age_forward() -> None:
 
 def test_population_a_gestational_condition_is_a_pregnancy() -> None:
     assert population.asked("metformin for gestational diabetes dose") == {"pregnancy"}
+
+
+def test_population_a_child_question_quoting_only_an_adult_reference_states_the_conflict() -> None:
+    """An uncited passage about children (a distractor abstract) kept beside an adult drug reference must not
+    make an answer quoted from the adult reference read as one for a child."""
+    from voiceassist.models import Chunk, DocumentMetadata, QueryRequest, SearchHit, SourceType
+    from voiceassist.query import abstention
+    from voiceassist.query.citations import number_excerpts
+    from voiceassist.query.state import QueryState
+
+    def hit(doc_key: str, title: str, text: str) -> SearchHit:
+        meta = DocumentMetadata(doc_key=doc_key, title=title, source_type=SourceType.DRUG_REFERENCE)
+        return SearchHit(chunk=Chunk(chunk_id=doc_key, doc_id=doc_key, doc_key=doc_key, version=1, ordinal=0,
+                                     text=text, token_count=len(text.split()), metadata=meta), score=1.0)
+
+    adult = hit("sample-metformin", "Metformin (sample drug reference)",
+                "Start with 500 mg once or twice daily with meals; the usual maximum is 2,000 mg per day.")
+    abstract = hit("MED-1993", "MED-1993", "type num diabetes mellitus children adolescents emerging clinical problem")
+    question = "metformin dose for a 12 year old with T2DM"
+    state = QueryState(user_id="u", request=QueryRequest(query=question), hits=[adult, abstract])
+    state.population_conflict = abstention.population_conflict(question, state.hits)
+    quoted_adult, quoted_both = number_excerpts([adult]), number_excerpts([adult, abstract])
+
+    assert state.population_conflict is None  # the kept hits, together, name children
+    conflict = abstention.cited_population_conflict(state, quoted_adult)
+    assert conflict is not None and conflict.startswith("Caution: the question is about children")
+    assert abstention.cited_population_conflict(state, quoted_both) is None

@@ -110,9 +110,13 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
     return state
 
 
-def population_conflict(question: str, hits: Sequence[SearchHit]) -> str | None:
+def population_conflict(question: str, hits: Sequence[SearchHit | Excerpt]) -> str | None:
     """The statement put before an answer whose evidence is about another population than the question's
-    (query/population.py), or None. Names groups only (a closed vocabulary), never the question's words."""
+    (query/population.py), or None. Names groups only (a closed vocabulary), never the question's words.
+
+    Rank Results judges every kept hit; Assemble judges again with the cited excerpts alone
+    (`cited_population_conflict`), since a kept passage that names the group but is not quoted (an abstract on
+    children beside an adult drug reference) is not the answer's evidence."""
     texts = [f"{h.chunk.metadata.title}\n{h.chunk.section or ''}\n{h.chunk.text}" for h in hits]
     missing, named = population.uncovered(question, texts)
     if not missing:
@@ -121,6 +125,15 @@ def population_conflict(question: str, hits: Sequence[SearchHit]) -> str | None:
     about = _listing(sorted(named)).replace('"', "") if named else "other patients"
     return (f"Caution: the question is about {asked}, but no cited passage is. The passages below are about "
             f"{about}: they are not an answer for {asked}. Check a source that covers {asked}.")
+
+
+def cited_population_conflict(state: QueryState, cited: Sequence[Excerpt]) -> str | None:
+    """The population conflict of the answer as given: the kept hits' one, else the question's groups judged
+    against the cited excerpts only (an answer quoted from an adult reference is not for a child because an
+    uncited abstract about children was also kept)."""
+    if state.population_conflict or not cited:
+        return state.population_conflict
+    return population_conflict(state.request.query, cited)
 
 
 def in_conversation_topic(state: QueryState, *, threshold: float, previous_question: str) -> QueryState:

@@ -202,6 +202,8 @@ def assemble(ctx: QueryContext, state: QueryState) -> QueryState:
         renumbered = citations.renumber(cited)
         state.answer = renumbered.text
         state.citations = citations.citations_for(renumbered, excerpts)
+        state.population_conflict = abstention.cited_population_conflict(
+            state, [e for e in excerpts if e.number in set(renumbered.sources)])
         if critic.review(ctx.settings, state):  # withdrawn: searched again one step down the ladder
             return state
         if state.answer and not state.citations and not state.extractive:
