@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     logger.setLevel("WARNING")  # stdout carries the report; the per-stage INFO lines would interleave
     with tempfile.TemporaryDirectory() as folder:
         deps = Dependencies(Settings(data_dir=Path(folder)))
-        deps.pipelines = plain_runner() if args.plain_interpreter else local_pipeline_runner(deps)  # type: ignore[misc]
+        deps.pipelines = plain_runner() if args.plain_interpreter else local_pipeline_runner()  # type: ignore[misc]
         use_dependencies(deps)
         try:
             # The PHI engine takes seconds to build: built inside the ingestion's 2 s screen on a busy machine, it

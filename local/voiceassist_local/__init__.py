@@ -13,10 +13,10 @@ if TYPE_CHECKING:
     from voiceassist.ports import PipelineRunner
 
 
-def _local_pipeline_runner(deps: Dependencies) -> PipelineRunner:
+def _local_pipeline_runner(_deps: Dependencies) -> PipelineRunner:
     from voiceassist_local.pipelines import local_pipeline_runner
 
-    return local_pipeline_runner(deps)
+    return local_pipeline_runner()
 
 
 pipeline_runners.register(_local_pipeline_runner)  # without importing the composition root (a CLI client's start)

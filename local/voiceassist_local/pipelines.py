@@ -8,7 +8,7 @@ import pickle
 import threading
 import types
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from voiceassist.models import IndexingJob
 from voiceassist.ports import PipelineRunner
@@ -17,35 +17,20 @@ from voiceassist_local.handlers import function_names, load_handler, placeholder
 from voiceassist_local.interpreter_threads import run_interpreter_threads_on_a_pool
 from voiceassist_local.resources import statemachine_file
 
-if TYPE_CHECKING:
-    from voiceassist.composition import Dependencies
-    from voiceassist_local.query_prefetch import PrefetchingEmbedder
-
 PIPELINES = {"ingest": statemachine_file("ingest"), "query": statemachine_file("query")}
 JSONPATH_CACHE_SIZE = 512
 _speedups_lock = threading.Lock()
 _speedups_installed = False
 
 
-def local_pipeline_runner(deps: Dependencies | None = None) -> PipelineRunner:
-    """The local runner; with `deps` (the dependencies the handlers use), a question's knowledge-base embedding
-    starts beside its PHI detection when the embedder is in-boundary (voiceassist_local.query_prefetch)."""
+def local_pipeline_runner() -> PipelineRunner:
     from voiceassist_local.asl_runner import LocalPipelineRunner
-    from voiceassist_local.query_prefetch import knowledge_base_text
-
-    embedder = _prefetching_embedder(deps) if deps is not None else None
 
     class LocalRunner(LocalPipelineRunner):
         def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
             self.preload(pipeline)
-            text = knowledge_base_text(payload) if pipeline == "query" and embedder is not None else None
-            ahead = embedder.prefetch(text) if embedder is not None and text else None
-            try:
-                with outside_api_turn():  # a question does not hold up the server's other requests
-                    return super().run(pipeline, payload)
-            finally:
-                if embedder is not None and text:
-                    embedder.discard(text, ahead)
+            with outside_api_turn():  # a question does not hold up the server's other requests
+                return super().run(pipeline, payload)
 
         def preload(self, pipeline: str) -> None:
             """Import the query's handlers before its execution starts: its steps have time-outs of seconds
@@ -64,20 +49,6 @@ def local_pipeline_runner(deps: Dependencies | None = None) -> PipelineRunner:
     # ingestion's or MCP's); the query's before its execution starts (LocalRunner.preload).
     tasks = {placeholder_for(name): lazy_handler(name) for name in function_names() if name != "api"}
     return LocalRunner(PIPELINES, tasks, max_concurrent_executions=4)
-
-
-def _prefetching_embedder(deps: Dependencies) -> PrefetchingEmbedder | None:
-    """deps' embedder, wrapped once so that it can embed a question ahead (None: it is not in-boundary)."""
-    from voiceassist_local.query_prefetch import PrefetchingEmbedder
-
-    current = deps.embedder
-    if isinstance(current, PrefetchingEmbedder):
-        return current
-    if not current.in_boundary:
-        return None
-    wrapped = PrefetchingEmbedder(current)
-    deps.embedder = wrapped  # type: ignore[misc] - the composition's cached property, replaced for this process
-    return wrapped
 
 
 def lazy_handler(function_name: str) -> Callable[[dict[str, Any], Any], Any]:
