@@ -9,9 +9,9 @@ Each question of each set (bench/voice_audio.py says where they come from) is sp
 mixed with white noise at each `--noise` level (clean, or the SNR in dB), and transcribed by the recognizer
 /v1/voice uses (Whisper base, int8, beam 5, `--threads` threads). `--vocabulary kb` biases it as the route does
 with VOICEASSIST_VOICE_VOCABULARY_TERMS=60,
-with the prompt of the sample knowledge base (speech_vocabulary: its drug and condition names, ingested into
+with the prompt of the sample knowledge base (speech.vocabulary: its drug and condition names, ingested into
 `--data-dir`, a fresh temporary folder by default); `none` is the unbiased recognizer; `repair` and `kb+repair`
-repair the transcripts to the same terms (speech_repair; bench/voice_audio.RECOGNIZERS).
+repair the transcripts to the same terms (speech.repair; bench/voice_audio.RECOGNIZERS).
 
 - WER: word-level Levenshtein distance / reference words (lower case, punctuation dropped, "2,000" -> "2000").
 - Drug names: reference words that are drug names of the concept layer (terminology.drug_names, at least 4
@@ -46,7 +46,7 @@ from voice_audio import (
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 from voiceassist.adapters.local.whisper_stt import shared_model
 from voiceassist.query.terminology import drug_names
-from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary, indexed_passages
+from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
 
 
 def phi_values_found(detector: Any, text: str, values: tuple[str, ...]) -> tuple[bool, int]:

@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     if args.vocabulary == "route":
         stt = deps.speech_to_text
     else:
-        from voiceassist.speech_vocabulary import MAX_TERMS, KnowledgeBaseVocabulary, indexed_passages
+        from voiceassist.speech.vocabulary import MAX_TERMS, KnowledgeBaseVocabulary, indexed_passages
 
         stt = recognizer(args.vocabulary, KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index),
                                                                   max_terms=MAX_TERMS))

@@ -12,7 +12,7 @@ Question sets (`--sets`):
 Noise: white Gaussian noise mixed at a signal-to-noise ratio (dB, on the utterance's RMS), seeded per utterance.
 
 Recognizers (`--vocabulary`): `none` (Whisper alone), `repair` (its transcripts repaired to the knowledge base's
-terms, speech_repair), `kb` (prompted with the knowledge base's terms, speech_vocabulary), `kb+repair` (both).
+terms, speech.repair), `kb` (prompted with the knowledge base's terms, speech.vocabulary), `kb+repair` (both).
 """
 
 from __future__ import annotations

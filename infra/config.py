@@ -317,7 +317,7 @@ class WebSearchConfig(_Frozen):
 class VoiceConfig(_Frozen):
     """Speech on AWS (docs/decisions/0031): Amazon Transcribe Medical batch jobs and Amazon Polly, reached through
     interface endpoints. `transcribe_vocabulary` names a Transcribe Medical custom vocabulary operators create
-    from the knowledge base's terms (voiceassist.speech_vocabulary); unset: none."""
+    from the knowledge base's terms (voiceassist.speech.vocabulary); unset: none."""
 
     transcribe_type: Literal["DICTATION", "CONVERSATION"] = "DICTATION"
     transcribe_vocabulary: str | None = Field(default=None, pattern=r"^[0-9a-zA-Z._-]{1,200}$")

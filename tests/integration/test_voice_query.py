@@ -104,7 +104,7 @@ def test_a_spoken_patient_name_is_transcribed_inside_and_routed_as_phi(
 def test_voice_recognizer_is_biased_toward_the_indexed_documents_vocabulary(phi_stack: QueryStack) -> None:
     # Given the sample corpus indexed, the vocabulary the route's recognizer can be prompted with names its drug
     # and condition names (VOICEASSIST_VOICE_VOCABULARY_TERMS, 60 by default)
-    from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary, indexed_passages
+    from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
 
     deps = phi_stack.deps
     prompt = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index)).prompt() or ""

@@ -12,6 +12,8 @@ from collections.abc import Iterator
 import pytest
 from voiceassist_local.server import make_server
 
+from voiceassist.speech import MAX_AUDIO_SECONDS
+
 
 @pytest.fixture
 def server_url(local_deps) -> Iterator[str]:  # type: ignore[no-untyped-def]
@@ -45,7 +47,8 @@ def test_the_page_and_its_modules_are_served_with_the_security_headers(server_ur
 def test_config_tells_the_page_it_is_local(server_url: str) -> None:
     status, _, body = fetch(f"{server_url}/config.json")
     assert status == 200 and json.loads(body) == {"mode": "local", "api_base": "", "auth": None,
-                                                  "websocket_url": None, "groups": ["clinician"]}
+                                                  "websocket_url": None, "groups": ["clinician"],
+                                                  "voice_max_seconds": int(MAX_AUDIO_SECONDS)}
 
 
 @pytest.mark.parametrize("path", ["/web_face.py", "/..%2Fserver.py", "/missing.js", "/web/app.js"])

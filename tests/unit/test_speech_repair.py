@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.speech_repair import Vocabulary, repaired
-from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary
+from voiceassist.speech.repair import Vocabulary, repaired
+from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary
 
 TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
          "amlodipine", "doxycycline", "antibiotic", "diuretic"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from voiceassist.models import DocumentStatus
-from voiceassist.speech_vocabulary import (
+from voiceassist.speech.vocabulary import (
     MAX_CHARACTERS,
     KnowledgeBaseVocabulary,
     indexed_passages,

@@ -205,7 +205,7 @@ class Settings(BaseModel):
     # Voice (docs/decisions/0031): knowledge-base terms in Whisper's prompt; 0 turns it off. 60, measured with the
     # transcript repair: spoken sample questions answered, of those answered typed, 44.7 -> 65.8 % on dev+holdout,
     # 70.6 % on holdout2 (bench/voice_answers.py --vocabulary none|kb+repair, docs/benchmarks.md "Voice");
-    # its "EGFR-40" for a spoken "eGFR 40" is repaired (speech_repair.py, tests/integration/test_voice_query.py).
+    # its "EGFR-40" for a spoken "eGFR 40" is repaired (speech/repair.py, tests/integration/test_voice_query.py).
     voice_vocabulary_terms: int = Field(default=60, ge=0, le=200)
     voice_bucket: str | None = None  # AWS: Transcribe Medical's transient input and output (SSE-KMS, deleted)
     transcribe_specialty: Literal["PRIMARYCARE"] = "PRIMARYCARE"  # the only specialty of batch medical jobs

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     )
     from voiceassist.query.state import QueryContext
     from voiceassist.speech import SpeechToText, TextToSpeech
-    from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary
+    from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary
     from voiceassist.tools.executor import ToolExecutor
     from voiceassist.tools.registry import ToolRegistry
     from voiceassist.tools.remote import ToolRunner
@@ -178,7 +178,7 @@ class Dependencies:
     @cached_property
     def speech_vocabulary(self) -> KnowledgeBaseVocabulary:
         """The knowledge base's clinical terms that transcription is biased toward (refreshed every 5 min)."""
-        from voiceassist.speech_vocabulary import KnowledgeBaseVocabulary, indexed_passages
+        from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
 
         return KnowledgeBaseVocabulary(lambda: indexed_passages(self.documents, self.index),
                                        max_terms=self.settings.voice_vocabulary_terms)

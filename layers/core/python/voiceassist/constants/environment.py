@@ -144,7 +144,7 @@ ENV_SUMMARY_TIMEOUT_S = "VOICEASSIST_SUMMARY_TIMEOUT_S"
 
 
 # ---- voice (speech.py; docs/decisions/0031-voice-inside-the-boundary.md) --------------------------------------
-# How many knowledge-base terms bias transcription (speech_vocabulary.py): Whisper's initial prompt; 0: none
+# How many knowledge-base terms bias transcription (speech/vocabulary.py): Whisper's initial prompt; 0: none
 # (default 60).
 ENV_VOICE_VOCABULARY_TERMS = "VOICEASSIST_VOICE_VOCABULARY_TERMS"
 # AWS: Amazon Transcribe Medical (batch jobs; audio and transcript pass through this bucket under VOICE_PREFIX,

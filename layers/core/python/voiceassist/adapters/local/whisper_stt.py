@@ -111,7 +111,7 @@ class WhisperSpeechToText:
                  initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None,
                  repair: Callable[[str], str] | None = None) -> None:
         """`initial_prompt`: a fixed prompt; `vocabulary`: asked for the current prompt on every transcription
-        (speech_vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set;
+        (speech.vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set;
         `repair`: rewrites the transcript's text (KnowledgeBaseVocabulary.repair: the recognizer's spellings of
         the knowledge base's terms put back); the words keep what was heard, with their timings."""
         self._compute_type = compute_type

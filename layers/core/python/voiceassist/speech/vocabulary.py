@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator
 from voiceassist.models import DocumentStatus
 from voiceassist.ports import DocumentStore, SearchIndex
 from voiceassist.query import terminology
-from voiceassist.speech_repair import Vocabulary, repaired
+from voiceassist.speech.repair import Vocabulary, repaired
 
 MAX_TERMS = 60
 MAX_REPAIR_TERMS = 2000  # the terms a transcript may be repaired to: no prompt window limits these
@@ -99,7 +99,7 @@ def indexed_passages(documents: DocumentStore, index: SearchIndex, *, max_passag
 class KnowledgeBaseVocabulary:
     """The knowledge base's current terms, rebuilt at most every `refresh_seconds` (documents come and go): the
     first `max_terms` make the recognizer's prompt, and up to `repair_terms` repair its transcripts
-    (speech_repair). A failure to read the knowledge base keeps the last terms (or none): transcription never
+    (speech.repair). A failure to read the knowledge base keeps the last terms (or none): transcription never
     fails for it."""
 
     def __init__(self, passages: Callable[[], Iterable[str]], *, max_terms: int = MAX_TERMS,
@@ -140,7 +140,7 @@ class KnowledgeBaseVocabulary:
         return self._prompt
 
     def repair(self, transcript: str) -> str:
-        """The transcript with the recognizer's spellings of the terms put back (speech_repair.repaired)."""
+        """The transcript with the recognizer's spellings of the terms put back (speech.repair.repaired)."""
         if self._repair_terms <= 0:
             return transcript
         self._refreshed()

@@ -2,7 +2,7 @@
 
 A general-purpose recognizer splits and bends clinical words it rarely saw ("metformin" heard as "met for
 min", "eGFR" as "EGFR" or "eGFR-40"). The repair compares the transcript with the knowledge base's vocabulary
-(speech_vocabulary: the sourced drug dictionary's and abbreviation list's names that indexed passages use) and
+(speech.vocabulary: the sourced drug dictionary's and abbreviation list's names that indexed passages use) and
 rewrites a span of one to `MAX_SPAN` words to a term when
 
 - the span's letters, joined, are the term's ("met for min" -> "metformin"), or
