@@ -15,7 +15,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk.assertions import Template
 from conftest import REPO_ROOT, Synthesized, app_functions, resources
 
-from infra.config import ENVIRONMENT_NAMES, load_environment
+from infra.config import ENVIRONMENT_NAMES, EnvironmentConfig, load_environment
 from infra.stacks.environment import in_boundary_environment
 from infra.stacks.grants import GrantTargets, grant_access
 from voiceassist.admin.config import in_boundary_choice
@@ -139,7 +139,11 @@ def _granted_alone(model: dict[str, Any]) -> list[dict[str, Any]]:
     """query_generate's bedrock statements for an llm.bedrock block, granted in a stack of its own."""
     context = json.loads(json.dumps(CONTEXT))
     context["voiceassist"]["environments"]["dev"]["llm"]["bedrock"] = model
-    config = load_environment(context, "dev")
+    return _statements_granted(load_environment(context, "dev"), Access.BEDROCK_INVOKE)
+
+
+def _statements_granted(config: EnvironmentConfig, access: Access) -> list[dict[str, Any]]:
+    """query_generate's statements for one kind of access under `config`, granted in a stack of its own."""
     app = App(context={"@aws-cdk/core:enablePartitionLiterals": True})  # as cdk.json sets it
     stack = Stack(app, "Grants", env=Environment(account=config.account, region=config.region))
     function = lambda_.Function(stack, "Generate", runtime=lambda_.Runtime.PYTHON_3_12, handler="h.h",
@@ -148,8 +152,7 @@ def _granted_alone(model: dict[str, Any]) -> list[dict[str, Any]]:
                            ingest=None, query=None, websocket_api=None, websocket_stage="v1",  # type: ignore[arg-type]
                            tool_runner=None, phi_detector=None, cost_alerts=None)  # type: ignore[arg-type]
     spec = FUNCTIONS_BY_NAME["query_generate"]
-    grant_access(function, type(spec)(name=spec.name, description="", access=frozenset({Access.BEDROCK_INVOKE})),
-                 targets)
+    grant_access(function, type(spec)(name=spec.name, description="", access=frozenset({access})), targets)
     (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
     return list(policy["Properties"]["PolicyDocument"]["Statement"])
 
@@ -196,19 +199,8 @@ def test_sagemaker_alternate_endpoints_are_granted_and_named_to_the_functions() 
     context = json.loads(json.dumps(CONTEXT))
     context["voiceassist"]["environments"]["staging"]["llm"]["alternate_endpoints"] = ["llama-3-3-70b"]
     config = load_environment(context, "staging")
-    app = App(context={"@aws-cdk/core:enablePartitionLiterals": True})
-    stack = Stack(app, "Grants", env=Environment(account=config.account, region=config.region))
-    function = lambda_.Function(stack, "Generate", runtime=lambda_.Runtime.PYTHON_3_12, handler="h.h",
-                                code=lambda_.Code.from_inline("h = None"))
-    targets = GrantTargets(config=config, key=None, storage=None, search=stack, secrets=None,  # type: ignore[arg-type]
-                           ingest=None, query=None, websocket_api=None, websocket_stage="v1",  # type: ignore[arg-type]
-                           tool_runner=None, phi_detector=None, cost_alerts=None)  # type: ignore[arg-type]
-    spec = FUNCTIONS_BY_NAME["query_generate"]
-    grant_access(function, type(spec)(name=spec.name, description="", access=frozenset({Access.LLM_INVOKE})),
-                 targets)
-    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
 
-    resources = [s["Resource"] for s in policy["Properties"]["PolicyDocument"]["Statement"]]
+    resources = [s["Resource"] for s in _statements_granted(config, Access.LLM_INVOKE)]
     assert resources == [f"arn:aws:sagemaker:us-east-1:{config.account}:endpoint/voiceassist-staging-llm",
                          f"arn:aws:sagemaker:us-east-1:{config.account}:endpoint/llama-3-3-70b"]
     assert in_boundary_environment(config)[ENV_IN_BOUNDARY_ALTERNATES] == "llama-3-3-70b"
