@@ -175,7 +175,9 @@ def _concepts(question: str) -> list[Concept]:
     for word in words:
         if word.lower() in abbreviation_words or word.lower() in function_words:
             continue
-        if stem(word.lower()) not in GENERIC_WORDS:  # "hypertention": the clinical word one edit away
+        # "hypertention": the English clinical word one edit away; in another language's question a word one edit
+        # from an English one is that language's spelling ("maximale"), not a slip
+        if not function_words and stem(word.lower()) not in GENERIC_WORDS:
             word = respelt(word) or word
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
