@@ -58,6 +58,8 @@ def test_a_streamed_answer_shows_its_tokens_then_cards_and_a_confirmation(page: 
     stub = CognitoStub(groups=["clinician"], streams=True)
     try:
         page.open(f"{stub.url}/")
+        # the button comes after the page has read config.json: a loaded document may not show it yet
+        page.wait_for("[...document.querySelectorAll('#conversation button')].some(b => b.textContent === 'Sign in')")
         page.evaluate("[...document.querySelectorAll('#conversation button')].find(b => b.textContent === "
                       "'Sign in').click()")
         page.wait_for("document.activeElement?.id === 'question'")
