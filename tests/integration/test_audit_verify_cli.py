@@ -205,3 +205,21 @@ def test_verify_aws_with_the_anchor_bucket_finds_a_truncated_chain(capsys: pytes
     capsys.readouterr()
     assert main(["audit", "verify", "--aws", "--table", "audit-test", "--anchor-bucket", "anchors"]) == 1
     assert "anchor names sequence 3" in capsys.readouterr().out
+
+
+def test_an_answer_is_anchored_without_waiting_for_the_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The anchor follows the table's own durability (WAL, synchronous NORMAL: no fsync per commit): an fsync per
+    question was its slowest step on a shared disk (docs/benchmarks.md, Query pipeline)."""
+    import os
+
+    from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
+    from voiceassist.models import AuditOutcome, AuditRecord
+
+    flushed: list[int] = []
+    monkeypatch.setattr(os, "fsync", flushed.append)
+    log = SqliteAuditLog(tmp_path / "audit.db")
+    log.append(AuditRecord(user_id="u1", query_redacted="metformin dose?", outcome=AuditOutcome.ANSWERED))
+    log.append(AuditRecord(user_id="u1", query_redacted="and in renal failure?", outcome=AuditOutcome.ANSWERED))
+    anchors = log.anchors()
+    assert anchors is not None and anchors["u1"][0] == 2
+    assert flushed == []

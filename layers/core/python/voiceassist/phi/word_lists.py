@@ -29,8 +29,10 @@ def word_list(name: str) -> frozenset[str]:
     return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
+@lru_cache(maxsize=1)
 def name_words() -> frozenset[str]:
-    """Every given name and surname of the Census lists."""
+    """Every given name and surname of the Census lists (the union of ~20,000 words took ~2 ms, and every PHI
+    detection and every missing-topic check asked for it: built once per process)."""
     return word_list(GIVEN_NAMES) | word_list(SURNAMES)
 
 
