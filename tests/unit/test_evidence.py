@@ -220,3 +220,48 @@ def test_a_qualified_conditions_modifier_is_never_an_ordinary_word() -> None:
     weights = {c.label: c.weight for c in evidence.question_concepts("metformin dose in type 1 diabetes")}
 
     assert weights["type"] == 1.0  # "type" is frequent English, but it tells type 1 from type 2 diabetes
+
+
+def test_a_keyword_form_passage_names_the_topics_but_cannot_support_an_answer() -> None:
+    # an abstract as NFCorpus distributes it: its stop words and numbers removed, every question word present
+    keywords = hit("metformin titration cohort adherence patients discontinued gastrointestinal intolerance months "
+                   "pharmacy records titration schedule dose increase associated persistence", title="MED-9")
+    reference = hit("Start with 500 mg once or twice daily with meals, and increase by 500 mg every one to two "
+                    "weeks as tolerated.", title="Metformin")
+    question = "how quickly can I increase the metformin dose"
+
+    found = evidence.assess(question, [keywords, reference])
+
+    assert found.passages[0].coverage >= found.passages[1].coverage  # it holds the words...
+    assert found.passages[0].score < 0.55 <= found.passages[1].score  # ...but only the sentence supports
+    assert found.passages[0].score == round(evidence.KEYWORD_FACTOR * evidence.COVERAGE_ONLY_WEIGHT
+                                            * found.passages[0].coverage, 4)
+
+
+def test_a_dose_table_row_is_not_keyword_form() -> None:
+    row = hit("Metformin 500 mg twice daily maximum 2000 mg daily divided doses", title="Metformin")
+
+    found = evidence.assess("metformin maximum daily dose", [row])
+
+    assert found.score >= 0.55
+
+
+def test_an_adjective_meets_its_greek_noun() -> None:
+    # "anaphylactic" is the adjective of "anaphylaxis" (as "prophylactic" of "prophylaxis")
+    positioning = hit("Lay the patient flat with the legs raised (or sitting up if breathing is difficult).",
+                      title="Anaphylaxis: emergency treatment")
+
+    found = evidence.assess("how should an anaphylactic patient be positioned", [positioning])
+
+    assert "anaphylactic" not in found.passages[0].missing
+    assert evidence.question_concepts("DVT prophylaxis")[-1].alternatives == (frozenset({"prophylact"}),)
+
+
+def test_a_condition_named_only_as_its_sibling_is_missing_from_the_passage() -> None:
+    # "1" is no concept, so without this the passage would hold every topic and pass the ladder's relaxed step
+    indication = hit("Metformin is the usual first-line oral agent for type 2 diabetes mellitus.", title="Metformin")
+
+    found = evidence.assess("metformin dose in type 1 diabetes", [indication])
+
+    assert found.passages[0].missing == ("type 1 diabetes",)
+    assert evidence.assess("metformin for type 2 diabetes", [indication]).passages[0].missing == ()

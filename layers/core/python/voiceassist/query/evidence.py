@@ -34,7 +34,7 @@ from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
 from voiceassist.query.concepts import marks as concept_marks
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
-from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
+from voiceassist.query.terms import content_terms, hyphenate, is_keyword_form, split_inherited, stem
 
 GENERIC_WEIGHT = 0.25
 COVERAGE_WEIGHT = 0.75
@@ -72,6 +72,10 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
 # metformin reference): its score is multiplied by this. Drugs are those of the shipped drug dictionary, by
 # any of their names (query/concepts.py); a class ("antibiotic") is covered by any of its members.
 OTHER_DRUG_FACTOR = 0.5
+# A passage in keyword form (terms.is_keyword_form: index terms, not statements, such as NFCorpus's preprocessed
+# abstracts) names the question's topics without saying anything about them: it cannot support an answer on its
+# own, so its score is multiplied by this (0.9 at most becomes 0.45, below the threshold).
+KEYWORD_FACTOR = 0.5
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
 INHERITED_WEIGHT = 0.5
 _AGE_WORD = re.compile(r"^\d+-(?:year|month|week|day)s?-old$")  # "72-year-old": an age, like a number
@@ -233,6 +237,7 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
     terms = all_terms = chunk_terms(hit.chunk)
+    sibling: frozenset[str] = frozenset()
     if any(q.head in terms for q in qualified):  # only a passage holding the head can name a sibling
         chunk = hit.chunk
         sibling = sibling_terms(qualified, f"{chunk.metadata.title}\n{chunk.section or ''}\n{chunk.text}")
@@ -245,9 +250,12 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     held = {id(c) for c in covered}
     total = sum(c.held_weight if id(c) in held else c.weight for c in concepts)
     coverage = (sum(c.held_weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
-    # the words the passage lacks ("hospital-acquired"), not those it holds about a sibling ("pneumonia")
+    # the words the passage lacks ("hospital-acquired"), not those it holds about a sibling ("pneumonia"); a
+    # condition it names only as a sibling ("type 2 diabetes" for "type 1 diabetes", whose "1" is no concept)
     missing = tuple(c.label for c in concepts if not covers(c, all_terms) and c.weight == 1.0)
-    factor = OTHER_DRUG_FACTOR if other_drug else 1.0
+    missing += tuple(q.written for q in qualified if q.head in sibling and q.written
+                     and not any(label.lower() in q.written for label in missing))
+    factor = (OTHER_DRUG_FACTOR if other_drug else 1.0) * (KEYWORD_FACTOR if is_keyword_form(hit.chunk.text) else 1.0)
     if cosine is None:
         return PassageEvidence(round(factor * COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
     rescaled = min(max((cosine - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR), 0.0), 1.0)

@@ -29,6 +29,7 @@ class Qualified:
     modifier: str  # as written, lower case ("hospital-acquired", "type 1")
     head: str  # its stem: "pneumonia"
     kind: str  # "hyphen", "type" or "contrast": a sibling's modifier is of the same kind
+    written: str = ""  # the pair as the text has it, lower case: "type 1 diabetes"
 
     def terms(self) -> frozenset[str]:
         return content_terms(self.modifier) | {self.head}
@@ -52,7 +53,7 @@ def qualified_terms(text: str) -> tuple[Qualified, ...]:
         modifier, head = _normal(match.group("mod")), match.group("head")
         if head in _CONTRASTING or not content_terms(head):  # "acute and", "chronic viral": no head noun
             continue
-        found.append(Qualified(modifier, stem(head), _kind(modifier)))
+        found.append(Qualified(modifier, stem(head), _kind(modifier), f"{modifier} {head}"))
     return tuple(found)
 
 
