@@ -21,9 +21,9 @@ wall time (the state-machine interpreter, handler wiring, state validation, the 
 "orchestration_to_stages" its p50 over the p50 of the stages' sum, both from this run. "states" is one
 PHI-free question's path through the state machine: the states entered and the bytes of state each received
 (LocalPipelineRunner.trace). --profile N adds where the time of N more questions went (bench/query_profile.py:
-CPU per thread, the top functions by CPU across every thread, wall per state, each PHI recognizer's CPU) to
-stderr. The runner is the local runtime's, with its interpreter speedups (voiceassist_local.pipelines);
---plain-interpreter runs moto's interpreter as it ships.
+CPU per thread, CPU per step with PHI-free questions and questions with PHI apart, the top functions by CPU across
+every thread, wall per state, each PHI recognizer's CPU) to stderr. The runner is the local runtime's, with its
+interpreter speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
 """
 
 from __future__ import annotations
@@ -228,8 +228,11 @@ def profile(deps: Dependencies, asked: list[str], *, with_model: bool) -> str:
         for question in asked:
             service.answer(deps, QueryRequest(query=question), user_id="bench")
     mode = "model" if with_model else "extractive"
+    steps = step_cpu(deps, asked, with_model=with_model)
     return "\n".join([
         f"== {mode} mode, {len(asked)} questions: wall {wall:.1f} ms, CPU {cpu:.1f} ms per question",
+        "CPU per step, ms p50 per question (handlers on their thread's clock, PHI detection on its worker's; "
+        "the rest is the process CPU less the steps): " + json.dumps(steps),
         "CPU per question by thread (ms): " + json.dumps(dict(sorted(threads.items(), key=lambda kv: -kv[1]))),
         "wall per state, mean of the questions (ms; entered to exited, as the history records it): "
         + json.dumps({name: round(statistics.fmean(ms), 1) for name, ms in state_ms.items()}),
@@ -239,6 +242,50 @@ def profile(deps: Dependencies, asked: list[str], *, with_model: bool) -> str:
         "... by cumulative time:",
         top_functions(profiles, len(asked), limit=40, sort="cumulative"),
     ])
+
+
+def step_cpu(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[str, dict[str, float]]:
+    """CPU of each step of `asked`, ms per question (p50), PHI-free questions and questions with PHI apart: each
+    Lambda handler on its own thread's clock, the PHI detection on its worker thread's, and "the rest" (the
+    interpreter, the runner's JSON, service.answer, garbage collection) as the process's CPU less the steps'.
+    Thread clocks do not count time waiting for a core, so these hold on a busy machine where walls do not."""
+    from voiceassist.adapters.presidio.detector import PresidioPhiDetector
+
+    use_models(deps, with_model=with_model)
+    spent: dict[str, float] = {}
+
+    def timed(name: str, call: Any) -> Any:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            started = time.thread_time()
+            try:
+                return call(*args, **kwargs)
+            finally:
+                spent[name] = spent.get(name, 0.0) + (time.thread_time() - started) * 1000
+        return run
+
+    tasks = {placeholder_for(name): timed(name.removeprefix("query_"), load_handler(name))
+             for name in function_names() if name.startswith("query_")}
+    detect = PresidioPhiDetector.detect
+    PresidioPhiDetector.detect = timed("PHI detection (its thread)", detect)  # type: ignore[method-assign]
+    runner, deps.pipelines = deps.pipelines, LocalPipelineRunner({"query": PIPELINES["query"]}, tasks)  # type: ignore[misc]
+    rows: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+    try:
+        for n, question in enumerate(asked):
+            spent.clear()
+            started = time.process_time()
+            service.answer(deps, QueryRequest(query=question), user_id="bench")
+            process = (time.process_time() - started) * 1000
+            steps = dict(spent)
+            steps["the rest"] = process - sum(steps.values())
+            steps["process"] = process
+            rows[bool(n % 2)].append(steps)  # questions() puts PHI in every odd one
+    finally:
+        PresidioPhiDetector.detect = detect  # type: ignore[method-assign]
+        deps.pipelines.close()  # type: ignore[attr-defined]
+        deps.pipelines = runner  # type: ignore[misc]
+    return {("with PHI" if phi else "PHI-free"): {name: round(statistics.median(row.get(name, 0.0) for row in found), 2)
+                                                  for name in found[0]}
+            for phi, found in rows.items() if found}
 
 
 def interpreter_cost(deps: Dependencies, question: str, executions: int = 100) -> dict[str, float]:
