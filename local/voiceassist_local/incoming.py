@@ -24,7 +24,10 @@ behind it (the idempotency record says "duplicate", no job exists, no execution 
 and started again under the same execution name; a job left PENDING or RUNNING (its execution died with the
 process, or never started) is re-driven by the job reconciler (recovery.py). A file that fails (a broken
 sidecar, an empty file registration refuses) stays where it is, logged by a hash of its name, and is tried
-again when it changes or at the next start.
+again when it changes or at the next start. A file whose trigger failed for a passing reason (a store busy or
+unavailable, a full backlog, an unexpected error) is tried again on its own, after a back-off that doubles
+from two polls up to five minutes, as EventBridge retries a delivery; nothing but a change or a restart
+would otherwise take it again, and a long-running server would leave it in the folder for good.
 """
 
 from __future__ import annotations
@@ -32,6 +35,8 @@ from __future__ import annotations
 import hashlib
 import stat
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -40,7 +45,7 @@ from urllib.parse import quote
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
 
 from voiceassist.adapters.local.folder_blobs import FolderBlobStore
-from voiceassist.errors import NotFound
+from voiceassist.errors import ExtractionError, Forbidden, InvalidInput, NotFound, PhiBoundaryViolation
 from voiceassist.ingest.registration import registration_job_id
 from voiceassist.ingest.stages import INCOMING_PREFIX
 from voiceassist.ingest.triggers import (
@@ -60,6 +65,9 @@ LOCAL_BUCKET = "local-documents"
 TRIGGER_FUNCTION = "ingest_trigger"
 ACCEPTED_FOLDER = ".accepted"  # hidden: the scan skips it, and it is under incoming/ as the trigger requires
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
+MAX_BACKOFF_SECONDS = 300.0
+# what the same bytes would meet again: a file failed with one of these waits for a change (or a restart)
+LASTING_FAILURES = (InvalidInput, Forbidden, PhiBoundaryViolation, ExtractionError)
 
 Stamp = tuple[int, int]  # (size, mtime_ns): a file that keeps its stamp between two polls is complete
 
@@ -94,8 +102,9 @@ class IncomingFolderWatcher:
     """Takes the files under `blob_root/incoming/` (see the module's docstring); `poll()` is one pass."""
 
     def __init__(self, blob_root: Path, *, bucket: str = LOCAL_BUCKET, interval: float = POLL_SECONDS,
-                 max_bytes: int | None = None) -> None:
+                 max_bytes: int | None = None, clock: Callable[[], float] = time.monotonic) -> None:
         self.blob_root = blob_root
+        self._clock = clock  # for the back-off of passing failures
         self.folder = blob_root / INCOMING_PREFIX
         self.folder.mkdir(parents=True, exist_ok=True)  # the banner names it: `cp` into it must work at once
         self.bucket = bucket
@@ -106,6 +115,7 @@ class IncomingFolderWatcher:
         self._settled: dict[str, Stamp] = {}  # taken or failed with this stamp: not taken again until it changes
         self._taken: dict[str, Taken] = {}
         self._refused: set[str] = set()
+        self._failures: dict[str, tuple[int, float]] = {}  # passing failures: (how many, monotonic retry time)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -114,14 +124,17 @@ class IncomingFolderWatcher:
         files whose job exists; returns the trigger's replies (started, duplicate, failed or refused)."""
         current = dict(self._incoming_files())
         replies = []
+        now = self._clock()
         for key, stamp in sorted(current.items()):
-            if self._seen.get(key) == stamp and self._settled.get(key) != stamp:
+            if self._seen.get(key) == stamp and self._settled.get(key) != stamp and self._due(key, now):
                 reply = self._take(key, stamp)
                 if reply is not None:
                     replies.append(reply)
         self._seen = current
         for key in set(self._settled) - set(current):  # gone: a file put back later is new again
             del self._settled[key]
+        for key in set(self._failures) - set(current):
+            del self._failures[key]
         self._finish_taken()
         return replies
 
@@ -189,13 +202,20 @@ class IncomingFolderWatcher:
                                            object_created_event(self.bucket, stored, etag, checked.size))
         except IdempotencyAlreadyInProgressError:  # a trigger of a killed server, in progress for 30 s more
             return None  # taken again at a later poll
-        except Exception as exc:  # on AWS the event would go to the dead-letter queue after its retries
+        except LASTING_FAILURES as exc:  # on AWS the event would go to the dead-letter queue after its retries
             self._settled[relative] = stamp
             # logged by type and key hash: a file name (and a message quoting it) may hold PHI
             logger.warning("incoming file not ingested: change or touch it to try again",
                            extra={"key_sha256": key_hash(key), "error_type": type(exc).__name__})
             return {"status": "failed", "key": key, "reason": f"{type(exc).__name__}: {exc}"}
+        except Exception as exc:  # a passing failure: tried again after a back-off, as EventBridge retries
+            delay = self._back_off(relative)
+            logger.warning("incoming file not ingested yet: tried again after a back-off",
+                           extra={"key_sha256": key_hash(key), "error_type": type(exc).__name__,
+                                  "retry_in_s": round(delay, 1)})
+            return {"status": "failed", "key": key, "reason": f"{type(exc).__name__}: {exc}", "retry_in_s": delay}
         self._settled[relative] = stamp
+        self._failures.pop(relative, None)
         if reply.get("status") == "duplicate" and not self._job_exists(taken) and self._lost(taken):
             reply = start_ingestion(self._deps(), uploaded=version)  # lost with an earlier server
             logger.warning("incoming file recovered: its ingestion was lost with a stopped server",
@@ -206,6 +226,18 @@ class IncomingFolderWatcher:
         self._taken[relative] = taken
         logger.info("incoming file announced", extra={"key_sha256": key_hash(key), "status": reply.get("status")})
         return {**reply, "key": key}
+
+    def _due(self, relative: str, now: float) -> bool:
+        failed = self._failures.get(relative)
+        return failed is None or now >= failed[1]
+
+    def _back_off(self, relative: str) -> float:
+        """Record one more passing failure of a file; the seconds until it is tried again (doubling from two
+        polls, at most MAX_BACKOFF_SECONDS)."""
+        count = self._failures.get(relative, (0, 0.0))[0] + 1
+        delay = min(MAX_BACKOFF_SECONDS, 2 * self.interval * 2 ** (count - 1))
+        self._failures[relative] = (count, self._clock() + delay)
+        return delay
 
     def _sidecar(self, relative: str) -> CheckedFile | None:
         if not (self.folder / (relative + SIDECAR_SUFFIX)).exists():

@@ -404,7 +404,8 @@ def test_every_function_runs_within_its_artefact(exercised: dict[str, Any], work
     assert exercised["session"]["statusCode"] == 200 and exercised["uploaded"]["statusCode"] == 202
     assert exercised["jobs"]["statusCode"] == 200
     upload_job = json.loads(exercised["uploaded"]["body"])["job_id"]
-    assert [(r["job_id"], r["action"]) for r in exercised["reconciled"]["recovered"]] == [(upload_job, "redriven")]
+    # its execution never ran (PENDING): put back without spending an attempt
+    assert [(r["job_id"], r["action"]) for r in exercised["reconciled"]["recovered"]] == [(upload_job, "requeued")]
     assert exercised["connected"]["statusCode"] == 200
     differential = exercised["differential"]
     assert (differential["status"], differential["error"]) == (503, "not_configured"), differential

@@ -4,11 +4,14 @@ ingest_trigger handler and the ingestion state machine, once per version, as S3 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
+import pytest
 from voiceassist_local.incoming import IncomingFolderWatcher
 from voiceassist_local.recovery import reconcile_once
 
 from voiceassist.composition import Dependencies
+from voiceassist.errors import Overloaded, StoreUnavailable
 from voiceassist.ingest.stages import content_hash
 from voiceassist.ingest.triggers import object_created, object_created_event
 from voiceassist.models import DocumentStatus, JobState
@@ -152,6 +155,39 @@ def test_a_bad_sidecar_fails_that_file_with_the_reason_and_the_watcher_goes_on(l
     assert watcher.poll() == []  # not retried in a loop: changing or touching the file announces it again
     settle(local_deps, watcher)
     assert active_documents(local_deps) == [("fine", 1)]
+
+
+def test_a_passing_trigger_failure_is_tried_again_after_a_back_off(local_deps: Dependencies,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A store that was busy once (or a full backlog) must not leave the file in the folder for the server's
+    life: it is taken again on its own, later, and ingested once."""
+    import voiceassist_local.incoming as incoming
+
+    real = incoming.invoke
+    outages = iter([StoreUnavailable("the job store is busy"), Overloaded("the ingestion backlog is full")])
+
+    def flaky(name: str, event: dict[str, Any]) -> Any:
+        outage = next(outages, None)
+        if outage is not None:
+            raise outage
+        return real(name, event)
+
+    clock = [1000.0]  # the watcher's monotonic clock, moved by the test (no sleeping, no race)
+    monkeypatch.setattr(incoming, "invoke", flaky)
+    watcher = IncomingFolderWatcher(local_deps.settings.blob_dir, interval=2.0, clock=lambda: clock[0])
+    drop(local_deps, "sepsis.md", GUIDE)
+    watcher.poll()
+    first = watcher.poll()
+    assert [(r["status"], r["retry_in_s"]) for r in first] == [("failed", 4.0)]  # two polls
+    clock[0] += 3.9
+    assert watcher.poll() == []  # not before its back-off: no retry loop
+    clock[0] += 0.1
+    assert [(r["status"], r["retry_in_s"]) for r in watcher.poll()] == [("failed", 8.0)]  # doubled
+    clock[0] += 8.0
+    assert [r["status"] for r in watcher.poll()] == ["started"]
+    settle(local_deps, watcher)
+    assert active_documents(local_deps) == [("sepsis", 1)]
+    assert not (watcher.folder / "sepsis.md").exists()
 
 
 def test_the_event_is_the_one_eventbridge_sends() -> None:

@@ -16,7 +16,7 @@ from voiceassist.composition import Dependencies
 from voiceassist.errors import InvalidTransition
 from voiceassist.ingest import recovery
 from voiceassist.ingest import stages as ingestion
-from voiceassist.models import DocumentStatus, IndexingJob, JobState, utc_now
+from voiceassist.models import MAX_JOB_ATTEMPTS, MAX_JOB_REQUEUES, DocumentStatus, IndexingJob, JobState, utc_now
 
 Search = Callable[[str], list[tuple[str, int]]]
 TEXT = b"Quartan fever responds to zorbafen 37 mg twice daily for nine days in adults without renal failure."
@@ -50,17 +50,20 @@ def finish(deps: Dependencies) -> None:
     runner.join(timeout=120)
 
 
-@pytest.mark.parametrize("state", [JobState.PENDING, JobState.RUNNING])
+@pytest.mark.parametrize(("state", "action", "attempts", "requeues"),
+                         [(JobState.PENDING, "requeued", 1, 1), (JobState.RUNNING, "redriven", 2, 0)])
 def test_reconciliation_redrives_a_job_whose_worker_died(ingest_deps: Dependencies, keyword_search: Search,
-                                                         state: JobState) -> None:
+                                                         state: JobState, action: str, attempts: int,
+                                                         requeues: int) -> None:
+    """A job that never ran (PENDING) is put back without spending an attempt; a RUNNING one spends one."""
     stuck = left_behind(ingest_deps, state=state, worker=dead_worker())
 
     recovered = service.reconcile_jobs(ingest_deps)
     finish(ingest_deps)
 
-    assert [(r.job_id, r.action) for r in recovered] == [(stuck.job_id, "redriven")]
+    assert [(r.job_id, r.action) for r in recovered] == [(stuck.job_id, action)]
     job = ingest_deps.jobs.get(stuck.job_id)
-    assert (job.state, job.attempts) == (JobState.COMPLETED, 2)
+    assert (job.state, job.attempts, job.requeues) == (JobState.COMPLETED, attempts, requeues)
     assert ingest_deps.documents.get(stuck.doc_id).status is DocumentStatus.ACTIVE
     assert ("zorbafen", 1) in keyword_search("zorbafen quartan")
 
@@ -85,6 +88,28 @@ def test_a_stuck_job_out_of_attempts_ends_failed_with_the_reason(ingest_deps: De
     assert [r.action for r in service.reconcile_jobs(ingest_deps)] == ["failed"]
     job = ingest_deps.jobs.get(stuck.job_id)
     assert job.state is JobState.FAILED and job.reason is not None and job.reason.startswith("interrupted")
+
+
+def test_a_job_that_never_ran_is_not_failed_by_crashes_that_outnumber_its_attempts(ingest_deps: Dependencies) -> None:
+    """Three kills of a server while a document waited in its queue: the document is indexed all the same."""
+    waiting = left_behind(ingest_deps, state=JobState.PENDING, worker=dead_worker())
+    ingest_deps.jobs.save(waiting.model_copy(update={"attempts": MAX_JOB_ATTEMPTS, "requeues": 2}),
+                          expected_state=JobState.PENDING)
+
+    assert [r.action for r in service.reconcile_jobs(ingest_deps)] == ["requeued"]
+    finish(ingest_deps)
+    job = ingest_deps.jobs.get(waiting.job_id)
+    assert (job.state, job.attempts, job.requeues) == (JobState.COMPLETED, MAX_JOB_ATTEMPTS, 3)
+
+
+def test_a_job_put_back_too_often_without_running_ends_failed_with_the_reason(ingest_deps: Dependencies) -> None:
+    waiting = left_behind(ingest_deps, state=JobState.PENDING, worker=dead_worker())
+    ingest_deps.jobs.save(waiting.model_copy(update={"requeues": MAX_JOB_REQUEUES}), expected_state=JobState.PENDING)
+
+    recovered = service.reconcile_jobs(ingest_deps)
+    assert [r.action for r in recovered] == ["failed"]
+    assert f"put back {MAX_JOB_REQUEUES} times without running" in recovered[0].reason
+    assert ingest_deps.jobs.get(waiting.job_id).state is JobState.FAILED
 
 
 def test_retry_accepts_a_stuck_job_and_refuses_a_live_one(ingest_deps: Dependencies) -> None:

@@ -61,32 +61,46 @@ def test_a_job_carries_its_execution_arn_and_a_running_one_is_left_alone(deps: D
     assert deps.jobs.get(job_id).state is JobState.PENDING
 
 
-def test_a_job_whose_execution_ended_is_failed_then_redriven(deps: Dependencies, sfn: Any) -> None:
+def _running(deps: Dependencies, job_id: str) -> None:
+    """As Register Document leaves it: the execution took it (RUNNING)."""
+    job = deps.jobs.get(job_id)
+    deps.jobs.save(job.transition(JobState.RUNNING), expected_state=JobState.PENDING)
+
+
+@pytest.mark.parametrize(("ran", "action", "name"), [(True, "redriven", "attempt2"),
+                                                     (False, "requeued", "attempt1-requeue1")])
+def test_a_job_whose_execution_ended_is_failed_then_redriven(deps: Dependencies, sfn: Any, ran: bool, action: str,
+                                                             name: str) -> None:
+    """A RUNNING job spends an attempt; a PENDING one never ran and is put back under a new execution name."""
     job_id = _upload(deps, "aborted")
+    if ran:
+        _running(deps, job_id)
     first = deps.jobs.get(job_id).execution_id
     sfn.stop_execution(executionArn=first, cause="operator")
-    assert _reconcile(deps) == [(job_id, "redriven")]
+    assert _reconcile(deps) == [(job_id, action)]
     job = deps.jobs.get(job_id)
-    assert (job.state, job.attempts) == (JobState.PENDING, 2)
-    assert job.execution_id and job.execution_id != first and job.execution_id.endswith(f"{job_id}-attempt2")
+    assert (job.state, job.attempts) == (JobState.PENDING, 2 if ran else 1)
+    assert job.execution_id and job.execution_id != first and job.execution_id.endswith(f"{job_id}-{name}")
     assert sfn.describe_execution(executionArn=job.execution_id)["status"] == "RUNNING"
     assert _reconcile(deps) == []  # the new attempt is alive
 
 
 def test_a_job_whose_execution_is_gone_is_redriven(deps: Dependencies) -> None:
     job_id = _upload(deps, "gone")
+    _running(deps, job_id)
     job = deps.jobs.get(job_id)
     gone = job.execution_id.rsplit(":", 1)[0] + ":never-started"  # type: ignore[union-attr]
     # moved last by another Lambda container: DescribeExecution speaks for it all the same (any_worker)
     deps.jobs.save(job.model_copy(update={"execution_id": gone, "worker": "169.254.0.1/8/abc"}),
-                   expected_state=JobState.PENDING)
+                   expected_state=JobState.RUNNING)
     assert _reconcile(deps) == [(job_id, "redriven")]
 
 
 def test_a_job_out_of_attempts_is_failed_with_a_reason(deps: Dependencies, sfn: Any) -> None:
     job_id = _upload(deps, "tired")
+    _running(deps, job_id)
     job = deps.jobs.get(job_id)
-    deps.jobs.save(job.model_copy(update={"attempts": MAX_JOB_ATTEMPTS}), expected_state=JobState.PENDING)
+    deps.jobs.save(job.model_copy(update={"attempts": MAX_JOB_ATTEMPTS}), expected_state=JobState.RUNNING)
     sfn.stop_execution(executionArn=job.execution_id)
     assert _reconcile(deps) == [(job_id, "failed")]
     failed = deps.jobs.get(job_id)
@@ -117,4 +131,4 @@ def test_the_handler_reconciles_with_the_composition_roots_dependencies(deps: De
         invoked_function_arn = "arn:aws:lambda:us-east-1:123456789012:function:ingest_reconcile"
 
     reply = module.lambda_handler({"detail-type": "Scheduled Event", "source": "aws.events"}, Context())
-    assert [(r["job_id"], r["action"]) for r in reply["recovered"]] == [(job_id, "redriven")]
+    assert [(r["job_id"], r["action"]) for r in reply["recovered"]] == [(job_id, "requeued")]  # it never ran

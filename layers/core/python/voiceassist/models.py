@@ -212,6 +212,10 @@ JOB_TRANSITIONS: dict[JobState, frozenset[JobState]] = {
 }
 
 MAX_JOB_ATTEMPTS = 3
+# A job put back after its worker died while it was still PENDING (queued, nothing of it ran) keeps its attempt:
+# it cannot be what stopped the worker. Bounded all the same, so that a runner that stops every execution
+# before it starts does not re-drive it for ever.
+MAX_JOB_REQUEUES = 20
 
 
 class IndexingJob(Model):
@@ -223,6 +227,7 @@ class IndexingJob(Model):
     reason: str | None = None
     unchanged: bool = False
     attempts: int = 1
+    requeues: int = 0  # times put back without running (its worker died while it was PENDING): not attempts
     chunks_total: int = 0
     chunks_done: int = 0
     flagged_chunks: int = 0  # chunks holding instruction-like text (ingest/injection.py): indexed, never quoted
@@ -257,20 +262,28 @@ class IndexingJob(Model):
             changes["reason"] = reason
         return self.model_copy(update=changes)
 
-    def retry(self) -> IndexingJob:
-        """A FAILED job goes back to PENDING, at most MAX_JOB_ATTEMPTS attempts in all."""
+    def retry(self, *, counted: bool = True) -> IndexingJob:
+        """A FAILED job goes back to PENDING, at most MAX_JOB_ATTEMPTS attempts in all. `counted=False`: a
+        requeue of a job that never ran (interrupted while PENDING), which keeps its attempt."""
         from voiceassist.errors import InvalidTransition
 
         if self.state is not JobState.FAILED:
             raise InvalidTransition(f"only a FAILED job can be retried; job {self.job_id} is {self.state}")
-        if self.attempts >= MAX_JOB_ATTEMPTS:
+        if counted and self.attempts >= MAX_JOB_ATTEMPTS:
             raise InvalidTransition(
                 f"job {self.job_id} already ran {self.attempts} times (the limit is {MAX_JOB_ATTEMPTS})"
             )
+        if not counted and self.requeues >= MAX_JOB_REQUEUES:
+            raise InvalidTransition(f"job {self.job_id} was put back {self.requeues} times without running "
+                                    f"(the limit is {MAX_JOB_REQUEUES})")
         job = self.transition(JobState.PENDING)
-        return job.model_copy(
-            update={"attempts": self.attempts + 1, "reason": None, "finished_at": None, "chunks_done": 0}
-        )
+        bumped = {"attempts": self.attempts + 1} if counted else {"requeues": self.requeues + 1}
+        return job.model_copy(update={**bumped, "reason": None, "finished_at": None, "chunks_done": 0})
+
+    @property
+    def execution_name(self) -> str:
+        """The name of this attempt's execution (unique per job, attempt and requeue, as Step Functions needs)."""
+        return f"{self.job_id}-attempt{self.attempts}" + (f"-requeue{self.requeues}" if self.requeues else "")
 
 
 # --------------------------------------------------------------------------- PHI

@@ -95,7 +95,7 @@ def retry_job(deps: ServiceDependencies, job_id: str) -> Any:
         ingestion.fail_job(deps.ingestion, job.job_id, job.doc_id,
                            {"Error": "Interrupted", "Cause": recovery.interrupted(job)})
     job = ingestion.retry_job(deps.ingestion, job_id)
-    _start_ingestion(deps, job.job_id, job.doc_id, name=f"{job.job_id}-attempt{job.attempts}")
+    _start_ingestion(deps, job.job_id, job.doc_id, name=job.execution_name)
     return job
 
 
@@ -114,9 +114,9 @@ def reconcile_jobs(deps: ServiceDependencies, *, limit: int = 1000, liveness: re
     def fail(job: Any, reason: str) -> None:
         ingestion.fail_job(deps.ingestion, job.job_id, job.doc_id, {"Error": "Interrupted", "Cause": reason})
 
-    def redrive(job: Any) -> None:
-        retried = ingestion.retry_job(deps.ingestion, job.job_id)
-        _start_ingestion(deps, retried.job_id, retried.doc_id, name=f"{retried.job_id}-attempt{retried.attempts}")
+    def redrive(job: Any, counted: bool) -> None:
+        retried = ingestion.retry_job(deps.ingestion, job.job_id, counted=counted)
+        _start_ingestion(deps, retried.job_id, retried.doc_id, name=retried.execution_name)
 
     return recovery.reconcile(in_flight, lease_seconds=deps.settings.job_lease_seconds,
                               liveness=liveness or job_liveness(deps), fail=fail, redrive=redrive,

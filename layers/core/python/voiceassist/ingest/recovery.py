@@ -8,7 +8,11 @@ A PENDING or RUNNING job names the worker that last moved it (`worker`: host/pid
 - its worker is another process on this host that no longer exists (killed: its executions died with it);
 - otherwise, when it has been silent for longer than the lease (a worker elsewhere, or a hung one).
 
-A stuck job is FAILED with a reason and re-driven (retried) while it has attempts left. The local server
+A stuck job is FAILED with a reason and re-driven (retried) while it has attempts left. A job stuck while PENDING
+never ran (its execution had not reached Register Document, which moves it to RUNNING): it is put back without
+spending an attempt (a requeue), so that a server killed three times during a long drop does not fail the
+documents still waiting in its queue. A RUNNING one spends an attempt: it may be what stopped the worker (a
+document that exhausts memory), and three such interruptions fail it with the reason. The local server
 reconciles at start-up and periodically; `retry` accepts a stuck job as it accepts a FAILED one.
 """
 
@@ -22,7 +26,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from voiceassist.errors import Conflict, InvalidTransition, NotFound
-from voiceassist.models import MAX_JOB_ATTEMPTS, IndexingJob, JobState, utc_now
+from voiceassist.models import MAX_JOB_ATTEMPTS, MAX_JOB_REQUEUES, IndexingJob, JobState, utc_now
 from voiceassist.observability import logger
 
 HOST = socket.gethostname()
@@ -37,7 +41,7 @@ Liveness = Callable[[IndexingJob], bool | None]
 class Recovery:
     job_id: str
     doc_id: str
-    action: str  # "redriven" or "failed"
+    action: str  # "redriven", "requeued" (it never ran: no attempt spent) or "failed"
     reason: str
 
 
@@ -83,9 +87,10 @@ def interrupted(job: IndexingJob) -> str:
 
 
 def reconcile(jobs: Iterable[IndexingJob], *, lease_seconds: float, liveness: Liveness | None,
-              fail: Callable[[IndexingJob, str], None], redrive: Callable[[IndexingJob], None],
+              fail: Callable[[IndexingJob, str], None], redrive: Callable[[IndexingJob, bool], None],
               any_worker: bool = False) -> list[Recovery]:
-    """Fail every stuck job with a reason, then re-drive it while it has attempts left."""
+    """Fail every stuck job with a reason, then re-drive it while it has attempts left: `redrive(job, counted)`,
+    counted False for a job that never ran (a requeue, which spends no attempt)."""
     recovered: list[Recovery] = []
     now = utc_now()
     for job in jobs:
@@ -94,12 +99,14 @@ def reconcile(jobs: Iterable[IndexingJob], *, lease_seconds: float, liveness: Li
         reason = interrupted(job)
         try:
             fail(job, reason)
-            if job.attempts < MAX_JOB_ATTEMPTS:
-                redrive(job)
-                recovered.append(Recovery(job.job_id, job.doc_id, "redriven", reason))
+            counted = job.state is JobState.RUNNING
+            if job.attempts < MAX_JOB_ATTEMPTS if counted else job.requeues < MAX_JOB_REQUEUES:
+                redrive(job, counted)
+                recovered.append(Recovery(job.job_id, job.doc_id, "redriven" if counted else "requeued", reason))
             else:
-                recovered.append(Recovery(job.job_id, job.doc_id, "failed",
-                                          f"{reason}; no attempts left ({MAX_JOB_ATTEMPTS})"))
+                left = (f"no attempts left ({MAX_JOB_ATTEMPTS})" if counted
+                        else f"put back {job.requeues} times without running ({MAX_JOB_REQUEUES})")
+                recovered.append(Recovery(job.job_id, job.doc_id, "failed", f"{reason}; {left}"))
         except (Conflict, InvalidTransition, NotFound) as exc:  # another worker moved it first: theirs
             logger.info("job recovery skipped", extra={"job_id": job.job_id, "why": type(exc).__name__})
             continue

@@ -319,14 +319,15 @@ def failure_reason(error: dict[str, Any] | None) -> str:
     return f"{name}: {message}"[:1000] if message else name
 
 
-def retry_job(ctx: IngestionContext, job_id: str) -> IndexingJob:
-    """FAILED -> PENDING (at most 3 attempts); the caller then starts the pipeline again."""
+def retry_job(ctx: IngestionContext, job_id: str, *, counted: bool = True) -> IndexingJob:
+    """FAILED -> PENDING (at most 3 attempts; `counted=False`: a requeue, IndexingJob.retry); the caller then
+    starts the pipeline again."""
     job = ctx.jobs.get(job_id)
     document = ctx.documents.get(job.doc_id)
     if document.status in (DocumentStatus.DELETED, DocumentStatus.SUPERSEDED):
         raise InvalidTransition(f"document {document.doc_id} is {document.status.value}: upload it again instead "
                                 "of retrying its job")
-    retried = stamp(job.retry())
+    retried = stamp(job.retry(counted=counted))
     ctx.jobs.save(retried, expected_state=job.state)
     if document.status is DocumentStatus.FAILED:
         ctx.documents.put(document.model_copy(update={"status": DocumentStatus.PENDING, "updated_at": utc_now()}))
