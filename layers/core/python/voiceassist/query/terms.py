@@ -81,6 +81,7 @@ MIN_PROSE_SHARE = 0.15
 _DIGIT = re.compile(r"\d")
 
 
+@lru_cache(maxsize=2048)  # Rank and the ladder judge the same passages
 def is_keyword_form(text: str) -> bool:
     """Whether `text` is a run of index terms rather than statements (see MIN_PROSE_SHARE)."""
     if _DIGIT.search(text):
