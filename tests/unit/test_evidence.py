@@ -265,3 +265,11 @@ def test_a_condition_named_only_as_its_sibling_is_missing_from_the_passage() -> 
 
     assert found.passages[0].missing == ("type 1 diabetes",)
     assert evidence.assess("metformin for type 2 diabetes", [indication]).passages[0].missing == ()
+
+
+def test_a_list_of_statements_is_not_keyword_form() -> None:
+    from voiceassist.query.terms import is_keyword_form
+
+    assert not is_keyword_form("Contraindications: severe renal impairment, metabolic acidosis, hypersensitivity")
+    assert not is_keyword_form("- severe renal impairment\n- metabolic acidosis\n- hypersensitivity")
+    assert is_keyword_form("risk lifestyle intervention effective metformin")  # an abstract's stripped tail

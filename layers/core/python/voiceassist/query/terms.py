@@ -76,15 +76,17 @@ def content_terms(text: str) -> frozenset[str]:
 # passage and the NFCorpus abstracts as distributed (stop words removed) 0-9 % (459 passages retrieved for the tune
 # questions). Text with under MIN_PROSE_SHARE of them and no digit is a run of index terms (keywords, subject
 # headings, an abstract stripped of its stop words): it names topics and states nothing. A dose table ("Metformin
-# 500 mg twice daily") has digits and is not one.
+# 500 mg twice daily") has digits, and a list ("Contraindications: severe renal impairment, metabolic acidosis",
+# one item a line) has its punctuation or line breaks: neither is one.
 MIN_PROSE_SHARE = 0.15
 _DIGIT = re.compile(r"\d")
+_STRUCTURE = re.compile(r"[.;:!?](?=\s|$)|\n|\u2022")  # a sentence end, a label's colon, a line, a bullet
 
 
 @lru_cache(maxsize=2048)  # Rank and the ladder judge the same passages
 def is_keyword_form(text: str) -> bool:
     """Whether `text` is a run of index terms rather than statements (see MIN_PROSE_SHARE)."""
-    if _DIGIT.search(text):
+    if _DIGIT.search(text) or _STRUCTURE.search(text):
         return False
     words = WORD.findall(text.lower())
     return len(words) >= 3 and sum(w in STOPWORDS for w in words) < MIN_PROSE_SHARE * len(words)
