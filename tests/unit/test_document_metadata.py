@@ -39,3 +39,9 @@ def test_a_patient_named_in_the_first_heading_is_redacted_by_the_metadata_screen
     title = screened.metadata.title.lower()  # ...and passes the PHI screen as any title does
     assert "zebulon" not in title and "quartermaine" not in title and "84736251" not in title
     assert "PERSON" in screened.entity_types
+
+
+def test_metadata_for_keeps_a_numbers_hyphen_in_the_title_from_a_file_name() -> None:
+    # "1961 04 17" reads as a phone number to the PHI screen, "1961-04-17" as the date it is
+    assert metadata_for("labs-Quartermaine-1961-04-17.pdf", {}).title == "labs Quartermaine 1961-04-17"
+    assert metadata_for("HLA-DRB1-01-03_review.pdf", {}).title == "HLA DRB1 01-03 review"

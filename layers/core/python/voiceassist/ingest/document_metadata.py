@@ -17,6 +17,8 @@ _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _HEADING_SCAN_BYTES = 64 * 1024
 MAX_TITLE_CHARS = 1000  # DocumentMetadata.title's max_length
+_JOINED = re.compile(r"[^\W_]+(?:[-/][^\W_]+)+")  # words joined by "-" or "/": "Activin-Nodal", "labs-1961-04-17"
+_LOOSE_JOINER = re.compile(r"(?<![^\W_])[-/]|[-/](?![^\W_])")  # one that joins nothing: " - ", "-labs"
 
 
 def markdown_title(filename: str, data: bytes) -> str | None:
@@ -37,6 +39,23 @@ def markdown_title(filename: str, data: bytes) -> str | None:
     return None
 
 
+def words_apart(text: str, separators: str) -> str:
+    """`text` with each of `separators`, and each "-" and "/" that joins words, as a space, of the same length;
+    a "-" or "/" between two groups of digits only is a number's own and stays ("1961-04-17", "2007-2008",
+    "12/03/1956"; but "HLA-DRB1-01" is three words): read as spaces, a date or a range became a phone number."""
+    spaced = re.sub(f"[{re.escape(separators)}]", " ", text) if separators else text
+
+    def numbers_kept(joined: re.Match[str]) -> str:
+        pieces = re.split(r"([-/])", joined.group(0))
+        kept = [pieces[0]]
+        for i in range(1, len(pieces), 2):
+            own = pieces[i - 1].isdigit() and pieces[i + 1].isdigit()
+            kept += [pieces[i] if own else " ", pieces[i + 1]]
+        return "".join(kept)
+
+    return _LOOSE_JOINER.sub(" ", _JOINED.sub(numbers_kept, spaced))
+
+
 def metadata_for(filename: str, values: dict[str, Any], data: bytes | None = None) -> DocumentMetadata:
     """Document metadata from caller-supplied values, defaulting doc_key to the file name and the title to a
     Markdown file's first heading (given `data`), else the file name."""
@@ -48,7 +67,8 @@ def metadata_for(filename: str, values: dict[str, Any], data: bytes | None = Non
         merged["title"] = heading
     # The name's own case is kept ("KDIGO 2024 CKD", not "Kdigo 2024 ckd"; "reportlab overlay", not "Reportlab
     # overlay"): a capital the file name did not have reads as a name to the PHI screen (ingest/screening.py)
-    words = stem.replace("_", " ").replace("-", " ").strip()
+    # A number's own hyphen is kept: "labs-1961-04-17" is titled "labs 1961-04-17", a date, not "1961 04 17"
+    words = words_apart(stem, "_").strip()
     merged.setdefault("title", words or stem)
     if isinstance(merged.get("authors"), str):
         merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]

@@ -8,7 +8,8 @@ Extract, the workflow runs the PHI detector over every free-text value (docs/phi
   derived from it (chunk metadata, the index, citations); a span found in one value is redacted in every value,
   and so is each word of a name found in a prose value (the title's "Zebulon Quartermaine" is redacted in the
   key `quartermaine_zebulon` too);
-- keys and file names are read with their separators ("_", "-", "/", "+") and extension as spaces; a weak,
+- keys and file names are read with their separators ("_", "-", "/", "+"; not a "-" or "/" between digits, a
+  date's or a range's) and extension as spaces; a weak,
   context-free guess there (the lowercase word "scanned" as a name, a corpus id as an MRN, a word that is a
   Census given name or surname: "Diaz_Charles_MRN97366946") is redacted only when something else in the
   metadata was found;
@@ -37,15 +38,21 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from voiceassist.errors import Conflict, ExtractionError, NotFound, VoiceAssistError
+from voiceassist.ingest.document_metadata import words_apart
 from voiceassist.ingest.registration import document_id
 from voiceassist.ingest.settling import settle_upload
 from voiceassist.ingest.stages import INCOMING_PREFIX, IngestionContext
 from voiceassist.ingest.title_reading import (
+    NAME_PARTICLES,
     case_folded,
-    census_name,
+    census_names,
     confirmed_names,
     context_free,
+    cued_identifier,
     headline_case,
+    name_beside_identifier,
+    neighbouring_names,
+    numbering_plan_phone,
 )
 from voiceassist.models import DocumentMetadata, KnowledgeDocument, PhiEntity, utc_now
 from voiceassist.observability import logger
@@ -53,7 +60,7 @@ from voiceassist.phi.detection import whole_word_span
 from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
-_KEY_SEPARATORS = str.maketrans({"_": " ", "-": " ", "/": " ", "+": " "})  # length-preserving: spans map back
+_KEY_SEPARATORS = "_+"  # and "-", "/" between words, not a number's own (document_metadata.words_apart)
 # Below these, a find is a context-free guess (_weak)
 WEAK_KEY_NAME_SCORE = 0.65  # lower-case name shapes score 0.4-0.6 ("crazyones pdfa"), real names 0.85
 WEAK_KEY_ID_SCORE = 0.7  # the recognizers' context-free pattern scores are 0.5-0.6; a cue ("MRN", "DOB") adds 0.35
@@ -61,10 +68,6 @@ TITLED_FIELDS = KEY_FIELDS | {"title"}  # what names a document rather than says
 _SEPARATORS = str.maketrans({"_": " "})  # in any value (a title defaulted from a file name keeps its "_")
 _BIBLIOGRAPHIC = {"pmid": re.compile(r"\d{1,9}"), "doi": re.compile(r"10\.\d{4,9}/\S+")}
 PSEUDONYM_SEPARATOR = "~"
-_WHOLE_WORD = re.compile(r"(?<![^\W_])[^\W\d_]{2,}(?![^\W_])")  # letters only, with no letter or digit beside
-# Words of a name that are words of everything else too: never redacted on their own ("Maria de la Cruz")
-_NAME_PARTICLES = frozenset({"de", "la", "le", "da", "di", "du", "del", "der", "den", "van", "von", "dos", "das",
-                             "los", "las", "st", "mc", "mac"})
 _MAX_CHARS = {"title": 1000, "specialty": 100}  # DocumentMetadata's limits: placeholders can be longer than names
 
 
@@ -91,6 +94,7 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
     values = _values(metadata, file_name)
     found: dict[str, str] = {}  # a detected value (normalised, lower case) -> its entity type
     guesses: dict[str, str] = {}  # weak, context-free finds in keys: they count once anything else is found
+    paired = False  # a name guess beside an identifier guess in one value: together they name a patient
     for field, text in values:
         if field in _BIBLIOGRAPHIC and _BIBLIOGRAPHIC[field].fullmatch(text):
             continue
@@ -99,31 +103,33 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
         if result.error is not None:
             raise MetadataNotScreened(result.error)
         entities = result.entities
-        if field in TITLED_FIELDS and headline_case(probe):  # capitals say nothing here: read it without them
-            folded = detector.detect(case_folded(probe))
-            if folded.error is not None:
-                raise MetadataNotScreened(folded.error)
-            entities = confirmed_names(entities, folded.entities, probe)
+        # capitals say nothing in a headline: read it without them (unless a cued record number or date of birth
+        # says whom the title is about: "Referral: Veindorfer Teresa, MRN 87200282")
+        if field in TITLED_FIELDS and headline_case(probe) and not cued_identifier(entities):
+            entities = confirmed_names(entities, _folded(detector, probe), probe)
+        own_guesses: dict[str, str] = {}
         if field in KEY_FIELDS:  # "Diaz_Charles_MRN97366946": names without a sentence the detector can read
-            for word in _census_names(probe):
-                guesses.setdefault(word, "PERSON")
+            own_guesses.update(dict.fromkeys(census_names(probe), "PERSON"))
         for entity in entities:
-            if _kept(field, entity):
+            if _kept(field, entity) or (field in TITLED_FIELDS and not numbering_plan_phone(entity, probe)):
                 continue
             start, end = whole_word_span(probe, entity.start, entity.end)
             value = probe[start:end].strip().lower()
             if _weak(field, entity, probe):
-                guesses.setdefault(value, entity.entity_type)
+                own_guesses.setdefault(value, entity.entity_type)
                 continue
             found.setdefault(value, entity.entity_type)
             if entity.entity_type == "PERSON" and field not in KEY_FIELDS:
                 # a name recurs in another order or in part ("quartermaine_zebulon" in the key); words of names
                 # found in prose-like values only (a key's context-free span can swallow a word: "zebulon plan")
                 for word in re.findall(r"[^\W\d_]{2,}", value):
-                    if word not in _NAME_PARTICLES:
+                    if word not in NAME_PARTICLES:
                         found.setdefault(word, "PERSON")
-    if found or _name_beside_identifier(guesses):  # a document whose metadata names a patient: every guess counts
+        paired = paired or name_beside_identifier(own_guesses)
+        guesses = own_guesses | guesses
+    if found or paired:  # a document whose metadata names a patient: every guess counts
         found = guesses | found
+        _widen_names(detector, values, found)
     redacted = {}
     for field, text in values:
         probe = _probe(field, text)
@@ -196,18 +202,30 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
     return values
 
 
-def _name_beside_identifier(guesses: dict[str, str]) -> bool:
-    """Two weak signals that together name a patient: a Census name in a key or file name and a record number
-    or date beside it ("Miller, Derek - 55012398 - referral letter.docx")."""
-    return (any(kind == "PERSON" and census_name(value) for value, kind in guesses.items())
-            and any(kind != "PERSON" for kind in guesses.values()))
+def _folded(detector: PhiDetector, probe: str) -> list[PhiEntity]:
+    folded = detector.detect(case_folded(probe))
+    if folded.error is not None:
+        raise MetadataNotScreened(folded.error)
+    return folded.entities
 
 
-def _census_names(probe: str) -> list[str]:
-    """The words of a key or file name that are given names or surnames of the Census lists (lower case): a
-    guess, redacted only when something else in the metadata was found (an MRN, a date of birth, a name)."""
-    words = (word.lower() for word in _WHOLE_WORD.findall(probe))  # "LY2405319" is a code, not "ly"
-    return [word for word in words if census_name(word) and word not in _NAME_PARTICLES]
+def _widen_names(detector: PhiDetector, values: list[tuple[str, str]], found: dict[str, str]) -> None:
+    """Add to `found` the words beside a name in a title, key or file name that are names too (title_reading's
+    neighbouring_names), until none is added."""
+    for field, text in values:
+        if field not in TITLED_FIELDS:
+            continue
+        probe, folded = _probe(field, text), None
+        for _ in range(3):  # a word added may have a name beside it in turn ("van Venrooy, Ossian")
+            names = [(e.start, e.end) for e in _occurrences(probe, found) if e.entity_type == "PERSON"]
+            if not names:
+                break
+            folded = folded if folded is not None else _folded(detector, probe)
+            added = neighbouring_names(probe, names, folded, census=field not in KEY_FIELDS)
+            added -= found.keys() | NAME_PARTICLES
+            if not added:
+                break
+            found.update(dict.fromkeys(added, "PERSON"))
 
 
 def _kept(field: str, entity: PhiEntity) -> bool:
@@ -231,12 +249,12 @@ def _weak(field: str, entity: PhiEntity, probe: str) -> bool:
 
 
 def _probe(field: str, text: str) -> str:
-    """What the detector reads: separators of keys and file names become spaces, and so does a file name's
-    extension ("Child-Pugh score.txt" reads as a name to the detector, "Child-Pugh score" does not); the
-    length is kept, so spans map back onto the value."""
+    """What the detector reads: separators of keys and file names become spaces (not a number's own "-" or "/"),
+    and so does a file name's extension ("Child-Pugh score.txt" reads as a name to the detector, "Child-Pugh
+    score" does not); the length is kept, so spans map back onto the value."""
     if field not in KEY_FIELDS:
         return text.translate(_SEPARATORS)
-    probe = text.translate(_KEY_SEPARATORS)
+    probe = words_apart(text, _KEY_SEPARATORS)  # length-preserving: spans map back
     suffix = PurePosixPath(text).suffix if field == "file_name" else ""
     return probe[:len(probe) - len(suffix)] + " " * len(suffix) if 1 < len(suffix) <= 10 else probe
 

@@ -19,6 +19,11 @@ sentence at all, so the same finds mean less there. The screen uses what the det
   (the recognizers' 0.5-0.6, below the 0.7 a cue such as "MRN" or "DOB" lifts it to: a drug code "LY2405319",
   a publication date) unless it is all there is (a scan titled "84736251" is named by the number).
 
+- **A phone number is one the numbering plan has**: a digit run the phone pattern took without a cue ("the 2007
+  2008 survey", a grant number) names a phone only if phonenumbers (Google's libphonenumber metadata, Apache
+  2.0) calls it a valid number of PHONE_REGION, or of the country its "+" prefix gives; anything else is no find
+  at all, not even a guess (a date or a range written with spaces is read by the date rules, not this one).
+
 Set on the tuning half of SciFact's titles (bench/metadata_screen.py --part tune) and reported once on the other
 half (docs/benchmarks.md, "Metadata screen").
 """
@@ -36,6 +41,11 @@ HEADLINE_SHARE = 0.8
 HEADLINE_MIN_WORDS = 3
 CUED_NAME_SCORE = 0.9  # a name after a cue ("Mr", "patient", "'s daughter"): phi/names.py's STRONG
 CONTEXT_SCORE = 0.7  # a pattern's own score is 0.5-0.6; a cue word beside it adds 0.35 (Presidio's context)
+PHONE_REGION = "US"  # the numbering plan of a number written without "+": the NANP, where HIPAA applies
+_WHOLE_WORD = re.compile(r"(?<![^\W_])[^\W\d_]{2,}(?![^\W_])")  # letters only, with no letter or digit beside
+# Words of a name that are words of everything else too: never redacted on their own ("Maria de la Cruz")
+NAME_PARTICLES = frozenset({"de", "la", "le", "da", "di", "du", "del", "der", "den", "van", "von", "dos", "das",
+                             "los", "las", "st", "mc", "mac"})
 _LONG_WORD = re.compile(r"[^\W\d_][\w'’-]{3,}")
 _WORD = re.compile(r"[^\W\d_]{2,}")
 
@@ -83,3 +93,70 @@ def context_free(entity: PhiEntity, probe: str) -> bool:
         return (entity.score < CUED_NAME_SCORE and len(words) == 1
                 and not census_name(words[0].lower()))
     return entity.score < CONTEXT_SCORE and probe[:start].strip() + probe[end:].strip() != ""
+
+
+def numbering_plan_phone(entity: PhiEntity, probe: str) -> bool:
+    """A phone number find that a numbering plan has (a cue such as "tel" or "fax" makes any find one)."""
+    if entity.entity_type != "PHONE_NUMBER" or entity.score >= CONTEXT_SCORE:
+        return True
+    import phonenumbers  # Presidio's own dependency: in the PHI image with it, not in every function that
+    # imports the screen's module (the API reads pseudonymous keys from it)
+
+    try:
+        number = phonenumbers.parse(probe[entity.start:entity.end], PHONE_REGION)
+    except phonenumbers.NumberParseException:
+        return False
+    return phonenumbers.is_valid_number(number)
+
+
+def cued_identifier(entities: Sequence[PhiEntity]) -> bool:
+    """A record number, date or other identifier that a cue ("MRN", "DOB") gave its score: the value is about
+    a patient, and its capitals are a patient's name's."""
+    return any(e.entity_type != "PERSON" and e.score >= CONTEXT_SCORE for e in entities)
+
+
+_NEXT_WORD = re.compile(r"[\s,_-]{1,3}([^\W\d_]{2,})(?![\w'’])")
+_PREVIOUS_WORD = re.compile(r"(?<![\w'’])([^\W\d_]{2,})[\s,_-]{1,3}$")
+
+
+def neighbouring_names(probe: str, names: Sequence[tuple[int, int]], folded: Sequence[PhiEntity],
+                       census: bool = True) -> set[str]:
+    """Words beside a name found in a title, key or file name (a space, comma, "-" or "_" between) that are
+    names too (lower case): outside the English vocabulary, as the case-folded reading `folded` marks them,
+    capitalised where the value is not in headline case ("Mathiassen_Joseph_MRN..."), or (with `census`, in a
+    title) a Census name; the surname of "Gierschner, Stefania", where the detector found the given name only.
+    A key's Census words are not taken: "zebulon_plan" is a plan, "Plan" a Census name."""
+    capitals = not headline_case(probe)
+    # one word the folded reading takes for a name: a word outside its vocabulary (a span of several is NER's,
+    # which can run on into a word: "zebulon plan")
+    spans = (whole_word_span(probe, e.start, e.end) for e in folded if e.entity_type == "PERSON")
+    unknown = [(s, e) for s, e in spans if len(_WORD.findall(probe[s:e])) == 1]
+
+    def name_word(match: re.Match[str]) -> bool:
+        word = match.group(1).lower()
+        start, end = match.span(1)
+        capitalised = capitals and match.group(1)[0].isupper() and match.group(1)[1:].islower()
+        return word not in stop_words()[ENGLISH] and (
+            capitalised or (census and census_name(word)) or any(s <= start and end <= e for s, e in unknown))
+
+    words = set()
+    for start, end in names:
+        after, before = _NEXT_WORD.match(probe, end), _PREVIOUS_WORD.search(probe, 0, start)
+        words |= {m.group(1).lower() for m in (after, before) if m is not None and name_word(m)}
+    return words
+
+
+def name_beside_identifier(guesses: dict[str, str]) -> bool:
+    """Two weak signals of one value that together name a patient: a name guess with a Census name among its
+    words, and a record number or date beside it ("Miller, Derek - 55012398 - referral letter.docx", "Kevin
+    Miles - lab results 04-27-2019"); not a title's guess and a corpus id in the key."""
+    return (any(kind == "PERSON" and any(census_name(word) for word in _WHOLE_WORD.findall(value))
+                for value, kind in guesses.items())
+            and any(kind != "PERSON" for kind in guesses.values()))
+
+
+def census_names(probe: str) -> list[str]:
+    """The words of a key or file name that are given names or surnames of the Census lists (lower case): a
+    guess, redacted only when something else in the metadata was found (an MRN, a date of birth, a name)."""
+    words = (word.lower() for word in _WHOLE_WORD.findall(probe))  # "LY2405319" is a code, not "ly"
+    return [word for word in words if census_name(word) and word not in NAME_PARTICLES]
