@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import sys
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,8 +46,13 @@ def load_handler(function_name: str, folder_root: Path | None = None) -> Handler
         return module.lambda_handler
 
 
-def invoke(function_name: str, event: dict[str, Any]) -> Any:
-    """Call a handler in-process with a Lambda-like context."""
+def invoke(function_name: str, event: dict[str, Any], *, timeout_s: float | None = None) -> Any:
+    """Call a handler in-process with a Lambda-like context; `timeout_s`: the budget its context reports
+    (default: Lambda's maximum, as the local runner gives every state)."""
     from voiceassist_local.asl_runner import LocalLambdaContext
 
-    return load_handler(function_name)(event, LocalLambdaContext(function_name=function_name))
+    if timeout_s is None:
+        context = LocalLambdaContext(function_name=function_name)
+    else:
+        context = LocalLambdaContext(function_name=function_name, deadline=time.monotonic() + timeout_s)
+    return load_handler(function_name)(event, context)

@@ -45,6 +45,7 @@ from urllib.parse import quote
 from aws_lambda_powertools.utilities.idempotency.exceptions import IdempotencyAlreadyInProgressError
 
 from voiceassist.adapters.local.folder_blobs import FolderBlobStore
+from voiceassist.constants.functions import FUNCTIONS_BY_NAME
 from voiceassist.errors import ExtractionError, Forbidden, InvalidInput, NotFound, PhiBoundaryViolation
 from voiceassist.ingest.registration import registration_job_id
 from voiceassist.ingest.stages import INCOMING_PREFIX
@@ -63,6 +64,10 @@ from voiceassist_local.handlers import invoke
 POLL_SECONDS = 2.0
 LOCAL_BUCKET = "local-documents"
 TRIGGER_FUNCTION = "ingest_trigger"
+# The trigger's context reports its catalogue time-out, as Lambda's does: Powertools keeps a killed trigger's
+# in-progress record that long, so a file taken by a server killed mid-trigger waits a minute after the restart
+# (with Lambda's 900 s maximum it waited 15 minutes)
+TRIGGER_TIMEOUT_S = float(FUNCTIONS_BY_NAME[TRIGGER_FUNCTION].timeout_seconds or 60)
 ACCEPTED_FOLDER = ".accepted"  # hidden: the scan skips it, and it is under incoming/ as the trigger requires
 DEFAULT_MAX_BYTES = 50 * 1024 * 1024
 MAX_BACKOFF_SECONDS = 300.0
@@ -199,8 +204,9 @@ class IncomingFolderWatcher:
         taken = Taken(relative, checked, stored, execution_arn("ingest", version.execution_name))
         try:
             reply: dict[str, Any] = invoke(TRIGGER_FUNCTION,
-                                           object_created_event(self.bucket, stored, etag, checked.size))
-        except IdempotencyAlreadyInProgressError:  # a trigger of a killed server, in progress for 30 s more
+                                           object_created_event(self.bucket, stored, etag, checked.size),
+                                           timeout_s=TRIGGER_TIMEOUT_S)
+        except IdempotencyAlreadyInProgressError:  # a trigger of a killed server, in progress for a minute more
             return None  # taken again at a later poll
         except LASTING_FAILURES as exc:  # on AWS the event would go to the dead-letter queue after its retries
             self._settled[relative] = stamp

@@ -3,11 +3,13 @@ ingest_trigger handler and the ingestion state machine, once per version, as S3 
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from voiceassist_local.incoming import IncomingFolderWatcher
+from voiceassist_local.incoming import TRIGGER_TIMEOUT_S, IncomingFolderWatcher
 from voiceassist_local.recovery import reconcile_once
 
 from voiceassist.composition import Dependencies
@@ -166,11 +168,11 @@ def test_a_passing_trigger_failure_is_tried_again_after_a_back_off(local_deps: D
     real = incoming.invoke
     outages = iter([StoreUnavailable("the job store is busy"), Overloaded("the ingestion backlog is full")])
 
-    def flaky(name: str, event: dict[str, Any]) -> Any:
+    def flaky(name: str, event: dict[str, Any], **options: Any) -> Any:
         outage = next(outages, None)
         if outage is not None:
             raise outage
-        return real(name, event)
+        return real(name, event, **options)
 
     clock = [1000.0]  # the watcher's monotonic clock, moved by the test (no sleeping, no race)
     monkeypatch.setattr(incoming, "invoke", flaky)
@@ -188,6 +190,29 @@ def test_a_passing_trigger_failure_is_tried_again_after_a_back_off(local_deps: D
     settle(local_deps, watcher)
     assert active_documents(local_deps) == [("sepsis", 1)]
     assert not (watcher.folder / "sepsis.md").exists()
+
+
+def test_a_trigger_killed_mid_way_holds_its_file_for_the_triggers_time_out_not_lambdas_maximum(
+        local_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server killed inside the trigger leaves its idempotency record in progress; the restarted watcher's
+    take waits until it expires, which must be the trigger's catalogue time-out (a minute), as on AWS, not the
+    900 s the local runner gives a pipeline state (a 200-file drop killed mid-trigger stalled 15 minutes)."""
+    import voiceassist.ingest.triggers as triggers
+
+    def killed(*_: Any, **__: Any) -> Any:
+        raise SystemExit("kill -9")  # not an Exception: Powertools keeps the record in progress, as a kill does
+
+    monkeypatch.setattr(triggers, "start_ingestion", killed)
+    watcher = IncomingFolderWatcher(local_deps.settings.blob_dir)
+    drop(local_deps, "sepsis.md", GUIDE)
+    watcher.poll()
+    before = time.time()
+    with pytest.raises(SystemExit):
+        watcher.poll()
+    with sqlite3.connect(local_deps.settings.db_path) as database:
+        [(status, expires_ms)] = database.execute("SELECT status, in_progress_expiration FROM idempotency_records")
+    assert status == "INPROGRESS" and TRIGGER_TIMEOUT_S == 60
+    assert before + 50 <= expires_ms / 1000 <= time.time() + 60
 
 
 def test_the_event_is_the_one_eventbridge_sends() -> None:
