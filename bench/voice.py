@@ -39,11 +39,11 @@ from voice_audio import (
     load_set,
     recognizer,
     sample_knowledge_base,
+    speakers,
     with_noise,
     words,
 )
 
-from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 from voiceassist.adapters.local.whisper_stt import shared_model
 from voiceassist.query.terminology import drug_names
 from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
@@ -94,15 +94,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             typed.phi_values, typed.phi_values_found = typed.phi_values + len(spoken.phi_values), \
                 typed.phi_values_found + found
     misheard: list[dict[str, str]] = []
-    for voice, speed in VOICES[: args.voices]:
-        speaker = EspeakTextToSpeech(voice=voice, words_per_minute=speed)
+    for voice, speaker in speakers(args.voices, args.piper):
         for number, spoken in enumerate(items):
             clean = speaker.synthesize(spoken.text)
             for level in noise:
                 audio = with_noise(clean, level, seed=number)
                 for biased in args.vocabulary:
                     keys = (f"vocabulary={biased}", f"vocabulary={biased} noise={level or 'clean'}",
-                            f"vocabulary={biased} voice={voice}@{speed}", f"vocabulary={biased} "
+                            f"vocabulary={biased} voice={voice}", f"vocabulary={biased} "
                             f"set={spoken.set_name}")
                     began, began_cpu = time.perf_counter(), time.process_time()
                     transcript = recognizers[biased].transcribe(audio)
@@ -130,7 +129,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                          "said": spoken.text, "heard": transcript.text})
     return {
         "sets": {name: sum(s.set_name == name for s in items) for name in args.sets},
-        "voices": [f"{v}@{s}wpm" for v, s in VOICES[: args.voices]], "noise_snr_db": args.noise,
+        "voices": [voice for voice, _ in speakers(args.voices, args.piper)], "noise_snr_db": args.noise,
         "threads": args.threads, "initial_prompt": prompt, "model_load_seconds": round(load_seconds, 1),
         "phi_on_typed_text": {k: v for k, v in typed.report().items() if k.startswith("phi_")},
         "results": {key: tally.report() for key, tally in tallies.items()},
@@ -143,6 +142,8 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["holdout", "concepts.heldout", "clinical", "phi"])
     parser.add_argument("--per-set", type=int, default=10, help="questions per set (0: all)")
     parser.add_argument("--voices", type=int, default=len(VOICES), choices=range(1, len(VOICES) + 1))
+    parser.add_argument("--piper", action="store_true", help="speak with the Piper voice (piper:joe, the "
+                        "voice-bench extra) instead of espeak-ng: other test data")
     parser.add_argument("--noise", nargs="+", default=["clean" if n is None else str(int(n)) for n in NOISE_DB])
     parser.add_argument("--vocabulary", nargs="+", default=["none", "kb+repair"], choices=RECOGNIZERS)
     parser.add_argument("--threads", type=int, default=2)

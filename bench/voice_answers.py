@@ -32,7 +32,7 @@ import statistics
 import time
 from typing import Any
 
-from voice_audio import RECOGNIZERS, VOICES, load_set, recognizer, sample_knowledge_base, with_noise
+from voice_audio import RECOGNIZERS, VOICES, load_set, recognizer, sample_knowledge_base, speakers, with_noise
 from voiceassist_local.evaluation.answers import Question, answered_correctly
 
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
@@ -81,8 +81,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     first_token: list[float] = []
     transcription: list[float] = []
     failures: list[dict[str, Any]] = []
-    for voice, speed in VOICES[: args.voices]:
-        speaker = EspeakTextToSpeech(voice=voice, words_per_minute=speed)
+    chosen = speakers(args.voices, args.piper)
+    for voice, speaker in chosen:
         for number, spoken in enumerate(items):
             question = Question(spoken.text, True, spoken.answer.get("doc_key"),
                                 tuple(spoken.answer.get("must_contain", ())))
@@ -106,7 +106,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                      "heard": " ".join(w.word for w in transcript.words), "repaired": heard,
                                      "status": response.metadata.answer_status.value if response else "silence"})
     return {
-        "sets": args.sets, "questions": len(items), "voices": [f"{v}@{s}wpm" for v, s in VOICES[: args.voices]],
+        "sets": args.sets, "questions": len(items), "voices": [voice for voice, _ in chosen],
         "noise_snr_db": args.noise, "asked": asked,
         "typed_correct": round(sum(typed_ok.values()) / len(items), 4),
         "spoken_correct": round(spoken_ok / asked, 4),
@@ -122,6 +122,8 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["dev", "holdout"])
     parser.add_argument("--per-set", type=int, default=0, help="questions per set (0: all)")
     parser.add_argument("--voices", type=int, default=2, choices=range(1, len(VOICES) + 1))
+    parser.add_argument("--piper", action="store_true", help="speak with the Piper voice (piper:joe, the "
+                        "voice-bench extra) instead of espeak-ng: other test data")
     parser.add_argument("--noise", nargs="+", default=["clean"])
     parser.add_argument("--vocabulary", default="route", choices=("route", *RECOGNIZERS))
     parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: a new temporary one)")

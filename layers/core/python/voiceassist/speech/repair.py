@@ -6,9 +6,10 @@ min", "eGFR" as "EGFR" or "eGFR-40"). The repair compares the transcript with th
 rewrites a span of one to `MAX_SPAN` words to a term when
 
 - the span's letters, joined, are the term's ("met for min" -> "metformin"), or
-- they are within `MIN_SIMILARITY` of the term (Ratcliff/Obershelp, difflib's ratio; both at least
-  `MIN_FUZZY_LETTERS` long, and the first letters the same), for a term
-  that is one word, or
+- they sound alike: their Metaphone keys (Lawrence Philips' phonetic key, from the jellyfish package) are within
+  `MIN_SIMILARITY` of each other (Ratcliff/Obershelp, difflib's ratio) and their letters within
+  `MIN_LETTER_SIMILARITY`; both at least `MIN_FUZZY_LETTERS` long, the keys' first sounds the same, for a term
+  that is one word ("lycinopril" and "lisinopril" are both LSNPRL), or
 - the span is the term in another case ("EGFR" -> "eGFR"), or the term glued to a number by a hyphen
   ("eGFR-40" -> "eGFR 40").
 
@@ -24,28 +25,28 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 MAX_SPAN = 3  # words joined into one term at most ("met for min")
-MIN_SIMILARITY = 0.85  # difflib ratio of a span's letters to a term's (bench/voice_answers.py)
+MIN_SIMILARITY = 0.85  # difflib ratio of a span's Metaphone key to a term's (bench/voice_answers.py)
+MIN_LETTER_SIMILARITY = 0.6  # and of their letters: a key drops vowels, so unlike words can share one
 MIN_FUZZY_LETTERS = 6  # shorter spans and terms are repaired only when exact: short words collide
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
 _GLUED_NUMBER = re.compile(r"^(?P<term>.+?)-(?P<number>\d[\d,.]*)$")
-
-
-_SPELLINGS = (("ph", "f"), ("ck", "k"), ("qu", "kw"), ("x", "ks"), ("ce", "se"), ("ci", "si"), ("cy", "si"),
-              ("c", "k"), ("y", "i"), ("z", "s"))  # English spellings of one sound: the recognizer picks either
 
 
 def letters(text: str) -> str:
     return "".join(c for c in text.lower() if c.isalnum())
 
 
+@lru_cache(maxsize=4096)
 def sound(key: str) -> str:
-    """A rough phonetic form of letters: one spelling per sound, doubled letters once ("lycinopril" and
-    "lisinopril" sound alike)."""
-    for written, said in _SPELLINGS:
-        key = key.replace(written, said)
-    return re.sub(r"(.)\1+", r"\1", key)
+    """The Metaphone key of a word's letters: one letter per sound, vowels kept only at the start
+    ("lycinopril" and "lisinopril" are both LSNPRL). jellyfish comes with the `voice` and `local` extras (the
+    local recognizer's transcripts are the ones repaired), so it is imported here, not with the module."""
+    import jellyfish
+
+    return str(jellyfish.metaphone(key)) or key
 
 
 @dataclass(frozen=True)
@@ -77,10 +78,12 @@ class Vocabulary:
         for term_sound, term in self.by_sound.items():
             if term_sound[0] != heard[0] or abs(len(term_sound) - len(heard)) > len(term_sound) // 3:
                 continue
-            if _inflected(heard, term_sound):
+            if _inflected(key, letters(term)):
                 return None  # the term's plural or singular, said right ("antibiotics" for "antibiotic")
             ratio = SequenceMatcher(None, heard, term_sound).ratio()
-            if ratio >= MIN_SIMILARITY and (best is None or ratio > best[1]):
+            if ratio < MIN_SIMILARITY or SequenceMatcher(None, key, letters(term)).ratio() < MIN_LETTER_SIMILARITY:
+                continue
+            if best is None or ratio > best[1]:
                 best = term, ratio
         return best
 
@@ -128,7 +131,10 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
         key = letters(original)
         if size > 1 and any(c.isdigit() for c in key):
             break
-        found = vocabulary.closest(key)
+        # words said apart are one term only when their letters are the term's: a near match across words would
+        # swallow a word said right ("are antihistamines" is not "antihistamines")
+        found = vocabulary.closest(key) if size == 1 else (
+            (vocabulary.by_letters[key], 1.0) if key in vocabulary.by_letters else None)
         if found is None:
             continue
         term, similarity = found

