@@ -16,6 +16,8 @@ from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.resources import statemachine_file
 from voiceassist_local.state_references import StateReferences, names_read_by
 
+from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
+
 HITS = [{"chunk_id": f"c{n}", "text": "Metformin: at most 2,550 mg a day \u00e9\"\\", "score": n / 10}
         for n in range(10)]
 
@@ -140,3 +142,15 @@ def test_state_references_results_returned_at_once_keep_their_own_fields(monkeyp
     # Then every token is its own and expands to its own iteration's field
     assert len(set(tokens.values())) == len(tokens) == 160
     assert all(json.loads(references.expand("run", json.dumps(token))) == [item] for item, token in tokens.items())
+
+
+def test_state_references_measure_the_whole_result_against_the_state_quota(tmp_path: Path) -> None:
+    # Given a task whose hits alone pass Step Functions' 256 KB quota (they would go by reference)
+    big = [{"chunk_id": f"c{n}", "text": "x" * 1000} for n in range(300)]
+    tasks = {"ProduceArn": lambda event, context: {"hits": big, "count": 1},
+             "ConsumeArn": lambda event, context: event}
+    with LocalPipelineRunner({"toy": _definition(tmp_path, TOY)}, tasks) as runner, \
+            pytest.raises(PipelineExecutionFailed) as failure:
+        runner.run("toy", {"question": "q"})
+    # Then the execution fails as on AWS, though the interpreter only held a token
+    assert failure.value.error == "States.DataLimitExceeded"
