@@ -19,8 +19,8 @@ DEV_EXTRAS := phi,local,infra,dev
 RUN_STAMP := $(VENV)/.installed-run-$(PINS)
 DEV_STAMP := $(VENV)/.installed-dev-$(PINS)
 # Test workers (pytest-xdist): `auto` is one per core; PYTEST_WORKERS=0 runs in this process (a debugger, -x).
-# loadgroup: a test on a module-scoped fixture stays with the rest of its module (tests/conftest.py marks it);
-# every other test goes to whichever worker is free. Costly session results are built once for all workers
+# loadgroup: a test on a module-scoped fixture stays with the rest of its module (tests/support/xdist_order.py marks
+# it); every other test goes to whichever worker is free, the slow ones first. Costly session results are built once for all workers
 # (tests/support/shared_build.py).
 PYTEST_WORKERS ?= auto
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup

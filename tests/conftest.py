@@ -2,39 +2,18 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import voiceassist_local  # noqa: F401 - registers the in-process pipeline runner
 
+from tests.support.xdist_order import pytest_collection_modifyitems, pytest_configure  # noqa: F401 - the hooks
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.settings import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_EVAL = REPO_ROOT.parent / "shared" / "eval"
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups (--dist loadgroup, make test)
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Under pytest-xdist a test that uses a module- or class-scoped fixture (a server, a browser, a runner) runs
-    on the worker that runs the rest of its module, so the fixture is built once; every other test goes to
-    whichever worker is free. A test marked xdist_group keeps its own group."""
-    if not config.pluginmanager.has_plugin("xdist"):
-        return
-    for item in items:
-        fixtures = getattr(item, "_fixtureinfo", None)
-        if fixtures is None or item.get_closest_marker("xdist_group") is not None:
-            continue
-        scopes = {definitions[-1].scope for definitions in fixtures.name2fixturedefs.values() if definitions}
-        if scopes & {"module", "class", "package"}:
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        # Longest first, so no worker starts a long piece of work while the other has finished: the tests marked
-        # slow, then the grouped modules (a group is handed out whole), then single tests, which fill the tail.
-        items.sort(key=lambda item: (item.get_closest_marker("slow") is None,
-                                     item.get_closest_marker("xdist_group") is None))
 
 
 @pytest.fixture(autouse=True)

@@ -1,7 +1,8 @@
 """`make test` runs on pytest-xdist workers with --dist loadgroup: the tests of a module that uses a module-scoped
-fixture (a server, a browser, a runner) must run on one worker, so the fixture is built once. When the grouping
-breaks nothing fails, every such fixture is just built on both workers (pytest 9.2 with pytest-xdist 3.8 did that
-silently, pytest-dev/pytest-xdist#1386), so this runs a small suite with our own grouping hook and checks."""
+fixture (a server, a browser, a runner) must run on one worker, so the fixture is built once, and a test marked slow
+is handed out before the rest. When either breaks nothing fails, every such fixture is just built on both workers
+(pytest 9.2 with pytest-xdist 3.8 did that silently, pytest-dev/pytest-xdist#1386) or the run ends later, so this
+runs a small suite with our own hooks (tests/support/xdist_order.py) and checks."""
 
 from __future__ import annotations
 
@@ -15,8 +16,16 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # the project's own plugin list (pyproject.toml addopts), which `-c os.devnull` leaves out
 PLUGINS_OFF = ("-p", "no:faker", "-p", "no:hypothesispytest", "-p", "no:schemathesis", "-p", "no:typeguard",
                "-p", "no:anyio")
-CONFTEST = "from tests.conftest import pytest_collection_modifyitems  # noqa: F401 - the hook under test\n"
-MODULE = '''
+CONFTEST = """
+from tests.support.xdist_order import pytest_collection_modifyitems  # noqa: F401 - the hooks under test
+from tests.support.xdist_order import pytest_configure as hand_out_in_our_order
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "slow: long")  # as pyproject.toml registers it
+    hand_out_in_our_order(config)
+"""
+RECORD = '''
 import os
 from pathlib import Path
 
@@ -25,27 +34,39 @@ import pytest
 OUT = Path(__file__).parent / "workers.txt"
 
 
+def record(line):
+    with OUT.open("a") as out:
+        out.write(f"{line} {os.environ['PYTEST_XDIST_WORKER']}\\n")
+'''
+GROUPED = RECORD + '''
+
 @pytest.fixture(scope="module")
 def server():
-    with OUT.open("a") as out:
-        out.write(f"build {os.environ['PYTEST_XDIST_WORKER']}\\n")
+    record("build {name}")
 
 
 @pytest.mark.parametrize("n", range(6))
 def test_on_the_server(server, n):
-    with OUT.open("a") as out:
-        out.write(f"test {os.environ['PYTEST_XDIST_WORKER']}\\n")
-
+    record("test {name}")
+'''
+ALONE = RECORD + '''
 
 @pytest.mark.parametrize("n", range(6))
 def test_alone(n):
-    pass
+    record("alone")
+
+
+@pytest.mark.slow
+def test_long():
+    record("long")
 '''
 
 
-def test_xdist_loadgroup_builds_a_module_fixture_once_on_one_worker(tmp_path: Path) -> None:
+def test_xdist_loadgroup_builds_a_module_fixture_once_and_hands_out_a_slow_test_first(tmp_path: Path) -> None:
     (tmp_path / "conftest.py").write_text(CONFTEST)
-    (tmp_path / "test_grouped.py").write_text(MODULE)
+    for name in ("a", "b"):
+        (tmp_path / f"test_grouped_{name}.py").write_text(GROUPED.replace("{name}", name))
+    (tmp_path / "test_alone.py").write_text(ALONE)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider",
          *PLUGINS_OFF, "--rootdir", str(tmp_path), "-c", os.devnull, str(tmp_path)],
@@ -53,7 +74,11 @@ def test_xdist_loadgroup_builds_a_module_fixture_once_on_one_worker(tmp_path: Pa
         env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-2000:]
-    lines = (tmp_path / "workers.txt").read_text().splitlines()
-    builds = [line for line in lines if line.startswith("build")]
-    workers = {line.split()[1] for line in lines if line.startswith("test")}
-    assert len(builds) == 1 and len(workers) == 1, lines
+    lines = [line.split() for line in (tmp_path / "workers.txt").read_text().splitlines()]
+    for name in ("a", "b"):
+        builds = [line for line in lines if line[:2] == ["build", name]]
+        workers = {line[-1] for line in lines if line[:2] == ["test", name]}
+        assert len(builds) == 1 and len(workers) == 1, lines
+    # the slow test is the first its worker ran, though pytest-xdist would hand out both groups first
+    (long_worker,) = {line[-1] for line in lines if line[0] == "long"}
+    assert [line for line in lines if line[-1] == long_worker][0][0] == "long", lines

@@ -75,7 +75,7 @@ def test_an_admin_uploads_a_document_follows_its_job_and_deletes_it(tab: Tab, ba
 def clinician_url(server_deps: Dependencies) -> Iterator[str]:
     """The same data, served to a user in the clinician group only (VOICEASSIST_LOCAL_GROUPS=clinician)."""
     server = make_server("127.0.0.1", 0, groups="clinician")
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
     server.server_close()

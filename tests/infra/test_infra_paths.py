@@ -146,7 +146,8 @@ def staged_local_api(local_deps: Any) -> Iterator[str]:
 
     api = make_server("127.0.0.1", 0, groups="admin,clinician")  # the smoke test uploads: an operator, an admin
     gateway = StageGateway(REST_STAGE, f"http://127.0.0.1:{api.server_address[1]}")
-    threads = [threading.Thread(target=s.serve_forever, daemon=True) for s in (api, gateway)]
+    threads = [threading.Thread(target=s.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+               for s in (api, gateway)]
     for thread in threads:
         thread.start()
     yield f"http://127.0.0.1:{gateway.server_address[1]}/{REST_STAGE}/"  # as RestApiUrl: the stage, then a slash

@@ -51,7 +51,7 @@ def kb_deps(kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, s
 @pytest.fixture
 def kb_server_url(kb_deps: Dependencies) -> Iterator[str]:
     server = make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -97,7 +97,7 @@ def conversation_server_url(conversation_seed_dir: Path, kb_runner: LocalPipelin
     deps.embedder, deps.phi_detector, deps.pipelines = shared_embedder, shared_phi_detector, kb_runner  # type: ignore[misc]
     use_dependencies(deps)
     server = make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.slow  # a fuzzing run in a subprocess: about a minute, 
 @pytest.fixture
 def server_url(local_deps) -> Iterator[str]:  # type: ignore[no-untyped-def]
     server = make_server("127.0.0.1", 0, groups=ADMIN_GROUPS)  # every operation, the admin routes too
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()

@@ -63,7 +63,7 @@ def ingesting_server(request: pytest.FixtureRequest, local_deps: Dependencies,
     """An empty data folder with a server whose runner has both pipelines (the query stack's has only one), its
     local user an admin or (the default) a clinician."""
     server = make_server("127.0.0.1", 0, groups=request.param)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(local_deps.settings.data_dir))
     write_server_file(local_deps.settings.data_dir, f"http://127.0.0.1:{server.server_address[1]}")

@@ -129,7 +129,7 @@ def stack_client(kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Pa
     with query_stack(kb_seed_dir, tmp_path, monkeypatch, runner=kb_runner, embedder=shared_embedder,
                      detector=shared_phi_detector, clinical_context=None) as stack:
         server = make_server("127.0.0.1", 0)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         yield stack, openai.OpenAI(base_url=f"http://127.0.0.1:{server.server_address[1]}/v1", api_key="local",
                                    max_retries=0)
         server.shutdown()

@@ -150,7 +150,7 @@ def test_telemetry_and_traces_are_for_admins_only(session: Any) -> None:
 
 def prometheus(stack: Any) -> str:
     server = make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     try:
         with urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/metrics", timeout=30) as reply:

@@ -111,7 +111,7 @@ def test_sync_and_stream_give_the_same_answer_when_the_model_searches_first(
     with open_stack(kb_seed_dir, kb_runner, tmp_path, monkeypatch, shared_embedder, shared_phi_detector,
                     cloud_script=[SEARCH, answer, SEARCH, answer]) as stack:
         server = make_server("127.0.0.1", 0)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         url = f"http://127.0.0.1:{server.server_address[1]}"
         try:
             sync = json.loads(post(f"{url}/v1/query", {"query": QUESTION})[1])

@@ -18,7 +18,7 @@ from voiceassist.speech import MAX_AUDIO_SECONDS
 @pytest.fixture
 def server_url(local_deps) -> Iterator[str]:  # type: ignore[no-untyped-def]
     server = make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
