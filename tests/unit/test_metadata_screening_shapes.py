@@ -83,3 +83,23 @@ def test_screen_metadata_redacts_a_name_beside_an_identifier_in_a_title(shared_p
 
     stored = _stored(screened)
     assert not any(word in stored for word in ("kevin", "miles", "04-27-2019", "veindorfer", "teresa", "87200282"))
+
+
+@pytest.mark.parametrize("file_name", [
+    "Activin-Nodal-signalling-in-stem-cells.pdf",  # "Activin/Nodal" in the title: NER's 0.85 for two names
+    "Kras-oncogene-mutations-potentially-indicate-mucinous-carcinoma.pdf",
+])
+def test_screen_metadata_keeps_words_of_the_drug_dictionary_that_read_as_names(shared_phi_detector: Any,
+                                                                               file_name: str) -> None:
+    metadata, screened = _screened(shared_phi_detector, file_name)
+
+    assert (screened.metadata, screened.file_name, screened.entity_types) == (metadata, file_name, [])
+
+
+def test_screen_metadata_still_redacts_a_patient_beside_drug_words(shared_phi_detector: Any) -> None:
+    # a Census name is a name even where the drug dictionary has the word too ("Major", "Long")
+    _metadata, screened = _screened(shared_phi_detector, "document.pdf",
+                                    {"title": "Metformin letter for Howard Long, MRN 84736251"})
+
+    assert not any(value in _stored(screened) for value in ("howard", "long", "84736251")), _stored(screened)
+    assert "metformin letter" in _stored(screened)

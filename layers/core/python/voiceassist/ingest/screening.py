@@ -49,6 +49,7 @@ from voiceassist.ingest.title_reading import (
     confirmed_names,
     context_free,
     cued_identifier,
+    drug_term,
     headline_case,
     name_beside_identifier,
     neighbouring_names,
@@ -111,7 +112,8 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
         if field in KEY_FIELDS:  # "Diaz_Charles_MRN97366946": names without a sentence the detector can read
             own_guesses.update(dict.fromkeys(census_names(probe), "PERSON"))
         for entity in entities:
-            if _kept(field, entity) or (field in TITLED_FIELDS and not numbering_plan_phone(entity, probe)):
+            if _kept(field, entity) or (field in TITLED_FIELDS and (
+                    not numbering_plan_phone(entity, probe) or drug_term(entity, probe))):
                 continue
             start, end = whole_word_span(probe, entity.start, entity.end)
             value = probe[start:end].strip().lower()

@@ -24,18 +24,28 @@ sentence at all, so the same finds mean less there. The screen uses what the det
   2.0) calls it a valid number of PHONE_REGION, or of the country its "+" prefix gives; anything else is no find
   at all, not even a guess (a date or a range written with spaces is read by the date rules, not this one).
 
+- **A drug, protein or chemical is no name**: a name found without a cue in a title, key or file name whose
+  words are all words of the drug dictionary's names (generics, brands and synonyms of `_data/concepts/
+  drugs.tsv.gz`, from drug-named-entity-recognition 2.0.9, MIT: it holds "kras", "integrin", "activin",
+  "nodal", "collagen") and none a Census name is dropped ("Kras oncogene ...", "Activin-Nodal-signalling").
+
 Set on the tuning half of SciFact's titles (bench/metadata_screen.py --part tune) and reported once on the other
 half (docs/benchmarks.md, "Metadata screen").
 """
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from voiceassist.models import PhiEntity
 from voiceassist.phi.detection import whole_word_span
 from voiceassist.phi.word_lists import ENGLISH, name_words, stop_words
+from voiceassist.settings import PACKAGE_DIR
+
+DRUGS_FILE = PACKAGE_DIR / "_data" / "concepts" / "drugs.tsv.gz"  # generic<TAB>other names|..., "#" comments
 
 HEADLINE_SHARE = 0.8
 HEADLINE_MIN_WORDS = 3
@@ -160,3 +170,19 @@ def census_names(probe: str) -> list[str]:
     guess, redacted only when something else in the metadata was found (an MRN, a date of birth, a name)."""
     words = (word.lower() for word in _WHOLE_WORD.findall(probe))  # "LY2405319" is a code, not "ly"
     return [word for word in words if census_name(word) and word not in NAME_PARTICLES]
+
+
+@lru_cache(maxsize=1)
+def drug_vocabulary() -> frozenset[str]:
+    """Every word of the drug dictionary's names (lower case), read once per process."""
+    with gzip.open(DRUGS_FILE, "rt", encoding="utf-8") as lines:
+        return frozenset(word for line in lines if not line.startswith("#") for word in _WORD.findall(line.lower()))
+
+
+def drug_term(entity: PhiEntity, probe: str) -> bool:
+    """A name found without a cue whose words are all the drug dictionary's and none a Census name."""
+    if entity.entity_type != "PERSON" or entity.score >= CUED_NAME_SCORE:
+        return False
+    start, end = whole_word_span(probe, entity.start, entity.end)
+    words = [word.lower() for word in _WORD.findall(probe[start:end])]
+    return bool(words) and all(word in drug_vocabulary() and not census_name(word) for word in words)
