@@ -124,7 +124,7 @@ def test_the_relaxed_step_answers_with_a_weak_evidence_warning_and_a_lower_confi
     deps.settings = deps.settings.model_copy(update={"evidence_threshold": 0.97,  # type: ignore[misc]
                                                      "relaxed_evidence_threshold": 0.5})
 
-    response = ask(deps, "What is the maximum daily metformin dose in divided doses for elderly adults?")
+    response = ask(deps, "What is the maximum daily metformin dose in divided doses for most adults?")
 
     assert response.metadata.answer_status is AnswerStatus.ANSWERED and "2,000 mg" in response.answer
     assert steps_of(response) == [("hybrid", True), ("relaxed", True)], response.metadata.plan

@@ -65,3 +65,61 @@ def test_population_a_child_question_quoting_only_an_adult_reference_states_the_
     conflict = abstention.cited_population_conflict(state, quoted_adult)
     assert conflict is not None and conflict.startswith("Caution: the question is about children")
     assert abstention.cited_population_conflict(state, quoted_both) is None
+
+
+CAP_COMORBIDITIES = ("For outpatients with comorbidities such as chronic heart, lung, liver or kidney disease, "
+                     "diabetes, alcohol use disorder or asplenia, use amoxicillin/clavulanate 875/125 mg twice daily "
+                     "plus a macrolide (azithromycin 500 mg on day 1, then 250 mg daily).")
+
+
+def test_population_a_condition_in_a_list_of_comorbidities_does_not_cover_a_dialysis_question() -> None:
+    missing, _ = population.uncovered("amoxicillin dose for CAP in dialysis patients", [CAP_COMORBIDITIES],
+                                      ["Community-Acquired Pneumonia in Adults\nOutpatient antibiotic treatment"])
+    assert missing == {"renal impairment"}
+    assert population.uncovered("amoxicillin dose adjustment in CKD", [
+        "Lactic acidosis is rare and occurs mainly with severe renal impairment, hypoxia or sepsis."])[0] == {
+        "renal impairment"}
+
+
+def test_population_a_statement_about_the_group_covers_it() -> None:
+    assert population.specific("Metformin is contraindicated when eGFR is below 30 mL/min/1.73 m2.") == {
+        "renal impairment"}
+    assert population.specific("In renal impairment, reduce the dose, once or twice daily.") == {"renal impairment"}
+    assert population.specific("Avoid in pregnancy.") == {"pregnancy"}
+    assert population.specific("to a maximum single dose of 0.5 mg in adults and 0.3 mg in children.") == {
+        "adults", "children"}
+    # a list of contraindications states each one
+    assert population.specific("It is contraindicated in severe renal impairment, metabolic acidosis or "
+                               "hypoxia.") == {"renal impairment"}
+    # a section about the group covers all its text, whatever the sentence says
+    assert population.uncovered("metformin dose on dialysis", ["Check the eGFR before starting."],
+                                ["Metformin\nRenal function"])[0] == frozenset()
+
+
+def test_population_a_test_of_organ_function_without_a_value_is_no_statement_about_the_impairment() -> None:
+    assert population.specific("Check electrolytes and renal function after starting a diuretic.") == frozenset()
+    assert population.specific("Check the estimated glomerular filtration rate (eGFR) at least yearly.") == (
+        frozenset())
+
+
+def test_population_older_adults_are_a_special_group_but_an_age_after_aged_is_its_own() -> None:
+    assert population.asked("metformin starting dose in the elderly") == {"older adults"}
+    assert population.asked("CAP antibiotic dose in an 85 year old") == {"older adults"}
+    assert population.asked("a patient aged 30 with CAP") == frozenset()
+    assert population.uncovered("BP target for elderly patients",
+                                ["A target below 130/80 mmHg is recommended for most adults."])[0] == {"older adults"}
+
+
+def test_population_a_list_conflict_says_the_group_is_named_only_in_passing() -> None:
+    from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+    from voiceassist.query import abstention
+
+    meta = DocumentMetadata(doc_key="cap", title="Community-Acquired Pneumonia in Adults (sample reference)",
+                            source_type=SourceType.GUIDELINE)
+    hit = SearchHit(chunk=Chunk(chunk_id="c", doc_id="cap", doc_key="cap", version=1, ordinal=0,
+                                text=CAP_COMORBIDITIES, token_count=30, metadata=meta), score=1.0)
+
+    conflict = abstention.population_conflict("augmentin dose for CAP with CKD stage 5", [hit])
+
+    assert conflict is not None and conflict.startswith("Caution: the question is about renal impairment")
+    assert "only in passing" in conflict and "about adults" in conflict

@@ -117,14 +117,19 @@ def population_conflict(question: str, hits: Sequence[SearchHit | Excerpt]) -> s
     Rank Results judges every kept hit; Assemble judges again with the cited excerpts alone
     (`cited_population_conflict`), since a kept passage that names the group but is not quoted (an abstract on
     children beside an adult drug reference) is not the answer's evidence."""
-    texts = [f"{h.chunk.metadata.title}\n{h.chunk.section or ''}\n{h.chunk.text}" for h in hits]
-    missing, named = population.uncovered(question, texts)
+    texts = [h.chunk.text for h in hits]
+    headings = [f"{h.chunk.metadata.title}\n{h.chunk.section or ''}" for h in hits]
+    missing, named = population.uncovered(question, texts, headings)
     if not missing:
         return None
     asked = _listing(sorted(missing)).replace('"', "")
     about = _listing(sorted(named)).replace('"', "") if named else "other patients"
+    passing = population.in_passing(missing, texts)
+    passed = _listing(sorted(passing)).replace('"', "") if passing else ""
+    aside = (f" They name {passed} only in passing (in a list of conditions or a test to check), without a dose, "
+             f"an adjustment or advice for it.") if passed else ""
     return (f"Caution: the question is about {asked}, but no cited passage is. The passages below are about "
-            f"{about}: they are not an answer for {asked}. Check a source that covers {asked}.")
+            f"{about}: they are not an answer for {asked}.{aside} Check a source that covers {asked}.")
 
 
 def cited_population_conflict(state: QueryState, cited: Sequence[Excerpt]) -> str | None:

@@ -6,10 +6,15 @@ The groups and their names are MeSH's (the Medical Subject Headings' age groups,
 "Adult" 19 to 64, "Aged" 65 and over; "Pregnancy", "Breast Feeding", "Renal Insufficiency", "Hepatic
 Insufficiency"); an age typed as a number ("a 4 year old", "8 yo") falls in its group by those bounds.
 
-A question about a special group (a neonate, an infant, a child, an adolescent, a pregnancy, a breastfeeding
-mother, renal or hepatic impairment) is answered only from evidence that names that group: the passage, its
-section or its document's title. Evidence that does not is for another population (a guideline "in Adults",
-a dose for "most adults", or a reference silent on children), and the answer says so first
+A question about a special group (a neonate, an infant, a child, an adolescent, an older adult, a pregnancy, a
+breastfeeding mother, renal or hepatic impairment) is answered only from evidence that says something about that
+group: its document's title or its section names it, or a sentence of the passage does, other than in passing.
+In passing (`specific`): one item of a list of three or more ("comorbidities such as chronic heart, lung, liver
+or kidney disease, diabetes ..."; "occurs mainly with severe renal impairment, hypoxia or sepsis"), unless the
+list is of contraindications; or a measure of organ function without a value ("check electrolytes and renal
+function": MeSH files eGFR, creatinine clearance and liver function tests as tests, not as the impairment,
+which "eGFR below 30" states). Evidence that does not is for another population (a guideline "in Adults", a
+dose for "most adults", or a reference silent on children), and the answer says so first
 (`AnswerStatus.ANSWERED_OTHER_POPULATION`, query/abstention.py).
 """
 
@@ -41,23 +46,42 @@ TERMS: dict[str, tuple[str, ...]] = {
     HEPATIC: ("hepatic impairment", "hepatic insufficiency", "liver disease", "liver failure", "cirrhosis",
               "hepatic function", "liver function"),
 }
-SPECIAL = (NEONATE, INFANT, CHILD, ADOLESCENT, PREGNANCY, BREASTFEEDING, RENAL, HEPATIC)
+# Tests of organ function (MeSH "Glomerular Filtration Rate", "Kidney Function Tests", "Liver Function Tests"):
+# a question naming one is about the impairment ("metformin if eGFR is 25", "dose for kidney function"); a passage
+# names the impaired group with one only when it gives a value ("when eGFR is below 30").
+MEASURES = frozenset({"egfr", "creatinine clearance", "renal function", "kidney function", "hepatic function",
+                      "liver function"})
+SPECIAL = (NEONATE, INFANT, CHILD, ADOLESCENT, OLDER_ADULT, PREGNANCY, BREASTFEEDING, RENAL, HEPATIC)
 # Evidence about a wider group covers a narrower one: "children" in a reference covers an adolescent or an
 # infant (MeSH "Child" is the paediatric heading's usual reading), not a neonate.
 COVERED_BY: dict[str, frozenset[str]] = {
     NEONATE: frozenset({NEONATE}), INFANT: frozenset({INFANT, CHILD}), CHILD: frozenset({CHILD}),
-    ADOLESCENT: frozenset({ADOLESCENT, CHILD}), PREGNANCY: frozenset({PREGNANCY}),
-    BREASTFEEDING: frozenset({BREASTFEEDING}), RENAL: frozenset({RENAL}), HEPATIC: frozenset({HEPATIC}),
+    ADOLESCENT: frozenset({ADOLESCENT, CHILD}), OLDER_ADULT: frozenset({OLDER_ADULT}),
+    PREGNANCY: frozenset({PREGNANCY}), BREASTFEEDING: frozenset({BREASTFEEDING}), RENAL: frozenset({RENAL}),
+    HEPATIC: frozenset({HEPATIC}),
 }
 _AGE = re.compile(r"\b(\d{1,3})[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|(months?|mo)[\s-]*old|"
                   r"(weeks?|days?)[\s-]*old)(?![\w/])", re.I)
 _AGED = re.compile(r"\baged?\s+(\d{1,3})\b", re.I)
+# a list's separators: a comma (with or without a conjunction after it), or "or"/"and" between two items
+_SEPARATOR = re.compile(r",\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
+# a sentence ends at its full stop, a blank line or a line that starts a bullet or a heading (a line wrapped
+# inside a sentence, as a PDF's are, does not end it)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z(])|\n\s*\n|\n(?=\s*(?:[-*\u2022#]|\d+[.)]\s))")
+_SEGMENT = re.compile(r"[;:()\[\]]")  # a list does not run across these
+ITEM_WORDS = 4  # an item of a list is a short noun phrase ("alcohol use disorder", "severe hepatic impairment")
+_VALUE = re.compile(r"\d")  # a test of organ function given with a value: "eGFR below 30"
+_CONTRAINDICATION = re.compile(r"contraindicat", re.I)  # a list of contraindications states each one
+# a sentence's opening prepositional phrase is its setting, not a list's first item (closed-class words)
+_INTRODUCTORY = re.compile(r"\s*(?:in|for|with|among|during|if|when|after|before)\b", re.I)
 
 
 @lru_cache(maxsize=1)
 def _pattern() -> re.Pattern[str]:
     forms = sorted({form for forms in TERMS.values() for form in forms}, key=len, reverse=True)
-    return re.compile(r"(?<![\w-])(" + "|".join(re.escape(f) for f in forms) + r")(?![\w-])", re.I)
+    # "aged" followed by a number is an age (_AGED), not the MeSH "Aged" group: "patients aged 30"
+    alternatives = [re.escape(f) + (r"(?!\s+\d)" if f == "aged" else "") for f in forms]
+    return re.compile(r"(?<![\w-])(" + "|".join(alternatives) + r")(?![\w-])", re.I)
 
 
 @lru_cache(maxsize=1)
@@ -80,14 +104,7 @@ def _age_group(years: float) -> str:
 @lru_cache(maxsize=65536)
 def groups(text: str) -> frozenset[str]:
     """The population groups `text` names, by a MeSH term or by an age."""
-    found = {_group_of()[m.group(1).lower()] for m in _pattern().finditer(text)}
-    for match in _AGE.finditer(text):
-        number = int(match.group(1))
-        years = number if match.group(2) else number / 12 if match.group(3) else number / 365 if match.group(
-            4) and match.group(4).lower().startswith("d") else number / 52
-        found.add(_age_group(years))
-    found |= {_age_group(int(m.group(1))) for m in _AGED.finditer(text)}
-    return frozenset(found)
+    return frozenset({_group_of()[m.group(1).lower()] for m in _pattern().finditer(text)} | _ages(text))
 
 
 def asked(question: str) -> frozenset[str]:
@@ -95,8 +112,84 @@ def asked(question: str) -> frozenset[str]:
     return groups(question) & frozenset(SPECIAL)
 
 
-def uncovered(question: str, evidence_texts: Iterable[str]) -> tuple[frozenset[str], frozenset[str]]:
-    """(the question's special groups no evidence text names, the groups the evidence names instead)."""
-    named = frozenset().union(*(groups(text) for text in evidence_texts))
+def _in_a_list(segment: str, start: int, end: int) -> bool:
+    """Whether segment[start:end] is one item of a list of three or more short items ("heart, lung, liver or
+    kidney disease, diabetes"), the first of which may share its piece with the words leading into the list
+    ("occurs mainly with severe renal impairment, hypoxia or sepsis")."""
+    bounds = [0]
+    for separator in _SEPARATOR.finditer(segment):
+        bounds += [separator.start(), separator.end()]
+    bounds.append(len(segment))
+    pieces = [segment[bounds[i]:bounds[i + 1]] for i in range(0, len(bounds), 2)]
+    here = next((i for i in range(len(pieces)) if bounds[2 * i] <= start < bounds[2 * i + 1]), None)
+    if here is None:
+        return False
+    offset = bounds[2 * here]
+    if end > offset + len(pieces[here]):
+        return False  # a separator inside the term ("renal or hepatic impairment" reads whole)
+
+    def short(i: int) -> bool:
+        return 0 <= i < len(pieces) and 0 < len(pieces[i].split()) <= ITEM_WORDS
+
+    after = 0
+    while short(here + 1 + after):
+        after += 1
+    if not short(here):  # the lead-in's piece: the term must end it and items must follow
+        return not pieces[here][end - offset:].strip() and after >= 2
+    if here == 0 and _INTRODUCTORY.match(pieces[here]):
+        return False  # "In renal impairment, reduce the dose ...": the sentence's setting, not an item
+    before = 0
+    while short(here - 1 - before):
+        before += 1
+    lead = 1 if here - 1 - before >= 0 else 0  # the lead-in's piece ends with the first item
+    return before + lead + 1 + after >= 3
+
+
+def _ages(text: str) -> set[str]:
+    found = set()
+    for match in _AGE.finditer(text):
+        number = int(match.group(1))
+        years = number if match.group(2) else number / 12 if match.group(3) else number / 365 if match.group(
+            4) and match.group(4).lower().startswith("d") else number / 52
+        found.add(_age_group(years))
+    return found | {_age_group(int(m.group(1))) for m in _AGED.finditer(text)}
+
+
+@lru_cache(maxsize=65536)
+def specific(text: str) -> frozenset[str]:
+    """The groups a passage's sentences say something about: those they name other than in passing (an item of
+    a list of three or more that is not of contraindications, or a test of organ function without a value),
+    and ages typed as numbers."""
+    found: set[str] = set()
+    for sentence in _SENTENCE.split(text):
+        named = [(m, _group_of()[m.group(1).lower()]) for m in _pattern().finditer(sentence)]
+        named += [(m, group) for m in (*_AGE.finditer(sentence), *_AGED.finditer(sentence))
+                  for group in _ages(m.group(0))]
+        for match, group in named:
+            if match.group(1).lower() in MEASURES and not _VALUE.search(sentence, match.end()):
+                continue
+            cut = max([0, *(m.end() for m in _SEGMENT.finditer(sentence, 0, match.start()))])
+            stop = _SEGMENT.search(sentence, match.end())
+            segment = sentence[cut:stop.start() if stop else len(sentence)]
+            if (_in_a_list(segment, match.start() - cut, match.end() - cut)
+                    and not _CONTRAINDICATION.search(sentence, 0, match.start())):
+                continue
+            found.add(group)
+    return frozenset(found)
+
+
+def uncovered(question: str, evidence_texts: Iterable[str], headings: Iterable[str] = ()
+              ) -> tuple[frozenset[str], frozenset[str]]:
+    """(the question's special groups that neither a heading nor an evidence text says something about, the
+    groups the evidence is about instead). `headings`: the documents' titles and sections, which name the group
+    of all their text."""
+    named = frozenset().union(*(specific(text) for text in evidence_texts),
+                              *(groups(heading) for heading in headings))
     missing = frozenset(g for g in asked(question) if not COVERED_BY[g] & named)
     return missing, named - asked(question)
+
+
+def in_passing(groups_: Iterable[str], evidence_texts: Iterable[str]) -> frozenset[str]:
+    """Of `groups_`, those the evidence names only in passing (in a list, or a test without a value)."""
+    mentioned = frozenset().union(*(groups(text) for text in evidence_texts))
+    return frozenset(groups_) & mentioned
