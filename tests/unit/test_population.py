@@ -123,3 +123,8 @@ def test_population_a_list_conflict_says_the_group_is_named_only_in_passing() ->
 
     assert conflict is not None and conflict.startswith("Caution: the question is about renal impairment")
     assert "only in passing" in conflict and "about adults" in conflict
+
+
+def test_population_haemodialysis_and_end_stage_renal_disease_are_renal_impairment() -> None:
+    assert population.asked("amox dose for CAP in a pt on haemodialysis") == {"renal impairment"}
+    assert population.asked("levofloxacin in ESRD on hemodialysis") == {"renal impairment"}

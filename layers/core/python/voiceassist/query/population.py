@@ -42,7 +42,9 @@ TERMS: dict[str, tuple[str, ...]] = {
     BREASTFEEDING: ("breastfeeding", "breast-feeding", "breast feeding", "lactation", "lactating",
                     "nursing mother"),
     RENAL: ("renal impairment", "renal insufficiency", "renal failure", "kidney disease", "chronic kidney disease",
-            "ckd", "egfr", "dialysis", "creatinine clearance", "renal function", "kidney function"),
+            "ckd", "egfr", "dialysis", "creatinine clearance", "renal function", "kidney function",
+            # MeSH "Renal Dialysis" and "Kidney Failure, Chronic" entry terms (US and British spelling)
+            "hemodialysis", "haemodialysis", "end-stage renal disease", "end stage renal disease", "esrd"),
     HEPATIC: ("hepatic impairment", "hepatic insufficiency", "liver disease", "liver failure", "cirrhosis",
               "hepatic function", "liver function"),
 }
