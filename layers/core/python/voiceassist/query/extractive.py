@@ -2,7 +2,8 @@
 
 It never paraphrases, so it cannot misstate a dose: every sentence is quoted whole from an excerpt and
 followed by that excerpt's [n]. Sentences are scored by the question's content terms they share (lightly
-stemmed, weighted by how rare the term is among the candidate sentences) plus a bonus for the excerpt's rank.
+stemmed, weighted by how rare the term is among the candidate sentences), the kind of fact the question asks
+for (query/answer_kinds.py: in the sentence or named by its section heading) and the excerpt's rank.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiceassist.abbreviations import abbreviation_kind
-from voiceassist.query import concepts, discourse, synonyms
+from voiceassist.query import answer_kinds, concepts, discourse, synonyms
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
 from voiceassist.query.terms import STOPWORDS, WORD, stem
@@ -34,17 +35,12 @@ CONTEXT_WEIGHT = 0.5  # a question term in the excerpt's title or other sentence
 # A question term in the excerpt's section heading says which aspect the section is about ("dose" ->
 # "Dosing", "renal" -> "Renal function"); the title names the whole document, so it tells sentences apart less.
 SECTION_WEIGHT = 1.0
-ANSWER_TYPE_BONUS = 1.0  # "how long" -> a duration, "how often" -> a frequency, "when" -> a time
-_ANSWER_TYPES = (
-    (re.compile(r"\b(how long|duration|how many (days|weeks|months))\b", re.I),
-     re.compile(r"\b\d+(\s*(to|-|–)\s*\d+)?\s*(minutes?|hours?|days?|weeks?|months?|years?)\b", re.I)),
-    (re.compile(r"\b(how often|how frequently|frequency|interval|repeat\w*)\b", re.I),
-     re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|once|twice|times a)\b", re.I)),
-    # "when should ... be stopped / reviewed?" -> a time or the condition that marks it
-    (re.compile(r"^\s*(and\s+)?when\b", re.I),
-     re.compile(r"\b(within|until|after|before|once|at least|\d+\s*(to\s*\d+\s*)?(hours?|days?|weeks?|months?))\b",
-                re.I)),
-)
+ANSWER_TYPE_BONUS = 1.0  # "how long" -> a duration, "how fast" -> a step and its interval (query/answer_kinds.py)
+# A section whose heading names the asked kind ("Recognition" for "how do I recognise ...", "Dosing" for "how fast
+# can I titrate ...") answers it even where its sentence does not repeat the cue: weighs like the cue in the sentence.
+# Not varied: the same weight as ANSWER_TYPE_BONUS. Measured on the tune halves (docs/answers.md, "Evaluation"):
+# .venv/bin/voiceassist --data-dir D eval answers --questions tests/fixtures/answers/meaning.tune.jsonl (and the others)
+HEADING_KIND_BONUS = 1.0
 RANGE_BONUS = 2.0  # a sentence whose range holds the question's number is the rule that applies to the case
 _NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
 _QUESTION_NUMBER = re.compile(rf"(?<![\w.-])({_NUM})(?![\w.]*\d)(?!\s*(?:mg|mcg|g|ml|%))", re.I)
@@ -53,7 +49,7 @@ _BELOW_WORDS = frozenset({"below", "under", "less than", "fewer than", "<", "≤
 _BOUND = re.compile(
     rf"(?:(?P<before>below|under|less than|fewer than|above|over|more than|at least|<|>|≥|≤)\s*(?P<limit>{_NUM})"
     rf"|(?P<limit2>{_NUM})\s*(?P<after>or more|or above|or older|or less|or lower|or fewer))", re.I)
-_DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|titrat\w*|maximum|max)\b", re.I)
+_DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|\w*titrat\w*|maximum|max)\b", re.I)
 # "45 mL/min/1.73 m2" is a filtration rate, not a dose
 _DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b(?!\s*/\s*min)", re.I)
 _BOUNDARY = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
@@ -74,6 +70,7 @@ class _Candidate:
     terms: frozenset[str]
     context: frozenset[str] = frozenset()  # its document title's terms, not in the sentence
     section: frozenset[str] = frozenset()  # its section heading's terms, not in the sentence
+    heading: str = ""  # its section heading as written
 
 
 def split_sentences(text: str) -> list[str]:
@@ -118,7 +115,7 @@ def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
             terms = _terms(sentence)
             if terms:
                 found.append(_Candidate(excerpt.number, position, sentence, terms,
-                                        (title | passage) - section - terms, section - terms))
+                                        (title | passage) - section - terms, section - terms, chunk.section or ""))
     return found
 
 
@@ -149,10 +146,16 @@ def compose_extractive(question: str, excerpts: Sequence[Excerpt], *, max_senten
 def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentences: int = 4) -> list[_Candidate]:
     """The sentences that answer, best first: question terms covered (rarer ones weigh more), a range that
     holds the question's number ("eGFR 38" -> "between 30 and 45"), a dose for a dose question, and rank."""
+    candidates = _candidates(excerpts)
+    scored = score_sentences(question, candidates)
+    return _choose(scored, candidates, max_sentences) if scored else []
+
+
+def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tuple[float, _Candidate]]:
+    """Each candidate sentence that shares a question term, with its score."""
     question = concepts.normalise(question)  # shorthand spelt out: "O2" -> "oxygen", "lytes" -> "electrolytes"
     question_terms = synonyms.concept_terms(question) | frozenset().union(
         *(m.marks for m in concepts.mentions(question)))
-    candidates = _candidates(excerpts)
     if not question_terms or not candidates:
         return []
     # Rarer terms weigh more: a term in every candidate sentence tells them apart least.
@@ -163,8 +166,8 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
     values = question_values(question)
 
     scored: list[tuple[float, _Candidate]] = []
-    answer_types = [sentence for question_cue, sentence in _ANSWER_TYPES if question_cue.search(question)]
-    procedure = procedure_focus(question)
+    kinds = answer_kinds.asked(question)
+    procedure = procedure_focus(question) if answer_kinds.wants_instruction(kinds) else None
     for candidate in candidates:
         overlap = sum(weight.get(t, 0.0) for t in candidate.terms & question_terms)
         overlap += CONTEXT_WEIGHT * sum(weight.get(t, 0.0) for t in candidate.context & question_terms)
@@ -173,16 +176,20 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
             continue
         rank_bonus = RANK_WEIGHT / candidate.excerpt_number
         dose_bonus = DOSE_BONUS if wants_dose and _DOSE_SENTENCE.search(candidate.text) else 0.0
-        type_bonus = ANSWER_TYPE_BONUS if any(p.search(candidate.text) for p in answer_types) else 0.0
+        type_bonus = ANSWER_TYPE_BONUS if any(answer_kinds.states(k, candidate.text) for k in kinds) else 0.0
+        if any(answer_kinds.heads(k, candidate.heading) for k in kinds):
+            type_bonus += HEADING_KIND_BONUS
         if procedure is not None and is_instruction(candidate.text, procedure):
             # "How should it be measured?" -> "Measure after 5 minutes ...": the question's own verb as the
             # instruction weighs like a range that holds the case's number.
             type_bonus += RANGE_BONUS if starts_with_focus(candidate.text, procedure) else ANSWER_TYPE_BONUS
         range_bonus = RANGE_BONUS if values and applies_to(candidate.text, values) else 0.0
         scored.append((overlap + rank_bonus + dose_bonus + type_bonus + range_bonus, candidate))
-    if not scored:
-        return []
+    return scored
 
+
+def _choose(scored: list[tuple[float, _Candidate]], candidates: Sequence[_Candidate],
+            max_sentences: int) -> list[_Candidate]:
     best = max(score for score, _ in scored)
     chosen: list[_Candidate] = []
     scored.sort(key=lambda pair: (-pair[0], pair[1].excerpt_number, pair[1].position))
@@ -233,7 +240,7 @@ def _same_statement(left: _Candidate, right: _Candidate) -> bool:
 
 
 # "How should blood pressure be measured?", "How is the dose titrated?", "How to give ...": the answer is an
-# instruction. Not "how long / often / much / many" (a duration, frequency or amount: _ANSWER_TYPES).
+# instruction. Not "how long / often / much / many" (a duration, frequency or amount: query/answer_kinds.py).
 _PROCEDURE_QUESTION = re.compile(
     r"\bhow\s+(?!long\b|often\b|much\b|many\b|frequently\b)(?:to|should|is|are|do|does|can|would|must|"
     r"shall|will)\b", re.I)
