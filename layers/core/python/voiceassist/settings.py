@@ -204,7 +204,8 @@ class Settings(BaseModel):
     summary_timeout_s: float = Field(default=4.0, gt=0, le=10)
     # Voice (docs/decisions/0031): knowledge-base terms in Whisper's prompt; 0 turns it off. 60, measured with the
     # transcript repair: spoken sample questions answered, of those answered typed, 44.7 -> 65.8 % on dev+holdout,
-    # 70.6 % on holdout2 (bench/voice_answers.py --vocabulary none|kb+repair, docs/benchmarks.md "Voice");
+    # 70.6 % on holdout2 (bench/voice_answers.py --vocabulary none|kb+repair, docs/benchmarks.md "Voice"; as of
+    # 3c51cd0, 74.5 % on holdout2-4 read by espeak-ng, 81.8 % by Piper's joe voice);
     # its "EGFR-40" for a spoken "eGFR 40" is repaired (speech/repair.py, tests/integration/test_voice_query.py).
     voice_vocabulary_terms: int = Field(default=60, ge=0, le=200)
     voice_bucket: str | None = None  # AWS: Transcribe Medical's transient input and output (SSE-KMS, deleted)
