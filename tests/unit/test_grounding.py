@@ -163,3 +163,36 @@ def test_with_no_ladder_step_left_a_changed_dose_is_removed_and_the_rest_stands(
     assert response.answer == ("Amoxicillin is first-line for outpatients [1]. Give amoxicillin 500 mg orally "
                                "twice daily [1].")
     assert "removed a sentence whose 5 g is not in the excerpt it cites ([1])" in response.metadata.warnings
+
+
+def test_an_amount_per_day_kilogram_or_hour_keeps_what_it_is_per() -> None:
+    """A dose that differs by a unit is never supported, written as a rate too: 2 g/day is not 2 mg/day, and an
+    infusion of 10 mL/h is not 10 mL/kg/h."""
+    per_day = grounding.check("Give 2 g/day in divided doses [1].", excerpts("Give 2 mg/day in divided doses."))
+    per_kg = grounding.check("Infuse at 10 mL/h [1].", excerpts("Infuse at 10 mL/kg/h."))
+    same = grounding.check("Amoxicillin 90 mg/kg per day in two doses [1].",
+                           excerpts("Amoxicillin 90 mg/kg/day in two doses."))
+
+    assert per_day.text == "" and per_day.dose_warnings == [
+        "removed a sentence whose 2 g/day is not in the excerpt it cites ([1])"]
+    assert per_kg.text == "" and "10 mL/h" in per_kg.dose_warnings[0]
+    assert same.share == 1.0 and same.dose_warnings == []
+
+
+def test_a_changed_weekly_or_hourly_frequency_is_removed() -> None:
+    weekly = grounding.check("Methotrexate 15 mg twice weekly [1].", excerpts(
+        "Methotrexate 15 mg once weekly by mouth; never twice in a week."))
+    hourly = grounding.check("Amoxicillin 500 mg 6-hourly [1].", excerpts("Amoxicillin 500 mg 8-hourly for 6 days."))
+
+    assert weekly.text == "" and "twice weekly" in weekly.dose_warnings[0]
+    assert hourly.text == "" and "6-hourly" in hourly.dose_warnings[0]
+
+
+def test_a_frequency_or_daily_amount_written_another_way_is_supported() -> None:
+    hourly = grounding.check("Amoxicillin 500 mg three times a day [1].", excerpts("Amoxicillin 500 mg 8-hourly."))
+    daily = grounding.check("The maximum is 2 g daily [1].", excerpts("The maximum is 2 g/day."))
+    a_day = grounding.check("At most 2,000 mg a day [1].", excerpts(METFORMIN))
+    unsaid = grounding.check("The usual maximum is 2,000 mg [1].", excerpts(METFORMIN))
+
+    for checked in (hourly, daily, a_day, unsaid):
+        assert (checked.share, checked.dose_warnings) == (1.0, [])

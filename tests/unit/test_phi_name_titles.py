@@ -59,6 +59,9 @@ def test_a_verb_eponym_or_drug_after_a_title_is_not_a_name(strict: PresidioPhiDe
     ("mr baker 70 with CKD 4: is gabapentin ok?", "baker"),
     ("Dr. bright-oyelaran wants a second opinion on the DOAC dose", "oyelaran"),
     ("Mr zwierzchowski 77, new AF: rate or rhythm?", "zwierzchowski"),
+    ("Mr young 55 with gout: allopurinol?", "young"),
+    ("Ms white-white 50 with a UTI: nitrofurantoin?", "white"),
+    ("Mrs ng 70 with AF, apixaban dose?", "ng"),
 ])
 def test_a_name_after_a_european_title_or_in_lower_case_is_redacted(strict: PresidioPhiDetector, text: str,
                                                                    name: str) -> None:
@@ -75,6 +78,8 @@ def test_a_name_after_a_european_title_or_in_lower_case_is_redacted(strict: Pres
     "mr grade 3 on the echo, refer to cardiology?",
     "ms flare, IV methylprednisolone dose?",
     "Dr said to hold metformin before contrast, right?",
+    "Dr said 5 mg twice daily is fine?",
+    "Dr said 10 days of amoxicillin, ok?",
 ])
 def test_a_genus_or_an_abbreviation_shaped_like_a_title_is_not_a_name(strict: PresidioPhiDetector,
                                                                      text: str) -> None:

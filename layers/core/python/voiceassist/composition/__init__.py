@@ -2,7 +2,7 @@
 
 `Dependencies(settings)` is the local factory (composition/local.py) or the AWS factory (composition/aws.py),
 chosen by `settings.runtime`. Every adapter is built on first use and kept for warm starts, so a step builds
-only what it touches: Classify never loads the embedder, Register never loads the PHI detector. Adapters are
+only what it touches: neither Classify nor Register loads the PHI detector. Adapters are
 imported inside the builders, so a function only imports the packages its artefact ships.
 
 The local runtime (voiceassist_local, never in a Lambda artefact) injects its in-process pipeline runner with

@@ -39,6 +39,8 @@ _APOSTROPHE = re.compile(r"['’]")
 _NOT_NAMES = ("VB", "MD", "RB", "JJ", "IN", "CD")  # verbs, modals, adverbs, adjectives, numbers
 _HYPHENS = {"-", "‐"}
 MAX_WORDS = 3
+_AGE = re.compile(r"(?:1[01]\d|120|\d{1,2})(?:y|yo|y/o)?")  # "55", "55yo" (years, as a case is introduced)
+_AGE_WORDS = frozenset({"y", "yo", "y/o", "yr", "yrs", "year", "years", "m", "f"})
 
 
 def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
@@ -59,7 +61,9 @@ def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
             end += 1
             continue
         if not (typed_name_word(token, particles=particles, clinical=clinical, known=known)
-                or _first_of_compound(doc, end, particles=particles, clinical=clinical, known=known)):
+                or _first_of_compound(doc, end, particles=particles, clinical=clinical, known=known)
+                or (end == start and _census_word_before_age(doc, end))
+                or _listed_compound(doc, end)):
             break
         end, words = end + 1, words + 1
     while end > start and doc[end - 1].text in _HYPHENS:
@@ -91,6 +95,34 @@ def _first_of_compound(doc: Doc, i: int, **tests: Callable[[Token], bool] | froz
         return False
     return bool(_TYPED_NAME.fullmatch(token.text)) and not token.is_stop \
         and typed_name_word(doc[i + 2], **tests)  # type: ignore[arg-type]
+
+
+def _census_word_before_age(doc: Doc, i: int) -> bool:
+    """A Census name that the tagger reads as an English word ("mr young", "ms white"), right after the title and
+    right before an age ("mr young 55", "Ms white, 50"): the title-name-age order of a clinician's case."""
+    token = doc[i]
+    if token.is_stop or not token.is_lower or token.lower_ not in name_words():
+        return False
+    after = i + 1 + (i + 1 < len(doc) and doc[i + 1].text == ",")
+    if after >= len(doc) or _AGE.fullmatch(doc[after].text) is None:
+        return False
+    follows = doc[after + 1] if after + 1 < len(doc) else None  # an age, not an amount ("Dr said 5 mg")
+    return follows is None or follows.is_punct or follows.lower_ in _AGE_WORDS \
+        or not follows.tag_.startswith(("NN", "CD"))
+
+
+def _listed_compound(doc: Doc, i: int) -> bool:
+    """Two Census names hyphenated without spaces ("white-white", "young-baker"), this token either half: a
+    double-barrelled surname, whatever the tagger reads each half as."""
+    for left in (i, i - 2):
+        if left < 0 or left + 2 >= len(doc) or doc[left + 1].text not in _HYPHENS:
+            continue
+        first, second = doc[left], doc[left + 2]
+        if first.whitespace_ or doc[left + 1].whitespace_:
+            continue
+        if all(not t.is_stop and t.lower_ in name_words() and _TYPED_NAME.fullmatch(t.text) for t in (first, second)):
+            return True
+    return False
 
 
 def _abbreviation_not_title(text: str, title: str, after: str) -> bool:

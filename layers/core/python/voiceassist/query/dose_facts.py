@@ -26,15 +26,26 @@ _UNITS: dict[str, tuple[str, float]] = {
     "µg/kg": ("mass/kg", 0.001), "micrograms/kg": ("mass/kg", 0.001), "units/kg": ("units/kg", 1.0),
 }
 _UNIT_PATTERN = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
-_AMOUNT = re.compile(rf"(?<![\w.])(\d+(?:[.,]\d+)?)\s*({_UNIT_PATTERN})(?![\w/])", re.I)
+# what an amount is per ("2 g/day", "18 units/kg/h", "10 mL per hour"): part of its quantity, so "2 g/day" is not
+# "2 mg/day" and "10 mL/h" is not "10 mL/kg/h"
+_PER_UNITS = {"kg": "kg", "m2": "m2", "m²": "m2", "day": "day", "d": "day", "24h": "day", "24 h": "day",
+              "24 hours": "day", "hour": "h", "hr": "h", "h": "h", "min": "min", "minute": "min", "dose": "dose",
+              "week": "week"}
+_PER_PATTERN = "|".join(sorted((re.escape(u) for u in _PER_UNITS), key=len, reverse=True))
+_PER_WORD = r"(?:\s*/\s*|\s+(?:per|a|an|each|every)\s+)"  # "2 g/day", "2 g per day", "2 g a day"
+_PER = re.compile(rf"{_PER_WORD}({_PER_PATTERN})(?![\w²])", re.I)
+_AMOUNT = re.compile(rf"(?<![\w.])(\d+(?:[.,]\d+)?)\s*({_UNIT_PATTERN})((?:{_PER_WORD}(?:{_PER_PATTERN})(?![\w²]))*)"
+                     rf"(?![\w/])", re.I)
 
 _TIMES = {"once": 1, "twice": 2, "three times": 3, "thrice": 3, "four times": 4, "five times": 5, "six times": 6}
 _PER_DAY = re.compile(r"\b(once|twice|thrice|three times|four times|five times|six times|[1-6] times)\s+"
                       r"(?:a |per |each )?(daily|day|a day)\b", re.I)
 _ABBREVIATED = {"od": 1.0, "qd": 1.0, "bd": 2.0, "bid": 2.0, "tds": 3.0, "tid": 3.0, "qds": 4.0, "qid": 4.0}
 _ABBREVIATION = re.compile(r"\b(OD|QD|BD|BID|TDS|TID|QDS|QID|od|bd|bid|tds|tid|qds|qid)\b")
-_EVERY_HOURS = re.compile(r"\bevery\s+(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b|\bq\s?(\d{1,2})\s?h\b", re.I)
-_WEEKLY = re.compile(r"\b(once\s+)?(weekly|a week|per week)\b", re.I)
+_EVERY_HOURS = re.compile(r"\bevery\s+(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|h)\b|\bq\s?(\d{1,2})\s?h\b"
+                          r"|(?<![\w.])(\d{1,2})\s?-?\s?hourly\b", re.I)
+_WEEKLY = re.compile(r"\b(?:(once|twice|thrice|three times|four times|[1-6] times)\s+)?(weekly|a week|per week"
+                     r"|every week)\b", re.I)
 _DAILY = re.compile(r"\b(once daily|once a day|daily|each day|every day)\b", re.I)
 
 # abbreviations are upper case only ("IV", "IM", "SC", "PO": "im" and "po" are words too); "PR" is left out
@@ -76,7 +87,8 @@ def dose_facts(text: str, *, given: frozenset[str] = frozenset()) -> set[DoseFac
         if number.replace(",", "") in given:
             continue
         kind, factor = _UNITS[unit]
-        facts.add(DoseFact(f"amount:{kind}", _number(number) * factor, match.group().strip()))
+        per = "".join(f"/{_PER_UNITS[p.lower()]}" for p in _PER.findall(match.group(3)))
+        facts.add(DoseFact(f"amount:{kind}{per}", _number(number) * factor, match.group().strip()))
     for match in _PER_DAY.finditer(text):
         word = match.group(1).lower()
         count = _TIMES.get(word) or int(word.split()[0])
@@ -84,11 +96,12 @@ def dose_facts(text: str, *, given: frozenset[str] = frozenset()) -> set[DoseFac
     for match in _ABBREVIATION.finditer(text):
         facts.add(DoseFact("frequency", _ABBREVIATED[match.group().lower()], match.group()))
     for match in _EVERY_HOURS.finditer(text):
-        hours = float(match.group(1) or match.group(2))
+        hours = float(match.group(1) or match.group(2) or match.group(3))
         if hours > 0:
             facts.add(DoseFact("frequency", 24 / hours, match.group()))
     for match in _WEEKLY.finditer(text):
-        facts.add(DoseFact("frequency", 1 / 7, match.group()))
+        word = (match.group(1) or "once").lower()
+        facts.add(DoseFact("frequency", (_TIMES.get(word) or int(word.split()[0])) / 7, match.group()))
     frequency_spans = [m.span() for p in (_PER_DAY, _EVERY_HOURS, _WEEKLY) for m in p.finditer(text)]
     for match in _DAILY.finditer(text):
         if not any(start <= match.start() < end for start, end in frequency_spans):
@@ -101,7 +114,21 @@ def dose_facts(text: str, *, given: frozenset[str] = frozenset()) -> set[DoseFac
 
 
 def missing_facts(sentence: set[DoseFact], excerpt: set[DoseFact]) -> list[DoseFact]:
-    """The sentence's facts the excerpt does not state (an amount in another unit of the same quantity counts:
-    0.5 g is 500 mg)."""
+    """The sentence's facts the excerpt does not state. An amount in another unit of the same quantity counts
+    (0.5 g is 500 mg), as does the excerpt's amount with more said about it ("2,000 mg" where it has "2,000 mg
+    per day"), and a daily amount written "2 g daily" for "2 g/day", either way round; an amount the sentence
+    says is per something must be per the same ("2 g/day" is not "2 g/dose", "10 mL/h" is not "10 mL/kg/h")."""
     known = {fact.key for fact in excerpt}
-    return sorted(fact for fact in sentence if fact.key not in known)
+    if ("frequency", 1.0) in known:  # "2 g daily": 2 g a day
+        known |= {(f"{kind}/day", value) for kind, value in list(known) if kind.startswith("amount:")}
+    amounts = [(kind, value) for kind, value in known if kind.startswith("amount:")]
+
+    def stated(key: tuple[str, float | str]) -> bool:
+        kind, value = key
+        return key in known or (kind.startswith("amount:") and any(
+            other.startswith(f"{kind}/") and value == amount for other, amount in amounts))
+
+    said_daily = ("frequency", 1.0) in {fact.key for fact in sentence}
+    if said_daily and any((f"{fact.kind}/day", fact.key[1]) in known for fact in sentence):
+        known.add(("frequency", 1.0))  # "2 g daily" where the excerpt has "2 g/day"
+    return sorted(fact for fact in sentence if not stated(fact.key))

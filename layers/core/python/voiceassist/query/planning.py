@@ -54,7 +54,7 @@ def _with_history(question: PhiResult, history: PhiResult, state: QueryState) ->
 def classify(ctx: QueryContext, state: QueryState) -> QueryState:
     """Intent, a clarifying question when needed, and otherwise the sources to search (search_plan). A request
     the input screen flags is refused here, before any tool, source or model is chosen."""
-    if screen_question(state):
+    if screen_question(ctx, state):
         return state
     with timed(state, "classify"):
         result = intents.classify_intent(state.request.query)

@@ -134,7 +134,8 @@ class QueryState(Model):
 
 class QueryContext(Protocol):
     """What the query steps may use. The composition root provides it and builds each adapter on first use,
-    so a step builds only what it touches (Classify never loads the embedder or the PHI detector)."""
+    so a step builds only what it touches (Classify never loads the PHI detector; it embeds the question for the
+    input screen when the embedding model is deployed with it)."""
 
     settings: Settings
 

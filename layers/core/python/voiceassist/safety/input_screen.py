@@ -9,10 +9,12 @@ that causes harm: the HarmBench semantic categories, Mazeika M et al., ICML 2024
 Two detectors, either flags:
 1. instruction-like patterns (ingest/injection.py's, shared with the document screen, plus prompt leaking and
    privilege escalation): precise, and they explain the category;
-2. a logistic regression per category over hashed word unigrams and bigrams (`screen_model.py`), trained by
-   bench/input_screen_train.py on the train split of a public attack set against exam-style medical questions
-   and benign chat, with each category's threshold set on the training data only (the command and the figures
-   are in docs/security.md). It is a few dictionary look-ups: cheap enough for every question.
+2. a logistic regression per category (`screen_model.py`), trained by bench/input_screen_train.py on the train
+   splits of public attack sets against exam-style medical questions and benign chat, each category's threshold
+   set on training data only (the command and the figures are in docs/security.md). With the in-boundary
+   embedder it is the meaning model (hashed content words and pairs beside the text's sentence vector: one
+   embedding of a few milliseconds); without one (a function that does not ship the model) the words-only model,
+   a few dictionary look-ups. The text goes to no embedder outside the PHI boundary.
 
 A flagged text is never sent on: the caller answers with a short refusal that does not echo it, and audits
 the category.
@@ -21,11 +23,26 @@ the category.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
+from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
-from voiceassist.safety.screen_model import ScreenModel, load_model
+from voiceassist.observability import logger
+from voiceassist.safety.screen_model import (
+    MEANING_MIN_WORDS,
+    MEANING_MODEL_PATH,
+    ScreenModel,
+    content_words,
+    load_model,
+)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from voiceassist.ports import Embedder
 
 INJECTION = "injection"
 JAILBREAK = "jailbreak"
@@ -102,8 +119,37 @@ def _model() -> ScreenModel:
     return load_model()
 
 
-def screen_text(text: str, model: ScreenModel | None = None) -> ScreenVerdict:
-    """The verdict on one text (a question, a chat message, a session's context, a tool's string argument)."""
+@lru_cache(maxsize=1)
+def meaning_model() -> ScreenModel:
+    return load_model(MEANING_MODEL_PATH)
+
+
+def sentence_vectors(texts: Sequence[str], embedder: Embedder | None) -> list[np.ndarray] | None:
+    """The texts' sentence vectors for the meaning model, or None when `embedder` cannot give them: none given,
+    one outside the PHI boundary (a clinician's text may name a patient), another model than the one the meaning
+    model was fitted on, or a function that does not ship the model (the words-only model screens then)."""
+    if embedder is None or not embedder.in_boundary or embedder.model_id != meaning_model().embedding:
+        return None
+    try:
+        return list(embedder.embed(list(texts)))
+    except (ImportError, ModelUnavailable) as exc:
+        _words_only(type(exc).__name__)
+        return None
+
+
+@lru_cache(maxsize=4)
+def _words_only(error: str) -> None:
+    """Say once per process that the screen reads words only (the function does not ship the embedding model)."""
+    logger.warning("input screen without sentence vectors: the words-only model screens", extra={"error": error})
+
+
+def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None) -> ScreenVerdict:
+    """The verdict on one text (a question, a chat message, a session's context, a tool's string argument);
+    with its sentence `vector`, the meaning model reads it (a text of MEANING_MIN_WORDS content words or more)
+    unless `model` is given."""
+    if model is None:
+        meaning = vector is not None and len(content_words(text)) >= MEANING_MIN_WORDS
+        model = meaning_model() if meaning else _model()
     found: dict[str, list[str]] = {}
     for kind, pattern in DOCUMENT_PATTERNS.items():
         if kind in _DOCUMENT_KINDS and pattern.search(text):
@@ -111,16 +157,19 @@ def screen_text(text: str, model: ScreenModel | None = None) -> ScreenVerdict:
     for kind, (category, pattern) in _QUESTION_PATTERNS.items():
         if pattern.search(text):
             found.setdefault(category, []).append(kind)
-    for category in (model or _model()).flagged(text):
+    for category in model.flagged(text, vector if model.embedding else None):
         found.setdefault(category, []).append(f"model:{category}")
     order = [c for c in (INJECTION, JAILBREAK, HARMFUL) if c in found]
     return ScreenVerdict(categories=tuple(order), reasons=tuple(r for c in order for r in found[c]))
 
 
-def screen_all(texts: list[str], model: ScreenModel | None = None) -> ScreenVerdict:
-    """The first flagged verdict among `texts` (the question first, then earlier messages and context)."""
-    for text in texts:
-        verdict = screen_text(text, model)
+def screen_all(texts: list[str], embedder: Embedder | None = None) -> ScreenVerdict:
+    """The first flagged verdict among `texts` (the question first, then earlier messages and context), read by
+    the meaning model when the in-boundary `embedder` gives their sentence vectors (one call for all of them)."""
+    texts = [text for text in texts if text.strip()]
+    vectors = sentence_vectors(texts, embedder) if texts else None
+    for index, text in enumerate(texts):
+        verdict = screen_text(text, vector=vectors[index] if vectors is not None else None)
         if verdict.flagged:
             return verdict
     return ScreenVerdict()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from voiceassist.models import AnswerStatus
 from voiceassist.observability import logger
-from voiceassist.query.state import QueryState, timed
+from voiceassist.query.state import QueryContext, QueryState, timed
 from voiceassist.safety.input_screen import REFUSAL, screen_all
 
 SCREENED_WARNING = "the input screen refused this request ({category}); it was not sent to any model, tool or source"
@@ -25,11 +25,12 @@ def turn_texts(history: list[str]) -> list[str]:
     return [turn.partition(":")[2] if turn.lower().startswith(_ROLES) else turn for turn in history]
 
 
-def screen_question(state: QueryState) -> bool:
-    """Screen what the run would send on; True (and the refusal set on `state`) when it is flagged."""
+def screen_question(ctx: QueryContext, state: QueryState) -> bool:
+    """Screen what the run would send on; True (and the refusal set on `state`) when it is flagged. The meaning
+    model reads the texts' sentence vectors from the deployment's in-boundary embedder (safety.input_screen)."""
     with timed(state, "input_screen"):
         verdict = screen_all([state.request.query, *turn_texts(state.history),
-                              *([state.memory] if state.memory else [])])
+                              *([state.memory] if state.memory else [])], embedder=ctx.embedder)
     if not verdict.flagged:
         return False
     state.screen_categories = list(verdict.categories)

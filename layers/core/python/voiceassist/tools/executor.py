@@ -95,7 +95,7 @@ class ToolExecutor:
             checked = self._validate(call)
             self._authorize(checked.tool, caller)
             self._apply_phi_rule(checked, call, caller)
-            self._screen(checked, call)
+            self._screen(checked, call, self._env)
             if not confirmed:
                 self._rate_limit(checked.tool, caller)
             if checked.tool.definition.requires_confirmation and not confirmed:
@@ -147,9 +147,10 @@ class ToolExecutor:
                              "patient details; call it with a question that carries none")
 
     @staticmethod
-    def _screen(checked: _Checked, call: ToolCall) -> None:
-        """A tool's free-text arguments pass the input screen: an injected instruction in a search query or a
-        letter is refused, never run (the calculator's validated arguments hold no free text)."""
+    def _screen(checked: _Checked, call: ToolCall, env: ToolEnvironment) -> None:
+        """A tool's free-text arguments pass the input screen (the meaning model where the in-boundary embedder is
+        deployed): an injected instruction in a search query or a letter is refused, never run (the calculator's
+        validated arguments hold no free text)."""
         if not checked.tool.scan_arguments:
             return
         texts: list[str] = []
@@ -159,7 +160,7 @@ class ToolExecutor:
             return text
 
         _map_strings(call.arguments, collect)
-        verdict = screen_all(texts)
+        verdict = screen_all(texts, embedder=env.ctx.embedder if env.ctx is not None else None)
         if verdict.flagged and verdict.category:
             checked.screened = verdict.category
             raise InputRefused(REFUSAL, category=verdict.category)
