@@ -1,6 +1,7 @@
 """The learned reranker's cost per query against the number of candidates; prints JSON.
 
     .venv/bin/python bench/rerank.py [--candidates 50 100 200] [--queries 200] [--models A.json B.json]
+                                     [--cross-encoder-queries 5]
 
 Each query is a SciFact claim (../shared/eval/scifact, or synthetic medical-ish text when absent) and its
 candidates are SciFact abstracts cut to ~200 tokens (the size of an ingested chunk), with fused, BM25 and
@@ -11,6 +12,11 @@ every query, so each passage is read cold, as a Lambda sees new passages (the wo
 warm, as in a warm Lambda); `without_sub_scores` times the same candidates as an OpenSearch hybrid query
 returns them (no BM25 or cosine). `--models` times several model files in one run, one after the other at
 each candidate count (old against new on a loaded machine).
+
+`--cross-encoder-queries N` also times, at each candidate count, the shipped MiniLM-L6 encoder (the
+in-boundary embedder, int8 ONNX) reading every candidate joined to its question, as a cross-encoder of the
+same size (ms-marco-MiniLM-L-6-v2 has this encoder's 6 layers and width) must read them: a floor on what
+such a reranker costs here, whatever its weights (no PyPI package ships cross-encoder weights for offline use).
 """
 
 from __future__ import annotations
@@ -70,6 +76,22 @@ def time_queries(reranker: LearnedReranker, docs: list[tuple[str, str]], queries
             "cpu_p50_ms": _percentile(cpu, 0.5), "cpu_p95_ms": _percentile(cpu, 0.95)}
 
 
+def time_pair_encoder(docs: list[tuple[str, str]], queries: list[str], n: int, count: int) -> dict[str, float]:
+    from voiceassist.adapters.onnx.embedder import OnnxEmbedder
+
+    encoder = OnnxEmbedder()
+    encoder.embed(["warm up"])
+    rng = random.Random(n)
+    times, cpu = [], []
+    for query in rng.sample(queries, min(count, len(queries))):
+        pairs = [f"{query} {docs[i][1]}" for i in rng.sample(range(len(docs)), n)]
+        started, started_cpu = time.perf_counter(), time.process_time()
+        encoder.embed(pairs)
+        times.append((time.perf_counter() - started) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+    return {"p50_ms": _percentile(times, 0.5), "cpu_p50_ms": _percentile(cpu, 0.5), "queries": len(times)}
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return round(ordered[int(fraction * (len(ordered) - 1))], 2)
@@ -80,6 +102,8 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, nargs="+", default=[50, 100, 200])
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--models", type=Path, nargs="+", default=[MODEL_PATH], help="model files (default: shipped)")
+    parser.add_argument("--cross-encoder-queries", type=int, default=0,
+                        help="also time the MiniLM encoder over question-passage pairs for this many queries")
     args = parser.parse_args()
     docs, queries = load_texts()
     rerankers = {str(path): LearnedReranker(path) for path in args.models}
@@ -94,6 +118,9 @@ def main() -> None:
                 report[str(n)] = timed
             else:
                 report.setdefault(str(n), {})[path] = timed
+        if args.cross_encoder_queries:
+            report.setdefault("minilm_pair_encoder_floor", {})[str(n)] = time_pair_encoder(
+                docs, queries, n, args.cross_encoder_queries)
     print(json.dumps(report, indent=2))
 
 

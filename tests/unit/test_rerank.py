@@ -96,3 +96,30 @@ def test_search_gives_the_learned_reranker_its_candidates_and_keeps_top_k() -> N
 def test_reranker_setting_chooses_the_learned_reranker() -> None:
     assert isinstance(Dependencies(Settings(reranker="lambdamart")).reranker, LearnedReranker)
     assert isinstance(Dependencies(Settings(reranker="identity")).reranker, IdentityReranker)
+
+
+SAMPLE = Path(__file__).resolve().parents[2] / "samples" / "corpus" / "metformin-drug-reference.md"
+
+
+def sample_sections() -> dict[str, str]:
+    parts = SAMPLE.read_text(encoding="utf-8").split("\n## ")[1:]
+    return {part.split("\n", 1)[0]: " ".join(part.split("\n", 1)[1].split()) for part in parts}
+
+
+def test_learned_reranker_keeps_the_sample_dose_passage_above_the_renal_one() -> None:
+    # the sample drug reference as the index returns it for the dose question (fused order and scores of the
+    # embedded index, 2026-11-29): the retrained 22-feature model put "Renal function" first (decision 0025)
+    sections = sample_sections()
+    order = [("Dosing", 1.0, 9.1, 0.84), ("Renal function", 0.55, 3.2, 0.78), ("Indication", 0.42, 2.0, 0.75),
+             ("Adverse effects", 0.3, 1.1, 0.7)]
+    for sub_scores in (True, False):
+        hits = []
+        for ordinal, (section, score, bm25, vector) in enumerate(order):
+            chunk = Chunk(chunk_id=f"m{ordinal}", doc_id="metformin_v1", doc_key="metformin", version=1,
+                          ordinal=ordinal, text=sections[section], token_count=len(sections[section].split()),
+                          section=section, metadata=DocumentMetadata(doc_key="metformin",
+                                                                     title="Metformin (sample drug reference)"))
+            hits.append(SearchHit(chunk=chunk, score=score, bm25_score=bm25 if sub_scores else None,
+                                  vector_score=vector if sub_scores else None))
+        ranked = LearnedReranker().rerank("What is the maximum daily dose of metformin?", hits, top_k=4)
+        assert ranked[0].chunk.section == "Dosing", sub_scores

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 
@@ -44,12 +45,10 @@ def test_features_credit_the_passage_that_holds_the_question_words_in_order() ->
     assert column(rows, "first_match")[0] < column(rows, "first_match")[2]
 
 
-def test_features_read_each_documents_candidates_together() -> None:
+def test_features_keep_the_index_order_as_ranks() -> None:
     rows = features(QUESTION, HITS)
-    assert column(rows, "doc_chunks") == [2.0, 2.0, 1.0]
-    assert column(rows, "rank_in_doc") == [0.0, 1.0, 0.0]
-    assert column(rows, "doc_best_share")[1] == 1.0  # the second passage's document holds the best hit
     assert column(rows, "fused_rank") == [0.0, 1.0, 2.0]
+    assert column(rows, "fused_share")[0] == 1.0
 
 
 def test_features_of_a_candidate_found_by_one_sub_query_score_the_other_as_no_match() -> None:
@@ -65,8 +64,26 @@ def test_features_of_opensearch_hybrid_hits_leave_the_missing_sub_scores_unknown
     rows, full = features(QUESTION, bare), features(QUESTION, HITS)
     for name in ("bm25_share", "bm25_rank", "cosine", "cosine_gap", "dense_rank"):
         assert all(math.isnan(v) for v in column(rows, name)), name
-    for name in ("coverage", "bigram_share", "fused_share", "doc_chunks"):
+    for name in ("coverage", "bigram_share", "fused_share", "sentence_coverage"):
         assert column(rows, name) == column(full, name), name
+
+
+def test_features_credit_the_passage_whose_one_sentence_answers_over_one_scattering_the_words() -> None:
+    # the sample drug reference: the dose question's words meet in one sentence of the dosing passage (with
+    # the section heading and title), while the renal passage names the drug and "dose" sentences apart
+    question = "What is the maximum daily dose of metformin?"
+    hits = [
+        hit("metformin", "Check eGFR yearly for the maximum benefit. Metformin is contraindicated when eGFR is "
+            "below 30. If eGFR falls below 45, consider a reduced dose. Check it daily in sepsis.", 0.9,
+            title="Metformin reference",
+            section="Renal function", ordinal=3),
+        hit("metformin", "Start with 500 mg daily. The usual maximum is 2,000 mg per day in divided doses.", 0.8,
+            title="Metformin reference", section="Dosing", ordinal=2),
+    ]
+    rows = features(question, hits)
+    assert column(rows, "coverage") == [1.0, 1.0]  # every word somewhere in both passages
+    assert column(rows, "sentence_coverage") == [0.5, 0.75]  # "metformin" + "dose" against + "maximum", "dose"
+    assert column(rows, "sentence_idf_coverage")[1] > column(rows, "sentence_idf_coverage")[0]
 
 
 def test_features_of_no_candidates_are_an_empty_matrix() -> None:
@@ -92,7 +109,7 @@ def _one_by_one(query: str, hits: list[SearchHit]) -> np.ndarray:
     df = {t: sum(t in f for f in fields) for t in q_terms}
     idf = {t: math.log((len(hits) + 1) / (df[t] + 0.5)) for t in q_terms}
     rarest = min(q_terms, key=lambda t: (df[t], t)) if q_terms else None
-    out = np.full((len(hits), 9), np.nan)
+    out = np.full((len(hits), 11), np.nan)
     for i, (h, body, field) in enumerate(zip(hits, bodies, fields, strict=True)):
         if q_terms:
             out[i, 0] = len(q_set & field) / len(q_terms)
@@ -106,13 +123,20 @@ def _one_by_one(query: str, hits: list[SearchHit]) -> np.ndarray:
         out[i, 6] = len(positions) / len(body) if body else 0.0
         out[i, 7] = math.log1p(len(body))
         out[i, 8] = len(q_set & frozenset(passage_terms(h.chunk.section or ""))) / len(q_terms) if q_terms else np.nan
+        heading = q_set & frozenset(passage_terms(f"{h.chunk.metadata.title} {h.chunk.section or ''}"))
+        sentences = [q_set & frozenset(passage_terms(s)) | heading
+                     for s in re.split(r"(?<=[.!?;])\s+|\n", h.chunk.text)]
+        if q_terms:
+            out[i, 9] = max(len(s) for s in sentences) / len(q_terms)
+            out[i, 10] = max(sum(idf[t] for t in s) for s in sentences) / (sum(idf.values()) or 1.0)
     return out
 
 
 def test_features_read_all_candidates_at_once_as_one_by_one() -> None:
     # the vectorised reading must give the model exactly the inputs it was trained on, to the last bit
     generator = np.random.default_rng(5)
-    words = ["dose", "dosing", "the", "of", "metformin", "renal", "acute", "kidney", "injury", "a", "x",
+    words = ["dose", "dosing", "the", "of", "day.", "mg;", "?", "end.\n", "\n",
+             "metformin", "renal", "acute", "kidney", "injury", "a", "x",
              "non-pulsatile", "o'brien", "máxima", "eGFR", "45", "--", "stopped", "titration", "in", "adults"]
 
     def text(size: int) -> str:
@@ -127,4 +151,9 @@ def test_features_read_all_candidates_at_once_as_one_by_one() -> None:
         rows = features(query, hits)
         names = ("coverage", "idf_coverage", "title_coverage", "rarest_term", "bigram_share", "first_match",
                  "term_density", "log_length", "section_coverage")
-        np.testing.assert_array_equal(rows[:, [INDEX[n] for n in names]], _one_by_one(query, hits), err_msg=query)
+        expected = _one_by_one(query, hits)
+        np.testing.assert_array_equal(rows[:, [INDEX[n] for n in names]], expected[:, :9], err_msg=query)
+        # the best sentence's idf weights are added in another order here (a set's): equal to rounding
+        sentence = ("sentence_coverage", "sentence_idf_coverage")
+        np.testing.assert_allclose(rows[:, [INDEX[n] for n in sentence]], expected[:, 9:], rtol=1e-12,
+                                   err_msg=query)

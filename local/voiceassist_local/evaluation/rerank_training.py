@@ -40,11 +40,21 @@ from voiceassist.query.trees import from_flat, from_lightgbm_dump
 from voiceassist_local.evaluation.retrieval import ndcg_at_k
 
 SUB_SCORE_FEATURES = ("bm25_share", "bm25_rank", "cosine", "cosine_gap", "dense_rank")
+# Monotone constraints: more of the question in a passage (or its heading, or one of its sentences), a higher
+# place in the index's order never lowers the passage's score (+1: the score rises with
+# the feature, -1: falls). A candidate's label is its document's grade, so the judgements never say which of
+# a document's passages answers; without these the trees learnt, in the rare documents with several
+# candidates, that the fused-first passage holding every question term in one sentence ranks below its
+# neighbour (the sample metformin reference's dosing passage below its renal one: docs/decisions/0025).
+MONOTONE = {"fused_share": 1, "fused_rank": -1, "bm25_share": 1, "bm25_rank": -1, "cosine": 1, "cosine_gap": 1,
+            "dense_rank": -1, "coverage": 1, "idf_coverage": 1, "title_coverage": 1, "section_coverage": 1,
+            "bigram_share": 1, "rarest_term": 1, "sentence_coverage": 1, "sentence_idf_coverage": 1}
 PARAMS: dict[str, Any] = {
     "objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "label_gain": [0, 1, 2, 3],
     "learning_rate": 0.05, "num_leaves": 15, "min_data_in_leaf": 50, "feature_fraction": 0.8,
     "bagging_fraction": 0.8, "bagging_freq": 1, "lambda_l2": 1.0, "lambdarank_truncation_level": 20,
     "seed": 7, "deterministic": True, "force_row_wise": True, "num_threads": 1, "verbosity": -1,
+    "monotone_constraints": [MONOTONE.get(name, 0) for name in FEATURES], "monotone_constraints_method": "intermediate",
 }
 ROUNDS = 200
 DEPTH = 100

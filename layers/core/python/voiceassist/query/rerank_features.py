@@ -50,15 +50,15 @@ FEATURES = (
     "term_density",  # question-term occurrences / passage length
     "log_length",  # log(1 + passage terms)
     "ordinal",  # the chunk's position in its document
-    "doc_chunks",  # candidates from the same document
-    "doc_best_share",  # the best fused share of the passage's document
-    "rank_in_doc",  # the passage's position among its document's candidates
     "query_terms",  # the question's term count
+    "sentence_coverage",  # the largest share of the question's terms one sentence holds, with title and section
+    "sentence_idf_coverage",  # the same, each term weighted by its rarity among the candidates
 )
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 
 # The model's tokenizer (see the module docstring): change it only with a retrained model (make rerank-model).
 WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
+SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n")  # a sentence ends at . ! ? ; before white space, or a line end
 STOPWORDS = frozenset((  # noqa: SIM905 - a word list reads better as text
     "a about above after again against all am an and any are as at be because been before being below "
     "between both but by can could did do does doing down during each few for from further had has "
@@ -107,9 +107,17 @@ def word_ids(text: str) -> list[int]:
     return list(map(_IDS.__getitem__, WORD.findall(text.lower())))
 
 
+@lru_cache(maxsize=8192)
+def sentence_words(text: str) -> tuple[int, ...]:
+    """The number of words (as word_ids counts them) in each sentence of a text, in order. A break falls
+    only on white space, which no word holds, so the sentences' words are the text's words."""
+    return tuple(len(WORD.findall(part)) for part in SENTENCE_BREAK.split(text.lower()))
+
+
 def forget_passages() -> None:
     """Empty the per-passage caches (bench/rerank.py reads every candidate cold, as a new Lambda would)."""
     word_ids.cache_clear()
+    sentence_words.cache_clear()
     _field_term_set.cache_clear()
 
 
@@ -158,7 +166,6 @@ def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
     out[:, INDEX["fused_share"]] = share
     _sub_scores(out, [h.bm25_score for h in hits], "bm25")
     _sub_scores(out, [h.vector_score for h in hits], "dense")
-    _documents(out, hits, share)
     out[:, INDEX["ordinal"]] = [h.chunk.ordinal for h in hits]
     out[:, INDEX["query_terms"]] = q_count
 
@@ -203,7 +210,32 @@ def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
     out[:, INDEX["title_coverage"]] = in_title.sum(axis=1) / q_count
     out[:, INDEX["section_coverage"]] = in_section.sum(axis=1) / q_count
     out[:, INDEX["rarest_term"]] = in_field[:, rarest]
+    sentences = [sentence_words(h.chunk.text) for h in hits]
+    sentence = np.repeat(np.arange(sum(map(len, sentences))),  # each position's sentence, numbered across
+                         np.fromiter(itertools.chain.from_iterable(sentences), dtype=np.int64))[kept][matched]
+    fields = in_title | in_section
+    out[:, INDEX["sentence_coverage"]] = _best_sentence(sentence, at, which[matched], fields, np.ones(q_count)) \
+        / q_count
+    out[:, INDEX["sentence_idf_coverage"]] = _best_sentence(sentence, at, which[matched], fields,
+                                                            np.array(idf)) / idf_total
     return out
+
+
+def _best_sentence(sentence: np.ndarray, at: np.ndarray, term: np.ndarray, fields: np.ndarray,
+                   weight: np.ndarray) -> np.ndarray:
+    """Per candidate, the largest weight of the question's terms that one of its sentences holds together
+    with its title and section (`fields`: candidate x question term); matched positions in `sentence`
+    (global sentence number), `at` (candidate) and `term` (index of the question term)."""
+    n, q_count = fields.shape
+    in_fields = (fields * weight).sum(axis=1)
+    extra = ~fields[at, term]  # a sentence's terms that the title and section do not already hold
+    pairs, first = np.unique(sentence[extra] * q_count + term[extra], return_index=True)  # each term once
+    owners = at[extra][first]
+    held = np.zeros(n)
+    if len(pairs):
+        per_sentence = np.bincount(pairs // q_count, weights=weight[pairs % q_count])
+        np.maximum.at(held, owners, per_sentence[pairs // q_count])
+    return in_fields + held
 
 
 def _question_term(terms: np.ndarray, q_ids: np.ndarray) -> np.ndarray:
@@ -245,21 +277,6 @@ def _present(asked: list[int], text: str) -> list[bool]:
     """Whether each asked term (ids) is among the terms of a title or section."""
     held = _field_term_set(text)
     return [i in held for i in asked]
-
-
-def _documents(out: np.ndarray, hits: Sequence[SearchHit], share: np.ndarray) -> None:
-    """How many candidates each passage's document has, their best fused share, the passage's rank among them."""
-    doc_best: dict[str, float] = {}
-    doc_count: dict[str, int] = {}
-    rank_in_doc = np.zeros(len(hits))
-    for i, h in enumerate(hits):
-        key = h.chunk.doc_key
-        rank_in_doc[i] = doc_count.get(key, 0)
-        doc_count[key] = doc_count.get(key, 0) + 1
-        doc_best[key] = max(doc_best.get(key, 0.0), float(share[i]))
-    out[:, INDEX["doc_chunks"]] = [doc_count[h.chunk.doc_key] for h in hits]
-    out[:, INDEX["doc_best_share"]] = [doc_best[h.chunk.doc_key] for h in hits]
-    out[:, INDEX["rank_in_doc"]] = rank_in_doc
 
 
 def _sub_scores(out: np.ndarray, values: list[float | None], kind: str) -> None:
