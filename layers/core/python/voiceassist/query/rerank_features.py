@@ -58,7 +58,10 @@ INDEX = {name: i for i, name in enumerate(FEATURES)}
 
 # The model's tokenizer (see the module docstring): change it only with a retrained model (make rerank-model).
 WORD = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
-SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n")  # a sentence ends at . ! ? ; before white space, or a line end
+# The words and, in the same pass, the sentence ends (. ! ? ; before white space, or a line end), read as the
+# term id SENTENCE_END; a break is white space, which no word holds, so the words are WORD's.
+TOKEN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*|(?<=[.!?;])\s|\n")
+SENTENCE_END = -2
 STOPWORDS = frozenset((  # noqa: SIM905 - a word list reads better as text
     "a about above after again against all am an and any are as at be because been before being below "
     "between both but by can could did do does doing down during each few for from further had has "
@@ -85,11 +88,13 @@ class _TermIds(dict[str, int]):
         self._lock = threading.Lock()
 
     def __missing__(self, word: str) -> int:
-        term = _term(word)
+        term = "" if word.isspace() else _term(word)
         with self._lock:  # two threads meeting a new term must not give it two ids
             if len(self) >= MAX_WORDS:  # a long-lived process reading ever new words: forget the words (a
                 self.clear()  # term keeps its id: cached passages hold it)
-            if not term:
+            if word.isspace():
+                ident = SENTENCE_END
+            elif not term:
                 ident = -1
             elif (ident := self._of_term.get(term, -1)) < 0:
                 ident = self._of_term[term] = len(self.terms)
@@ -103,21 +108,14 @@ _IDS = _TermIds()
 
 @lru_cache(maxsize=8192)  # a passage reached by several questions in one process is read once
 def word_ids(text: str) -> list[int]:
-    """The term id of each word of a text, in order (-1: a stop word); treat as read-only (it is cached)."""
-    return list(map(_IDS.__getitem__, WORD.findall(text.lower())))
-
-
-@lru_cache(maxsize=8192)
-def sentence_words(text: str) -> tuple[int, ...]:
-    """The number of words (as word_ids counts them) in each sentence of a text, in order. A break falls
-    only on white space, which no word holds, so the sentences' words are the text's words."""
-    return tuple(len(WORD.findall(part)) for part in SENTENCE_BREAK.split(text.lower()))
+    """The term id of each word of a text, in order (-1: a stop word, SENTENCE_END: a sentence's end); treat as
+    read-only (it is cached)."""
+    return list(map(_IDS.__getitem__, TOKEN.findall(text.lower())))
 
 
 def forget_passages() -> None:
     """Empty the per-passage caches (bench/rerank.py reads every candidate cold, as a new Lambda would)."""
     word_ids.cache_clear()
-    sentence_words.cache_clear()
     _field_term_set.cache_clear()
 
 
@@ -210,9 +208,10 @@ def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
     out[:, INDEX["title_coverage"]] = in_title.sum(axis=1) / q_count
     out[:, INDEX["section_coverage"]] = in_section.sum(axis=1) / q_count
     out[:, INDEX["rarest_term"]] = in_field[:, rarest]
-    sentences = [sentence_words(h.chunk.text) for h in hits]
-    sentence = np.repeat(np.arange(sum(map(len, sentences))),  # each position's sentence, numbered across
-                         np.fromiter(itertools.chain.from_iterable(sentences), dtype=np.int64))[kept][matched]
+    starts_all = np.cumsum([len(w) for w in words]) - [len(w) for w in words]
+    opens = ids == SENTENCE_END  # a new sentence after each end and at each candidate's start
+    opens[starts_all[starts_all < len(ids)]] = True
+    sentence = np.cumsum(opens)[kept][matched]  # each matched position's sentence, numbered across candidates
     fields = in_title | in_section
     out[:, INDEX["sentence_coverage"]] = _best_sentence(sentence, at, which[matched], fields, np.ones(q_count)) \
         / q_count
