@@ -21,7 +21,7 @@ from voiceassist.phi import (
     ensure_no_phi,
     redact,
 )
-from voiceassist.settings import PhiMode, Settings
+from voiceassist.settings import PhiMode, Settings, settings_from_env
 
 RAW = "Patient Anna Kowalczyk, MRN 00123456, asks about metformin"
 
@@ -183,6 +183,14 @@ def test_disabled_detector_flags_nothing() -> None:
 def test_build_detector_honours_the_mode() -> None:
     assert isinstance(build_detector(Settings(phi_mode=PhiMode.OFF)), DisabledPhiDetector)
     assert isinstance(build_detector(Settings(phi_mode=PhiMode.STRICT)), FailClosedDetector)
+
+
+def test_the_detection_time_limit_comes_from_the_environment_and_stays_below_the_states() -> None:
+    assert build_detector(Settings()).timeout_s == 2.0  # type: ignore[attr-defined]
+    configured = settings_from_env({"VOICEASSIST_PHI_TIMEOUT_S": "8"})
+    assert build_detector(configured).timeout_s == 8.0  # type: ignore[attr-defined]
+    with pytest.raises(InvalidInput, match="VOICEASSIST_PHI_TIMEOUT_S"):  # the Detect PHI state gives up at 10 s
+        settings_from_env({"VOICEASSIST_PHI_TIMEOUT_S": "12"})
 
 
 def test_fail_closed_counts_detector_errors_for_the_alarm(capsys: pytest.CaptureFixture[str],

@@ -63,6 +63,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_PHI_DETECTOR,
     ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
+    ENV_PHI_TIMEOUT_S,
     ENV_POLLY_ENGINE,
     ENV_POLLY_VOICE,
     ENV_PUBMED_API_KEY,
@@ -156,6 +157,8 @@ class Settings(BaseModel):
     routing_mode: RoutingMode = RoutingMode.HYBRID
     offer_tools: bool = True  # offer a model that takes tool calls the tools on every question (docs/tools.md)
     phi_mode: PhiMode = PhiMode.STRICT
+    # one detection's time limit (phi/detection.py): past it the text fails closed; below the Detect PHI state's 10 s
+    phi_timeout_s: float = Field(default=2.0, gt=0, le=9)
     phi_detector: PhiDetectorKind = PhiDetectorKind.PRESIDIO
 
     chunk_tokens: int = Field(default=200, ge=32, le=2000)
@@ -259,6 +262,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_EMBEDDING_ENDPOINT: "embedding_endpoint",
     ENV_ROUTING_MODE: "routing_mode",
     ENV_PHI_MODE: "phi_mode",
+    ENV_PHI_TIMEOUT_S: "phi_timeout_s",
     ENV_PHI_DETECTOR: "phi_detector",
     ENV_CHUNK_TOKENS: "chunk_tokens",
     ENV_CHUNK_OVERLAP: "chunk_overlap",

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist.phi.detection import DEFAULT_TIMEOUT_S, DisabledPhiDetector, FailClosedDetector, UnionPhiDetector
+from voiceassist.phi.detection import DisabledPhiDetector, FailClosedDetector, UnionPhiDetector
 from voiceassist.ports import PhiDetector
 from voiceassist.settings import PhiDetectorKind, PhiMode, Settings
 
 
-def build_detector(settings: Settings, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+def build_detector(settings: Settings, *, timeout_s: float | None = None,
                    comprehend_client: Any = None) -> PhiDetector:
-    """The detector a function uses (docs/phi.md, "Detectors").
+    """The detector a function uses (docs/phi.md, "Detectors"); each detection fails closed after `timeout_s`
+    (default: the settings' phi_timeout_s, 2 s).
 
     - mode off: the disabled detector, whatever the detector setting;
     - presidio (default): the local Presidio engine behind the fail-closed wrapper;
@@ -20,6 +21,7 @@ def build_detector(settings: Settings, *, timeout_s: float = DEFAULT_TIMEOUT_S,
     """
     if settings.phi_mode is PhiMode.OFF:
         return DisabledPhiDetector()
+    timeout_s = settings.phi_timeout_s if timeout_s is None else timeout_s
     detectors: list[PhiDetector] = []
     if settings.phi_detector in (PhiDetectorKind.PRESIDIO, PhiDetectorKind.BOTH):
         from voiceassist.adapters.presidio.detector import PresidioPhiDetector

@@ -142,6 +142,10 @@ class InBoundaryProvider(StrEnum):
 # in-boundary model writes it, and only when the invocation has time left for the call (docs/conversation.md).
 ENV_SUMMARY_TIMEOUT_S = "VOICEASSIST_SUMMARY_TIMEOUT_S"
 
+# One PHI detection's time limit, in seconds, counted from when it starts (phi/detection.py FailClosedDetector): a
+# detection past it fails closed (the text counts as PHI and is withheld). Below the Detect PHI state's 10 s.
+ENV_PHI_TIMEOUT_S = "VOICEASSIST_PHI_TIMEOUT_S"
+
 
 # ---- voice (speech.py; docs/decisions/0031-voice-inside-the-boundary.md) --------------------------------------
 # How many knowledge-base terms bias transcription (speech/vocabulary.py): Whisper's initial prompt; 0: none
