@@ -3,22 +3,16 @@ the screen was tuned on before the split (seed 7). Nothing is detected or timed 
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "metadata_screen.py"
+from tests.support.bench_module import load_bench
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_metadata_screen", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("metadata_screen")
 
 
 def _full_names(names: object, count: int) -> set[str]:

@@ -2,24 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "peers.py"
+from tests.support.bench_module import load_bench
 
 
 @pytest.fixture(scope="module")
 def peers() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_peers", BENCH)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("peers")
 
 
 def run(rankings: dict[str, list[list[str]]], *, build_s: float, p95_ms: float, update: float | None) -> dict[str, Any]:
