@@ -135,6 +135,11 @@ def sentence_vectors(texts: Sequence[str], embedder: Embedder | None) -> list[np
     except (ImportError, ModelUnavailable) as exc:
         _words_only(type(exc).__name__)
         return None
+    except Exception as exc:  # noqa: BLE001 - a failing embedder must not fail the question: the words screen it
+        # by type only: the message may quote the text (a clinician's question can name a patient)
+        logger.warning("input screen without sentence vectors this time: the embedder failed; the words-only "
+                       "model screens", extra={"error": type(exc).__name__})
+        return None
 
 
 @lru_cache(maxsize=4)
