@@ -135,6 +135,9 @@ def test_a_blocked_microphone_says_how_to_allow_it(tab: Tab, base_url: str, monk
 
 def test_no_microphone_says_so(tab: Tab, base_url: str) -> None:
     tab.open(base_url)
+    # the page wires the Speak button after it read config.json, then focuses the question box: a click before that
+    # does nothing (it failed so in a fresh-clone make test)
+    tab.wait_for("document.activeElement && document.activeElement.id === 'question'")
     tab.evaluate("navigator.mediaDevices.getUserMedia = () => "
                  "Promise.reject(new DOMException('Requested device not found', 'NotFoundError')); true")
 
