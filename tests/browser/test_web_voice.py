@@ -28,7 +28,9 @@ from voiceassist.speech import Transcript
 pytestmark = pytest.mark.slow
 
 QUESTION = "What is the maximum daily dose of metformin?"
-PHI_QUESTION = "Patient John Smith, medical record number 4417823. What is the metformin dose for eGFR 40?"
+# (the question's words are QUESTION's, which Whisper hears reliably: "eGFR 40" was once heard "eGFR4D" and the
+# question abstained, which says nothing about the boundary)
+PHI_QUESTION = "Patient John Smith, medical record number 4417823. What is the maximum daily dose of metformin?"
 PHI_VALUES = ("John Smith", "Smith", "4417823")
 METFORMIN_TITLE = "Metformin (sample drug reference)"
 LAST = "article.turn.assistant:last-of-type"
@@ -197,14 +199,16 @@ def test_a_spoken_patient_name_is_answered_inside_the_boundary(
             record(tab, seconds + 0.5)
             heard = str(tab.wait_for(QUESTION_BOX, seconds=TRANSCRIBED))
             tab.press("Enter", 13, text="\r")
-            tab.wait_for(f"{ANSWER}?.dataset.status", seconds=TRANSCRIBED)
+            status = tab.wait_for(f"{ANSWER}?.dataset.status", seconds=TRANSCRIBED)
         badge = tab.text(f"{LAST} .badge")
+        answer = tab.text(f"{LAST} .answer-text")
     finally:
         tab.close()
         chromium.close()
 
     assert "Smith" in heard  # the clinician sees what was heard, the name included
-    assert "PHI detected" in badge and "in-boundary-model" in badge
+    # (what was heard and answered is kept out of the message: it may quote the name)
+    assert "PHI detected" in badge and "in-boundary-model" in badge, (status, len(heard), len(answer))
     assert inside.calls  # the in-boundary model answered
     assert find_phi(PHI_VALUES, *cloud.calls) == [], "what was heard reached the cloud model"
     out, err = capfd.readouterr()

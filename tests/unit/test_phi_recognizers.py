@@ -28,6 +28,10 @@ def found(result: PhiResult, text: str) -> set[tuple[str, str]]:
 @pytest.mark.parametrize(("text", "entity_type", "value"), [
     ("Patient MRN 00123456 presents with chest pain", "MEDICAL_RECORD_NUMBER", "00123456"),
     ("medical record number: A1234567, admitted for sepsis", "MEDICAL_RECORD_NUMBER", "A1234567"),
+    # as a speech recognizer writes a spoken record number (tests/browser/test_web_voice.py's transcript)
+    ("Patient John Smith, medical record number 4,417,823, what is the metformin dose?", "MEDICAL_RECORD_NUMBER",
+     "4,417,823"),
+    ("MRN 4 417 823: metformin dose?", "MEDICAL_RECORD_NUMBER", "4 417 823"),
     ("his account number is 12345678; can we bill the visit?", "ACCOUNT_NUMBER", "12345678"),
     ("Medicaid ID 9876543210 covers the insulin pump?", "HEALTH_PLAN_ID", "9876543210"),
     ("member id XJ-12345678 was denied for MRI", "HEALTH_PLAN_ID", "XJ-12345678"),
@@ -83,6 +87,7 @@ def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, n
 
 @pytest.mark.parametrize("text", [
     "What is the first-line treatment of Parkinson disease?",
+    "How many of the chart's 1,200 patients need metformin 1,000 mg?",
     "A 29 yrs old woman with a pregnancy of 17 week has a 10 years old boy with down syndrome.",
     "Which antithyroid drug is preferred in Graves disease during pregnancy?",
     "Cushing syndrome is most commonly caused by which of the following?",

@@ -21,9 +21,14 @@ _HAS_DIGITS = r"(?=[A-Z-]*\d[A-Z-]*\d)"  # ... of which at least two are digits
 _GLUE = r"(?:\s*(?:number|num|no\.?|nbr|id|#|is|was|of|:)\s*){0,3}\s*"
 
 
+# ... or a number written in groups of three, as speech recognizers write a spoken one ("4,417,823", "4 417 823"),
+# of five digits or more
+_GROUPED = r"(?=(?:\d[,\s]?){5})\d{1,3}(?:[,\s]\d{3}){1,4}"
+
+
 def _cued(name: str, cues: str, score: float = STRONG) -> Pattern:
     """A value that follows a cue phrase; only the value is the entity (variable-width look-behind)."""
-    return Pattern(name, rf"(?<=\b(?:{cues}){_GLUE}){_HAS_DIGITS}{_ID}\b", score)
+    return Pattern(name, rf"(?<=\b(?:{cues}){_GLUE})(?:{_GROUPED}(?!\d|,\d)|{_HAS_DIGITS}{_ID})\b", score)
 
 
 def identifier_recognizers() -> list[PatternRecognizer]:
