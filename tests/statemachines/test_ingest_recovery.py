@@ -14,7 +14,7 @@ from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist import service
 from voiceassist.composition import Dependencies
 from voiceassist.errors import InvalidTransition
-from voiceassist.ingest import recovery
+from voiceassist.ingest import recovery, registration
 from voiceassist.ingest import stages as ingestion
 from voiceassist.models import MAX_JOB_ATTEMPTS, MAX_JOB_REQUEUES, DocumentStatus, IndexingJob, JobState, utc_now
 
@@ -110,6 +110,27 @@ def test_a_job_put_back_too_often_without_running_ends_failed_with_the_reason(in
     assert [r.action for r in recovered] == ["failed"]
     assert f"put back {MAX_JOB_REQUEUES} times without running" in recovered[0].reason
     assert ingest_deps.jobs.get(waiting.job_id).state is JobState.FAILED
+
+
+def test_a_job_whose_trigger_died_before_its_document_is_left_to_the_triggers_retry(
+        ingest_deps: Dependencies, keyword_search: Search) -> None:
+    """A trigger killed between writing the job and its document (registration writes the job first): a re-drive
+    has no upload to read and left the job FAILED for good (the kill -9 folder-drop test lost a file so); the
+    reconciler leaves it, and the trigger's retry writes the document, takes the job over and indexes it."""
+    execution = "local-ingest-killed-mid-trigger"
+    metadata = service.metadata_for("zorbafen.txt", METADATA)
+    ingest_deps.blobs.put("incoming/zorbafen.txt", TEXT)
+    orphan = IndexingJob(job_id=registration.registration_job_id(execution), doc_id="doc_zorbafen_v1",
+                         doc_key=metadata.doc_key, version=1, worker=dead_worker(), execution_id=execution)
+    ingest_deps.jobs.create(orphan)
+
+    assert service.reconcile_jobs(ingest_deps) == []
+    assert ingest_deps.jobs.get(orphan.job_id).state is JobState.PENDING
+
+    retried = registration.register(ingest_deps.ingestion, blob_key="incoming/zorbafen.txt", metadata=metadata,
+                                    filename="zorbafen.txt", execution_id=execution)
+    assert (retried.job.job_id, retried.job.worker) == (orphan.job_id, recovery.WORKER)  # taken over: not stuck
+    assert ingest_deps.documents.get(retried.job.doc_id).status is DocumentStatus.PENDING
 
 
 def test_retry_accepts_a_stuck_job_and_refuses_a_live_one(ingest_deps: Dependencies) -> None:

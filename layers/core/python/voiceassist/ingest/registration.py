@@ -17,7 +17,7 @@ from typing import Any
 
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.ingest import extraction
-from voiceassist.ingest.recovery import IN_FLIGHT, WORKER, interrupted, is_stuck
+from voiceassist.ingest.recovery import IN_FLIGHT, WORKER, interrupted, is_stuck, stamp
 from voiceassist.ingest.settling import discard_upload, name_free
 from voiceassist.ingest.stages import UPLOAD_PREFIX, IngestionContext, content_hash, fail_job, failure_reason
 from voiceassist.models import (
@@ -76,8 +76,12 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
     if job is not None:
         try:
             document = ctx.documents.get(job.doc_id)
-        except NotFound:
-            pass  # the earlier attempt stopped between writing the job and its document: write the document
+        except NotFound:  # the earlier attempt stopped between writing the job and its document: write the
+            # document, and take the job over (its worker is dead: the reconciler would take it for stuck)
+            if job.state is JobState.PENDING:
+                taken_over = stamp(job)
+                ctx.jobs.save(taken_over, expected_state=JobState.PENDING)
+                job = taken_over
         else:
             logger.info("ingest registration repeated", extra={"doc_id": document.doc_id, "job_id": job_id})
             return Registration(document, job)
