@@ -110,10 +110,7 @@ def reconcile_jobs(deps: ServiceDependencies, *, limit: int = 1000, liveness: re
                    any_worker: bool = False) -> list[recovery.Recovery]:
     """Fail every stuck PENDING or RUNNING job with a reason and re-drive it while it has attempts left.
     `liveness` (with `any_worker`) replaces the runner's own: the AWS reconciler's execution_liveness."""
-    # A job without its document is a trigger killed between the two writes (registration.register writes the
-    # job first): its retry, not a re-drive, completes it (a re-drive has no upload to read and left it FAILED)
-    in_flight = [job for state in recovery.IN_FLIGHT for job in deps.jobs.list(state=state, limit=limit)
-                 if _has_document(deps, job.doc_id)]
+    in_flight = [job for state in recovery.IN_FLIGHT for job in deps.jobs.list(state=state, limit=limit)]
 
     def fail(job: Any, reason: str) -> None:
         ingestion.fail_job(deps.ingestion, job.job_id, job.doc_id, {"Error": "Interrupted", "Cause": reason})
@@ -124,7 +121,7 @@ def reconcile_jobs(deps: ServiceDependencies, *, limit: int = 1000, liveness: re
 
     return recovery.reconcile(in_flight, lease_seconds=deps.settings.job_lease_seconds,
                               liveness=liveness or job_liveness(deps), fail=fail, redrive=redrive,
-                              any_worker=any_worker)
+                              registered=lambda job: _has_document(deps, job.doc_id), any_worker=any_worker)
 
 
 def _has_document(deps: ServiceDependencies, doc_id: str) -> bool:

@@ -88,13 +88,19 @@ def interrupted(job: IndexingJob) -> str:
 
 def reconcile(jobs: Iterable[IndexingJob], *, lease_seconds: float, liveness: Liveness | None,
               fail: Callable[[IndexingJob, str], None], redrive: Callable[[IndexingJob, bool], None],
+              registered: Callable[[IndexingJob], bool] = lambda job: True,
               any_worker: bool = False) -> list[Recovery]:
     """Fail every stuck job with a reason, then re-drive it while it has attempts left: `redrive(job, counted)`,
-    counted False for a job that never ran (a requeue, which spends no attempt)."""
+    counted False for a job that never ran (a requeue, which spends no attempt). A stuck job whose document was
+    never written (`registered` False: a trigger killed between the two writes, since registration writes the job
+    first) is left to that trigger's retry, which writes the document and takes the job over: a re-drive has no
+    upload to read."""
     recovered: list[Recovery] = []
     now = utc_now()
     for job in jobs:
         if not is_stuck(job, lease_seconds=lease_seconds, liveness=liveness, now=now, any_worker=any_worker):
+            continue
+        if not registered(job):
             continue
         reason = interrupted(job)
         try:
