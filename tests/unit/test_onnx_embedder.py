@@ -54,8 +54,42 @@ def test_onnx_embedder_returns_unit_length_float32_rows(embedder: OnnxEmbedder) 
 
 def test_onnx_embedder_is_deterministic(embedder: OnnxEmbedder) -> None:
     texts = ["Metformin is first-line therapy for type 2 diabetes.", LONG_ABSTRACT]
+    another = OnnxEmbedder(precision=embedder.precision)  # its own session, none of the first one's recent vectors
 
-    np.testing.assert_allclose(embedder.embed(texts), embedder.embed(texts), atol=1e-6)
+    np.testing.assert_allclose(embedder.embed(texts), another.embed(texts), atol=1e-6)
+
+
+def test_onnx_embedder_reuses_the_vector_of_a_text_it_just_embedded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the input screen and the search embed the same question on one run: the encoder runs once for it
+    embedder = OnnxEmbedder()
+    question = "What is the maximum daily dose of metformin?"
+    first = embedder.embed([question])
+    computed: list[list[str]] = []
+    real_embed = embedder._embed
+    monkeypatch.setattr(embedder, "_embed", lambda texts: computed.append(list(texts)) or real_embed(texts))
+
+    again = embedder.embed([question, "Sepsis"])
+
+    assert computed == [["Sepsis"]]
+    np.testing.assert_array_equal(again[0], first[0])
+    np.testing.assert_array_equal(again[1], real_embed(["Sepsis"])[0])
+
+
+def test_onnx_embedder_keeps_only_the_most_recent_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = OnnxEmbedder()
+    computed: list[str] = []
+
+    def fake_embed(texts: list[str]) -> np.ndarray:
+        computed.extend(texts)
+        return np.full((len(texts), 384), float(len(computed)), dtype=np.float32)
+
+    monkeypatch.setattr(embedder, "_embed", fake_embed)
+    for n in range(onnx_embedder.RECENT_VECTORS + 1):
+        embedder.embed([f"question {n}"])
+    embedder.embed(["question 1"])  # still kept: no encoder run
+    embedder.embed(["question 0"])  # the oldest, dropped: embedded again
+
+    assert computed[onnx_embedder.RECENT_VECTORS + 1:] == ["question 0"]
 
 
 def test_onnx_embedder_places_a_paraphrase_closer_than_an_unrelated_sentence(embedder: OnnxEmbedder) -> None:
@@ -167,7 +201,8 @@ def test_onnx_embedder_int8_vector_does_not_depend_on_its_batch(
     query = "Chest pain radiating to the left arm."
 
     alone = int8.embed([query])
-    batched = int8.embed([LONG_ABSTRACT, query, "Sepsis", LONG_ABSTRACT[:200]])
+    # more texts than a call whose vectors are kept (RECENT_CALL_TEXTS): the query is encoded again, in the batch
+    batched = int8.embed([LONG_ABSTRACT, query, "Sepsis", LONG_ABSTRACT[:200], LONG_ABSTRACT[:400]])
 
     np.testing.assert_array_equal(batched[1], alone[0])
 

