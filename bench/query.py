@@ -1,6 +1,7 @@
 """Query-pipeline overhead per question on the embedded stack: everything but the model call; prints JSON.
 
     .venv/bin/python bench/query.py [--chunks 10000] [--queries 60] [--plain-interpreter] [--profile 20]
+                                    [--phi-worker-process]
 
 The index holds the sample corpus (samples/, ingested as `voiceassist serve` does: it answers every question
 below, so each is an ordinary answered question, as a clinician's would be) and --chunks synthetic chunks
@@ -24,6 +25,9 @@ PHI-free question's path through the state machine: the states entered and the b
 CPU per thread, CPU per step with PHI-free questions and questions with PHI apart, the top functions by CPU across
 every thread, wall per state, each PHI recognizer's CPU) to stderr. The runner is the local runtime's, with its
 interpreter speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
+--phi-worker-process runs Presidio in its worker process (VOICEASSIST_PHI_WORKER_PROCESS, adapters/presidio/
+worker.py) and the runner reads ahead (query/read_ahead.py); "cpu" then adds the worker's CPU (its threads'
+/proc schedstat) to the process's.
 """
 
 from __future__ import annotations
@@ -171,6 +175,18 @@ def answered(response: QueryResponse, question: str, *, with_model: bool) -> Non
                          f"({status}): {question!r}")
 
 
+def worker_cpu_ms() -> float:
+    """CPU time of the PHI worker processes so far (every thread's, from /proc: ns resolution), 0 without any."""
+    from voiceassist.adapters.presidio.worker import worker_pids
+
+    total_ns = 0
+    for pid in worker_pids():
+        tasks = Path(f"/proc/{pid}/task")
+        for task in tasks.iterdir() if tasks.exists() else ():
+            total_ns += int((task / "schedstat").read_text().split()[0])
+    return total_ns / 1e6
+
+
 def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[str, Any]:
     use_models(deps, with_model=with_model)
     totals: list[float] = []
@@ -179,14 +195,14 @@ def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[
     stage_sums: list[float] = []
     orchestration: list[float] = []
     for n, question in enumerate(asked[:WARM_UP_QUERIES] + asked):
-        started, started_cpu = time.perf_counter(), time.process_time()
+        started, started_cpu, started_worker = time.perf_counter(), time.process_time(), worker_cpu_ms()
         response = service.answer(deps, QueryRequest(query=question), user_id="bench")
         elapsed = (time.perf_counter() - started) * 1000
         answered(response, question, with_model=with_model)
         if n < WARM_UP_QUERIES:
             continue
         totals.append(elapsed)
-        cpu.append((time.process_time() - started_cpu) * 1000)
+        cpu.append((time.process_time() - started_cpu) * 1000 + worker_cpu_ms() - started_worker)
         for stage, ms in response.metadata.latency_ms.items():
             stages.setdefault(stage, []).append(ms)
         stage_sums.append(sum(response.metadata.latency_ms.values()))
@@ -323,12 +339,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queries", type=int, default=60, help="timed questions per mode (half with PHI)")
     parser.add_argument("--plain-interpreter", action="store_true",
                         help="run moto's interpreter without the local runtime's speedups")
+    parser.add_argument("--phi-worker-process", action="store_true",
+                        help="Presidio in its worker process, the runner reading ahead")
     parser.add_argument("--profile", type=int, default=0, metavar="N",
                         help="also profile N questions per mode (to stderr; bench/query_profile.py)")
     args = parser.parse_args(argv)
     logger.setLevel("WARNING")  # stdout carries the report; the per-stage INFO lines would interleave
     with tempfile.TemporaryDirectory() as folder:
-        deps = Dependencies(Settings(data_dir=Path(folder)))
+        deps = Dependencies(Settings(data_dir=Path(folder), phi_worker_process=args.phi_worker_process))
         deps.pipelines = plain_runner() if args.plain_interpreter else local_pipeline_runner()  # type: ignore[misc]
         use_dependencies(deps)
         try:
@@ -348,6 +366,7 @@ def main(argv: list[str] | None = None) -> int:
                 "chunks": deps.index.count(), "vectors": "random unit vectors (dimension 384)",
                 "queries_per_mode": len(asked), "phi_share": 0.5,
                 "interpreter": "moto as shipped" if args.plain_interpreter else "with the local speedups",
+                "phi_worker_process": args.phi_worker_process,
                 "model": run_mode(deps, asked, with_model=True),
                 "extractive": run_mode(deps, asked, with_model=False),
                 "interpreter_cpu_per_execution": interpreter_cost(deps, PHI_FREE[0]),

@@ -30,6 +30,8 @@ def local_pipeline_runner() -> PipelineRunner:
         def run(self, pipeline: str, payload: dict[str, Any]) -> dict[str, Any]:
             self.preload(pipeline)
             with outside_api_turn():  # a question does not hold up the server's other requests
+                if pipeline == "query":
+                    read_ahead_of(payload)
                 return super().run(pipeline, payload)
 
         def preload(self, pipeline: str) -> None:
@@ -49,6 +51,18 @@ def local_pipeline_runner() -> PipelineRunner:
     # ingestion's or MCP's); the query's before its execution starts (LocalRunner.preload).
     tasks = {placeholder_for(name): lazy_handler(name) for name in function_names() if name != "api"}
     return LocalRunner(PIPELINES, tasks, max_concurrent_executions=4)
+
+
+def read_ahead_of(payload: dict[str, Any]) -> None:
+    """Start the question's PHI detection and knowledge-base search beside its steps (query/read_ahead.py), in the
+    dependencies its handlers use; nothing starts unless the PHI detector runs in a worker process of its own."""
+    from voiceassist.composition import dependencies
+    from voiceassist.query.read_ahead import read_ahead
+    from voiceassist.query.state import QueryState
+
+    deps = dependencies()
+    if deps.settings.phi_worker_process:
+        read_ahead(deps.query, QueryState.model_validate(payload))
 
 
 def lazy_handler(function_name: str) -> Callable[[dict[str, Any], Any], Any]:

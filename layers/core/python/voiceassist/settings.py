@@ -64,6 +64,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_PHI_DETECTOR_FUNCTION,
     ENV_PHI_MODE,
     ENV_PHI_TIMEOUT_S,
+    ENV_PHI_WORKER_PROCESS,
     ENV_POLLY_ENGINE,
     ENV_POLLY_VOICE,
     ENV_PUBMED_API_KEY,
@@ -160,6 +161,8 @@ class Settings(BaseModel):
     # one detection's time limit (phi/detection.py): past it the text fails closed; below the Detect PHI state's 10 s
     phi_timeout_s: float = Field(default=2.0, gt=0, le=9)
     phi_detector: PhiDetectorKind = PhiDetectorKind.PRESIDIO
+    # Presidio in a worker process of its own (adapters/presidio/worker.py; the local runtime reads ahead with it)
+    phi_worker_process: bool = False
 
     chunk_tokens: int = Field(default=200, ge=32, le=2000)
     chunk_overlap: int = Field(default=30, ge=0, le=500)
@@ -264,6 +267,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_PHI_MODE: "phi_mode",
     ENV_PHI_TIMEOUT_S: "phi_timeout_s",
     ENV_PHI_DETECTOR: "phi_detector",
+    ENV_PHI_WORKER_PROCESS: "phi_worker_process",
     ENV_CHUNK_TOKENS: "chunk_tokens",
     ENV_CHUNK_OVERLAP: "chunk_overlap",
     ENV_FUSION: "fusion",

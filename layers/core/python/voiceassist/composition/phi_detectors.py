@@ -15,7 +15,8 @@ def build_detector(settings: Settings, *, timeout_s: float | None = None,
     (default: the settings' phi_timeout_s, 2 s).
 
     - mode off: the disabled detector, whatever the detector setting;
-    - presidio (default): the local Presidio engine behind the fail-closed wrapper;
+    - presidio (default): the local Presidio engine behind the fail-closed wrapper (in a worker process of its own
+      with phi_worker_process);
     - comprehend_medical: Amazon Comprehend Medical DetectPHI behind the fail-closed wrapper;
     - both: the union of the two, each fail-closed, so that either failing fails the detection closed.
     """
@@ -24,15 +25,23 @@ def build_detector(settings: Settings, *, timeout_s: float | None = None,
     timeout_s = settings.phi_timeout_s if timeout_s is None else timeout_s
     detectors: list[PhiDetector] = []
     if settings.phi_detector in (PhiDetectorKind.PRESIDIO, PhiDetectorKind.BOTH):
-        from voiceassist.adapters.presidio.detector import PresidioPhiDetector
-
-        detectors.append(FailClosedDetector(PresidioPhiDetector(mode=settings.phi_mode), timeout_s=timeout_s))
+        detectors.append(FailClosedDetector(_presidio(settings, timeout_s), timeout_s=timeout_s))
     if settings.phi_detector in (PhiDetectorKind.COMPREHEND_MEDICAL, PhiDetectorKind.BOTH):
         from voiceassist.adapters.aws.comprehend_medical_phi import ComprehendMedicalPhiDetector
 
         client = comprehend_client or _comprehend_client(settings)
         detectors.append(FailClosedDetector(ComprehendMedicalPhiDetector(client), timeout_s=timeout_s))
     return detectors[0] if len(detectors) == 1 else UnionPhiDetector(*detectors)
+
+
+def _presidio(settings: Settings, timeout_s: float) -> PhiDetector:
+    if settings.phi_worker_process:
+        from voiceassist.adapters.presidio.worker import WorkerPhiDetector
+
+        return WorkerPhiDetector(mode=settings.phi_mode, timeout_s=timeout_s)
+    from voiceassist.adapters.presidio.detector import PresidioPhiDetector
+
+    return PresidioPhiDetector(mode=settings.phi_mode)
 
 
 def _comprehend_client(settings: Settings) -> Any:

@@ -104,6 +104,11 @@ ENV_CORS_ORIGINS = "VOICEASSIST_CORS_ORIGINS"
 ENV_PHI_DETECTOR = "VOICEASSIST_PHI_DETECTOR"
 
 
+# Presidio's detections in a worker process of their own (local runtime; adapters/presidio/worker.py): they then run
+# beside the rest of a question (query/read_ahead.py) instead of taking turns with it for the GIL.
+ENV_PHI_WORKER_PROCESS = "VOICEASSIST_PHI_WORKER_PROCESS"
+
+
 class PhiDetectorKind(StrEnum):
     PRESIDIO = "presidio"
     COMPREHEND_MEDICAL = "comprehend_medical"

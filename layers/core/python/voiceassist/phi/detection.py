@@ -8,7 +8,7 @@ Nothing here puts raw text into an error, a log line or a placeholder.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
@@ -105,6 +105,14 @@ class FailClosedDetector:
                 if callable(loader):
                     loader()
                 self._loaded = True
+
+    @property
+    def begin(self) -> Callable[[str], None] | None:
+        """The inner detector's `begin` (start detecting a text in its worker process; the next detect of that
+        text collects it: adapters/presidio/worker.py), when it has one. A begin that fails starts nothing: the
+        detect that follows detects, or fails closed, as always."""
+        inner_begin = getattr(self.inner, "begin", None)
+        return inner_begin if callable(inner_begin) else None
 
     def detect(self, text: str) -> PhiResult:
         try:

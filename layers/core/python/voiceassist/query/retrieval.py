@@ -20,7 +20,7 @@ from voiceassist.models import (
     SourceType,
 )
 from voiceassist.observability import log_failure
-from voiceassist.query import abstention, ladder, planner, search, sources
+from voiceassist.query import abstention, ladder, planner, read_ahead, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_query
 from voiceassist.query.state import QueryContext, QueryState, run_config, timed
@@ -51,22 +51,42 @@ def search_source(ctx: QueryContext, state: QueryState, source: SearchBranch | s
 
 def search_knowledge_base(ctx: QueryContext, state: QueryState, *, source_types: list[SourceType] | None = None
                           ) -> list[SearchHit]:
-    """The knowledge base: hybrid BM25 + vector with the configured fusion, then the reranker."""
+    """The knowledge base: hybrid BM25 + vector with the configured fusion, then the reranker (or the same search
+    run ahead when the question arrived, query/read_ahead.py)."""
     started = time.perf_counter()
+    filters, top_k, mode = knowledge_base_search_arguments(state, source_types)
+    hits = read_ahead.collect(read_ahead.search_key(ctx, state.request.query, filters=filters, top_k=top_k,
+                                                    mode=mode))
+    if hits is None:
+        try:
+            query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters, mode=mode)
+        except Exception as exc:  # noqa: BLE001 - any embedder failure: keywords alone beat no search at all
+            log_failure("the embedder failed; searching by keywords only", exc)  # its message may quote the question
+            state.warnings.append(EMBEDDER_FAILED)
+            query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters,
+                                         mode=SearchMode.BM25)
+        hits = run_knowledge_base_query(ctx, query, phi_detected=state.phi_detected)
+    state.latency_ms["search_knowledge_base"] = round((time.perf_counter() - started) * 1000, 2)
+    return hits
+
+
+def knowledge_base_search_arguments(state: QueryState, source_types: list[SourceType] | None = None
+                                    ) -> tuple[SearchFilters, int, SearchMode]:
+    """The filters, depth and mode of the question's knowledge-base search (a branch's source types applied)."""
     filters = state.request.filters
     if source_types:
         filters = filters.model_copy(update={"source_types": source_types})
-    top_k = max(state.request.top_k * 2, 10)
     mode = SearchMode.DENSE if state.ladder.step == ladder.DENSE else SearchMode.HYBRID  # the ladder's dense step
-    try:
-        query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters, mode=mode)
-    except Exception as exc:  # noqa: BLE001 - any embedder failure: keywords alone beat no search at all
-        log_failure("the embedder failed; searching by keywords only", exc)  # its message may quote the question
-        state.warnings.append(EMBEDDER_FAILED)
-        query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters, mode=SearchMode.BM25)
-    hits = run_knowledge_base_query(ctx, query, phi_detected=state.phi_detected)
-    state.latency_ms["search_knowledge_base"] = round((time.perf_counter() - started) * 1000, 2)
-    return hits
+    return filters, max(state.request.top_k * 2, 10), mode
+
+
+def searched_ahead(ctx: QueryContext, question: str, *, filters: SearchFilters, top_k: int, mode: SearchMode
+                   ) -> list[SearchHit]:
+    """The search Search One Source would run, run ahead (query/read_ahead.py: only with an embedder and a
+    reranker inside the boundary, so it is the search a question with PHI gets). An embedder failure raises:
+    the step then searches itself and says so."""
+    query = knowledge_base_query(ctx, question, top_k=top_k, filters=filters, mode=mode)
+    return run_knowledge_base_query(ctx, query, phi_detected=True)
 
 
 def knowledge_base_query(ctx: QueryContext, question: str, *, top_k: int, filters: SearchFilters | None = None,

@@ -1,0 +1,89 @@
+"""Reading ahead: work a question's steps will ask for, started when the question arrives, beside the steps.
+
+The local runtime runs a question's steps one after another in one process, and nothing heavy in them releases
+the GIL; a detector whose detections run in a process of their own (`begin`: adapters/presidio/worker.py) lets
+the knowledge-base search run beside the PHI detection instead of after it. On AWS every step is its own Lambda,
+and nothing calls this.
+
+The PHI boundary holds: what runs ahead stays inside it. The search ahead is the one Search One Source runs for
+the knowledge base, for any question, PHI or not (the index, the in-boundary embedder and an in-boundary
+reranker); with an embedder or a reranker outside the boundary nothing is searched ahead. Its hits are used only
+by the step that would have searched with exactly the same text, filters, depth and mode (else it searches
+itself), and only after Detect PHI and Classify Intent have run as always; a question they refuse or send
+elsewhere never reads them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+
+from voiceassist.models import SearchFilters, SearchHit, SearchMode
+from voiceassist.observability import log_failure
+from voiceassist.query.state import QueryContext, QueryState, run_detector
+
+# Searches started ahead and never collected (a question refused or answered by a tool) are dropped past these.
+MAX_AHEAD = 16
+AHEAD_TTL_S = 60.0
+# How long the step waits for a search already running ahead before it searches itself.
+COLLECT_TIMEOUT_S = 5.0
+
+SearchKey = tuple[int, bytes, str, int, str]
+
+_lock = threading.Lock()
+_ahead: OrderedDict[SearchKey, tuple[float, Future[list[SearchHit]]]] = OrderedDict()
+_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="read-ahead")
+
+
+def search_key(ctx: QueryContext, question: str, *, filters: SearchFilters, top_k: int, mode: SearchMode
+               ) -> SearchKey:
+    """What makes two knowledge-base searches the same one (the question by its hash: the map holds no PHI)."""
+    digest = hashlib.sha256(question.encode("utf-8", "surrogatepass")).digest()
+    return id(ctx), digest, filters.model_dump_json(), top_k, mode.value
+
+
+def read_ahead(ctx: QueryContext, state: QueryState) -> None:
+    """Start the question's PHI detection in the detector's worker and its knowledge-base search on a thread.
+    Without a detector that detects beside this process (no `begin`), nothing starts: the search would only
+    take turns with the detection. Never raises: what fails here is done again, as always, by its own step."""
+    begin = getattr(run_detector(ctx, state), "begin", None)
+    if not callable(begin):
+        return
+    try:
+        begin(state.request.query)
+        if state.history:
+            begin("\n".join(state.history))
+    except Exception as exc:  # noqa: BLE001 - Detect PHI asks again and fails closed itself
+        log_failure("PHI detection could not start ahead", exc)
+        return
+    if not (ctx.embedder.in_boundary and ctx.reranker.in_boundary):
+        return
+    from voiceassist.query.retrieval import knowledge_base_search_arguments, searched_ahead
+
+    filters, top_k, mode = knowledge_base_search_arguments(state)
+    key = search_key(ctx, state.request.query, filters=filters, top_k=top_k, mode=mode)
+    future = _threads.submit(searched_ahead, ctx, state.request.query, filters=filters, top_k=top_k, mode=mode)
+    now = time.monotonic()
+    with _lock:
+        _ahead[key] = (now, future)
+        while _ahead and (len(_ahead) > MAX_AHEAD or now - next(iter(_ahead.values()))[0] > AHEAD_TTL_S):
+            _ahead.popitem(last=False)
+
+
+def collect(key: SearchKey) -> list[SearchHit] | None:
+    """The hits searched ahead under `key` (once), or None: none started, or it failed (the caller searches)."""
+    with _lock:
+        started = _ahead.pop(key, None)
+    if started is None:
+        return None
+    try:
+        return started[1].result(timeout=COLLECT_TIMEOUT_S)
+    except FutureTimeout:
+        return None
+    except Exception as exc:  # noqa: BLE001 - the step's own search reports what fails
+        log_failure("the search ahead failed; searching again", exc)
+        return None
