@@ -72,7 +72,10 @@ def app_functions(synthesized: Synthesized, env: str) -> dict[str, dict[str, Any
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """The synthesis starts in the background as soon as the tests are collected, when any of them needs it: the
-    workers run other tests meanwhile instead of waiting for it (tests/support/shared_build.py)."""
+    workers run other tests meanwhile instead of waiting for it (tests/support/shared_build.py). Not for
+    `--collect-only`, which runs no test."""
+    if session.config.option.collectonly:
+        return
     if any("synthesized" in getattr(item, "fixturenames", ()) for item in session.items):
         start_building(session.config._tmp_path_factory, "synthesized", "tests.infra.synth")  # type: ignore[attr-defined]
 
