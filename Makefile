@@ -18,11 +18,15 @@ RUN_EXTRAS := phi,local
 DEV_EXTRAS := phi,local,infra,dev
 RUN_STAMP := $(VENV)/.installed-run-$(PINS)
 DEV_STAMP := $(VENV)/.installed-dev-$(PINS)
-# Test workers (pytest-xdist): `auto` is one per core; PYTEST_WORKERS=0 runs in this process (a debugger, -x).
+# Test workers (pytest-xdist): one more than the cores, since the tests leave a core idle for long stretches (a
+# server starting, a fault's deliberate delay, Chromium, a subprocess): on 2 cores, tests/integration and
+# tests/statemachines kept 0.8-0.9 of them busy on two workers and 1.1-1.25 on three, for a quarter less wall
+# (docs/benchmarks.md, "The test suite");
+# PYTEST_WORKERS=0 runs in this process (a debugger, -x).
 # loadgroup: a test on a module-scoped fixture stays with the rest of its module (tests/support/xdist_order.py marks
 # it); every other test goes to whichever worker is free, the slow ones first. Costly session results are built once for all workers
 # (tests/support/shared_build.py).
-PYTEST_WORKERS ?= auto
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 export PORT ?= 8080
 CDK_CLI := 2.1148.x

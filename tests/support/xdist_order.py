@@ -1,4 +1,4 @@
-"""How `make test` hands the tests to its pytest-xdist workers (`-n auto --dist loadgroup`); tests/conftest.py
+"""How `make test` hands the tests to its pytest-xdist workers (`-n <cores + 1> --dist loadgroup`); tests/conftest.py
 installs these hooks. Standard library and pytest only: tests/architecture/test_test_grouping.py runs them in a
 small xdist suite of its own, where importing the project would cost each of its three processes a second.
 
