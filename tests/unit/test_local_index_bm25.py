@@ -134,6 +134,18 @@ def test_local_index_bm25_leaves_a_phrase_word_to_fts5(index: LocalHybridIndex, 
     assert_same_ranking(hits, fts5_ranking(index_path, "il_6", 10))
 
 
+def test_local_index_version_activated_again_is_found_again_by_a_phrase(index: LocalHybridIndex,
+                                                                      index_path: Path) -> None:
+    # Given version 2 activated over version 1, then version 1 activated again (a failed update's rollback)
+    add(index, [make_chunk(0, "raised IL 6 in sepsis")])
+    add(index, [make_chunk(0, "stroke trial cohort", version=2)])
+    index.activate("doc-0", 1)
+    # Then FTS5 (which scores a phrase word) finds version 1 again, and only it, in both kinds of query
+    assert [chunk_id for chunk_id, _ in bm25_ranking(index, "il_6", 10)] == ["doc-0-v1"]
+    assert bm25_ranking(index, "stroke", 10) == []
+    assert_same_ranking(bm25_ranking(index, "il_6 sepsis", 10), fts5_ranking(index_path, "il_6 sepsis", 10))
+
+
 def test_local_index_sees_writes_made_through_another_connection(index_path: Path) -> None:
     server = LocalHybridIndex(index_path, dimension=DIMENSION)
     cli = LocalHybridIndex(index_path, dimension=DIMENSION)

@@ -45,6 +45,7 @@ class Fts5Tokenizer:
             f"CREATE VIRTUAL TABLE scratch USING fts5(text, title, content = '', tokenize = '{tokenize}')"
         )
         self._db.execute("CREATE VIRTUAL TABLE scratch_tokens USING fts5vocab(scratch, 'instance')")
+        self._db.execute("CREATE VIRTUAL TABLE scratch_terms USING fts5vocab(scratch, 'row')")
         self._lock = threading.Lock()
         self._single_tokens: dict[str, str | None] = {}
 
@@ -55,9 +56,10 @@ class Fts5Tokenizer:
     def count_terms(self, rows: Sequence[tuple[str, str]]) -> CountedTerms:
         """Every (row, token) pair of `rows` (text, title) with the token's occurrences in each column.
 
-        All rows go into the scratch table in one transaction; SQLite hands back every token instance as
-        three concatenated strings (one statement per batch, no Python object per instance) and numpy
-        counts them: a batch of 1,000 chunks costs about a third of grouping the instances in SQL.
+        All rows go into the scratch table in one transaction. Both vocabularies walk FTS5's index in the
+        same term order: the 'row' one gives each distinct token once with its number of instances, the
+        'instance' one each instance's row and column, as integers only (a string per instance cost more
+        than the tokenizing: 20,000 bench chunks 3.77 -> 2.08 CPU s, same run); numpy counts them.
         """
         if not rows:
             return CountedTerms.empty()
@@ -66,15 +68,16 @@ class Fts5Tokenizer:
             try:
                 self._db.executemany("INSERT INTO scratch (rowid, text, title) VALUES (?, ?, ?)",
                                      [(number, text, title) for number, (text, title) in enumerate(rows)])
-                docs, tokens, in_title = self._db.execute(
-                    "SELECT group_concat(doc), group_concat(term, ' '), group_concat(col = 'title')"
-                    " FROM scratch_tokens").fetchone()
+                tokens, instance_counts = self._db.execute(
+                    "SELECT group_concat(term, ' '), group_concat(cnt) FROM scratch_terms").fetchone()
+                (instances,) = self._db.execute(
+                    "SELECT group_concat(doc * 2 + (col = 'title')) FROM scratch_tokens").fetchone()
             finally:
                 self._db.execute("ROLLBACK")  # empties the scratch table
-        if docs is None:
+        if tokens is None or instances is None:
             return CountedTerms.empty()
         # A token never holds a space or a comma: unicode61 splits on both (they are separators to it).
-        return CountedTerms.of_instances(_integers(docs), tokens.split(" "), _integers(in_title))
+        return CountedTerms.of_term_instances(tokens.split(" "), _integers(instance_counts), _integers(instances))
 
     def single_tokens(self, words: Sequence[str]) -> list[str] | None:
         """The one token FTS5 makes of each word (porter-stemmed, folded), or None if any word makes another
@@ -124,17 +127,24 @@ class CountedTerms:
         return cls([], nothing, nothing, nothing, nothing)
 
     @classmethod
-    def of_instances(cls, rows: np.ndarray, tokens: list[str], in_title: np.ndarray) -> CountedTerms:
-        """Count token instances (row, token, whether in the title) into pairs."""
-        numbering = {token: number for number, token in enumerate(dict.fromkeys(tokens))}
-        terms = np.fromiter(map(numbering.__getitem__, tokens), dtype=np.int64, count=len(tokens))
-        keys, counts = np.unique((rows * len(numbering) + terms) * 2 + in_title, return_counts=True)
-        pairs, pair_of_key = np.unique(keys // 2, return_inverse=True)
-        text, title = np.zeros(len(pairs), dtype=np.int64), np.zeros(len(pairs), dtype=np.int64)
+    def of_term_instances(cls, tokens: list[str], instance_counts: np.ndarray, instances: np.ndarray
+                          ) -> CountedTerms:
+        """Count token instances into pairs: `tokens` distinct, `instance_counts` each one's instances, and
+        `instances` (row x 2 + 1 if in the title) grouped token by token in the order of `tokens`."""
+        if int(instance_counts.sum()) != instances.size:
+            raise RuntimeError("FTS5's row and instance vocabularies disagree on the scratch table")
+        terms = np.repeat(np.arange(len(tokens), dtype=np.int64), instance_counts)
+        keys, counts = np.unique(((instances // 2) * len(tokens) + terms) * 2 + instances % 2, return_counts=True)
+        pairs = keys // 2  # ascending: a pair's text count (even key) comes just before its title count
+        starts = np.ones(len(pairs), dtype=bool)
+        starts[1:] = pairs[1:] != pairs[:-1]
+        pair_of_key = np.cumsum(starts) - 1
+        unique_pairs = pairs[starts]
+        text, title = np.zeros(len(unique_pairs), dtype=np.int64), np.zeros(len(unique_pairs), dtype=np.int64)
         in_text = keys % 2 == 0
         text[pair_of_key[in_text]] = counts[in_text]
         title[pair_of_key[~in_text]] = counts[~in_text]
-        return cls(list(numbering), pairs // len(numbering), pairs % len(numbering), text, title)
+        return cls(tokens, unique_pairs // len(tokens), unique_pairs % len(tokens), text, title)
 
     def as_dicts(self, row_count: int) -> list[dict[str, tuple[int, int]]]:
         """Per row: token -> (occurrences in text, in title); for reading, not the indexing path."""
