@@ -254,3 +254,21 @@ def test_questions_and_reads_at_once_each_get_their_own_answer(server: Any) -> N
     finally:
         sys.setswitchinterval(interval)
     assert answers == [(200, "query" if n % 2 else "health") for n in range(24)]
+
+
+def test_replies_go_out_without_waiting_for_the_clients_ack(server: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A reply is two writes (headers, then body): with Nagle's algorithm on, the body of each reply on a kept-alive
+    # connection waited for the client's delayed ACK (40 ms a request)
+    from voiceassist_local.server import ApiRequestHandler
+
+    seen: list[int] = []
+    setup = ApiRequestHandler.setup
+
+    def recording_setup(handler: Any) -> None:
+        setup(handler)
+        seen.append(handler.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    monkeypatch.setattr(ApiRequestHandler, "setup", recording_setup)
+    reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    assert status_and_body(reply)[0] == 200
+    assert seen and all(seen)
