@@ -27,7 +27,8 @@ every thread, wall per state, each PHI recognizer's CPU) to stderr. The runner i
 interpreter speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
 --phi-worker-process runs Presidio in its worker process (VOICEASSIST_PHI_WORKER_PROCESS, adapters/presidio/
 worker.py) and the runner reads ahead (query/read_ahead.py); "cpu" then adds the worker's CPU (its threads'
-/proc schedstat) to the process's.
+/proc schedstat) to the process's. --profile's step table runs its own plain runner (handlers on thread clocks): no
+read-ahead there, and with the worker the detection's CPU is the worker's, outside the table.
 """
 
 from __future__ import annotations
