@@ -203,7 +203,18 @@ class FunctionFactory(Construct):
                     "resource; the ingestion functions reserve theirs (functions.ingest_reserved_concurrency).",
                 ),
             )
-        if spec.name not in ASYNC_FUNCTIONS:
+        if spec.name in SWEPT_FUNCTIONS:
+            acknowledge(
+                function,
+                (
+                    "HIPAA.Security-LambdaDLQ",
+                    "An upload's event that fails every retry is not kept: a dead-letter queue would hold its "
+                    "raw object key (a file name that may be PHI) for 14 days. The bucket is the queue: the "
+                    "ingest reconciler's sweep of incoming/ starts every upload without an idempotency record "
+                    "(ingest/upload_sweep.py, decision 0028); AsyncEventsDropped raises an alarm.",
+                ),
+            )
+        elif spec.name not in ASYNC_FUNCTIONS:
             acknowledge(
                 function,
                 (
@@ -229,5 +240,8 @@ def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int |
 
 # The PHI container functions on the query path, kept warm where the environment asks for it.
 WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_generate", "query_assemble"})
-# Functions invoked asynchronously (by EventBridge); each gets a dead-letter queue.
-ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger", "ingest_reconcile"})
+# Functions invoked asynchronously (by EventBridge) whose events name nothing private: each gets a dead-letter queue.
+ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_reconcile"})
+# Invoked asynchronously with events that name an upload's raw key: no dead-letter queue (decision 0028); an event
+# that fails every retry is dropped, and the reconciler's sweep of incoming/ starts its upload.
+SWEPT_FUNCTIONS: frozenset[str] = frozenset({"ingest_trigger"})

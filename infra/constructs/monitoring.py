@@ -108,6 +108,15 @@ class Monitoring(Construct):
             description="The WebSocket authorizer could not check tokens (JWKS unreachable or not configured); "
             "every connection is refused",
         )
+        # The upload trigger keeps no dead-letter queue (its events hold raw keys, decision 0028): an event
+        # dropped after every retry is counted here, and the reconciler's sweep of incoming/ starts its upload.
+        self._alarm(
+            "IngestTriggerEventsDropped",
+            functions["ingest_trigger"].metric("AsyncEventsDropped", period=Duration.minutes(5), statistic="Sum"),
+            threshold=1,
+            description="Upload events failed every retry of ingest_trigger; the reconciler's sweep of incoming/ "
+            "starts their uploads within minutes (see its log for failures by key hash)",
+        )
         for name, queue in dead_letter_queues.items():
             self._alarm(
                 f"{_pascal(name)}DeadLetters",

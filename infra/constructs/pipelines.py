@@ -100,21 +100,24 @@ class Pipelines(Construct):
     def reconcile_on_schedule(
         self, *, reconciler: lambda_.IFunction, dead_letter_queue: sqs.IQueue, minutes: int = 5
     ) -> events.Rule:
-        """Every few minutes the reconciler compares PENDING/RUNNING jobs with their executions."""
+        """Every few minutes the reconciler compares PENDING/RUNNING jobs with their executions, and sweeps
+        incoming/ for uploads whose event was lost (its events carry no key: a dead-letter queue is safe)."""
         rule = events.Rule(
             self,
             "ReconcileIngestJobs",
-            description="Fail or re-drive ingestion jobs whose execution ended or is gone",
+            description="Fail or re-drive ingestion jobs whose execution ended or is gone; start lost uploads",
             schedule=events.Schedule.rate(Duration.minutes(minutes)),
         )
         rule.add_target(targets.LambdaFunction(reconciler, dead_letter_queue=dead_letter_queue, retry_attempts=2,
                                                max_event_age=Duration.minutes(minutes)))
         return rule
 
-    def trigger_ingestion_on_upload(
-        self, *, bucket: s3.IBucket, trigger: lambda_.IFunction, dead_letter_queue: sqs.IQueue
-    ) -> events.Rule:
-        """S3 Object Created (uploads only) -> EventBridge -> the trigger function, which starts ingestion."""
+    def trigger_ingestion_on_upload(self, *, bucket: s3.IBucket, trigger: lambda_.IFunction) -> events.Rule:
+        """S3 Object Created (uploads only) -> EventBridge -> the trigger function, which starts ingestion.
+
+        No dead-letter queue: an event holds the upload's raw key (a file name that may be PHI), and a queue
+        would keep it 14 days. An event that fails every retry is dropped; the reconciler's sweep of incoming/
+        (every five minutes, reconcile_on_schedule) starts its upload (ingest/upload_sweep.py, decision 0028)."""
         rule = events.Rule(
             self,
             "UploadedDocument",
@@ -131,7 +134,6 @@ class Pipelines(Construct):
         rule.add_target(
             targets.LambdaFunction(
                 trigger,
-                dead_letter_queue=dead_letter_queue,
                 retry_attempts=4,
                 max_event_age=Duration.hours(6),
             )

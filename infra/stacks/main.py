@@ -129,7 +129,6 @@ class MainStack(Stack):
         self.pipelines.trigger_ingestion_on_upload(
             bucket=self.storage.documents_bucket,
             trigger=functions["ingest_trigger"],
-            dead_letter_queue=dead_letter_queues["ingest_trigger"],
         )
         self.pipelines.reconcile_on_schedule(
             reconciler=functions["ingest_reconcile"], dead_letter_queue=dead_letter_queues["ingest_reconcile"]

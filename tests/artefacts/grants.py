@@ -35,6 +35,9 @@ _BY_REFERENCE = "large artefacts travel as S3 blobs between the ingest steps (in
 NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("ingest_trigger", A.BUCKET_WRITE): "an upload whose content is live already (unchanged) is deleted "
                                         "(ingest/settling.py); the run uploads each content once",
+    ("ingest_reconcile", A.IDEMPOTENCY): "the sweep of incoming/ claims an upload older than its settling time "
+                                         "(10 minutes) whose event was lost; the run's uploads are new (tested on "
+                                         "moto's S3 and Step Functions: tests/unit/test_upload_sweep.py)",
     ("ingest_register", A.DOCUMENTS_WRITE): "Mark Registration Failed fails the version of a registration that "
                                             "failed after writing its job; the trigger registers, so the run's "
                                             "executions all start with a registered job",

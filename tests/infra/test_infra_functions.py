@@ -92,11 +92,22 @@ def test_no_function_role_carries_a_managed_policy(synthesized: Synthesized) -> 
     assert function_roles and all("ManagedPolicyArns" not in v for v in function_roles.values())
 
 
-def test_uploads_trigger_ingestion_with_a_dead_letter_queue(synthesized: Synthesized) -> None:
-    (rule,) = (r for r in resources(synthesized.main("dev"), "AWS::Events::Rule").values() if "EventPattern" in r)
+def test_uploads_trigger_ingestion_with_no_queue_keeping_their_raw_keys(synthesized: Synthesized) -> None:
+    """An upload's event names its raw key (a file name that may be PHI): neither the rule's target nor the
+    function's asynchronous invocation keeps a failed one (decision 0028); the reconciler's sweep of incoming/
+    starts the upload, and the events EventBridge/Lambda drop raise an alarm."""
+    template = synthesized.main("dev")
+    (rule,) = (r for r in resources(template, "AWS::Events::Rule").values() if "EventPattern" in r)
     assert rule["EventPattern"]["detail"]["object"] == {"key": [{"prefix": INCOMING_PREFIX}]}
     (target,) = rule["Targets"]
-    assert target["DeadLetterConfig"]["Arn"]
+    assert "DeadLetterConfig" not in target and target["RetryPolicy"]["MaximumRetryAttempts"] == 4
+    (trigger,) = (v for k, v in resources(template, "AWS::Lambda::Function").items() if "IngestTrigger" in k)
+    assert "DeadLetterConfig" not in trigger
+    invoke_configs = resources(template, "AWS::Lambda::EventInvokeConfig").values()
+    assert not [c for c in invoke_configs if "DestinationConfig" in c]
+    (dropped,) = (a for a in resources(template, "AWS::CloudWatch::Alarm").values()
+                  if a.get("MetricName") == "AsyncEventsDropped")
+    assert "IngestTrigger" in str(dropped["Dimensions"]) and dropped["Threshold"] == 1
 
 
 def test_a_schedule_runs_the_ingest_reconciler_with_a_dead_letter_queue(synthesized: Synthesized) -> None:
@@ -110,6 +121,9 @@ def test_a_schedule_runs_the_ingest_reconciler_with_a_dead_letter_queue(synthesi
     statements = [s for p in policies for s in p["PolicyDocument"]["Statement"]]
     describe = [s for s in statements if s["Action"] == "states:DescribeExecution"]
     assert len(describe) == 1 and ":execution:" in str(describe[0]["Resource"])
+    # the sweep of incoming/: it lists and reads uploads and claims them by the trigger's idempotency record
+    actions = {a for s in statements for a in ([s["Action"]] if isinstance(s["Action"], str) else s["Action"])}
+    assert {"s3:List*", "s3:GetObject*", "states:StartExecution", "dynamodb:PutItem"} <= actions
 
 
 def test_function_roles_invoke_only_the_tool_runner_and_the_phi_detector_function(synthesized: Synthesized) -> None:

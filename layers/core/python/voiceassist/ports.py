@@ -7,7 +7,7 @@ against both.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol, runtime_checkable
@@ -57,6 +57,25 @@ class BlobStore(Protocol):
     def delete(self, key: str) -> None: ...
 
     def exists(self, key: str) -> bool: ...
+
+
+@dataclass(frozen=True)
+class StoredUpload:
+    """One object of a listing: its key, ETag (unquoted, as S3's events carry it), size and last write (UTC)."""
+
+    key: str
+    etag: str
+    size: int
+    modified: datetime
+
+
+@runtime_checkable
+class UploadListing(Protocol):
+    """The objects under a prefix of a bucket (S3's ListObjectsV2): the sweep of incoming/ (ingest/upload_sweep.py)."""
+
+    bucket: str
+
+    def uploads(self, prefix: str) -> Iterator[StoredUpload]: ...
 
 
 @runtime_checkable

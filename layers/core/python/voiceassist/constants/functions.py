@@ -371,7 +371,8 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
     ),
     _spec(
         "ingest_reconcile",
-        "Schedule -> fail or re-drive jobs whose ingest execution ended or is gone",
+        "Schedule -> fail or re-drive jobs whose ingest execution ended or is gone; start uploads whose event "
+        "was lost",
         A.JOBS_WRITE,
         # failing a job is ingest_fail's work (ingest/stages.py fail_job): its version FAILED, its chunks and
         # stored artefacts removed (deleted by key: no read)
@@ -380,7 +381,11 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.BUCKET_WRITE,
         A.DESCRIBE_INGEST,
         A.START_INGEST,  # re-drives a stuck job as a new attempt
-        timeout_seconds=120,
+        # the sweep of incoming/ (ingest/upload_sweep.py) does the trigger's work for an upload whose event was
+        # lost: lists incoming/ and reads the upload (BUCKET_READ), claims it by the trigger's idempotency record
+        A.BUCKET_READ,
+        A.IDEMPOTENCY,
+        timeout_seconds=300,  # a sweep stops while a trigger's 60 s are left (one upload registered at a time)
     ),
 )
 FUNCTIONS_BY_NAME: dict[str, FunctionSpec] = {spec.name: spec for spec in FUNCTIONS}

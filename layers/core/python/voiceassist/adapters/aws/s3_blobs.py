@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -9,6 +10,7 @@ from botocore.exceptions import ClientError
 from voiceassist.adapters.aws.s3_bucket import S3Bucket
 from voiceassist.adapters.local.folder_blobs import normalise_metadata, validate_blob_key
 from voiceassist.errors import NotFound
+from voiceassist.ports import StoredUpload
 
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 
@@ -55,6 +57,15 @@ class S3BlobStore(S3Bucket):
         except NotFound:
             return False
         return True
+
+    def uploads(self, prefix: str) -> Iterator[StoredUpload]:
+        """Every current object under `prefix`, page by page (ListObjectsV2: 1,000 keys a page, in key order).
+        S3 lists an ETag in quotes; its events carry it without (the trigger's idempotency key)."""
+        pages = self._s3().get_paginator("list_objects_v2").paginate(Bucket=self.bucket, Prefix=prefix)
+        for page in pages:
+            for item in page.get("Contents", []):
+                yield StoredUpload(key=item["Key"], etag=str(item.get("ETag", "")).strip('"'),
+                                   size=int(item.get("Size", 0)), modified=item["LastModified"])
 
 
 
