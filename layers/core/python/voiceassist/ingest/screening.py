@@ -39,6 +39,7 @@ from typing import Any
 
 from voiceassist.errors import Conflict, ExtractionError, NotFound, VoiceAssistError
 from voiceassist.ingest.document_metadata import words_apart
+from voiceassist.ingest.name_vocabulary import common_word_name, eponym
 from voiceassist.ingest.registration import document_id
 from voiceassist.ingest.settling import settle_upload
 from voiceassist.ingest.stages import INCOMING_PREFIX, IngestionContext
@@ -247,7 +248,8 @@ def _weak(field: str, entity: PhiEntity, probe: str) -> bool:
         return False
     if field in KEY_FIELDS and entity.score < WEAK_KEY_ID_SCORE:
         return True  # a bare digit run in a key: a corpus id "10608397" (0.6), even when it is the whole key
-    return context_free(entity, probe)
+    # "Diaphragm Atrophy", "Hutchinson-Gilford progeria syndrome": common words and eponyms (name_vocabulary.py)
+    return context_free(entity, probe) or common_word_name(entity, probe) or eponym(entity, probe)
 
 
 def _probe(field: str, text: str) -> str:
