@@ -29,6 +29,9 @@ sentence at all, so the same finds mean less there. The screen uses what the det
   drugs.tsv.gz`, from drug-named-entity-recognition 2.0.9, MIT: it holds "kras", "integrin", "activin",
   "nodal", "collagen") and none a Census name is dropped ("Kras oncogene ...", "Activin-Nodal-signalling").
 
+- **Common words and eponyms** are guesses too (name_vocabulary.py): "Diaphragm Atrophy", "Hutchinson-Gilford
+  progeria syndrome".
+
 Set on the tuning half of SciFact's titles (bench/metadata_screen.py --part tune) and reported once on the other
 half (docs/benchmarks.md, "Metadata screen").
 """
