@@ -48,7 +48,8 @@ SUB_SCORE_FEATURES = ("bm25_share", "bm25_rank", "cosine", "cosine_gap", "dense_
 # neighbour (the sample metformin reference's dosing passage below its renal one: docs/decisions/0025).
 MONOTONE = {"fused_share": 1, "fused_rank": -1, "bm25_share": 1, "bm25_rank": -1, "cosine": 1, "cosine_gap": 1,
             "dense_rank": -1, "coverage": 1, "idf_coverage": 1, "title_coverage": 1, "section_coverage": 1,
-            "bigram_share": 1, "rarest_term": 1, "sentence_coverage": 1, "sentence_idf_coverage": 1}
+            "bigram_share": 1, "rarest_term": 1, "sentence_coverage": 1, "sentence_idf_coverage": 1,
+            "prf_share": 1}
 PARAMS: dict[str, Any] = {
     "objective": "lambdarank", "metric": "ndcg", "eval_at": [10], "label_gain": [0, 1, 2, 3],
     "learning_rate": 0.05, "num_leaves": 15, "min_data_in_leaf": 50, "feature_fraction": 0.8,

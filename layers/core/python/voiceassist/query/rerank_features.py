@@ -30,6 +30,7 @@ from functools import lru_cache
 import numpy as np
 
 from voiceassist.models import SearchHit
+from voiceassist.query.rerank_prf import prf_features
 
 FEATURES = (
     "fused_score",  # the index's (fused) score
@@ -53,6 +54,8 @@ FEATURES = (
     "query_terms",  # the question's term count
     "sentence_coverage",  # the largest share of the question's terms one sentence holds, with title and section
     "sentence_idf_coverage",  # the same, each term weighted by its rarity among the candidates
+    "prf_share",  # share of the first candidates' relevance-model terms the passage holds (query/rerank_prf.py)
+    "prf_cosine",  # tf-idf cosine of the passage with the first candidates' centroid (query/rerank_prf.py)
 )
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -185,6 +188,7 @@ def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
     out[:, INDEX["first_match"]] = first
     out[:, INDEX["term_density"]] = np.divide(counts, lengths, out=np.zeros(n), where=lengths > 0)
     out[:, INDEX["bigram_share"]] = _bigram_share(query_ids, q_ids, which, owner, n)
+    out[:, INDEX["prf_share"]], out[:, INDEX["prf_cosine"]] = prf_features(terms, owner, scores, n)
     if not q_count:
         return out
 
