@@ -26,6 +26,18 @@ def restore_log_level() -> Iterator[None]:
     logger.setLevel(level)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def whisper_decodes_a_recording_once() -> Iterator[None]:
+    """Whisper's decoding of the same recording with the same options, once per test process
+    (tests/support/whisper_memo.py): several voice tests transcribe the same spoken question."""
+    from tests.support.whisper_memo import remembering
+    from voiceassist.adapters.local import whisper_stt
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(whisper_stt, "shared_model", remembering(whisper_stt.shared_model))
+        yield
+
+
 @pytest.fixture(scope="session")
 def shared_embedder():  # type: ignore[no-untyped-def]
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
