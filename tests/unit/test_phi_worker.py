@@ -76,7 +76,10 @@ def test_phi_worker_dying_during_a_detection_fails_it_closed_and_is_replaced(
 
 
 def test_phi_worker_being_replaced_fails_detections_closed_at_once(worker_detector: WorkerPhiDetector) -> None:
-    # Given a worker that has just ended (its replacement starts on a thread, in seconds)
+    # Given a worker that has just ended (its replacement starts on a thread, in seconds), under a wrapper already
+    # loaded, as the deployment's is after its first detection
+    wrapped = FailClosedDetector(worker_detector, timeout_s=SLOW_MACHINE_S)
+    wrapped.load()
     dead_pid = worker_pids()[0]
     dying = worker_detector.worker.pool().submit(os._exit, 1)
     with pytest.raises(BrokenProcessPool):
@@ -86,7 +89,7 @@ def test_phi_worker_being_replaced_fails_detections_closed_at_once(worker_detect
 
     # When a detection is asked meanwhile, Then it fails closed without waiting for the start (or, on a machine
     # that started the replacement already, is detected there)
-    result = FailClosedDetector(worker_detector, timeout_s=SLOW_MACHINE_S).detect(PHI_QUESTION)
+    result = wrapped.detect(PHI_QUESTION)
 
     assert result.contains_phi and "4417823" not in result.redacted_text
     _replacement_of(dead_pid)
