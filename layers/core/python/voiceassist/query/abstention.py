@@ -78,7 +78,7 @@ def identifiers_in(text: str) -> str:
 
 def needs_topic(state: QueryState) -> bool:
     """Whether the question names no topic of its own ("And the maximum dose?"): a follow-up."""
-    return not any(c.weight == 1.0 for c in evidence.question_concepts(evidence_question(state)))
+    return not any(c.topic for c in evidence.question_concepts(evidence_question(state)))
 
 
 def keep_supported_hits(state: QueryState, *, threshold: float, previous_question: str = "",
@@ -95,7 +95,7 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
     found = evidence.assess(f"{evidence_question(state)} {context}".strip(), state.hits)
     # A follow-up's passages must mention a topic of the session's previous question, so that "and the
     # maximum dose?" after a metformin question keeps metformin's passages, not another drug's.
-    anchors = [c for c in evidence.question_concepts(previous_question) if c.weight == 1.0]
+    anchors = [c for c in evidence.question_concepts(previous_question) if c.topic]
     on_topic = [i for i, hit in enumerate(state.hits)
                 if not anchors or any(evidence.covers(c, evidence.chunk_terms(hit.chunk)) for c in anchors)]
     state.evidence_score = round(max((found.passages[i].score for i in on_topic), default=0.0), 4)
@@ -146,7 +146,7 @@ def in_conversation_topic(state: QueryState, *, threshold: float, previous_quest
     "Which blood tests afterwards?" after a question about starting a diuretic for hypertension. The same hits
     are judged again with the previous question's topic words added, and only passages that mention that
     topic count. Nothing changes when that finds no evidence either."""
-    topic = " ".join(c.label for c in evidence.question_concepts(previous_question) if c.weight == 1.0)
+    topic = " ".join(c.label for c in evidence.question_concepts(previous_question) if c.topic)
     if not topic:
         return state
     kept = state.model_copy(update={"answer": None, "clarifying_question": None, "answer_status": None})
@@ -193,5 +193,5 @@ def missing_topics(state: QueryState, excerpts: Sequence[Excerpt]) -> str:
         return ""
     terms = frozenset().union(*(evidence.chunk_terms(e.chunk) for e in excerpts))
     missing = [c.label for c in evidence.question_concepts(evidence_question(state))
-               if c.weight == 1.0 and not evidence.covers(c, terms)]
+               if c.topic and not evidence.covers(c, terms)]
     return _listing(missing[:MAX_TOPICS]) if missing else ""

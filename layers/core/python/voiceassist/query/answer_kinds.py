@@ -17,6 +17,7 @@ heading of the asked kind answers it even when the sentence itself does not repe
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -79,3 +80,76 @@ def states(kind: AnswerKind, sentence: str) -> bool:
 def heads(kind: AnswerKind, heading: str) -> bool:
     """Whether a section heading names this kind's aspect ("Recognition" for a recognition question)."""
     return kind.heading is not None and bool(kind.heading.search(heading))
+
+
+# What the evidence score asks of a passage (query/evidence.py): a question that asks for a quantity (Li and
+# Roth's NUMERIC classes: count, period, amount) is answered only by a sentence that states one. A passage on the
+# question's topic without it ("how many EpiPens should a patient carry?" against the epinephrine dosing passage,
+# whose numbers are all doses and times) is about the topic, not the answer.
+_NUMBER = r"(?:\d+(?:[.,]\d+)*|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|single|a few)"
+# Units of measure as references write them (SI and the clinical units of UCUM: mg, mL, mmol, mmHg, IU, %),
+# times, and rates after them ("mg/kg", "mL/min", "per day")
+_UNIT = (r"(?:[mµu]?g|mcg|kg|micrograms?|milligrams?|grams?|m?l|millilitres?|milliliters?|litres?|liters?|[mµ]?mol"
+         r"|mmhg|iu|units?|%|percent|meq|kcal|cm|mm|seconds?|sec|minutes?|mins?|hours?|hrs?|h|days?|weeks?"
+         r"|months?|years?|doses?|tablets?|capsules?|puffs?|drops?|times)\b")
+_QUANTITY = re.compile(rf"\b{_NUMBER}(?:\s*(?:to|-|–|or|and)\s*{_NUMBER})?\s*{_UNIT}", re.I)
+_DOSE = re.compile(r"\b\d+(?:[.,]\d+)*(?:\s*(?:to|-|–|/)\s*\d+(?:[.,]\d+)*)?\s*(?:[mµu]?g|mcg|micrograms?"
+                   r"|milligrams?|grams?|m?l|[mµ]?mol|iu|units?|meq)\b", re.I)
+# a count: a whole number before a word that is no unit ("two readings", "2 auto-injectors"), not a category's
+# number ("type 2", "stage 4", "CURB-65") nor part of a ratio or a decimal ("1:1000", "0.5")
+_WHOLE = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|both)"
+_COUNT = re.compile(rf"(?<![\w:/.,-]){_WHOLE}(?![\w:/.,]|-\d)(?:\s*(?:to|-|–|or)\s*{_WHOLE})?\s+([a-z][\w-]*)",
+                    re.I)
+_CATEGORY = re.compile(r"\b(?:type|stage|grade|class|step|category|level|phase|score)(?:\s+of)?\s*$", re.I)
+_UNIT_WORD = re.compile(rf"^{_UNIT}", re.I)
+_TIMES = r"(?:times|seconds?|minutes?|hours?|days?|weeks?|months?|years?)"
+_COUNTED = re.compile(rf"\bhow many\b(?!\s+(?:more\s+)?{_TIMES}\b)", re.I)
+_AMOUNT = re.compile(r"\bhow much\b", re.I)
+_DOSED = re.compile(r"\b(?:doses?|dosing|dosage|dosed)\b", re.I)
+_LONG = re.compile(r"\bhow long\b|\bhow many (?:more\s+)?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
+                   r"|\bfor how (?:many|long)\b", re.I)
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+def quantities_asked(question: str) -> tuple[str, ...]:
+    """The quantities a question asks for: "count" (how many X), "amount" (how much), "dose", "duration"."""
+    asked_for = [name for name, pattern in (("count", _COUNTED), ("amount", _AMOUNT), ("dose", _DOSED),
+                                            ("duration", _LONG)) if pattern.search(question)]
+    return tuple(asked_for)
+
+
+def _counts(sentence: str) -> bool:
+    for match in _COUNT.finditer(sentence):
+        if not _UNIT_WORD.match(match.group(1)) and not _CATEGORY.search(sentence[:match.start()]):
+            return True
+    return False
+
+
+def states_quantity(name: str, sentence: str) -> bool:
+    """Whether a sentence states a quantity of the kind asked."""
+    if name == "count":
+        return _counts(sentence)
+    if name == "dose":
+        return bool(_DOSE.search(sentence))
+    if name == "duration":
+        return bool(re.search(_DURATION, sentence, re.I))
+    return bool(_QUANTITY.search(sentence))
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def passage_states(asked_for: tuple[str, ...], text: str, doses_of: frozenset[str] = frozenset(),
+                   drugs_in: Callable[[str], frozenset[str]] | None = None) -> bool:
+    """Whether some sentence of the passage states each quantity asked. A dose of a named drug (`doses_of`: the
+    drug's marks) must be stated in a sentence that names it or names no drug (the title's drug: "Start with
+    500 mg ..." in a metformin reference), not in one that doses another drug."""
+    said = sentences(text)
+    for name in asked_for:
+        found = [s for s in said if states_quantity(name, s)]
+        if name == "dose" and doses_of and drugs_in is not None:
+            found = [s for s in found if not (named := drugs_in(s)) or named & doses_of]
+        if not found:
+            return False
+    return True

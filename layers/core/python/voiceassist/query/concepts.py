@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voiceassist.query import population, synonyms, terminology
+from voiceassist.query import diseases, population, synonyms, terminology
 
 MARK = "\u2295"
 MIN_FUZZY = 7  # shorter words are too often one edit from another drug or an English word
@@ -120,7 +120,10 @@ def marks(text: str) -> frozenset[str]:
 def mentions(question: str) -> tuple[Mention, ...]:
     """The drugs, classes and shorthand of a question, with their spans."""
     found: list[Mention] = []
-    matches = _matches(question, fuzzy=True)
+    # a lay form of several words names its own concept ("water pill": a diuretic, not the drug water)
+    lay = [(m.start, m.end) for m in synonyms.find(question) if " " in m.form.strip()]
+    matches = [m for m in _matches(question, fuzzy=True)
+               if not any(s <= m[0] and m[1] <= e and (s, e) != (m[0], m[1]) for s, e in lay)]
     taken = [(start, end) for start, end, _, _ in matches]
     for match in _SHORTHAND.finditer(question.lower()):  # "epi", "doxy", "abx": shorthand for a drug or class
         meaning = terminology.SHORTHAND.get(match.group())
@@ -153,8 +156,9 @@ def is_drug_word(word: str) -> bool:
 
 
 def is_clinical(word: str) -> bool:
-    """Whether one word is a drug, a class, shorthand or a listed abbreviation ("glipizide", "abx", "eGFR")."""
-    return bool(mentions(word)) or word in terminology.abbreviations()
+    """Whether one word is a drug, a class, shorthand, a listed abbreviation or a disease ("glipizide", "abx",
+    "eGFR", "covid")."""
+    return bool(mentions(word)) or word in terminology.abbreviations() or diseases.is_disease(word)
 
 
 @lru_cache(maxsize=1)

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.phi.word_lists import foreign_function_words
-from voiceassist.query import synonyms, terminology
+from voiceassist.query import answer_kinds, diseases, kidney, synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
 from voiceassist.query.concepts import marks as concept_marks
@@ -76,6 +76,11 @@ OTHER_DRUG_FACTOR = 0.5
 # abstracts) names the question's topics without saying anything about them: it cannot support an answer on its
 # own, so its score is multiplied by this (0.9 at most becomes 0.45, below the threshold).
 KEYWORD_FACTOR = 0.5
+# A question asking for a quantity ("how many", "how much", a dose, "how long": query/answer_kinds.py) against a
+# passage with no sentence stating one (for a dose: in a sentence naming the asked drug or no drug), nor any other
+# retrieved passage of its document, is about the topic, not the answer: it cannot support an answer alone, as
+# OTHER_DRUG_FACTOR.
+UNSTATED_QUANTITY_FACTOR = 0.5
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
 INHERITED_WEIGHT = 0.5
 _AGE_WORD = re.compile(r"^\d+-(?:year|month|week|day)s?-old$")  # "72-year-old": an age, like a number
@@ -95,6 +100,12 @@ class Concept:
     # what it counts when a passage holds it: an ordinary word ("fast", "together") weighs GENERIC_WEIGHT when
     # missing and 1 when present, so it never lowers a passage's coverage below what it was when it weighed 1
     covered_weight: float | None = None
+    inherited: bool = False  # a follow-up's topic taken from the conversation
+
+    @property
+    def topic(self) -> bool:
+        """Whether it says what the question is about (a drug, a condition), not how it is asked."""
+        return self.weight >= 1.0 and not self.inherited
 
     @property
     def held_weight(self) -> float:
@@ -127,7 +138,8 @@ def question_concepts(question: str) -> list[Concept]:
     concepts = _concepts(own)
     for concept in _concepts(inherited):
         if concept.label.lower() not in {c.label.lower() for c in concepts}:
-            concepts.append(Concept(concept.label, concept.alternatives, concept.weight * INHERITED_WEIGHT))
+            concepts.append(Concept(concept.label, concept.alternatives, concept.weight * INHERITED_WEIGHT,
+                                    inherited=True))
     return concepts
 
 
@@ -149,6 +161,23 @@ def _concepts(question: str) -> list[Concept]:
         written = content_terms(mention.label)
         alternatives = (*(frozenset({m}) for m in sorted(mention.marks)), written)
         found.setdefault(mention.label.lower(), Concept(mention.label, alternatives, 1.0))
+    # a named disease is one concept ("lyme disease", "covid"), covered by a passage naming it or a narrower
+    # disease (query/diseases.py), by all its own words, or by a lay or British form of the whole name (synonyms):
+    # never by a part ("disease" of "lyme disease", "pneumonia" of "aspiration pneumonia"). It weighs what its
+    # topic words weighed, one each, so only that partial credit goes.
+    lay_spans = [(f.start, f.end) for f in synonyms.find(text) if " " in f.form.strip()]
+    for disease in sorted(diseases.mentions(text), key=lambda d: -d.start):
+        written = content_terms(disease.written)
+        topic_words = written - GENERIC_WORDS
+        inside_lay_form = any(s <= disease.start and disease.end <= e and e - s > disease.end - disease.start
+                              for s, e in lay_spans)  # "severe allergic reaction": anaphylaxis, a synonym group
+        if not topic_words or inside_lay_form or disease.written.lower() in found:
+            continue
+        text = text[:disease.start] + " " * (disease.end - disease.start) + text[disease.end:]
+        lay = tuple(frozenset({synonyms.mark(f.group)}) for f in synonyms.find(disease.written)
+                    if f.start == 0 and f.end == len(disease.written))
+        found[disease.written.lower()] = Concept(disease.written, (frozenset({disease.mark}), written, *lay),
+                                                 float(len(topic_words)))
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
@@ -189,7 +218,10 @@ def _concepts(question: str) -> list[Concept]:
                 ordinary = weight == 1.0 and term in _ordinary() and term not in qualifying
                 found[term] = Concept(word, (frozenset({term}),), GENERIC_WEIGHT if ordinary else weight,
                                       1.0 if ordinary else None)
-    return list(found.values())
+    # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
+    stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
+    return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
+            if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
 
 
 def _label_dropped(match: re.Match[str]) -> str:
@@ -200,6 +232,11 @@ def named_drugs(found: Sequence[Concept]) -> list[Concept]:
     """The concepts that name a drug ("glipizide", "Glucophage"), not a class of drugs."""
     drug = CONCEPT_MARK + "drug:"
     return [c for c in found if any(len(a) == 1 and next(iter(a)).startswith(drug) for a in c.alternatives)]
+
+
+def _drug_marks(drugs: Sequence[Concept]) -> frozenset[str]:
+    """The marks of the drugs a question names (any one in a sentence names the drug)."""
+    return frozenset(m for c in drugs for a in c.alternatives if len(a) == 1 for m in a if m.startswith(CONCEPT_MARK))
 
 
 def _weight(terms: frozenset[str]) -> float:
@@ -221,7 +258,8 @@ def chunk_terms(chunk: Chunk) -> frozenset[str]:
 @lru_cache(maxsize=2048)
 def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
     joined = f"{title}\n{section}\n{text}"
-    return content_terms(joined) | synonyms.marks(joined) | concept_marks(joined)
+    return (content_terms(joined) | synonyms.marks(joined) | concept_marks(joined) | diseases.marks(joined)
+            | kidney.marks(joined))
 
 
 def covers(concept: Concept, terms: frozenset[str]) -> bool:
@@ -229,10 +267,11 @@ def covers(concept: Concept, terms: frozenset[str]) -> bool:
 
 
 def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: frozenset[str] = frozenset(),
-                   qualified: tuple[Qualified, ...] = ()) -> PassageEvidence:
+                   qualified: tuple[Qualified, ...] = (), quantities: tuple[str, ...] = ()) -> PassageEvidence:
     """`document_terms`: the terms of the document's other retrieved passages (half credit: context).
     `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
-    sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py)."""
+    sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py). `quantities`: what
+    the question asks for (answer_kinds.quantities_asked)."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
@@ -252,10 +291,12 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     coverage = (sum(c.held_weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
     # the words the passage lacks ("hospital-acquired"), not those it holds about a sibling ("pneumonia"); a
     # condition it names only as a sibling ("type 2 diabetes" for "type 1 diabetes", whose "1" is no concept)
-    missing = tuple(c.label for c in concepts if not covers(c, all_terms) and c.weight == 1.0)
+    missing = tuple(c.label for c in concepts if not covers(c, all_terms) and c.topic)
     missing += tuple(q.written for q in qualified if q.head in sibling and q.written
                      and not any(label.lower() in q.written for label in missing))
     factor = (OTHER_DRUG_FACTOR if other_drug else 1.0) * (KEYWORD_FACTOR if is_keyword_form(hit.chunk.text) else 1.0)
+    if quantities and not answer_kinds.passage_states(quantities, hit.chunk.text, _drug_marks(drugs), concept_marks):
+        factor *= UNSTATED_QUANTITY_FACTOR
     if cosine is None:
         return PassageEvidence(round(factor * COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
     rescaled = min(max((cosine - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR), 0.0), 1.0)
@@ -276,5 +317,12 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
                               if h.chunk.doc_key == key)
             sibling = sibling_terms(qualified, texts)
             by_document[key] -= sibling | synonyms.marks_for(sibling)
-    passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified) for hit in hits)
+    # the quantity asked may be stated by another retrieved passage of the passage's document (a "Duration"
+    # section beside the "Empirical antibiotic" one): the document answers, and the composer reads both
+    quantities = answer_kinds.quantities_asked(question)
+    stated = {key: not quantities or answer_kinds.passage_states(
+        quantities, "\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key),
+        _drug_marks(named_drugs(concepts)), concept_marks) for key in by_document}
+    passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,
+                                    () if stated[hit.chunk.doc_key] else quantities) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

@@ -122,7 +122,7 @@ def _names_every_topic(state: QueryState, threshold: float) -> bool:
     ("metformin" without "pregnancy"), nor one sharing the single word of a question without a topic of its own
     ("How many readings are needed?")."""
     question = abstention.evidence_question(state)
-    if sum(c.weight == 1.0 for c in evidence.question_concepts(question)) < MIN_RELAXED_TOPICS:
+    if sum(c.topic for c in evidence.question_concepts(question)) < MIN_RELAXED_TOPICS:
         return False
     found = evidence.assess(question, state.hits)
     return any(p.score >= threshold and not p.missing for p in found.passages)

@@ -28,6 +28,7 @@ CONCEPT_DATA = PACKAGE_DIR / "_data" / "concepts"
 DRUGS_FILE = CONCEPT_DATA / "drugs.tsv.gz"
 ABBREVIATIONS_FILE = CONCEPT_DATA / "abbreviations.tsv"
 ORDINARY_FILE = CONCEPT_DATA / "ordinary_words.txt"
+DISEASES_FILE = CONCEPT_DATA / "diseases.tsv.gz"
 
 
 @dataclass(frozen=True)

