@@ -28,3 +28,13 @@ def test_a_disease_the_name_detector_took_for_a_person_is_read_back_for_the_evid
 
     assert concepts.is_clinical("covid")
     assert abstention.clinical_words_restored(question, phi) == question
+
+
+def test_a_disease_word_that_is_also_a_census_name_stays_redacted() -> None:
+    # "Burns" is a MeSH disease heading and a Census surname: a patient's name is never read back
+    question = "Mr Burns has pneumonia"
+    phi = PhiResult(contains_phi=True, redacted_text="Mr <PERSON> has pneumonia",
+                    entities=[PhiEntity(entity_type="PERSON", start=3, end=8, score=0.85)])
+
+    assert diseases.is_disease("burns")
+    assert "Burns" not in abstention.clinical_words_restored(question, phi)
