@@ -79,6 +79,8 @@ def test_recognizer_flags_identifier(strict: PresidioPhiDetector, text: str, ent
     ("Mrs. Barrett has had reflux for years", "Barrett"),  # a surname that is also an eponym
     ("John Barrett has had reflux for years", "John Barrett"),
     ("Please follow up with Madison Boyes in 2 months", "Madison Boyes"),
+    ("John Smith test results show K 6.1, dangerous?", "John Smith"),  # his test, not an eponym's
+    ("Mary Jones test report: is a 4 mm nodule worth follow-up?", "Mary Jones"),
 ])
 def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, name: str) -> None:
     result = strict.detect(text)
@@ -97,6 +99,8 @@ def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, n
     "Which drug is given in Wilson disease?",
     "Barrett esophagus is a risk factor for which cancer?",
     "Rinne test is negative in which type of hearing loss?",
+    "Is the Hosmer-Lemeshow test or the Mann Whitney test right for these data?",
+    "A positive Allen test before radial artery cannulation means what?",
     "Metformin 500 mg twice daily; BP 120/80 mmHg, HR 88, Hb 10.5 g/dL",
     "Daily intake of 1500-2000 kcal is advised at 17 weeks of gestation",
     "2, 3-BPG binds to haemoglobin and lowers its affinity for oxygen",

@@ -14,7 +14,7 @@ from spacy.tokens import Doc, Span, Token
 from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
 from voiceassist.phi.name_titles import TITLE_PATTERN, name_after_title
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
-from voiceassist.phi.word_lists import foreign_function_words, name_words
+from voiceassist.phi.word_lists import GIVEN_NAMES, foreign_function_words, name_words, word_list
 
 
 def _words(block: str) -> frozenset[str]:
@@ -299,8 +299,8 @@ class PersonNameRecognizer(EntityRecognizer):
                 possessive = possessive or token.text in {"'s", "’s", "'", "’"}
                 continue  # the rest of a compound eponym: "Reed-Sternberg cells", "Kiesselbach's plexus"
             head = token.lower_
-            if possessive and head in _OWNABLE_HEADS:
-                return False
+            if head in _OWNABLE_HEADS and (possessive or (_given_name_first(span) and _results_follow(token))):
+                return False  # "Maria's test", "John Smith test results": a person's, not an eponym's
             return head in _EPONYM_HEADS or bool(_MEDICAL_SUFFIX.search(head) and head not in _RELATIONS)
         return False
 
@@ -308,6 +308,20 @@ class PersonNameRecognizer(EntityRecognizer):
     def _followed_by_relation(token: Token) -> bool:
         after = token.doc[token.i + 1:token.i + 3]
         return len(after) == 2 and after[0].text in {"'s", "’s"} and after[1].lower_ in _RELATIONS
+
+
+def _given_name_first(span: Span) -> bool:
+    """A capitalised Census given name, then more of the name ("John Smith"): eponyms are mostly surnames
+    ("Coombs test", "Hosmer-Lemeshow test"), though not always ("Paul Bunnell test")."""
+    first = span[0]
+    return len(span) > 1 and first.is_title and first.lower_ in word_list(GIVEN_NAMES)
+
+
+def _results_follow(head: Token) -> bool:
+    """The head's results or report follow ("John Smith test results", "Mary Jones scan report"): a file or a
+    question about someone's results, which is how a patient's name reaches a title or a question."""
+    after = head.doc[head.i + 1:head.i + 2]
+    return len(after) == 1 and after[0].lower_ in {"result", "results", "report", "reports"}
 
 
 _INFLECTIONS = (("ies", "y"), ("ied", "y"), ("es", ""), ("s", ""), ("ed", ""), ("ed", "e"), ("ing", ""),
