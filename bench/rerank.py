@@ -1,7 +1,7 @@
 """The learned reranker's cost per query against the number of candidates; prints JSON.
 
     .venv/bin/python bench/rerank.py [--candidates 50 100 200] [--queries 200] [--models A.json B.json]
-                                     [--cross-encoder-queries 5]
+                                     [--cross-encoder-queries 5] [--without-feedback]
 
 Each query is a SciFact claim (../shared/eval/scifact, or synthetic medical-ish text when absent) and its
 candidates are SciFact abstracts cut to ~200 tokens (the size of an ingested chunk), with fused, BM25 and
@@ -12,6 +12,9 @@ every query, so each passage is read cold, as a Lambda sees new passages (the wo
 warm, as in a warm Lambda); `without_sub_scores` times the same candidates as an OpenSearch hybrid query
 returns them (no BM25 or cosine). `--models` times several model files in one run, one after the other at
 each candidate count (old against new on a loaded machine).
+
+`--without-feedback` also times, at each candidate count, the same model with the pseudo-relevance feedback
+features (query/rerank_prf.py) replaced by zeros: their share of the cost (the scores are then wrong).
 
 `--cross-encoder-queries N` also times, at each candidate count, the shipped MiniLM-L6 encoder (the
 in-boundary embedder, int8 ONNX) reading every candidate joined to its question, as a cross-encoder of the
@@ -28,7 +31,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
+from voiceassist.query import rerank_features
 from voiceassist.query.rerank import MODEL_PATH, LearnedReranker
 from voiceassist.query.rerank_features import forget_passages
 
@@ -92,6 +98,15 @@ def time_pair_encoder(docs: list[tuple[str, str]], queries: list[str], n: int, c
     return {"p50_ms": _percentile(times, 0.5), "cpu_p50_ms": _percentile(cpu, 0.5), "queries": len(times)}
 
 
+def time_without_feedback(docs: list[tuple[str, str]], queries: list[str], n: int, count: int) -> dict[str, float]:
+    computed = rerank_features.prf_features
+    rerank_features.prf_features = lambda terms, owner, scores, size: (np.zeros(size), np.zeros(size))
+    try:
+        return time_queries(LearnedReranker(), docs, queries, n, count, sub_scores=True)
+    finally:
+        rerank_features.prf_features = computed
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return round(ordered[int(fraction * (len(ordered) - 1))], 2)
@@ -104,6 +119,8 @@ def main() -> None:
     parser.add_argument("--models", type=Path, nargs="+", default=[MODEL_PATH], help="model files (default: shipped)")
     parser.add_argument("--cross-encoder-queries", type=int, default=0,
                         help="also time the MiniLM encoder over question-passage pairs for this many queries")
+    parser.add_argument("--without-feedback", action="store_true",
+                        help="also time the shipped model with the feedback features replaced by zeros")
     args = parser.parse_args()
     docs, queries = load_texts()
     rerankers = {str(path): LearnedReranker(path) for path in args.models}
@@ -118,6 +135,8 @@ def main() -> None:
                 report[str(n)] = timed
             else:
                 report.setdefault(str(n), {})[path] = timed
+        if args.without_feedback:
+            report.setdefault("without_feedback", {})[str(n)] = time_without_feedback(docs, queries, n, args.queries)
         if args.cross_encoder_queries:
             report.setdefault("minilm_pair_encoder_floor", {})[str(n)] = time_pair_encoder(
                 docs, queries, n, args.cross_encoder_queries)
