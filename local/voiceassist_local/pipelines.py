@@ -57,12 +57,12 @@ def read_ahead_of(payload: dict[str, Any]) -> None:
     """Start the question's PHI detection and knowledge-base search beside its steps (query/read_ahead.py), in the
     dependencies its handlers use; nothing starts unless the PHI detector runs in a worker process of its own."""
     from voiceassist.composition import dependencies
-    from voiceassist.query.read_ahead import read_ahead
+    from voiceassist.query.retrieval import search_ahead
     from voiceassist.query.state import QueryState
 
     deps = dependencies()
     if deps.settings.phi_worker_process:
-        read_ahead(deps.query, QueryState.model_validate(payload))
+        search_ahead(deps.query, QueryState.model_validate(payload))
 
 
 def lazy_handler(function_name: str) -> Callable[[dict[str, Any], Any], Any]:

@@ -13,7 +13,7 @@ from voiceassist.composition import Dependencies
 from voiceassist.models import PhiResult, QueryRequest, SearchFilters, SourceType
 from voiceassist.phi import FailClosedDetector
 from voiceassist.query import read_ahead, retrieval
-from voiceassist.query.read_ahead import read_ahead as start_reading_ahead
+from voiceassist.query.retrieval import search_ahead as start_reading_ahead
 from voiceassist.query.state import QueryState
 
 QUESTION = "Patient John Smith, MRN 4417823: what is the maximum daily dose of metformin?"

@@ -2,8 +2,9 @@
 
 The local runtime runs a question's steps one after another in one process, and nothing heavy in them releases
 the GIL; a detector whose detections run in a process of their own (`begin`: adapters/presidio/worker.py) lets
-the knowledge-base search run beside the PHI detection instead of after it. On AWS every step is its own Lambda,
-and nothing calls this.
+the knowledge-base search run beside the PHI detection instead of after it (`retrieval.search_ahead` starts it;
+this module keeps what runs ahead until its step collects it). On AWS every step is its own Lambda, and nothing
+calls this.
 
 The PHI boundary holds: what runs ahead stays inside it. The search ahead is the one Search One Source runs for
 the knowledge base, for any question, PHI or not (the index, the in-boundary embedder and an in-boundary
@@ -19,12 +20,13 @@ import hashlib
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 
 from voiceassist.models import SearchFilters, SearchHit, SearchMode
 from voiceassist.observability import log_failure
-from voiceassist.query.state import QueryContext, QueryState, run_detector
+from voiceassist.query.state import QueryContext
 
 # Searches started ahead and never collected (a question refused or answered by a tool) are dropped past these.
 MAX_AHEAD = 16
@@ -46,27 +48,9 @@ def search_key(ctx: QueryContext, question: str, *, filters: SearchFilters, top_
     return id(ctx), digest, filters.model_dump_json(), top_k, mode.value
 
 
-def read_ahead(ctx: QueryContext, state: QueryState) -> None:
-    """Start the question's PHI detection in the detector's worker and its knowledge-base search on a thread.
-    Without a detector that detects beside this process (no `begin`), nothing starts: the search would only
-    take turns with the detection. Never raises: what fails here is done again, as always, by its own step."""
-    begin = getattr(run_detector(ctx, state), "begin", None)
-    if not callable(begin):
-        return
-    try:
-        begin(state.request.query)
-        if state.history:
-            begin("\n".join(state.history))
-    except Exception as exc:  # noqa: BLE001 - Detect PHI asks again and fails closed itself
-        log_failure("PHI detection could not start ahead", exc)
-        return
-    if not (ctx.embedder.in_boundary and ctx.reranker.in_boundary):
-        return
-    from voiceassist.query.retrieval import knowledge_base_search_arguments, searched_ahead
-
-    filters, top_k, mode = knowledge_base_search_arguments(state)
-    key = search_key(ctx, state.request.query, filters=filters, top_k=top_k, mode=mode)
-    future = _threads.submit(searched_ahead, ctx, state.request.query, filters=filters, top_k=top_k, mode=mode)
+def start(key: SearchKey, search: Callable[[], list[SearchHit]]) -> None:
+    """Run `search` on a reading-ahead thread, its hits kept under `key` for one `collect`."""
+    future = _threads.submit(search)
     now = time.monotonic()
     with _lock:
         _ahead[key] = (now, future)

@@ -23,7 +23,7 @@ from voiceassist.observability import log_failure
 from voiceassist.query import abstention, ladder, planner, read_ahead, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_query
-from voiceassist.query.state import QueryContext, QueryState, run_config, timed
+from voiceassist.query.state import QueryContext, QueryState, run_config, run_detector, timed
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
@@ -78,6 +78,27 @@ def knowledge_base_search_arguments(state: QueryState, source_types: list[Source
         filters = filters.model_copy(update={"source_types": source_types})
     mode = SearchMode.DENSE if state.ladder.step == ladder.DENSE else SearchMode.HYBRID  # the ladder's dense step
     return filters, max(state.request.top_k * 2, 10), mode
+
+
+def search_ahead(ctx: QueryContext, state: QueryState) -> None:
+    """Start the question's PHI detection in the detector's worker and its knowledge-base search on a thread.
+    Without a detector that detects beside this process (no `begin`), nothing starts: the search would only
+    take turns with the detection. Never raises: what fails here is done again, as always, by its own step."""
+    begin = getattr(run_detector(ctx, state), "begin", None)
+    if not callable(begin):
+        return
+    try:
+        begin(state.request.query)
+        if state.history:
+            begin("\n".join(state.history))
+    except Exception as exc:  # noqa: BLE001 - Detect PHI asks again and fails closed itself
+        log_failure("PHI detection could not start ahead", exc)
+        return
+    if not (ctx.embedder.in_boundary and ctx.reranker.in_boundary):
+        return
+    filters, top_k, mode = knowledge_base_search_arguments(state)
+    key = read_ahead.search_key(ctx, state.request.query, filters=filters, top_k=top_k, mode=mode)
+    read_ahead.start(key, lambda: searched_ahead(ctx, state.request.query, filters=filters, top_k=top_k, mode=mode))
 
 
 def searched_ahead(ctx: QueryContext, question: str, *, filters: SearchFilters, top_k: int, mode: SearchMode
