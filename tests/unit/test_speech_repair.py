@@ -40,6 +40,28 @@ def test_repair_leaves_a_transcript_without_a_misheard_term_unchanged(said: str)
     assert repaired(said, VOCABULARY) == said
 
 
+@pytest.mark.parametrize(("heard", "term"), [
+    ("Is metformin contraindicated in severe renal impairment?", "severity"),  # an English word, heard right
+    ("Should metformin be withheld before contrast?", "withhold"),
+    ("Which antibiotic for a patient allergic to penicillin?", "allergy"),  # the term with another ending
+    ("How often should blood pressure be reassessed?", "reassess"),
+])
+def test_repair_never_bends_an_english_word_or_another_form_of_the_term(heard: str, term: str) -> None:
+    from voiceassist.speech.vocabulary import english_words
+
+    vocabulary = Vocabulary.of([*TERMS, term], known=english_words().keys())
+
+    assert repaired(heard, vocabulary) == heard
+
+
+def test_repair_puts_back_a_misheard_condition_that_is_no_english_word() -> None:
+    from voiceassist.speech.vocabulary import english_words
+
+    vocabulary = Vocabulary.of([*TERMS, "anaphylaxis", "acidosis"], known=english_words().keys())
+
+    assert repaired("How is Arminophilaxis recognised?", vocabulary) == "How is anaphylaxis recognised?"
+
+
 def test_repair_writes_only_vocabulary_terms() -> None:
     heard = "Patient Jon Smyth asks if met for min is safe at an EGFR of 40 with amlodipine."
 

@@ -1,5 +1,5 @@
-"""The vocabulary that biases transcription: the knowledge base's drug and condition names, bounded, never a
-passage's other words (a name or an identifier in a document must not reach the recognizer's prompt)."""
+"""The vocabulary that biases transcription: the knowledge base's drug and condition names and its uncommon
+words, bounded, never a name or an identifier of a document (they must not reach the recognizer's prompt)."""
 
 from __future__ import annotations
 
@@ -29,12 +29,31 @@ def test_vocabulary_terms_names_the_drugs_and_conditions_the_passages_use_most_f
     assert "Metformin" not in terms  # one term per name, whatever the sentence's capitals
 
 
-def test_vocabulary_terms_never_holds_a_passage_word_outside_the_terminology() -> None:
-    passage = "Case: John Smith, MRN 4417823, of 42 Elm Street, Springfield, takes metformin 500 mg twice daily."
+def test_vocabulary_terms_take_the_passages_uncommon_words_a_recognizer_mishears() -> None:
+    passages = ["Anaphylaxis is likely when skin or mucosal symptoms follow an allergen; treatment is urgent.",
+                "Lactic acidosis is rare. Titration of the dose is recommended for most patients."]
+    terms = vocabulary_terms(passages)
+    assert {"anaphylaxis", "mucosal", "allergen", "lactic", "acidosis", "titration"} <= set(terms)
+    assert not {"treatment", "recommended", "patients", "symptoms", "likely"} & set(terms)  # common English
+    assert "acidosis" not in vocabulary_terms(passages, words=False)  # the terminology's names only
+
+
+def test_vocabulary_terms_put_every_drug_name_before_the_uncommon_words() -> None:
+    passages = ["Titration of metformin: titration is slow, with titration steps and mucosal checks.",
+                "Titration again, mucosal again; lisinopril once."]
+    terms = vocabulary_terms(passages)
+    assert terms[:2] == ["metformin", "lisinopril"]  # though "titration" and "mucosal" are used more
+    assert initial_prompt(terms, max_characters=65) == "Clinical question. Terms: metformin, lisinopril, titration."
+
+
+def test_vocabulary_terms_never_holds_a_name_or_an_identifier_of_a_passage() -> None:
+    passage = ("Case: John Smith, MRN 4417823, of 42 Elm Street, Springfield, takes metformin 500 mg twice daily. "
+               "Seen by Dr Okonkwo and Nurse Abernathy at Wexcombe clinic; ref XQZ-4471.")
     terms = vocabulary_terms([passage])
     assert "metformin" in terms
     spoken = " ".join(terms).lower()
-    assert not any(value in spoken for value in ("john", "smith", "4417823", "elm", "springfield"))
+    assert not any(value in spoken for value in ("john", "smith", "4417823", "elm", "springfield", "okonkwo",
+                                                 "abernathy", "wexcombe", "xqz"))
 
 
 def test_vocabulary_terms_and_prompt_are_bounded() -> None:

@@ -64,6 +64,16 @@ def test_a_phrase_looped_after_the_question_is_dropped() -> None:
     assert [w.word for w in kept] == ["CURB-65", "score?"]
 
 
+def test_a_loop_cut_inside_its_last_word_is_dropped() -> None:
+    said = "Heart and anaphylaxis, rare contraindicated. " + "I'm sorry, " * 4 + "I"
+    words = heard(*[(w, 0.9) for w in said.split()])
+
+    text, kept = without_repeated_tail(said, words)
+
+    assert text == "Heart and anaphylaxis, rare contraindicated."
+    assert kept[-1].word == "contraindicated."
+
+
 def test_words_repeated_inside_the_question_stay() -> None:
     said = "Is it safe, safe, safe to double the dose?"
     words = heard(("Is", 0.9), ("it", 0.9), ("safe,", 0.9), ("safe,", 0.9), ("safe", 0.9), ("to", 0.9),

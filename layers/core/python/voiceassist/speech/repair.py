@@ -6,7 +6,8 @@ min", "eGFR" as "EGFR" or "eGFR-40"). The repair compares the transcript with th
 rewrites a span of one to `MAX_SPAN` words to a term when
 
 - the span's letters, joined, are the term's ("met for min" -> "metformin"), or
-- they sound alike: their Metaphone keys (Lawrence Philips' phonetic key, from the jellyfish package) are within
+- they sound alike (a span that is not a `known` word: a common English word such as "severe" is heard right,
+  not "severity"): their Metaphone keys (Lawrence Philips' phonetic key, from the jellyfish package) are within
   `MIN_SIMILARITY` of each other (Ratcliff/Obershelp, difflib's ratio) and their letters within
   `MIN_LETTER_SIMILARITY`; both at least `MIN_FUZZY_LETTERS` long, the keys' first sounds the same, for a term
   that is one word ("lycinopril" and "lisinopril" are both LSNPRL), or
@@ -30,6 +31,10 @@ from functools import lru_cache
 MAX_SPAN = 3  # words joined into one term at most ("met for min")
 MIN_SIMILARITY = 0.85  # difflib ratio of a span's Metaphone key to a term's (bench/voice_answers.py)
 MIN_LETTER_SIMILARITY = 0.6  # and of their letters: a key drops vowels, so unlike words can share one
+# English inflectional and common derivational endings: a word and the term differing only by them are one word
+# in two forms, said right ("withheld"/"withhold" is caught as English, "reassessed"/"reassess" here)
+ENDINGS = frozenset({"", "s", "es", "d", "ed", "ing", "e", "y", "ic", "ical", "al", "ly", "ies", "ion", "ions",
+                     "er", "ers", "ity"})
 MIN_FUZZY_LETTERS = 6  # shorter spans and terms are repaired only when exact: short words collide
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
 _GLUED_NUMBER = re.compile(r"^(?P<term>.+?)-(?P<number>\d[\d,.]*)$")
@@ -55,23 +60,24 @@ class Vocabulary:
 
     by_letters: dict[str, str]
     by_sound: dict[str, str]
+    known: frozenset[str] = frozenset()  # words heard right when heard: never bent to a term that sounds alike
 
     @classmethod
-    def of(cls, terms: Iterable[str]) -> Vocabulary:
+    def of(cls, terms: Iterable[str], known: Iterable[str] = ()) -> Vocabulary:
         keyed: dict[str, str] = {}
         for term in terms:
             key = letters(term)
             if len(key) >= 2:
                 keyed.setdefault(key, term)
         sounds = {sound(key): term for key, term in keyed.items() if len(key) >= MIN_FUZZY_LETTERS and " " not in term}
-        return cls(keyed, sounds)
+        return cls(keyed, sounds, frozenset(known))
 
     def closest(self, key: str) -> tuple[str, float] | None:
         """The term whose letters are `key` (similarity 1), or the one that sounds most alike above
         MIN_SIMILARITY, with its similarity."""
         if key in self.by_letters:
             return self.by_letters[key], 1.0
-        if len(key) < MIN_FUZZY_LETTERS or key.isdigit():
+        if len(key) < MIN_FUZZY_LETTERS or key.isdigit() or key in self.known:
             return None
         heard = sound(key)
         best: tuple[str, float] | None = None
@@ -79,7 +85,7 @@ class Vocabulary:
             if term_sound[0] != heard[0] or abs(len(term_sound) - len(heard)) > len(term_sound) // 3:
                 continue
             if _inflected(key, letters(term)):
-                return None  # the term's plural or singular, said right ("antibiotics" for "antibiotic")
+                return None  # the term with another ending, said right ("antibiotics" for "antibiotic")
             ratio = SequenceMatcher(None, heard, term_sound).ratio()
             if ratio < MIN_SIMILARITY or SequenceMatcher(None, key, letters(term)).ratio() < MIN_LETTER_SIMILARITY:
                 continue
@@ -89,9 +95,15 @@ class Vocabulary:
 
 
 def _inflected(one: str, other: str) -> bool:
-    """Whether one word is the other with a plural ending ("diuretics" and "diuretic")."""
-    short, long = sorted((one, other), key=len)
-    return long.startswith(short) and long[len(short):] in ("s", "es")
+    """Whether the words are one word with different English endings: past their shared start each has nothing
+    left or one of ENDINGS ("diuretics" and "diuretic", "reassessed" and "reassess", "allergic" and "allergy";
+    not "metform" and "metformin")."""
+    shared = 0
+    for a, b in zip(one, other, strict=False):
+        if a != b:
+            break
+        shared += 1
+    return shared >= MIN_FUZZY_LETTERS - 1 and one[shared:] in ENDINGS and other[shared:] in ENDINGS
 
 
 def repaired(text: str, vocabulary: Vocabulary) -> str:

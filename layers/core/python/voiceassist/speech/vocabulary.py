@@ -1,35 +1,50 @@
 """The knowledge base's clinical vocabulary, which transcription is biased toward (Whisper's initial prompt).
 
-Method: a term is a name of the concept layer's sourced terminology (query/terminology.py: the drug
-dictionary, generic and brand names, and the cited abbreviation list) that an indexed passage uses, written as
-the passage writes it; a condition name is the expansion of such an abbreviation, when the same passage spells
-it out ("CKD" beside "chronic kidney disease"). Terms are ranked by the number of passages that use them (then by
-first appearance) and cut at `max_terms` and `max_characters`: Whisper keeps at most 223 prompt tokens, and every
-prompt token is decoded again with each 30 s window (bench/voice.py measures the cost and the gain).
-
-Only dictionary names can enter the vocabulary, never a passage's other words, so a name or identifier in a
-document cannot reach the recognizer's prompt. On AWS the same role is played by a Transcribe Medical custom
+Method: a term is
+- a name of the concept layer's sourced terminology (query/terminology.py: the drug dictionary, generic and brand
+  names, and the cited abbreviation list) that an indexed passage uses, written as the passage writes it; a
+  condition name is the expansion of such an abbreviation, when the same passage spells it out ("CKD" beside
+  "chronic kidney disease"); or
+- an uncommon word of an indexed passage: at least MIN_WORD_LETTERS letters, less common in English than
+  COMMON_ZIPF (_data/speech/english_words.tsv.gz, from wordfreq: the words above it a general recognizer already
+  writes right), and written in lower case, or capitalized only where a sentence or heading begins
+  ("anaphylaxis", "acidosis", "titration", "Anaphylaxis is likely when ..."). A word capitalized inside a
+  sentence (a name) or written in capitals or with digits (an identifier) is never taken, nor a Census given
+  name or surname.
+Terms are ranked the terminology's names first, then the uncommon words, each by the number of passages that use
+them (then by first appearance), and cut at `max_terms` and `max_characters`: Whisper keeps at most 223 prompt
+tokens, and every prompt token is decoded again with each 30 s window (bench/voice.py measures the cost and the
+gain). On AWS the same role is played by a Transcribe Medical custom
 vocabulary, named in settings (`transcribe_vocabulary_name`) and created by the operator from `vocabulary_terms`.
 """
 
 from __future__ import annotations
 
+import gzip
 import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
+from functools import lru_cache
 
 from voiceassist.models import DocumentStatus
 from voiceassist.ports import DocumentStore, SearchIndex
 from voiceassist.query import terminology
+from voiceassist.settings import PACKAGE_DIR
 from voiceassist.speech.repair import Vocabulary, repaired
+
+ENGLISH_WORDS_FILE = PACKAGE_DIR / "_data" / "speech" / "english_words.tsv.gz"
+# An indexed word less common than this (Zipf frequency: 4 is ten uses in a million words) is one a general
+# recognizer mishears ("pneumonia" 3.7, "renal" 3.4, "acidosis" 2.4; "treatment" 5.0 is written right).
+COMMON_ZIPF = 4.0
 
 MAX_TERMS = 60
 MAX_REPAIR_TERMS = 2000  # the terms a transcript may be repaired to: no prompt window limits these
 MAX_CHARACTERS = 700  # about 180 Whisper tokens: inside its 223-token prompt window
 MAX_PASSAGES = 2000  # read at most this many indexed passages per refresh
 MIN_DRUG_LETTERS = 4  # shorter dictionary entries ("tea", "ice") are English words more often than drugs
+MIN_WORD_LETTERS = 5  # an uncommon passage word this long or longer is a term (bench/voice_answers.py)
 PROMPT_LEAD = "Clinical question. Terms: "
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
 
@@ -39,36 +54,79 @@ def _written(token: str) -> str:
     return token if any(c.isupper() for c in token[1:]) or token.isupper() and len(token) > 1 else token.lower()
 
 
-def _passage_terms(passage: str, drugs: dict[str, str], abbreviations: dict[str, tuple[str, ...]]) -> list[str]:
-    """The terminology names one passage uses, in order, each once."""
-    found: dict[str, None] = {}
-    tokens = _WORD.findall(passage)
+@lru_cache(maxsize=1)
+def english_words() -> dict[str, float]:
+    """English words (Zipf frequency >= 3, lower case) -> their Zipf frequency."""
+    table: dict[str, float] = {}
+    with gzip.open(ENGLISH_WORDS_FILE, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if not line.startswith("#") and "\t" in line:
+                word, zipf = line.rstrip("\n").split("\t")
+                table[word] = float(zipf)
+    return table
+
+
+@lru_cache(maxsize=1)
+def common_words() -> frozenset[str]:
+    """Words a general recognizer writes right (COMMON_ZIPF and above), and the Census names: never terms."""
+    from voiceassist.phi.word_lists import name_words
+
+    return frozenset(word for word, zipf in english_words().items() if zipf >= COMMON_ZIPF) | name_words()
+
+
+def _uncommon(match: re.Match[str], passage: str, common: frozenset[str]) -> str | None:
+    """The word as a term (lower case) when it is an uncommon word written as a term is (the module's method)."""
+    token = match.group(0)
+    if len(token) < MIN_WORD_LETTERS or not token.replace("-", "").isalpha():
+        return None
+    opening = token[0].isupper() and token[1:].islower() and \
+        (passage[:match.start()].rstrip()[-1:] or ".") in ".!?:#*-\n"
+    word = token.lower()
+    if not (token.islower() or opening) or word in common or any(part in common for part in word.split("-")):
+        return None
+    return word
+
+
+def _passage_terms(passage: str, drugs: dict[str, str], abbreviations: dict[str, tuple[str, ...]],
+                   common: frozenset[str] = frozenset(), *, words: bool = False) -> dict[str, bool]:
+    """The terminology names one passage uses, in order, each once; with `words`, its uncommon words too (the
+    value: whether the term is such a word)."""
+    found: dict[str, bool] = {}
+    matches = list(_WORD.finditer(passage))
+    tokens = [match.group(0) for match in matches]
     lowered = passage.lower()
     for i, token in enumerate(tokens):
         low = token.lower()
         pair = f"{low} {tokens[i + 1].lower()}" if i + 1 < len(tokens) else ""
         if pair in drugs:
-            found.setdefault(f"{_written(token)} {_written(tokens[i + 1])}", None)
+            found.setdefault(f"{_written(token)} {_written(tokens[i + 1])}", False)
         elif low in drugs and len(low) >= MIN_DRUG_LETTERS and not token.isupper():
-            found.setdefault(low, None)
+            found.setdefault(low, False)
         elif token in abbreviations and len(token) >= 2 and any(c.isupper() for c in token):
-            found.setdefault(token, None)
+            found.setdefault(token, False)
             for meaning in abbreviations[token]:
                 if " " in meaning and re.search(rf"\b{re.escape(meaning.lower())}\b", lowered):
-                    found.setdefault(meaning.lower(), None)
-    return list(found)
+                    found.setdefault(meaning.lower(), False)
+        elif words and (word := _uncommon(matches[i], passage, common)):
+            found.setdefault(word, True)
+    return found
 
 
-def vocabulary_terms(passages: Iterable[str], *, max_terms: int = MAX_TERMS) -> list[str]:
-    """The most used terminology names of the passages (see the module's method), at most `max_terms`."""
+def vocabulary_terms(passages: Iterable[str], *, max_terms: int = MAX_TERMS, words: bool = True) -> list[str]:
+    """The most used terms of the passages (see the module's method), at most `max_terms`: the terminology's names
+    first, then (unless `words` is False) the uncommon words, so that words never crowd a drug name out of the
+    prompt."""
     drugs, abbreviations = terminology.drug_names(), terminology.abbreviations()
+    common = common_words() if words else frozenset()
     used: Counter[str] = Counter()
     first: dict[str, int] = {}
+    is_word: dict[str, bool] = {}
     for passage in passages:
-        for term in _passage_terms(passage, drugs, abbreviations):
+        for term, word in _passage_terms(passage, drugs, abbreviations, common, words=words).items():
             used[term] += 1
             first.setdefault(term, len(first))
-    ranked = sorted(used, key=lambda term: (-used[term], first[term]))
+            is_word[term] = is_word.get(term, True) and word
+    ranked = sorted(used, key=lambda term: (is_word[term], -used[term], first[term]))
     return ranked[:max_terms]
 
 
@@ -130,7 +188,7 @@ class KnowledgeBaseVocabulary:
                 log_failure("voice vocabulary not refreshed", exc)
                 return
             self._prompt = initial_prompt(self._terms[:self._max_terms]) if self._max_terms > 0 else None
-            self._repairs = Vocabulary.of(self._terms[:self._repair_terms])
+            self._repairs = Vocabulary.of(self._terms[:self._repair_terms], known=english_words().keys())
 
     def prompt(self) -> str | None:
         """Whisper's initial prompt (None when `max_terms` is 0)."""

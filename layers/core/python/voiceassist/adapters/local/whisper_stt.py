@@ -111,7 +111,7 @@ def without_repeated_tail(text: str, words: list[TranscribedWord]) -> tuple[str,
         for partial in range(size):  # the words of a last repetition the token bound cut short
             end = len(said) - partial
             phrase = said[end - size:end]
-            if end - size < 0 or said[end:] != phrase[:partial]:
+            if end - size < 0 or not _cut_short(said[end:], phrase[:partial]):
                 continue
             start = end - size
             while start - size >= 0 and said[start - size:start] == phrase:
@@ -120,6 +120,11 @@ def without_repeated_tail(text: str, words: list[TranscribedWord]) -> tuple[str,
                     words[start - 1].word.endswith((".", "?", "!")):
                 return _cut_words(text, words, start)
     return text, words
+
+
+def _cut_short(tail: list[str], start: list[str]) -> bool:
+    """Whether `tail` is `start`, its last word perhaps cut inside by the token bound ("I" of "I'm")."""
+    return len(tail) == len(start) and tail[:-1] == start[:-1] and (not tail or start[-1].startswith(tail[-1]))
 
 
 def _bare(word: str) -> str:
