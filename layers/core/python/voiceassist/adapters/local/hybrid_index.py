@@ -1,14 +1,14 @@
 """The embedded SearchIndex: one SQLite file, FTS5's BM25 and exact cosine, computed in memory.
 
-SQLite is the store and the source of truth: chunk rows (JSON, filter columns, unit vector as a float32
-BLOB), each row's BM25 postings (its FTS5 tokens and their counts per column, taken by FTS5's own
-tokenizer when the chunk is indexed), and the FTS5 table. A chunk enters FTS5 when it is indexed (one
-batch, one transaction: FTS5 writes a segment per transaction, so a row per activation cost 0.15 ms more per
-chunk) and leaves it when another version is activated, its version retired or it is deleted; every read
-joins the searchable flag. Indexing, activation and deletion are each one transaction, so activation is
-atomic. A batch's rows are written by rowid (AUTOINCREMENT numbers them in order above the largest before),
-and an activation is one UPDATE ... RETURNING plus FTS5's changes only where a version was hidden or shown
-again (a document's usual activation: ~85 us of SQLite, half of it the UPDATE and the commit).
+SQLite is the store and the source of truth (its tables: adapters/local/index_tables.py): chunk rows (JSON,
+filter columns, unit vector as a float32 BLOB), each row's BM25 postings (its FTS5 tokens and their counts per
+column, taken by FTS5's own tokenizer when the chunk is indexed), and the FTS5 table. A chunk enters FTS5 when
+it is indexed (one batch, one transaction: FTS5 writes a segment per transaction, so a row per activation cost
+0.15 ms more per chunk) and leaves it when another version is activated, its version retired or it is deleted;
+every read joins the searchable flag. Indexing, activation and deletion are each one transaction, so
+activation is atomic. A batch's rows are written by rowid (AUTOINCREMENT numbers them in order above the
+largest before), and an activation is one UPDATE ... RETURNING plus FTS5's changes only where a version was
+hidden or shown again (a document's usual activation: ~85 us of SQLite, half of it the UPDATE and the commit).
 
 Searches run on an in-memory copy of the rows (adapters/local_rows.py), loaded on the first search: cosine
 is one matrix-vector product, BM25 is FTS5's bm25() computed from the postings (adapters/local_bm25.py),
@@ -35,45 +35,17 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, FTS5_TOKENIZE, CountedTerms, Fts5Tokenizer
-from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS, LoadedRows
-from voiceassist.constants.models import MODEL_ID
+from voiceassist.adapters.local import index_tables as tables
+from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, Fts5Tokenizer
+from voiceassist.adapters.local.rows import LoadedRows
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
 from voiceassist.ports import Vectors
 from voiceassist.query.search import fts5_match_expression, fuse_min_max, fuse_rrf, query_terms, top_n
 
-_SCHEMA = f"""
-CREATE TABLE IF NOT EXISTS chunks (
-    rowid INTEGER PRIMARY KEY AUTOINCREMENT,
-    chunk_id TEXT NOT NULL UNIQUE,
-    doc_key TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    searchable INTEGER NOT NULL DEFAULT 0,
-    source_type TEXT NOT NULL,
-    specialty TEXT,
-    year INTEGER,
-    chunk_json TEXT NOT NULL,
-    vector BLOB NOT NULL
-);
--- Covers the catch-up's scan of every row's flag (SELECT rowid, searchable) as well as per-document lookups.
-CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, version, searchable);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}');
-CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
-CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
-CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
--- Superseded versions: their chunks stay (for audit), flagged here, and activation never shows them.
-CREATE TABLE IF NOT EXISTS superseded_versions (doc_key TEXT NOT NULL, version INTEGER NOT NULL,
-                                                PRIMARY KEY (doc_key, version));
-"""
-_NOT_SUPERSEDED = ("NOT EXISTS (SELECT 1 FROM superseded_versions AS s"
-                   " WHERE s.doc_key = chunks.doc_key AND s.version = chunks.version)")
-# Indexes built before the embedding model was recorded hold the published fp32 model's vectors.
-_UNRECORDED_MODEL_ID = MODEL_ID
 _RELOAD_AFTER_DEAD_ROWS = 1000  # and a quarter of the rows: deleted rows cost memory and scan time
 
 
@@ -84,38 +56,13 @@ class LocalHybridIndex:
         """`model_id` is the embedder's: recorded on first use, and an index built with another model's
         vectors is refused (cosine between two models' vectors means nothing)."""
         self.dimension = dimension
-        if path is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(
-            ":memory:" if path is None else str(path), check_same_thread=False, isolation_level=None
-        )
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = NORMAL")
-        self._db.executescript(_SCHEMA)
-        if self._db.execute("SELECT 1 FROM chunk_fts_config WHERE k = 'automerge'").fetchone() is None:
-            # FTS5 merges its segments once 8 share a level, not 4: a 50,000-chunk build's FTS5 inserts cost
-            # 3.6 -> 2.7 CPU s (same run), phrase queries the same (docs/benchmarks.md, "Peers").
-            self._db.execute("INSERT INTO chunk_fts (chunk_fts, rank) VALUES ('automerge', 8)")
+        self._db = tables.open_database(path)
         self._lock = threading.RLock()
         self._tokenizer = Fts5Tokenizer()
         self._rows: LoadedRows | None = None
         if model_id is not None:
-            self._check_model(model_id, path)
+            tables.check_model(self._db, model_id, path)
         self._add_missing_postings()
-
-    def _check_model(self, model_id: str, path: Path | None) -> None:
-        stored = self._db.execute("SELECT value FROM index_meta WHERE key = 'embedding_model'").fetchone()
-        if stored is None:
-            has_chunks = self._db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
-            recorded = _UNRECORDED_MODEL_ID if has_chunks else model_id
-            self._db.execute("INSERT INTO index_meta VALUES ('embedding_model', ?)", (recorded,))
-            stored = (recorded,)
-        if stored[0] != model_id:
-            raise InvalidInput(
-                f"invalid configuration: the index {path} holds vectors of {stored[0]}, but the embedder is "
-                f"{model_id}; set VOICEASSIST_EMBEDDING_PRECISION to match the index, or ingest the documents "
-                "again into an empty data folder (VOICEASSIST_DATA_DIR: the document records go too, or an "
-                "unchanged document is not indexed again)")
 
     def close(self) -> None:
         """Close the database; the index is unusable afterwards."""
@@ -131,26 +78,26 @@ class LocalHybridIndex:
             return
         matrix = self._unit_rows(vectors, expected_rows=len(chunks))
         rows = [
-            (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, _casefold(c.metadata.specialty),
+            (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, tables.casefold(c.metadata.specialty),
              c.metadata.year, c.model_dump_json(), matrix[i].tobytes())
             for i, c in enumerate(chunks)
         ]
         term_counts = self._tokenizer.count_terms([(c.text, c.metadata.title) for c in chunks])
         with self._lock:
             with self._transaction() as db:
-                replaced = self._delete_rows(db, "chunk_id IN (SELECT value FROM json_each(?))",
+                replaced = tables.delete_rows(db, "chunk_id IN (SELECT value FROM json_each(?))",
                                              (json.dumps([c.chunk_id for c in chunks]),))
                 first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
-                db.executemany(_INSERT_CHUNK, rows)
+                db.executemany(tables.INSERT_CHUNK, rows)
                 # AUTOINCREMENT: the batch's rows, in its order, are the rows above the largest before it.
                 rowids = [rowid for (rowid,) in db.execute("SELECT rowid FROM chunks WHERE rowid > ?"
                                                            " ORDER BY rowid", (first,))]
                 db.executemany("INSERT INTO chunk_fts (rowid, text, title) VALUES (?, ?, ?)",
                                [(rowid, c.text, c.metadata.title) for rowid, c in zip(rowids, chunks, strict=True)])
-                self._store_postings(db, rowids, term_counts)
+                tables.store_postings(db, rowids, term_counts)
                 # Only a loaded copy needs the new rows back (a bulk load before the first search has none).
                 added = None if self._rows is None else db.execute(
-                    _LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid", (first,)).fetchall()
+                    tables.LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid", (first,)).fetchall()
             if self._rows is not None and added is not None:
                 self._rows.remove(replaced)
                 self._rows.append(added)
@@ -158,13 +105,13 @@ class LocalHybridIndex:
     def activate(self, doc_key: str, version: int) -> None:
         with self._lock:
             with self._transaction() as db:
-                flags = db.execute(f"UPDATE chunks SET searchable = (version = ? AND {_NOT_SUPERSEDED})"
+                flags = db.execute(f"UPDATE chunks SET searchable = (version = ? AND {tables.NOT_SUPERSEDED})"
                                    " WHERE doc_key = ? RETURNING rowid, searchable", (version, doc_key)).fetchall()
                 if not all(searchable for _, searchable in flags):
                     db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT rowid FROM chunks"
                                " WHERE doc_key = ? AND searchable = 0)", (doc_key,))
                 # Chunks enter FTS5 when indexed; one shown again after another version hid it re-enters here.
-                db.execute(_INSERT_FTS + " WHERE doc_key = ? AND searchable = 1 AND NOT EXISTS"
+                db.execute(tables.INSERT_FTS + " WHERE doc_key = ? AND searchable = 1 AND NOT EXISTS"
                            " (SELECT 1 FROM chunk_fts AS f WHERE f.rowid = chunks.rowid)", (doc_key,))
             if self._rows is not None:
                 self._rows.set_searchable(flags)
@@ -185,15 +132,16 @@ class LocalHybridIndex:
     def superseded_count(self, doc_key: str) -> int:
         """The chunks kept, flagged superseded, for audit."""
         with self._lock:
-            return int(self._db.execute(f"SELECT COUNT(*) FROM chunks WHERE doc_key = ? AND NOT {_NOT_SUPERSEDED}",
-                                        (doc_key,)).fetchone()[0])
+            return int(self._db.execute(
+                f"SELECT COUNT(*) FROM chunks WHERE doc_key = ? AND NOT {tables.NOT_SUPERSEDED}", (doc_key,)
+            ).fetchone()[0])
 
     def delete_document(self, doc_key: str, version: int | None = None) -> None:
         where, params = ("doc_key = ?", (doc_key,)) if version is None else (
             "doc_key = ? AND version = ?", (doc_key, version))
         with self._lock:
             with self._transaction() as db:
-                removed = self._delete_rows(db, where, params)
+                removed = tables.delete_rows(db, where, params)
                 db.execute(f"DELETE FROM superseded_versions WHERE {where}", params)
             if self._rows is not None:
                 self._rows.remove(removed)
@@ -248,7 +196,7 @@ class LocalHybridIndex:
         expression = fts5_match_expression(text)
         if expression is None:
             return {}
-        where, params = _filter_sql(filters)
+        where, params = tables.filter_sql(filters)
         rows = self._db.execute(
             f"SELECT f.rowid, -bm25(chunk_fts, {COLUMN_WEIGHTS[0]}, {COLUMN_WEIGHTS[1]}) AS score"
             f" FROM chunk_fts AS f JOIN chunks AS c ON c.rowid = f.rowid AND c.searchable = 1{where}"
@@ -276,13 +224,13 @@ class LocalHybridIndex:
         rows = self._rows
         if rows is None or rows.dead > max(_RELOAD_AFTER_DEAD_ROWS, rows.size // 4):
             rows = LoadedRows(self.dimension)
-            rows.append(self._db.execute(_LOAD_ROWS + " ORDER BY c.rowid").fetchall())
+            rows.append(self._db.execute(tables.LOAD_ROWS + " ORDER BY c.rowid").fetchall())
         elif version != rows.data_version:
             stored = np.asarray(self._db.execute("SELECT rowid, searchable FROM chunks").fetchall(),
                                 dtype=np.int64).reshape(-1, 2)
             stored = stored[np.argsort(stored[:, 0])]
             rows.match_stored(stored[:, 0], stored[:, 1].astype(bool))
-            rows.append(self._db.execute(_LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid",
+            rows.append(self._db.execute(tables.LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid",
                                          (rows.last_rowid,)).fetchall())
         rows.data_version = version
         self._rows = rows
@@ -316,15 +264,6 @@ class LocalHybridIndex:
 
     # ------------------------------------------------------------------------------------------ helpers
 
-    def _store_postings(self, db: sqlite3.Connection, rowids: Sequence[int], counted: CountedTerms) -> None:
-        tokens = json.dumps(counted.tokens)
-        db.execute("INSERT OR IGNORE INTO terms (term) SELECT value FROM json_each(?)", (tokens,))
-        known = dict(db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
-                                " json_each(?))", (tokens,)).fetchall())
-        term_ids = np.fromiter(map(known.__getitem__, counted.tokens), dtype=np.int64, count=len(counted.tokens))
-        db.executemany("INSERT INTO chunk_terms (chunk_rowid, postings) VALUES (?, ?)",
-                       zip(rowids, counted.postings(term_ids, len(rowids)), strict=True))
-
     def _add_missing_postings(self) -> None:
         """Tokenize chunks stored before postings were kept (an index file from an earlier release)."""
         counts = self._db.execute("SELECT (SELECT COUNT(*) FROM chunks), (SELECT COUNT(*) FROM chunk_terms)")
@@ -338,7 +277,7 @@ class LocalHybridIndex:
             for start in range(0, len(missing), 256):
                 batch = missing[start : start + 256]
                 term_counts = self._tokenizer.count_terms([(text, title) for _, text, title in batch])
-                self._store_postings(db, [rowid for rowid, _, _ in batch], term_counts)
+                tables.store_postings(db, [rowid for rowid, _, _ in batch], term_counts)
 
     def _query_vector(self, query: SearchQuery) -> np.ndarray:
         if query.vector is None:
@@ -355,46 +294,3 @@ class LocalHybridIndex:
         if np.any(norms == 0) or not np.all(np.isfinite(norms)):
             raise InvalidInput("vectors must be finite and non-zero: their cosine similarity is undefined")
         return np.ascontiguousarray(matrix / norms)
-
-    @staticmethod
-    def _delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[int]:
-        """Delete matching chunks from every table; returns their rowids."""
-        rowids = [rowid for (rowid,) in db.execute(f"SELECT rowid FROM chunks WHERE {where}", params)]
-        if rowids:
-            marker = (json.dumps(rowids),)
-            db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT value FROM json_each(?))", marker)
-            db.execute("DELETE FROM chunk_terms WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
-            db.execute("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", marker)
-        return rowids
-
-
-_LOAD_ROWS = f"SELECT {LOADED_ROW_COLUMNS} FROM chunks AS c JOIN chunk_terms AS t ON t.chunk_rowid = c.rowid"
-_INSERT_CHUNK = (
-    "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year, chunk_json, vector)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
-_INSERT_FTS = (
-    "INSERT INTO chunk_fts (rowid, text, title)"
-    " SELECT rowid, json_extract(chunk_json, '$.text'), json_extract(chunk_json, '$.metadata.title')"
-    " FROM chunks"
-)
-
-
-def _filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
-    """The BM25 pre-filter for FTS5, each condition after " AND ": LoadedRows.mask's conditions."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    for column, values in (("c.source_type", [s.value for s in filters.source_types]),
-                           ("c.specialty", [s.casefold() for s in filters.specialties]),
-                           ("c.doc_key", list(filters.doc_keys))):
-        if values:
-            clauses.append(f"{column} IN (SELECT value FROM json_each(?))")
-            params.append(json.dumps(values))
-    if filters.year_min is not None:
-        clauses.append("c.year >= ?")
-        params.append(filters.year_min)
-    return "".join(f" AND {clause}" for clause in clauses), params
-
-
-def _casefold(value: str | None) -> str | None:
-    return None if value is None else value.casefold()

@@ -1,0 +1,133 @@
+"""The embedded SearchIndex's SQLite tables (adapters/local/hybrid_index.py): the schema, opening the file,
+the embedding model it records, and the row writes and SQL that indexing, deletion and search share.
+
+Every function here takes the connection it works on; the index holds the lock and the transaction.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceassist.adapters.local.bm25 import FTS5_TOKENIZE, CountedTerms
+from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS
+from voiceassist.constants.models import MODEL_ID
+from voiceassist.errors import InvalidInput
+from voiceassist.models import SearchFilters
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY AUTOINCREMENT,
+    chunk_id TEXT NOT NULL UNIQUE,
+    doc_key TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    searchable INTEGER NOT NULL DEFAULT 0,
+    source_type TEXT NOT NULL,
+    specialty TEXT,
+    year INTEGER,
+    chunk_json TEXT NOT NULL,
+    vector BLOB NOT NULL
+);
+-- Covers the catch-up's scan of every row's flag (SELECT rowid, searchable) as well as per-document lookups.
+CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, version, searchable);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}');
+CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
+CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Superseded versions: their chunks stay (for audit), flagged here, and activation never shows them.
+CREATE TABLE IF NOT EXISTS superseded_versions (doc_key TEXT NOT NULL, version INTEGER NOT NULL,
+                                                PRIMARY KEY (doc_key, version));
+"""
+NOT_SUPERSEDED = ("NOT EXISTS (SELECT 1 FROM superseded_versions AS s"
+                  " WHERE s.doc_key = chunks.doc_key AND s.version = chunks.version)")
+# Indexes built before the embedding model was recorded hold the published fp32 model's vectors.
+_UNRECORDED_MODEL_ID = MODEL_ID
+
+LOAD_ROWS = f"SELECT {LOADED_ROW_COLUMNS} FROM chunks AS c JOIN chunk_terms AS t ON t.chunk_rowid = c.rowid"
+INSERT_CHUNK = (
+    "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year, chunk_json, vector)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+INSERT_FTS = (
+    "INSERT INTO chunk_fts (rowid, text, title)"
+    " SELECT rowid, json_extract(chunk_json, '$.text'), json_extract(chunk_json, '$.metadata.title')"
+    " FROM chunks"
+)
+
+
+def open_database(path: Path | None) -> sqlite3.Connection:
+    """The index file (in memory when `path` is None), its tables created; autocommit, WAL."""
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(":memory:" if path is None else str(path), check_same_thread=False, isolation_level=None)
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = NORMAL")
+    db.executescript(SCHEMA)
+    if db.execute("SELECT 1 FROM chunk_fts_config WHERE k = 'automerge'").fetchone() is None:
+        # FTS5 merges its segments once 8 share a level, not 4: a 50,000-chunk build's FTS5 inserts cost
+        # 3.6 -> 2.7 CPU s (same run), phrase queries the same (docs/benchmarks.md, "Peers").
+        db.execute("INSERT INTO chunk_fts (chunk_fts, rank) VALUES ('automerge', 8)")
+    return db
+
+
+def check_model(db: sqlite3.Connection, model_id: str, path: Path | None) -> None:
+    """Record `model_id` on first use; refuse an index built with another model's vectors."""
+    stored = db.execute("SELECT value FROM index_meta WHERE key = 'embedding_model'").fetchone()
+    if stored is None:
+        has_chunks = db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+        recorded = _UNRECORDED_MODEL_ID if has_chunks else model_id
+        db.execute("INSERT INTO index_meta VALUES ('embedding_model', ?)", (recorded,))
+        stored = (recorded,)
+    if stored[0] != model_id:
+        raise InvalidInput(
+            f"invalid configuration: the index {path} holds vectors of {stored[0]}, but the embedder is "
+            f"{model_id}; set VOICEASSIST_EMBEDDING_PRECISION to match the index, or ingest the documents "
+            "again into an empty data folder (VOICEASSIST_DATA_DIR: the document records go too, or an "
+            "unchanged document is not indexed again)")
+
+
+def store_postings(db: sqlite3.Connection, rowids: Sequence[int], counted: CountedTerms) -> None:
+    """Each row's BM25 postings, its new terms numbered in `terms`."""
+    tokens = json.dumps(counted.tokens)
+    db.execute("INSERT OR IGNORE INTO terms (term) SELECT value FROM json_each(?)", (tokens,))
+    known = dict(db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
+                            " json_each(?))", (tokens,)).fetchall())
+    term_ids = np.fromiter(map(known.__getitem__, counted.tokens), dtype=np.int64, count=len(counted.tokens))
+    db.executemany("INSERT INTO chunk_terms (chunk_rowid, postings) VALUES (?, ?)",
+                   zip(rowids, counted.postings(term_ids, len(rowids)), strict=True))
+
+
+def delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[int]:
+    """Delete matching chunks from every table; returns their rowids."""
+    rowids = [rowid for (rowid,) in db.execute(f"SELECT rowid FROM chunks WHERE {where}", params)]
+    if rowids:
+        marker = (json.dumps(rowids),)
+        db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT value FROM json_each(?))", marker)
+        db.execute("DELETE FROM chunk_terms WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
+        db.execute("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", marker)
+    return rowids
+
+
+def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
+    """The BM25 pre-filter for FTS5, each condition after " AND ": LoadedRows.mask's conditions."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column, values in (("c.source_type", [s.value for s in filters.source_types]),
+                           ("c.specialty", [s.casefold() for s in filters.specialties]),
+                           ("c.doc_key", list(filters.doc_keys))):
+        if values:
+            clauses.append(f"{column} IN (SELECT value FROM json_each(?))")
+            params.append(json.dumps(values))
+    if filters.year_min is not None:
+        clauses.append("c.year >= ?")
+        params.append(filters.year_min)
+    return "".join(f" AND {clause}" for clause in clauses), params
+
+
+def casefold(value: str | None) -> str | None:
+    return None if value is None else value.casefold()
