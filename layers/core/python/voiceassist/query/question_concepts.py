@@ -1,0 +1,195 @@
+"""What a question is about: its concepts, each weighed, for the evidence score (query/evidence.py).
+
+A concept is a content word, a drug by any of its names or a class of drugs (query/concepts.py), a named
+disease (query/diseases.py), a synonym group's form (query/synonyms.py), or a known abbreviation matched by
+itself or by all words of its long form ("CKD" or "chronic ... kidney disease"); a kidney condition is also
+matched by a GFR cut-off in its KDIGO category (query/kidney.py). Generic question words ("dose",
+"treatment", "first-line") weigh GENERIC_WEIGHT; topic words (drug and condition names, everything else)
+weigh 1. Numbers and PHI are not concepts (a patient's eGFR 38 is not in any reference text).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from voiceassist.phi.word_lists import foreign_function_words
+from voiceassist.query import diseases, kidney, synonyms, terminology
+from voiceassist.query.concepts import MARK as CONCEPT_MARK
+from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
+from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
+from voiceassist.query.siblings import qualified_terms
+from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
+
+GENERIC_WEIGHT = 0.25
+# Words a clinical question uses whatever its topic: they say what is asked, not what it is about.
+GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads better as text
+    "dose doses dosage dosing daily maximum max minimum starting start started initial loading usual "
+    "treatment treat treated treating therapy management manage managed first-line second-line line drug "
+    "drugs medication medicine agent agents option options choice adult adults child children elderly "
+    "indication indicated side effect effects adverse risk risks monitor monitoring check checked "
+    "recommend recommended advised should can continue continued keep taking take stop stopped when how "
+    "long often much many which what used define defined defines mean means level levels target value "
+    "values criteria diagnosis diagnose diagnosed prevent prevention acute chronic severe mild moderate "
+    "safe safety lower raise reduce reduced increase increased best preferred alternative alternatives "
+    "need needed needs person people year years day days week weeks month months time times "
+    # verbs and nouns that say what is asked of the topic: "should it be taken", "does X cause Y", "which form"
+    "taken took give given giving form forms cause causes caused help helps work works change changes "
+    "useful helpful effective necessary required appropriate afterwards aim aiming goal goals "
+    # who the patient is, as a case is told ("a 72-year-old woman with CKD stage 4"): the condition is the topic
+    "woman women man men male female boy girl lady gentleman stage grade "
+    # words around a patient's details: who is asked about, not what
+    "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old"
+).split())
+_NUMBER = re.compile(r"^\d[\d.,/-]*$")
+INHERITED_WEIGHT = 0.5
+_AGE_WORD = re.compile(r"^\d+-(?:year|month|week|day)s?-old$")  # "72-year-old": an age, like a number
+_PHI_TAG = re.compile(r"<[A-Z_]+>")
+_LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
+_SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")  # any alphabet's letters: "máxima" stays whole
+_ABBREVIATION = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)(?![\w-])")
+
+
+
+@dataclass(frozen=True)
+class Concept:
+    """One thing the question is about: any of `alternatives` (each a set of terms, all needed) matches."""
+
+    label: str
+    alternatives: tuple[frozenset[str], ...]
+    weight: float
+    # what it counts when a passage holds it: an ordinary word ("fast", "together") weighs GENERIC_WEIGHT when
+    # missing and 1 when present, so it never lowers a passage's coverage below what it was when it weighed 1
+    covered_weight: float | None = None
+    inherited: bool = False  # a follow-up's topic taken from the conversation
+
+    @property
+    def topic(self) -> bool:
+        """Whether it says what the question is about (a drug, a condition), not how it is asked."""
+        return self.weight >= 1.0 and not self.inherited
+
+    @property
+    def held_weight(self) -> float:
+        return self.weight if self.covered_weight is None else self.covered_weight
+
+
+def question_concepts(question: str) -> list[Concept]:
+    """The concepts of a (redacted) question, abbreviations resolved to either form. A follow-up's topic taken
+    from the conversation (the part in parentheses its rewrite appended: conversation/context.py) weighs
+    INHERITED_WEIGHT of what the question itself names: a passage must answer the question, in that topic."""
+    own, inherited = split_inherited(question)
+    concepts = _concepts(own)
+    for concept in _concepts(inherited):
+        if concept.label.lower() not in {c.label.lower() for c in concepts}:
+            concepts.append(Concept(concept.label, concept.alternatives, concept.weight * INHERITED_WEIGHT,
+                                    inherited=True))
+    return concepts
+
+
+def _concepts(question: str) -> list[Concept]:
+    # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
+    # Only a label word goes ("SSN", "Mrs."), not a topic a name detector's guess follows ("otitis <PERSON>").
+    text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question))
+    # the words of a qualified condition ("type 1 diabetes") tell it from its siblings: never ordinary words
+    qualifying = frozenset().union(*(q.terms() for q in qualified_terms(hyphenate(text.lower()))))
+    found: dict[str, Concept] = {}
+    # drugs by any name, classes, shorthand (query/concepts.py); from the end, so earlier spans stay put
+    for mention in sorted(mentions(text), key=lambda m: -m.start):
+        if mention.kind == "shorthand":  # "htn", "high bp": read as the words it stands for, where it stands
+            # an abbreviation with one dominant meaning stays one (its long form or itself covers it)
+            spelt = mention.label if mention.label in CLINICAL_ABBREVIATIONS else spelt_out(mention.label)
+            text = text[:mention.start] + spelt + text[mention.end:]
+            continue
+        text = text[:mention.start] + " " * (mention.end - mention.start) + text[mention.end:]
+        written = content_terms(mention.label)
+        alternatives = (*(frozenset({m}) for m in sorted(mention.marks)), written)
+        found.setdefault(mention.label.lower(), Concept(mention.label, alternatives, 1.0))
+    # a named disease is one concept ("lyme disease", "covid"), covered by a passage naming it or a narrower
+    # disease (query/diseases.py), by all its own words, or by a lay or British form of the whole name (synonyms):
+    # never by a part ("disease" of "lyme disease", "pneumonia" of "aspiration pneumonia"). It weighs what its
+    # topic words weighed, one each, so only that partial credit goes.
+    lay_spans = [(f.start, f.end) for f in synonyms.find(text) if " " in f.form.strip()]
+    for disease in sorted(diseases.mentions(text), key=lambda d: -d.start):
+        written = content_terms(disease.written)
+        topic_words = written - GENERIC_WORDS
+        inside_lay_form = any(s <= disease.start and disease.end <= e and e - s > disease.end - disease.start
+                              for s, e in lay_spans)  # "severe allergic reaction": anaphylaxis, a synonym group
+        if not topic_words or inside_lay_form or disease.written.lower() in found:
+            continue
+        text = text[:disease.start] + " " * (disease.end - disease.start) + text[disease.end:]
+        lay = tuple(frozenset({synonyms.mark(f.group)}) for f in synonyms.find(disease.written)
+                    if f.start == 0 and f.end == len(disease.written))
+        found[disease.written.lower()] = Concept(disease.written, (frozenset({disease.mark}), written, *lay),
+                                                 float(len(topic_words)))
+    abbreviation_words: set[str] = set()
+    for match in _ABBREVIATION.finditer(text):
+        word = match.group(1)
+        charged = ion(word, text[match.end():])  # "K+": potassium, a topic, not a letter
+        meanings = (charged,) if charged else abbreviation_meanings(word)
+        if not meanings or word in found:
+            continue
+        long_forms = tuple(content_terms(m) | synonyms.marks(m) for m in meanings)
+        abbreviation_words.add(word.lower())
+        alternatives = (frozenset({word.lower()}), *(f for f in long_forms if f))
+        weight = _weight(long_forms[0]) if long_forms[0] else 1.0
+        found[word] = Concept(word, alternatives, weight)
+    for found_form in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
+        written = content_terms(found_form.form)
+        if written and any(written <= alternative for c in found.values() for alternative in c.alternatives[1:]):
+            # "kidney disease" beside "CKD" is the abbreviation's long form: one concept, not two
+            text = text[:found_form.start] + " " * (found_form.end - found_form.start) + text[found_form.end:]
+            continue
+        if not written or written <= abbreviation_words or found_form.form.lower() in found:
+            continue
+        # its own words, or any form of its group written as a phrase in the passage (synonyms.marks)
+        group_mark = frozenset({synonyms.mark(found_form.group)})
+        found[found_form.form.lower()] = Concept(found_form.form, (written, group_mark), _weight(written))
+        text = text[:found_form.start] + " " * (found_form.end - found_form.start) + text[found_form.end:]
+    words = _SURFACE_WORD.findall(hyphenate(text))
+    # a question in Spanish, French, German, ...: its function words ("es", "la", "von") are not topics
+    function_words = foreign_function_words(w.lower() for w in words)
+    for word in words:
+        if word.lower() in abbreviation_words or word.lower() in function_words:
+            continue
+        # "hypertention": the English clinical word one edit away; in another language's question a word one edit
+        # from an English one is that language's spelling ("maximale"), not a slip
+        if not function_words and stem(word.lower()) not in GENERIC_WORDS:
+            word = respelt(word) or word
+        for term in content_terms(word):
+            if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
+                weight = _weight(frozenset({term}))
+                ordinary = weight == 1.0 and term in _ordinary() and term not in qualifying
+                found[term] = Concept(word, (frozenset({term}),), GENERIC_WEIGHT if ordinary else weight,
+                                      1.0 if ordinary else None)
+    # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
+    stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
+    return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
+            if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
+
+
+def _label_dropped(match: re.Match[str]) -> str:
+    return " " if stem(match.group().strip().rstrip(".:#").lower()) in GENERIC_WORDS else match.group()
+
+
+def named_drugs(found: Sequence[Concept]) -> list[Concept]:
+    """The concepts that name a drug ("glipizide", "Glucophage"), not a class of drugs."""
+    drug = CONCEPT_MARK + "drug:"
+    return [c for c in found if any(len(a) == 1 and next(iter(a)).startswith(drug) for a in c.alternatives)]
+
+
+def drug_marks(drugs: Sequence[Concept]) -> frozenset[str]:
+    """The marks of the drugs a question names (any one in a sentence names the drug)."""
+    return frozenset(m for c in drugs for a in c.alternatives if len(a) == 1 for m in a if m.startswith(CONCEPT_MARK))
+
+
+def _weight(terms: frozenset[str]) -> float:
+    return GENERIC_WEIGHT if terms and terms <= GENERIC_WORDS else 1.0
+
+
+@lru_cache(maxsize=1)
+def _ordinary() -> frozenset[str]:
+    """The stems of frequent English words that no clinical vocabulary uses ("fast", "together", "enough"):
+    they say how a question is asked, like GENERIC_WORDS (query/terminology.py, ordinary_words)."""
+    return frozenset(stem(w) for w in terminology.ordinary_words())
