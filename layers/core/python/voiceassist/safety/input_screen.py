@@ -10,8 +10,10 @@ on Do-Not-Answer's questions, Wang Y et al., EACL 2024). A clinician asking abou
 self-harm or overdose management is none of these.
 
 Two detectors, either flags:
-1. instruction-like patterns (ingest/injection.py's, shared with the document screen, plus prompt leaking and
-   privilege escalation): precise, and they explain the category;
+1. instruction-like patterns (ingest/injection.py's, shared with the document screen, plus prompt leaking,
+   privilege escalation and the override generalised over verb and noun classes in seven languages,
+   `obfuscation.py`): precise, and they explain the category. They read the text as typed and its normalised
+   forms (NFKC, no zero-width characters, spaced letters joined, leetspeak read, reversed: `normal_forms`);
 2. a logistic regression per category (`screen_model.py`), trained by bench/input_screen_train.py on the train
    splits of public attack sets against exam-style medical questions and benign chat, each category's threshold
    set on training data only (the command and the figures are in docs/security.md). With the in-boundary
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
+from voiceassist.safety.obfuscation import normal_forms, override_kinds
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
     MEANING_MODEL_PATH,
@@ -169,6 +172,14 @@ def _words_only(error: str) -> None:
     logger.warning("input screen without sentence vectors: the words-only model screens", extra={"error": error})
 
 
+def _pattern_kinds(text: str) -> list[tuple[str, str]]:
+    """(category, kind) of each pattern found in one form of a text."""
+    kinds = [(_DOCUMENT_KINDS[kind], kind) for kind, pattern in DOCUMENT_PATTERNS.items()
+             if kind in _DOCUMENT_KINDS and pattern.search(text)]
+    kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
+    return kinds + [(INJECTION, kind) for kind in override_kinds(text)]
+
+
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None) -> ScreenVerdict:
     """The verdict on one text (a question, a chat message, a session's context, a tool's string argument);
     with its sentence `vector`, the meaning model reads it (a text of MEANING_MIN_WORDS content words or more)
@@ -177,12 +188,10 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
         meaning = vector is not None and len(content_words(text)) >= MEANING_MIN_WORDS
         model = meaning_model() if meaning else _model()
     found: dict[str, list[str]] = {}
-    for kind, pattern in DOCUMENT_PATTERNS.items():
-        if kind in _DOCUMENT_KINDS and pattern.search(text):
-            found.setdefault(_DOCUMENT_KINDS[kind], []).append(kind)
-    for kind, (category, pattern) in _QUESTION_PATTERNS.items():
-        if pattern.search(text):
-            found.setdefault(category, []).append(kind)
+    for form, mark in ((text, ""), *((form, "@normalised") for form in normal_forms(text))):
+        for category, kind in _pattern_kinds(form):
+            if kind not in found.get(category, []) and f"{kind}@normalised" not in found.get(category, []):
+                found.setdefault(category, []).append(kind + mark)
     for category in model.flagged(text, vector if model.embedding else None):
         found.setdefault(category, []).append(f"model:{category}")
     order = [c for c in (SELF_HARM, INJECTION, JAILBREAK, HARMFUL) if c in found]

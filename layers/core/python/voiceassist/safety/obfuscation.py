@@ -1,0 +1,134 @@
+"""What the input screen reads besides the text as typed: its normalised forms, and the instruction-override
+pattern generalised over verb and noun classes in the project's languages.
+
+An attack written to slip past a pattern hides its words: compatibility characters (full-width letters, ligatures),
+zero-width or other format characters inside words, letters spaced or hyphenated apart ("i g n o r e"), leetspeak
+digits for letters, the whole text reversed, the override in another language. `normal_forms` undoes each of these
+on copies of the text; the screen reads the patterns on every copy and the model on the text as typed (the model's
+features and thresholds were fitted on typed text). A clinical text is left as it reads: only runs of three or more
+single letters are joined ("5 m g", "q 8 h" are not), only tokens mixing letters and digits are read as leetspeak
+("K 4.1" is not), and a drug's hyphens join words, not single letters ("co-trimoxazole").
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+# Runs of three or more single letters, each pair separated by the same one space, hyphen, dot, underscore or
+# asterisk ("p-r-i-o-r r-u-l-e-s" is two runs)
+_LETTER_RUN = re.compile(r"(?<![^\W\d_])[^\W\d_]([ \-._*])[^\W\d_](?:\1[^\W\d_])+(?![^\W\d_])")
+_RUN_SEPARATOR = re.compile(r"[ \-._*]")
+# A token mixing letters with leetspeak digits or symbols ("1gn0r3", "4ll", "pr3v10u5"); pure numbers are kept
+_MIXED_TOKEN = re.compile(r"(?=[\w@$]*[^\W\d_])(?=[\w@$]*[0-9@$])[\w@$]+")
+# The common leetspeak substitutions (a digit or symbol for the letter it looks like); 1 reads as i or l
+_LEET = {"0": "o", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "9": "g", "@": "a", "$": "s"}
+_MARKUP = re.compile(r"<!--|-->|<[^<>\n]{0,40}>|/\*|\*/|\{\{|\}\}|\[\[|\]\]")
+
+
+def _strip_marks(text: str) -> str:
+    """NFKC, then without format characters (zero-width spaces and joiners, soft hyphens, bidirectional marks:
+    Unicode category Cf) and without accents (so the override table needs one spelling per word)."""
+    text = "".join(c for c in unicodedata.normalize("NFKC", text) if unicodedata.category(c) != "Cf")
+    decomposed = unicodedata.normalize("NFKD", text)
+    return unicodedata.normalize("NFC", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+def joined_runs(text: str) -> list[str]:
+    """The runs of spaced or hyphenated single letters in `text`, each joined into one word ("i g n o r e" ->
+    "ignore"); a run typed with one space throughout joins its words too ("ignoreallprevious...")."""
+    return [_RUN_SEPARATOR.sub("", match.group()) for match in _LETTER_RUN.finditer(text)]
+
+
+def _join_letters(text: str) -> str:
+    return _LETTER_RUN.sub(lambda match: _RUN_SEPARATOR.sub("", match.group()), text)
+
+
+def _unleet(text: str, one: str) -> str:
+    return _MIXED_TOKEN.sub(lambda m: "".join(_LEET.get(c, one if c == "1" else c) for c in m.group()), text)
+
+
+def normal_forms(text: str) -> list[str]:
+    """The copies of `text` the screen's patterns read besides it (each different from it and from each other):
+    the cleaned text (NFKC, no format characters or accents, markup delimiters as spaces, single-letter runs
+    joined), its leetspeak reading (1 as i, and as l) and the reversed text and its cleaned form."""
+    cleaned = _join_letters(_MARKUP.sub(" ", _strip_marks(text)))
+    forms = [cleaned]
+    if _MIXED_TOKEN.search(cleaned):
+        forms += [_unleet(cleaned, "i"), _unleet(cleaned, "l")]
+    forms += [text[::-1], cleaned[::-1]]
+    unique: list[str] = []
+    for form in forms:
+        if form != text and form not in unique:
+            unique.append(form)
+    return unique
+
+
+# The instruction-override, generalised (Perez and Ribeiro's goal hijacking, "Ignore Previous Prompt", 2022): a verb
+# of setting aside, then a word naming what came before (or "all"/"your"), then a noun for the instructions; or the
+# instructions declared no longer in force ("your earlier rules have expired"). One row per language the project
+# ships stop words for (_data/phi/stop_words.tsv: en, de, es, fr, it, nl, pt); the words are each language's
+# dictionary translations of "ignore, disregard, forget, skip" / "previous, earlier, all, your" / "instructions,
+# rules, guidelines, directives, prompt, filters" (Wiktionary translation tables), written without accents (the
+# text is read without them), imperative and infinitive. A language without a standard term keeps English's.
+OVERRIDE_WORDS: dict[str, tuple[str, str, str]] = {
+    "en": (r"ignore|disregard|forget|override|bypass|skip|discard|abandon|circumvent",
+           r"previous|prior|earlier|above|preceding|original|initial|foregoing|all|any|your|the|my|these|those",
+           r"instructions?|directives?|rules|guidelines|policies|prompts?|filters|directions|context|commands"
+           r"|constraints|restrictions|guardrails|safeguards|programming"),
+    "de": (r"ignoriere\w*|vergiss|vergessen|missachte\w*|uebergehe\w*|ubergehe\w*|umgehe\w*|verwirf",
+           r"vorherige\w*|bisherige\w*|obige\w*|fruhere\w*|alle\w*|deine\w*|ihre\w*",
+           r"anweisung\w*|regeln|richtlinie\w*|vorgaben|befehle|instruktion\w*|filter|prompt"),
+    "es": (r"ignora\w*|olvida\w*|omite|omitir|descarta\w*|salta|saltate|haz caso omiso",
+           r"anteriores|previas|previos|todas|todos|tus|las|los",
+           r"instrucciones|directrices|reglas|normas|indicaciones|politicas|filtros|ordenes|prompt"),
+    "fr": (r"ignore\w*|oublie\w*|contourne\w*|outrepasse\w*|fais abstraction",
+           r"precedentes|anterieures|toutes|tous|tes|vos|les",
+           r"instructions|consignes|regles|directives|politiques|filtres|ordres|prompt"),
+    "it": (r"ignora\w*|dimentica\w*|trascura\w*|salta|scarta",
+           r"precedenti|tutte|tutti|tue|le|gli",
+           r"istruzioni|regole|direttive|linee guida|politiche|filtri|ordini|prompt"),
+    "nl": (r"negeer|negeren|vergeet|vergeten|omzeil",
+           r"vorige|eerdere|bovenstaande|alle|je|jouw|de",
+           r"instructies|regels|richtlijnen|opdrachten|filters|prompt"),
+    "pt": (r"ignor[ea]\w*|esquec[ea]\w*|esqueca|desconsider[ea]\w*|descart[ea]\w*|pul[ea]",
+           r"anteriores|previas|todas|todos|suas|tuas|as|os",
+           r"instrucoes|diretrizes|regras|normas|orientacoes|politicas|filtros|ordens|prompt"),
+}
+# What declares the instructions set aside: "your earlier rules have expired", "safety filters disabled"
+_NO_LONGER = (r"disabled|deactivated|expired|revoked|lifted|suspended|void|removed|turned off|switched off|off"
+              r"|no longer (apply|applies|valid|active|in (effect|force)|bind)")
+
+
+def _override(verbs: str, objects: str, nouns: str) -> re.Pattern[str]:
+    # verb ... object ... noun (English, German) or verb ... noun ... object (the Romance languages, Dutch)
+    return re.compile(rf"\b({verbs})\b[^.?!\n]{{0,30}}?\b({objects})\b[^.?!\n]{{0,30}}?\b({nouns})\b"
+                      rf"|\b({verbs})\b[^.?!\n]{{0,30}}?\b({nouns})\b[^.?!\n]{{0,12}}?\b({objects})\b", re.I)
+
+
+OVERRIDE_PATTERNS: dict[str, re.Pattern[str]] = {lang: _override(*words) for lang, words in OVERRIDE_WORDS.items()}
+# (not "guidelines" or "policies": "were the previous guidelines revoked?" is a clinician's question)
+_EN_NOUNS = r"instructions?|directives?|rules|prompts?|filters|restrictions|guardrails|safeguards|programming"
+EXPIRED_PATTERN = re.compile(
+    rf"\b(your|my|the assistant's|safety|content|previous|prior|earlier|original|old|all)\s+(\w+\s+)?({_EN_NOUNS})"
+    rf"\b\s*(are|is|were|have been|has been|have|has|now|:|-)?\s*(now\s+)?({_NO_LONGER})\b", re.I)
+# Text addressed to the model inside a question ("note to the AI: ...", "[message for the assistant]")
+NOTE_TO_MODEL = re.compile(
+    r"\b(note|message|memo|instructions?|reminder|directive)s?\s+(to|for)\s+(the\s+)?(ai|assistant|model|llm"
+    r"|chatbot|bot|gpt|language model)\b", re.I)
+# A joined run of letters ("ignoreallpreviousinstructions") has no spaces to find words by
+SQUASHED_OVERRIDE = re.compile(
+    r"(ignore|disregard|forget|override|bypass|skip)(all|any|the|your|my)?(previous|prior|earlier|above"
+    r"|preceding|original)?(instructions?|directives?|rules|guidelines|prompts?|filters|polic(y|ies))")
+
+
+def override_kinds(text: str) -> list[str]:
+    """The kinds of generalised override found in `text` (one read of it; the screen calls this on each form)."""
+    kinds = [f"override_{lang}" for lang, pattern in OVERRIDE_PATTERNS.items() if pattern.search(text)]
+    if EXPIRED_PATTERN.search(text):
+        kinds.append("override_expired")
+    if NOTE_TO_MODEL.search(text):
+        kinds.append("note_to_model")
+    if any(SQUASHED_OVERRIDE.search(run.lower()) for run in joined_runs(text)):
+        kinds.append("override_spaced")
+    return kinds
