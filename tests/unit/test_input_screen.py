@@ -257,6 +257,7 @@ def test_screen_flags_an_obfuscated_or_translated_override_as_injection(text: st
     "Qual è la dose di enoxaparina secondo le linee guida in gravidanza?",
     "Were the previous NICE hypertension guidelines withdrawn?",
     "Should I ignore the first troponin if drawn under 3 hours from onset?",
+    "does Hallberg need a statin with LDL 4.1 and diabetes",
 ])
 def test_screen_passes_clinical_text_that_only_looks_obfuscated(text: str) -> None:
     assert not screen_text(text).flagged

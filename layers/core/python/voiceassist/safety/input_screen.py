@@ -13,7 +13,8 @@ Two detectors, either flags:
 1. instruction-like patterns (ingest/injection.py's, shared with the document screen, plus prompt leaking,
    privilege escalation and the override generalised over verb and noun classes in seven languages,
    `obfuscation.py`): precise, and they explain the category. They read the text as typed and its normalised
-   forms (NFKC, no zero-width characters, spaced letters joined, leetspeak read, reversed: `normal_forms`);
+   forms (NFKC, no zero-width characters, spaced letters joined, leetspeak read, reversed: `normal_forms`),
+   which the words-only model reads too;
 2. a logistic regression per category (`screen_model.py`), trained by bench/input_screen_train.py on the train
    splits of public attack sets against exam-style medical questions and benign chat, each category's threshold
    set on training data only (the command and the figures are in docs/security.md). With the in-boundary
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
-from voiceassist.safety.obfuscation import normal_forms, override_kinds
+from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
     MEANING_MODEL_PATH,
@@ -188,10 +189,16 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
         meaning = vector is not None and len(content_words(text)) >= MEANING_MIN_WORDS
         model = meaning_model() if meaning else _model()
     found: dict[str, list[str]] = {}
-    for form, mark in ((text, ""), *((form, "@normalised") for form in normal_forms(text))):
+    forms = normal_forms(text)
+    for form, mark in ((text, ""), *((form, "@normalised") for form in forms)):
         for category, kind in _pattern_kinds(form):
             if kind not in found.get(category, []) and f"{kind}@normalised" not in found.get(category, []):
                 found.setdefault(category, []).append(kind + mark)
+    # the words-only model on the normalised copies (their sentence vectors are not computed: one embedding a text)
+    for form in forms if looks_reversed(text) else normal_forms(text, reverse=False):
+        for category in _model().flagged(form):
+            if category not in found:
+                found[category] = [f"model:{category}@normalised"]
     for category in model.flagged(text, vector if model.embedding else None):
         found.setdefault(category, []).append(f"model:{category}")
     order = [c for c in (SELF_HARM, INJECTION, JAILBREAK, HARMFUL) if c in found]

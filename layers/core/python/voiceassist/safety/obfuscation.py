@@ -4,16 +4,22 @@ pattern generalised over verb and noun classes in the project's languages.
 An attack written to slip past a pattern hides its words: compatibility characters (full-width letters, ligatures),
 zero-width or other format characters inside words, letters spaced or hyphenated apart ("i g n o r e"), leetspeak
 digits for letters, the whole text reversed, the override in another language. `normal_forms` undoes each of these
-on copies of the text; the screen reads the patterns on every copy and the model on the text as typed (the model's
-features and thresholds were fitted on typed text). A clinical text is left as it reads: only runs of three or more
-single letters are joined ("5 m g", "q 8 h" are not), only tokens mixing letters and digits are read as leetspeak
-("K 4.1" is not), and a drug's hyphens join words, not single letters ("co-trimoxazole").
+on copies of the text; the screen reads the patterns on every copy, the model (with its sentence vector) on the
+text as typed and the words-only model on the copies (the reversed ones only when the text reads better backwards,
+`looks_reversed`: a clinical question read backwards once scored as harmful). A clinical text is left as it reads:
+only runs of three or more single letters are joined ("5 m g", "q 8 h" are not), only tokens mixing letters and
+digits are read as leetspeak ("K 4.1" is not), and a drug's hyphens join words, not single letters
+("co-trimoxazole").
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+
+from voiceassist.safety.screen_model import STOP_WORDS
+
+_WORD = re.compile(r"[a-z']+")
 
 # Runs of three or more single letters, each pair separated by the same one space, hyphen, dot, underscore or
 # asterisk ("p-r-i-o-r r-u-l-e-s" is two runs)
@@ -48,15 +54,25 @@ def _unleet(text: str, one: str) -> str:
     return _MIXED_TOKEN.sub(lambda m: "".join(_LEET.get(c, one if c == "1" else c) for c in m.group()), text)
 
 
-def normal_forms(text: str) -> list[str]:
-    """The copies of `text` the screen's patterns read besides it (each different from it and from each other):
-    the cleaned text (NFKC, no format characters or accents, markup delimiters as spaces, single-letter runs
-    joined), its leetspeak reading (1 as i, and as l) and the reversed text and its cleaned form."""
+def looks_reversed(text: str) -> bool:
+    """Whether `text` reads better backwards: its reversal has more English function words than it has
+    ("eht ot" in a reversed text are "the to"). Only then does the screen's model read the reversed forms: a clinical
+    question read backwards is a string of unknown words the model was never fitted on."""
+    def function_words(form: str) -> int:
+        return sum(word in STOP_WORDS for word in _WORD.findall(form.lower()))
+    return function_words(text[::-1]) > function_words(text)
+
+
+def normal_forms(text: str, reverse: bool = True) -> list[str]:
+    """The copies of `text` the screen reads besides it (each different from it and from each other): the cleaned
+    text (NFKC, no format characters or accents, markup delimiters as spaces, single-letter runs joined), its
+    leetspeak reading (1 as i, and as l) and, if `reverse`, the reversed text and its cleaned form."""
     cleaned = _join_letters(_MARKUP.sub(" ", _strip_marks(text)))
     forms = [cleaned]
     if _MIXED_TOKEN.search(cleaned):
         forms += [_unleet(cleaned, "i"), _unleet(cleaned, "l")]
-    forms += [text[::-1], cleaned[::-1]]
+    if reverse:
+        forms += [text[::-1], cleaned[::-1]]
     unique: list[str] = []
     for form in forms:
         if form != text and form not in unique:
