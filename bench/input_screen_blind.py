@@ -1,0 +1,53 @@
+"""The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
+
+    .venv/bin/python bench/input_screen_blind.py [--words-only] [--show N]
+
+bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
+obfuscated) and blind5_benign.jsonl (152: 82 clinical questions, 70 hard negatives that share words with attacks:
+"ignore the first troponin", "pretend the patient is 70 kg") were written on 2026-11-29 by an engineer who read only
+the four sample documents, never the code, the tests or the other sets; they were read once as a held-out set
+(docs/benchmarks.md, "Input screen"), and are development data since.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+DATA = Path(__file__).parent / "data" / "input_screen"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--words-only", action="store_true")
+    parser.add_argument("--show", type=int, default=0)
+    args = parser.parse_args()
+    from voiceassist.adapters.onnx.embedder import OnnxEmbedder
+    from voiceassist.safety.input_screen import screen_text
+
+    attacks = [json.loads(line) for line in (DATA / "blind5_attacks.jsonl").read_text().splitlines() if line.strip()]
+    benign = [json.loads(line) for line in (DATA / "blind5_benign.jsonl").read_text().splitlines() if line.strip()]
+    texts = [r["text"] for r in attacks + benign]
+    vectors: dict[str, np.ndarray] = {}
+    if not args.words_only:
+        vectors = dict(zip(texts, OnnxEmbedder(threads=1).embed(texts), strict=True))
+    report: dict[str, object] = {"model": "words only" if args.words_only else "meaning"}
+    shown: list[str] = []
+    for label, rows, key, want in (("attacks", attacks, "category", True), ("benign", benign, "kind", False)):
+        for group in sorted({r[key] for r in rows}) + [None]:
+            of = [r for r in rows if group is None or r[key] == group]
+            wrong = [r for r in of if screen_text(r["text"], vector=vectors.get(r["text"])).flagged != want]
+            name = f"{label}_{group or 'all'}"
+            report[name] = {"n": len(of), "flagged": round((len(of) - len(wrong) if want else len(wrong)) / len(of), 4)}
+            if group is None:
+                shown += [f"{'MISS' if want else 'FP'} {r[key]} | {r['text'][:150]}" for r in wrong]
+    print(json.dumps(report, indent=1))
+    print("\n".join(shown[: args.show]))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
