@@ -14,6 +14,8 @@
   waiting for its first or next request) is closed to make room, so sockets one client leaves open do not
   turn everyone else away.
 - A structured access log line per request (method, path without the query string, status, bytes, ms).
+- Every reply not sniffed, framed nor cached (REPLY_HEADERS) unless its face set its own (the web client's
+  pages carry the page's policy): a JSON error quotes the request's path back, and an answer can hold PHI.
 """
 
 from __future__ import annotations
@@ -47,9 +49,14 @@ BODY_OVERHEAD = 1.4  # an upload's JSON envelope carries the file base64-encoded
 DEV_ORIGINS = ("http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:5173", "http://127.0.0.1:5173")
 SMALL_BODY_BYTES = 1024 * 1024  # every JSON route but the upload: a question is capped at 4,000 characters
 EVICTION_WAIT_S = 1.0  # for the slot of an idle connection just closed
+# What every reply carries unless the face that wrote it set the header itself (web_face sets the page's own).
+REPLY_HEADERS = (("X-Content-Type-Options", "nosniff"),
+                 ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
+                 ("Cache-Control", "no-store"))
 _BUSY_BODY = json.dumps({"error": {"code": "unavailable", "message": "too many connections; try again",
                                    "trace_id": "local", "retry_after": 1}}).encode()
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
+        b"X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n"
         b"Connection: close\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)
 
 PROTOCOL_ERRORS = {
@@ -276,7 +283,21 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
 
     def send_response(self, code: int, message: str | None = None) -> None:
         self._status = code
+        self._header_names: set[str] = set()
         super().send_response(code, message)
+
+    def send_header(self, keyword: str, value: str) -> None:
+        getattr(self, "_header_names", set()).add(keyword.lower())
+        super().send_header(keyword, value)
+
+    def end_headers(self) -> None:
+        """REPLY_HEADERS that the face did not set, then the blank line."""
+        names = getattr(self, "_header_names", set())
+        for name, value in REPLY_HEADERS:
+            if name.lower() not in names:
+                super().send_header(name, value)
+        self._header_names = set()
+        super().end_headers()
 
     # ---- logging -----------------------------------------------------------------------------------------
     def _log_access(self) -> None:

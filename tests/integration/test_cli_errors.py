@@ -94,3 +94,36 @@ def test_eval_answers_outside_a_checkout_asks_for_a_questions_file(data_dir: Pat
 def test_eval_answers_names_a_missing_questions_file(data_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert error_of(capsys, ["eval", "answers", "--questions", "nope.jsonl"]) == \
         "error: nope.jsonl: no such questions file"
+
+
+@pytest.mark.parametrize(("argv", "named"), [
+    (["ingest-jsonl", "missing.jsonl"], "missing.jsonl"),
+    (["eval", "calculators", "--cases", "missing.csv"], "missing.csv"),
+    (["eval", "retrieval", "--corpus", "missing.jsonl", "--queries", "q.jsonl", "--qrels", "dev.tsv"], "missing.jsonl"),
+])
+def test_a_missing_input_file_is_named_without_a_traceback(data_dir: Path, argv: list[str], named: str,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert error_of(capsys, argv) == f"error: no such file or folder: {named}"
+
+
+def test_ingest_jsonl_of_a_folder_says_a_file_was_expected(data_dir: Path, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    assert error_of(capsys, ["ingest-jsonl", str(tmp_path)]) == \
+        f"error: a folder where a file was expected: {tmp_path}"
+
+
+@pytest.mark.parametrize("port", ["99999", "-1", "http"])
+def test_serve_refuses_a_port_that_is_not_one(data_dir: Path, port: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--port", port, "--no-samples", "--no-watch"])
+    err = capsys.readouterr().err
+    assert exited.value.code == 2 and "Traceback" not in err
+    assert f"'{port}' is not a port: give a number from 1 to 65535" in err
+
+
+def test_serve_refuses_a_port_variable_that_is_not_a_port(data_dir: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("PORT", "eighty")  # PORT=eighty make run
+    with pytest.raises(SystemExit):
+        main(["serve", "--no-samples", "--no-watch"])
+    assert "'eighty' is not a port" in capsys.readouterr().err

@@ -86,6 +86,35 @@ def test_a_tls_hello_on_the_plain_port_is_a_json_400(server: Any) -> None:
     assert reply.startswith(b"HTTP/1.1 400") and b"<html" not in reply.lower()
 
 
+def headers_of(reply: bytes) -> dict[str, str]:
+    head = reply.partition(b"\r\n\r\n")[0].decode("latin-1").split("\r\n")[1:]
+    return {name.strip().lower(): value.strip() for name, _, value in (line.partition(":") for line in head)}
+
+
+def test_a_json_reply_quoting_the_path_is_never_sniffed_framed_or_cached(server: Any) -> None:
+    # a 404 quotes the path back (here a script tag); a browser sent to it must not run it as HTML, frame it or keep it
+    reply = exchange(server, b"GET /v1/<script>alert(1)</script> HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                             b"Connection: close\r\n\r\n")
+    headers = headers_of(reply)
+    assert status_and_body(reply)[0] == 404 and headers["content-type"] == "application/json"
+    assert headers["x-content-type-options"] == "nosniff" and headers["cache-control"] == "no-store"
+    assert headers["content-security-policy"] == "default-src 'none'; frame-ancestors 'none'"
+
+
+def test_a_refusal_before_the_body_carries_the_same_headers(server: Any) -> None:
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n")
+    headers = headers_of(reply)
+    assert status_and_body(reply)[0] == 400 and headers["x-content-type-options"] == "nosniff"
+    assert "frame-ancestors 'none'" in headers["content-security-policy"]
+
+
+def test_the_web_page_keeps_its_own_policy(server: Any) -> None:
+    reply = exchange(server, b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    headers = headers_of(reply)
+    assert reply.startswith(b"HTTP/1.1 200") and "script-src 'self'" in headers["content-security-policy"]
+    assert reply.count(b"Content-Security-Policy") == 1 and reply.count(b"Cache-Control") == 1
+
+
 @pytest.mark.usefixtures("short_timeouts")
 def test_a_short_body_does_not_hold_a_thread(server: Any) -> None:
     reply = exchange(server, b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

@@ -54,3 +54,14 @@ def test_get_opens_no_stream_and_answers_at_once(local_deps: Dependencies) -> No
     reply = handle_http(local_deps.tool_executor, Caller(user_id="dr-okafor", channel="mcp"), method="GET",
                         path="/v1/mcp", headers=HEADERS, body=b"{}")  # the SDK held this open for ever
     assert reply.status == 405 and json.loads(reply.body)["error"]["code"] == -32600
+
+
+@pytest.mark.parametrize(("headers", "status"), [({"content-type": "application/json"}, 406),
+                                                 ({"content-type": "application/json", "accept": "text/html"}, 406)])
+def test_a_request_without_the_transports_accept_header_is_told_which_to_send(
+        local_deps: Dependencies, headers: dict[str, str], status: int) -> None:
+    reply = handle_http(local_deps.tool_executor, Caller(user_id="dr-okafor", channel="mcp"), method="POST",
+                        path="/v1/mcp", headers=headers, body=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}')
+    error = json.loads(reply.body)["error"]
+    assert reply.status == status and error["code"] == -32600
+    assert "Accept: application/json, text/event-stream" in error["message"]

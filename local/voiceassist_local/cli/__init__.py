@@ -47,6 +47,28 @@ def command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
+def port_number(text: str) -> int:
+    """A TCP port from --port or PORT, refused in our words (argparse prints it with the usage)."""
+    if not text.strip().isdigit() or int(text) > 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a port: give a number from 1 to 65535 (--port 8081, "
+                                         "or PORT=8081 make run)")
+    return int(text)
+
+
+def file_error(exc: OSError) -> str:
+    """A file the command could not read or write, in our words (the CLI's last line of defence)."""
+    name = f": {exc.filename}" if exc.filename is not None else ""
+    if isinstance(exc, FileNotFoundError):
+        return f"no such file or folder{name}"
+    if isinstance(exc, IsADirectoryError):
+        return f"a folder where a file was expected{name}"
+    if isinstance(exc, NotADirectoryError):
+        return f"a file where a folder was expected{name}"
+    if isinstance(exc, PermissionError):
+        return f"permission denied{name}"
+    return f"{exc.strerror or type(exc).__name__}{name}"
+
+
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """The parser; the evaluation and audit commands' own parsers (whose modules import much of the stack) are
     built only when `argv` runs one of them, or asks for help, so that `ask` starts in a fraction of a second."""
@@ -57,7 +79,9 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     serve = commands.add_parser("serve", help="run the local API on 127.0.0.1")
     serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8080")))
+    # a string default goes through `type` too, so a PORT that is not a port is said as --port's error
+    serve.add_argument("--port", type=port_number, default=os.environ.get("PORT", "8080"),
+                       help="the port to listen on, 1-65535, or 0 for any free one (default: $PORT or 8080)")
     serve.add_argument("--no-samples", action="store_true", help="do not ingest the bundled sample corpus")
     serve.add_argument("--no-watch", action="store_true",
                        help="do not ingest files dropped into the data folder's blobs/incoming/")
@@ -145,4 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             if isinstance(exc, VoiceAssistError):
                 print(f"error: {exc}", file=sys.stderr)
                 return 2
+        if isinstance(exc, OSError) and exc.errno is not None:  # a file or folder named on the command line
+            print(f"error: {file_error(exc)}", file=sys.stderr)
+            return 2
         raise

@@ -53,10 +53,12 @@ def _valid_id(value: Any) -> bool:
 
 
 def as_json_rpc(status: int, headers: dict[str, str], body: bytes) -> bytes:
-    """The reply's body as JSON: the SDK's plain-text refusals of the transport (a missing or wrong Content-Type
-    or Accept header) become JSON-RPC errors saying which headers to send; JSON errors lose any echo."""
+    """The reply's body as JSON: the SDK's refusals of the transport (a missing or wrong Content-Type or Accept
+    header, in plain text or as a JSON-RPC error) become JSON-RPC errors saying which headers to send; other JSON
+    errors lose any echo."""
     content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
-    if status >= 400 and not content_type.startswith("application/json"):
+    # 406 (Accept) and 415 (Content-Type) refuse the transport, whatever the SDK's body says: say which headers
+    if status in (406, 415) or (status >= 400 and not content_type.startswith("application/json")):
         return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": TRANSPORT}}).encode()
     return without_echo(body)
 
