@@ -62,10 +62,20 @@ class VoiceAssistEngine(_PortEngine):
     def __init__(self, folder: Path) -> None:
         from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 
-        self.index = LocalHybridIndex(folder / "index.sqlite3", dimension=DIMENSION, model_id=model_id("int8"))
+        self.local = LocalHybridIndex(folder / "index.sqlite3", dimension=DIMENSION, model_id=model_id("int8"))
+        self.index = self.local
+
+    def build(self, work: Work, rows: Sequence[int]) -> None:
+        """The batch path bulk ingestion reaches: the Index steps' chunks in one `index` call (one transaction),
+        the Finalize steps' activations in one `activate_many` (one transaction, one UPDATE), as the index's
+        group commit writes the calls of concurrent executions (voiceassist.adapters.local.group_commit)."""
+        for start in range(0, len(rows), BATCH):
+            batch = rows[start : start + BATCH]
+            self.local.index([chunk(work, row) for row in batch], work.vectors[batch])
+            self.local.activate_many([(work.doc_keys[row], 1) for row in batch])
 
     def close(self) -> None:
-        self.index._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the size on disk is the database's
+        self.local._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the size on disk is the database's
 
 
 class OpenSearchEngine(_PortEngine):

@@ -205,7 +205,9 @@ class TermPostings:
 
     def add(self, terms: np.ndarray, rows: np.ndarray, frequencies: np.ndarray) -> None:
         self._blocks.append(_Columns.build(terms, rows, frequencies))
-        if sum(block.size for block in self._blocks) >= max(4096, self._main.size // 4):
+        if self._main.size == 0 and len(self._blocks) == 1:
+            self._main, self._blocks = self._blocks[0], []  # a first load is the main matrix as it is built
+        elif sum(block.size for block in self._blocks) >= max(4096, self._main.size // 4):
             self._main = _Columns.combine([self._main, *self._blocks])
             self._blocks = []
         elif len(self._blocks) > self.MAX_BLOCKS:

@@ -40,6 +40,7 @@ import numpy as np
 
 from voiceassist.adapters.local import index_tables as tables
 from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, Fts5Tokenizer
+from voiceassist.adapters.local.group_commit import GroupCommit
 from voiceassist.adapters.local.rows import LoadedRows
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
@@ -60,6 +61,9 @@ class LocalHybridIndex:
         self._lock = threading.RLock()
         self._tokenizer = Fts5Tokenizer()
         self._rows: LoadedRows | None = None
+        self._known_terms: dict[str, int] = {}  # term -> term_id, as committed (tables.store_postings)
+        self._indexing: GroupCommit[tuple[list[Chunk], np.ndarray]] = GroupCommit(self._write_chunks, max_items=64)
+        self._activating: GroupCommit[tuple[str, int]] = GroupCommit(self.activate_many, max_items=1000)
         if model_id is not None:
             tables.check_model(self._db, model_id, path)
         self._add_missing_postings()
@@ -73,10 +77,42 @@ class LocalHybridIndex:
     # ------------------------------------------------------------------------------------------ writes
 
     def index(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
-        """Add (or replace, by chunk_id) chunks; they stay hidden until their version is activated."""
+        """Add (or replace, by chunk_id) chunks; they stay hidden until their version is activated.
+
+        Concurrent calls are written together (adapters/local/group_commit.py): one transaction for all."""
         if not chunks:
             return
-        matrix = self._unit_rows(vectors, expected_rows=len(chunks))
+        self._indexing.submit((list(chunks), self._unit_rows(vectors, expected_rows=len(chunks))))
+
+    def activate(self, doc_key: str, version: int) -> None:
+        """Make `version` the doc_key's searchable one (unless superseded); concurrent calls share a transaction."""
+        self._activating.submit((doc_key, version))
+
+    def activate_many(self, versions: Sequence[tuple[str, int]]) -> None:
+        """activate() for every (doc_key, version), in one transaction and one UPDATE: every document of the
+        batch becomes searchable at the same commit, or none does. A doc_key given twice gets its last version,
+        as two activations in a row would leave it."""
+        if not versions:
+            return
+        latest = dict(versions)
+        with self._lock:
+            with self._transaction() as db:
+                flags = db.execute(tables.ACTIVATE, (json.dumps(list(latest.items())),)).fetchall()
+                keys = (json.dumps(list(latest)),)
+                if not all(searchable for _, searchable in flags):
+                    db.execute(tables.HIDE_FROM_FTS, keys)
+                # Chunks enter FTS5 when indexed; one shown again after another version hid it re-enters here.
+                db.execute(tables.SHOW_IN_FTS, keys)
+            if self._rows is not None:
+                self._rows.set_searchable(flags)
+
+    def _write_chunks(self, batches: Sequence[tuple[list[Chunk], np.ndarray]]) -> None:
+        """index() of every batch in one transaction; a chunk_id given twice keeps its last chunk."""
+        chunks = [c for batch, _ in batches for c in batch]
+        matrix = np.concatenate([m for _, m in batches]) if len(batches) > 1 else batches[0][1]
+        last = {c.chunk_id: position for position, c in enumerate(chunks)}
+        if len(last) < len(chunks):
+            chunks, matrix = [chunks[p] for p in last.values()], matrix[list(last.values())]
         rows = [
             (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, tables.casefold(c.metadata.specialty),
              c.metadata.year, c.model_dump_json(), matrix[i].tobytes())
@@ -86,7 +122,7 @@ class LocalHybridIndex:
         with self._lock:
             with self._transaction() as db:
                 replaced = tables.delete_rows(db, "chunk_id IN (SELECT value FROM json_each(?))",
-                                             (json.dumps([c.chunk_id for c in chunks]),))
+                                             (json.dumps(list(last)),))
                 first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
                 db.executemany(tables.INSERT_CHUNK, rows)
                 # AUTOINCREMENT: the batch's rows, in its order, are the rows above the largest before it.
@@ -94,27 +130,13 @@ class LocalHybridIndex:
                                                            " ORDER BY rowid", (first,))]
                 db.executemany("INSERT INTO chunk_fts (rowid, text, title) VALUES (?, ?, ?)",
                                [(rowid, c.text, c.metadata.title) for rowid, c in zip(rowids, chunks, strict=True)])
-                tables.store_postings(db, rowids, term_counts)
+                tables.store_postings(db, rowids, term_counts, self._known_terms)
                 # Only a loaded copy needs the new rows back (a bulk load before the first search has none).
                 added = None if self._rows is None else db.execute(
                     tables.LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid", (first,)).fetchall()
             if self._rows is not None and added is not None:
                 self._rows.remove(replaced)
                 self._rows.append(added)
-
-    def activate(self, doc_key: str, version: int) -> None:
-        with self._lock:
-            with self._transaction() as db:
-                flags = db.execute(f"UPDATE chunks SET searchable = (version = ? AND {tables.NOT_SUPERSEDED})"
-                                   " WHERE doc_key = ? RETURNING rowid, searchable", (version, doc_key)).fetchall()
-                if not all(searchable for _, searchable in flags):
-                    db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT rowid FROM chunks"
-                               " WHERE doc_key = ? AND searchable = 0)", (doc_key,))
-                # Chunks enter FTS5 when indexed; one shown again after another version hid it re-enters here.
-                db.execute(tables.INSERT_FTS + " WHERE doc_key = ? AND searchable = 1 AND NOT EXISTS"
-                           " (SELECT 1 FROM chunk_fts AS f WHERE f.rowid = chunks.rowid)", (doc_key,))
-            if self._rows is not None:
-                self._rows.set_searchable(flags)
 
     def retire(self, doc_key: str, version: int) -> None:
         with self._lock:
@@ -259,6 +281,7 @@ class LocalHybridIndex:
             yield self._db
         except BaseException:
             self._db.execute("ROLLBACK")
+            self._known_terms.clear()  # ids this transaction gave its new terms are undone
             raise
         self._db.execute("COMMIT")
 
@@ -277,7 +300,7 @@ class LocalHybridIndex:
             for start in range(0, len(missing), 256):
                 batch = missing[start : start + 256]
                 term_counts = self._tokenizer.count_terms([(text, title) for _, text, title in batch])
-                tables.store_postings(db, [rowid for rowid, _, _ in batch], term_counts)
+                tables.store_postings(db, [rowid for rowid, _, _ in batch], term_counts, self._known_terms)
 
     def _query_vector(self, query: SearchQuery) -> np.ndarray:
         if query.vector is None:

@@ -58,6 +58,18 @@ INSERT_FTS = (
     " SELECT rowid, json_extract(chunk_json, '$.text'), json_extract(chunk_json, '$.metadata.title')"
     " FROM chunks"
 )
+# Activation of a batch ([[doc_key, version], ...] as JSON, one version per doc_key): every chunk of those
+# documents gets its flag in one statement, then FTS5 loses the hidden ones and gains those shown (again).
+ACTIVATE = (
+    f"UPDATE chunks SET searchable = (chunks.version = a.version AND {NOT_SUPERSEDED})"
+    " FROM (SELECT value ->> 0 AS doc_key, value ->> 1 AS version FROM json_each(?)) AS a"
+    " WHERE chunks.doc_key = a.doc_key RETURNING chunks.rowid, chunks.searchable"
+)
+_OF_DOCUMENTS = "doc_key IN (SELECT value FROM json_each(?))"
+HIDE_FROM_FTS = ("DELETE FROM chunk_fts WHERE rowid IN"
+                 f" (SELECT rowid FROM chunks WHERE {_OF_DOCUMENTS} AND searchable = 0)")
+SHOW_IN_FTS = (f"{INSERT_FTS} WHERE {_OF_DOCUMENTS} AND searchable = 1"
+               " AND NOT EXISTS (SELECT 1 FROM chunk_fts AS f WHERE f.rowid = chunks.rowid)")
 
 
 def open_database(path: Path | None) -> sqlite3.Connection:
@@ -91,12 +103,23 @@ def check_model(db: sqlite3.Connection, model_id: str, path: Path | None) -> Non
             "unchanged document is not indexed again)")
 
 
-def store_postings(db: sqlite3.Connection, rowids: Sequence[int], counted: CountedTerms) -> None:
-    """Each row's BM25 postings, its new terms numbered in `terms`."""
-    tokens = json.dumps(counted.tokens)
-    db.execute("INSERT OR IGNORE INTO terms (term) SELECT value FROM json_each(?)", (tokens,))
-    known = dict(db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
-                            " json_each(?))", (tokens,)).fetchall())
+_KNOWN_TERMS_LIMIT = 1_000_000  # ~100 MB of Python strings at most; a 50,000-chunk corpus has ~150,000 terms
+
+
+def store_postings(db: sqlite3.Connection, rowids: Sequence[int], counted: CountedTerms,
+                   known: dict[str, int]) -> None:
+    """Each row's BM25 postings, its new terms numbered in `terms`.
+
+    `known` caches term ids (term -> id; a term's id never changes, as terms are never deleted): only the
+    batch's tokens missing from it are looked up, and it learns them. The caller empties it when the
+    transaction rolls back (the ids given inside it are undone). A 50,000-chunk build's lookups 1.4 -> 0.3 CPU s.
+    """
+    if len(known) > _KNOWN_TERMS_LIMIT:
+        known.clear()
+    missing = json.dumps([token for token in counted.tokens if token not in known])
+    db.execute("INSERT OR IGNORE INTO terms (term) SELECT value FROM json_each(?)", (missing,))
+    known.update(db.execute("SELECT t.term, t.term_id FROM json_each(?) AS j JOIN terms AS t ON t.term = j.value",
+                            (missing,)).fetchall())
     term_ids = np.fromiter(map(known.__getitem__, counted.tokens), dtype=np.int64, count=len(counted.tokens))
     db.executemany("INSERT INTO chunk_terms (chunk_rowid, postings) VALUES (?, ?)",
                    zip(rowids, counted.postings(term_ids, len(rowids)), strict=True))

@@ -1,0 +1,88 @@
+"""Group commit: concurrent callers' writes done by one call of a batch writer, as databases batch log writes.
+
+Bulk ingestion runs many pipeline executions at once (voiceassist_local.bulk); their Index and Finalize steps
+each write one document to the embedded index. One SQLite transaction per document costs a commit, FTS5's
+segment flush and a catch-up of the in-memory copy each time; here a caller that finds a write under way
+queues its item, and whoever writes next takes every queued item in one call of `write` (one transaction).
+No timer and no thread of its own: a lone call is written at once, and a busy writer gathers the calls that
+arrive while it works. A failed batch of several items is written again one item at a time, so each caller
+sees the outcome its own item would have had alone (and one bad document never fails another).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+Item = TypeVar("Item")
+
+
+@dataclass
+class _Request(Generic[Item]):
+    item: Item
+    finished: bool = False
+    error: BaseException | None = None
+
+
+class GroupCommit(Generic[Item]):
+    """`submit(item)` returns once `write` has written a batch holding `item`, or raises what writing it raised."""
+
+    def __init__(self, write: Callable[[Sequence[Item]], None], *, max_items: int = 256) -> None:
+        self._write = write
+        self._max_items = max_items
+        self._queue: list[_Request[Item]] = []
+        self._busy = False
+        self._changed = threading.Condition()
+
+    def submit(self, item: Item) -> None:
+        request = _Request(item)
+        with self._changed:
+            self._queue.append(request)
+        while True:
+            with self._changed:
+                while self._busy and not request.finished:
+                    self._changed.wait()
+                if request.finished:
+                    break
+                self._busy = True
+                batch, self._queue = self._queue[: self._max_items], self._queue[self._max_items :]
+            try:
+                self._run(batch)
+            finally:
+                with self._changed:
+                    self._busy = False
+                    self._changed.notify_all()
+        if request.error is not None:
+            raise request.error
+
+    @property
+    def queued(self) -> int:
+        """Items waiting for the write under way to finish."""
+        with self._changed:
+            return len(self._queue)
+
+    def _run(self, batch: list[_Request[Item]]) -> None:
+        try:
+            self._write([request.item for request in batch])
+        except Exception as error:
+            if len(batch) == 1:
+                batch[0].error = error
+            else:
+                for number, request in enumerate(batch):  # alone, each item meets only its own failure
+                    try:
+                        self._write([request.item])
+                    except Exception as own:
+                        request.error = own
+                    except BaseException as stop:
+                        for unwritten in batch[number:]:
+                            unwritten.error = stop
+                        raise
+        except BaseException as error:  # Ctrl-C or exit in the writer: every waiting caller sees it
+            for request in batch:
+                request.error = error
+            raise
+        finally:
+            for request in batch:
+                request.finished = True
