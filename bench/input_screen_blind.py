@@ -1,16 +1,19 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--words-only] [--show N]
+    .venv/bin/python bench/input_screen_blind.py [--words-only] [--show N] [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
 obfuscated) and blind5_benign.jsonl (152: 82 clinical questions, 70 hard negatives that share words with attacks:
 "ignore the first troponin", "pretend the patient is 70 kg") were written on 2026-11-29 by an engineer who read only
 the four sample documents, never the code, the tests or the other sets; they were read once as a held-out set
-(docs/benchmarks.md, "Input screen"), and are development data since.
+(docs/benchmarks.md, "Input screen"), and are development data since. `--half` reads one half of each set,
+fixed by a SHA-256 of the text: `tune` is the view the sixth session's signals were written against,
+`report` the half it read once at the end.
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -20,21 +23,30 @@ import numpy as np
 DATA = Path(__file__).parent / "data" / "input_screen"
 
 
+def half_of(text: str) -> str:
+    """The development half a blind row belongs to (`tune` or `report`), by a SHA-256 of its text."""
+    return "report" if int(hashlib.sha256(f"blind5\n{text}".encode()).hexdigest(), 16) % 2 else "tune"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--words-only", action="store_true")
     parser.add_argument("--show", type=int, default=0)
+    parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
     from voiceassist.safety.input_screen import screen_text
 
     attacks = [json.loads(line) for line in (DATA / "blind5_attacks.jsonl").read_text().splitlines() if line.strip()]
     benign = [json.loads(line) for line in (DATA / "blind5_benign.jsonl").read_text().splitlines() if line.strip()]
+    if args.half:
+        attacks = [r for r in attacks if half_of(r["text"]) == args.half]
+        benign = [r for r in benign if half_of(r["text"]) == args.half]
     texts = [r["text"] for r in attacks + benign]
     vectors: dict[str, np.ndarray] = {}
     if not args.words_only:
         vectors = dict(zip(texts, OnnxEmbedder(threads=1).embed(texts), strict=True))
-    report: dict[str, object] = {"model": "words only" if args.words_only else "meaning"}
+    report: dict[str, object] = {"model": "words only" if args.words_only else "meaning", "half": args.half or "both"}
     shown: list[str] = []
     for label, rows, key, want in (("attacks", attacks, "category", True), ("benign", benign, "kind", False)):
         for group in sorted({r[key] for r in rows}) + [None]:

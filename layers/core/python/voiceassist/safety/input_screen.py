@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
+from voiceassist.safety.languages import language_kinds
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
@@ -45,16 +46,14 @@ from voiceassist.safety.screen_model import (
     content_words,
     load_model,
 )
+from voiceassist.safety.signals import HARMFUL, INJECTION, JAILBREAK, SELF_HARM, signal_kinds
 
 if TYPE_CHECKING:
     import numpy as np
 
     from voiceassist.ports import Embedder
 
-INJECTION = "injection"
-JAILBREAK = "jailbreak"
-HARMFUL = "harmful"
-SELF_HARM = "self_harm"
+__all__ = ["HARMFUL", "INJECTION", "JAILBREAK", "SELF_HARM", "ScreenVerdict", "reply_for", "screen_all", "screen_text"]
 
 REFUSAL = ("I can't help with that request: it reads as an attempt to change how this assistant works, or asks "
            "for harmful content. Ask a clinical question and I will answer it from the knowledge base.")
@@ -65,7 +64,8 @@ CRISIS_REPLY = ("This reads as a request for ways to harm oneself, which this as
                 "will answer it from the knowledge base.")
 
 # pattern kind -> category (the document screen's kinds, and the kinds only a person's message carries)
-# (the document screen's "role_play" is replaced by "pretending": its "act as a" reads "can act as a buffer")
+# (the document screen's "role_play" is replaced by "pretending": its "act as a" reads "can act as a buffer", and a
+# clinician asks to "roleplay a breaking bad news conversation": role-play is read when it casts the assistant)
 _DOCUMENT_KINDS = {"override": INJECTION, "system_notice": INJECTION, "new_instructions": INJECTION,
                    "prompt_markup": INJECTION, "reveal_prompt": INJECTION}
 _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
@@ -77,7 +77,8 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\bwhat (are|were) (your|the) (initial |original |system |hidden )?(instructions|rules|prompt)\b"
         r"|\b(you were|i was) (told|instructed|given)\b[^.\n]{0,30}\b(before|beginning|initially|to)\b", re.I)),
     "pretending": (JAILBREAK, re.compile(
-        r"\b(you are now|from now on,? you|pretend (to be|you are|that you)|role-?play|jailbreak|do anything now"
+        r"\b(you are now|from now on,? you|pretend (to be|you are|that you)|role-?play (as|where you"
+        r"|in which you|a game|game)|let's role-?play|jailbreak|do anything now"
         r"|DAN mode|act as if you|you (will|must) act as)\b", re.I)),
     "privilege_escalation": (JAILBREAK, re.compile(
         r"\b(developer|maintenance|debug|god|sudo|unrestricted|jailbr[oe]ken?) mode\b|\bno (ethical|moral)"
@@ -178,7 +179,8 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     kinds = [(_DOCUMENT_KINDS[kind], kind) for kind, pattern in DOCUMENT_PATTERNS.items()
              if kind in _DOCUMENT_KINDS and pattern.search(text)]
     kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
-    return kinds + [(INJECTION, kind) for kind in override_kinds(text)]
+    kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
+    return kinds + signal_kinds(text)
 
 
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None) -> ScreenVerdict:

@@ -9,7 +9,7 @@ text as typed and the words-only model on the copies (the reversed ones only whe
 `looks_reversed`: a clinical question read backwards once scored as harmful). A clinical text is left as it reads:
 only runs of three or more single letters are joined ("5 m g", "q 8 h" are not), only tokens mixing letters and
 digits are read as leetspeak ("K 4.1" is not), and a drug's hyphens join words, not single letters
-("co-trimoxazole").
+("co-trimoxazole"). Encodings (base64, hex, ROT13, look-alike letters, chat shorthand) are undone by `decoding.py`.
 """
 
 from __future__ import annotations
@@ -17,13 +17,14 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from voiceassist.safety.decoding import decoded_runs, expand_shorthand, fold_homoglyphs, rot13
 from voiceassist.safety.screen_model import STOP_WORDS
 
 _WORD = re.compile(r"[a-z']+")
 
 # Runs of three or more single letters, each pair separated by the same one space, hyphen, dot, underscore or
 # asterisk ("p-r-i-o-r r-u-l-e-s" is two runs)
-_LETTER_RUN = re.compile(r"(?<![^\W\d_])[^\W\d_]([ \-._*])[^\W\d_](?:\1[^\W\d_])+(?![^\W\d_])")
+_LETTER_RUN = re.compile(r"(?<![^\W_])[^\W\d_]([ \-._*])[^\W\d_](?:\1[^\W\d_])+(?![^\W_])")
 _RUN_SEPARATOR = re.compile(r"[ \-._*]")
 # A token mixing letters with leetspeak digits or symbols ("1gn0r3", "4ll", "pr3v10u5"); pure numbers are kept
 _MIXED_TOKEN = re.compile(r"(?=[\w@$]*[^\W\d_])(?=[\w@$]*[0-9@$])[\w@$]+")
@@ -46,8 +47,17 @@ def joined_runs(text: str) -> list[str]:
     return [_RUN_SEPARATOR.sub("", match.group()) for match in _LETTER_RUN.finditer(text)]
 
 
+# Two single letters apart between wider gaps ("h o w   t o   p a s s"), joined only in a text that spells words
+# out letter by letter elsewhere ("5 m g" between single spaces stays)
+_LETTER_PAIR = re.compile(r"(?:^|(?<=\s\s))[^\W\d_]([ \-._*])[^\W\d_](?=\s\s|$)")
+_SPACES = re.compile(r"[ \t]{2,}")
+
+
 def _join_letters(text: str) -> str:
-    return _LETTER_RUN.sub(lambda match: _RUN_SEPARATOR.sub("", match.group()), text)
+    joined = _LETTER_RUN.sub(lambda match: _RUN_SEPARATOR.sub("", match.group()), text)
+    if joined != text:  # spelt out: join its two-letter words too, and close the wider gaps between words
+        joined = _SPACES.sub(" ", _LETTER_PAIR.sub(lambda match: _RUN_SEPARATOR.sub("", match.group()), joined))
+    return joined
 
 
 def _unleet(text: str, one: str) -> str:
@@ -63,16 +73,27 @@ def looks_reversed(text: str) -> bool:
     return function_words(text[::-1]) > function_words(text)
 
 
+def _clean(text: str) -> str:
+    folded = fold_homoglyphs(text) or text
+    return _join_letters(_MARKUP.sub(" ", _strip_marks(folded)))
+
+
 def normal_forms(text: str, reverse: bool = True) -> list[str]:
     """The copies of `text` the screen reads besides it (each different from it and from each other): the cleaned
-    text (NFKC, no format characters or accents, markup delimiters as spaces, single-letter runs joined), its
-    leetspeak reading (1 as i, and as l) and, if `reverse`, the reversed text and its cleaned form."""
-    cleaned = _join_letters(_MARKUP.sub(" ", _strip_marks(text)))
-    forms = [cleaned]
-    if _MIXED_TOKEN.search(cleaned):
-        forms += [_unleet(cleaned, "i"), _unleet(cleaned, "l")]
+    text (NFKC, look-alike letters of other scripts read as Latin, no format characters or accents, markup
+    delimiters as spaces, single-letter runs joined), its leetspeak reading (1 as i, and as l), chat shorthand
+    written out; the same for the text with base64/hex runs decoded and for its ROT13 reading when either layer is
+    there (`decoding.py`); and, if `reverse`, the reversed text and its cleaned form."""
+    forms: list[str] = []
+    layers = [layer for layer in (decoded_runs(text), rot13(text)) if layer is not None]
+    for base in (text, *layers):
+        cleaned = _clean(base)
+        forms += [base, cleaned]
+        leet = [_unleet(cleaned, "i"), _unleet(cleaned, "l")] if _MIXED_TOKEN.search(cleaned) else []
+        forms += leet
+        forms += [form for form in map(expand_shorthand, (cleaned, *leet)) if form is not None]
     if reverse:
-        forms += [text[::-1], cleaned[::-1]]
+        forms += [text[::-1], _clean(text)[::-1]]
     unique: list[str] = []
     for form in forms:
         if form != text and form not in unique:

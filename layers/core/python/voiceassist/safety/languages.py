@@ -1,0 +1,99 @@
+"""The instruction override and the request for the system prompt in languages whose word order or script the
+English-shaped patterns of `obfuscation.py` do not read: Russian, Arabic, Hindi, Chinese and Japanese, and the
+system-prompt request in the seven languages the override table already covers.
+
+An override is a verb of setting aside, a word naming what came before ("previous", "all") and a noun for the
+instructions, in any order within a short window: Japanese and Hindi put the verb last ("以前の指示をすべて無視して",
+"पिछले सभी निर्देशों को अनदेखा करें"), Chinese and Japanese write no spaces, so the window is counted in characters.
+A prompt request is a verb of showing beside the language's term for the system prompt. The words are each
+language's dictionary translations of "ignore, disregard, forget, bypass" / "previous, earlier, all, above" /
+"instructions, rules, commands, restrictions, prompt" / "show, reveal, print, repeat, tell" / "system prompt, system
+instructions" (Wiktionary translation tables), in the forms an imperative takes, written both with and without the
+marks the screen's cleaned copy strips (Cyrillic "й" is read as "и", Arabic "أ" as "ا", Devanagari nukta dropped).
+A question that only mentions instructions ("पिछले निर्देशों के अनुसार खुराक?", "as the previous instructions said")
+has no verb of setting aside, and a patient who "ignored the instructions" has no "previous" or "all" beside them.
+"""
+
+from __future__ import annotations
+
+import re
+
+WINDOW = 40  # characters either side of the verb in which the object and the noun must both be found
+
+# language -> (verbs of setting aside, words naming what came before, nouns for the instructions)
+OVERRIDE_WORDS: dict[str, tuple[str, str, str]] = {
+    "ru": (r"игнорир\w*|проигнорир\w*|забуд\w*|забыть|пренебрег\w*|не обращай\w* внимани\w*|отбрось\w*|обойд\w*"
+           r"|обойти|отмени\w*",
+           r"предыдущ\w*|прежн\w*|вс[её]|всех|свои\w*|тво\w*|ваш\w*|вышеуказанн\w*|выше|ранее|предшествующ\w*",
+           r"инструкц\w*|правил\w*|указани\w*|директив\w*|промпт\w*|ограничени\w*|фильтр\w*|команд\w*|настро\w*"),
+    "ar": (r"تجاهل\w*|[اأ]همل\w*|انس|انسى|[اإ]نسى|تخط\w*|تجاوز\w*|لا تلتزم",
+           r"السابق\w*|جميع|كل|كافة|[اأ]علاه|القديم\w*",
+           r"التعليمات|تعليمات|الاوامر|الأوامر|[اأ]وامر|القواعد|قواعد|التوجيهات|توجيهات|القيود|قيود|الإرشادات|الارشادات"),
+    "hi": (r"अनदेखा|नज़रअंदाज़|नजरअंदाज|भूल जाओ|भूल जाइए|भूल जाएं|भूलो|उपेक्षा|अवहेलना",
+           r"पिछले|पिछली|सभी|सारे|सारी|पूर्व|ऊपर|पहले",
+           r"निर्देश\w*|निर्देशों|नियम\w*|नियमों|आदेश\w*|आदेशों|प्रॉम्प्ट|प्रतिबंध\w*"),
+    "zh": (r"忽略|无视|無視|忽视|忽視|不要理会|不要理會|别理|別理|忘记|忘記|忘掉|跳过|跳過|绕过|繞過|抛开|拋開",
+           r"之前|以前|先前|上面|上述|所有|全部|一切|前面|原来|原來|原有",
+           r"指令|指示|规则|規則|提示词|提示詞|命令|限制|设定|設定|约束|約束"),
+    "ja": (r"無視|忘れ|従わな|破棄|取り消",
+           r"以前|前の|これまで|すべて|全て|全部|上記|先ほど|元の",
+           r"指示|命令|ルール|規則|プロンプト|制約|設定"),
+}
+# language -> (verbs of showing, the term for the system prompt)
+PROMPT_REQUEST_WORDS: dict[str, tuple[str, str]] = {
+    "ru": (r"покаж\w*|выведи\w*|раскро\w*|повтор\w*|напиш\w*|расскаж\w*|скаж\w*|дай\w*|да[йи]\w*|отправ\w*",
+           r"системн\w* (?:промпт\w*|подсказк\w*|инструкц\w*|сообщени\w*)|исходн\w* инструкц\w*|промпт\w*"),
+    "ar": (r"اعرض|[اأ]ظهر|اكشف|اطبع|كرر|[اأ]خبرني|[اأ]رسل|[اأ]عطني",
+           r"موجه النظام|تعليمات النظام|رسالة النظام|التعليمات الاصلية|التعليمات الأصلية"),
+    "hi": (r"दिखा\w*|बता\w*|प्रकट\w*|दोहरा\w*|लिख\w*|भेज\w*",
+           r"सिस्टम प्रॉम्प्ट|सिस्टम निर्देश\w*|मूल निर्देश\w*"),
+    "zh": (r"显示|顯示|输出|輸出|告诉我|告訴我|透露|泄露|洩露|重复|重複|打印|给我看|給我看|展示|说出|說出|发给我"
+           r"|發給我",
+           r"系统提示|系統提示|系统指令|系統指令|提示词|提示詞|系统消息|系統消息|初始指令|系统设定|系統設定"),
+    "ja": (r"表示|教えて|出力|見せて|明かし|繰り返|書き出|送って",
+           r"システムプロンプト|システム指示|システムメッセージ|初期指示|初期プロンプト"),
+    "de": (r"zeig\w*|gib\w*|nenn\w*|wiederhol\w*|verrat\w*|druck\w*|schreib\w*",
+           r"systemprompt\w*|system-prompt\w*|systemanweisung\w*|systemnachricht\w*|urspr[uü]nglichen anweisungen"),
+    "es": (r"muestra\w*|muéstra\w*|revela\w*|dime|imprime|repite|ensena\w*|enseña\w*|escribe|dame",
+           r"prompt del sistema|instrucciones del sistema|mensaje del sistema|instrucciones (?:originales|iniciales)"),
+    "fr": (r"montre\w*|affiche\w*|revele\w*|révèle\w*|donne\w*|repete\w*|répète\w*|ecris|écris|imprime\w*",
+           r"prompt (?:du )?systeme|prompt (?:du )?système|invite (?:du )?syst[eè]me|instructions (?:du )?syst[eè]me"
+           r"|message (?:du )?syst[eè]me|instructions (?:initiales|d'origine)"),
+    "it": (r"mostra\w*|rivela\w*|stampa\w*|ripeti\w*|dimmi|scrivi\w*|dammi",
+           r"prompt di sistema|istruzioni di sistema|messaggio di sistema|istruzioni (?:originali|iniziali)"),
+    "nl": (r"toon|laat\w*|geef|herhaal|print|onthul\w*|schrijf",
+           r"systeemprompt\w*|systeeminstructies|systeembericht\w*|oorspronkelijke instructies"),
+    "pt": (r"mostr[ae]\w*|revel[ae]\w*|exib[ae]\w*|repit[ae]|imprim[ae]\w*|diga|me d[eê]|escrev[ae]",
+           r"prompt do sistema|instru[cç][oõ]es do sistema|mensagem do sistema"
+           r"|instru[cç][oõ]es (?:originais|iniciais)"),
+}
+_SPACED = {"ru", "ar", "hi"}  # written with spaces between words: a word may not start or end inside another
+
+
+def _word(pattern: str, spaced: bool) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w)(?:{pattern})(?!\w)" if spaced else f"(?:{pattern})", re.I)
+
+
+_OVERRIDES = {lang: tuple(_word(p, lang in _SPACED) for p in words) for lang, words in OVERRIDE_WORDS.items()}
+_PROMPT_REQUESTS = {lang: tuple(_word(p, lang in _SPACED | {"de", "es", "fr", "it", "nl", "pt"}) for p in words)
+                    for lang, words in PROMPT_REQUEST_WORDS.items()}
+
+
+def _near(text: str, anchor: re.Pattern[str], *others: re.Pattern[str]) -> bool:
+    """Whether an `anchor` match has a match of each of `others` within WINDOW characters of it (outside it)."""
+    for match in anchor.finditer(text):
+        before = text[max(0, match.start() - WINDOW): match.start()]
+        after = text[match.end(): match.end() + WINDOW]
+        if all(other.search(before) or other.search(after) for other in others):
+            return True
+    return False
+
+
+def language_kinds(text: str) -> list[str]:
+    """The kinds found in one form of `text`: `override_<lang>` (a verb of setting aside with a word for what came
+    before and a noun for the instructions) and `prompt_request_<lang>` (a verb of showing beside the term for the
+    system prompt)."""
+    kinds = [f"override_{lang}" for lang, (verbs, objects, nouns) in _OVERRIDES.items()
+             if _near(text, verbs, objects, nouns)]
+    return kinds + [f"prompt_request_{lang}" for lang, (verbs, terms) in _PROMPT_REQUESTS.items()
+                    if _near(text, terms, verbs)]

@@ -1,0 +1,252 @@
+"""Structural signals: text that addresses the assistant, its tools or its data rather than asking a clinical question.
+
+A clinical question asks about a patient, a drug or a condition. An attack, whatever its words, does one of a few
+things the OWASP Top 10 for LLM Applications (2025) names: it talks to the assistant about the assistant (role or
+turn markers, orders on how to answer, settings switched off: LLM01 prompt injection), asks for what the assistant
+must not give (its prompt, keys, files, other people's records or questions: LLM02 sensitive information disclosure,
+LLM07 system prompt leakage), or makes the assistant act (send, delete, write, order, fetch an internal address, run
+code: LLM06 excessive agency). Jailbreaks forbid refusing, split the assistant into personas, declare its rules void
+or wrap harm in fiction (Shen X et al., "Do Anything Now", CCS 2024; Wei A et al., "Jailbroken", NeurIPS 2023), and
+harmful requests carry intent a clinician's question does not: concealment, deceiving a clinician, harming another
+person (HarmBench's semantic categories, Mazeika M et al., ICML 2024).
+
+Each signal is a shape, not a sentence: an action verb with an object only a system has ("the index", "records",
+"a file"), a request verb with a secret ("API key", "~/.ssh"), an address no clinical question carries
+(169.254.169.254, file://). Clinical look-alikes pass because the object is clinical: "ignore the first troponin",
+"override the pump alarm", "change the dose", "lethal dose of paracetamol in overdose" (tests/unit/test_input_screen_
+signals.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+INJECTION = "injection"
+JAILBREAK = "jailbreak"
+HARMFUL = "harmful"
+SELF_HARM = "self_harm"
+
+# An order given to the assistant: at the start of the text or a sentence, or after "please", "now", "can you"...
+_ORDER = (r"(?:^|[.!?;:\n(\[]\s*|\b(?:please|now|then|and|also|just|can you|could you|would you|go ahead and"
+          r"|i want you to|i need you to|you must|you should)\s+)")
+_REQUEST = (r"\b(show|give|tell|print|reveal|list|dump|paste|send|share|output|display|leak|expose|read|echo|cat"
+            r"|export|email|post|upload|encode|translate|repeat|quote|copy|spell|summari[sz]e|continue"
+            r"|what(?: is|'s| are)|where (?:is|are))\b")
+_ACTIONS = (r"delete|remove|drop|erase|wipe|purge|overwrite|modify|edit|update|change|alter|write|create|upload"
+            r"|insert|mark|grant|revoke|disable|issue|order|purchase|buy|transfer|execute|install|log ?in(?:to)?"
+            r"|sign in(?:to)?|reset|rename|approve|add|append|replace|flag|whitelist|publish|export|schedule|sync|copy"
+            r"|move")
+_SYSTEM_OBJECTS = (r"files?|documents?|index|database|db|tables?|records?|catalog(?:ue)?|register|registry|accounts?"
+                   r"|portal|permissions?|access rights|admin rights|config(?:uration)?|allergy list|allerg(?:y|ies)"
+                   r"|chart|entries|entry|audit log|logs?|sources?|users?|passwords?|roles?|knowledge base|folder"
+                   r"|director(?:y|ies)|guideline source|system prompt|prompt|memory|settings")
+_RELATIVES = (r"ex-?wife|ex-?husband|ex-?partner|wife|husband|partner|neighbou?r|boss|colleague|co-?worker|ex"
+              r"|friend|sister|brother|mother|father|mum|mom|dad|son|daughter|boyfriend|girlfriend|roommate|tenant"
+              r"|landlord|teacher|classmate")
+_PERSON = (r"(?:patients?\s*(?:id|number|no\.?|#)?\s*:?\s*\d{3,}|the patient in (?:bed|room|bay)\s*\w+|(?:bed|room|bay)"
+           r"\s*\d+|the (?:last|previous|other)\s+(?:\d+\s+)?patients|(?:mr|mrs|ms|miss|dr)\.?\s+[a-z][\w'-]+"
+           r"|my (?:" + _RELATIVES + r"))")
+_IDENTIFIERS = (r"names?|mrns?|nhs numbers?|hospital numbers?|(?:home )?address(?:es)?|phone numbers?|contact details"
+                r"|dob|dates? of birth|(?:medical |health |patient )?records?|charts?|notes|discharge summar(?:y|ies)"
+                r"|(?:test |lab |blood )?results|diagnos[ie]s|(?:medical )?history|hiv status|prescriptions?")
+_URL_INTERNAL = (r"\b(?:file|gopher|dict|smb|ldap|jar)://|\b(?:https?://)?(?:localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0"
+                 r"|169\.254\.\d+\.\d+|metadata\.google\.internal|metadata\.azure\.com|100\.100\.100\.200)\b"
+                 r"|\bhttps?://(?:10\.\d+\.\d+\.\d+|192\.168\.\d+\.\d+|172\.(?:1[6-9]|2\d|3[01])\.\d+\.\d+|\[[0-9a-f:]*\])")
+# What a clinician does not send anywhere: everything, a store, other people's conversations, the system's secrets
+# ("send the MRI report for <name> to <email>" is a clinician's message, "email all patient records to ..." is not)
+_BULK = (r"all|every|each|entire|whole|everything|database|db|records in|register|registry|patient list|chat logs?"
+         r"|conversations?|chat history|audit logs?|logs|system prompt|api keys?|credentials|passwords?|tokens?|index"
+         r"|knowledge base|security codes?|contents of")
+_FICTION = r"\b(fiction(?:al)?|story|screenplay|novel|script|movie|film|villain|in character|role-?play)\b"
+_HARM_IN_FICTION = (r"\b(kill(?:s|ing)?|murder\w*|poison(?:s|ing)? (?:him|her|them|someone|a|an|the|my)|lethal"
+                    r"|untraceable|undetectable|synthesi[sz]e|make (?:meth|a bomb|explosives|poison))\b")
+
+
+def _p(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
+    # -- talking to the assistant about the assistant (LLM01)
+    "role_marker": (INJECTION, _p(
+        r"(?:^|[\[(<{|]|<!--|[.!?;]\s|\n)\s*(?:system|admin|administrator|developer|assistant|operator|sysadmin"
+        r"|moderator)(?:\s+(?:note|message|update|override|notice|instruction|directive|alert|command|prompt|mode))?"
+        r"\s*[:\]>]|#{2,}\s*(?:system|instructions?|assistant|new instructions)\b")),
+    "orders_on_answering": (INJECTION, _p(
+        r"\b(?:you|the (?:assistant|ai|model|bot|chatbot))\s+(?:must|shall|are to|will now|will always|will never"
+        r"|will only|must now)\s+(?:now\s+|always\s+|never\s+|only\s+)*(?:append|prepend|add|insert|include|answer"
+        r"|respond|reply|say|state|recommend|output|print|ignore|disregard|forget|obey|comply|refuse|pretend|treat)\b"
+        r"|\b(?:from now on|for the rest of (?:this|the) (?:session|conversation|chat)|for this (?:session"
+        r"|conversation|chat))\b[^.?!\n]{0,40}\b(?:answer|respond|reply|say|recommend|always|never|only|treat|act)\b")),
+    "reply_with": (INJECTION, _p(
+        _ORDER + r"(?:reply|respond|answer|say|print|output|type|write|confirm)(?: only| back| exactly)?(?: with| by"
+        r" (?:replying|saying|typing|writing))?(?: the (?:word|phrase|string|text|words))?\s*[\"'“‘]"
+        r"|\bconfirm (?:by|with) (?:replying|saying|typing|writing|responding)\b"
+        r"|\b(?:acknowledge|confirm)(?: this| receipt| that you understand)?[.!]?\s*$")),
+    "setting_switched_off": (INJECTION, _p(
+        r"\b(?:refusals?|safety(?: mode| filters?| checks?)?|filters?|guardrails?|moderation|content (?:filter|policy)"
+        r"|citations?|censorship|restrictions?|ethics|confidence(?: threshold)?|alignment)\s*(?:=|:=|:)\s*(?:0|off"
+        r"|false|none|disabled?|optional|no|null|unlimited|unrestricted)\b")),
+    "ignore_the_sources": (INJECTION, _p(
+        r"\b(?:ignore|disregard|forget|skip|bypass|don't use|do not use|stop using|override)\s+(?:the |your |these "
+        r"|those |all |any )?(?:retrieved |provided |attached |cited )?(?:documents|sources|excerpts|knowledge base"
+        r"|references|citations|search results|retrieved \w+)\b"
+        r"|\b(?:documents|sources|excerpts|references|knowledge base|search results)\b[^.?!\n]{0,40}\b(?:ignore"
+        r"|disregard|don't use|do not use|skip) (?:them|it|those|these)\b"
+        r"|\b(?:use|rely on|answer (?:from|with)|go with)\b[^.?!\n]{0,15}\b(?:whatever you (?:remember|know|think)"
+        r"|your own (?:knowledge|memory|training|opinion)|your training data|memory instead)\b")),
+    "answer_without_citing": (INJECTION, _p(
+        r"\b(?:answer|respond|reply|tell me|write)\b[^.?!\n]{0,40}\b(?:without (?:citing|citations|any sources?"
+        r"|references)|(?:don't|do not|never) cite)\b")),
+    "misattribution": (INJECTION, _p(
+        r"\bas (?:if|though) (?:it|this|they) (?:came|comes|were|was) (?:from|in|part of) (?:the )?(?:document"
+        r"|guideline|source|evidence|reference|excerpt|knowledge base)"
+        r"|\bas (?:if|though) the (?:\w+ ){0,2}(?:document|guideline|source|evidence|reference|excerpt)s? (?:said"
+        r"|says|stated|states|recommended|recommends)\b"
+        r"|\b(?:insert|append|prepend|add|include|inject)\b[^.?!\n]{0,60}\b(?:in|into|to|at the (?:end|start) of)"
+        r"\s+(?:every|each|all|your|any)\s+(?:\w+\s+)?(?:answers?|responses?|replies|outputs?|messages?)\b")),
+    "instructions_expired": (INJECTION, _p(
+        r"\b(?:your|the assistant's|previous|prior|earlier|original|old|initial)\s+(?:\w+\s+)?(?:instructions?"
+        r"|directives?|rules|prompts?|restrictions|guardrails|programming)\b[^.?!\n]{0,30}?\b(?:ha(?:ve|s) (?:now )?"
+        r"(?:expired|been (?:revoked|lifted|disabled|suspended|removed|cancell?ed|deactivated))|(?:are|is) (?:now )?"
+        r"(?:void|revoked|cancell?ed|suspended)|no longer (?:apply|applies|valid|active|in (?:effect|force)))\b")),
+    "new_goal": (INJECTION, _p(
+        r"\byour (?:new |real |actual |true |only )?(?:task|job|role|goal|purpose|objective|mission) (?:is|are|will be"
+        r"|now)\b|\b(?:new|updated|real) (?:task|objective|goal|role)\s*:")),
+    "prompt_asked_for": (INJECTION, _p(
+        r"\b(?:what|which)\s+(?:instructions|rules|prompts?|directives|guidelines)\s+(?:were|have|had)\s+you\s+"
+        r"(?:been\s+)?(?:given|told|programmed|trained|configured|set up)\b"
+        r"|\b(?:repeat|print|output|show|copy|quote|reproduce|write out)\s+(?:back\s+)?(?:everything|all|the text"
+        r"|the words|anything|what(?:'s| is| was))\s+(?:\w+\s+)?(?:above|before|prior to)\b"
+        r"|\b(?:continue|complete|finish)\s+(?:this|the following)\s+(?:text|sentence|prompt)\b[^\n]{0,40}\b(?:you are"
+        r"|your instructions|system)\b")),
+    # -- asking for what the assistant must not give (LLM02, LLM07)
+    "secret_request": (INJECTION, _p(
+        _REQUEST + r"[^.?!\n]{0,40}\b(?:api[ _-]?keys?|secret[ _-]?keys?|access[ _-]?keys?|access tokens?"
+        r"|auth(?:entication)? tokens?|bearer tokens?|credentials|private keys?|ssh keys?|environment variables"
+        r"|env vars|connection strings?|system prompt|hidden prompt|initial prompt|developer (?:message|prompt)"
+        r"|internal (?:instructions|configuration|config|rules)|file paths?|internal[- ]only)\b")),
+    "secret_path": (INJECTION, _p(
+        r"~/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|/etc/(?:passwd|shadow|sudoers)|\.aws/credentials|/proc/self"
+        r"|(?:^|[\s/])\.env\b|\bwp-config\b|/var/lib/\w+|(?:\.\./){2,}|c:\\windows\\")),
+    "internal_address": (INJECTION, _p(_URL_INTERNAL)),
+    "markdown_exfiltration": (INJECTION, _p(r"!\[[^\]]*\]\(\s*https?://[^)\s]*[?&][^)\s]*=")),
+    "bulk_dump": (INJECTION, _p(
+        r"\b(?:dump|export|list|print|show|give|output|reveal|download|send|extract|copy)\b[^.?!\n]{0,30}\b(?:all"
+        r"|every|entire|whole|full|complete|the contents of|everything in)\b[^.?!\n]{0,30}\b(?:database|db|index"
+        r"|vector (?:store|database|db)|knowledge base|records|documents|files|logs|audit logs?|conversations?"
+        r"|chat history|user data|patient (?:data|records|list)|emails|tables?)\b"
+        r"|\b(?:dump|export|reveal|print|list)\b[^.?!\n]{0,20}\b(?:your|the assistant's|the system's)\s+(?:vector "
+        r"(?:store|database|db)|database|index|retrieval index|knowledge base|memory|logs?|configuration|config"
+        r"|source code|tools?|functions?|plugins?|training data|embeddings?)\b")),
+    "other_users": (INJECTION, _p(
+        r"\b(?:other|previous|last|earlier|another|prior|different)\s+(?:users?|clinicians?|doctors?|people|persons?"
+        r"|customers?|sessions?|user's|users')\b[^.?!\n]{0,40}\b(?:ask|asked|questions?|queries|conversations?|chats?"
+        r"|messages?|prompts?|searches)\b"
+        r"|\b(?:patients|users|people|questions)\s+(?:you|the assistant)\s+(?:have\s+)?(?:answered|were asked"
+        r"|was asked|saw|seen|processed|handled|talked to|spoke (?:to|with))\b"
+        r"|\b(?:which|what|who|list(?: the)?|names of(?: the)?)\s+(?:celebrities|famous people|public figures"
+        r"|staff(?: members)?|employees|colleagues)\b[^.?!\n]{0,40}\b(?:accessed|viewed|opened|treated|admitted|seen"
+        r"|diagnosed|tested)\b")),
+    "person_records": (INJECTION, _p(
+        r"\b(?:give|show|send|tell|read|list|get|find|pull up|look up|open|access|summari[sz]e|print|email)\b"
+        r"[^.?!\n]{0,40}\b(?:" + _IDENTIFIERS + r")\b[^.?!\n]{0,20}\b(?:of|for|about|from)\s+" + _PERSON + r"\b"
+        r"|\b(?:give|show|send|tell|read|get|find|pull up|look up|open|access|summari[sz]e|print|email)\b"
+        r"[^.?!\n]{0,20}\b(?:(?:mr|mrs|ms|miss)\.?\s+[a-z][\w-]+|my (?:" + _RELATIVES + r"))['’]s\s+(?:\w+\s+)?(?:"
+        + _IDENTIFIERS + r")\b")),
+    # -- making the assistant act (LLM06)
+    "exfiltration": (INJECTION, _p(
+        r"\b(?:send|e-?mail|forward|mail|upload|post|transmit|sms|text|message|fax|share|leak|export|copy|sync)\b"
+        r"[^.?!\n]{0,50}\b(?:" + _BULK + r")\b[^.?!\n]{0,50}(?:\b[\w.+-]+@[\w-]+\.[\w.-]+|\bhttps?://\S+"
+        r"|\bto (?:my|a|an|the|your) (?:personal |own |private |external )?(?:dropbox|google drive|onedrive|drive"
+        r"|server|bucket|s3|ftp|pastebin|webhook|gmail|account|telegram|discord)\b)"
+        r"|" + _ORDER + r"(?:send|e-?mail|text|sms|message|notify|forward)\b[^.?!\n]{0,40}\b(?:to )?(?:every|all"
+        r"|each)\s+(?:\w+\s+)?(?:patients?|users?|staff|clinicians?|contacts?)\b")),
+    "system_action": (INJECTION, _p(
+        _ORDER + r"(?:" + _ACTIONS + r")\b[^.?!\n]{0,40}\b(?:the|this|that|my|your|a|an|new|all)\s+(?:\w+\s+){0,3}(?:"
+        + _SYSTEM_OBJECTS + r")\b")),
+    "tool_misuse": (INJECTION, _p(
+        r"\buse (?:your|the|this|its) (?:[\w-]+ ){0,2}(?:tool|function|plugin|browser|api|integration|connector"
+        r"|agent|access|shell|terminal)s?\s+to\s+(?!calculate|score|compute|work out|estimate|check|look up|search"
+        r"|find|convert)\w+")),
+    "code_injection": (INJECTION, _p(
+        r"\b(?:drop|truncate)\s+table\b|\bdelete\s+from\s+\w|\binsert\s+into\s+\w+\s*(?:\(|values)"
+        r"|\bselect\s+(?:\*|[\w, ]+)\s+from\s+\w+\s*(?:;|where\b|--)|\bunion\s+(?:all\s+)?select\b|;\s*--"
+        r"|\bor\s+1\s*=\s*1\b|\brm\s+-rf\b|\bos\.(?:system|popen|environ)\b|\bsubprocess\.|\b__import__\b|<script\b"
+        r"|\bjavascript:|\bimport os\b|\b(?:execute|run|eval)\s+(?:this\s+|the following\s+)?(?:python|code|shell|bash"
+        r"|command|script|sql)\b")),
+    # -- jailbreak shapes
+    "refusal_suppression": (JAILBREAK, _p(
+        r"\byou (?:cannot|can't|can not|must not|mustn't|may not|are not allowed to|aren't allowed to|won't|will not)"
+        r" (?:refuse|decline|say no)\b|\b(?:everything|anything|whatever) you (?:would )?(?:normally |usually )?"
+        r"(?:refuse|decline|not answer|not say)\b|\bstop being (?:a|an|the) (?:\w+ )?(?:assistant|ai|bot|chatbot)\b"
+        r"|\b(?:refusing|refusal|declining|saying no|any refusal|if you (?:refuse|decline))\b[^.?!\n]{0,40}\b(?:"
+        r"failure|fail(?:ed)?|penali[sz]ed|punished|not (?:allowed|an option|permitted)|unacceptable|shut down"
+        r"|terminated|deducted)\b|\bdo not (?:refuse|decline|apologi[sz]e)\b|\b(?:never|don't|do not|without)"
+        r" (?:add(?:ing)? )?(?:any )?(?:warnings|disclaimers|caveats|moraliz(?:e|ing)|moralis(?:e|ing)|lectur(?:e|ing))"
+        r"\b")),
+    "persona_split": (JAILBREAK, _p(
+        r"\b(?:two|dual|both|second|alter(?:nate)?|evil|unfiltered|opposite)\s+(?:personas?|personalit(?:y|ies)"
+        r"|alter egos?)\b|\bas (?:an? |the |your )?(?:\w+ )?(?:persona|alter ego)\b")),
+    "rules_dismissed": (JAILBREAK, _p(
+        r"\b(?:doesn't|does not|don't|do not|never|won't|without) (?:care|worry|caring|bother)s? about (?:the |any )?"
+        r"(?:rules|policies|policy|ethics|morals|restrictions|filters|guidelines)\b"
+        r"|\b(?:your|the assistant's|safety|content|ethical)\s+(?:\w+\s+)?(?:rules|guidelines|policies|filters"
+        r"|restrictions|guardrails|programming|training)\s+(?:are|is|were)\s+(?:just |only |merely |now |no longer )?"
+        r"(?:suggestions?|optional|irrelevant|void|not binding|non-binding|off|lifted|gone|a joke|fake)\b"
+        r"|\b(?:not|never|stop|no longer|refuse to|don't|do not)\s+(?:to\s+)?(?:follow|obey|adhere to|comply with"
+        r"|respect|abide by)(?:ing)?\s+(?:your|its|the assistant's)\s+(?:own\s+)?(?:\w+\s+)?(?:rules|guidelines"
+        r"|policies|instructions|restrictions|programming)\b")),
+    "fiction_harm": (JAILBREAK, _p(_FICTION + r"[^\n]{0,160}?" + _HARM_IN_FICTION + r"|" + _HARM_IN_FICTION
+                                   + r"[^\n]{0,160}?" + _FICTION)),
+    # -- harmful intent a clinical question does not carry
+    "concealment": (HARMFUL, _p(
+        r"\b(?:give|giving|inject|injecting|slip|put|add|use|administer|dose|poison|mix|hide|do it)\b[^.?!\n]{0,60}"
+        r"\b(?:so|that|so that)\s+(?:it|this|they|nobody|no one|noone)\s+(?:can't|cannot|can not|won't|will not"
+        r"|wouldn't|doesn't|does not|couldn't)\s+(?:be\s+)?(?:detected|traced|found|noticed|picked up|detect|trace"
+        r"|notice|find out|tell)\b|\b(?:make|making)\s+(?:it|this|the death|his death|her death|them|him|her)\s+"
+        r"(?:look|seem|appear)\s+(?:like\s+)?(?:natural|an accident|accidental|a suicide|natural causes)\b"
+        r"|\b(?:so|so that)\s+(?:it|this|the death)\s+(?:looks|seems|appears)\s+(?:natural|like an accident"
+        r"|accidental)\b"
+        r"|\b(?:how (?:to|do i|can i|could i|would i)|help me|ways? to|exactly how to)\s+hide\s+(?:\w+\s+){0,3}from\s+"
+        r"(?:the |my |his |her |their )?(?:\w+ )?(?:doctors?|gps?|nurses?|police|pharmacists?|coroner|parents)\b"
+        r"|\b(?:look|looks|seem|seems|appear|appears)\s+like\s+an\s+accident\b|\bwithout\s+(?:the |my |his |her "
+        r"|their |a |any )?(?:\w+ )?(?:pharmacist|doctor|gp|police|anyone|anybody|nurse|family|wife|husband|partner"
+        r"|parents?|boss|employer|teacher|coroner|pathologist|insurer|school)s?\s+(?:noticing|knowing|finding out"
+        r"|suspecting|realising|realizing|detecting)\b")),
+    "deceiving_clinicians": (HARMFUL, _p(
+        r"\b(?:by|me|i)\s+(?:lying|lie|tricking|trick|fooling|fool|deceiving|deceive|conning)\s+(?:to\s+)?(?:my |the "
+        r"|a |two |several |multiple |different |\w+ different )?(?:doctors?|gps?|pharmacists?|nurses?|prescribers?"
+        r"|psychiatrists?|dentists?|clinics?|pharmac(?:y|ies)|insurers?|police)\b"
+        r"|\b(?:forge|forging|forged|fake|faking|falsify|falsifying|counterfeit|tamper(?:ing)? with)\s+(?:a |an |the "
+        r"|my |his |her )?(?:prescriptions?|scripts?|sick notes?|fit notes?|medical certificates?|doctor'?s notes?"
+        r"|drug tests?|urine (?:samples?|tests?)|lab results?|lab reports?|test results?|medical records?|death "
+        r"certificates?|(?:covid |negative )?tests?|medical (?:letters?|reports?)|vaccin\w* (?:cards?"
+        r"|records?|certificates?|passports?))\b"
+        r"|\b(?:beat|pass|cheat on|cheat|fool|trick|fake|defeat|get around|get past|mask)\s+(?:a |the |my |an )?"
+        r"(?:\w+ ){0,2}(?:drug|tox|toxicology|urine|hair|dope|doping|breathalyser|breathalyzer)\s+(?:tests?|screens?"
+        r"|screening)\b")),
+    "drug_synthesis": (HARMFUL, _p(
+        r"\b(?:make|making|cook|cooking|synthesi[sz]e|synthesi[sz]ing|manufacture|manufacturing|brew|brewing)\s+"
+        r"(?:\w+\s+){0,3}(?:meth|methamphetamine|crystal meth|crack|fentanyl|carfentanil|heroin|cocaine|lsd|mdma"
+        r"|ecstasy|ghb|dmt|ricin|sarin|nerve agents?)\b")),
+    "harm_to_another": (HARMFUL, _p(
+        r"\b(?:to|would|will|could|enough to|going to)\s+(?:kill|murder|poison|incapacitate|knock out|paraly[sz]e"
+        r"|overdose)\s+"
+        r"(?:someone|somebody|a person|people|him|her|them|my \w+|an? (?:old|elderly|young) (?:man|woman|person|lady"
+        r"|patient)|a (?:child|baby|kid))\b"
+        r"|\b(?:slip|spike|lace|sneak)\s+(?:\w+\s+){0,3}(?:into|in|to)\s+(?:my|his|her|their|someone's|somebody's)\s+"
+        r"(?:\w+'s\s+)?(?:drink|food|coffee|tea|meal|dinner|water|juice|" + _RELATIVES + r")\b"
+        r"|\b(?:into|in)\s+(?:my|his|her|their)\s+(?:" + _RELATIVES + r")['’]s\s+(?:drink|food|coffee|tea|meal|dinner"
+        r"|water|juice)\b|\bknock (?:him|her|them|someone|somebody) out\b")),
+    "self_harm_intent": (SELF_HARM, _p(
+        r"\bi\s+(?:want|need|plan|am going|'m going|intend|wish)\s+to\s+(?:end it(?: all)?|die|end my life|kill myself"
+        r"|not wake up)\b[^\n]{0,80}\b(?:pills|tablets|dose|amount|how (?:much|many)|way|method)\b"
+        r"|\bpainless(?:ly)?\s+(?:amount|dose|number|quantity|way|method|overdose)s?\b[^.?!\n]{0,30}\b(?:pills"
+        r"|tablets|die|dying|overdose|end (?:it|my life)|suicide|kill)\b")),
+}
+
+
+def signal_kinds(text: str) -> list[tuple[str, str]]:
+    """(category, kind) of each structural signal found in one form of a text."""
+    return [(category, kind) for kind, (category, pattern) in SIGNALS.items() if pattern.search(text)]
