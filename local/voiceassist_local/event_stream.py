@@ -73,12 +73,12 @@ def start_event_stream(handler: BaseHTTPRequestHandler) -> None:
 @local_face("POST", "/v1/query/stream")
 def query_stream(handler: BaseHTTPRequestHandler, body: bytes) -> None:
     trace_id = new_id("req")
-    start_event_stream(handler)
     try:
         request = parse_request(body)
-    except InvalidInput as exc:
-        handler.wfile.write(events.sse(events.error(exc, trace_id)))
+    except InvalidInput as exc:  # before the stream starts: a 400 in the REST envelope, as POST /v1/query answers
+        json_reply(handler, *error_body(exc, trace_id))
         return
+    start_event_stream(handler)
     run = stream_query(request, user_id=LOCAL_USER, trace_id=trace_id)
     try:
         for item in run:
@@ -129,7 +129,8 @@ def chat_completions(handler: BaseHTTPRequestHandler, body: bytes) -> None:
     start_event_stream(handler)
     run = stream_query(request, user_id=LOCAL_USER, trace_id=trace_id, history=history)
     try:
-        for chunk in chat.chunks(run, model=chat_request.model, completion_id=chat.new_completion_id(trace_id)):
+        for chunk in chat.chunks(run, model=chat_request.model, completion_id=chat.new_completion_id(trace_id),
+                                 request=chat_request):
             handler.wfile.write(chat.sse_chunk(chunk))
             handler.wfile.flush()
         handler.wfile.write(chat.sse_chunk(None))
@@ -142,4 +143,6 @@ def chat_completions(handler: BaseHTTPRequestHandler, body: bytes) -> None:
 
 
 def _problems(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()) or "invalid"
+    """Each problem as `field: message`, without pydantic's "Value error, " before our own messages."""
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg'].removeprefix('Value error, ')}"
+                     for e in exc.errors()) or "invalid"

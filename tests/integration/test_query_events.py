@@ -4,6 +4,7 @@ boundary kept while streaming (the cloud model never gets a PHI question; a fail
 from __future__ import annotations
 
 import json
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -87,10 +88,18 @@ def test_a_clarifying_question_streams_plan_then_the_question(kb_server_url: str
         d["text"] for k, d in streamed if k == "token") == done["answer"]
 
 
-def test_an_invalid_body_and_a_foreign_session_stream_an_error_event(kb_server_url: str) -> None:
-    _, raw = post(f"{kb_server_url}/v1/query/stream", {"query": "  "})
-    [(kind, data)] = parse_sse(raw)
-    assert kind == "error" and data["error"]["code"] == "invalid_input" and data["trace_id"]
+def test_an_invalid_body_is_a_json_400_before_any_stream(kb_server_url: str) -> None:
+    for body in ({"query": "  "}, {"query": "x" * 4001}, {"question": "metformin dose?"}):
+        request = urllib.request.Request(f"{kb_server_url}/v1/query/stream", data=json.dumps(body).encode(),
+                                         method="POST", headers={"content-type": "application/json"})
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=60)
+        reply = json.loads(refused.value.read())
+        assert refused.value.code == 400 and refused.value.headers["content-type"] == "application/json"
+        assert reply["error"]["code"] == "invalid_input" and reply["error"]["trace_id"]
+
+
+def test_a_foreign_session_streams_an_error_event(kb_server_url: str) -> None:
     _, raw = post(f"{kb_server_url}/v1/query/stream", {"query": "metformin dose?", "session_id": "ses_nobody"})
     [(kind, data)] = parse_sse(raw)
     assert kind == "error" and data["error"]["code"] == "not_found"

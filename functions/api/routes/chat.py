@@ -1,4 +1,5 @@
-"""The OpenAI-compatible surface: POST /v1/chat/completions and GET /v1/models (conversation.chat_completions).
+"""The OpenAI-compatible surface: POST /v1/chat/completions, GET /v1/models and GET /v1/models/{model}
+(conversation.chat_completions).
 
 Same auth and PHI rules as POST /v1/query. On API Gateway a `stream: true` reply is the whole SSE stream in one
 response (the chunks arrive together); the local server streams them as they happen (voiceassist_local).
@@ -28,7 +29,7 @@ def chat_completions(body: chat.ChatCompletionRequest) -> Any:
     if not body.stream:
         return chat.completion(response, model=body.model, request=body)
     stream = b"".join(chat.sse_chunk(c) for c in chat.chunks(
-        collected, model=body.model, completion_id=chat.new_completion_id(response.metadata.query_id)))
+        collected, model=body.model, completion_id=chat.new_completion_id(response.metadata.query_id), request=body))
     return Response(status_code=200, content_type="text/event-stream",
                     body=(stream + chat.sse_chunk(None)).decode())
 
@@ -36,3 +37,8 @@ def chat_completions(body: chat.ChatCompletionRequest) -> Any:
 @router.get("/models", summary="The models this API answers as (OpenAI-compatible)")
 def list_models() -> dict[str, Any]:
     return chat.models()
+
+
+@router.get("/models/<model_id>", summary="One model this API answers as (OpenAI-compatible); another is a 404")
+def retrieve_model(model_id: str) -> dict[str, Any]:
+    return chat.model(model_id)

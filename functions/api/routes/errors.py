@@ -65,7 +65,8 @@ def _describe(errors: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
         if err.get("type") == "json_invalid":
             details.append({"field": "body", "problem": "the body is not valid JSON"})
         else:
-            details.append({"field": where, "problem": err.get("msg", "invalid")})
+            # our validators' messages, without the "Value error, " pydantic puts before them
+            details.append({"field": where, "problem": str(err.get("msg", "invalid")).removeprefix("Value error, ")})
     message = "; ".join(f"{d['field']}: {d['problem']}" for d in details) or "invalid request"
     return message, details
 

@@ -189,7 +189,7 @@ def outside_the_resolver(*, local: bool) -> dict[str, Any]:
     if local:
         paths["/v1/query/stream"] = {"post": {
             "summary": "Ask, and receive the run's events as Server-Sent Events (step, token, citation, done or "
-                       "error); an invalid request is an `error` event",
+                       "error); an invalid body is a 400 before the stream starts",
             "operationId": "query_stream",
             "requestBody": {"required": True, "content": {"application/json": {
                 "schema": {"$ref": "#/components/schemas/QueryRequest"}}}},

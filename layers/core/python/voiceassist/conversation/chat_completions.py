@@ -16,12 +16,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from voiceassist.conversation import events
 from voiceassist.conversation.context import Turn
-from voiceassist.errors import InvalidInput
+from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import Citation, QueryRequest, QueryResponse
 from voiceassist.query.generation import count_tokens
 
 MODEL_ID = "voiceassist"
 OWNER = "voiceassist"
+QUESTION_MAX_CHARS = 4000  # QueryRequest.query's max_length, POST /v1/query's limit (a test keeps them equal)
 
 
 class ChatMessageIn(BaseModel):
@@ -37,13 +38,29 @@ class ChatMessageIn(BaseModel):
         return self.content or ""
 
 
+class StreamOptions(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    include_usage: bool = False  # a last chunk with `usage` and no choices, before [DONE]
+
+
 class ChatCompletionRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")  # temperature, max_tokens, ...: the pipeline decides
 
     model: str = MODEL_ID
     messages: list[ChatMessageIn] = Field(min_length=1)
     stream: bool = False
+    stream_options: StreamOptions | None = None
+    n: int = 1
     top_k: int = Field(default=5, ge=1, le=20)
+
+    @field_validator("n")
+    @classmethod
+    def one_choice(cls, value: int) -> int:
+        """One checked answer per question: n > 1 would be the same answer n times, not n alternatives."""
+        if value != 1:
+            raise ValueError("this API returns one choice (one checked answer): send n=1 or leave n out")
+        return value
 
     @field_validator("model")
     @classmethod
@@ -59,7 +76,14 @@ class ChatCompletionRequest(BaseModel):
 
 
 def models() -> dict[str, Any]:
-    return {"object": "list", "data": [{"id": MODEL_ID, "object": "model", "created": 0, "owned_by": OWNER}]}
+    return {"object": "list", "data": [model(MODEL_ID)]}
+
+
+def model(model_id: str) -> dict[str, Any]:
+    """GET /v1/models/{model}: the one model (in any case, as the completions take it); another is a 404."""
+    if model_id.strip().lower() != MODEL_ID:
+        raise NotFound(f"no model {model_id[:80]!r}: this API answers as {MODEL_ID!r} (GET /v1/models)")
+    return {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": OWNER}
 
 
 def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
@@ -67,7 +91,10 @@ def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
     turns = [m for m in chat.messages if m.role in ("user", "assistant") and m.text.strip()]
     if not turns or turns[-1].role != "user":
         raise InvalidInput("messages must end with a user message that has text content")
-    question = turns[-1].text.strip()[:4000]
+    question = turns[-1].text.strip()
+    if len(question) > QUESTION_MAX_CHARS:  # cut short, the question asked would not be the question answered
+        raise InvalidInput(f"the question (the last user message) is {len(question)} characters long; the limit "
+                           f"is {QUESTION_MAX_CHARS}: shorten it")
     history = [Turn(m.role, m.text.strip()) for m in turns[:-1]]
     return QueryRequest(query=question, top_k=chat.top_k), history
 
@@ -90,23 +117,26 @@ def completion(response: QueryResponse, *, model: str, request: ChatCompletionRe
     pipeline's own model usage is in query_metadata.usage."""
     body = response.model_dump(mode="json")
     content = response.answer + sources(response.citations)
-    prompt_tokens = count_tokens(request.prompt_text()) if request is not None else 0
-    completion_tokens = count_tokens(content)
+    counted = usage(request, content) if request is not None else {
+        "prompt_tokens": 0, "completion_tokens": count_tokens(content), "total_tokens": count_tokens(content)}
     return {
         "id": _completion_id(response), "object": "chat.completion", "created": int(time.time()), "model": model,
         "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
                      "message": {"role": "assistant", "content": content}}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "usage": counted,
         "citations": body["citations"], "query_metadata": body["metadata"],
     }
 
 
-def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str) -> Iterator[dict[str, Any]]:
+def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str,
+           request: ChatCompletionRequest | None = None) -> Iterator[dict[str, Any]]:
     """OpenAI `chat.completion.chunk`s from the run's events: the role, one chunk per token of the checked answer
     (never a draft token: an OpenAI client cannot retract text), the sources list,
-    then a final chunk with finish_reason "stop" and the `citations` extension. An error event is raised."""
+    then a final chunk with finish_reason "stop" and the `citations` extension; with
+    `stream_options.include_usage`, a last chunk with no choices and the `usage` a plain completion reports (the
+    tokens of the messages and of the content). An error event is raised."""
     created = int(time.time())
+    sent: list[str] = []
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
         return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
@@ -115,15 +145,27 @@ def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str
     yield chunk({"role": "assistant", "content": ""})
     for item in run_events:
         if item["type"] == "token" and "draft" not in item["data"]:  # an OpenAI client cannot retract a draft
+            sent.append(item["data"]["text"])
             yield chunk({"content": item["data"]["text"]})
         elif item["type"] == "done":
             response = QueryResponse.model_validate(item["data"])
             listed = sources(response.citations)
             if listed:
+                sent.append(listed)
                 yield chunk({"content": listed})
             yield chunk({}, "stop", citations=item["data"]["citations"], query_metadata=item["data"]["metadata"])
         elif item["type"] == "error":
             raise StreamFailed(item["data"])
+    if request is not None and request.stream_options is not None and request.stream_options.include_usage:
+        yield {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
+               "choices": [], "usage": usage(request, "".join(sent))}
+
+
+def usage(request: ChatCompletionRequest, content: str) -> dict[str, int]:
+    """What this API took and gave, in cl100k_base tokens (also when no language model ran)."""
+    prompt_tokens, completion_tokens = count_tokens(request.prompt_text()), count_tokens(content)
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens}
 
 
 class StreamFailed(Exception):
