@@ -9,7 +9,8 @@ def test_the_interrogative_phrase_says_which_quantity_is_asked() -> None:
     assert answer_kinds.quantities_asked("how many EpiPens should a pt carry") == ("count",)
     assert answer_kinds.quantities_asked("how many days of abx for CAP") == ("duration",)  # a count of time
     assert answer_kinds.quantities_asked("how much salt a day for high BP") == ("amount",)
-    assert answer_kinds.quantities_asked("max dose of glucophage?") == ("dose",)
+    assert answer_kinds.quantities_asked("max dose of glucophage?") == ("dose", "maximum")
+    assert answer_kinds.quantities_asked("glucophage dose?") == ("dose",)
     assert answer_kinds.quantities_asked("how long to observe after anaphylaxis") == ("duration",)
     assert answer_kinds.quantities_asked("first-line treatment for CAP") == ()
 
@@ -42,3 +43,11 @@ def test_a_dose_must_be_stated_for_the_asked_drug_or_for_no_named_drug() -> None
     assert not answer_kinds.passage_states(("dose",), text, frozenset({"cet"}), named)
     assert answer_kinds.passage_states(("dose",), text, frozenset({"epi"}), named)
     assert answer_kinds.passage_states(("dose",), "Start with 500 mg daily.", frozenset({"met"}), named)
+
+
+def test_a_maximum_is_stated_as_a_limit_not_as_a_usual_dose() -> None:
+    assert answer_kinds.states_quantity("maximum", "The usual maximum is 2,000 mg per day in divided doses.")
+    assert answer_kinds.states_quantity("maximum", "to a maximum single dose of 0.5 mg in adults")
+    assert answer_kinds.states_quantity("maximum", "Do not exceed 4 g in 24 hours.")
+    assert not answer_kinds.states_quantity("maximum", "amlodipine 5 mg once daily")  # a dose, no limit
+    assert not answer_kinds.states_quantity("maximum", "Titrate to the maximum tolerated dose.")  # a limit, no value

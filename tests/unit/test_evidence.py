@@ -363,3 +363,47 @@ def test_a_quantity_stated_by_another_passage_of_the_same_document_counts_for_th
     together = evidence.assess(question, [empirical, duration])
 
     assert together.passages[0].score == round(alone.passages[0].score / evidence.UNSTATED_QUANTITY_FACTOR, 4)
+
+
+FIRST_LINE = ("First-line drug classes are thiazide diuretics (for example chlorthalidone 12.5 to 25 mg once daily) "
+              "and calcium channel blockers (for example amlodipine 5 mg once daily).")
+METFORMIN_INDICATION = "Metformin is the usual first-line oral agent for type 2 diabetes mellitus."
+CAP_SEVERITY = "A CURB-65 score of 0 or 1 suggests treatment of community-acquired pneumonia at home is possible."
+
+
+def test_a_maximum_dose_question_needs_a_limit_stated_for_that_drug() -> None:
+    first_line = hit(FIRST_LINE, title="Hypertension")
+    metformin = hit("Start with 500 mg once daily. The usual maximum is 2,000 mg per day.")
+
+    assert evidence.assess("amlodipine dose", [first_line]).score >= 0.55
+    assert evidence.assess("max dose of amlodipine", [first_line]).score < 0.55  # a usual dose is no maximum
+    assert evidence.assess("max dose of metformin", [metformin]).score >= 0.55
+    assert evidence.assess("max dose of amlodipine", [metformin]).score < 0.55
+
+
+def test_the_thing_whose_attribute_is_asked_must_be_in_the_passage() -> None:
+    indication, cap = hit(METFORMIN_INDICATION), hit(CAP_SEVERITY, title="Pneumonia")
+    hba1c = "hba1c target for a type 2 diabetic on metformin"
+    mrsa = "when to cover MRSA in community acquired pneumonia"
+
+    for question, passage in ((hba1c, indication), (mrsa, cap)):
+        concepts = evidence.question_concepts(question)
+        owner = evidence.asked_owner(question, concepts)
+        without = evidence.assess_passage(concepts, passage)
+        assert owner is not None and owner.label in without.missing, question
+        owned = evidence.assess_passage(concepts, passage, owner=owner)
+        assert abs(owned.score - evidence.UNSTATED_QUANTITY_FACTOR * without.score) < 1e-3
+        assert evidence.assess(question, [passage]).score < 0.55, question
+
+
+def test_an_asked_attribute_of_a_thing_the_passage_names_is_not_penalised() -> None:
+    dosing = hit("Start with 500 mg once or twice daily with meals, and increase by 500 mg every one to two weeks.")
+    question = "metformin starting dose"
+    concepts = evidence.question_concepts(question)
+
+    owner = evidence.asked_owner(question, concepts)
+
+    assert owner is not None and owner.label == "metformin"
+    assert evidence.assess_passage(concepts, dosing, owner=owner) == evidence.assess_passage(concepts, dosing)
+    assert evidence.asked_owner("when should i review an outpatient with pneumonia", evidence.question_concepts(
+        "when should i review an outpatient with pneumonia")).label == "pneumonia"  # a named thing, not the verb

@@ -109,12 +109,19 @@ _DOSED = re.compile(r"\b(?:doses?|dosing|dosage|dosed)\b", re.I)
 _LONG = re.compile(r"\bhow long\b|\bhow many (?:more\s+)?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
                    r"|\bfor how (?:many|long)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+# an extreme asked ("max dose", "highest dose") is answered by a limit stated as one, not by a usual dose
+_MAXIMUM = re.compile(r"\b(?:max|maximum|maximal|highest|upper limit)\b", re.I)
+_LIMIT = re.compile(r"\b(?:max|maximum|maximal|up to|not (?:to )?exceed\w*|at most|no more than|highest|ceiling)\b",
+                    re.I)
 
 
 def quantities_asked(question: str) -> tuple[str, ...]:
-    """The quantities a question asks for: "count" (how many X), "amount" (how much), "dose", "duration"."""
+    """The quantities a question asks for: "count" (how many X), "amount" (how much), "dose", "duration", and
+    "maximum" (the upper limit of one of them: "max dose")."""
     asked_for = [name for name, pattern in (("count", _COUNTED), ("amount", _AMOUNT), ("dose", _DOSED),
                                             ("duration", _LONG)) if pattern.search(question)]
+    if asked_for and _MAXIMUM.search(question):
+        asked_for.append("maximum")
     return tuple(asked_for)
 
 
@@ -133,6 +140,8 @@ def states_quantity(name: str, sentence: str) -> bool:
         return bool(_DOSE.search(sentence))
     if name == "duration":
         return bool(re.search(_DURATION, sentence, re.I))
+    if name == "maximum":
+        return bool(_LIMIT.search(sentence)) and bool(_QUANTITY.search(sentence))
     return bool(_QUANTITY.search(sentence))
 
 
@@ -148,7 +157,7 @@ def passage_states(asked_for: tuple[str, ...], text: str, doses_of: frozenset[st
     said = sentences(text)
     for name in asked_for:
         found = [s for s in said if states_quantity(name, s)]
-        if name == "dose" and doses_of and drugs_in is not None:
+        if name in ("dose", "maximum") and doses_of and drugs_in is not None:
             found = [s for s in found if not (named := drugs_in(s)) or named & doses_of]
         if not found:
             return False

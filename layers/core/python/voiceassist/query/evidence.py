@@ -32,7 +32,7 @@ from voiceassist.query.question_concepts import GENERIC_WEIGHT as GENERIC_WEIGHT
 from voiceassist.query.question_concepts import GENERIC_WORDS as GENERIC_WORDS
 from voiceassist.query.question_concepts import INHERITED_WEIGHT as INHERITED_WEIGHT
 from voiceassist.query.question_concepts import Concept as Concept
-from voiceassist.query.question_concepts import drug_marks, named_drugs, question_concepts
+from voiceassist.query.question_concepts import asked_owner, drug_marks, named_drugs, question_concepts
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
 from voiceassist.query.terms import content_terms, hyphenate, is_keyword_form
 
@@ -61,6 +61,10 @@ KEYWORD_FACTOR = 0.5
 # retrieved passage of its document, is about the topic, not the answer: it cannot support an answer alone, as
 # OTHER_DRUG_FACTOR.
 UNSTATED_QUANTITY_FACTOR = 0.5
+# The thing whose attribute is asked ("hba1c" of "hba1c target", "MRSA" of "when to cover MRSA":
+# question_concepts.asked_owner) missing from the passage and from its document's other retrieved passages: the
+# passage states that attribute of something else ("the metformin indication" for "the HbA1c target on
+# metformin"), so it cannot support an answer alone either; the same factor.
 @dataclass(frozen=True)
 class PassageEvidence:
     score: float
@@ -96,11 +100,13 @@ def covers(concept: Concept, terms: frozenset[str]) -> bool:
 
 
 def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: frozenset[str] = frozenset(),
-                   qualified: tuple[Qualified, ...] = (), quantities: tuple[str, ...] = ()) -> PassageEvidence:
+                   qualified: tuple[Qualified, ...] = (), quantities: tuple[str, ...] = (),
+                   owner: Concept | None = None) -> PassageEvidence:
     """`document_terms`: the terms of the document's other retrieved passages (half credit: context).
     `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
     sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py). `quantities`: what
-    the question asks for (answer_kinds.quantities_asked)."""
+    the question asks for (answer_kinds.quantities_asked); `owner`: whose attribute it asks
+    (question_concepts.asked_owner)."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
@@ -125,6 +131,8 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
                      and not any(label.lower() in q.written for label in missing))
     factor = (OTHER_DRUG_FACTOR if other_drug else 1.0) * (KEYWORD_FACTOR if is_keyword_form(hit.chunk.text) else 1.0)
     if quantities and not answer_kinds.passage_states(quantities, hit.chunk.text, drug_marks(drugs), concept_marks):
+        factor *= UNSTATED_QUANTITY_FACTOR
+    if owner is not None and not covers(owner, terms) and not covers(owner, document_terms):
         factor *= UNSTATED_QUANTITY_FACTOR
     if cosine is None:
         return PassageEvidence(round(factor * COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
@@ -152,6 +160,7 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     stated = {key: not quantities or answer_kinds.passage_states(
         quantities, "\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key),
         drug_marks(named_drugs(concepts)), concept_marks) for key in by_document}
+    owner = asked_owner(question, concepts)
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,
-                                    () if stated[hit.chunk.doc_key] else quantities) for hit in hits)
+                                    () if stated[hit.chunk.doc_key] else quantities, owner) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

@@ -174,6 +174,68 @@ def _label_dropped(match: re.Match[str]) -> str:
     return " " if stem(match.group().strip().rstrip(".:#").lower()) in GENERIC_WORDS else match.group()
 
 
+# What a question asks an attribute of: the noun phrase around the attribute ("hba1c target", "dose of amlodipine",
+# "infusion rate"), or, for a "when" question, the first named thing it asks about ("when to cover MRSA"). The
+# attributes are the heads of the NUMERIC answer types (query/answer_kinds.py: Li and Roth 2002) as clinical
+# questions word them; the words skipped beside them say which value, not whose.
+_ATTRIBUTE = re.compile(r"(?:doses?|dosing|dosage|targets?|goals?|rates?|levels?|cut-?offs?|thresholds?|durations?"
+                        r"|frequency|intervals?)")
+_VALUE_WORDS = frozenset({
+    "max", "maximum", "min", "minimum", "usual", "starting", "start", "initial", "loading", "daily", "total",
+    "single", "weekly", "recommended", "normal", "safe", "the", "a", "an", "its", "their", "his", "her", "my",
+    "your", "this", "that"})
+_WHEN = re.compile(r"^\s*(?:and\s+)?when\b", re.I)
+
+
+def asked_owner(question: str, found: Sequence[Concept]) -> Concept | None:
+    """The topic concept whose attribute the question asks for (None when it asks none, or of no topic)."""
+    own, _ = split_inherited(question)
+    words = [w.lower() for w in _SURFACE_WORD.findall(own)]
+    candidates: list[tuple[int, bool]] = []  # (word index, whether a plain word may own it)
+    for i, word in enumerate(words):
+        if not _ATTRIBUTE.fullmatch(word):
+            continue
+        before = i - 1
+        while before >= 0 and words[before] in _VALUE_WORDS:
+            before -= 1
+        if before >= 0:
+            candidates.append((before, True))
+        if i + 1 < len(words) and words[i + 1] in ("of", "for"):
+            after = i + 2
+            while after < len(words) and words[after] in _VALUE_WORDS:
+                after += 1
+            if after < len(words):
+                candidates.append((after, True))
+        elif i + 1 < len(words):  # "target bp", "target HbA1c": a named thing right after
+            candidates.append((i + 1, False))
+    if _WHEN.match(own):  # "when to cover MRSA": a named thing only, not the verb
+        candidates.extend((i, False) for i in range(1, len(words)))
+    for index, plain in candidates:
+        concept = _concept_of(words[index], found)
+        if concept is not None and concept.topic and (plain or _named(concept)):
+            return concept
+    return None
+
+
+def _concept_of(word: str, found: Sequence[Concept]) -> Concept | None:
+    names = {word, *(m.label.lower() for m in mentions(word)), *(spelt_out(m.label).lower() for m in mentions(word))}
+    terms = content_terms(word)
+    for concept in found:
+        if concept.label.lower() in names or any(terms and terms <= a for a in concept.alternatives if len(a) == 1):
+            return concept
+    return None
+
+
+def _named(concept: Concept) -> bool:
+    """A drug, class, disease or abbreviation: a thing with a name, not a plain word (nor a synonym group's
+    form: "review" is one of "reassess")."""
+    label = concept.label
+    return (any(len(a) == 1 and next(iter(a)).startswith(CONCEPT_MARK) for a in concept.alternatives)
+            or bool(abbreviation_meanings(label))
+            or (label.isalpha() and label.islower() and label not in terminology.ordinary_words()
+                and bool(abbreviation_meanings(label.upper()))))
+
+
 def named_drugs(found: Sequence[Concept]) -> list[Concept]:
     """The concepts that name a drug ("glipizide", "Glucophage"), not a class of drugs."""
     drug = CONCEPT_MARK + "drug:"
