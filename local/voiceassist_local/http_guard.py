@@ -14,8 +14,7 @@
   waiting for its first or next request) is closed to make room, so sockets one client leaves open do not
   turn everyone else away.
 - A structured access log line per request (method, path without the query string, status, bytes, ms).
-- Every reply not sniffed, framed nor cached (REPLY_HEADERS) unless its face set its own (the web client's
-  pages carry the page's policy): a JSON error quotes the request's path back, and an answer can hold PHI.
+- Replies written by http_replies.py: security headers on every one, no body for HEAD.
 """
 
 from __future__ import annotations
@@ -31,6 +30,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from voiceassist_local.http_replies import ReplyWriter
 from voiceassist_local.request_checks import (
     LOOPBACK,
     Refusal,
@@ -49,10 +49,6 @@ BODY_OVERHEAD = 1.4  # an upload's JSON envelope carries the file base64-encoded
 DEV_ORIGINS = ("http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:5173", "http://127.0.0.1:5173")
 SMALL_BODY_BYTES = 1024 * 1024  # every JSON route but the upload: a question is capped at 4,000 characters
 EVICTION_WAIT_S = 1.0  # for the slot of an idle connection just closed
-# What every reply carries unless the face that wrote it set the header itself (web_face sets the page's own).
-REPLY_HEADERS = (("X-Content-Type-Options", "nosniff"),
-                 ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
-                 ("Cache-Control", "no-store"))
 _BUSY_BODY = json.dumps({"error": {"code": "unavailable", "message": "too many connections; try again",
                                    "trace_id": "local", "retry_after": 1}}).encode()
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
@@ -144,7 +140,7 @@ class GuardedServer(ThreadingHTTPServer):
         access_log.warning(json.dumps({"event": "connection_error", "error": type(sys.exc_info()[1]).__name__}))
 
 
-class GuardedRequestHandler(BaseHTTPRequestHandler):
+class GuardedRequestHandler(ReplyWriter):
     """Subclasses implement `respond(body)`; everything about reading the request safely is here."""
 
     server: GuardedServer
@@ -165,6 +161,9 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
         self.server.mark_idle(self.connection, True)  # until its request line arrives (parse_request)
         self._started = time.perf_counter()
         self._status, self._sent_bytes, self._deadline_hit = 0, 0, False
+        # one handler serves every request of a kept-alive connection: a HEAD before must not drop this one's body
+        self._head = False
+        self.wfile = getattr(self, "_connection_wfile", self.wfile)
         deadline = threading.Timer(REQUEST_DEADLINE_S, self._cut_off)
         deadline.daemon = True
         self._deadline = deadline
@@ -239,24 +238,6 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
         scheme, _, value = sent.partition(" ")
         return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.server.token.encode())
 
-    # ---- writing -----------------------------------------------------------------------------------------
-    def write_reply(self, status: int, headers: list[tuple[str, str]], data: bytes) -> None:
-        self.send_response(status)
-        for name, value in headers:
-            self.send_header(name, value)
-        self._cors_headers(preflight=self.command == "OPTIONS")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        if not getattr(self, "_head", False):
-            self.wfile.write(data)
-            self._sent_bytes = len(data)
-
-    def send_json_error(self, status: int, code: str, message: str) -> None:
-        data = json.dumps({"error": {"code": code, "message": message, "trace_id": "local"}}).encode("utf-8")
-        self.close_connection = True
-        with contextlib.suppress(OSError):  # the client went away
-            self.write_reply(status, [("Content-Type", "application/json"), ("Connection", "close")], data)
-
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own errors (a malformed request line, an unknown method, an over-long header) as
         the API's JSON envelope. An unsupported method (TRACE, CONNECT, ...) is a 405."""
@@ -270,40 +251,11 @@ class GuardedRequestHandler(BaseHTTPRequestHandler):
             message = PROTOCOL_ERRORS.get(code, "the request could not be read as HTTP/1.1")
         self.send_json_error(code, "method_not_allowed" if code == 405 else "bad_request", message)
 
-    def _cors_headers(self, *, preflight: bool) -> None:
-        headers = getattr(self, "headers", None)  # not there when the request line itself was unreadable
-        origin = headers.get("origin") if headers else None
-        if origin and origin in self.server.origins:
-            self.send_header("Access-Control-Allow-Origin", origin)
-            self.send_header("Vary", "Origin")
-            if preflight:
-                self.send_header("Access-Control-Allow-Methods", "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS")
-                self.send_header("Access-Control-Allow-Headers", "authorization, content-type")
-                self.send_header("Access-Control-Max-Age", "600")
-
-    def send_response(self, code: int, message: str | None = None) -> None:
-        self._status = code
-        self._header_names: set[str] = set()
-        super().send_response(code, message)
-
-    def send_header(self, keyword: str, value: str) -> None:
-        getattr(self, "_header_names", set()).add(keyword.lower())
-        super().send_header(keyword, value)
-
-    def end_headers(self) -> None:
-        """REPLY_HEADERS that the face did not set, then the blank line."""
-        names = getattr(self, "_header_names", set())
-        for name, value in REPLY_HEADERS:
-            if name.lower() not in names:
-                super().send_header(name, value)
-        self._header_names = set()
-        super().end_headers()
-
     # ---- logging -----------------------------------------------------------------------------------------
     def _log_access(self) -> None:
         path = (getattr(self, "path", "") or "").split("?", 1)[0]  # query strings can carry titles and file names
         access_log.info(json.dumps({
-            "event": "access", "method": "HEAD" if getattr(self, "_head", False) else (self.command or "-"),
+            "event": "access", "method": "HEAD" if self._head else (self.command or "-"),
             "path": path,
             "status": self._status, "bytes": self._sent_bytes,
             "ms": round((time.perf_counter() - self._started) * 1000, 1), "client": self.client_address[0],

@@ -301,3 +301,29 @@ def test_replies_go_out_without_waiting_for_the_clients_ack(server: Any, monkeyp
     reply = exchange(server, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
     assert status_and_body(reply)[0] == 200
     assert seen and all(seen)
+
+
+def replies_on_one_connection(server: Any, raw: bytes) -> list[tuple[str, dict[str, str], bytes]]:
+    """The replies to the pipelined requests of `raw`, each read by its Content-Length, as a client does."""
+    data = exchange(server, raw)
+    replies = []
+    while data:
+        head, _, rest = data.partition(b"\r\n\r\n")
+        headers = headers_of(head + b"\r\n\r\n")
+        length = 0 if replies_to_head(len(replies), raw) else int(headers.get("content-length", "0"))
+        replies.append((head.split(b"\r\n", 1)[0].decode(), headers, rest[:length]))
+        data = rest[length:]
+    return replies
+
+
+def replies_to_head(index: int, raw: bytes) -> bool:
+    return raw.split(b"\r\n\r\n")[index].startswith(b"HEAD ")
+
+
+@pytest.mark.parametrize("path", ["/", "/config.json", "/v1/health"])
+def test_head_sends_no_body_and_the_next_request_on_the_connection_gets_its_own(server: Any, path: str) -> None:
+    raw = (f"HEAD {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+           "GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n").encode()
+    [(head_status, head_headers, head_body), (get_status, _, get_body)] = replies_on_one_connection(server, raw)
+    assert head_status.endswith("200 OK") and int(head_headers["content-length"]) > 0 and head_body == b""
+    assert get_status.endswith("200 OK") and json.loads(get_body)["status"] == "ok"
