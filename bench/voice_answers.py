@@ -1,8 +1,10 @@
 """Spoken sample questions answered: the share the local pipeline answers correctly from the transcript, against
 the same questions typed, and the latency from audio to the first answer token. Prints JSON.
 
-    .venv/bin/python bench/voice_answers.py [--sets dev holdout] [--per-set 0] [--voices 2] [--noise clean]
-        [--vocabulary route|none|repair|kb|kb+repair] [--data-dir DIR]
+    .venv/bin/python bench/voice_answers.py [--sets dev holdout | --questions FILE ...] [--per-set 0] [--voices 2]
+        [--piper] [--noise clean] [--vocabulary route|none|repair|kb|kb+repair] [--data-dir DIR]
+
+`--questions FILE`: an answers file by its path (a new or blind set; tests/fixtures/answers' JSONL format).
 
 The sample corpus is ingested into `--data-dir` (a fresh temporary folder by default) as `voiceassist serve`
 does; no language model is configured, so the extractive composer answers, as `voiceassist eval answers` runs.
@@ -120,6 +122,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["dev", "holdout"])
+    parser.add_argument("--questions", nargs="+", metavar="FILE", help="answers files by path (tests-style JSONL: "
+                        "query, answerable, doc_key, must_contain), read in place of --sets")
     parser.add_argument("--per-set", type=int, default=0, help="questions per set (0: all)")
     parser.add_argument("--voices", type=int, default=2, choices=range(1, len(VOICES) + 1))
     parser.add_argument("--piper", action="store_true", help="speak with the Piper voice (piper:joe, the "
@@ -127,7 +131,10 @@ def main() -> None:
     parser.add_argument("--noise", nargs="+", default=["clean"])
     parser.add_argument("--vocabulary", default="route", choices=("route", *RECOGNIZERS))
     parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: a new temporary one)")
-    print(json.dumps(run(parser.parse_args()), indent=2))
+    args = parser.parse_args()
+    if args.questions:
+        args.sets = args.questions
+    print(json.dumps(run(args), indent=2))
 
 
 if __name__ == "__main__":

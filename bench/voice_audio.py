@@ -2,6 +2,7 @@
 noise, word error rate, and the sample knowledge base (ingested as `voiceassist serve` does).
 
 Question sets (`--sets`):
+- an answers file by its path (any name ending in .jsonl or holding a /: a new set, such as a blind one);
 - a file of tests/fixtures/answers by name (`dev`, `holdout`, `holdout2`..4, `concepts.heldout`): the sample
   corpus's questions; dev is mostly metformin, the holdouts and concepts.heldout spread over its four documents;
 - `clinical`: MedMCQA/MMLU questions of ../shared/eval/phi/clinical_questions_no_phi.jsonl (8 to 25 words,
@@ -78,8 +79,19 @@ def load_set(name: str, per_set: int) -> list[Spoken]:
         rng.shuffle(probes)
         return [Spoken(p["full_text"], name, phi_values=tuple(s["entity_value"] for s in p["spans"]))
                 for p in probes[:per_set or None]]
-    rows = [json.loads(line) for line in (ANSWERS / f"{name}.jsonl").read_text().splitlines() if line.strip()]
+    rows = [json.loads(line) for line in answers_file(name).read_text().splitlines() if line.strip()]
     return [Spoken(row["query"], name, answer=row) for row in rows[:per_set or None]]
+
+
+def answers_file(name: str) -> Path:
+    """A set named by its tests/fixtures/answers file (`dev`), or an answers file's path (JSONL: query,
+    answerable, doc_key, must_contain; a set written after this code, read as held out)."""
+    if name.endswith(".jsonl") or os.sep in name:
+        path = Path(name)
+        if not path.is_file():
+            raise SystemExit(f"no answers file at {name}")
+        return path
+    return ANSWERS / f"{name}.jsonl"
 
 
 class PiperSpeaker:

@@ -169,7 +169,7 @@ class WhisperSpeechToText:
         self._initial_prompt = initial_prompt
         self._vocabulary = vocabulary
         self._repair = repair
-        self._decoding = {"vad_filter": False, **decoding}
+        self._decoding = {"vad_filter": False, "temperature": 0.0, "without_timestamps": False, **decoding}
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
         samples = decoded(audio)
@@ -180,7 +180,6 @@ class WhisperSpeechToText:
         prompt = self._vocabulary() if self._vocabulary is not None else self._initial_prompt
         segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,
                                           condition_on_previous_text=False, initial_prompt=prompt,
-                                          temperature=0.0,
                                           max_new_tokens=most_tokens(min(duration, WINDOW_SECONDS)),
                                           **self._decoding)
         words: list[TranscribedWord] = []
