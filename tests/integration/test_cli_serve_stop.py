@@ -1,5 +1,6 @@
-"""Ctrl-C ends `voiceassist serve` normally: exit status 0 (so `make run` ends without "Error 130"), no
-traceback, and the data folder's server.json is removed (the next command does not look for it)."""
+"""Ctrl-C (or a SIGTERM: kill, docker stop, systemd) ends `voiceassist serve` normally: exit status 0 (so
+`make run` ends without "Error 130"), no traceback, and the data folder's server.json is removed (the next command
+does not look for it)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from voiceassist_local.cli.local import EXAMPLE_QUESTION
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
-def test_ctrl_c_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_or_sigterm_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: Path,
+                                                                                 stop: signal.Signals) -> None:
     data = tmp_path / "data"
     env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data), "POWERTOOLS_LOG_LEVEL": "ERROR"}
     code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
@@ -34,7 +38,7 @@ def test_ctrl_c_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: 
         assert (data / "server.json").is_file(), "".join(banner)
         assert f'ask "{EXAMPLE_QUESTION}"' in "".join(banner)
 
-        server.send_signal(signal.SIGINT)
+        server.send_signal(stop)
         rest = server.stdout.read()
         assert server.wait(timeout=60) == 0
         assert "stopped" in rest and "Traceback" not in rest

@@ -146,7 +146,8 @@ def ingest_jsonl(args: argparse.Namespace) -> int:
 
 @contextmanager
 def termination_as_interrupt() -> Iterator[None]:
-    """SIGTERM stops ingestion as Ctrl-C does (cleanly), instead of killing the process mid-document."""
+    """SIGTERM stops ingestion or the server as Ctrl-C does (cleanly), instead of killing the process mid-document
+    or leaving the server's file behind."""
     def interrupt(_signum: int, _frame: object) -> None:
         raise KeyboardInterrupt
 
@@ -240,13 +241,14 @@ def ensure_sample_corpus(deps: Dependencies) -> None:
 def serve(args: argparse.Namespace) -> int:
     """The local API on host:port. The data folder is locked first (one server per folder), the port bound next
     (a port in use is said before any work), then jobs are reconciled, the samples ingested and the models
-    loaded. Ctrl-C stops it and exits 0 (a normal end, also for `make run`)."""
+    loaded. Ctrl-C (or SIGTERM) stops it and exits 0 (a normal end, also for `make run`)."""
     from voiceassist_local.cli.api_client import lock_data_folder, remove_server_file
 
     settings = settings_from_env()
     lock = lock_data_folder(settings.data_dir)  # noqa: F841 - held for the process's life
     try:
-        return _serve(args, settings.data_dir)
+        with termination_as_interrupt():  # `kill`, docker stop, systemd: the same clean stop as Ctrl-C
+            return _serve(args, settings.data_dir)
     except KeyboardInterrupt:
         print("\nstopped", flush=True)
         return 0
