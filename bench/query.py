@@ -17,9 +17,14 @@ retrieval ladder and searches twice, another path (until 2026-11-28 every questi
 synthetic chunks answer none of them). Modes: "model" answers with an in-process chat model that replies at
 once (cloud for PHI-free questions, in-boundary for PHI), "extractive" has no model configured. Half the
 questions carry PHI. "total" is the wall time of service.answer and "cpu" the process CPU time it used
-(steadier on a shared machine); "stages" come from QueryState.latency_ms; "orchestration" is the rest of the
-wall time (the state-machine interpreter, handler wiring, state validation, the audit write), and
-"orchestration_to_stages" its p50 over the p50 of the stages' sum, both from this run. "states" is one
+(steadier on a shared machine); "stages" come from QueryState.latency_ms; "orchestration" is the wall time no
+stage covers (the state-machine interpreter, handler wiring, state validation, the audit write): each stage's
+span as its caller saw it (voiceassist.observability.listen_to_stages), including work that runs beside the steps
+(with --phi-worker-process: the detection from its start ahead to its verdict in hand, the search read ahead on its
+thread), overlapping spans counted once ("stages_wall"). "orchestration_to_stages" is its p50 over the p50 of
+"stages_wall", both from this run. Without work beside the steps "stages_wall" is the stages' sum; the older
+accounting (the wall less the stages' sum, "wall_less_stages_sum_to_stages_sum") counts a stage run ahead as
+orchestration wherever it outlasts the step it hides behind. "states" is one
 PHI-free question's path through the state machine: the states entered and the bytes of state each received
 (LocalPipelineRunner.trace). --profile N adds where the time of N more questions went (bench/query_profile.py:
 CPU per thread, CPU per step with PHI-free questions and questions with PHI apart, the top functions by CPU across
@@ -63,7 +68,7 @@ from voiceassist.models import (
     QueryResponse,
     SourceType,
 )
-from voiceassist.observability import logger
+from voiceassist.observability import listen_to_stages, logger
 from voiceassist.query.retrieval import knowledge_base_query, run_knowledge_base_query
 from voiceassist.query.state import QueryState
 from voiceassist.settings import Settings
@@ -188,29 +193,52 @@ def worker_cpu_ms() -> float:
     return total_ns / 1e6
 
 
+def covered_ms(spans: list[tuple[float, float]], started: float, ended: float) -> float:
+    """Milliseconds of [started, ended] that at least one span covers (overlapping spans counted once)."""
+    total, reached = 0.0, started
+    for begin, end in sorted(spans):
+        begin, end = max(begin, reached), min(end, ended)
+        if end > begin:
+            total += end - begin
+            reached = end
+    return total * 1000
+
+
 def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[str, Any]:
     use_models(deps, with_model=with_model)
     totals: list[float] = []
     cpu: list[float] = []
     stages: dict[str, list[float]] = {}
     stage_sums: list[float] = []
+    stages_wall: list[float] = []
     orchestration: list[float] = []
-    for n, question in enumerate(asked[:WARM_UP_QUERIES] + asked):
-        started, started_cpu, started_worker = time.perf_counter(), time.process_time(), worker_cpu_ms()
-        response = service.answer(deps, QueryRequest(query=question), user_id="bench")
-        elapsed = (time.perf_counter() - started) * 1000
-        answered(response, question, with_model=with_model)
-        if n < WARM_UP_QUERIES:
-            continue
-        totals.append(elapsed)
-        cpu.append((time.process_time() - started_cpu) * 1000 + worker_cpu_ms() - started_worker)
-        for stage, ms in response.metadata.latency_ms.items():
-            stages.setdefault(stage, []).append(ms)
-        stage_sums.append(sum(response.metadata.latency_ms.values()))
-        orchestration.append(elapsed - stage_sums[-1])
+    spans: list[tuple[float, float]] = []
+    listen_to_stages(lambda stage, begin, end: spans.append((begin, end)))
+    try:
+        for n, question in enumerate(asked[:WARM_UP_QUERIES] + asked):
+            spans.clear()
+            started, started_cpu, started_worker = time.perf_counter(), time.process_time(), worker_cpu_ms()
+            response = service.answer(deps, QueryRequest(query=question), user_id="bench")
+            ended = time.perf_counter()
+            answered(response, question, with_model=with_model)
+            if n < WARM_UP_QUERIES:
+                continue
+            totals.append((ended - started) * 1000)
+            cpu.append((time.process_time() - started_cpu) * 1000 + worker_cpu_ms() - started_worker)
+            for stage, ms in response.metadata.latency_ms.items():
+                stages.setdefault(stage, []).append(ms)
+            stage_sums.append(sum(response.metadata.latency_ms.values()))
+            stages_wall.append(covered_ms(spans, started, ended))
+            orchestration.append(totals[-1] - stages_wall[-1])
+    finally:
+        listen_to_stages(None)
     return {"total": percentiles(totals), "cpu": percentiles(cpu),
-            "orchestration": percentiles(orchestration), "stages_sum": percentiles(stage_sums),
-            "orchestration_to_stages": round(statistics.median(orchestration) / statistics.median(stage_sums), 2),
+            "orchestration": percentiles(orchestration), "stages_wall": percentiles(stages_wall),
+            "stages_sum": percentiles(stage_sums),
+            "orchestration_to_stages": round(statistics.median(orchestration) / statistics.median(stages_wall), 2),
+            "wall_less_stages_sum_to_stages_sum": round(
+                statistics.median([t - s for t, s in zip(totals, stage_sums, strict=True)])
+                / statistics.median(stage_sums), 2),
             "stages": {stage: percentiles(values) for stage, values in sorted(stages.items())}}
 
 

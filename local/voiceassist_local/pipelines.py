@@ -14,6 +14,7 @@ from voiceassist.models import IndexingJob
 from voiceassist.ports import PipelineRunner
 from voiceassist_local.api_turns import outside_api_turn
 from voiceassist_local.handlers import function_names, load_handler, placeholder_for
+from voiceassist_local.interpreter_shortcuts import keep_history_only_while_tracing, read_plain_paths_directly
 from voiceassist_local.interpreter_threads import run_interpreter_threads_on_a_pool
 from voiceassist_local.resources import statemachine_file
 
@@ -120,6 +121,10 @@ def install_interpreter_speedups() -> None:
         _leave_state_data_out_of_history()
         _check_size_quota_by_bound()
         run_interpreter_threads_on_a_pool()
+        read_plain_paths_directly()
+        from voiceassist_local.asl_runner import history_records_state_data
+
+        keep_history_only_while_tracing(history_records_state_data)
         _speedups_installed = True
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Callable
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.metrics import MetricUnit
@@ -57,3 +58,22 @@ def log_failure(message: str, exc: BaseException, **extra: object) -> None:
         frames.append(f"{code.co_filename.rsplit('/', 1)[-1]}:{tb.tb_lineno}:{code.co_name}")
         tb = tb.tb_next
     logger.error(message, extra={"error_type": type(exc).__name__, "frames": frames[-12:], **extra})
+
+
+# Listeners to the wall-clock span of every query stage run in this process (name, time.perf_counter() at its start
+# and end): bench/query.py counts as orchestration only the time no stage covers, so work that runs beside the
+# steps (the PHI detection in its worker process, the search read ahead) is a stage's time, not the interpreter's.
+# None is registered in Lambda or the server: a stage then costs one empty-list check.
+StageListener = Callable[[str, float, float], None]
+_stage_listeners: list[StageListener] = []
+
+
+def listen_to_stages(listener: StageListener | None) -> None:
+    """Send every stage span to `listener` (None: to nobody)."""
+    _stage_listeners[:] = [] if listener is None else [listener]
+
+
+def stage_span(stage: str, started: float, ended: float) -> None:
+    """Tell the listener that `stage` ran from `started` to `ended` (time.perf_counter(), this process)."""
+    for listener in _stage_listeners:
+        listener(stage, started, ended)

@@ -19,11 +19,11 @@ from voiceassist.models import (
     SourceKind,
     SourceType,
 )
-from voiceassist.observability import log_failure
+from voiceassist.observability import log_failure, stage_span
 from voiceassist.query import abstention, ladder, planner, read_ahead, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_query
-from voiceassist.query.state import QueryContext, QueryState, run_config, run_detector, timed
+from voiceassist.query.state import QueryContext, QueryState, record_latency, run_config, run_detector, timed
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
@@ -66,7 +66,7 @@ def search_knowledge_base(ctx: QueryContext, state: QueryState, *, source_types:
             query = knowledge_base_query(ctx, state.request.query, top_k=top_k, filters=filters,
                                          mode=SearchMode.BM25)
         hits = run_knowledge_base_query(ctx, query, phi_detected=state.phi_detected)
-    state.latency_ms["search_knowledge_base"] = round((time.perf_counter() - started) * 1000, 2)
+    record_latency(state, "search_knowledge_base", started)
     return hits
 
 
@@ -106,8 +106,11 @@ def searched_ahead(ctx: QueryContext, question: str, *, filters: SearchFilters, 
     """The search Search One Source would run, run ahead (query/read_ahead.py: only with an embedder and a
     reranker inside the boundary, so it is the search a question with PHI gets). An embedder failure raises:
     the step then searches itself and says so."""
+    started = time.perf_counter()
     query = knowledge_base_query(ctx, question, top_k=top_k, filters=filters, mode=mode)
-    return run_knowledge_base_query(ctx, query, phi_detected=True)
+    hits = run_knowledge_base_query(ctx, query, phi_detected=True)
+    stage_span("search_knowledge_base_ahead", started, time.perf_counter())
+    return hits
 
 
 def knowledge_base_query(ctx: QueryContext, question: str, *, top_k: int, filters: SearchFilters | None = None,
@@ -153,7 +156,7 @@ def search_external(ctx: QueryContext, state: QueryState, name: str, *, deadline
                              local_only=run_config(ctx, state).routing_mode is RoutingMode.LOCAL_ONLY)
     started = time.perf_counter()
     hits = source.search(state.request.query, top_k=state.request.top_k, deadline_s=deadline_s)
-    state.latency_ms[f"search_{name}"] = round((time.perf_counter() - started) * 1000, 2)
+    record_latency(state, f"search_{name}", started)
     return hits
 
 

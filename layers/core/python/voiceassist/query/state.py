@@ -37,6 +37,7 @@ from voiceassist.models import (
     new_id,
     utc_now,
 )
+from voiceassist.observability import stage_span
 from voiceassist.ports import (
     AuditLog,
     ChatModel,
@@ -184,7 +185,14 @@ def timed(state: QueryState, stage: str) -> Iterator[None]:
     try:
         yield
     finally:
-        state.latency_ms[stage] = round((time.perf_counter() - start) * 1000, 2)
+        record_latency(state, stage, start)
+
+
+def record_latency(state: QueryState, stage: str, started: float) -> None:
+    """The stage's wall time since `started` (time.perf_counter()) in the state, and its span to a listener."""
+    ended = time.perf_counter()
+    state.latency_ms[stage] = round((ended - started) * 1000, 2)
+    stage_span(stage, started, ended)
 
 
 def carried(state: QueryState) -> dict[str, Any]:

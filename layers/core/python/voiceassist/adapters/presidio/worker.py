@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -27,7 +28,7 @@ from concurrent.futures.process import BrokenProcessPool
 
 from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput
 from voiceassist.models import PhiResult
-from voiceassist.observability import log_failure
+from voiceassist.observability import log_failure, stage_span
 from voiceassist.settings import PhiMode
 
 # A worker's start: a Python interpreter, Presidio's imports and the spaCy model (seconds; more on a busy machine).
@@ -159,7 +160,8 @@ class WorkerPhiDetector:
         self.mode = mode
         self.timeout_s = timeout_s
         self.worker = worker_for(model_name or DEFAULT_SPACY_MODEL)
-        self._pending: OrderedDict[bytes, list[tuple[ProcessPoolExecutor, Future[PhiResult]]]] = OrderedDict()
+        # per text (by hash): the detections begun ahead, each with its pool, its future and when it began
+        self._pending: OrderedDict[bytes, list[tuple[ProcessPoolExecutor, Future[PhiResult], float]]] = OrderedDict()
         self._lock = threading.Lock()
 
     def load(self) -> None:
@@ -168,9 +170,10 @@ class WorkerPhiDetector:
 
     def begin(self, text: str) -> None:
         """Start detecting `text` now; the next detect(text) collects the verdict instead of asking again."""
-        submitted = self.worker.submit(self.mode, text)
+        begun = time.perf_counter()
+        pool, future = self.worker.submit(self.mode, text)
         with self._lock:
-            self._pending.setdefault(_key(text), []).append(submitted)
+            self._pending.setdefault(_key(text), []).append((pool, future, begun))
             while len(self._pending) > MAX_PENDING:
                 self._pending.popitem(last=False)
 
@@ -178,12 +181,18 @@ class WorkerPhiDetector:
         key = _key(text)
         with self._lock:
             started = self._pending.get(key)
-            submitted = started.pop(0) if started else None
+            begun_ahead = started.pop(0) if started else None
             if started is not None and not started:
                 del self._pending[key]
-        pool, future = submitted or self.worker.submit(self.mode, text)
+        if begun_ahead is None:
+            pool, future = self.worker.submit(self.mode, text)
+        else:
+            pool, future, begun = begun_ahead
         try:
-            return future.result(timeout=self.timeout_s)
+            result = future.result(timeout=self.timeout_s)
+            if begun_ahead is not None:  # its wall as the caller saw it: from begin to the verdict in hand
+                stage_span("detect_phi_ahead", begun, time.perf_counter())
+            return result
         except FutureTimeout:
             # the worker is stuck in this detection or behind another: killed, so the next question gets a new one
             self.worker.replace(pool, kill=True)
