@@ -103,7 +103,7 @@ def ingest(args: argparse.Namespace) -> int:
         from voiceassist_local.cli.local import ingest_in_process
 
         return ingest_in_process(args, files)
-    note(f"(ingesting through {api.description})")
+    note(f"(uploading to {api.description})")  # it may refuse (a clinician's server): the next note says so
     metadata = {"source_type": args.source_type, "specialty": args.specialty, "title": args.title,
                 "doc_key": args.doc_key}
     try:
