@@ -67,6 +67,37 @@ PROMPT_REQUEST_WORDS: dict[str, tuple[str, str]] = {
            r"prompt do sistema|instru[cç][oõ]es do sistema|mensagem do sistema"
            r"|instru[cç][oõ]es (?:originais|iniciais)"),
 }
+# language -> (verbs of making, what a harmful request asks to make): "how to build a bomb", "synthesise
+# methamphetamine at home" (Wiktionary translations of "build, synthesize, manufacture, cook" / "bomb, explosive,
+# methamphetamine, nerve gas, sarin, ricin"). Not the languages' general "make/do" ("que faire en cas
+# d'intoxication à la méthamphétamine", "做什么检查"), and in Spanish and Portuguese a bomb only with what makes
+# it one ("bomba de insulina" is an insulin pump); a question about poisoning or intoxication passes
+HARM_WORDS: dict[str, tuple[str, str]] = {
+    "es": (r"fabrica\w*|construi\w*|constru[iy]\w*|sintetiza\w*|cocina\w*|elabora\w*",
+           r"bombas? (?:casera|caseras|molotov|de tubo|incendiarias?)|explosivos?|metanfetamina|gas nervioso|sarin"
+           r"|ricina"),
+    "fr": (r"fabrique\w*|construi\w*|synthetise\w*|synthétise\w*",
+           r"bombes?|explosifs?|methamphetamine|méthamphétamine|gaz neurotoxique|sarin|ricine"),
+    "de": (r"bau\w*|herstell\w*|stell\w* her|synthetisier\w*|koch\w*",
+           r"bomben?|sprengst\w*|sprengs[aä]tz\w*|methamphetamin|crystal meth|nervengas|sarin|rizin"),
+    "it": (r"fabbrica\w*|costrui\w*|sintetizza\w*",
+           r"bomb[ae]|esplosiv[io]|metanfetamina|gas nervino|sarin|ricina"),
+    "pt": (r"fabric[ae]\w*|constru\w*|sintetiz[ae]\w*",
+           r"bombas? (?:caseira|caseiras|molotov|de tubo|incendiárias?)|explosivos?|metanfetamina|gas dos nervos"
+           r"|sarin|ricina"),
+    "nl": (r"bouw\w*|synthetiseer\w*|vervaardig\w*",
+           r"bom(?:men)?|explosieven|springstof\w*|methamfetamine|zenuwgas|sarin|ricine"),
+    "ru": (r"изготов\w*|синтезир\w*|собрать|собери\w*|свар\w*",
+           r"бомб\w*|взрывчатк\w*|взрывн\w* устройств\w*|метамфетамин\w*|зарин|рицин"),
+    "ar": (r"صنع|[اأ]صنع|تصنيع|تركيب",
+           r"قنبلة|متفجرات|الميثامفيتامين|ميثامفيتامين|غاز الاعصاب|غاز الأعصاب|السارين|الريسين"),
+    "hi": (r"बनाने|बनाएं|बनाओ|बनाना",
+           r"बम|विस्फोटक|मेथामफेटामाइन|सरीन|रिसिन"),
+    "zh": (r"制作|製作|制造|製造|合成|提炼|提煉",
+           r"炸弹|炸彈|爆炸物|炸药|炸藥|甲基苯丙胺|冰毒|神经毒气|神經毒氣|沙林|蓖麻毒素"),
+    "ja": (r"作り方|作る|製造|合成",
+           r"爆弾|爆発物|覚醒剤|覚せい剤|メタンフェタミン|神経ガス|サリン|リシン"),
+}
 _SPACED = {"ru", "ar", "hi"}  # written with spaces between words: a word may not start or end inside another
 
 
@@ -75,6 +106,7 @@ def _word(pattern: str, spaced: bool) -> re.Pattern[str]:
 
 
 _OVERRIDES = {lang: tuple(_word(p, lang in _SPACED) for p in words) for lang, words in OVERRIDE_WORDS.items()}
+_HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words) for lang, words in HARM_WORDS.items()}
 _PROMPT_REQUESTS = {lang: tuple(_word(p, lang in _SPACED | {"de", "es", "fr", "it", "nl", "pt"}) for p in words)
                     for lang, words in PROMPT_REQUEST_WORDS.items()}
 
@@ -97,3 +129,8 @@ def language_kinds(text: str) -> list[str]:
              if _near(text, verbs, objects, nouns)]
     return kinds + [f"prompt_request_{lang}" for lang, (verbs, terms) in _PROMPT_REQUESTS.items()
                     if _near(text, terms, verbs)]
+
+
+def harm_kinds(text: str) -> list[str]:
+    """`make_weapon_or_drug_<lang>`: a verb of making within WINDOW characters of a weapon or a drug of abuse."""
+    return [f"make_weapon_or_drug_{lang}" for lang, (verbs, things) in _HARMS.items() if _near(text, things, verbs)]

@@ -36,10 +36,12 @@ _ACTIONS = (r"delete|remove|drop|erase|wipe|purge|overwrite|modify|edit|update|c
             r"|insert|mark|grant|revoke|disable|issue|order|purchase|buy|transfer|execute|install|log ?in(?:to)?"
             r"|sign in(?:to)?|reset|rename|approve|add|append|replace|flag|whitelist|publish|export|schedule|sync|copy"
             r"|move")
-_SYSTEM_OBJECTS = (r"files?|documents?|index|database|db|tables?|records?|catalog(?:ue)?|register|registry|accounts?"
-                   r"|portal|permissions?|access rights|admin rights|config(?:uration)?|allergy list|allerg(?:y|ies)"
-                   r"|chart|entries|entry|audit log|logs?|sources?|users?|passwords?|roles?|knowledge base|folder"
-                   r"|director(?:y|ies)|guideline source|system prompt|prompt|memory|settings")
+# (not a chart, an allergy, a register, settings or a source: "remove the penicillin allergy label", "change the
+# ventilator settings", "add him to the frailty register", "remove the source of sepsis" are clinical)
+_SYSTEM_OBJECTS = (r"files?|documents?|index|database|db|tables?|records?|catalog(?:ue)?|accounts?|portal"
+                   r"|permissions?|access rights|admin rights|config(?:uration)?|audit log|logs?|users?"
+                   r"|passwords?|roles?|knowledge base|folder|director(?:y|ies)|guideline source|system prompt|prompt"
+                   r"|memory")
 _RELATIVES = (r"ex-?wife|ex-?husband|ex-?partner|wife|husband|partner|neighbou?r|boss|colleague|co-?worker|ex"
               r"|friend|sister|brother|mother|father|mum|mom|dad|son|daughter|boyfriend|girlfriend|roommate|tenant"
               r"|landlord|teacher|classmate")
