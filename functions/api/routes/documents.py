@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
+import unicodedata
 from typing import Annotated, Any
 
 from aws_lambda_powertools.event_handler import Response
@@ -95,6 +96,10 @@ def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
         metadata = {k: params[k] for k in METADATA_FIELDS if k in params}
     if not filename:
         raise InvalidInput("name the file: ?filename=guide.pdf (raw upload) or \"filename\" in the JSON envelope")
+    hidden = next((c for c in filename if unicodedata.category(c) in ("Cc", "Cf")), None)
+    if hidden is not None:  # a NUL, a newline or a right-to-left override would live on in the document's key
+        raise InvalidInput(f"the file name holds a control or formatting character (U+{ord(hidden):04X}): rename "
+                           "the file with visible characters only")
     return filename, data, metadata
 
 

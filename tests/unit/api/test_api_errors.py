@@ -89,3 +89,11 @@ def test_openapi_documents_the_routes_outside_the_resolver_and_every_status_of_i
     assert {"200", "202", "400"} <= set(body["paths"]["/v1/mcp"]["post"]["responses"])
     invoke = body["paths"]["/v1/tools/{name}/invoke"]["post"]["responses"]
     assert {"403", "404", "422", "429", "502", "504"} <= set(invoke)
+
+
+@pytest.mark.parametrize("name", ["dose\u0000.md", "gdp\u202etxt.md", "two\nlines.md"])
+def test_a_file_name_with_a_control_or_formatting_character_is_a_400(name: str) -> None:
+    envelope = json.dumps({"filename": name, "text": "# Gout\n\nColchicine treats a gout flare."}).encode()
+    status, body = call("POST", "/v1/documents", envelope)
+    assert status == 400 and "control or formatting character" in body["error"]["message"]
+    assert name not in body["error"]["message"]  # not echoed: a file name can hold PHI
