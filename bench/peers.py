@@ -317,6 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 
     encoder = OnnxEmbedder()
+    args.work.mkdir(parents=True, exist_ok=True)  # a fresh clone has no .artifacts/bench-peers yet
     cached = CachedEmbedder(encoder, args.work / "vectors.sqlite3")
     works, qrels, query_ids = {}, {}, {}
     wall, cpu = time.perf_counter(), time.process_time()

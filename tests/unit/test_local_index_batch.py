@@ -18,6 +18,7 @@ from tests.unit.test_local_index_bm25 import DIMENSION, QUERIES, make_chunk, ran
 from voiceassist.adapters.local import index_tables
 from voiceassist.adapters.local.group_commit import GroupCommit
 from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
+from voiceassist.adapters.local.read_write_lock import ReadWriteLock
 from voiceassist.models import Chunk, SearchFilters, SearchMode, SearchQuery
 
 WAIT_SECONDS = 60.0  # generous: a loaded CI machine may take long to start a thread, never this long
@@ -136,18 +137,17 @@ def test_local_index_batch_whose_write_fails_stores_none_of_its_chunks(
 
 
 def test_local_index_activations_arriving_during_a_write_share_one_transaction(index: LocalHybridIndex) -> None:
-    # Given 12 documents indexed, and a write under way (the index's lock held, as by a long transaction)
+    # Given 12 documents indexed, and a write under way (the index's write lock held, as by a long transaction)
     first, _ = corpus()
     index.index(first[:12], vectors_for(first[:12]))
     commits: list[str] = []
     index._db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
-    index._lock.acquire()
-    # When 12 pipeline executions' Finalize steps activate their documents meanwhile
     threads = [threading.Thread(target=index.activate, args=(c.doc_key, 1)) for c in first[:12]]
-    for thread in threads:
-        thread.start()
-    wait_until(lambda: index._activating.queued == 11)  # one is writing (waiting for the lock), 11 queued
-    index._lock.release()
+    with index._lock.write():
+        # When 12 pipeline executions' Finalize steps activate their documents meanwhile
+        for thread in threads:
+            thread.start()
+        wait_until(lambda: index._activating.queued == 11)  # one is writing (waiting for the lock), 11 queued
     for thread in threads:
         thread.join(WAIT_SECONDS)
 
@@ -211,3 +211,110 @@ def test_group_commit_fails_only_the_caller_whose_item_cannot_be_written() -> No
         thread.join(WAIT_SECONDS)
 
     assert outcomes == {"first": "written", "good": "written", "bad": "cannot write bad", "also good": "written"}
+
+
+def test_read_write_lock_lets_readers_in_side_by_side_and_a_writer_alone() -> None:
+    lock = ReadWriteLock()
+    first_reading, second_read, writer_in = threading.Event(), threading.Event(), threading.Event()
+    release_first = threading.Event()
+
+    def first_reader() -> None:
+        with lock.read():
+            first_reading.set()
+            release_first.wait(WAIT_SECONDS)
+
+    def second_reader() -> None:
+        with lock.read():
+            second_read.set()
+
+    def writer() -> None:
+        with lock.write():
+            writer_in.set()
+
+    reader = threading.Thread(target=first_reader)
+    reader.start()
+    assert first_reading.wait(WAIT_SECONDS)
+    # A second reader gets in while the first still reads
+    other = threading.Thread(target=second_reader)
+    other.start()
+    assert second_read.wait(WAIT_SECONDS)
+    # A writer waits for the first reader to leave
+    writing = threading.Thread(target=writer)
+    writing.start()
+    wait_until(lambda: lock._writers_waiting == 1)
+    assert not writer_in.is_set()
+    release_first.set()
+    assert writer_in.wait(WAIT_SECONDS)
+    for thread in (reader, other, writing):
+        thread.join(WAIT_SECONDS)
+
+
+def test_read_write_lock_holds_new_readers_back_while_a_writer_waits() -> None:
+    lock = ReadWriteLock()
+    order: list[str] = []
+    reading, release = threading.Event(), threading.Event()
+
+    def first_reader() -> None:
+        with lock.read():
+            reading.set()
+            release.wait(WAIT_SECONDS)
+
+    def writer() -> None:
+        with lock.write():
+            order.append("writer")
+
+    def late_reader() -> None:
+        with lock.read():
+            order.append("late reader")
+
+    threads = [threading.Thread(target=first_reader)]
+    threads[0].start()
+    assert reading.wait(WAIT_SECONDS)
+    threads.append(threading.Thread(target=writer))
+    threads[1].start()
+    wait_until(lambda: lock._writers_waiting == 1)
+    threads.append(threading.Thread(target=late_reader))
+    threads[2].start()
+    wait_until(lambda: len(lock._changed._waiters) == 2)  # type: ignore[attr-defined]
+    release.set()
+    for thread in threads:
+        thread.join(WAIT_SECONDS)
+
+    assert order == ["writer", "late reader"]
+
+
+def test_local_index_searches_during_ingestion_see_whole_documents_only(index: LocalHybridIndex) -> None:
+    # Given documents of two chunks each, sharing a word no other document has
+    def document(number: int) -> list[Chunk]:
+        word = f"marker{number:03d}"
+        return [make_chunk(number, f"{word} aspirin dose").model_copy(update={"chunk_id": f"doc-{number}-{part}"})
+                for part in (0, 1)]
+
+    index.index(document(0), vectors_for(document(0)))
+    index.activate("doc-0", 1)
+    found: list[int] = []
+    stop = threading.Event()
+
+    def search() -> None:
+        rng = random.Random(threading.get_ident())
+        while True:  # at least one search each, however late the thread starts
+            number = rng.randrange(40)
+            hits = index.search(SearchQuery(text=f"marker{number:03d}", mode=SearchMode.BM25, top_k=10))
+            found.append(len(hits))
+            if stop.is_set():
+                return
+
+    # When 4 threads search while a writer indexes and activates 39 more, one document at a time
+    readers = [threading.Thread(target=search) for _ in range(4)]
+    for reader in readers:
+        reader.start()
+    for number in range(1, 40):
+        index.index(document(number), vectors_for(document(number)))
+        index.activate(f"doc-{number}", 1)
+    stop.set()
+    for reader in readers:
+        reader.join(WAIT_SECONDS)
+
+    # Then every search found a document whole (both chunks) or not at all, and all 40 are searchable now
+    assert found and set(found) <= {0, 2}
+    assert index.count() == 80

@@ -3,35 +3,34 @@
 SQLite is the store and the source of truth (its tables: adapters/local/index_tables.py): chunk rows (JSON,
 filter columns, unit vector as a float32 BLOB), each row's BM25 postings (its FTS5 tokens and their counts per
 column, taken by FTS5's own tokenizer when the chunk is indexed), and the FTS5 table. A chunk enters FTS5 when
-it is indexed (one batch, one transaction: FTS5 writes a segment per transaction, so a row per activation cost
-0.15 ms more per chunk) and leaves it when another version is activated, its version retired or it is deleted;
-every read joins the searchable flag. Indexing, activation and deletion are each one transaction, so
-activation is atomic. A batch's rows are written by rowid (AUTOINCREMENT numbers them in order above the
-largest before), and an activation is one UPDATE ... RETURNING plus FTS5's changes only where a version was
-hidden or shown again (a document's usual activation: ~85 us of SQLite, half of it the UPDATE and the commit).
+it is indexed and leaves it when another version is activated, its version retired or it is deleted; every
+read joins the searchable flag. Indexing, activation and deletion are each one transaction, so activation is
+atomic. Concurrent index() and activate() calls (bulk ingestion's executions) are written together, one
+transaction per group (adapters/local/group_commit.py); activate_many activates a batch in one UPDATE.
+A batch's rows are written by rowid (AUTOINCREMENT numbers them in order above the largest before).
 
-Searches run on an in-memory copy of the rows (adapters/local_rows.py), loaded on the first search: cosine
-is one matrix-vector product, BM25 is FTS5's bm25() computed from the postings (adapters/local_bm25.py),
+Searches run on an in-memory copy of the rows (adapters/local/rows.py), loaded on the first search: cosine
+is one matrix-vector product, BM25 is FTS5's bm25() computed from the postings (adapters/local/bm25.py),
 equal to what FTS5 returns but at a cost that grows with the query terms' postings, not with every match
 scored. A query word that FTS5 would split into several tokens (a phrase) is scored by FTS5 itself: its
 statistics (row count, mean length) then also count the chunks an ingestion has indexed but not yet
-activated, as OpenSearch's do.
-The copy follows this object's own writes in place; at each search `PRAGMA data_version` tells whether
-another connection (the CLI ingesting while the local server serves) committed, and the copy then takes
-the new rows and every row's searchable flag. Fusion is voiceassist.query.search, the same maths as OpenSearch's
-search pipeline; filters apply inside both sub-queries, before each takes its top `candidates`.
+activated, as OpenSearch's do. The copy follows this object's own writes in place; at each search `PRAGMA
+data_version` tells whether another connection (the CLI ingesting while the local server serves) committed,
+and the copy then takes the new rows and every row's searchable flag. Fusion is voiceassist.query.search, the
+same maths as OpenSearch's search pipeline; filters apply inside both sub-queries, before each takes its top
+`candidates`.
 
-One lock serialises every operation. A hybrid search scores cosine and BM25 one after the other on the
-caller's thread: handing the cosine part to a helper thread saved at most the BM25 part's time on an idle
-machine, and on a busy one each hand-off waits for a core (SciFact, 5,183 chunks, load average 38 on 2
-cores: wall p50 27.0 -> 8.4 ms, CPU p50 5.2 -> 4.8 ms without the helper; docs/benchmarks.md, "Peers").
+Searches share a read lock and read through a connection of their own thread, so they run side by side
+(numpy's products release the GIL); writes take the write lock (adapters/local/read_write_lock.py). 8 clients
+on 5,000 chunks, same run, load 27-33 on 2 cores: hybrid 12-18 -> 37-87 q/s, BM25 22-26 -> 103-183 q/s
+(docs/benchmarks.md, "Peers"). A search scores cosine and BM25 one after the other on the caller's thread: a
+helper thread per search saved at most the BM25 part's time idle, and cost a core hand-off under load.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -41,6 +40,7 @@ import numpy as np
 from voiceassist.adapters.local import index_tables as tables
 from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, Fts5Tokenizer
 from voiceassist.adapters.local.group_commit import GroupCommit
+from voiceassist.adapters.local.read_write_lock import ReadWriteLock
 from voiceassist.adapters.local.rows import LoadedRows
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
@@ -58,7 +58,11 @@ class LocalHybridIndex:
         vectors is refused (cosine between two models' vectors means nothing)."""
         self.dimension = dimension
         self._db = tables.open_database(path)
-        self._lock = threading.RLock()
+        self._lock = ReadWriteLock()
+        # Searches read through a connection of their thread's, side by side; an in-memory database has one
+        # connection, so there they take turns (a write lock).
+        self._readers = tables.ReaderConnections(path)
+        self._read = self._lock.read if path is not None else self._lock.write
         self._tokenizer = Fts5Tokenizer()
         self._rows: LoadedRows | None = None
         self._known_terms: dict[str, int] = {}  # term -> term_id, as committed (tables.store_postings)
@@ -70,8 +74,9 @@ class LocalHybridIndex:
 
     def close(self) -> None:
         """Close the database; the index is unusable afterwards."""
-        with self._lock:
+        with self._lock.write():
             self._tokenizer.close()
+            self._readers.close()
             self._db.close()
 
     # ------------------------------------------------------------------------------------------ writes
@@ -95,7 +100,7 @@ class LocalHybridIndex:
         if not versions:
             return
         latest = dict(versions)
-        with self._lock:
+        with self._lock.write():
             with self._transaction() as db:
                 flags = db.execute(tables.ACTIVATE, (json.dumps(list(latest.items())),)).fetchall()
                 keys = (json.dumps(list(latest)),)
@@ -113,24 +118,12 @@ class LocalHybridIndex:
         last = {c.chunk_id: position for position, c in enumerate(chunks)}
         if len(last) < len(chunks):
             chunks, matrix = [chunks[p] for p in last.values()], matrix[list(last.values())]
-        rows = [
-            (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, tables.casefold(c.metadata.specialty),
-             c.metadata.year, c.model_dump_json(), matrix[i].tobytes())
-            for i, c in enumerate(chunks)
-        ]
         term_counts = self._tokenizer.count_terms([(c.text, c.metadata.title) for c in chunks])
-        with self._lock:
+        with self._lock.write():
             with self._transaction() as db:
                 replaced = tables.delete_rows(db, "chunk_id IN (SELECT value FROM json_each(?))",
                                              (json.dumps(list(last)),))
-                first = db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0]
-                db.executemany(tables.INSERT_CHUNK, rows)
-                # AUTOINCREMENT: the batch's rows, in its order, are the rows above the largest before it.
-                rowids = [rowid for (rowid,) in db.execute("SELECT rowid FROM chunks WHERE rowid > ?"
-                                                           " ORDER BY rowid", (first,))]
-                db.executemany("INSERT INTO chunk_fts (rowid, text, title) VALUES (?, ?, ?)",
-                               [(rowid, c.text, c.metadata.title) for rowid, c in zip(rowids, chunks, strict=True)])
-                tables.store_postings(db, rowids, term_counts, self._known_terms)
+                first = tables.insert_chunks(db, chunks, matrix, term_counts, self._known_terms)
                 # Only a loaded copy needs the new rows back (a bulk load before the first search has none).
                 added = None if self._rows is None else db.execute(
                     tables.LOAD_ROWS + " WHERE c.rowid > ? ORDER BY c.rowid", (first,)).fetchall()
@@ -139,7 +132,7 @@ class LocalHybridIndex:
                 self._rows.append(added)
 
     def retire(self, doc_key: str, version: int) -> None:
-        with self._lock:
+        with self._lock.write():
             with self._transaction() as db:
                 db.execute("INSERT OR IGNORE INTO superseded_versions (doc_key, version) VALUES (?, ?)",
                            (doc_key, version))
@@ -153,15 +146,15 @@ class LocalHybridIndex:
 
     def superseded_count(self, doc_key: str) -> int:
         """The chunks kept, flagged superseded, for audit."""
-        with self._lock:
-            return int(self._db.execute(
+        with self._read():
+            return int(self._readers.connection(self._db).execute(
                 f"SELECT COUNT(*) FROM chunks WHERE doc_key = ? AND NOT {tables.NOT_SUPERSEDED}", (doc_key,)
             ).fetchone()[0])
 
     def delete_document(self, doc_key: str, version: int | None = None) -> None:
         where, params = ("doc_key = ?", (doc_key,)) if version is None else (
             "doc_key = ? AND version = ?", (doc_key, version))
-        with self._lock:
+        with self._lock.write():
             with self._transaction() as db:
                 removed = tables.delete_rows(db, where, params)
                 db.execute(f"DELETE FROM superseded_versions WHERE {where}", params)
@@ -175,13 +168,14 @@ class LocalHybridIndex:
         if searchable_only:
             clauses.append("searchable = 1")
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._lock:
-            return int(self._db.execute(f"SELECT COUNT(*) FROM chunks{where}",
+        with self._read():
+            return int(self._readers.connection(self._db).execute(f"SELECT COUNT(*) FROM chunks{where}",
                                         () if doc_key is None else (doc_key,)).fetchone()[0])
 
     def chunk(self, chunk_id: str) -> Chunk:
-        with self._lock:
-            row = self._db.execute("SELECT chunk_json FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
+        with self._read():
+            row = self._readers.connection(self._db).execute("SELECT chunk_json FROM chunks WHERE chunk_id = ?",
+                                                             (chunk_id,)).fetchone()
         if row is None:
             raise NotFound(f"chunk {chunk_id} is not in the index")
         return Chunk.model_validate_json(row[0])
@@ -191,35 +185,39 @@ class LocalHybridIndex:
         depth = query.top_k if query.mode is not SearchMode.HYBRID else query.candidates
         # FTS5's token for each query word, or None when a word is a phrase to FTS5 (then FTS5 scores).
         tokens = None if query.mode is SearchMode.DENSE else self._tokenizer.single_tokens(query_terms(query.text))
-        with self._lock, self._snapshot():
-            rows = self._current_rows()
-            if query.mode is SearchMode.DENSE:
-                bm25: dict[int, float] = {}
-            elif tokens is None:
-                bm25 = self._bm25_by_fts5(query.text, query.filters, depth)
-            else:
-                bm25 = rows.bm25(self._term_ids(tokens), query.filters, depth)
-            dense = {} if vector is None else rows.dense(vector, query.filters, depth)
-            if query.mode is SearchMode.BM25:
-                ranked = top_n(bm25, query.top_k)
-            elif query.mode is SearchMode.DENSE:
-                ranked = top_n(dense, query.top_k)
-            elif query.fusion is FusionMethod.RRF:
-                rankings = [[key for key, _ in top_n(scores, depth)] for scores in (bm25, dense)]
-                ranked = top_n(fuse_rrf(rankings, rank_constant=query.rrf_k), query.top_k)
-            else:
-                weights = [query.bm25_weight, 1.0 - query.bm25_weight]
-                ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
-            chunks = self._chunks([rowid for rowid, _ in ranked])
+        rows = self._catch_up()
+        with self._read():
+            rows = self._rows or rows  # as writes since the catch-up left it
+            db = self._readers.connection(self._db)
+            with self._snapshot(db):
+                if query.mode is SearchMode.DENSE:
+                    bm25: dict[int, float] = {}
+                elif tokens is None:
+                    bm25 = self._bm25_by_fts5(db, query.text, query.filters, depth)
+                else:
+                    bm25 = rows.bm25(self._term_ids(db, tokens), query.filters, depth)
+                dense = {} if vector is None else rows.dense(vector, query.filters, depth)
+                if query.mode is SearchMode.BM25:
+                    ranked = top_n(bm25, query.top_k)
+                elif query.mode is SearchMode.DENSE:
+                    ranked = top_n(dense, query.top_k)
+                elif query.fusion is FusionMethod.RRF:
+                    rankings = [[key for key, _ in top_n(scores, depth)] for scores in (bm25, dense)]
+                    ranked = top_n(fuse_rrf(rankings, rank_constant=query.rrf_k), query.top_k)
+                else:
+                    weights = [query.bm25_weight, 1.0 - query.bm25_weight]
+                    ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
+                chunks = self._chunks(db, [rowid for rowid, _ in ranked])
+        # A chunk another process deleted after the copy caught up is gone from the snapshot: not a hit.
         return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
-                          vector_score=dense.get(rowid)) for rowid, score in ranked]
+                          vector_score=dense.get(rowid)) for rowid, score in ranked if rowid in chunks]
 
-    def _bm25_by_fts5(self, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
+    def _bm25_by_fts5(self, db: sqlite3.Connection, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
         expression = fts5_match_expression(text)
         if expression is None:
             return {}
         where, params = tables.filter_sql(filters)
-        rows = self._db.execute(
+        rows = db.execute(
             f"SELECT f.rowid, -bm25(chunk_fts, {COLUMN_WEIGHTS[0]}, {COLUMN_WEIGHTS[1]}) AS score"
             f" FROM chunk_fts AS f JOIN chunks AS c ON c.rowid = f.rowid AND c.searchable = 1{where}"
             " WHERE chunk_fts MATCH ? ORDER BY score DESC, f.rowid LIMIT ?",
@@ -227,18 +225,29 @@ class LocalHybridIndex:
         ).fetchall()
         return {rowid: score for rowid, score in rows}
 
-    def _term_ids(self, tokens: Sequence[str]) -> list[int | None]:
+    def _term_ids(self, db: sqlite3.Connection, tokens: Sequence[str]) -> list[int | None]:
         """Each token's term id, in query order (None for a token no stored chunk has)."""
-        known = dict(self._db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
+        known = dict(db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
                                       " json_each(?))", (json.dumps(list(tokens)),)).fetchall())
         return [known.get(token) for token in tokens]
 
-    def _chunks(self, rowids: list[int]) -> dict[int, Chunk]:
-        rows = self._db.execute("SELECT rowid, chunk_json FROM chunks WHERE rowid IN (SELECT value FROM"
+    def _chunks(self, db: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
+        rows = db.execute("SELECT rowid, chunk_json FROM chunks WHERE rowid IN (SELECT value FROM"
                                 " json_each(?))", (json.dumps(rowids),)).fetchall()
         return {rowid: Chunk.model_validate_json(payload) for rowid, payload in rows}
 
     # ------------------------------------------------------------------------------------------ the copy
+
+    def _catch_up(self) -> LoadedRows:
+        """The copy, up to date with other connections' commits: checked under the read lock (one PRAGMA),
+        caught up under the write lock, only when something changed."""
+        with self._read():
+            rows = self._rows
+            if rows is not None and rows.data_version == self._db.execute("PRAGMA data_version").fetchone()[0] \
+                    and rows.dead <= max(_RELOAD_AFTER_DEAD_ROWS, rows.size // 4):
+                return rows
+        with self._lock.write(), self._snapshot(self._db):
+            return self._current_rows()
 
     def _current_rows(self) -> LoadedRows:
         """The in-memory rows, caught up with the database (call inside a snapshot or a transaction)."""
@@ -259,13 +268,13 @@ class LocalHybridIndex:
         return rows
 
     @contextmanager
-    def _snapshot(self) -> Iterator[None]:
-        """One read transaction: the copy's catch-up, the scoring and the chunk fetch see one state."""
-        self._db.execute("BEGIN")
+    def _snapshot(self, db: sqlite3.Connection) -> Iterator[None]:
+        """One read transaction on `db`: the copy's catch-up, or the scoring and the chunk fetch, see one state."""
+        db.execute("BEGIN")
         try:
             yield
         finally:
-            self._db.execute("COMMIT")
+            db.execute("COMMIT")
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -289,18 +298,9 @@ class LocalHybridIndex:
 
     def _add_missing_postings(self) -> None:
         """Tokenize chunks stored before postings were kept (an index file from an earlier release)."""
-        counts = self._db.execute("SELECT (SELECT COUNT(*) FROM chunks), (SELECT COUNT(*) FROM chunk_terms)")
-        chunk_count, postings_count = counts.fetchone()
-        if chunk_count == postings_count:
-            return
-        with self._lock, self._transaction() as db:
-            missing = db.execute("SELECT rowid, json_extract(chunk_json, '$.text'),"
-                                 " json_extract(chunk_json, '$.metadata.title') FROM chunks WHERE rowid NOT IN"
-                                 " (SELECT chunk_rowid FROM chunk_terms)").fetchall()
-            for start in range(0, len(missing), 256):
-                batch = missing[start : start + 256]
-                term_counts = self._tokenizer.count_terms([(text, title) for _, text, title in batch])
-                tables.store_postings(db, [rowid for rowid, _, _ in batch], term_counts, self._known_terms)
+        if tables.postings_missing(self._db):
+            with self._lock.write(), self._transaction() as db:
+                tables.add_missing_postings(db, self._tokenizer, self._known_terms)
 
     def _query_vector(self, query: SearchQuery) -> np.ndarray:
         if query.vector is None:
@@ -308,12 +308,4 @@ class LocalHybridIndex:
         return self._unit_rows(np.asarray([query.vector], dtype=np.float32), expected_rows=1)[0]
 
     def _unit_rows(self, vectors: Vectors, *, expected_rows: int) -> np.ndarray:
-        matrix = np.asarray(vectors, dtype=np.float32)
-        if matrix.ndim != 2 or matrix.shape != (expected_rows, self.dimension):
-            raise InvalidInput(
-                f"expected vectors of shape ({expected_rows}, {self.dimension}), got {matrix.shape}"
-            )
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        if np.any(norms == 0) or not np.all(np.isfinite(norms)):
-            raise InvalidInput("vectors must be finite and non-zero: their cosine similarity is undefined")
-        return np.ascontiguousarray(matrix / norms)
+        return tables.unit_rows(vectors, expected_rows=expected_rows, dimension=self.dimension)

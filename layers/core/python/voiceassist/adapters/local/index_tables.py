@@ -8,17 +8,19 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local.bm25 import FTS5_TOKENIZE, CountedTerms
+from voiceassist.adapters.local.bm25 import FTS5_TOKENIZE, CountedTerms, Fts5Tokenizer
 from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS
 from voiceassist.constants.models import MODEL_ID
 from voiceassist.errors import InvalidInput
-from voiceassist.models import SearchFilters
+from voiceassist.models import Chunk, SearchFilters
+from voiceassist.ports import Vectors
 
 SCHEMA = f"""
 CREATE TABLE IF NOT EXISTS chunks (
@@ -87,6 +89,37 @@ def open_database(path: Path | None) -> sqlite3.Connection:
     return db
 
 
+class ReaderConnections:
+    """A read-only connection to the index file per thread, for searches that run side by side (WAL lets
+    readers read while a writer writes). Without a file (an in-memory index) every thread reads through the
+    index's own connection."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._local = threading.local()
+        self._opened: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+
+    def connection(self, shared: sqlite3.Connection) -> sqlite3.Connection:
+        if self._path is None:
+            return shared
+        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+        if db is None:
+            db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
+            db.execute("PRAGMA query_only = 1")
+            self._local.db = db
+            with self._lock:
+                self._opened.append(db)
+        return db
+
+    def close(self) -> None:
+        with self._lock:
+            for db in self._opened:
+                db.close()
+            self._opened.clear()
+        self._local = threading.local()
+
+
 def check_model(db: sqlite3.Connection, model_id: str, path: Path | None) -> None:
     """Record `model_id` on first use; refuse an index built with another model's vectors."""
     stored = db.execute("SELECT value FROM index_meta WHERE key = 'embedding_model'").fetchone()
@@ -123,6 +156,49 @@ def store_postings(db: sqlite3.Connection, rowids: Sequence[int], counted: Count
     term_ids = np.fromiter(map(known.__getitem__, counted.tokens), dtype=np.int64, count=len(counted.tokens))
     db.executemany("INSERT INTO chunk_terms (chunk_rowid, postings) VALUES (?, ?)",
                    zip(rowids, counted.postings(term_ids, len(rowids)), strict=True))
+
+
+def insert_chunks(db: sqlite3.Connection, chunks: Sequence[Chunk], matrix: np.ndarray, counted: CountedTerms,
+                  known: dict[str, int]) -> int:
+    """Write the chunks' rows (unit vectors `matrix`), FTS5 rows and postings; returns the largest rowid before
+    them (AUTOINCREMENT: the batch's rows, in its order, are the rows above it)."""
+    first = int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0])
+    db.executemany(INSERT_CHUNK, [
+        (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, casefold(c.metadata.specialty),
+         c.metadata.year, c.model_dump_json(), matrix[i].tobytes()) for i, c in enumerate(chunks)])
+    rowids = [rowid for (rowid,) in db.execute("SELECT rowid FROM chunks WHERE rowid > ? ORDER BY rowid", (first,))]
+    db.executemany("INSERT INTO chunk_fts (rowid, text, title) VALUES (?, ?, ?)",
+                   [(rowid, c.text, c.metadata.title) for rowid, c in zip(rowids, chunks, strict=True)])
+    store_postings(db, rowids, counted, known)
+    return first
+
+
+def postings_missing(db: sqlite3.Connection) -> bool:
+    chunk_count, postings_count = db.execute(
+        "SELECT (SELECT COUNT(*) FROM chunks), (SELECT COUNT(*) FROM chunk_terms)").fetchone()
+    return bool(chunk_count != postings_count)
+
+
+def add_missing_postings(db: sqlite3.Connection, tokenizer: Fts5Tokenizer, known: dict[str, int]) -> None:
+    """Postings for the chunks stored without them (an index file from before postings were kept)."""
+    missing = db.execute("SELECT rowid, json_extract(chunk_json, '$.text'),"
+                         " json_extract(chunk_json, '$.metadata.title') FROM chunks WHERE rowid NOT IN"
+                         " (SELECT chunk_rowid FROM chunk_terms)").fetchall()
+    for start in range(0, len(missing), 256):
+        batch = missing[start : start + 256]
+        term_counts = tokenizer.count_terms([(text, title) for _, text, title in batch])
+        store_postings(db, [rowid for rowid, _, _ in batch], term_counts, known)
+
+
+def unit_rows(vectors: Vectors, *, expected_rows: int, dimension: int) -> np.ndarray:
+    """`vectors` as unit float32 rows, refused unless (expected_rows, dimension), finite and non-zero."""
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape != (expected_rows, dimension):
+        raise InvalidInput(f"expected vectors of shape ({expected_rows}, {dimension}), got {matrix.shape}")
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    if np.any(norms == 0) or not np.all(np.isfinite(norms)):
+        raise InvalidInput("vectors must be finite and non-zero: their cosine similarity is undefined")
+    return np.ascontiguousarray(matrix / norms)
 
 
 def delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> list[int]:
