@@ -4,9 +4,11 @@ script's (its features, parameters and rounds)."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
-from voiceassist_local.evaluation.rerank_training import PARAMS, ROUNDS, Group, export, train
+import pytest
+from voiceassist_local.evaluation.rerank_training import PARAMS, ROUNDS, Group, cross_validate, export, main, train
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
 from voiceassist.query.rerank import MODEL_PATH
@@ -51,3 +53,22 @@ def test_rerank_training_shipped_model_is_the_scripts_own() -> None:
     assert shipped["features"] == list(FEATURES)
     assert shipped["params"] == PARAMS
     assert shipped["rounds"] == ROUNDS
+
+
+def test_rerank_training_ablation_trains_without_the_dropped_features() -> None:
+    groups = _groups(seed=5)
+    model = train(groups, rounds=5, drop=["prf_share", "prf_cosine"])
+    assert model.feature_name() == [name for name in FEATURES if name not in ("prf_share", "prf_cosine")]
+    assert model.params["monotone_constraints"] == [c for name, c in zip(FEATURES, PARAMS["monotone_constraints"],
+                                                                          strict=True)
+                                                    if name not in ("prf_share", "prf_cosine")]
+    measured = cross_validate(groups, folds=2, rounds=5, drop=["prf_share"])
+    assert measured["synthetic"]["queries"] == len(groups)
+    with pytest.raises(ValueError, match="no such feature"):
+        train(groups, rounds=5, drop=["bm25"])
+
+
+def test_rerank_training_refuses_to_write_an_ablation(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main([str(tmp_path), "--data-root", str(tmp_path), "--write", "--drop", "prf_share"])
+    assert "--drop and --param" in capsys.readouterr().err

@@ -17,6 +17,8 @@ every query. Training is deterministic (fixed seed, deterministic=True, fixed th
     make rerank-model    # = python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
                          #       ../shared/eval/nfcorpus --data-root /tmp/voiceassist-rerank --write
     # cross-validation only, on any BEIR folders:  ... rerank_training <folder>... --data-root DIR
+    # an ablation or another setting, cross-validated on the same candidates (never written):
+    #     ... --drop prf_share       ... --param lambdarank_truncation_level=50
 """
 
 from __future__ import annotations
@@ -110,15 +112,28 @@ def without_sub_scores(rows: np.ndarray) -> np.ndarray:
     return masked
 
 
-def train(groups: Sequence[Group], *, rounds: int = ROUNDS, params: dict[str, Any] | None = None) -> Any:
+def train(groups: Sequence[Group], *, rounds: int = ROUNDS, params: dict[str, Any] | None = None,
+          drop: Sequence[str] = ()) -> Any:
+    """A model on every query with a relevant candidate; `drop`: features left out (an ablation: the
+    columns and their constraints removed; a model without them cannot be shipped)."""
     import lightgbm as lgb
 
+    kept = _kept(drop)
     usable = [g for g in groups if g.grades.any()]  # a query without a relevant candidate teaches nothing
-    rows = np.vstack([without_sub_scores(g.rows) if _opensearch_view(g) else g.rows for g in usable])
+    rows = np.vstack([(without_sub_scores(g.rows) if _opensearch_view(g) else g.rows)[:, kept] for g in usable])
     labels = np.concatenate([g.grades for g in usable])
     sizes = [len(g.grades) for g in usable]
-    data = lgb.Dataset(rows, label=labels, group=sizes, feature_name=list(FEATURES), free_raw_data=False)
-    return lgb.train(params or PARAMS, data, num_boost_round=rounds)
+    names = [FEATURES[i] for i in kept]
+    data = lgb.Dataset(rows, label=labels, group=sizes, feature_name=names, free_raw_data=False)
+    chosen = {**(params or PARAMS), "monotone_constraints": [MONOTONE.get(name, 0) for name in names]}
+    return lgb.train(chosen, data, num_boost_round=rounds)
+
+
+def _kept(drop: Sequence[str]) -> list[int]:
+    unknown = set(drop) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"no such feature: {sorted(unknown)}")
+    return [i for i, name in enumerate(FEATURES) if name not in drop]
 
 
 def ndcg_of(group: Group, scores: np.ndarray | None) -> float:
@@ -137,18 +152,19 @@ def _opensearch_view(group: Group) -> bool:
 
 
 def cross_validate(groups: Sequence[Group], *, folds: int, rounds: int = ROUNDS,
-                   params: dict[str, Any] | None = None) -> dict[str, dict[str, float]]:
+                   params: dict[str, Any] | None = None, drop: Sequence[str] = ()) -> dict[str, dict[str, float]]:
     """Mean nDCG@10 per corpus: the index's order, reranked with sub-scores, reranked without them."""
     totals: dict[str, dict[str, float]] = {}
+    kept = _kept(drop)
     for fold in range(folds):
-        model = train([g for g in groups if fold_of(g, folds) != fold], rounds=rounds, params=params)
+        model = train([g for g in groups if fold_of(g, folds) != fold], rounds=rounds, params=params, drop=drop)
         for g in (g for g in groups if fold_of(g, folds) == fold):
             t = totals.setdefault(g.corpus, dict.fromkeys(("queries", "fused", "reranked", "reranked_no_sub_scores"),
                                                           0.0))
             t["queries"] += 1
             t["fused"] += ndcg_of(g, None)
-            t["reranked"] += ndcg_of(g, model.predict(g.rows))
-            t["reranked_no_sub_scores"] += ndcg_of(g, model.predict(without_sub_scores(g.rows)))
+            t["reranked"] += ndcg_of(g, model.predict(g.rows[:, kept]))
+            t["reranked_no_sub_scores"] += ndcg_of(g, model.predict(without_sub_scores(g.rows)[:, kept]))
     return {corpus: {k: (int(v) if k == "queries" else round(v / t["queries"], 4)) for k, v in t.items()}
             for corpus, t in totals.items()}
 
@@ -178,13 +194,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--write", action="store_true", help=f"train on every query and write {MODEL_PATH.name}")
     parser.add_argument("--output", type=Path, default=MODEL_PATH)
+    parser.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
+                        help="ablation: cross-validate without these features (not with --write)")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=JSON",
+                        help="ablation: cross-validate with this LightGBM parameter changed, e.g. "
+                             "lambdarank_truncation_level=50 (repeatable; not with --write)")
     args = parser.parse_args(argv)
+    if args.write and (args.drop or args.param):
+        parser.error("--drop and --param measure variants; the shipped model is the script's own (no --write)")
+    params = {**PARAMS, **{key: json.loads(value) for key, value in (p.split("=", 1) for p in args.param)}}
     started = time.perf_counter()
     groups = [g for folder in args.folders
               for g in collect(folder, args.data_root / folder.name, split=args.split, show=False)]
     collected = time.perf_counter()
-    cv = cross_validate(groups, folds=args.folds, rounds=args.rounds)
+    cv = cross_validate(groups, folds=args.folds, rounds=args.rounds, params=params, drop=args.drop)
     report: dict[str, Any] = {"folds": args.folds, "rounds": args.rounds, "cross_validation": cv,
+                              **({"dropped": args.drop} if args.drop else {}),
+                              **({"params": {k: v for k, v in params.items() if PARAMS.get(k) != v}}
+                                 if args.param else {}),
                               "collect_s": round(collected - started, 1),
                               "cross_validation_s": round(time.perf_counter() - collected, 1)}
     if args.write:
