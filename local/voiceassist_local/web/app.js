@@ -247,13 +247,23 @@ function renderAnswer(turn, response, question, reasons = [], tools = []) {
   turn.replaceChildren(...children.filter(Boolean));
 }
 
+// A document's url is what its uploader typed: only an http(s) address becomes a link (never javascript: or data:).
+function webLink(url) {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}
+
 async function openCitation(citation, claims) {
   const dialog = $("passage");
   $("passage-title").textContent = `[${citation.number}] ${citation.title}`;
   $("passage-where").textContent = where(citation);
   const text = $("passage-text");
   text.replaceChildren(highlightedPassage(citation.excerpt, claims || citation.excerpt));
-  const link = citation.url || (citation.doi ? `https://doi.org/${citation.doi}` : null);
+  const link = webLink(citation.url) || (citation.doi ? `https://doi.org/${citation.doi}` : null);
   $("passage-link").replaceChildren(link ? el("a", { href: link, target: "_blank", rel: "noopener noreferrer" },
     citation.url && citation.url.toLowerCase().endsWith(".pdf") ? "Open the PDF" : "Open the source") : "");
   dialog.showModal();
