@@ -70,6 +70,7 @@ from voiceassist.adapters.aws.stepfunctions_pipeline import (
     failure_of,
 )
 from voiceassist.errors import Conflict, NotFound
+from voiceassist_local.interpreter_shortcuts import json_round_trip
 from voiceassist_local.state_references import StateReferences, names_read_by
 
 LambdaHandler = Callable[[Any, Any], Any]
@@ -152,7 +153,7 @@ class _LambdaInvoker:
             raise _function_error(type(error).__name__, str(error), context, error) from error
         try:
             # The round trip is what Lambda does to a result: it must be JSON, and callers get a copy.
-            result = json.loads(json.dumps(result))
+            result = json_round_trip(result)
         except (TypeError, ValueError) as error:
             message = f"Unable to marshal response: {error}"
             raise _function_error("Runtime.MarshalError", message, context) from error
