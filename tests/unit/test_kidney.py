@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voiceassist.query import kidney
+from voiceassist.query import kidney, population
 
 
 def _stages(marks: frozenset[str]) -> set[str]:
@@ -29,3 +29,14 @@ def test_a_question_names_its_stage_dialysis_is_kidney_failure_and_unstaged_ckd_
     assert _stages(kidney.asked("amoxicillin for a pt on haemodialysis")) == {"G5"}
     assert _stages(kidney.asked("metformin in CKD")) == {"G3a", "G3b", "G4", "G5"}
     assert kidney.asked("metformin in hepatic impairment") == frozenset()
+
+
+def test_every_name_of_renal_impairment_is_a_kidney_condition_and_a_renal_population() -> None:
+    # one list (population.TERMS, MeSH entry terms): what the population check reads, the stages read too
+    for question in ("amoxicillin in kidney failure", "metformin in renal disease", "dose in kidney impairment",
+                     "levofloxacin in end-stage kidney disease", "metformin in chronic kidney failure"):
+        assert kidney.asked(question), question
+        assert population.asked(question) == {population.RENAL}, question
+    assert _stages(kidney.asked("amoxicillin in kidney failure")) == {"G5"}
+    # a test of function names no condition: "eGFR 25" is a value the question gives, not a stage it asks
+    assert not kidney.names_condition("eGFR") and not kidney.names_condition("renal function")

@@ -19,6 +19,8 @@ import math
 import re
 from functools import lru_cache
 
+from voiceassist.query import population
+
 MARK = "\u2295gfr:"
 # (category, lowest GFR, highest GFR) in mL/min/1.73 m2
 CATEGORIES = (("G1", 90.0, math.inf), ("G2", 60.0, 90.0), ("G3a", 45.0, 60.0), ("G3b", 30.0, 45.0),
@@ -37,9 +39,12 @@ _STAGED = re.compile(r"\b(?:ckd|chronic kidney disease|kidney disease|renal dise
                      r"|\bg([1-5])([ab])?\s*(?:ckd)?\b(?=.*\b(?:ckd|kidney|renal)\b)", re.I)
 _FAILURE = re.compile(r"\b(?:h(?:a)?emodialysis|dialysis|esrd|esrf|end[- ]stage (?:renal|kidney)|kidney failure"
                       r"|renal failure)\b", re.I)
-_CONDITION = re.compile(r"\b(?:ckd|chronic kidney disease|kidney disease|renal disease|renal impairment"
-                        r"|renal insufficiency|kidney impairment|h(?:a)?emodialysis|dialysis|esrd|esrf"
-                        r"|end[- ]stage (?:renal|kidney) disease|kidney failure|renal failure)\b", re.I)
+# the kidney condition is named as population.py names renal impairment (MeSH entry terms), less the tests of
+# function ("eGFR", "renal function"): those name a measure, not the condition; "end-stage" or "end stage"
+_CONDITION_FORMS = sorted({re.escape(term.replace("-", " ")).replace(r"\ ", "[- ]")
+                           for term in set(population.TERMS[population.RENAL]) - population.MEASURES},
+                          key=len, reverse=True)
+_CONDITION = re.compile(r"\b(?:" + "|".join(_CONDITION_FORMS) + r")\b", re.I)
 
 
 def _reached(low: float, high: float) -> frozenset[str]:

@@ -44,7 +44,10 @@ TERMS: dict[str, tuple[str, ...]] = {
     RENAL: ("renal impairment", "renal insufficiency", "renal failure", "kidney disease", "chronic kidney disease",
             "ckd", "egfr", "dialysis", "creatinine clearance", "renal function", "kidney function",
             # MeSH "Renal Dialysis" and "Kidney Failure, Chronic" entry terms (US and British spelling)
-            "hemodialysis", "haemodialysis", "end-stage renal disease", "end stage renal disease", "esrd"),
+            "hemodialysis", "haemodialysis", "end-stage renal disease", "end stage renal disease", "esrd",
+            "end-stage kidney disease", "end stage kidney disease", "chronic kidney failure",
+            # MeSH "Kidney Diseases" and "Renal Insufficiency" entry terms, and the British "end-stage renal failure"
+            "renal disease", "kidney failure", "kidney insufficiency", "kidney impairment", "esrf"),
     HEPATIC: ("hepatic impairment", "hepatic insufficiency", "liver disease", "liver failure", "cirrhosis",
               "hepatic function", "liver function"),
 }
