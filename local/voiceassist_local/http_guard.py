@@ -6,7 +6,8 @@
   for reading a whole request (headers and body): a client that trickles bytes (slowloris) is cut off.
 - http.server's own errors as the API's JSON envelope, never an HTML page or a traceback.
 - HEAD (a GET without the body), OPTIONS (CORS preflight for the configured dev origins), 405 otherwise.
-- A bearer token when configured (required when the server listens beyond the loopback interface).
+- A bearer token when configured (required when the server listens beyond the loopback interface), on every
+  request but a CORS preflight; a 401 names the scheme (WWW-Authenticate: Bearer).
 - The request line and headers checked before a byte of the body is read (request_checks.py): framing (one
   Content-Length), no NUL in the path, no driving from websites (Host, Origin, body types), and the body
   limit of the route (a question is small, an upload is not).
@@ -204,7 +205,8 @@ class GuardedRequestHandler(ReplyWriter):
 
     def _admit(self) -> bytes | None:
         """The request's body, once the caller is admitted and the body is read; None after an error reply."""
-        if self.server.token and not self._token_matches():
+        # a CORS preflight carries no credentials (browsers never send them on it), as API Gateway answers it
+        if self.server.token and self.command != "OPTIONS" and not self._token_matches():
             self.send_json_error(401, "unauthorized", "send Authorization: Bearer <VOICEASSIST_LOCAL_TOKEN>")
             return None
         refusal = path_refusal(self.path) or cross_site_refusal(self.command, self.headers, hosts=self.server.hosts,

@@ -52,8 +52,11 @@ class ReplyWriter(BaseHTTPRequestHandler):
     def send_json_error(self, status: int, code: str, message: str) -> None:
         data = json.dumps({"error": {"code": code, "message": message, "trace_id": "local"}}).encode("utf-8")
         self.close_connection = True
+        headers = [("Content-Type", "application/json"), ("Connection", "close")]
+        if status == 401:  # RFC 9110: a 401 names the scheme it wants
+            headers.append(("WWW-Authenticate", 'Bearer realm="voiceassist"'))
         with contextlib.suppress(OSError):  # the client went away
-            self.write_reply(status, [("Content-Type", "application/json"), ("Connection", "close")], data)
+            self.write_reply(status, headers, data)
 
     def _cors_headers(self, *, preflight: bool) -> None:
         headers = getattr(self, "headers", None)  # not there when the request line itself was unreadable

@@ -48,6 +48,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None
     return server
 
 
-def example_request(url: str) -> str:
+def example_request(url: str, *, token: bool = False) -> str:
+    """The banner's curl line; with a token it sends it (from the variable, never printed)."""
     body = json.dumps({"query": "What is the first-line treatment for uncomplicated hypertension?"})
-    return f"curl -s {url}/v1/query -H 'content-type: application/json' -d '{body}'"
+    auth = " -H \"Authorization: Bearer $VOICEASSIST_LOCAL_TOKEN\"" if token else ""
+    return f"curl -s {url}/v1/query -H 'content-type: application/json'{auth} -d '{body}'"

@@ -4,11 +4,14 @@ does not look for it)."""
 
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -53,3 +56,32 @@ def test_the_readme_asks_the_banners_example_question() -> None:
     text = README.read_text(encoding="utf-8")
     assert f'"query": "{EXAMPLE_QUESTION}"' in text  # the curl example make run's banner also prints
     assert f'voiceassist ask "{EXAMPLE_QUESTION}"' in text
+
+
+def test_with_a_token_the_banners_request_sends_it_and_the_web_line_says_a_browser_cannot(tmp_path: Path) -> None:
+    env = {**os.environ, "VOICEASSIST_DATA_DIR": str(tmp_path / "data"), "POWERTOOLS_LOG_LEVEL": "ERROR",
+           "VOICEASSIST_LOCAL_TOKEN": "s3cret-for-this-test"}
+    code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
+    server = subprocess.Popen(  # noqa: S603 - our own CLI
+        [sys.executable, "-c", code, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        banner = {}
+        for line in server.stdout:
+            name, _, value = line.strip().partition(":")
+            banner[name] = value.strip()
+            if name == "stop":
+                break
+        assert "not for a browser" in banner["web"] and "s3cret" not in " ".join(banner.values())
+        # the banner's curl line, as a shell would run it: the token comes from the variable
+        words = shlex.split(os.path.expandvars(banner["try"].replace("$VOICEASSIST_LOCAL_TOKEN",
+                                                                     env["VOICEASSIST_LOCAL_TOKEN"])))
+        headers = dict(words[i + 1].split(": ", 1) for i, word in enumerate(words) if word == "-H")
+        request = urllib.request.Request(words[2], data=words[words.index("-d") + 1].encode(), headers=headers,
+                                         method="POST")
+        with urllib.request.urlopen(request, timeout=300) as reply:  # noqa: S310 - 127.0.0.1
+            assert reply.status == 200 and json.loads(reply.read())["answer"]
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)

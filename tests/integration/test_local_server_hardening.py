@@ -229,9 +229,17 @@ def test_listening_beyond_loopback_needs_a_token_and_then_requires_it(local_deps
         port = server.server_address[1]
         request = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
         target = type("Target", (), {"server_address": ("127.0.0.1", port)})()
-        assert status_and_body(exchange(target, request + b"\r\n"))[0] == 401
+        refused = exchange(target, request + b"\r\n")
+        assert status_and_body(refused)[0] == 401 and headers_of(refused)["www-authenticate"].startswith("Bearer")
         assert status_and_body(exchange(target, request + b"Authorization: Bearer wrong\r\n\r\n"))[0] == 401
         assert status_and_body(exchange(target, request + b"Authorization: Bearer s3cret\r\n\r\n"))[0] == 200
+        # a browser's CORS preflight never carries the token: answered as API Gateway answers it, data-free
+        preflight = exchange(target, b"OPTIONS /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+                                     b"Origin: http://localhost:5173\r\nAccess-Control-Request-Method: POST\r\n\r\n")
+        assert preflight.startswith(b"HTTP/1.1 204")
+        assert headers_of(preflight)["access-control-allow-origin"] == "http://localhost:5173"
+        post = b"POST /v1/query HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
+        assert status_and_body(exchange(target, post + b"Connection: close\r\n\r\n{}"))[0] == 401
     finally:
         server.shutdown()
         server.server_close()

@@ -283,9 +283,13 @@ def _serve(args: argparse.Namespace, data_dir: Path) -> int:
             logger.setLevel("WARNING")
         url = client_url(args.host, server.server_address[1])
         print(f"VoiceAssist local API on {url}  (data: {deps.settings.data_dir})")
-        print(f"  web:     {url}/  (the chat client; {url}/?q=... asks on load)")
+        token = bool(deps.settings.local_token)
+        if token:  # a browser opening the page cannot send the token: say so rather than show a URL that is a 401
+            print("  web:     not for a browser here: every request needs the token, the page's too (use the API)")
+        else:
+            print(f"  web:     {url}/  (the chat client; {url}/?q=... asks on load)")
         print(f"  OpenAPI: {url}/v1/openapi.json")
-        print(f"  try:     {example_request(url)}")
+        print(f"  try:     {example_request(url, token=token)}")
         print(f'  or:      {this_command()} ask "{EXAMPLE_QUESTION}"  (answered by this server)')
         reconciler = JobReconciler(deps)
         reconciler.start()
