@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import voiceassist_local  # noqa: F401 - registers the in-process pipeline runner
 
+from tests.support.first_collection import pytest_collection  # noqa: F401 - the hook
 from tests.support.xdist_order import pytest_collection_modifyitems, pytest_configure  # noqa: F401 - the hooks
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.settings import Settings
