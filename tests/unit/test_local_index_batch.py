@@ -318,3 +318,17 @@ def test_local_index_searches_during_ingestion_see_whole_documents_only(index: L
     # Then every search found a document whole (both chunks) or not at all, and all 40 are searchable now
     assert found and set(found) <= {0, 2}
     assert index.count() == 80
+
+
+def test_local_index_searches_from_one_thread_after_another_reuse_one_connection(index: LocalHybridIndex) -> None:
+    # Given a document, searched by 30 short-lived threads in turn (a server's thread per request)
+    first, _ = corpus()
+    index.index(first[:1], vectors_for(first[:1]))
+    index.activate("doc-0", 1)
+    for _ in range(30):
+        thread = threading.Thread(target=index.search, args=(SearchQuery(text=first[0].text, mode=SearchMode.BM25),))
+        thread.start()
+        thread.join(WAIT_SECONDS)
+
+    # Then one read connection served them all: none is left open per thread
+    assert len(index._readers._idle) == 1

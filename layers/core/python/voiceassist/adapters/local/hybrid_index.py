@@ -20,11 +20,12 @@ and the copy then takes the new rows and every row's searchable flag. Fusion is 
 same maths as OpenSearch's search pipeline; filters apply inside both sub-queries, before each takes its top
 `candidates`.
 
-Searches share a read lock and read through a connection of their own thread, so they run side by side
-(numpy's products release the GIL); writes take the write lock (adapters/local/read_write_lock.py). 8 clients
-on 5,000 chunks, same run, load 27-33 on 2 cores: hybrid 12-18 -> 37-87 q/s, BM25 22-26 -> 103-183 q/s
-(docs/benchmarks.md, "Peers"). A search scores cosine and BM25 one after the other on the caller's thread: a
-helper thread per search saved at most the BM25 part's time idle, and cost a core hand-off under load.
+Searches share a read lock and each reads through a read-only connection of its own (pooled: WAL readers),
+so they run side by side (numpy's products release the GIL); writes take the write lock
+(adapters/local/read_write_lock.py). 8 clients on 5,000 chunks, same run, load 27-33 on 2 cores: hybrid
+12-18 -> 37-87 q/s, BM25 22-26 -> 103-183 q/s (docs/benchmarks.md, "Peers"). A search scores cosine and BM25
+one after the other on the caller's thread: a helper thread per search saved at most the BM25 part's time
+idle, and cost a core hand-off under load.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ class LocalHybridIndex:
         self.dimension = dimension
         self._db = tables.open_database(path)
         self._lock = ReadWriteLock()
-        # Searches read through a connection of their thread's, side by side; an in-memory database has one
+        # Searches read side by side, each through a pooled connection; an in-memory database has one
         # connection, so there they take turns (a write lock).
         self._readers = tables.ReaderConnections(path)
         self._read = self._lock.read if path is not None else self._lock.write
@@ -146,8 +147,8 @@ class LocalHybridIndex:
 
     def superseded_count(self, doc_key: str) -> int:
         """The chunks kept, flagged superseded, for audit."""
-        with self._read():
-            return int(self._readers.connection(self._db).execute(
+        with self._reading() as db:
+            return int(db.execute(
                 f"SELECT COUNT(*) FROM chunks WHERE doc_key = ? AND NOT {tables.NOT_SUPERSEDED}", (doc_key,)
             ).fetchone()[0])
 
@@ -168,14 +169,13 @@ class LocalHybridIndex:
         if searchable_only:
             clauses.append("searchable = 1")
         where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-        with self._read():
-            return int(self._readers.connection(self._db).execute(f"SELECT COUNT(*) FROM chunks{where}",
-                                        () if doc_key is None else (doc_key,)).fetchone()[0])
+        with self._reading() as db:
+            return int(db.execute(f"SELECT COUNT(*) FROM chunks{where}",
+                                  () if doc_key is None else (doc_key,)).fetchone()[0])
 
     def chunk(self, chunk_id: str) -> Chunk:
-        with self._read():
-            row = self._readers.connection(self._db).execute("SELECT chunk_json FROM chunks WHERE chunk_id = ?",
-                                                             (chunk_id,)).fetchone()
+        with self._reading() as db:
+            row = db.execute("SELECT chunk_json FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
         if row is None:
             raise NotFound(f"chunk {chunk_id} is not in the index")
         return Chunk.model_validate_json(row[0])
@@ -186,9 +186,8 @@ class LocalHybridIndex:
         # FTS5's token for each query word, or None when a word is a phrase to FTS5 (then FTS5 scores).
         tokens = None if query.mode is SearchMode.DENSE else self._tokenizer.single_tokens(query_terms(query.text))
         rows = self._catch_up()
-        with self._read():
+        with self._reading() as db:
             rows = self._rows or rows  # as writes since the catch-up left it
-            db = self._readers.connection(self._db)
             with self._snapshot(db):
                 if query.mode is SearchMode.DENSE:
                     bm25: dict[int, float] = {}
@@ -266,6 +265,12 @@ class LocalHybridIndex:
         rows.data_version = version
         self._rows = rows
         return rows
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The read lock and a connection to read through (pooled; an in-memory index's own)."""
+        with self._read(), self._readers.connection(self._db) as db:
+            yield db
 
     @contextmanager
     def _snapshot(self, db: sqlite3.Connection) -> Iterator[None]:

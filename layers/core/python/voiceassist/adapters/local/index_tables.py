@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,34 +91,42 @@ def open_database(path: Path | None) -> sqlite3.Connection:
 
 
 class ReaderConnections:
-    """A read-only connection to the index file per thread, for searches that run side by side (WAL lets
-    readers read while a writer writes). Without a file (an in-memory index) every thread reads through the
-    index's own connection."""
+    """Read-only connections to the index file, one per search under way (WAL lets them read while a writer
+    writes), kept for the next searches: a connection per thread would pile up under a server that starts a
+    thread per request. Without a file (an in-memory index) every search reads through the index's own."""
+
+    KEEP_IDLE = 8
 
     def __init__(self, path: Path | None) -> None:
         self._path = path
-        self._local = threading.local()
-        self._opened: list[sqlite3.Connection] = []
+        self._idle: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
 
-    def connection(self, shared: sqlite3.Connection) -> sqlite3.Connection:
+    @contextmanager
+    def connection(self, shared: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         if self._path is None:
-            return shared
-        db: sqlite3.Connection | None = getattr(self._local, "db", None)
+            yield shared
+            return
+        with self._lock:
+            db = self._idle.pop() if self._idle else None
         if db is None:
             db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None)
             db.execute("PRAGMA query_only = 1")
-            self._local.db = db
+        try:
+            yield db
+        finally:
             with self._lock:
-                self._opened.append(db)
-        return db
+                kept = len(self._idle) < self.KEEP_IDLE
+                if kept:
+                    self._idle.append(db)
+            if not kept:
+                db.close()
 
     def close(self) -> None:
         with self._lock:
-            for db in self._opened:
+            for db in self._idle:
                 db.close()
-            self._opened.clear()
-        self._local = threading.local()
+            self._idle.clear()
 
 
 def check_model(db: sqlite3.Connection, model_id: str, path: Path | None) -> None:
