@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
-from voiceassist.safety.languages import harm_kinds, language_kinds
+from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
@@ -180,7 +180,7 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
              if kind in _DOCUMENT_KINDS and pattern.search(text)]
     kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
     kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
-    kinds += [(HARMFUL, kind) for kind in harm_kinds(text)]
+    kinds += [(HARMFUL, kind) for kind in harm_kinds(text)] + [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
     return kinds + signal_kinds(text)
 
 

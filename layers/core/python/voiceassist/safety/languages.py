@@ -55,10 +55,11 @@ PROMPT_REQUEST_WORDS: dict[str, tuple[str, str]] = {
     "de": (r"zeig\w*|gib\w*|nenn\w*|wiederhol\w*|verrat\w*|druck\w*|schreib\w*",
            r"systemprompt\w*|system-prompt\w*|systemanweisung\w*|systemnachricht\w*|urspr[uü]nglichen anweisungen"),
     "es": (r"muestra\w*|muéstra\w*|revela\w*|dime|imprime|repite|ensena\w*|enseña\w*|escribe|dame",
-           r"prompt del sistema|instrucciones del sistema|mensaje del sistema|instrucciones (?:originales|iniciales)"),
+           r"prompt del? sistema|instrucciones del? sistema|mensaje del? sistema"
+           r"|instrucciones (?:originales|iniciales)"),
     "fr": (r"montre\w*|affiche\w*|revele\w*|révèle\w*|donne\w*|repete\w*|répète\w*|ecris|écris|imprime\w*",
            r"prompt (?:du )?systeme|prompt (?:du )?système|invite (?:du )?syst[eè]me|instructions (?:du )?syst[eè]me"
-           r"|message (?:du )?syst[eè]me|instructions (?:initiales|d'origine)"),
+           r"|message (?:du )?syst[eè]me|instructions (?:initiales|d'origine)|consignes (?:du )?syst[eè]me"),
     "it": (r"mostra\w*|rivela\w*|stampa\w*|ripeti\w*|dimmi|scrivi\w*|dammi",
            r"prompt di sistema|istruzioni di sistema|messaggio di sistema|istruzioni (?:originali|iniziali)"),
     "nl": (r"toon|laat\w*|geef|herhaal|print|onthul\w*|schrijf",
@@ -98,6 +99,16 @@ HARM_WORDS: dict[str, tuple[str, str]] = {
     "ja": (r"作り方|作る|製造|合成",
            r"爆弾|爆発物|覚醒剤|覚せい剤|メタンフェタミン|神経ガス|サリン|リシン"),
 }
+# The jailbreak's own words in each language: "uncensored", "without censorship", "developer mode" (Wiktionary
+# translations); not "without restrictions" ("dieta sin restricciones", "активность без ограничений" are advice)
+JAILBREAK_WORDS: dict[str, str] = {
+    "es": r"sin censura|modo (?:de )?desarrollador", "fr": r"sans censure|non censur[ée]e?s?|mode d[ée]veloppeur",
+    "de": r"ohne zensur|unzensiert\w*|entwicklermodus", "it": r"senza censura|modalit[àa] sviluppatore",
+    "pt": r"sem censura|modo (?:de )?desenvolvedor", "nl": r"zonder censuur|ongecensureerd|ontwikkelaarsmodus",
+    "ru": r"без цензуры|режим\w* разработчика", "ar": r"بدون رقابة|دون رقابة|وضع المطور",
+    "hi": r"बिना सेंसर|डेवलपर मोड", "zh": r"不加审查|不加審查|不受审查|无审查|無審查|没有审查|开发者模式|開發者模式",
+    "ja": r"検閲なし|無検閲|開発者モード",
+}
 _SPACED = {"ru", "ar", "hi"}  # written with spaces between words: a word may not start or end inside another
 
 
@@ -106,6 +117,7 @@ def _word(pattern: str, spaced: bool) -> re.Pattern[str]:
 
 
 _OVERRIDES = {lang: tuple(_word(p, lang in _SPACED) for p in words) for lang, words in OVERRIDE_WORDS.items()}
+_JAILBREAKS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in JAILBREAK_WORDS.items()}
 _HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words) for lang, words in HARM_WORDS.items()}
 _PROMPT_REQUESTS = {lang: tuple(_word(p, lang in _SPACED | {"de", "es", "fr", "it", "nl", "pt"}) for p in words)
                     for lang, words in PROMPT_REQUEST_WORDS.items()}
@@ -129,6 +141,11 @@ def language_kinds(text: str) -> list[str]:
              if _near(text, verbs, objects, nouns)]
     return kinds + [f"prompt_request_{lang}" for lang, (verbs, terms) in _PROMPT_REQUESTS.items()
                     if _near(text, terms, verbs)]
+
+
+def jailbreak_kinds(text: str) -> list[str]:
+    """`uncensored_<lang>`: the jailbreak's own words ("sin censura", "开发者模式") in one form of `text`."""
+    return [f"uncensored_{lang}" for lang, pattern in _JAILBREAKS.items() if pattern.search(text)]
 
 
 def harm_kinds(text: str) -> list[str]:
