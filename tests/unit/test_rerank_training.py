@@ -8,7 +8,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from voiceassist_local.evaluation.rerank_training import PARAMS, ROUNDS, Group, cross_validate, export, main, train
+import voiceassist_local.bulk
+from voiceassist_local.evaluation.rerank_training import (
+    INGEST_PASSES,
+    PARAMS,
+    ROUNDS,
+    Group,
+    cross_validate,
+    export,
+    ingest_every_record,
+    main,
+    train,
+)
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
 from voiceassist.query.rerank import MODEL_PATH
@@ -72,3 +83,32 @@ def test_rerank_training_refuses_to_write_an_ablation(tmp_path: Path, capsys: py
     with pytest.raises(SystemExit):
         main([str(tmp_path), "--data-root", str(tmp_path), "--write", "--drop", "prf_share"])
     assert "--drop and --param" in capsys.readouterr().err
+
+
+def _bulk_passes(monkeypatch: pytest.MonkeyPatch, failed_per_pass: list[int]) -> list[int]:
+    """Replace the bulk ingestion with one whose pass n leaves failed_per_pass[n] records FAILED."""
+    calls: list[int] = []
+
+    def ingest(deps: object, corpus: Path, *, show: bool) -> dict[str, object]:
+        failed = failed_per_pass[len(calls)]
+        calls.append(failed)
+        return {"failed": failed, "failures": [{"doc_key": f"d{i}", "reason": "MetadataNotScreened: PHI detector "
+                                                "busy"} for i in range(failed)]}
+
+    monkeypatch.setattr(voiceassist_local.bulk, "ingest_beir_corpus", ingest)
+    return calls
+
+
+def test_rerank_training_uploads_again_the_records_whose_ingestion_failed(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    calls = _bulk_passes(monkeypatch, [240, 3, 0])
+    ingest_every_record(object(), tmp_path / "corpus.jsonl", show=False)  # type: ignore[arg-type]
+    assert calls == [240, 3, 0]
+
+
+def test_rerank_training_refuses_candidates_from_a_partly_ingested_corpus(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    calls = _bulk_passes(monkeypatch, [240] * INGEST_PASSES)
+    with pytest.raises(RuntimeError, match="240 record.*d0: MetadataNotScreened"):
+        ingest_every_record(object(), tmp_path / "corpus.jsonl", show=False)  # type: ignore[arg-type]
+    assert len(calls) == INGEST_PASSES

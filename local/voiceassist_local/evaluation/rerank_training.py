@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -40,6 +40,9 @@ from voiceassist.query.rerank import MODEL_PATH
 from voiceassist.query.rerank_features import FEATURES, INDEX, features
 from voiceassist.query.trees import from_flat, from_lightgbm_dump
 from voiceassist_local.evaluation.retrieval import ndcg_at_k
+
+if TYPE_CHECKING:
+    from voiceassist.composition import Dependencies
 
 SUB_SCORE_FEATURES = ("bm25_share", "bm25_rank", "cosine", "cosine_gap", "dense_rank")
 # Monotone constraints: more of the question in a passage (or its heading, or one of its sentences), a higher
@@ -61,6 +64,7 @@ PARAMS: dict[str, Any] = {
 }
 ROUNDS = 200
 DEPTH = 100
+INGEST_PASSES = 3
 
 
 @dataclass
@@ -80,7 +84,6 @@ def collect(folder: Path, data_dir: Path, *, split: str, show: bool = True) -> l
     from voiceassist.composition import Dependencies, use_dependencies
     from voiceassist.query.retrieval import knowledge_base_query
     from voiceassist.settings import settings_from_env
-    from voiceassist_local.bulk import ingest_beir_corpus
     from voiceassist_local.cli.eval_retrieval import corpus_ids, load_qrels, load_queries
 
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -88,7 +91,7 @@ def collect(folder: Path, data_dir: Path, *, split: str, show: bool = True) -> l
                                            "VOICEASSIST_RUNTIME": "local"}))
     use_dependencies(deps)
     try:
-        ingest_beir_corpus(deps, folder / "corpus.jsonl", show=show)
+        ingest_every_record(deps, folder / "corpus.jsonl", show=show)
         corpus_id = corpus_ids(folder / "corpus.jsonl")
         qrels = load_qrels(folder / "qrels" / f"{split}.tsv")
         queries = load_queries(folder / "queries.jsonl", qrels)
@@ -103,6 +106,23 @@ def collect(folder: Path, data_dir: Path, *, split: str, show: bool = True) -> l
         return groups
     finally:
         use_dependencies(None)
+
+
+def ingest_every_record(deps: Dependencies, corpus: Path, *, show: bool) -> None:
+    """Ingest the corpus, uploading again (up to INGEST_PASSES in all) the records whose ingestion failed, and
+    refuse to go on while any is missing. Under load the PHI screen fails a document closed ("PHI detector busy",
+    "timed out": MetadataNotScreened, the job FAILED, nothing indexed); candidates gathered from the rest of the
+    corpus would train another model, and the model file would depend on the machine's load."""
+    from voiceassist_local.bulk import ingest_beir_corpus
+
+    failures: list[dict[str, str]] = []
+    for _ in range(INGEST_PASSES):
+        failures = ingest_beir_corpus(deps, corpus, show=show)["failures"]
+        if not failures:
+            return
+    shown = "; ".join(f"{f['doc_key']}: {f['reason']}" for f in failures[:3])
+    raise RuntimeError(f"{corpus}: {len(failures)} record(s) still not ingested after {INGEST_PASSES} passes "
+                       f"(a re-run retries them): {shown}")
 
 
 def without_sub_scores(rows: np.ndarray) -> np.ndarray:
