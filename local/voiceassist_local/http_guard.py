@@ -180,7 +180,12 @@ class GuardedRequestHandler(ReplyWriter):
 
     def parse_request(self) -> bool:
         self.server.mark_idle(self.connection, False)
-        return super().parse_request()
+        if not super().parse_request():
+            return False
+        if self.request_version == "HTTP/0.9":  # "GET /path" alone: http.server would answer a bare body
+            self.send_error(400)
+            return False
+        return True
 
     def _cut_off(self) -> None:
         """The request took longer than REQUEST_DEADLINE_S to arrive: close the socket under the reader."""

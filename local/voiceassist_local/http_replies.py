@@ -83,7 +83,7 @@ class ReplyWriter(BaseHTTPRequestHandler):
     def end_headers(self) -> None:
         """REPLY_HEADERS that the face did not set, then the blank line."""
         names = getattr(self, "_header_names", set())
-        for name, value in REPLY_HEADERS:
+        for name, value in REPLY_HEADERS if self._status >= 200 else ():  # not on a 100 Continue
             if name.lower() not in names:
                 super().send_header(name, value)
         self._header_names = set()

@@ -335,3 +335,20 @@ def test_head_sends_no_body_and_the_next_request_on_the_connection_gets_its_own(
     [(head_status, head_headers, head_body), (get_status, _, get_body)] = replies_on_one_connection(server, raw)
     assert head_status.endswith("200 OK") and int(head_headers["content-length"]) > 0 and head_body == b""
     assert get_status.endswith("200 OK") and json.loads(get_body)["status"] == "ok"
+
+
+def test_an_http_0_9_request_gets_a_json_400_with_headers_not_a_bare_body(server: Any) -> None:
+    reply = exchange(server, b"GET /v1/health\r\n\r\n")
+    status, body = status_and_body(reply)
+    assert status == 400 and body["error"]["code"] == "bad_request"
+    assert headers_of(reply)["x-content-type-options"] == "nosniff"
+
+
+def test_a_100_continue_is_bare_and_the_final_reply_carries_the_headers(server: Any) -> None:
+    body = b'{"clinical_context": "ward round"}'
+    reply = exchange(server, b"POST /v1/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                             b"Expect: 100-continue\r\nConnection: close\r\nContent-Length: "
+                             + str(len(body)).encode() + b"\r\n\r\n" + body, wait_s=60)
+    interim, _, final = reply.partition(b"\r\n\r\n")
+    assert interim == b"HTTP/1.1 100 Continue"
+    assert final.startswith(b"HTTP/1.1 200") and headers_of(final)["x-content-type-options"] == "nosniff"
