@@ -3,6 +3,7 @@ address becomes a link; a javascript: url is shown as no link at all (the page's
 
 from __future__ import annotations
 
+import time
 from urllib.parse import quote
 
 import pytest
@@ -10,21 +11,27 @@ import pytest
 from tests.browser.chromium import Tab
 from voiceassist import service
 from voiceassist.composition import Dependencies
+from voiceassist.models import DocumentStatus
 
 LAST = "article.turn.assistant:last-of-type"
 
 
 @pytest.fixture(scope="module")
 def linked_documents(server_deps: Dependencies) -> Dependencies:
-    """Two documents beside the sample corpus, one with a javascript: url and one with an https url."""
+    """Two documents beside the sample corpus, one with a javascript: url and one with an https url, indexed."""
+    doc_ids = []
     for name, text, url in (
             ("allopurinol.md", "# Allopurinol\n\nAllopurinol is started at 100 mg daily to prevent gout attacks.\n",
              "javascript:alert(document.domain)"),
             ("febuxostat.md", "# Febuxostat\n\nFebuxostat is started at 40 mg daily to lower serum urate in gout.\n",
              "https://example.org/febuxostat")):
-        service.accept_upload(server_deps, filename=name, data=text.encode(),
-                              metadata=service.metadata_for(name, {"url": url}))
-    server_deps.pipelines.join(timeout=300)  # type: ignore[attr-defined]
+        registration = service.accept_upload(server_deps, filename=name, data=text.encode(),
+                                             metadata=service.metadata_for(name, {"url": url}))
+        doc_ids.append(registration.document.doc_id)
+    deadline = time.monotonic() + 600  # ingestion starts on its own thread: wait for the documents, not the runner
+    while any(server_deps.documents.get(d).status is not DocumentStatus.ACTIVE for d in doc_ids):
+        assert time.monotonic() < deadline, [server_deps.documents.get(d).status for d in doc_ids]
+        time.sleep(0.5)
     return server_deps
 
 
