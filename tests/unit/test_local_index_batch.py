@@ -142,18 +142,27 @@ def test_local_index_activations_arriving_during_a_write_share_one_transaction(i
     index.index(first[:12], vectors_for(first[:12]))
     commits: list[str] = []
     index._db.set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
+    groups: list[int] = []
+    write = index._activating._write
+
+    def counted(items: Sequence[tuple[str, int]]) -> None:
+        groups.append(len(items))
+        write(items)
+
+    index._activating._write = counted
     threads = [threading.Thread(target=index.activate, args=(c.doc_key, 1)) for c in first[:12]]
     with index._lock.write():
         # When 12 pipeline executions' Finalize steps activate their documents meanwhile
         for thread in threads:
             thread.start()
-        wait_until(lambda: index._activating.queued == 11)  # one is writing (waiting for the lock), 11 queued
+        # the first to arrive writes what was queued by then (and waits for the lock); the others queue
+        wait_until(lambda: len(groups) == 1 and groups[0] + index._activating.queued == 12)
     for thread in threads:
         thread.join(WAIT_SECONDS)
 
-    # Then the first one's transaction and one more for the other 11 made all 12 searchable
+    # Then two transactions, the first writer's and one for everything queued behind it, made all 12 searchable
     assert index.count() == 12
-    assert len(commits) == 2
+    assert len(commits) == 2 and sum(groups) == 12
 
 
 def test_group_commit_writes_the_calls_that_arrive_during_a_write_as_one_batch() -> None:
