@@ -25,7 +25,9 @@ from voiceassist.composition import Dependencies
 from voiceassist.errors import ModelUnavailable
 from voiceassist.speech import Transcript
 
-pytestmark = pytest.mark.slow
+# every test that decodes speech with Whisper runs on one xdist worker: the model loads once per run there and a
+# recording decoded twice is decoded once (tests/support/whisper_memo.py, tests/support/xdist_order.py)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
 
 QUESTION = "What is the maximum daily dose of metformin?"
 # (the question's words are QUESTION's, which Whisper hears reliably: "eGFR 40" was once heard "eGFR4D" and the

@@ -25,6 +25,9 @@ from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput
 from voiceassist.speech import MAX_SPEECH_CHARACTERS, SpeechToText, TextToSpeech
 
+# every test that decodes speech with Whisper runs on one xdist worker: the model loads once per run there and a
+# recording decoded twice is decoded once (tests/support/whisper_memo.py, tests/support/xdist_order.py)
+pytestmark = pytest.mark.xdist_group("whisper")
 QUESTION = "What is the maximum daily dose of metformin?"
 BUCKET, KEY_ID = "voiceassist-dev-voice", "arn:aws:kms:us-east-1:111122223333:key/abcd"
 HEARD = [("What", 0.1, 0.3), ("is", 0.3, 0.4), ("the", 0.4, 0.5), ("maximum", 0.5, 0.9), ("daily", 0.9, 1.2),

@@ -33,7 +33,9 @@ from tests.stubs.query_stack import (
 )
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 
-pytestmark = pytest.mark.slow
+# every test that decodes speech with Whisper runs on one xdist worker: the model loads once per run there and a
+# recording decoded twice is decoded once (tests/support/whisper_memo.py, tests/support/xdist_order.py)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
 
 QUESTION = "What is the maximum daily dose of metformin?"
 PHI_QUESTION = "Patient John Smith, medical record number 4417823. What is the metformin dose for eGFR 40?"

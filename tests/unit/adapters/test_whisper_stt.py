@@ -15,7 +15,9 @@ from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText, model_files
 from voiceassist.errors import InvalidInput
 
-pytestmark = pytest.mark.slow
+# every test that decodes speech with Whisper runs on one xdist worker: the model loads once per run there and a
+# recording decoded twice is decoded once (tests/support/whisper_memo.py, tests/support/xdist_order.py)
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
 
 
 def test_whisper_transcribes_a_spoken_question_with_word_timings() -> None:

@@ -77,6 +77,7 @@ def test_speak_refuses_empty_text_with_400() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("whisper")  # with every test that decodes with Whisper (tests/support/xdist_order.py)
 def test_transcribe_returns_the_words_heard_with_timings_and_confidence() -> None:
     audio = EspeakTextToSpeech().synthesize(QUESTION)
     reply = call("POST", "/v1/voice/transcribe", audio, "audio/wav")
