@@ -37,7 +37,9 @@ Per configuration and speaker: `answered_spoken` (of the questions answered corr
 bench/voice_answers.py), `wer` (bench/voice_audio.distance on the repaired transcript), `drug_names_heard`
 (question words the drug dictionary holds, 4+ letters, found in the repaired transcript), `cpu_per_audio_second`
 (process CPU, all threads, over every decode the configuration makes) and what it lost or gained against shipped.
-Transcripts are kept in DIR/decoding-cache.jsonl, so a run with more configurations decodes only the new ones.
+Transcripts are kept in DIR/decoding-cache.jsonl, so a run with more configurations decodes only the new ones, and
+the recordings in DIR/recordings (Piper's output differs between processes). A second process with `--reverse` on
+the same DIR decodes from the other end of the list; a last run without it prints the summary from the cache.
 """
 
 from __future__ import annotations
@@ -159,6 +161,16 @@ def read_cache(path: Path) -> dict[str, dict[str, Any]]:
     return {row["key"]: row for row in rows}
 
 
+def recording(folder: Path, speaker_name: str, voice: Any, text: str) -> bytes:
+    """The question's recording by the speaker, made once and kept in the folder: Piper's output differs between
+    processes, and a second process (--reverse) must decode the same recording as the first."""
+    path = folder / "recordings" / f"{speaker_name}-{hashlib.sha256(text.encode()).hexdigest()[:16]}.wav"
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(voice.synthesize(text))
+    return path.read_bytes()
+
+
 def speaker(name: str) -> Any:
     return PiperSpeaker() if name == "piper" else EspeakTextToSpeech(voice="en-us", words_per_minute=165)
 
@@ -188,7 +200,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         voice = speaker(speaker_name)
         rows: dict[str, list[dict[str, Any]]] = {name: [] for name in args.configs}
         for spoken in (reversed(items) if args.reverse else items):
-            audio = voice.synthesize(spoken.text)
+            audio = recording(Path(args.data_dir), speaker_name, voice, spoken.text)
             digest = hashlib.sha256(audio).hexdigest()[:16]
             for name in args.configs:
                 key = f"{speaker_name}|{name}|{digest}|{vocabulary.prompt()}"

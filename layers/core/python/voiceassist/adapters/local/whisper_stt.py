@@ -31,6 +31,10 @@ WINDOW_SECONDS = 30.0  # Whisper decodes 30 s windows
 # cut there instead of running to the 448-token limit; one temperature (0, no fallback): beam 10, patience 2
 # and temperature 0 gave beam 5's transcripts on the misses tried (docs/benchmarks.md, "Voice"), while each
 # fallback decodes the window again.
+# Text tokens only (`without_timestamps`; the word timings still come from the alignment, as before): on the tuning
+# sets read by both speakers it answered one more spoken question (espeak-ng 31 -> 32 of 39, Piper 37 -> 37) at the
+# same CPU (1.05x, 1.03x) and pooled WER 13.9 -> 13.4 %; the VAD filter changed no transcript, and a second decode
+# chosen by known words gained none (bench/voice_decoding.py, docs/benchmarks.md "Voice", decision 0031).
 TOKENS_PER_SECOND = 8
 MIN_TOKENS = 16
 # A fragment after the question's last full stop or question mark whose first word the recognizer itself doubts
@@ -169,7 +173,7 @@ class WhisperSpeechToText:
         self._initial_prompt = initial_prompt
         self._vocabulary = vocabulary
         self._repair = repair
-        self._decoding = {"vad_filter": False, "temperature": 0.0, "without_timestamps": False, **decoding}
+        self._decoding = {"vad_filter": False, "temperature": 0.0, "without_timestamps": True, **decoding}
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
         samples = decoded(audio)
