@@ -117,3 +117,22 @@ def test_medcalc_entities_convert_units_before_scoring() -> None:
     in_us = {"sex": "Male", "age": [53, "years"], "weight": [87.0, "kg"], "height": [175, "cm"],
              "creatinine": [1.39, "mg/dL"]}
     assert answer_medcalc(2, in_si) == pytest.approx(answer_medcalc(2, in_us), rel=2e-3)
+
+
+def test_a_validators_message_reaches_the_caller_in_its_own_words() -> None:
+    from pydantic import BaseModel, ValidationError, field_validator
+
+    from voiceassist.tools.calculators.registry import describe_validation_error
+
+    class Arguments(BaseModel):
+        calculator: str
+
+        @field_validator("calculator")
+        @classmethod
+        def known(cls, value: str) -> str:
+            raise ValueError(f"no calculator named {value!r}")
+
+    with pytest.raises(ValidationError) as refused:
+        Arguments(calculator="astrology_score")
+    assert describe_validation_error(refused.value, "tool") == \
+        "invalid tool arguments: calculator: no calculator named 'astrology_score'"

@@ -60,7 +60,7 @@ def describe_validation_error(error: ValidationError, subject: str = "calculator
             problems.append(f"{field}: {value:g} is outside the accepted range ({_RANGE_ERRORS[item['type']]} "
                             f"{bound})")
         else:
-            problems.append(f"{field}: {item['msg']}")
+            problems.append(f"{field}: {item['msg'].removeprefix('Value error, ')}")  # our validators' own words
     return f"invalid {subject} arguments: " + "; ".join(problems)
 
 
