@@ -11,6 +11,7 @@ from voiceassist_local.bulk import ingest_beir_corpus
 from voiceassist.composition import Dependencies
 from voiceassist.errors import InvalidInput
 from voiceassist.models import DocumentStatus, SearchMode, SearchQuery
+from voiceassist.phi.detection import FailClosedDetector
 
 RECORDS = [
     {"_id": "4983", "title": "Metformin and lactic acidosis",
@@ -65,3 +66,32 @@ def test_ingest_beir_corpus_names_the_line_without_an_id(local_deps: Dependencie
 
     with pytest.raises(InvalidInput, match=r"corpus.jsonl:2: a BEIR corpus line needs an _id"):
         ingest_beir_corpus(local_deps, path, show=False)
+
+
+class _DetectorDown:
+    def detect(self, text: str) -> None:
+        raise RuntimeError("the PHI detector is down")
+
+
+def test_ingest_beir_corpus_finds_a_rekeyed_record_unchanged_after_its_first_ingestion_failed(
+        local_deps: Dependencies, tmp_path: Path) -> None:
+    # Given a record whose title names a patient, so its numeric id is stored under a pseudonym, and whose first
+    # ingestion failed closed (the PHI screen could not run: the version stays under its raw key, FAILED)
+    path = tmp_path / "corpus.jsonl"
+    path.write_text(json.dumps({"_id": "84736251", "title": "Discharge summary for Zebulon Quartermaine",
+                                "text": "Sepsis treated with antibiotics within one hour."}) + "\n")
+    screen = local_deps.phi_detector
+    local_deps.phi_detector = FailClosedDetector(_DetectorDown())  # type: ignore[misc]
+    assert ingest_beir_corpus(local_deps, path, show=False)["failed"] == 1
+    local_deps.phi_detector = screen  # type: ignore[misc]
+    assert ingest_beir_corpus(local_deps, path, show=False)["completed"] == 1
+    chunks = local_deps.index.count()
+
+    # When the corpus is ingested again
+    again = ingest_beir_corpus(local_deps, path, show=False)
+
+    # Then the live, re-keyed version is found: nothing is indexed a second time
+    assert (again["completed"], again["unchanged"]) == (0, 1)
+    assert local_deps.index.count() == chunks
+    [live] = local_deps.documents.list(status=DocumentStatus.ACTIVE)
+    assert live.doc_key.startswith("<") and live.version == 2

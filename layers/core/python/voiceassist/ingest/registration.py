@@ -161,16 +161,22 @@ def _unchanged(ctx: IngestionContext, job_id: str, versions: list[KnowledgeDocum
 
 def _versions(ctx: IngestionContext, doc_key: str) -> list[KnowledgeDocument]:
     """The doc_key's versions. Screen Metadata stores a doc_key that held PHI under a pseudonym (ingest/screening.py),
-    so a key without versions may be one whose first version was re-keyed: its doc_id (derived from the raw key)
-    finds it, and the pseudonym its versions."""
-    versions = ctx.documents.versions(doc_key)
-    if versions:
-        return versions
-    try:
-        first = ctx.documents.get(document_id(doc_key, 1))
-    except NotFound:
-        return []
-    return ctx.documents.versions(first.doc_key) if first.doc_key != doc_key else []
+    but a version whose screen failed keeps the raw key: each version's doc_id (derived from the raw key) finds it
+    under either key, so a live re-keyed version is found beside a failed raw one (else every re-upload of it was
+    ingested again, as the same version)."""
+    found = {d.doc_id: d for d in ctx.documents.versions(doc_key)}
+    version = 1
+    while True:
+        doc_id = document_id(doc_key, version)
+        if doc_id not in found:
+            try:
+                document = ctx.documents.get(doc_id)
+            except NotFound:
+                break
+            found.update((d.doc_id, d) for d in ctx.documents.versions(document.doc_key))
+            found.setdefault(doc_id, document)
+        version += 1
+    return sorted(found.values(), key=lambda d: d.version)
 
 
 def _being_indexed(ctx: IngestionContext, document: KnowledgeDocument) -> bool:
