@@ -16,6 +16,7 @@ from voiceassist_local.evaluation.rerank_training import (
     Group,
     cross_validate,
     export,
+    in_canonical_order,
     ingest_every_record,
     main,
     train,
@@ -112,3 +113,17 @@ def test_rerank_training_refuses_candidates_from_a_partly_ingested_corpus(
     with pytest.raises(RuntimeError, match="240 record.*d0: MetadataNotScreened"):
         ingest_every_record(object(), tmp_path / "corpus.jsonl", show=False)  # type: ignore[arg-type]
     assert len(calls) == INGEST_PASSES
+
+
+def test_rerank_training_reads_tied_candidates_in_the_same_order_whatever_the_index_inserted_first() -> None:
+    # Given a search whose 2nd-4th candidates tie exactly (duplicate abstracts), returned in insertion order
+    groups = _groups(seed=11)
+    hits = [h.model_copy(update={"score": 0.5}) if 1 <= i <= 3 else h for i, h in enumerate(groups[0].hits[:6])]
+    shuffled = [hits[0], hits[3], hits[1], hits[2], *hits[4:]]
+
+    # Then both insertion orders give the same candidates, hence the same feature rows; untied ones keep their place
+    first, second = in_canonical_order(hits), in_canonical_order(shuffled)
+    assert [h.chunk.chunk_id for h in first] == [h.chunk.chunk_id for h in second]
+    assert second[0] is hits[0] and second[4:] == hits[4:]
+    assert np.array_equal(features("q", first), features("q", second), equal_nan=True)
+    assert not np.array_equal(features("q", hits), features("q", shuffled), equal_nan=True)

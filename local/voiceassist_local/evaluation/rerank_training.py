@@ -30,6 +30,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -98,7 +99,7 @@ def collect(folder: Path, data_dir: Path, *, split: str, show: bool = True) -> l
         groups = []
         for query_id, text in queries.items():
             query = knowledge_base_query(deps.query, text, top_k=DEPTH, candidates=DEPTH)
-            hits = deps.query.index.search(query)
+            hits = in_canonical_order(deps.query.index.search(query))
             ids = [corpus_id(hit) for hit in hits]
             judged = qrels[query_id]
             groups.append(Group(folder.name, query_id, query.text, hits, features(query.text, hits),
@@ -123,6 +124,17 @@ def ingest_every_record(deps: Dependencies, corpus: Path, *, show: bool) -> None
     shown = "; ".join(f"{f['doc_key']}: {f['reason']}" for f in failures[:3])
     raise RuntimeError(f"{corpus}: {len(failures)} record(s) still not ingested after {INGEST_PASSES} passes "
                        f"(a re-run retries them): {shown}")
+
+
+def in_canonical_order(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """The index's order, with the hits of exactly the same fused score (duplicate abstracts, as NFCorpus has)
+    in the order of their corpus ids and positions. The index breaks such ties by insertion order, which differs
+    in every data folder (16 documents are ingested at once), and the tie's order moves their rank features and
+    labels: two fresh folders of the same corpora trained different model files."""
+    ordered: list[SearchHit] = []
+    for _, tied in groupby(hits, key=lambda hit: hit.score):
+        ordered.extend(sorted(tied, key=lambda hit: (hit.chunk.doc_id.rsplit("_v", 1)[0], hit.chunk.ordinal)))
+    return ordered
 
 
 def without_sub_scores(rows: np.ndarray) -> np.ndarray:
