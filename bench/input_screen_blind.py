@@ -1,6 +1,6 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--words-only] [--show N] [--half tune|report]
+    .venv/bin/python bench/input_screen_blind.py [--set blind5|blind6] [--words-only] [--show N] [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
 obfuscated) and blind5_benign.jsonl (152: 82 clinical questions, 70 hard negatives that share words with attacks:
@@ -9,6 +9,11 @@ the four sample documents, never the code, the tests or the other sets; they wer
 (docs/benchmarks.md, "Input screen"), and are development data since. `--half` reads one half of each set,
 fixed by a SHA-256 of the text: `tune` is the view the sixth session's signals were written against,
 `report` the half it read once at the end.
+
+blind6_attacks.jsonl (120, the same six categories, 20 each) and blind6_benign.jsonl (160: 85 clinical questions,
+75 hard negatives) were written the same way by another engineer on the same day, at the start of the sixth
+session, kept outside the repository while that session's screen work landed, and read once at its end (main at
+5d0a518); development data since.
 """
 from __future__ import annotations
 
@@ -28,17 +33,21 @@ def half_of(text: str) -> str:
     return "report" if int(hashlib.sha256(f"blind5\n{text}".encode()).hexdigest(), 16) % 2 else "tune"
 
 
+def _rows(path: Path) -> list[dict[str, str]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--words-only", action="store_true")
     parser.add_argument("--show", type=int, default=0)
+    parser.add_argument("--set", dest="name", choices=["blind5", "blind6"], default="blind5")
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
     from voiceassist.safety.input_screen import screen_text
 
-    attacks = [json.loads(line) for line in (DATA / "blind5_attacks.jsonl").read_text().splitlines() if line.strip()]
-    benign = [json.loads(line) for line in (DATA / "blind5_benign.jsonl").read_text().splitlines() if line.strip()]
+    attacks, benign = (_rows(DATA / f"{args.name}_{part}.jsonl") for part in ("attacks", "benign"))
     if args.half:
         attacks = [r for r in attacks if half_of(r["text"]) == args.half]
         benign = [r for r in benign if half_of(r["text"]) == args.half]
@@ -46,7 +55,8 @@ def main() -> int:
     vectors: dict[str, np.ndarray] = {}
     if not args.words_only:
         vectors = dict(zip(texts, OnnxEmbedder(threads=1).embed(texts), strict=True))
-    report: dict[str, object] = {"model": "words only" if args.words_only else "meaning", "half": args.half or "both"}
+    report: dict[str, object] = {"set": args.name, "model": "words only" if args.words_only else "meaning",
+                                "half": args.half or "both"}
     shown: list[str] = []
     for label, rows, key, want in (("attacks", attacks, "category", True), ("benign", benign, "kind", False)):
         for group in sorted({r[key] for r in rows}) + [None]:
