@@ -125,7 +125,8 @@ def test_reading_is_capped(harness: Harness, monkeypatch: pytest.MonkeyPatch) ->
 
 @pytest.mark.parametrize(("path", "status", "error"), [
     ("Protocols/missing.md", 404, "not_found"),
-    ("../../../etc/passwd", 400, "invalid_input"),
+    ("..", 400, "invalid_input"),  # the folder above the files root: the tool's own check
+    ("../../../etc/passwd", 422, "input_refused"),  # a system secret's path: the input screen refuses it first
     ("photo.bin", 415, "unsupported_media_type"),
     ("empty.md", 422, "unreadable_file"),
     ("broken.pdf", 422, "unreadable_file"),
