@@ -4,17 +4,18 @@ Bulk ingestion runs many pipeline executions at once (voiceassist_local.bulk); t
 each write one document to the embedded index. One SQLite transaction per document costs a commit, FTS5's
 segment flush and a catch-up of the in-memory copy each time; here a caller that finds a write under way
 queues its item, and whoever writes next takes every queued item in one call of `write` (one transaction).
-No timer and no thread of its own: a lone call is written at once, and a busy writer gathers the calls that
-arrive while it works. A failed batch of several items is written again one item at a time, so each caller
-sees the outcome its own item would have had alone (and one bad document never fails another).
+The turns are adapters/turn_taking.py's, as the coalescing embedder's. A failed batch of several items is
+written again one item at a time, so each caller sees the outcome its own item would have had alone (and one
+bad document never fails another).
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
+
+from voiceassist.adapters.turn_taking import TakeTurns
 
 Item = TypeVar("Item")
 
@@ -32,36 +33,23 @@ class GroupCommit(Generic[Item]):
     def __init__(self, write: Callable[[Sequence[Item]], None], *, max_items: int = 256) -> None:
         self._write = write
         self._max_items = max_items
-        self._queue: list[_Request[Item]] = []
-        self._busy = False
-        self._changed = threading.Condition()
+        self._turns: TakeTurns[_Request[Item]] = TakeTurns(self._run, self._take)
 
     def submit(self, item: Item) -> None:
         request = _Request(item)
-        with self._changed:
-            self._queue.append(request)
-        while True:
-            with self._changed:
-                while self._busy and not request.finished:
-                    self._changed.wait()
-                if request.finished:
-                    break
-                self._busy = True
-                batch, self._queue = self._queue[: self._max_items], self._queue[self._max_items :]
-            try:
-                self._run(batch)
-            finally:
-                with self._changed:
-                    self._busy = False
-                    self._changed.notify_all()
+        self._turns.submit(request)
         if request.error is not None:
             raise request.error
 
     @property
     def queued(self) -> int:
         """Items waiting for the write under way to finish."""
-        with self._changed:
-            return len(self._queue)
+        return self._turns.queued
+
+    def _take(self, queue: list[_Request[Item]]) -> list[_Request[Item]]:
+        batch = queue[: self._max_items]
+        del queue[: self._max_items]
+        return batch
 
     def _run(self, batch: list[_Request[Item]]) -> None:
         try:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import struct
-import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from voiceassist.adapters.turn_taking import TakeTurns
 from voiceassist.ports import Embedder, Vectors
 
 TokenIds = npt.NDArray[np.int64]
@@ -104,30 +104,13 @@ class CoalescingEmbedder:
         self.max_tokens = inner.max_tokens
         self.in_boundary = inner.in_boundary
         self._max_batch = max_batch
-        self._queue: list[_EmbedRequest] = []
-        self._busy = False
-        self._changed = threading.Condition()
+        self._turns: TakeTurns[_EmbedRequest] = TakeTurns(self._run, self._take_batch)
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         if isinstance(texts, str) or not texts:
             return self.inner.embed(texts)  # the wrapped embedder says what is wrong, or returns no rows
         request = _EmbedRequest(list(texts))
-        with self._changed:
-            self._queue.append(request)
-        while True:
-            with self._changed:
-                while self._busy and not request.finished:
-                    self._changed.wait()
-                if request.finished:
-                    break
-                self._busy = True
-                batch = self._take_batch()
-            try:
-                self._run(batch)
-            finally:
-                with self._changed:
-                    self._busy = False
-                    self._changed.notify_all()
+        self._turns.submit(request)
         if request.error is not None:
             raise request.error
         return request.vectors
@@ -138,16 +121,15 @@ class CoalescingEmbedder:
     @property
     def queued_calls(self) -> int:
         """Calls waiting for the model to finish the one it is running."""
-        with self._changed:
-            return len(self._queue)
+        return self._turns.queued
 
-    def _take_batch(self) -> list[_EmbedRequest]:
+    def _take_batch(self, queue: list[_EmbedRequest]) -> list[_EmbedRequest]:
         """The oldest queued requests, up to max_batch texts (always at least one request)."""
-        batch = [self._queue.pop(0)]
+        batch = [queue.pop(0)]
         size = len(batch[0].texts)
-        while self._queue and size + len(self._queue[0].texts) <= self._max_batch:
-            size += len(self._queue[0].texts)
-            batch.append(self._queue.pop(0))
+        while queue and size + len(queue[0].texts) <= self._max_batch:
+            size += len(queue[0].texts)
+            batch.append(queue.pop(0))
         return batch
 
     def _run(self, batch: list[_EmbedRequest]) -> None:
