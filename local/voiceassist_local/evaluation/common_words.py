@@ -19,10 +19,10 @@ import re
 import sys
 from pathlib import Path
 
-from voiceassist.settings import PACKAGE_DIR
+from voiceassist.common_words import COMMON_WORDS_FILE
 
 SOURCE = Path("/usr/share/dict/american-english")
-OUT = PACKAGE_DIR / "_data" / "phi" / "common_words.txt.gz"
+OUT = COMMON_WORDS_FILE
 NOTICE = """\
 SCOWL (Spell Checker Oriented Word Lists), via Debian's wamerican 2020.12.07-2 (american-english).
 Copyright 2000-2011 by Kevin Atkinson

@@ -23,16 +23,13 @@ two words before one of the heads, is found only with a cue or another identifie
 
 from __future__ import annotations
 
-import gzip
 import re
-from functools import lru_cache
 
+from voiceassist.common_words import common_words
 from voiceassist.ingest.title_reading import census_name
 from voiceassist.models import PhiEntity
 from voiceassist.phi.detection import whole_word_span
-from voiceassist.settings import PACKAGE_DIR
 
-COMMON_WORDS_FILE = PACKAGE_DIR / "_data" / "phi" / "common_words.txt.gz"  # one a line, "#" comments
 CUED_NAME_SCORE = 0.9  # title_reading's: a name after a cue ("Mr", "patient") is never taken back
 EPONYM_HEADS = frozenset({"syndrome", "syndromes", "disease", "diseases", "sign", "signs", "virus", "viruses",
                           "reflex", "phenomenon", "palsy", "sarcoma", "lymphoma", "anomaly"})
@@ -40,12 +37,6 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 _LIKE = re.compile(r"-like\b", re.IGNORECASE)
 # the three words after a name, a possessive's "'s" (or a file name's " s") first allowed
 _NEXT = re.compile(r"(?:['’]s\b)?((?:[\s-]+[^\W\d_]+){1,3})")
-
-
-@lru_cache(maxsize=1)
-def common_words() -> frozenset[str]:
-    with gzip.open(COMMON_WORDS_FILE, "rt", encoding="utf-8") as lines:
-        return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def _uncued_name_words(entity: PhiEntity, probe: str) -> tuple[int, list[str]] | None:

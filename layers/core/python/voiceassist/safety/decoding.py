@@ -15,17 +15,16 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
-import gzip
 import re
 from collections.abc import Callable
 from functools import lru_cache
 from urllib.parse import unquote
 
+from voiceassist.common_words import common_words
 from voiceassist.safety.screen_model import STOP_WORDS
 from voiceassist.settings import PACKAGE_DIR
 
 CONFUSABLES_PATH = PACKAGE_DIR / "_data" / "safety" / "confusables.tsv"
-COMMON_WORDS_PATH = PACKAGE_DIR / "_data" / "phi" / "common_words.txt.gz"  # SCOWL (ingest/name_vocabulary.py)
 _BASE64_RUN = re.compile(r"(?<![\w+/=-])[A-Za-z0-9+/_-]{12,}={0,2}(?![\w+/=-])")
 _HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[ :]?){6,}(?![0-9A-Fa-f])|(?:\\x[0-9A-Fa-f]{2}){4,}")
 _PERCENT_RUN = re.compile(r"(?:%[0-9A-Fa-f]{2}){4,}")
@@ -122,8 +121,7 @@ def _function_words(text: str) -> int:
 
 @lru_cache(maxsize=1)
 def _english_words() -> frozenset[str]:
-    with gzip.open(COMMON_WORDS_PATH, "rt", encoding="utf-8") as lines:
-        return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#")) | STOP_WORDS
+    return common_words() | STOP_WORDS
 
 
 def _english_share(text: str) -> float:
