@@ -16,7 +16,7 @@ from voiceassist_local.evaluation.answers import evaluate, load_questions
 
 from voiceassist import service
 from voiceassist.composition import Dependencies
-from voiceassist.models import AnswerStatus, QueryRequest
+from voiceassist.models import AnswerStatus, DocumentStatus, QueryRequest
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "answers"
 
@@ -115,3 +115,20 @@ def test_a_follow_up_without_a_topic_is_judged_with_the_previous_question(local_
     assert follow_up.metadata.answer_status is AnswerStatus.ANSWERED
     assert {c.doc_key for c in follow_up.citations} == {"sample-metformin"}  # not epinephrine's maximum dose
     assert "2,000 mg" in follow_up.answer
+
+
+def test_sample_corpus_evaluation_retries_a_sample_that_failed_and_the_server_does_not(
+        local_deps: Dependencies) -> None:
+    """`eval answers` measures against the four samples: one that failed once (PHI back-pressure, a crash) is
+    ingested again; the server's first-start seeding leaves a folder with documents as it is."""
+    ensure_sample_corpus(local_deps, show=False)
+    metformin = next(d for d in local_deps.documents.list() if d.doc_key == "sample-metformin")
+    local_deps.documents.put(metformin.model_copy(update={"status": DocumentStatus.FAILED}))
+
+    assert ensure_sample_corpus(local_deps, show=False) == []
+    assert all(d.status is not DocumentStatus.ACTIVE for d in local_deps.documents.versions("sample-metformin"))
+
+    assert ensure_sample_corpus(local_deps, every_sample=True, show=False) == []
+    statuses = [d.status for d in local_deps.documents.versions("sample-metformin")]
+    assert statuses.count(DocumentStatus.ACTIVE) == 1
+    assert ask(local_deps, "metformin starting dose").metadata.answer_status is AnswerStatus.ANSWERED

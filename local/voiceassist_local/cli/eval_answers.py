@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
 
     from voiceassist import service
     from voiceassist.models import QueryRequest
+    from voiceassist_local.cli.api_client import CliError
     from voiceassist_local.cli.local import (
         ensure_sample_corpus,
         local_dependencies,
@@ -66,8 +67,9 @@ def run(args: argparse.Namespace) -> int:
 
         uploads = upload_files(deps, files_of([str(p) for p in args.corpus]), {}, show=not args.json)
         wait_for_jobs(deps, [job for _, job, _ in uploads if job], show=not args.json)
-    else:
-        ensure_sample_corpus(deps)
+    elif failures := ensure_sample_corpus(deps, every_sample=True, show=not args.json):
+        raise CliError("the sample corpus is not complete, so the figures would not mean what they say: "
+                       + "; ".join(failures))
     warm_up(deps)
     report = evaluate(
         questions,
