@@ -110,12 +110,13 @@ synth: install-dev
 layers: install-dev
 	layers/deps/build.sh
 
-# The learned reranker's model file (voiceassist/_data/rerank/lambdamart.json): ingests SciFact and NFCorpus into
-# RERANK_DATA (reused by a second run), cross-validates and trains on their dev judgements (docs/search.md).
-RERANK_DATA ?= /tmp/voiceassist-rerank
+# The learned reranker's model file (voiceassist/_data/rerank/lambdamart.json): ingests SciFact and NFCorpus into a
+# fresh empty folder under $TMPDIR (its name printed first and in the report; kept for ablations), cross-validates and
+# trains on their dev judgements (docs/search.md). RERANK_DATA=DIR ingests into DIR instead, reusing what it holds.
+RERANK_DATA ?=
 rerank-model: install-dev
 	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
-		../shared/eval/nfcorpus --data-root $(RERANK_DATA) --write
+		../shared/eval/nfcorpus $(if $(RERANK_DATA),--data-root $(RERANK_DATA) --reuse-data) --write
 
 # Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
 bench: install-dev

@@ -4,6 +4,7 @@ script's (its features, parameters and rounds)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ from voiceassist_local.evaluation.rerank_training import (
     ROUNDS,
     Group,
     cross_validate,
+    data_root_for,
     export,
     in_canonical_order,
     ingest_every_record,
@@ -127,3 +129,33 @@ def test_rerank_training_reads_tied_candidates_in_the_same_order_whatever_the_in
     assert second[0] is hits[0] and second[4:] == hits[4:]
     assert np.array_equal(features("q", first), features("q", second), equal_nan=True)
     assert not np.array_equal(features("q", hits), features("q", shuffled), equal_nan=True)
+
+
+def test_rerank_training_ingests_into_a_fresh_empty_folder_unless_given_one(tmp_path: Path) -> None:
+    fresh, empty = data_root_for(None)
+    try:
+        assert empty and fresh.is_dir() and not any(fresh.iterdir())
+        assert data_root_for(None)[0] != fresh  # every run its own folder
+    finally:
+        fresh.rmdir()
+    assert data_root_for(tmp_path / "new") == (tmp_path / "new", True)
+    (tmp_path / "used" / "scifact").mkdir(parents=True)
+    assert data_root_for(tmp_path / "used") == (tmp_path / "used", False)
+
+
+def test_rerank_training_refuses_to_write_the_model_from_a_reused_data_folder(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "scifact").mkdir()
+    with pytest.raises(SystemExit):
+        main([str(tmp_path / "scifact"), "--data-root", str(tmp_path), "--write"])
+    assert "already holds data" in capsys.readouterr().err
+
+
+def test_rerank_training_make_target_builds_in_a_fresh_folder_by_default() -> None:
+    makefile = Path(__file__).resolve().parents[2] / "Makefile"
+    default = subprocess.run(["make", "-n", "-f", str(makefile), "rerank-model"], capture_output=True, text=True,
+                             check=True, cwd=makefile.parent).stdout
+    given = subprocess.run(["make", "-n", "-f", str(makefile), "rerank-model", "RERANK_DATA=/tmp/kept"],
+                           capture_output=True, text=True, check=True, cwd=makefile.parent).stdout
+    assert "rerank_training" in default and "--data-root" not in default and "--write" in default
+    assert "--data-root /tmp/kept --reuse-data" in given

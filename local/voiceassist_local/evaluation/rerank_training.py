@@ -1,10 +1,12 @@
 """Train the learned reranker (LightGBM LambdaMART) on public relevance judgements, measure it by
 cross-validation, and write its model file (voiceassist/_data/rerank/lambdamart.json).
 
-Each BEIR folder is ingested through the real pipeline into its own data folder under --data-root (a second
-run reuses it), and each judged query searched as `voiceassist eval retrieval` searches it (abbreviation and
-synonym expansion, the in-boundary embedder, the hybrid index, 100 candidates). The candidates' features
-(query/rerank_features.py) and their documents' grades are the training rows; a query is a LambdaMART group.
+Each BEIR folder is ingested through the real pipeline into its own data folder under --data-root (by default a
+fresh empty folder made for the run, named in the report and kept for ablations; a given one is reused only with
+--reuse-data when writing the model file, since a reused folder once trained on a partly ingested corpus), and
+each judged query searched as `voiceassist eval retrieval` searches it (abbreviation and synonym expansion, the
+in-boundary embedder, the hybrid index, 100 candidates). The candidates' features (query/rerank_features.py) and
+their documents' grades are the training rows; a query is a LambdaMART group.
 Half the queries (a fixed hash) are trained as the embedded index returns them and half without the BM25 and
 cosine sub-scores (as an OpenSearch hybrid query returns them), so one model reads both; both views of every
 held-out query are measured.
@@ -15,8 +17,8 @@ documents ranked by their best chunk, as `voiceassist eval retrieval` does. The 
 every query. Training is deterministic (fixed seed, deterministic=True, fixed threads) and takes minutes:
 
     make rerank-model    # = python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
-                         #       ../shared/eval/nfcorpus --data-root /tmp/voiceassist-rerank --write
-    # cross-validation only, on any BEIR folders:  ... rerank_training <folder>... --data-root DIR
+                         #       ../shared/eval/nfcorpus --write   (into a fresh folder under $TMPDIR)
+    # cross-validation only, on any BEIR folders:  ... rerank_training <folder>... [--data-root DIR]
     # an ablation or another setting, cross-validated on the same candidates (never written):
     #     ... --drop prf_share       ... --param lambdarank_truncation_level=50
 """
@@ -27,6 +29,8 @@ import argparse
 import hashlib
 import json
 import os
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -217,10 +221,20 @@ def export(model: Any, groups: Sequence[Group], cv: dict[str, Any]) -> dict[str,
             "cross_validation": cv, "trees": flat}
 
 
+def data_root_for(given: Path | None) -> tuple[Path, bool]:
+    """The data root and whether it held nothing at the start: a fresh folder under $TMPDIR when none is given."""
+    if given is None:
+        return Path(tempfile.mkdtemp(prefix="voiceassist-rerank-")), True
+    return given, not given.exists() or not any(given.iterdir())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("folders", nargs="+", type=Path, help="BEIR folders (corpus.jsonl, queries.jsonl, qrels/)")
-    parser.add_argument("--data-root", type=Path, required=True, help="one ingested data folder per corpus here")
+    parser.add_argument("--data-root", type=Path, default=None,
+                        help="one ingested data folder per corpus here (default: a fresh empty folder under $TMPDIR)")
+    parser.add_argument("--reuse-data", action="store_true",
+                        help="with --write: allow a --data-root that already holds ingested data")
     parser.add_argument("--split", default="dev", help="the judgements to train on (default: %(default)s)")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=ROUNDS)
@@ -235,12 +249,19 @@ def main(argv: list[str] | None = None) -> int:
     if args.write and (args.drop or args.param):
         parser.error("--drop and --param measure variants; the shipped model is the script's own (no --write)")
     params = {**PARAMS, **{key: json.loads(value) for key, value in (p.split("=", 1) for p in args.param)}}
+    data_root, started_empty = data_root_for(args.data_root)
+    if args.write and not started_empty and not args.reuse_data:
+        parser.error(f"{data_root} already holds data: the model file is written from a fresh folder (leave out "
+                     "--data-root), or pass --reuse-data")
+    print(f"rerank_training: data folder {data_root}" + (" (empty at the start)" if started_empty else ""),
+          file=sys.stderr, flush=True)
     started = time.perf_counter()
     groups = [g for folder in args.folders
-              for g in collect(folder, args.data_root / folder.name, split=args.split, show=False)]
+              for g in collect(folder, data_root / folder.name, split=args.split, show=False)]
     collected = time.perf_counter()
     cv = cross_validate(groups, folds=args.folds, rounds=args.rounds, params=params, drop=args.drop)
-    report: dict[str, Any] = {"folds": args.folds, "rounds": args.rounds, "cross_validation": cv,
+    report: dict[str, Any] = {"data_root": str(data_root), "data_root_started_empty": started_empty,
+                              "folds": args.folds, "rounds": args.rounds, "cross_validation": cv,
                               **({"dropped": args.drop} if args.drop else {}),
                               **({"params": {k: v for k, v in params.items() if PARAMS.get(k) != v}}
                                  if args.param else {}),
