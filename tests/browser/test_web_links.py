@@ -11,14 +11,17 @@ import pytest
 from tests.browser.chromium import Tab
 from voiceassist import service
 from voiceassist.composition import Dependencies
-from voiceassist.models import DocumentStatus
+from voiceassist.models import DocumentMetadata, DocumentStatus
 
 LAST = "article.turn.assistant:last-of-type"
 
 
 @pytest.fixture(scope="module")
 def linked_documents(server_deps: Dependencies) -> Dependencies:
-    """Two documents beside the sample corpus, one with a javascript: url and one with an https url, indexed."""
+    """Two documents beside the sample corpus, one with a javascript: url and one with an https url, indexed. The
+    upload path now refuses a javascript: url (ingest/document_metadata.web_address); a document stored before
+    that, or indexed by another writer, can still carry one, so the client's own defence is tested with the
+    metadata built directly."""
     doc_ids = []
     for name, text, url in (
             ("allopurinol.md", "# Allopurinol\n\nAllopurinol is started at 100 mg daily to prevent gout attacks.\n",
@@ -26,7 +29,7 @@ def linked_documents(server_deps: Dependencies) -> Dependencies:
             ("febuxostat.md", "# Febuxostat\n\nFebuxostat is started at 40 mg daily to lower serum urate in gout.\n",
              "https://example.org/febuxostat")):
         registration = service.accept_upload(server_deps, filename=name, data=text.encode(),
-                                             metadata=service.metadata_for(name, {"url": url}))
+                                             metadata=DocumentMetadata(doc_key=name[:-3], title=name[:-3], url=url))
         doc_ids.append(registration.document.doc_id)
     deadline = time.monotonic() + 600  # ingestion starts on its own thread: wait for the documents, not the runner
     while any(server_deps.documents.get(d).status is not DocumentStatus.ACTIVE for d in doc_ids):

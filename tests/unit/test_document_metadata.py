@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from voiceassist.errors import InvalidInput
 from voiceassist.ingest.document_metadata import markdown_title, metadata_for
 from voiceassist.ingest.screening import screen_metadata
 
@@ -45,3 +48,14 @@ def test_metadata_for_keeps_a_numbers_hyphen_in_the_title_from_a_file_name() -> 
     # "1961 04 17" reads as a phone number to the PHI screen, "1961-04-17" as the date it is
     assert metadata_for("labs-Quartermaine-1961-04-17.pdf", {}).title == "labs Quartermaine 1961-04-17"
     assert metadata_for("HLA-DRB1-01-03_review.pdf", {}).title == "HLA DRB1 01-03 review"
+
+
+def test_document_url_must_be_an_absolute_web_address() -> None:
+    assert metadata_for("gout.md", {"url": " https://example.org/gout?v=2 "}).url == "https://example.org/gout?v=2"
+    assert metadata_for("gout.md", {"url": "HTTP://example.org"}).url == "HTTP://example.org"
+    for bad in ("javascript:alert(document.domain)", "data:text/html,<script>x</script>", "www.example.org/gout",
+                "//example.org/gout", "https://", "https://exa mple.org", "https://example.org/\x00", "ftp://a.org",
+                "https://[::1", "https://example.org/" + "a" * 2048, 42):
+        with pytest.raises(InvalidInput, match="url: an absolute http") as refused:
+            metadata_for("gout.md", {"url": bad})
+        assert "example" not in str(refused.value) and "javascript" not in str(refused.value)

@@ -90,7 +90,9 @@ UPLOAD_ENVELOPE = {
             "specialty": {"type": "string", "maxLength": 100},
             "authors": {"type": "array", "items": {"type": "string"}},
             "year": {"type": "integer", "minimum": 1800, "maximum": 2100},
-            "doi": {"type": "string"}, "pmid": {"type": "string"}, "url": {"type": "string"}}},
+            "doi": {"type": "string"}, "pmid": {"type": "string"},
+            "url": {"type": "string", "maxLength": 2048, "pattern": "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$",
+                    "description": "the source's web address: absolute http:// or https://, no spaces"}}},
     },
 }
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -17,6 +18,7 @@ _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(```|~~~)")
 _HEADING_SCAN_BYTES = 64 * 1024
 MAX_TITLE_CHARS = 1000  # DocumentMetadata.title's max_length
+MAX_URL_CHARS = 2048  # what browsers and CloudFront handle everywhere
 _JOINED = re.compile(r"[^\W_]+(?:[-/][^\W_]+)+")  # words joined by "-" or "/": "Activin-Nodal", "labs-1961-04-17"
 _LOOSE_JOINER = re.compile(r"(?<![^\W_])[-/]|[-/](?![^\W_])")  # one that joins nothing: " - ", "-labs"
 
@@ -70,6 +72,8 @@ def metadata_for(filename: str, values: dict[str, Any], data: bytes | None = Non
     # A number's own hyphen is kept: "labs-1961-04-17" is titled "labs 1961-04-17", a date, not "1961 04 17"
     words = words_apart(stem, "_").strip()
     merged.setdefault("title", words or stem)
+    if "url" in merged:
+        merged["url"] = web_address(merged["url"])
     if isinstance(merged.get("authors"), str):
         merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]
     try:
@@ -77,3 +81,19 @@ def metadata_for(filename: str, values: dict[str, Any], data: bytes | None = Non
     except ValidationError as exc:  # field and rule only: pydantic's own message quotes the value (PHI, maybe)
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise InvalidInput(f"invalid document metadata ({problems})") from exc
+
+
+def web_address(value: Any) -> str:
+    """A document's `url` as given, when it is an absolute http(s) address a client can link to; else InvalidInput
+    naming the rule, not the value (it could carry anything). A `javascript:` or `data:` address, a bare host
+    ("www.example.org") or text with spaces was stored as given and offered to clients as the source's link."""
+    text = value.strip() if isinstance(value, str) else ""
+    try:
+        parts = urlsplit(text)
+    except ValueError:  # an unbalanced "[" of an IPv6 host
+        parts = urlsplit("")
+    if (len(text) > MAX_URL_CHARS or parts.scheme.lower() not in ("http", "https") or not parts.hostname
+            or any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in text)):
+        raise InvalidInput(f"invalid document metadata (url: an absolute http:// or https:// address of at most "
+                           f"{MAX_URL_CHARS} characters, without spaces)")
+    return text
