@@ -14,6 +14,9 @@
 - Idle connections cannot starve the rest: when every slot is taken, the connection idle the longest (open,
   waiting for its first or next request) is closed to make room, so sockets one client leaves open do not
   turn everyone else away.
+- A WebSocket handshake (websocket.py) passes every check above before the upgrade, and its Origin is checked
+  as a state-changing request's (browsers let any page open a WebSocket anywhere); browsers may offer the token
+  as a subprotocol, since they cannot set Authorization on a WebSocket.
 - A structured access log line per request (method, path without the query string, status, bytes, ms).
 - Replies written by http_replies.py: security headers on every one, no body for HEAD.
 """
@@ -31,6 +34,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from voiceassist.authentication import token_from_subprotocols
 from voiceassist_local.http_replies import ReplyWriter
 from voiceassist_local.request_checks import (
     LOOPBACK,
@@ -41,6 +45,7 @@ from voiceassist_local.request_checks import (
     path_refusal,
     simple_body_refusal,
 )
+from voiceassist_local.websocket import is_upgrade
 
 READ_TIMEOUT_S = 10.0  # per read: an idle keep-alive connection or a stalled body
 REQUEST_DEADLINE_S = 30.0  # to read one whole request, headers and body
@@ -211,12 +216,17 @@ class GuardedRequestHandler(ReplyWriter):
     def _admit(self) -> bytes | None:
         """The request's body, once the caller is admitted and the body is read; None after an error reply."""
         # a CORS preflight carries no credentials (browsers never send them on it), as API Gateway answers it
-        if self.server.token and self.command != "OPTIONS" and not self._token_matches():
+        upgrade = is_upgrade(self.headers)
+        if self.server.token and self.command != "OPTIONS" and not self._token_matches(upgrade):
             self.send_json_error(401, "unauthorized", "send Authorization: Bearer <VOICEASSIST_LOCAL_TOKEN>")
             return None
-        refusal = path_refusal(self.path) or cross_site_refusal(self.command, self.headers, hosts=self.server.hosts,
-                                                                  origins=self.server.origins)
+        # a WebSocket is not bound by CORS (any page may open one to 127.0.0.1): its handshake, a GET, is checked
+        # like a request that changes data, from this server's page or a configured dev origin only
+        refusal = path_refusal(self.path) or cross_site_refusal("POST" if upgrade else self.command, self.headers,
+                                                                  hosts=self.server.hosts, origins=self.server.origins)
         length = content_length(self.headers)
+        if refusal is None and upgrade and length:
+            refusal = 400, "bad_request", "a WebSocket handshake has no body"
         if refusal is None:
             refusal = self._body_refusal(length) if isinstance(length, int) else length
         if refusal is not None or not isinstance(length, int):
@@ -240,9 +250,13 @@ class GuardedRequestHandler(ReplyWriter):
             refusal = 413, "payload_too_large", f"the body is {length} bytes; the limit of this route is {limit} bytes"
         return refusal
 
-    def _token_matches(self) -> bool:
+    def _token_matches(self, upgrade: bool = False) -> bool:
+        """The bearer token, or on a WebSocket handshake the token offered as a subprotocol beside `voiceassist`
+        (browsers cannot set Authorization on a WebSocket; the same convention as on AWS, authentication.py)."""
         sent = self.headers.get("authorization") or ""
         scheme, _, value = sent.partition(" ")
+        if scheme.lower() != "bearer" and upgrade:
+            scheme, value = "bearer", token_from_subprotocols(self.headers.get("sec-websocket-protocol")) or ""
         return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.server.token.encode())
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:

@@ -1,6 +1,6 @@
 """The local API server: http_api's request handler behind http_guard's hardened server, with every local face
-registered (the web client, Server-Sent Events and chat completions, MCP over HTTP). Faces depend on http_api,
-never on this module, and http_api imports no face: this module is where they meet.
+registered (the web client, Server-Sent Events and chat completions, MCP over HTTP, the voice WebSocket). Faces
+depend on http_api, never on this module, and http_api imports no face: this module is where they meet.
 
 The local user is a clinician unless the operator asks for admin rights (VOICEASSIST_LOCAL_GROUPS=admin,clinician,
 docs/security.md): a page on any website can send requests to 127.0.0.1, and the guard refuses cross-origin
@@ -14,6 +14,7 @@ from voiceassist_local import (  # noqa: F401 - importing registers the faces
     event_stream,
     mcp_face,
     metrics_face,
+    voice_stream,
     web_face,
 )
 from voiceassist_local.http_api import (  # noqa: F401 - the names callers import from here
