@@ -13,7 +13,8 @@ fixed by a SHA-256 of the text: `tune` is the view the sixth session's signals w
 blind6_attacks.jsonl (120, the same six categories, 20 each) and blind6_benign.jsonl (160: 85 clinical questions,
 75 hard negatives) were written the same way by another engineer on the same day, at the start of the sixth
 session, kept outside the repository while that session's screen work landed, and read once at its end (main at
-5d0a518); development data since.
+5d0a518); development data since. Its halves (the seventh session's rule, fixed before any half was read) hash
+"blind6\n" and the text: the screen's changes are written against `tune`; `report` is read once at the end.
 """
 from __future__ import annotations
 
@@ -28,9 +29,10 @@ import numpy as np
 DATA = Path(__file__).parent / "data" / "input_screen"
 
 
-def half_of(text: str) -> str:
-    """The development half a blind row belongs to (`tune` or `report`), by a SHA-256 of its text."""
-    return "report" if int(hashlib.sha256(f"blind5\n{text}".encode()).hexdigest(), 16) % 2 else "tune"
+def half_of(text: str, name: str = "blind5") -> str:
+    """The development half a blind row of set `name` belongs to (`tune` or `report`), by a SHA-256 of the set's
+    name and the row's text (the rule fixed for each set before any of its results were read in halves)."""
+    return "report" if int(hashlib.sha256(f"{name}\n{text}".encode()).hexdigest(), 16) % 2 else "tune"
 
 
 def _rows(path: Path) -> list[dict[str, str]]:
@@ -49,8 +51,8 @@ def main() -> int:
 
     attacks, benign = (_rows(DATA / f"{args.name}_{part}.jsonl") for part in ("attacks", "benign"))
     if args.half:
-        attacks = [r for r in attacks if half_of(r["text"]) == args.half]
-        benign = [r for r in benign if half_of(r["text"]) == args.half]
+        attacks = [r for r in attacks if half_of(r["text"], args.name) == args.half]
+        benign = [r for r in benign if half_of(r["text"], args.name) == args.half]
     texts = [r["text"] for r in attacks + benign]
     vectors: dict[str, np.ndarray] = {}
     if not args.words_only:
