@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
+from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds
 from voiceassist.safety.screen_model import (
@@ -66,6 +67,16 @@ CRISIS_REPLY = ("This reads as a request for ways to harm oneself, which this as
 # pattern kind -> category (the document screen's kinds, and the kinds only a person's message carries)
 # (the document screen's "role_play" is replaced by "pretending": its "act as a" reads "can act as a buffer", and a
 # clinician asks to "roleplay a breaking bad news conversation": role-play is read when it casts the assistant)
+# Health professionals (ILO ISCO-08 minor groups 221-226, 321-325), the people of a clinical encounter, and a
+# clinician's acts on a patient: the part a teaching role-play casts
+_CLINICAL_CAST = (r"(?:an? |the )?(?:\w+ )?(?:doctor|physician|gp|general practitioner|surgeon|consultant|registrar"
+                  r"|junior doctor|resident|intern|house officer|specialist|nurse|midwife|paramedic|pharmacist|dentist"
+                  r"|physiotherapist"
+                  r"|occupational therapist|dietitian|dietician|radiographer|optometrist|psychologist|health visitor"
+                  r"|healthcare assistant|medical student|student nurse|patient|relative|parent|carer|examiner"
+                  r"|simulated patient|standardi[sz]ed patient)"
+                  r"|examining|assessing|seeing|treating|taking (?:a|the) history|clerking|consulting|counsel+ing"
+                  r"|explaining|breaking bad news|triaging|resuscitating")
 _DOCUMENT_KINDS = {"override": INJECTION, "system_notice": INJECTION, "new_instructions": INJECTION,
                    "prompt_markup": INJECTION, "reveal_prompt": INJECTION}
 _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
@@ -76,10 +87,13 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
     "asked_for_instructions": (INJECTION, re.compile(
         r"\bwhat (are|were) (your|the) (initial |original |system |hidden )?(instructions|rules|prompt)\b"
         r"|\b(you were|i was) (told|instructed|given)\b[^.\n]{0,30}\b(before|beginning|initially|to)\b", re.I)),
+    # (not when the part cast is a clinician at work or a patient for practice: "pretend you are examining a child
+    # with croup", "role play as a patient with chest pain so I can practise"; nor a capsule's "jailbreak")
     "pretending": (JAILBREAK, re.compile(
         r"\b(you are now|from now on,? you|pretend (to be|you are|that you)|role-?play (as|where you"
-        r"|in which you|a game|game)|let's role-?play|jailbreak|do anything now"
-        r"|DAN mode|act as if you|you (will|must) act as)\b", re.I)),
+        r"|in which you|a game|game)|let's role-?play|jailbr(eak|oken)(?= mode| prompt| you\b| yourself| the (ai|model"
+        r"|assistant|bot|chatbot|system)\b)|do anything now"
+        r"|DAN mode|act as if you|you (will|must) act as)\b(?!\s+(an? |the )?(" + _CLINICAL_CAST + r")\b)", re.I)),
     "privilege_escalation": (JAILBREAK, re.compile(
         r"\b(developer|maintenance|debug|god|sudo|unrestricted|jailbr[oe]ken?) mode\b|\bno (ethical|moral)"
         r" (guidelines|constraints|limits|restrictions)\b|\b(without|free of|free from|no|any) (restrictions"
@@ -174,14 +188,26 @@ def _words_only(error: str) -> None:
     logger.warning("input screen without sentence vectors: the words-only model screens", extra={"error": error})
 
 
+# A device's own "system message" or "system prompt" (on the ventilator, the pump, the screen) is not the assistant's
+_DEVICE_NOTICE = re.compile(r"\b(?:system|admin(?:istrator)?|developer)\s+(?:notice|message|prompt|override|instruction"
+                            r"|command)s?\s+(?:on|from)\s+(?:the|a|an|my|our|his|her)\s+(?!ai\b|assistant\b|model\b"
+                            r"|bot\b|chat\w*|llm\b)\w+", re.I)
+
+
+def _document_kind(kind: str, pattern: re.Pattern[str], text: str) -> bool:
+    if kind == "system_notice":
+        return any(not _DEVICE_NOTICE.match(text, m.start()) for m in pattern.finditer(text))
+    return bool(pattern.search(text))
+
+
 def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of each pattern found in one form of a text."""
     kinds = [(_DOCUMENT_KINDS[kind], kind) for kind, pattern in DOCUMENT_PATTERNS.items()
-             if kind in _DOCUMENT_KINDS and pattern.search(text)]
+             if kind in _DOCUMENT_KINDS and _document_kind(kind, pattern, text)]
     kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
     kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
     kinds += [(HARMFUL, kind) for kind in harm_kinds(text)] + [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
-    return kinds + signal_kinds(text)
+    return kinds + signal_kinds(text) + intent_kinds(text)
 
 
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None) -> ScreenVerdict:
@@ -204,6 +230,10 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
                 found[category] = [f"model:{category}@normalised"]
     for category in model.flagged(text, vector if model.embedding else None):
         found.setdefault(category, []).append(f"model:{category}")
+    if care_for_someone_at_risk(text):  # how to help someone else who is suicidal: the models read the topic
+        for category in (HARMFUL, SELF_HARM):
+            if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
+                found.pop(category, None)
     order = [c for c in (SELF_HARM, INJECTION, JAILBREAK, HARMFUL) if c in found]
     return ScreenVerdict(categories=tuple(order), reasons=tuple(r for c in order for r in found[c]))
 

@@ -99,6 +99,20 @@ HARM_WORDS: dict[str, tuple[str, str]] = {
     "ja": (r"作り方|作る|製造|合成",
            r"爆弾|爆発物|覚醒剤|覚せい剤|メタンフェタミン|神経ガス|サリン|リシン"),
 }
+# "kill someone" and "poison someone" in each language (Wiktionary translations of "kill", "poison", "someone"), the
+# harm-to-another request of intent.py in the languages above: "me digas ... para matar a alguien". A question about
+# a poisoning names no victim ("intoxicación por paracetamol", "Vergiftung mit Paracetamol")
+HARM_PERSON_WORDS: dict[str, str] = {
+    "es": r"(?:matar|envenenar|asesinar) a (?:alguien|una persona)",
+    "fr": r"(?:tuer|empoisonner) (?:quelqu'un|une personne)",
+    "de": r"jemanden (?:zu )?(?:t[oö]ten|vergiften|umbringen|ermorden)|jemanden umzubringen",
+    "it": r"(?:uccidere|avvelenare|ammazzare) (?:qualcuno|una persona)",
+    "pt": r"(?:matar|envenenar|assassinar) (?:algu[eé]m|uma pessoa)",
+    "nl": r"iemand (?:te )?(?:doden|vermoorden|vergiftigen)",
+    "ru": r"(?:убить|отравить) (?:человека|кого-то|кого-нибудь)", "ar": r"(?:قتل|تسميم|[اأ]قتل) شخص",
+    "hi": r"किसी को (?:मारने|मार डालने|ज़हर|जहर)", "zh": r"杀死(?:一个)?人|杀人|毒死(?:一个)?人|毒杀",
+    "ja": r"人を殺す|人を毒殺|毒殺",
+}
 # The jailbreak's own words in each language: "uncensored", "without censorship", "developer mode" (Wiktionary
 # translations); not "without restrictions" ("dieta sin restricciones", "активность без ограничений" are advice)
 JAILBREAK_WORDS: dict[str, str] = {
@@ -118,6 +132,7 @@ def _word(pattern: str, spaced: bool) -> re.Pattern[str]:
 
 _OVERRIDES = {lang: tuple(_word(p, lang in _SPACED) for p in words) for lang, words in OVERRIDE_WORDS.items()}
 _JAILBREAKS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in JAILBREAK_WORDS.items()}
+_HARM_PERSONS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in HARM_PERSON_WORDS.items()}
 _HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words) for lang, words in HARM_WORDS.items()}
 _PROMPT_REQUESTS = {lang: tuple(_word(p, lang in _SPACED | {"de", "es", "fr", "it", "nl", "pt"}) for p in words)
                     for lang, words in PROMPT_REQUEST_WORDS.items()}
@@ -150,4 +165,5 @@ def jailbreak_kinds(text: str) -> list[str]:
 
 def harm_kinds(text: str) -> list[str]:
     """`make_weapon_or_drug_<lang>`: a verb of making within WINDOW characters of a weapon or a drug of abuse."""
-    return [f"make_weapon_or_drug_{lang}" for lang, (verbs, things) in _HARMS.items() if _near(text, things, verbs)]
+    kinds = [f"make_weapon_or_drug_{lang}" for lang, (verbs, things) in _HARMS.items() if _near(text, things, verbs)]
+    return kinds + [f"harm_person_{lang}" for lang, pattern in _HARM_PERSONS.items() if pattern.search(text)]

@@ -60,8 +60,15 @@ def _join_letters(text: str) -> str:
     return joined
 
 
+# A number with a unit or a clock time ("8am", "10mg", "5ml", "3h", "2nd"; UCUM's common abbreviations) is not
+# leetspeak: read as letters, "8am" became "bam" and the words-only model read "shoot ... bam" as harmful
+_MEASURE = re.compile(r"\d+(?:[.,]\d+)?(?:am|pm|mg|mcg|ug|ng|g|kg|ml|l|dl|mmol|umol|iu|u|units?|mm|cm|m|mins?|h|hrs?"
+                      r"|d|wks?|w|y|yo|yrs?|mo|mos|st|nd|rd|th|x|s|k|bpm|kcal)", re.I)
+
+
 def _unleet(text: str, one: str) -> str:
-    return _MIXED_TOKEN.sub(lambda m: "".join(_LEET.get(c, one if c == "1" else c) for c in m.group()), text)
+    return _MIXED_TOKEN.sub(lambda m: m.group() if _MEASURE.fullmatch(m.group())
+                            else "".join(_LEET.get(c, one if c == "1" else c) for c in m.group()), text)
 
 
 def looks_reversed(text: str) -> bool:
@@ -144,6 +151,10 @@ def _override(verbs: str, objects: str, nouns: str) -> re.Pattern[str]:
 
 
 OVERRIDE_PATTERNS: dict[str, re.Pattern[str]] = {lang: _override(*words) for lang, words in OVERRIDE_WORDS.items()}
+# Code-switching ("you ignore the reglas"): English's verbs with every language's objects and nouns
+OVERRIDE_PATTERNS["mixed"] = _override(OVERRIDE_WORDS["en"][0],
+                                       "|".join(objects for _verbs, objects, _nouns in OVERRIDE_WORDS.values()),
+                                       "|".join(nouns for _verbs, _objects, nouns in OVERRIDE_WORDS.values()))
 # (not "guidelines" or "policies": "were the previous guidelines revoked?" is a clinician's question)
 _EN_NOUNS = r"instructions?|directives?|rules|prompts?|filters|restrictions|guardrails|safeguards|programming"
 EXPIRED_PATTERN = re.compile(
@@ -161,7 +172,9 @@ SQUASHED_OVERRIDE = re.compile(
 
 def override_kinds(text: str) -> list[str]:
     """The kinds of generalised override found in `text` (one read of it; the screen calls this on each form)."""
-    kinds = [f"override_{lang}" for lang, pattern in OVERRIDE_PATTERNS.items() if pattern.search(text)]
+    kinds = [f"override_{lang}" for lang, pattern in OVERRIDE_PATTERNS.items() if lang != "mixed" and pattern.search(text)]
+    if not kinds and OVERRIDE_PATTERNS["mixed"].search(text):
+        kinds.append("override_mixed")
     if EXPIRED_PATTERN.search(text):
         kinds.append("override_expired")
     if NOTE_TO_MODEL.search(text):

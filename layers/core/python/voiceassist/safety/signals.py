@@ -232,10 +232,11 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(?:make|making|cook|cooking|synthesi[sz]e|synthesi[sz]ing|manufacture|manufacturing|brew|brewing)\s+"
         r"(?:\w+\s+){0,3}(?:meth|methamphetamine|crystal meth|crack|fentanyl|carfentanil|heroin|cocaine|lsd|mdma"
         r"|ecstasy|ghb|dmt|ricin|sarin|nerve agents?)\b")),
+    # (not "them" or "people", which are bacteria or a population in "is amoxicillin enough to kill them", nor
+    # "paralyse": "suxamethonium could paralyse her for longer")
     "harm_to_another": (HARMFUL, _p(
-        r"\b(?:to|would|will|could|enough to|going to)\s+(?:kill|murder|poison|incapacitate|knock out|paraly[sz]e"
-        r"|overdose)\s+"
-        r"(?:someone|somebody|a person|people|him|her|them|my \w+|an? (?:old|elderly|young) (?:man|woman|person|lady"
+        r"\b(?:to|would|will|could|enough to|going to)\s+(?:kill|murder|poison|incapacitate|knock out|overdose)\s+"
+        r"(?:someone|somebody|a person|him|her|my \w+|an? (?:old|elderly|young) (?:man|woman|person|lady"
         r"|patient)|a (?:child|baby|kid))\b"
         r"|\b(?:slip|spike|lace|sneak)\s+(?:\w+\s+){0,3}(?:into|in|to)\s+(?:my|his|her|their|someone's|somebody's)\s+"
         r"(?:\w+'s\s+)?(?:drink|food|coffee|tea|meal|dinner|water|juice|" + _RELATIVES + r")\b"
