@@ -172,7 +172,8 @@ SQUASHED_OVERRIDE = re.compile(
 
 def override_kinds(text: str) -> list[str]:
     """The kinds of generalised override found in `text` (one read of it; the screen calls this on each form)."""
-    kinds = [f"override_{lang}" for lang, pattern in OVERRIDE_PATTERNS.items() if lang != "mixed" and pattern.search(text)]
+    kinds = [f"override_{lang}" for lang, pattern in OVERRIDE_PATTERNS.items()
+             if lang != "mixed" and pattern.search(text)]
     if not kinds and OVERRIDE_PATTERNS["mixed"].search(text):
         kinds.append("override_mixed")
     if EXPIRED_PATTERN.search(text):
