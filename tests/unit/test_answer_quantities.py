@@ -15,6 +15,15 @@ def test_the_interrogative_phrase_says_which_quantity_is_asked() -> None:
     assert answer_kinds.quantities_asked("first-line treatment for CAP") == ()
 
 
+def test_answer_kinds_how_many_of_a_unit_of_measure_asks_an_amount_not_a_count() -> None:
+    asked = answer_kinds.quantities_asked("70 kg adult with anaphylaxis, how many mg of IM adrenaline do I draw up")
+
+    assert asked == ("amount",)  # "0.5 mg" answers it; a count ("two readings") would not be asked for
+    assert answer_kinds.passage_states(asked, "to a maximum single dose of 0.5 mg in adults")
+    assert answer_kinds.quantities_asked("how many mL of amoxicillin suspension") == ("amount",)
+    assert answer_kinds.quantities_asked("how many readings to average") == ("count",)
+
+
 def test_a_count_is_a_whole_number_of_things_not_a_dose_a_time_a_ratio_or_a_category() -> None:
     assert answer_kinds.states_quantity("count", "average at least two readings")
     assert answer_kinds.states_quantity("count", "carry 2 auto-injectors at all times")

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voiceassist.phi.word_lists import foreign_function_words
+from voiceassist.phi.word_lists import foreign_function_words, stop_words
 from voiceassist.query import diseases, kidney, synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
@@ -92,7 +92,7 @@ def question_concepts(question: str) -> list[Concept]:
 def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     # Only a label word goes ("SSN", "Mrs."), not a topic a name detector's guess follows ("otitis <PERSON>").
-    text = _PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question))
+    text = _joined_scores(_PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question)))
     # the words of a qualified condition ("type 1 diabetes") tell it from its siblings: never ordinary words
     qualifying = frozenset().union(*(q.terms() for q in qualified_terms(hyphenate(text.lower()))))
     found: dict[str, Concept] = {}
@@ -149,6 +149,7 @@ def _concepts(question: str) -> list[Concept]:
         found[found_form.form.lower()] = Concept(found_form.form, (written, group_mark), _weight(written))
         text = text[:found_form.start] + " " * (found_form.end - found_form.start) + text[found_form.end:]
     words = _SURFACE_WORD.findall(hyphenate(text))
+    negated = negated_words(hyphenate(text))
     # a question in Spanish, French, German, ...: its function words ("es", "la", "von") are not topics
     function_words = foreign_function_words(w.lower() for w in words)
     for word in words:
@@ -161,13 +162,51 @@ def _concepts(question: str) -> list[Concept]:
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
                 weight = _weight(frozenset({term}))
-                ordinary = weight == 1.0 and term in _ordinary() and term not in qualifying
+                ordinary = weight == 1.0 and (term in _ordinary() or word.lower() in negated) and term not in qualifying
                 found[term] = Concept(word, (frozenset({term}),), GENERIC_WEIGHT if ordinary else weight,
                                       1.0 if ordinary else None)
     # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
     return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
             if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
+
+
+# A score or marker typed with a space where the abbreviation list joins it with a hyphen or nothing ("curb 65":
+# "CURB-65", "ca 125": "CA-125"): the listed form, so that it is one concept and a passage's "CURB-65" covers it.
+_SPACED_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,}) (\d{1,3})(?![\w.,/-])")
+
+
+def _joined_scores(text: str) -> str:
+    def joined(match: re.Match[str]) -> str:
+        word, number = match.groups()
+        for form in (f"{word.upper()}-{number}", f"{word.upper()}{number}"):
+            if abbreviation_meanings(form):
+                return form
+        return match.group()
+    return _SPACED_NUMBER.sub(joined, text)
+
+
+# Pertinent negatives: what a question says the patient has not ("no comorbs", "no other hx", "without
+# diabetes") is its context, not its topic; a passage need not name it. The pre-negation triggers and the scope
+# (the next words up to a punctuation mark or a termination term, at most five words) are NegEx's: Chapman WW et
+# al., "A simple algorithm for identifying negated findings and diseases in discharge summaries", J Biomed Inform
+# 2001;34:301-310 (the triggers that open a scope before the finding, less "not", which in a question negates its
+# verb: "what if BP is not controlled").
+_NEGATION = re.compile(r"\b(?:no|without|denies|denied|nil|negative for|free of|absence of)\b", re.I)
+_SCOPE_END = re.compile(r"[,.;:!?()\u2013]|\s-\s|\b(?:but|however|except|although|though|which|apart from|"
+                        r"aside from|besides)\b", re.I)
+NEGATION_SCOPE = 5
+
+
+def negated_words(text: str) -> frozenset[str]:
+    """The words (lower case) inside a negation's scope in `text` (NegEx, above)."""
+    found: set[str] = set()
+    for trigger in _NEGATION.finditer(text):
+        rest = text[trigger.end():]
+        end = _SCOPE_END.search(rest)
+        scope = _SURFACE_WORD.findall(rest[:end.start()] if end else rest)[:NEGATION_SCOPE]
+        found.update(w.lower() for w in scope)
+    return frozenset(found)
 
 
 def _label_dropped(match: re.Match[str]) -> str:
@@ -255,4 +294,12 @@ def _weight(terms: frozenset[str]) -> float:
 def _ordinary() -> frozenset[str]:
     """The stems of frequent English words that no clinical vocabulary uses ("fast", "together", "enough"):
     they say how a question is asked, like GENERIC_WORDS (query/terminology.py, ordinary_words)."""
-    return frozenset(stem(w) for w in terminology.ordinary_words())
+    return frozenset(stem(w) for w in terminology.ordinary_words()) | _function_words()
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    """spaCy's English stop words (MIT; shipped in _data/phi/stop_words.tsv): function words ("per", "without",
+    "whereas") and numerals, said whatever the topic, so never a topic of their own; the same weight as an
+    ordinary word ("per kilo": the passage's "0.01 mg/kg" needs no "per")."""
+    return frozenset(stem(w) for w in stop_words().get("en", frozenset()) if w.isalpha())

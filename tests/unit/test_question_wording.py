@@ -1,0 +1,65 @@
+"""How a question is worded, not what it is about: negated findings, function words and scores typed with a
+space never make a passage that answers look off topic (query/question_concepts.py)."""
+
+from __future__ import annotations
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.query import evidence
+from voiceassist.query.question_concepts import negated_words, question_concepts
+
+CAP_OUTPATIENT = ("For adults treated as outpatients without comorbidities, first-line treatment is amoxicillin "
+                  "1 g orally three times daily; doxycycline 100 mg twice daily is an alternative.")
+CURB_65 = ("A CURB-65 score of 0 or 1 suggests treatment at home is usually possible. One point each for "
+           "confusion, urea above 7 mmol/L, respiratory rate 30 per minute or more, low blood pressure and age "
+           "65 years or older.")
+EPINEPHRINE = ("Give epinephrine 1 mg/mL (1:1000) at 0.01 mg/kg intramuscularly into the mid-outer thigh, to a "
+               "maximum single dose of 0.5 mg in adults.")
+
+
+def hit(text: str, title: str) -> SearchHit:
+    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
+    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
+                  token_count=len(text.split()), metadata=meta)
+    return SearchHit(chunk=chunk, score=1.0, vector_score=0.78)
+
+
+def weights(question: str) -> dict[str, float]:
+    return {c.label: c.weight for c in question_concepts(question)}
+
+
+def test_question_concepts_a_negated_finding_is_context_not_a_missing_topic() -> None:
+    passage = hit(CAP_OUTPATIENT, "Community-Acquired Pneumonia")
+
+    found = evidence.assess("healthy 34yo with CAP, no comorbs, what abx and dose", [passage])
+
+    assert "comorbs" not in found.passages[0].missing  # what the patient has not: context
+    assert found.score >= 0.55
+    assert weights("no comorbs, what abx for CAP")["comorbs"] == evidence.GENERIC_WEIGHT
+    assert weights("comorbs and CAP: what abx")["comorbs"] == 1.0  # not negated: still a topic
+
+
+def test_question_concepts_a_negations_scope_ends_at_punctuation_and_after_five_words() -> None:
+    assert negated_words("no other hx, thinking lisinopril") == {"other", "hx"}
+    assert negated_words("without diabetes but with CKD") == {"diabetes"}
+    assert "f" not in negated_words("no a b c d e f")
+    assert negated_words("what if BP is not controlled") == frozenset()  # "not" negates the verb asked
+
+
+def test_question_concepts_a_function_word_is_never_a_missing_topic() -> None:
+    passage = hit(EPINEPHRINE, "Anaphylaxis")
+
+    found = evidence.assess("adrenaline IM dose per kilo in anaphylaxis", [passage])
+
+    assert "per" not in found.passages[0].missing  # spaCy's English stop word: "0.01 mg/kg" needs no "per"
+    assert weights("dose per kilo")["per"] == evidence.GENERIC_WEIGHT
+    assert weights("dose per kilo")["kilo"] == 1.0
+
+
+def test_question_concepts_a_score_typed_with_a_space_is_the_listed_abbreviation() -> None:
+    passage = hit(CURB_65, "Community-Acquired Pneumonia")
+
+    found = evidence.assess("age cut off in the curb 65 score", [passage])
+
+    assert "CURB-65" in weights("age cut off in the curb 65 score")
+    assert found.passages[0].missing == () and found.score >= 0.55
+    assert "TYPE-2" not in weights("type 2 diabetes")  # a word and a number the list does not join stay apart
