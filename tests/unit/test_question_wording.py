@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import evidence
-from voiceassist.query.question_concepts import negated_words, question_concepts
+from voiceassist.query.question_concepts import question_concepts
+from voiceassist.query.wording import negated_words
 
 CAP_OUTPATIENT = ("For adults treated as outpatients without comorbidities, first-line treatment is amoxicillin "
                   "1 g orally three times daily; doxycycline 100 mg twice daily is an alternative.")

@@ -22,6 +22,7 @@ from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.siblings import qualified_terms
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
+from voiceassist.query.wording import joined_scores, negated_words
 
 GENERIC_WEIGHT = 0.25
 # Words a clinical question uses whatever its topic: they say what is asked, not what it is about.
@@ -92,7 +93,7 @@ def question_concepts(question: str) -> list[Concept]:
 def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     # Only a label word goes ("SSN", "Mrs."), not a topic a name detector's guess follows ("otitis <PERSON>").
-    text = _joined_scores(_PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question)))
+    text = joined_scores(_PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question)))
     # the words of a qualified condition ("type 1 diabetes") tell it from its siblings: never ordinary words
     qualifying = frozenset().union(*(q.terms() for q in qualified_terms(hyphenate(text.lower()))))
     found: dict[str, Concept] = {}
@@ -169,44 +170,6 @@ def _concepts(question: str) -> list[Concept]:
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
     return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
             if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
-
-
-# A score or marker typed with a space where the abbreviation list joins it with a hyphen or nothing ("curb 65":
-# "CURB-65", "ca 125": "CA-125"): the listed form, so that it is one concept and a passage's "CURB-65" covers it.
-_SPACED_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,}) (\d{1,3})(?![\w.,/-])")
-
-
-def _joined_scores(text: str) -> str:
-    def joined(match: re.Match[str]) -> str:
-        word, number = match.groups()
-        for form in (f"{word.upper()}-{number}", f"{word.upper()}{number}"):
-            if abbreviation_meanings(form):
-                return form
-        return match.group()
-    return _SPACED_NUMBER.sub(joined, text)
-
-
-# Pertinent negatives: what a question says the patient has not ("no comorbs", "no other hx", "without
-# diabetes") is its context, not its topic; a passage need not name it. The pre-negation triggers and the scope
-# (the next words up to a punctuation mark or a termination term, at most five words) are NegEx's: Chapman WW et
-# al., "A simple algorithm for identifying negated findings and diseases in discharge summaries", J Biomed Inform
-# 2001;34:301-310 (the triggers that open a scope before the finding, less "not", which in a question negates its
-# verb: "what if BP is not controlled").
-_NEGATION = re.compile(r"\b(?:no|without|denies|denied|nil|negative for|free of|absence of)\b", re.I)
-_SCOPE_END = re.compile(r"[,.;:!?()\u2013]|\s-\s|\b(?:but|however|except|although|though|which|apart from|"
-                        r"aside from|besides)\b", re.I)
-NEGATION_SCOPE = 5
-
-
-def negated_words(text: str) -> frozenset[str]:
-    """The words (lower case) inside a negation's scope in `text` (NegEx, above)."""
-    found: set[str] = set()
-    for trigger in _NEGATION.finditer(text):
-        rest = text[trigger.end():]
-        end = _SCOPE_END.search(rest)
-        scope = _SURFACE_WORD.findall(rest[:end.start()] if end else rest)[:NEGATION_SCOPE]
-        found.update(w.lower() for w in scope)
-    return frozenset(found)
 
 
 def _label_dropped(match: re.Match[str]) -> str:
