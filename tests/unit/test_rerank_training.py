@@ -159,3 +159,15 @@ def test_rerank_training_make_target_builds_in_a_fresh_folder_by_default() -> No
                            capture_output=True, text=True, check=True, cwd=makefile.parent).stdout
     assert "rerank_training" in default and "--data-root" not in default and "--write" in default
     assert "--data-root /tmp/kept --reuse-data" in given
+
+
+def test_rerank_training_reports_each_folds_figures_adding_up_to_the_mean() -> None:
+    groups = _groups(seed=7)
+    by_fold: dict[str, list[dict[str, float]]] = {}
+    overall = cross_validate(groups, folds=3, rounds=5, by_fold=by_fold)["synthetic"]
+    folds = by_fold["synthetic"]
+    assert len(folds) == 3 and sum(f["queries"] for f in folds) == overall["queries"] == len(groups)
+    for key in ("fused", "reranked", "reranked_no_sub_scores"):
+        weighted = sum(f[key] * f["queries"] for f in folds) / overall["queries"]
+        assert abs(weighted - overall[key]) < 1e-3  # each fold's mean is rounded to 4 places
+    assert cross_validate(groups, folds=3, rounds=5) == {"synthetic": overall}

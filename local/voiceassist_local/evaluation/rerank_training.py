@@ -187,22 +187,36 @@ def _opensearch_view(group: Group) -> bool:
     return int(hashlib.sha256(f"view\n{group.corpus}\n{group.query_id}".encode()).hexdigest(), 16) % 2 == 1
 
 
+MEASURES = ("queries", "fused", "reranked", "reranked_no_sub_scores")
+
+
 def cross_validate(groups: Sequence[Group], *, folds: int, rounds: int = ROUNDS,
-                   params: dict[str, Any] | None = None, drop: Sequence[str] = ()) -> dict[str, dict[str, float]]:
-    """Mean nDCG@10 per corpus: the index's order, reranked with sub-scores, reranked without them."""
+                   params: dict[str, Any] | None = None, drop: Sequence[str] = (),
+                   by_fold: dict[str, list[dict[str, float]]] | None = None) -> dict[str, dict[str, float]]:
+    """Mean nDCG@10 per corpus: the index's order, reranked with sub-scores, reranked without them. `by_fold`,
+    when given, receives the same means for each fold's queries (fold 0 first), for the report."""
     totals: dict[str, dict[str, float]] = {}
+    per_fold: dict[str, list[dict[str, float]]] = {}
     kept = _kept(drop)
     for fold in range(folds):
         model = train([g for g in groups if fold_of(g, folds) != fold], rounds=rounds, params=params, drop=drop)
         for g in (g for g in groups if fold_of(g, folds) == fold):
-            t = totals.setdefault(g.corpus, dict.fromkeys(("queries", "fused", "reranked", "reranked_no_sub_scores"),
-                                                          0.0))
-            t["queries"] += 1
-            t["fused"] += ndcg_of(g, None)
-            t["reranked"] += ndcg_of(g, model.predict(g.rows[:, kept]))
-            t["reranked_no_sub_scores"] += ndcg_of(g, model.predict(without_sub_scores(g.rows)[:, kept]))
-    return {corpus: {k: (int(v) if k == "queries" else round(v / t["queries"], 4)) for k, v in t.items()}
-            for corpus, t in totals.items()}
+            scores = {"queries": 1.0, "fused": ndcg_of(g, None),
+                      "reranked": ndcg_of(g, model.predict(g.rows[:, kept])),
+                      "reranked_no_sub_scores": ndcg_of(g, model.predict(without_sub_scores(g.rows)[:, kept]))}
+            t = totals.setdefault(g.corpus, dict.fromkeys(MEASURES, 0.0))
+            f = per_fold.setdefault(g.corpus, [dict.fromkeys(MEASURES, 0.0) for _ in range(folds)])[fold]
+            for key, value in scores.items():
+                t[key] += value
+                f[key] += value
+    if by_fold is not None:
+        by_fold.update({corpus: [_means(f) for f in fs] for corpus, fs in per_fold.items()})
+    return {corpus: _means(t) for corpus, t in totals.items()}
+
+
+def _means(sums: dict[str, float]) -> dict[str, float]:
+    return {k: (int(v) if k == "queries" else round(v / sums["queries"], 4) if sums["queries"] else 0.0)
+            for k, v in sums.items()}
 
 
 def export(model: Any, groups: Sequence[Group], cv: dict[str, Any]) -> dict[str, Any]:
@@ -259,9 +273,11 @@ def main(argv: list[str] | None = None) -> int:
     groups = [g for folder in args.folders
               for g in collect(folder, data_root / folder.name, split=args.split, show=False)]
     collected = time.perf_counter()
-    cv = cross_validate(groups, folds=args.folds, rounds=args.rounds, params=params, drop=args.drop)
+    by_fold: dict[str, list[dict[str, float]]] = {}
+    cv = cross_validate(groups, folds=args.folds, rounds=args.rounds, params=params, drop=args.drop, by_fold=by_fold)
     report: dict[str, Any] = {"data_root": str(data_root), "data_root_started_empty": started_empty,
                               "folds": args.folds, "rounds": args.rounds, "cross_validation": cv,
+                              "cross_validation_by_fold": by_fold,
                               **({"dropped": args.drop} if args.drop else {}),
                               **({"params": {k: v for k, v in params.items() if PARAMS.get(k) != v}}
                                  if args.param else {}),
