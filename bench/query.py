@@ -24,16 +24,18 @@ span as its caller saw it (voiceassist.observability.listen_to_stages), includin
 thread), overlapping spans counted once ("stages_wall"). "orchestration_to_stages" is its p50 over the p50 of
 "stages_wall", both from this run. Without work beside the steps "stages_wall" is the stages' sum; the older
 accounting (the wall less the stages' sum, "wall_less_stages_sum_to_stages_sum") counts a stage run ahead as
-orchestration wherever it outlasts the step it hides behind. "states" is one
-PHI-free question's path through the state machine: the states entered and the bytes of state each received
-(LocalPipelineRunner.trace). --profile N adds where the time of N more questions went (bench/query_profile.py:
-CPU per thread, CPU per step with PHI-free questions and questions with PHI apart, the top functions by CPU across
-every thread, wall per state, each PHI recognizer's CPU) to stderr. The runner is the local runtime's, with its
-interpreter speedups (voiceassist_local.pipelines); --plain-interpreter runs moto's interpreter as it ships.
---phi-worker-process runs Presidio in its worker process (VOICEASSIST_PHI_WORKER_PROCESS, adapters/presidio/
-worker.py) and the runner reads ahead (query/read_ahead.py); "cpu" then adds the worker's CPU (its threads'
-/proc schedstat) to the process's. --profile's step table runs its own plain runner (handlers on thread clocks): no
-read-ahead there, and with the worker the detection's CPU is the worker's, outside the table.
+orchestration wherever it outlasts the step it hides behind. "states" is one PHI-free question's path through the
+state machine: the states entered and the bytes of state each received (LocalPipelineRunner.trace). Each mode's
+"tail" says where the slowest questions come from: CPU and wall p50/p95 by question shape (PHI-free, or the PHI
+template it was made from) with the texts the embedder ran a question, and the slowest 5 % by wall with each one's
+stages. --profile N adds where the time of N more questions went (bench/query_profile.py: CPU per thread, CPU per
+step with PHI-free questions and questions with PHI apart, the top functions by CPU across every thread, wall per
+state, each PHI recognizer's CPU) to stderr. The runner is the local runtime's, with its interpreter speedups
+(voiceassist_local.pipelines); --plain-interpreter runs moto's interpreter as it ships. --phi-worker-process runs
+Presidio in its worker process (VOICEASSIST_PHI_WORKER_PROCESS, adapters/presidio/ worker.py) and the runner reads
+ahead (query/read_ahead.py); "cpu" then adds the worker's CPU (its threads' /proc schedstat) to the process's.
+--profile's step table runs its own plain runner (handlers on thread clocks): no read-ahead there, and with the
+worker the detection's CPU is the worker's, outside the table.
 """
 
 from __future__ import annotations
@@ -160,6 +162,11 @@ def questions(count: int) -> list[str]:
     return asked
 
 
+def question_kind(index: int) -> str:
+    """Which of questions()' shapes the index-th question has: "PHI-free" or the PHI template it was made from."""
+    return f"PHI template {index % len(PHI_TEMPLATES)}" if index % 2 else "PHI-free"
+
+
 def percentiles(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
     return {"p50_ms": round(statistics.median(ordered), 2),
@@ -193,6 +200,42 @@ def worker_cpu_ms() -> float:
     return total_ns / 1e6
 
 
+def embedded_texts(deps: Dependencies) -> list[int]:
+    """A counter of the texts the query embedder runs through its model (not those its cache of recent vectors
+    answers): one item, read and reset by the caller; nothing counted when the embedder is not the ONNX one."""
+    embedder = deps.query.embedder
+    counted: list[int] | None = getattr(embedder, "bench_embedded_texts", None)
+    run = getattr(embedder, "_embed", None)
+    if counted is None:
+        counted = [0]
+        if callable(run):
+            def counting(texts: Sequence[str]) -> Any:
+                counted[0] += len(texts)
+                return run(texts)
+            embedder._embed = counting  # type: ignore[attr-defined]  # this instance only, for the bench
+            embedder.bench_embedded_texts = counted  # type: ignore[attr-defined]
+    return counted
+
+
+def tail(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Where the slowest questions come from: CPU and wall by question shape, and the slowest 5 % by wall with
+    their stages (each stage's wall, ms) and the texts the embedder ran."""
+    by_kind: dict[str, dict[str, Any]] = {}
+    for kind in sorted({row["kind"] for row in rows}):
+        found = [row for row in rows if row["kind"] == kind]
+        by_kind[kind] = {"questions": len(found),
+                         "cpu_p50_p95_ms": [percentiles([r["cpu"] for r in found])[k] for k in ("p50_ms", "p95_ms")],
+                         "wall_p50_p95_ms": [percentiles([r["wall"] for r in found])[k]
+                                             for k in ("p50_ms", "p95_ms")],
+                         "embedded_texts_mean": round(statistics.fmean(r["embedded"] for r in found), 2)}
+    slowest = sorted(rows, key=lambda row: -row["wall"])[:max(1, len(rows) // 20)]
+    return {"by_question_kind": by_kind,
+            "slowest_5pct_by_wall": [{"kind": r["kind"], "wall_ms": round(r["wall"], 1), "cpu_ms": round(r["cpu"], 1),
+                                      "embedded_texts": r["embedded"],
+                                      "stages_ms": {k: round(v, 1) for k, v in r["stages"].items()}}
+                                     for r in slowest]}
+
+
 def covered_ms(spans: list[tuple[float, float]], started: float, ended: float) -> float:
     """Milliseconds of [started, ended] that at least one span covers (overlapping spans counted once)."""
     total, reached = 0.0, started
@@ -213,10 +256,13 @@ def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[
     stages_wall: list[float] = []
     orchestration: list[float] = []
     spans: list[tuple[float, float]] = []
+    rows: list[dict[str, Any]] = []
+    embedded = embedded_texts(deps)
     listen_to_stages(lambda stage, begin, end: spans.append((begin, end)))
     try:
         for n, question in enumerate(asked[:WARM_UP_QUERIES] + asked):
             spans.clear()
+            embedded[0] = 0
             started, started_cpu, started_worker = time.perf_counter(), time.process_time(), worker_cpu_ms()
             response = service.answer(deps, QueryRequest(query=question), user_id="bench")
             ended = time.perf_counter()
@@ -230,6 +276,8 @@ def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[
             stage_sums.append(sum(response.metadata.latency_ms.values()))
             stages_wall.append(covered_ms(spans, started, ended))
             orchestration.append(totals[-1] - stages_wall[-1])
+            rows.append({"kind": question_kind(n - WARM_UP_QUERIES), "wall": totals[-1], "cpu": cpu[-1],
+                         "embedded": embedded[0], "stages": dict(response.metadata.latency_ms)})
     finally:
         listen_to_stages(None)
     return {"total": percentiles(totals), "cpu": percentiles(cpu),
@@ -239,7 +287,8 @@ def run_mode(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[
             "wall_less_stages_sum_to_stages_sum": round(
                 statistics.median([t - s for t, s in zip(totals, stage_sums, strict=True)])
                 / statistics.median(stage_sums), 2),
-            "stages": {stage: percentiles(values) for stage, values in sorted(stages.items())}}
+            "stages": {stage: percentiles(values) for stage, values in sorted(stages.items())},
+            "tail": tail(rows)}
 
 
 def state_path(deps: Dependencies, question: str) -> dict[str, Any]:

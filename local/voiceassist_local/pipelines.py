@@ -55,15 +55,19 @@ def local_pipeline_runner() -> PipelineRunner:
 
 
 def read_ahead_of(payload: dict[str, Any]) -> None:
-    """Start the question's PHI detection and knowledge-base search beside its steps (query/read_ahead.py), in the
-    dependencies its handlers use; nothing starts unless the PHI detector runs in a worker process of its own."""
+    """Start work the question's steps will ask for beside them (query/read_ahead.py), in the dependencies its
+    handlers use: with the PHI detector in a worker process of its own, the detection and the knowledge-base
+    search; with it in this process, the question's embeddings (query/embedding_ahead.py)."""
     from voiceassist.composition import dependencies
+    from voiceassist.query.embedding_ahead import embed_ahead
     from voiceassist.query.retrieval import search_ahead
     from voiceassist.query.state import QueryState
 
     deps = dependencies()
     if deps.settings.phi_worker_process:
         search_ahead(deps.query, QueryState.model_validate(payload))
+    elif isinstance(question := payload.get("request", {}).get("query"), str):
+        embed_ahead(deps.query, question)
 
 
 def lazy_handler(function_name: str) -> Callable[[dict[str, Any], Any], Any]:

@@ -75,6 +75,29 @@ def test_onnx_embedder_reuses_the_vector_of_a_text_it_just_embedded(monkeypatch:
     np.testing.assert_array_equal(again[1], real_embed(["Sepsis"])[0])
 
 
+def test_onnx_embedder_embeds_apart_the_vectors_each_text_gets_alone_and_keeps_them(
+        embedder: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the input screen's question and the search's expanded text, embedded at once before either step asks
+    texts = ["Metformin dose for eGFR 40?", "Metformin dose for eGFR (estimated glomerular filtration rate) 40?"]
+    alone = OnnxEmbedder(precision=embedder.precision)  # none of the first one's recent vectors
+    expected = [alone.embed([text])[0] for text in texts]
+
+    together = embedder.embed_apart(texts)
+    computed: list[str] = []
+    real_embed = embedder._embed
+    monkeypatch.setattr(embedder, "_embed", lambda batch: computed.extend(batch) or real_embed(batch))
+    screen, search = embedder.embed([texts[0]])[0], embedder.embed([texts[1]])[0]
+
+    assert computed == []  # each step's own call found its vector
+    for vector, want in zip([*together, screen, search], [*expected, *expected], strict=True):
+        np.testing.assert_allclose(vector, want, atol=1e-6)
+
+
+def test_onnx_embedder_embed_apart_takes_a_few_texts_only() -> None:
+    with pytest.raises(InvalidInput):
+        OnnxEmbedder().embed_apart([f"text {n}" for n in range(onnx_embedder.RECENT_CALL_TEXTS + 1)])
+
+
 def test_onnx_embedder_keeps_only_the_most_recent_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
     embedder = OnnxEmbedder()
     computed: list[str] = []

@@ -13,6 +13,7 @@ from voiceassist.models import PhiResult, RoutingMode, SourceKind
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import ladder, planner, sources
+from voiceassist.query.embedding_ahead import embed_question_ahead
 from voiceassist.query.state import QueryContext, QueryState, run_config, run_detector, timed
 from voiceassist.query.tool_route import route_to_tool
 from voiceassist.safety.question_screen import screen_question
@@ -54,6 +55,7 @@ def _with_history(question: PhiResult, history: PhiResult, state: QueryState) ->
 def classify(ctx: QueryContext, state: QueryState) -> QueryState:
     """Intent, a clarifying question when needed, and otherwise the sources to search (search_plan). A request
     the input screen flags is refused here, before any tool, source or model is chosen."""
+    embed_question_ahead(ctx, state)  # the screen's text and the search's, embedded at once
     if screen_question(ctx, state):
         return state
     with timed(state, "classify"):

@@ -23,6 +23,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
 
 from voiceassist.models import SearchFilters, SearchHit, SearchMode
 from voiceassist.observability import log_failure
@@ -35,9 +36,11 @@ AHEAD_TTL_S = 60.0
 COLLECT_TIMEOUT_S = 5.0
 
 SearchKey = tuple[int, bytes, str, int, str]
+EmbeddingKey = tuple[int, bytes]
 
 _lock = threading.Lock()
 _ahead: OrderedDict[SearchKey, tuple[float, Future[list[SearchHit]]]] = OrderedDict()
+_embeddings: OrderedDict[EmbeddingKey, tuple[float, Future[None]]] = OrderedDict()
 _threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="read-ahead")
 
 
@@ -50,24 +53,49 @@ def search_key(ctx: QueryContext, question: str, *, filters: SearchFilters, top_
 
 def start(key: SearchKey, search: Callable[[], list[SearchHit]]) -> None:
     """Run `search` on a reading-ahead thread, its hits kept under `key` for one `collect`."""
-    future = _threads.submit(search)
-    now = time.monotonic()
-    with _lock:
-        _ahead[key] = (now, future)
-        while _ahead and (len(_ahead) > MAX_AHEAD or now - next(iter(_ahead.values()))[0] > AHEAD_TTL_S):
-            _ahead.popitem(last=False)
+    _keep(_ahead, key, _threads.submit(search))
 
 
 def collect(key: SearchKey) -> list[SearchHit] | None:
     """The hits searched ahead under `key` (once), or None: none started, or it failed (the caller searches)."""
+    return _take(_ahead, key, "the search ahead failed; searching again")
+
+
+def embedding_key(ctx: QueryContext, question: str) -> EmbeddingKey:
+    """A question's embedding ahead, by the question's hash (the map holds no PHI)."""
+    return id(ctx), hashlib.sha256(question.encode("utf-8", "surrogatepass")).digest()
+
+
+def start_embedding(key: EmbeddingKey, embed: Callable[[], None]) -> None:
+    """Run `embed` (texts into the embedder's recent vectors) on a reading-ahead thread, for one
+    `wait_for_embedding`."""
+    _keep(_embeddings, key, _threads.submit(embed))
+
+
+def wait_for_embedding(key: EmbeddingKey) -> bool:
+    """Wait for the embedding started ahead under `key` (once); False when none was started, or it failed or is
+    still running after COLLECT_TIMEOUT_S (the caller's own embedder call then embeds what it finds missing)."""
+    return _take(_embeddings, key, "the embedding ahead failed") is not None
+
+
+def _keep(table: OrderedDict[Any, tuple[float, Future[Any]]], key: Any, future: Future[Any]) -> None:
+    now = time.monotonic()
     with _lock:
-        started = _ahead.pop(key, None)
+        table[key] = (now, future)
+        while table and (len(table) > MAX_AHEAD or now - next(iter(table.values()))[0] > AHEAD_TTL_S):
+            table.popitem(last=False)
+
+
+def _take(table: OrderedDict[Any, tuple[float, Future[Any]]], key: Any, failed: str) -> Any:
+    with _lock:
+        started = table.pop(key, None)
     if started is None:
         return None
     try:
-        return started[1].result(timeout=COLLECT_TIMEOUT_S)
+        result = started[1].result(timeout=COLLECT_TIMEOUT_S)
     except FutureTimeout:
         return None
-    except Exception as exc:  # noqa: BLE001 - the step's own search reports what fails
-        log_failure("the search ahead failed; searching again", exc)
+    except Exception as exc:  # noqa: BLE001 - the step's own call reports what fails
+        log_failure(failed, exc)
         return None
+    return True if result is None else result

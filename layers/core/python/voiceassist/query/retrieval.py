@@ -20,7 +20,7 @@ from voiceassist.models import (
     SourceType,
 )
 from voiceassist.observability import log_failure, stage_span
-from voiceassist.query import abstention, ladder, planner, read_ahead, search, sources
+from voiceassist.query import abstention, embedding_ahead, ladder, planner, read_ahead, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_query
 from voiceassist.query.state import QueryContext, QueryState, record_latency, run_config, run_detector, timed
@@ -99,6 +99,7 @@ def search_ahead(ctx: QueryContext, state: QueryState) -> None:
     filters, top_k, mode = knowledge_base_search_arguments(state)
     key = read_ahead.search_key(ctx, state.request.query, filters=filters, top_k=top_k, mode=mode)
     read_ahead.start(key, lambda: searched_ahead(ctx, state.request.query, filters=filters, top_k=top_k, mode=mode))
+    embedding_ahead.embed_screen_text_ahead(ctx, state)  # beside the search ahead, which embeds its own text
 
 
 def searched_ahead(ctx: QueryContext, question: str, *, filters: SearchFilters, top_k: int, mode: SearchMode

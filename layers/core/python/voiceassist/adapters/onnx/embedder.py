@@ -134,6 +134,18 @@ class OnnxEmbedder:
                 self._recent.popitem(last=False)
         return vectors
 
+    def embed_apart(self, texts: Sequence[str]) -> Vectors:
+        """One vector per text, each embedded alone (the vector `embed([text])` gives), up to `threads` at once, all
+        kept among the recent vectors: for texts later calls ask for one at a time (a question for the input screen
+        and its expanded text for the search: query/retrieval.embed_question_ahead). int8 already embeds every
+        text alone; fp32 would batch them, so each runs as its own call here."""
+        if isinstance(texts, str) or len(texts) > RECENT_CALL_TEXTS:
+            raise InvalidInput(f"embed_apart takes a list of at most {RECENT_CALL_TEXTS} texts")
+        if self._max_batch == 1 or len(texts) < 2:
+            return self.embed(texts)
+        with ThreadPoolExecutor(max_workers=min(self._threads, len(texts)), thread_name_prefix="embed") as pool:
+            return np.stack(list(pool.map(lambda text: self.embed([text])[0], texts)))
+
     def _embed(self, texts: Sequence[str]) -> Vectors:
         vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
         if not texts:
