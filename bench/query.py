@@ -20,9 +20,10 @@ questions carry PHI. "total" is the wall time of service.answer and "cpu" the pr
 (steadier on a shared machine); "stages" come from QueryState.latency_ms; "orchestration" is the wall time no
 stage covers (the state-machine interpreter, handler wiring, state validation, the audit write): each stage's
 span as its caller saw it (voiceassist.observability.listen_to_stages), including work that runs beside the steps
-(with --phi-worker-process: the detection from its start ahead to its verdict in hand, the search read ahead on its
-thread), overlapping spans counted once ("stages_wall"). "orchestration_to_stages" is its p50 over the p50 of
-"stages_wall", both from this run. Without work beside the steps "stages_wall" is the stages' sum; the older
+(the question's texts embedded ahead, query/embedding_ahead.py; with --phi-worker-process also the detection from
+its start ahead to its verdict in hand and the search read ahead on its thread), overlapping spans counted once
+("stages_wall"). "orchestration_to_stages" is its p50 over the p50 of "stages_wall", both from this run. Without
+work beside the steps (before the embedding ahead, 2026-11-29) "stages_wall" was the stages' sum; the older
 accounting (the wall less the stages' sum, "wall_less_stages_sum_to_stages_sum") counts a stage run ahead as
 orchestration wherever it outlasts the step it hides behind. "states" is one PHI-free question's path through the
 state machine: the states entered and the bytes of state each received (LocalPipelineRunner.trace). Each mode's
@@ -338,8 +339,11 @@ def profile(deps: Dependencies, asked: list[str], *, with_model: bool) -> str:
     ])
 
 
+EMBEDDER_MODEL = "embedder model (also counted in its step, or in the rest on the embedder's own threads)"
+
+
 def step_cpu(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[str, dict[str, float]]:
-    """CPU of each step of `asked`, ms per question (p50), PHI-free questions and questions with PHI apart: each
+    """CPU of each step of `asked`, ms per question (p50), by question shape (question_kind): each
     Lambda handler on its own thread's clock, the PHI detection on its worker thread's, and "the rest" (the
     interpreter, the runner's JSON, service.answer, garbage collection) as the process's CPU less the steps'.
     Thread clocks do not count time waiting for a core, so these hold on a busy machine where walls do not."""
@@ -362,24 +366,38 @@ def step_cpu(deps: Dependencies, asked: list[str], *, with_model: bool) -> dict[
     detect = PresidioPhiDetector.detect
     PresidioPhiDetector.detect = timed("PHI detection (its thread)", detect)  # type: ignore[method-assign]
     runner, deps.pipelines = deps.pipelines, LocalPipelineRunner({"query": PIPELINES["query"]}, tasks)  # type: ignore[misc]
-    rows: dict[bool, list[dict[str, float]]] = {False: [], True: []}
+    rows: dict[str, list[dict[str, float]]] = {}
+    embedder_ms = [0.0]
+    model_run = getattr(deps.query.embedder, "_embed", None)
+    if callable(model_run):  # on whichever thread runs it (a step's, or the embedder's own beside one)
+        def embedder_model(texts: Sequence[str]) -> Any:
+            started = time.thread_time()
+            try:
+                return model_run(texts)
+            finally:
+                embedder_ms[0] += (time.thread_time() - started) * 1000
+        deps.query.embedder._embed = embedder_model  # type: ignore[attr-defined]
     try:
         for n, question in enumerate(asked):
             spent.clear()
+            embedder_ms[0] = 0.0
             started = time.process_time()
             service.answer(deps, QueryRequest(query=question), user_id="bench")
             process = (time.process_time() - started) * 1000
             steps = dict(spent)
             steps["the rest"] = process - sum(steps.values())
             steps["process"] = process
-            rows[bool(n % 2)].append(steps)  # questions() puts PHI in every odd one
+            steps[EMBEDDER_MODEL] = embedder_ms[0]
+            rows.setdefault(question_kind(n), []).append(steps)
     finally:
+        if callable(model_run):
+            deps.query.embedder._embed = model_run  # type: ignore[attr-defined]
         PresidioPhiDetector.detect = detect  # type: ignore[method-assign]
         deps.pipelines.close()  # type: ignore[attr-defined]
         deps.pipelines = runner  # type: ignore[misc]
-    return {("with PHI" if phi else "PHI-free"): {name: round(statistics.median(row.get(name, 0.0) for row in found), 2)
-                                                  for name in found[0]}
-            for phi, found in rows.items() if found}
+    return {kind: {name: round(statistics.median(row.get(name, 0.0) for row in found), 2)
+                   for name in sorted({name for row in found for name in row})}
+            for kind, found in sorted(rows.items())}
 
 
 def interpreter_cost(deps: Dependencies, question: str, executions: int = 100) -> dict[str, float]:

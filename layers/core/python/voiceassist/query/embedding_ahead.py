@@ -15,7 +15,9 @@ is its own Lambda and nothing here runs.
 
 from __future__ import annotations
 
-from voiceassist.observability import log_failure
+import time
+
+from voiceassist.observability import log_failure, stage_span
 from voiceassist.query import read_ahead
 from voiceassist.query.expansion import expand_query
 from voiceassist.query.state import QueryContext, QueryState, run_detector
@@ -55,8 +57,10 @@ def embed_screen_text_ahead(ctx: QueryContext, state: QueryState) -> None:
 
 
 def _embed_each(ctx: QueryContext, texts: list[str]) -> None:
+    started = time.perf_counter()
     for text in texts:
         ctx.embedder.embed([text])
+    stage_span("embed_ahead", started, time.perf_counter())
 
 
 def embed_question_ahead(ctx: QueryContext, state: QueryState) -> None:
@@ -71,7 +75,9 @@ def embed_question_ahead(ctx: QueryContext, state: QueryState) -> None:
     texts = screen_and_search_texts(state.request.query)
     if len(texts) < 2:
         return
+    started = time.perf_counter()
     try:
         ctx.embedder.embed_apart(texts)  # type: ignore[attr-defined]  # embeds_ahead checked it
+        stage_span("embed_ahead", started, time.perf_counter())
     except Exception as exc:  # noqa: BLE001 - the screen and the search each embed (and report failures) themselves
         log_failure("the question could not be embedded ahead", exc)
