@@ -1,8 +1,11 @@
 """Bulk ingestion of BEIR-format corpora (corpus.jsonl: _id, title, text) through the real pipeline.
 
-Every record is its own execution, as an upload would be. Throughput comes from running many at once: a
-window of IN_FLIGHT executions, and on the embedded stack a local runner as wide as that window and a
-CoalescingEmbedder, so the documents that reach Embed together share one model call.
+Every record is its own execution, as an upload would be (Register's PHI screen of the metadata, idempotency
+by content hash, a job of its own). Throughput comes from running many at once: a window of IN_FLIGHT
+executions, and on the embedded stack a local runner as wide as that window, a CoalescingEmbedder (the
+documents that reach Embed together share one model call) and the index's gathered writes (the documents that
+reach Index, or Finalize, within a moment of each other are written in one transaction: the batch path,
+LocalHybridIndex.gathering_writes; a failed group is written again document by document).
 """
 
 from __future__ import annotations
@@ -10,8 +13,8 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,7 +29,9 @@ from voiceassist.settings import Runtime
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
 
-IN_FLIGHT = 16  # executions under way at once: enough for Embed to gather a batch while others extract
+# Executions under way at once: enough for Embed to gather a batch while others extract, and for the index's
+# gathered writes to form groups (300 SciFact records at 16: 282 index transactions; docs/benchmarks.md, "Peers").
+IN_FLIGHT = 64
 POLL_SECONDS = 0.02
 TERMINAL = {JobState.COMPLETED, JobState.FAILED, JobState.SUPERSEDED}
 
@@ -56,8 +61,10 @@ def count_lines(path: Path, limit: int | None) -> int:
 
 
 @contextmanager
-def bulk_capacity(deps: Dependencies, executions: int | None = None) -> Iterator[None]:
-    """On the embedded stack, run `executions` (default IN_FLIGHT) at once and merge their embed calls, for
+def bulk_capacity(deps: Dependencies, executions: int | None = None, *,
+                  under_way: Callable[[], int] | None = None) -> Iterator[None]:
+    """On the embedded stack, run `executions` (default IN_FLIGHT) at once, merge their embed calls and gather
+    their index writes into groups (`under_way()`: the executions started and not yet seen finished), for
     this block only.
 
     On AWS, Step Functions and Lambda give each execution its own capacity and nothing changes.
@@ -65,6 +72,7 @@ def bulk_capacity(deps: Dependencies, executions: int | None = None) -> Iterator
     if deps.settings.runtime is not Runtime.LOCAL:
         yield
         return
+    from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
     from voiceassist_local.asl_runner import LocalPipelineRunner
     from voiceassist_local.handlers import function_names, load_handler, placeholder_for
     from voiceassist_local.pipelines import PIPELINES, install_interpreter_speedups
@@ -76,13 +84,16 @@ def bulk_capacity(deps: Dependencies, executions: int | None = None) -> Iterator
                                  max_concurrent_executions=executions or IN_FLIGHT)
     deps.embedder = CoalescingEmbedder(deps.embedder)  # type: ignore[misc]
     deps.pipelines = runner
-    try:
-        yield
-    finally:
-        runner.close()
-        for name in ("embedder", "pipelines"):
-            deps.__dict__.pop(name, None)
-        deps.__dict__.update(saved)
+    with ExitStack() as writes:
+        if isinstance(deps.index, LocalHybridIndex) and under_way is not None:
+            writes.enter_context(deps.index.gathering_writes(under_way))
+        try:
+            yield
+        finally:
+            runner.close()
+            for name in ("embedder", "pipelines"):
+                deps.__dict__.pop(name, None)
+            deps.__dict__.update(saved)
 
 
 def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "journal",
@@ -123,7 +134,8 @@ def ingest_beir_corpus(deps: Dependencies, path: Path, *, source_type: str = "jo
 
     total = count_lines(path, limit)
     interrupted = False
-    with bulk_capacity(deps), tqdm(total=total, desc="ingesting", unit="doc", disable=not show) as bar:
+    with bulk_capacity(deps, under_way=in_flight.__len__), \
+            tqdm(total=total, desc="ingesting", unit="doc", disable=not show) as bar:
         try:
             for record in read_beir_corpus(path, limit):
                 doc_key = str(record["_id"])

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from voiceassist_local.bulk import ingest_beir_corpus
 
+from voiceassist.adapters.local import index_tables
 from voiceassist.composition import Dependencies
 from voiceassist.errors import InvalidInput
-from voiceassist.models import DocumentStatus, SearchMode, SearchQuery
+from voiceassist.models import Chunk, DocumentStatus, SearchMode, SearchQuery
 from voiceassist.phi.detection import FailClosedDetector
 
 RECORDS = [
@@ -95,3 +98,27 @@ def test_ingest_beir_corpus_finds_a_rekeyed_record_unchanged_after_its_first_ing
     assert local_deps.index.count() == chunks
     [live] = local_deps.documents.list(status=DocumentStatus.ACTIVE)
     assert live.doc_key.startswith("<") and live.version == 2
+
+
+def test_ingest_beir_corpus_fails_only_the_record_whose_index_write_fails(
+        local_deps: Dependencies, corpus: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given an index that cannot store one record's chunks (its writes are gathered with the others')
+    insert = index_tables.insert_chunks
+
+    def insert_unless_sepsis(db: Any, chunks: Sequence[Chunk], *args: Any) -> int:
+        if any(c.doc_key == "7912" for c in chunks):
+            raise RuntimeError("disk full while writing 7912")
+        return insert(db, chunks, *args)
+
+    monkeypatch.setattr(index_tables, "insert_chunks", insert_unless_sepsis)
+
+    summary = ingest_beir_corpus(local_deps, corpus, show=False)
+
+    # Then that record alone fails; every other one is indexed and searchable, none lost with the failed group
+    assert (summary["completed"], summary["failed"]) == (4, 1)
+    assert [f["doc_key"] for f in summary["failures"]] == ["7912"]
+    assert {d.doc_key for d in local_deps.documents.list(status=DocumentStatus.ACTIVE)} == {
+        r["_id"] for r in RECORDS} - {"7912"}
+    assert summary["chunks"] == local_deps.index.count()
+    hits = local_deps.index.search(SearchQuery(text="sepsis antibiotics mortality", mode=SearchMode.BM25, top_k=5))
+    assert all(hit.chunk.doc_key != "7912" for hit in hits)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -89,6 +89,19 @@ class LocalHybridIndex:
         if not chunks:
             return
         self._indexing.submit((list(chunks), self._unit_rows(vectors, expected_rows=len(chunks))))
+
+    @contextmanager
+    def gathering_writes(self, writers: Callable[[], int], *, settle: float = 2.0, limit: float = 10.0
+                         ) -> Iterator[None]:
+        """Bulk ingestion: within the block, index() and activate() calls wait to be written with others, one
+        transaction per group (group_commit.gathered): until every one of the `writers()` callers that may
+        still call (the executions under way) waits in either, none came for `settle` seconds, or `limit`."""
+        def everyone() -> bool:
+            return self._indexing.queued + self._activating.queued >= writers()
+
+        with self._indexing.gathered(settle=settle, limit=limit, everyone=everyone), \
+                self._activating.gathered(settle=settle, limit=limit, everyone=everyone):
+            yield
 
     def activate(self, doc_key: str, version: int) -> None:
         """Make `version` the doc_key's searchable one (unless superseded); concurrent calls share a transaction."""
@@ -156,6 +169,10 @@ class LocalHybridIndex:
         where, params = ("doc_key = ?", (doc_key,)) if version is None else (
             "doc_key = ? AND version = ?", (doc_key, version))
         with self._lock.write():
+            # Nothing to delete (the Index step's guard before a first indexing): no write transaction.
+            if not self._db.execute(f"SELECT EXISTS (SELECT 1 FROM chunks WHERE {where}) OR EXISTS"
+                                    f" (SELECT 1 FROM superseded_versions WHERE {where})", params * 2).fetchone()[0]:
+                return
             with self._transaction() as db:
                 removed = tables.delete_rows(db, where, params)
                 db.execute(f"DELETE FROM superseded_versions WHERE {where}", params)
