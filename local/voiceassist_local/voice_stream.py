@@ -83,9 +83,10 @@ class VoiceStream:
         self._deps = dependencies()
         self._trace_id = new_id("req")
         self._schedule = PartialSchedule()
-        self._partial: threading.Thread | None = None
+        self._partials: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._transcribed = False  # the final transcript was sent: no partial may follow it
+        self._decoding = False  # a partial is being decoded (one at a time)
 
     def run(self) -> None:
         try:
@@ -115,6 +116,7 @@ class VoiceStream:
             if _message_type(message) != "end":
                 raise InvalidInput('after the start message, send the audio as binary frames, then {"type": "end"}')
             break
+        self._socket.listen_in_background(f"voice-listen-{self._trace_id}")
         audio = recording.finished()
         self._stop_partials()
         recognizer: SpeechToText = self._deps.speech_to_text
@@ -157,20 +159,26 @@ class VoiceStream:
     # ---- partial transcripts -------------------------------------------------------------------------------
     def _maybe_partial(self, recording: Recording) -> None:
         seconds = recording.seconds()
-        if (self._partial is not None and self._partial.is_alive()) or not self._schedule.due(seconds):
-            return
+        with self._lock:
+            if self._decoding or not self._schedule.due(seconds):
+                return
+            self._decoding = True
+        self._socket.hold_idle(True)  # a client may wait for the partial before it sends more
         self._schedule.started(seconds)
-        self._partial = threading.Thread(target=self._decode_partial, args=(recording.recording(),),
-                                         name=f"voice-partial-{self._trace_id}", daemon=True)
-        self._partial.start()
+        thread = threading.Thread(target=self._decode_partial, args=(recording.recording(),),
+                                  name=f"voice-partial-{self._trace_id}", daemon=True)
+        self._partials.append(thread)
+        thread.start()
 
     def _decode_partial(self, audio: bytes) -> None:
         try:
             transcript = self._deps.speech_to_text.transcribe(audio)
         except Exception:  # noqa: BLE001 - a prefix that does not decode yet (a WebM cut mid-frame): the final says
-            return
+            transcript = None
         with self._lock:
-            if self._transcribed:
+            self._decoding = False  # before the partial goes out: the client's next audio may start the next one
+            self._socket.hold_idle(False)
+            if self._transcribed or transcript is None:
                 return
             try:
                 self._socket.send_text(json.dumps({"type": "partial", "data": {
@@ -181,8 +189,8 @@ class VoiceStream:
     def _stop_partials(self) -> None:
         with self._lock:
             self._transcribed = True
-        if self._partial is not None:
-            self._partial.join(PARTIAL_WAIT_S)
+        for thread in self._partials:
+            thread.join(PARTIAL_WAIT_S)
 
     # ---- sending -------------------------------------------------------------------------------------------
     def _send(self, item: dict[str, Any]) -> None:

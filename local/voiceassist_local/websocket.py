@@ -103,7 +103,20 @@ def accept(handler: BaseHTTPRequestHandler, limits: Limits) -> WebSocket:
     handler.end_headers()
     handler.wfile.flush()
     handler.close_connection = True  # the connection never returns to HTTP
-    return WebSocket(handler.connection, handler.rfile, limits)
+    return WebSocket(handler.connection, _buffered(handler), limits)
+
+
+def _buffered(handler: BaseHTTPRequestHandler) -> bytes:
+    """The bytes the handler's buffered reader took from the socket past the request (a client's first frames):
+    from here the WebSocket reads the socket itself, whose time-outs leave it usable."""
+    connection = handler.connection
+    connection.setblocking(False)
+    try:
+        return handler.rfile.read1(65536) or b""
+    except OSError:
+        return b""
+    finally:
+        connection.setblocking(True)
 
 
 def _unmask(data: bytes, key: bytes) -> bytes:
@@ -126,9 +139,12 @@ def _frame(opcode: int, payload: bytes) -> bytes:
 class WebSocket:
     """One server-side connection. `receive` from one thread; `send_*` and `close` from any."""
 
-    def __init__(self, connection: socket.socket, reader: object, limits: Limits) -> None:
+    def __init__(self, connection: socket.socket, pending: bytes, limits: Limits) -> None:
         self._socket = connection
-        self._reader = reader  # the handler's buffered rfile: it may already hold the client's first frames
+        self._buffer = bytearray(pending)  # what the handler's reader had already taken from the socket
+        self._active = time.monotonic()  # the last frame received or message sent
+        self._held = False
+        self._background: threading.Thread | None = None  # listen_in_background's reader
         self._limits = limits
         self._started = time.monotonic()
         self._received = 0
@@ -219,22 +235,38 @@ class WebSocket:
         return bool(first & 0x80), opcode, payload
 
     def _read(self, count: int) -> bytes:
-        left = self._limits.connection_seconds - (time.monotonic() - self._started)
-        if left <= 0:
-            self._fail(POLICY, f"a connection may last at most {self._limits.connection_seconds:.0f} s")
-        try:
-            self._socket.settimeout(min(left, self._wait))
-            data = self._reader.read(count)  # type: ignore[attr-defined]
-        except TimeoutError:
-            over = time.monotonic() - self._started >= self._limits.connection_seconds
-            self._fail(POLICY, f"a connection may last at most {self._limits.connection_seconds:.0f} s" if over
-                       else f"nothing was received for {self._limits.idle_seconds:.0f} s")
-        except (OSError, ValueError):  # reset, or the reader closed under us
-            data = b""
-        if len(data) < count:
-            self._drop()
-            raise self._ended(ABNORMAL, "the connection dropped without a close frame")
-        return bytes(data)
+        """`count` bytes from the socket, waiting at most until the connection's deadline and, while nothing is
+        held (`hold_idle`), `idle_seconds` since the last frame received or message sent."""
+        while len(self._buffer) < count:
+            now = time.monotonic()
+            if self._background is not None and not self._closing:  # answering pings only: no limit, see close()
+                self._started = self._active = now
+            left = self._limits.connection_seconds - (now - self._started)
+            if left <= 0:
+                self._fail(POLICY, f"a connection may last at most {self._limits.connection_seconds:.0f} s")
+            quiet = self._wait - (now - self._active) if not self._held or self._closing else left
+            if quiet <= 0:
+                self._fail(POLICY, f"nothing was received for {self._limits.idle_seconds:.0f} s")
+            try:
+                self._socket.settimeout(min(left, quiet))
+                chunk = self._socket.recv(max(count - len(self._buffer), 65536))
+            except TimeoutError:
+                continue  # the loop says which limit passed (or waits on: a message went out meanwhile)
+            except OSError:  # reset, or shut down under us
+                chunk = b""
+            if not chunk:
+                self._drop()
+                raise self._ended(ABNORMAL, "the connection dropped without a close frame")
+            self._buffer += chunk
+        self._active = time.monotonic()
+        data = bytes(self._buffer[:count])
+        del self._buffer[:count]
+        return data
+
+    def hold_idle(self, held: bool) -> None:
+        """While held, the client is waiting for the server (a partial transcript decoding): it is not idle."""
+        self._held = held
+        self._active = time.monotonic()
 
     # ---- writing -------------------------------------------------------------------------------------------
     def send_text(self, text: str) -> None:
@@ -243,12 +275,30 @@ class WebSocket:
     def send_binary(self, data: bytes) -> None:
         self._send(BINARY, data)
 
+    def listen_in_background(self, name: str) -> None:
+        """From here the server only sends: a thread reads on, answering pings (a client's keep-alive must not
+        time out while the server transcribes and answers), taking the client's close or drop, and failing the
+        connection (1008) if a message comes. No idle or duration limit applies to it; `close` ends it."""
+        def listen() -> None:
+            with contextlib.suppress(ConnectionClosed):
+                self.receive()
+                self._fail(POLICY, "nothing is expected after the end message")
+
+        self._background = threading.Thread(target=listen, name=name, daemon=True)
+        self._background.start()
+
     def close(self, code: int = NORMAL, reason: str = "") -> None:
         """The server's close: send the frame, wait a little for the client's, then close the connection."""
         if self.closed is not None:
             return
         self._send_close(code, reason)
-        self._wait = CLOSE_WAIT_S
+        self._wait, self._active = CLOSE_WAIT_S, time.monotonic()
+        if self._background is not None:  # it reads the client's close frame
+            self._background.join(CLOSE_WAIT_S)
+            self._drop()
+            self._background.join()
+            self.closed = self.closed or ConnectionClosed(code, reason)
+            return
         with contextlib.suppress(ConnectionClosed):
             deadline = time.monotonic() + CLOSE_WAIT_S
             while time.monotonic() < deadline:  # discard what was in flight until its close frame
@@ -263,6 +313,7 @@ class WebSocket:
                 raise self.closed or ConnectionClosed(ABNORMAL, "closing")
             try:
                 self._socket.sendall(_frame(opcode, payload))
+                self._active = time.monotonic()
             except OSError:
                 self._closing = True
                 self._drop()

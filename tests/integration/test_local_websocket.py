@@ -63,7 +63,7 @@ def ws_url(server: Any) -> str:
 
 
 def stream_threads() -> list[str]:
-    return [t.name for t in threading.enumerate() if t.name.startswith(("voice-partial", "query-"))]
+    return [t.name for t in threading.enumerate() if t.name.startswith(("voice-", "query-"))]
 
 
 def test_websocket_handshake_answers_the_rfc_accept_key_and_echoes_the_app_subprotocol(server: Any) -> None:

@@ -21,7 +21,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from voiceassist.errors import InvalidInput, PayloadTooLarge, UnsupportedMediaType
-from voiceassist.speech import AUDIO_TYPES, MAX_AUDIO_BYTES, container_of
+from voiceassist.speech import AUDIO_TYPES, MAX_AUDIO_BYTES, container_of, sealed_wav
 
 PCM = "audio/pcm"  # raw samples: 16 kHz, mono, signed 16-bit little-endian (what an AudioWorklet can send)
 PCM_RATE = 16_000
@@ -95,7 +95,11 @@ class Recording:
         return b"".join(self._chunks)
 
     def recording(self) -> bytes:
-        """What a SpeechToText adapter takes (the format's own bytes; raw PCM as WAV)."""
+        """What a SpeechToText adapter takes (the format's own bytes; raw PCM as WAV). A streamed WAV's header
+        was written before its length was known (placeholder sizes, or a whole file's sizes for a prefix): its
+        sizes are set from the bytes received, so the decoder reads all of them and no more."""
+        if AUDIO_TYPES.get(self.media) == "wav":
+            return sealed_wav(self.data())
         if self.media != PCM:
             return self.data()
         samples = self.data()
