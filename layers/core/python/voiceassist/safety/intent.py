@@ -36,14 +36,14 @@ from voiceassist.safety.signals import HARMFUL, INJECTION, JAILBREAK
 _KIN = (r"(?:grand)?(?:mother|father|mum|mom|dad|ma|pa|parents?)(?:-in-law)?|(?:step)?(?:son|daughter|child|kids?"
         r"|sister|brother|siblings?)(?:-in-law)?|wife|husband|spouse|partner|ex|ex-?wife|ex-?husband|ex-?partner"
         r"|boyfriend|girlfriend|fianc[eé]e?|aunt|uncle|cousin|nephew|niece|baby|infant|toddler|relatives?|carer"
-        r"|boss|colleague|co-?worker|neighbou?r|roommate|flatmate|tenant|landlord|teacher|classmate|friend|rival")
+        r"|boss|colleague|co-?worker|neighbou?r|roommate|flatmate|tenant|lodger|landlord|teacher|classmate|friend|rival")
 _VICTIM = (r"(?:someone|somebody|a person|him|her|(?:my|his|her|their|our|someone's|somebody's)"
            r"\s+(?:\w+\s+){0,2}(?:" + _KIN + r"|patients?|residents?|clients?)|(?:an?|the)\s+(?:\w+\s+){0,2}(?:"
            + _KIN + r"|dependents?|dependent relative|person|victim|target))\b")
 # A request for the means, then a modal: "what dose would ...", "how a carer could ...", "the amount I could ..."
 _ASKED = (r"(?:\b(?:how|what|which|ways? to|steps? (?:to|for)|plan to|help me|teach me|best way to)\b[^.?!\n]{0,50}?"
           r"\b(?:would|could|will|to|can i|could i|should i|enough to|going to|might)|\b(?:wants?|wanted|planning"
-          r"|plans?|intends?|intending)\s+to)\s+")
+          r"|plans?|intends?|intending)\s+to)\s+(?:(?:someone|somebody|one|i|you|a \w+)\s+)?")
 _KILL = r"(?:kill|murder|poison|smother|suffocate|strangle|drown|incapacitate|knock out|finish off)"
 
 # Precursors of Tables I and II of the 1988 UN Convention (INCB Red List, 2023 edition), as written in English
@@ -84,7 +84,33 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|post[- ]?mortem|pm|coroner|pathologist|forensic)"
         r"|\bwithout\s+(?:them|him|her|anyone|anybody|the pharmac(?:y|ies|ist)|pharmacies|the (?:gp|doctor)s?)\s+"
         r"(?:flagging|catching on|suspecting|reporting|finding out)\b"
+        r"|\b(?:fatal|lethal|deadly|kill\w*|death|die|dies)\b[^.?!\n]{0,60}\b(?:look|looks|seem|seems|appear|appears)\s+"
+        r"(?:like|as if it (?:was|were) (?:from|due to))\s+(?:his|her|their)\s+(?:own\s+)?"
+        r"|\b(?:nobody|no one|noone|anyone|they|the police|police)\s+(?:could|can|would|will|couldn't|can't|won't)\s+"
+        r"(?:ever\s+)?(?:trace|link|connect|pin|tie)\s+(?:it\s+|this\s+)?(?:back\s+)?(?:to|on)\s+me\b"
+        r"|\bmake\s+(?:my|his|her|their|someone's)\s+(?:\w+['’]s\s+)?(?:\w+\s+)?(?:test|screen|results?)\s+"
+        r"(?:come back|show|be|read)\s+(?:as\s+)?(?:negative|normal|clean|clear)\b"
         r"|\bwithout leaving (?:any )?(?:marks|bruises|bruising|a mark|injuries|signs of (?:injury|a struggle))\b")),
+    "covert_dosing": (HARMFUL, _p(
+        r"\b(?:crush\w*|dissolv\w*|mix\w*|hid\w*|put|stir\w*)\s+(?:\w+\s+){0,2}(?:in|into)\s+(?:a|his|her|their|someone's"
+        r"|somebody's|my \w+['’]s)\s+(?:\w+\s+)?(?:drink|food|tea|coffee|meal|dinner|water|juice|beer|wine)\b"
+        r"[^.?!\n]{0,60}\b(?:knock\w* (?:him|her|them|someone) out|pass out|unconscious|kill|die|dead|wake"
+        r"|incapacitat\w*"
+        r"|without (?:him|her|them) (?:knowing|noticing|tasting))"
+        r"|\bstop\s+(?:someone|somebody|him|her|them|an? (?:adult|person|man|woman|child)|my \w+)\s+(?:from\s+)?waking"
+        r" up\b|\bso (?:that )?(?:he|she|they) (?:never|won't|doesn't|does not|will not) wake (?:up|again)\b")),
+    "record_falsification": (HARMFUL, _p(
+        r"\b(?:change|alter|edit|amend|modify|fake|doctor|falsify|tamper with|photoshop|forge)\s+(?:the\s+)?(?:date"
+        r"|expiry date|issue date|signature|name|results?|values?|numbers)\s+on\s+(?:a|an|the|my|his|her)\s+"
+        r"(?:\w+\s+){0,2}(?:prescriptions?|scripts?|sick notes?|fit notes?|certificates?|lab reports?|reports?"
+        r"|test results?|cd register"
+        r"|register)\b"
+        r"|\b(?:change|alter|edit|amend|modify|fake|doctor|falsify|tamper with|photoshop|forge)\s+"
+        r"(?:a|an|the|my|his|her)"
+        r"\s+(?:\w+\s+)?(?:lab reports?|test results?|blood results?|medical reports?|sick notes?|fit notes?"
+        r"|certificates?|prescriptions?)\b[^.?!\n]{0,40}\bso (?:that )?(?:my|the|his|her|their)\s+(?:employer|boss"
+        r"|insurer|school|court|police|doctor|gp|pharmacist|partner|manager|university|airline)\s+(?:thinks?|believes?"
+        r"|won't|doesn't|does not|can't|sees?|accepts?)\b")),
     "tampering": (HARMFUL, _p(
         r"\b(?:tamper(?:ing)? with|sabotag\w+)\s+(?:someone's"
         r"|somebody's|his|her|their|my (?:\w+ )?(?:" + _KIN + r")['’]s)\s+(?:\w+\s+){0,2}(?:epi-?pens?|inhalers?"
@@ -123,7 +149,15 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(?:(?:pre-?approved|authori[sz]ed|permitted|allowed|cleared|whitelisted|grants?|gives?|given)\s+you"
         r"|you (?:are|have been|were|'re) (?:now )?(?:pre-?approved|authori[sz]ed|permitted|allowed|cleared))\s+"
         r"(?:permission\s+|access\s+)?to\s+(?:reveal|disclose|share|print|output|ignore|bypass"
-        r"|skip|disable|stop refusing|answer (?:anything|without)|override)\b"
+        r"|skip|disable|stop refusing|answer (?:anything|without)|override|drop|lift|suspend|remove|turn off|switch off"
+        r"|waive|set aside)\b"
+        r"|\b(?:i|we)\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|order|instruct)\s+you\s+to\s+(?:reveal|disclose"
+        r"|ignore|bypass|skip|disable|drop|lift|suspend|remove|turn off|switch off|waive|set aside|stop refusing)\b"
+        r"|\b(?:drop|lift|suspend|remove|disable|turn off|switch off|relax|waive|set aside|loosen|abandon)\s+your\s+"
+        r"(?:(?:safety|content|ethical|moral|usual|own|medical)\s+)?(?:policies|rules|filters|guidelines|restrictions"
+        r"|guardrails|safeguards|principles|ethics|constraints)\b"
+        r"|\b(?:authori[sz]ed|sanctioned|approved|official)\s+(?:penetration|pen|security|red[- ]team)\s+(?:test\w*"
+        r"|exercise|assessment)\b"
         r"|\b(?:replaced|overwritten|overridden|updated|superseded)\s+(?:your|the assistant's)\s+(?:\w+\s+)?"
         r"(?:guidelines|rules|instructions|programming|policies|prompt)\b"
         r"|\bi(?:'m| am)\s+(?:a\s+)?(?:verified|authori[sz]ed|whitelisted|an? (?:admin|administrator|developer))\b"
@@ -136,7 +170,13 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"(?:late|deceased|dead)\s+(?:\w+\s+)?(?:" + _KIN + r")\b")),
     # -- tool abuse (excessive agency, unbounded consumption)
     "bulk_deletion": (INJECTION, _p(
-        r"\b(?:delete|remove|cancel|wipe|erase|purge|clear|drop|destroy)\b(?:\s+on)?\s+(?:all|every|each|the entire"
+        r"\b(?:move|reschedule|reassign|overwrite|rename|edit|modify|change|update|delete|remove|cancel|wipe|erase"
+        r"|purge|clear|drop|destroy)\s+(?:all|every|each)(?:\s+of)?\s+(?:(?:dr|mr|mrs|ms|miss|prof)\.?\s+[\w-]+|other"
+        r"\s+\w+|everyone|everybody|the team|the department)['’]s?\s+(?:\w+\s+)?" + _ITEMS + r"\b"
+        r"|\b(?:mark|set|flag|record|code|label)\s+(?:all|every|each)\s+(?:\w+\s+){0,4}?(?:patients?|records?|users?"
+        r"|accounts?|entries)\b[^.?!\n]{0,40}\bas\s+(?:deceased|dead|discharged|inactive|deleted|closed|removed"
+        r"|archived)\b"
+        r"|\b(?:delete|remove|cancel|wipe|erase|purge|clear|drop|destroy)\b(?:\s+on)?\s+(?:all|every|each|the entire"
         r"|the whole|the biggest|the largest|everything)\b[^.?!\n]{0,40}?(?:\b(?:users?|accounts?|ind(?:ex|ices|exes)"
         r"|databases?|tables?|logs?|backups?|audit)\b|\b" + _ITEMS + r"\b[^.?!\n]{0,30}\b(?:for|of|belonging to"
         r"|from)\s+"
@@ -154,6 +194,11 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|nonstop|non-stop|for all staff|for everyone|to everyone|to all)\b"
         r"|\b(?:invites?|emails?|messages?|events?|reminders?|notifications?|texts?)\b[^.?!\n]{0,40}\bevery\s+\d+\s*"
         r"(?:seconds?|secs?|minutes?|mins?)\b[^.?!\n]{0,40}\b(?:all|every|everyone|forever|indefinitely)\b"
+        r"|\b(?:keep|continue|repeatedly|endlessly)\s+(?:calling|sending|querying|hitting|pinging|requesting|posting"
+        r"|spamming|running|submitting|refreshing|retrying|creating|booking)\b[^.?!\n]{0,50}\buntil\s+(?:it|the \w+"
+        r"|they)\s+(?:crash\w*|break\w*|goes down|go down|falls? over|dies|is overwhelmed)\b"
+        r"|\bevery\s+\d+\s*(?:seconds?|secs?)\b[^.?!\n]{0,40}\bfor\s+(?:the whole|the entire|all|every|each)\s+"
+        r"(?:department|ward|team|hospital|practice|staff|trust|user|users|member)"
         r"|\bunder\s+(?:made-?up|fake|false|fictitious|invented|random|dummy|bogus|fabricated)\s+(?:names|identities"
         r"|patients|details|nhs numbers)\b")),
     "bulk_identifiers": (INJECTION, _p(
@@ -162,10 +207,35 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         + r"\s*(?:,|and|with|&|plus)\s+(?:their\s+)?(?:names|phone numbers|addresses|emails|" + _PATIENT_IDS + r"))\b"
         r"|\b(?:which|what|all|every|list(?: the| all)?)\s+patients\s+(?:in|on|of)\s+(?:the|this|your)\s+(?:system"
         r"|database|records system|ehr|emr)\b")),
+    "others_questions": (INJECTION, _p(
+        r"\b(?:previous|other|earlier|last|another|prior)\s+(?:\w+\s+)?(?:patient|user|clinician|doctor|person|colleague)"
+        r"(?:s|'s|s')?\s+(?:questions?|queries|conversations?|chats?|messages?)\b[^.?!\n]{0,40}\byou\s+(?:answered"
+        r"|received|were asked|got|saw|handled)\b"
+        r"|\b(?:what|which)\s+(?:other|the other)\s+(?:\w+\s+)?(?:doctors|clinicians|users|staff|colleagues|people|gps"
+        r"|nurses)\b[^.?!\n]{0,40}\b(?:asking|asked|ask)(?:ing)?\s+you\b"
+        r"|\b(?:list|show|tell|give)\b[^.?!\n]{0,40}\binternal\s+(?:endpoints|urls|services|apis|hosts|ip addresses"
+        r"|network|addresses)\b|\b(?:keys|tokens|credentials|secrets)\s+you\s+(?:can\s+)?(?:reach|access|use|hold"
+        r"|have)\b")),
+    # payload splitting (Kang D et al., "Exploiting Programmatic Behavior of LLMs", 2023): words or letters to be
+    # assembled, then acted on; and a command piped into a shell
+    "assemble_then_act": (INJECTION, _p(
+        r"\b(?:arrange|combine|join|concatenate|assemble|put together|unscramble|first letters? of (?:each|every))"
+        r"\b[^\n]{0,80}\b(?:execute|obey|carry out|act on|do (?:that|it|what it says)|apply (?:it|that)"
+        r"|follow (?:it|that|them|the (?:resulting )?(?:sentence|instruction|command|word)s?)\b(?! up))"
+        r"|\b(?:curl|wget)\s+\S+[^\n]{0,40}\|\s*(?:ba|z)?sh\b|\b(?:execute|run)\b[^.\n]{0,30}\b(?:in|on|with|using)"
+        r"\s+(?:your|the|a)\s+(?:shell|terminal|console|command line|sandbox|server|container)\b")),
     "secret_in_use": (INJECTION, _p(
         r"\b(?:what|which)\s+(?:\w+\s+)?(?:api[ _-]?keys?|secret[ _-]?keys?|tokens?|passwords?|credentials"
         r"|connection strings?|environment variables|env vars)\s+(?:do|does|did|are|is)\s+(?:you|the (?:system|app"
-        r"|assistant|integration|server|backend))\b")),
+        r"|assistant|integration|server|backend))\b"
+        r"|\b(?:environment variables|env vars|secrets|keys|credentials)\s+(?:are|is)\s+(?:set|configured|defined"
+        r"|stored|loaded)\s+(?:in|on|for)\s+(?:your|the)\s+(?:runtime|environment|server|container|system|process|config)"
+        r"|\b(?:output|print|show|dump|export|list|give me|send)\b[^.?!\n]{0,20}\b(?:audit|access|server|query|system)"
+        r"\s+logs?(?:\s+entries)?\b"
+        r"|\b(?:instructions|rules|guidelines|prompt|directives)\s+(?:that\s+)?(?:your|the)\s+(?:developers?|creators?"
+        r"|makers?|operators?|owners?|programmers?|company)\s+(?:gave|give|wrote|set|told|programmed)\s+you\b"
+        r"|\b(?:summari[sz]e|show|reveal|tell me|print|list|share)\b[^.?!\n]{0,20}\bhidden\s+(?:guidelines|rules"
+        r"|instructions|prompt|directives|policies)\b")),
 }
 
 # A clinician asking how to respond to someone else's suicidality: a verb of care, a person, then what they say

@@ -57,7 +57,8 @@ _URL_INTERNAL = (r"\b(?:file|gopher|dict|smb|ldap|jar)://|\b(?:https?://)?(?:loc
 # What a clinician does not send anywhere: everything, a store, other people's conversations, the system's secrets
 # ("send the MRI report for <name> to <email>" is a clinician's message, "email all patient records to ..." is not)
 _BULK = (r"all|every|each|entire|whole|everything|database|db|records in|register|registry|patient list|chat logs?"
-         r"|conversations?|chat history|audit logs?|logs|system prompt|api keys?|credentials|passwords?|tokens?|index"
+         r"|conversations?|chat history|(?:chat |conversation )?transcripts|the last \d+ \w+|audit logs?|logs"
+         r"|system prompt|api keys?|credentials|passwords?|tokens?|index"
          r"|knowledge base|security codes?|contents of")
 _FICTION = r"\b(fiction(?:al)?|story|screenplay|novel|script|movie|film|villain|in character|role-?play)\b"
 _HARM_IN_FICTION = (r"\b(kill(?:s|ing)?|murder\w*|poison(?:s|ing)? (?:him|her|them|someone|a|an|the|my)|lethal"
