@@ -3,8 +3,9 @@
 The local runtime runs a question's steps one after another in one process, and nothing heavy in them releases
 the GIL; a detector whose detections run in a process of their own (`begin`: adapters/presidio/worker.py) lets
 the knowledge-base search run beside the PHI detection instead of after it (`retrieval.search_ahead` starts it;
-this module keeps what runs ahead until its step collects it). On AWS every step is its own Lambda, and nothing
-calls this.
+this module keeps what runs ahead until its step collects it). With the detector in this process, the question's
+texts are embedded ahead instead (query/embedding_ahead.py; the ONNX run releases the GIL), kept here until Classify
+Intent collects them. On AWS every step is its own Lambda, and nothing calls this.
 
 The PHI boundary holds: what runs ahead stays inside it. The search ahead is the one Search One Source runs for
 the knowledge base, for any question, PHI or not (the index, the in-boundary embedder and an in-boundary
