@@ -73,3 +73,32 @@ def test_group_commit_gathering_waits_no_longer_than_its_settle_time_and_ends_wi
     assert time.monotonic() - started < WAIT_SECONDS  # neither waited for the 600 s limit
 
     assert writes == [["alone"], ["after"]]
+
+
+def test_group_commits_gathering_at_once_each_counting_the_others_queue_both_write() -> None:
+    # Given two group commits (the index's writes and activations) whose gathering counts both queues, and whose
+    # runners ask at the same moment, each while holding its own turn
+    writes: list[str] = []
+    indexing = GroupCommit(lambda items: writes.extend(items))
+    activating = GroupCommit(lambda items: writes.extend(items))
+    asking = {"indexing": threading.Event(), "activating": threading.Event()}
+
+    def everyone(mine: str, other: str) -> bool:
+        asking[mine].set()
+        asking[other].wait(WAIT_SECONDS)
+        return indexing.queued + activating.queued >= 0  # both queues read, as the index's gathering reads them
+
+    threads = [threading.Thread(target=indexing.submit, args=("chunks",), daemon=True),
+               threading.Thread(target=activating.submit, args=("activation",), daemon=True)]
+    index_side, activation_side = (lambda: everyone("indexing", "activating")), (
+        lambda: everyone("activating", "indexing"))
+    with indexing.gathered(settle=WAIT_SECONDS, limit=WAIT_SECONDS, everyone=index_side), \
+            activating.gathered(settle=WAIT_SECONDS, limit=WAIT_SECONDS, everyone=activation_side):
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(WAIT_SECONDS)
+
+    # Then neither waits for the other: both items are written
+    assert not any(thread.is_alive() for thread in threads)
+    assert sorted(writes) == ["activation", "chunks"]

@@ -91,6 +91,9 @@ class TakeTurns(Generic[Request]):
 
     @property
     def queued(self) -> int:
-        """Requests waiting for the batch under way to finish."""
-        with self._changed:
-            return len(self._queue)
+        """Requests waiting for the batch under way to finish.
+
+        Read without the lock (a list's length is one atomic read): a gathering runner asks another TakeTurns
+        while it holds its own lock (the index's `everyone()` adds both of its queues), and two runners asking
+        each other under their locks would wait for each other forever."""
+        return len(self._queue)
