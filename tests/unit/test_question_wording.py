@@ -64,3 +64,20 @@ def test_question_concepts_a_score_typed_with_a_space_is_the_listed_abbreviation
     assert "CURB-65" in weights("age cut off in the curb 65 score")
     assert found.passages[0].missing == () and found.score >= 0.55
     assert "TYPE-2" not in weights("type 2 diabetes")  # a word and a number the list does not join stay apart
+
+
+def test_evidence_a_drug_is_covered_by_its_class_named_but_not_by_another_member_nor_for_its_dose() -> None:
+    classes = hit("ACE inhibitors and angiotensin receptor blockers should not be combined.", "Hypertension")
+    member = hit("Lisinopril and losartan are often taken together.", "Interactions")
+    steroids = hit("Antihistamines and corticosteroids are second-line and do not replace epinephrine.",
+                   "Anaphylaxis")
+
+    combined = evidence.assess("ramipril with valsartan together ok?", [classes, member])
+    dose = evidence.assess("ramipril dose", [classes])
+
+    assert combined.passages[0].missing == ()  # the classes of both are named: a statement about them
+    assert combined.score >= 0.55
+    assert set(combined.passages[1].missing) == {"ramipril", "valsartan"}  # other members are other drugs
+    assert dose.score < 0.55  # a class's statement gives no dose of its member
+    steroid = evidence.assess("is hydrocortisone enough in anaphylaxis", [steroids])
+    assert "hydrocortisone" not in steroid.passages[0].missing

@@ -43,6 +43,11 @@ def class_mark(name: str) -> str:
     return f"{MARK}class:{name}"
 
 
+def named_class_mark(name: str) -> str:
+    """A text names the class itself ("ACE inhibitors ..."), not only one of its members."""
+    return f"{MARK}named-class:{name}"
+
+
 def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us")) else word
 
@@ -114,6 +119,12 @@ def marks(text: str) -> frozenset[str]:
     for _, _, kind, name in _matches(text, fuzzy=False):
         found |= _drug_marks(name) if kind == "drug" else {class_mark(name)}
     return frozenset(found)
+
+
+@lru_cache(maxsize=65536)
+def named_classes(text: str) -> frozenset[str]:
+    """The marks of the classes `text` names by a class's name (named_class_mark), not through a member."""
+    return frozenset(named_class_mark(name) for _, _, kind, name in _matches(text, fuzzy=False) if kind == "class")
 
 
 @lru_cache(maxsize=4096)

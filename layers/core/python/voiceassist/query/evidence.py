@@ -22,18 +22,20 @@ Measured in docs/benchmarks.md, "Answers that know their limits".
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.query import answer_kinds, diseases, kidney, synonyms
 from voiceassist.query.concepts import marks as concept_marks
+from voiceassist.query.concepts import named_class_mark, named_classes
 from voiceassist.query.question_concepts import GENERIC_WEIGHT as GENERIC_WEIGHT
 from voiceassist.query.question_concepts import GENERIC_WORDS as GENERIC_WORDS
 from voiceassist.query.question_concepts import INHERITED_WEIGHT as INHERITED_WEIGHT
 from voiceassist.query.question_concepts import Concept as Concept
 from voiceassist.query.question_concepts import asked_owner, drug_marks, named_drugs, question_concepts
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
+from voiceassist.query.terminology import stem_classes
 from voiceassist.query.terms import content_terms, hyphenate, is_keyword_form
 
 COVERAGE_WEIGHT = 0.75
@@ -91,8 +93,8 @@ def chunk_terms(chunk: Chunk) -> frozenset[str]:
 @lru_cache(maxsize=2048)
 def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
     joined = f"{title}\n{section}\n{text}"
-    return (content_terms(joined) | synonyms.marks(joined) | concept_marks(joined) | diseases.marks(joined)
-            | kidney.marks(joined))
+    return (content_terms(joined) | synonyms.marks(joined) | concept_marks(joined) | named_classes(joined)
+            | diseases.marks(joined) | kidney.marks(joined))
 
 
 def covers(concept: Concept, terms: frozenset[str]) -> bool:
@@ -141,9 +143,23 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     return PassageEvidence(round(score, 4), round(coverage, 4), round(cosine, 4), missing)
 
 
+def class_covers(concepts: Sequence[Concept]) -> list[Concept]:
+    """The concepts with each named drug also covered by a passage that names its class by the class's name
+    (terminology.stem_classes: "ACE inhibitors and angiotensin receptor blockers should not be combined" answers
+    "ramipril with valsartan?"). A passage naming another member ("lisinopril") does not cover it, nor does a
+    class's statement answer a quantity asked of the drug (its dose): assess applies this only without one."""
+    drugs = {id(c) for c in named_drugs(concepts)}
+    return [replace(c, alternatives=(*c.alternatives, *(frozenset({named_class_mark(k)})
+                                                         for k in sorted(stem_classes(c.label)))))
+            if id(c) in drugs and stem_classes(c.label) else c for c in concepts]
+
+
 def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     """Score each hit against the question; the evidence is the best one's score (0 without hits)."""
+    quantities = answer_kinds.quantities_asked(question)
     concepts = question_concepts(question)
+    if not quantities:  # a statement about a drug's class is about the drug; its dose is not (see class_covers)
+        concepts = class_covers(concepts)
     by_document: dict[str, frozenset[str]] = {}
     for hit in hits:
         by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
@@ -156,7 +172,6 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
             by_document[key] -= sibling | synonyms.marks_for(sibling)
     # the quantity asked may be stated by another retrieved passage of the passage's document (a "Duration"
     # section beside the "Empirical antibiotic" one): the document answers, and the composer reads both
-    quantities = answer_kinds.quantities_asked(question)
     stated = {key: not quantities or answer_kinds.passage_states(
         quantities, "\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key),
         drug_marks(named_drugs(concepts)), concept_marks) for key in by_document}

@@ -154,8 +154,13 @@ def folded_abbreviations() -> dict[str, tuple[str, ...]]:
 
 def classes_of(generic: str) -> frozenset[str]:
     """The classes a drug belongs to by its INN stem, with their wider classes."""
-    found = {c.name for c in CLASSES if any(_has_stem(generic, stem) for stem in c.stems)}
-    return _with_parents(found)
+    return _with_parents(set(stem_classes(generic)))
+
+
+def stem_classes(generic: str) -> frozenset[str]:
+    """The classes a drug belongs to by its INN stem, without their wider classes ("ACE inhibitor" for
+    "ramipril", not also "antihypertensive")."""
+    return frozenset(c.name for c in CLASSES if any(_has_stem(generic, stem) for stem in c.stems))
 
 
 def _has_stem(generic: str, stem: str) -> bool:
