@@ -142,9 +142,10 @@ def test_without_a_cosine_coverage_alone_needs_a_little_more() -> None:
 
 
 def test_a_concept_held_by_another_passage_of_the_same_document_counts_half() -> None:
-    targets = hit("A target below 130/80 mmHg is recommended for most adults.", title="Hypertension")
+    # a title naming hypertension would cover "blood pressure" by itself (MeSH: "high blood pressure")
+    targets = hit("A target below 130/80 mmHg is recommended for most adults.", title="Primary care")
     definition = hit("Hypertension is diagnosed when office blood pressure is at or above 130/80 mmHg.",
-                     title="Hypertension")
+                     title="Primary care")
 
     alone = evidence.assess("blood pressure target", [targets]).passages[0].coverage
     in_context = evidence.assess("blood pressure target", [targets, definition]).passages[0].coverage

@@ -81,3 +81,14 @@ def test_evidence_a_drug_is_covered_by_its_class_named_but_not_by_another_member
     assert dose.score < 0.55  # a class's statement gives no dose of its member
     steroid = evidence.assess("is hydrocortisone enough in anaphylaxis", [steroids])
     assert "hydrocortisone" not in steroid.passages[0].missing
+
+
+def test_evidence_a_passage_naming_a_disease_defined_as_a_state_of_the_asked_thing_is_about_it() -> None:
+    target = hit("A target below 130/80 mmHg is recommended for most adults.", "Hypertension in Primary Care")
+    metformin = hit("A target HbA1c is agreed with the patient.", "Metformin")
+
+    found = evidence.assess("what bp goal are we aiming for in most adults", [target, metformin])
+
+    assert found.passages[0].missing == ()  # MeSH names Hypertension "high blood pressure": it is about BP
+    assert found.passages[0].score >= 0.55
+    assert "blood pressure" in found.passages[1].missing

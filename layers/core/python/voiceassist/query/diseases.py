@@ -120,6 +120,18 @@ def marks(text: str) -> frozenset[str]:
     return frozenset().union(*(_broader(mesh_id) for _, _, mesh_id in _matches(text)))
 
 
+@lru_cache(maxsize=4096)
+def states_of(phrase: str) -> frozenset[str]:
+    """The marks of the headings named as a state of `phrase` (a thing of two words or more): a name that is the
+    phrase with one word in front ("high blood pressure", a name of Hypertension, for "blood pressure"). A
+    passage naming such a disease is about that thing."""
+    key = _key(phrase.lower())
+    if " " not in key:
+        return frozenset()
+    return frozenset(MARK + mesh_id for name, mesh_id in _table().names.items()
+                     if name.endswith(" " + key) and name.count(" ") == key.count(" ") + 1)
+
+
 def is_disease(word: str) -> bool:
     """Whether a word (or phrase) is a name of a disease heading ("covid", "gout")."""
     return _key(word.lower()) in _table().names

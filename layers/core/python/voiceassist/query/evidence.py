@@ -160,6 +160,8 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     concepts = question_concepts(question)
     if not quantities:  # a statement about a drug's class is about the drug; its dose is not (see class_covers)
         concepts = class_covers(concepts)
+    concepts = [replace(c, alternatives=(*c.alternatives, *(frozenset({m}) for m in sorted(states))))
+                if c.topic and (states := diseases.states_of(c.label)) else c for c in concepts]
     by_document: dict[str, frozenset[str]] = {}
     for hit in hits:
         by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
