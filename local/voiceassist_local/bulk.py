@@ -29,9 +29,10 @@ from voiceassist.settings import Runtime
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
 
-# Executions under way at once: enough for Embed to gather a batch while others extract, and for the index's
-# gathered writes to form groups (300 SciFact records at 16: 282 index transactions; docs/benchmarks.md, "Peers").
-IN_FLIGHT = 64
+# Executions under way at once: enough for Embed to gather a batch while others extract (and the index's
+# gathered writes a group). Not more: at 64, 89 of 300 SciFact records failed their metadata screen at load
+# ~35 ("PHI detector busy: no detection could start within 8 s"; docs/benchmarks.md, "Peers").
+IN_FLIGHT = 16
 POLL_SECONDS = 0.02
 TERMINAL = {JobState.COMPLETED, JobState.FAILED, JobState.SUPERSEDED}
 
