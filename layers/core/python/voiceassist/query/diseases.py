@@ -126,10 +126,18 @@ def states_of(phrase: str) -> frozenset[str]:
     phrase with one word in front ("high blood pressure", a name of Hypertension, for "blood pressure"). A
     passage naming such a disease is about that thing."""
     key = _key(phrase.lower())
-    if " " not in key:
-        return frozenset()
-    return frozenset(MARK + mesh_id for name, mesh_id in _table().names.items()
-                     if name.endswith(" " + key) and name.count(" ") == key.count(" ") + 1)
+    return _states().get(key, frozenset()) if " " in key else frozenset()
+
+
+@lru_cache(maxsize=1)
+def _states() -> dict[str, frozenset[str]]:
+    """Each name of three words or more, less its first word -> the marks of the headings so named."""
+    found: dict[str, set[str]] = {}
+    for name, mesh_id in _table().names.items():
+        first, _, rest = name.partition(" ")
+        if " " in rest:
+            found.setdefault(rest, set()).add(MARK + mesh_id)
+    return {rest: frozenset(marks) for rest, marks in found.items()}
 
 
 def is_disease(word: str) -> bool:
