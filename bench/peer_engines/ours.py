@@ -68,7 +68,8 @@ class VoiceAssistEngine(_PortEngine):
     def build(self, work: Work, rows: Sequence[int]) -> None:
         """The batch path bulk ingestion reaches: the Index steps' chunks in one `index` call (one transaction),
         the Finalize steps' activations in one `activate_many` (one transaction, one UPDATE), as the index's
-        group commit writes the calls of concurrent executions (voiceassist.adapters.local.group_commit)."""
+        group commit writes the calls of concurrent executions (voiceassist.adapters.local.group_commit;
+        `ingest-jsonl` gathers them into groups of up to 16, its executions under way)."""
         for start in range(0, len(rows), BATCH):
             batch = rows[start : start + BATCH]
             self.local.index([chunk(work, row) for row in batch], work.vectors[batch])

@@ -6,7 +6,8 @@ column, taken by FTS5's own tokenizer when the chunk is indexed), and the FTS5 t
 it is indexed and leaves it when another version is activated, its version retired or it is deleted; every
 read joins the searchable flag. Indexing, activation and deletion are each one transaction, so activation is
 atomic. Concurrent index() and activate() calls (bulk ingestion's executions) are written together, one
-transaction per group (adapters/local/group_commit.py); activate_many activates a batch in one UPDATE.
+transaction per group (adapters/local/group_commit.py; within gathering_writes, bulk ingestion's, they
+wait a moment for each other); activate_many activates a batch in one UPDATE.
 A batch's rows are written by rowid (AUTOINCREMENT numbers them in order above the largest before).
 
 Searches run on an in-memory copy of the rows (adapters/local/rows.py), loaded on the first search: cosine
