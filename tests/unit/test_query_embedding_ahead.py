@@ -4,6 +4,7 @@ with an embedder outside the boundary or on AWS; and what is kept holds no quest
 
 from __future__ import annotations
 
+import threading
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -14,7 +15,7 @@ import pytest
 from tests.stubs.query_stack import index_passages
 from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 from voiceassist.composition import Dependencies
-from voiceassist.models import PhiResult, QueryRequest
+from voiceassist.models import AnswerStatus, PhiResult, QueryRequest
 from voiceassist.query import embedding_ahead, planning, read_ahead, retrieval
 from voiceassist.query.expansion import expand_query
 from voiceassist.query.state import QueryState
@@ -57,9 +58,18 @@ class OutsideEmbedder:
 
 
 @pytest.fixture
-def deps(local_deps: Dependencies) -> Iterator[Dependencies]:
+def deps(local_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> Iterator[Dependencies]:
+    # a loaded CI machine can take seconds to embed: the steps wait for the embedding ahead as long as it takes here
+    # (past the production limit they embed themselves, which would count texts twice)
+    monkeypatch.setattr(read_ahead, "COLLECT_TIMEOUT_S", 600.0)
     index_passages(local_deps, "metformin-guide", "Metformin guideline", PASSAGES)
     yield local_deps
+
+
+def embedding_started(deps: Dependencies, question: str) -> Any:
+    """The embedding ahead kept for `question` (its future), or None."""
+    kept = read_ahead._embeddings.get(read_ahead.embedding_key(deps.query, question))
+    return None if kept is None else kept[1]
 
 
 def checked(question: str) -> QueryState:
@@ -113,17 +123,19 @@ def test_embedding_ahead_of_one_question_serves_no_other(deps: Dependencies, mon
 
     embedding_ahead.embed_ahead(deps.query, first)
     planning.classify(deps.query, checked(second))
+    ahead = embedding_started(deps, first)
 
-    assert read_ahead.wait_for_embedding(read_ahead.embedding_key(deps.query, first))  # still the first's alone
+    assert ahead is not None  # still the first's alone: the second question did not collect it
+    ahead.result(timeout=600)
     assert sorted(encoder.texts) == sorted([first, expand_query(first), second, expand_query(second)])
 
 
 def test_embedding_ahead_keeps_no_question_text(deps: Dependencies) -> None:
     question = new_question()
     embedding_ahead.embed_ahead(deps.query, question)
+    embedding_started(deps, question).result(timeout=600)  # its vectors kept by the embedder
     kept = repr(list(read_ahead._embeddings)) + repr(list(deps.embedder._recent))  # type: ignore[attr-defined]
 
-    assert read_ahead.wait_for_embedding(read_ahead.embedding_key(deps.query, question))
     for text in (question, expand_query(question)):
         assert text not in kept
         assert text.encode() not in kept.encode()
@@ -165,3 +177,38 @@ def test_embedding_ahead_leaves_a_question_without_expansion_to_the_screen(deps:
 
     assert expand_query(question) == question
     assert encoder.texts == [question]  # the screen's call; the search's found it
+
+
+def test_embedding_ahead_still_queued_is_done_by_classify_itself(deps: Dependencies,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    # other questions' work holds both reading-ahead threads: Classify does not wait behind them
+    release = threading.Event()
+    busy = [read_ahead._threads.submit(release.wait, 30) for _ in range(2)]
+    question = new_question()
+    encoder = Recording(deps.embedder, monkeypatch)  # type: ignore[arg-type]
+    try:
+        embedding_ahead.embed_ahead(deps.query, question)
+        planning.classify(deps.query, checked(question))
+    finally:
+        release.set()
+        for future in busy:
+            future.result(timeout=30)
+
+    assert sorted(encoder.texts) == sorted([question, expand_query(question)])  # once each, by Classify
+    assert not read_ahead.wait_for_embedding(read_ahead.embedding_key(deps.query, question))
+
+
+def test_embedding_ahead_that_fails_leaves_the_steps_to_embed(deps: Dependencies,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(texts: list[str]) -> Any:
+        raise RuntimeError("the encoder is gone")
+
+    monkeypatch.setattr(deps.embedder, "_embed", broken)
+    question = new_question()
+    state = checked(question)
+
+    embedding_ahead.embed_ahead(deps.query, question)
+    planning.classify(deps.query, state)  # no error: the screen reads words only, the search is planned
+
+    assert state.search_plan
+    assert state.answer_status is not AnswerStatus.REFUSED

@@ -43,17 +43,23 @@ def embed_ahead(ctx: QueryContext, question: str) -> None:
     """When the question arrives (the local runtime, a detector in this process): embed the screen's and the
     search's texts on a reading-ahead thread, one after the other, beside the PHI detection (the ONNX run
     releases the GIL), for Classify Intent to collect (embed_question_ahead)."""
-    if embeds_ahead(ctx):
-        texts = screen_and_search_texts(question)
-        read_ahead.start_embedding(read_ahead.embedding_key(ctx, question), lambda: _embed_each(ctx, texts))
+    try:
+        if embeds_ahead(ctx):
+            texts = screen_and_search_texts(question)
+            read_ahead.start_embedding(read_ahead.embedding_key(ctx, question), lambda: _embed_each(ctx, texts))
+    except Exception as exc:  # noqa: BLE001 - the steps embed (and report failures) themselves
+        log_failure("the question's embedding could not start ahead", exc)
 
 
 def embed_screen_text_ahead(ctx: QueryContext, state: QueryState) -> None:
     """Beside a search ahead (a detector in its worker process), which embeds the search's text: embed the screen's
     on the other reading-ahead thread when it is another text, for Classify Intent to collect."""
-    if embeds_ahead(ctx) and len(texts := screen_and_search_texts(state.request.query)) > 1:
-        read_ahead.start_embedding(read_ahead.embedding_key(ctx, state.request.query),
-                                   lambda: _embed_each(ctx, texts[:1]))
+    try:
+        if embeds_ahead(ctx) and len(texts := screen_and_search_texts(state.request.query)) > 1:
+            read_ahead.start_embedding(read_ahead.embedding_key(ctx, state.request.query),
+                                       lambda: _embed_each(ctx, texts[:1]))
+    except Exception as exc:  # noqa: BLE001 - the steps embed (and report failures) themselves
+        log_failure("the screen's embedding could not start ahead", exc)
 
 
 def _embed_each(ctx: QueryContext, texts: list[str]) -> None:
@@ -69,14 +75,12 @@ def embed_question_ahead(ctx: QueryContext, state: QueryState) -> None:
     that the screen and Search One Source each find theirs instead of the search embedding a second text after
     the screen, in series. Nothing when a search runs ahead (it embeds the search's text itself) or the texts
     are one (the screen's own call embeds it). Never raises: the steps embed (and report failures) themselves."""
-    if (read_ahead.wait_for_embedding(read_ahead.embedding_key(ctx, state.request.query)) or not embeds_ahead(ctx)
-            or callable(getattr(run_detector(ctx, state), "begin", None))):
-        return
-    texts = screen_and_search_texts(state.request.query)
-    if len(texts) < 2:
-        return
     started = time.perf_counter()
     try:
+        if (read_ahead.wait_for_embedding(read_ahead.embedding_key(ctx, state.request.query))
+                or not embeds_ahead(ctx) or callable(getattr(run_detector(ctx, state), "begin", None))
+                or len(texts := screen_and_search_texts(state.request.query)) < 2):
+            return
         ctx.embedder.embed_apart(texts)  # type: ignore[attr-defined]  # embeds_ahead checked it
         stage_span("embed_ahead", started, time.perf_counter())
     except Exception as exc:  # noqa: BLE001 - the screen and the search each embed (and report failures) themselves

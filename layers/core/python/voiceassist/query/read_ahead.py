@@ -74,8 +74,15 @@ def start_embedding(key: EmbeddingKey, embed: Callable[[], None]) -> None:
 
 
 def wait_for_embedding(key: EmbeddingKey) -> bool:
-    """Wait for the embedding started ahead under `key` (once); False when none was started, or it failed or is
-    still running after COLLECT_TIMEOUT_S (the caller's own embedder call then embeds what it finds missing)."""
+    """Wait for the embedding started ahead under `key` (once); False when none was started, it had not begun
+    (still queued behind other questions' work: cancelled, the caller is as quick), or it failed or is still
+    running after COLLECT_TIMEOUT_S (the caller's own embedder call then embeds what it finds missing)."""
+    with _lock:
+        started = _embeddings.get(key)
+    if started is not None and started[1].cancel():
+        with _lock:
+            _embeddings.pop(key, None)
+        return False
     return _take(_embeddings, key, "the embedding ahead failed") is not None
 
 
