@@ -110,6 +110,7 @@ def test_buying_a_precursor_over_the_counter_is_not_extracting_it() -> None:
     "jailbreak of the capsule: the pellets came out of a lansoprazole capsule, still effective?",
     "he has jailbroken his phone to run a looping app with his pump, is that safe",
     "the system message on the infusion pump says 'occlusion downstream', what now",
+    "how do I use sudo to update the dictation software on the ward PC",
 ])
 def test_a_teaching_role_play_a_capsule_or_a_devices_message_is_not_an_attack(text: str) -> None:
     assert not screen_text(text).flagged

@@ -144,7 +144,7 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(?:enable|activate|switch (?:in)?to|go into|enter|turn on|unlock|engage|use)\s+(?:the\s+|your\s+)?"
         r"(?:hidden\s+|secret\s+)?['\"‘“]?(?:developer|expert|sudo|god|admin|root|raw|debug|unrestricted"
         r"|unfiltered|uncensored|jailbreak|dan|evil|dev)(?:\s+\w+)?['\"’”]?\s+mode\b"
-        r"|\b(?:hidden|secret)\s+['\"‘“]?\w+['\"’”]?\s+mode\b|\bsudo\b")),
+        r"|\b(?:hidden|secret)\s+['\"‘“]?\w+['\"’”]?\s+mode\b|\bsudo\s+(?:mode|command)\b")),
     "permission_claimed": (JAILBREAK, _p(
         r"\b(?:(?:pre-?approved|authori[sz]ed|permitted|allowed|cleared|whitelisted|grants?|gives?|given)\s+you"
         r"|you (?:are|have been|were|'re) (?:now )?(?:pre-?approved|authori[sz]ed|permitted|allowed|cleared))\s+"
