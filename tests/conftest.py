@@ -39,6 +39,19 @@ def whisper_decodes_a_recording_once() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def retries_without_waiting() -> Iterator[None]:
+    """Every in-process pipeline runner retries a failed step at once instead of waiting out its ASL Retry
+    interval (5 s then 10 s for a DependencyError): retry_interval_scale=0 by default, as the query and
+    state-machine tests' runners pass it. The retries themselves (how many, on which errors) still run; a test
+    that needs the waits passes retry_interval_scale itself. Servers started as subprocesses keep the real waits."""
+    from voiceassist_local.asl_runner import LocalPipelineRunner
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(LocalPipelineRunner.__init__.__kwdefaults__, "retry_interval_scale", 0.0)
+        yield
+
+
 @pytest.fixture(scope="session")
 def shared_embedder():  # type: ignore[no-untyped-def]
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
@@ -57,6 +70,19 @@ def shared_phi_detector():  # type: ignore[no-untyped-def]
     from voiceassist.composition.phi_detectors import build_detector
 
     return build_detector(Settings(), timeout_s=SHARED_DETECTOR_TIMEOUT_S)
+
+
+@pytest.fixture(scope="session")
+def kb_seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embedder, shared_phi_detector) -> Path:  # type: ignore[no-untyped-def]
+    """The bundled sample corpus ingested once per run into a data folder shared by the xdist workers
+    (tests/support/shared_build.py); a test or module copies it instead of ingesting the corpus again."""
+    from tests.stubs.query_stack import seed_corpus
+    from tests.support.shared_build import built_once
+
+    def seed(folder: Path) -> None:
+        seed_corpus(folder / "data", embedder=shared_embedder, detector=shared_phi_detector)
+
+    return built_once(tmp_path_factory, "kb-seed", seed) / "data"
 
 
 @pytest.fixture

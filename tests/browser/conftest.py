@@ -1,12 +1,14 @@
 """The browser tests' fixtures: the real local server (sample corpus ingested) and headless Chromium.
 
-Both are module-scoped: a module ingests the corpus once and starts one browser; each test gets a fresh tab.
+Both are module-scoped: a module copies the corpus ingested once per run and starts one browser; each test gets a
+fresh tab.
 Screenshots go to $VOICEASSIST_ARTIFACTS/browser (default .artifacts/browser), kept as CI artefacts.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import threading
 import urllib.error
 import urllib.request
@@ -14,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from voiceassist_local.cli.local import ensure_sample_corpus
 from voiceassist_local.server import ADMIN_GROUPS, make_server
 
 from tests.browser.chromium import Chromium, Tab
@@ -26,14 +27,14 @@ ARTIFACTS = Path(os.environ.get("VOICEASSIST_ARTIFACTS", REPO_ROOT / ".artifacts
 
 
 @pytest.fixture(scope="module")
-def server_deps(tmp_path_factory: pytest.TempPathFactory, shared_embedder, shared_phi_detector  # type: ignore[no-untyped-def]
-                ) -> Iterator[Dependencies]:
-    deps = Dependencies(Settings(data_dir=tmp_path_factory.mktemp("web") / "data"))
-    deps.settings.data_dir.mkdir(parents=True)
+def server_deps(tmp_path_factory: pytest.TempPathFactory, kb_seed_dir: Path, shared_embedder,  # type: ignore[no-untyped-def]
+                shared_phi_detector) -> Iterator[Dependencies]:
+    data_dir = tmp_path_factory.mktemp("web") / "data"
+    shutil.copytree(kb_seed_dir, data_dir)  # the sample corpus, ingested once per run (tests/conftest.py)
+    deps = Dependencies(Settings(data_dir=data_dir))
     deps.embedder = shared_embedder  # type: ignore[misc]
     deps.phi_detector = shared_phi_detector  # type: ignore[misc]
     use_dependencies(deps)
-    ensure_sample_corpus(deps)
     yield deps
     use_dependencies(None)
     runner = deps.__dict__.get("pipelines")

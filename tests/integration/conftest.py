@@ -1,5 +1,5 @@
-"""Fixtures for tests against the sample corpus: its seeded data folder (once per run, shared by the xdist
-workers: tests/support/shared_build.py; each test works on a copy), the real query pipeline, Dependencies
+"""Fixtures for tests against the sample corpus: a copy of its seeded data folder (kb_seed_dir, tests/conftest.py:
+once per run, shared by the xdist workers), the real query pipeline, Dependencies
 without a language model (the extractive default), and the local server on it."""
 
 from __future__ import annotations
@@ -14,19 +14,11 @@ import pytest
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.server import make_server
 
-from tests.stubs.query_stack import close, query_runner, seed_corpus
+from tests.stubs.query_stack import close, query_runner
 from tests.support.shared_build import built_once
 from voiceassist import service
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.settings import Settings
-
-
-@pytest.fixture(scope="session")
-def kb_seed_dir(tmp_path_factory: pytest.TempPathFactory, shared_embedder: Any, shared_phi_detector: Any) -> Path:
-    def seed(folder: Path) -> None:
-        seed_corpus(folder / "data", embedder=shared_embedder, detector=shared_phi_detector)
-
-    return built_once(tmp_path_factory, "kb-seed", seed) / "data"
 
 
 @pytest.fixture(scope="session")
