@@ -4,6 +4,7 @@ script's (its features, parameters and rounds)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -153,10 +154,12 @@ def test_rerank_training_refuses_to_write_the_model_from_a_reused_data_folder(
 
 def test_rerank_training_make_target_builds_in_a_fresh_folder_by_default() -> None:
     makefile = Path(__file__).resolve().parents[2] / "Makefile"
+    # a `make test` run's own flags and variables (MAKEFLAGS) must not reach the dry run
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "RERANK_DATA")}
     default = subprocess.run(["make", "-n", "-f", str(makefile), "rerank-model"], capture_output=True, text=True,
-                             check=True, cwd=makefile.parent).stdout
+                             check=True, cwd=makefile.parent, env=env).stdout
     given = subprocess.run(["make", "-n", "-f", str(makefile), "rerank-model", "RERANK_DATA=/tmp/kept"],
-                           capture_output=True, text=True, check=True, cwd=makefile.parent).stdout
+                           capture_output=True, text=True, check=True, cwd=makefile.parent, env=env).stdout
     assert "rerank_training" in default and "--data-root" not in default and "--write" in default
     assert "--data-root /tmp/kept --reuse-data" in given
 
