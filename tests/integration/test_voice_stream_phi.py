@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from socket import SHUT_RDWR
 from typing import Any
 
 import pytest
@@ -133,7 +134,8 @@ def test_voice_stream_failing_after_a_partial_heard_the_name_keeps_it_inside(
         assert partial["type"] == "partial" and "Smith" in partial["data"]["text"]
         # When the stream then fails: the client drops the connection, or sends more than 60 s of audio
         if failure == "disconnect":
-            socket.socket.close()  # no close frame
+            socket.socket.shutdown(SHUT_RDWR)  # no close frame: the connection ends as when the client dies
+            socket.socket.close()
             received: list[dict[str, Any]] = []
         else:
             silence = b"\x00" * (CHUNK * 8)
