@@ -144,6 +144,7 @@ class WebSocket:
         self._buffer = bytearray(pending)  # what the handler's reader had already taken from the socket
         self._active = time.monotonic()  # the last frame received or message sent
         self._held = False
+        self._held_at = 0.0
         self._background: threading.Thread | None = None  # listen_in_background's reader
         self._limits = limits
         self._started = time.monotonic()
@@ -239,12 +240,16 @@ class WebSocket:
         held (`hold_idle`), `idle_seconds` since the last frame received or message sent."""
         while len(self._buffer) < count:
             now = time.monotonic()
-            if self._background is not None and not self._closing:  # answering pings only: no limit, see close()
-                self._started = self._active = now
-            left = self._limits.connection_seconds - (now - self._started)
+            if self._closing:  # waiting for the client's close frame, a little
+                left = quiet = self._wait - (now - self._active)
+            elif self._background is not None or self._held:
+                # answering pings only (see close()), or the server owes the client a message: no limit runs
+                left = quiet = self._limits.idle_seconds
+            else:
+                left = self._limits.connection_seconds - (now - self._started)
+                quiet = self._wait - (now - self._active)
             if left <= 0:
                 self._fail(POLICY, f"a connection may last at most {self._limits.connection_seconds:.0f} s")
-            quiet = self._wait - (now - self._active) if not self._held or self._closing else left
             if quiet <= 0:
                 self._fail(POLICY, f"nothing was received for {self._limits.idle_seconds:.0f} s")
             try:
@@ -264,9 +269,15 @@ class WebSocket:
         return data
 
     def hold_idle(self, held: bool) -> None:
-        """While held, the client is waiting for the server (a partial transcript decoding): it is not idle."""
+        """While held, the client is waiting for the server (a partial transcript decoding): it is not idle, and
+        the time does not count toward the connection's duration (the server, not the client, is slow)."""
+        now = time.monotonic()
+        if held and not self._held:
+            self._held_at = now
+        elif self._held and not held:
+            self._started += now - self._held_at
         self._held = held
-        self._active = time.monotonic()
+        self._active = now
 
     # ---- writing -------------------------------------------------------------------------------------------
     def send_text(self, text: str) -> None:

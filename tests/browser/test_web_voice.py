@@ -215,3 +215,37 @@ def test_a_spoken_patient_name_is_answered_inside_the_boundary(
     assert find_phi(PHI_VALUES, *cloud.calls) == [], "what was heard reached the cloud model"
     out, err = capfd.readouterr()
     assert find_phi(PHI_VALUES, *logs, out, err) == [], "what was heard reached a log"
+
+
+class HearsTheQuestion:
+    name = "hears-the-question"
+
+    def transcribe(self, audio: bytes, *, max_seconds: float = 60.0) -> Transcript:
+        return Transcript(text=QUESTION, language="en", duration_seconds=1.0, confidence=0.9, engine=self.name)
+
+
+STREAM_FROM_THE_PAGE = """new Promise((resolve) => {
+  const socket = new WebSocket(location.origin.replace("http", "ws") + "/v1/voice/stream", ["voiceassist"]);
+  const types = [];
+  socket.onopen = () => {
+    socket.send(JSON.stringify({type: "start", format: "audio/pcm", partials: false}));
+    const second = new Int16Array(16000).buffer;
+    socket.send(second.slice(0, 20000));
+    socket.send(second.slice(20000));
+    socket.send(JSON.stringify({type: "end"}));
+  };
+  socket.onmessage = (message) => types.push(JSON.parse(message.data).type);
+  socket.onclose = (event) => resolve({code: event.code, protocol: socket.protocol, types});
+})"""
+
+
+def test_chromiums_websocket_streams_a_question_and_gets_the_answers_events(
+        tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Chromium's own WebSocket (masking, its Origin and Sec-Fetch-Site from the page) against GET /v1/voice/stream
+    monkeypatch.setattr(server_deps, "speech_to_text", HearsTheQuestion())
+    tab.open(base_url)
+    result = tab.evaluate(STREAM_FROM_THE_PAGE)
+    assert result["code"] == 1000 and result["protocol"] == "voiceassist"
+    assert result["types"][0] == "transcript" and result["types"][-1] == "done"
+    assert {"route", "retrieval", "citations"} <= set(result["types"])
+    assert tab.errors() == []

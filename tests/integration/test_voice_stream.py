@@ -20,6 +20,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from tests.stubs.query_stack import recorded_logs
+from voiceassist.conversation import events
 from voiceassist.errors import InvalidInput
 from voiceassist.speech import Transcript
 from voiceassist.speech.stream import PCM_BYTES_PER_SECOND, WAV_HEADER_BYTES
@@ -84,30 +85,30 @@ def test_voice_stream_sends_partials_as_the_recording_doubles_then_the_transcrip
     recognizer = SecondsHeard()
     monkeypatch.setattr(kb_deps, "speech_to_text", recognizer)
     with connect(ws_url, open_timeout=WAIT_S) as socket:
-        socket.send(start(ask=False))
-        for _ in range(6):  # 3 s: the first partial is due
+        socket.send(start(ask=False, partials=True))
+        for _ in range(10):  # 5 s: the first partial is due
             socket.send(HALF_SECOND)
         assert json.loads(socket.recv(timeout=WAIT_S)) == {"type": "partial",
-                                                           "data": {"text": "3.0 seconds", "duration_seconds": 3.0}}
-        for _ in range(5):  # 5.5 s: not yet twice the last partial's
+                                                           "data": {"text": "5.0 seconds", "duration_seconds": 5.0}}
+        for _ in range(9):  # 9.5 s: not yet twice the last partial's
             socket.send(HALF_SECOND)
-        socket.send(HALF_SECOND)  # 6 s
-        assert json.loads(socket.recv(timeout=WAIT_S))["data"]["text"] == "6.0 seconds"
+        socket.send(HALF_SECOND)  # 10 s
+        assert json.loads(socket.recv(timeout=WAIT_S))["data"]["text"] == "10.0 seconds"
         socket.send(HALF_SECOND)
         socket.send(json.dumps({"type": "end"}))
         received, code = messages_until_close(socket)
     assert [item["type"] for item in received] == ["transcript"]  # ask: false: the transcript to correct, no answer
-    assert received[0]["data"]["text"] == "6.5 seconds" and code == 1000
+    assert received[0]["data"]["text"] == "10.5 seconds" and code == 1000
     assert recognizer.calls == 3  # two partials and the final: no decode beyond the schedule
     assert "voice.stream" in {r.action for r in kb_deps.audit.list(user_id="local-user", limit=10)}
 
 
-def test_voice_stream_without_partials_decodes_once(ws_url: str, kb_deps: Any, monkeypatch: pytest.MonkeyPatch
+def test_voice_stream_without_partials_asked_decodes_once(ws_url: str, kb_deps: Any, monkeypatch: pytest.MonkeyPatch
                                                     ) -> None:
     recognizer = SecondsHeard()
     monkeypatch.setattr(kb_deps, "speech_to_text", recognizer)
     with connect(ws_url, open_timeout=WAIT_S) as socket:
-        socket.send(start(ask=False, partials=False))
+        socket.send(start(ask=False))  # partials are asked for: none by default
         for _ in range(16):
             socket.send(HALF_SECOND)
         socket.send(json.dumps({"type": "end"}))
@@ -132,8 +133,14 @@ def test_voice_stream_answers_the_transcript_with_the_query_streams_events(
     request = urllib.request.Request(kb_server_url + "/v1/query/stream", data=json.dumps({"query": QUESTION}).encode(),
                                      headers={"Content-Type": "application/json"}, method="POST")
     with urllib.request.urlopen(request, timeout=WAIT_S) as reply:  # noqa: S310 - 127.0.0.1
-        typed = [line.split(": ", 1)[1] for line in reply.read().decode().splitlines() if line.startswith("event: ")]
-    assert [item["type"] for item in received[1:]] == typed
+        lines = reply.read().decode().splitlines()
+    typed = dict(zip([line[7:] for line in lines if line.startswith("event: ")],
+                     [json.loads(line[6:]) for line in lines if line.startswith("data: ")], strict=True))
+    spoken = {item["type"]: item["data"] for item in received[1:]}
+    assert set(spoken) <= set(events.EVENT_TYPES) and {"route", "retrieval", "citations", "done"} <= set(spoken)
+    for kind in ("route", "done"):
+        assert set(spoken[kind]) == set(typed[kind]), kind
+    assert set(done["metadata"]) == set(typed["done"]["metadata"])
     assert done["answer"] and "[1]" in done["answer"]
 
 
@@ -223,8 +230,8 @@ def test_voice_stream_client_waiting_for_the_server_is_not_idle_and_gets_its_pon
     monkeypatch.setattr(voice_stream, "LIMITS", Limits(message_bytes=65536, connection_bytes=1 << 20,
                                                        connection_seconds=WAIT_S, idle_seconds=3.0))
     with connect(ws_url, open_timeout=WAIT_S, ping_interval=None) as socket:
-        socket.send(start(ask=False))
-        for _ in range(6):
+        socket.send(start(ask=False, partials=True))
+        for _ in range(10):
             socket.send(HALF_SECOND)
         # a client that waits for its partial is not idle while the server decodes it
         time.sleep(4.0)

@@ -122,12 +122,12 @@ def test_voice_stream_routes_a_spoken_patient_name_as_phi_inside_the_boundary(
 def test_voice_stream_failing_after_a_partial_heard_the_name_keeps_it_inside(
         phi_stack: QueryStack, ws_url: str, spoken_phi: bytes, capfd: pytest.CaptureFixture[str],
         failure: str) -> None:
-    # Given a partial transcript that heard the patient's name (the first 3.5 s of the question)
+    # Given a partial transcript that heard the patient's name (the first 5.5 s of the question)
     byte_rate = int.from_bytes(spoken_phi[28:32], "little")
-    prefix = spoken_phi[:44 + int(3.5 * byte_rate) // 2 * 2]
+    prefix = spoken_phi[:44 + int(5.5 * byte_rate) // 2 * 2]
     with recorded_logs() as logs:
         socket = connect(ws_url, open_timeout=60, max_size=None)
-        socket.send(json.dumps({"type": "start", "format": "audio/wav"}))
+        socket.send(json.dumps({"type": "start", "format": "audio/wav", "partials": True}))
         for offset in range(0, len(prefix), CHUNK):
             socket.send(prefix[offset:offset + CHUNK])
         partial = json.loads(socket.recv(timeout=WAIT_S))

@@ -78,13 +78,13 @@ def test_stream_partial_schedule_doubles_so_partials_cost_at_most_twice_the_audi
         if schedule.due(seconds):
             schedule.started(seconds)
             decoded.append(seconds)
-    assert decoded == [3.0, 6.0, 12.0, 24.0, 48.0]
+    assert decoded == [5.0, 10.0, 20.0, 40.0]
     assert sum(decoded) <= 2 * 60
 
 
 def test_stream_start_message_takes_only_the_documented_options() -> None:
     start = StreamStart.model_validate_json('{"type": "start", "format": "audio/pcm"}')
-    assert (start.ask, start.partials, start.session_id) == (True, True, None)
+    assert (start.ask, start.partials, start.session_id) == (True, False, None)  # partials cost a decode each
     with pytest.raises(ValueError):
         StreamStart.model_validate_json('{"type": "start", "format": "audio/pcm", "language": "fr"}')
     assert len(wav_header(PCM_BYTES_PER_SECOND)) == 44

@@ -2,7 +2,7 @@
 start message says, the recording as it grows, and when a partial transcript is worth its cost.
 
 The protocol (docs/api.md, "Voice over a WebSocket"; decision 0031):
-  client: {"type": "start", "format": ..., "session_id"?, "ask"?, "partials"?}, binary audio frames,
+  client: {"type": "start", "format": ..., "session_id"?, "ask"? (true), "partials"? (false)}, binary audio,
           {"type": "end"}
   server: {"type": "partial", "data": {"text", "duration_seconds"}} (zero or more), then {"type": "transcript",
           "data": <Transcript, as POST /v1/voice/transcribe returns it>}, then, with "ask" (the default), the
@@ -28,9 +28,13 @@ PCM_RATE = 16_000
 PCM_BYTES_PER_SECOND = PCM_RATE * 2
 # Partial transcripts: Whisper decodes a whole window whatever the audio's length (the encoder's cost does not
 # shrink with a shorter recording), so a partial costs about what the final decode costs. One is decoded when
-# the recording has reached FIRST_PARTIAL_SECONDS, then each time it has doubled since the last one (3, 6, 12, 24,
-# 48 s: at most 5 for the 60 s limit, 1 for a 5 s question), and never two at a time for one connection.
-FIRST_PARTIAL_SECONDS = 3.0
+# the recording has reached FIRST_PARTIAL_SECONDS, then each time it has doubled since the last one (5, 10, 20,
+# 40 s: at most 4 for the 60 s limit, none for a question shorter than 5 s), and never two at a time for one
+# connection. From 3 s, four dev questions read by espeak-ng (3.3 s each) cost 1.47x the CPU of no partials and
+# got no partial at all: each ended while its partial was decoding (bench/voice_stream.py, docs/benchmarks.md
+# "Voice over the WebSocket"); from 5 s, three PHI probe sentences (5.2 s each) cost 1.74x and got none either.
+# A spoken question is short, and a partial helps only a longer one: so partials are asked for, not sent unasked.
+FIRST_PARTIAL_SECONDS = 5.0
 # WebM and Ogg chunks carry Opus at a rate the browser chooses; their duration is only known by decoding, so
 # their schedule counts bytes from this rate (MediaRecorder's Opus in Chromium is near 32 kbit/s; at a higher
 # rate the first partial comes sooner) and the doubling keeps the bound.
@@ -49,7 +53,8 @@ class StreamStart(BaseModel):
     session_id: str | None = Field(default=None, max_length=128)
     ask: bool = Field(default=True, description="answer the transcript as a question (false: transcript only, "
                                                 "for the clinician to correct and ask as text)")
-    partials: bool = True
+    partials: bool = Field(default=False, description="send partial transcripts as the audio arrives (at 5 s, "
+                                                     "then each time it doubles); each costs a decode")
 
 
 def media_type(format_name: str) -> str:
