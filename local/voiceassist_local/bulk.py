@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 # Executions under way at once: enough for Embed to gather a batch while others extract (and the index's
 # gathered writes a group). Not more: at 64, 89 of 300 SciFact records failed their metadata screen at load
-# ~35 ("PHI detector busy: no detection could start within 8 s"; docs/benchmarks.md, "Peers").
+# ~35 ("PHI detector busy: no detection could start within 8 s"; docs/benchmarks.md, "Peers"). Such a record is
+# now retried by the workflow (PhiDetectorBusy) instead of failing; the window was not measured again since.
 IN_FLIGHT = 16
 POLL_SECONDS = 0.02
 TERMINAL = {JobState.COMPLETED, JobState.FAILED, JobState.SUPERSEDED}

@@ -12,9 +12,10 @@ from voiceassist_local.server import to_api_gateway_event
 
 from voiceassist import service
 from voiceassist.composition import Dependencies
+from voiceassist.ingest.screening import PhiDetectorBusy
 from voiceassist.ingest.triggers import object_created_event
 from voiceassist.models import DocumentStatus, JobState, PhiEntity, PhiResult, SearchMode, SearchQuery
-from voiceassist.phi.detection import FailClosedDetector, failed_result
+from voiceassist.phi.detection import BUSY, FailClosedDetector, failed_result
 
 PHI_NAME = "Zebulon_Quartermaine_MRN_84736251_DOB_1961-04-17_sepsis.md"
 PHI_VALUES = ("zebulon", "quartermaine", "84736251", "1961-04-17")
@@ -46,6 +47,87 @@ def test_screen_metadata_runs_after_register_and_before_anything_reads_the_metad
     assert screen["ResultPath"] == "$.screening"  # the state keeps doc_id and job_id for Extract
     # a detection that failed (a time-out under load) is tried again before the job fails closed
     assert any("MetadataNotScreened" in retry["ErrorEquals"] for retry in screen["Retry"])
+
+
+def _busy_retrier() -> dict[str, Any]:
+    [retrier] = [r for r in _states()["Screen Metadata"]["Retry"] if PhiDetectorBusy.__name__ in r["ErrorEquals"]]
+    return retrier
+
+
+def test_every_screening_step_retries_a_busy_detector_longer_than_a_failed_one() -> None:
+    # Step Functions sees a Lambda's exception by its class name: the Retry must name the class screening raises
+    screens = [state for state in _states().values() if state.get("Resource") == "${IngestScreenFunctionArn}"]
+    assert screens and all(
+        any(r["ErrorEquals"] == [PhiDetectorBusy.__name__] for r in state["Retry"]) for state in screens)
+    busy = _busy_retrier()
+    [failed] = [r for r in _states()["Screen Metadata"]["Retry"] if "MetadataNotScreened" in r["ErrorEquals"]]
+    # back-pressure waits its turn: more attempts, growing waits, spread apart so a crowd does not return at once
+    assert busy["MaxAttempts"] > failed["MaxAttempts"] and busy["BackoffRate"] > 1
+    assert busy["JitterStrategy"] == "FULL" and busy["MaxDelaySeconds"] >= busy["IntervalSeconds"]
+
+
+class _BusyFor:
+    """A detector too busy to start `times` detections (FailClosedDetector's queue wait ran out), then working;
+    it records how many chunks the index held at each busy answer."""
+
+    def __init__(self, inner: Any, times: int, index: Any) -> None:
+        self.inner, self.left, self.index = inner, times, index
+        self.busy_calls = 0
+        self.indexed_while_busy: list[int] = []
+
+    def detect(self, text: str) -> PhiResult:
+        if self.left > 0:
+            self.left -= 1
+            self.busy_calls += 1
+            self.indexed_while_busy.append(self.index.count())
+            return failed_result(f"{BUSY}: no detection could start within 8 s")
+        result: PhiResult = self.inner.detect(text)
+        return result
+
+
+def test_a_detector_busy_for_a_while_is_waited_for_and_the_document_is_screened_then_indexed(
+        ingest_deps: Dependencies, ingest: Any, keyword_search: Any) -> None:
+    # Given a detector busy for more attempts than a failed detection gets (MetadataNotScreened: 1 + 2)
+    busy = _BusyFor(ingest_deps.phi_detector, times=5, index=ingest_deps.index)
+    ingest_deps.phi_detector = busy  # type: ignore[misc]
+
+    # When a document named after a patient is uploaded
+    job = ingest(PHI_NAME, GUIDE)
+
+    # Then it was retried until the detector answered: screened, redacted, and only then indexed
+    assert (job.state, job.reason) == (JobState.COMPLETED, None)
+    assert busy.busy_calls == 5 and busy.indexed_while_busy == [0] * 5
+    document = ingest_deps.documents.get(job.doc_id)
+    assert document.status is DocumentStatus.ACTIVE and document.metadata_screened is True
+    assert "PERSON" in job.metadata_phi_redacted and document.metadata.title.startswith("<PERSON>")
+    assert keyword_search("lactate") == [(document.doc_key, 1)]
+
+
+def test_a_detector_that_stays_busy_fails_the_job_closed_as_back_pressure_to_ingest_again(
+        ingest_deps: Dependencies, ingest: Any, keyword_search: Any) -> None:
+    working = ingest_deps.phi_detector
+    busy = _BusyFor(working, times=10_000, index=ingest_deps.index)
+    ingest_deps.phi_detector = busy  # type: ignore[misc]
+
+    job = ingest(PHI_NAME, GUIDE)
+
+    # Then every attempt the Retry allows was made, and the job FAILED saying it was back-pressure, quoting nothing
+    assert busy.busy_calls == 1 + _busy_retrier()["MaxAttempts"]
+    assert job.state is JobState.FAILED and job.reason is not None
+    assert "busy" in job.reason and "back-pressure" in job.reason and "ingest it again" in job.reason
+    assert not any(value in job.reason.lower() for value in PHI_VALUES)
+    # and nothing was indexed or screened
+    assert set(busy.indexed_while_busy) == {0} and keyword_search("lactate") == []
+    document = ingest_deps.documents.get(job.doc_id)
+    assert document.status is DocumentStatus.FAILED and document.metadata_screened is False
+
+    # When the detector is free again and the document is uploaded again (what a re-run of ingest-jsonl does)
+    ingest_deps.phi_detector = working  # type: ignore[misc]
+    again = ingest(PHI_NAME, GUIDE)
+
+    # Then that upload is screened and indexed (the failed version is not taken for the same content, live)
+    assert again.state is JobState.COMPLETED and not again.unchanged
+    assert keyword_search("lactate") == [(ingest_deps.documents.get(again.doc_id).doc_key, 2)]
 
 
 class _FailsOnce:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
 from voiceassist import service
-from voiceassist.ingest.screening import MetadataNotScreened, pseudonymous_key, screen_metadata
+from voiceassist.ingest.screening import MetadataNotScreened, PhiDetectorBusy, pseudonymous_key, screen_metadata
 from voiceassist.models import DocumentMetadata, PhiResult
 from voiceassist.phi.detection import FailClosedDetector
 
@@ -122,6 +123,37 @@ def test_a_crashing_detector_fails_closed_without_quoting_a_value() -> None:
 
     message = str(raised.value).lower()
     assert "could not be screened for phi" in message and "retry the job" in message
+    assert not any(value in message for value in PHI_VALUES)
+
+
+class _Hung:
+    """Never answers until released: its one worker stays busy, so the next detection cannot start."""
+
+    def __init__(self) -> None:
+        self.release = threading.Event()
+
+    def detect(self, text: str) -> PhiResult:
+        self.release.wait(timeout=30)
+        return PhiResult(contains_phi=False, redacted_text=text)
+
+
+def test_a_busy_detector_is_back_pressure_distinct_from_a_failed_screen() -> None:
+    # Given a detector whose one worker is held by a hung detection (a crowd of uploads on one CPU)
+    hung = _Hung()
+    detector = FailClosedDetector(hung, timeout_s=0.05, queue_timeout_s=0.1)
+    metadata = service.metadata_for(PHI_NAME, {})
+    try:
+        with pytest.raises(MetadataNotScreened) as timed_out:  # the first detection starts, then times out
+            screen_metadata(detector, metadata, PHI_NAME)
+        with pytest.raises(PhiDetectorBusy) as busy:  # the next cannot start at all
+            screen_metadata(detector, metadata, PHI_NAME)
+    finally:
+        hung.release.set()
+
+    # Then only the second is back-pressure (the workflow retries it by this class name), and it says so
+    assert not isinstance(timed_out.value, PhiDetectorBusy)
+    message = str(busy.value).lower()
+    assert "busy" in message and "back-pressure" in message and "ingest it again" in message
     assert not any(value in message for value in PHI_VALUES)
 
 

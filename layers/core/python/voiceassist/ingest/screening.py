@@ -21,7 +21,7 @@ Extract, the workflow runs the PHI detector over every free-text value (docs/phi
   under incoming/ is moved to a key without its file name (settling.py);
 - a detector that fails or times out fails the job (fail closed) with a reason that quotes no value; nothing
   was indexed, the raw values stay where only Screen reads them (the API withholds unscreened metadata), and
-  retrying the job screens again.
+  retrying the job screens again; a detector too busy to start raises PhiDetectorBusy (retried longer: below).
 
 Bibliographic values are kept as what they are: a DOI or PMID in its format is not run through the detector (a
 PMID is a bare digit run, which the record-number recognizer takes for an MRN), the url field is not redacted as
@@ -56,9 +56,9 @@ from voiceassist.ingest.title_reading import (
     neighbouring_names,
     numbering_plan_phone,
 )
-from voiceassist.models import DocumentMetadata, KnowledgeDocument, PhiEntity, utc_now
+from voiceassist.models import DocumentMetadata, KnowledgeDocument, PhiEntity, PhiResult, utc_now
 from voiceassist.observability import logger
-from voiceassist.phi.detection import whole_word_span
+from voiceassist.phi.detection import detector_busy, whole_word_span
 from voiceassist.ports import PhiDetector
 
 KEY_FIELDS = frozenset({"doc_key", "file_name"})  # names and paths: "_", "-", "/", "+" separate words there
@@ -83,6 +83,26 @@ class MetadataNotScreened(VoiceAssistError):
                          "nothing was indexed: retry the job")
 
 
+class PhiDetectorBusy(MetadataNotScreened):
+    """No detection could start: the detector was busy (back-pressure, not a verdict). Step Functions sees the class
+    name: ingest.asl.json's Retry on "PhiDetectorBusy" waits longer; then the job fails closed, nothing indexed."""
+
+    code = "phi_detector_busy"
+
+    def __init__(self, reason: str) -> None:
+        VoiceAssistError.__init__(
+            self, f"the PHI detector was busy (back-pressure: {reason}), so the document's file name and metadata "
+                  "were not screened and nothing was indexed: ingest it again (a re-run of ingest-jsonl picks it "
+                  "up) or retry the job")
+
+
+def _checked(result: PhiResult) -> list[PhiEntity]:
+    """The entities of a detection that ran; a failed one stops the screen (busy: PhiDetectorBusy)."""
+    if result.error is not None:
+        raise PhiDetectorBusy(result.error) if detector_busy(result) else MetadataNotScreened(result.error)
+    return result.entities
+
+
 @dataclass(frozen=True)
 class ScreenedMetadata:
     metadata: DocumentMetadata
@@ -101,10 +121,7 @@ def screen_metadata(detector: PhiDetector, metadata: DocumentMetadata, file_name
         if field in _BIBLIOGRAPHIC and _BIBLIOGRAPHIC[field].fullmatch(text):
             continue
         probe = _probe(field, text)
-        result = detector.detect(probe)
-        if result.error is not None:
-            raise MetadataNotScreened(result.error)
-        entities = result.entities
+        entities = _checked(detector.detect(probe))
         # capitals say nothing in a headline: read it without them (unless a cued record number or date of birth
         # says whom the title is about: "Referral: Veindorfer Teresa, MRN 87200282")
         if field in TITLED_FIELDS and headline_case(probe) and not cued_identifier(entities):
@@ -206,10 +223,7 @@ def _values(metadata: DocumentMetadata, file_name: str) -> list[tuple[str, str]]
 
 
 def _folded(detector: PhiDetector, probe: str) -> list[PhiEntity]:
-    folded = detector.detect(case_folded(probe))
-    if folded.error is not None:
-        raise MetadataNotScreened(folded.error)
-    return folded.entities
+    return _checked(detector.detect(case_folded(probe)))
 
 
 def _widen_names(detector: PhiDetector, values: list[tuple[str, str]], found: dict[str, str]) -> None:

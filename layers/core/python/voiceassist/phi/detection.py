@@ -21,6 +21,8 @@ from voiceassist.ports import PhiDetector
 DEFAULT_TIMEOUT_S = 2.0
 # What a failed detection reports as its redacted text: it could not tell what to hide, so it hides all.
 WITHHELD = "<WITHHELD>"
+# How a detection that never started (every worker busy: back-pressure, not a verdict) begins its error.
+BUSY = "PHI detector busy"
 
 
 _JOINERS = "-'’"
@@ -70,6 +72,12 @@ def redact(text: str, entities: Sequence[PhiEntity]) -> str:
 def failed_result(reason: str) -> PhiResult:
     """A detection that could not run: counts as PHI, hides the whole text, says why without the text."""
     return PhiResult(contains_phi=True, entities=[], redacted_text=WITHHELD, error=reason)
+
+
+def detector_busy(result: PhiResult) -> bool:
+    """Whether a failed detection never started because the detector was busy (FailClosedDetector's queue wait
+    ran out). It still fails closed; a caller that can wait (ingestion) may try again later, the query cannot."""
+    return result.error is not None and result.error.startswith(BUSY)
 
 
 class FailClosedDetector:
@@ -127,7 +135,7 @@ class FailClosedDetector:
 
         future = self._executor.submit(run)
         if not started.wait(self.queue_timeout_s) and future.cancel():
-            return self._failed(f"PHI detector busy: no detection could start within {self.queue_timeout_s:g} s")
+            return self._failed(f"{BUSY}: no detection could start within {self.queue_timeout_s:g} s")
         try:
             result = future.result(timeout=self.timeout_s)
         except FutureTimeout:
