@@ -14,7 +14,7 @@
 - Idle connections cannot starve the rest: when every slot is taken, the connection idle the longest (open,
   waiting for its first or next request) is closed to make room, so sockets one client leaves open do not
   turn everyone else away.
-- A WebSocket handshake (websocket.py) passes every check above before the upgrade, and its Origin is checked
+- A WebSocket handshake (websocket_handshake.py) passes every check above before the upgrade, and its Origin is checked
   as a state-changing request's (browsers let any page open a WebSocket anywhere); browsers may offer the token
   as a subprotocol, since they cannot set Authorization on a WebSocket.
 - A structured access log line per request (method, path without the query string, status, bytes, ms).
@@ -45,7 +45,7 @@ from voiceassist_local.request_checks import (
     path_refusal,
     simple_body_refusal,
 )
-from voiceassist_local.websocket import is_upgrade
+from voiceassist_local.websocket_handshake import is_upgrade
 
 READ_TIMEOUT_S = 10.0  # per read: an idle keep-alive connection or a stalled body
 REQUEST_DEADLINE_S = 30.0  # to read one whole request, headers and body

@@ -39,9 +39,8 @@ from voiceassist_local.websocket import (
     ConnectionClosed,
     Limits,
     WebSocket,
-    accept,
-    handshake_refusal,
 )
+from voiceassist_local.websocket_handshake import accept, handshake_refusal
 
 PATH = "/v1/voice/stream"
 ARRIVAL_GRACE_S = 30.0  # a live recording of MAX_AUDIO_SECONDS arrives in about that time, plus this

@@ -1,10 +1,7 @@
-"""RFC 6455 WebSockets, server side, inside the guarded local server (http_guard.py runs first: Host, Origin,
-token and body checks are done before `accept` writes the 101).
+"""RFC 6455 WebSockets, server side, inside the guarded local server: the connection once the handshake
+(websocket_handshake.py, after http_guard.py's Host, Origin, token and body checks) has switched protocols.
 
-- Handshake: GET with `Upgrade: websocket` and `Connection: upgrade`, `Sec-WebSocket-Version: 13` (426 naming
-  version 13 otherwise), a `Sec-WebSocket-Key` of 16 base64-encoded bytes; the reply's `Sec-WebSocket-Accept` is
-  base64(SHA-1(key + the RFC's GUID)). No extension is negotiated (so the RSV bits must be 0). The `voiceassist`
-  subprotocol is echoed when offered (browsers offer it with the token, as on AWS: authentication.py).
+- No extension is negotiated, so the RSV bits must be 0.
 - Frames: every client frame masked (1002 otherwise); text and binary messages in one frame or fragmented with
   continuation frames; control frames (ping, pong, close) at most 125 bytes and never fragmented, allowed between
   fragments; a ping is answered with a pong carrying its payload. A text message must be valid UTF-8 (1007),
@@ -18,22 +15,14 @@ token and body checks are done before `accept` writes the 101).
 
 from __future__ import annotations
 
-import base64
 import codecs
 import contextlib
-import hashlib
 import socket
 import struct
 import threading
 import time
 from dataclasses import dataclass
-from email.message import Message
-from http.server import BaseHTTPRequestHandler
 
-from voiceassist.authentication import accepted_subprotocol
-
-GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
-VERSION = "13"
 CONTINUATION, TEXT, BINARY, CLOSE, PING, PONG = 0x0, 0x1, 0x2, 0x8, 0x9, 0xA
 NORMAL, GOING_AWAY, PROTOCOL_ERROR, UNSUPPORTED_DATA, NO_STATUS, ABNORMAL = 1000, 1001, 1002, 1003, 1005, 1006
 INVALID_DATA, POLICY, TOO_BIG, SERVER_ERROR = 1007, 1008, 1009, 1011
@@ -41,9 +30,6 @@ MAX_CONTROL_PAYLOAD = 125
 CLOSE_WAIT_S = 2.0  # for the client's answer to the server's close frame
 # Close codes a client may send (RFC 6455 7.4.1 and the IANA registry); 1005, 1006 and 1015 never go on the wire
 _SENDABLE = frozenset({1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014})
-
-Refusal = tuple[int, str, str]
-
 
 @dataclass(frozen=True)
 class Limits:
@@ -60,63 +46,6 @@ class ConnectionClosed(Exception):  # noqa: N818 - the state, as the websockets 
         super().__init__(code, reason)
         self.code = code
         self.reason = reason
-
-
-def is_upgrade(headers: Message) -> bool:
-    """The request asks to switch to the WebSocket protocol."""
-    return (headers.get("upgrade") or "").strip().lower() == "websocket"
-
-
-def handshake_refusal(headers: Message) -> tuple[int, str, str, list[tuple[str, str]]] | None:
-    """Why this request cannot be upgraded (status, code, message, extra headers), or None."""
-    if not is_upgrade(headers):
-        return (426, "upgrade_required", "this route speaks WebSocket: send Upgrade: websocket",
-                [("Upgrade", "websocket"), ("Sec-WebSocket-Version", VERSION)])
-    connection = {part.strip().lower() for part in (headers.get("connection") or "").split(",")}
-    if "upgrade" not in connection:
-        return 400, "bad_request", "a WebSocket handshake sends Connection: Upgrade", []
-    if (headers.get("sec-websocket-version") or "").strip() != VERSION:
-        return (426, "upgrade_required", "this server speaks WebSocket version 13 (RFC 6455)",
-                [("Sec-WebSocket-Version", VERSION)])
-    try:
-        key = base64.b64decode((headers.get("sec-websocket-key") or "").strip(), validate=True)
-    except ValueError:
-        key = b""
-    if len(key) != 16:
-        return 400, "bad_request", "Sec-WebSocket-Key must be 16 random bytes, base64-encoded", []
-    return None
-
-
-def accept_key(key: str) -> str:
-    return base64.b64encode(hashlib.sha1((key.strip() + GUID).encode("ascii")).digest()).decode("ascii")  # noqa: S324
-
-
-def accept(handler: BaseHTTPRequestHandler, limits: Limits) -> WebSocket:
-    """Write the 101 for a request `handshake_refusal` passed; the connection is the WebSocket's from here."""
-    handler.send_response(101, "Switching Protocols")
-    handler.send_header("Upgrade", "websocket")
-    handler.send_header("Connection", "Upgrade")
-    handler.send_header("Sec-WebSocket-Accept", accept_key(handler.headers["sec-websocket-key"]))
-    protocol = accepted_subprotocol(handler.headers.get("sec-websocket-protocol"))
-    if protocol:
-        handler.send_header("Sec-WebSocket-Protocol", protocol)
-    handler.end_headers()
-    handler.wfile.flush()
-    handler.close_connection = True  # the connection never returns to HTTP
-    return WebSocket(handler.connection, _buffered(handler), limits)
-
-
-def _buffered(handler: BaseHTTPRequestHandler) -> bytes:
-    """The bytes the handler's buffered reader took from the socket past the request (a client's first frames):
-    from here the WebSocket reads the socket itself, whose time-outs leave it usable."""
-    connection = handler.connection
-    connection.setblocking(False)
-    try:
-        return handler.rfile.read1(65536) or b""
-    except OSError:
-        return b""
-    finally:
-        connection.setblocking(True)
 
 
 def _unmask(data: bytes, key: bytes) -> bytes:

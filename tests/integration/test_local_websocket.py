@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 from voiceassist_local import voice_stream
 from voiceassist_local.server import make_server
-from voiceassist_local.websocket import GUID, Limits, accept_key
+from voiceassist_local.websocket import Limits
+from voiceassist_local.websocket_handshake import GUID, accept_key
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
