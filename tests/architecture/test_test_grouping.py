@@ -11,6 +11,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.support.xdist_order import longest_first
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 # the project's own plugin list (pyproject.toml addopts), which `-c os.devnull` leaves out
@@ -82,3 +86,27 @@ def test_xdist_loadgroup_builds_a_module_fixture_once_and_hands_out_a_slow_test_
     # the slow test is the first its worker ran, though pytest-xdist would hand out both groups first
     (long_worker,) = {line[-1] for line in lines if line[0] == "long"}
     assert [line for line in lines if line[-1] == long_worker][0][0] == "long", lines
+
+
+class _Item:
+    """What longest_first reads of a pytest item: its node id and its markers."""
+
+    def __init__(self, nodeid: str, *, group: str | None = None, slow: bool = False) -> None:
+        self.nodeid = nodeid
+        self._markers = {"xdist_group": pytest.mark.xdist_group(group).mark if group else None,
+                         "slow": pytest.mark.slow.mark if slow else None}
+
+    def get_closest_marker(self, name: str) -> object:
+        return self._markers.get(name)
+
+
+def test_longest_first_spreads_each_files_single_tests_over_the_tail() -> None:
+    items = [_Item(f"test_a.py::t{n}") for n in range(4)] + [_Item(f"test_b.py::t{n}") for n in range(2)] + [
+        _Item("test_g.py::t0", group="g"), _Item("test_g.py::t1", group="g"), _Item("test_s.py::t0", slow=True)]
+
+    longest_first(items)  # type: ignore[arg-type]
+
+    assert [item.nodeid for item in items] == [
+        "test_s.py::t0", "test_g.py::t0", "test_g.py::t1",  # the slow test, then the group in one piece
+        # a's tests at 1/8, 3/8, 5/8, 7/8 of the tail and b's at 1/4 and 3/4, each file in its own order
+        "test_a.py::t0", "test_b.py::t0", "test_a.py::t1", "test_a.py::t2", "test_b.py::t1", "test_a.py::t3"]

@@ -6,9 +6,13 @@ small xdist suite of its own, where importing the project would cost each of its
   that runs the rest of its module, so the fixture is built once: the test is marked xdist_group(<its file>).
   Every other test goes to whichever worker is free. A test marked xdist_group keeps its own group.
 - Longest first: the units marked slow (a test, or a group with a slow test), then the groups, most tests first,
-  then single tests, which fill the tail. pytest-xdist would otherwise put every group of two or more tests before
-  the single tests (its --loadscope-reorder, on by default, sorts the units by their number of tests): a slow single
-  test such as a whole-corpus ingestion started only after every group and could end the run alone on one worker.
+  then single tests, which fill the tail. The single tests of each file are spread evenly over that tail (a test at
+  position i of a file's n goes at (i + 0.5) / n of it, a file's own order kept): files whose tests mostly wait (the
+  PHI matrix's deliberate delays, servers' time limits, sockets) then run beside files that compute, instead of all
+  at once on every worker while the cores idle (docs/benchmarks.md, "The test suite").
+  pytest-xdist would otherwise put every group of two or more tests before the single tests (its
+  --loadscope-reorder, on by default, sorts the units by their number of tests): a slow single test such as a
+  whole-corpus ingestion started only after every group and could end the run alone on one worker.
 """
 
 from __future__ import annotations
@@ -39,19 +43,27 @@ def mark_groups(items: list[pytest.Item]) -> None:
 
 
 def longest_first(items: list[pytest.Item]) -> None:
-    """Sort in place: slow units, then groups by size, then single tests (a stable sort: a module's tests keep
-    their order, and each group stays in one piece)."""
+    """Sort in place: slow units, then groups by size, then single tests spread by file (a stable sort: a
+    module's tests keep their order, and each group stays in one piece)."""
     groups = [group_of(item) for item in items]
     sizes = Counter(group for group in groups if group is not None)
+    files = Counter(item.nodeid.split("::")[0] for item, group in zip(items, groups, strict=True) if group is None)
+    seen: Counter[str] = Counter()
+    spread: dict[int, float] = {}  # a single test's place in the tail: its position in its file, as a fraction
+    for index, (item, group) in enumerate(zip(items, groups, strict=True)):
+        if group is None:
+            file = item.nodeid.split("::")[0]
+            spread[index] = (seen[file] + 0.5) / files[file]
+            seen[file] += 1
     slow_groups = {group for item, group in zip(items, groups, strict=True)
                    if group is not None and item.get_closest_marker("slow") is not None}
 
-    def rank(pair: tuple[pytest.Item, str | None]) -> tuple[bool, bool, int]:
-        item, group = pair
+    def rank(entry: tuple[int, tuple[pytest.Item, str | None]]) -> tuple[bool, bool, int, float]:
+        index, (item, group) = entry
         slow = item.get_closest_marker("slow") is not None or group in slow_groups
-        return (not slow, group is None, -sizes[group] if group is not None else 0)
+        return (not slow, group is None, -sizes[group] if group is not None else 0, spread.get(index, 0.0))
 
-    items[:] = [item for item, _ in sorted(zip(items, groups, strict=True), key=rank)]
+    items[:] = [item for _, (item, _) in sorted(enumerate(zip(items, groups, strict=True)), key=rank)]
 
 
 def pytest_configure(config: pytest.Config) -> None:
