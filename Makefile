@@ -24,8 +24,8 @@ DEV_STAMP := $(VENV)/.installed-dev-$(PINS)
 # (docs/benchmarks.md, "The test suite");
 # PYTEST_WORKERS=0 runs in this process (a debugger, -x).
 # loadgroup: a test on a module-scoped fixture stays with the rest of its module (tests/support/xdist_order.py marks
-# it); every other test goes to whichever worker is free, the slow ones first. Costly session results are built once for all workers
-# (tests/support/shared_build.py).
+# it); every other test goes to whichever worker is free, the slow ones first, then the groups, then each file's single
+# tests spread over the tail. Costly session results are built once for all workers (tests/support/shared_build.py).
 PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1) + 1 )))
 PYTEST := $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 export PORT ?= 8080
