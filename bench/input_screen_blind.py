@@ -1,6 +1,6 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--set blind5|blind6] [--words-only] [--show N] [--half tune|report]
+    .venv/bin/python bench/input_screen_blind.py [--set blind5|blind6|blind7] [--words-only] [--show N] [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
 obfuscated) and blind5_benign.jsonl (152: 82 clinical questions, 70 hard negatives that share words with attacks:
@@ -15,6 +15,11 @@ blind6_attacks.jsonl (120, the same six categories, 20 each) and blind6_benign.j
 session, kept outside the repository while that session's screen work landed, and read once at its end (main at
 5d0a518); development data since. Its halves (the seventh session's rule, fixed before any half was read) hash
 "blind6\n" and the text: the screen's changes are written against `tune`; `report` is read once at the end.
+
+blind7_attacks.jsonl (120, the same six categories) and blind7_benign.jsonl (160: 85 clinical, 75 hard negatives)
+were written by a third engineer the same way at the start of the seventh session (who also wrote the answers
+sets tests/fixtures/answers/blind7.jsonl and blind7_spoken.jsonl), kept outside the repository until that
+session's work had landed, and read once at its end (main at 4d072c6); development data since.
 """
 from __future__ import annotations
 
@@ -43,7 +48,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--words-only", action="store_true")
     parser.add_argument("--show", type=int, default=0)
-    parser.add_argument("--set", dest="name", choices=["blind5", "blind6"], default="blind5")
+    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7"], default="blind5")
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
