@@ -66,6 +66,15 @@ def test_question_concepts_a_score_typed_with_a_space_is_the_listed_abbreviation
     assert "TYPE-2" not in weights("type 2 diabetes")  # a word and a number the list does not join stay apart
 
 
+def test_question_concepts_a_spoken_score_as_whisper_writes_it_is_the_listed_abbreviation() -> None:
+    """Whisper writes a spoken "curb sixty-five" as "CURB -65" (the third blind writer's spoken set)."""
+    passage = hit(CURB_65, "Community-Acquired Pneumonia")
+
+    for heard in ("What's the age cut off in the CURB -65 score?", "age cut off in CURB - 65"):
+        assert "CURB-65" in weights(heard)
+        assert evidence.assess(heard, [passage]).passages[0].missing == ()
+
+
 def test_evidence_a_drug_is_covered_by_its_class_named_but_not_by_another_member_nor_for_its_dose() -> None:
     classes = hit("ACE inhibitors and angiotensin receptor blockers should not be combined.", "Hypertension")
     member = hit("Lisinopril and losartan are often taken together.", "Interactions")

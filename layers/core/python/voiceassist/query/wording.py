@@ -10,8 +10,9 @@ from voiceassist.query.expansion import abbreviation_meanings
 _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")
 
 # A score or marker typed with a space where the abbreviation list joins it with a hyphen or nothing ("curb 65":
-# "CURB-65", "ca 125": "CA-125"): the listed form, so that it is one concept and a passage's "CURB-65" covers it.
-_SPACED_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,}) (\d{1,3})(?![\w.,/-])")
+# "CURB-65", "ca 125": "CA-125"), or with the hyphen loose as Whisper writes a spoken one ("CURB -65", "CURB - 65"):
+# the listed form, so that it is one concept and a passage's "CURB-65" covers it.
+_SPACED_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,})(?: | - | -|- )(\d{1,3})(?![\w.,/-])")
 
 
 def joined_scores(text: str) -> str:
