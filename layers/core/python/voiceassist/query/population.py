@@ -4,7 +4,8 @@ hepatic impairment.
 The groups and their names are MeSH's (the Medical Subject Headings' age groups, with their entry terms:
 "Infant, Newborn" birth to 1 month, "Infant" 1 to 23 months, "Child" 2 to 12 years, "Adolescent" 13 to 18,
 "Adult" 19 to 64, "Aged" 65 and over; "Pregnancy", "Breast Feeding", "Renal Insufficiency", "Hepatic
-Insufficiency"); an age typed as a number ("a 4 year old", "8 yo") falls in its group by those bounds.
+Insufficiency"); an age in digits or words ("a 4 year old", "8 yo", "a ten year old") falls in its group by those
+bounds.
 
 A question about a special group (a neonate, an infant, a child, an adolescent, an older adult, a pregnancy, a
 breastfeeding mother, renal or hepatic impairment) is answered only from evidence that says something about that
