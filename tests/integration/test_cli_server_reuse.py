@@ -153,3 +153,17 @@ def test_documents_delete_through_a_clinicians_server_names_the_setting(
     assert main(["documents", "delete", doc_id]) == 2
     assert "VOICEASSIST_LOCAL_GROUPS=admin,clinician" in capsys.readouterr().err
     assert kb_deps.documents.get(doc_id).status is DocumentStatus.ACTIVE
+
+
+def test_ask_in_process_on_an_empty_knowledge_base_says_how_to_fill_it(local_deps: Dependencies,
+                                                                      monkeypatch: pytest.MonkeyPatch,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """A newcomer's first `ask` before `make run` ever seeded the folder: the abstention alone read as if the
+    question were at fault."""
+    monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(local_deps.settings.data_dir))
+    try:
+        assert main(["ask", QUESTION]) == 0
+        err = capsys.readouterr().err
+        assert "has no searchable document" in err and "make run" in err and "voiceassist ingest" in err
+    finally:
+        use_dependencies(local_deps)

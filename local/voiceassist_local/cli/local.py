@@ -205,6 +205,9 @@ def answer_in_process(question: str, *, top_k: int) -> dict[str, Any]:
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise CliError(f"invalid question ({problems})") from exc
     deps = local_dependencies()
+    if not deps.documents.list(status=DocumentStatus.ACTIVE, limit=1):
+        note(f"(the knowledge base in {deps.settings.data_dir} has no searchable document: `make run` or "
+             "`voiceassist serve` ingests the sample corpus on its first start; `voiceassist ingest FILE` adds yours)")
     warm_up(deps)
     return service.answer(deps, request, user_id="local-user").model_dump(mode="json")
 
