@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from voiceassist_local import voice_stream
 from voiceassist_local.websocket import Limits
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from tests.stubs.query_stack import recorded_logs
+from tests.support.socket_messages import messages_until_close
 from voiceassist.conversation import events
 from voiceassist.errors import InvalidInput
 from voiceassist.speech import Transcript
@@ -67,15 +67,6 @@ def ws_url(kb_server_url: str) -> str:
     return kb_server_url.replace("http://", "ws://") + voice_stream.PATH
 
 
-def messages_until_close(socket: ClientConnection) -> tuple[list[dict[str, Any]], int | None]:
-    received = []
-    try:
-        while True:
-            received.append(json.loads(socket.recv(timeout=WAIT_S)))
-    except ConnectionClosed as closed:
-        return received, closed.rcvd.code if closed.rcvd else None
-
-
 def start(**options: Any) -> str:
     return json.dumps({"type": "start", "format": "audio/pcm", **options})
 
@@ -96,7 +87,7 @@ def test_voice_stream_sends_partials_as_the_recording_doubles_then_the_transcrip
         assert json.loads(socket.recv(timeout=WAIT_S))["data"]["text"] == "10.0 seconds"
         socket.send(HALF_SECOND)
         socket.send(json.dumps({"type": "end"}))
-        received, code = messages_until_close(socket)
+        received, code = messages_until_close(socket, WAIT_S)
     assert [item["type"] for item in received] == ["transcript"]  # ask: false: the transcript to correct, no answer
     assert received[0]["data"]["text"] == "10.5 seconds" and code == 1000
     assert recognizer.calls == 3  # two partials and the final: no decode beyond the schedule
@@ -112,7 +103,7 @@ def test_voice_stream_without_partials_asked_decodes_once(ws_url: str, kb_deps: 
         for _ in range(16):
             socket.send(HALF_SECOND)
         socket.send(json.dumps({"type": "end"}))
-        received, code = messages_until_close(socket)
+        received, code = messages_until_close(socket, WAIT_S)
     assert [item["type"] for item in received] == ["transcript"] and code == 1000
     assert recognizer.calls == 1
 
@@ -124,7 +115,7 @@ def test_voice_stream_answers_the_transcript_with_the_query_streams_events(
         socket.send(start(partials=False))
         socket.send(HALF_SECOND)
         socket.send(json.dumps({"type": "end"}))
-        received, code = messages_until_close(socket)
+        received, code = messages_until_close(socket, WAIT_S)
     assert code == 1000
     assert received[0] == {"type": "transcript", "data": {**received[0]["data"], "text": QUESTION}}
     done = received[-1]["data"]
@@ -156,7 +147,7 @@ def test_voice_stream_refuses_a_bad_start_with_an_error_event_and_a_close_code(
         ws_url: str, first: str | bytes, code: int, error: str) -> None:
     with connect(ws_url, open_timeout=WAIT_S) as socket:
         socket.send(first)
-        received, closed = messages_until_close(socket)
+        received, closed = messages_until_close(socket, WAIT_S)
     assert [item["type"] for item in received] == ["error"] and closed == code
     assert received[0]["data"]["error"]["code"] == error
 
@@ -165,7 +156,7 @@ def test_voice_stream_refuses_audio_that_is_not_the_container_it_named(ws_url: s
     with connect(ws_url, open_timeout=WAIT_S) as socket:
         socket.send(json.dumps({"type": "start", "format": "audio/webm"}))
         socket.send(b"OggS" + b"\x00" * 60)
-        received, closed = messages_until_close(socket)
+        received, closed = messages_until_close(socket, WAIT_S)
     assert received[0]["data"]["error"]["code"] == "unsupported_media_type" and closed == 1003
 
 
@@ -173,7 +164,7 @@ def test_voice_stream_end_without_audio_is_a_400_error_event(ws_url: str) -> Non
     with connect(ws_url, open_timeout=WAIT_S) as socket:
         socket.send(start())
         socket.send(json.dumps({"type": "end"}))
-        received, closed = messages_until_close(socket)
+        received, closed = messages_until_close(socket, WAIT_S)
     assert received[0]["data"]["error"]["code"] == "invalid_input" and closed == 1008
 
 
@@ -191,7 +182,7 @@ def test_voice_stream_recognizer_failure_is_one_error_event_and_logs_nothing_hea
         socket.send(start())
         socket.send(HALF_SECOND)
         socket.send(json.dumps({"type": "end"}))
-        received, closed = messages_until_close(socket)
+        received, closed = messages_until_close(socket, WAIT_S)
     assert [item["type"] for item in received] == ["error"] and closed == code
     assert received[0]["data"]["error"]["code"] == shown and received[0]["data"]["trace_id"]
     out, err = capfd.readouterr()
@@ -241,5 +232,5 @@ def test_voice_stream_client_waiting_for_the_server_is_not_idle_and_gets_its_pon
         # while the final transcript decodes, the server still answers a ping
         assert socket.ping(b"still there?").wait(WAIT_S)
         recognizer.releases.release()
-        received, code = messages_until_close(socket)
+        received, code = messages_until_close(socket, WAIT_S)
     assert [item["type"] for item in received] == ["transcript"] and code == 1000

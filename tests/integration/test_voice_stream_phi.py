@@ -19,8 +19,7 @@ import pytest
 from voiceassist_local import voice_stream
 from voiceassist_local.asl_runner import LocalPipelineRunner
 from voiceassist_local.server import make_server
-from websockets.exceptions import ConnectionClosed
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from tests.stubs.openai_stub import StubReply
 from tests.stubs.query_stack import (
@@ -32,6 +31,7 @@ from tests.stubs.query_stack import (
     query_stack,
     recorded_logs,
 )
+from tests.support.socket_messages import messages_until_close
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
@@ -76,15 +76,6 @@ def everything_kept(stack: QueryStack) -> list[str]:
             *(r.raw_text for r in stack.pubmed.requests), *map(str, stack.traces.entries), *files]
 
 
-def received_until_close(socket: ClientConnection) -> tuple[list[dict[str, Any]], int | None]:
-    received = []
-    try:
-        while True:
-            received.append(json.loads(socket.recv(timeout=WAIT_S)))
-    except ConnectionClosed as closed:
-        return received, closed.rcvd.code if closed.rcvd else None
-
-
 def stream_threads_end() -> list[str]:
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
@@ -102,7 +93,7 @@ def test_voice_stream_routes_a_spoken_patient_name_as_phi_inside_the_boundary(
         for offset in range(0, len(spoken_phi), CHUNK):
             socket.send(spoken_phi[offset:offset + CHUNK])
         socket.send(json.dumps({"type": "end"}))
-        received, code = received_until_close(socket)
+        received, code = messages_until_close(socket, WAIT_S)
     assert code == 1000, received[-1]
     heard = received[0]["data"]["text"]
     assert received[0]["type"] == "transcript" and "Smith" in heard  # the clinician sees what was heard
@@ -142,7 +133,7 @@ def test_voice_stream_failing_after_a_partial_heard_the_name_keeps_it_inside(
             for _ in range(int(60 * byte_rate) // len(silence) + 1):
                 socket.send(silence)
             socket.send(json.dumps({"type": "end"}))
-            received, code = received_until_close(socket)
+            received, code = messages_until_close(socket, WAIT_S)
             assert [item["type"] for item in received if item["type"] != "partial"] == ["error"] and code == 1008
             assert "lasts" in received[-1]["data"]["error"]["message"]
         socket.close()
