@@ -108,6 +108,24 @@ class UnreachableIndex:
         return getattr(self._inner, name)
 
 
+class OutsideEmbedder:
+    """The same vectors from an embedder outside the boundary (a cloud API), recording every text it was given:
+    no question with PHI may reach it, ahead or otherwise. Everything else (embed_apart included) is the inner
+    embedder's, so the boundary check, not a missing method, is what must stop a call."""
+
+    in_boundary = False
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.texts = inner, []
+
+    def embed(self, texts: list[str]) -> Any:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 class CrashingDetector:
     """A PHI detector that crashes, quoting its input in the error as careless libraries do."""
 

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from tests.stubs.query_stack import index_passages
+from tests.stubs.query_stack import OutsideEmbedder, index_passages
 from voiceassist.adapters.onnx.embedder import OnnxEmbedder
 from voiceassist.composition import Dependencies
 from voiceassist.models import AnswerStatus, PhiResult, QueryRequest
@@ -39,22 +39,6 @@ class Recording:
         self.texts: list[str] = []
         real = embedder._embed
         monkeypatch.setattr(embedder, "_embed", lambda texts: self.texts.extend(texts) or real(texts))
-
-
-class OutsideEmbedder:
-    """The same vectors from an embedder outside the boundary (a cloud API): no question may reach it ahead."""
-
-    in_boundary = False
-
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.texts = inner, []
-
-    def embed(self, texts: list[str]) -> Any:
-        self.texts.extend(texts)
-        return self.inner.embed(texts)
-
-    def __getattr__(self, name: str) -> Any:  # embed_apart included: the boundary check must stop it
-        return getattr(self.inner, name)
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.stubs.query_stack import index_passages
+from tests.stubs.query_stack import OutsideEmbedder, index_passages
 from voiceassist.composition import Dependencies
 from voiceassist.models import PhiResult, QueryRequest, SearchFilters, SourceType
 from voiceassist.phi import FailClosedDetector
@@ -52,22 +52,6 @@ class CountingIndex:
     def search(self, query: Any) -> Any:
         self.searches += 1
         return self.inner.search(query)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)
-
-
-class OutsideEmbedder:
-    """The same vectors, from an embedder outside the boundary (a cloud API): no question with PHI may reach it."""
-
-    in_boundary = False
-
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.texts = inner, []
-
-    def embed(self, texts: list[str]) -> Any:
-        self.texts.extend(texts)
-        return self.inner.embed(texts)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
