@@ -73,7 +73,7 @@ run: install
 # fails the target.
 test: setup
 	@$(MAKE) --no-print-directory lint
-	@$(BIN)/mypy --no-error-summary layers/core/python/voiceassist > $(VENV)/mypy.log 2>&1 & typecheck=$$!; \
+	@$(BIN)/mypy --no-error-summary layers/core/python/voiceassist local/voiceassist_local > $(VENV)/mypy.log 2>&1 & typecheck=$$!; \
 	$(PYTEST); tests=$$?; \
 	wait $$typecheck; types=$$?; cat $(VENV)/mypy.log; \
 	if [ $$types -ne 0 ]; then echo "mypy found type errors (above; make typecheck runs it alone)"; fi; \
@@ -99,7 +99,7 @@ lint: install-dev
 	PYTHONPATH=. $(BIN)/lint-imports --no-cache > /dev/null || PYTHONPATH=. $(BIN)/lint-imports --no-cache
 
 typecheck: install-dev
-	$(BIN)/mypy --no-error-summary layers/core/python/voiceassist
+	$(BIN)/mypy --no-error-summary layers/core/python/voiceassist local/voiceassist_local
 
 # Synthesizes every environment (dev, staging, prod) offline with the pinned CLI: no AWS account, no Docker.
 synth: install-dev

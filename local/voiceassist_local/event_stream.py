@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator
 from http.server import BaseHTTPRequestHandler
 
 from pydantic import ValidationError
@@ -29,7 +29,7 @@ END_TYPES = ("done", "error")
 
 
 def stream_query(request: QueryRequest, *, user_id: str, trace_id: str, history: list[Turn] | None = None
-                 ) -> Iterator[events.Event]:
+                 ) -> Generator[events.Event, None, None]:
     """The run's events as they are published, ending with `done` or `error`."""
     channel_id = new_id("chn")
     channel = HUB.open(channel_id)

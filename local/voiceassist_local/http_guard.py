@@ -257,7 +257,9 @@ class GuardedRequestHandler(ReplyWriter):
         scheme, _, value = sent.partition(" ")
         if scheme.lower() != "bearer" and upgrade:
             scheme, value = "bearer", token_from_subprotocols(self.headers.get("sec-websocket-protocol")) or ""
-        return scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), self.server.token.encode())
+        expected = self.server.token or ""  # never called without one (a server with no token guards nothing)
+        return bool(expected) and scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(),
+                                                                                     expected.encode())
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """http.server's own errors (a malformed request line, an unknown method, an over-long header) as

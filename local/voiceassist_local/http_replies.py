@@ -75,14 +75,15 @@ class ReplyWriter(BaseHTTPRequestHandler):
         super().send_response(code, message)
 
     def send_header(self, keyword: str, value: str) -> None:
-        getattr(self, "_header_names", set()).add(keyword.lower())
+        names: set[str] = getattr(self, "_header_names", set())
+        names.add(keyword.lower())
         if keyword.lower() == "content-length" and value.isdigit() and not self._head:
             self._sent_bytes = int(value)  # for the access log, also of a face that writes its own reply
         super().send_header(keyword, value)
 
     def end_headers(self) -> None:
         """REPLY_HEADERS that the face did not set, then the blank line."""
-        names = getattr(self, "_header_names", set())
+        names: set[str] = getattr(self, "_header_names", set())
         for name, value in REPLY_HEADERS if self._status >= 200 else ():  # not on a 100 Continue
             if name.lower() not in names:
                 super().send_header(name, value)
@@ -90,4 +91,4 @@ class ReplyWriter(BaseHTTPRequestHandler):
         super().end_headers()
         if self._head:  # HEAD: a face writes its GET body after the headers; it must not reach the connection,
             self._connection_wfile = self.wfile  # where the client would read it as the next reply's start
-            self.wfile = _NoBody()
+            self.wfile = _NoBody()  # type: ignore[assignment]  # a RawIOBase that drops what it is given
