@@ -32,9 +32,11 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-store",
 }
-# voice_max_seconds: how long the Speak button records before it stops by itself (what /v1/voice/* takes).
+# voice_max_seconds: how long the Speak button records before it stops by itself (what /v1/voice/* takes);
+# voice_stream: the voice socket's path (voice_stream.PATH; faces do not import each other), which the Speak
+# button streams to while recording.
 LOCAL_CONFIG = {"mode": "local", "api_base": "", "auth": None, "websocket_url": None,
-                "voice_max_seconds": int(MAX_AUDIO_SECONDS)}
+                "voice_max_seconds": int(MAX_AUDIO_SECONDS), "voice_stream": "/v1/voice/stream"}
 WEB_FILES = files("voiceassist_local") / "web"
 
 

@@ -10,6 +10,7 @@ import urllib.request
 from collections.abc import Iterator
 
 import pytest
+from voiceassist_local import voice_stream
 from voiceassist_local.server import make_server
 
 from voiceassist.speech import MAX_AUDIO_SECONDS
@@ -37,7 +38,7 @@ def test_the_page_and_its_modules_are_served_with_the_security_headers(server_ur
     status, headers, page = fetch(f"{server_url}/?q=metformin")
     assert status == 200 and headers["content-type"].startswith("text/html")
     assert b'<script type="module" src="/app.js">' in page
-    for name in ("app.js", "api.js", "auth.js", "render.js", "admin.js", "socket.js"):
+    for name in ("app.js", "api.js", "auth.js", "render.js", "admin.js", "socket.js", "voice.js", "voice_socket.js"):
         status, headers, _ = fetch(f"{server_url}/{name}")
         assert status == 200 and headers["content-type"].startswith("text/javascript"), name
         assert "script-src 'self'" in headers["content-security-policy"]
@@ -48,7 +49,8 @@ def test_config_tells_the_page_it_is_local(server_url: str) -> None:
     status, _, body = fetch(f"{server_url}/config.json")
     assert status == 200 and json.loads(body) == {"mode": "local", "api_base": "", "auth": None,
                                                   "websocket_url": None, "groups": ["clinician"],
-                                                  "voice_max_seconds": int(MAX_AUDIO_SECONDS)}
+                                                  "voice_max_seconds": int(MAX_AUDIO_SECONDS),
+                                                  "voice_stream": voice_stream.PATH}
 
 
 @pytest.mark.parametrize("path", ["/web_face.py", "/..%2Fserver.py", "/missing.js", "/web/app.js"])

@@ -6,6 +6,7 @@ import { loadAdmin } from "./admin.js";
 import { loadTelemetry } from "./telemetry.js";
 import { pendingActions, toolCards } from "./tools.js";
 import { Microphone, readAloudButton } from "./voice.js";
+import { socketUrl } from "./voice_socket.js";
 import {
   answerStatus, answerText, citationList, claimsCiting, clarifyingOptions, el, highlightedPassage, phiBadge, warnings,
   where,
@@ -40,8 +41,17 @@ async function main() {
       $("ask-form").requestSubmit();
     }
   });
+  // the voice socket where the server has one (config.json's voice_stream: the local server); partial transcripts
+  // when the clinician ticks the box (each costs the server a decode: decision 0031)
+  const streamUrl = config.voice_stream ? socketUrl(state.api.base, config.voice_stream) : null;
+  $("voice-options").hidden = !streamUrl;
   state.microphone = new Microphone({
     api: state.api, button: $("mic"), status: $("voice-status"), maxSeconds: config.voice_max_seconds,
+    streamUrl, partials: () => $("voice-partials").checked,
+    onPartial: (text) => {
+      $("voice-partial").textContent = text ? `Heard so far: ${text}` : "";
+      $("voice-partial").hidden = !text;
+    },
     onHeard: (text) => {
       const box = $("question");
       box.value = text;

@@ -1,9 +1,13 @@
 // Voice in the web client. The microphone records a question (MediaRecorder), the server transcribes it inside
-// the trust boundary (POST /v1/voice/transcribe), and what was heard goes into the question box for the
-// clinician to check and correct before asking: a misheard drug name or dose is caught before it is asked.
+// the trust boundary, and what was heard goes into the question box for the clinician to check and correct
+// before asking: a misheard drug name or dose is caught before it is asked. Where the server has the voice
+// socket (config.json's voice_stream: the local server), the recording streams to it while the clinician speaks
+// (voice_socket.js), with partial transcripts if asked for; otherwise, or when the socket fails (a proxy that
+// does not upgrade, a 426, a connection cut), the whole recording goes to POST /v1/voice/transcribe at Stop.
 // An answer is read aloud on request (POST /v1/voice/speak), played from a blob: URL (the CSP's media-src).
-// Nothing heard or said is kept in the browser: the recording lives in memory until it is sent.
+// Nothing heard or said is kept in the browser: the recording lives in memory until it is transcribed.
 import { el } from "./render.js";
+import { StreamedRecording } from "./voice_socket.js";
 
 export const MAX_RECORDING_SECONDS = 60; // voiceassist.speech.MAX_AUDIO_SECONDS, unless config.json says less
 const MAX_SPOKEN_CHARACTERS = 4000; // voiceassist.speech.MAX_SPEECH_CHARACTERS
@@ -43,11 +47,15 @@ export function spokenText(answer) {
 
 export class Microphone {
   // button: the Speak/Stop toggle; status: a role=status line; onHeard(text): a transcript to review;
-  // onNotice(text) and onError(err): the page's message box.
-  constructor({ api, button, status, maxSeconds, onHeard, onNotice, onError }) {
-    Object.assign(this, { api, button, status, onHeard, onNotice, onError });
+  // onNotice(text) and onError(err): the page's message box. streamUrl: the voice socket's ws(s): address (null:
+  // POST only); partials: () => whether to ask for partial transcripts; onPartial(text): what was heard so far
+  // ("" clears it).
+  constructor({ api, button, status, maxSeconds, onHeard, onNotice, onError, streamUrl = null,
+    partials = () => false, onPartial = () => null }) {
+    Object.assign(this, { api, button, status, onHeard, onNotice, onError, streamUrl, partials, onPartial });
     this.maxSeconds = Math.min(maxSeconds || MAX_RECORDING_SECONDS, MAX_RECORDING_SECONDS);
     this.recorder = null;
+    this.streamed = null; // this recording's socket
     this.busy = false;
     button.addEventListener("click", () => (this.recorder ? this.stop() : this.start()));
   }
@@ -75,8 +83,8 @@ export class Microphone {
       return;
     }
     let recorder;
+    const type = recordingType();
     try {
-      const type = recordingType();
       recorder = new MediaRecorder(stream, type ? { mimeType: type } : {});
     } catch (err) {
       stream.getTracks().forEach((track) => track.stop());
@@ -84,8 +92,16 @@ export class Microphone {
       this.onNotice(microphoneProblem(err));
       return;
     }
+    // streamed only in a format the socket's start message can name (WebM or Ogg Opus); kept here too, for POST
+    this.streamed = this.streamUrl && type ? new StreamedRecording(this.streamUrl, this.api.token(),
+      { format: type, partials: this.partials(), onPartial: this.onPartial }) : null;
+    const streamed = this.streamed;
     const chunks = [];
-    recorder.addEventListener("dataavailable", (event) => { if (event.data.size) chunks.push(event.data); });
+    recorder.addEventListener("dataavailable", (event) => {
+      if (!event.data.size) return;
+      chunks.push(event.data);
+      if (streamed) streamed.add(event.data);
+    });
     recorder.addEventListener("stop", () => {
       stream.getTracks().forEach((track) => track.stop());
       this.finish(new Blob(chunks, { type: recorder.mimeType }));
@@ -111,10 +127,20 @@ export class Microphone {
   }
 
   async finish(recording) {
+    const streamed = this.streamed;
+    this.streamed = null;
     try {
-      if (!recording.size) throw Object.assign(new Error("nothing was recorded"), { name: "AbortError" });
-      const type = (recording.type || "audio/webm").split(";")[0];
-      const transcript = await this.api.call("POST", "/v1/voice/transcribe", recording, type);
+      if (!recording.size) {
+        if (streamed) streamed.abandon();
+        throw Object.assign(new Error("nothing was recorded"), { name: "AbortError" });
+      }
+      let transcript = streamed ? await streamed.finish() : null;
+      if (streamed && !streamed.everOpened) this.streamUrl = null; // refused: this page posts from now on
+      if (transcript === null) {
+        const type = (recording.type || "audio/webm").split(";")[0];
+        transcript = await this.api.call("POST", "/v1/voice/transcribe", recording, type);
+      }
+      this.onPartial("");
       const text = (transcript.text || "").trim();
       const limit = this.atLimit ? `The recording stopped at the ${this.maxSeconds}-second limit. ` : "";
       if (!text) {
@@ -127,6 +153,7 @@ export class Microphone {
       this.onHeard(text);
     } catch (err) {
       this.say("");
+      this.onPartial("");
       if (err.status === undefined) this.onNotice(microphoneProblem(err));
       else this.onError(err);
     } finally {

@@ -1,0 +1,251 @@
+"""The web client's microphone streamed over the voice socket (GET /v1/voice/stream) while the clinician speaks, in a
+real headless Chromium whose fake microphone plays an espeak-ng WAV, against the real local server: the transcript
+comes back over the socket ({"ask": false}) for the clinician to check and correct, and the corrected text is asked
+as a typed question; partial transcripts when the clinician asks for them; the POST path when the socket is refused
+(a proxy that does not upgrade); and the page's CSP with the server's Origin check keeping the socket to the page's
+own origin. The POST-only path's failures and the PHI boundary: test_web_voice.py."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from voiceassist_local import voice_stream
+
+from tests.browser.chromium import Chromium, Tab
+from tests.browser.test_web_accessibility import serious_violations
+from tests.browser.test_web_voice import (
+    ANSWER,
+    LAST,
+    METFORMIN_TITLE,
+    QUESTION,
+    QUESTION_BOX,
+    TRANSCRIBED,
+    fake_microphone,
+    spoken_wav,
+)
+from voiceassist.composition import Dependencies
+from voiceassist.speech import Transcript
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
+
+TRANSCRIBE = "/v1/voice/transcribe"
+# what the page fetched (fetch() calls are resource entries; a WebSocket is not one)
+FETCHED = "performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)"
+STORED = "JSON.stringify([{...localStorage}, {...sessionStorage}])"
+
+
+@pytest.fixture(scope="module")
+def spoken_question(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
+    path = tmp_path_factory.mktemp("voice-stream") / "question.wav"
+    return path, spoken_wav(QUESTION, path)
+
+
+@pytest.fixture(scope="module")
+def browser(spoken_question: tuple[Path, float]) -> Iterator[Chromium]:
+    """This module's Chromium: its microphone says QUESTION."""
+    chromium = fake_microphone(spoken_question[0])
+    yield chromium
+    chromium.close()
+
+
+class Hears:
+    """A recognizer that hears `text` whatever the audio (the client's behaviour, not Whisper's, under test)."""
+
+    name = "hears"
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.calls = 0
+
+    def transcribe(self, audio: bytes, *, max_seconds: float = 60.0) -> Transcript:
+        self.calls += 1
+        return Transcript(text=self.text, language="en", duration_seconds=1.0, confidence=0.9, engine=self.name)
+
+
+def speak_with_the_keyboard(tab: Tab, seconds: float) -> None:
+    """Tab to Speak, press Enter, let the microphone play for `seconds`, press Enter again (Stop)."""
+    tab.wait_for("document.activeElement && document.activeElement.id === 'question'")
+    tab.evaluate("document.getElementById('mic').focus()")
+    tab.press("Enter", 13, text="\r")
+    tab.wait_for("document.getElementById('mic').textContent === 'Stop'")
+    assert "Recording" in tab.text("#voice-status")  # role=status: announced
+    time.sleep(seconds)
+    assert tab.evaluate("document.activeElement.id") == "mic"
+    tab.press("Enter", 13, text="\r")
+
+
+def voice_streams(deps: Dependencies) -> int:
+    return sum(r.action == "voice.stream" for r in deps.audit.list(user_id="local-user", limit=1000))
+
+
+def asked(deps: Dependencies) -> set[str]:
+    """The hashes of the questions the pipeline audited."""
+    return {r.query_sha256 for r in deps.audit.list(user_id="local-user", limit=1000) if r.query_sha256}
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def test_a_spoken_question_streams_over_the_socket_and_is_answered_with_its_citation(
+        tab: Tab, base_url: str, server_deps: Dependencies, spoken_question: tuple[Path, float]) -> None:
+    streams_before = voice_streams(server_deps)
+    tab.open(base_url)
+    speak_with_the_keyboard(tab, spoken_question[1] + 0.5)
+
+    heard = str(tab.wait_for(QUESTION_BOX, seconds=TRANSCRIBED))
+    # Then what Whisper heard came over the socket (no POST of the recording), and waits to be checked
+    assert "metformin" in heard.lower() and "dose" in heard.lower()
+    assert voice_streams(server_deps) == streams_before + 1
+    assert TRANSCRIBE not in tab.evaluate(FETCHED)
+    assert "check it" in tab.text("#voice-status")
+    assert tab.evaluate("document.activeElement.id") == "question"
+    assert tab.evaluate(f"document.querySelectorAll('{LAST}').length") == 0  # nothing asked yet
+    assert sha256(heard.strip()) not in asked(server_deps)
+    assert serious_violations(tab) == []
+
+    tab.press("Enter", 13, text="\r")
+
+    assert tab.wait_for(f"{ANSWER}?.dataset.status", seconds=TRANSCRIBED) == "answered"
+    assert "mg" in tab.text(f"{LAST} .answer-text") and "[1]" in tab.text(f"{LAST} .answer-text")
+    sources = tab.evaluate("[...document.querySelectorAll('ol.citations button.source')].map(b => b.textContent)")
+    assert METFORMIN_TITLE in sources
+    # nothing heard is kept in the browser's storage
+    assert "metformin" not in str(tab.evaluate(STORED)).lower()
+    assert tab.errors() == []
+
+
+def test_the_transcript_is_corrected_before_it_is_asked(
+        tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a recognizer that mishears the drug
+    misheard = "What is the maximum daily dose of metoprolol?"
+    monkeypatch.setattr(server_deps, "speech_to_text", Hears(misheard))
+    tab.open(base_url)
+    speak_with_the_keyboard(tab, 1.5)
+    tab.wait_for(f"{QUESTION_BOX} === {json.dumps(misheard)}", seconds=TRANSCRIBED)
+
+    # When the clinician corrects it in the box (the keyboard alone) and asks
+    tab.evaluate("document.getElementById('question').select()")
+    tab.type_text(QUESTION)
+    tab.press("Enter", 13, text="\r")
+
+    assert tab.wait_for(f"{ANSWER}?.dataset.status", seconds=TRANSCRIBED) == "answered"
+    asked_turns = tab.evaluate("[...document.querySelectorAll('article.turn.user p')].map(p => p.textContent)")
+    assert asked_turns == [QUESTION]
+    assert METFORMIN_TITLE in tab.text(f"{LAST} ol.citations")
+    # Then the misheard question never reached the pipeline: only the corrected one was asked
+    assert sha256(QUESTION) in asked(server_deps) and sha256(misheard) not in asked(server_deps)
+    assert tab.errors() == []
+
+
+def test_partial_transcripts_are_shown_while_speaking_when_asked_for(
+        tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
+    recognizer = Hears(QUESTION)
+    monkeypatch.setattr(server_deps, "speech_to_text", recognizer)
+    tab.open(base_url)
+    tab.wait_for("document.activeElement && document.activeElement.id === 'question'")
+    assert tab.evaluate("document.getElementById('voice-options').hidden") is False
+    tab.evaluate("document.getElementById('voice-partials').focus()")
+    tab.press(" ", 32, text=" ")  # the checkbox, ticked from the keyboard
+    assert tab.evaluate("document.getElementById('voice-partials').checked") is True
+    tab.evaluate("document.getElementById('mic').focus()")
+    tab.press("Enter", 13, text="\r")
+    tab.wait_for("document.getElementById('mic').textContent === 'Stop'")
+
+    # the server sends one once it has about 5 s of audio (silence after the WAV counts too)
+    tab.wait_for("!document.getElementById('voice-partial').hidden", seconds=TRANSCRIBED)
+    assert tab.text("#voice-partial") == f"Heard so far: {QUESTION}"
+    assert tab.evaluate(QUESTION_BOX) == ""  # the box waits for the whole transcript
+    tab.evaluate("document.getElementById('mic').focus()")
+    tab.press("Enter", 13, text="\r")
+
+    tab.wait_for(f"{QUESTION_BOX} === {json.dumps(QUESTION)}", seconds=TRANSCRIBED)
+    assert tab.evaluate("document.getElementById('voice-partial').hidden") is True
+    assert recognizer.calls >= 2  # a partial and the final
+    assert tab.errors() == []
+
+
+def refuse_upgrades(headers: object) -> tuple[int, str, str, list[tuple[str, str]]]:
+    """What a proxy that does not carry WebSockets answers (an upgrade it cannot make)."""
+    return 426, "upgrade_required", "this proxy does not upgrade", [("Upgrade", "websocket")]
+
+
+def test_the_recording_is_posted_when_the_socket_is_refused(
+        tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch,
+        spoken_question: tuple[Path, float]) -> None:
+    # Given a server (or a proxy in front of it) that answers the socket's handshake with a 426
+    monkeypatch.setattr(voice_stream, "handshake_refusal", refuse_upgrades)
+    tab.expected_failures.add(voice_stream.PATH)  # Chromium logs the refused handshake
+    streams_before = voice_streams(server_deps)
+    tab.open(base_url)
+    speak_with_the_keyboard(tab, spoken_question[1] + 0.5)
+
+    heard = str(tab.wait_for(QUESTION_BOX, seconds=TRANSCRIBED))
+    # Then the recording went by POST /v1/voice/transcribe, and the question is answered as usual
+    assert "metformin" in heard.lower()
+    assert TRANSCRIBE in tab.evaluate(FETCHED)
+    assert voice_streams(server_deps) == streams_before
+    tab.press("Enter", 13, text="\r")
+    assert tab.wait_for(f"{ANSWER}?.dataset.status", seconds=TRANSCRIBED) == "answered"
+    assert METFORMIN_TITLE in tab.text(f"{LAST} ol.citations")
+    assert [e for e in tab.errors() if "WebSocket" not in e] == []
+
+
+OPEN_A_SOCKET = """((url) => new Promise((resolve) => {
+  document.addEventListener("securitypolicyviolation",
+    (event) => resolve({violated: event.effectiveDirective}), {once: true});
+  let socket;
+  try {
+    socket = new WebSocket(url, ["voiceassist"]);
+  } catch (err) {
+    resolve({threw: err.name});
+    return;
+  }
+  socket.onopen = () => { socket.close(1000); resolve({opened: true}); };
+  socket.onclose = () => resolve({closed: true});
+}))(%s)"""
+
+
+class OtherSite(BaseHTTPRequestHandler):
+    """A page on another origin, without the client's CSP (any website the clinician has open)."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        body = b"<!doctype html><title>another site</title>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def other_site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), OtherSite)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_the_csp_and_the_origin_check_keep_the_voice_socket_to_the_pages_own_origin(
+        tab: Tab, base_url: str, other_site: str) -> None:
+    own = base_url.replace("http://", "ws://") + voice_stream.PATH
+    elsewhere = base_url.replace("http://127.0.0.1", "ws://localhost") + voice_stream.PATH  # another origin
+    tab.open(base_url)
+    # The page's connect-src 'self' lets its socket reach its own origin (ws: beside http:) and nothing else
+    assert tab.evaluate(OPEN_A_SOCKET % json.dumps(own)) == {"opened": True}
+    refused = tab.evaluate(OPEN_A_SOCKET % json.dumps(elsewhere))
+    assert refused in ({"violated": "connect-src"}, {"threw": "SecurityError"}), refused
+    # and the server refuses a socket that another site's page opens (its Origin is not the server's own)
+    tab.open(other_site)
+    assert tab.evaluate(OPEN_A_SOCKET % json.dumps(own)) == {"closed": True}
