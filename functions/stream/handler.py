@@ -1,4 +1,5 @@
-"""WebSocket routes ($connect, $disconnect, ask): run a query and push its events to the connection.
+"""WebSocket routes ($connect, $disconnect, ask, voice.start/chunk/end): run a query, or transcribe a spoken one
+and run it, and push its events to the connection (conversation/streaming.py, conversation/voice_messages.py).
 
 The user is the `$connect` authorizer's principal (the Cognito token's `sub`, which API Gateway repeats on
 every message of the connection), never anything the client sends in a message.
@@ -12,7 +13,7 @@ from voiceassist import invocation
 from voiceassist.authentication import accepted_subprotocol, header_value
 from voiceassist.composition import dependencies
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
-from voiceassist.conversation import streaming
+from voiceassist.conversation import streaming, voice_messages
 from voiceassist.observability import logger, tracer
 
 
@@ -22,6 +23,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     invocation.begin(context)  # the session summary's model call runs only with time left (conversation/memory.py)
     request = event["requestContext"]
     if request["routeKey"] == "$disconnect":
+        voice_messages.forget_connection(dependencies(), request["connectionId"])  # a voice stream left open
         return {"statusCode": 200}
     user_id = str((request.get("authorizer") or {}).get("principalId") or "")
     if not user_id:  # the authorizer runs first; this only guards against a route deployed without it

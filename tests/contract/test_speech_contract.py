@@ -22,7 +22,7 @@ from botocore.stub import ANY, Stubber
 from voiceassist.adapters.aws.polly_tts import MAX_REQUEST_CHARACTERS, PollyTextToSpeech
 from voiceassist.adapters.aws.transcribe_medical_stt import TranscribeMedicalSpeechToText
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
-from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput
+from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput, Unavailable
 from voiceassist.speech import MAX_SPEECH_CHARACTERS, SpeechToText, TextToSpeech
 
 # every test that decodes speech with Whisper runs on one xdist worker: the model loads once per run there and a
@@ -245,3 +245,47 @@ def test_transcribe_medical_refusal_names_the_error_code_not_the_request() -> No
         side.done()
     assert "BadRequestException" in str(refused.value) and "Smith" not in str(refused.value)
     assert refused.value.__cause__ is None and refused.value.__suppress_context__
+
+
+def test_transcribe_medical_throttled_start_is_a_503_to_retry_and_leaves_nothing() -> None:
+    side = TranscribeSide()
+    with side.stub_transcribe, side.stub_s3:
+        side.stub_s3.add_response("put_object", {}, None)
+        side.stub_transcribe.add_client_error("start_medical_transcription_job", "LimitExceededException",
+                                              "Rate exceeded", 400)
+        side.expect_cleanup(job=False)
+        with pytest.raises(Unavailable, match="busy") as refused:
+            side.adapter.transcribe(b"OggS" + b"\x00" * 64)
+        side.done()
+    assert refused.value.status_code == 503
+
+
+def test_transcribe_medical_throttled_polls_are_asked_again_until_the_job_completes() -> None:
+    side = TranscribeSide()
+    with side.stub_transcribe, side.stub_s3:
+        side.stub_s3.add_response("put_object", {}, None)
+        side.stub_transcribe.add_response("start_medical_transcription_job", {}, None)
+        for _ in range(2):
+            side.stub_transcribe.add_client_error("get_medical_transcription_job", "LimitExceededException",
+                                                  "Rate exceeded", 400)
+        side.stub_transcribe.add_response("get_medical_transcription_job", {"MedicalTranscriptionJob": {
+            "TranscriptionJobStatus": "COMPLETED"}}, None)
+        side.stub_s3.add_response("get_object", {"Body": _body(result_file(HEARD))}, None)
+        side.expect_cleanup()
+        heard = side.adapter.transcribe(b"RIFF\x00\x00\x00\x00WAVE" + b"\x00" * 64)
+        side.done()
+    assert heard.text == QUESTION
+
+
+def test_transcribe_medical_throttled_until_the_deadline_is_a_timeout_and_the_job_is_deleted() -> None:
+    side = TranscribeSide()
+    with side.stub_transcribe, side.stub_s3:
+        side.stub_s3.add_response("put_object", {}, None)
+        side.stub_transcribe.add_response("start_medical_transcription_job", {}, None)
+        for _ in range(6):  # 5 s of 1 s polls, then the deadline
+            side.stub_transcribe.add_client_error("get_medical_transcription_job", "LimitExceededException",
+                                                  "Rate exceeded", 400)
+        side.expect_cleanup()
+        with pytest.raises(DependencyTimeout):
+            side.adapter.transcribe(b"RIFF\x00\x00\x00\x00WAVE" + b"\x00" * 64)
+        side.done()

@@ -24,3 +24,14 @@ def test_aws_runtime_without_a_voice_bucket_answers_501() -> None:
     with pytest.raises(VoiceNotAvailable) as refused:
         Dependencies(Settings(runtime=Runtime.AWS)).speech_to_text  # noqa: B018 - built on first use
     assert refused.value.status_code == 501
+
+
+def test_aws_runtime_keeps_streamed_voice_chunks_in_the_voice_bucket_with_the_data_key() -> None:
+    from voiceassist.adapters.aws.s3_audio_chunks import S3AudioChunkStore
+
+    deps = Dependencies(Settings(runtime=Runtime.AWS, voice_bucket="voiceassist-dev-voice", data_key_id="key"))
+    store = deps.audio_chunks
+    assert isinstance(store, S3AudioChunkStore) and store._bucket == "voiceassist-dev-voice"
+    assert store._kms_key_id == "key"
+    with pytest.raises(VoiceNotAvailable):
+        Dependencies(Settings(runtime=Runtime.AWS)).audio_chunks  # noqa: B018 - built on first use

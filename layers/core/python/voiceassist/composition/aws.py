@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         UploadSigner,
     )
     from voiceassist.speech import SpeechToText, TextToSpeech
+    from voiceassist.speech.chunked import AudioChunkStore
     from voiceassist.tools.registry import ToolRegistry
     from voiceassist.tools.remote import ToolRunner
 
@@ -223,6 +224,17 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
             bucket=self.settings.voice_bucket, kms_key_id=self.settings.data_key_id,
             specialty=self.settings.transcribe_specialty, speech_type=self.settings.transcribe_type,
             vocabulary=self.settings.transcribe_vocabulary, region=self.settings.region)
+
+    @cached_property
+    def audio_chunks(self) -> AudioChunkStore:
+        """A streamed question's pieces under the voice bucket's voice/stream/ prefix, SSE-KMS with the data key."""
+        from voiceassist.adapters.aws.s3_audio_chunks import S3AudioChunkStore
+        from voiceassist.speech import VoiceNotAvailable
+
+        if not self.settings.voice_bucket:
+            raise VoiceNotAvailable("voice is not configured in this environment (no voice bucket)")
+        return S3AudioChunkStore(bucket=self.settings.voice_bucket, kms_key_id=self.settings.data_key_id,
+                                 region=self.settings.region)
 
     @cached_property
     def text_to_speech(self) -> TextToSpeech:

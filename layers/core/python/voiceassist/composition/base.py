@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     )
     from voiceassist.query.state import QueryContext
     from voiceassist.speech import SpeechToText, TextToSpeech
+    from voiceassist.speech.chunked import AudioChunkStore
     from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary
     from voiceassist.tools.executor import ToolExecutor
     from voiceassist.tools.registry import ToolRegistry
@@ -174,6 +175,13 @@ class Dependencies:
         from voiceassist.speech import VoiceNotAvailable
 
         raise VoiceNotAvailable("voice is not available on this runtime yet: use the local server")
+
+    @cached_property
+    def audio_chunks(self) -> AudioChunkStore:
+        """Where the WebSocket's voice.chunk messages keep a streamed question's pieces (speech/chunked.py)."""
+        from voiceassist.speech import VoiceNotAvailable
+
+        raise VoiceNotAvailable("voice streaming is not available on this runtime")
 
     @cached_property
     def speech_vocabulary(self) -> KnowledgeBaseVocabulary:

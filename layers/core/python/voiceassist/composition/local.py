@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         SessionStore,
     )
     from voiceassist.speech import SpeechToText, TextToSpeech
+    from voiceassist.speech.chunked import AudioChunkStore
 
 
 class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
@@ -151,6 +152,12 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
         from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
 
         return WhisperSpeechToText(vocabulary=self.speech_vocabulary.prompt, repair=self.speech_vocabulary.repair)
+
+    @cached_property
+    def audio_chunks(self) -> AudioChunkStore:
+        from voiceassist.adapters.local.memory_audio_chunks import MemoryAudioChunkStore
+
+        return MemoryAudioChunkStore()
 
     @cached_property
     def text_to_speech(self) -> TextToSpeech:

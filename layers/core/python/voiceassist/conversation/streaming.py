@@ -1,4 +1,5 @@
-"""The WebSocket conversation: a client sends {"action": "ask", "query": ...} (the body of POST /v1/query);
+"""The WebSocket conversation: a client sends {"action": "ask", "query": ...} (the body of POST /v1/query), or a
+spoken question as voice.start / voice.chunk / voice.end messages (conversation/voice_messages.py);
 the orchestrator runs the query with the connection as its EventTarget, so the steps post `route`, `plan` and
 `retrieval` to it as they finish and the run ends with `token`s, `citations`, `critique` and `done` (or `error`).
 Each message is {"type": ..., "data": {...}}, the same events POST /v1/query/stream sends as SSE.
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from voiceassist.conversation import events, orchestrator
+from voiceassist.conversation import events, orchestrator, voice_messages
 from voiceassist.errors import InvalidInput
 from voiceassist.models import QueryRequest, new_id
 from voiceassist.observability import log_failure
@@ -27,6 +28,10 @@ def handle_message(deps: Dependencies, publisher: EventPublisher, *, connection_
     """Run one question for the connection; `endpoint` is the management API the steps post to (None: the
     in-process hub of the local runtime)."""
     trace_id = new_id("req")
+    action, voice_message = voice_messages.message_action(body)
+    if voice_message is not None and action in voice_messages.ACTIONS:
+        return voice_messages.handle_voice(deps, publisher, message=voice_message, connection_id=connection_id,
+                                           user_id=user_id, trace_id=trace_id, endpoint=endpoint)
     try:
         message = json.loads(body or "{}")
         request = QueryRequest.model_validate({k: v for k, v in message.items() if k != "action"})

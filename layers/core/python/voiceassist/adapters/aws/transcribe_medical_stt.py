@@ -23,10 +23,12 @@ from typing import Any
 from botocore.exceptions import BotoCoreError, ClientError
 
 from voiceassist.constants.environment import VOICE_PREFIX
-from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput
+from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput, Unavailable
 from voiceassist.speech import MAX_AUDIO_SECONDS, TranscribedWord, Transcript, container_of
 
 MEDIA_FORMATS = {"wav": "wav", "webm": "webm", "ogg": "ogg"}
+# Transcribe's throttling answer (and the generic ones botocore's standard retry mode also treats as throttling)
+THROTTLED = {"LimitExceededException", "ThrottlingException", "TooManyRequestsException"}
 
 
 def wav_seconds(audio: bytes) -> float | None:
@@ -122,8 +124,12 @@ class TranscribeMedicalSpeechToText:
     def _wait(self, job: str) -> None:
         deadline = self._clock() + self._max_wait
         while True:
-            reply = self._call(self.transcribe_client.get_medical_transcription_job, MedicalTranscriptionJobName=job)
-            status = reply["MedicalTranscriptionJob"]["TranscriptionJobStatus"]
+            try:
+                reply = self._call(self.transcribe_client.get_medical_transcription_job,
+                                   MedicalTranscriptionJobName=job)
+                status = reply["MedicalTranscriptionJob"]["TranscriptionJobStatus"]
+            except Unavailable:  # a throttled poll: the job runs on; ask again until the deadline
+                status = "THROTTLED"
             if status == "COMPLETED":
                 return
             if status == "FAILED":  # its FailureReason is about the media; kept out of the message all the same
@@ -148,6 +154,8 @@ class TranscribeMedicalSpeechToText:
             return operation(**params)
         except ClientError as exc:  # the code only: a message may quote the request
             code = exc.response.get("Error", {}).get("Code", "error")
+            if code in THROTTLED:
+                raise Unavailable(f"the speech service is busy ({code}): ask again in a moment") from None
             raise DependencyError(f"speech service refused the call ({code})") from None
         except BotoCoreError as exc:
             raise DependencyError(f"speech service unreachable ({type(exc).__name__})") from None
