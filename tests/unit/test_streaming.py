@@ -66,3 +66,13 @@ def test_with_an_endpoint_the_steps_post_to_the_connection_through_its_publisher
     kinds = [e["type"] for e in publisher.events]
     assert reply == {"statusCode": 200}
     assert kinds[:3] == ["route", "plan", "retrieval"] and kinds[-3:] == ["citations", "critique", "done"]
+
+
+def test_stream_disconnect_without_voice_configured_is_quiet(caplog: Any) -> None:
+    """An AWS environment without a voice bucket: $disconnect has no voice stream to forget, and logs nothing."""
+    from voiceassist.conversation.voice_messages import forget_connection
+    from voiceassist.settings import Runtime, Settings
+
+    deps = Dependencies(Settings(runtime=Runtime.AWS))
+    forget_connection(deps, "conn-1")
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]

@@ -19,7 +19,7 @@ from voiceassist.models import AuditOutcome, QueryRequest
 from voiceassist.observability import log_failure
 from voiceassist.ports import EventPublisher
 from voiceassist.query.state import EventTarget
-from voiceassist.speech import MAX_AUDIO_BYTES
+from voiceassist.speech import MAX_AUDIO_BYTES, VoiceNotAvailable
 from voiceassist.speech.chunked import (
     CHUNK_AUDIO_BYTES,
     MAX_CHUNKS,
@@ -70,6 +70,10 @@ def handle_voice(deps: Dependencies, publisher: EventPublisher, *, message: dict
 
 def forget_connection(deps: Dependencies, connection_id: str) -> None:
     """$disconnect: a stream left open is deleted now rather than when its state expires."""
+    try:
+        deps.audio_chunks  # noqa: B018 - an environment without voice has no streams to forget
+    except VoiceNotAvailable:
+        return
     try:
         streams(deps).abandon(connection_id)
     except Exception as exc:  # the lifecycle rule and the TTL remove what this could not
