@@ -35,7 +35,7 @@ CDK_CLI := 2.1148.x
 # the command with its own output (pip's "Collecting ..." lines), then says how long it took.
 step = @start=$$(date +%s); echo "==> $(1) ($(2))"; $(3) && echo "    done in $$(( $$(date +%s) - start )) s"
 
-.PHONY: install install-dev setup run test test-fast test-tools lint typecheck synth layers bench bench-peers clean rerank-model
+.PHONY: install install-dev setup run test test-fast test-tools lint typecheck synth layers bench bench-peers clean rerank-model gate-cv
 
 # $(call install_extras,extras,what they are,how long): the virtualenv, pip, the project with those extras, and the model files.
 define install_extras
@@ -117,6 +117,18 @@ RERANK_DATA ?=
 rerank-model: install-dev
 	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
 		../shared/eval/nfcorpus $(if $(RERANK_DATA),--data-root $(RERANK_DATA) --reuse-data) --write
+
+# The answer gate, learned vs hand-set, leaving one writer's question set out at a time (docs/benchmarks.md, "Clinical
+# concepts"): every tests/fixtures/answers set asked on the samples, and on the samples with 3,000 NFCorpus abstracts,
+# into GATE_DATA (a few minutes each), then the cross-validation (minutes). Measures only: no model is shipped.
+GATE_DATA ?= $(or $(TMPDIR),/tmp)/voiceassist-gate
+gate-cv: install-dev
+	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.gate_data --data-dir $(GATE_DATA)/samples \
+		--output $(GATE_DATA)/samples.pkl
+	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.gate_data --data-dir $(GATE_DATA)/nfcorpus \
+		--distractors ../shared/eval/nfcorpus/corpus.jsonl --output $(GATE_DATA)/nfcorpus.pkl
+	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.gate_training $(GATE_DATA)/samples.pkl \
+		$(GATE_DATA)/nfcorpus.pkl --report $(GATE_DATA)/cv.json
 
 # Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
 bench: install-dev

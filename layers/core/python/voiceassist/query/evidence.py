@@ -73,6 +73,13 @@ class PassageEvidence:
     coverage: float
     cosine: float | None
     missing: tuple[str, ...]  # the topic concepts the passage does not contain
+    # the parts of the score, read by the learned gate's measurement (voiceassist_local/evaluation/gate_features.py)
+    own_coverage: float = 0.0  # coverage by the passage alone, without its document's other passages
+    other_drug: bool = False
+    keyword_form: bool = False
+    unstated_quantity: bool = False
+    owner_missing: bool = False
+    ordinary_missing: int = 0  # missing concepts that are ordinary English words ("fast", "plain")
 
 
 @dataclass(frozen=True)
@@ -126,21 +133,26 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     held = {id(c) for c in covered}
     total = sum(c.held_weight if id(c) in held else c.weight for c in concepts)
     coverage = (sum(c.held_weight for c in covered) + DOCUMENT_WEIGHT * sum(c.weight for c in in_document)) / total
+    own_coverage = sum(c.held_weight for c in covered) / total
     # the words the passage lacks ("hospital-acquired"), not those it holds about a sibling ("pneumonia"); a
     # condition it names only as a sibling ("type 2 diabetes" for "type 1 diabetes", whose "1" is no concept)
     missing = tuple(c.label for c in concepts if not covers(c, all_terms) and c.topic)
     missing += tuple(q.written for q in qualified if q.head in sibling and q.written
                      and not any(label.lower() in q.written for label in missing))
-    factor = (OTHER_DRUG_FACTOR if other_drug else 1.0) * (KEYWORD_FACTOR if is_keyword_form(hit.chunk.text) else 1.0)
-    if quantities and not answer_kinds.passage_states(quantities, hit.chunk.text, drug_marks(drugs), concept_marks):
-        factor *= UNSTATED_QUANTITY_FACTOR
-    if owner is not None and not covers(owner, terms) and not covers(owner, document_terms):
-        factor *= UNSTATED_QUANTITY_FACTOR
+    keyword_form = is_keyword_form(hit.chunk.text)
+    unstated = bool(quantities) and not answer_kinds.passage_states(quantities, hit.chunk.text, drug_marks(drugs),
+                                                                    concept_marks)
+    owner_missing = owner is not None and not covers(owner, terms) and not covers(owner, document_terms)
+    factor = ((OTHER_DRUG_FACTOR if other_drug else 1.0) * (KEYWORD_FACTOR if keyword_form else 1.0)
+              * (UNSTATED_QUANTITY_FACTOR if unstated else 1.0) * (UNSTATED_QUANTITY_FACTOR if owner_missing else 1.0))
+    ordinary_missing = sum(1 for c in concepts if c.covered_weight is not None and not covers(c, all_terms))
     if cosine is None:
-        return PassageEvidence(round(factor * COVERAGE_ONLY_WEIGHT * coverage, 4), round(coverage, 4), None, missing)
-    rescaled = min(max((cosine - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR), 0.0), 1.0)
-    score = factor * (COVERAGE_WEIGHT * coverage + (1.0 - COVERAGE_WEIGHT) * rescaled)
-    return PassageEvidence(round(score, 4), round(coverage, 4), round(cosine, 4), missing)
+        score = factor * COVERAGE_ONLY_WEIGHT * coverage
+    else:
+        rescaled = min(max((cosine - COSINE_FLOOR) / (COSINE_CEILING - COSINE_FLOOR), 0.0), 1.0)
+        score = factor * (COVERAGE_WEIGHT * coverage + (1.0 - COVERAGE_WEIGHT) * rescaled)
+    return PassageEvidence(round(score, 4), round(coverage, 4), None if cosine is None else round(cosine, 4), missing,
+                           round(own_coverage, 4), other_drug, keyword_form, unstated, owner_missing, ordinary_missing)
 
 
 def class_covers(concepts: Sequence[Concept]) -> list[Concept]:

@@ -1,0 +1,231 @@
+"""Measure a learned answer gate against the hand-set evidence score, leaving one writer's question set out at a
+time (issue 24: a learned answerability decision; not adopted, docs/decisions/0024-clinical-concepts.md).
+
+Input: records from evaluation/gate_data.py (every committed question set asked through the pipeline, on the
+four samples and, for distractors, on the samples with 3,000 NFCorpus abstracts). A candidate passage's label is
+1 when the question is answerable, the passage is from the right document and holds one of the phrases a correct
+answer must contain; every passage of an uncovered or population question is 0. Each record is used twice: as
+the embedded index returns it and without the BM25 and cosine sub-scores (as an OpenSearch hybrid query returns
+it, and the hand-set score then reads coverage alone), so one model reads both. The model is a small LightGBM
+binary classifier over evaluation/gate_features.py's features, deterministic (fixed seed, one thread).
+
+A question is judged as the gate judges it: the documents with a passage at or above the threshold answer, their
+passages at abstention.MIN_SHARE_OF_BEST of the best fused score are kept, and the question counts answered
+correctly when a kept passage of the right document holds a phrase, abstained when nothing is kept, and a
+population question as handled when nothing is kept or abstention.population_conflict states the conflict. The
+hand-set score is judged the same way at Settings.evidence_threshold ("hand"), beside the pipeline's own outcome
+("pipeline": adds the ladder's relaxed and dense steps and the composer).
+
+The learned gate answers from a passage whose hand-set score and probability, each over its own threshold,
+average 1 or more (--gate blend), or whose probability alone reaches the threshold (--gate model). Leave-one-writer-
+out: for each set, a model trained on every other set (both corpora) scores it. The probability's threshold is
+the lowest on a 0.01 grid whose uncovered questions abstain at --target or more (and, with --hand-floor, no less
+than with the hand-set gate) on each corpus, chosen on a nested leave-one-writer-out inside the training sets, so
+the held-out set never chooses its own threshold (--flat: one threshold from every set's out-of-writer scores).
+
+    make gate-cv   # = gate_data on a samples folder and a samples + 3,000 NFCorpus folder, then this
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from voiceassist.query import abstention
+from voiceassist_local.evaluation.gate_data import GateRecord, load
+from voiceassist_local.evaluation.gate_features import FEATURES, features
+
+HAND_THRESHOLD = 0.55  # Settings.evidence_threshold's default
+TARGET_ABSTAINED = 0.95
+GRID = np.round(np.arange(0.05, 0.96, 0.01), 2)
+MONOTONE = {"hand_score": 1, "coverage": 1, "own_coverage": 1, "missing_topics": -1, "missing_share": -1,
+            "other_drug": -1, "keyword_form": -1, "unstated_quantity": -1, "owner_missing": -1, "rerank_score": 1}
+PARAMS: dict[str, Any] = {
+    "objective": "binary", "learning_rate": 0.05, "num_leaves": 7, "min_data_in_leaf": 20,
+    "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1, "lambda_l2": 1.0, "seed": 7,
+    "deterministic": True, "force_row_wise": True, "num_threads": 1, "verbosity": -1,
+    "monotone_constraints": [MONOTONE.get(name, 0) for name in FEATURES],
+    "monotone_constraints_method": "intermediate",
+}
+ROUNDS = 200
+
+
+@dataclass
+class Example:
+    record: GateRecord
+    corpus: str  # "samples" or "nfcorpus" (the samples with 3,000 NFCorpus abstracts)
+    view: str  # "full" or "no_sub_scores"
+    rows: np.ndarray
+    labels: np.ndarray
+
+
+def passage_labels(record: GateRecord) -> np.ndarray:
+    phrases = [p.casefold() for p in record.must_contain]
+    return np.array([float(record.answerable and hit.chunk.doc_key == record.doc_key
+                           and (not phrases or any(p in hit.chunk.text.casefold() for p in phrases)))
+                     for hit in record.hits])
+
+
+def examples_of(records: Sequence[GateRecord], corpus: str) -> list[Example]:
+    out = []
+    for record in records:
+        bare = [h.model_copy(update={"bm25_score": None, "vector_score": None}) for h in record.hits]
+        for view, hits in (("full", record.hits), ("no_sub_scores", bare)):
+            rows = features(record.judged_text, hits) if record.judged else np.zeros((0, len(FEATURES)))
+            out.append(Example(record, corpus, view, rows, passage_labels(record) if record.judged else np.zeros(0)))
+    return out
+
+
+def outcome(example: Example, scores: np.ndarray, threshold: float) -> bool:
+    """Whether the gate at `threshold` gets the question right (answered correctly, abstained, or handled)."""
+    record, hits = example.record, example.record.hits
+    answering = {hits[i].chunk.doc_key for i in range(len(scores)) if scores[i] >= threshold}
+    kept = []
+    if answering:
+        best = max(h.score for h in hits if h.chunk.doc_key in answering)
+        kept = [h for h in hits if h.chunk.doc_key in answering and h.score >= abstention.MIN_SHARE_OF_BEST * best]
+    if record.answerable:
+        phrases = [p.casefold() for p in record.must_contain]
+        return any(h.chunk.doc_key == record.doc_key and (not phrases or any(p in h.chunk.text.casefold()
+                                                                             for p in phrases)) for h in kept)
+    if record.population:
+        return not kept or abstention.population_conflict(record.query, kept) is not None
+    return not kept
+
+
+def kind(record: GateRecord) -> str:
+    return "answerable" if record.answerable else "population" if record.population else "uncovered"
+
+
+def figures(examples: Sequence[Example], right: Sequence[bool]) -> dict[str, float | int | None]:
+    out: dict[str, float | int | None] = {}
+    for name in ("answerable", "uncovered", "population"):
+        picked = [ok for e, ok in zip(examples, right, strict=True) if kind(e.record) == name]
+        out[name] = len(picked)
+        out[f"{name}_pct"] = round(100.0 * sum(picked) / len(picked), 1) if picked else None
+    return out
+
+
+def train(examples: Sequence[Example], rounds: int = ROUNDS) -> Any:
+    import lightgbm as lgb
+
+    rows = np.vstack([e.rows for e in examples if len(e.rows)])
+    labels = np.concatenate([e.labels for e in examples if len(e.rows)])
+    return lgb.train(PARAMS, lgb.Dataset(rows, labels, feature_name=list(FEATURES), free_raw_data=False),
+                     num_boost_round=rounds)
+
+
+def probabilities(model: Any, example: Example) -> np.ndarray:
+    return np.asarray(model.predict(example.rows)) if len(example.rows) else np.zeros(0)
+
+
+@dataclass(frozen=True)
+class Rule:
+    gate: str = "blend"  # "blend": hand-set score and probability averaged, each over its threshold; "model"
+    target: float = TARGET_ABSTAINED  # uncovered questions that must abstain, on each corpus
+    hand_floor: bool = True  # and no fewer than with the hand-set gate
+
+
+def gate_scores(example: Example, probabilities: np.ndarray, threshold: float, rule: Rule) -> np.ndarray:
+    """The learned gate's score of each candidate; a candidate at 1 or above answers."""
+    if rule.gate == "model":
+        return probabilities / threshold
+    hand = example.rows[:, 0] if len(example.rows) else np.zeros(0)
+    return 0.5 * hand / HAND_THRESHOLD + 0.5 * probabilities / threshold
+
+
+def hand_right(example: Example) -> bool:
+    return outcome(example, example.rows[:, 0] if len(example.rows) else np.zeros(0), HAND_THRESHOLD)
+
+
+def threshold_for(examples: Sequence[Example], scored: Sequence[np.ndarray], rule: Rule) -> float:
+    """The lowest grid threshold whose uncovered questions abstain at rule.target or more (and no less than with
+    the hand-set gate, with rule.hand_floor) on each corpus, in the full view."""
+    uncovered = [(e, s) for e, s in zip(examples, scored, strict=True)
+                 if kind(e.record) == "uncovered" and e.view == "full"]
+    corpora = sorted({e.corpus for e, _ in uncovered})
+    target = {c: max(rule.target, float(np.mean([hand_right(e) for e, _ in uncovered if e.corpus == c]))
+                     if rule.hand_floor else rule.target) for c in corpora}
+    for threshold in GRID:
+        if all(np.mean([outcome(e, gate_scores(e, s, threshold, rule), 1.0) for e, s in uncovered
+                        if e.corpus == c]) >= target[c] - 1e-9 for c in corpora):
+            return float(threshold)
+    return float(GRID[-1])
+
+
+def out_of_writer(examples: Sequence[Example], sets: Sequence[str], rounds: int) -> list[np.ndarray]:
+    """Each example's probabilities from a model that never saw its set."""
+    scored: list[np.ndarray] = [np.zeros(0)] * len(examples)
+    for held in sets:
+        model = train([e for e in examples if e.record.set != held], rounds)
+        for i, e in enumerate(examples):
+            if e.record.set == held:
+                scored[i] = probabilities(model, e)
+    return scored
+
+
+def cross_validate(examples: Sequence[Example], rule: Rule, rounds: int = ROUNDS, nested: bool = True
+                   ) -> dict[str, Any]:
+    sets = sorted({e.record.set for e in examples})
+    scored = out_of_writer(examples, sets, rounds)
+    flat = threshold_for(examples, scored, rule)
+    thresholds = {}
+    for held in sets:
+        if nested:
+            inner = [e for e in examples if e.record.set != held]
+            thresholds[held] = threshold_for(inner, out_of_writer(inner, sorted({e.record.set for e in inner}),
+                                                                  rounds), rule)
+        else:
+            thresholds[held] = flat
+        print(f"gate_training: {held} threshold {thresholds[held]}", file=sys.stderr, flush=True)
+    report: dict[str, Any] = {"rule": rule.__dict__, "nested": nested, "thresholds": thresholds, "sets": {}}
+    for corpus in sorted({e.corpus for e in examples}):
+        for view in ("full", "no_sub_scores"):
+            rows: dict[str, Any] = {}
+            for name in [*sets, "all"]:
+                picked = [(e, s) for e, s in zip(examples, scored, strict=True) if e.corpus == corpus
+                          and e.view == view and name in (e.record.set, "all")]
+                chosen = [e for e, _ in picked]
+                rows[name] = {
+                    "pipeline": figures(chosen, [e.record.correct for e in chosen]),
+                    "hand": figures(chosen, [hand_right(e) for e in chosen]),
+                    "learned": figures(chosen, [outcome(e, gate_scores(e, s, thresholds[e.record.set], rule), 1.0)
+                                                for e, s in picked]),
+                }
+            report["sets"][f"{corpus}/{view}"] = rows
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("samples", type=Path, help="gate_data records on the four samples")
+    parser.add_argument("nfcorpus", type=Path, nargs="?", help="gate_data records with 3,000 NFCorpus abstracts")
+    parser.add_argument("--rounds", type=int, default=ROUNDS)
+    parser.add_argument("--gate", choices=("blend", "model"), default="blend")
+    parser.add_argument("--target", type=float, default=TARGET_ABSTAINED)
+    parser.add_argument("--no-hand-floor", action="store_true",
+                        help="choose the threshold on --target alone, not also on the hand-set gate's abstention")
+    parser.add_argument("--flat", action="store_true", help="one threshold from every set's out-of-writer scores")
+    parser.add_argument("--report", type=Path, help="write the report here too")
+    args = parser.parse_args(argv)
+    examples = examples_of(load(args.samples), "samples")
+    if args.nfcorpus:
+        examples += examples_of(load(args.nfcorpus), "nfcorpus")
+    rule = Rule(args.gate, args.target, not args.no_hand_floor)
+    text = json.dumps({"cross_validation": cross_validate(examples, rule, args.rounds, nested=not args.flat)},
+                      indent=1)
+    if args.report:
+        args.report.write_text(text + "\n", encoding="utf-8")
+    print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,108 @@
+"""The learned answer gate's measurement: question sets by writer, passage labels, and the gate's outcome."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from voiceassist_local.evaluation.gate_data import GateRecord, load, question_sets, save
+from voiceassist_local.evaluation.gate_features import FEATURES, features
+from voiceassist_local.evaluation.gate_training import Example, Rule, gate_scores, outcome, passage_labels
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.query import evidence
+
+ADULT_CAP = ("For adults with community-acquired pneumonia treated as outpatients without comorbidities, give "
+             "amoxicillin 1 g three times daily.")
+METFORMIN_RENAL = "Metformin is contraindicated when eGFR is below 30 mL/min/1.73 m2."
+
+
+def hit(text: str, doc_key: str, *, score: float = 1.0, vector_score: float | None = 0.8) -> SearchHit:
+    meta = DocumentMetadata(doc_key=doc_key, title=doc_key.replace("-", " "), source_type=SourceType.GUIDELINE)
+    chunk = Chunk(chunk_id=f"c-{doc_key}-{len(text)}", doc_id="d", doc_key=doc_key, version=1, ordinal=0, text=text,
+                  token_count=len(text.split()), metadata=meta)
+    return SearchHit(chunk=chunk, score=score, vector_score=vector_score)
+
+
+def record(query: str, hits: list[SearchHit], *, answerable: bool = True, doc_key: str | None = "pneumonia",
+           must_contain: tuple[str, ...] = ("1 g",), population: str | None = None) -> GateRecord:
+    return GateRecord("writer", query, answerable, doc_key if answerable else None,
+                      must_contain if answerable else (), population, query, hits, True)
+
+
+def example(rec: GateRecord) -> Example:
+    return Example(rec, "samples", "full", features(rec.judged_text, rec.hits), passage_labels(rec))
+
+
+def test_question_sets_are_whole_files_each_query_asked_once(tmp_path: Path) -> None:
+    lines = {"a.jsonl": ["Metformin dose?", "CAP abx?"], "a.tune.jsonl": ["Metformin dose?"],
+             "b.jsonl": ["metformin  DOSE?", "Epinephrine dose?"]}
+    for name, queries in lines.items():
+        (tmp_path / name).write_text("".join(json.dumps({"query": q, "answerable": True}) + "\n" for q in queries))
+
+    sets = question_sets(tmp_path)
+
+    assert sorted(sets) == ["a", "b"]
+    assert [r["query"] for r in sets["b"]] == ["Epinephrine dose?"]
+
+
+def test_a_passage_is_labelled_an_answer_only_from_the_right_document_with_the_phrase() -> None:
+    rec = record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia"), hit(METFORMIN_RENAL, "metformin"),
+                                               hit("Pneumonia is common.", "pneumonia")])
+
+    assert passage_labels(rec).tolist() == [1.0, 0.0, 0.0]
+    assert passage_labels(record("amoxicillin in pregnancy?", rec.hits, answerable=False)).tolist() == [0.0] * 3
+
+
+def test_an_answerable_question_is_right_only_when_a_kept_passage_holds_the_phrase() -> None:
+    ex = example(record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia"),
+                                                      hit(METFORMIN_RENAL, "metformin", score=0.9)]))
+
+    assert outcome(ex, np.array([0.9, 0.1]), 0.55)
+    assert not outcome(ex, np.array([0.2, 0.9]), 0.55)  # the other document answers
+    assert not outcome(ex, np.array([0.5, 0.1]), 0.55)  # nothing reaches the threshold: abstained
+
+
+def test_a_child_question_answered_from_adult_evidence_counts_only_with_the_conflict_stated() -> None:
+    ex = example(record("amoxicillin dose for pneumonia in a 4 year old child", [hit(ADULT_CAP, "pneumonia")],
+                        answerable=False, population="child"))
+
+    assert outcome(ex, np.array([0.9]), 0.55)  # answered, with the population conflict stated first
+    assert outcome(ex, np.array([0.1]), 0.55)  # abstained
+
+
+def test_the_blended_gate_needs_the_score_and_the_probability_together() -> None:
+    ex = example(record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia")]))
+    hand = ex.rows[0, 0]
+
+    blended = gate_scores(ex, np.array([0.3]), 0.3, Rule())[0]
+
+    assert blended == 0.5 * hand / 0.55 + 0.5
+    assert gate_scores(ex, np.array([0.3]), 0.3, Rule(gate="model"))[0] == 1.0
+
+
+def test_features_read_a_hit_without_sub_scores_as_opensearch_returns_it() -> None:
+    question = "Can metformin be continued at an eGFR of 25?"
+    with_cosine = features(question, [hit(METFORMIN_RENAL, "metformin")])
+    bare = features(question, [hit(METFORMIN_RENAL, "metformin", vector_score=None)])
+
+    assert with_cosine.shape == bare.shape == (1, len(FEATURES))
+    assert not np.isnan(bare).any()
+    assert bare[0, FEATURES.index("coverage")] == with_cosine[0, FEATURES.index("coverage")]
+
+
+def test_the_evidence_score_names_its_parts() -> None:
+    found = evidence.assess("dose of glipizide in CKD", [hit(METFORMIN_RENAL, "metformin")])
+    part = found.passages[0]
+
+    assert part.other_drug and not part.keyword_form
+    assert part.own_coverage <= part.coverage
+
+
+def test_records_are_read_back_as_written(tmp_path: Path) -> None:
+    rec = record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia")])
+
+    save([rec], tmp_path / "records.pkl")
+
+    assert load(tmp_path / "records.pkl") == [rec]
