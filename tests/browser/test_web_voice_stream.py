@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from voiceassist_local import voice_stream
+from voiceassist_local.websocket import GOING_AWAY
 
 from tests.browser.chromium import Chromium, Tab
 from tests.browser.test_web_accessibility import serious_violations
@@ -172,16 +173,23 @@ def test_partial_transcripts_are_shown_while_speaking_when_asked_for(
     assert tab.errors() == []
 
 
-def refuse_upgrades(headers: object) -> tuple[int, str, str, list[tuple[str, str]]]:
-    """What a proxy that does not carry WebSockets answers (an upgrade it cannot make)."""
-    return 426, "upgrade_required", "this proxy does not upgrade", [("Upgrade", "websocket")]
+class RefuseUpgrades:
+    """What a proxy that does not carry WebSockets answers to each handshake (an upgrade it cannot make)."""
+
+    def __init__(self) -> None:
+        self.refused = 0
+
+    def __call__(self, headers: object) -> tuple[int, str, str, list[tuple[str, str]]]:
+        self.refused += 1
+        return 426, "upgrade_required", "this proxy does not upgrade", [("Upgrade", "websocket")]
 
 
 def test_the_recording_is_posted_when_the_socket_is_refused(
         tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch,
         spoken_question: tuple[Path, float]) -> None:
     # Given a server (or a proxy in front of it) that answers the socket's handshake with a 426
-    monkeypatch.setattr(voice_stream, "handshake_refusal", refuse_upgrades)
+    refusals = RefuseUpgrades()
+    monkeypatch.setattr(voice_stream, "handshake_refusal", refusals)
     tab.expected_failures.add(voice_stream.PATH)  # Chromium logs the refused handshake
     streams_before = voice_streams(server_deps)
     tab.open(base_url)
@@ -195,7 +203,35 @@ def test_the_recording_is_posted_when_the_socket_is_refused(
     tab.press("Enter", 13, text="\r")
     assert tab.wait_for(f"{ANSWER}?.dataset.status", seconds=TRANSCRIBED) == "answered"
     assert METFORMIN_TITLE in tab.text(f"{LAST} ol.citations")
+
+    # and the page's next recording goes by POST without trying the socket again
+    tab.wait_for("document.getElementById('ask').disabled === false")
+    speak_with_the_keyboard(tab, 1.0)
+    tab.wait_for(f"{FETCHED}.filter((path) => path === {json.dumps(TRANSCRIBE)}).length === 2",
+                 seconds=TRANSCRIBED)
+    assert refusals.refused == 1
     assert [e for e in tab.errors() if "WebSocket" not in e] == []
+
+
+def test_the_recording_is_posted_when_the_socket_drops_before_the_transcript(
+        tab: Tab, base_url: str, server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given a connection cut mid-recording (a proxy's idle limit, a network change): the socket opened, took the
+    # start message and closed, with no error event
+    def cut_after_the_start(stream: voice_stream.VoiceStream) -> None:
+        stream._socket.receive()
+        stream._socket.close(GOING_AWAY)
+
+    monkeypatch.setattr(voice_stream.VoiceStream, "run", cut_after_the_start)
+    monkeypatch.setattr(server_deps, "speech_to_text", Hears(QUESTION))
+    tab.open(base_url)
+    speak_with_the_keyboard(tab, 1.5)
+
+    # Then the recording, kept in memory, is posted whole and what was heard waits in the box
+    tab.wait_for(f"{QUESTION_BOX} === {json.dumps(QUESTION)}", seconds=TRANSCRIBED)
+    assert TRANSCRIBE in tab.evaluate(FETCHED)
+    assert "check it" in tab.text("#voice-status")
+    assert tab.evaluate("document.getElementById('error').hidden") is True
+    assert tab.errors() == []
 
 
 # What happened to a socket the page opens: opened, closed, refused by the CSP (its violation event, or a throw).
