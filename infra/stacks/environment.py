@@ -180,12 +180,14 @@ def authorizer_environment(api: Api) -> dict[str, str]:
 
 
 def voice_environment(spec: FunctionSpec, config: EnvironmentConfig, storage: Storage) -> dict[str, str]:
-    """The voice routes' speech services (Transcribe Medical, Polly), for the functions granted Access.VOICE."""
-    if Access.VOICE not in spec.access:
+    """The speech services: Transcribe Medical for the functions granted Access.VOICE or Access.TRANSCRIBE (the
+    voice routes, the WebSocket's voice messages), and Polly for those granted Access.VOICE."""
+    if not {Access.VOICE, Access.TRANSCRIBE} & spec.access:
         return {}
     voice = config.voice
-    environment = {ENV_VOICE_BUCKET: storage.voice_bucket.bucket_name, ENV_TRANSCRIBE_TYPE: voice.transcribe_type,
-                   ENV_POLLY_VOICE: voice.polly_voice, ENV_POLLY_ENGINE: voice.polly_engine}
+    environment = {ENV_VOICE_BUCKET: storage.voice_bucket.bucket_name, ENV_TRANSCRIBE_TYPE: voice.transcribe_type}
+    if Access.VOICE in spec.access:
+        environment.update({ENV_POLLY_VOICE: voice.polly_voice, ENV_POLLY_ENGINE: voice.polly_engine})
     if voice.transcribe_vocabulary:
         environment[ENV_TRANSCRIBE_VOCABULARY] = voice.transcribe_vocabulary
     return environment

@@ -161,10 +161,10 @@ def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
         actions=["textract:StartDocumentTextDetection", "textract:GetDocumentTextDetection"], resources=["*"]))
 
 
-def _voice(function: lambda_.Function, targets: GrantTargets) -> None:
+def _transcribe(function: lambda_.Function, targets: GrantTargets) -> None:
     """Transcribe Medical jobs this app names (voiceassist-*), with the configured custom vocabulary; the voice
     bucket's transient prefix with the environment key (the job reads the recording and writes the transcript
-    with the caller's rights); Polly's SynthesizeSpeech, which has no resource but lexicons."""
+    with the caller's rights: StartMedicalTranscriptionJob takes no data-access role, so no iam:PassRole)."""
     stack = Stack.of(targets.search)
     resources = [stack.format_arn(service="transcribe", resource="medical-transcription-job",
                                   resource_name="voiceassist-*")]
@@ -178,6 +178,11 @@ def _voice(function: lambda_.Function, targets: GrantTargets) -> None:
         actions=["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
         resources=[targets.storage.voice_bucket.arn_for_objects(f"{VOICE_PREFIX}*")]))
     targets.key.grant_encrypt_decrypt(function)
+
+
+def _voice(function: lambda_.Function, targets: GrantTargets) -> None:
+    """Transcription as _transcribe, and Polly's SynthesizeSpeech, which has no resource but lexicons."""
+    _transcribe(function, targets)
     function.add_to_role_policy(iam.PolicyStatement(actions=["polly:SynthesizeSpeech"], resources=["*"]))
 
 
@@ -245,4 +250,5 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.INVOKE_PHI_DETECTOR: lambda fn, t: t.phi_detector.grant_invoke(fn),
     Access.METRICS_READ: _metrics_read,
     Access.VOICE: _voice,
+    Access.TRANSCRIBE: _transcribe,
 }

@@ -104,6 +104,10 @@ NOT_EXERCISED: dict[tuple[str, Access], str] = {
     ("api", A.VOICE): "a spoken question (/v1/voice/*): moto runs no Transcribe Medical job and has no Polly "
                       "voice; the adapters' calls are contract-tested on botocore's Stubber "
                       "(tests/contract/test_speech_contract.py)",
+    ("stream", A.TRANSCRIBE): "a spoken question over an open connection (voice.start/chunk/end): moto runs no "
+                              "Transcribe Medical job; the chunk store's and the job's calls are contract-tested "
+                              "on botocore's Stubber (tests/contract/test_audio_chunk_store_contract.py, "
+                              "tests/integration/test_voice_stream_aws.py)",
 }
 
 _DYNAMODB_WRITES = {"PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems"}

@@ -60,6 +60,8 @@ SERVICES: dict[Access, Services] = {
     A.COST_ALERTS: lambda s, c: {"sns"},
     # Transcribe Medical jobs and Polly; the recording and transcript through the voice bucket (S3's gateway)
     A.VOICE: lambda s, c: {"transcribe", "polly", "s3"},
+    # the WebSocket's voice messages: Transcribe Medical jobs; the chunks, recording and transcript in the voice bucket
+    A.TRANSCRIBE: lambda s, c: {"transcribe", "s3"},
 }
 # The one AWS API reached through the NAT: the WebSocket @connections API of a public (regional) API. An
 # execute-api interface endpoint with private DNS would capture every *.execute-api name and serves private

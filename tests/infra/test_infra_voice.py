@@ -1,8 +1,10 @@
-"""Voice on AWS (issue 29): the API function alone may start Transcribe Medical jobs of its own name, use the
-voice bucket's transient prefix and call Polly; Transcribe and Polly are reached through
-interface endpoints with private DNS (recordings never cross the NAT); the voice bucket is encrypted with the
-environment key and expires what a failed delete left; API Gateway passes audio through as binary; and the
-function gets the settings the AWS composition builds its speech adapters from."""
+"""Voice on AWS (issue 29): the API function (the voice routes) and the stream function (the WebSocket's voice
+messages) alone may start Transcribe Medical jobs of their own name and use the voice bucket's transient prefix
+with the environment key, and only the API function calls Polly; Transcribe and Polly are reached through
+interface endpoints with private DNS (recordings never cross the NAT; tests/infra/test_infra_reachability.py
+proves every function's path to them); the voice bucket is encrypted with the environment key and expires what
+a failed delete left; API Gateway passes audio through as binary; and the functions get the settings the AWS
+composition builds their speech adapters from."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from conftest import Synthesized, app_functions, resources
 from infra.config import ENVIRONMENT_NAMES
 from voiceassist.constants.functions import FUNCTIONS, Access
 from voiceassist.settings import (
+    ENV_DATA_KEY_ID,
     ENV_POLLY_ENGINE,
     ENV_POLLY_VOICE,
     ENV_TRANSCRIBE_TYPE,
@@ -24,6 +27,7 @@ from voiceassist.settings import (
 )
 
 SPEAKERS = {spec.name for spec in FUNCTIONS if Access.VOICE in spec.access}
+TRANSCRIBERS = {spec.name for spec in FUNCTIONS if {Access.VOICE, Access.TRANSCRIBE} & spec.access}
 VOICE_ACTIONS = ("transcribe:StartMedicalTranscriptionJob", "polly:SynthesizeSpeech", "s3:PutObject")
 
 
@@ -42,24 +46,52 @@ def _roles_with(template: dict[str, Any], action: str) -> dict[str, list[Any]]:
     return found
 
 
-def test_the_catalogue_gives_voice_to_the_api_function_only() -> None:
-    assert {"api"} == SPEAKERS
+def test_the_catalogue_gives_voice_to_the_api_function_and_transcription_to_the_stream_function() -> None:
+    assert {"api"} == SPEAKERS and {"api", "stream"} == TRANSCRIBERS
 
 
 @pytest.mark.parametrize("env", ENVIRONMENT_NAMES)
-def test_only_the_api_function_may_transcribe_speak_and_use_the_voice_prefix(synthesized: Synthesized,
-                                                                             env: str) -> None:
+def test_only_the_voice_functions_may_transcribe_and_use_the_voice_prefix_and_only_the_api_speaks(
+        synthesized: Synthesized, env: str) -> None:
     template = synthesized.main(env)
-    api_role = app_functions(synthesized, env)["api"]["Role"]["Fn::GetAtt"][0]
+    functions = app_functions(synthesized, env)
+    api_role, stream_role = (functions[name]["Role"]["Fn::GetAtt"][0] for name in ("api", "stream"))
     transcribe = _roles_with(template, "transcribe:StartMedicalTranscriptionJob")
-    assert set(transcribe) == {api_role}
-    (job_arn,) = transcribe[api_role]
-    assert "medical-transcription-job/voiceassist-*" in json.dumps(job_arn)  # its own jobs, not every job
+    assert set(transcribe) == {api_role, stream_role}
+    for role in (api_role, stream_role):
+        (job_arn,) = transcribe[role]
+        assert "medical-transcription-job/voiceassist-*" in json.dumps(job_arn)  # its own jobs, not every job
+    assert set(_roles_with(template, "transcribe:GetMedicalTranscriptionJob")) == {api_role, stream_role}
+    assert set(_roles_with(template, "transcribe:DeleteMedicalTranscriptionJob")) == {api_role, stream_role}
     assert set(_roles_with(template, "polly:SynthesizeSpeech")) == {api_role}
-    voice_objects = [resource for role, found in _roles_with(template, "s3:DeleteObject").items()
-                     for resource in found if "StorageVoice" in json.dumps(resource)]
-    assert voice_objects and all(json.dumps(r).endswith('"/voice/*"]]}') for r in voice_objects)
-    assert set(_roles_with(template, "transcribe:DeleteMedicalTranscriptionJob")) == {api_role}
+    for action in ("s3:PutObject", "s3:GetObject", "s3:DeleteObject"):
+        voice_objects = {role: [r for r in found if "StorageVoice" in json.dumps(r)]
+                         for role, found in _roles_with(template, action).items()}
+        voice_objects = {role: found for role, found in voice_objects.items() if found}
+        assert set(voice_objects) == {api_role, stream_role}, action
+        assert all(json.dumps(r).endswith('"/voice/*"]]}') for found in voice_objects.values() for r in found)
+    assert not _roles_with(template, "iam:PassRole").keys() & {api_role, stream_role}  # no data-access role
+
+
+@pytest.mark.parametrize("env", ENVIRONMENT_NAMES)
+def test_the_stream_function_may_use_the_environment_key_for_the_voice_objects(synthesized: Synthesized,
+                                                                               env: str) -> None:
+    template = synthesized.main(env)
+    stream_role = app_functions(synthesized, env)["stream"]["Role"]["Fn::GetAtt"][0]
+    for action in ("kms:Decrypt", "kms:GenerateDataKey*", "kms:Encrypt"):
+        assert stream_role in _roles_with(template, action), action
+
+
+def test_the_stream_function_has_time_for_the_end_message_past_api_gateways_29_seconds() -> None:
+    """voice.end waits for chunks in flight, runs the Transcribe Medical job to its limit and then the query
+    (bounded by the api's timeout): API Gateway's 29 s integration limit ends only its wait for the reply."""
+    from voiceassist.adapters.aws.transcribe_medical_stt import TranscribeMedicalSpeechToText
+    from voiceassist.constants.functions import FUNCTIONS_BY_NAME
+    from voiceassist.speech.chunked import END_WAIT_SECONDS
+
+    job_limit = TranscribeMedicalSpeechToText(bucket="b", kms_key_id=None)._max_wait
+    query_limit = FUNCTIONS_BY_NAME["api"].timeout_seconds or 0
+    assert (FUNCTIONS_BY_NAME["stream"].timeout_seconds or 0) >= END_WAIT_SECONDS + job_limit + query_limit + 10
 
 
 @pytest.mark.parametrize("env", ENVIRONMENT_NAMES)
@@ -99,5 +131,16 @@ def test_the_api_function_gets_settings_for_its_speech_adapters(synthesized: Syn
     plain = {k: v if isinstance(v, str) else "resolved-at-deploy" for k, v in variables.items()}
     settings = settings_from_env(plain)
     assert settings.runtime is Runtime.AWS and settings.voice_bucket and settings.transcribe_type == "DICTATION"
-    others = [name for name in functions if name != "api"]
+    others = [name for name in functions if name not in TRANSCRIBERS]
     assert all(ENV_VOICE_BUCKET not in functions[n].get("Environment", {}).get("Variables", {}) for n in others)
+
+
+@pytest.mark.parametrize("env", ENVIRONMENT_NAMES)
+def test_the_stream_function_gets_the_voice_bucket_and_transcribe_settings_but_no_polly(
+        synthesized: Synthesized, env: str) -> None:
+    variables = app_functions(synthesized, env)["stream"]["Environment"]["Variables"]
+    assert {ENV_VOICE_BUCKET, ENV_TRANSCRIBE_TYPE, ENV_DATA_KEY_ID} <= set(variables)
+    assert not {ENV_POLLY_VOICE, ENV_POLLY_ENGINE} & set(variables)
+    plain = {k: v if isinstance(v, str) else "resolved-at-deploy" for k, v in variables.items()}
+    settings = settings_from_env(plain)
+    assert settings.voice_bucket and settings.data_key_id and settings.state_table  # chunks, their key, the state

@@ -62,6 +62,10 @@ class Access(StrEnum):
     # Voice (docs/decisions/0031): Transcribe Medical jobs named voiceassist-*, the voice bucket's voice/ prefix
     # (put, read, delete) with the environment key, and Polly's SynthesizeSpeech
     VOICE = "voice"
+    # Voice over the WebSocket (the stream function, speech/chunked.py): VOICE without Polly. Transcribe Medical
+    # jobs named voiceassist-*, the voice bucket's voice/ prefix (streamed chunks under voice/stream/) with the
+    # environment key
+    TRANSCRIBE = "transcribe"
 
 
 @dataclass(frozen=True)
@@ -350,7 +354,11 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.STREAM_TO_CLIENTS,
         A.LLM_INVOKE,  # the session summary by the in-boundary model (conversation/memory.py), where sagemaker
         A.BEDROCK_INVOKE,  # ... or bedrock; never the cloud model (no OPENAI_SECRET here)
-        timeout_seconds=30,
+        A.TRANSCRIBE,  # voice.start/chunk/end: the chunks in the voice bucket, the Transcribe Medical job
+        # voice.end waits up to 5 s for chunks in flight, runs a Transcribe Medical job (at most 25 s) and then the
+        # query (the api's 28 s): API Gateway stops waiting for the reply after 29 s, but the events go to the
+        # connection through the @connections API, so the function is given the time (decision 0031)
+        timeout_seconds=90,
         container_image=True,  # the egress guard runs the PHI detector
         internet_egress=True,  # the WebSocket @connections API (no VPC endpoint for it)
     ),

@@ -81,7 +81,7 @@ class VoiceChunkMessage(BaseModel):
 
     action: Literal["voice.chunk"]
     seq: int = Field(ge=0, lt=MAX_CHUNKS)
-    audio: str = Field(min_length=1, max_length=(CHUNK_AUDIO_BYTES + 2) // 3 * 4, description="base64")
+    audio: str = Field(min_length=1, description="base64 of at most CHUNK_AUDIO_BYTES (more is a 413)")
 
 
 class VoiceEndMessage(BaseModel):
@@ -141,7 +141,7 @@ class VoiceStreams:
             raise InvalidInput("voice.chunk's audio is not base64") from None
         if not data or len(data) > CHUNK_AUDIO_BYTES:
             raise PayloadTooLarge(f"a voice.chunk carries 1 to {CHUNK_AUDIO_BYTES} bytes of audio")
-        value, _ = self._open(connection_id, user_id)
+        value, version = self._open(connection_id, user_id)
         if str(message.seq) in value["received"]:
             raise Conflict(f"chunk {message.seq} was already received; it is kept as first sent")
         if value["bytes"] + len(data) > MAX_AUDIO_BYTES:
@@ -154,7 +154,7 @@ class VoiceStreams:
             self._chunks.put(value["stream_id"], message.seq, data)
         except Conflict:
             raise Conflict(f"chunk {message.seq} was already received; it is kept as first sent") from None
-        self._record(connection_id, user_id, value["stream_id"], message.seq, len(data))
+        self._record(connection_id, user_id, message.seq, len(data), first=(value, version))
 
     def end(self, connection_id: str, user_id: str, message: VoiceEndMessage) -> StreamedQuestion:
         """The whole recording, in sequence order, once every chunk is stored; the stream is then ended and its
@@ -197,11 +197,14 @@ class VoiceStreams:
             raise NotFound("no voice stream is open on this connection: send voice.start first")
         return value, version
 
-    def _record(self, connection_id: str, user_id: str, stream_id: str, seq: int, size: int) -> None:
-        """Add a stored chunk to the state by compare-and-set; the stream's byte limit is checked again under it."""
-        for _ in range(CAS_ATTEMPTS):
+    def _record(self, connection_id: str, user_id: str, seq: int, size: int, *,
+                first: tuple[dict[str, Any], int]) -> None:
+        """Add a stored chunk to the state by compare-and-set (first with the state read before the chunk was
+        stored: one read and one write when no other chunk raced it); the byte limit is checked again under it."""
+        stream_id = first[0]["stream_id"]
+        for attempt in range(CAS_ATTEMPTS):
             try:
-                value, version = self._open(connection_id, user_id)
+                value, version = first if attempt == 0 else self._open(connection_id, user_id)
             except NotFound:  # ended meanwhile (the end message, a failure, a new start): the piece is not wanted
                 self._chunks.delete(stream_id, [seq])
                 raise
