@@ -154,12 +154,10 @@ def abbreviations(wheel: Path) -> dict[str, list[str]]:
             if not key.startswith("_") and isinstance(meanings, list) and "\t" not in key}
 
 
-def ordinary_words() -> list[str]:
-    """Frequent English words that no clinical vocabulary of the concept layer uses (see the module's doc)."""
-    from wordfreq import top_n_list, zipf_frequency
-
-    from voiceassist.query import population, synonyms, terminology
-    from voiceassist.query.terms import STOPWORDS
+def clinical_vocabulary() -> frozenset[str]:
+    """The concept layer's clinical words (lower case): one-word drug names, classes, shorthand, synonyms and
+    population terms, and words of more than MAX_CLINICAL_USES meanings of the abbreviation list."""
+    from voiceassist.query import population, synonyms
 
     uses: dict[str, int] = {}
     for meanings in terminology.abbreviations().values():
@@ -170,13 +168,22 @@ def ordinary_words() -> list[str]:
     names = (*terminology.drug_names(), *terminology.class_forms(), *terminology.SHORTHAND,
              *terminology.SHORTHAND.values(), *(f for g in synonyms.GROUPS for f in g),
              *(f for forms in population.TERMS.values() for f in forms))
-    clinical = {name.lower() for name in names if _LETTERS.fullmatch(name.lower())}
+    return frozenset({name.lower() for name in names if _LETTERS.fullmatch(name.lower())}
+                     | {word for word, count in uses.items() if count > MAX_CLINICAL_USES})
+
+
+def ordinary_words() -> list[str]:
+    """Frequent English words that no clinical vocabulary of the concept layer uses (see the module's doc)."""
+    from wordfreq import top_n_list, zipf_frequency
+
+    from voiceassist.query.terms import STOPWORDS
+
+    clinical = clinical_vocabulary()
     words = []
     for word in top_n_list("en", 20000):
         if zipf_frequency(word, "en") < ORDINARY_ZIPF:
             break
-        if (_LETTERS.fullmatch(word) and len(word) > 1 and word not in STOPWORDS and word not in clinical
-                and uses.get(word, 0) <= MAX_CLINICAL_USES):
+        if _LETTERS.fullmatch(word) and len(word) > 1 and word not in STOPWORDS and word not in clinical:
             words.append(word)
     return sorted(words)
 

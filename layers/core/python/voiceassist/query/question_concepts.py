@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voiceassist.phi.word_lists import foreign_function_words, stop_words
-from voiceassist.query import diseases, kidney, synonyms, terminology
+from voiceassist.query import diseases, kidney, setting, synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
@@ -94,6 +94,8 @@ def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     # Only a label word goes ("SSN", "Mrs."), not a topic a name detector's guess follows ("otitis <PERSON>").
     text = joined_scores(_PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question)))
+    # who asks and where ("nurse here -", "in clinic"): context, weighed as ordinary words (query/setting.py)
+    framing = setting.context_words(text)
     # the words of a qualified condition ("type 1 diabetes") tell it from its siblings: never ordinary words
     qualifying = frozenset().union(*(q.terms() for q in qualified_terms(hyphenate(text.lower()))))
     found: dict[str, Concept] = {}
@@ -136,7 +138,8 @@ def _concepts(question: str) -> list[Concept]:
         abbreviation_words.add(word.lower())
         alternatives = (frozenset({word.lower()}), *(f for f in long_forms if f))
         weight = _weight(long_forms[0]) if long_forms[0] else 1.0
-        found[word] = Concept(word, alternatives, weight)
+        framed = weight == 1.0 and word.lower() in framing  # "in GP": where, not what
+        found[word] = Concept(word, alternatives, GENERIC_WEIGHT if framed else weight, 1.0 if framed else None)
     for found_form in synonyms.find(text):  # "high blood pressure": one concept, any form of it covers it
         written = content_terms(found_form.form)
         if written and any(written <= alternative for c in found.values() for alternative in c.alternatives[1:]):
@@ -163,7 +166,8 @@ def _concepts(question: str) -> list[Concept]:
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
                 weight = _weight(frozenset({term}))
-                ordinary = weight == 1.0 and (term in _ordinary() or word.lower() in negated) and term not in qualifying
+                ordinary = (weight == 1.0 and term not in qualifying
+                            and (term in _ordinary() or word.lower() in negated or word.lower() in framing))
                 found[term] = Concept(word, (frozenset({term}),), GENERIC_WEIGHT if ordinary else weight,
                                       1.0 if ordinary else None)
     # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category

@@ -13,6 +13,10 @@
   are one edit from a drug name or a clinical word the concept layer would respell them to ("titrate" beside
   the drug "nitrate", "caution" beside "cations", "aphasia" beside "aplasia"): a real English word is never a
   misspelling of another term.
+- Who asks and where: `_data/concepts/setting_words.tsv`, the lemmas of WordNet 3.0's health professionals
+  and medical buildings, institutions, hospital rooms and wards (Princeton University; the WordNet 3.0
+  licence, quoted in the file), less the clinical vocabulary here ("nurse", "pharmacist", "clinic", "ward";
+  not "hospital"): query/setting.py reads them as context where they frame a question.
 - Drug classes: `CLASSES` below, each with the WHO INN stems of its members ("The use of stems in the
   selection of International Nonproprietary Names (INN) for pharmaceutical substances", WHO 2018,
   WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
@@ -35,6 +39,7 @@ ABBREVIATIONS_FILE = CONCEPT_DATA / "abbreviations.tsv"
 ORDINARY_FILE = CONCEPT_DATA / "ordinary_words.txt"
 DISEASES_FILE = CONCEPT_DATA / "diseases.tsv.gz"
 ENGLISH_NEAR_FILE = CONCEPT_DATA / "english_near_terms.txt"
+SETTING_FILE = CONCEPT_DATA / "setting_words.tsv"
 
 
 @dataclass(frozen=True)
@@ -141,6 +146,17 @@ def english_near_terms() -> frozenset[str]:
         return frozenset()
     lines = ENGLISH_NEAR_FILE.read_text(encoding="utf-8").splitlines()
     return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def setting_words() -> dict[str, str]:
+    """A word for who asks or where (lower case, except an abbreviation: "GP") -> "person" or "place"."""
+    table: dict[str, str] = {}
+    for line in SETTING_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and "\t" in line:
+            word, kind = line.split("\t")
+            table[word] = kind
+    return table
 
 
 @lru_cache(maxsize=1)

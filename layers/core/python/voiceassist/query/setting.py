@@ -1,0 +1,102 @@
+"""Who asks a clinical question and where: words that frame the question, not what it is about.
+
+Clinicians say who they are and where they stand ("nurse here -", "pharmacist q:", "in clinic", "on the
+ward", "as a GP"); counted as topics, those words made covered questions abstain. The words are WordNet 3.0's
+health professionals and places of care (terminology.setting_words); a word is context only where the
+sentence frames the question with it, read from closed-class words alone:
+
+- a place phrase: a preposition of place, an optional determiner, then setting words that end the phrase
+  (the question ends, punctuation follows, or a function word or an ordinary English word does, not a
+  clinical one it would name a kind of): "in clinic?", "on the ward and", "in clinic counts as", not "in
+  clinic bp readings";
+- the asker's label opening the question: setting words followed by punctuation or "here", "q", "question",
+  "asking": "nurse here - ...", "pharmacist q: ...", "GP: ...";
+- the asker's role after "for/as/am" and a determiner: "as a nurse,", "I'm a pharmacist".
+
+Elsewhere the word is the question's topic and stays one: "nurse-led titration" (joined to another word),
+"pharmacist role in metformin counselling" (no frame), "pneumonia in nursing home residents" (a plural, the
+patients asked about, is not a setting word: WordNet lists singular lemmas). A context word weighs as an
+ordinary word in the evidence score (query/question_concepts.py): little when a passage lacks it, fully when a
+passage holds it, so a document that does speak of the setting still counts it.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from voiceassist.phi.word_lists import stop_words
+from voiceassist.query import terminology
+
+# closed-class words: prepositions of place, determiners, the words that introduce one's own role
+PLACE_PREPOSITIONS = frozenset({"in", "at", "on", "from", "into", "within", "to", "inside"})
+ROLE_INTRODUCERS = frozenset({"for", "as", "am", "im", "i'm"})  # need a determiner after them ("for the nurse")
+DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "this", "that", "their", "his", "her"})
+LABEL_ENDINGS = frozenset({"here", "q", "qn", "question", "query", "asking"})
+_OPENERS = frozenset({"hi", "hello", "hey", "i", "i'm", "im", "am", "as", "a", "an", "the", "this", "is"})
+_WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
+
+
+def context_words(question: str) -> frozenset[str]:
+    """The setting words that frame `question` (lower case), not its topic (see the module's doc)."""
+    tokens = [(m.group().replace("’", "'"), m.start(), m.end()) for m in _WORD.finditer(question)]
+    words = [t[0] for t in tokens]
+    found: set[str] = set()
+
+    def gap_after(index: int) -> str:  # the characters between token `index` and the next one
+        end = tokens[index + 1][1] if index + 1 < len(tokens) else len(question)
+        return question[tokens[index][2]:end]
+
+    def run(start: int) -> int:
+        """The end of the setting words from `start`, one phrase after another, inside one clause."""
+        at = start
+        while at < len(tokens):
+            length = _setting_at(words, at)
+            if not length or (at > start and gap_after(at - 1).strip()):
+                break
+            at += length
+        return at
+
+    def ends_phrase(end: int) -> bool:
+        return (end == len(tokens) or bool(gap_after(end - 1).strip(" '"))
+                or words[end].lower() in _function_words() or words[end].lower() in terminology.ordinary_words())
+
+    for i, word in enumerate(words):
+        lower = word.lower()
+        if lower in PLACE_PREPOSITIONS or lower in ROLE_INTRODUCERS:
+            start = i + 1
+            if start < len(tokens) and words[start].lower() in DETERMINERS and not gap_after(i).strip():
+                start += 1
+            elif lower in ROLE_INTRODUCERS:
+                continue
+            end = run(start)
+            if end > start and not gap_after(start - 1).strip() and ends_phrase(end):
+                found.update(w.lower() for w in words[start:end])
+    start = 0
+    while start < len(tokens) and words[start].lower() in _OPENERS and not gap_after(start).strip(" ,"):
+        start += 1
+    end = run(start)
+    if end > start and end < len(tokens) and (gap_after(end - 1).strip() or words[end].lower() in LABEL_ENDINGS):
+        found.update(w.lower() for w in words[start:end])
+    return frozenset(found)
+
+
+def _setting_at(words: list[str], at: int) -> int:
+    """How many words from `at` make one setting word or phrase ("nurse", "maternity ward"), 0 if none."""
+    table = _table()
+    for length in (3, 2, 1):
+        phrase = words[at:at + length]
+        if len(phrase) == length and (" ".join(phrase).lower() in table or (length == 1 and phrase[0] in table)):
+            return length
+    return 0
+
+
+@lru_cache(maxsize=1)
+def _table() -> frozenset[str]:
+    """The setting words as matched: lower case, an abbreviation only as written ("GP", not "gp")."""
+    return frozenset(terminology.setting_words())
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    return frozenset(w for w in stop_words().get("en", frozenset()) if w.isalpha())
