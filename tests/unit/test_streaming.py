@@ -76,3 +76,45 @@ def test_stream_disconnect_without_voice_configured_is_quiet(caplog: Any) -> Non
     deps = Dependencies(Settings(runtime=Runtime.AWS))
     forget_connection(deps, "conn-1")
     assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+class HeardQuestion:
+    """A recognizer that hears one question (the transcription itself is tested in test_speech_contract.py)."""
+
+    name = "heard"
+
+    def __init__(self) -> None:
+        self.recordings: list[bytes] = []
+
+    def transcribe(self, audio: bytes, *, max_seconds: float = 60.0) -> Any:
+        from voiceassist.speech import Transcript
+
+        self.recordings.append(audio)
+        return Transcript(text="What is the dose of metformin?", language="en", duration_seconds=1.0,
+                          confidence=0.9, engine=self.name)
+
+
+def test_stream_voice_messages_on_the_local_runtime_keep_the_pieces_in_memory_and_answer(
+        local_deps: Dependencies) -> None:
+    import base64
+
+    recognizer = HeardQuestion()
+    local_deps.speech_to_text = recognizer  # type: ignore[misc]
+    publisher = RecordingPublisher()
+    pcm = b"\x01\x02" * 8_000
+
+    def send(message: dict[str, Any]) -> dict[str, Any]:
+        return streaming.handle_message(local_deps, publisher, connection_id="conn-1", user_id="u1",
+                                        body=json.dumps(message))
+
+    assert send({"action": "voice.start", "format": "audio/pcm"}) == {"statusCode": 200}
+    for seq in (1, 0):
+        piece = pcm[seq * 8_000:(seq + 1) * 8_000]
+        assert send({"action": "voice.chunk", "seq": seq, "audio": base64.b64encode(piece).decode()}) == {
+            "statusCode": 200}
+    assert send({"action": "voice.end", "chunks": 2}) == {"statusCode": 200}
+    kinds = [e["type"] for e in publisher.events]
+    assert kinds[:2] == ["voice.ready", "transcript"] and kinds[-1] == "done"
+    assert recognizer.recordings[0][44:] == pcm  # joined in order, wrapped as WAV
+    assert len(local_deps.audio_chunks) == 0  # type: ignore[arg-type]
+
