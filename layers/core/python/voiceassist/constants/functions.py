@@ -355,7 +355,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.LLM_INVOKE,  # the session summary by the in-boundary model (conversation/memory.py), where sagemaker
         A.BEDROCK_INVOKE,  # ... or bedrock; never the cloud model (no OPENAI_SECRET here)
         A.TRANSCRIBE,  # voice.start/chunk/end: the chunks in the voice bucket, the Transcribe Medical job
-        # voice.end waits up to 5 s for chunks in flight, runs a Transcribe Medical job (at most 25 s) and then the
+        # voice.end waits up to 15 s for chunks in flight, runs a Transcribe Medical job (at most 25 s) and then the
         # query (the api's 28 s): API Gateway stops waiting for the reply after 29 s, but the events go to the
         # connection through the @connections API, so the function is given the time (decision 0031)
         timeout_seconds=90,

@@ -39,8 +39,11 @@ from voiceassist.speech.stream import PCM, Recording, media_type
 CHUNK_AUDIO_BYTES = 90 * 1024
 MAX_CHUNKS = 256  # MediaRecorder's 250 ms slices of a 60 s question, with room; bounds the state item (~4 KB)
 STATE_TTL_SECONDS = 15 * 60  # a stream left open (a client gone without $disconnect) is forgotten after this
-END_WAIT_SECONDS = 5.0  # at the end message, chunks whose invocations are still running are waited for this long
-END_POLL_SECONDS = 0.25
+# At the end message, chunks whose invocations are still running are waited for this long: each chunk may be a
+# cold start of the stream function's container image (seconds before the handler runs), and the end message's
+# own invocation may overtake them. 15 s of it + the job's 25 s + the query's 28 s stay within the function's 90 s.
+END_WAIT_SECONDS = 15.0
+END_POLL_SECONDS = 0.5
 # Concurrent chunks of one stream race on the state item: each retries its compare-and-set (one writer wins each
 # round, so N chunks at once need up to N rounds), after a random pause of up to CAS_PAUSE_SECONDS.
 CAS_ATTEMPTS = 64
