@@ -99,10 +99,13 @@ def test_local_index_activate_many_gives_a_document_named_twice_its_last_version
 
 def test_local_index_batch_whose_activation_fails_leaves_none_of_its_documents_searchable(
         index: LocalHybridIndex, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Given a batch indexed, and an activation that fails after its UPDATE ran (FTS5's step breaks)
+    # Given a batch indexed, and an activation whose UPDATE fails half-way (after 40 of its 80 rows)
     first, _ = corpus()
     index.index(first, vectors_for(first))
-    monkeypatch.setattr(index_tables, "SHOW_IN_FTS", "INSERT INTO no_such_table SELECT ?")
+    failing = index_tables.ACTIVATE.replace(
+        "RETURNING chunks.rowid", "RETURNING json(CASE WHEN chunks.rowid > 40 THEN 'x' ELSE '1' END), chunks.rowid")
+    assert failing != index_tables.ACTIVATE
+    monkeypatch.setattr(index_tables, "ACTIVATE", failing)
 
     # When the batch is activated
     with pytest.raises(sqlite3.OperationalError):

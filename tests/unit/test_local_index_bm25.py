@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voiceassist.adapters.local.bm25 import FTS5_TOKENIZE, Fts5Tokenizer, TermPostings, best_positions
+from voiceassist.adapters.local.bm25 import TermPostings, best_positions
+from voiceassist.adapters.local.fts5_tokens import FTS5_TOKENIZE, Fts5Tokenizer
 from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.models import Chunk, DocumentMetadata, SearchFilters, SearchMode, SearchQuery, SourceType
 from voiceassist.query.search import fts5_match_expression, query_terms
@@ -45,11 +46,9 @@ def add(index: LocalHybridIndex, chunks: list[Chunk], *, activate: bool = True) 
             index.activate(chunk.doc_key, chunk.version)
 
 
-def fts5_ranking(path: Path, text: str, depth: int, year_min: int | None = None, *,
-                 table: str = "oracle") -> list[tuple[str, float]]:
-    """FTS5's own answer, from a separate connection: (chunk_id, -bm25) best first. By default from a fresh
-    FTS5 table of the searchable chunks only (what the index's BM25 promises to equal); `table="chunk_fts"`
-    reads the index's own FTS5 table, which also holds chunks indexed but not yet activated."""
+def fts5_ranking(path: Path, text: str, depth: int, year_min: int | None = None) -> list[tuple[str, float]]:
+    """FTS5's own answer, from a separate connection: (chunk_id, -bm25) best first, from a fresh FTS5 table of
+    the searchable chunks only (what the index's BM25 promises to equal)."""
     expression = fts5_match_expression(text)
     if expression is None:
         return []
@@ -59,8 +58,8 @@ def fts5_ranking(path: Path, text: str, depth: int, year_min: int | None = None,
         db.execute("INSERT INTO temp.oracle (rowid, text, title) SELECT rowid, json_extract(chunk_json,"
                    " '$.text'), json_extract(chunk_json, '$.metadata.title') FROM chunks WHERE searchable = 1")
         return db.execute(
-            f"SELECT c.chunk_id, -bm25({table}, 1.0, 0.5) AS score FROM {table} AS f JOIN chunks AS c"
-            f" ON c.rowid = f.rowid AND c.searchable = 1{year} WHERE {table} MATCH ?"
+            f"SELECT c.chunk_id, -bm25(oracle, 1.0, 0.5) AS score FROM oracle AS f JOIN chunks AS c"
+            f" ON c.rowid = f.rowid AND c.searchable = 1{year} WHERE oracle MATCH ?"
             " ORDER BY score DESC, f.rowid LIMIT ?", (expression, depth)).fetchall()
 
 
@@ -98,22 +97,20 @@ def test_local_index_bm25_ranks_and_scores_as_fts5(index: LocalHybridIndex, inde
     add(index, [make_chunk(n, random_text(rng), year=2000 + n % 25) for n in range(120, 140)])
     index.delete_document("doc-7")
     tokenizer = Fts5Tokenizer()
+    assert any(len(tokens) > 1 for text in QUERIES for tokens in tokenizer.word_tokens(query_terms(text)))
+    tokenizer.close()
     # Then every query, with and without a filter, ranks and scores exactly as FTS5 over the searchable chunks
-    # does; a phrase query (FTS5 scores it) exactly as FTS5's table, whose statistics also count the chunks
-    # waiting for activation, and never returns one of them
+    # does, a query holding a word FTS5 reads as a phrase ("covid-19" is one word to FTS5 but "il_6" two) too,
+    # and none returns a chunk waiting for activation
     for text in QUERIES:
-        phrase = tokenizer.single_tokens(query_terms(text)) is None
         for year_min in (None, 2012):
             assert_same_ranking(bm25_ranking(index, text, 50, year_min),
-                                fts5_ranking(index_path, text, 50, year_min, table="chunk_fts" if phrase else
-                                             "oracle"))
-    # And once nothing waits for activation, a phrase query too scores as FTS5 over the searchable chunks
+                                fts5_ranking(index_path, text, 50, year_min))
+    # And once nothing waits for activation, the same
     for n in range(63, 120, 9):
         index.activate(f"doc-{n}", 2)
-    assert any(tokenizer.single_tokens(query_terms(text)) is None for text in QUERIES)
     for text in QUERIES:
         assert_same_ranking(bm25_ranking(index, text, 50), fts5_ranking(index_path, text, 50))
-    tokenizer.close()
 
 
 def test_local_index_bm25_scores_a_term_in_most_chunks_with_fts5s_floor(index: LocalHybridIndex,
@@ -126,12 +123,17 @@ def test_local_index_bm25_scores_a_term_in_most_chunks_with_fts5s_floor(index: L
     assert_same_ranking(hits, fts5_ranking(index_path, "patients", 10))
 
 
-def test_local_index_bm25_leaves_a_phrase_word_to_fts5(index: LocalHybridIndex, index_path: Path) -> None:
-    # FTS5 splits "il_6" into the phrase "il 6": only adjacent words match it
-    add(index, [make_chunk(0, "raised IL 6 in sepsis"), make_chunk(1, "IL receptors and 6 other cytokines")])
+def test_local_index_bm25_matches_a_phrase_word_as_fts5(index: LocalHybridIndex, index_path: Path) -> None:
+    # FTS5 splits "il_6" into the phrase "il 6": only adjacent words in one column match it, every occurrence
+    # counts (overlapping ones too: "6 6" twice in "6 6 6"), in the text and in the title
+    add(index, [make_chunk(0, "raised IL 6 in sepsis, IL 6 again"), make_chunk(1, "IL receptors and 6 other"),
+                make_chunk(2, "il"), make_chunk(3, "6 6 6 il 6 6"), make_chunk(4, "cells 6")])
     hits = bm25_ranking(index, "il_6", 10)
-    assert [chunk_id for chunk_id, _ in hits] == ["doc-0-v1"]
+    assert [chunk_id for chunk_id, _ in hits] == ["doc-0-v1", "doc-3-v1"]
     assert_same_ranking(hits, fts5_ranking(index_path, "il_6", 10))
+    for text in ("6_6", "6_6_6 sepsis", "il_6_6", "il_6 il", "review_il"):
+        assert_same_ranking(bm25_ranking(index, text, 10), fts5_ranking(index_path, text, 10))
+    assert bm25_ranking(index, "il_zzz", 10) == []
 
 
 def test_local_index_version_activated_again_is_found_again_by_a_phrase(index: LocalHybridIndex,
@@ -140,7 +142,7 @@ def test_local_index_version_activated_again_is_found_again_by_a_phrase(index: L
     add(index, [make_chunk(0, "raised IL 6 in sepsis")])
     add(index, [make_chunk(0, "stroke trial cohort", version=2)])
     index.activate("doc-0", 1)
-    # Then FTS5 (which scores a phrase word) finds version 1 again, and only it, in both kinds of query
+    # Then a phrase word finds version 1 again, and only it, as a single word does
     assert [chunk_id for chunk_id, _ in bm25_ranking(index, "il_6", 10)] == ["doc-0-v1"]
     assert bm25_ranking(index, "stroke", 10) == []
     assert_same_ranking(bm25_ranking(index, "il_6 sepsis", 10), fts5_ranking(index_path, "il_6 sepsis", 10))
@@ -181,10 +183,35 @@ def test_local_index_rebuilds_postings_missing_from_an_older_index_file(index_pa
     reopened.close()
 
 
+def test_local_index_opens_a_file_with_the_former_fts5_table_and_answers_the_same(index_path: Path) -> None:
+    # Given an index file in the format before decision 0032: every indexed chunk also in an FTS5 table
+    first = LocalHybridIndex(index_path, dimension=DIMENSION)
+    rng = random.Random(9)
+    add(first, [make_chunk(n, random_text(rng)) for n in range(40)])
+    first.close()
+    with sqlite3.connect(index_path) as db:
+        db.execute(f"CREATE VIRTUAL TABLE chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}')")
+        db.execute("INSERT INTO chunk_fts (rowid, text, title) SELECT rowid, json_extract(chunk_json, '$.text'),"
+                   " json_extract(chunk_json, '$.metadata.title') FROM chunks")
+
+    # When it is opened, then written to and searched
+    reopened = LocalHybridIndex(index_path, dimension=DIMENSION)
+    add(reopened, [make_chunk(n, random_text(rng), version=2) for n in range(0, 40, 4)])
+    reopened.delete_document("doc-1")
+
+    # Then the FTS5 table is gone, nothing else is, and every query answers as FTS5 over the searchable chunks
+    with sqlite3.connect(index_path) as db:
+        assert db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'chunk_fts%'").fetchone()[0] == 0
+    assert reopened.count() == 39 and reopened.count(searchable_only=False) == 49
+    for text in QUERIES:
+        assert_same_ranking(bm25_ranking(reopened, text, 40), fts5_ranking(index_path, text, 40))
+    reopened.close()
+
+
 def test_fts5_tokenizer_gives_fts5s_stemmed_folded_tokens() -> None:
     tokenizer = Fts5Tokenizer()
-    assert tokenizer.single_tokens(["Cells", "running", "naïve"]) == ["cell", "run", "naiv"]
-    assert tokenizer.single_tokens(["cells", "il_6"]) is None  # "il_6" is two tokens to FTS5
+    assert tokenizer.word_tokens(["Cells", "running", "naïve"]) == [("cell",), ("run",), ("naiv",)]
+    assert tokenizer.word_tokens(["cells", "il_6", "_"]) == [("cell",), ("il", "6"), ()]  # "il_6": two tokens
     counted = tokenizer.count_terms([("Cells and cell", "Cell review"), ("", ""), ("Naïve cells", "")])
     assert counted.as_dicts(3) == [{"cell": (2, 1), "and": (1, 0), "review": (0, 1)}, {},
                                    {"naiv": (1, 0), "cell": (1, 0)}]

@@ -1,21 +1,20 @@
 """The embedded SearchIndex: one SQLite file, FTS5's BM25 and exact cosine, computed in memory.
 
 SQLite is the store and the source of truth (its tables: adapters/local/index_tables.py): chunk rows (JSON,
-filter columns, unit vector as a float32 BLOB), each row's BM25 postings (its FTS5 tokens and their counts per
-column, taken by FTS5's own tokenizer when the chunk is indexed), and the FTS5 table. A chunk enters FTS5 when
-it is indexed and leaves it when another version is activated, its version retired or it is deleted; every
-read joins the searchable flag. Indexing, activation and deletion are each one transaction, so activation is
-atomic. Concurrent index() and activate() calls (bulk ingestion's executions) are written together, one
-transaction per group (adapters/local/group_commit.py; within gathering_writes, bulk ingestion's, they
-wait a moment for each other); activate_many activates a batch in one UPDATE.
-A batch's rows are written by rowid (AUTOINCREMENT numbers them in order above the largest before).
+filter columns, unit vector as a float32 BLOB) and each row's BM25 postings (its FTS5 tokens and their counts
+per column, from FTS5's own tokenizer, run once when the chunk is indexed: adapters/local/fts5_tokens.py).
+The postings are the only inverted index; there is no FTS5 table of the chunks (docs/decisions/0032).
+Indexing, activation and deletion are each one transaction, so activation is atomic. Concurrent index() and
+activate() calls (bulk ingestion's executions) are written together, one transaction per group
+(adapters/local/group_commit.py; within gathering_writes, bulk ingestion's, they wait a moment for each
+other); activate_many activates a batch in one UPDATE. A batch's rows are written by rowid (AUTOINCREMENT
+numbers them in order above the largest before).
 
 Searches run on an in-memory copy of the rows (adapters/local/rows.py), loaded on the first search: cosine
 is one matrix-vector product, BM25 is FTS5's bm25() computed from the postings (adapters/local/bm25.py),
 equal to what FTS5 returns but at a cost that grows with the query terms' postings, not with every match
-scored. A query word that FTS5 would split into several tokens (a phrase) is scored by FTS5 itself: its
-statistics (row count, mean length) then also count the chunks an ingestion has indexed but not yet
-activated, as OpenSearch's do. The copy follows this object's own writes in place; at each search `PRAGMA
+scored. A query word FTS5 would split into several tokens is matched as FTS5 matches a phrase
+(adapters/local/phrases.py). The copy follows this object's own writes in place; at each search `PRAGMA
 data_version` tells whether another connection (the CLI ingesting while the local server serves) committed,
 and the copy then takes the new rows and every row's searchable flag. Fusion is voiceassist.query.search, the
 same maths as OpenSearch's search pipeline; filters apply inside both sub-queries, before each takes its top
@@ -40,14 +39,15 @@ from pathlib import Path
 import numpy as np
 
 from voiceassist.adapters.local import index_tables as tables
-from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, Fts5Tokenizer
+from voiceassist.adapters.local.fts5_tokens import Fts5Tokenizer
 from voiceassist.adapters.local.group_commit import GroupCommit
+from voiceassist.adapters.local.phrases import query_phrases
 from voiceassist.adapters.local.read_write_lock import ReadWriteLock
 from voiceassist.adapters.local.rows import LoadedRows
 from voiceassist.errors import InvalidInput, NotFound
-from voiceassist.models import Chunk, FusionMethod, SearchFilters, SearchHit, SearchMode, SearchQuery
+from voiceassist.models import Chunk, FusionMethod, SearchHit, SearchMode, SearchQuery
 from voiceassist.ports import Vectors
-from voiceassist.query.search import fts5_match_expression, fuse_min_max, fuse_rrf, query_terms, top_n
+from voiceassist.query.search import fuse_min_max, fuse_rrf, query_terms, top_n
 
 _RELOAD_AFTER_DEAD_ROWS = 1000  # and a quarter of the rows: deleted rows cost memory and scan time
 
@@ -118,11 +118,6 @@ class LocalHybridIndex:
         with self._lock.write():
             with self._transaction() as db:
                 flags = db.execute(tables.ACTIVATE, (json.dumps(list(latest.items())),)).fetchall()
-                keys = (json.dumps(list(latest)),)
-                if not all(searchable for _, searchable in flags):
-                    db.execute(tables.HIDE_FROM_FTS, keys)
-                # Chunks enter FTS5 when indexed; one shown again after another version hid it re-enters here.
-                db.execute(tables.SHOW_IN_FTS, keys)
             if self._rows is not None:
                 self._rows.set_searchable(flags)
 
@@ -151,8 +146,6 @@ class LocalHybridIndex:
             with self._transaction() as db:
                 db.execute("INSERT OR IGNORE INTO superseded_versions (doc_key, version) VALUES (?, ?)",
                            (doc_key, version))
-                db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT rowid FROM chunks"
-                           " WHERE doc_key = ? AND version = ?)", (doc_key, version))
                 db.execute("UPDATE chunks SET searchable = 0 WHERE doc_key = ? AND version = ?", (doc_key, version))
                 flags = db.execute("SELECT rowid, searchable FROM chunks WHERE doc_key = ?",
                                    (doc_key,)).fetchall()
@@ -201,18 +194,13 @@ class LocalHybridIndex:
     def search(self, query: SearchQuery) -> list[SearchHit]:
         vector = None if query.mode is SearchMode.BM25 else self._query_vector(query)
         depth = query.top_k if query.mode is not SearchMode.HYBRID else query.candidates
-        # FTS5's token for each query word, or None when a word is a phrase to FTS5 (then FTS5 scores).
-        tokens = None if query.mode is SearchMode.DENSE else self._tokenizer.single_tokens(query_terms(query.text))
+        words = [] if query.mode is SearchMode.DENSE else self._tokenizer.word_tokens(query_terms(query.text))
         rows = self._catch_up()
         with self._reading() as db:
             rows = self._rows or rows  # as writes since the catch-up left it
             with self._snapshot(db):
-                if query.mode is SearchMode.DENSE:
-                    bm25: dict[int, float] = {}
-                elif tokens is None:
-                    bm25 = self._bm25_by_fts5(db, query.text, query.filters, depth)
-                else:
-                    bm25 = rows.bm25(self._term_ids(db, tokens), query.filters, depth)
+                bm25 = {} if query.mode is SearchMode.DENSE else rows.bm25(
+                    query_phrases(db, rows, self._tokenizer, words), query.filters, depth)
                 dense = {} if vector is None else rows.dense(vector, query.filters, depth)
                 if query.mode is SearchMode.BM25:
                     ranked = top_n(bm25, query.top_k)
@@ -228,25 +216,6 @@ class LocalHybridIndex:
         # A chunk another process deleted after the copy caught up is gone from the snapshot: not a hit.
         return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
                           vector_score=dense.get(rowid)) for rowid, score in ranked if rowid in chunks]
-
-    def _bm25_by_fts5(self, db: sqlite3.Connection, text: str, filters: SearchFilters, depth: int) -> dict[int, float]:
-        expression = fts5_match_expression(text)
-        if expression is None:
-            return {}
-        where, params = tables.filter_sql(filters)
-        rows = db.execute(
-            f"SELECT f.rowid, -bm25(chunk_fts, {COLUMN_WEIGHTS[0]}, {COLUMN_WEIGHTS[1]}) AS score"
-            f" FROM chunk_fts AS f JOIN chunks AS c ON c.rowid = f.rowid AND c.searchable = 1{where}"
-            " WHERE chunk_fts MATCH ? ORDER BY score DESC, f.rowid LIMIT ?",
-            (*params, expression, depth),
-        ).fetchall()
-        return {rowid: score for rowid, score in rows}
-
-    def _term_ids(self, db: sqlite3.Connection, tokens: Sequence[str]) -> list[int | None]:
-        """Each token's term id, in query order (None for a token no stored chunk has)."""
-        known = dict(db.execute("SELECT term, term_id FROM terms WHERE term IN (SELECT value FROM"
-                                      " json_each(?))", (json.dumps(list(tokens)),)).fetchall())
-        return [known.get(token) for token in tokens]
 
     def _chunks(self, db: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
         rows = db.execute("SELECT rowid, chunk_json FROM chunks WHERE rowid IN (SELECT value FROM"

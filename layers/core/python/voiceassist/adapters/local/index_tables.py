@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local.bm25 import FTS5_TOKENIZE, CountedTerms, Fts5Tokenizer
+from voiceassist.adapters.local.fts5_tokens import CountedTerms, Fts5Tokenizer
 from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS
 from voiceassist.constants.models import MODEL_ID
 from voiceassist.errors import InvalidInput
-from voiceassist.models import Chunk, SearchFilters
+from voiceassist.models import Chunk
 from voiceassist.ports import Vectors
 
-SCHEMA = f"""
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY AUTOINCREMENT,
     chunk_id TEXT NOT NULL UNIQUE,
@@ -38,7 +38,6 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 -- Covers the catch-up's scan of every row's flag (SELECT rowid, searchable) as well as per-document lookups.
 CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, version, searchable);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}');
 CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -56,23 +55,13 @@ INSERT_CHUNK = (
     "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year, chunk_json, vector)"
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
-INSERT_FTS = (
-    "INSERT INTO chunk_fts (rowid, text, title)"
-    " SELECT rowid, json_extract(chunk_json, '$.text'), json_extract(chunk_json, '$.metadata.title')"
-    " FROM chunks"
-)
 # Activation of a batch ([[doc_key, version], ...] as JSON, one version per doc_key): every chunk of those
-# documents gets its flag in one statement, then FTS5 loses the hidden ones and gains those shown (again).
+# documents gets its flag in one statement.
 ACTIVATE = (
     f"UPDATE chunks SET searchable = (chunks.version = a.version AND {NOT_SUPERSEDED})"
     " FROM (SELECT value ->> 0 AS doc_key, value ->> 1 AS version FROM json_each(?)) AS a"
     " WHERE chunks.doc_key = a.doc_key RETURNING chunks.rowid, chunks.searchable"
 )
-_OF_DOCUMENTS = "doc_key IN (SELECT value FROM json_each(?))"
-HIDE_FROM_FTS = ("DELETE FROM chunk_fts WHERE rowid IN"
-                 f" (SELECT rowid FROM chunks WHERE {_OF_DOCUMENTS} AND searchable = 0)")
-SHOW_IN_FTS = (f"{INSERT_FTS} WHERE {_OF_DOCUMENTS} AND searchable = 1"
-               " AND NOT EXISTS (SELECT 1 FROM chunk_fts AS f WHERE f.rowid = chunks.rowid)")
 
 
 def open_database(path: Path | None) -> sqlite3.Connection:
@@ -83,10 +72,10 @@ def open_database(path: Path | None) -> sqlite3.Connection:
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = NORMAL")
     db.executescript(SCHEMA)
-    if db.execute("SELECT 1 FROM chunk_fts_config WHERE k = 'automerge'").fetchone() is None:
-        # FTS5 merges its segments once 8 share a level, not 4: a 50,000-chunk build's FTS5 inserts cost
-        # 3.6 -> 2.7 CPU s (same run), phrase queries the same (docs/benchmarks.md, "Peers").
-        db.execute("INSERT INTO chunk_fts (chunk_fts, rank) VALUES ('automerge', 8)")
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'chunk_fts'").fetchone() is not None:
+        # An index file from before the postings were the only inverted index (docs/decisions/0032): its
+        # FTS5 table repeated every chunk's tokens and text; the postings and the chunk rows hold all of it.
+        db.execute("DROP TABLE chunk_fts")
     return db
 
 
@@ -169,15 +158,13 @@ def store_postings(db: sqlite3.Connection, rowids: Sequence[int], counted: Count
 
 def insert_chunks(db: sqlite3.Connection, chunks: Sequence[Chunk], matrix: np.ndarray, counted: CountedTerms,
                   known: dict[str, int]) -> int:
-    """Write the chunks' rows (unit vectors `matrix`), FTS5 rows and postings; returns the largest rowid before
+    """Write the chunks' rows (unit vectors `matrix`) and postings; returns the largest rowid before
     them (AUTOINCREMENT: the batch's rows, in its order, are the rows above it)."""
     first = int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0])
     db.executemany(INSERT_CHUNK, [
         (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, casefold(c.metadata.specialty),
          c.metadata.year, c.model_dump_json(), matrix[i].tobytes()) for i, c in enumerate(chunks)])
     rowids = [rowid for (rowid,) in db.execute("SELECT rowid FROM chunks WHERE rowid > ? ORDER BY rowid", (first,))]
-    db.executemany("INSERT INTO chunk_fts (rowid, text, title) VALUES (?, ?, ?)",
-                   [(rowid, c.text, c.metadata.title) for rowid, c in zip(rowids, chunks, strict=True)])
     store_postings(db, rowids, counted, known)
     return first
 
@@ -215,26 +202,9 @@ def delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> 
     rowids = [rowid for (rowid,) in db.execute(f"SELECT rowid FROM chunks WHERE {where}", params)]
     if rowids:
         marker = (json.dumps(rowids),)
-        db.execute("DELETE FROM chunk_fts WHERE rowid IN (SELECT value FROM json_each(?))", marker)
         db.execute("DELETE FROM chunk_terms WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
         db.execute("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", marker)
     return rowids
-
-
-def filter_sql(filters: SearchFilters) -> tuple[str, list[Any]]:
-    """The BM25 pre-filter for FTS5, each condition after " AND ": LoadedRows.mask's conditions."""
-    clauses: list[str] = []
-    params: list[Any] = []
-    for column, values in (("c.source_type", [s.value for s in filters.source_types]),
-                           ("c.specialty", [s.casefold() for s in filters.specialties]),
-                           ("c.doc_key", list(filters.doc_keys))):
-        if values:
-            clauses.append(f"{column} IN (SELECT value FROM json_each(?))")
-            params.append(json.dumps(values))
-    if filters.year_min is not None:
-        clauses.append("c.year >= ?")
-        params.append(filters.year_min)
-    return "".join(f" AND {clause}" for clause in clauses), params
 
 
 def casefold(value: str | None) -> str | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local.bm25 import TermPostings, best_positions, decode_postings, fts5_bm25
+from voiceassist.adapters.local.bm25 import Phrase, TermPostings, best_positions, decode_postings, fts5_bm25
 from voiceassist.models import SearchFilters, SourceType
 from voiceassist.query.search import cosine_to_score
 
@@ -118,7 +118,7 @@ class LoadedRows:
             keep &= self.year[:n] >= filters.year_min
         return keep
 
-    def bm25(self, phrases: Sequence[int | None], filters: SearchFilters, depth: int) -> dict[int, float]:
+    def bm25(self, phrases: Sequence[Phrase], filters: SearchFilters, depth: int) -> dict[int, float]:
         """FTS5's bm25 (higher is better) of the `depth` best allowed rows matching any phrase."""
         searchable = self.searchable[: self.size]
         scores = fts5_bm25(self.postings, phrases, searchable, self.lengths[: self.size])
