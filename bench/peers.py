@@ -27,6 +27,7 @@ import json
 import os
 import platform
 import random
+import resource
 import shutil
 import statistics
 import subprocess
@@ -277,7 +278,7 @@ def run_engine(python: Path, engine: str, work: Path, scratch: Path, timed_queri
                ) -> dict[str, Any]:
     shutil.rmtree(scratch, ignore_errors=True)
     result_file = scratch.with_suffix(".json")
-    started = time.perf_counter()
+    started, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     load_before = os.getloadavg()[0]
     finished = subprocess.run(
         [str(python), str(ROOT / "bench" / "peer_engines" / "worker.py"), engine, str(work), str(scratch),
@@ -289,6 +290,8 @@ def run_engine(python: Path, engine: str, work: Path, scratch: Path, timed_queri
     result = json.loads(result_file.read_text())
     result_file.unlink()
     result["process_s"] = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the worker's CPU, whatever the machine's load
+    result["process_cpu_s"] = after.ru_utime + after.ru_stime - children.ru_utime - children.ru_stime
     result["load_average"] = [load_before, os.getloadavg()[0]]
     return result
 
@@ -370,8 +373,9 @@ def main(argv: list[str] | None = None) -> int:
                     continue
                 runs[dataset][engine].append(result)
                 report(complete=False)
-                print(f"{dataset} {engine} #{repetition}: build {result['build_s']:.1f} s,"
-                      f" process {result['process_s']:.0f} s, load {result['load_average'][1]:.1f}", file=sys.stderr)
+                print(f"{dataset} {engine} #{repetition}: build {result['build_s']:.1f} s, process"
+                      f" {result['process_s']:.0f} s ({result['process_cpu_s']:.0f} CPU s), load"
+                      f" {result['load_average'][1]:.1f}", file=sys.stderr)
 
     final = report(complete=True)
     print(final["table"])
