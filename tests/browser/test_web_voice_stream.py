@@ -3,10 +3,12 @@ real headless Chromium whose fake microphone plays an espeak-ng WAV, against the
 comes back over the socket ({"ask": false}) for the clinician to check and correct, and the corrected text is asked
 as a typed question; partial transcripts when the clinician asks for them; the POST path when the socket is refused
 (a proxy that does not upgrade); and the page's CSP with the server's Origin check keeping the socket to the page's
-own origin. The POST-only path's failures and the PHI boundary: test_web_voice.py."""
+own origin. On AWS (the Cognito and WebSocket API stand-ins) the same recording goes as voice.start / voice.chunk /
+voice.end messages. The POST-only path's failures and the PHI boundary: test_web_voice.py."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import threading
@@ -20,6 +22,7 @@ from voiceassist_local import voice_stream
 from voiceassist_local.websocket import GOING_AWAY
 
 from tests.browser.chromium import Chromium, Tab
+from tests.browser.cognito_stub import CognitoStub
 from tests.browser.test_web_accessibility import serious_violations
 from tests.browser.test_web_voice import (
     ANSWER,
@@ -31,7 +34,9 @@ from tests.browser.test_web_voice import (
     fake_microphone,
     spoken_wav,
 )
+from tests.browser.websocket_stub import WebSocketStub
 from voiceassist.composition import Dependencies
+from voiceassist.models import Session
 from voiceassist.speech import Transcript
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
@@ -40,6 +45,7 @@ TRANSCRIBE = "/v1/voice/transcribe"
 # what the page fetched (fetch() calls are resource entries; a WebSocket is not one)
 FETCHED = "performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)"
 STORED = "JSON.stringify([{...localStorage}, {...sessionStorage}])"
+WEBM_MAGIC = b"\x1a\x45\xdf\xa3"  # EBML, the start of a WebM file
 
 
 @pytest.fixture(scope="module")
@@ -64,9 +70,11 @@ class Hears:
     def __init__(self, text: str) -> None:
         self.text = text
         self.calls = 0
+        self.audio = b""  # the last recording it was given
 
     def transcribe(self, audio: bytes, *, max_seconds: float = 60.0) -> Transcript:
         self.calls += 1
+        self.audio = audio
         return Transcript(text=self.text, language="en", duration_seconds=1.0, confidence=0.9, engine=self.name)
 
 
@@ -170,6 +178,7 @@ def test_partial_transcripts_are_shown_while_speaking_when_asked_for(
     tab.wait_for(f"{QUESTION_BOX} === {json.dumps(QUESTION)}", seconds=TRANSCRIBED)
     assert tab.evaluate("document.getElementById('voice-partial').hidden") is True
     assert recognizer.calls >= 2  # a partial and the final
+    assert recognizer.audio[:4] == WEBM_MAGIC  # the streamed chunks make one WebM recording
     assert tab.errors() == []
 
 
@@ -299,3 +308,55 @@ def test_the_csp_and_the_origin_check_keep_the_voice_socket_to_the_pages_own_ori
     # and the server refuses a socket that another site's page opens (its Origin is not the server's own)
     tab.open(other_site)
     assert tab.evaluate(OPEN_A_SOCKET % json.dumps(own)) == {"closed": True}
+
+
+@pytest.fixture
+def aws(server_deps: Dependencies) -> Iterator[tuple[CognitoStub, WebSocketStub]]:
+    """The AWS stand-ins (test_web_websocket.py): Cognito's page and config.json, and the WebSocket API run by
+    functions/stream's handler, whose voice messages keep their chunks in the local chunk store."""
+    cognito = CognitoStub(groups=["clinician"])
+    socket = WebSocketStub(token=cognito.issued, user_id="u-1")
+    cognito.websocket_url = socket.url
+    session = Session(user_id="u-1")
+    server_deps.sessions.create(session)
+    cognito.session_id = session.session_id
+    yield cognito, socket
+    socket.close()
+    cognito.close()
+
+
+def test_on_aws_the_recording_streams_as_voice_messages_over_the_websocket_api(
+        tab: Tab, aws: tuple[CognitoStub, WebSocketStub], server_deps: Dependencies,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    cognito, socket = aws
+    recognizer = Hears(QUESTION)
+    monkeypatch.setattr(server_deps, "speech_to_text", recognizer)
+    tab.open(f"{cognito.url}/")
+    tab.wait_for("[...document.querySelectorAll('#conversation button')].some(b => b.textContent === 'Sign in')")
+    tab.evaluate("[...document.querySelectorAll('#conversation button')].find(b => b.textContent === 'Sign in')"
+                 ".click()")
+    assert tab.wait_for("document.getElementById('mic') && !document.getElementById('ask-form').hidden")
+    assert tab.evaluate("document.getElementById('voice-options').hidden") is True  # no partials on AWS
+    speak_with_the_keyboard(tab, 1.5)
+
+    tab.wait_for(f"{QUESTION_BOX} === {json.dumps(QUESTION)}", seconds=TRANSCRIBED)
+    # Then the recording went as voice.start, numbered base64 chunks and voice.end, with the token as the
+    # subprotocol, and nothing was posted
+    actions = [m["action"] for m in socket.messages]
+    assert actions[0] == "voice.start" and actions[-1] == "voice.end" and "voice.chunk" in actions
+    start, end = socket.messages[0], socket.messages[-1]
+    assert start["ask"] is False and start["format"].startswith("audio/webm")
+    chunks = [m for m in socket.messages if m["action"] == "voice.chunk"]
+    assert [m["seq"] for m in chunks] == list(range(len(chunks))) and end["chunks"] == len(chunks)
+    assert socket.handshakes[0] == f"voiceassist, {cognito.issued}"
+    assert "transcript" in socket.sent and TRANSCRIBE not in cognito.posted
+    # the chunks, joined in order, are the recording MediaRecorder made: one WebM file (its EBML magic first)
+    assert recognizer.audio[:4] == WEBM_MAGIC
+    assert len(recognizer.audio) == sum(len(base64.b64decode(m["audio"])) for m in chunks)
+
+    tab.press("Enter", 13, text="\r")  # the checked question, asked over the WebSocket API as typed
+
+    assert tab.wait_for(f"{ANSWER}?.dataset.status", seconds=TRANSCRIBED) == "answered"
+    assert {"action": "ask", "query": QUESTION, "session_id": cognito.session_id} in socket.messages
+    assert METFORMIN_TITLE in tab.text(f"{LAST} ol.citations")
+    assert tab.errors() == []

@@ -5,6 +5,8 @@ The handshake does what the `$connect` authorizer does: the token is the offered
 `voiceassist`. Each message goes to `streaming.handle_message`, the handler of functions/stream, with the
 local orchestrator and its in-process hub in place of API Gateway's management API; the events the run
 publishes are sent back as `{"type", "data"}` messages, as the Lambda posts them to the connection.
+A spoken question's messages (voice.start, voice.chunk, voice.end) go to the same handler under one connection
+id for the socket, as API Gateway keeps it, and their events are sent as they are published.
 Knobs for the tests: pause after the first token until `release` is set; close the socket (1011) after the
 first token; or answer with an `error` event.
 """
@@ -12,12 +14,14 @@ first token; or answer with an `error` event.
 from __future__ import annotations
 
 import json
+import queue
 import threading
 from http import HTTPStatus
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed
 from websockets.http11 import Request, Response
+from websockets.protocol import State
 from websockets.sync.server import ServerConnection, serve
 
 from voiceassist.adapters.local.event_hub import HUB
@@ -57,12 +61,45 @@ class WebSocketStub:
         return accepted_subprotocol(", ".join(subprotocols))
 
     def handle(self, connection: ServerConnection) -> None:
+        voice_id: str | None = None  # a spoken question's messages share the connection's id, as on API Gateway
         try:
             for raw in connection:
-                self.messages.append(json.loads(raw))
-                self.answer(connection, str(raw))
+                message = json.loads(raw)
+                self.messages.append(message)
+                if str(message.get("action", "")).startswith("voice."):
+                    voice_id = voice_id or self.forward_voice_events(connection)
+                    streaming.handle_message(dependencies(), HUB, connection_id=voice_id, user_id=self.user_id,
+                                             body=str(raw))
+                else:
+                    self.answer(connection, str(raw))
         except ConnectionClosed:  # the cut this stand-in made, or the page going away
             return
+        finally:
+            if voice_id is not None:
+                HUB.close(voice_id)
+
+    def forward_voice_events(self, connection: ServerConnection) -> str:
+        """A channel for the connection's voice messages, whose events (voice.ready, transcript, error, the
+        answer's) go to the page as they are published, until the connection ends."""
+        connection_id = new_id("con")
+        channel = HUB.open(connection_id)
+
+        def forward() -> None:
+            while True:
+                try:
+                    item = channel.get(timeout=0.5)
+                except queue.Empty:
+                    if connection.state is State.CLOSED:
+                        return
+                    continue
+                try:
+                    connection.send(json.dumps(item, default=str))
+                except ConnectionClosed:
+                    return
+                self.sent.append(item["type"])
+
+        threading.Thread(target=forward, daemon=True).start()
+        return connection_id
 
     def answer(self, connection: ServerConnection, body: str) -> None:
         connection_id = new_id("con")

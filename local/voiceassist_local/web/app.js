@@ -41,13 +41,14 @@ async function main() {
       $("ask-form").requestSubmit();
     }
   });
-  // the voice socket where the server has one (config.json's voice_stream: the local server); partial transcripts
-  // when the clinician ticks the box (each costs the server a decode: decision 0031)
-  const streamUrl = config.voice_stream ? socketUrl(state.api.base, config.voice_stream) : null;
-  $("voice-options").hidden = !streamUrl;
+  // the voice socket: the local server's (config.json's voice_stream) or the WebSocket API's voice messages (AWS);
+  // partial transcripts (locally only) when the clinician ticks the box (each costs the server a decode: decision 0031)
+  const socket = config.voice_stream ? { url: socketUrl(state.api.base, config.voice_stream), dialect: "local" }
+    : config.websocket_url ? { url: config.websocket_url, dialect: "aws" } : null;
+  $("voice-options").hidden = !socket || socket.dialect !== "local";
   state.microphone = new Microphone({
     api: state.api, button: $("mic"), status: $("voice-status"), maxSeconds: config.voice_max_seconds,
-    streamUrl, partials: () => $("voice-partials").checked,
+    socket, partials: () => $("voice-partials").checked,
     onPartial: (text) => {
       $("voice-partial").textContent = text ? `Heard so far: ${text}` : "";
       $("voice-partial").hidden = !text;

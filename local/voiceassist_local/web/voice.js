@@ -1,9 +1,10 @@
 // Voice in the web client. The microphone records a question (MediaRecorder), the server transcribes it inside
 // the trust boundary, and what was heard goes into the question box for the clinician to check and correct
-// before asking: a misheard drug name or dose is caught before it is asked. Where the server has the voice
-// socket (config.json's voice_stream: the local server), the recording streams to it while the clinician speaks
-// (voice_socket.js), with partial transcripts if asked for; otherwise, or when the socket fails (a proxy that
-// does not upgrade, a 426, a connection cut), the whole recording goes to POST /v1/voice/transcribe at Stop.
+// before asking: a misheard drug name or dose is caught before it is asked. Where the server has a voice socket
+// (config.json's voice_stream on the local server; the WebSocket API's voice messages on AWS), the recording
+// streams to it while the clinician speaks (voice_socket.js), with partial transcripts if asked for (locally);
+// otherwise, or when the socket fails (a proxy that does not upgrade, a 426, a connection cut), the whole
+// recording goes to POST /v1/voice/transcribe at Stop.
 // An answer is read aloud on request (POST /v1/voice/speak), played from a blob: URL (the CSP's media-src).
 // Nothing heard or said is kept in the browser: the recording lives in memory until it is transcribed.
 import { el } from "./render.js";
@@ -47,12 +48,12 @@ export function spokenText(answer) {
 
 export class Microphone {
   // button: the Speak/Stop toggle; status: a role=status line; onHeard(text): a transcript to review;
-  // onNotice(text) and onError(err): the page's message box. streamUrl: the voice socket's ws(s): address (null:
-  // POST only); partials: () => whether to ask for partial transcripts; onPartial(text): what was heard so far
-  // ("" clears it).
-  constructor({ api, button, status, maxSeconds, onHeard, onNotice, onError, streamUrl = null,
+  // onNotice(text) and onError(err): the page's message box. socket: the voice socket, {url, dialect: "local" or
+  // "aws"} (null: POST only); partials: () => whether to ask for partial transcripts; onPartial(text): what was
+  // heard so far ("" clears it).
+  constructor({ api, button, status, maxSeconds, onHeard, onNotice, onError, socket = null,
     partials = () => false, onPartial = () => null }) {
-    Object.assign(this, { api, button, status, onHeard, onNotice, onError, streamUrl, partials, onPartial });
+    Object.assign(this, { api, button, status, onHeard, onNotice, onError, socket, partials, onPartial });
     this.maxSeconds = Math.min(maxSeconds || MAX_RECORDING_SECONDS, MAX_RECORDING_SECONDS);
     this.recorder = null;
     this.streamed = null; // this recording's socket
@@ -93,8 +94,8 @@ export class Microphone {
       return;
     }
     // streamed only in a format the socket's start message can name (WebM or Ogg Opus); kept here too, for POST
-    this.streamed = this.streamUrl && type ? new StreamedRecording(this.streamUrl, this.api.token(),
-      { format: type, partials: this.partials(), onPartial: this.onPartial }) : null;
+    this.streamed = this.socket && type ? new StreamedRecording(this.socket.url, this.api.token(),
+      { dialect: this.socket.dialect, format: type, partials: this.partials(), onPartial: this.onPartial }) : null;
     const streamed = this.streamed;
     const chunks = [];
     recorder.addEventListener("dataavailable", (event) => {
@@ -135,7 +136,7 @@ export class Microphone {
         throw Object.assign(new Error("nothing was recorded"), { name: "AbortError" });
       }
       let transcript = streamed ? await streamed.finish() : null;
-      if (streamed && !streamed.everOpened) this.streamUrl = null; // refused: this page posts from now on
+      if (streamed && !streamed.everOpened) this.socket = null; // refused: this page posts from now on
       if (transcript === null) {
         const type = (recording.type || "audio/webm").split(";")[0];
         transcript = await this.api.call("POST", "/v1/voice/transcribe", recording, type);

@@ -1,14 +1,17 @@
-// A recording streamed to the server while the clinician speaks: GET /v1/voice/stream, a WebSocket on the local
-// server (docs/api.md, "Voice over a WebSocket"). MediaRecorder's WebM/Opus chunks go out as they are recorded,
-// so the transcript arrives soon after Stop instead of after the whole recording's upload and decode.
+// A recording streamed to the server while the clinician speaks. Two dialects of one exchange (start, the audio,
+// end; then the transcript): the local server's GET /v1/voice/stream (docs/api.md, "Voice over a WebSocket":
+// binary frames) and the AWS WebSocket API's voice.start / voice.chunk / voice.end messages ("Voice over the AWS
+// WebSocket": base64 pieces numbered by seq, since API Gateway invokes the function once per message, after the
+// server's voice.ready). MediaRecorder's WebM/Opus chunks go out as they are recorded, so the transcript arrives
+// soon after Stop instead of after the whole recording's upload.
 //
-// The socket only transcribes ({"ask": false}): the transcript comes back to the question box for the clinician
+// The socket only transcribes ("ask": false): the transcript comes back to the question box for the clinician
 // to check and correct, and the corrected text is asked like a typed question. With "ask": true the server would
 // answer what it heard before anyone could read it: a misheard drug or dose would already be asked, answered,
 // audited and in the session's history when the clinician saw it.
 //
 // Browsers cannot set Authorization on a WebSocket: the token (if any) is offered as a subprotocol beside
-// `voiceassist`, never in the URL. Nothing is kept: the chunks waiting for the socket to open are in memory only.
+// `voiceassist`, never in the URL. Nothing is kept: the chunks waiting for the socket are in memory only.
 import { ApiError } from "./api.js";
 
 const APP_PROTOCOL = "voiceassist";
@@ -21,11 +24,40 @@ export function socketUrl(apiBase, path) {
   return url.href;
 }
 
+const AWS_CHUNK_BYTES = 90 * 1024; // voice.chunk's audio before base64 (speech/chunked.py CHUNK_AUDIO_BYTES)
+
+// What each server expects, message by message.
+const DIALECTS = {
+  local: {
+    start: (format, partials) => ({ type: "start", format, ask: false, partials: Boolean(partials) }),
+    readyOnOpen: true,
+    chunk: async (blob) => blob,
+    end: () => ({ type: "end" }),
+  },
+  aws: {
+    start: (format) => ({ action: "voice.start", format, ask: false }), // no partials on AWS (decision 0031)
+    readyOnOpen: false, // chunks wait for {"type": "voice.ready"}
+    chunk: async (blob, seq) => JSON.stringify({ action: "voice.chunk", seq, audio: base64(await blob.arrayBuffer()) }),
+    end: (chunks) => ({ action: "voice.end", chunks }),
+  },
+};
+
+function base64(buffer) {
+  const bytes = new Uint8Array(buffer);
+  let text = "";
+  for (let i = 0; i < bytes.length; i += 8192) text += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return btoa(text);
+}
+
 export class StreamedRecording {
-  // format: the recorder's MIME type; partials: ask for partial transcripts (each costs the server a decode);
-  // onPartial(text): what was heard so far.
-  constructor(url, token, { format, partials, onPartial }) {
-    this.waiting = []; // chunks recorded before the socket opened
+  // dialect: "local" or "aws"; format: the recorder's MIME type; partials: ask for partial transcripts (the
+  // local server only: each costs it a decode); onPartial(text): what was heard so far.
+  constructor(url, token, { dialect = "local", format, partials, onPartial }) {
+    this.dialect = DIALECTS[dialect];
+    this.waiting = []; // chunks recorded before the server was ready for them
+    this.ready = false;
+    this.sent = 0; // chunks handed to the socket (their seq on AWS)
+    this.sending = Promise.resolve(); // in order: a chunk's bytes are read asynchronously
     this.everOpened = false;
     this.failure = null; // an `error` event: the server's message and trace id
     this.transcript = null;
@@ -45,13 +77,17 @@ export class StreamedRecording {
       settleOpen(false);
       this.abandon();
     }, OPEN_TIMEOUT_MS);
-    this.socket.onopen = () => {
+    const beReady = () => {
       clearTimeout(timer);
-      this.everOpened = true;
-      this.socket.send(JSON.stringify({ type: "start", format, ask: false, partials: Boolean(partials) }));
-      this.waiting.forEach((chunk) => this.socket.send(chunk));
+      this.ready = true;
+      this.waiting.forEach((chunk) => this.send(chunk));
       this.waiting = [];
       settleOpen(true);
+    };
+    this.socket.onopen = () => {
+      this.everOpened = true;
+      this.socket.send(JSON.stringify(this.dialect.start(format, partials)));
+      if (this.dialect.readyOnOpen) beReady();
     };
     this.socket.onmessage = (message) => {
       let item;
@@ -60,33 +96,49 @@ export class StreamedRecording {
       } catch (err) {
         return; // not ours: the close decides
       }
-      if (item.type === "partial" && this.transcript === null) onPartial((item.data && item.data.text) || "");
-      else if (item.type === "transcript") this.transcript = item.data || { text: "" };
-      else if (item.type === "error") {
+      if (item.type === "voice.ready") beReady();
+      else if (item.type === "partial" && this.transcript === null) onPartial((item.data && item.data.text) || "");
+      else if (item.type === "transcript") {
+        this.transcript = item.data || { text: "" };
+        settleEnd();
+        this.abandon(); // the local server closes too; the AWS API keeps the connection for more
+      } else if (item.type === "error") {
         const error = (item.data && item.data.error) || {}; // as EventFeed reads it: {"error", "trace_id"}
         this.failure = new ApiError(500, error.code || "stream_error",
           error.message || "The recording could not be transcribed.", item.data && item.data.trace_id);
+        settleEnd();
+        this.abandon();
       }
     };
     this.socket.onclose = () => {
       clearTimeout(timer);
-      settleOpen(false); // no effect once open
+      settleOpen(false); // no effect once ready
       settleEnd();
     };
   }
 
   add(chunk) {
     if (!this.socket || this.failure) return;
-    if (this.socket.readyState === WebSocket.CONNECTING) this.waiting.push(chunk);
-    else if (this.socket.readyState === WebSocket.OPEN) this.socket.send(chunk);
+    const pieces = [];
+    for (let at = 0; at < chunk.size; at += AWS_CHUNK_BYTES) pieces.push(chunk.slice(at, at + AWS_CHUNK_BYTES));
+    if (this.ready) pieces.forEach((piece) => this.send(piece));
+    else if (this.socket.readyState <= WebSocket.OPEN) this.waiting.push(...pieces);
+  }
+
+  send(piece) {
+    const seq = this.sent++;
+    this.sending = this.sending.then(() => this.dialect.chunk(piece, seq)).then((message) => {
+      if (this.socket.readyState === WebSocket.OPEN) this.socket.send(message);
+    });
   }
 
   // The transcript (as POST /v1/voice/transcribe returns it), or null when the socket could not carry the
-  // recording (never opened, or closed before the transcript without saying why): the caller posts it instead.
+  // recording (never ready, or closed before the transcript without saying why): the caller posts it instead.
   // Rejects with the server's error event (a recognizer that failed fails the same way by POST).
   async finish() {
     if (await this.opened) {
-      if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify({ type: "end" }));
+      await this.sending;
+      if (this.socket.readyState === WebSocket.OPEN) this.socket.send(JSON.stringify(this.dialect.end(this.sent)));
       await this.ended;
     }
     if (this.failure) throw this.failure;
