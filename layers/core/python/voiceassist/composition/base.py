@@ -171,7 +171,7 @@ class Dependencies:
 
     @cached_property
     def speech_to_text(self) -> SpeechToText:
-        """Transcribes inside the boundary: faster-whisper locally (the AWS side is not built yet)."""
+        """Transcribes inside the boundary: faster-whisper locally, Transcribe Medical on AWS (their factories)."""
         from voiceassist.speech import VoiceNotAvailable
 
         raise VoiceNotAvailable("voice is not available on this runtime yet: use the local server")
@@ -193,7 +193,7 @@ class Dependencies:
 
     @cached_property
     def text_to_speech(self) -> TextToSpeech:
-        """Reads answers aloud inside the boundary: espeak-ng locally (the AWS side is not built yet)."""
+        """Reads answers aloud inside the boundary: espeak-ng locally, Polly on AWS (their factories)."""
         from voiceassist.speech import VoiceNotAvailable
 
         raise VoiceNotAvailable("voice is not available on this runtime yet: use the local server")

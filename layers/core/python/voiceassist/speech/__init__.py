@@ -29,7 +29,7 @@ AUDIO_TYPES = {
 
 
 class VoiceNotAvailable(VoiceAssistError):
-    """This runtime has no speech adapters (the AWS side: Transcribe Medical and Polly are not built yet)."""
+    """This runtime has no speech adapters (an AWS environment without a voice bucket): a 501."""
 
     status_code = 501
     code = "not_implemented"
