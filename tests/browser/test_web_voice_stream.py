@@ -45,6 +45,14 @@ TRANSCRIBE = "/v1/voice/transcribe"
 # what the page fetched (fetch() calls are resource entries; a WebSocket is not one)
 FETCHED = "performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname)"
 STORED = "JSON.stringify([{...localStorage}, {...sessionStorage}])"
+# every text the voice status line takes, in order (a MutationObserver: nothing depends on when the test looks)
+SAID = """(() => {
+  window.said = [];
+  const status = document.getElementById("voice-status");
+  new MutationObserver(() => { if (status.textContent) window.said.push(status.textContent); })
+    .observe(status, {childList: true, characterData: true, subtree: true});
+  return true;
+})()"""
 WEBM_MAGIC = b"\x1a\x45\xdf\xa3"  # EBML, the start of a WebM file
 
 
@@ -137,8 +145,15 @@ def test_the_transcript_is_corrected_before_it_is_asked(
     misheard = "What is the maximum daily dose of metoprolol?"
     monkeypatch.setattr(server_deps, "speech_to_text", Hears(misheard))
     tab.open(base_url)
+    tab.wait_for("document.activeElement && document.activeElement.id === 'question'")
+    tab.evaluate(SAID)
     speak_with_the_keyboard(tab, 1.5)
     tab.wait_for(f"{QUESTION_BOX} === {json.dumps(misheard)}", seconds=TRANSCRIBED)
+    # what a screen reader announced on the way (the status line is role=status: a polite live region)
+    assert tab.evaluate("document.getElementById('voice-status').getAttribute('role')") == "status"
+    said = tab.evaluate("window.said")
+    assert [s.split(":")[0].split("…")[0] for s in said] == ["Recording", "Transcribing your question",
+                                                             "Heard your question"], said
 
     # When the clinician corrects it in the box (the keyboard alone) and asks
     tab.evaluate("document.getElementById('question').select()")
