@@ -13,7 +13,7 @@ from __future__ import annotations
 import importlib.resources
 from importlib import metadata
 
-from voiceassist.adapters.presidio.detector import GIVEN_NAMES, SURNAMES
+from voiceassist.phi.word_lists import GIVEN_NAMES, PHI_DATA, SURNAMES
 
 SOURCE = "names"
 SURNAME_LIMIT = 15_000
@@ -31,11 +31,11 @@ def main() -> int:
         "# the Census data is public domain), lower case, made by local/voiceassist_local/evaluation/census_names.py",
     ]
     given = sorted(set(_read("dist.male.first")) | set(_read("dist.female.first")))
-    GIVEN_NAMES.write_text("\n".join([*header, *given]) + "\n", encoding="utf-8")
+    (PHI_DATA / GIVEN_NAMES).write_text("\n".join([*header, *given]) + "\n", encoding="utf-8")
     surnames = _read("dist.all.last", SURNAME_LIMIT)
-    SURNAMES.write_text("\n".join([*header, f"# the {SURNAME_LIMIT} most frequent", *surnames]) + "\n",
+    (PHI_DATA / SURNAMES).write_text("\n".join([*header, f"# the {SURNAME_LIMIT} most frequent", *surnames]) + "\n",
                         encoding="utf-8")
-    print(GIVEN_NAMES, SURNAMES)
+    print(PHI_DATA / GIVEN_NAMES, PHI_DATA / SURNAMES)
     return 0
 
 

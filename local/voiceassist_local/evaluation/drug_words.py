@@ -14,9 +14,9 @@ import importlib.resources
 import pickle
 from importlib import metadata
 
-from voiceassist.adapters.presidio.detector import DRUG_WORDS
+from voiceassist.phi.word_lists import DRUG_WORDS, PHI_DATA
 
-OUT = DRUG_WORDS  # inside the voiceassist package (an editable install writes into the checkout)
+OUT = PHI_DATA / DRUG_WORDS  # inside the voiceassist package (an editable install writes into the checkout)
 SOURCE = "drug-named-entity-recognition"
 
 
