@@ -1,7 +1,9 @@
 """What partial transcripts cost on the voice WebSocket (GET /v1/voice/stream): the same spoken questions
-streamed in real time to the local server with partials on and off. Prints JSON.
+streamed in real time to the local server with partials on and off, and (mode `post`) posted whole to
+POST /v1/voice/transcribe after the time they took to say, as the web client does without the socket. Prints JSON.
 
     .venv/bin/python bench/voice_stream.py [--set dev] [--questions 6] [--chunk-ms 100] [--kb] [--data-dir DIR]
+                                           [--modes partials,none[,post]]
 
 Each question (tests/fixtures/answers/<set>.jsonl) is read by espeak-ng (en-us, 165 words a minute) and sent as
 WAV in `--chunk-ms` pieces at the pace it was spoken, then {"type": "end"}, with "ask": false (the transcript
@@ -9,8 +11,9 @@ only: the answer costs the same either way). Modes alternate question by questio
 the next question). Reported per mode: the process's CPU seconds (every thread: the server's decodes and the
 client, which costs little) per audio second, partial transcripts sent, and the wait from the end message to
 the transcript (what the clinician waits for; with partials, a partial still decoding at the end is waited for
-first). `--kb`: the recognizer with the sample knowledge base's prompt and repair, as `voiceassist serve` builds
-it (ingests the sample corpus into `--data-dir` first); without it, Whisper with no prompt.
+first; for `post`, from the request to the reply). `--kb`: the recognizer with the sample knowledge base's prompt
+and repair, as `voiceassist serve` builds it (ingests the sample corpus into `--data-dir` first); without it,
+Whisper with no prompt.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import os
 import tempfile
 import threading
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +61,20 @@ def stream(url: str, audio: bytes, *, partials: bool, chunk_ms: int) -> dict[str
             "text": received[-1]["data"].get("text", "")}
 
 
+def post(url: str, audio: bytes) -> dict[str, Any]:
+    """The whole recording posted once it has been said (the time to say it is waited, not counted)."""
+    byte_rate = int.from_bytes(audio[28:32], "little")
+    seconds = (len(audio) - 44) / byte_rate
+    time.sleep(seconds)
+    cpu = time.process_time()
+    ended = time.monotonic()
+    request = urllib.request.Request(url, data=audio, method="POST", headers={"content-type": "audio/wav"})
+    with urllib.request.urlopen(request, timeout=600) as reply:  # noqa: S310 - the local server
+        transcript = json.loads(reply.read())
+    return {"audio_s": seconds, "cpu_s": time.process_time() - cpu, "wait_s": time.monotonic() - ended,
+            "partials": 0, "text": transcript.get("text", "")}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", default="dev")
@@ -64,6 +82,7 @@ def main() -> None:
     parser.add_argument("--chunk-ms", type=int, default=100)
     parser.add_argument("--kb", action="store_true")
     parser.add_argument("--data-dir")
+    parser.add_argument("--modes", default="partials,none", help="partials, none and post, in turn per question")
     args = parser.parse_args()
     from voiceassist_local.server import make_server
 
@@ -77,14 +96,16 @@ def main() -> None:
     server = make_server("127.0.0.1", 0)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     url = f"ws://127.0.0.1:{server.server_address[1]}/v1/voice/stream"
+    post_url = f"http://127.0.0.1:{server.server_address[1]}/v1/voice/transcribe"
     speaker = EspeakTextToSpeech()
-    runs: dict[str, list[dict[str, Any]]] = {"partials": [], "none": []}
+    runs: dict[str, list[dict[str, Any]]] = {mode: [] for mode in args.modes.split(",")}
     for spoken in load_set(args.set, args.questions):
         audio = speaker.synthesize(spoken.text)
         for mode in runs:
-            runs[mode].append(stream(url, audio, partials=mode == "partials", chunk_ms=args.chunk_ms))
+            runs[mode].append(post(post_url, audio) if mode == "post" else
+                              stream(url, audio, partials=mode == "partials", chunk_ms=args.chunk_ms))
     server.shutdown()
-    report: dict[str, Any] = {"set": args.set, "questions": len(runs["none"]), "kb": args.kb,
+    report: dict[str, Any] = {"set": args.set, "questions": args.questions, "kb": args.kb,
                               "load_average": os.getloadavg()}
     for mode, rows in runs.items():
         audio_s = sum(r["audio_s"] for r in rows)
@@ -93,9 +114,13 @@ def main() -> None:
                         "partials_per_question": round(sum(r["partials"] for r in rows) / len(rows), 2),
                         "wait_after_end_s_mean": round(sum(r["wait_s"] for r in rows) / len(rows), 2),
                         "wait_after_end_s_max": round(max(r["wait_s"] for r in rows), 2)}
-    report["cpu_ratio_partials_to_none"] = round(report["partials"]["cpu_s"] / report["none"]["cpu_s"], 2)
-    report["same_transcripts"] = sum(a["text"] == b["text"] for a, b in zip(runs["partials"], runs["none"],
-                                                                            strict=True))
+    for mode in ("partials", "post"):
+        if mode in runs and "none" in runs:
+            report[f"cpu_ratio_{mode}_to_none"] = round(report[mode]["cpu_s"] / report["none"]["cpu_s"], 2)
+            report[f"wait_ratio_{mode}_to_none"] = round(report[mode]["wait_after_end_s_mean"]
+                                                         / report["none"]["wait_after_end_s_mean"], 2)
+            report[f"same_transcripts_{mode}_and_none"] = sum(
+                a["text"] == b["text"] for a, b in zip(runs[mode], runs["none"], strict=True))
     print(json.dumps(report, indent=2))
 
 

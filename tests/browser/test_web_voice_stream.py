@@ -36,6 +36,7 @@ from tests.browser.test_web_voice import (
 )
 from tests.browser.websocket_stub import WebSocketStub
 from voiceassist.composition import Dependencies
+from voiceassist.errors import InvalidInput
 from voiceassist.models import Session
 from voiceassist.speech import Transcript
 
@@ -375,3 +376,22 @@ def test_on_aws_the_recording_streams_as_voice_messages_over_the_websocket_api(
     assert {"action": "ask", "query": QUESTION, "session_id": cognito.session_id} in socket.messages
     assert METFORMIN_TITLE in tab.text(f"{LAST} ol.citations")
     assert tab.errors() == []
+
+
+def test_on_aws_a_refused_voice_start_sends_the_recording_by_post(
+        tab: Tab, aws: tuple[CognitoStub, WebSocketStub]) -> None:
+    # Given a WebSocket API that answers voice.start with an error event (a deployment without voice messages)
+    cognito, socket = aws
+    socket.fail_with = InvalidInput('send {"action": "ask", "query": "..."}')
+    tab.open(f"{cognito.url}/")
+    tab.wait_for("[...document.querySelectorAll('#conversation button')].some(b => b.textContent === 'Sign in')")
+    tab.evaluate("[...document.querySelectorAll('#conversation button')].find(b => b.textContent === 'Sign in')"
+                 ".click()")
+    tab.wait_for("document.getElementById('mic') && !document.getElementById('ask-form').hidden")
+    speak_with_the_keyboard(tab, 1.0)
+
+    # Then the recording goes to POST /v1/voice/transcribe (the stand-in has no such route: its 404 is shown)
+    tab.wait_for("!document.getElementById('error').hidden", seconds=TRANSCRIBED)
+    assert TRANSCRIBE in cognito.posted
+    assert [m["action"] for m in socket.messages] == ["voice.start"]
+    assert "send {" not in tab.text("#error")  # the socket's refusal is not what the clinician reads

@@ -68,8 +68,11 @@ class WebSocketStub:
                 self.messages.append(message)
                 if str(message.get("action", "")).startswith("voice."):
                     voice_id = voice_id or self.forward_voice_events(connection)
-                    streaming.handle_message(dependencies(), HUB, connection_id=voice_id, user_id=self.user_id,
-                                             body=str(raw))
+                    if self.fail_with is not None:
+                        HUB.publish(voice_id, events.error(self.fail_with, new_id("req")))
+                    else:
+                        streaming.handle_message(dependencies(), HUB, connection_id=voice_id,
+                                                 user_id=self.user_id, body=str(raw))
                 else:
                     self.answer(connection, str(raw))
         except ConnectionClosed:  # the cut this stand-in made, or the page going away

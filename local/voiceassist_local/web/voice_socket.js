@@ -102,6 +102,8 @@ export class StreamedRecording {
         this.transcript = item.data || { text: "" };
         settleEnd();
         this.abandon(); // the local server closes too; the AWS API keeps the connection for more
+      } else if (item.type === "error" && !this.ready) {
+        this.abandon(); // voice.start refused (a deployment without voice messages): POST says what is wrong
       } else if (item.type === "error") {
         const error = (item.data && item.data.error) || {}; // as EventFeed reads it: {"error", "trace_id"}
         this.failure = new ApiError(500, error.code || "stream_error",
