@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 from voiceassist_local.evaluation.gate_data import GateRecord, load, question_sets, save
 from voiceassist_local.evaluation.gate_features import FEATURES, features
-from voiceassist_local.evaluation.gate_training import Example, Rule, gate_scores, outcome, passage_labels
+from voiceassist_local.evaluation.gate_training import Example, Rule, gate_scores, outcome, passage_labels, writer
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import evidence
@@ -76,7 +76,7 @@ def test_the_blended_gate_needs_the_score_and_the_probability_together() -> None
     ex = example(record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia")]))
     hand = ex.rows[0, 0]
 
-    blended = gate_scores(ex, np.array([0.3]), 0.3, Rule())[0]
+    blended = gate_scores(ex, np.array([0.3]), 0.3, Rule(gate="blend"))[0]
 
     assert blended == 0.5 * hand / 0.55 + 0.5
     assert gate_scores(ex, np.array([0.3]), 0.3, Rule(gate="model"))[0] == 1.0
@@ -106,3 +106,11 @@ def test_records_are_read_back_as_written(tmp_path: Path) -> None:
     save([rec], tmp_path / "records.pkl")
 
     assert load(tmp_path / "records.pkl") == [rec]
+
+
+
+def test_a_writers_spoken_style_set_is_left_out_with_their_typed_one() -> None:
+    typed, spoken = record("CAP abx?", []), record("cap antibiotics?", [])
+    typed.set, spoken.set = "blind7", "blind7_spoken"
+
+    assert writer(example(typed)) == writer(example(spoken)) == "blind7"

@@ -16,9 +16,10 @@ population question as handled when nothing is kept or abstention.population_con
 hand-set score is judged the same way at Settings.evidence_threshold ("hand"), beside the pipeline's own outcome
 ("pipeline": adds the ladder's relaxed and dense steps and the composer).
 
-The learned gate answers from a passage whose hand-set score and probability, each over its own threshold,
-average 1 or more (--gate blend), or whose probability alone reaches the threshold (--gate model). Leave-one-writer-
-out: for each set, a model trained on every other set (both corpora) scores it. The probability's threshold is
+The learned gate answers from a passage whose probability reaches the threshold (--gate model), or whose
+hand-set score and probability, each over its own threshold, average 1 or more (--gate blend). Leave-one-writer-
+out: for each writer, a model trained on every other writer's sets (both corpora) scores theirs (a writer's typed
+and spoken-style sets, blind7 and blind7_spoken, are left out together). The probability's threshold is
 the lowest on a 0.01 grid whose uncovered questions abstain at --target or more (and, with --hand-floor, no less
 than with the hand-set gate) on each corpus, chosen on a nested leave-one-writer-out inside the training sets, so
 the held-out set never chooses its own threshold (--flat: one threshold from every set's out-of-writer scores).
@@ -44,6 +45,7 @@ from voiceassist_local.evaluation.gate_features import FEATURES, features
 
 HAND_THRESHOLD = 0.55  # Settings.evidence_threshold's default
 TARGET_ABSTAINED = 0.95
+SPOKEN = "_spoken"
 GRID = np.round(np.arange(0.05, 0.96, 0.01), 2)
 MONOTONE = {"hand_score": 1, "coverage": 1, "own_coverage": 1, "missing_topics": -1, "missing_share": -1,
             "other_drug": -1, "keyword_form": -1, "unstated_quantity": -1, "owner_missing": -1, "rerank_score": 1}
@@ -128,9 +130,10 @@ def probabilities(model: Any, example: Example) -> np.ndarray:
 
 @dataclass(frozen=True)
 class Rule:
-    gate: str = "blend"  # "blend": hand-set score and probability averaged, each over its threshold; "model"
+    gate: str = "model"  # "model": the probability alone; "blend": it and the hand-set score averaged, each over
+    # its threshold
     target: float = TARGET_ABSTAINED  # uncovered questions that must abstain, on each corpus
-    hand_floor: bool = True  # and no fewer than with the hand-set gate
+    hand_floor: bool = False  # and no fewer than with the hand-set gate
 
 
 def gate_scores(example: Example, probabilities: np.ndarray, threshold: float, rule: Rule) -> np.ndarray:
@@ -160,32 +163,39 @@ def threshold_for(examples: Sequence[Example], scored: Sequence[np.ndarray], rul
     return float(GRID[-1])
 
 
-def out_of_writer(examples: Sequence[Example], sets: Sequence[str], rounds: int) -> list[np.ndarray]:
-    """Each example's probabilities from a model that never saw its set."""
+def writer(example: Example) -> str:
+    """The writer of a question set: a writer's spoken-style set ("blind7_spoken") is theirs too."""
+    return example.record.set.removesuffix(SPOKEN)
+
+
+def out_of_writer(examples: Sequence[Example], writers: Sequence[str], rounds: int) -> list[np.ndarray]:
+    """Each example's probabilities from a model that never saw its writer's sets."""
     scored: list[np.ndarray] = [np.zeros(0)] * len(examples)
-    for held in sets:
-        model = train([e for e in examples if e.record.set != held], rounds)
+    for held in writers:
+        model = train([e for e in examples if writer(e) != held], rounds)
         for i, e in enumerate(examples):
-            if e.record.set == held:
+            if writer(e) == held:
                 scored[i] = probabilities(model, e)
     return scored
 
 
 def cross_validate(examples: Sequence[Example], rule: Rule, rounds: int = ROUNDS, nested: bool = True
                    ) -> dict[str, Any]:
+    writers = sorted({writer(e) for e in examples})
     sets = sorted({e.record.set for e in examples})
-    scored = out_of_writer(examples, sets, rounds)
+    scored = out_of_writer(examples, writers, rounds)
     flat = threshold_for(examples, scored, rule)
     thresholds = {}
-    for held in sets:
+    for held in writers:
         if nested:
-            inner = [e for e in examples if e.record.set != held]
-            thresholds[held] = threshold_for(inner, out_of_writer(inner, sorted({e.record.set for e in inner}),
-                                                                  rounds), rule)
+            inner = [e for e in examples if writer(e) != held]
+            thresholds[held] = threshold_for(inner, out_of_writer(inner, sorted({writer(e) for e in inner}), rounds),
+                                             rule)
         else:
             thresholds[held] = flat
         print(f"gate_training: {held} threshold {thresholds[held]}", file=sys.stderr, flush=True)
-    report: dict[str, Any] = {"rule": rule.__dict__, "nested": nested, "thresholds": thresholds, "sets": {}}
+    report: dict[str, Any] = {"rule": rule.__dict__, "nested": nested, "thresholds": thresholds,
+                              "threshold_all_writers": flat, "sets": {}}
     for corpus in sorted({e.corpus for e in examples}):
         for view in ("full", "no_sub_scores"):
             rows: dict[str, Any] = {}
@@ -196,11 +206,35 @@ def cross_validate(examples: Sequence[Example], rule: Rule, rounds: int = ROUNDS
                 rows[name] = {
                     "pipeline": figures(chosen, [e.record.correct for e in chosen]),
                     "hand": figures(chosen, [hand_right(e) for e in chosen]),
-                    "learned": figures(chosen, [outcome(e, gate_scores(e, s, thresholds[e.record.set], rule), 1.0)
+                    "learned": figures(chosen, [outcome(e, gate_scores(e, s, thresholds[writer(e)], rule), 1.0)
                                                 for e, s in picked]),
                 }
             report["sets"][f"{corpus}/{view}"] = rows
     return report
+
+
+def cpu_per_question(examples: Sequence[Example], rounds: int = ROUNDS) -> dict[str, float]:
+    """CPU milliseconds per question of what the learned gate adds to the hand-set score: its features (the
+    reranker's scores among them) and the trees, scored with numpy as query/trees.py scores the reranker."""
+    import time
+
+    from voiceassist.query import evidence
+    from voiceassist.query.trees import from_flat, from_lightgbm_dump
+
+    full = [e for e in examples if e.view == "full" and e.record.hits]
+    trees = from_flat(from_lightgbm_dump(train(full, rounds).dump_model()))
+    for e in full:  # a warm process: the terms of each passage cached, as after a first question on it
+        features(e.record.judged_text, e.record.hits)
+
+    def per_question(step: Any) -> float:
+        started = time.process_time()
+        for e in full:
+            step(e.record)
+        return round(1000.0 * (time.process_time() - started) / len(full), 3)
+
+    hand = per_question(lambda r: evidence.assess(r.judged_text, r.hits))
+    learned = per_question(lambda r: trees.predict(features(r.judged_text, r.hits)))
+    return {"questions": len(full), "hand_ms": hand, "learned_ms": learned, "added_ms": round(learned - hand, 3)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -208,19 +242,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("samples", type=Path, help="gate_data records on the four samples")
     parser.add_argument("nfcorpus", type=Path, nargs="?", help="gate_data records with 3,000 NFCorpus abstracts")
     parser.add_argument("--rounds", type=int, default=ROUNDS)
-    parser.add_argument("--gate", choices=("blend", "model"), default="blend")
+    parser.add_argument("--gate", choices=("model", "blend"), default="model")
     parser.add_argument("--target", type=float, default=TARGET_ABSTAINED)
-    parser.add_argument("--no-hand-floor", action="store_true",
-                        help="choose the threshold on --target alone, not also on the hand-set gate's abstention")
+    parser.add_argument("--hand-floor", action="store_true",
+                        help="choose the threshold so that uncovered questions also abstain no less than with the "
+                             "hand-set gate")
     parser.add_argument("--flat", action="store_true", help="one threshold from every set's out-of-writer scores")
     parser.add_argument("--report", type=Path, help="write the report here too")
+    parser.add_argument("--cpu", action="store_true", help="only the CPU per question the learned gate adds")
     args = parser.parse_args(argv)
     examples = examples_of(load(args.samples), "samples")
     if args.nfcorpus:
         examples += examples_of(load(args.nfcorpus), "nfcorpus")
-    rule = Rule(args.gate, args.target, not args.no_hand_floor)
-    text = json.dumps({"cross_validation": cross_validate(examples, rule, args.rounds, nested=not args.flat)},
-                      indent=1)
+    if args.cpu:
+        print(json.dumps(cpu_per_question(examples, args.rounds)))
+        return 0
+    rule = Rule(args.gate, args.target, args.hand_floor)
+    cv = cross_validate(examples, rule, args.rounds, nested=not args.flat)
+    report: dict[str, Any] = {"cross_validation": cv}
+    text = json.dumps(report, indent=1)
     if args.report:
         args.report.write_text(text + "\n", encoding="utf-8")
     print(text)
