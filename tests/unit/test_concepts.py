@@ -4,7 +4,7 @@ evidence score reading questions through it."""
 from __future__ import annotations
 
 from voiceassist.models import Chunk, DocumentMetadata, PhiEntity, PhiResult, SearchHit, SourceType
-from voiceassist.query import concepts, evidence
+from voiceassist.query import concepts, evidence, terminology
 from voiceassist.query.abstention import clinical_words_restored
 
 LISINOPRIL = "ACE inhibitors (for example lisinopril 10 mg once daily) are first-line for hypertension."
@@ -30,6 +30,18 @@ def test_concepts_a_class_is_covered_by_its_members() -> None:
     assert concepts.concept_overlap("abx for pneumonia", CAP) == 1.0
     assert concepts.concept_overlap("glipizide max dose", "Metformin: the usual maximum is 2,000 mg.") == 0.0
     assert concepts.concept_overlap("what is the usual dose?", CAP) == 1.0  # no drug asked about
+
+
+def test_concepts_a_salt_or_ester_belongs_to_its_ingredients_class() -> None:
+    # the drug dictionary names Solumedrol's generic "methylprednisolone hemisuccinate": the INN stem "-olone"
+    # is the first word's, not the ester's
+    adjuncts = ("Antihistamines and corticosteroids are adjuncts only: they do not relieve airway obstruction or "
+                "shock and must never delay or replace epinephrine.")
+    found = evidence.assess("role of solumedrol in anaphylaxis", [hit(adjuncts, "Anaphylaxis")]).passages[0]
+    assert found.missing == () and found.score >= 0.55
+    assert "corticosteroid" in terminology.classes_of("methylprednisolone hemisuccinate")
+    assert "ACE inhibitor" in terminology.classes_of("enalapril and hydrochlorothiazide")
+    assert not terminology.classes_of("sodium chloride")  # a salt word alone names no class
 
 
 def test_concepts_search_text_names_the_generic_beside_the_brand() -> None:

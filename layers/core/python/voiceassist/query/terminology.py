@@ -180,8 +180,11 @@ def stem_classes(generic: str) -> frozenset[str]:
 
 
 def _has_stem(generic: str, stem: str) -> bool:
-    word = generic.split()[0] if stem.endswith("-") else generic.split()[-1]
-    return word.startswith(stem[:-1]) if stem.endswith("-") else word.endswith(stem[1:]) and word != stem[1:]
+    if stem.endswith("-"):
+        return generic.split()[0].startswith(stem[:-1])
+    # any word: a salt or ester is named after its INN ("methylprednisolone hemisuccinate", the drug
+    # dictionary's generic for Solu-Medrol), and the stem is the INN's
+    return any(word.endswith(stem[1:]) and word != stem[1:] for word in generic.split())
 
 
 def _with_parents(names: set[str]) -> frozenset[str]:
