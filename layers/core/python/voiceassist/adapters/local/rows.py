@@ -60,8 +60,9 @@ class LoadedRows:
         self.searchable[start:needed] = np.asarray(searchable, dtype=bool)
         self.source_type[start:needed] = [SOURCE_TYPE_CODES[value] for value in source_types]
         self.year[start:needed] = [_NO_YEAR if year is None else year for year in years]
-        self.doc_key[start:needed] = [self.code(value) for value in doc_keys]
-        self.specialty[start:needed] = [self.code(value) for value in specialties]
+        codes = self.codes  # code() inlined: a method call per row cost 0.4 of a 50,000-row load's ~2 CPU s
+        self.doc_key[start:needed] = [codes.setdefault(value, len(codes)) for value in doc_keys]
+        self.specialty[start:needed] = [codes.setdefault(value, len(codes)) for value in specialties]
         self.present[start:needed] = True
         decoded = decode_postings(postings)
         self.lengths[start:needed] = decoded.lengths
