@@ -96,9 +96,11 @@ def summarise(runs: Sequence[Mapping[str, Any]], qrels: Mapping[str, Mapping[str
               query_ids: Sequence[str]) -> dict[str, Any]:
     """One engine on one data set over its repetitions: quality per mode, the best mode's timings."""
     quality: dict[str, dict[str, float]] = {}
-    if qrels is not None:
-        for mode in runs[0]["modes"]:
-            scores = [score_rankings(query_ids, run["modes"][mode]["rankings"], qrels) for run in runs]
+    # The repetitions that ranked every query (the first; later ones ask the timed queries only).
+    ranked = [run for run in runs if all(len(m["rankings"]) == len(query_ids) for m in run["modes"].values())]
+    if qrels is not None and ranked:
+        for mode in ranked[0]["modes"]:
+            scores = [score_rankings(query_ids, run["modes"][mode]["rankings"], qrels) for run in ranked]
             quality[mode] = {m: statistics.median(s[m] for s in scores) for m in ("ndcg@10", "recall@100")}
     best = max(quality, key=lambda m: quality[m]["ndcg@10"]) if quality else next(iter(runs[0]["modes"]))
 
@@ -274,15 +276,15 @@ def embedding_cost(encoder: Any, texts: Sequence[str], queries: Sequence[str]) -
 # ------------------------------------------------------------------------------------------ the run
 
 
-def run_engine(python: Path, engine: str, work: Path, scratch: Path, timed_queries: int, timeout: float
-               ) -> dict[str, Any]:
+def run_engine(python: Path, engine: str, work: Path, scratch: Path, timed_queries: int, timeout: float,
+               timed_only: bool = False) -> dict[str, Any]:
     shutil.rmtree(scratch, ignore_errors=True)
     result_file = scratch.with_suffix(".json")
     started, children = time.perf_counter(), resource.getrusage(resource.RUSAGE_CHILDREN)
     load_before = os.getloadavg()[0]
     finished = subprocess.run(
         [str(python), str(ROOT / "bench" / "peer_engines" / "worker.py"), engine, str(work), str(scratch),
-         str(result_file), "--timed-queries", str(timed_queries)],
+         str(result_file), "--timed-queries", str(timed_queries), *(["--timed-only"] if timed_only else [])],
         capture_output=True, text=True, timeout=timeout, env={**os.environ, "ANONYMIZED_TELEMETRY": "False"})
     shutil.rmtree(scratch, ignore_errors=True)
     if finished.returncode != 0:
@@ -364,8 +366,11 @@ def main(argv: list[str] | None = None) -> int:
             for engine in order:
                 python = Path(sys.executable) if engine in OURS else args.venv / "bin" / "python"
                 scratch = args.work / "engine" / f"{dataset}-{engine}-{os.getpid()}"
+                # Every query is ranked (and scored) once per engine; later repetitions ask the timed ones only.
+                ranked_before = any(len(r["modes"][next(iter(r["modes"]))]["rankings"]) == len(query_ids[dataset])
+                                    for r in runs[dataset][engine])
                 result = run_engine(python, engine, args.work / "work" / dataset, scratch, args.timed_queries,
-                                    args.timeout)
+                                    args.timeout, timed_only=ranked_before)
                 loads.append(os.getloadavg()[0])
                 if "error" in result:
                     errors.append({"engine": engine, "dataset": dataset, "repetition": repetition, **result})

@@ -1,6 +1,7 @@
 """One engine, one data set, one repetition of bench/peers.py, in a process of its own; writes JSON.
 
     <python> bench/peer_engines/worker.py ENGINE WORK_FOLDER ENGINE_FOLDER RESULT_FILE [--timed-queries N]
+        [--timed-only]
 
 bench/peers.py starts this file once per (repetition, data set, engine), with the project's .venv for
 `voiceassist` and `opensearch`, and with the benchmark's own virtual environment (.artifacts/bench-venv) for
@@ -12,7 +13,9 @@ for every engine), queries.json and query_vectors.npy. The process, fresh each t
    (it loads whatever the engine left lazy); wall and CPU seconds, peak RSS of the process (and its RSS
    before the build, with the data already loaded), size on disk after.
 2. rankings: each of the engine's modes ranks the first 100 documents for every query (peers.py scores them
-   on the dev judgements), single client; wall and CPU milliseconds per query. Every engine returns the
+   on the dev judgements), single client; wall and CPU milliseconds per query, of the first N. With
+   --timed-only only those N are asked (peers.py's repetitions after the first: the rankings, hence nDCG,
+   are the same every time, and the timed queries are what a repetition adds). Every engine returns the
    hits' texts as well as their ids (a reranker or a generator reads them; ours returns whole chunks).
 3. throughput: the engine's first mode (its best), 8 client threads over the queries.
 4. update: 1 % of the documents re-ingested one document at a time (same id, a perturbed vector), then
@@ -103,7 +106,7 @@ def timed(action: Callable[[], Any]) -> tuple[float, float]:
     return time.perf_counter() - wall, time.process_time() - cpu
 
 
-def run(engine: Engine, work: Work, folder: Path, timed_queries: int) -> dict[str, Any]:
+def run(engine: Engine, work: Work, folder: Path, timed_queries: int, timed_only: bool = False) -> dict[str, Any]:
     rows = list(range(len(work.ids)))
     rss_before = peak_rss_mb()
     queries = list(zip(work.query_texts, work.query_vectors, strict=True))
@@ -117,9 +120,10 @@ def run(engine: Engine, work: Work, folder: Path, timed_queries: int) -> dict[st
     engine.close()
     result["disk_mb"] = engine.disk_mb(folder)
     result["modes"] = {}
+    asked = queries[:timed_queries] if timed_only else queries
     for mode in engine.modes:
         rankings, walls, cpus = [], [], []
-        for number, (text, vector) in enumerate(queries):
+        for number, (text, vector) in enumerate(asked):
             wall_started, cpu_started = time.perf_counter(), time.process_time()
             ranked = engine.search(mode, text, vector)
             if number < timed_queries:
@@ -183,12 +187,13 @@ def versions() -> dict[str, str]:
 def main(argv: list[str]) -> int:
     name, work_folder, engine_folder, result_file = argv[:4]
     timed_queries = int(argv[5]) if len(argv) > 5 and argv[4] == "--timed-queries" else 10**9
+    timed_only = "--timed-only" in argv[4:]
     sys.path.insert(0, str(Path(__file__).parent))
     work = Work(Path(work_folder))
     folder = Path(engine_folder)
     folder.mkdir(parents=True, exist_ok=True)
     engine = engine_named(name, folder)
-    result = run(engine, work, folder, timed_queries)
+    result = run(engine, work, folder, timed_queries, timed_only)
     result["versions"] = versions()
     result["pid"] = os.getpid()
     Path(result_file).write_text(json.dumps(result))

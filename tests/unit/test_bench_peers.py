@@ -66,6 +66,17 @@ def test_peers_summary_takes_each_engines_best_mode_and_the_median(peers: Module
     assert summary["update_ms_per_doc"]["median"] == 3.0
 
 
+def test_peers_summary_scores_quality_on_the_repetition_that_ranked_every_query(peers: ModuleType) -> None:
+    # Given a first repetition that ranked both queries, then two that asked only the first (--timed-only)
+    first = run({"hybrid": [["a", "b", "c"], ["d"]]}, build_s=10.0, p95_ms=8.0, update=2.0)
+    later = [run({"hybrid": [["a", "b", "c"]]}, build_s=b, p95_ms=p, update=2.0) for b, p in ((30.0, 4.0), (20.0, 6.0))]
+    summary = peers.summarise([first, *later], QRELS, ["q1", "q2"])
+    # Then nDCG is the full repetition's (a later one's missing q2 is not scored as a miss), timings all three's
+    assert summary["quality"]["hybrid"]["ndcg@10"] == pytest.approx(1.0)
+    assert summary["build_s"] == {"median": 20.0, "min": 10.0, "max": 30.0, "n": 3}
+    assert summary["p95_ms"]["median"] == 6.0
+
+
 def test_peers_table_and_ratios_compare_us_with_the_fastest_peer(peers: ModuleType) -> None:
     ours = peers.summarise([run({"hybrid": [["a", "b", "c"], ["d"]]}, build_s=12.0, p95_ms=3.0, update=1.0)],
                            QRELS, ["q1", "q2"])
