@@ -147,9 +147,9 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
     _allow(
         r"Resource::arn:(aws[a-z-]*|<AWS::Partition>):transcribe:([a-z0-9-]+|<AWS::Region>):"
         r"(\d{12}|<AWS::AccountId>):medical-transcription-job/voiceassist-\*",
-        "Transcribe Medical jobs the voice routes start, one per recording, named voiceassist-<random>.",
-        only_actions=("transcribe:StartMedicalTranscriptionJob", "transcribe:GetMedicalTranscriptionJob",
-                      "transcribe:DeleteMedicalTranscriptionJob"),
+        "Transcribe Medical jobs the voice routes start, one per recording, named voiceassist-<random>: read and "
+        "deleted by name.",
+        only_actions=("transcribe:GetMedicalTranscriptionJob", "transcribe:DeleteMedicalTranscriptionJob"),
     ),
     _allow(
         r"Resource::<StorageVoice[A-Za-z0-9]*\.Arn>/voice/\*",
@@ -160,8 +160,9 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
         r"Resource::\*",
         "X-Ray segments, VPC network interfaces, CloudWatch metrics (written and read), ECR auth, log-delivery "
         "setup and "
-        "Textract text detection jobs, Comprehend Medical DetectPHI and Polly SynthesizeSpeech (without "
-        "lexicons) have no resource-level permissions; "
+        "Textract text detection jobs, Comprehend Medical DetectPHI, Polly SynthesizeSpeech (without "
+        "lexicons) and Transcribe StartMedicalTranscriptionJob (pinned by its condition keys to the voice bucket, "
+        "prefix and key) have no resource-level permissions; "
         "only those actions are granted on '*'.",
         only_actions=(
             "xray:PutTraceSegments",
@@ -176,6 +177,7 @@ WILDCARD_ALLOWANCES: tuple[WildcardAllowance, ...] = (
             "textract:GetDocumentTextDetection",
             "comprehendmedical:DetectPHI",
             "polly:SynthesizeSpeech",
+            "transcribe:StartMedicalTranscriptionJob",
             *_ENI_ACTIONS,
             *_LOG_DELIVERY_ACTIONS,
         ),

@@ -17,7 +17,7 @@ from infra.config import EnvironmentConfig, foundation_model_id, is_inference_pr
 from infra.constructs.search import Search
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
-from voiceassist.constants.environment import AUDIT_ANCHOR_PREFIX, VOICE_PREFIX, PhiDetectorKind
+from voiceassist.constants.environment import AUDIT_ANCHOR_PREFIX, TRANSCRIBE_JOB_PREFIX, VOICE_PREFIX, PhiDetectorKind
 from voiceassist.constants.functions import Access, FunctionSpec
 
 SEARCH_READ_ACTIONS = ["es:ESHttpGet", "es:ESHttpHead", "es:ESHttpPost"]
@@ -162,18 +162,27 @@ def _textract(function: lambda_.Function, targets: GrantTargets) -> None:
 
 
 def _transcribe(function: lambda_.Function, targets: GrantTargets) -> None:
-    """Transcribe Medical jobs this app names (voiceassist-*), with the configured custom vocabulary; the voice
-    bucket's transient prefix with the environment key (the job reads the recording and writes the transcript
-    with the caller's rights: StartMedicalTranscriptionJob takes no data-access role, so no iam:PassRole)."""
+    """Transcribe Medical jobs this app names (voiceassist-*); the voice bucket's transient prefix with the
+    environment key (the job reads the recording and writes the transcript with the caller's rights:
+    StartMedicalTranscriptionJob takes no data-access role, so no iam:PassRole).
+
+    AWS's rules (Service Authorization Reference, Amazon Transcribe): StartMedicalTranscriptionJob has no resource
+    type, so its statement's Resource is "*" (a job or vocabulary ARN there matches nothing and the call is
+    denied); its condition keys pin where the transcript goes instead: transcribe:OutputBucketName (the voice
+    bucket), transcribe:OutputKey (under voice/voiceassist-*), transcribe:OutputEncryptionKMSKeyId (the key's ARN,
+    which the function sends). Get and Delete take the medicaltranscriptionjob resource
+    (medical-transcription-job/${JobName})."""
     stack = Stack.of(targets.search)
-    resources = [stack.format_arn(service="transcribe", resource="medical-transcription-job",
-                                  resource_name="voiceassist-*")]
-    if targets.config.voice.transcribe_vocabulary:
-        resources.append(stack.format_arn(service="transcribe", resource="medical-vocabulary",
-                                          resource_name=targets.config.voice.transcribe_vocabulary))
     function.add_to_role_policy(iam.PolicyStatement(
-        actions=["transcribe:StartMedicalTranscriptionJob", "transcribe:GetMedicalTranscriptionJob",
-                 "transcribe:DeleteMedicalTranscriptionJob"], resources=resources))
+        actions=["transcribe:StartMedicalTranscriptionJob"], resources=["*"],
+        conditions={"StringEquals": {
+                        "transcribe:OutputBucketName": targets.storage.voice_bucket.bucket_name,
+                        "transcribe:OutputEncryptionKMSKeyId": targets.key.key_arn},
+                    "StringLike": {"transcribe:OutputKey": f"{VOICE_PREFIX}{TRANSCRIBE_JOB_PREFIX}*"}}))
+    function.add_to_role_policy(iam.PolicyStatement(
+        actions=["transcribe:GetMedicalTranscriptionJob", "transcribe:DeleteMedicalTranscriptionJob"],
+        resources=[stack.format_arn(service="transcribe", resource="medical-transcription-job",
+                                    resource_name=f"{TRANSCRIBE_JOB_PREFIX}*")]))
     function.add_to_role_policy(iam.PolicyStatement(
         actions=["s3:PutObject", "s3:GetObject", "s3:DeleteObject"],
         resources=[targets.storage.voice_bucket.arn_for_objects(f"{VOICE_PREFIX}*")]))

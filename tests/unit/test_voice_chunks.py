@@ -227,7 +227,7 @@ def test_voice_messages_refused_by_shape_never_echo_the_audio() -> None:
 def test_voice_chunk_over_its_size_is_a_413_and_not_base64_a_400(parts: Any) -> None:
     streams, store, _, _ = parts
     _start(streams, "audio/pcm")
-    with pytest.raises(PayloadTooLarge, match="1 to 92160 bytes"):
+    with pytest.raises(PayloadTooLarge, match=f"1 to {CHUNK_AUDIO_BYTES} bytes"):
         _chunk(streams, 0, b"\x00" * (CHUNK_AUDIO_BYTES + 1))
     with pytest.raises(InvalidInput, match="not base64"):
         streams.chunk(CONNECTION, USER, VoiceChunkMessage(action="voice.chunk", seq=0, audio="not base64!"))

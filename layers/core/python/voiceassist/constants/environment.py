@@ -165,3 +165,5 @@ ENV_TRANSCRIBE_VOCABULARY = "VOICEASSIST_TRANSCRIBE_VOCABULARY"  # a Transcribe 
 ENV_POLLY_VOICE = "VOICEASSIST_POLLY_VOICE"  # e.g. Joanna
 ENV_POLLY_ENGINE = "VOICEASSIST_POLLY_ENGINE"  # standard | neural
 VOICE_PREFIX = "voice/"  # the voice bucket's transient audio and transcripts (expired after a day as a backstop)
+# Transcribe Medical job names (random after it): the IAM grant names these jobs and their transcripts' keys only
+TRANSCRIBE_JOB_PREFIX = "voiceassist-"

@@ -34,9 +34,10 @@ from voiceassist.ports import KeyValueState
 from voiceassist.speech import AUDIO_TYPES, MAX_AUDIO_BYTES, MAX_AUDIO_SECONDS, container_of
 from voiceassist.speech.stream import PCM, Recording, media_type
 
-# 90 KiB of audio is 122,880 characters of base64: with the JSON around it the message stays under API Gateway's
-# 128 KB (131,072 bytes) per message.
-CHUNK_AUDIO_BYTES = 90 * 1024
+# API Gateway's WebSocket frames are at most 32 KB (a larger frame closes the connection with 1009) and a page's
+# WebSocket API cannot choose its frames, so a voice.chunk message must fit in one: 22 KiB of audio is 30,040
+# characters of base64, about 30,100 bytes with the JSON around it (tests/infra/test_infra_voice_aws_rules.py).
+CHUNK_AUDIO_BYTES = 22 * 1024
 MAX_CHUNKS = 256  # MediaRecorder's 250 ms slices of a 60 s question, with room; bounds the state item (~4 KB)
 STATE_TTL_SECONDS = 15 * 60  # a stream left open (a client gone without $disconnect) is forgotten after this
 # At the end message, chunks whose invocations are still running are waited for this long: each chunk may be a

@@ -22,7 +22,7 @@ from typing import Any
 
 from botocore.exceptions import BotoCoreError, ClientError
 
-from voiceassist.constants.environment import VOICE_PREFIX
+from voiceassist.constants.environment import TRANSCRIBE_JOB_PREFIX, VOICE_PREFIX
 from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput, Unavailable
 from voiceassist.speech import MAX_AUDIO_SECONDS, TranscribedWord, Transcript, container_of
 
@@ -99,7 +99,7 @@ class TranscribeMedicalSpeechToText:
         seconds = wav_seconds(audio)
         if seconds is not None and seconds > max_seconds:
             raise InvalidInput(f"the recording lasts {seconds:.0f} s; ask in at most {max_seconds:.0f} s")
-        job = f"voiceassist-{uuid.uuid4().hex}"
+        job = f"{TRANSCRIBE_JOB_PREFIX}{uuid.uuid4().hex}"
         audio_key = f"{VOICE_PREFIX}{job}/audio.{container}"
         transcript_key = f"{VOICE_PREFIX}{job}/transcript.json"
         encryption = {"SSEKMSKeyId": self._kms_key_id} if self._kms_key_id else {}
