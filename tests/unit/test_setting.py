@@ -37,6 +37,15 @@ def test_context_words_reads_the_askers_label_and_role_as_context() -> None:
     assert context_words("as a nurse, can I give IM epinephrine") == {"nurse"}
 
 
+def test_context_words_reads_which_nurse_or_pharmacist_is_asking_as_part_of_the_label() -> None:
+    assert context_words("ED nurse here, max epi dose?") == {"ed", "nurse"}
+    assert context_words("community pharmacist q - metformin with food") == {"community", "pharmacist"}
+    assert context_words("as the on-call doctor what abx for CAP") == {"on-call", "doctor"}
+    assert context_words("im a gp, metformin dose") == {"gp"}  # typed in lower case, inside a frame
+    # a label ends in a person: a drug before a place is no asker
+    assert context_words("lisinopril ward: dose?") == frozenset()
+
+
 def test_context_words_keeps_a_setting_word_that_is_the_topic() -> None:
     assert context_words("nurse-led titration of ramipril") == frozenset()  # joined to what is asked
     assert context_words("pharmacist role in metformin counselling") == frozenset()  # no frame: the topic

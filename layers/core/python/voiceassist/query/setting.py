@@ -10,8 +10,10 @@ sentence frames the question with it, read from closed-class words alone:
   clinical one it would name a kind of): "in clinic?", "on the ward and", "in clinic counts as", not "in
   clinic bp readings";
 - the asker's label opening the question: setting words followed by punctuation or "here", "q", "question",
-  "asking": "nurse here - ...", "pharmacist q: ...", "GP: ...";
-- the asker's role after "for/as/am" and a determiner: "as a nurse,", "I'm a pharmacist".
+  "asking": "nurse here - ...", "pharmacist q: ...", "GP: ...", with up to two words before a person saying
+  which ("ED nurse here", "community pharmacist q");
+- the asker's role after "for/as/am" and a determiner: "as a nurse,", "I'm a pharmacist", "as the on-call
+  doctor". An abbreviation is matched in any case inside a frame ("im a gp,").
 
 Elsewhere the word is the question's topic and stays one: "nurse-led titration" (joined to another word),
 "pharmacist role in metformin counselling" (no frame), "pneumonia in nursing home residents" (a plural, the
@@ -32,6 +34,7 @@ from voiceassist.query import terminology
 PLACE_PREPOSITIONS = frozenset({"in", "at", "on", "from", "into", "within", "to", "inside"})
 ROLE_INTRODUCERS = frozenset({"for", "as", "am", "im", "i'm"})  # need a determiner after them ("for the nurse")
 DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "this", "that", "their", "his", "her"})
+MAX_MODIFIERS = 2  # words before the person in an asker's role: "ED nurse", "junior on-call doctor"
 LABEL_ENDINGS = frozenset({"here", "q", "qn", "question", "query", "asking"})
 _OPENERS = frozenset({"hi", "hello", "hey", "i", "i'm", "im", "am", "as", "a", "an", "the", "this", "is"})
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
@@ -57,6 +60,17 @@ def context_words(question: str) -> frozenset[str]:
             at += length
         return at
 
+    def role_run(start: int) -> tuple[int, int]:
+        """(first, end) of an asker's role: setting words ending in a person, after at most MAX_MODIFIERS words
+        of one clause that say which ("ED nurse", "community pharmacist", "on-call doctor")."""
+        for first in range(start, min(start + MAX_MODIFIERS, len(tokens) - 1) + 1):
+            if first > start and gap_after(first - 1).strip():
+                break
+            end = run(first)
+            if end > first and _kind(words[end - 1]) == "person":
+                return start, end
+        return start, run(start)
+
     def ends_phrase(end: int) -> bool:
         return (end == len(tokens) or bool(gap_after(end - 1).strip(" '"))
                 or words[end].lower() in _function_words() or words[end].lower() in terminology.ordinary_words())
@@ -69,13 +83,13 @@ def context_words(question: str) -> frozenset[str]:
                 start += 1
             elif lower in ROLE_INTRODUCERS:
                 continue
-            end = run(start)
+            start, end = role_run(start) if lower in ROLE_INTRODUCERS else (start, run(start))
             if end > start and not gap_after(start - 1).strip() and ends_phrase(end):
                 found.update(w.lower() for w in words[start:end])
     start = 0
     while start < len(tokens) and words[start].lower() in _OPENERS and not gap_after(start).strip(" ,"):
         start += 1
-    end = run(start)
+    start, end = role_run(start)
     if end > start and end < len(tokens) and (gap_after(end - 1).strip() or words[end].lower() in LABEL_ENDINGS):
         found.update(w.lower() for w in words[start:end])
     return frozenset(found)
@@ -86,15 +100,19 @@ def _setting_at(words: list[str], at: int) -> int:
     table = _table()
     for length in (3, 2, 1):
         phrase = words[at:at + length]
-        if len(phrase) == length and (" ".join(phrase).lower() in table or (length == 1 and phrase[0] in table)):
+        if len(phrase) == length and " ".join(phrase).lower() in table:
             return length
     return 0
 
 
+def _kind(word: str) -> str | None:
+    return _table().get(word.lower())
+
+
 @lru_cache(maxsize=1)
-def _table() -> frozenset[str]:
-    """The setting words as matched: lower case, an abbreviation only as written ("GP", not "gp")."""
-    return frozenset(terminology.setting_words())
+def _table() -> dict[str, str]:
+    """The setting words, lower case ("gp" too: inside a frame it can only be the general practitioner)."""
+    return {word.lower(): kind for word, kind in terminology.setting_words().items()}
 
 
 @lru_cache(maxsize=1)
