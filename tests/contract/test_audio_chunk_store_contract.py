@@ -133,3 +133,35 @@ def test_s3_chunk_store_deletes_in_batches_of_a_thousand() -> None:
         aws.expect_chunk_delete(5)
         store.delete(STREAM, list(range(1005)))
         aws.done()
+
+
+def test_s3_chunk_store_retries_a_conditional_write_conflict_and_reports_a_duplicate_only_on_412() -> None:
+    """S3's conditional write: 412 PreconditionFailed means the key exists (a repeated seq); 409
+    ConditionalRequestConflict means another operation on the key ran at the same time, and AWS says to retry
+    (botocore's PutObject documentation; S3 User Guide, "Conditional writes"). A 409 is not a duplicate: the other
+    write may fail and leave nothing stored."""
+    from tests.stubs.voice_aws import KEY_ID
+    from voiceassist.adapters.aws.s3_audio_chunks import CONFLICT_ATTEMPTS
+
+    aws = VoiceAws()
+    pauses: list[float] = []
+    store = S3AudioChunkStore(bucket=BUCKET, kms_key_id=KEY_ID, s3=aws.chunk_s3, sleep=pauses.append)
+
+    def conflict() -> None:
+        aws.stub_chunks.add_client_error("put_object", "ConditionalRequestConflict", "A conflicting operation "
+                                         "is in progress against this resource", 409)
+
+    with aws:
+        conflict()
+        aws.expect_chunk_put()
+        store.put(STREAM, 0, PIECE)  # the retry stored it
+        conflict()
+        aws.expect_chunk_put(already_stored=True)
+        with pytest.raises(Conflict, match="chunk 1 is already stored"):
+            store.put(STREAM, 1, PIECE)
+        for _ in range(CONFLICT_ATTEMPTS):
+            conflict()
+        with pytest.raises(DependencyError, match="ConditionalRequestConflict"):
+            store.put(STREAM, 2, PIECE)
+        aws.done()
+    assert len(pauses) == 1 + 1 + (CONFLICT_ATTEMPTS - 1)
