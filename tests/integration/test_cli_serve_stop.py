@@ -85,3 +85,30 @@ def test_with_a_token_the_banners_request_sends_it_and_the_web_line_says_a_brows
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
+
+
+def test_the_banners_ask_line_run_in_another_terminal_is_answered_by_this_server(tmp_path: Path) -> None:
+    data = tmp_path / "server data"  # not the default .data, and a space the shell line must quote
+    env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data), "POWERTOOLS_LOG_LEVEL": "ERROR"}
+    code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
+    server = subprocess.Popen(  # noqa: S603 - our own CLI
+        [sys.executable, "-c", code, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert server.stdout is not None
+        banner = {}
+        for line in server.stdout:
+            name, _, value = line.strip().partition(":")
+            banner[name] = value.strip()
+            if name == "stop":
+                break
+        # a second terminal: another folder, none of the server's environment
+        words = shlex.split(banner["or"].removesuffix("(answered by this server)"))
+        other = {key: value for key, value in env.items() if key != "VOICEASSIST_DATA_DIR"}
+        asked = subprocess.run([sys.executable, "-c", code, *words[1:]], env=other, cwd=tmp_path,  # noqa: S603
+                               capture_output=True, text=True, timeout=300, check=False)
+        assert asked.stderr.startswith("(asking the server at http://127.0.0.1:"), asked.stderr
+        assert not (tmp_path / ".data").exists()
+    finally:
+        server.terminate()
+        server.wait(timeout=60)

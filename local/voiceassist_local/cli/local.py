@@ -6,6 +6,7 @@ import argparse
 import errno
 import json
 import os
+import shlex
 import signal
 import socket
 import sys
@@ -306,7 +307,7 @@ def _serve(args: argparse.Namespace, data_dir: Path) -> int:
             print(f"  web:     {url}/  (the chat client; {url}/?q=... asks on load)")
         print(f"  OpenAPI: {url}/v1/openapi.json")
         print(f"  try:     {example_request(url, token=token)}")
-        print(f'  or:      {this_command()} ask "{EXAMPLE_QUESTION}"  (answered by this server)')
+        print(f'  or:      {ask_command(data_dir)}  (answered by this server)')
         reconciler = JobReconciler(deps)
         reconciler.start()
         if not args.no_watch:
@@ -334,6 +335,13 @@ EXAMPLE_QUESTION = "What is the first-line treatment for uncomplicated hypertens
 def this_command() -> str:
     """How this CLI was run (`.venv/bin/voiceassist` from `make run`), so the banner's line can be copied as is."""
     return sys.argv[0] if Path(sys.argv[0]).name == "voiceassist" else "voiceassist"
+
+
+def ask_command(data_dir: Path) -> str:
+    """The banner's `ask` line: it names a data folder other than the default `.data`, since a second terminal
+    without the server's VOICEASSIST_DATA_DIR would otherwise ask an empty `.data` in its own process."""
+    folder = "" if data_dir.resolve() == Path(".data").resolve() else f" --data-dir {shlex.quote(str(data_dir))}"
+    return f'{this_command()}{folder} ask "{EXAMPLE_QUESTION}"'
 
 
 def bind(host: str, port: int, make_server: Any) -> Any:
