@@ -289,3 +289,27 @@ def test_transcribe_medical_throttled_until_the_deadline_is_a_timeout_and_the_jo
         with pytest.raises(DependencyTimeout):
             side.adapter.transcribe(b"RIFF\x00\x00\x00\x00WAVE" + b"\x00" * 64)
         side.done()
+
+
+def _wav(rate: int, channels: int) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as recording:
+        recording.setnchannels(channels)
+        recording.setsampwidth(2)
+        recording.setframerate(rate)
+        recording.writeframes(b"\x00\x00" * (channels * rate // 10))
+    return out.getvalue()
+
+
+def test_transcribe_medical_refuses_a_wav_below_16_khz_or_over_two_channels_before_storing_it() -> None:
+    """AWS's rule: Transcribe Medical supports 16,000 Hz or higher and one or two channels (Transcribe developer
+    guide, "Amazon Transcribe Medical" and "Data input and output"); such a job would fail after the upload."""
+    side = TranscribeSide()
+    with side.stub_transcribe, side.stub_s3:
+        for rate, channels in ((8_000, 1), (16_000, 3)):
+            with pytest.raises(InvalidInput, match=f"{rate} Hz, {channels} channels"):
+                side.adapter.transcribe(_wav(rate, channels))
+        side.done()  # nothing stored, no job
+        side.expect_success()
+        side.adapter.transcribe(_wav(16_000, 2))
+        side.done()

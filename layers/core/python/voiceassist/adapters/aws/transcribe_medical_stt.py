@@ -27,6 +27,11 @@ from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput,
 from voiceassist.speech import MAX_AUDIO_SECONDS, TranscribedWord, Transcript, container_of
 
 MEDIA_FORMATS = {"wav": "wav", "webm": "webm", "ogg": "ogg"}
+# "Amazon Transcribe Medical supports sample rates of 16,000 Hz or higher" and media of one or two channels
+# (https://docs.aws.amazon.com/transcribe/latest/dg/transcribe-medical.html, .../dg/how-input.html): a WAV below
+# is refused before it is stored rather than failing the job (Whisper, locally, resamples it).
+MIN_SAMPLE_RATE = 16_000
+MAX_CHANNELS = 2
 # Transcribe's throttling answer (and the generic ones botocore's standard retry mode also treats as throttling)
 THROTTLED = {"LimitExceededException", "ThrottlingException", "TooManyRequestsException"}
 
@@ -39,6 +44,17 @@ def wav_seconds(audio: bytes) -> float | None:
         with wave.open(io.BytesIO(audio)) as recording:
             return recording.getnframes() / float(recording.getframerate())
     except (wave.Error, EOFError, ZeroDivisionError):
+        return None
+
+
+def wav_layout(audio: bytes) -> tuple[int, int] | None:
+    """A WAV recording's (sample rate, channels) from its header (None for other containers or a bad header)."""
+    if container_of(audio) != "wav":
+        return None
+    try:
+        with wave.open(io.BytesIO(audio)) as recording:
+            return recording.getframerate(), recording.getnchannels()
+    except (wave.Error, EOFError):
         return None
 
 
@@ -96,6 +112,10 @@ class TranscribeMedicalSpeechToText:
         container = container_of(audio)
         if container not in MEDIA_FORMATS:
             raise InvalidInput("the audio cannot be decoded: send a WAV, WebM or Ogg recording")
+        layout = wav_layout(audio)
+        if layout is not None and (layout[0] < MIN_SAMPLE_RATE or layout[1] > MAX_CHANNELS):
+            raise InvalidInput(f"Transcribe Medical takes recordings of at least {MIN_SAMPLE_RATE} Hz and at most "
+                               f"{MAX_CHANNELS} channels; this one is {layout[0]} Hz, {layout[1]} channels")
         seconds = wav_seconds(audio)
         if seconds is not None and seconds > max_seconds:
             raise InvalidInput(f"the recording lasts {seconds:.0f} s; ask in at most {max_seconds:.0f} s")
