@@ -65,3 +65,12 @@ def test_a_request_without_the_transports_accept_header_is_told_which_to_send(
     error = json.loads(reply.body)["error"]
     assert reply.status == status and error["code"] == -32600
     assert "Accept: application/json, text/event-stream" in error["message"]
+
+
+@pytest.mark.parametrize("body", [b"[" * 5000 + b"]" * 5000,
+                                  b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": '
+                                  + b'{"a": ' * 3000 + b"1" + b"}" * 3001], ids=["array", "object"])
+def test_a_request_nested_too_deeply_is_a_parse_error_not_a_dropped_connection(local_deps: Dependencies,
+                                                                              body: bytes) -> None:
+    status, reply = post(local_deps, body)  # Python's json raised RecursionError: no reply at all
+    assert status == 400 and reply["error"]["code"] == -32700

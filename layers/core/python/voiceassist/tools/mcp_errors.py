@@ -43,7 +43,7 @@ def _parsed(body: bytes) -> tuple[Any, list[Any]] | None:
     """The body's JSON and its messages (a batch's items, or the one message); None when it is not JSON."""
     try:
         value = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past Python's recursion limit: the SDK's parse error says so
         return None
     return value, value if isinstance(value, list) else [value]
 
