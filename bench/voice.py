@@ -46,7 +46,6 @@ from voice_audio import (
 
 from voiceassist.adapters.local.whisper_stt import shared_model
 from voiceassist.query.terminology import drug_names
-from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
 
 
 def phi_values_found(detector: Any, text: str, values: tuple[str, ...]) -> tuple[bool, int]:
@@ -78,8 +77,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [spoken for name in args.sets for spoken in load_set(name, args.per_set)]
     drugs = {name for name in drug_names() if " " not in name and len(name) > 3}
     deps = sample_knowledge_base(args.data_dir)
-    vocabulary = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index))  # MAX_TERMS, as
-    prompt = vocabulary.prompt()  # VOICEASSIST_VOICE_VOCABULARY_TERMS=60 would give the route
+    vocabulary = deps.speech_vocabulary  # the route's: its prompt, and its repair after the PHI check
+    prompt = vocabulary.prompt()
     started = time.perf_counter()
     shared_model("int8", args.threads)
     load_seconds = time.perf_counter() - started

@@ -66,13 +66,8 @@ def percentiles(values: list[float]) -> dict[str, float] | None:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [s for name in args.sets for s in load_set(name, args.per_set) if s.answer.get("answerable")]
     deps = sample_knowledge_base(args.data_dir)
-    if args.vocabulary == "route":
-        stt = deps.speech_to_text
-    else:
-        from voiceassist.speech.vocabulary import MAX_TERMS, KnowledgeBaseVocabulary, indexed_passages
-
-        stt = recognizer(args.vocabulary, KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index),
-                                                                  max_terms=MAX_TERMS))
+    # the route's recognizer, or Whisper with or without the route's prompt and repair
+    stt = deps.speech_to_text if args.vocabulary == "route" else recognizer(args.vocabulary, deps.speech_vocabulary)
     stt.transcribe(EspeakTextToSpeech().synthesize("warm up"))  # the model loads once, not in a figure
     typed_ok: dict[str, bool] = {}
     for spoken in items:

@@ -127,7 +127,7 @@ class Recognizers:
             self._first = {key: (transcript, time.process_time() - began)}
         return self._first[key]
 
-    def run(self, name: str, audio: bytes) -> tuple[str, float, float]:
+    def run(self, name: str, audio: bytes) -> tuple[str, str, float, float]:
         if name == "shipped" or name in ("pick-prompt", "second-pass"):
             transcript, charged = self.first(audio)
         else:
@@ -151,7 +151,8 @@ class Recognizers:
                     transcript = again
         elif name != "shipped":
             raise ValueError(name)
-        return transcript.text, charged + time.process_time() - began, transcript.duration_seconds
+        heard = " ".join(word.word for word in transcript.words)  # before the repair
+        return transcript.text, heard, charged + time.process_time() - began, transcript.duration_seconds
 
 
 def read_cache(path: Path) -> dict[str, dict[str, Any]]:
@@ -178,7 +179,7 @@ def speaker(name: str) -> Any:
 def run(args: argparse.Namespace) -> dict[str, Any]:
     items = [s for name in args.sets for s in load_set(name, 0) if s.answer.get("answerable")]
     deps = sample_knowledge_base(args.data_dir)
-    vocabulary = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index))
+    vocabulary = deps.speech_vocabulary  # the route's: its prompt, and its repair after the PHI check
     terms = vocabulary_terms(indexed_passages(deps.documents, deps.index), max_terms=MAX_REPAIR_TERMS)
     recognizers = Recognizers(vocabulary, terms)
     drugs = {name for name in drug_names() if " " not in name and len(name) > 3}
@@ -207,8 +208,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 if key not in cache:
                     cache.update(read_cache(cache_file))  # another process on the other end of the list
                 if key not in cache:
-                    text, cpu, seconds = recognizers.run(name, audio)
-                    cache[key] = {"key": key, "text": text, "cpu": cpu, "seconds": seconds}
+                    text, raw, cpu, seconds = recognizers.run(name, audio)
+                    cache[key] = {"key": key, "text": text, "raw": raw, "cpu": cpu, "seconds": seconds}
                     with cache_file.open("a") as out:
                         out.write(json.dumps(cache[key]) + "\n")
                 row = cache[key]

@@ -113,3 +113,25 @@ def test_voice_recognizer_is_biased_toward_the_indexed_documents_vocabulary(phi_
     assert {"metformin", "amoxicillin", "lisinopril", "epinephrine", "eGFR"} <= set(prompt.rstrip(".").replace(
         "Clinical question. Terms: ", "").split(", "))
     assert len(prompt) <= 700  # inside Whisper's 223-token prompt window
+
+
+def test_transcript_repair_never_bends_a_patient_surname_into_a_drug_name(phi_stack: QueryStack) -> None:
+    # Given the sample corpus indexed (losartan, so its brand Cozaar is a repair term) and a transcript naming a
+    # patient whose surname sounds like the brand ("Casarez": a repair without the PHI check writes "Cozaar")
+    from voiceassist.conversation import orchestrator
+    from voiceassist.models import QueryRequest
+    from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
+
+    deps = phi_stack.deps
+    heard = "Mr Casarez takes lozartan 50 mg, can I add amlodipine?"
+    unchecked = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index))
+    assert unchecked.repair(heard).startswith("Mr Cozaar takes losartan")
+    # When the route's repair runs (PHI detected on the transcript as heard first)
+    question = deps.speech_vocabulary.repair(heard)
+    # Then the surname stays as heard, the drug is put back, and the question is routed as PHI
+    assert question == "Mr Casarez takes losartan 50 mg, can I add amlodipine?"
+    answer = orchestrator.respond(deps, QueryRequest(query=question, session_id=phi_stack.session_id),
+                                  user_id=USER, trace_id=None)
+    assert answer.metadata.phi_detected is True
+    assert answer.metadata.model == SAGEMAKER_MODEL
+    assert find_phi(("Casarez",), *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []

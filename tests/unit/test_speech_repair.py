@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from voiceassist.speech.repair import Vocabulary, repaired
-from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary
+from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, english_words
 
 TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
          "amlodipine", "doxycycline", "antibiotic", "diuretic", "diuretics", "antihistamines"]
@@ -47,7 +47,6 @@ def test_repair_leaves_a_transcript_without_a_misheard_term_unchanged(said: str)
     ("How often should blood pressure be reassessed?", "reassess"),
 ])
 def test_repair_never_bends_an_english_word_or_another_form_of_the_term(heard: str, term: str) -> None:
-    from voiceassist.speech.vocabulary import english_words
 
     vocabulary = Vocabulary.of([*TERMS, term], known=english_words().keys())
 
@@ -55,7 +54,6 @@ def test_repair_never_bends_an_english_word_or_another_form_of_the_term(heard: s
 
 
 def test_repair_puts_back_a_misheard_condition_that_is_no_english_word() -> None:
-    from voiceassist.speech.vocabulary import english_words
 
     vocabulary = Vocabulary.of([*TERMS, "anaphylaxis", "acidosis"], known=english_words().keys())
 
@@ -70,6 +68,35 @@ def test_repair_writes_only_vocabulary_terms() -> None:
     assert out == "Patient Jon Smyth asks if metformin is safe at an eGFR of 40 with amlodipine."
     added = set(out.split()) - set(heard.split())
     assert added <= {"metformin", "eGFR"}
+
+
+def test_repair_leaves_the_words_the_phi_detector_found_as_heard() -> None:
+    vocabulary = Vocabulary.of(["losartan", "Cozaar", "pneumonia"], known=english_words().keys())
+    heard = "Is Mr Casarez still on his losartan?"
+    name = (heard.index("Casarez"), heard.index("Casarez") + len("Casarez"))
+
+    assert repaired(heard, vocabulary) == "Is Mr Cozaar still on his losartan?"  # the surname sounds like the brand
+    assert repaired(heard, vocabulary, keep=[name]) == heard
+    assert repaired("Is Mr Casarez on lozartan?", vocabulary, keep=[(6, 13)]) == "Is Mr Casarez on losartan?"
+
+
+def test_knowledge_base_vocabulary_repairs_nothing_the_phi_detector_found_or_failed_on() -> None:
+    passages = ["Losartan 50 mg daily.", "Pneumonia is treated for five days."]
+    heard = "Casarez is on lozartan for pneumonia."
+    found: list[str] = []
+
+    def spans(text: str) -> list[tuple[int, int]]:
+        found.append(text)  # the transcript as heard, before any repair
+        return [(0, 7)]
+
+    def failing(text: str) -> None:
+        return None
+
+    assert KnowledgeBaseVocabulary(lambda: passages).repair(heard) == "Cozaar is on losartan for pneumonia."
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=spans).repair(heard) == \
+        "Casarez is on losartan for pneumonia."
+    assert found == [heard]
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=failing).repair(heard) == heard
 
 
 def test_repair_with_no_vocabulary_returns_the_transcript() -> None:

@@ -11,6 +11,7 @@ from voiceassist.speech.vocabulary import (
     KnowledgeBaseVocabulary,
     indexed_passages,
     initial_prompt,
+    spoken_drug_names,
     vocabulary_terms,
 )
 
@@ -44,6 +45,26 @@ def test_vocabulary_terms_put_every_drug_name_before_the_uncommon_words() -> Non
     terms = vocabulary_terms(passages)
     assert terms[:2] == ["metformin", "lisinopril"]  # though "titration" and "mucosal" are used more
     assert initial_prompt(terms, max_characters=65) == "Clinical question. Terms: metformin, lisinopril, titration."
+
+
+def test_knowledge_base_vocabulary_repairs_to_the_brands_clinicians_say_for_the_passages_drugs() -> None:
+    passages = ["Metformin is first line; amoxicillin with clavulanate for bites.", "Metformin again."]
+    vocabulary = KnowledgeBaseVocabulary(lambda: passages)
+
+    assert vocabulary.repair("can they stay on their Glucofage") == "can they stay on their Glucophage"
+    assert vocabulary.repair("is augmenten safe") == "is Augmentin safe"  # amoxicillin with clavulanate's brand
+    assert vocabulary.repair("is norvask safe") == "is norvask safe"  # amlodipine's: no passage names amlodipine
+    assert "Glucophage" not in (vocabulary.prompt() or "")  # the prompt holds what the passages say
+    assert not {"Glucophage", "Augmentin"} & set(vocabulary_terms(passages))
+
+
+def test_spoken_drug_names_skip_names_a_recognizer_writes_right_and_other_spellings() -> None:
+    drugs = {"metformin": "metformin", "glucophage": "metformin", "epinephrine": "epinephrine",
+             "adrenaline": "epinephrine", "epipen": "epinephrine", "epinephrin": "epinephrine"}
+
+    assert spoken_drug_names(["metformin", "epinephrine"], drugs, frozenset()) == ["Glucophage", "adrenaline",
+                                                                                    "Epipen"]
+    assert spoken_drug_names(["epinephrine"], drugs, frozenset({"adrenaline"})) == ["Epipen"]
 
 
 def test_vocabulary_terms_never_holds_a_name_or_an_identifier_of_a_passage() -> None:

@@ -189,7 +189,12 @@ class Dependencies:
         from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
 
         return KnowledgeBaseVocabulary(lambda: indexed_passages(self.documents, self.index),
-                                       max_terms=self.settings.voice_vocabulary_terms)
+                                       max_terms=self.settings.voice_vocabulary_terms, phi_spans=self._phi_spans)
+
+    def _phi_spans(self, text: str) -> list[tuple[int, int]] | None:
+        """Where the configured PHI detector finds PHI in `text` (None when it failed: counted as PHI)."""
+        result = self.configured_phi_detector().detect(text)
+        return None if result.error else [(entity.start, entity.end) for entity in result.entities]
 
     @cached_property
     def text_to_speech(self) -> TextToSpeech:

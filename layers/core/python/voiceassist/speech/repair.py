@@ -23,7 +23,7 @@ and holdout3.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
@@ -106,11 +106,14 @@ def _inflected(one: str, other: str) -> bool:
     return shared >= MIN_FUZZY_LETTERS - 1 and one[shared:] in ENDINGS and other[shared:] in ENDINGS
 
 
-def repaired(text: str, vocabulary: Vocabulary) -> str:
-    """The transcript with the spans that are vocabulary terms in a recognizer's spelling rewritten."""
+def repaired(text: str, vocabulary: Vocabulary, keep: Sequence[tuple[int, int]] = ()) -> str:
+    """The transcript with the spans that are vocabulary terms in a recognizer's spelling rewritten; a word inside
+    a `keep` span (start, end: what the PHI detector found in the transcript as heard, a patient's name) is left
+    as heard, and no repaired span reaches into it."""
     if not vocabulary.by_letters:
         return text
-    tokens = list(_TOKEN.finditer(text))
+    tokens = [token for token in _TOKEN.finditer(text)
+              if not any(start < token.end() and token.start() < end for start, end in keep)]
     pieces: list[str] = []
     position = 0
     i = 0

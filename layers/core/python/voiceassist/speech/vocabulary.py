@@ -14,8 +14,18 @@ Method: a term is
 Terms are ranked the terminology's names first, then the uncommon words, each by the number of passages that use
 them (then by first appearance), and cut at `max_terms` and `max_characters`: Whisper keeps at most 223 prompt
 tokens, and every prompt token is decoded again with each 30 s window (bench/voice.py measures the cost and the
-gain). On AWS the same role is played by a Transcribe Medical custom
-vocabulary, named in settings (`transcribe_vocabulary_name`) and created by the operator from `vocabulary_terms`.
+gain).
+
+The transcript repair (speech.repair) takes these terms (up to `repair_terms`) and the names clinicians say for the
+terms' drugs that passages need not use: each drug's brands and other names found in English text at all
+(`_data/speech/drug_names_in_use.tsv`: the drug dictionary's names with a wordfreq Zipf frequency above 0, so
+"Glucophage" and "Augmentin", not the pharmacopoeia's "metforminum"), never a common word, a Census name or another
+spelling of a term. They are not in the prompt: there they crowded out the passages' own words and answered no more
+spoken questions (docs/benchmarks.md, "Voice", session 8). The repair runs after PHI detection on the transcript as
+heard, and never rewrites what the detector found (KnowledgeBaseVocabulary.repair).
+
+On AWS the same role is played by a Transcribe Medical custom vocabulary, named in settings
+(`transcribe_vocabulary_name`) and created by the operator from `vocabulary_terms`.
 """
 
 from __future__ import annotations
@@ -25,16 +35,18 @@ import re
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from difflib import SequenceMatcher
 from functools import lru_cache
 
 from voiceassist.models import DocumentStatus
 from voiceassist.ports import DocumentStore, SearchIndex
 from voiceassist.query import terminology
 from voiceassist.settings import PACKAGE_DIR
-from voiceassist.speech.repair import Vocabulary, repaired
+from voiceassist.speech.repair import Vocabulary, letters, repaired
 
 ENGLISH_WORDS_FILE = PACKAGE_DIR / "_data" / "speech" / "english_words.tsv.gz"
+DRUG_NAMES_IN_USE_FILE = PACKAGE_DIR / "_data" / "speech" / "drug_names_in_use.tsv"
 # An indexed word less common than this (Zipf frequency: 4 is ten uses in a million words) is one a general
 # recognizer mishears ("pneumonia" 3.7, "renal" 3.4, "acidosis" 2.4; "treatment" 5.0 is written right).
 COMMON_ZIPF = 4.0
@@ -45,6 +57,7 @@ MAX_CHARACTERS = 700  # about 180 Whisper tokens: inside its 223-token prompt wi
 MAX_PASSAGES = 2000  # read at most this many indexed passages per refresh
 MIN_DRUG_LETTERS = 4  # shorter dictionary entries ("tea", "ice") are English words more often than drugs
 MIN_WORD_LETTERS = 5  # an uncommon passage word this long or longer is a term (bench/voice_answers.py)
+SPELLING_SIMILARITY = 0.75  # difflib ratio above which two drug names are one name spelt two ways
 PROMPT_LEAD = "Clinical question. Terms: "
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
 
@@ -130,6 +143,43 @@ def vocabulary_terms(passages: Iterable[str], *, max_terms: int = MAX_TERMS, wor
     return ranked[:max_terms]
 
 
+@lru_cache(maxsize=1)
+def drug_names_in_use() -> dict[str, float]:
+    """The drug dictionary's other names (brands, synonyms) found in English text -> their Zipf frequency."""
+    table: dict[str, float] = {}
+    for line in DRUG_NAMES_IN_USE_FILE.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("#") and "\t" in line:
+            name, zipf = line.split("\t")
+            table[name] = float(zipf)
+    return table
+
+
+def spoken_drug_names(names: Iterable[str], drugs: dict[str, str], common: frozenset[str]) -> list[str]:
+    """The names clinicians say for the drugs among `names` (in their order): each drug's other names in English
+    use (drug_names_in_use: a brand such as "Glucophage" for metformin, "Augmentin" for amoxicillin with
+    clavulanate), most used first, capitalized as brands are unless an English word ("adrenaline"); none a general
+    recognizer already writes right (a common word or a Census name, `common`), nor another spelling or form of a
+    name already taken ("amoxycillin", "antibiotics": letters SPELLING_SIMILARITY alike)."""
+    generics = list(dict.fromkeys(drugs[name.lower()] for name in names if name.lower() in drugs))
+    present = set(generics)
+    generics += [combination for combination, members in terminology.COMBINATIONS.items()
+                 if combination not in present and all(member in present for member in members)]
+    in_use = drug_names_in_use()
+    others: dict[str, list[str]] = {}
+    for name, generic in drugs.items():
+        if name in in_use and name not in common and name != generic:
+            others.setdefault(generic, []).append(name)
+    taken = [letters(name) for name in names]
+    english = english_words()
+    spoken: list[str] = []
+    for generic in generics:
+        for name in sorted(others.get(generic, ()), key=lambda other: (-in_use[other], other)):
+            if not any(SequenceMatcher(None, name, other).ratio() >= SPELLING_SIMILARITY for other in taken):
+                taken.append(name)
+                spoken.append(name if name in english else name.capitalize())
+    return spoken
+
+
 def initial_prompt(terms: Iterable[str], *, max_characters: int = MAX_CHARACTERS) -> str | None:
     """Whisper's initial prompt naming the terms, cut at max_characters on a term's boundary; None if none."""
     kept: list[str] = []
@@ -162,8 +212,12 @@ class KnowledgeBaseVocabulary:
 
     def __init__(self, passages: Callable[[], Iterable[str]], *, max_terms: int = MAX_TERMS,
                  repair_terms: int = MAX_REPAIR_TERMS, refresh_seconds: float = 300.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 clock: Callable[[], float] = time.monotonic,
+                 phi_spans: Callable[[str], Sequence[tuple[int, int]] | None] | None = None) -> None:
+        """`phi_spans`: the PHI detector's spans in a transcript as heard (None when detection failed); those
+        words are never repaired, and nothing is repaired when detection failed (see `repair`)."""
         self._passages = passages
+        self._phi_spans = phi_spans
         self._max_terms = max_terms
         self._repair_terms = repair_terms
         self._refresh = refresh_seconds
@@ -188,7 +242,9 @@ class KnowledgeBaseVocabulary:
                 log_failure("voice vocabulary not refreshed", exc)
                 return
             self._prompt = initial_prompt(self._terms[:self._max_terms]) if self._max_terms > 0 else None
-            self._repairs = Vocabulary.of(self._terms[:self._repair_terms], known=english_words().keys())
+            repairs = self._terms[:self._repair_terms]
+            repairs += spoken_drug_names(repairs, terminology.drug_names(), common_words())
+            self._repairs = Vocabulary.of(repairs, known=english_words().keys())
 
     def prompt(self) -> str | None:
         """Whisper's initial prompt (None when `max_terms` is 0)."""
@@ -198,8 +254,18 @@ class KnowledgeBaseVocabulary:
         return self._prompt
 
     def repair(self, transcript: str) -> str:
-        """The transcript with the recognizer's spellings of the terms put back (speech.repair.repaired)."""
+        """The transcript with the recognizer's spellings of the terms put back (speech.repair.repaired). PHI is
+        detected on the transcript as heard first, and what it finds stays as heard: a patient's surname that
+        sounds like a term ("Mr Casarez" and Cozaar) is never bent into a drug name, so the repaired question
+        still carries the name the query pipeline's PHI check routes by. A detection that fails repairs nothing
+        (the words as heard go on, and the pipeline's own check fails closed on them)."""
         if self._repair_terms <= 0:
             return transcript
         self._refreshed()
-        return repaired(transcript, self._repairs)
+        keep: Sequence[tuple[int, int]] | None = ()
+        if self._phi_spans is not None:
+            try:
+                keep = self._phi_spans(transcript)
+            except Exception:  # a detector error counts as PHI: nothing is rewritten
+                keep = None
+        return transcript if keep is None else repaired(transcript, self._repairs, keep)
