@@ -107,16 +107,23 @@ class LanceEngine(Engine):
 
 
 class QdrantEngine(Engine):
-    """qdrant-client's local mode (QdrantClient(path=...): in-process, persisted to a folder), cosine; dense
-    only (its local mode has sparse vectors, but no BM25 of its own without fastembed's models)."""
+    """qdrant-client's local mode in memory (QdrantClient(":memory:"), in-process), cosine; dense only (its
+    local mode has sparse vectors, but no BM25 of its own without fastembed's models). Nothing on disk.
+
+    QdrantDiskEngine ("qdrant-disk", not in the default run) is the same mode persisted to a folder
+    (QdrantClient(path=...)): it commits every point in a SQLite transaction of its own (qdrant_client/local/
+    persistence.py), so a 50,000-point build waits for 50,000 syncs: 1,361 s wall for 51 CPU s in an earlier
+    run (docs/benchmarks.md, "Peers"), 22 minutes a repetition: more than make bench-peers's whole budget."""
 
     modes = ("dense",)
+    location = ":memory:"
 
     def __init__(self, folder: Path) -> None:
         from qdrant_client import QdrantClient, models
 
         self.models = models
-        self.client = QdrantClient(path=str(folder))
+        self.client = QdrantClient(location=":memory:") if self.location == ":memory:" else \
+            QdrantClient(path=str(folder))
         self.client.create_collection("chunks", vectors_config=models.VectorParams(
             size=384, distance=models.Distance.COSINE))
         self.keys: list[str] = []
@@ -140,6 +147,10 @@ class QdrantEngine(Engine):
 
     def delete(self, work: Work, row: int) -> None:
         self.client.delete("chunks", points_selector=self.models.PointIdsList(points=[row]))
+
+
+class QdrantDiskEngine(QdrantEngine):
+    location = "path"
 
 
 class Bm25sEngine(Engine):
@@ -185,4 +196,5 @@ class Bm25sEngine(Engine):
         raise NotImplementedError("bm25s has no delete: its index is rebuilt")
 
 
-ENGINES = {"chroma": ChromaEngine, "lancedb": LanceEngine, "qdrant": QdrantEngine, "bm25s": Bm25sEngine}
+ENGINES = {"chroma": ChromaEngine, "lancedb": LanceEngine, "qdrant": QdrantEngine, "qdrant-disk": QdrantDiskEngine,
+           "bm25s": Bm25sEngine}
