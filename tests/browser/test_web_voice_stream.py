@@ -39,6 +39,7 @@ from voiceassist.composition import Dependencies
 from voiceassist.errors import InvalidInput
 from voiceassist.models import Session
 from voiceassist.speech import Transcript
+from voiceassist.speech.chunked import CHUNK_AUDIO_BYTES
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
 
@@ -285,6 +286,16 @@ OPEN_A_SOCKET = """((url) => new Promise((resolve) => {
     else setTimeout(settle, 5000);
   };
 }))(%s)"""
+# One 60,000-byte piece of a WebM recording (its EBML magic first) sent over the AWS dialect (socket URL, token)
+SEND_60000_BYTES = """(async () => {
+const { StreamedRecording } = await import("./voice_socket.js");
+const recording = new StreamedRecording(%s, %s, { dialect: "aws", format: "audio/webm" });
+const bytes = new Uint8Array(60000);
+bytes.set([0x1a, 0x45, 0xdf, 0xa3]);  // WebM's EBML magic, as MediaRecorder's first chunk starts
+recording.add(new Blob([bytes]));
+const transcript = await recording.finish();
+return transcript && transcript.text;
+})()"""
 
 
 class OtherSite(BaseHTTPRequestHandler):
@@ -395,3 +406,21 @@ def test_on_aws_a_refused_voice_start_sends_the_recording_by_post(
     assert TRANSCRIBE in cognito.posted
     assert [m["action"] for m in socket.messages] == ["voice.start"]
     assert "send {" not in tab.text("#error")  # the socket's refusal is not what the clinician reads
+
+
+def test_on_aws_a_large_recording_is_cut_into_chunks_that_fit_one_websocket_frame(
+        tab: Tab, aws: tuple[CognitoStub, WebSocketStub], server_deps: Dependencies,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # API Gateway closes a connection on a frame over 32 KB, so a voice.chunk carries at most the chunk_bytes
+    # voice.ready names (speech/chunked.py CHUNK_AUDIO_BYTES); given a 60,000-byte piece of a recording at once
+    cognito, socket = aws
+    recognizer = Hears(QUESTION)
+    monkeypatch.setattr(server_deps, "speech_to_text", recognizer)
+    tab.open(f"{cognito.url}/")  # the web client's origin, whose module is imported as the page does
+    tab.wait_for("document.readyState === 'complete'")
+    heard = tab.evaluate(SEND_60000_BYTES % (json.dumps(socket.url), json.dumps(cognito.issued)))
+
+    # Then it went as three chunks of at most CHUNK_AUDIO_BYTES, every one accepted, and was heard whole
+    chunks = [base64.b64decode(m["audio"]) for m in socket.messages if m["action"] == "voice.chunk"]
+    assert [len(chunk) for chunk in chunks] == [CHUNK_AUDIO_BYTES, CHUNK_AUDIO_BYTES, 60000 - 2 * CHUNK_AUDIO_BYTES]
+    assert heard == QUESTION and len(recognizer.audio) == 60000

@@ -24,7 +24,9 @@ export function socketUrl(apiBase, path) {
   return url.href;
 }
 
-const AWS_CHUNK_BYTES = 90 * 1024; // voice.chunk's audio before base64 (speech/chunked.py CHUNK_AUDIO_BYTES)
+// voice.chunk's audio before base64 (speech/chunked.py CHUNK_AUDIO_BYTES: a message must fit one 32 KB WebSocket
+// frame on API Gateway); a server's voice.ready may name a smaller chunk_bytes, which then wins
+const CHUNK_BYTES = 22 * 1024;
 
 // What each server expects, message by message.
 const DIALECTS = {
@@ -54,7 +56,8 @@ export class StreamedRecording {
   // local server only: each costs it a decode); onPartial(text): what was heard so far.
   constructor(url, token, { dialect = "local", format, partials, onPartial }) {
     this.dialect = DIALECTS[dialect];
-    this.waiting = []; // chunks recorded before the server was ready for them
+    this.waiting = []; // chunks recorded before the server was ready for them (cut in pieces when sent)
+    this.chunkBytes = CHUNK_BYTES;
     this.ready = false;
     this.sent = 0; // chunks handed to the socket (their seq on AWS)
     this.sending = Promise.resolve(); // in order: a chunk's bytes are read asynchronously
@@ -77,10 +80,11 @@ export class StreamedRecording {
       settleOpen(false);
       this.abandon();
     }, OPEN_TIMEOUT_MS);
-    const beReady = () => {
+    const beReady = (offered) => {
       clearTimeout(timer);
+      if (Number.isInteger(offered) && offered > 0) this.chunkBytes = Math.min(CHUNK_BYTES, offered);
       this.ready = true;
-      this.waiting.forEach((chunk) => this.send(chunk));
+      this.waiting.forEach((chunk) => this.pieces(chunk).forEach((piece) => this.send(piece)));
       this.waiting = [];
       settleOpen(true);
     };
@@ -96,7 +100,7 @@ export class StreamedRecording {
       } catch (err) {
         return; // not ours: the close decides
       }
-      if (item.type === "voice.ready") beReady();
+      if (item.type === "voice.ready") beReady(item.data && item.data.chunk_bytes);
       else if (item.type === "partial" && this.transcript === null) onPartial((item.data && item.data.text) || "");
       else if (item.type === "transcript") {
         this.transcript = item.data || { text: "" };
@@ -121,10 +125,14 @@ export class StreamedRecording {
 
   add(chunk) {
     if (!this.socket || this.failure) return;
+    if (this.ready) this.pieces(chunk).forEach((piece) => this.send(piece));
+    else if (this.socket.readyState <= WebSocket.OPEN) this.waiting.push(chunk);
+  }
+
+  pieces(chunk) {
     const pieces = [];
-    for (let at = 0; at < chunk.size; at += AWS_CHUNK_BYTES) pieces.push(chunk.slice(at, at + AWS_CHUNK_BYTES));
-    if (this.ready) pieces.forEach((piece) => this.send(piece));
-    else if (this.socket.readyState <= WebSocket.OPEN) this.waiting.push(...pieces);
+    for (let at = 0; at < chunk.size; at += this.chunkBytes) pieces.push(chunk.slice(at, at + this.chunkBytes));
+    return pieces;
   }
 
   send(piece) {
