@@ -107,7 +107,9 @@ export class Microphone {
       stream.getTracks().forEach((track) => track.stop());
       this.finish(new Blob(chunks, { type: recorder.mimeType }));
     }, { once: true });
-    recorder.start(250);
+    // a slice every 250 ms (the local socket's partials need them often); on AWS one a second, as it sends no
+    // partials and each voice.chunk is a message the WebSocket stage's throttle counts (5 a second in dev)
+    recorder.start(streamed && this.socket.dialect === "aws" ? 1000 : 250);
     this.recorder = recorder;
     this.limitTimer = setTimeout(() => this.stop(true), (this.maxSeconds - 0.5) * 1000);
     this.button.textContent = "Stop";
