@@ -167,3 +167,17 @@ def test_ask_in_process_on_an_empty_knowledge_base_says_how_to_fill_it(local_dep
         assert "has no searchable document" in err and "make run" in err and "voiceassist ingest" in err
     finally:
         use_dependencies(local_deps)
+
+
+def test_ingest_exits_1_when_a_file_failed_so_a_script_can_tell(ingesting_server: tuple[Dependencies, str],
+                                                                tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    note = tmp_path / "gout.md"
+    note.write_text("# Acute gout\n\nColchicine 1.2 mg, then 0.6 mg an hour later, treats an acute gout flare.\n",
+                    encoding="utf-8")
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 9 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF")
+    assert main(["ingest", str(note), str(broken)]) == 1  # was 0: `ingest guide.pdf && ...` went on
+    out = capsys.readouterr().out
+    assert out.strip().splitlines()[-1] == "1 completed, 1 failed"
+    assert main(["ingest", str(note)]) == 0  # every file indexed (here unchanged): a success

@@ -24,7 +24,7 @@ from voiceassist.errors import InvalidInput, VoiceAssistError
 from voiceassist.models import DocumentStatus, IndexingJob, JobState, QueryRequest
 from voiceassist.settings import Runtime, settings_from_env
 from voiceassist_local.cli.api_client import CliError
-from voiceassist_local.cli.remote import note, report
+from voiceassist_local.cli.remote import ingest_status, note, report
 from voiceassist_local.resources import sample_corpus_dir
 
 SUPPORTED_SUFFIXES = {".pdf", ".docx", ".txt", ".md", ".markdown", ".html", ".htm"}
@@ -116,7 +116,7 @@ def ingest_in_process(args: argparse.Namespace, files: Sequence[Path]) -> int:
                      "chunks": job.chunks_total, "flagged_chunks": job.flagged_chunks,
                      "reason": job.reason or flagged})
     report(rows, args.json)
-    return 0
+    return ingest_status(rows)
 
 
 def ingest_jsonl(args: argparse.Namespace) -> int:

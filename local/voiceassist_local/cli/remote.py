@@ -115,7 +115,7 @@ def ingest(args: argparse.Namespace) -> int:
 
         return ingest_in_process(args, files)
     report(rows, args.json)
-    return 0
+    return ingest_status(rows)
 
 
 class UploadsRefused(Exception):
@@ -175,6 +175,11 @@ def _wait(api: HttpApi, accepted: dict[str, dict[str, Any]]) -> None:
                                         flagged_chunks=job.get("flagged_chunks"), reason=job.get("reason") or flagged)
         if pending:
             time.sleep(POLL_SECONDS)
+
+
+def ingest_status(rows: list[dict[str, Any]]) -> int:
+    """`ingest`'s exit status: 1 when a file failed or was refused (as `ingest-jsonl`), so a script can tell."""
+    return 1 if any(row["state"] in ("FAILED", "REJECTED") for row in rows) else 0
 
 
 def report(rows: list[dict[str, Any]], as_json: bool) -> None:
