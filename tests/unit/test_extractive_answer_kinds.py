@@ -78,3 +78,35 @@ def test_a_daily_maximum_is_not_a_titration_rate() -> None:
     assert answer_kinds.states(rate, "double the dose every 2 weeks")
     assert not answer_kinds.states(rate, "The usual maximum is 2,000 mg per day in divided doses.")
     assert answer_kinds.heads(rate, "Dosing") and not answer_kinds.heads(rate, "Adverse effects")
+
+
+def test_extractive_brand_name_quotes_the_sentence_naming_its_class() -> None:
+    # "Solu-Medrol" is methylprednisolone (a salt of it), a corticosteroid; the reference names the class only.
+    supportive = ("Lay the patient flat with the legs raised, give high-flow oxygen, and give intravenous crystalloid "
+                  "for hypotension. Antihistamines and corticosteroids are second-line and do not replace "
+                  "epinephrine.")
+    for question in ("role of solumedrol in anaphylaxis", "is methylprednisolone useful in anaphylaxis"):
+        chosen = first_sentence(question, "Anaphylaxis: emergency treatment", ("Recognition", RECOGNITION),
+                                ("Supportive care", supportive))
+        assert chosen.startswith("Antihistamines and corticosteroids"), question
+
+
+def test_extractive_brand_name_does_not_match_another_member_of_its_class() -> None:
+    # A sentence about another corticosteroid names that drug, not the class: it does not answer for this one.
+    other = "Prednisolone 40 mg daily for five days is used in acute asthma exacerbations in adults."
+    asked = "Intravenous methylprednisolone is given at 1 mg/kg in severe acute reactions in adults."
+    chosen = first_sentence("solumedrol dose", "Steroids", ("Asthma", other), ("Reactions", asked))
+    assert chosen.startswith("Intravenous methylprednisolone")
+
+
+def test_extractive_drug_named_in_the_passage_does_not_pull_in_its_class() -> None:
+    # The question's amoxicillin is named by the passage, so "penicillin allergy" (its class) adds nothing: the
+    # review sentence, the time asked, comes first.
+    treatment = ("For adults treated as outpatients, first-line treatment is amoxicillin 1 g orally three times "
+                 "daily. Doxycycline 100 mg orally twice daily is an alternative, for example in penicillin "
+                 "allergy.")
+    review = "Review the patient within 48 hours, or sooner if symptoms worsen."
+    chosen = select_sentences("when to review a pneumonia pt after starting amoxicilin",
+                              excerpts("Community-acquired pneumonia", ("Treatment", treatment),
+                                       ("Follow-up", review)))
+    assert chosen[0].text.startswith("Review the patient")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiceassist.abbreviations import abbreviation_kind
-from voiceassist.query import answer_kinds, concepts, discourse, synonyms
+from voiceassist.query import answer_kinds, concepts, discourse, synonyms, terminology
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
 from voiceassist.query.terms import STOPWORDS, WORD, stem
@@ -120,8 +120,24 @@ def _candidates(excerpts: Sequence[Excerpt]) -> list[_Candidate]:
 
 
 def _terms(text: str) -> frozenset[str]:
-    """Content terms, one per synonym group, and the marks of the drugs and classes named (query/concepts.py)."""
-    return synonyms.concept_terms(text) | concepts.marks(text)
+    """Content terms, one per synonym group, the marks of the drugs and classes named (query/concepts.py) and
+    of the classes named by a class's own name ("corticosteroids")."""
+    return synonyms.concept_terms(text) | concepts.marks(text) | concepts.named_classes(text)
+
+
+def question_marks(question: str, candidates: Sequence[_Candidate] = ()) -> frozenset[str]:
+    """The concept marks of a question's drugs and classes. A drug named by brand or salt ("Solu-Medrol": the
+    generic methylprednisolone) that no candidate sentence names also matches a sentence naming its class by the
+    class's own name ("Antihistamines and corticosteroids are second-line"): the reference states the class's
+    role once for all its members. Not when a sentence names the drug itself (that one is about it), and never a
+    sentence about another member of the class (it names the member, not the class)."""
+    named = frozenset().union(*(c.terms for c in candidates))
+    found: set[str] = set()
+    for mention in concepts.mentions(question):
+        found |= mention.marks
+        if mention.kind == "drug" and not mention.marks & named:
+            found |= {concepts.named_class_mark(c) for c in terminology.classes_of(mention.label)}
+    return frozenset(found)
 
 
 def is_flagged(excerpt: Excerpt) -> bool:
@@ -154,8 +170,7 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
 def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tuple[float, _Candidate]]:
     """Each candidate sentence that shares a question term, with its score."""
     question = concepts.normalise(question)  # shorthand spelt out: "O2" -> "oxygen", "lytes" -> "electrolytes"
-    question_terms = synonyms.concept_terms(question) | frozenset().union(
-        *(m.marks for m in concepts.mentions(question)))
+    question_terms = synonyms.concept_terms(question) | question_marks(question, candidates)
     if not question_terms or not candidates:
         return []
     # Rarer terms weigh more: a term in every candidate sentence tells them apart least.
