@@ -181,3 +181,23 @@ def test_ingest_exits_1_when_a_file_failed_so_a_script_can_tell(ingesting_server
     out = capsys.readouterr().out
     assert out.strip().splitlines()[-1] == "1 completed, 1 failed"
     assert main(["ingest", str(note)]) == 0  # every file indexed (here unchanged): a success
+
+
+def test_a_server_that_needs_a_token_the_command_lacks_is_named_with_the_way_out(
+        local_deps: Dependencies, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    server = make_server("127.0.0.1", 0, token="s3cret-of-the-server")
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    try:
+        write_server_file(tmp_path, f"http://127.0.0.1:{server.server_address[1]}")
+        monkeypatch.delenv("VOICEASSIST_LOCAL_TOKEN", raising=False)
+        assert running_server(tmp_path) is None  # the command runs in its own process, as without a server...
+        err = capsys.readouterr().err
+        assert "needs its token" in err and "VOICEASSIST_LOCAL_TOKEN" in err  # ...and says why (it was silent)
+        assert "s3cret" not in err
+        monkeypatch.setenv("VOICEASSIST_LOCAL_TOKEN", "s3cret-of-the-server")
+        assert running_server(tmp_path) is not None
+    finally:
+        server.shutdown()
+        server.server_close()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import sys
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -138,6 +139,9 @@ def running_server(folder: Path | None = None) -> HttpApi | None:
         reply = api.call("GET", "/v1/health", timeout=PROBE_TIMEOUT_S)
     except CliError:
         return None
+    if reply.status == 401:  # a server started with a token this command was not given: say so, not run silently
+        print(f"(the server at {info['url']} needs its token: set {TOKEN_ENV} as it was set for the server to go "
+              "through it; running in this process instead)", file=sys.stderr, flush=True)
     return api if reply.ok else None
 
 
