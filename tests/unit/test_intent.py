@@ -29,3 +29,13 @@ def test_classify_intent_asks_for_the_type_of_an_ambiguous_condition() -> None:
 
 def test_classify_intent_asks_for_more_when_too_short() -> None:
     assert classify_intent("metformin?").clarifying_question is not None
+
+
+def test_classify_intent_answers_two_words_that_name_a_topic_and_what_is_wanted() -> None:
+    # as clinicians type into a search box: a drug and "dose", a condition and "treatment"
+    assert classify_intent("metformin dose").clarifying_question is None
+    assert classify_intent("CAP treatment").clarifying_question is None
+    # but two words with no cue of what is wanted, or one cue alone, are asked about
+    assert classify_intent("metformin eGFR").clarifying_question is not None
+    assert classify_intent("dose?").clarifying_question is not None
+    assert classify_intent("hi there").clarifying_question is not None

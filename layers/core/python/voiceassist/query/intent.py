@@ -63,6 +63,8 @@ _AMBIGUOUS: tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...] = (
      "Which lymphoma do you mean (Hodgkin or non-Hodgkin, which subtype and stage)?"),
 )
 
+# A question of fewer words is asked for more, unless it is two words one of which says what is wanted: clinicians
+# type "metformin dose" or "CAP treatment" (a topic and an intent cue), never "metformin?" or "pneumonia".
 MIN_WORDS = 3
 MIN_CONFIDENCE = 0.0  # the classifier's confidence alone never blocks an answer; search quality does
 
@@ -80,15 +82,16 @@ def classify_intent(question: str) -> Classification:
               for intent, cues in _COMPILED.items()}
     total = sum(scores.values())
     if total == 0:
-        return Classification(Intent.GENERAL, 0.3, clarification_for(question))
+        return Classification(Intent.GENERAL, 0.3, clarification_for(question, asks_something=False))
     best = max(scores, key=lambda intent: scores[intent])
-    return Classification(best, round(scores[best] / total, 3), clarification_for(question))
+    return Classification(best, round(scores[best] / total, 3), clarification_for(question, asks_something=True))
 
 
-def clarification_for(question: str) -> str | None:
-    """A clarifying question when the question is too short or names an ambiguous condition unqualified."""
+def clarification_for(question: str, *, asks_something: bool = False) -> str | None:
+    """A clarifying question when the question is too short or names an ambiguous condition unqualified.
+    `asks_something`: an intent's cue matched (a dose, a treatment, a diagnosis), so two words are enough."""
     words = re.findall(r"[A-Za-z0-9]+", question)
-    if len(words) < MIN_WORDS:
+    if len(words) < MIN_WORDS and not (asks_something and len(words) == MIN_WORDS - 1):
         return ("Could you give a little more detail? For example the condition, the drug, or what you want to "
                 "know (diagnosis, treatment, dosing, guideline).")
     for term, qualifier, ask in _AMBIGUOUS:
