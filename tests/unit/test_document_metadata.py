@@ -59,3 +59,26 @@ def test_document_url_must_be_an_absolute_web_address() -> None:
         with pytest.raises(InvalidInput, match="url: an absolute http") as refused:
             metadata_for("gout.md", {"url": bad})
         assert "example" not in str(refused.value) and "javascript" not in str(refused.value)
+
+
+@pytest.mark.parametrize("filename", ["C:\\Windows\\evil.md", "\\\\server\\share\\evil.md", "uploads/2024/evil.md",
+                                      "C:/mixed\\folders/evil.md"])
+def test_metadata_for_cuts_a_windows_or_posix_path_to_the_file_name(filename: str) -> None:
+    metadata = metadata_for(filename, {}, b"no heading\n")
+    assert (metadata.doc_key, metadata.title) == ("evil", "evil")
+
+
+def test_metadata_for_reads_the_heading_of_a_markdown_file_sent_with_its_windows_path() -> None:
+    assert metadata_for("C:\\notes\\gout.md", {}, b"# Acute gout flare\n").title == "Acute gout flare"
+
+
+@pytest.mark.parametrize("filename", [".md", "-.txt", "C:\\docs\\", "folder/.pdf", "___.md"])
+def test_metadata_for_refuses_a_file_name_without_a_name_before_its_extension(filename: str) -> None:
+    with pytest.raises(InvalidInput, match="needs a name before its extension") as refused:
+        metadata_for(filename, {"doc_key": "stated", "title": "Stated"})
+    assert "docs" not in str(refused.value) and "folder" not in str(refused.value)  # the rule, not the path
+
+
+def test_metadata_for_keeps_a_dotted_stem_and_an_extensionless_name() -> None:
+    assert metadata_for("kdigo.2024.pdf", {}).doc_key == "kdigo.2024"
+    assert metadata_for("README", {}).doc_key == "README"

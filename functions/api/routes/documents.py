@@ -80,6 +80,9 @@ def _upload_from_event() -> tuple[str, bytes, dict[str, Any]]:
     if content_type.startswith("application/json"):
         envelope = _envelope(input_policy.decoded_body(raw, event.is_base64_encoded))
         filename = envelope.filename
+        if envelope.content_base64 is not None and envelope.text is not None:  # neither wins silently
+            raise InvalidInput('the JSON envelope has both "content_base64" and "text": send one of them, '
+                               '"content_base64" for any file or "text" for plain text or Markdown')
         if envelope.content_base64 is not None:
             try:
                 data = base64.b64decode(envelope.content_base64, validate=True)

@@ -81,7 +81,8 @@ UPLOAD_ENVELOPE = {
         "filename": {"type": "string", "minLength": 1, "maxLength": 255, "description": "e.g. guide.pdf"},
         "content_base64": {"type": "string", "minLength": 4, "format": "byte",
                            "description": "the file's bytes, base64 (any supported type)"},
-        "text": {"type": "string", "minLength": 1, "description": "plain text or Markdown, instead of content_base64"},
+        "text": {"type": "string", "minLength": 1, "description": "plain text or Markdown, instead of content_base64 "
+                 "(a body with both is a 400)"},
         "metadata": {"type": "object", "additionalProperties": False, "properties": {
             "doc_key": {"type": "string", "maxLength": 512, "description": "stable key across versions "
                         "(default: the file name)"},

@@ -77,6 +77,26 @@ def test_upload_envelope_with_an_unknown_field_is_a_400() -> None:
     assert status == 400 and "colour" in reply["error"]["message"]
 
 
+def test_upload_envelope_with_both_content_base64_and_text_is_a_400_naming_both() -> None:
+    body = json.dumps({"filename": "a.txt", "text": "hello", "content_base64": "aGVsbG8="}).encode()
+    status, reply, _ = call("POST", "/v1/documents", body)
+    assert status == 400 and reply["error"]["code"] == "invalid_input"
+    assert "content_base64" in reply["error"]["message"] and '"text"' in reply["error"]["message"]
+
+
+@pytest.mark.parametrize("filename", [".md", "C:\\Users\\me\\.md"])
+def test_upload_of_a_file_without_a_name_before_its_extension_is_a_400_naming_the_rule(filename: str) -> None:
+    status, reply, _ = call("POST", "/v1/documents", json.dumps({"filename": filename, "text": "# Gout"}).encode())
+    assert status == 400 and "needs a name before its extension" in reply["error"]["message"]
+    assert "Users" not in reply["error"]["message"]
+
+
+def test_upload_named_with_a_windows_path_is_keyed_by_its_file_name() -> None:
+    body = json.dumps({"filename": "C:\\Windows\\evil.md", "text": "Colchicine dosing in gout."}).encode()
+    status, reply, _ = call("POST", "/v1/documents", body)
+    assert status == 202 and reply["doc_key"] == "evil"
+
+
 def test_sessions_reject_unknown_fields_as_query_does() -> None:
     status, body, _ = call("POST", "/v1/sessions", json.dumps({"clinical_context": "x", "zzz": 1}).encode())
     assert status == 400 and "zzz" in body["error"]["message"]

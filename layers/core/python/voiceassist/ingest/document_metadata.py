@@ -23,10 +23,28 @@ _JOINED = re.compile(r"[^\W_]+(?:[-/][^\W_]+)+")  # words joined by "-" or "/": 
 _LOOSE_JOINER = re.compile(r"(?<![^\W_])[-/]|[-/](?![^\W_])")  # one that joins nothing: " - ", "-labs"
 
 
+def base_name(filename: str) -> str:
+    """A file name without its folders, cut at "/" and at "\\": browsers and Windows clients may send the whole
+    path ("C:\\Users\\me\\guide.md"), whose drive and folders would otherwise become the doc_key and title."""
+    return filename.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def file_stem(filename: str) -> str:
+    """The base name before its last extension ("guide.v2.md" -> "guide.v2"); InvalidInput when nothing that
+    names the document is left (".md", "-.txt", "C:\\docs\\"). The message quotes the rule, not the name
+    (a file name may hold PHI; it is screened only after registration)."""
+    name = base_name(filename)
+    stem = name.rsplit(".", 1)[0] if "." in name else name
+    if not any(ch.isalnum() for ch in stem):
+        raise InvalidInput("the file name needs a name before its extension, with a letter or digit (guide.md, "
+                           "not .md): rename the file")
+    return stem
+
+
 def markdown_title(filename: str, data: bytes) -> str | None:
     """The first heading of a Markdown file ("# Acute gout flare"), outside code fences; None for another type
     or a file without one. Like any title, it passes the metadata PHI screen before anything indexes it."""
-    if PurePosixPath(filename).suffix.lower() not in MARKDOWN_SUFFIXES:
+    if PurePosixPath(base_name(filename)).suffix.lower() not in MARKDOWN_SUFFIXES:
         return None
     in_fence = False
     for line in data[:_HEADING_SCAN_BYTES].decode("utf-8", errors="replace").splitlines():
@@ -60,8 +78,8 @@ def words_apart(text: str, separators: str) -> str:
 
 def metadata_for(filename: str, values: dict[str, Any], data: bytes | None = None) -> DocumentMetadata:
     """Document metadata from caller-supplied values, defaulting doc_key to the file name and the title to a
-    Markdown file's first heading (given `data`), else the file name."""
-    stem = PurePosixPath(filename).stem or "document"
+    Markdown file's first heading (given `data`), else the file name (its base name: folders are cut)."""
+    stem = file_stem(filename)
     merged = {k: v for k, v in values.items() if v not in (None, "", [])}
     merged.setdefault("doc_key", stem)
     heading = markdown_title(filename, data) if data is not None and "title" not in merged else None
