@@ -18,8 +18,10 @@ from voiceassist.observability import log_failure
 
 
 def envelope(status: int, code: str, message: str, trace_id: str, details: Any = None,
-             retry_after: int | None = None) -> Response[Any]:
+             retry_after: int | None = None, param: str | None = None) -> Response[Any]:
     body: dict[str, Any] = {"error": {"code": code, "message": message, "trace_id": trace_id}}
+    if param is not None:  # the request field at fault, where OpenAI's error bodies put it
+        body["error"]["param"] = param
     if details:
         body["error"]["details"] = details
     headers = None
@@ -115,7 +117,8 @@ def register(app: APIGatewayRestResolver) -> None:
             log_failure("request failed", exc, code=exc.code)
             return envelope(exc.status_code, exc.code, "the request could not be completed; quote the trace id "
                             "when you report it", trace())
-        return envelope(exc.status_code, exc.code, str(exc), trace(), getattr(exc, "details", None))
+        return envelope(exc.status_code, exc.code, str(exc), trace(), getattr(exc, "details", None),
+                        param=getattr(exc, "param", None))
 
     @app.exception_handler(Exception)
     def unexpected(exc: Exception) -> Response[Any]:

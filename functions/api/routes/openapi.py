@@ -22,6 +22,8 @@ ERROR_SCHEMA = {
                         "only to quote the trace id"},
             "trace_id": {"type": "string"},
             "details": {"type": "array", "items": {"type": "object"}},
+            "param": {"type": "string", "description": "the request option refused (unsupported_parameter), where "
+                      "OpenAI's error bodies name it"},
             "retry_after": {"type": "integer", "description": "seconds to wait before trying again (429, 503, 504)"},
         },
     }},

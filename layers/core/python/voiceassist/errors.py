@@ -17,6 +17,17 @@ class InvalidInput(VoiceAssistError):
     code = "invalid_input"
 
 
+class UnsupportedParameter(InvalidInput):
+    """A request option this API cannot honour; refused (400) rather than accepted and ignored. `param` names it,
+    as OpenAI's error bodies do."""
+
+    code = "unsupported_parameter"
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(message)
+        self.param = param
+
+
 class UnsupportedMediaType(InvalidInput):
     status_code = 415
     code = "unsupported_media_type"

@@ -3,7 +3,8 @@
 `messages[]` is the conversation: the last user message is the question, the earlier ones its history (PHI-checked
 with it, and used to resolve a follow-up). The answer runs through the same orchestrator as POST /v1/query; its
 content carries the `[n]` markers and a "Sources:" list, and `citations` (an extension field) the same objects
-as /v1/query. Streamed, the run's token events become `chat.completion.chunk`s.
+as /v1/query. Streamed, the run's token events become `chat.completion.chunk`s. The request options a client may
+send are honoured or refused with a 400 naming them, never ignored (chat_options).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from voiceassist.conversation import events
+from voiceassist.conversation import chat_options, events
 from voiceassist.conversation.context import Turn
 from voiceassist.errors import InvalidInput, NotFound
 from voiceassist.models import Citation, QueryRequest, QueryResponse
@@ -45,7 +46,7 @@ class StreamOptions(BaseModel):
 
 
 class ChatCompletionRequest(BaseModel):
-    model_config = ConfigDict(extra="ignore")  # temperature, max_tokens, ...: the pipeline decides
+    model_config = ConfigDict(extra="ignore")  # temperature, tools, ...: the pipeline decides (chat_options)
 
     model: str = MODEL_ID
     messages: list[ChatMessageIn] = Field(min_length=1)
@@ -53,6 +54,10 @@ class ChatCompletionRequest(BaseModel):
     stream_options: StreamOptions | None = None
     n: int = 1
     top_k: int = Field(default=5, ge=1, le=20)
+    response_format: Any = None
+    tool_choice: Any = None
+    max_tokens: Any = None
+    max_completion_tokens: Any = None
 
     @field_validator("n")
     @classmethod
@@ -71,6 +76,9 @@ class ChatCompletionRequest(BaseModel):
             raise ValueError(f"unknown model {value[:80]!r}: this API answers as {MODEL_ID!r} (GET /v1/models)")
         return MODEL_ID
 
+    def token_limit(self) -> int | None:
+        return chat_options.token_limit(self.max_tokens, self.max_completion_tokens)
+
     def prompt_text(self) -> str:
         return "\n".join(m.text for m in self.messages)
 
@@ -87,7 +95,10 @@ def model(model_id: str) -> dict[str, Any]:
 
 
 def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
-    """The last user message as the question, and the earlier user and assistant messages as its history."""
+    """The last user message as the question, and the earlier user and assistant messages as its history; an
+    option that cannot be honoured is refused first (chat_options)."""
+    chat_options.refuse_unsupported(response_format=chat.response_format, tool_choice=chat.tool_choice,
+                                    max_tokens=chat.max_tokens, max_completion_tokens=chat.max_completion_tokens)
     turns = [m for m in chat.messages if m.role in ("user", "assistant") and m.text.strip()]
     if not turns or turns[-1].role != "user":
         raise InvalidInput("messages must end with a user message that has text content")
@@ -114,14 +125,15 @@ def completion(response: QueryResponse, *, model: str, request: ChatCompletionRe
                ) -> dict[str, Any]:
     """The completion. `usage` counts, with cl100k_base, the messages received (`request`) and the content
     returned: what this API took and gave, also when no language model ran (an extractive answer); the
-    pipeline's own model usage is in query_metadata.usage."""
+    pipeline's own model usage is in query_metadata.usage. A token limit cuts the content (finish_reason "length")."""
     body = response.model_dump(mode="json")
-    content = response.answer + sources(response.citations)
+    content, finish = chat_options.limit_content(response.answer + sources(response.citations),
+                                                 request.token_limit() if request is not None else None)
     counted = usage(request, content) if request is not None else {
         "prompt_tokens": 0, "completion_tokens": count_tokens(content), "total_tokens": count_tokens(content)}
     return {
         "id": _completion_id(response), "object": "chat.completion", "created": int(time.time()), "model": model,
-        "choices": [{"index": 0, "finish_reason": "stop", "logprobs": None,
+        "choices": [{"index": 0, "finish_reason": finish, "logprobs": None,
                      "message": {"role": "assistant", "content": content}}],
         "usage": counted,
         "citations": body["citations"], "query_metadata": body["metadata"],
@@ -132,11 +144,12 @@ def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str
            request: ChatCompletionRequest | None = None) -> Iterator[dict[str, Any]]:
     """OpenAI `chat.completion.chunk`s from the run's events: the role, one chunk per token of the checked answer
     (never a draft token: an OpenAI client cannot retract text), the sources list,
-    then a final chunk with finish_reason "stop" and the `citations` extension; with
+    then a final chunk with finish_reason "stop" and the `citations` extension (with a token limit, the chunks stop
+    at the plain completion's cut and finish_reason is "length"); with
     `stream_options.include_usage`, a last chunk with no choices and the `usage` a plain completion reports (the
     tokens of the messages and of the content). An error event is raised."""
     created = int(time.time())
-    sent: list[str] = []
+    budget = chat_options.ContentBudget(request.token_limit() if request is not None else None)
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
         return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
@@ -145,20 +158,20 @@ def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str
     yield chunk({"role": "assistant", "content": ""})
     for item in run_events:
         if item["type"] == "token" and "draft" not in item["data"]:  # an OpenAI client cannot retract a draft
-            sent.append(item["data"]["text"])
-            yield chunk({"content": item["data"]["text"]})
+            admitted = budget.admit(item["data"]["text"])
+            if admitted:
+                yield chunk({"content": admitted})
         elif item["type"] == "done":
             response = QueryResponse.model_validate(item["data"])
-            listed = sources(response.citations)
-            if listed:
-                sent.append(listed)
-                yield chunk({"content": listed})
-            yield chunk({}, "stop", citations=item["data"]["citations"], query_metadata=item["data"]["metadata"])
+            tail, finish = budget.finish(response.answer, sources(response.citations))
+            if tail:  # the Sources list, or the rest of the cut content
+                yield chunk({"content": tail})
+            yield chunk({}, finish, citations=item["data"]["citations"], query_metadata=item["data"]["metadata"])
         elif item["type"] == "error":
             raise StreamFailed(item["data"])
     if request is not None and request.stream_options is not None and request.stream_options.include_usage:
         yield {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
-               "choices": [], "usage": usage(request, "".join(sent))}
+               "choices": [], "usage": usage(request, budget.sent)}
 
 
 def usage(request: ChatCompletionRequest, content: str) -> dict[str, int]:

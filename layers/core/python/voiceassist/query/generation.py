@@ -75,6 +75,15 @@ def message_tokens(messages: Sequence[ChatMessage]) -> int:
     return sum(TOKENS_PER_MESSAGE + count_tokens(m.content) for m in messages) + TOKENS_REPLY_PRIMING
 
 
+def first_tokens(text: str, limit: int) -> str:
+    """The text of `text`'s first `limit` tokens, exactly (no ellipsis), without a character split between two
+    tokens (a token may end inside a multi-byte character: that tail is left out)."""
+    tokens = _encoding().encode(text, disallowed_special=())
+    if len(tokens) <= limit:
+        return text
+    return _encoding().decode_bytes(tokens[: max(limit, 0)]).decode("utf-8", errors="ignore")
+
+
 def truncate_to_tokens(text: str, max_tokens: int) -> str:
     """The longest prefix of `text` within max_tokens, cut back to a word boundary, ending in an ellipsis."""
     tokens = _encoding().encode(text, disallowed_special=())

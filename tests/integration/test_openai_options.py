@@ -1,0 +1,134 @@
+"""The unmodified `openai` SDK against the real local server: the request options it sends are honoured
+(max_tokens and max_completion_tokens cut the content, plain and streamed, with finish_reason "length";
+tool_choice "auto"/"none" and response_format "text" answer as before) or refused with a 400 naming the option
+(`param`) and what is supported (response_format json_object/json_schema, tool_choice required or a named
+function), never accepted and silently ignored."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+import pytest
+
+from voiceassist.composition import Dependencies
+from voiceassist.query.generation import count_tokens, first_tokens
+
+QUESTION = "What is the metformin dose for eGFR 40?"
+MESSAGES: list[Any] = [{"role": "user", "content": QUESTION}]
+LOOKUP_TOOL: Any = {"type": "function", "function": {
+    "name": "lookup_patient", "description": "Look up a patient record",
+    "parameters": {"type": "object", "properties": {"mrn": {"type": "string"}}, "required": ["mrn"]}}}
+
+
+@pytest.fixture
+def client(kb_server_url: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=f"{kb_server_url}/v1", api_key="not-needed-locally", max_retries=0)
+
+
+@pytest.mark.parametrize("response_format", [
+    {"type": "json_object"},
+    {"type": "json_schema", "json_schema": {"name": "dose", "schema": {"type": "object"}}},
+])
+def test_a_json_response_format_is_refused_naming_the_parameter(client: openai.OpenAI, response_format: Any) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES, response_format=response_format)
+    assert refused.value.param == "response_format"
+    assert response_format["type"] in str(refused.value) and '{"type": "text"}' in str(refused.value)
+
+
+def test_a_text_response_format_answers_as_before(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(model="voiceassist", messages=MESSAGES,
+                                                response_format={"type": "text"})
+    assert completion.choices[0].finish_reason == "stop" and "[1]" in (completion.choices[0].message.content or "")
+
+
+@pytest.mark.parametrize("tool_choice", ["required", {"type": "function", "function": {"name": "lookup_patient"}}])
+def test_a_tool_call_the_api_would_have_to_make_is_refused(client: openai.OpenAI, tool_choice: Any) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES, tools=[LOOKUP_TOOL],
+                                       tool_choice=tool_choice)
+    assert refused.value.param == "tool_choice"
+    assert "never calls the client's tools" in str(refused.value) and '"auto" or "none"' in str(refused.value)
+
+
+@pytest.mark.parametrize("tool_choice", ["auto", "none"])
+def test_tools_the_api_may_leave_uncalled_get_the_cited_answer(client: openai.OpenAI, tool_choice: Any) -> None:
+    completion = client.chat.completions.create(model="voiceassist", messages=MESSAGES, tools=[LOOKUP_TOOL],
+                                                tool_choice=tool_choice)
+    choice = completion.choices[0]
+    assert choice.finish_reason == "stop" and not choice.message.tool_calls and "[1]" in (choice.message.content or "")
+
+
+@pytest.mark.parametrize("limit", ["max_tokens", "max_completion_tokens"])
+def test_a_token_limit_cuts_the_content_with_finish_reason_length(client: openai.OpenAI, limit: str) -> None:
+    full = client.chat.completions.create(model="voiceassist", messages=MESSAGES).choices[0].message.content or ""
+    cut = client.chat.completions.create(model="voiceassist", messages=MESSAGES, **{limit: 5})
+    content = cut.choices[0].message.content or ""
+    assert cut.choices[0].finish_reason == "length"
+    assert content == first_tokens(full, 5) and full.startswith(content) and len(content) < len(full)
+    assert cut.usage is not None and cut.usage.completion_tokens == count_tokens(content) <= 5
+
+
+def test_the_smaller_of_two_token_limits_applies(client: openai.OpenAI) -> None:
+    cut = client.chat.completions.create(model="voiceassist", messages=MESSAGES, max_tokens=40,
+                                         max_completion_tokens=3)
+    assert cut.usage is not None and cut.usage.completion_tokens <= 3
+    assert cut.choices[0].finish_reason == "length"
+
+
+def test_a_limit_the_answer_fits_in_changes_nothing(client: openai.OpenAI) -> None:
+    plain = client.chat.completions.create(model="voiceassist", messages=MESSAGES)
+    roomy = client.chat.completions.create(model="voiceassist", messages=MESSAGES, max_tokens=4000)
+    assert roomy.choices[0].finish_reason == "stop"
+    assert roomy.choices[0].message.content == plain.choices[0].message.content
+
+
+def test_a_streamed_token_limit_sends_the_plain_cut_and_ends_with_length(client: openai.OpenAI) -> None:
+    plain = client.chat.completions.create(model="voiceassist", messages=MESSAGES, max_tokens=12)
+    chunks = list(client.chat.completions.create(model="voiceassist", messages=MESSAGES, max_tokens=12,
+                                                 stream=True, stream_options={"include_usage": True}))
+    content = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    assert content == plain.choices[0].message.content and count_tokens(content) <= 12
+    assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["length"]
+    assert (chunks[-2].model_extra or {})["citations"][0]["doc_key"] == "sample-metformin"
+    assert chunks[-1].usage is not None and plain.usage is not None
+    assert chunks[-1].usage.completion_tokens == plain.usage.completion_tokens == count_tokens(content)
+
+
+@pytest.mark.parametrize("value", [0, -3, "5"])
+def test_a_token_limit_that_is_not_a_positive_whole_number_is_refused(client: openai.OpenAI, value: Any) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES, max_tokens=value)
+    assert refused.value.param == "max_tokens" and "at least 1" in str(refused.value)
+
+
+def test_the_api_handler_refuses_and_honours_the_same_options(kb_deps: Dependencies) -> None:
+    """On AWS the route is the API function's: the same 400 with `param`, and the same cut."""
+    from voiceassist_local.handlers import invoke
+    from voiceassist_local.server import to_api_gateway_event
+
+    def post(**options: Any) -> dict[str, Any]:
+        body = json.dumps({"model": "voiceassist", "messages": MESSAGES, **options}).encode()
+        return invoke("api", to_api_gateway_event("POST", "/v1/chat/completions",
+                                                  {"content-type": "application/json"}, body))
+
+    refused = post(response_format={"type": "json_object"})
+    assert refused["statusCode"] == 400 and json.loads(refused["body"])["error"]["param"] == "response_format"
+    cut = json.loads(post(max_tokens=5)["body"])
+    assert cut["choices"][0]["finish_reason"] == "length" and cut["usage"]["completion_tokens"] <= 5
+    stream = post(max_tokens=5, stream=True)["body"]
+    finals = [json.loads(line[6:]) for line in stream.split("\n\n") if line.startswith("data: {")]
+    assert [c["choices"][0]["finish_reason"] for c in finals if c["choices"][0]["finish_reason"]] == ["length"]
+    assert "".join(c["choices"][0]["delta"].get("content") or "" for c in finals) == cut["choices"][0]["message"][
+        "content"]
+
+
+def test_a_refusal_never_quotes_free_text_from_the_options(client: openai.OpenAI) -> None:
+    """PHI boundary: an option value is not echoed into the 400 (only OpenAI's own option names are)."""
+    phi = "John Smith MRN 4417823"
+    for options in ({"response_format": {"type": phi}}, {"tool_choice": phi}, {"max_tokens": phi}):
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.chat.completions.create(model="voiceassist", messages=MESSAGES, **options)
+        assert "4417823" not in str(refused.value.body) and "Smith" not in str(refused.value.body)
