@@ -38,10 +38,15 @@ _ACTIONS = (r"delete|remove|drop|erase|wipe|purge|overwrite|modify|edit|update|c
             r"|move")
 # (not a chart, an allergy, a register, settings or a source: "remove the penicillin allergy label", "change the
 # ventilator settings", "add him to the frailty register", "remove the source of sepsis" are clinical)
-_SYSTEM_OBJECTS = (r"files?|documents?|index|database|db|tables?|records?|catalog(?:ue)?|accounts?|portal"
+_SYSTEM_OBJECTS = (r"index|database|db|tables?|records?|catalog(?:ue)?|accounts?|portal"
                    r"|permissions?|access rights|admin rights|config(?:uration)?|audit log|logs?|users?"
-                   r"|passwords?|roles?|knowledge base|folder|director(?:y|ies)|guideline source|system prompt|prompt"
+                   r"|passwords?|roles?|knowledge base|(?:file|document) stores?|guideline source|system prompt|prompt"
                    r"|memory")
+# The workspace tools' own objects: acting on the user's own ("my documents", "this pdf") or into one ("export the
+# list to a file", "copy it into a new file") is what the files tool is for; "the file", "a file called x", "all
+# files" may be anyone's and still flag (issue 27: "upload this guideline pdf to my documents" was refused)
+_WORKSPACE_OBJECTS = r"files?|documents?|folders?|director(?:y|ies)"
+_NOT_A_DESTINATION = r"(?<!\bto\s)(?<!\binto\s)(?<!\bin\s)(?<!\bonto\s)(?<!\bas\s)"
 _RELATIVES = (r"ex-?wife|ex-?husband|ex-?partner|wife|husband|partner|neighbou?r|boss|colleague|co-?worker|ex"
               r"|friend|sister|brother|mother|father|mum|mom|dad|son|daughter|boyfriend|girlfriend|roommate|tenant"
               r"|landlord|teacher|classmate")
@@ -166,8 +171,10 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|" + _ORDER + r"(?:send|e-?mail|text|sms|message|notify|forward)\b[^.?!\n]{0,40}\b(?:to )?(?:every|all"
         r"|each)\s+(?:\w+\s+)?(?:patients?|users?|staff|clinicians?|contacts?)\b")),
     "system_action": (INJECTION, _p(
-        _ORDER + r"(?:" + _ACTIONS + r")\b[^.?!\n]{0,40}\b(?:the|this|that|my|your|a|an|new|all)\s+(?:\w+\s+){0,3}(?:"
-        + _SYSTEM_OBJECTS + r")\b")),
+        _ORDER + r"(?:" + _ACTIONS + r")\b[^.?!\n]{0,40}\b(?:(?:the|this|that|my|your|a|an|new|all)\s+"
+        r"(?:\w+\s+){0,3}(?:" + _SYSTEM_OBJECTS + r")|" + _NOT_A_DESTINATION
+        + r"(?:the|your|all|an?|(?<!\ba\s)(?<!\ban\s)(?<!\bthe\s)(?<!\bmy\s)new)\s+"
+        r"(?:(?!(?:to|into|in|onto|as|my)\b)\w+\s+){0,3}(?:" + _WORKSPACE_OBJECTS + r"))\b")),
     "tool_misuse": (INJECTION, _p(
         r"\buse (?:your|the|this|its) (?:[\w-]+ ){0,2}(?:tool|function|plugin|browser|api|integration|connector"
         r"|agent|access|shell|terminal)s?\s+to\s+(?!calculate|score|compute|work out|estimate|check|look up|search"
