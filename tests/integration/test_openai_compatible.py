@@ -157,3 +157,22 @@ def test_a_streamed_chat_without_phi_goes_to_the_cloud_model(stack_client: tuple
     assert len(stack.cloud.requests) == 1 and stack.sagemaker.requests == []
     content = "".join(c.choices[0].delta.content or "" for c in chunks)
     assert "[1]" in content and "Sources:" in content
+
+
+def test_a_model_answer_streamed_with_max_tokens_stops_at_that_many_tokens(
+        stack_client: tuple[QueryStack, openai.OpenAI]) -> None:
+    """The model's token stream, not only an extractive one, is cut where the plain completion would be."""
+    from voiceassist.query.generation import count_tokens, first_tokens
+
+    _stack, client = stack_client
+
+    def stream(**options: Any) -> tuple[str, list[str]]:
+        chunks = list(client.chat.completions.create(model="voiceassist", stream=True, **options,
+                                                     messages=[{"role": "user", "content": QUESTION}]))
+        return ("".join(c.choices[0].delta.content or "" for c in chunks),
+                [c.choices[0].finish_reason for c in chunks if c.choices[0].finish_reason])
+
+    full, full_finish = stream()
+    cut, cut_finish = stream(max_tokens=8)
+    assert full_finish == ["stop"] and cut_finish == ["length"]
+    assert cut == first_tokens(full, 8) and count_tokens(cut) <= 8 < count_tokens(full)
