@@ -82,3 +82,9 @@ def test_metadata_for_refuses_a_file_name_without_a_name_before_its_extension(fi
 def test_metadata_for_keeps_a_dotted_stem_and_an_extensionless_name() -> None:
     assert metadata_for("kdigo.2024.pdf", {}).doc_key == "kdigo.2024"
     assert metadata_for("README", {}).doc_key == "README"
+
+
+def test_metadata_for_counts_a_file_name_title_as_not_stated_and_a_heading_as_stated() -> None:
+    assert "title" not in metadata_for("gout_note.txt", {}).model_fields_set
+    assert "title" in metadata_for("gout_note.md", {}, b"# Acute gout\n").model_fields_set
+    assert {"doc_key", "title", "specialty"} <= metadata_for("g.txt", {"title": "T", "specialty": "r"}).model_fields_set

@@ -150,3 +150,22 @@ def test_a_file_overwritten_after_registration_is_not_indexed_under_the_old_vers
 
     with pytest.raises(ExtractionError, match="changed after it was registered"):
         ingestion.extract_document(deps.ingestion, registered.document.doc_id)
+
+
+def test_register_of_a_new_version_inherits_only_from_a_screened_active_version(deps: Dependencies) -> None:
+    first = register(deps)
+    stated = METADATA.model_copy(update={"specialty": "neurology"})
+    deps.documents.put(first.document.model_copy(update={"metadata": stated}))  # PENDING, unscreened
+    deps.blobs.put(KEY, b"# Stroke\n\nTenecteplase within 4.5 hours.")
+
+    second = registration.register(deps.ingestion, blob_key=KEY, filename="guide.md", execution_id=None,
+                                   metadata=DocumentMetadata(doc_key="stroke-guide", title="Stroke guide"))
+
+    assert second.job.metadata_inherited == [] and second.document.metadata.specialty is None
+    deps.documents.put(first.document.model_copy(update={"metadata": stated, "status": DocumentStatus.ACTIVE,
+                                                         "metadata_screened": True}))
+    deps.blobs.put(KEY, b"# Stroke\n\nTenecteplase 0.25 mg/kg within 4.5 hours.")
+    third = registration.register(deps.ingestion, blob_key=KEY, filename="guide.md", execution_id=None,
+                                  metadata=DocumentMetadata(doc_key="stroke-guide", title="Stroke guide"))
+    assert third.job.metadata_inherited == ["specialty"] and third.document.metadata.specialty == "neurology"
+    assert deps.jobs.get(third.job.job_id).metadata_inherited == ["specialty"]  # on the stored job too

@@ -79,6 +79,22 @@ def test_trigger_same_content_already_live_starts_nothing(deps: Dependencies) ->
     assert len(deps.pipelines.started) == 1  # type: ignore[attr-defined]
 
 
+def test_trigger_new_version_without_metadata_inherits_the_active_versions(deps: Dependencies) -> None:
+    """An S3 drop of a new version (no x-amz-meta, no sidecar) keeps the live version's source type, as an API or
+    CLI upload does (one domain function, registration.register)."""
+    first = triggers.handle_object_created(deps, event("incoming/guide.md", "v1"))
+    live = deps.documents.get(first["doc_id"])
+    deps.documents.put(live.model_copy(update={"status": DocumentStatus.ACTIVE, "metadata_screened": True}))
+    deps.blobs.put("incoming/guide.md", b"# Guide\n\nNew text.")  # S3 replaces the object and its metadata
+
+    second = triggers.handle_object_created(deps, event("incoming/guide.md", "v2"))
+
+    document = deps.documents.get(second["doc_id"])
+    assert document.version == 2 and document.metadata.source_type == "guideline"
+    assert document.metadata.title == "Guide"  # the new file's own heading states its title
+    assert deps.jobs.get(second["job_id"]).metadata_inherited == ["source_type"]
+
+
 def test_trigger_empty_upload_is_refused_without_a_retry(deps: Dependencies) -> None:
     deps.blobs.put("incoming/empty.pdf", b"")
     reply = triggers.handle_object_created(deps, event("incoming/empty.pdf"))

@@ -34,6 +34,8 @@ class UploadAccepted(BaseModel):
     job_id: str
     job_state: str
     unchanged: bool
+    # metadata fields the upload did not state, taken from the doc_key's active version (docs/api.md)
+    metadata_inherited: list[str]
     links: dict[str, str]
 
 
@@ -123,6 +125,7 @@ def upload_document() -> Response[UploadAccepted]:
         doc_id=registration.document.doc_id, doc_key=registration.document.doc_key,
         version=registration.document.version, job_id=registration.job.job_id,
         job_state=registration.job.state.value, unchanged=registration.unchanged,
+        metadata_inherited=registration.job.metadata_inherited,
         links={"job": f"/v1/jobs/{registration.job.job_id}",
                "document": f"/v1/documents/{registration.document.doc_id}"},
     )

@@ -114,7 +114,7 @@ def ingest_in_process(args: argparse.Namespace, files: Sequence[Path]) -> int:
                    if job.flagged_chunks else None)
         rows.append({"file": str(path), "state": job.state.value, "job_id": job.job_id, "doc_id": job.doc_id,
                      "chunks": job.chunks_total, "flagged_chunks": job.flagged_chunks,
-                     "reason": job.reason or flagged})
+                     "reason": job.reason or flagged, "metadata_inherited": job.metadata_inherited})
     report(rows, args.json)
     return ingest_status(rows)
 

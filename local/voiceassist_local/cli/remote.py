@@ -172,7 +172,8 @@ def _wait(api: HttpApi, accepted: dict[str, dict[str, Any]]) -> None:
                 flagged = (f"{job['flagged_chunks']} chunk(s) hold instruction-like text: indexed, never quoted"
                            if job.get("flagged_chunks") else None)
                 accepted[job_id].update(state=job["state"], chunks=job.get("chunks_total"),
-                                        flagged_chunks=job.get("flagged_chunks"), reason=job.get("reason") or flagged)
+                                        flagged_chunks=job.get("flagged_chunks"), reason=job.get("reason") or flagged,
+                                        metadata_inherited=job.get("metadata_inherited") or [])
         if pending:
             time.sleep(POLL_SECONDS)
 
@@ -187,7 +188,9 @@ def report(rows: list[dict[str, Any]], as_json: bool) -> None:
         print(json.dumps(rows, indent=2, default=str))
         return
     for row in rows:
-        detail = row.get("reason") or ""
+        kept = row.get("metadata_inherited")  # field names only, never values
+        detail = "; ".join(filter(None, [row.get("reason"),
+                                         kept and f"kept from the active version: {', '.join(kept)}"]))
         print(f"{row['state']:<10} {row['file']}  {detail}".rstrip())
     counts: dict[str, int] = {}
     for row in rows:

@@ -240,6 +240,8 @@ class IndexingJob(Model):
     execution_id: str | None = None  # its ingest execution (a Step Functions ARN on AWS): the reconciler asks it
     metadata_phi_redacted: list[str] = Field(default_factory=list)  # PHI types redacted from its metadata
     metadata_screened: bool | None = None  # as on its document: False until Screen Metadata ran (doc_key withheld)
+    # the metadata fields its upload did not state, taken from the doc_key's active version (names, never values)
+    metadata_inherited: list[str] = Field(default_factory=list)
 
     def can_transition(self, to: JobState) -> bool:
         return to in JOB_TRANSITIONS[self.state]

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from voiceassist.errors import InvalidInput
-from voiceassist.models import DocumentMetadata
+from voiceassist.models import DocumentMetadata, SourceType
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 _ATX_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
@@ -85,6 +85,7 @@ def metadata_for(filename: str, values: dict[str, Any], data: bytes | None = Non
     heading = markdown_title(filename, data) if data is not None and "title" not in merged else None
     if heading:
         merged["title"] = heading
+    stated = set(merged)  # what a new version does not take from the active one (inherited_metadata)
     # The name's own case is kept ("KDIGO 2024 CKD", not "Kdigo 2024 ckd"; "reportlab overlay", not "Reportlab
     # overlay"): a capital the file name did not have reads as a name to the PHI screen (ingest/screening.py)
     # A number's own hyphen is kept: "labs-1961-04-17" is titled "labs 1961-04-17", a date, not "1961 04 17"
@@ -95,10 +96,33 @@ def metadata_for(filename: str, values: dict[str, Any], data: bytes | None = Non
     if isinstance(merged.get("authors"), str):
         merged["authors"] = [a.strip() for a in merged["authors"].split(";") if a.strip()]
     try:
-        return DocumentMetadata.model_validate(merged)
+        validated = DocumentMetadata.model_validate(merged)
     except ValidationError as exc:  # field and rule only: pydantic's own message quotes the value (PHI, maybe)
         problems = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors())
         raise InvalidInput(f"invalid document metadata ({problems})") from exc
+    # the values validated; model_fields_set names only what the caller (or the Markdown heading) stated, so a
+    # title made from the file name, like a field left out, is one a new version may inherit
+    return DocumentMetadata.model_construct(_fields_set=stated, **dict(validated))
+
+
+INHERITABLE_FIELDS = ("title", "source_type", "specialty", "authors", "year", "doi", "pmid", "url")
+
+
+def inherited_metadata(metadata: DocumentMetadata, active: DocumentMetadata | None
+                       ) -> tuple[DocumentMetadata, tuple[str, ...]]:
+    """A new version's metadata: each field its upload did not state (not in `model_fields_set`; a title made
+    from the file name counts as not stated) is the active version's, when that one has another value; with
+    the names of the fields taken. Re-uploading a guideline without `--specialty` kept it out of a specialty filter.
+    The active version's values were screened for PHI; the new version's are screened again, all together."""
+    if active is None:
+        return metadata, ()
+    taken = {name: getattr(active, name) for name in INHERITABLE_FIELDS
+             if name not in metadata.model_fields_set and getattr(active, name) != getattr(metadata, name)
+             and getattr(active, name) not in (None, "", [], SourceType.OTHER)}
+    if not taken:
+        return metadata, ()
+    merged = DocumentMetadata.model_validate({**metadata.model_dump(), **taken})
+    return merged, tuple(taken)
 
 
 def web_address(value: Any) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 
 from voiceassist.errors import Conflict, InvalidInput, NotFound
 from voiceassist.ingest import extraction
+from voiceassist.ingest.document_metadata import inherited_metadata
 from voiceassist.ingest.recovery import IN_FLIGHT, WORKER, interrupted, is_stuck, stamp
 from voiceassist.ingest.settling import discard_upload, name_free
 from voiceassist.ingest.stages import UPLOAD_PREFIX, IngestionContext, content_hash, fail_job, failure_reason
@@ -89,8 +90,9 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
     if not data:  # the reason names no file: file names are screened for PHI only after registration
         raise InvalidInput("the uploaded file is empty: upload a document with content")
     digest = content_hash(data)
+    versions = _versions(ctx, metadata.doc_key)
+    metadata, inherited = inherited_metadata(metadata, _active_metadata(versions))
     if job is None:
-        versions = _versions(ctx, metadata.doc_key)
         unchanged = _unchanged(ctx, job_id, versions, digest)
         if unchanged is not None:
             if unchanged.document.blob_key != blob_key:  # the live version has its own copy: the upload goes
@@ -99,7 +101,8 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
         version = max((d.version for d in versions), default=0) + 1
         job = _create_job(ctx, IndexingJob(job_id=job_id, doc_id=document_id(metadata.doc_key, version),
                                            doc_key=metadata.doc_key, version=version, worker=WORKER,
-                                           execution_id=execution_id, metadata_screened=False))
+                                           execution_id=execution_id, metadata_screened=False,
+                                           metadata_inherited=list(inherited)))
     document = KnowledgeDocument(
         doc_id=job.doc_id, doc_key=metadata.doc_key, version=job.version, content_hash=digest,
         content_type=content_type or extraction.detect_content_type(name_free(filename or blob_key), data),
@@ -107,7 +110,7 @@ def register(ctx: IngestionContext, *, blob_key: str, metadata: DocumentMetadata
     )
     ctx.documents.put(document)
     logger.info("ingest registered", extra={"doc_id": document.doc_id, "job_id": job_id,
-                                            "version": document.version})
+                                            "version": document.version, "metadata_inherited": list(inherited)})
     return Registration(document, job)
 
 
@@ -157,6 +160,13 @@ def _unchanged(ctx: IngestionContext, job_id: str, versions: list[KnowledgeDocum
             document = existing if job.doc_id == existing.doc_id else ctx.documents.get(job.doc_id)
             return Registration(document, job)
     return None
+
+
+def _active_metadata(versions: list[KnowledgeDocument]) -> DocumentMetadata | None:
+    """The metadata a new version inherits what its upload does not state from: the newest ACTIVE version's,
+    once screened for PHI (an unscreened one is never copied)."""
+    active = [d for d in versions if d.status is DocumentStatus.ACTIVE and d.metadata_screened is not False]
+    return active[-1].metadata if active else None
 
 
 def _versions(ctx: IngestionContext, doc_key: str) -> list[KnowledgeDocument]:
