@@ -59,3 +59,34 @@ def test_ingest_report_names_the_fields_kept_from_the_active_version(capsys: pyt
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "COMPLETED  gout-flare.txt  kept from the active version: source_type, specialty"
     assert lines[1] == "COMPLETED  new.txt"
+
+
+PATIENT = ("Zebulon", "Quartermaine", "84736251", "zquartermaine")
+
+
+def test_reingest_inherits_the_screened_title_never_the_raw_one(local_deps: Dependencies,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    ingest(local_deps, V1, {"title": "Discharge plan for Zebulon Quartermaine, MRN 84736251"})
+
+    doc_id, inherited = ingest(local_deps, V2, {})
+
+    title = local_deps.documents.get(doc_id).metadata.title
+    assert inherited == ["title"] and "<PERSON>" in title
+    assert not any(part.lower() in title.lower() for part in PATIENT)
+    assert not any(part in record.getMessage() + str(record.__dict__) for record in caplog.records
+                   for part in PATIENT[2:])
+
+
+def test_upload_named_with_a_windows_path_keeps_neither_folder_nor_patient(local_deps: Dependencies,
+                                                                         caplog: pytest.LogCaptureFixture) -> None:
+    filename = "C:\\Users\\zquartermaine\\Zebulon_Quartermaine_MRN84736251_discharge.txt"
+    registered = service.accept_upload(local_deps, filename=filename, data=V1,
+                                       metadata=service.metadata_for(filename, {}, V1))
+    [job] = wait_for_jobs(local_deps, [registered.job.job_id], show=False)
+
+    document = local_deps.documents.get(job.doc_id)
+    stored = document.doc_key + document.metadata.title + document.blob_key
+    assert job.state is JobState.COMPLETED and "discharge" in document.metadata.title
+    assert "Users" not in stored and not any(part.lower() in stored.lower() for part in PATIENT)
+    logged = " ".join(record.getMessage() + str(record.__dict__) for record in caplog.records)
+    assert not any(part in logged for part in PATIENT) and "Users" not in logged
