@@ -19,7 +19,8 @@ from voiceassist.observability import log_failure
 
 def envelope(status: int, code: str, message: str, trace_id: str, details: Any = None,
              retry_after: int | None = None, param: str | None = None) -> Response[Any]:
-    body: dict[str, Any] = {"error": {"code": code, "message": message, "trace_id": trace_id}}
+    # `type` repeats the code where OpenAI's error bodies put it (its SDKs and the local server read it there)
+    body: dict[str, Any] = {"error": {"code": code, "type": code, "message": message, "trace_id": trace_id}}
     if param is not None:  # the request field at fault, where OpenAI's error bodies put it
         body["error"]["param"] = param
     if details:

@@ -21,6 +21,7 @@ ERROR_SCHEMA = {
             "message": {"type": "string", "description": "what was wrong and how to fix it (4xx); a 5xx says "
                         "only to quote the trace id"},
             "trace_id": {"type": "string"},
+            "type": {"type": "string", "description": "the code again, where OpenAI's error bodies put it"},
             "details": {"type": "array", "items": {"type": "object"}},
             "param": {"type": "string", "description": "the request option refused (unsupported_parameter), where "
                       "OpenAI's error bodies name it"},

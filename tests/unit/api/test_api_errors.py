@@ -32,6 +32,12 @@ def test_malformed_json_is_a_400_with_an_envelope() -> None:
     assert body["error"]["code"] == "invalid_request" and "not valid JSON" in body["error"]["message"]
 
 
+def test_an_error_names_its_code_as_type_too_where_openais_sdks_read_it() -> None:
+    # the API function's envelope, as the local server's (OpenAI's SDKs read error.type and error.message)
+    status, body = call("POST", "/v1/chat/completions", json.dumps({"model": "voiceassist", "messages": []}).encode())
+    assert status == 400 and body["error"]["type"] == body["error"]["code"]
+
+
 def test_empty_query_is_a_400_naming_the_field() -> None:
     status, body = call("POST", "/v1/query", json.dumps({"query": "   "}).encode())
     assert status == 400 and "query" in body["error"]["message"]
