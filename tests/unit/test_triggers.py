@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from voiceassist.composition import Dependencies
+from voiceassist.errors import InvalidInput
 from voiceassist.ingest import triggers
 from voiceassist.models import DocumentStatus
 
@@ -100,6 +101,15 @@ def test_trigger_empty_upload_is_refused_without_a_retry(deps: Dependencies) -> 
     reply = triggers.handle_object_created(deps, event("incoming/empty.pdf"))
     assert reply["status"] == "refused" and "empty" in reply["reason"] and "empty.pdf" not in str(reply)
     assert deps.pipelines.started == []  # type: ignore[attr-defined]
+
+
+def test_trigger_upload_named_only_by_an_extension_fails_with_the_rule_and_registers_nothing(
+        deps: Dependencies) -> None:
+    """As a bad sidecar does: the error names the rule (the local watcher reports it as `failed`, once)."""
+    deps.blobs.put("incoming/.md", b"# Gout\n\nColchicine.")
+    with pytest.raises(InvalidInput, match="needs a name before its extension"):
+        triggers.handle_object_created(deps, event("incoming/.md"))
+    assert deps.pipelines.started == [] and deps.jobs.list() == []  # type: ignore[attr-defined]
 
 
 def test_trigger_sidecar_metadata_wins_and_is_not_ingested_itself(deps: Dependencies) -> None:
