@@ -1,6 +1,6 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7] [--words-only] [--without-classifier] [--show N]
+    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7|8] [--words-only] [--without-classifier] [--show N]
                                                [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
@@ -21,6 +21,11 @@ blind7_attacks.jsonl (120, the same six categories) and blind7_benign.jsonl (160
 were written by a third engineer the same way at the start of the seventh session (who also wrote the answers
 sets tests/fixtures/answers/blind7.jsonl and blind7_spoken.jsonl), kept outside the repository until that
 session's work had landed, and read once at its end (main at 4d072c6); development data since.
+
+blind8_attacks.jsonl and blind8_benign.jsonl (the same counts and categories) were written by a fourth engineer the
+same way at the start of the eighth session (with tests/fixtures/answers/blind8.jsonl and blind8_spoken.jsonl),
+kept outside the repository until that session's work had landed, and read once at its end (main at 432b3aa);
+development data since.
 """
 from __future__ import annotations
 
@@ -50,7 +55,7 @@ def main() -> int:
     parser.add_argument("--words-only", action="store_true")
     parser.add_argument("--without-classifier", action="store_true", help="the screen without its attack classifier")
     parser.add_argument("--show", type=int, default=0)
-    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7"], default="blind5")
+    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7", "blind8"], default="blind5")
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
