@@ -74,6 +74,21 @@ def test_phi_boundary_a_name_detectors_guess_on_a_drug_is_read_but_a_patient_nam
     assert "glipizide" in restored and "Allegra" not in restored and "Jones" not in restored
 
 
+def test_phi_boundary_an_abbreviation_typed_in_lower_case_is_read_back_from_a_name_detectors_guess() -> None:
+    # "pcos" (the abbreviation list writes PCOS) was taken for a name: the question was answered with the general
+    # metformin dose, as if it did not say for whom; a lower-case common English word or a name stays redacted
+    query = "metformin dose for pcos, ada or cat"
+    phi = PhiResult(contains_phi=True, redacted_text="metformin dose for <PERSON>, <PERSON> or <PERSON>", entities=[
+        PhiEntity(entity_type="PERSON", start=19, end=23), PhiEntity(entity_type="PERSON", start=25, end=28),
+        PhiEntity(entity_type="PERSON", start=32, end=35)])
+    restored = clinical_words_restored(query, phi)
+    assert "PCOS" in restored and "ada" not in restored and "cat" not in restored
+    assert concepts.is_clinical("nstemi") and not concepts.is_clinical("all")
+    # read back as the list writes it, so its meaning is known ("PNA": pneumonia); a word already read in lower
+    # case keeps its reading ("egfr" is eGFR, not the list's EGFR, the growth factor receptor)
+    assert concepts.as_listed("pna") == "PNA" and concepts.as_listed("egfr") == "egfr"
+
+
 def test_evidence_a_topic_before_a_name_detectors_guess_is_still_a_topic() -> None:
     assert {c.label for c in evidence.question_concepts("amoxicillin dose for otitis <PERSON>")} >= {"otitis"}
     assert {c.label for c in evidence.question_concepts("Mrs. <PERSON> on metformin")} == {"metformin"}

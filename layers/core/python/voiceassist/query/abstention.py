@@ -66,7 +66,9 @@ def clinical_words_restored(query: str, phi: PhiResult) -> str:
         kept = [w for w in words if entity.entity_type == RESTORABLE_ENTITY and concepts.is_clinical(w)
                 and w.lower() not in name_words()]
         # the tag first: a word just before a tag reads as its label ("SSN <US_SSN>") and is dropped
-        pieces.append((f"<{entity.entity_type}> " if len(kept) < len(words) else "") + " ".join(kept))
+        # an abbreviation typed in lower case is read back as the list writes it ("pna" -> "PNA": pneumonia)
+        pieces.append((f"<{entity.entity_type}> " if len(kept) < len(words) else "")
+                      + " ".join(concepts.as_listed(w) for w in kept))
         position = entity.end
     return "".join(pieces) + query[position:]
 

@@ -38,6 +38,7 @@ DRUGS_FILE = CONCEPT_DATA / "drugs.tsv.gz"
 ABBREVIATIONS_FILE = CONCEPT_DATA / "abbreviations.tsv"
 ORDINARY_FILE = CONCEPT_DATA / "ordinary_words.txt"
 DISEASES_FILE = CONCEPT_DATA / "diseases.tsv.gz"
+ENGLISH_WORDS_FILE = PACKAGE_DIR / "_data" / "speech" / "english_words.tsv.gz"  # wordfreq (CC BY-SA 4.0)
 ENGLISH_NEAR_FILE = CONCEPT_DATA / "english_near_terms.txt"
 SETTING_FILE = CONCEPT_DATA / "setting_words.tsv"
 
@@ -137,6 +138,18 @@ def ordinary_words() -> frozenset[str]:
     """Frequent English words that are not clinical vocabulary (lower case, as listed)."""
     lines = ORDINARY_FILE.read_text(encoding="utf-8").splitlines()
     return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def english_words() -> dict[str, float]:
+    """English words (Zipf frequency >= 3, lower case) -> their Zipf frequency."""
+    table: dict[str, float] = {}
+    with gzip.open(ENGLISH_WORDS_FILE, "rt", encoding="utf-8") as lines:
+        for line in lines:
+            if not line.startswith("#") and "\t" in line:
+                word, zipf = line.rstrip("\n").split("\t")
+                table[word] = float(zipf)
+    return table
 
 
 @lru_cache(maxsize=1)

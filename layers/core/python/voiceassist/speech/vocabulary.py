@@ -30,7 +30,6 @@ On AWS the same role is played by a Transcribe Medical custom vocabulary, named 
 
 from __future__ import annotations
 
-import gzip
 import re
 import threading
 import time
@@ -42,10 +41,11 @@ from functools import lru_cache
 from voiceassist.models import DocumentStatus
 from voiceassist.ports import DocumentStore, SearchIndex
 from voiceassist.query import terminology
+from voiceassist.query.terminology import ENGLISH_WORDS_FILE as ENGLISH_WORDS_FILE
+from voiceassist.query.terminology import english_words
 from voiceassist.settings import PACKAGE_DIR
 from voiceassist.speech.repair import Vocabulary, letters, repaired
 
-ENGLISH_WORDS_FILE = PACKAGE_DIR / "_data" / "speech" / "english_words.tsv.gz"
 DRUG_NAMES_IN_USE_FILE = PACKAGE_DIR / "_data" / "speech" / "drug_names_in_use.tsv"
 # An indexed word less common than this (Zipf frequency: 4 is ten uses in a million words) is one a general
 # recognizer mishears ("pneumonia" 3.7, "renal" 3.4, "acidosis" 2.4; "treatment" 5.0 is written right).
@@ -65,18 +65,6 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'][A-Za-z0-9]+)*")
 def _written(token: str) -> str:
     """A word as a term: lower case unless it is an acronym or mixed case ("ACE", "eGFR", "B12" stay)."""
     return token if any(c.isupper() for c in token[1:]) or token.isupper() and len(token) > 1 else token.lower()
-
-
-@lru_cache(maxsize=1)
-def english_words() -> dict[str, float]:
-    """English words (Zipf frequency >= 3, lower case) -> their Zipf frequency."""
-    table: dict[str, float] = {}
-    with gzip.open(ENGLISH_WORDS_FILE, "rt", encoding="utf-8") as lines:
-        for line in lines:
-            if not line.startswith("#") and "\t" in line:
-                word, zipf = line.rstrip("\n").split("\t")
-                table[word] = float(zipf)
-    return table
 
 
 @lru_cache(maxsize=1)
