@@ -168,15 +168,9 @@ def is_drug_word(word: str) -> bool:
 
 def is_clinical(word: str) -> bool:
     """Whether one word is a drug, a class, shorthand, a listed abbreviation or a disease ("glipizide", "abx",
-    "eGFR", "covid"). An abbreviation typed in lower case ("pcos", "nstemi") counts when it has FOLDED_MIN letters
-    or more and is not a common English word (Zipf COMMON_ZIPF or more: "all", "cat" are words before they are
-    abbreviations)."""
+    "eGFR", "covid"), or a listed abbreviation typed in lower case ("pcos"; terminology.lower_case_abbreviation)."""
     return (bool(mentions(word)) or word in terminology.abbreviations() or diseases.is_disease(word)
-            or _lower_case_abbreviation(word) is not None)
-
-
-FOLDED_MIN = 3
-COMMON_ZIPF = 4.0  # ten uses in a million words (wordfreq), as speech/vocabulary.py's common words
+            or terminology.lower_case_abbreviation(word) is not None)
 
 
 def as_listed(word: str) -> str:
@@ -185,23 +179,7 @@ def as_listed(word: str) -> str:
     read in lower case ("egfr" stays: the list's "EGFR" is the growth factor receptor)."""
     if mentions(word) or diseases.is_disease(word):
         return word
-    return _lower_case_abbreviation(word) or word
-
-
-def _lower_case_abbreviation(word: str) -> str | None:
-    if (len(word) < FOLDED_MIN or not word.islower() or word in terminology.abbreviations()
-            or terminology.english_words().get(word, 0.0) >= COMMON_ZIPF):
-        return None
-    return _listed_forms().get(word)
-
-
-@lru_cache(maxsize=1)
-def _listed_forms() -> dict[str, str]:
-    """lower-case abbreviation -> how the list writes it (its all-capitals form first: "PCOS", not "PCOs")."""
-    forms: dict[str, str] = {}
-    for key in sorted(terminology.abbreviations(), key=lambda k: (not k.isupper(), k)):
-        forms.setdefault(key.lower(), key)
-    return forms
+    return terminology.lower_case_abbreviation(word) or word
 
 
 @lru_cache(maxsize=1)

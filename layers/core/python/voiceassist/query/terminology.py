@@ -152,6 +152,29 @@ def english_words() -> dict[str, float]:
     return table
 
 
+FOLDED_MIN = 3
+COMMON_ZIPF = 4.0  # ten uses in a million words (wordfreq), as speech/vocabulary.py's common words
+
+
+def lower_case_abbreviation(word: str) -> str | None:
+    """How the abbreviation list writes a word typed in lower case ("pcos" -> "PCOS"), when the word has FOLDED_MIN
+    letters or more and is not a common English word (Zipf COMMON_ZIPF or more: "all", "cat" are words before
+    they are abbreviations); None otherwise, or when the word is listed in lower case itself."""
+    if (len(word) < FOLDED_MIN or not word.islower() or word in abbreviations()
+            or english_words().get(word, 0.0) >= COMMON_ZIPF):
+        return None
+    return _listed_forms().get(word)
+
+
+@lru_cache(maxsize=1)
+def _listed_forms() -> dict[str, str]:
+    """lower-case abbreviation -> how the list writes it (its all-capitals form first: "PCOS", not "PCOs")."""
+    forms: dict[str, str] = {}
+    for key in sorted(abbreviations(), key=lambda k: (not k.isupper(), k)):
+        forms.setdefault(key.lower(), key)
+    return forms
+
+
 @lru_cache(maxsize=1)
 def english_near_terms() -> frozenset[str]:
     """English words one edit from a drug name or a clinical word (lower case): never respelt as one."""
