@@ -20,14 +20,31 @@ from voiceassist_local.cli.local import EXAMPLE_QUESTION
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 
+CLI = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
+
+
+def serve(env: dict[str, str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """`voiceassist serve` in its own process (no samples, no folder watch) and its banner, line name -> text."""
+    server = subprocess.Popen(  # noqa: S603 - our own CLI
+        [sys.executable, "-c", CLI, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert server.stdout is not None
+    banner = {}
+    for line in server.stdout:
+        name, _, value = line.strip().partition(":")
+        banner[name] = value.strip()
+        if name == "stop":
+            break
+    return server, banner
+
+
 @pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM])
 def test_ctrl_c_or_sigterm_stops_serve_with_status_0_and_removes_its_server_file(tmp_path: Path,
                                                                                  stop: signal.Signals) -> None:
     data = tmp_path / "data"
     env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data), "POWERTOOLS_LOG_LEVEL": "ERROR"}
-    code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
     server = subprocess.Popen(  # noqa: S603 - our own CLI
-        [sys.executable, "-c", code, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
+        [sys.executable, "-c", CLI, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # as a terminal's foreground job
     try:
@@ -61,18 +78,8 @@ def test_the_readme_asks_the_banners_example_question() -> None:
 def test_with_a_token_the_banners_request_sends_it_and_the_web_line_says_a_browser_cannot(tmp_path: Path) -> None:
     env = {**os.environ, "VOICEASSIST_DATA_DIR": str(tmp_path / "data"), "POWERTOOLS_LOG_LEVEL": "ERROR",
            "VOICEASSIST_LOCAL_TOKEN": "s3cret-for-this-test"}
-    code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
-    server = subprocess.Popen(  # noqa: S603 - our own CLI
-        [sys.executable, "-c", code, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, banner = serve(env)
     try:
-        assert server.stdout is not None
-        banner = {}
-        for line in server.stdout:
-            name, _, value = line.strip().partition(":")
-            banner[name] = value.strip()
-            if name == "stop":
-                break
         assert "not for a browser" in banner["web"] and "s3cret" not in " ".join(banner.values())
         # the banner's curl line, as a shell would run it: the token comes from the variable
         words = shlex.split(os.path.expandvars(banner["try"].replace("$VOICEASSIST_LOCAL_TOKEN",
@@ -90,22 +97,12 @@ def test_with_a_token_the_banners_request_sends_it_and_the_web_line_says_a_brows
 def test_the_banners_ask_line_run_in_another_terminal_is_answered_by_this_server(tmp_path: Path) -> None:
     data = tmp_path / "server data"  # not the default .data, and a space the shell line must quote
     env = {**os.environ, "VOICEASSIST_DATA_DIR": str(data), "POWERTOOLS_LOG_LEVEL": "ERROR"}
-    code = "import sys; from voiceassist_local.cli import main; sys.exit(main())"
-    server = subprocess.Popen(  # noqa: S603 - our own CLI
-        [sys.executable, "-c", code, "serve", "--port", "0", "--no-samples", "--no-watch"], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    server, banner = serve(env)
     try:
-        assert server.stdout is not None
-        banner = {}
-        for line in server.stdout:
-            name, _, value = line.strip().partition(":")
-            banner[name] = value.strip()
-            if name == "stop":
-                break
         # a second terminal: another folder, none of the server's environment
         words = shlex.split(banner["or"].removesuffix("(answered by this server)"))
         other = {key: value for key, value in env.items() if key != "VOICEASSIST_DATA_DIR"}
-        asked = subprocess.run([sys.executable, "-c", code, *words[1:]], env=other, cwd=tmp_path,  # noqa: S603
+        asked = subprocess.run([sys.executable, "-c", CLI, *words[1:]], env=other, cwd=tmp_path,  # noqa: S603
                                capture_output=True, text=True, timeout=300, check=False)
         assert asked.stderr.startswith("(asking the server at http://127.0.0.1:"), asked.stderr
         assert not (tmp_path / ".data").exists()
