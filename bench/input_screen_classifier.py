@@ -37,24 +37,16 @@ import gzip
 import hashlib
 import json
 import math
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-# The same file every time (checked by fitting twice, docs/benchmarks.md): a fixed string hash, since the generated
-# PHI sets' rows (voiceassist_local.evaluation.phi_sets) follow set order, which Python's per-process hash seed
-# varies; and one BLAS thread, since a multi-threaded reduction sums in a varying order that L-BFGS carries on.
-if os.environ.get("PYTHONHASHSEED") != "0" and __name__ == "__main__":
-    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_variable] = "1"
+sys.path.insert(0, str(Path(__file__).parent))
+from fit_once import same_fit_every_time  # noqa: E402
+
+same_fit_every_time(__name__)  # before numpy: the same file every time (bench/fit_once.py)
 
 import numpy as np  # noqa: E402
-from scipy import optimize, sparse  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from input_screen_data import (  # noqa: E402
     ATTACKS,
     EVAL,
@@ -67,6 +59,7 @@ from input_screen_data import (  # noqa: E402
     sentence_vectors,
     tool_requests,
 )
+from scipy import optimize, sparse  # noqa: E402
 
 from voiceassist.constants.models import model_id  # noqa: E402
 from voiceassist.safety.attack_classifier import (  # noqa: E402

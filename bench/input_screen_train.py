@@ -31,22 +31,16 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import random
 import sys
 from pathlib import Path
 
-# The same file every time, as bench/input_screen_classifier.py: a fixed string hash (the generated PHI sets' rows
-# follow set order) and one BLAS thread (two fits of the meaning model differed in the fourth decimal without them)
-if os.environ.get("PYTHONHASHSEED") != "0" and __name__ == "__main__":
-    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONHASHSEED": "0"})
-for _variable in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[_variable] = "1"
+sys.path.insert(0, str(Path(__file__).parent))
+from fit_once import same_fit_every_time  # noqa: E402
+
+same_fit_every_time(__name__)  # before numpy: the same file every time (bench/fit_once.py)
 
 import numpy as np  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).parent))
-
 from input_screen_data import (  # noqa: E402
     EVAL,
     EXTRA,
