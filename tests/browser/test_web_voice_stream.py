@@ -21,7 +21,8 @@ import pytest
 from voiceassist_local import voice_stream
 from voiceassist_local.websocket import GOING_AWAY
 
-from tests.browser.chromium import Chromium, Tab
+from tests.browser import test_web_voice
+from tests.browser.chromium import Tab
 from tests.browser.cognito_stub import CognitoStub
 from tests.browser.test_web_accessibility import serious_violations
 from tests.browser.test_web_voice import (
@@ -31,8 +32,7 @@ from tests.browser.test_web_voice import (
     QUESTION,
     QUESTION_BOX,
     TRANSCRIBED,
-    fake_microphone,
-    spoken_wav,
+    WEBM_MAGIC,
 )
 from tests.browser.websocket_stub import WebSocketStub
 from voiceassist.composition import Dependencies
@@ -41,7 +41,8 @@ from voiceassist.models import Session
 from voiceassist.speech import Transcript
 from voiceassist.speech.chunked import CHUNK_AUDIO_BYTES
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("whisper")]
+# Not in the "whisper" xdist group: Chromium's recordings are never decoded twice (test_web_voice.py says why)
+pytestmark = pytest.mark.slow
 
 TRANSCRIBE = "/v1/voice/transcribe"
 # what the page fetched (fetch() calls are resource entries; a WebSocket is not one)
@@ -55,21 +56,13 @@ SAID = """(() => {
     .observe(status, {childList: true, characterData: true, subtree: true});
   return true;
 })()"""
-WEBM_MAGIC = b"\x1a\x45\xdf\xa3"  # EBML, the start of a WebM file
 
 
-@pytest.fixture(scope="module")
-def spoken_question(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, float]:
-    path = tmp_path_factory.mktemp("voice-stream") / "question.wav"
-    return path, spoken_wav(QUESTION, path)
-
-
-@pytest.fixture(scope="module")
-def browser(spoken_question: tuple[Path, float]) -> Iterator[Chromium]:
-    """This module's Chromium: its microphone says QUESTION."""
-    chromium = fake_microphone(spoken_question[0])
-    yield chromium
-    chromium.close()
+# test_web_voice.py's module fixtures, built again for this module (module scope): the spoken QUESTION and a
+# Chromium whose microphone says it (assigned, not imported: an imported fixture trips ruff's F811 on every test
+# that names it)
+spoken_question = test_web_voice.spoken_question
+browser = test_web_voice.browser
 
 
 class Hears:
@@ -260,32 +253,34 @@ def test_the_recording_is_posted_when_the_socket_drops_before_the_transcript(
     assert tab.errors() == []
 
 
-# What happened to a socket the page opens: opened, closed, refused by the CSP (its violation event, or a throw).
-# A violation and the close arrive in either order: after one, the snippet waits up to 5 s for the other.
-OPEN_A_SOCKET = """((url) => new Promise((resolve) => {
+# What happens to a socket the page opens, kept in window.sockets[i]: opened, closed, refused by the CSP (its
+# violation event, or a throw). A violation and the close arrive in either order, so the test waits for the events
+# it needs (socket_outcome), not for a set time.
+OPEN_A_SOCKET = """((url) => {
   const seen = {};
-  let settled = false;
-  const settle = () => { if (!settled) { settled = true; resolve(seen); } };
-  document.addEventListener("securitypolicyviolation", (event) => {
-    seen.violated = event.effectiveDirective;
-    if (seen.closed || seen.threw) settle();
-    else setTimeout(settle, 5000);
-  }, {once: true});
+  (window.sockets = window.sockets || []).push(seen);
+  document.addEventListener("securitypolicyviolation", (event) => { seen.violated = event.effectiveDirective; },
+                            {once: true});
   let socket;
   try {
     socket = new WebSocket(url, ["voiceassist"]);
   } catch (err) {
     seen.threw = err.name;
-    setTimeout(settle, 5000);
-    return;
+    return window.sockets.length - 1;
   }
   socket.onopen = () => { seen.opened = true; socket.close(1000); };
-  socket.onclose = () => {
-    seen.closed = true;
-    if (seen.opened || seen.violated) settle();
-    else setTimeout(settle, 5000);
-  };
-}))(%s)"""
+  socket.onclose = () => { seen.closed = true; };
+  return window.sockets.length - 1;
+})(%s)"""
+
+
+def socket_outcome(tab: Tab, url: str, settled: str) -> dict[str, object]:
+    """What happened to a socket the page opened to `url`, once the JavaScript condition `settled` holds of it."""
+    seen = f"window.sockets[{tab.evaluate(OPEN_A_SOCKET % json.dumps(url))}]"
+    tab.wait_for(f"({settled})({seen})")
+    return dict(tab.evaluate(seen))
+
+
 # One 60,000-byte piece of a WebM recording (its EBML magic first) sent over the AWS dialect (socket URL, token)
 SEND_60000_BYTES = """(async () => {
 const { StreamedRecording } = await import("./voice_socket.js");
@@ -328,13 +323,14 @@ def test_the_csp_and_the_origin_check_keep_the_voice_socket_to_the_pages_own_ori
     elsewhere = base_url.replace("http://127.0.0.1", "ws://localhost") + voice_stream.PATH  # another origin
     tab.open(base_url)
     # The page's connect-src 'self' lets its socket reach its own origin (ws: beside http:) and nothing else
-    assert tab.evaluate(OPEN_A_SOCKET % json.dumps(own)) == {"opened": True, "closed": True}
-    refused = tab.evaluate(OPEN_A_SOCKET % json.dumps(elsewhere))
+    assert socket_outcome(tab, own, "s => s.closed || s.threw") == {"opened": True, "closed": True}
+    refused = socket_outcome(tab, elsewhere, "s => s.violated || s.threw || s.opened")
     assert "opened" not in refused, refused
     assert refused.get("violated") == "connect-src" or refused.get("threw") == "SecurityError", refused
-    # and the server refuses a socket that another site's page opens (its Origin is not the server's own)
+    # and the server refuses a socket that another site's page opens (its Origin is not the server's own; that page
+    # has no CSP, so nothing there can be violated)
     tab.open(other_site)
-    assert tab.evaluate(OPEN_A_SOCKET % json.dumps(own)) == {"closed": True}
+    assert socket_outcome(tab, own, "s => s.closed || s.threw") == {"closed": True}
 
 
 @pytest.fixture
