@@ -6,8 +6,11 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 from voiceassist_local.evaluation.gate_data import GateRecord, load, question_sets, save
+from voiceassist_local.evaluation.gate_data import asked_again as asked_again
 from voiceassist_local.evaluation.gate_features import FEATURES, features
+from voiceassist_local.evaluation.gate_sentences import SENTENCE_FEATURES, VectorCache, sentence_features
 from voiceassist_local.evaluation.gate_training import Example, Rule, gate_scores, outcome, passage_labels, writer
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
@@ -108,9 +111,97 @@ def test_records_are_read_back_as_written(tmp_path: Path) -> None:
     assert load(tmp_path / "records.pkl") == [rec]
 
 
-
 def test_a_writers_spoken_style_set_is_left_out_with_their_typed_one() -> None:
     typed, spoken = record("CAP abx?", []), record("cap antibiotics?", [])
     typed.set, spoken.set = "blind7", "blind7_spoken"
 
     assert writer(example(typed)) == writer(example(spoken)) == "blind7"
+
+
+class WordEmbedder:
+    """A stand-in for the MiniLM encoder: a text's vector is its (stemless) words hashed into 64 bins, unit length,
+    so texts sharing words are close; counts every text it embeds."""
+
+    in_boundary = True
+    dimension = 64
+
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.embedded.extend(texts)
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in text.lower().replace(":", " ").replace("?", " ").replace(".", " ").split():
+                out[i, sum(map(ord, word)) % self.dimension] += 1.0
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-9)
+
+
+METFORMIN_DOSES = ("Metformin is a biguanide used in type 2 diabetes. Start metformin at 500 mg once daily with the "
+                   "evening meal. Review renal function every year.")
+
+
+def test_sentence_features_read_the_sentence_closest_to_the_question_and_what_it_states() -> None:
+    cache = VectorCache(WordEmbedder())
+    rows = sentence_features("starting dose of metformin with evening meal", [hit(METFORMIN_DOSES, "metformin"),
+                                                                             hit(ADULT_CAP, "pneumonia")], cache)
+    at = SENTENCE_FEATURES.index
+
+    assert rows.shape == (2, len(SENTENCE_FEATURES))
+    assert rows[0, at("sentences")] == 3
+    assert rows[0, at("sent_cos")] > rows[1, at("sent_cos")]
+    assert rows[1, at("sent_cos_gap")] < 0.0 == rows[0, at("sent_cos_gap")]
+    assert rows[0, at("sent_states_asked")] == 1.0  # the closest sentence states a dose: "500 mg"
+    assert rows[0, at("stating_cos")] == rows[0, at("sent_cos")]
+
+
+def test_a_question_asking_no_quantity_leaves_the_stated_kind_unknown() -> None:
+    rows = sentence_features("is metformin a biguanide", [hit(METFORMIN_DOSES, "metformin")],
+                             VectorCache(WordEmbedder()))
+
+    assert np.isnan(rows[0, SENTENCE_FEATURES.index("sent_states_asked")])
+
+
+def test_sentence_vectors_are_embedded_once_and_read_back_from_disk(tmp_path: Path) -> None:
+    embedder = WordEmbedder()
+    cache = VectorCache(embedder, tmp_path / "vectors.npz")
+    hits = [hit(METFORMIN_DOSES, "metformin")]
+    first = sentence_features("metformin dose", hits, cache, pairs=False)
+    sentence_features("metformin dose", hits, cache, pairs=False)
+    cache.save()
+    again = WordEmbedder()
+
+    assert cache.embedded == len(embedder.embedded) == 4  # the question and three sentences, once
+    assert np.array_equal(sentence_features("metformin dose", hits, VectorCache(again, tmp_path / "vectors.npz"),
+                                            pairs=False), first, equal_nan=True)
+    assert again.embedded == []
+
+
+def test_a_question_whose_workflow_times_out_is_asked_again() -> None:
+    from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
+
+    calls: list[int] = []
+    rec = record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia")])
+
+    def answer(deps: object, request: object, *, user_id: str) -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise PipelineExecutionFailed("query", error="States.Timeout", cause="")
+        return "answered"
+
+    assert asked_again(answer, None, None, rec) == "answered"
+    assert len(calls) == 2 and not rec.judged and rec.hits == []  # the first attempt's judgement is not kept
+
+
+def test_a_question_failing_otherwise_is_not_asked_again() -> None:
+    from voiceassist.adapters.aws.stepfunctions_pipeline import PipelineExecutionFailed
+
+    calls: list[int] = []
+
+    def answer(deps: object, request: object, *, user_id: str) -> str:
+        calls.append(1)
+        raise PipelineExecutionFailed("query", error="ExtractionError", cause="bad input")
+
+    with pytest.raises(PipelineExecutionFailed):
+        asked_again(answer, None, None, record("amoxicillin dose for CAP", []))
+    assert len(calls) == 1

@@ -42,20 +42,24 @@ import numpy as np
 from voiceassist.query import abstention
 from voiceassist_local.evaluation.gate_data import GateRecord, load
 from voiceassist_local.evaluation.gate_features import FEATURES, features
+from voiceassist_local.evaluation.gate_sentences import SENTENCE_FEATURES, VectorCache, sentence_features
 
 HAND_THRESHOLD = 0.55  # Settings.evidence_threshold's default
 TARGET_ABSTAINED = 0.95
 SPOKEN = "_spoken"
 GRID = np.round(np.arange(0.05, 0.96, 0.01), 2)
 MONOTONE = {"hand_score": 1, "coverage": 1, "own_coverage": 1, "missing_topics": -1, "missing_share": -1,
-            "other_drug": -1, "keyword_form": -1, "unstated_quantity": -1, "owner_missing": -1, "rerank_score": 1}
+            "other_drug": -1, "keyword_form": -1, "unstated_quantity": -1, "owner_missing": -1, "rerank_score": 1,
+            "sent_cos": 1, "sent_cos_doc": 1, "pair_cos": 1, "stating_cos": 1}
 PARAMS: dict[str, Any] = {
     "objective": "binary", "learning_rate": 0.05, "num_leaves": 7, "min_data_in_leaf": 20,
     "feature_fraction": 0.8, "bagging_fraction": 0.8, "bagging_freq": 1, "lambda_l2": 1.0, "seed": 7,
     "deterministic": True, "force_row_wise": True, "num_threads": 1, "verbosity": -1,
-    "monotone_constraints": [MONOTONE.get(name, 0) for name in FEATURES],
     "monotone_constraints_method": "intermediate",
 }
+# the columns of the examples' rows: the word features, and with --sentences (or --sentence-features) the sentence
+# meaning features of evaluation/gate_sentences.py after them
+COLUMNS: list[str] = list(FEATURES)
 ROUNDS = 200
 
 
@@ -75,12 +79,20 @@ def passage_labels(record: GateRecord) -> np.ndarray:
                      for hit in record.hits])
 
 
-def examples_of(records: Sequence[GateRecord], corpus: str) -> list[Example]:
+def examples_of(records: Sequence[GateRecord], corpus: str, cache: VectorCache | None = None,
+                sentence_columns: Sequence[str] = ()) -> list[Example]:
+    """`cache` and `sentence_columns`: the sentence meaning features named (SENTENCE_FEATURES) after the others."""
     out = []
+    picked = [SENTENCE_FEATURES.index(name) for name in sentence_columns]
     for record in records:
         bare = [h.model_copy(update={"bm25_score": None, "vector_score": None}) for h in record.hits]
         for view, hits in (("full", record.hits), ("no_sub_scores", bare)):
             rows = features(record.judged_text, hits) if record.judged else np.zeros((0, len(FEATURES)))
+            if picked and cache is not None:
+                extra = (sentence_features(record.judged_text, hits, cache, pairs="pair_cos" in sentence_columns)
+                         if record.judged
+                         else np.zeros((0, len(SENTENCE_FEATURES))))
+                rows = np.hstack([rows, extra[:, picked]])
             out.append(Example(record, corpus, view, rows, passage_labels(record) if record.judged else np.zeros(0)))
     return out
 
@@ -120,7 +132,8 @@ def train(examples: Sequence[Example], rounds: int = ROUNDS) -> Any:
 
     rows = np.vstack([e.rows for e in examples if len(e.rows)])
     labels = np.concatenate([e.labels for e in examples if len(e.rows)])
-    return lgb.train(PARAMS, lgb.Dataset(rows, labels, feature_name=list(FEATURES), free_raw_data=False),
+    params = {**PARAMS, "monotone_constraints": [MONOTONE.get(name, 0) for name in COLUMNS]}
+    return lgb.train(params, lgb.Dataset(rows, labels, feature_name=list(COLUMNS), free_raw_data=False),
                      num_boost_round=rounds)
 
 
@@ -250,10 +263,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--flat", action="store_true", help="one threshold from every set's out-of-writer scores")
     parser.add_argument("--report", type=Path, help="write the report here too")
     parser.add_argument("--cpu", action="store_true", help="only the CPU per question the learned gate adds")
+    parser.add_argument("--sentences", action="store_true",
+                        help="add every sentence meaning feature (evaluation/gate_sentences.py; embeds sentences)")
+    parser.add_argument("--sentence-features", nargs="*", default=None, choices=SENTENCE_FEATURES,
+                        help="add only these sentence meaning features")
+    parser.add_argument("--vector-cache", type=Path, help="sentence vectors kept here between runs (.npz)")
     args = parser.parse_args(argv)
-    examples = examples_of(load(args.samples), "samples")
+    columns = list(SENTENCE_FEATURES) if args.sentences else list(args.sentence_features or ())
+    cache = None
+    if columns:
+        from voiceassist.adapters.onnx.embedder import OnnxEmbedder
+
+        cache = VectorCache(OnnxEmbedder(), args.vector_cache)
+        COLUMNS[:] = [*FEATURES, *columns]
+    examples = examples_of(load(args.samples), "samples", cache, columns)
     if args.nfcorpus:
-        examples += examples_of(load(args.nfcorpus), "nfcorpus")
+        examples += examples_of(load(args.nfcorpus), "nfcorpus", cache, columns)
+    if cache is not None:
+        cache.save()
+        print(f"gate_training: {cache.embedded} sentences embedded", file=sys.stderr, flush=True)
     if args.cpu:
         print(json.dumps(cpu_per_question(examples, args.rounds)))
         return 0
