@@ -55,8 +55,9 @@ def fts5_ranking(path: Path, text: str, depth: int, year_min: int | None = None)
     year = "" if year_min is None else f" AND c.year >= {year_min}"
     with sqlite3.connect(path) as db:
         db.execute(f"CREATE VIRTUAL TABLE temp.oracle USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}')")
-        db.execute("INSERT INTO temp.oracle (rowid, text, title) SELECT rowid, json_extract(chunk_json,"
-                   " '$.text'), json_extract(chunk_json, '$.metadata.title') FROM chunks WHERE searchable = 1")
+        db.execute("INSERT INTO temp.oracle (rowid, text, title) SELECT c.rowid, json_extract(b.chunk_json,"
+                   " '$.text'), json_extract(b.chunk_json, '$.metadata.title') FROM chunks AS c JOIN chunk_bodies"
+                   " AS b ON b.chunk_rowid = c.rowid WHERE c.searchable = 1")
         return db.execute(
             f"SELECT c.chunk_id, -bm25(oracle, 1.0, 0.5) AS score FROM oracle AS f JOIN chunks AS c"
             f" ON c.rowid = f.rowid AND c.searchable = 1{year} WHERE oracle MATCH ?"
@@ -191,8 +192,8 @@ def test_local_index_opens_a_file_with_the_former_fts5_table_and_answers_the_sam
     first.close()
     with sqlite3.connect(index_path) as db:
         db.execute(f"CREATE VIRTUAL TABLE chunk_fts USING fts5(text, title, tokenize = '{FTS5_TOKENIZE}')")
-        db.execute("INSERT INTO chunk_fts (rowid, text, title) SELECT rowid, json_extract(chunk_json, '$.text'),"
-                   " json_extract(chunk_json, '$.metadata.title') FROM chunks")
+        db.execute("INSERT INTO chunk_fts (rowid, text, title) SELECT chunk_rowid, json_extract(chunk_json,"
+                   " '$.text'), json_extract(chunk_json, '$.metadata.title') FROM chunk_bodies")
 
     # When it is opened, then written to and searched
     reopened = LocalHybridIndex(index_path, dimension=DIMENSION)
@@ -203,6 +204,39 @@ def test_local_index_opens_a_file_with_the_former_fts5_table_and_answers_the_sam
     with sqlite3.connect(index_path) as db:
         assert db.execute("SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'chunk_fts%'").fetchone()[0] == 0
     assert reopened.count() == 39 and reopened.count(searchable_only=False) == 49
+    for text in QUERIES:
+        assert_same_ranking(bm25_ranking(reopened, text, 40), fts5_ranking(index_path, text, 40))
+    reopened.close()
+
+
+def test_local_index_opens_a_file_with_payloads_in_the_chunk_rows_and_answers_the_same(index_path: Path) -> None:
+    # Given an index file in the layout before chunk_bodies: each chunk's JSON and vector in its chunks row
+    first = LocalHybridIndex(index_path, dimension=DIMENSION)
+    rng = random.Random(10)
+    add(first, [make_chunk(n, random_text(rng)) for n in range(40)])
+    add(first, [make_chunk(n, random_text(rng), version=2) for n in range(0, 40, 5)], activate=False)
+    hybrid = SearchQuery(text=QUERIES[0], vector=[0.3, -0.2, 0.9, 0.1], mode=SearchMode.HYBRID, top_k=40)
+    before = [(hit.chunk, hit.score, hit.vector_score) for hit in first.search(hybrid)]
+    first.close()
+    with sqlite3.connect(index_path) as db:
+        db.execute("ALTER TABLE chunks ADD COLUMN chunk_json TEXT")
+        db.execute("ALTER TABLE chunks ADD COLUMN vector BLOB")
+        db.execute("UPDATE chunks SET chunk_json = b.chunk_json, vector = b.vector FROM chunk_bodies AS b"
+                   " WHERE b.chunk_rowid = chunks.rowid")
+        db.execute("DROP TABLE chunk_bodies")
+
+    # When it is opened
+    reopened = LocalHybridIndex(index_path, dimension=DIMENSION)
+
+    # Then the payloads have moved out of the rows, every search answers as before, and writes work
+    with sqlite3.connect(index_path) as db:
+        assert {column[1] for column in db.execute("PRAGMA table_info(chunks)")}.isdisjoint({"chunk_json", "vector"})
+    assert [(hit.chunk, hit.score, hit.vector_score) for hit in reopened.search(hybrid)] == before
+    assert reopened.chunk("doc-5-v2").version == 2 and reopened.count(searchable_only=False) == 48
+    for n in range(0, 40, 5):
+        reopened.activate(f"doc-{n}", 2)
+    reopened.delete_document("doc-1")
+    assert reopened.count() == 39
     for text in QUERIES:
         assert_same_ranking(bm25_ranking(reopened, text, 40), fts5_ranking(index_path, text, 40))
     reopened.close()

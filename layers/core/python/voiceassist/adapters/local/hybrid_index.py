@@ -1,7 +1,8 @@
 """The embedded SearchIndex: one SQLite file, FTS5's BM25 and exact cosine, computed in memory.
 
-SQLite is the store and the source of truth (its tables: adapters/local/index_tables.py): chunk rows (JSON,
-filter columns, unit vector as a float32 BLOB) and each row's BM25 postings (its FTS5 tokens and their counts
+SQLite is the store and the source of truth (its tables: adapters/local/index_tables.py): chunk rows (filter
+columns and the searchable flag), each chunk's payload apart (unit vector as a float32 BLOB, JSON) and each
+row's BM25 postings (its FTS5 tokens and their counts
 per column, from FTS5's own tokenizer, run once when the chunk is indexed: adapters/local/fts5_tokens.py).
 The postings are the only inverted index; there is no FTS5 table of the chunks (docs/decisions/0032).
 Indexing, activation and deletion are each one transaction, so activation is atomic. Concurrent index() and
@@ -186,7 +187,8 @@ class LocalHybridIndex:
 
     def chunk(self, chunk_id: str) -> Chunk:
         with self._reading() as db:
-            row = db.execute("SELECT chunk_json FROM chunks WHERE chunk_id = ?", (chunk_id,)).fetchone()
+            row = db.execute("SELECT b.chunk_json FROM chunks AS c JOIN chunk_bodies AS b ON b.chunk_rowid = c.rowid"
+                             " WHERE c.chunk_id = ?", (chunk_id,)).fetchone()
         if row is None:
             raise NotFound(f"chunk {chunk_id} is not in the index")
         return Chunk.model_validate_json(row[0])
@@ -218,8 +220,7 @@ class LocalHybridIndex:
                           vector_score=dense.get(rowid)) for rowid, score in ranked if rowid in chunks]
 
     def _chunks(self, db: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
-        rows = db.execute("SELECT rowid, chunk_json FROM chunks WHERE rowid IN (SELECT value FROM"
-                                " json_each(?))", (json.dumps(rowids),)).fetchall()
+        rows = db.execute(tables.CHUNKS_BY_ROWID, (json.dumps(rowids),)).fetchall()
         return {rowid: Chunk.model_validate_json(payload) for rowid, payload in rows}
 
     # ------------------------------------------------------------------------------------------ the copy

@@ -32,10 +32,13 @@ CREATE TABLE IF NOT EXISTS chunks (
     searchable INTEGER NOT NULL DEFAULT 0,
     source_type TEXT NOT NULL,
     specialty TEXT,
-    year INTEGER,
-    chunk_json TEXT NOT NULL,
-    vector BLOB NOT NULL
+    year INTEGER
 );
+-- A chunk's payload, apart from its row above: activating a batch rewrites only the small rows (a flag
+-- beside a ~3.5 KB payload dirtied a page per chunk: 50,000 activations 1.19 -> 0.14 CPU s). The vector
+-- comes first, so loading the vectors never reads the JSON's overflow pages.
+CREATE TABLE IF NOT EXISTS chunk_bodies (chunk_rowid INTEGER PRIMARY KEY, vector BLOB NOT NULL,
+                                         chunk_json TEXT NOT NULL);
 -- Covers the catch-up's scan of every row's flag (SELECT rowid, searchable) as well as per-document lookups.
 CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, version, searchable);
 CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
@@ -50,11 +53,13 @@ NOT_SUPERSEDED = ("NOT EXISTS (SELECT 1 FROM superseded_versions AS s"
 # Indexes built before the embedding model was recorded hold the published fp32 model's vectors.
 _UNRECORDED_MODEL_ID = MODEL_ID
 
-LOAD_ROWS = f"SELECT {LOADED_ROW_COLUMNS} FROM chunks AS c JOIN chunk_terms AS t ON t.chunk_rowid = c.rowid"
-INSERT_CHUNK = (
-    "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year, chunk_json, vector)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
+LOAD_ROWS = (f"SELECT {LOADED_ROW_COLUMNS} FROM chunks AS c JOIN chunk_terms AS t ON t.chunk_rowid = c.rowid"
+             " JOIN chunk_bodies AS b ON b.chunk_rowid = c.rowid")
+INSERT_CHUNK = "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year) VALUES (?, ?, ?, ?, ?, ?)"
+INSERT_BODY = "INSERT INTO chunk_bodies (chunk_rowid, vector, chunk_json) VALUES (?, ?, ?)"
+# The chunks of the given rowids (a JSON array): (rowid, chunk JSON).
+CHUNKS_BY_ROWID = ("SELECT chunk_rowid, chunk_json FROM chunk_bodies"
+                   " WHERE chunk_rowid IN (SELECT value FROM json_each(?))")
 # Activation of a batch ([[doc_key, version], ...] as JSON, one version per doc_key): every chunk of those
 # documents gets its flag in one statement.
 ACTIVATE = (
@@ -76,7 +81,29 @@ def open_database(path: Path | None) -> sqlite3.Connection:
         # An index file from before the postings were the only inverted index (docs/decisions/0032): its
         # FTS5 table repeated every chunk's tokens and text; the postings and the chunk rows hold all of it.
         db.execute("DROP TABLE chunk_fts")
+    _move_payloads_out(db)
     return db
+
+
+def _move_payloads_out(db: sqlite3.Connection) -> None:
+    """An index file from before chunk_bodies kept each chunk's JSON and vector in its `chunks` row: moved
+    to chunk_bodies, in one transaction (a concurrent opener finds the move done once it has the lock)."""
+    def old_layout() -> bool:
+        return any(column[1] == "chunk_json" for column in db.execute("PRAGMA table_info(chunks)"))
+
+    if not old_layout():
+        return
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if old_layout():
+            db.execute("INSERT OR REPLACE INTO chunk_bodies (chunk_rowid, vector, chunk_json)"
+                       " SELECT rowid, vector, chunk_json FROM chunks")
+            db.execute("ALTER TABLE chunks DROP COLUMN chunk_json")
+            db.execute("ALTER TABLE chunks DROP COLUMN vector")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
 
 
 class ReaderConnections:
@@ -163,8 +190,10 @@ def insert_chunks(db: sqlite3.Connection, chunks: Sequence[Chunk], matrix: np.nd
     first = int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0])
     db.executemany(INSERT_CHUNK, [
         (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, casefold(c.metadata.specialty),
-         c.metadata.year, c.model_dump_json(), matrix[i].tobytes()) for i, c in enumerate(chunks)])
+         c.metadata.year) for c in chunks])
     rowids = [rowid for (rowid,) in db.execute("SELECT rowid FROM chunks WHERE rowid > ? ORDER BY rowid", (first,))]
+    db.executemany(INSERT_BODY, [(rowid, matrix[i].tobytes(), c.model_dump_json())
+                                 for i, (rowid, c) in enumerate(zip(rowids, chunks, strict=True))])
     store_postings(db, rowids, counted, known)
     return first
 
@@ -177,8 +206,8 @@ def postings_missing(db: sqlite3.Connection) -> bool:
 
 def add_missing_postings(db: sqlite3.Connection, tokenizer: Fts5Tokenizer, known: dict[str, int]) -> None:
     """Postings for the chunks stored without them (an index file from before postings were kept)."""
-    missing = db.execute("SELECT rowid, json_extract(chunk_json, '$.text'),"
-                         " json_extract(chunk_json, '$.metadata.title') FROM chunks WHERE rowid NOT IN"
+    missing = db.execute("SELECT chunk_rowid, json_extract(chunk_json, '$.text'),"
+                         " json_extract(chunk_json, '$.metadata.title') FROM chunk_bodies WHERE chunk_rowid NOT IN"
                          " (SELECT chunk_rowid FROM chunk_terms)").fetchall()
     for start in range(0, len(missing), 256):
         batch = missing[start : start + 256]
@@ -203,6 +232,7 @@ def delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> 
     if rowids:
         marker = (json.dumps(rowids),)
         db.execute("DELETE FROM chunk_terms WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
+        db.execute("DELETE FROM chunk_bodies WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
         db.execute("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", marker)
     return rowids
 

@@ -24,8 +24,8 @@ from voiceassist.adapters.local.bm25 import COLUMN_WEIGHTS, Phrase
 from voiceassist.adapters.local.fts5_tokens import Fts5Tokenizer
 from voiceassist.adapters.local.rows import LoadedRows
 
-_CHUNK_TEXTS = ("SELECT rowid, json_extract(chunk_json, '$.text'), json_extract(chunk_json, '$.metadata.title')"
-                " FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))")
+_CHUNK_TEXTS = ("SELECT chunk_rowid, json_extract(chunk_json, '$.text'), json_extract(chunk_json, '$.metadata.title')"
+                " FROM chunk_bodies WHERE chunk_rowid IN (SELECT value FROM json_each(?))")
 
 
 def query_phrases(db: sqlite3.Connection, rows: LoadedRows, tokenizer: Fts5Tokenizer,

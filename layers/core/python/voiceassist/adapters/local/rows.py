@@ -19,8 +19,8 @@ from voiceassist.query.search import cosine_to_score
 SOURCE_TYPE_CODES = {source_type.value: code for code, source_type in enumerate(SourceType)}
 _NO_YEAR = np.iinfo(np.int32).min  # below any year_min, as SQL's NULL >= year_min is never true
 
-# The columns LoadedRows.append expects, in order (chunks AS c, chunk_terms AS t).
-LOADED_ROW_COLUMNS = "c.rowid, c.vector, c.doc_key, c.searchable, c.source_type, c.specialty, c.year, t.postings"
+# The columns LoadedRows.append expects, in order (chunks AS c, chunk_terms AS t, chunk_bodies AS b).
+LOADED_ROW_COLUMNS = "c.rowid, b.vector, c.doc_key, c.searchable, c.source_type, c.specialty, c.year, t.postings"
 
 
 class LoadedRows:
