@@ -35,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from voiceassist.authentication import token_from_subprotocols
-from voiceassist_local.http_replies import ReplyWriter
+from voiceassist_local.http_replies import ReplyWriter, error_json
 from voiceassist_local.request_checks import (
     LOOPBACK,
     Refusal,
@@ -55,8 +55,7 @@ BODY_OVERHEAD = 1.4  # an upload's JSON envelope carries the file base64-encoded
 DEV_ORIGINS = ("http://localhost:3000", "http://127.0.0.1:3000", "http://localhost:5173", "http://127.0.0.1:5173")
 SMALL_BODY_BYTES = 1024 * 1024  # every JSON route but the upload: a question is capped at 4,000 characters
 EVICTION_WAIT_S = 1.0  # for the slot of an idle connection just closed
-_BUSY_BODY = json.dumps({"error": {"code": "unavailable", "message": "too many connections; try again",
-                                   "trace_id": "local", "retry_after": 1}}).encode()
+_BUSY_BODY = error_json("unavailable", "too many connections; try again", retry_after=1)
 BUSY = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nRetry-After: 1\r\n"
         b"X-Content-Type-Options: nosniff\r\nCache-Control: no-store\r\n"
         b"Connection: close\r\nContent-Length: " + str(len(_BUSY_BODY)).encode() + b"\r\n\r\n" + _BUSY_BODY)

@@ -22,6 +22,13 @@ REPLY_HEADERS = (("X-Content-Type-Options", "nosniff"),
                  ("Cache-Control", "no-store"))
 
 
+def error_json(code: str, message: str, **extra: object) -> bytes:
+    """An error the server writes itself, in the API's envelope (routes/errors.py): `type` repeats the code where
+    OpenAI's error bodies put it, which its SDKs read (`err.type`)."""
+    return json.dumps({"error": {"code": code, "type": code, "message": message, "trace_id": "local",
+                                 **extra}}).encode("utf-8")
+
+
 class _NoBody(io.RawIOBase):
     """Where a HEAD reply's body goes: nowhere."""
 
@@ -50,7 +57,7 @@ class ReplyWriter(BaseHTTPRequestHandler):
         self.wfile.write(data)  # nowhere for a HEAD (end_headers)
 
     def send_json_error(self, status: int, code: str, message: str) -> None:
-        data = json.dumps({"error": {"code": code, "message": message, "trace_id": "local"}}).encode("utf-8")
+        data = error_json(code, message)
         self.close_connection = True
         headers = [("Content-Type", "application/json"), ("Connection", "close")]
         if status == 401:  # RFC 9110: a 401 names the scheme it wants

@@ -30,6 +30,7 @@ from voiceassist.speech.stream import PartialSchedule, Recording, StreamStart, m
 from voiceassist_local.event_stream import stream_query
 from voiceassist_local.http_api import LOCAL_USER, local_face, local_groups
 from voiceassist_local.http_guard import READ_TIMEOUT_S
+from voiceassist_local.http_replies import error_json
 from voiceassist_local.websocket import (
     NORMAL,
     POLICY,
@@ -58,8 +59,7 @@ def voice_stream(handler: BaseHTTPRequestHandler, _body: bytes) -> None:
     refusal = handshake_refusal(handler.headers)
     if refusal is not None or getattr(handler, "_head", False):
         status, code, message, headers = refusal or (426, "upgrade_required", "open this route as a WebSocket", [])
-        data = json.dumps({"error": {"code": code, "message": message, "trace_id": "local"}}).encode()
-        handler.write_reply(status, [("Content-Type", "application/json"), *headers], data)  # type: ignore[attr-defined]
+        handler.write_reply(status, [("Content-Type", "application/json"), *headers], error_json(code, message))  # type: ignore[attr-defined]
         return
     caller = Caller(user_id=LOCAL_USER, roles=roles_from_groups(local_groups(handler)))
     VoiceStream(accept(handler, LIMITS), caller).run()
