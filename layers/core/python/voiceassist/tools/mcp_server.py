@@ -6,8 +6,9 @@ and audit as the model's tool loop and the REST API; a tool that needs confirmat
 action. The low-level Server is used rather than MCPServer because MCPServer derives each schema from a
 Python signature, and these tools already have theirs.
 
-Two faces: stdio (`voiceassist mcp`) and streamable HTTP, stateless with JSON replies, one request at a time
-(`handle_http`: what POST /v1/mcp runs locally and in its Lambda behind API Gateway).
+Two faces: stdio (`voiceassist mcp`; a line that is not a JSON-RPC request is answered, mcp_stdio_lines.py) and
+streamable HTTP, stateless with JSON replies, one request at a time (`handle_http`: what POST /v1/mcp runs locally
+and in its Lambda behind API Gateway).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from voiceassist import __version__
 from voiceassist.models import ToolCall, ToolDefinition, ToolResult
 from voiceassist.tools.executor import Caller, ToolExecutor
 from voiceassist.tools.mcp_errors import INVALID_ID_REPLY, NO_STREAM_REPLY, as_json_rpc, has_invalid_id
+from voiceassist.tools.mcp_stdio_lines import AnsweringUnreadable, checked_stdin
 
 SERVER_NAME = "voiceassist"
 MAX_BODY_BYTES = 1_000_000
@@ -63,11 +65,14 @@ def build_server(executor: ToolExecutor, caller: Caller) -> Server[Any]:
 
 
 async def serve_stdio(executor: ToolExecutor, caller: Caller) -> None:
+    """The SDK's stdio transport, answering the lines it drops (mcp_stdio_lines.py)."""
     from mcp.server.stdio import stdio_server
 
     server = build_server(executor, caller)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    with checked_stdin() as lines:
+        async with stdio_server(stdin=lines) as (read_stream, write_stream):
+            await server.run(AnsweringUnreadable(read_stream, write_stream), write_stream,
+                             server.create_initialization_options())
 
 
 @dataclass

@@ -1,0 +1,111 @@
+"""MCP over stdio answers every line a client sends, as JSON-RPC 2.0 (section 5.1) asks, where the SDK's transport
+drops some without a word and leaves the client waiting:
+
+- A line that is not JSON is a Parse error (-32700), and JSON that is not a JSON-RPC message (a batch, which MCP
+  has not had since 2025-06-18; a message with no method, or a method that is not a string) an Invalid Request
+  (-32600); the SDK's reader hands both on as exceptions, and its dispatcher only logs them.
+- A request whose id is neither a string, a number nor null is an Invalid Request too: the SDK reads it as a
+  notification (the id dropped), which is never answered. Only the raw line shows it, so stdin is read here
+  (`checked_stdin`) and such a line goes on as `{}`, which the SDK rejects as the Invalid Request it is.
+- Both errors carry a null id (the request's could not be read) and the specification's message, never the line
+  (it can hold a tool argument, so PHI). A blank line is no message: skipped, as it was.
+
+stdin is taken as the SDK takes it: the process's fd 0 points at the null device while serving, so a child process
+(OCR, speech) never reads the client's messages, and is restored after.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import TracebackType
+from typing import Any, cast
+
+import anyio
+from mcp.shared.message import SessionMessage
+from mcp_types import ErrorData, JSONRPCError
+from pydantic import ValidationError
+
+from voiceassist.tools.mcp_errors import MESSAGES, has_invalid_id
+
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+NOT_JSON = {"json_invalid", "string_unicode"}  # pydantic's error types for text that is not (well-formed) JSON
+REJECTED_LINE = "{}\n"  # not a request, a notification nor a response: the SDK rejects it
+
+
+class CheckedLines:
+    """stdin's lines for the SDK's reader, but blank ones; a request with an invalid id becomes REJECTED_LINE."""
+
+    def __init__(self, stdin: anyio.AsyncFile[str]) -> None:
+        self._stdin = stdin
+
+    def __aiter__(self) -> CheckedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while line := await self._stdin.readline():
+            if line.strip():
+                return REJECTED_LINE if has_invalid_id(line.encode("utf-8", "replace")) else line
+        raise StopAsyncIteration
+
+
+@contextmanager
+def checked_stdin() -> Iterator[anyio.AsyncFile[str]]:
+    """stdin's checked lines, in the type the SDK's stdio_server takes (it only iterates over them)."""
+    wire = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        text = io.TextIOWrapper(os.fdopen(wire, "rb", closefd=False), encoding="utf-8", errors="replace")
+        yield cast("anyio.AsyncFile[str]", CheckedLines(anyio.wrap_file(text)))
+    finally:
+        os.dup2(wire, 0)
+        os.close(wire)
+
+
+def error_reply(exc: Exception) -> SessionMessage:
+    errors = exc.errors() if isinstance(exc, ValidationError) else []
+    code = PARSE_ERROR if any(e["type"] in NOT_JSON for e in errors) else INVALID_REQUEST
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=MESSAGES[code])))
+
+
+class AnsweringUnreadable:
+    """The SDK's read stream without the exceptions its reader puts in for unreadable lines: each is answered on
+    the write stream, in its place among the replies, and the next message is read."""
+
+    def __init__(self, inner: Any, write_stream: Any) -> None:
+        self._inner = inner
+        self._write = write_stream
+
+    @property
+    def last_context(self) -> Any:  # the sender's context, which the SDK's dispatcher reads from its stream
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> Any:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, Exception):
+                return item
+            await self._write.send(error_reply(item))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> AnsweringUnreadable:
+        return self
+
+    async def __anext__(self) -> Any:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> AnsweringUnreadable:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
