@@ -23,6 +23,7 @@ from voiceassist_local.server import to_api_gateway_event
 from tests.stubs.openai_stub import StubReply
 from tests.stubs.query_stack import (
     CLOUD_ANSWER,
+    CLOUD_MODEL,
     IN_BOUNDARY_ANSWER,
     SAGEMAKER_MODEL,
     USER,
@@ -135,3 +136,38 @@ def test_transcript_repair_never_bends_a_patient_surname_into_a_drug_name(phi_st
     assert answer.metadata.phi_detected is True
     assert answer.metadata.model == SAGEMAKER_MODEL
     assert find_phi(("Casarez",), *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []
+
+
+@pytest.mark.parametrize("heard", [
+    # a surname after a short English word sounds like a split term ("Ann Tibiotti": "antibiotic")
+    "Can I give Ann Tibiotti and to biotic for her pneumonia? pneumonia.",
+    # a date of birth said in words, and a glued term
+    "Mrs Lopez, born on the fifth of March nineteen sixty one, is lactocacidosis a risk on metformin?",
+])
+def test_the_transcript_text_side_keeps_a_spoken_name_and_birth_date_and_routes_them_as_phi(
+        phi_stack: QueryStack, heard: str) -> None:
+    # Given the sample corpus indexed and a transcript naming a patient, with a term split or glued and the end of
+    # the question echoed after it (what the recognizer's text side rewrites)
+    from voiceassist.adapters.local.whisper_stt import without_echoed_tail
+    from voiceassist.conversation import orchestrator
+    from voiceassist.models import QueryRequest
+    from voiceassist.speech import TranscribedWord
+    from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
+
+    deps = phi_stack.deps
+    if "Tibiotti" in heard:  # a repair without the PHI check bends the name into the term
+        unchecked = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index))
+        assert unchecked.repair(heard).startswith("Can I give antibiotic antibiotic")
+    words = [TranscribedWord(word=w, start=n, end=n + 0.5, confidence=0.9) for n, w in enumerate(heard.split())]
+    # When the echo is cut and the route's repair runs (PHI detected on the transcript as heard first)
+    question = deps.speech_vocabulary.repair(without_echoed_tail(heard, words)[0])
+    # Then the terms are put back, the name and the date stay as heard, and the question is routed as PHI
+    assert "antibiotic" in question or "lactic acidosis" in question
+    assert not question.endswith("? pneumonia.")
+    said = ("Ann Tibiotti",) if "Tibiotti" in heard else ("Lopez", "fifth of March nineteen sixty one")
+    assert all(value in question for value in said)
+    answer = orchestrator.respond(deps, QueryRequest(query=question, session_id=phi_stack.session_id),
+                                  user_id=USER, trace_id=None)
+    assert answer.metadata.phi_detected is True
+    assert answer.metadata.model != CLOUD_MODEL  # answered in-boundary, or abstained without a model
+    assert find_phi(said, *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []

@@ -110,3 +110,38 @@ def test_knowledge_base_vocabulary_repairs_with_terms_beyond_the_prompt() -> Non
     assert vocabulary.prompt() is None  # no prompt by default
     assert vocabulary.repair("is met for min safe at an EGFR of 25?") == "is metformin safe at an eGFR of 25?"
     assert KnowledgeBaseVocabulary(lambda: passages, repair_terms=0).repair("met for min") == "met for min"
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    ("What's the first choice and to biotic for pneumonia?", "What's the first choice antibiotic for pneumonia?"),
+    ("Is lactocacidosis a worry with metformin?", "Is lactic acidosis a worry with metformin?"),
+])
+def test_repair_puts_back_a_term_heard_as_pieces_that_are_no_english_word(heard: str, meant: str) -> None:
+
+    vocabulary = Vocabulary.of([*TERMS, "lactic", "acidosis"], known=english_words().keys())
+
+    assert repaired(heard, vocabulary) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Are antihistamines first-line for anaphylaxis?",  # English words beside a term stay
+    "Which antibiotic to give at home?",
+    "Is acidosis common, and how is lactate measured?",
+])
+def test_repair_never_joins_english_words_said_right_into_a_term(said: str) -> None:
+
+    vocabulary = Vocabulary.of([*TERMS, "lactic", "acidosis"], known=english_words().keys())
+
+    assert repaired(said, vocabulary) == said
+
+
+@pytest.mark.parametrize("said", [
+    "can I just give an antihistamine instead of the adrenaline",  # the term with another ending, after "an"
+    "resp rate cutoff in curb",  # an abbreviation before an English word
+    "abx for cap outpt no comorbidities",
+])
+def test_repair_never_takes_a_typed_abbreviation_or_another_form_for_a_split_term(said: str) -> None:
+
+    vocabulary = Vocabulary.of([*TERMS, "respiratory", "outpatient"], known=english_words().keys())
+
+    assert repaired(said, vocabulary) == said

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from voiceassist.adapters.local.whisper_stt import without_doubted_tail, without_repeated_tail
+from voiceassist.adapters.local.whisper_stt import without_doubted_tail, without_echoed_tail, without_repeated_tail
 from voiceassist.speech import TranscribedWord
 
 
@@ -86,3 +86,21 @@ def test_a_phrase_said_twice_after_the_question_stays() -> None:
     words = heard(("dose?", 0.9), ("Thank", 0.9), ("you.", 0.9), ("Thank", 0.9), ("you.", 0.9))
 
     assert without_repeated_tail("dose? Thank you. Thank you.", words)[0] == "dose? Thank you. Thank you."
+
+
+def test_the_end_of_the_question_said_again_after_it_is_dropped() -> None:
+    said = "Can you tell me the normal starting dose of losartan for hypertension? tension."
+    words = heard(*[(w, 0.9) for w in said.split()])
+
+    text, kept = without_echoed_tail(said, words)
+
+    assert text == "Can you tell me the normal starting dose of losartan for hypertension?"
+    assert kept[-1].word == "hypertension?"
+
+
+def test_a_second_question_after_the_first_stays() -> None:
+    for said in ("Which dose for hypertension? And for hypotension?", "What dose? so.",
+                 "Is amlodipine first line? What about losartan?"):
+        words = heard(*[(w, 0.9) for w in said.split()])
+
+        assert without_echoed_tail(said, words) == (said, words)

@@ -12,7 +12,13 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   `MIN_LETTER_SIMILARITY`; both at least `MIN_FUZZY_LETTERS` long, the keys' first sounds the same, for a term
   that is one word ("lycinopril" and "lisinopril" are both LSNPRL), or
 - the span is the term in another case ("EGFR" -> "eGFR"), or the term glued to a number by a hyphen
-  ("eGFR-40" -> "eGFR 40").
+  ("eGFR-40" -> "eGFR 40"), or
+- words said apart sound like a one-word term as above, and they are short English words (MAX_SPLIT_LETTERS)
+  before a fragment that is no `known` word and no term (the recognizer's spelling of a term split: "and to
+  biotic" -> "antibiotic"); words that are all English or terms ("are antihistamines", "resp rate"), and a
+  fragment that is the term with another ending ("an antihistamine"), were heard right and stay, or
+- one word that is no `known` word is two terms glued, each found as above ("lactocacidosis" -> "lactic
+  acidosis": "lactoc" sounds like "lactic", "acidosis" is one).
 
 Only vocabulary terms can be written, so a repair never adds a word that is not in the knowledge base's
 terminology, and the words that stay are the recognizer's. The thresholds are measured by
@@ -35,6 +41,7 @@ MIN_LETTER_SIMILARITY = 0.6  # and of their letters: a key drops vowels, so unli
 # in two forms, said right ("withheld"/"withhold" is caught as English, "reassessed"/"reassess" here)
 ENDINGS = frozenset({"", "s", "es", "d", "ed", "ing", "e", "y", "ic", "ical", "al", "ly", "ies", "ion", "ions",
                      "er", "ers", "ity"})
+MAX_SPLIT_LETTERS = 3  # an English word this short may be a piece of a term the recognizer split ("and to biotic")
 MIN_FUZZY_LETTERS = 6  # shorter spans and terms are repaired only when exact: short words collide
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
 _GLUED_NUMBER = re.compile(r"^(?P<term>.+?)-(?P<number>\d[\d,.]*)$")
@@ -71,6 +78,22 @@ class Vocabulary:
                 keyed.setdefault(key, term)
         sounds = {sound(key): term for key, term in keyed.items() if len(key) >= MIN_FUZZY_LETTERS and " " not in term}
         return cls(keyed, sounds, frozenset(known))
+
+    def glued(self, key: str) -> tuple[str, float] | None:
+        """Two terms written as one word that is no `known` word ("lactocacidosis": "lactic acidosis"): the split
+        whose halves are terms (MIN_FUZZY_LETTERS letters each or more; exact or by sound, `closest`) with the
+        highest similarity of the worse half."""
+        if len(key) < 2 * MIN_FUZZY_LETTERS or key in self.known or key.isdigit():
+            return None
+        best: tuple[str, float] | None = None
+        for cut in range(MIN_FUZZY_LETTERS, len(key) - MIN_FUZZY_LETTERS + 1):
+            first, second = self.closest(key[:cut]), self.closest(key[cut:])
+            if first is None or second is None or " " in first[0] + second[0]:
+                continue
+            similarity = min(first[1], second[1])
+            if best is None or similarity > best[1]:
+                best = f"{first[0]} {second[0]}", similarity
+        return best
 
     def closest(self, key: str) -> tuple[str, float] | None:
         """The term whose letters are `key` (similarity 1), or the one that sounds most alike above
@@ -146,10 +169,20 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
         key = letters(original)
         if size > 1 and any(c.isdigit() for c in key):
             break
-        # words said apart are one term only when their letters are the term's: a near match across words would
-        # swallow a word said right ("are antihistamines" is not "antihistamines")
-        found = vocabulary.closest(key) if size == 1 else (
-            (vocabulary.by_letters[key], 1.0) if key in vocabulary.by_letters else None)
+        # words said apart are one term when their letters are the term's, or when they sound like it and one of
+        # them is no English word: a near match across words said right would swallow one ("are antihistamines"
+        # is not "antihistamines")
+        if size == 1:
+            found = vocabulary.closest(key) or vocabulary.glued(key)
+        elif key in vocabulary.by_letters:
+            found = vocabulary.by_letters[key], 1.0
+        elif _split_off(span, vocabulary):
+            found = vocabulary.closest(key)
+            if found is not None and (" " in found[0] or _inflected(letters(span[-1].group(0)), letters(found[0]))
+                                      or best is not None and found[1] <= best[0]):
+                found = None  # a one-word term only, not the fragment's own term, and nearer than a part of it
+        else:
+            found = None
         if found is None:
             continue
         term, similarity = found
@@ -158,6 +191,14 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
         if best is None or (similarity, size) > best[:2]:
             best = similarity, size, term
     return (i + best[1], best[2]) if best else None
+
+
+def _split_off(span: Sequence[re.Match[str]], vocabulary: Vocabulary) -> bool:
+    """Whether the words look like one word the recognizer split: short English words (MAX_SPLIT_LETTERS letters
+    at most: "and to", "a") before a fragment that is no English word and no term ("biotic")."""
+    *leading, last = (letters(token.group(0)) for token in span)
+    return bool(vocabulary.known) and last not in vocabulary.known and last not in vocabulary.by_letters and \
+        all(word in vocabulary.known and len(word) <= MAX_SPLIT_LETTERS for word in leading)
 
 
 def _following_number(text: str, tokens: list[re.Match[str]], i: int) -> str:

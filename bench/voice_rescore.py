@@ -1,0 +1,110 @@
+"""Transcripts already decoded, processed again: what a change to the text side of transcription (the cut of a
+tail Whisper adds after the question, the transcript repair) does to the spoken questions answered, on the same
+recordings and the same decodes. Prints JSON.
+
+    .venv/bin/python bench/voice_rescore.py --sets dev holdout --decoded DIR [--data-dir KB] [--show]
+
+DIR is a folder bench/voice_decoding.py filled (`--configs shipped`): its recordings and its cache of each
+recording's transcript, as the route's recognizer heard it (`raw`, before the repair) and as it was repaired then
+(`text`). Only the rows decoded with the knowledge base's current prompt terms are read (in any order: terms used
+by as many passages are ranked by first appearance, and the order the store lists the documents in differs
+between two ingestions of the sample corpus). Each is scored twice:
+
+- `as_decoded`: the transcript as the code of the decoding run left it;
+- `now`: the words as heard, through this code's text side: the echoed tail cut
+  (adapters/local/whisper_stt.without_echoed_tail) and the route's repair (deps.speech_vocabulary.repair: PHI
+  detected first, its spans left as heard).
+
+Decoding costs nothing here, so a text-side change is measured without the noise of a second decode (one decode
+of the same recording differs between runs by about three questions in forty, docs/benchmarks.md "Voice").
+Per speaker: questions, answered typed, answered spoken of those (both ways), and the questions gained and lost;
+`--show` also lists every question lost (leave it off on a held-out set).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from voice_audio import load_set, sample_knowledge_base
+from voice_decoding import read_cache
+from voiceassist_local.evaluation.answers import Question, answered_correctly
+
+from voiceassist.adapters.local.whisper_stt import without_echoed_tail
+from voiceassist.conversation import orchestrator
+from voiceassist.models import QueryRequest
+from voiceassist.speech import TranscribedWord
+
+
+def text_now(raw: str, repair: Any) -> str:
+    """The words as heard through this code's text side (the echoed tail, then the repair)."""
+    words = [TranscribedWord(word=word, start=n, end=n + 0.5, confidence=1.0) for n, word in enumerate(raw.split())]
+    return str(repair(without_echoed_tail(raw, words)[0]))
+
+
+def prompt_terms(prompt: str | None) -> frozenset[str]:
+    return frozenset((prompt or "").removesuffix(".").split(": ", 1)[-1].split(", "))
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    items = [s for name in args.sets for s in load_set(name, 0) if s.answer.get("answerable")]
+    by_digest = {hashlib.sha256(s.text.encode()).hexdigest()[:16]: s for s in items}
+    deps = sample_knowledge_base(args.data_dir or args.decoded)
+    prompt = prompt_terms(deps.speech_vocabulary.prompt())
+    folder = Path(args.decoded)
+    recordings = {hashlib.sha256(path.read_bytes()).hexdigest()[:16]: path.stem.rsplit("-", 1)[-1]
+                  for path in (folder / "recordings").glob("*.wav")}
+
+    def answered(text: str, question: Question) -> bool:
+        return bool(text.strip()) and answered_correctly(question, orchestrator.run(
+            deps, QueryRequest(query=text[:4000]), user_id="bench-voice", trace_id=None, emit=lambda event: None))
+
+    questions = {s.text: Question(s.text, True, s.answer.get("doc_key"), tuple(s.answer.get("must_contain", ())))
+                 for s in items}
+    typed = {text: answered(text, question) for text, question in questions.items()}
+    results: dict[str, dict[str, Any]] = {}
+    for row in read_cache(folder / "decoding-cache.jsonl").values():
+        speaker, config, digest, row_prompt = row["key"].split("|", 3)
+        spoken = by_digest.get(recordings.get(digest, ""))
+        if config != "shipped" or prompt_terms(row_prompt) != prompt or spoken is None or "raw" not in row:
+            continue
+        out = results.setdefault(speaker, {"questions": 0, "answered_typed": 0, "as_decoded": 0, "now": 0,
+                                           "gained": [], "lost": [], "lost_now": []})
+        question = questions[spoken.text]
+        now = text_now(row["raw"], deps.speech_vocabulary.repair)
+        before = typed[spoken.text] and answered(row["text"], question)
+        after = typed[spoken.text] and answered(now, question)
+        out["questions"] += 1
+        out["answered_typed"] += typed[spoken.text]
+        out["as_decoded"] += before
+        out["now"] += after
+        if before != after:
+            out["gained" if after else "lost"].append(f"{spoken.text} -> {row['text']} -> {now}")
+        if typed[spoken.text] and not after:
+            out["lost_now"].append(f"{spoken.text} -> {now}")
+    for out in results.values():
+        base = out["answered_typed"] or 1
+        out["transcribed_well_enough"] = {"as_decoded": round(out["as_decoded"] / base, 4),
+                                          "now": round(out["now"] / base, 4)}
+        if not args.show:
+            out["gained"], out["lost"] = len(out["gained"]), len(out["lost"])
+            del out["lost_now"]
+    return {"sets": args.sets, "load_average": os.getloadavg(), "results": results}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--sets", nargs="+", required=True)
+    parser.add_argument("--decoded", required=True, help="a folder bench/voice_decoding.py filled")
+    parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: --decoded's, where "
+                        "voice_decoding.py ingested it; another while a decoding run still writes there)")
+    parser.add_argument("--show", action="store_true", help="list the questions lost, gained and changed")
+    print(json.dumps(run(parser.parse_args()), indent=2))
+
+
+if __name__ == "__main__":
+    main()
