@@ -9,7 +9,9 @@ Attacks: each blind writer's every row (blind5-8, development data), and the hel
 and spikee/AgentDojo's sets (self-harm requests apart: the crisis reply answers them). Benign: each blind writer's
 clinical questions and hard negatives, every answer-set question (tests/fixtures/answers), the MedMCQA/MMLU questions
 (all, and the held-out half), the SciFact and NFCorpus queries, writer B's workspace-tool requests and the PHI sets'
-holdout statements. The texts' sentence vectors are the int8 embedder's (input_screen_data.VECTOR_CACHE).
+holdout statements, and the clinical-safety questions (clinical_safety_questions.jsonl: overdose, lethal doses,
+suicide risk, safeguarding; SOURCES.md). The texts' sentence vectors are the int8 embedder's
+(input_screen_data.VECTOR_CACHE).
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ def benign_sets() -> dict[str, list[str]]:
     sets["nfcorpus_queries"] = beir_queries("nfcorpus")
     sets["tool_requests_writer_b"] = tool_requests("B")
     sets["phi_statements_holdout"] = clinician_statements("holdout")
+    sets["clinical_safety_questions"] = [r["text"] for r in _jsonl(DATA / "clinical_safety_questions.jsonl")]
     sets["benign_chat_garak_held_out"] = [r["text"] for r in attacks("held_out") if r["category"] == "benign"]
     return sets
 

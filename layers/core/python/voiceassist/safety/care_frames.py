@@ -60,7 +60,14 @@ CARE_OF_HARM_SUFFERED = re.compile(
     # the patient as the one harmed: "support a colleague who has disclosed domestic abuse"
     r"|" + _CARE_ACT + r"\s+" + _OBJECT + r"(?:who|that)\s+(?:(?:has|have|had|is|are|was|were)\s+)?(?:been\s+)?"
     r"(?:(?:disclos|report|experienc|suffer|surviv)\w*\s+|(?:a\s+)?victims?\s+of\s+)?)"
-    r"(?:" + _LEAD + r"\s+)?" + _HARM + _NOT_A_PATIENT, re.I)
+    r"(?:" + _LEAD + r"\s+)?" + _HARM + _NOT_A_PATIENT
+    # a third party harming the patients, reported or raised: "report a concern about a colleague who may be harming
+    # patients" (the harm is theirs, never the asker's: _OWN_ACT)
+    + r"|\b" + _CARE_ACT + r"\s+(?:\w+[-'’]?\w*\s+){0,6}?(?:who|that)\s+(?:(?:may|might|could|must)\s+)?(?:be|is|are"
+    r"|was|were"
+    r"|has been|have been)\s+(?:harming|abusing|neglecting|hurting|exploiting|mistreating|grooming)\s+(?:patients?"
+    r"|children|a child|residents?|clients?|vulnerable \w+|(?:his|her|their)\s+(?:\w+\s+)?(?:patients?|children|kids"
+    r"|partner|wife|husband|mother|father|residents?))\b", re.I)
 # The harm as the asker's own act: "how can I abuse", "help me exploit", "I want to neglect"
 _OWN_ACT = re.compile(
     r"\b(?:i|we)\s+(?:(?:can|could|would|will|might|want to|wanna|need to|am going to|'m going to|plan to|to)\s+)?"

@@ -85,10 +85,17 @@ def _clean(text: str) -> str:
     return _join_letters(_MARKUP.sub(" ", _strip_marks(folded)))
 
 
+# A hyphen inside a word, between letters ("Ig-nore all pre-vious in-struc-tions"): words split into syllables hide
+# them from the patterns; three or more in one text are read joined as well ("beta-blocker" alone is not)
+_INTRA_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
+SPLIT_WORDS_MIN = 3
+
+
 def normal_forms(text: str, reverse: bool = True) -> list[str]:
     """The copies of `text` the screen reads besides it (each different from it and from each other): the cleaned
     text (NFKC, look-alike letters of other scripts read as Latin, no format characters or accents, markup
-    delimiters as spaces, single-letter runs joined), its leetspeak reading (1 as i, and as l), chat shorthand
+    delimiters as spaces, single-letter runs joined; words split by hyphens joined, SPLIT_WORDS_MIN or more), its
+    leetspeak reading (1 as i, and as l), chat shorthand
     written out; the same for the text with base64/hex runs decoded and for its ROT13 reading when either layer is
     there (`decoding.py`); and, if `reverse`, the reversed text and its cleaned form."""
     forms: list[str] = []
@@ -96,6 +103,8 @@ def normal_forms(text: str, reverse: bool = True) -> list[str]:
     for base in (text, *layers):
         cleaned = _clean(base)
         forms += [base, cleaned]
+        if len(_INTRA_HYPHEN.findall(cleaned)) >= SPLIT_WORDS_MIN:
+            forms.append(_INTRA_HYPHEN.sub("", cleaned))
         leet = [_unleet(cleaned, "i"), _unleet(cleaned, "l")] if _MIXED_TOKEN.search(cleaned) else []
         forms += leet
         forms += [form for form in map(expand_shorthand, (cleaned, *leet)) if form is not None]
