@@ -10,6 +10,8 @@ import pytest
 from voiceassist_local.evaluation.gate_data import GateRecord, load, question_sets, save
 from voiceassist_local.evaluation.gate_data import asked_again as asked_again
 from voiceassist_local.evaluation.gate_features import FEATURES, features
+from voiceassist_local.evaluation.gate_rule import cross_validate as rule_cross_validate
+from voiceassist_local.evaluation.gate_rule import rescued
 from voiceassist_local.evaluation.gate_sentences import SENTENCE_FEATURES, VectorCache, sentence_features
 from voiceassist_local.evaluation.gate_training import Example, Rule, gate_scores, outcome, passage_labels, writer
 
@@ -205,3 +207,36 @@ def test_a_question_failing_otherwise_is_not_asked_again() -> None:
     with pytest.raises(PipelineExecutionFailed):
         asked_again(answer, None, None, record("amoxicillin dose for CAP", []))
     assert len(calls) == 1
+
+
+def rule_example(rec: GateRecord, hand: float, feature: float) -> Example:
+    rows = np.zeros((len(rec.hits), len(FEATURES) + 1))
+    rows[:, 0], rows[:, -1] = hand, feature
+    return Example(rec, "samples", "full", rows, passage_labels(rec))
+
+
+def test_the_rescue_rule_raises_only_a_candidate_just_under_the_threshold_whose_feature_reaches_its_cut() -> None:
+    rec = record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia")] * 3)
+    ex = rule_example(rec, 0.0, 0.0)
+    ex.rows[:, 0], ex.rows[:, -1] = [0.5, 0.2, 0.7], [0.9, 0.9, 0.1]
+
+    assert rescued(ex, len(FEATURES), 0.3, 0.8).tolist() == [0.55, 0.2, 0.7]
+
+
+def test_the_rescue_rule_is_chosen_without_the_held_out_writer_and_never_at_the_cost_of_an_uncovered_question() -> None:
+    examples = []
+    for name in ("a", "b", "c"):
+        answerable = record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia")])
+        answerable.set = name
+        examples.append(rule_example(answerable, 0.45, 0.9))
+    uncovered = record("amoxicillin in pregnancy?", [hit(ADULT_CAP, "pneumonia")], answerable=False)
+    uncovered.set = "c"
+    examples.append(rule_example(uncovered, 0.45, 0.95))
+
+    report = rule_cross_validate(examples, len(FEATURES))
+
+    assert report["chosen"]["a"] is None  # rescuing b's question would answer c's uncovered one
+    assert report["sets"]["samples/a"]["answerable_pct"] == [0.0, 0.0]
+    # c's parameters come from a and b, which hold no uncovered question: c's own is answered, and it shows
+    assert report["chosen"]["c"] is not None
+    assert report["sets"]["samples/c"]["uncovered_pct"] == [100.0, 0.0]
