@@ -240,3 +240,27 @@ def test_the_rescue_rule_is_chosen_without_the_held_out_writer_and_never_at_the_
     # c's parameters come from a and b, which hold no uncovered question: c's own is answered, and it shows
     assert report["chosen"]["c"] is not None
     assert report["sets"]["samples/c"]["uncovered_pct"] == [100.0, 0.0]
+
+
+def test_the_nested_cross_validation_trains_the_model_without_two_writers_once(monkeypatch: pytest.MonkeyPatch
+                                                                               ) -> None:
+    from voiceassist_local.evaluation import gate_training
+
+    trained: list[frozenset[str]] = []
+
+    def fake_train(examples: list[Example], rounds: int = 0) -> frozenset[str]:
+        trained.append(frozenset(writer(e) for e in examples))
+        return trained[-1]
+
+    monkeypatch.setattr(gate_training, "train", fake_train)
+    monkeypatch.setattr(gate_training, "probabilities", lambda model, e: np.full(len(e.rows), 0.5))
+    examples = []
+    for name in ("a", "b", "c"):
+        rec = record("amoxicillin dose for CAP", [hit(ADULT_CAP, "pneumonia")])
+        rec.set = name
+        examples.append(example(rec))
+
+    gate_training.cross_validate(examples, Rule())
+
+    # trained on: two writers (one left out, 3 models), then one (a pair left out, 3 models): not 3 + 3 x 2
+    assert sorted(map(sorted, trained)) == [["a"], ["a", "b"], ["a", "c"], ["b"], ["b", "c"], ["c"]]

@@ -181,11 +181,19 @@ def writer(example: Example) -> str:
     return example.record.set.removesuffix(SPOKEN)
 
 
-def out_of_writer(examples: Sequence[Example], writers: Sequence[str], rounds: int) -> list[np.ndarray]:
-    """Each example's probabilities from a model that never saw its writer's sets."""
+def out_of_writer(examples: Sequence[Example], writers: Sequence[str], rounds: int,
+                  models: dict[frozenset[str], Any] | None = None, left_out: frozenset[str] = frozenset()
+                  ) -> list[np.ndarray]:
+    """Each example's probabilities from a model that never saw its writer's sets. `models`: the models already
+    trained, by the writers left out of their training (`left_out`: those already missing from `examples`), so
+    the nested cross-validation trains the model without writers a and b once, not once for each."""
     scored: list[np.ndarray] = [np.zeros(0)] * len(examples)
+    models = {} if models is None else models
     for held in writers:
-        model = train([e for e in examples if writer(e) != held], rounds)
+        key = left_out | {held}
+        if key not in models:
+            models[key] = train([e for e in examples if writer(e) != held], rounds)
+        model = models[key]
         for i, e in enumerate(examples):
             if writer(e) == held:
                 scored[i] = probabilities(model, e)
@@ -196,14 +204,15 @@ def cross_validate(examples: Sequence[Example], rule: Rule, rounds: int = ROUNDS
                    ) -> dict[str, Any]:
     writers = sorted({writer(e) for e in examples})
     sets = sorted({e.record.set for e in examples})
-    scored = out_of_writer(examples, writers, rounds)
+    models: dict[frozenset[str], Any] = {}
+    scored = out_of_writer(examples, writers, rounds, models)
     flat = threshold_for(examples, scored, rule)
     thresholds = {}
     for held in writers:
         if nested:
             inner = [e for e in examples if writer(e) != held]
-            thresholds[held] = threshold_for(inner, out_of_writer(inner, sorted({writer(e) for e in inner}), rounds),
-                                             rule)
+            thresholds[held] = threshold_for(inner, out_of_writer(inner, sorted({writer(e) for e in inner}), rounds,
+                                                                  models, frozenset({held})), rule)
         else:
             thresholds[held] = flat
         print(f"gate_training: {held} threshold {thresholds[held]}", file=sys.stderr, flush=True)
