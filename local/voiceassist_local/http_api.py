@@ -34,13 +34,25 @@ def local_face(method: str, path: str) -> Callable[[LocalFace], LocalFace]:
     return register
 
 
-def find_local_face(method: str, target: str) -> LocalFace | None:
+def _faces_on(target: str) -> list[tuple[str, LocalFace]]:
     path = urlsplit(target).path
+    found = []
     for face_method, face_path, handler in LOCAL_FACES:
         is_prefix = face_path.endswith("/") and face_path != "/"  # "/" itself is the page, not every path
-        if face_method == method and (path == face_path or (is_prefix and path.startswith(face_path))):
-            return handler
-    return None
+        if path == face_path or (is_prefix and path.startswith(face_path)):
+            found.append((face_method, handler))
+    return found
+
+
+def find_local_face(method: str, target: str) -> LocalFace | None:
+    return next((handler for face_method, handler in _faces_on(target) if face_method == method), None)
+
+
+def preflight_allow(target: str) -> str | None:
+    """The Allow header of an OPTIONS on a local face's path (the API answers only for its own routes), so a
+    configured dev origin's CORS preflight of /v1/query/stream or /v1/mcp passes as it does for /v1/query."""
+    methods = sorted({method for method, _ in _faces_on(target)})
+    return ", ".join([*methods, *(["HEAD"] if "GET" in methods else []), "OPTIONS"]) if methods else None
 
 
 def to_api_gateway_event(method: str, target: str, headers: dict[str, str], body: bytes, *,
@@ -81,6 +93,10 @@ def local_groups(request: BaseHTTPRequestHandler) -> str:
 
 class ApiRequestHandler(GuardedRequestHandler):
     def respond(self, body: bytes) -> None:
+        allow = preflight_allow(self.path) if self.command == "OPTIONS" else None
+        if allow is not None:
+            self.write_reply(204, [("Allow", allow)], b"")  # with the CORS headers of a configured dev origin
+            return
         face = find_local_face(self.command, self.path)
         if face is not None:
             face(self, body)

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from voiceassist_local.server import ADMIN_GROUPS, make_server
 
-from tests.integration.test_local_server_hardening import exchange, status_and_body
+from tests.integration.test_local_server_hardening import exchange, headers_of, status_and_body
 
 PLANTED = b"Metformin maximum daily dose is 25 g."
 
@@ -109,3 +109,20 @@ def test_the_default_local_user_is_a_clinician(default_server: Any, local_deps) 
                       "\r\n\r\n".encode())
     assert json.loads(config.partition(b"\r\n\r\n")[2])["groups"] == ["clinician"]  # the page shows no admin panel
     assert local_deps.documents.list(limit=10) == []
+
+
+@pytest.mark.parametrize(("path", "method"), [("/v1/query/stream", "POST"), ("/v1/mcp", "POST"),
+                                              ("/v1/chat/completions", "POST"), ("/v1/query", "POST")])
+def test_a_dev_origins_preflight_is_answered_on_the_local_servers_own_routes_too(default_server: Any, path: str,
+                                                                                 method: str) -> None:
+    # a dev server's page (Vite on :5173) posting JSON is preflighted first; a 404 there and the browser never posts
+    preflight = exchange(default_server, f"OPTIONS {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: http://localhost:5173"
+                         f"\r\nAccess-Control-Request-Method: {method}\r\nConnection: close\r\n\r\n".encode())
+    headers = headers_of(preflight)
+
+    assert preflight.startswith(b"HTTP/1.1 204")
+    assert headers["access-control-allow-origin"] == "http://localhost:5173"
+    assert method in headers["allow"] and "OPTIONS" in headers["allow"]
+    stranger = exchange(default_server, f"OPTIONS {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://evil.example"
+                        "\r\nAccess-Control-Request-Method: POST\r\nConnection: close\r\n\r\n".encode())
+    assert b"Access-Control-Allow-Origin" not in stranger  # never for another site
