@@ -24,7 +24,7 @@ def post(deps: Dependencies, message: Any) -> tuple[int, dict[str, Any]]:
     return reply.status, json.loads(reply.body)
 
 
-@pytest.mark.parametrize("bad_id", [{"a": 1}, [1], True])
+@pytest.mark.parametrize("bad_id", [{"a": 1}, [1], True, 1.5, 2.0])  # MCP ids: a string or an integer
 def test_an_id_that_is_not_a_string_or_number_is_an_invalid_request(local_deps: Dependencies, bad_id: Any) -> None:
     status, reply = post(local_deps, {"jsonrpc": "2.0", "id": bad_id, "method": "tools/list"})
     assert status == 400 and reply["id"] is None and reply["error"]["code"] == -32600

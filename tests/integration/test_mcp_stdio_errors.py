@@ -1,5 +1,5 @@
 """`voiceassist mcp` (MCP over stdio, in a subprocess) answers a line it cannot take as JSON-RPC asks (2.0, section
-5.1): not JSON is a Parse error (-32700), JSON that is not a request, or an id that is not a string, a number or
+5.1): not JSON is a Parse error (-32700), JSON that is not a request, or an id that is not a string, an integer or
 null, an Invalid Request (-32600), both with a null id; the client is never left waiting, the error never quotes the
 line back, and the next request is answered as before. A blank line is no message and gets no reply."""
 
@@ -71,6 +71,7 @@ def test_a_line_that_is_not_json_is_a_parse_error_with_a_null_id(stdio_server: S
 @pytest.mark.parametrize("line", [
     '{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}',  # the SDK took these two for notifications
     '{"jsonrpc": "2.0", "id": true, "method": "tools/list"}',
+    '{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}',  # MCP's ids are strings or integers
     '{"jsonrpc": "2.0", "id": 3}',
     '[{"jsonrpc": "2.0", "id": 3, "method": "ping"}]',  # a batch: MCP has none since 2025-06-18
     f'{{"jsonrpc": "2.0", "id": 3, "method": 5, "params": {{"note": "{PATIENT}"}}}}',

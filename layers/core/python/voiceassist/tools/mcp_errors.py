@@ -1,8 +1,9 @@
 """JSON-RPC errors of the MCP face that say what was wrong without saying it back.
 
-- An `id` must be a string, a number or null (JSON-RPC 2.0, section 4): the SDK reads a request with an object
-  or array id as a notification and answers 202 with no body, so the client waits for ever. Such a request is
-  an Invalid Request (-32600) with a null id, as the specification asks when the id cannot be read.
+- An `id` must be a string, an integer (MCP's RequestId) or null (JSON-RPC 2.0, section 4): the SDK reads a
+  request with an object, array or float id as a notification and answers 202 with no body, so the client waits
+  for ever. Such a request is an Invalid Request (-32600) with a null id, as the specification asks when the id
+  cannot be read.
 - GET opens a server-initiated stream, which a stateless server (one request per Lambda invocation) does not
   have: the SDK would hold the request open for ever; it is a 405 (the MCP transport's answer for "no stream").
 - An error's message and data come from the SDK and can quote the request (a method name, a tool argument) or
@@ -16,7 +17,7 @@ import json
 from typing import Any
 
 INVALID_ID_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
-    "code": -32600, "message": "Invalid Request: the id must be a string, a number or null"}}).encode()
+    "code": -32600, "message": "Invalid Request: the id must be a string, an integer or null"}}).encode()
 TRANSPORT = ("Invalid Request: POST a JSON-RPC message with Content-Type: application/json and Accept: "
              "application/json, text/event-stream")
 NO_STREAM_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
@@ -31,7 +32,7 @@ MESSAGES = {
 
 
 def has_invalid_id(body: bytes) -> bool:
-    """Whether the body is a JSON-RPC request (or batch) with an id that is not a string, a number or null."""
+    """Whether the body is a JSON-RPC request (or batch) with an id that is not a string, an integer or null."""
     parsed = _parsed(body)
     if parsed is None:
         return False
@@ -49,7 +50,9 @@ def _parsed(body: bytes) -> tuple[Any, list[Any]] | None:
 
 
 def _valid_id(value: Any) -> bool:
-    return value is None or (isinstance(value, str | int | float) and not isinstance(value, bool))
+    """MCP's ids are strings or integers (its schema's RequestId); the SDK reads a request with a float id (even
+    2.0), like one with an object id, as a notification, which is never answered."""
+    return value is None or (isinstance(value, str | int) and not isinstance(value, bool))
 
 
 def as_json_rpc(status: int, headers: dict[str, str], body: bytes) -> bytes:

@@ -4,7 +4,7 @@ drops some without a word and leaves the client waiting:
 - A line that is not JSON is a Parse error (-32700), and JSON that is not a JSON-RPC message (a batch, which MCP
   has not had since 2025-06-18; a message with no method, or a method that is not a string) an Invalid Request
   (-32600); the SDK's reader hands both on as exceptions, and its dispatcher only logs them.
-- A request whose id is neither a string, a number nor null is an Invalid Request too: the SDK reads it as a
+- A request whose id is neither a string, an integer nor null is an Invalid Request too: the SDK reads it as a
   notification (the id dropped), which is never answered. Only the raw line shows it, so stdin is read here
   (`checked_stdin`) and such a line goes on as `{}`, which the SDK rejects as the Invalid Request it is.
 - Both errors carry a null id (the request's could not be read) and the specification's message, never the line
