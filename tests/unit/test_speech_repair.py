@@ -115,6 +115,7 @@ def test_knowledge_base_vocabulary_repairs_with_terms_beyond_the_prompt() -> Non
 @pytest.mark.parametrize(("heard", "meant"), [
     ("What's the first choice and to biotic for pneumonia?", "What's the first choice antibiotic for pneumonia?"),
     ("Is lactocacidosis a worry with metformin?", "Is lactic acidosis a worry with metformin?"),
+    ("Islactic acidosis a worry with metformin?", "Is lactic acidosis a worry with metformin?"),
 ])
 def test_repair_puts_back_a_term_heard_as_pieces_that_are_no_english_word(heard: str, meant: str) -> None:
 

@@ -117,13 +117,16 @@ def test_knowledge_base_vocabulary_keeps_transcribing_when_the_store_fails() -> 
 
 class _Document:
     def __init__(self, doc_id: str, chunk_count: int) -> None:
-        self.doc_id, self.chunk_count = doc_id, chunk_count
+        self.doc_id, self.chunk_count, self.doc_key = doc_id, chunk_count, f"key-{doc_id}"
 
 
 class _Documents:
+    def __init__(self, listed: tuple[str, ...] = ("d1", "d2")) -> None:
+        self.listed = listed
+
     def list(self, *, status: DocumentStatus | None = None, limit: int = 100) -> list[_Document]:
         assert status is DocumentStatus.ACTIVE  # only what is searchable
-        return [_Document("d1", 2), _Document("d2", 3)]
+        return [_Document(doc_id, {"d1": 2, "d2": 3}[doc_id]) for doc_id in self.listed]
 
 
 class _Chunk:
@@ -139,3 +142,9 @@ class _Index:
 def test_indexed_passages_reads_each_active_document_s_chunks_up_to_the_bound() -> None:
     read = list(indexed_passages(_Documents(), _Index(), max_passages=4))  # type: ignore[arg-type]
     assert read == ["text of d1:00000", "text of d1:00001", "text of d2:00000", "text of d2:00001"]
+
+
+def test_indexed_passages_come_in_the_same_order_however_the_store_lists_the_documents() -> None:
+    # the prompt's terms of equal use are ranked by first appearance: two ingestions of one corpus give one prompt
+    listed = [list(indexed_passages(_Documents(order), _Index())) for order in (("d1", "d2"), ("d2", "d1"))]  # type: ignore[arg-type]
+    assert listed[0] == listed[1]

@@ -18,7 +18,8 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   biotic" -> "antibiotic"); words that are all English or terms ("are antihistamines", "resp rate"), and a
   fragment that is the term with another ending ("an antihistamine"), were heard right and stay, or
 - one word that is no `known` word is two terms glued, each found as above ("lactocacidosis" -> "lactic
-  acidosis": "lactoc" sounds like "lactic", "acidosis" is one).
+  acidosis": "lactoc" sounds like "lactic", "acidosis" is one), or a short English word glued to a term as
+  written ("Islactic" -> "Is lactic").
 
 Only vocabulary terms can be written, so a repair never adds a word that is not in the knowledge base's
 terminology, and the words that stay are the recognizer's. The thresholds are measured by
@@ -80,10 +81,16 @@ class Vocabulary:
         return cls(keyed, sounds, frozenset(known))
 
     def glued(self, key: str) -> tuple[str, float] | None:
-        """Two terms written as one word that is no `known` word ("lactocacidosis": "lactic acidosis"): the split
+        """Two words written as one word that is no `known` word: a short English word (MAX_SPLIT_LETTERS) and a
+        term as written ("islactic": "is lactic"), or two terms ("lactocacidosis": "lactic acidosis"): the split
         whose halves are terms (MIN_FUZZY_LETTERS letters each or more; exact or by sound, `closest`) with the
         highest similarity of the worse half."""
-        if len(key) < 2 * MIN_FUZZY_LETTERS or key in self.known or key.isdigit():
+        if key in self.known or key.isdigit():
+            return None
+        for cut in range(1, MAX_SPLIT_LETTERS + 1):  # a short English word glued before a term ("islactic")
+            if key[:cut] in self.known and len(key) - cut >= MIN_FUZZY_LETTERS and key[cut:] in self.by_letters:
+                return f"{key[:cut]} {self.by_letters[key[cut:]]}", 1.0
+        if len(key) < 2 * MIN_FUZZY_LETTERS:
             return None
         best: tuple[str, float] | None = None
         for cut in range(MIN_FUZZY_LETTERS, len(key) - MIN_FUZZY_LETTERS + 1):
@@ -186,6 +193,9 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
         if found is None:
             continue
         term, similarity = found
+        if term[0].islower() and original[0].isupper() and " " in term and letters(term.split()[0]) not in \
+                vocabulary.by_letters:
+            term = term[0].upper() + term[1:]  # the glued English word keeps its capital ("Islactic": "Is lactic")
         if original.lower() == term.lower() and (term == original or term.islower()):
             return None  # the term as said (only its capital may differ: "Metformin" opening a sentence)
         if best is None or (similarity, size) > best[:2]:
