@@ -1,0 +1,67 @@
+"""The embedded index's dense search above APPROXIMATE_FROM rows: candidates from the vectors' principal
+directions, every returned score the exact cosine (as OpenSearch's cosinesimil), filters and changes kept."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from voiceassist.adapters.local.rows import APPROXIMATE_FROM, LoadedRows
+from voiceassist.models import SearchFilters, SourceType
+from voiceassist.query.search import cosine_to_score
+
+DIMENSION = 384
+
+
+def unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def stored_rows(vectors: np.ndarray, first_rowid: int, years: list[int]) -> list[tuple[object, ...]]:
+    """Rows as LoadedRows.append takes them from SQL (rowid, vector, doc_key, searchable, source type,
+    specialty, year, postings)."""
+    return [(first_rowid + i, vector.tobytes(), f"doc-{first_rowid + i}", 1, SourceType.JOURNAL.value, None,
+             years[i], b"") for i, vector in enumerate(vectors)]
+
+
+def exact_best(vectors: np.ndarray, query: np.ndarray, allowed: np.ndarray, depth: int) -> dict[int, float]:
+    cosines = vectors @ query
+    order = [i for i in np.argsort(-cosines) if allowed[i]][:depth]
+    return {int(i) + 1: cosine_to_score(float(cosines[i])) for i in order}
+
+
+def test_local_index_dense_search_over_many_rows_returns_the_exact_best_with_exact_scores() -> None:
+    # Given more rows than the exact limit: 60 near the query (cosine 0.5-0.95), the rest anywhere
+    rng = np.random.default_rng(3)
+    count = APPROXIMATE_FROM + 5_000
+    query = unit(rng.standard_normal(DIMENSION))
+    vectors = unit(rng.standard_normal((count, DIMENSION)))
+    near = rng.choice(count, 60, replace=False)
+    for rank, row in enumerate(near):
+        weight = 0.95 - rank * 0.0075
+        vectors[row] = unit(weight * query + np.sqrt(1 - weight**2) * unit(rng.standard_normal(DIMENSION)))
+    years = [2000 + i % 30 for i in range(count)]
+    rows = LoadedRows(DIMENSION)
+    rows.append(stored_rows(vectors, 1, years))
+    everything = np.ones(count, dtype=bool)
+
+    # Then the 50 best are the exact 50 best, in the exact order, each scored with its exact cosine
+    found = rows.dense(query, SearchFilters(), 50)
+    expected = exact_best(vectors, query, everything, 50)
+    assert set(found) == set(expected)
+    assert [found[rowid] for rowid in expected] == pytest.approx(list(expected.values()), abs=1e-6)
+
+    # And a filter applies before the best are taken: only allowed rows, still the exact best of them
+    recent = np.asarray(years) >= 2015
+    found = rows.dense(query, SearchFilters(year_min=2015), 20)
+    expected = exact_best(vectors, query, recent, 20)
+    assert set(found) == set(expected) and all(recent[rowid - 1] for rowid in found)
+
+    # And a row appended afterwards (projected with the same basis) and a deleted row are taken into account
+    newcomer = unit(query + 0.01 * rng.standard_normal(DIMENSION).astype(np.float32))
+    rows.append(stored_rows(newcomer[None, :], count + 1, [2020]))
+    best_before = max(expected, key=expected.__getitem__)
+    rows.remove([best_before])
+    found = rows.dense(query, SearchFilters(), 10)
+    assert count + 1 in found and best_before not in found
+    assert found[count + 1] == pytest.approx(cosine_to_score(float(newcomer @ query)), abs=1e-6)
