@@ -74,3 +74,10 @@ def test_a_request_nested_too_deeply_is_a_parse_error_not_a_dropped_connection(l
                                                                               body: bytes) -> None:
     status, reply = post(local_deps, body)  # Python's json raised RecursionError: no reply at all
     assert status == 400 and reply["error"]["code"] == -32700
+
+
+def test_a_batch_is_an_invalid_request_not_invalid_params(local_deps: Dependencies) -> None:
+    # MCP dropped JSON-RPC batches in 2025-06-18; the SDK answered one with -32602, as if a parameter were wrong
+    status, reply = post(local_deps, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
+    assert (status, reply["id"], reply["error"]["code"]) == (400, None, -32600)
+    assert "one message" in reply["error"]["message"]

@@ -4,6 +4,8 @@
   request with an object, array or float id as a notification and answers 202 with no body, so the client waits
   for ever. Such a request is an Invalid Request (-32600) with a null id, as the specification asks when the id
   cannot be read.
+- A batch (a JSON array) is an Invalid Request: MCP dropped batches in 2025-06-18, and the SDK answered one with
+  Invalid params (-32602), as if a parameter were wrong.
 - GET opens a server-initiated stream, which a stateless server (one request per Lambda invocation) does not
   have: the SDK would hold the request open for ever; it is a 405 (the MCP transport's answer for "no stream").
 - An error's message and data come from the SDK and can quote the request (a method name, a tool argument) or
@@ -20,6 +22,8 @@ INVALID_ID_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
     "code": -32600, "message": "Invalid Request: the id must be a string, an integer or null"}}).encode()
 TRANSPORT = ("Invalid Request: POST a JSON-RPC message with Content-Type: application/json and Accept: "
              "application/json, text/event-stream")
+BATCH_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+    "code": -32600, "message": "Invalid Request: MCP has no batches: send one message per request"}}).encode()
 NO_STREAM_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
     "code": -32600, "message": "this MCP server is stateless: it opens no stream (GET); POST each message"}}).encode()
 MESSAGES = {
@@ -29,6 +33,12 @@ MESSAGES = {
     -32602: "Invalid params: check the parameters against the method's (or the tool's) input schema",
     -32603: "Internal error",
 }
+
+
+def is_batch(body: bytes) -> bool:
+    """Whether the body is a JSON-RPC batch (an array), which MCP has not had since 2025-06-18."""
+    parsed = _parsed(body)
+    return parsed is not None and isinstance(parsed[0], list)
 
 
 def has_invalid_id(body: bytes) -> bool:
