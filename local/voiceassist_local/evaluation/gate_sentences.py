@@ -25,6 +25,7 @@ import hashlib
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -164,3 +165,54 @@ def sentence_features(question: str, hits: Sequence[SearchHit], cache: VectorCac
                    np.nan if passage_cos is None else best[i] - passage_cos, states_asked, stating, coverage,
                    len(sents))
     return rows
+
+
+def cpu_per_question(records: Sequence[Any], embedder: Embedder, top: int) -> dict[str, float]:
+    """CPU milliseconds per question of the sentence features for the top `top` candidates: cold (every sentence
+    embedded; the question's vector is cached, as search embeds it first) and warm (every vector cached: a
+    knowledge base's passages read before)."""
+    import time
+
+    cold: list[float] = []
+    warm: list[float] = []
+    cache = VectorCache(embedder)
+    for record in records:
+        hits = record.hits[:top]
+        fresh = VectorCache(embedder)
+        fresh.vectors([expand_query(record.judged_text)])
+        started = time.process_time()
+        sentence_features(record.judged_text, hits, fresh, pairs=False)
+        cold.append(time.process_time() - started)
+        sentence_features(record.judged_text, hits, cache, pairs=False)
+        started = time.process_time()
+        sentence_features(record.judged_text, hits, cache, pairs=False)
+        warm.append(time.process_time() - started)
+    return {"top": top, "questions": len(records), "cold_mean_ms": round(1000 * float(np.mean(cold)), 1),
+            "cold_p95_ms": round(1000 * float(np.percentile(cold, 95)), 1),
+            "warm_mean_ms": round(1000 * float(np.mean(warm)), 1),
+            "warm_p95_ms": round(1000 * float(np.percentile(warm, 95)), 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m voiceassist_local.evaluation.gate_sentences RECORDS.pkl`: the CPU the features add per question."""
+    import argparse
+    import json
+
+    from voiceassist.adapters.onnx.embedder import OnnxEmbedder
+    from voiceassist_local.evaluation.gate_data import load
+
+    parser = argparse.ArgumentParser(description=main.__doc__)
+    parser.add_argument("records", type=Path, help="gate_data records")
+    parser.add_argument("--questions", type=int, default=60, help="the first this many judged questions")
+    parser.add_argument("--top", type=int, nargs="*", default=[3, 5, 10])
+    args = parser.parse_args(argv)
+    records = [r for r in load(args.records) if r.judged][:args.questions]
+    embedder = OnnxEmbedder()
+    embedder.embed(["the encoder loaded before timing"])
+    for top in args.top:
+        print(json.dumps(cpu_per_question(records, embedder, top)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
