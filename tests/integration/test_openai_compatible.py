@@ -159,6 +159,38 @@ def test_a_streamed_chat_without_phi_goes_to_the_cloud_model(stack_client: tuple
     assert "[1]" in content and "Sources:" in content
 
 
+def test_phi_in_a_turn_older_than_the_history_window_keeps_the_answer_inside_the_boundary(
+        stack_client: tuple[QueryStack, openai.OpenAI]) -> None:
+    """Turns the window no longer holds are still PHI-checked (within EARLIER_CHECK_CHARS)."""
+    stack, client = stack_client
+    filler = [{"role": role, "content": "What is metformin used for? " * 120} for role in ("user", "assistant") * 3]
+    client.chat.completions.create(model="voiceassist", messages=[
+        {"role": "user", "content": "Patient John Smith, MRN 4417823, is on metformin."}, *filler[:4],
+        {"role": "user", "content": QUESTION}])
+    assert stack.cloud.raw_requests == [] and len(stack.sagemaker.requests) == 1
+    assert "4417823" not in json.dumps(stack.sagemaker.requests)  # outside the window: not sent
+
+
+def test_a_history_too_long_to_check_is_answered_inside_the_boundary_and_only_its_window_is_read(
+        stack_client: tuple[QueryStack, openai.OpenAI], monkeypatch: pytest.MonkeyPatch) -> None:
+    """300 messages of 3,000 characters (900 KB): the detector reads the window, not the whole conversation, and
+    the run, whose older turns went unchecked, stays inside the boundary."""
+    stack, client = stack_client
+    read: list[int] = []
+    detect = stack.deps.phi_detector.detect
+    monkeypatch.setattr(stack.deps.phi_detector, "detect", lambda text: read.append(len(text)) or detect(text))
+    history = [{"role": role, "content": ("Metformin is first line in type 2 diabetes. " * 70)[:3000]}
+               for role in ("user", "assistant") * 150]
+    completion = client.chat.completions.create(model="voiceassist", messages=[*history,
+                                                                                {"role": "user", "content": QUESTION}])
+    metadata = (completion.model_extra or {})["query_metadata"]
+    assert stack.cloud.raw_requests == [] and len(stack.sagemaker.requests) == 1
+    assert metadata["phi_detected"] is True
+    assert any("earlier messages" in w and "inside the PHI boundary" in w for w in metadata["warnings"])
+    assert not any(w.startswith("PHI detection failed") for w in metadata["warnings"])
+    assert read and max(read) < 20_000  # the question and the window (2,000 tokens), never 900 KB
+
+
 def test_a_model_answer_streamed_with_max_tokens_stops_at_that_many_tokens(
         stack_client: tuple[QueryStack, openai.OpenAI]) -> None:
     """The model's token stream, not only an extractive one, is cut where the plain completion would be."""

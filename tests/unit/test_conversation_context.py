@@ -122,4 +122,6 @@ def test_the_history_window_keeps_the_latest_turns_that_fit_its_tokens() -> None
 
     turns = [Turn("user", "old " * 3000), *LYME]
     assert window(turns) == LYME
-    assert window(turns, max_tokens=5) == LYME[1:]  # the last turn always
+    assert window(turns, max_tokens=5)[0].role == LYME[-1].role  # the last turn always, cut to the budget
+    assert len(window(turns, max_tokens=5)) == 1 and len(window(turns, max_tokens=5)[0].text) < len(LYME[-1].text)
+    assert window([Turn("user", "old " * 3000)], max_tokens=50)[0].text.endswith(" …")

@@ -182,10 +182,13 @@ PHI_DETECTION_TIMEOUT = "PhiDetectionTimeout"  # query.asl.json's "PHI Detection
 
 def answer(deps: ServiceDependencies, request: QueryRequest, *, user_id: str, trace_id: str | None = None,
            stream: EventTarget | None = None, history: list[str] | None = None,
+           earlier: list[str] | None = None, earlier_unchecked: bool = False,
            memory: str | None = None) -> QueryResponse:
     """Run the query pipeline (Step Functions Express on AWS, the same ASL in-process locally); with `stream`,
-    its steps publish their events there as they finish (conversation.orchestrator). `memory`: the
-    conversation's facts and summary, for the answering model's prompt."""
+    its steps publish their events there as they finish (conversation.orchestrator). `history`: the chat's
+    window of earlier turns; `earlier`: its older turns, for the PHI check only (`earlier_unchecked`: too long to
+    check, so the run stays inside the boundary). `memory`: the conversation's facts and summary, for the
+    answering model's prompt."""
     if request.session_id:
         session = deps.sessions.get(request.session_id)
         if session.user_id != user_id:
@@ -193,7 +196,8 @@ def answer(deps: ServiceDependencies, request: QueryRequest, *, user_id: str, tr
 
             raise NotFound(f"session {request.session_id} not found")
     state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
-                       history=history or [], memory=memory or None, config=deps.admin_config)
+                       history=history or [], earlier_history=earlier or [], earlier_unchecked=earlier_unchecked,
+                       memory=memory or None, config=deps.admin_config)
     try:
         output = deps.pipelines.run("query", state.model_dump(mode="json"))
     except DependencyError as exc:  # the execution failed: a step's error is named in exc.error

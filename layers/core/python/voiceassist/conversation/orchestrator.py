@@ -9,7 +9,7 @@ event's QueryResponse. Sync and stream therefore share one path.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from voiceassist import service
@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 Emit = Callable[[events.Event], None]
 HISTORY_MESSAGES = 6
 HISTORY_TOKENS = budget.HISTORY_TOKENS  # the window of earlier turns a follow-up is resolved against
+# Chat messages older than the window reach no model, search or screen (only their closed-vocabulary facts join the
+# prompt), yet PHI in them keeps the run inside the boundary: they are PHI-checked up to this many characters, and
+# beyond it the run counts as unchecked (fail closed) rather than sending a whole long conversation to the detector
+# (a 900 KB history held the detector for 85 s) and through the workflow (Step Functions' 256 KB state).
+EARLIER_CHECK_CHARS = 8000
 EVIDENCE_KEY = "conversation-evidence:{session_id}"  # the last answer's cited excerpts, in the shared state
 EVIDENCE_CHARS = 6000
 EVIDENCE_TTL_SECONDS = 12 * 3600
@@ -43,9 +48,10 @@ def run(deps: Dependencies, request: QueryRequest, *, user_id: str, trace_id: st
     try:
         prepared = _prepare(deps, request, user_id, history)
         asked = request.model_copy(update={"query": budget.cut_question(prepared.resolution.query)[:4000]})
+        earlier = prepared.earlier_lines()
         response = service.answer(deps, asked, user_id=user_id, trace_id=trace_id, stream=stream,
-                                  history=[f"{t.role}: {t.text}" for t in history or []],
-                                  memory=prepared.for_prompt())
+                                  history=[f"{t.role}: {t.text}" for t in prepared.window] if history else [],
+                                  earlier=earlier, earlier_unchecked=earlier is None, memory=prepared.for_prompt())
         response.metadata.context = prepared.describe(asked.query, response)
         if prepared.kept and prepared.kept.summary_capped not in ("", *response.metadata.warnings):
             response.metadata.warnings.append(prepared.kept.summary_capped)  # the summary this answer read
@@ -100,13 +106,16 @@ def _kept_evidence(deps: Dependencies, session_id: str) -> dict[str, Any]:
 
 
 def window(turns: list[context.Turn], max_tokens: int = HISTORY_TOKENS) -> list[context.Turn]:
-    """The most recent turns that fit in `max_tokens` (tiktoken's count); the last turn always."""
+    """The most recent turns that fit in `max_tokens` (tiktoken's count); the last turn always, cut to
+    `max_tokens` when it alone is longer."""
     kept: list[context.Turn] = []
     used = 0
     for turn in reversed(turns):
         cost = generation.count_tokens(turn.text)
         if kept and used + cost > max_tokens:
             break
+        if cost > max_tokens:
+            turn = replace(turn, text=generation.truncate_to_tokens(turn.text, max_tokens))
         kept.append(turn)
         used += cost
     return kept[::-1]
@@ -122,6 +131,12 @@ class Prepared:
     kept: memory.Memory | None = None
     facts_used: list[str] = field(default_factory=list)
     turn_facts: facts.Facts = field(default_factory=facts.Facts)  # what the user's turns stated
+    earlier: list[context.Turn] = field(default_factory=list)  # a chat's turns not wholly in the window
+
+    def earlier_lines(self) -> list[str] | None:
+        """The earlier turns as the PHI check reads them; None when they are too long to check."""
+        lines = [f"{t.role}: {t.text}" for t in self.earlier]
+        return lines if sum(len(line) for line in lines) <= EARLIER_CHECK_CHARS else None
 
     def for_prompt(self) -> str | None:
         """The answering model's view of the conversation beyond its history window: the facts the user's
@@ -156,7 +171,9 @@ def _prepare(deps: Dependencies, request: QueryRequest, user_id: str,
         resolution = context.resolve_conversation([*turns, context.Turn("user", request.query)])
         stated = facts.of_turns(history)
         resolution, used = budget.with_facts(resolution, stated)
-        return Prepared(resolution, turns, facts_used=used, turn_facts=stated)
+        cut = turns[-1].text != history[-1].text  # the last turn alone was longer than the window
+        return Prepared(resolution, turns, facts_used=used, turn_facts=stated,
+                        earlier=history[:len(history) - len(turns) + cut])
     session = _own_session(deps, request.session_id, user_id) if request.session_id else None
     turns = window(session_turns(deps, session.session_id, user_id)) if session else []
     resolution = context.resolve(request.query, turns)

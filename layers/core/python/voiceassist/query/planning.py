@@ -14,7 +14,7 @@ from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import ladder, planner, sources
 from voiceassist.query.embedding_ahead import embed_question_ahead
-from voiceassist.query.state import QueryContext, QueryState, run_config, run_detector, timed
+from voiceassist.query.state import QueryContext, QueryState, history_text, run_config, run_detector, timed
 from voiceassist.query.tool_route import route_to_tool
 from voiceassist.safety.question_screen import screen_question
 
@@ -24,6 +24,7 @@ SKIPPED_UNCHECKED = ("{name} was not searched: the question could not be checked
                      "{name} is outside the PHI boundary")
 HISTORY_PHI = ("the earlier messages contain patient details (PHI) or could not be checked; the answer stays "
                "inside the PHI boundary")
+EARLIER_UNCHECKED = "the earlier messages are too long to check for patient details (PHI)"
 NOT_CONFIGURED = "{name} is not configured in this deployment; searched the other sources"
 OFF_LOCAL_ONLY = ("{name} was not searched: this deployment runs in local-only mode, where no question leaves the "
                   "PHI boundary; searched the other sources")
@@ -33,10 +34,13 @@ def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
     detector = run_detector(ctx, state)  # the admin configuration's PHI mode
     with timed(state, "detect_phi"):
         state.phi = detector.detect(state.request.query)
-    if state.history:  # earlier messages a client sent with the question: the same rules as the question
+    if earlier := history_text(state):  # earlier messages a client sent with the question: the question's rules
         with timed(state, "detect_phi_history"):
-            state.phi = _with_history(state.phi, detector.detect("\n".join(state.history)), state)
-    if state.phi.error:
+            state.phi = _with_history(state.phi, detector.detect(earlier), state)
+    if state.earlier_unchecked:
+        unchecked = PhiResult(contains_phi=False, redacted_text="", error=EARLIER_UNCHECKED)
+        state.phi = _with_history(state.phi, unchecked, state)
+    if state.phi.error and state.phi.error != EARLIER_UNCHECKED:
         state.warnings.append("PHI detection failed; the question was treated as containing PHI")
     logger.info("phi checked", extra={"query_id": state.query_id, "phi": state.phi.contains_phi,
                                       "types": state.phi.entity_types})

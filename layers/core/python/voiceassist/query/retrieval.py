@@ -23,7 +23,15 @@ from voiceassist.observability import log_failure, stage_span
 from voiceassist.query import abstention, embedding_ahead, ladder, planner, read_ahead, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_query
-from voiceassist.query.state import QueryContext, QueryState, record_latency, run_config, run_detector, timed
+from voiceassist.query.state import (
+    QueryContext,
+    QueryState,
+    history_text,
+    record_latency,
+    run_config,
+    run_detector,
+    timed,
+)
 
 # A hit scoring below this (min-max fused, 0..1) is not "a good result" for the clarification rule.
 MIN_GOOD_SCORE = 0.05
@@ -89,8 +97,8 @@ def search_ahead(ctx: QueryContext, state: QueryState) -> None:
         return
     try:
         begin(state.request.query)
-        if state.history:
-            begin("\n".join(state.history))
+        if earlier := history_text(state):
+            begin(earlier)
     except Exception as exc:  # noqa: BLE001 - Detect PHI asks again and fails closed itself
         log_failure("PHI detection could not start ahead", exc)
         return

@@ -104,6 +104,10 @@ class QueryState(Model):
     grounding: float | None = None
     stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
     history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
+    # a chat's turns older than the history window: read by the PHI check only; unchecked when too long to check
+    # (conversation.orchestrator.EARLIER_CHECK_CHARS), which keeps the run inside the boundary
+    earlier_history: list[str] = Field(default_factory=list)
+    earlier_unchecked: bool = False
     # what the conversation established before the history window (its facts, the summary of older turns): for
     # the answering model's prompt; from redacted turns and closed vocabularies (conversation/memory.py)
     memory: str | None = None
@@ -171,6 +175,12 @@ class QueryContext(Protocol):
 def run_config(ctx: QueryContext, state: QueryState) -> AdminConfig:
     """The question's admin configuration: the one it arrived with, else the deployment's settings."""
     return state.config if state.config is not None else defaults_from(ctx.settings)
+
+
+def history_text(state: QueryState) -> str:
+    """What the PHI check reads of a chat's earlier messages: its older turns (within the check's size) and the
+    window."""
+    return "\n".join([*state.earlier_history, *state.history])
 
 
 def run_detector(ctx: QueryContext, state: QueryState) -> PhiDetector:
