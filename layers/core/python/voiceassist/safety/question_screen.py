@@ -22,7 +22,8 @@ _ROLES = ("user:", "assistant:", "system:", "tool:")
 
 def turn_texts(history: list[str]) -> list[str]:
     """The earlier messages' texts without the transcript's "role: " prefix (a format, not markup). Every turn
-    is screened, the assistant's too: a chat client sends the whole conversation, and may write those."""
+    is screened, the assistant's too: a chat client sends the whole conversation, and may write those (the
+    history window: older turns reach no model, conversation.orchestrator)."""
     return [turn.partition(":")[2] if turn.lower().startswith(_ROLES) else turn for turn in history]
 
 
