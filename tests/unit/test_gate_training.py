@@ -12,7 +12,12 @@ from voiceassist_local.evaluation.gate_data import asked_again as asked_again
 from voiceassist_local.evaluation.gate_features import FEATURES, features
 from voiceassist_local.evaluation.gate_rule import cross_validate as rule_cross_validate
 from voiceassist_local.evaluation.gate_rule import rescued
-from voiceassist_local.evaluation.gate_sentences import SENTENCE_FEATURES, VectorCache, sentence_features
+from voiceassist_local.evaluation.gate_sentences import (
+    SENTENCE_FEATURES,
+    VectorCache,
+    kind_questions,
+    sentence_features,
+)
 from voiceassist_local.evaluation.gate_training import Example, Rule, gate_scores, outcome, passage_labels, writer
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
@@ -155,6 +160,9 @@ def test_sentence_features_read_the_sentence_closest_to_the_question_and_what_it
     assert rows[1, at("sent_cos_gap")] < 0.0 == rows[0, at("sent_cos_gap")]
     assert rows[0, at("sent_states_asked")] == 1.0  # the closest sentence states a dose: "500 mg"
     assert rows[0, at("stating_cos")] == rows[0, at("sent_cos")]
+    assert kind_questions("metformin (sample drug reference)", "Start metformin at 500 mg once daily.")[0] == (
+        "What is the dose of metformin?")
+    assert kind_questions("metformin", "Metformin is a biguanide.") == ["What about metformin?"]
 
 
 def test_a_question_asking_no_quantity_leaves_the_stated_kind_unknown() -> None:
@@ -173,7 +181,8 @@ def test_sentence_vectors_are_embedded_once_and_read_back_from_disk(tmp_path: Pa
     cache.save()
     again = WordEmbedder()
 
-    assert cache.embedded == len(embedder.embedded) == 4  # the question and three sentences, once
+    # the question, three sentences and the questions their fact kinds answer, each once
+    assert cache.embedded == len(embedder.embedded) == len(set(embedder.embedded))
     assert np.array_equal(sentence_features("metformin dose", hits, VectorCache(again, tmp_path / "vectors.npz"),
                                             pairs=False), first, equal_nan=True)
     assert again.embedded == []

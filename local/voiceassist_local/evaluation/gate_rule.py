@@ -74,6 +74,31 @@ def cross_validate(examples: Sequence[gt.Example], column: int) -> dict[str, Any
     return report
 
 
+def hard_case_auc(examples: Sequence[gt.Example], column: int, floor: float = 0.3) -> dict[str, Any]:
+    """How well the feature separates the hard cases: a covered question the hand-set gate gets wrong whose right
+    passage (the best-scoring one holding the phrase) scores `floor` or more, against an uncovered question whose
+    best candidate does (the feature of that passage). AUC: the chance that a random covered one reads higher."""
+    covered: list[float] = []
+    uncovered: list[float] = []
+    for e in examples:
+        if e.view != "full" or not len(e.rows) or gt.kind(e.record) == "population":
+            continue
+        answerable = gt.kind(e.record) == "answerable"
+        if answerable and gt.hand_right(e):
+            continue
+        picked = np.where(e.labels == 1)[0] if answerable else np.arange(len(e.rows))
+        if not len(picked) or (best := picked[np.argmax(e.rows[picked, 0])]) is None or e.rows[best, 0] < floor:
+            continue
+        value = e.rows[best, column]
+        if not np.isnan(value):
+            (covered if answerable else uncovered).append(float(value))
+    pairs = np.subtract.outer(np.array(covered), np.array(uncovered))
+    auc = float(((pairs > 0).sum() + 0.5 * (pairs == 0).sum()) / pairs.size) if pairs.size else float("nan")
+    return {"covered": len(covered), "uncovered": len(uncovered), "auc": round(auc, 3),
+            "covered_median": round(float(np.median(covered)), 3) if covered else None,
+            "uncovered_median": round(float(np.median(uncovered)), 3) if uncovered else None}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("samples", type=Path)
@@ -89,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.nfcorpus:
         examples += gt.examples_of(load(args.nfcorpus), "nfcorpus", cache, [args.feature])
     cache.save()
-    print(json.dumps({"feature": args.feature, **cross_validate(examples, len(gt.FEATURES))}, indent=1))
+    column = len(gt.FEATURES)
+    separation = {c: hard_case_auc([e for e in examples if e.corpus == c], column) for c in ("samples", "nfcorpus")}
+    print(json.dumps({"feature": args.feature, "hard_cases": separation, **cross_validate(examples, column)},
+                     indent=1))
     return 0
 
 

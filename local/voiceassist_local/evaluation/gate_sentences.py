@@ -51,7 +51,15 @@ SENTENCE_FEATURES = (
     "stating_cos",  # the best cosine of a sentence stating the asked quantity/kind (0 if none; NaN: nothing asked)
     "sent_coverage",  # the closest sentence's own concept coverage (evidence.assess_passage, title included)
     "sentences",  # the passage's sentences read
+    "kind_question_cos",  # the best cosine of a question generated from a sentence's fact kind and the title
 )
+# The question a sentence answers, from the kind of fact it states (answer_kinds) and its document's topic (the
+# title before a bracket): "Start with 500 mg once daily" in "Metformin (sample drug reference)" -> "What is the
+# dose of Metformin?". Li and Roth's answer classes as answer_kinds reads them; a sentence stating none answers
+# "What about <topic>?".
+KIND_QUESTIONS = {"dose": "What is the dose of", "maximum": "What is the maximum dose of", "duration": "How long is",
+                  "count": "How many", "amount": "How much", "frequency": "How often is", "time": "When is",
+                  "rate": "How fast is", "recognition": "How do I recognise"}
 
 
 def units(text: str) -> list[str]:
@@ -98,6 +106,14 @@ class VectorCache:
                  vectors=np.stack([self._vectors[k] for k in keys]) if keys else np.zeros((0, 384), np.float32))
 
 
+def kind_questions(title: str, sentence: str) -> list[str]:
+    """The questions a sentence answers by the kind of fact it states (KIND_QUESTIONS)."""
+    topic = title.split("(")[0].strip()
+    kinds = [q for q in ("dose", "maximum", "duration", "count", "amount") if answer_kinds.states_quantity(q, sentence)]
+    kinds += [k.name for k in answer_kinds.KINDS if answer_kinds.states(k, sentence)]
+    return [f"{KIND_QUESTIONS[k]} {topic}?" for k in dict.fromkeys(kinds)] or [f"What about {topic}?"]
+
+
 def _asked(question: str) -> tuple[tuple[str, ...], tuple[answer_kinds.AnswerKind, ...]]:
     return answer_kinds.quantities_asked(question), answer_kinds.asked(question)
 
@@ -123,7 +139,10 @@ def sentence_features(question: str, hits: Sequence[SearchHit], cache: VectorCac
     titled = [[f"{h.chunk.metadata.title}: {s}" for s in sents] for h, sents in zip(hits, read, strict=True)]
     windows = [[f"{h.chunk.metadata.title}: {a} {b}" for a, b in zip(sents, sents[1:], strict=False)] if pairs
                else [] for h, sents in zip(hits, read, strict=True)]
-    flat = [expand_query(question), *(t for ts in titled for t in ts), *(p for ps in windows for p in ps)]
+    generated = [sorted({q for sentence in sents for q in kind_questions(h.chunk.metadata.title, sentence)})
+                 for h, sents in zip(hits, read, strict=True)]
+    flat = [expand_query(question), *(t for ts in titled for t in ts), *(p for ps in windows for p in ps),
+            *(q for qs in generated for q in qs)]
     vectors = cache.vectors(flat)
     asked_vector, position = vectors[0], 1
     best: list[float] = []
@@ -140,6 +159,11 @@ def sentence_features(question: str, hits: Sequence[SearchHit], cache: VectorCac
         cos = vectors[position:position + len(ps)] @ asked_vector if ps else np.zeros(0)
         position += len(ps)
         pair_best.append(float(cos.max()) if len(cos) else b)
+    kind_best: list[float] = []
+    for qs in generated:
+        cos = vectors[position:position + len(qs)] @ asked_vector if qs else np.zeros(0)
+        position += len(qs)
+        kind_best.append(float(cos.max()) if len(cos) else 0.0)
     top = max(best)
     by_doc: dict[str, float] = {}
     for h, b in zip(hits, best, strict=True):
@@ -151,7 +175,7 @@ def sentence_features(question: str, hits: Sequence[SearchHit], cache: VectorCac
         sents = read[i]
         if not sents:
             rows[i] = (0.0, -top, doc_best, doc_best - max(others) if others else 1.0, 0.0,
-                       np.nan, np.nan, np.nan, 0.0, 0)
+                       np.nan, np.nan, np.nan, 0.0, 0, 0.0)
             continue
         states_asked = stating = np.nan
         if quantities or kinds:
@@ -163,7 +187,7 @@ def sentence_features(question: str, hits: Sequence[SearchHit], cache: VectorCac
         coverage = evidence.assess_passage(concepts, sentence_hit).coverage
         rows[i] = (best[i], best[i] - top, doc_best, doc_best - max(others) if others else 1.0, pair_best[i],
                    np.nan if passage_cos is None else best[i] - passage_cos, states_asked, stating, coverage,
-                   len(sents))
+                   len(sents), kind_best[i])
     return rows
 
 
