@@ -142,7 +142,7 @@ class LoadedRows:
 
         Up to APPROXIMATE_FROM allowed rows, every one is scored exactly. Above it, the candidates are the
         depth x CANDIDATES_PER_HIT rows best by the cosine's part in the vectors' principal directions
-        (a quarter of the bytes to read), and only they are scored exactly: at 50,000 chunks 4.5 -> 2.4 CPU
+        (a third of the bytes to read), and only they are scored exactly: at 50,000 chunks 4.5 -> 2.4 CPU
         ms, 99.8 % of the exact top 100 kept (docs/benchmarks.md, "Peers")."""
         keep = self.mask(filters)
         allowed = np.flatnonzero(keep)
