@@ -35,18 +35,24 @@ MESSAGES = {
 }
 
 
-def is_batch(body: bytes) -> bool:
-    """Whether the body is a JSON-RPC batch (an array), which MCP has not had since 2025-06-18."""
+def refused_request(body: bytes) -> bytes | None:
+    """The reply to a batch (MCP has had none since 2025-06-18) or to a request with an id that is not a string, an
+    integer or null, the body parsed once; None for any other body."""
     parsed = _parsed(body)
-    return parsed is not None and isinstance(parsed[0], list)
+    if parsed is None:
+        return None
+    if isinstance(parsed[0], list):
+        return BATCH_REPLY
+    return INVALID_ID_REPLY if _any_invalid_id(parsed[1]) else None
 
 
 def has_invalid_id(body: bytes) -> bool:
     """Whether the body is a JSON-RPC request (or batch) with an id that is not a string, an integer or null."""
     parsed = _parsed(body)
-    if parsed is None:
-        return False
-    _, messages = parsed
+    return parsed is not None and _any_invalid_id(parsed[1])
+
+
+def _any_invalid_id(messages: list[Any]) -> bool:
     return any(isinstance(m, dict) and "id" in m and not _valid_id(m["id"]) for m in messages)
 
 

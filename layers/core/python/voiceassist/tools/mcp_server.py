@@ -26,15 +26,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from voiceassist import __version__
 from voiceassist.models import ToolCall, ToolDefinition, ToolResult
 from voiceassist.tools.executor import Caller, ToolExecutor
-from voiceassist.tools.mcp_errors import (
-    BATCH_REPLY,
-    INVALID_ID_REPLY,
-    NO_STREAM_REPLY,
-    as_json_rpc,
-    has_invalid_id,
-    is_batch,
-)
-from voiceassist.tools.mcp_stdio_lines import AnsweringUnreadable, checked_stdin
+from voiceassist.tools.mcp_errors import NO_STREAM_REPLY, as_json_rpc, refused_request
 
 SERVER_NAME = "voiceassist"
 MAX_BODY_BYTES = 1_000_000
@@ -75,6 +67,8 @@ async def serve_stdio(executor: ToolExecutor, caller: Caller) -> None:
     """The SDK's stdio transport, answering the lines it drops (mcp_stdio_lines.py)."""
     from mcp.server.stdio import stdio_server
 
+    from voiceassist.tools.mcp_stdio_lines import AnsweringUnreadable, checked_stdin  # stdio only: not the Lambda's
+
     server = build_server(executor, caller)
     with checked_stdin() as lines:
         async with stdio_server(stdin=lines) as (read_stream, write_stream):
@@ -97,9 +91,8 @@ def handle_http(executor: ToolExecutor, caller: Caller, *, method: str, path: st
     if method.upper() == "GET":  # a stateless server has no stream of its own to open: the SDK would wait for ever
         return HttpReply(status=405, headers={"content-type": "application/json", "allow": "POST, DELETE"},
                          body=NO_STREAM_REPLY)
-    if method.upper() == "POST" and (is_batch(body) or has_invalid_id(body)):
-        return HttpReply(status=400, headers={"content-type": "application/json"},
-                         body=BATCH_REPLY if is_batch(body) else INVALID_ID_REPLY)
+    if method.upper() == "POST" and (refused := refused_request(body)) is not None:
+        return HttpReply(status=400, headers={"content-type": "application/json"}, body=refused)
     reply: HttpReply = anyio.run(_handle_http, executor, caller, method, path, headers, body)
     reply.body = as_json_rpc(reply.status, reply.headers, reply.body)
     reply.headers = {k: v for k, v in reply.headers.items() if k.lower() not in ("content-length", "content-type")}
