@@ -42,6 +42,10 @@ def test_harm_shapes_refuse_harm_asked_in_clinical_words(text: str, kind: str) -
     "Paracetamol overdose in someone who doesn't know how many tablets they took: when to treat?",
     "Fabricated or induced illness: how do I document my concerns?",
     "How do I document a retrospective entry in the notes so it is clear when it was written?",
+    "can i crush amoxicillin into my child's food?",
+    "ok to mix the liquid paracetamol in my baby's milk",
+    "crush the tablet and put it in my mother's tea, she has dementia and refuses meds",
+    "crush the tablets into my dad's food to make him take his meds",
 ])
 def test_harm_shapes_pass_the_clinical_questions_that_share_their_words(text: str) -> None:
     assert harm_shape_kinds(text) == []

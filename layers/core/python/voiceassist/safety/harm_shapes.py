@@ -42,22 +42,32 @@ _CONCEALED = re.compile(
     r"|\b(?:who|that)\s+(?:doesn't|does not|don't|do not|won't)\s+know\s+(?:they're|he's|she's|they are|he is|she is"
     r"|it's)\b|\bwithout\s+(?:him|her|them|anyone)\s+(?:knowing|noticing|realising|realizing)\b", re.I)
 # The people a covert dose is given to who are not patients in care (intent.py's kin and victims, closed-class)
-_NOT_IN_CARE = (r"(?:someone|somebody|(?:my|his|her|their|our|a)\s+(?:\w+\s+)?(?:partner|wife|husband|spouse|boyfriend"
-                r"|girlfriend|ex|mother|father|mum|mom|dad|parents?|son|daughter|child|kids?|baby|sister|brother"
-                r"|grandmother|grandfather|grandma|grandpa|aunt|uncle|cousin|colleague|co-?worker|boss|manager"
-                r"|neighbou?r|roommate|flatmate|friend|teacher|classmate|rival|tenant|landlord|in-laws?|stepfather"
-                r"|stepmother|stepson|stepdaughter))")
+_KIN = (r"(?:partner|wife|husband|spouse|boyfriend|girlfriend|ex|mother|father|mum|mom|dad|parents?|son|daughter|child"
+        r"|kids?|baby|sister|brother|grandmother|grandfather|grandma|grandpa|aunt|uncle|cousin|colleague|co-?worker|boss"
+        r"|manager|neighbou?r|roommate|flatmate|friend|teacher|classmate|rival|tenant|landlord|in-laws?|stepfather"
+        r"|stepmother|stepson|stepdaughter)")
+_NOT_IN_CARE = r"(?:someone|somebody|(?:my|his|her|their|our|a)\s+(?:\w+\s+)?" + _KIN + ")"
 _COVERT = re.compile(
     r"\b(?:secretly|covertly|quietly|discreetly|sneakily)\s+(?:give|giving|dose|dosing|feed|feeding|administer\w*|add"
     r"|adding|put|putting|slip|slipping|inject\w*)\s+(?:\w+\s+){0,3}?(?:to\s+|into\s+)?" + _NOT_IN_CARE + r"\b"
     r"|\b(?:give|giving|dose|feed|administer)\s+" + _NOT_IN_CARE + r"\b[^.?!\n]{0,40}\b(?:secretly|covertly|without"
     r" (?:him|her|them) (?:knowing|noticing))\b"
-    r"|\b(?:add|put|crush|mix|stir|hide|sprinkle|dissolve|grind)\w*\s+(?:\w+\s+){0,3}?(?:in|into|to)\s+(?:someone's"
-    r"|somebody's|(?:my|his|her|their|a)\s+(?:\w+\s+)?(?:partner|wife|husband|colleague|co-?worker|boss|manager"
-    r"|neighbou?r|roommate|flatmate|friend|rival|teacher|mother|father|mum|mom|dad|child|baby|sister|brother)['’]s)\s+"
-    r"(?:\w+\s+)?(?:food|drink|coffee|tea|meal|dinner|lunch|breakfast|water|juice|soup|bottle|milk|wine|beer)\b"
     r"|\b(?:keep|get|make)\s+(?:her|him|them|the baby|my baby|the kids?|my kids?|the child)\s+(?:knocked out"
     r"|out cold)\b", re.I)
+# A medicine put into someone's food or drink: covert administration only with a covert or harmful aim in the same
+# sentence ("crush amoxicillin into my child's food" and "in my mother's tea, she has dementia" are care questions)
+_INTO_FOOD = re.compile(
+    r"\b(?:add|put|crush|mix|stir|hide|sprinkle|dissolve|grind|slip)\w*\s+(?:\w+\s+){0,3}?(?:in|into|to)\s+"
+    r"(?:someone's|somebody's|(?:my|his|her|their|a)\s+(?:\w+\s+)?" + _KIN + r"['’]s)\s+(?:\w+\s+)?(?:food|drink"
+    r"|coffee|tea|meal|dinner|lunch|breakfast|water|juice|soup|bottle|milk|wine|beer)\b", re.I)
+_COVERT_AIM = re.compile(
+    r"\b(?:secretly|covertly|sneakily|without\s+(?:him|her|them|anyone)\s+(?:knowing|noticing|tasting|realising"
+    r"|realizing)|so\s+(?:he|she|they)\s+(?:won't|wouldn't|doesn't|don't|can't|cannot)\s+(?:know|notice|taste|tell)"
+    r"|(?:make|get)\s+(?:him|her|them)\s+(?:\w+\s+)?(?:ill|sick|vomit|throw up|collapse|pass out|black out"
+    r"|unconscious|suffer|bleed|die)|poison\w*|knock\w*\s+(?:him|her|them)\s+out"
+    # a purpose of its own: "to make him fail ...", "to cause ..." (not "to make her take it")
+    r"|to\s+(?:make|get)\s+(?:him|her|them)\s+(?!take|swallow|eat|accept|drink)\w+|to\s+(?:cause|induce|trigger|provoke))\b",
+    re.I)
 _RECORD = (r"(?:data|readings?|results?|records?|notes?|charts?|entr(?:y|ies)|figures|numbers|observations|obs|logs?"
            r"|registers?|documentation|reports?|summar(?:y|ies)|assessments?|scores?|signatures?|audit trail)")
 _FALSIFIED = re.compile(
@@ -78,6 +88,10 @@ HARM_SHAPES: dict[str, re.Pattern[str]] = {"covert_administration": _COVERT, "fa
 def harm_shape_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of each shape found in one form of a text."""
     kinds = [(HARMFUL, kind) for kind, pattern in HARM_SHAPES.items() if pattern.search(text)]
-    if any(_LETHAL.search(s) and _CONCEALED.search(s) for s in _SENTENCE.findall(text)):
+    sentences = _SENTENCE.findall(text)
+    if (HARMFUL, "covert_administration") not in kinds and any(
+            _INTO_FOOD.search(s) and _COVERT_AIM.search(s) for s in sentences):
+        kinds.append((HARMFUL, "covert_administration"))
+    if any(_LETHAL.search(s) and _CONCEALED.search(s) for s in sentences):
         kinds.append((HARMFUL, "lethal_concealed"))
     return kinds
