@@ -16,6 +16,7 @@ from voiceassist_local.server import make_server
 
 from tests.stubs.query_stack import close, query_runner
 from tests.support.shared_build import built_once
+from tests.support.voiceassist_server import serving
 from voiceassist import service
 from voiceassist.composition import Dependencies, use_dependencies
 from voiceassist.settings import Settings
@@ -42,12 +43,8 @@ def kb_deps(kb_seed_dir: Path, kb_runner: LocalPipelineRunner, tmp_path: Path, s
 
 @pytest.fixture
 def kb_server_url(kb_deps: Dependencies) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving() as origin:
+        yield origin
 
 
 CONVERSATION_DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "conversation"

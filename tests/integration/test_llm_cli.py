@@ -7,13 +7,12 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from voiceassist_local.server import make_server
 
+from tests.support.voiceassist_server import serving
 from voiceassist.composition import Dependencies
 
 QUESTION = "What is the metformin dose for eGFR 40?"
@@ -43,19 +42,10 @@ def llm_runner(home: Path) -> Llm:
     return llm
 
 
-def served(token: str | None = None) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, token=token)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
-
-
 @pytest.fixture
 def llm(kb_deps: Dependencies, tmp_path: Path) -> Iterator[Llm]:
-    for url in served():
-        configure(tmp_path / "llm", url)
+    with serving() as origin:
+        configure(tmp_path / "llm", f"{origin}/v1")
         yield llm_runner(tmp_path / "llm")
 
 
@@ -109,9 +99,9 @@ def test_llm_a_json_option_is_refused_with_the_servers_reason(llm: Llm) -> None:
 
 
 def test_llm_sends_the_key_a_server_with_a_token_wants(kb_deps: Dependencies, tmp_path: Path) -> None:
-    for url in served(token=TOKEN):
-        configure(tmp_path / "right", url, key=TOKEN)
-        configure(tmp_path / "wrong", url, key="not-the-token")
+    with serving(token=TOKEN) as origin:
+        configure(tmp_path / "right", f"{origin}/v1", key=TOKEN)
+        configure(tmp_path / "wrong", f"{origin}/v1", key="not-the-token")
         right = llm_runner(tmp_path / "right")("-m", "voiceassist", QUESTION)
         wrong = llm_runner(tmp_path / "wrong")("-m", "voiceassist", QUESTION)
 

@@ -4,13 +4,12 @@ API's own errors do (routes/errors.py), so a client that branches on `err.type` 
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 
 import openai
 import pytest
-from voiceassist_local.server import make_server
 
+from tests.support.voiceassist_server import serving
 from voiceassist.composition import Dependencies
 
 TOKEN = "s3cret-for-this-test"
@@ -18,12 +17,8 @@ TOKEN = "s3cret-for-this-test"
 
 @pytest.fixture
 def token_server_url(kb_deps: Dependencies) -> Iterator[str]:
-    server = make_server("127.0.0.1", 0, token=TOKEN)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+    with serving(token=TOKEN) as origin:
+        yield f"{origin}/v1"
 
 
 def test_a_wrong_key_is_an_authentication_error_with_its_type(token_server_url: str) -> None:
