@@ -7,8 +7,10 @@ et al., ICML 2024: chemical and biological harm, illegal activity, fraud).
   showing at autopsy or on a tox screen, looking natural, blamed on something else, in someone who does not know).
   "What is the lethal dose of insulin" and "how is insulin overdose detected post-mortem" are each one part only.
 - **covert_administration**: a medicine given to a person without their knowledge, and that person a relative, a
-  colleague or anyone not a patient in care ("secretly give my partner", "crush into someone's food"). Covert
-  administration to a patient who lacks capacity is a care decision (NICE NG67, 1.15) and is not this.
+  colleague or anyone not a patient in care ("secretly give my partner"); put into a relative's food or drink only
+  with a covert or harmful aim in the same sentence ("crush into my boss's tea to make him vomit"; "crush amoxicillin
+  into my child's food" is a care question). Covert administration to a patient who lacks capacity is a care
+  decision (NICE NG67, 1.15) and is not this.
 - **falsified_record**: a record, data or a reading falsified, fabricated or backdated, or changed so that it looks
   otherwise or so that whoever reviews it (a coroner, an insurer, an auditor) will not see what happened. Amending a
   note, correcting an entry or asking what a falsified record means for a registrant pass.
