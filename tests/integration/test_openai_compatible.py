@@ -149,6 +149,17 @@ def test_a_streamed_chat_with_phi_in_its_history_never_reaches_the_cloud_model(
     assert (chunks[-1].model_extra or {})["query_metadata"]["phi_detected"] is True
 
 
+@pytest.mark.parametrize("name", ["J\u200bohn S\u200bmith", "\uff2a\uff4f\uff48\uff4e \uff33\uff4d\uff49\uff54\uff48"])
+def test_a_patient_name_hidden_by_how_it_is_typed_never_reaches_the_cloud_model(
+        stack_client: tuple[QueryStack, openai.OpenAI], name: str) -> None:
+    """A zero-width space inside the name, or full-width letters: the name reads the same to a model."""
+    stack, client = stack_client
+    reply = client.chat.completions.create(model="voiceassist", messages=[
+        {"role": "user", "content": f"{name} is 64 and on metformin: what is the metformin dose for eGFR 40?"}])
+    assert stack.cloud.raw_requests == [] and len(stack.sagemaker.requests) == 1
+    assert (reply.model_extra or {})["query_metadata"]["phi_detected"] is True
+
+
 def test_a_streamed_chat_without_phi_goes_to_the_cloud_model(stack_client: tuple[QueryStack, openai.OpenAI]) -> None:
     stack, client = stack_client
     chunks = list(client.chat.completions.create(model="voiceassist", stream=True, messages=[

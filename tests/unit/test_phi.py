@@ -21,6 +21,7 @@ from voiceassist.phi import (
     ensure_no_phi,
     redact,
 )
+from voiceassist.phi.detection import readable_form
 from voiceassist.settings import PhiMode, Settings, settings_from_env
 
 RAW = "Patient Anna Kowalczyk, MRN 00123456, asks about metformin"
@@ -178,6 +179,47 @@ def test_ensure_no_phi_stops_text_when_the_detector_fails() -> None:
 def test_disabled_detector_flags_nothing() -> None:
     result = DisabledPhiDetector().detect(RAW)
     assert not result.contains_phi and result.redacted_text == RAW
+
+
+class NameFinder:
+    """Finds "Jane Kowalczyk" as plain text, as a recognizer does: a stand-in for Presidio's PERSON."""
+
+    def detect(self, text: str) -> PhiResult:
+        at = text.find("Jane Kowalczyk")
+        entities = [] if at < 0 else [PhiEntity(entity_type="PERSON", start=at, end=at + 14)]
+        return PhiResult(contains_phi=bool(entities), entities=entities, redacted_text=redact(text, entities))
+
+
+@pytest.mark.parametrize("hidden", [
+    "J\u200bane K\u200bowalczyk",  # zero-width spaces
+    "Ja\u00adne Kowal\u00adczyk",  # soft hyphens
+    "Jane\u2060 Kowalczyk\u200d",  # word joiner, zero-width joiner
+    "\u202eJane Kowalczyk\u202c",  # a bidirectional override
+    "\uff2a\uff41\uff4e\uff45 \uff2b\uff4f\uff57\uff41\uff4c\uff43\uff5a\uff59\uff4b",  # full-width letters
+    "Jane\x1fKowalczyk",  # a control character between the names
+])
+def test_a_name_hidden_by_how_it_is_typed_is_still_phi_and_redacted_whole(hidden: str) -> None:
+    text = f"Mrs {hidden}, 71, has CKD: what dose of metformin?"
+
+    result = FailClosedDetector(NameFinder(), timeout_s=5).detect(text)
+
+    assert result.contains_phi and result.entity_types == ["PERSON"]
+    assert readable_form(result.redacted_text)[0] == "Mrs <PERSON>, 71, has CKD: what dose of metformin?"
+    entity = result.entities[0]
+    assert readable_form(text[entity.start:entity.end])[0] == "Jane Kowalczyk"  # offsets into the text as given
+
+
+def test_a_text_typed_plainly_is_detected_as_it_is() -> None:
+    seen: list[str] = []
+
+    class Recording(NameFinder):
+        def detect(self, text: str) -> PhiResult:
+            seen.append(text)
+            return super().detect(text)
+
+    result = FailClosedDetector(Recording(), timeout_s=5).detect("Mrs Jane Kowalczyk:\tdose of metformin?\n")
+
+    assert seen == ["Mrs Jane Kowalczyk:\tdose of metformin?\n"] and result.redacted_text.startswith("Mrs <PERSON>:")
 
 
 def test_build_detector_honours_the_mode() -> None:

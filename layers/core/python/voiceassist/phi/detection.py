@@ -8,9 +8,11 @@ Nothing here puts raw text into an error, a log line or a placeholder.
 from __future__ import annotations
 
 import threading
+import unicodedata
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from functools import lru_cache
 
 from voiceassist.errors import InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
@@ -26,6 +28,7 @@ BUSY = "PHI detector busy"
 
 
 _JOINERS = "-'’"
+_KEPT_CONTROLS = "\t\n\r"
 
 
 def whole_word_span(text: str, start: int, end: int) -> tuple[int, int]:
@@ -69,6 +72,48 @@ def redact(text: str, entities: Sequence[PhiEntity]) -> str:
     return "".join(pieces)
 
 
+@lru_cache(maxsize=4096)
+def _readable_char(char: str) -> str:
+    category = unicodedata.category(char)
+    if category == "Cf":
+        return ""
+    if category == "Cc":
+        return char if char in _KEPT_CONTROLS else " "
+    return unicodedata.normalize("NFKC", char)
+
+
+def readable_form(text: str) -> tuple[str, list[int]]:
+    """The text as a reader (or a model) reads it, and for each of its characters the index of the character of
+    `text` it comes from: Unicode NFKC character by character (full-width "Ｊａｎｅ" is "Jane"), format characters
+    (category Cf: zero-width spaces and joiners, soft hyphens, bidirectional marks) removed, and other control
+    characters read as a space. A name typed with a zero-width space inside ("J\u200bane K\u200bowalczyk") reads
+    as the name, and is detected as one."""
+    pieces: list[str] = []
+    origins: list[int] = []
+    for index, char in enumerate(text):
+        read = char if " " <= char <= "~" else _readable_char(char)
+        pieces.append(read)
+        origins.extend([index] * len(read))
+    return "".join(pieces), origins
+
+
+def detect_readable(detect: Callable[[str], PhiResult], text: str) -> PhiResult:
+    """`detect` run on the readable form of `text`, its entities mapped back onto `text` (their offsets and the
+    redaction are those of the text as given). A text already in that form, as nearly every one is, is detected as
+    it is; a failed detection is passed on unchanged."""
+    readable, origins = readable_form(text)
+    if readable == text:
+        return detect(text)
+    result = detect(readable)
+    if result.error is not None:
+        return result
+    entities = [PhiEntity(entity_type=e.entity_type, start=origins[e.start], end=origins[e.end - 1] + 1,
+                          score=e.score)
+                for e in result.entities if 0 <= e.start < e.end <= len(origins)]
+    return PhiResult(contains_phi=result.contains_phi or bool(entities), entities=entities,
+                     redacted_text=redact(text, entities))
+
+
 def failed_result(reason: str) -> PhiResult:
     """A detection that could not run: counts as PHI, hides the whole text, says why without the text."""
     return PhiResult(contains_phi=True, entities=[], redacted_text=WITHHELD, error=reason)
@@ -81,7 +126,8 @@ def detector_busy(result: PhiResult) -> bool:
 
 
 class FailClosedDetector:
-    """Wraps a detector so that an exception or a time-out means "contains PHI" (fail closed).
+    """Wraps a detector so that an exception or a time-out means "contains PHI" (fail closed), and so that it
+    detects on the text's readable form (`detect_readable`: a name hidden by a zero-width space is still a name).
 
     A detector with a load() (building an NLP engine takes seconds) is loaded before the first timed call,
     so a cold start is not mistaken for a hang; a load that fails is a failed detection too.
@@ -120,9 +166,18 @@ class FailClosedDetector:
         text collects it: adapters/presidio/worker.py), when it has one. A begin that fails starts nothing: the
         detect that follows detects, or fails closed, as always."""
         inner_begin = getattr(self.inner, "begin", None)
-        return inner_begin if callable(inner_begin) else None
+        if not callable(inner_begin):
+            return None
+
+        def begin(text: str) -> None:  # the text its detect will be given
+            inner_begin(readable_form(text)[0])
+
+        return begin
 
     def detect(self, text: str) -> PhiResult:
+        return detect_readable(self._detect, text)
+
+    def _detect(self, text: str) -> PhiResult:
         try:
             self.load()
         except Exception as exc:  # noqa: BLE001 - any failure to load must fail closed
