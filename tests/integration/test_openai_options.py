@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
@@ -132,3 +133,53 @@ def test_a_refusal_never_quotes_free_text_from_the_options(client: openai.OpenAI
         with pytest.raises(openai.BadRequestError) as refused:
             client.chat.completions.create(model="voiceassist", messages=MESSAGES, **options)
         assert "4417823" not in str(refused.value.body) and "Smith" not in str(refused.value.body)
+
+
+@pytest.mark.parametrize("stream", ["yes", "true", 1, 0])
+def test_a_stream_flag_that_is_not_a_json_boolean_is_refused(kb_server_url: str, stream: Any) -> None:
+    """OpenAI takes true, false or null: "yes" was streamed, and the SDK that sent it read the stream as a
+    completion (AttributeError in the client)."""
+    reply = httpx.post(f"{kb_server_url}/v1/chat/completions", timeout=120,
+                       json={"model": "voiceassist", "messages": MESSAGES, "stream": stream})
+    assert reply.status_code == 400 and reply.headers["content-type"].startswith("application/json")
+    assert reply.json()["error"]["message"].startswith("stream:")
+
+
+def test_null_options_are_taken_as_left_out(client: openai.OpenAI) -> None:
+    """OpenAI's stream, n and stream_options.include_usage are nullable: null means the default."""
+    plain = client.chat.completions.create(model="voiceassist", messages=MESSAGES, stream=None, n=None)
+    assert "[1]" in (plain.choices[0].message.content or "")
+
+
+@pytest.mark.parametrize("role", ["hacker", "User", ""])
+def test_a_message_role_openai_does_not_know_is_refused_by_name(client: openai.OpenAI, role: str) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=[{"role": role, "content": QUESTION}])  # type: ignore[misc,list-item]
+    assert "role is one of system, developer, user, assistant, tool, function" in str(refused.value)
+
+
+def test_a_conversation_with_system_developer_and_tool_messages_gets_the_answer(client: openai.OpenAI) -> None:
+    reply = client.chat.completions.create(model="voiceassist", messages=[
+        {"role": "system", "content": "Be brief."}, {"role": "developer", "content": "Cite."},
+        {"role": "user", "content": "Hello"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": "nothing"}, {"role": "user", "content": QUESTION}])
+    assert "[1]" in (reply.choices[0].message.content or "")
+
+
+@pytest.mark.parametrize("part", [
+    {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+    {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
+    {"type": "Zebulon Quartermaine 1961-04-17"},
+])
+def test_a_content_part_that_is_not_text_is_refused_not_dropped(client: openai.OpenAI, part: Any) -> None:
+    """The image was dropped and the text beside it answered: not the question asked. The refusal quotes only
+    OpenAI's own part types."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=[
+            {"role": "user", "content": [{"type": "text", "text": QUESTION}, part]}])
+    message = str(refused.value)
+    assert "cannot be read" in message and "Quartermaine" not in message and "1961" not in message
+    if part["type"] != "Zebulon Quartermaine 1961-04-17":
+        assert repr(part["type"]) in message

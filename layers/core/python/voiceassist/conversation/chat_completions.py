@@ -18,10 +18,17 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from voiceassist.conversation import chat_options, events
 from voiceassist.conversation.context import Turn
 from voiceassist.errors import InvalidInput, NotFound
-from voiceassist.models import Citation, QueryRequest, QueryResponse
+from voiceassist.models import Citation, JsonInt, QueryRequest, QueryResponse
 from voiceassist.query.generation import count_tokens
 
 MODEL_ID = "voiceassist"
+# OpenAI's message roles: a system or developer message, a tool's result, and the conversation's user and
+# assistant turns (only those two are read); any other role is refused, as OpenAI refuses it.
+ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+# The content parts this API reads: text (an assistant's refusal part is text it wrote). An image, audio or a file
+# it cannot read is refused rather than dropped: the question answered would not be the question asked.
+TEXT_PARTS = ("text", "refusal")
+NAMED_PARTS = ("image_url", "input_audio", "file")  # OpenAI's part types, quoted in a refusal; nothing else is
 OWNER = "voiceassist"
 QUESTION_MAX_CHARS = 4000  # QueryRequest.query's max_length, POST /v1/query's limit (a test keeps them equal)
 
@@ -31,6 +38,24 @@ class ChatMessageIn(BaseModel):
 
     role: str
     content: str | list[dict[str, Any]] | None = None
+
+    @field_validator("role")
+    @classmethod
+    def known_role(cls, value: str) -> str:
+        if value not in ROLES:
+            raise ValueError(f"a message's role is one of {', '.join(ROLES)} (the role sent is not)")
+        return value
+
+    @field_validator("content")
+    @classmethod
+    def readable_parts(cls, value: str | list[dict[str, Any]] | None) -> str | list[dict[str, Any]] | None:
+        for part in value if isinstance(value, list) else ():
+            kind = part.get("type")
+            if kind not in TEXT_PARTS:
+                named = repr(kind) if kind in NAMED_PARTS else "of this type"
+                raise ValueError(f"a content part {named} cannot be read: this API answers text questions; send "
+                                 "the question as text")
+        return value
 
     @property
     def text(self) -> str:
@@ -42,7 +67,8 @@ class ChatMessageIn(BaseModel):
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
-    include_usage: bool = False  # a last chunk with `usage` and no choices, before [DONE]
+    # a last chunk with `usage` and no choices, before [DONE]
+    include_usage: bool | None = Field(default=False, strict=True)
 
 
 class ChatCompletionRequest(BaseModel):
@@ -50,9 +76,9 @@ class ChatCompletionRequest(BaseModel):
 
     model: str = MODEL_ID
     messages: list[ChatMessageIn] = Field(min_length=1)
-    stream: bool = False
+    stream: bool | None = Field(default=False, strict=True)  # a JSON boolean or null, as OpenAI takes it
     stream_options: StreamOptions | None = None
-    n: int = 1
+    n: JsonInt | None = 1
     top_k: int = Field(default=5, ge=1, le=20)
     response_format: Any = None
     tool_choice: Any = None
@@ -61,9 +87,9 @@ class ChatCompletionRequest(BaseModel):
 
     @field_validator("n")
     @classmethod
-    def one_choice(cls, value: int) -> int:
+    def one_choice(cls, value: int | None) -> int | None:
         """One checked answer per question: n > 1 would be the same answer n times, not n alternatives."""
-        if value != 1:
+        if value not in (1, None):
             raise ValueError("this API returns one choice (one checked answer): send n=1 or leave n out")
         return value
 
