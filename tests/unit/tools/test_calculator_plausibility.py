@@ -190,3 +190,45 @@ def test_the_model_is_offered_a_short_listing_of_every_calculators_fields_units_
     assert all(f"\n{name}: " in listing for name in CALCULATORS if name != min(CALCULATORS))
     assert "curb65: *age (years 0-120), confusion (bool), bun_mg_dl (mg/dL 1-300)" in listing
     assert "$defs" not in offered and len(str(offered)) < len(str(CALCULATE_MEDICAL_SCORE.definition.parameters)) / 3
+
+
+@pytest.mark.parametrize("name", ["bmi", "anion_gap", "ckd_epi", "qtc_bazett", "curb65"])
+def test_a_boolean_for_a_number_is_refused_not_read_as_one(name: str) -> None:
+    """weight_kg: true scored a BMI of 0.3 (true read as 1 kg), below every plausibility check."""
+    spec = CALCULATORS[name]
+    numeric = next(field for field, value in typical_arguments(spec).items()
+                   if isinstance(value, int | float) and not isinstance(value, bool))
+
+    with pytest.raises(InvalidInput, match=f"{numeric}: a number, not true or false"):
+        run_calculator(name, {**typical_arguments(spec), numeric: True})
+
+
+def test_a_boolean_input_still_takes_true_and_false() -> None:
+    assert run_calculator("curb65", {**typical_arguments(CALCULATORS["curb65"]), "confusion": True}).score == 1
+
+
+@pytest.mark.parametrize("huge", [10**400, -(10**400)], ids=["large", "large-negative"])
+def test_a_number_too_large_for_a_float_is_implausible_not_a_tool_failure(tmp_path: Path, huge: int) -> None:
+    """float(10**400) raised OverflowError: 'the tool failed; do not retry it', logged as an error."""
+    result = build(tmp_path).executor.execute(ToolCall(name="calculate_medical_score", arguments={
+        "calculator": "bmi", "parameters": {"weight_kg": huge, "height_cm": 170}}), Caller(user_id="u1"))
+
+    assert result.status == 400 and "weight_kg: " in result.content and "plausible range" in result.content
+
+
+def test_the_source_named_for_a_range_is_whole() -> None:
+    """The first source was cut at a ';' inside its parentheses: a height out of range cited 'Guinness World
+    Records (heaviest recorded human 635 kg' and stopped."""
+    with pytest.raises(ImplausibleInput) as refused:
+        run_calculator("bmi", {"weight_kg": 70, "height_cm": 0})
+    cited = str(refused.value).split("(source: ", 1)[1]
+    assert cited.startswith("Guinness World Records (heaviest recorded human 635 kg; tallest 272 cm; shortest adult")
+    assert cited.count("(") + 1 == cited.count(")")  # the source's own parentheses closed, then the message's
+
+
+def test_an_unknown_calculator_that_is_free_text_is_not_quoted(tmp_path: Path) -> None:
+    result = build(tmp_path).executor.execute(ToolCall(name="calculate_medical_score", arguments={
+        "calculator": "Zebulon Quartermaine 1961-04-17", "parameters": {}}), Caller(user_id="u1"))
+
+    assert result.status == 400 and "no calculator of that name" in result.content
+    assert "Quartermaine" not in result.content and "1961" not in result.content

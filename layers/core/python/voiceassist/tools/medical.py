@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -12,6 +13,8 @@ from voiceassist.tools.calculators import CALCULATORS, CalculatorResult, get_cal
 from voiceassist.tools.calculators.registry import validate_arguments
 from voiceassist.tools.calculators.schema import calculate_tool_schema, compact_tool_schema
 from voiceassist.tools.registry import ToolEnvironment, ToolOutput, define
+
+_CALCULATOR_NAME = re.compile(r"[a-z0-9_]{1,40}")
 
 
 class CalculateParams(BaseModel):
@@ -27,8 +30,9 @@ class CalculateParams(BaseModel):
     @field_validator("calculator")
     @classmethod
     def _calculator_is_known(cls, name: str) -> str:
-        if name not in CALCULATORS:
-            raise ValueError(f"no calculator named {name!r}; the 'calculator' enum of the tool's schema lists them")
+        if name not in CALCULATORS:  # a name shaped like one is quoted (a typo: 'curb66'); free text never is
+            named = f"named {name!r}" if _CALCULATOR_NAME.fullmatch(name) else "of that name"
+            raise ValueError(f"no calculator {named}; the 'calculator' enum of the tool's schema lists them")
         return name
 
     @model_validator(mode="after")

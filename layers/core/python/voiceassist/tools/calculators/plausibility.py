@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -58,7 +59,10 @@ def not_in_pregnancy(source: str, *, action: Literal["warn", "refuse"] = "warn")
 
 
 def _number(value: object, *, text: bool = False) -> float | None:
-    """`value` as a number (True counts 1); a numeric string too when `text` (the params model coerces it)."""
+    """`value` as a number (True counts 1); a numeric string too when `text` (the params model coerces it). An
+    integer too large for a float (10**400) is an infinity of its sign: implausible, not an OverflowError."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > _LARGEST_FLOAT:
+        return math.inf if value > 0 else -math.inf
     if isinstance(value, bool | int | float):
         return float(value)
     if text and isinstance(value, str):
@@ -67,6 +71,19 @@ def _number(value: object, *, text: bool = False) -> float | None:
         except ValueError:
             return None
     return None
+
+
+_LARGEST_FLOAT = int(1.7976931348623157e308)
+
+
+def first_source(sources: str) -> str:
+    """The first of `sources` ("A (x; y); B"): up to the first ';' outside parentheses."""
+    depth = 0
+    for index, char in enumerate(sources):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char == ";" and depth == 0:
+            return sources[:index]
+    return sources
 
 
 def check_plausible(fields: Iterable[str], arguments: Mapping[str, Any],
@@ -85,7 +102,7 @@ def check_plausible(fields: Iterable[str], arguments: Mapping[str, Any],
         if not plausible.contains(float(value)):
             sent = f" (sent as {given_as[field]})" if given_as and field in given_as else ""
             problems.append(f"{field}: {float(value):g} {plausible.unit}{sent} is outside the plausible range "
-                            f"{plausible.describe()} (source: {SOURCES[plausible.source].split(';')[0]})")
+                            f"{plausible.describe()} (source: {first_source(SOURCES[plausible.source])})")
     if problems:
         raise ImplausibleInput("implausible calculator input: " + "; ".join(problems)
                                + ". Check the value and its unit.")

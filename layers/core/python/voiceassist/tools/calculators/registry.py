@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 
@@ -64,11 +64,21 @@ def describe_validation_error(error: ValidationError, subject: str = "calculator
     return f"invalid {subject} arguments: " + "; ".join(problems)
 
 
+def _takes_booleans(annotation: Any) -> bool:
+    return annotation is bool or any(_takes_booleans(arg) for arg in get_args(annotation))
+
+
 def validate_arguments(spec: CalculatorSpec, arguments: dict[str, Any],
                        given_as: dict[str, str] | None = None) -> CalculatorParams:
     """The calculator's params: typed (InvalidInput), then physiologically plausible (ImplausibleInput, a 400
     naming the field, the value and the range). `given_as` is what the caller sent before unit conversion."""
     check_plausible(spec.params.model_fields, arguments, given_as)
+    numbers_sent_as_booleans = [name for name, value in arguments.items() if isinstance(value, bool)
+                                and name in spec.params.model_fields
+                                and not _takes_booleans(spec.params.model_fields[name].annotation)]
+    if numbers_sent_as_booleans:  # pydantic reads true as 1: weight_kg true scored a BMI of 0.3
+        raise InvalidInput("invalid calculator arguments: " + "; ".join(
+            f"{name}: a number, not true or false" for name in numbers_sent_as_booleans))
     try:
         return spec.params.model_validate(arguments)
     except ValidationError as error:
