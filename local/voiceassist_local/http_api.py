@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from voiceassist_local.api_turns import api_turn
 from voiceassist_local.handlers import invoke
 from voiceassist_local.http_guard import GuardedRequestHandler
+from voiceassist_local.http_replies import error_json
 
 LOCAL_USER = "local-user"
 LOCAL_GROUPS = "clinician"  # the default identity; "admin,clinician" when the operator asks
@@ -112,4 +113,11 @@ class ApiRequestHandler(GuardedRequestHandler):
             sent.extend((name, value) for value in values)
         names = {name.lower() for name, _ in sent}
         sent.extend((name, value) for name, value in (reply.get("headers") or {}).items() if name.lower() not in names)
-        self.write_reply(int(reply.get("statusCode", 500)), sent, data)
+        status = int(reply.get("statusCode", 500))
+        face_methods = preflight_allow(self.path)
+        if status == 404 and face_methods is not None:  # a local face's path, with a method it does not take
+            path = urlsplit(self.path).path
+            status, data = 405, error_json("method_not_allowed", f"{path} takes {face_methods}, not {self.command}; "
+                                                                 "see /v1/openapi.json")
+            sent = [("Content-Type", "application/json"), ("Allow", face_methods)]
+        self.write_reply(status, sent, data)

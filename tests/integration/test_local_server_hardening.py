@@ -204,6 +204,28 @@ def test_trace_is_a_json_405_head_has_no_body_options_answers_cors(server: Any) 
     assert b"Access-Control-Allow-Origin" not in stranger
 
 
+@pytest.mark.parametrize(("method", "path", "allow"), [
+    ("TRACE", "/v1/mcp", "DELETE, GET, POST, HEAD, OPTIONS"), ("PUT", "/v1/query/stream", "POST, OPTIONS"),
+    ("PATCH", "/", "GET, HEAD, OPTIONS"), ("DELETE", "/app.js", "GET, HEAD, OPTIONS"),
+    ("PUT", "/v1/voice/stream", "GET, HEAD, OPTIONS"), ("TRACE", "/metrics", "GET, HEAD, OPTIONS"),
+])
+def test_a_method_a_local_face_does_not_take_is_a_405_naming_the_methods(server: Any, method: str, path: str,
+                                                                        allow: str) -> None:
+    """The local faces (the MCP endpoint, the event stream, the page) answered a 404 'no route' for any other
+    method, as if the path did not exist (schemathesis: 'Wrong response to undeclared method')."""
+    reply = exchange(server, f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".encode())
+    status, body = status_and_body(reply)
+    assert status == 405 and body["error"]["code"] == "method_not_allowed"
+    assert headers_of(reply)["allow"] == allow
+
+
+def test_a_recording_sent_with_a_method_its_route_does_not_take_is_a_405_not_a_415(server: Any) -> None:
+    status, body = status_and_body(exchange(server, b"PUT /v1/voice/transcribe HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                    b"Content-Type: audio/wav\r\nContent-Length: 4\r\n"
+                                                    b"Connection: close\r\n\r\nRIFF"))
+    assert status == 405 and body["error"]["code"] == "method_not_allowed"
+
+
 def test_every_request_leaves_a_structured_access_line_without_its_query_string(server: Any) -> None:
     lines: list[str] = []
     handler = logging.Handler()

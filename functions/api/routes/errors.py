@@ -3,7 +3,6 @@ no internals and no PHI."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
@@ -13,6 +12,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 )
 
 from routes.input_policy import content_type_of, is_json_type
+from routes.route_methods import allowed_methods
 from voiceassist.errors import Unavailable, VoiceAssistError
 from voiceassist.observability import log_failure
 
@@ -72,20 +72,6 @@ def _describe(errors: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
             details.append({"field": where, "problem": str(err.get("msg", "invalid")).removeprefix("Value error, ")})
     message = "; ".join(f"{d['field']}: {d['problem']}" for d in details) or "invalid request"
     return message, details
-
-
-_route_patterns: list[tuple[re.Pattern[str], str]] = []
-
-
-def allowed_methods(app: APIGatewayRestResolver, path: str) -> list[str]:
-    """The methods the documented routes take on `path` (empty when no route has this path)."""
-    if not _route_patterns:
-        for template, operations in app.get_openapi_schema().paths.items():
-            pattern = re.compile("^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$")
-            for method in ("get", "put", "post", "delete", "patch"):
-                if getattr(operations, method, None) is not None:
-                    _route_patterns.append((pattern, method.upper()))
-    return sorted({method for pattern, method in _route_patterns if pattern.match(path)})
 
 
 def register(app: APIGatewayRestResolver) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from aws_lambda_powertools.event_handler import APIGatewayRestResolver, Response
 
+from routes.route_methods import allowed_methods
 from voiceassist.errors import InvalidInput, UnsupportedMediaType
 
 MAX_JSON_DEPTH = 32
@@ -91,7 +92,8 @@ def enforce(app: APIGatewayRestResolver, next_middleware: Callable[..., Response
     event = app.current_event
     method = (event.http_method or "").upper()
     body = event.body
-    if method in BODY_METHODS and body:
+    routed = allowed_methods(app, event.path)
+    if method in BODY_METHODS and body and (not routed or method in routed):  # else a 405 (routes/errors.py)
         media_type = content_type_of(event.headers)
         raw_route = (method, event.resource or event.path) in RAW_BODY_ROUTES or (method, event.path) in RAW_BODY_ROUTES
         if is_json_type(media_type):
