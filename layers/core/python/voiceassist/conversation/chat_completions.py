@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -22,9 +22,6 @@ from voiceassist.models import Citation, JsonInt, QueryRequest, QueryResponse
 from voiceassist.query.generation import count_tokens
 
 MODEL_ID = "voiceassist"
-# OpenAI's message roles: a system or developer message, a tool's result, and the conversation's user and
-# assistant turns (only those two are read); any other role is refused, as OpenAI refuses it.
-ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 # The content parts this API reads: text (an assistant's refusal part is text it wrote). An image, audio or a file
 # it cannot read is refused rather than dropped: the question answered would not be the question asked.
 TEXT_PARTS = ("text", "refusal")
@@ -36,15 +33,8 @@ QUESTION_MAX_CHARS = 4000  # QueryRequest.query's max_length, POST /v1/query's l
 class ChatMessageIn(BaseModel):
     model_config = ConfigDict(extra="ignore")  # clients send name, tool_calls, ...
 
-    role: str
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]  # OpenAI's, as the spec says
     content: str | list[dict[str, Any]] | None = None
-
-    @field_validator("role")
-    @classmethod
-    def known_role(cls, value: str) -> str:
-        if value not in ROLES:
-            raise ValueError(f"a message's role is one of {', '.join(ROLES)} (the role sent is not)")
-        return value
 
     @field_validator("content")
     @classmethod
