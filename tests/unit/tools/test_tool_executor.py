@@ -198,3 +198,14 @@ def test_executor_emits_a_call_and_a_result_event_without_arguments(harness: Har
     assert [(e.kind, e.name, e.status) for e in harness.events] == [
         ("tool_call", "calculate_medical_score", None), ("tool_result", "calculate_medical_score", 200)]
     assert "female" not in json.dumps([e.as_dict() for e in harness.events])
+
+
+def test_an_unknown_tool_named_with_free_text_is_neither_audited_nor_quoted(harness: Harness) -> None:
+    """An MCP client's tools/call with a patient's name as the tool name: the audit log stored it as it came
+    (query_redacted and tool), and the 404 quoted it back."""
+    result = harness.executor.execute(call("Zebulon Quartermaine 1961-04-17"), CLINICIAN)
+
+    assert result.status == 404 and "no tool of that name" in result.content
+    stored = json.dumps([r.model_dump(mode="json") for r in harness.audit.list(user_id="clinician-1")])
+    assert "Quartermaine" not in stored and "1961" not in stored
+    assert "Quartermaine" not in result.content

@@ -28,7 +28,7 @@ from voiceassist.tools.calculators.registry import describe_validation_error
 from voiceassist.tools.errors import InputRefused, PhiRefused, RateLimited, ToolForbidden, ToolTimeout
 from voiceassist.tools.events import ToolEvent, ToolEvents
 from voiceassist.tools.metrics import tool_points
-from voiceassist.tools.registry import Tool, ToolEnvironment, ToolOutput, ToolRegistry
+from voiceassist.tools.registry import Tool, ToolEnvironment, ToolOutput, ToolRegistry, recorded_name
 
 RATE_WINDOW_S = 60
 
@@ -208,12 +208,12 @@ class ToolExecutor:
         entity_types = sorted({t for r in (checked.phi if checked else []) for t in r.entity_types})
         self._audit.append(AuditRecord(
             user_id=caller.user_id, session_id=caller.session_id,
-            query_redacted=f"{call.name} {json.dumps(redacted, sort_keys=True)}",
+            query_redacted=f"{recorded_name(call.name)} {json.dumps(redacted, sort_keys=True)}",
             query_sha256=hashlib.sha256(canonical.encode()).hexdigest(),
             phi_detected=bool(checked and checked.args_have_phi), phi_entity_types=entity_types,
             intent=f"input_screen:{checked.screened}" if checked and checked.screened else "tool",
             model=caller.channel, response_id=call.call_id, outcome=outcome,
-            latency_ms={"tool": result.latency_ms}, tool=call.name, tool_status=result.status))
+            latency_ms={"tool": result.latency_ms}, tool=recorded_name(call.name), tool_status=result.status))
         if self._metrics is not None:
             self._metrics.record(tool_points(result, registered=self.registry, confirmed=confirmed))
 

@@ -3,6 +3,7 @@ pydantic params model), the params model itself, and a function from validated p
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,21 @@ def define(name: str, description: str, params: type[BaseModel], run: ToolFuncti
                 model_definition=offered)
 
 
+# The shape of a tool's name (OpenAI's function names): a name of that shape is quoted back and audited as sent
+# ('order_pizza'), any other string (free text, perhaps a patient's name) never is.
+_NAME_SHAPE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
+def quoted_name(name: str) -> str:
+    """'named <name>' for a name shaped like a tool's, else 'of that name' (never free text in a message)."""
+    return f"named {name!r}" if _NAME_SHAPE.fullmatch(name) else "of that name"
+
+
+def recorded_name(name: str) -> str:
+    """The tool name an audit record or a log line may hold: the name when shaped like one, else a placeholder."""
+    return name if _NAME_SHAPE.fullmatch(name) else "<NOT_A_TOOL_NAME>"
+
+
 class ToolRegistry:
     def __init__(self, tools: Iterable[Tool] = ()) -> None:
         self._tools: dict[str, Tool] = {}
@@ -77,7 +93,7 @@ class ToolRegistry:
     def get(self, name: str) -> Tool:
         tool = self._tools.get(name)
         if tool is None:
-            raise NotFound(f"no tool named {name!r}; known: {', '.join(sorted(self._tools))}")
+            raise NotFound(f"no tool {quoted_name(name)}; known: {', '.join(sorted(self._tools))}")
         return tool
 
     def definitions(self, *, for_model: bool = False) -> list[ToolDefinition]:
