@@ -23,7 +23,9 @@ from voiceassist.composition import Dependencies
 from voiceassist.models import JobState
 from voiceassist.settings import Settings
 
-DOCUMENTS = 24
+# the kill comes right after the last upload's 202: all eight were still in flight when measured (24 proved no more,
+# at half again the CPU: docs/benchmarks.md, "The test suite")
+DOCUMENTS = 8
 WORDS = ("renal", "hepatic", "dose", "adult", "infusion", "monitor", "clearance", "weekly", "plasma", "level")
 pytestmark = pytest.mark.slow
 
