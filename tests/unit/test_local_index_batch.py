@@ -139,6 +139,70 @@ def test_local_index_batch_whose_write_fails_stores_none_of_its_chunks(
         == ["doc-0"]
 
 
+def test_local_index_written_from_empty_answers_from_its_writes_as_the_file_read_back(tmp_path: Path) -> None:
+    # Given an index built from empty (batches, activations, a chunk replaced, a document deleted, and another
+    # connection's write in between), its statements traced
+    first, second = corpus()
+    built = LocalHybridIndex(tmp_path / "index.sqlite3", dimension=DIMENSION)
+    statements: list[str] = []
+    built._db.set_trace_callback(statements.append)
+    for batch in (first[:50], first[50:]):
+        built.index(batch, vectors_for(batch))
+        built.activate_many([(c.doc_key, c.version) for c in batch])
+    other = LocalHybridIndex(tmp_path / "index.sqlite3", dimension=DIMENSION)
+    other.index(second[:4], vectors_for(second[:4]))
+    other.activate_many([(c.doc_key, c.version) for c in second[:4]])
+    built.index(second[4:], vectors_for(second[4:]))
+    built.activate_many([(c.doc_key, c.version) for c in second[4:]])
+    replaced = first[7].model_copy(update={"text": "zanubrutinib hypersensitivity reactions"})
+    built.index([replaced], vectors_for([first[3]]))
+    built.activate(replaced.doc_key, replaced.version)
+    built.delete_document("doc-9")
+
+    # When it answers every query in every mode, and the same file is opened afresh (its rows read back)
+    answers = rankings(built)
+    reopened = LocalHybridIndex(tmp_path / "index.sqlite3", dimension=DIMENSION)
+
+    # Then the answers are the file's, with the same scores; its own rows were never read back (only the rows
+    # the other connection wrote), and the replaced chunk answers with its new text
+    assert answers == rankings(reopened)
+    read_back = [sql for sql in statements if sql.startswith(index_tables.LOAD_ROWS)]
+    assert read_back == [index_tables.LOAD_ROWS + " WHERE c.rowid > 80 ORDER BY c.rowid"]
+    hits = built.search(SearchQuery(text="zanubrutinib", mode=SearchMode.BM25, top_k=5))
+    assert [hit.chunk.text for hit in hits] == [replaced.text]
+    for index in (built, other, reopened):
+        index.close()
+
+
+def test_local_index_whose_first_write_fails_keeps_no_rows_of_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Given an empty index whose first batch cannot be written (its postings fail after its rows were written)
+    first, _ = corpus()
+    index = LocalHybridIndex(tmp_path / "index.sqlite3", dimension=DIMENSION)
+    store = index_tables.store_postings
+
+    def broken(*args: object) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(index_tables, "store_postings", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        index.index(first[:40], vectors_for(first[:40]))
+    monkeypatch.setattr(index_tables, "store_postings", store)
+
+    # When the next batch is written and activated
+    index.index(first[40:], vectors_for(first[40:]))
+    index.activate_many([(c.doc_key, c.version) for c in first])
+
+    # Then the index holds and answers with the second batch only, as the file read back does
+    assert index.count() == 40
+    reopened = LocalHybridIndex(tmp_path / "index.sqlite3", dimension=DIMENSION)
+    assert rankings(index) == rankings(reopened)
+    assert {hit.chunk.doc_key for hit in index.search(SearchQuery(text=first[0].text, mode=SearchMode.BM25))} \
+        .isdisjoint(c.doc_key for c in first[:40])
+    index.close()
+    reopened.close()
+
+
 def test_local_index_activations_arriving_during_a_write_share_one_transaction(index: LocalHybridIndex) -> None:
     # Given 12 documents indexed, and a write under way (the index's write lock held, as by a long transaction)
     first, _ = corpus()

@@ -272,6 +272,26 @@ def test_term_postings_returns_every_row_of_a_term_merged_or_not() -> None:
     assert postings.column(7)[0].size == 0
 
 
+def test_term_postings_added_unsettled_answers_the_same_before_and_after_settling() -> None:
+    # Given 30 blocks of postings added without merging (a bulk build's writes), terms 0-2 in rows 0-2999
+    postings = TermPostings()
+    for first in range(0, 3000, 100):
+        rows = np.arange(first, first + 100)
+        postings.add(rows % 3, rows, (rows * 0.5).astype(np.float32), settle=False)
+    assert not postings.settled
+
+    # Then every term's rows are all there, in order, before and after the merge
+    def column(term: int) -> list[tuple[int, float]]:
+        rows_of_term, frequencies = postings.column(term)
+        return list(zip(rows_of_term.tolist(), frequencies.tolist(), strict=True))
+
+    expected = [[(row, row * 0.5) for row in range(term, 3000, 3)] for term in range(3)]
+    assert [column(term) for term in range(3)] == expected
+    postings.settle()
+    assert postings.settled
+    assert [column(term) for term in range(3)] == expected
+
+
 def test_best_positions_breaks_ties_by_position_and_skips_unmatched_rows() -> None:
     scores = np.array([0.0, 2.0, 1.0, 2.0, 3.0, 1.0])
     allowed = np.array([True, True, True, True, True, False])

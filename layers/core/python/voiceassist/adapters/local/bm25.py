@@ -48,11 +48,17 @@ def decode_postings(blobs: Sequence[bytes]) -> DecodedPostings:
     postings = np.frombuffer(b"".join(blobs), dtype=POSTING)
     per_row = np.fromiter((len(blob) // POSTING.itemsize for blob in blobs), dtype=np.int64, count=len(blobs))
     rows = np.repeat(np.arange(len(blobs), dtype=np.int64), per_row)
+    return weigh_postings(rows, postings["term"], postings["text"], postings["title"], len(blobs))
+
+
+def weigh_postings(rows: np.ndarray, terms: np.ndarray, text: np.ndarray, title: np.ndarray, row_count: int
+                   ) -> DecodedPostings:
+    """Postings given as columns (row, term id, occurrences in the text, in the title), as BM25 reads them:
+    the stored ones decoded, or a batch's as it is written (the same values, without the bytes)."""
     text_weight, title_weight = COLUMN_WEIGHTS
-    lengths = np.bincount(rows, weights=postings["text"] + postings["title"], minlength=len(blobs))
-    return DecodedPostings(rows=rows, terms=postings["term"].astype(np.int64),
-                           frequencies=postings["text"] * text_weight + postings["title"] * title_weight,
-                           lengths=lengths.astype(np.int64))
+    lengths = np.bincount(rows, weights=text + title, minlength=row_count)
+    return DecodedPostings(rows=rows, terms=terms.astype(np.int64),
+                           frequencies=text * text_weight + title * title_weight, lengths=lengths.astype(np.int64))
 
 
 class TermPostings:
@@ -70,15 +76,34 @@ class TermPostings:
         self._main = _Columns.empty()
         self._blocks: list[_Columns] = []
 
-    def add(self, terms: np.ndarray, rows: np.ndarray, frequencies: np.ndarray) -> None:
+    def add(self, terms: np.ndarray, rows: np.ndarray, frequencies: np.ndarray, *, settle: bool = True) -> None:
+        """A block of postings; merged at once (`settle`), or at the next settle() (lookups read every block
+        meanwhile: slower, the same answers)."""
         self._blocks.append(_Columns.build(terms, rows, frequencies))
-        if self._main.size == 0 and len(self._blocks) == 1:
-            self._main, self._blocks = self._blocks[0], []  # a first load is the main matrix as it is built
-        elif sum(block.size for block in self._blocks) >= max(4096, self._main.size // 4):
+        if settle:
+            self.settle()
+
+    @property
+    def settled(self) -> bool:
+        """True when settle() has nothing to merge."""
+        return not self._blocks or (len(self._blocks) <= self.MAX_BLOCKS and self._main.size > 0
+                                    and sum(block.size for block in self._blocks) < self._merge_from())
+
+    def settle(self) -> None:
+        if not self._blocks:
+            return
+        if self._main.size == 0:
+            # A first load is the main matrix as it is built; a bulk build's blocks are merged once.
+            self._main = self._blocks[0] if len(self._blocks) == 1 else _Columns.combine(self._blocks)
+            self._blocks = []
+        elif sum(block.size for block in self._blocks) >= self._merge_from():
             self._main = _Columns.combine([self._main, *self._blocks])
             self._blocks = []
         elif len(self._blocks) > self.MAX_BLOCKS:
             self._blocks = [_Columns.combine(self._blocks)]
+
+    def _merge_from(self) -> int:
+        return max(4096, self._main.size // 4)
 
     def column(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Row positions holding `term` (ascending) and its weighted frequency in each."""

@@ -11,11 +11,13 @@ import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from voiceassist.adapters.local.bm25 import DecodedPostings, weigh_postings
 from voiceassist.adapters.local.fts5_tokens import CountedTerms, Fts5Tokenizer
 from voiceassist.adapters.local.rows import LOADED_ROW_COLUMNS
 from voiceassist.constants.models import MODEL_ID
@@ -165,8 +167,8 @@ _KNOWN_TERMS_LIMIT = 1_000_000  # ~100 MB of Python strings at most; a 50,000-ch
 
 
 def store_postings(db: sqlite3.Connection, rowids: Sequence[int], counted: CountedTerms,
-                   known: dict[str, int]) -> None:
-    """Each row's BM25 postings, its new terms numbered in `terms`.
+                   known: dict[str, int]) -> np.ndarray:
+    """Each row's BM25 postings, its new terms numbered in `terms`; returns each token's term id.
 
     `known` caches term ids (term -> id; a term's id never changes, as terms are never deleted): only the
     batch's tokens missing from it are looked up, and it learns them. The caller empties it when the
@@ -181,21 +183,39 @@ def store_postings(db: sqlite3.Connection, rowids: Sequence[int], counted: Count
     term_ids = np.fromiter(map(known.__getitem__, counted.tokens), dtype=np.int64, count=len(counted.tokens))
     db.executemany("INSERT INTO chunk_terms (chunk_rowid, postings) VALUES (?, ?)",
                    zip(rowids, counted.postings(term_ids, len(rowids)), strict=True))
+    return term_ids
+
+
+@dataclass(frozen=True)
+class WrittenRows:
+    """What insert_chunks stored, in the columns of LOAD_ROWS (rows.LOADED_ROW_COLUMNS), so the index's
+    in-memory copy takes the rows from here rather than reading them back. Every row is stored not
+    searchable (activation sets the flag)."""
+
+    rowids: list[int]
+    matrix: np.ndarray  # the unit vectors, as stored
+    doc_keys: list[str]
+    source_types: list[str]
+    specialties: list[str | None]  # casefolded, as stored
+    years: list[int | None]
+    postings: DecodedPostings  # as the stored postings decode
 
 
 def insert_chunks(db: sqlite3.Connection, chunks: Sequence[Chunk], matrix: np.ndarray, counted: CountedTerms,
-                  known: dict[str, int]) -> int:
-    """Write the chunks' rows (unit vectors `matrix`) and postings; returns the largest rowid before
-    them (AUTOINCREMENT: the batch's rows, in its order, are the rows above it)."""
+                  known: dict[str, int]) -> WrittenRows:
+    """Write the chunks' rows (unit vectors `matrix`) and postings (AUTOINCREMENT: the batch's rows, in its
+    order, are the rows above the largest rowid before them)."""
     first = int(db.execute("SELECT COALESCE(MAX(rowid), 0) FROM chunks").fetchone()[0])
-    db.executemany(INSERT_CHUNK, [
-        (c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, casefold(c.metadata.specialty),
-         c.metadata.year) for c in chunks])
+    columns = [(c.chunk_id, c.doc_key, c.version, c.metadata.source_type.value, casefold(c.metadata.specialty),
+                c.metadata.year) for c in chunks]
+    db.executemany(INSERT_CHUNK, columns)
     rowids = [rowid for (rowid,) in db.execute("SELECT rowid FROM chunks WHERE rowid > ? ORDER BY rowid", (first,))]
     db.executemany(INSERT_BODY, [(rowid, matrix[i].tobytes(), c.model_dump_json())
                                  for i, (rowid, c) in enumerate(zip(rowids, chunks, strict=True))])
-    store_postings(db, rowids, counted, known)
-    return first
+    term_ids = store_postings(db, rowids, counted, known)
+    postings = weigh_postings(counted.rows, term_ids[counted.terms], counted.text, counted.title, len(rowids))
+    return WrittenRows(rowids, matrix, [row[1] for row in columns], [row[3] for row in columns],
+                       [row[4] for row in columns], [row[5] for row in columns], postings)
 
 
 def postings_missing(db: sqlite3.Connection) -> bool:

@@ -12,7 +12,14 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local.bm25 import Phrase, TermPostings, best_positions, decode_postings, fts5_bm25
+from voiceassist.adapters.local.bm25 import (
+    DecodedPostings,
+    Phrase,
+    TermPostings,
+    best_positions,
+    decode_postings,
+    fts5_bm25,
+)
 from voiceassist.models import SearchFilters, SourceType
 from voiceassist.query.search import cosine_to_score
 
@@ -55,17 +62,38 @@ class LoadedRows:
     def last_rowid(self) -> int:
         return int(self.rowids[self.size - 1]) if self.size else 0
 
+    @property
+    def settled(self) -> bool:
+        """False while rows appended by writes wait to be merged into the postings (LoadedRows.settle)."""
+        return self.postings.settled
+
+    def settle(self) -> None:
+        """Merge the postings appended since the last merge, as the writes that appended them deferred."""
+        self.postings.settle()
+
     def append(self, rows: Sequence[tuple[Any, ...]]) -> None:
         """Rows of LOADED_ROW_COLUMNS with rowids above last_rowid, in rowid order."""
         if not rows:
             return
-        start, needed = self.size, self.size + len(rows)
+        rowids, vectors, doc_keys, searchable, source_types, specialties, years, postings = zip(*rows, strict=True)
+        matrix = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(rows), -1)
+        self.append_columns(rowids, matrix, doc_keys, searchable, source_types, specialties, years,
+                            decode_postings(postings))
+
+    def append_columns(self, rowids: Sequence[int], matrix: np.ndarray, doc_keys: Sequence[str],
+                       searchable: Sequence[int] | np.ndarray, source_types: Sequence[str],
+                       specialties: Sequence[str | None], years: Sequence[int | None], postings: DecodedPostings,
+                       *, settle: bool = True) -> None:
+        """Rows given column by column (LOADED_ROW_COLUMNS' order; `matrix` the unit vectors), rowids above
+        last_rowid, ascending. Without `settle`, their postings are merged at the next settle(): a bulk
+        build's batches are merged once rather than once each (the merges grow with the rows held)."""
+        if not rowids:
+            return
+        start, needed = self.size, self.size + len(rowids)
         if needed > len(self.rowids):
             self._grow(max(needed, 2 * len(self.rowids)))
-        columns = zip(*rows, strict=True)
-        rowids, vectors, doc_keys, searchable, source_types, specialties, years, postings = columns
         self.rowids[start:needed] = rowids
-        self.matrix[start:needed] = np.frombuffer(b"".join(vectors), dtype=np.float32).reshape(len(rows), -1)
+        self.matrix[start:needed] = matrix
         self.searchable[start:needed] = np.asarray(searchable, dtype=bool)
         self.source_type[start:needed] = [SOURCE_TYPE_CODES[value] for value in source_types]
         self.year[start:needed] = [_NO_YEAR if year is None else year for year in years]
@@ -73,9 +101,8 @@ class LoadedRows:
         self.doc_key[start:needed] = [codes.setdefault(value, len(codes)) for value in doc_keys]
         self.specialty[start:needed] = [codes.setdefault(value, len(codes)) for value in specialties]
         self.present[start:needed] = True
-        decoded = decode_postings(postings)
-        self.lengths[start:needed] = decoded.lengths
-        self.postings.add(decoded.terms, decoded.rows + start, decoded.frequencies)
+        self.lengths[start:needed] = postings.lengths
+        self.postings.add(postings.terms, postings.rows + start, postings.frequencies, settle=settle)
         self.size = needed
         if self.basis is not None:
             self.projected[start:needed] = project(self.matrix[start:needed], self.basis)
