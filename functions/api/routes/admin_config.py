@@ -23,6 +23,10 @@ from voiceassist.settings import PhiMode
 
 router = Router()
 MONTH = r"^\d{4}-(0[1-9]|1[0-2])$"
+# A merge patch names AdminConfig's top-level fields and no other (the store refuses any other, 422); each value
+# is a partial object, a replacement or null, which one schema per field cannot say, so any value is allowed.
+MERGE_PATCH_SCHEMA: dict[str, Any] = {"properties": {name: {} for name in AdminConfig.model_fields},
+                                      "additionalProperties": False}
 
 
 class ConfigHistory(BaseModel):
@@ -60,7 +64,8 @@ def put_config(body: AdminConfig) -> ConfigVersion:
 
 @router.patch("/admin/config", summary="Change fields of the admin configuration: a JSON merge patch (admin only)")
 def patch_config(body: Annotated[dict[str, Any], Body(
-        description="RFC 7396: the fields to change, e.g. {\"routing_mode\": \"local-only\"}")]) -> ConfigVersion:
+        description="RFC 7396: the fields to change, e.g. {\"routing_mode\": \"local-only\"}",
+        json_schema_extra=MERGE_PATCH_SCHEMA)]) -> ConfigVersion:
     who = admin(router, "config.update")
     deps = dependencies()
     return deps.config_store.patch(body, who, deps.audit, deployment=_deployment())

@@ -141,3 +141,16 @@ def test_admin_config_only_the_deployment_turns_phi_detection_off() -> None:
     assert status == 422 and body["error"]["details"] == [{"field": "phi_mode", "problem": (
         "off detects no PHI, so raw PHI would reach the audit log, the sessions and any model or source; only the "
         "deployment can turn detection off (VOICEASSIST_PHI_MODE): use strict or lenient")}]
+
+
+def test_the_published_patch_schema_names_the_fields_a_patch_may_change() -> None:
+    """It said any field (additionalProperties: true) while the store refuses any other with a 422: schemathesis's
+    positive-data check sent {"$...": [null]} as schema-valid."""
+    spec = call("GET", "/v1/openapi.json")[1]
+    schema = spec["paths"]["/v1/admin/config"]["patch"]["requestBody"]["content"]["application/json"]["schema"]
+
+    assert schema["additionalProperties"] is False
+    assert set(schema["properties"]) == {"routing_mode", "phi_mode", "offer_tools", "models", "sources", "tools",
+                                         "cost"}
+    status, body = call("PATCH", "/v1/admin/config", {"routing_mod": "local-only"})
+    assert status in (400, 422) and "routing_mod" in body["error"]["message"]
