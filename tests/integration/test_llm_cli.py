@@ -53,17 +53,12 @@ def cited(output: str) -> bool:
     return "[1]" in output and "\nSources:\n[1] Metformin" in output
 
 
-def test_llm_gets_a_cited_answer_streamed(llm: Llm) -> None:
-    result = llm("-m", "voiceassist", QUESTION)
-
-    assert result.returncode == 0, result.stderr
-    assert cited(result.stdout)
-
-
-def test_llm_gets_the_same_answer_without_streaming(llm: Llm) -> None:
+def test_llm_gets_a_cited_answer_streamed_and_the_same_answer_without_streaming(llm: Llm) -> None:
     streamed = llm("-m", "voiceassist", QUESTION)
     plain = llm("-m", "voiceassist", "--no-stream", QUESTION)
 
+    assert streamed.returncode == 0, streamed.stderr
+    assert cited(streamed.stdout)
     assert plain.returncode == 0, plain.stderr
     assert plain.stdout == streamed.stdout and cited(plain.stdout)
 
