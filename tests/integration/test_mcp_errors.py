@@ -56,6 +56,26 @@ def test_get_opens_no_stream_and_answers_at_once(local_deps: Dependencies) -> No
     assert reply.status == 405 and json.loads(reply.body)["error"]["code"] == -32600
 
 
+def test_delete_ends_no_session_and_says_so(local_deps: Dependencies) -> None:
+    """A stateless server has no session to end (MCP lets it answer 405): it said 'Invalid Request: send a JSON-RPC
+    2.0 request object', and the GET's 405 advertised DELETE as allowed."""
+    caller = Caller(user_id="dr-okafor", channel="mcp")
+    delete = handle_http(local_deps.tool_executor, caller, method="DELETE", path="/v1/mcp", headers=HEADERS, body=b"")
+    get = handle_http(local_deps.tool_executor, caller, method="GET", path="/v1/mcp", headers=HEADERS, body=b"")
+
+    assert delete.status == 405 and "no session to end" in json.loads(delete.body)["error"]["message"]
+    assert delete.headers["allow"] == get.headers["allow"] == "POST"
+
+
+def test_the_published_api_documents_every_method_the_mcp_path_answers(local_deps: Dependencies) -> None:
+    from voiceassist_local.handlers import invoke
+    from voiceassist_local.server import to_api_gateway_event
+
+    spec = json.loads(invoke("api", to_api_gateway_event("GET", "/v1/openapi.json", {}, b""))["body"])
+    assert set(spec["paths"]["/v1/mcp"]) == {"post", "get", "delete"}
+    assert set(spec["paths"]["/v1/mcp"]["delete"]["responses"]) == {"405"}
+
+
 @pytest.mark.parametrize(("headers", "status"), [({"content-type": "application/json"}, 406),
                                                  ({"content-type": "application/json", "accept": "text/html"}, 406)])
 def test_a_request_without_the_transports_accept_header_is_told_which_to_send(

@@ -184,3 +184,11 @@ def test_a_content_part_that_is_not_text_is_refused_not_dropped(client: openai.O
     assert "cannot be read" in message and "Quartermaine" not in message and "1961" not in message
     if part["type"] != "Zebulon Quartermaine 1961-04-17":
         assert repr(part["type"]) in message
+
+
+def test_the_published_schema_says_which_token_limits_are_taken(kb_server_url: str) -> None:
+    """It allowed any value, so a schema-valid 0 or "5" got a 400 (schemathesis's positive-data check)."""
+    schemas = httpx.get(f"{kb_server_url}/v1/openapi.json", timeout=60).json()["components"]["schemas"]
+    for name in ("max_tokens", "max_completion_tokens"):
+        taken = schemas["ChatCompletionRequest"]["properties"][name]["anyOf"]
+        assert {"type": "integer", "minimum": 1} in taken and {"type": "null"} in taken

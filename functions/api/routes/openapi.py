@@ -191,7 +191,10 @@ def outside_the_resolver(*, local: bool) -> dict[str, Any]:
             **errors}},
         "get": {"summary": "No server-initiated stream (the server is stateless): 405", "operationId": "mcp_get",
                 "responses": {"405": {"description": "POST each message instead",
-                                      "content": {"application/json": {"schema": json_rpc}}}}}}}
+                                      "content": {"application/json": {"schema": json_rpc}}}}},
+        "delete": {"summary": "No session to end (the server is stateless): 405", "operationId": "mcp_delete",
+                   "responses": {"405": {"description": "POST each message instead",
+                                         "content": {"application/json": {"schema": json_rpc}}}}}}}
     if local:
         paths["/v1/query/stream"] = {"post": {
             "summary": "Ask, and receive the run's events as Server-Sent Events (step, token, citation, done or "

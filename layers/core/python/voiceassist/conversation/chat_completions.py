@@ -25,7 +25,8 @@ MODEL_ID = "voiceassist"
 # The content parts this API reads: text (an assistant's refusal part is text it wrote). An image, audio or a file
 # it cannot read is refused rather than dropped: the question answered would not be the question asked.
 TEXT_PARTS = ("text", "refusal")
-NAMED_PARTS = ("image_url", "input_audio", "file")  # OpenAI's part types, quoted in a refusal; nothing else is
+NAMED_PARTS = ("image_url", "input_audio", "file")
+TOKEN_LIMIT_SCHEMA: dict[str, Any] = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}  # OpenAI's part types, quoted in a refusal; nothing else is
 OWNER = "voiceassist"
 QUESTION_MAX_CHARS = 4000  # QueryRequest.query's max_length, POST /v1/query's limit (a test keeps them equal)
 
@@ -72,8 +73,9 @@ class ChatCompletionRequest(BaseModel):
     top_k: int = Field(default=5, ge=1, le=20)
     response_format: Any = None
     tool_choice: Any = None
-    max_tokens: Any = None
-    max_completion_tokens: Any = None
+    # refused with `param` when not a whole number >= 1 (chat_options); the schema says what is taken
+    max_tokens: Any = Field(default=None, json_schema_extra=TOKEN_LIMIT_SCHEMA)
+    max_completion_tokens: Any = Field(default=None, json_schema_extra=TOKEN_LIMIT_SCHEMA)
 
     @field_validator("n")
     @classmethod

@@ -26,6 +26,9 @@ BATCH_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
     "code": -32600, "message": "Invalid Request: MCP has no batches: send one message per request"}}).encode()
 NO_STREAM_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
     "code": -32600, "message": "this MCP server is stateless: it opens no stream (GET); POST each message"}}).encode()
+NO_SESSION_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+    "code": -32600, "message": "this MCP server is stateless: there is no session to end (DELETE); POST each "
+                               "message"}}).encode()
 MESSAGES = {
     -32700: "Parse error: the body is not JSON",
     -32600: "Invalid Request: send a JSON-RPC 2.0 request object",

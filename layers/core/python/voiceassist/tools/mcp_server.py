@@ -26,7 +26,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from voiceassist import __version__
 from voiceassist.models import ToolCall, ToolDefinition, ToolResult
 from voiceassist.tools.executor import Caller, ToolExecutor
-from voiceassist.tools.mcp_errors import NO_STREAM_REPLY, as_json_rpc, refused_request
+from voiceassist.tools.mcp_errors import NO_SESSION_REPLY, NO_STREAM_REPLY, as_json_rpc, refused_request
 
 SERVER_NAME = "voiceassist"
 MAX_BODY_BYTES = 1_000_000
@@ -89,8 +89,11 @@ def handle_http(executor: ToolExecutor, caller: Caller, *, method: str, path: st
     whose id is neither a string, a number nor null is answered as JSON-RPC's Invalid Request (the SDK took it
     for a notification: 202 and no body), and no error quotes the request back (mcp_errors.py)."""
     if method.upper() == "GET":  # a stateless server has no stream of its own to open: the SDK would wait for ever
-        return HttpReply(status=405, headers={"content-type": "application/json", "allow": "POST, DELETE"},
+        return HttpReply(status=405, headers={"content-type": "application/json", "allow": "POST"},
                          body=NO_STREAM_REPLY)
+    if method.upper() == "DELETE":  # nor a session to end (MCP lets the server answer 405)
+        return HttpReply(status=405, headers={"content-type": "application/json", "allow": "POST"},
+                         body=NO_SESSION_REPLY)
     if method.upper() == "POST" and (refused := refused_request(body)) is not None:
         return HttpReply(status=400, headers={"content-type": "application/json"}, body=refused)
     reply: HttpReply = anyio.run(_handle_http, executor, caller, method, path, headers, body)
