@@ -25,8 +25,8 @@ MODEL_ID = "voiceassist"
 # The content parts this API reads: text (an assistant's refusal part is text it wrote). An image, audio or a file
 # it cannot read is refused rather than dropped: the question answered would not be the question asked.
 TEXT_PARTS = ("text", "refusal")
-NAMED_PARTS = ("image_url", "input_audio", "file")
-TOKEN_LIMIT_SCHEMA: dict[str, Any] = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}  # OpenAI's part types, quoted in a refusal; nothing else is
+NAMED_PARTS = ("image_url", "input_audio", "file")  # OpenAI's part types, quoted in a refusal; nothing else is
+TOKEN_LIMIT_SCHEMA: dict[str, Any] = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}
 OWNER = "voiceassist"
 QUESTION_MAX_CHARS = 4000  # QueryRequest.query's max_length, POST /v1/query's limit (a test keeps them equal)
 
