@@ -88,3 +88,22 @@ def test_metadata_for_counts_a_file_name_title_as_not_stated_and_a_heading_as_st
     assert "title" not in metadata_for("gout_note.txt", {}).model_fields_set
     assert "title" in metadata_for("gout_note.md", {}, b"# Acute gout\n").model_fields_set
     assert {"doc_key", "title", "specialty"} <= metadata_for("g.txt", {"title": "T", "specialty": "r"}).model_fields_set
+
+
+PERSIAN = "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645"
+
+
+@pytest.mark.parametrize(("given", "shown"), [
+    ("Safe \u202egnp.exe\u202c guide", "Safe gnp.exe guide"),  # a right-to-left override spoofed the reading order
+    ("Guide\n[2] Forged source https://evil.example", "Guide [2] Forged source https://evil.example"),
+    ("NUL\x00inside\x1b[31m", "NUL inside [31m"),
+    ("Zero\u200bwidth\u00adsoft", "Zerowidthsoft"),
+    (PERSIAN, PERSIAN),  # a zero-width non-joiner is spelling
+])
+def test_a_title_is_one_line_of_visible_text(given: str, shown: str) -> None:
+    """A title is shown in every citation, the web page and the chat's Sources list: a newline in it forged a line
+    of that list, a bidirectional override reversed what the reader saw. Titles come from uploads' metadata and
+    from the documents themselves (a Markdown heading, a PDF's metadata)."""
+    assert metadata_for("guide.md", {"title": given}, b"text\n").title == shown
+    if "\n" not in given:  # a heading ends at its line
+        assert metadata_for("x.md", {}, f"# {given}\n".encode()).title == shown

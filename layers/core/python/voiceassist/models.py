@@ -5,6 +5,7 @@ API schemas are these models; storage adapters translate them to items and rows.
 
 from __future__ import annotations
 
+import unicodedata
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -59,6 +60,9 @@ class DocumentStatus(StrEnum):
     DELETED = "DELETED"
 
 
+_SPELLING_JOINERS = "\u200c\u200d"  # ZERO WIDTH NON-JOINER and JOINER: part of Persian, Hindi, emoji spellings
+
+
 class DocumentMetadata(Model):
     """What a document says about itself; copied onto every chunk."""
 
@@ -71,6 +75,19 @@ class DocumentMetadata(Model):
     doi: str | None = None
     pmid: str | None = None
     url: str | None = None
+
+    @field_validator("title")
+    @classmethod
+    def _one_visible_line(cls, value: str) -> str:
+        """A title is shown in every citation and Sources list: control characters (a newline would forge a line
+        of the list) read as a space, format characters (a right-to-left override reverses what is read, a
+        zero-width space hides) are dropped, except the joiners that spell some scripts (ZWNJ, ZWJ)."""
+        shown = "".join(" " if unicodedata.category(c) == "Cc" else c for c in value
+                        if unicodedata.category(c) != "Cf" or c in _SPELLING_JOINERS)
+        shown = " ".join(shown.split())
+        if not shown:
+            raise ValueError("the title has no visible characters")
+        return shown
 
 
 class KnowledgeDocument(Model):
