@@ -60,3 +60,12 @@ def test_a_maximum_is_stated_as_a_limit_not_as_a_usual_dose() -> None:
     assert answer_kinds.states_quantity("maximum", "Do not exceed 4 g in 24 hours.")
     assert not answer_kinds.states_quantity("maximum", "amlodipine 5 mg once daily")  # a dose, no limit
     assert not answer_kinds.states_quantity("maximum", "Titrate to the maximum tolerated dose.")  # a limit, no value
+
+
+def test_a_unit_of_time_as_typed_asks_a_duration_not_a_count() -> None:
+    # "hrs", "mins", "wks" (UCUM's codes with a plural s): a count of time, which only a stated duration answers
+    assert answer_kinds.quantities_asked("how many hrs after iv contrast can metformin be restarted") == ("duration",)
+    assert answer_kinds.quantities_asked("how many mins a wk of exercise") == ("duration",)
+    assert answer_kinds.quantities_asked("how many wks of abx") == ("duration",)
+    assert answer_kinds.quantities_asked("how many epipens") == ("count",)
+    assert not answer_kinds.states_quantity("duration", "Withhold metformin before iodinated contrast.")

@@ -101,3 +101,20 @@ def test_evidence_a_passage_naming_a_disease_defined_as_a_state_of_the_asked_thi
     assert found.passages[0].missing == ()  # MeSH names Hypertension "high blood pressure": it is about BP
     assert found.passages[0].score >= 0.55
     assert "blood pressure" in found.passages[1].missing
+
+
+OBSERVATION = "Observe patients for at least 6 hours after symptoms resolve, because biphasic reactions can occur."
+
+
+def test_question_concepts_a_unit_of_time_as_typed_is_no_topic() -> None:
+    passage = hit(OBSERVATION, "Anaphylaxis")
+
+    assert weights("exercise advice htn how many mins a wk")["wk"] == evidence.GENERIC_WEIGHT  # as "week"
+    assert weights("how many hrs after iv contrast")["hrs"] == evidence.GENERIC_WEIGHT
+    assert "2wks" not in weights("pt still coughing 2wks after pneumonia")  # a number with its unit: a quantity
+    assert "48hrs" not in weights("review 48hrs after starting abx")
+    assert weights("HR 120 after adrenaline")["HR"] == 1.0  # heart rate, not hours: still a topic
+    found = evidence.assess("how many hrs do we observe after anaphylaxis", [passage])
+    assert "hrs" not in found.passages[0].missing
+    # a clinical word glued to a number is not a time: still a topic the passage must hold
+    assert "2cm" in weights("anaphylaxis with 2cm wheal")

@@ -102,15 +102,16 @@ _COUNT = re.compile(rf"(?<![\w:/.,-]){_WHOLE}(?![\w:/.,]|-\d)(?:\s*(?:to|-|–|o
                     re.I)
 _CATEGORY = re.compile(r"\b(?:type|stage|grade|class|step|category|level|phase|score)(?:\s+of)?\s*$", re.I)
 _UNIT_WORD = re.compile(rf"^{_UNIT}", re.I)
-_TIMES = r"(?:times|seconds?|minutes?|hours?|days?|weeks?|months?|years?)"
+# units of time as a question types them: in full, UCUM's codes with a plural s ("mins", "wks"), "hrs", "yrs", "mths"
+_TIME_UNITS = r"(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?|wks?|months?|mths?|mos|years?|yrs?)"
+_TIMES = rf"(?:times|{_TIME_UNITS})"
 # "how many mg", "how many units": an amount in a unit of measure (mass, volume, amount of substance), not a count
 _MEASURE = (r"(?:[mµu]?g|mcg|kg|micrograms?|milligrams?|grams?|kilos?|kilograms?|m?l|millilitres?|milliliters?"
             r"|litres?|liters?|[mµ]?mol|iu|units?|meq|kcal)\b")
 _COUNTED = re.compile(rf"\bhow many\b(?!\s+(?:more\s+)?(?:{_TIMES}\b|{_MEASURE}))", re.I)
 _AMOUNT = re.compile(rf"\bhow much\b|\bhow many\s+(?:more\s+)?{_MEASURE}", re.I)
 _DOSED = re.compile(r"\b(?:doses?|dosing|dosage|dosed)\b", re.I)
-_LONG = re.compile(r"\bhow long\b|\bhow many (?:more\s+)?(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b"
-                   r"|\bfor how (?:many|long)\b", re.I)
+_LONG = re.compile(rf"\bhow long\b|\bhow many (?:more\s+)?{_TIME_UNITS}\b|\bfor how (?:many|long)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 # an extreme asked ("max dose", "highest dose") is answered by a limit stated as one, not by a usual dose
 _MAXIMUM = re.compile(r"\b(?:max|maximum|maximal|highest|upper limit)\b", re.I)

@@ -42,9 +42,14 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
     # who the patient is, as a case is told ("a 72-year-old woman with CKD stage 4"): the condition is the topic
     "woman women man men male female boy girl lady gentleman stage grade "
     # words around a patient's details: who is asked about, not what
-    "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old"
+    "mr mrs ms dr miss email phone ssn mrn dob born aged age old year-old "
+    # the units of time above as typed: UCUM's codes ("min", "wk", "mo"; the Unified Code for Units of Measure,
+    # Regenstrief Institute) with a plural s, and "hrs", "yr", "mth"; "hr" alone is left out (heart rate)
+    "min mins hrs wk wks mth mths mos yr yrs"
 ).split())
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
+# a number typed with its unit of time ("2wks", "48hrs", "5mins"), read as the stemmed term: a quantity, like a number
+_TIME_QUANTITY = re.compile(r"^\d+(?:\.\d+)?(?:min|minut|hr|hour|day|wk|week|mth|month|mo|yr|year)s?$")
 INHERITED_WEIGHT = 0.5
 # "72-year-old", "58yo", "6mo": an age, like a number
 _AGE_WORD = re.compile(r"^\d+(?:-(?:year|month|week|day)s?-old|(?:yo|yr|yrs|mo|mos))$")
@@ -164,7 +169,8 @@ def _concepts(question: str) -> list[Concept]:
         if not function_words and stem(word.lower()) not in GENERIC_WORDS:
             word = respelt(word) or word
         for term in content_terms(word):
-            if not _NUMBER.match(term) and not _AGE_WORD.match(term) and term not in found:
+            if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
+                    and term not in found:
                 weight = _weight(frozenset({term}))
                 ordinary = (weight == 1.0 and term not in qualifying
                             and (term in _ordinary() or word.lower() in negated or word.lower() in framing))
