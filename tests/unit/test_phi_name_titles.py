@@ -84,3 +84,22 @@ def test_a_name_after_a_european_title_or_in_lower_case_is_redacted(strict: Pres
 def test_a_genus_or_an_abbreviation_shaped_like_a_title_is_not_a_name(strict: PresidioPhiDetector,
                                                                      text: str) -> None:
     assert not strict.detect(text).contains_phi
+
+
+def test_the_first_token_from_a_character_is_the_one_a_scan_finds() -> None:
+    """first_token_from bisects where each title and cue scanned the doc from its start (quadratic: a text of
+    4,000 characters of titles took about 10 s, and the detector failed closed for everyone queued behind it;
+    bench/phi_degenerate.py measures it)."""
+    import spacy
+
+    from voiceassist.phi.name_titles import first_token_from
+
+    doc = spacy.blank("en")("Mr  Smith, bed 12  mrs o'brien-kelly, 71.  ")
+    for char in range(len(doc.text) + 2):
+        assert first_token_from(doc, char) == next((t.i for t in doc if t.idx >= char), None)
+
+
+@pytest.mark.parametrize("spaces", [1, 70])
+def test_a_name_far_from_its_title_by_spaces_is_still_found(strict: PresidioPhiDetector, spaces: int) -> None:
+    result = strict.detect(f"Mrs{' ' * spaces}kowalczyk, 82, delirium: haloperidol dose?")
+    assert result.contains_phi and "kowalczyk" not in result.redacted_text

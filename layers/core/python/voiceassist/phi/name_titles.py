@@ -12,6 +12,7 @@ and "M." before a lower-case Latin epithet is a genus ("M. pneumoniae"), not Mon
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable
 
 import regex as re
@@ -32,6 +33,10 @@ TITLES = frozenset([
 # The regex alternative (for a case-insensitive cue) matching one title: a listed word, or "M." for Monsieur.
 TITLE_PATTERN = r"(?:" + "|".join(sorted((re.escape(t) for t in TITLES), key=len, reverse=True)) + r")\b\.?" \
     r"|(?<![\w.])m\.(?=\s)"
+# How far back from the spaces before a name a title is looked for: the longest title, with room to spare (the
+# whole text before each title made the search quadratic in a text of titles).
+_TITLE_REACH = 64
+_TEXT = "voiceassist.text"  # the doc's joined text, in its user_data
 _TITLE_BEFORE = re.compile(r"(?i)(?P<title>" + TITLE_PATTERN + r")\s*$")
 _TYPED_NAME = re.compile(r"\p{L}+(?:['’]\p{L}+)*")
 _LATIN_EPITHET = re.compile(r"(?:ae|ii|is|um|us|i|a|es)$")  # "M. pneumoniae", "M. tuberculosis"
@@ -43,14 +48,34 @@ _AGE = re.compile(r"(?:1[01]\d|120|\d{1,2})(?:y|yo|y/o)?")  # "55", "55yo" (year
 _AGE_WORDS = frozenset({"y", "yo", "y/o", "yr", "yrs", "year", "years", "m", "f"})
 
 
+def text_of(doc: Doc) -> str:
+    """The doc's text, joined once (spaCy's Doc.text joins every token again at each call)."""
+    text = doc.user_data.get(_TEXT)
+    if not isinstance(text, str):
+        text = doc.user_data[_TEXT] = doc.text
+    return text
+
+
+def first_token_from(doc: Doc, char: int) -> int | None:
+    """The index of the first token that starts at or after `char` (None past the last), by bisection. A scan from
+    the doc's start (and Doc.text, joined again) for each title or cue made a text of them ("Mr Mr Mr ...", 4,000
+    characters) quadratic: about 10 s in the detector, which then failed closed for every question queued behind."""
+    index = bisect.bisect_left(range(len(doc)), char, key=lambda i: doc[i].idx)
+    return index if index < len(doc) else None
+
+
 def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
                      clinical: Callable[[Token], bool], known: Callable[[Token], bool]) -> Span | None:
     """The name that starts at the first token at or after `char`: up to three words joined by spaces or by
     hyphens written without spaces ("smith-jones"), or None. `known` says whether a word is English."""
-    title = _TITLE_BEFORE.search(doc.text[:char])
-    if title is not None and _abbreviation_not_title(doc.text, title.group("title"), doc.text[char:]):
+    text = text_of(doc)
+    before = char
+    while before > 0 and text[before - 1].isspace():  # "Mr" then any run of spaces before the name
+        before -= 1
+    title = _TITLE_BEFORE.search(text[max(0, before - _TITLE_REACH):char])
+    if title is not None and _abbreviation_not_title(text, title.group("title"), text[char:char + _TITLE_REACH]):
         return None
-    start = next((t.i for t in doc if t.idx >= char), None)
+    start = first_token_from(doc, char)
     if start is None:
         return None
     end, words = start, 0

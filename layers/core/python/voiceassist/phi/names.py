@@ -12,7 +12,7 @@ from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
 from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
-from voiceassist.phi.name_titles import TITLE_PATTERN, name_after_title
+from voiceassist.phi.name_titles import TITLE_PATTERN, first_token_from, name_after_title
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
 from voiceassist.phi.word_lists import GIVEN_NAMES, foreign_function_words, name_words, word_list
 
@@ -266,7 +266,7 @@ class PersonNameRecognizer(EntityRecognizer):
 
     def _name_after(self, doc: Doc, char: int, *, strong: bool, caseless: bool) -> Span | None:
         """The name that follows a cue ending at `char`: up to three name-like words."""
-        start = next((t.i for t in doc if t.idx >= char), None)
+        start = first_token_from(doc, char)
         if start is None:
             return None
         end = start
