@@ -192,3 +192,11 @@ def test_the_published_schema_says_which_token_limits_are_taken(kb_server_url: s
     for name in ("max_tokens", "max_completion_tokens"):
         taken = schemas["ChatCompletionRequest"]["properties"][name]["anyOf"]
         assert {"type": "integer", "minimum": 1} in taken and {"type": "null"} in taken
+
+
+def test_stream_options_without_a_stream_are_refused_as_openai_refuses_them(client: openai.OpenAI) -> None:
+    """include_usage on a plain completion was accepted and ignored."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES,
+                                       stream_options={"include_usage": True})
+    assert refused.value.param == "stream_options" and "stream: true" in str(refused.value)

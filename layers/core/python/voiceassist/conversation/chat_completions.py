@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from voiceassist.conversation import chat_options, events
 from voiceassist.conversation.context import Turn
-from voiceassist.errors import InvalidInput, NotFound
+from voiceassist.errors import InvalidInput, NotFound, UnsupportedParameter
 from voiceassist.models import Citation, JsonInt, QueryRequest, QueryResponse
 from voiceassist.query.generation import count_tokens
 
@@ -117,6 +117,8 @@ def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
     option that cannot be honoured is refused first (chat_options)."""
     chat_options.refuse_unsupported(response_format=chat.response_format, tool_choice=chat.tool_choice,
                                     max_tokens=chat.max_tokens, max_completion_tokens=chat.max_completion_tokens)
+    if chat.stream_options is not None and not chat.stream:  # as OpenAI: a plain completion has no stream to end
+        raise UnsupportedParameter("stream_options", "stream_options is only allowed with stream: true")
     turns = [m for m in chat.messages if m.role in ("user", "assistant") and m.text.strip()]
     if not turns or turns[-1].role != "user":
         raise InvalidInput("messages must end with a user message that has text content")
