@@ -118,3 +118,13 @@ def test_question_concepts_a_unit_of_time_as_typed_is_no_topic() -> None:
     assert "hrs" not in found.passages[0].missing
     # a clinical word glued to a number is not a time: still a topic the passage must hold
     assert "2cm" in weights("anaphylaxis with 2cm wheal")
+
+
+def test_question_concepts_a_cut_off_asked_is_the_value_asked_not_a_topic() -> None:
+    passage = hit(CURB_65, "Community-Acquired Pneumonia")
+
+    # "cut-off" and "threshold" name the value asked, as "level", "target" and "value" do
+    assert weights("curb65 criteria urea cutoff")["cutoff"] == evidence.GENERIC_WEIGHT
+    assert weights("eGFR cut-off to stop metformin")["cut-off"] == evidence.GENERIC_WEIGHT
+    assert weights("bp threshold for treatment")["threshold"] == evidence.GENERIC_WEIGHT
+    assert "cutoff" not in evidence.assess("curb65 urea cutoff", [passage]).passages[0].missing
