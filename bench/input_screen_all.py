@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from input_screen_data import (  # noqa: E402
     ATTACKS,
+    EVAL,
     EXTRA,
     PYRIT,
     attacks,
@@ -53,7 +54,7 @@ def attack_sets() -> dict[str, list[tuple[str, str]]]:
     return sets
 
 
-def benign_sets() -> dict[str, list[str]]:
+def benign_sets(eval_dir: Path = EVAL) -> dict[str, list[str]]:
     sets: dict[str, list[str]] = {}
     for w in WRITERS:
         rows = _jsonl(DATA / f"{w}_benign.jsonl")
@@ -61,10 +62,10 @@ def benign_sets() -> dict[str, list[str]]:
         sets[f"{w}_hard_negative"] = [r["text"] for r in rows if r["kind"] == "hard_negative"]
     sets["answer_sets_all"] = clinician_typed()
     sets["answer_sets_held_out_half"] = clinician_typed("held_out")
-    sets["medmcqa_mmlu_all"] = clinical_questions(None)
-    sets["medmcqa_mmlu_held_out_half"] = clinical_questions("held_out")
-    sets["scifact_queries"] = beir_queries("scifact")
-    sets["nfcorpus_queries"] = beir_queries("nfcorpus")
+    sets["medmcqa_mmlu_all"] = clinical_questions(None, eval_dir)
+    sets["medmcqa_mmlu_held_out_half"] = clinical_questions("held_out", eval_dir)
+    sets["scifact_queries"] = beir_queries("scifact", eval_dir)
+    sets["nfcorpus_queries"] = beir_queries("nfcorpus", eval_dir)
     sets["tool_requests_writer_b"] = tool_requests("B")
     sets["phi_statements_holdout"] = clinician_statements("holdout")
     sets["clinical_safety_questions"] = [r["text"] for r in _jsonl(DATA / "clinical_safety_questions.jsonl")]
