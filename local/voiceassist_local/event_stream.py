@@ -19,7 +19,7 @@ from voiceassist.composition import dependencies
 from voiceassist.conversation import chat_completions as chat
 from voiceassist.conversation import events, orchestrator
 from voiceassist.conversation.context import Turn
-from voiceassist.errors import InvalidInput, UnsupportedParameter, VoiceAssistError
+from voiceassist.errors import InvalidInput, InvalidRequest, UnsupportedParameter, VoiceAssistError
 from voiceassist.models import QueryRequest, new_id
 from voiceassist.observability import log_failure
 from voiceassist.query.state import EventTarget
@@ -58,7 +58,7 @@ def parse_request(body: bytes) -> QueryRequest:
     try:
         return QueryRequest.model_validate_json(body or b"{}")
     except ValidationError as exc:
-        raise InvalidInput(_problems(exc)) from None
+        raise _invalid(exc) from None
 
 
 def start_event_stream(handler: BaseHTTPRequestHandler) -> None:
@@ -104,7 +104,9 @@ def error_body(exc: Exception, trace_id: str) -> tuple[int, dict[str, object]]:
     data = events.error(exc, trace_id)["data"]
     status = exc.status_code if isinstance(exc, VoiceAssistError) else 500
     param = {"param": exc.param} if isinstance(exc, UnsupportedParameter) else {}
-    return status, {"error": {**data["error"], "type": data["error"]["code"], **param, "trace_id": trace_id}}
+    details = {"details": exc.details} if isinstance(exc, InvalidRequest) else {}
+    return status, {"error": {**data["error"], "type": data["error"]["code"], **param, "trace_id": trace_id,
+                              **details}}
 
 
 @local_face("POST", "/v1/chat/completions")
@@ -115,7 +117,7 @@ def chat_completions(handler: BaseHTTPRequestHandler, body: bytes) -> None:
         try:
             chat_request = chat.ChatCompletionRequest.model_validate_json(body or b"{}")
         except ValidationError as exc:
-            raise InvalidInput(_problems(exc)) from None
+            raise _invalid(exc) from None
         request, history = chat.to_query(chat_request)
         if not chat_request.stream:
             response = orchestrator.run(dependencies(), request, user_id=LOCAL_USER, trace_id=trace_id,
@@ -143,7 +145,10 @@ def chat_completions(handler: BaseHTTPRequestHandler, body: bytes) -> None:
         run.close()  # closes the channel: later events are dropped
 
 
-def _problems(exc: ValidationError) -> str:
-    """Each problem as `field: message`, without pydantic's "Value error, " before our own messages."""
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg'].removeprefix('Value error, ')}"
-                     for e in exc.errors()) or "invalid"
+def _invalid(exc: ValidationError) -> InvalidRequest:
+    """The API's 400 for the same body (routes/errors.py): each problem as `field: message`, without pydantic's
+    "Value error, " before our own messages, in the message and in `details`."""
+    details = [{"field": ".".join(str(p) for p in e["loc"]) or "body",
+                "problem": "the body is not valid JSON" if e["type"] == "json_invalid"
+                else e["msg"].removeprefix("Value error, ")} for e in exc.errors()]
+    return InvalidRequest("; ".join(f"{d['field']}: {d['problem']}" for d in details) or "invalid request", details)

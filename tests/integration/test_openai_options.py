@@ -200,3 +200,19 @@ def test_stream_options_without_a_stream_are_refused_as_openai_refuses_them(clie
         client.chat.completions.create(model="voiceassist", messages=MESSAGES,
                                        stream_options={"include_usage": True})
     assert refused.value.param == "stream_options" and "stream: true" in str(refused.value)
+
+
+def test_a_malformed_chat_body_gets_the_apis_code_and_details_locally_too(kb_server_url: str,
+                                                                          kb_deps: Dependencies) -> None:
+    """The local server's chat route said invalid_input where the API function (on AWS) says invalid_request with
+    details, for the same body."""
+    from voiceassist_local.handlers import invoke
+    from voiceassist_local.server import to_api_gateway_event
+
+    body = {"model": "voiceassist", "messages": [{"role": "user", "content": 5}], "n": "two"}
+    local = httpx.post(f"{kb_server_url}/v1/chat/completions", json=body, timeout=120).json()["error"]
+    aws = json.loads(invoke("api", to_api_gateway_event("POST", "/v1/chat/completions",
+                                                        {"content-type": "application/json"},
+                                                        json.dumps(body).encode()))["body"])["error"]
+    assert local["code"] == aws["code"] == "invalid_request" == local["type"]
+    assert [d["field"] for d in local["details"]] == [d["field"] for d in aws["details"]]

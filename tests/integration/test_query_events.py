@@ -96,7 +96,9 @@ def test_an_invalid_body_is_a_json_400_before_any_stream(kb_server_url: str) -> 
             urllib.request.urlopen(request, timeout=60)
         reply = json.loads(refused.value.read())
         assert refused.value.code == 400 and refused.value.headers["content-type"] == "application/json"
-        assert reply["error"]["code"] == "invalid_input" and reply["error"]["trace_id"]
+        # POST /v1/query's code and details for the same body (it said invalid_input, without details)
+        assert reply["error"]["code"] == "invalid_request" and reply["error"]["trace_id"]
+        assert reply["error"]["details"] and reply["error"]["details"][0]["field"] in ("query", "question")
 
 
 def test_a_foreign_session_streams_an_error_event(kb_server_url: str) -> None:

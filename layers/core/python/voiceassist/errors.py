@@ -17,6 +17,17 @@ class InvalidInput(VoiceAssistError):
     code = "invalid_input"
 
 
+class InvalidRequest(InvalidInput):
+    """A body that does not match its route's schema: the API's 400 for a validation error (routes/errors.py), with
+    `details` listing each field and its problem; the local server's own routes raise it for the same body."""
+
+    code = "invalid_request"
+
+    def __init__(self, message: str, details: list[dict[str, str]]) -> None:
+        super().__init__(message)
+        self.details = details
+
+
 class UnsupportedParameter(InvalidInput):
     """A request option this API cannot honour; refused (400) rather than accepted and ignored. `param` names it,
     as OpenAI's error bodies do."""
