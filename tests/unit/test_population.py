@@ -143,3 +143,18 @@ def test_population_an_age_in_words_is_an_age() -> None:
 def test_population_creatinine_clearance_and_gfr_as_typed_are_renal_impairment() -> None:
     assert population.asked("amox dose for pneumonia if CrCl 15") == {"renal impairment"}
     assert population.asked("metformin with a GFR of 20") == {"renal impairment"}
+
+
+def test_population_the_notes_shorthand_for_age_and_sex_is_an_age() -> None:
+    """"4M with CAP" is a child, as "58M" is an adult: the case notes' age-and-sex shorthand, and the British
+    notes' n/52, n/12 for weeks and months; a quantity, a unit or a temperature is no age."""
+    assert population.asked("4M with CAP - amox dose?") == {"children"}
+    assert population.asked("6yoF anaphylaxis to peanuts, IM adrenaline dose") == {"children"}
+    assert population.asked("15 F on metformin, dose?") == {"adolescents"}
+    assert population.asked("82F new AF, anticoagulate?") == {"older adults"}
+    assert population.asked("58M CAP, CURB-65 of 1, which abx") == frozenset()
+    assert population.asked("a 6/52 old baby with a fever") == {"infants"}
+    assert population.asked("3/12 old with cough") == {"infants"}
+    for no_age in ("0.9M saline", "benzathine penicillin 2.4M units", "5M units", "T2DM on metformin",
+                   "temp 99F, still on abx", "febrile 99F", "seen on 3/12 for review", "HbA1c 7.5"):
+        assert population.asked(no_age) == frozenset(), no_age

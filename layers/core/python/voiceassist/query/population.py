@@ -4,8 +4,8 @@ hepatic impairment.
 The groups and their names are MeSH's (the Medical Subject Headings' age groups, with their entry terms:
 "Infant, Newborn" birth to 1 month, "Infant" 1 to 23 months, "Child" 2 to 12 years, "Adolescent" 13 to 18,
 "Adult" 19 to 64, "Aged" 65 and over; "Pregnancy", "Breast Feeding", "Renal Insufficiency", "Hepatic
-Insufficiency"); an age in digits or words ("a 4 year old", "8 yo", "a ten year old") falls in its group by those
-bounds.
+Insufficiency"); an age in digits or words ("a 4 year old", "8 yo", "a ten year old"), or in the notes'
+shorthand ("58M", "4yoF", "a 6/52 old"), falls in its group by those bounds.
 
 A question about a special group (a neonate, an infant, a child, an adolescent, an older adult, a pregnancy, a
 breastfeeding mother, renal or hepatic impairment) is answered only from evidence that says something about that
@@ -81,6 +81,14 @@ _NUMBER_WORDS = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(_UNITS
 _AGE = re.compile(r"\b(\d{1,3}|" + _NUMBER_WORDS + r")[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|"
                   r"(months?|mo)[\s-]*old|(weeks?|days?)[\s-]*old)(?![\w/])", re.I)
 _AGED = re.compile(r"\baged?\s+(\d{1,3})\b", re.I)
+# The case-note shorthand for age and sex ("58M", "70 F", "4yoM", "6 y/o F": years, then the sex in capitals), not
+# a quantity: no decimal point or digit before it ("0.9M" saline, "2.4M units") and no unit after it ("5M units").
+_AGE_SEX = re.compile(r"(?<![\w.,/])(\d{1,2})\s?(?:yo|y/o|y)?\s?[MF](?![\w/])(?!\s*(?:units?|IU|iu)\b)")
+# "99F" after a temperature's word is degrees Fahrenheit, not a woman of 99
+_TEMPERATURE = re.compile(r"(?:temp\w*|fever\w*|febrile|pyrexi\w*|T)\W{0,3}$", re.I)
+# The British notes' fraction for a young child's age: weeks as n/52, months as n/12, days as n/7, followed by
+# "old" ("a 6/52 old baby", "3/12 old"); without "old" it is a date or a fraction.
+_AGE_FRACTION = re.compile(r"(?<![\w/])(\d{1,2})/(52|12|7)[\s-]*old\b", re.I)
 # a list's separators: a comma (with or without a conjunction after it), or "or"/"and" between two items
 _SEPARATOR = re.compile(r",\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
 # a sentence ends at its full stop, a blank line or a line that starts a bullet or a heading (a line wrapped
@@ -178,7 +186,11 @@ def _ages(text: str) -> set[str]:
         years = number if match.group(2) else number / 12 if match.group(3) else number / 365 if match.group(
             4) and match.group(4).lower().startswith("d") else number / 52
         found.add(_age_group(years))
-    return found | {_age_group(int(m.group(1))) for m in _AGED.finditer(text)}
+    found |= {_age_group(int(m.group(1))) for m in _AGED.finditer(text)}
+    found |= {_age_group(int(m.group(1))) for m in _AGE_SEX.finditer(text)
+              if not _TEMPERATURE.search(text, max(0, m.start() - 14), m.start())}
+    per_year = {"52": 52, "12": 12, "7": 365}
+    return found | {_age_group(int(m.group(1)) / per_year[m.group(2)]) for m in _AGE_FRACTION.finditer(text)}
 
 
 @lru_cache(maxsize=65536)
@@ -189,7 +201,8 @@ def specific(text: str) -> frozenset[str]:
     found: set[str] = set()
     for sentence in _SENTENCE.split(text):
         named = [(m, _group_of()[m.group(1).lower()]) for m in _pattern().finditer(sentence)]
-        named += [(m, group) for m in (*_AGE.finditer(sentence), *_AGED.finditer(sentence))
+        named += [(m, group) for m in (*_AGE.finditer(sentence), *_AGED.finditer(sentence),
+                                       *_AGE_SEX.finditer(sentence), *_AGE_FRACTION.finditer(sentence))
                   for group in _ages(m.group(0))]
         for match, group in named:
             if match.group(1).lower() in MEASURES and not _VALUE.search(sentence, match.end()):

@@ -52,8 +52,8 @@ _NUMBER = re.compile(r"^\d[\d.,/-]*$")
 # a number typed with its unit of time ("2wks", "48hrs", "5mins"), read as the stemmed term: a quantity, like a number
 _TIME_QUANTITY = re.compile(r"^\d+(?:\.\d+)?(?:min|minut|hr|hour|day|wk|week|mth|month|mo|yr|year)s?$")
 INHERITED_WEIGHT = 0.5
-# "72-year-old", "58yo", "6mo": an age, like a number
-_AGE_WORD = re.compile(r"^\d+(?:-(?:year|month|week|day)s?-old|(?:yo|yr|yrs|mo|mos))$")
+# "72-year-old", "58yo", "6mo", and the notes' age and sex "70F", "6yoM" (query/population.py): an age, like a number
+_AGE_WORD = re.compile(r"^\d+(?:-(?:year|month|week|day)s?-old|(?:yo|yr|yrs|mo|mos))$|^\d{1,2}(?:yo|y)?[mf]$")
 _PHI_TAG = re.compile(r"<[A-Z_]+>")
 _LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
 _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")  # any alphabet's letters: "máxima" stays whole
