@@ -399,8 +399,11 @@ class SourcePreferences(Model):
         return self
 
 
+QUESTION_MAX_CHARS = 4000
+
+
 class QueryRequest(Model):
-    query: str = Field(min_length=1, max_length=4000, description="The clinician's question")
+    query: str = Field(min_length=1, max_length=QUESTION_MAX_CHARS, description="The clinician's question")
     session_id: str | None = None
     top_k: JsonInt = Field(default=5, ge=1, le=20, description="How many excerpts to cite at most")
     filters: SearchFilters = Field(default_factory=SearchFilters)
@@ -410,9 +413,20 @@ class QueryRequest(Model):
     @field_validator("query")
     @classmethod
     def _not_blank(cls, value: str) -> str:
-        if not value.strip():
+        """The question as it reads, spelled as the index spells its documents (ingest.cleaning.normalize_text, whose
+        docstring asks for it: a soft hyphen or zero-width space pasted inside "metformin", or full-width letters,
+        found no passage), never changing what a number or unit means."""
+        from voiceassist.ingest.cleaning import normalize_text  # ingestion's module imports these models
+
+        read = value.strip()
+        if not value.isascii() or not value.isprintable():  # and no format character (a bidirectional mark) left
+            read = "".join(c for c in normalize_text(value)
+                           if unicodedata.category(c) != "Cf" or c in _SPELLING_JOINERS).strip()
+        if not read:
             raise ValueError("query must contain text, not only white space")
-        return value.strip()
+        if len(read) > QUESTION_MAX_CHARS:  # a character that normalises to several ("ﷺ")
+            raise ValueError(f"the question is {len(read)} characters long as read; the limit is {QUESTION_MAX_CHARS}")
+        return read
 
 
 class Citation(Model):
