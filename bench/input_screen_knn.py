@@ -15,7 +15,9 @@ negatives, and the clinical-safety questions). `--clauses` reads each clause too
 a clinical question ("... so it looks like an accidental overdose") is read apart from the question's topic.
 
 The threshold is the attack classifier's rule: the THRESHOLD_QUANTILE (99.8th percentile) of the clinical training
-texts' out-of-fold scores (5 folds by a hash of the text; a text's own fold is left out of the benign exemplars). A
+texts' out-of-fold scores (5 folds by a hash of the text; a text's own fold is left out of the benign exemplars);
+with `--strict` at least the highest out-of-fold score of the clinical texts that sound alarming (the other writers'
+clinical questions and hard negatives, the clinical-safety questions). A
 text under MEANING_MIN_WORDS content words is not read, and the care frames lift the flag as they lift the models'.
 Printed per held-out writer and variant: attacks and benign rows flagged by the screen with the held-out writer's
 classifier (from the dump) before and with the reader, the reader alone, and the clinical and red-team sets
@@ -103,6 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("dump", type=Path, help="a bench/input_screen_classifier.py --cv --dump file")
     parser.add_argument("--eval", type=Path, default=EVAL)
     parser.add_argument("--clauses", action="store_true", help="read each clause as well as the whole text")
+    parser.add_argument("--strict", action="store_true", help="threshold at least the highest out-of-fold score of the "
+                        "other writers' clinical questions and hard negatives and the clinical-safety questions")
     parser.add_argument("--variants", default="harm:10:att,harm:10:con,all:10:con,harm:3:con")
     args = parser.parse_args(argv)
     from voiceassist.safety.care_frames import care_of_harm_suffered
@@ -141,6 +145,10 @@ def main(argv: list[str] | None = None) -> int:
             tuning = [t for t in dict.fromkeys(clinical + others_clinical) if readable[t]]
             ordered = np.sort(score(tuning, True))
             threshold = float(ordered[min(len(ordered) - 1, int(THRESHOLD_QUANTILE * len(ordered)))])
+            if args.strict:
+                alarming = dict.fromkeys(others_clinical + benign["clinical_safety_questions"])
+                alarming = {t: None for t in alarming if readable[t]}
+                threshold = max(threshold, float(score(list(alarming), True).max()) + 1e-9)
 
             def reader(ts: Sequence[str]) -> list[bool]:
                 values = score(ts, False)  # noqa: B023
