@@ -142,10 +142,14 @@ def test_features_read_all_candidates_at_once_as_one_by_one() -> None:
     def text(size: int) -> str:
         return " ".join(generator.choice(words, size=size))
 
+    def title(size: int) -> str:  # a document's title has a visible character (DocumentMetadata, since e0249f5)
+        drawn = text(size)
+        return drawn if drawn.strip() else "x"
+
     for _ in range(40):
         query = text(int(generator.integers(0, 9)))
         hits = [hit(f"d{generator.integers(0, 6)}", text(int(generator.integers(0, 40))), float(s),
-                    title=text(int(generator.integers(1, 5))),
+                    title=title(int(generator.integers(1, 5))),
                     section=text(int(generator.integers(1, 3))) if generator.random() < 0.5 else None)
                 for s in np.sort(generator.random(int(generator.integers(1, 25))))[::-1]]
         rows = features(query, hits)
