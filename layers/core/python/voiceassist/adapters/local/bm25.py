@@ -64,7 +64,7 @@ def weigh_postings(rows: np.ndarray, terms: np.ndarray, text: np.ndarray, title:
 class TermPostings:
     """Term id -> (row positions, weighted frequencies): a column-major sparse matrix that grows cheaply.
 
-    Each append becomes a small block of its own; blocks are combined when there are many of them, and
+    Each settled append becomes a small block of its own; blocks are combined when there are many of them, and
     merged into the main matrix once they hold a quarter of its postings, so an append costs amortised
     O(its postings x log) and a lookup reads at most MAX_BLOCKS + 1 slices. Removed rows are never taken
     out here: the caller masks them (they are not searchable) until it rebuilds from the database.
@@ -75,27 +75,33 @@ class TermPostings:
     def __init__(self) -> None:
         self._main = _Columns.empty()
         self._blocks: list[_Columns] = []
+        self._unbuilt: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # added without settling
 
     def add(self, terms: np.ndarray, rows: np.ndarray, frequencies: np.ndarray, *, settle: bool = True) -> None:
-        """A block of postings; merged at once (`settle`), or at the next settle() (lookups read every block
-        meanwhile: slower, the same answers)."""
-        self._blocks.append(_Columns.build(terms, rows, frequencies))
+        """Postings of rows after every row added before; a block at once (`settle`), or kept as given until
+        the next settle(), which makes one block of all of them (a bulk build's batches sorted once, not once
+        each; lookups meanwhile scan them: slower, the same answers)."""
+        self._unbuilt.append((terms, rows, frequencies))
         if settle:
             self.settle()
 
     @property
     def settled(self) -> bool:
         """True when settle() has nothing to merge."""
-        return not self._blocks or (len(self._blocks) <= self.MAX_BLOCKS and self._main.size > 0
-                                    and sum(block.size for block in self._blocks) < self._merge_from())
+        return not self._unbuilt and (not self._blocks or (
+            len(self._blocks) <= self.MAX_BLOCKS and self._main.size > 0
+            and sum(block.size for block in self._blocks) < self._merge_from()))
 
     def settle(self) -> None:
+        if self._unbuilt:
+            pieces, self._unbuilt = self._unbuilt, []
+            terms, rows, frequencies = pieces[0] if len(pieces) == 1 else (
+                np.concatenate(column) for column in zip(*pieces, strict=True))
+            self._blocks.append(_Columns.build(terms, rows, frequencies))
         if not self._blocks:
             return
-        if self._main.size == 0:
-            # A first load is the main matrix as it is built; a bulk build's blocks are merged once.
-            self._main = self._blocks[0] if len(self._blocks) == 1 else _Columns.combine(self._blocks)
-            self._blocks = []
+        if self._main.size == 0 and len(self._blocks) == 1:
+            self._main, self._blocks = self._blocks[0], []  # a first load is the main matrix as it is built
         elif sum(block.size for block in self._blocks) >= self._merge_from():
             self._main = _Columns.combine([self._main, *self._blocks])
             self._blocks = []
@@ -108,6 +114,8 @@ class TermPostings:
     def column(self, term: int) -> tuple[np.ndarray, np.ndarray]:
         """Row positions holding `term` (ascending) and its weighted frequency in each."""
         parts = [part for part in (matrix.column(term) for matrix in (self._main, *self._blocks)) if part[0].size]
+        parts += [(rows[found], frequencies[found]) for terms, rows, frequencies in self._unbuilt
+                  if (found := terms == term).any()]
         if len(parts) == 1:
             return parts[0]
         if not parts:
