@@ -136,8 +136,15 @@ class _Columns:
 
     @classmethod
     def build(cls, terms: np.ndarray, rows: np.ndarray, frequencies: np.ndarray) -> _Columns:
-        order = np.argsort(terms, kind="stable")  # stable: each term's rows stay in ascending position order
         starts = np.zeros(int(terms.max(initial=-1)) + 2, dtype=np.int64)
+        span = int(rows.max(initial=-1)) + 1
+        if span * (len(starts) - 1) < np.iinfo(np.int64).max:
+            # Ordered by (term, row): a row holds a term once, so the keys are distinct and numpy's default
+            # sort (SIMD) gives the order a stable sort by term gives rows in ascending order (5M postings:
+            # 0.63 -> 0.37 CPU s, same order).
+            order = np.argsort(terms.astype(np.int64) * span + rows)
+        else:
+            order = np.argsort(terms, kind="stable")  # stable: each term's rows keep their ascending order
         np.cumsum(np.bincount(terms, minlength=len(starts) - 1), out=starts[1:])
         return cls(starts, rows[order].astype(np.int32), frequencies[order].astype(np.float32))
 
