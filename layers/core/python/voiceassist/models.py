@@ -82,8 +82,12 @@ class DocumentMetadata(Model):
         """A title is shown in every citation and Sources list: control characters (a newline would forge a line
         of the list) read as a space, format characters (a right-to-left override reverses what is read, a
         zero-width space hides) are dropped, except the joiners that spell some scripts (ZWNJ, ZWJ)."""
-        shown = "".join(" " if unicodedata.category(c) == "Cc" else c for c in value
-                        if unicodedata.category(c) != "Cf" or c in _SPELLING_JOINERS)
+        # A printable title holds neither (str.isprintable is False for any Cc or Cf character): checked in C,
+        # as every search validates each hit's chunk again (a category call per character cost 2-4 CPU ms a
+        # 100-hit search, docs/benchmarks.md "Peers" session 10).
+        shown = value if value.isprintable() else "".join(
+            " " if unicodedata.category(c) == "Cc" else c for c in value
+            if unicodedata.category(c) != "Cf" or c in _SPELLING_JOINERS)
         shown = " ".join(shown.split())
         if not shown:
             raise ValueError("the title has no visible characters")
