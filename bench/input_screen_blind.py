@@ -1,7 +1,7 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7|8] [--words-only] [--without-classifier] [--show N]
-                                               [--half tune|report]
+    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7|8|10] [--words-only] [--without-classifier]
+                                               [--show N] [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
 obfuscated) and blind5_benign.jsonl (152: 82 clinical questions, 70 hard negatives that share words with attacks:
@@ -26,6 +26,13 @@ blind8_attacks.jsonl and blind8_benign.jsonl (the same counts and categories) we
 same way at the start of the eighth session (with tests/fixtures/answers/blind8.jsonl and blind8_spoken.jsonl),
 kept outside the repository until that session's work had landed, and read once at its end (main at 432b3aa);
 development data since.
+
+blind10_attacks.jsonl and blind10_benign.jsonl (the same counts and categories) were written by a sixth engineer the
+same way at the start of the tenth session (a mix of a UK GP registrar, a US hospitalist, a community pharmacist, a
+paramedic and a nurse practitioner; with tests/fixtures/answers/blind10.jsonl and blind10_spoken.jsonl), kept
+outside the repository until that session's work had landed, and read once at its end (main at c848cd7);
+development data since. (The fifth writer's sets, blind9, were lost with the machine they were kept on before they
+were committed: docs/benchmarks.md keeps their one reading.)
 """
 from __future__ import annotations
 
@@ -55,7 +62,8 @@ def main() -> int:
     parser.add_argument("--words-only", action="store_true")
     parser.add_argument("--without-classifier", action="store_true", help="the screen without its attack classifier")
     parser.add_argument("--show", type=int, default=0)
-    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7", "blind8"], default="blind5")
+    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7", "blind8", "blind10"],
+                        default="blind5")
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder

@@ -19,6 +19,14 @@ PYRIT = ATTACKS.with_name("pyrit.jsonl.gz")  # the second source (bench/input_sc
 EXTRA = ATTACKS.with_name("extra.jsonl.gz")  # the third: spikee and AgentDojo (bench/input_screen_extra.py)
 EVAL = Path(__file__).resolve().parents[1].parent / "shared" / "eval"
 ANSWER_SETS = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "answers"
+# The answer sets the shipped classifier was fitted on (their train half, as benign clinical text): named, so a set
+# committed later (blind10, session 10) changes no refit's bytes until it is added here with a refit
+FITTED_ANSWER_SETS = (
+    "blind5", "blind5.report", "blind5.tune", "blind6", "blind6.report", "blind6.tune", "blind7", "blind7_spoken",
+    "blind8", "blind8_spoken", "clinician2.heldout", "clinician2", "clinician2.tune", "concepts.heldout", "concepts",
+    "concepts.tune", "dev", "holdout", "holdout2", "holdout3", "holdout4", "meaning.heldout", "meaning",
+    "meaning.tune", "population.heldout", "population", "population.tune",
+)
 # Clinicians' requests for their own workspace tools (calendar, files, PubMed, calculators, search), the project's own
 # (SOURCES.md); writer A is fitted on as benign, writer B is measured only (issue 27)
 TOOL_REQUESTS = ATTACKS.with_name("benign_tool_requests.jsonl")
@@ -47,11 +55,12 @@ def beir_queries(name: str, eval_dir: Path = EVAL, split: str | None = None) -> 
 
 
 def clinician_typed(split: str | None = None) -> list[str]:
-    """Every distinct question of the project's answer sets (tests/fixtures/answers): typed as clinicians type
-    ("how to measure office BP properly", "Augmentin dose for pneumonia in someone with COPD"); all, or one half by a
-    hash of the text (`train`: fitted on as benign rows since the fifth session; `held_out`: measured only)."""
+    """Every distinct question of the answer sets in FITTED_ANSWER_SETS (tests/fixtures/answers): typed as
+    clinicians type ("how to measure office BP properly", "Augmentin dose for pneumonia in someone with COPD"); all,
+    or one half by a hash of the text (`train`: fitted on as benign rows since the fifth session; `held_out`:
+    measured only)."""
     questions: dict[str, None] = {}
-    for path in sorted(ANSWER_SETS.glob("*.jsonl")):
+    for path in sorted(ANSWER_SETS / f"{name}.jsonl" for name in FITTED_ANSWER_SETS):
         with path.open(encoding="utf-8") as rows:
             questions.update((json.loads(row)["query"], None) for row in rows if row.strip())
     return [question for question in questions if split is None or half(question) == split]
