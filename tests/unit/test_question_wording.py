@@ -4,6 +4,7 @@ space never make a passage that answers look off topic (query/question_concepts.
 from __future__ import annotations
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.phi.word_lists import CONTRACTIONS, word_list
 from voiceassist.query import evidence
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.wording import negated_words
@@ -116,8 +117,48 @@ def test_question_concepts_a_unit_of_time_as_typed_is_no_topic() -> None:
     assert weights("HR 120 after adrenaline")["HR"] == 1.0  # heart rate, not hours: still a topic
     found = evidence.assess("how many hrs do we observe after anaphylaxis", [passage])
     assert "hrs" not in found.passages[0].missing
-    # a clinical word glued to a number is not a time: still a topic the passage must hold
-    assert "2cm" in weights("anaphylaxis with 2cm wheal")
+    # a clinical word glued to a number is not a unit: still a topic the passage must hold
+    assert "2ww" in weights("pneumonia on 2ww referral")  # the two-week-wait pathway
+
+
+def test_question_concepts_a_number_with_its_unit_of_measure_is_a_quantity() -> None:
+    for question in ("pt ~75kg, max single IM adrenaline dose", "kid 18kg, epinephrine dose per kg",
+                     "nasal cannula 2L enough", "chlorthalidone 50mg too much", "500mcg IM given 2h ago",
+                     "apyrexial 24h, stop abx", "SBP 180mmHg on amlodipine", "fluid bolus 20ml/kg in anaphylaxis",
+                     "insulin 10units and 10IU", "pt 75 kg, adrenaline 0.5 mg IM", "K+ 5.9 mmol/L on lisinopril",
+                     "gave 1st dose, 2nd dose, 3rd dose, 4th dose"):
+        labels = [c.label for c in question_concepts(question)]
+        assert not any(label[0].isdigit() for label in labels), (question, labels)
+    assert weights("what's 4th-line for htn")["line"] == evidence.GENERIC_WEIGHT  # as "first-line"
+    # a clinical code with a digit in it is no quantity: it keeps its meaning
+    for code in ("T2DM", "CKD4", "G3a", "COVID19"):
+        assert weights(f"metformin in {code}")[code] == 1.0, code
+    assert weights("give 2 g Mg for torsades")["Mg"] == 1.0  # magnesium after a quantity, not its unit
+
+
+def test_evidence_a_quantity_in_the_question_is_no_missing_topic() -> None:
+    found = evidence.assess("pt ~75kg, max single IM adrenaline dose?", [hit(EPINEPHRINE, "Anaphylaxis")])
+
+    assert found.passages[0].missing == ()
+
+
+def test_question_concepts_a_contraction_typed_without_its_apostrophe_is_a_function_word() -> None:
+    question = "theyve recovered, dont cant wont ive youre isnt doesnt shouldnt whats next for anaphylaxis"
+    found = weights(question)
+    for word in ("theyve", "dont", "cant", "wont", "ive", "youre", "isnt", "doesnt", "shouldnt", "whats"):
+        assert found[word] == evidence.GENERIC_WEIGHT, word
+    assert not [c.label for c in question_concepts(question) if c.topic and c.label == "theyve"]
+    # the words spaCy leaves out of its contractions keep their meaning: "ill" is a finding, "well" a stop word
+    assert weights("child looks ill after amoxicillin")["ill"] == 1.0
+    assert weights("feels well on amlodipine")["well"] == evidence.GENERIC_WEIGHT
+
+
+def test_contractions_list_is_spacys_apostrophe_less_forms_without_real_words() -> None:
+    forms = word_list(CONTRACTIONS)
+
+    assert {"dont", "theyve", "wont", "cant", "im", "shouldnt"} <= forms
+    assert not forms & {"ill", "well", "its", "were", "hell", "shell"}
+    assert all(form.isalpha() and form.islower() for form in forms)
 
 
 def test_question_concepts_a_cut_off_asked_is_the_value_asked_not_a_topic() -> None:

@@ -1,7 +1,8 @@
 """The word lists shipped in `_data/phi` (lower case, one word a line, `#` comments): one-word drug names
 (made by voiceassist_local.evaluation.drug_words), the US Census 1990 given names and frequent surnames
-(made by voiceassist_local.evaluation.census_names), and spaCy's stop words of seven languages (made by
-voiceassist_local.evaluation.stop_words). One reader for the PHI recognizers, the metadata screen, the session
+(made by voiceassist_local.evaluation.census_names), spaCy's stop words of seven languages (made by
+voiceassist_local.evaluation.stop_words) and its English contractions typed without the apostrophe (made by
+voiceassist_local.evaluation.contractions). One reader for the PHI recognizers, the metadata screen, the session
 facts and the evidence score; each list is read once per process, when first asked for."""
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ DRUG_WORDS = "drug_words.txt"
 GIVEN_NAMES = "given_names.txt"
 SURNAMES = "surnames.txt"
 STOP_WORDS = "stop_words.tsv"  # language code, a tab, a word
+CONTRACTIONS = "contractions.txt"  # English contractions without the apostrophe ("dont", "theyve")
 ENGLISH = "en"
 # A text is read as written in another language when that language's stop-word list holds at least this many of
 # its words, and more of them than the English list does ("¿Cuál es la dosis ...": cuál, es, la; no English one).
 MIN_FOREIGN_STOP_WORDS = 2
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=8)
 def word_list(name: str) -> frozenset[str]:
     """The words of one list (a missing file is an install error: it raises)."""
     lines = (PHI_DATA / name).read_text(encoding="utf-8").splitlines()

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from voiceassist.phi.word_lists import foreign_function_words, stop_words
+from voiceassist.phi.word_lists import CONTRACTIONS, foreign_function_words, stop_words, word_list
 from voiceassist.query import diseases, kidney, setting, synonyms, terminology
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
@@ -51,6 +51,20 @@ GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads
 _NUMBER = re.compile(r"^\d[\d.,/-]*$")
 # a number typed with its unit of time ("2wks", "48hrs", "5mins"), read as the stemmed term: a quantity, like a number
 _TIME_QUANTITY = re.compile(r"^\d+(?:\.\d+)?(?:min|minut|hr|hour|day|wk|week|mth|month|mo|yr|year)s?$")
+# A number typed with its unit of measure ("75kg", "2L", "500mcg", "24h", "140mmHg", "20ml/kg", "10units"), read as
+# the surface word in lower case: a quantity, like a number. The units are UCUM's common codes (the Unified Code for
+# Units of Measure, Regenstrief Institute) as typed: mass g, mg, ug and its clinical spelling mcg, ng, kg, [lb_av]
+# as lb; volume l, ml, dl, ul; length m, cm, mm; amount mol, mmol, umol, nmol, meq; pressure mm[Hg] and cm[H2O] as
+# mmhg and cmh2o, kPa; [iU] as iu, U as u or unit; time s is left out ("1990s"), h, d, min, wk, mo and the forms of
+# _TIME_QUANTITY; a ratio of them ("1mg/kg/day"). A per cent ("25%") is a number already (% is no word character).
+# An ordinal ("1st", "2nd", "4th") is a number too. A word that starts with a letter is never one ("T2DM", "CKD4").
+_UNIT = (r"(?:mcg|ug|ng|mg|g|kg|lbs?|ml|dl|ul|l|mm|cm|m|mmol|umol|nmol|mol|meq|mmhg|cmh2o|kpa|iu|units?|u"
+         r"|h|d|mins?|minutes?|hrs?|hours?|days?|wks?|weeks?|mths?|months?|mos?|yrs?|years?)")
+_ORDINAL_PREFIX = re.compile(r"\d+(?:st|nd|rd|th)-(?=[^\W\d_])", re.I)
+_QUANTITY = re.compile(rf"\d+(?:[.,]\d+)?{_UNIT}(?:/\d*(?:[.,]\d+)?{_UNIT}|/dose)*|\d+(?:st|nd|rd|th)")
+# the same in running text, glued or spaced ("75 kg", "0.01 mg/kg"): its unit is the number's, not an abbreviation
+_QUANTITY_IN_TEXT = re.compile(rf"(?<![\w/.&-])\d+(?:[.,]\d+)?[ \t]?{_UNIT}(?:/\d*(?:[.,]\d+)?{_UNIT}|/dose)*"
+                               rf"(?![\w/&-])", re.I)
 INHERITED_WEIGHT = 0.5
 # "72-year-old", "58yo", "6mo", and the notes' age and sex "70F", "6yoM" (query/population.py): an age, like a number
 _AGE_WORD = re.compile(r"^\d+(?:-(?:year|month|week|day)s?-old|(?:yo|yr|yrs|mo|mos))$|^\d{1,2}(?:yo|y)?[mf]$")
@@ -133,6 +147,7 @@ def _concepts(question: str) -> list[Concept]:
                     if f.start == 0 and f.end == len(disease.written))
         found[disease.written.lower()] = Concept(disease.written, (frozenset({disease.mark}), written, *lay),
                                                  float(len(topic_words)))
+    text = _QUANTITY_IN_TEXT.sub(lambda m: " " * len(m.group()), text)
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
@@ -163,8 +178,10 @@ def _concepts(question: str) -> list[Concept]:
     # a question in Spanish, French, German, ...: its function words ("es", "la", "von") are not topics
     function_words = foreign_function_words(w.lower() for w in words)
     for word in words:
-        if word.lower() in abbreviation_words or word.lower() in function_words:
+        if word.lower() in abbreviation_words or word.lower() in function_words or _QUANTITY.fullmatch(word.lower()):
             continue
+        ordinal = _ORDINAL_PREFIX.match(word)  # "4th-line": the ordinal is a number, "line" says what is asked
+        word = word[ordinal.end():] if ordinal else word
         # "hypertention": the English clinical word one edit away; in another language's question a word one edit
         # from an English one is that language's spelling ("maximale"), not a slip
         if not function_words and stem(word.lower()) not in GENERIC_WORDS:
@@ -275,5 +292,7 @@ def _ordinary() -> frozenset[str]:
 def _function_words() -> frozenset[str]:
     """spaCy's English stop words (MIT; shipped in _data/phi/stop_words.tsv): function words ("per", "without",
     "whereas") and numerals, said whatever the topic, so never a topic of their own; the same weight as an
-    ordinary word ("per kilo": the passage's "0.01 mg/kg" needs no "per")."""
-    return frozenset(stem(w) for w in stop_words().get("en", frozenset()) if w.isalpha())
+    ordinary word ("per kilo": the passage's "0.01 mg/kg" needs no "per"). With them spaCy's contractions typed
+    without the apostrophe ("theyve", "dont", "wont"; its English tokenizer exceptions, in
+    _data/phi/contractions.txt), which leave out the words of their own ("ill", "well", "its")."""
+    return frozenset(stem(w) for w in stop_words().get("en", frozenset()) | word_list(CONTRACTIONS) if w.isalpha())
