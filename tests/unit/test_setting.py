@@ -35,6 +35,9 @@ def test_context_words_reads_the_askers_label_and_role_as_context() -> None:
     assert context_words("pharmacist q: when should modified release metformin be taken") == {"pharmacist"}
     assert context_words("Hi, GP here, metformin dose") == {"gp"}
     assert context_words("as a nurse, can I give IM epinephrine") == {"nurse"}
+    # WordNet files the paramedic under paraprofessional, not health_professional: a root of its own
+    assert context_words("Paramedic here - anaphylactic pt wont lie down") == {"paramedic"}
+    assert terminology.setting_words()["paramedic"] == "person"
 
 
 def test_context_words_reads_which_nurse_or_pharmacist_is_asking_as_part_of_the_label() -> None:
@@ -49,6 +52,7 @@ def test_context_words_reads_which_nurse_or_pharmacist_is_asking_as_part_of_the_
 def test_context_words_keeps_a_setting_word_that_is_the_topic() -> None:
     assert context_words("nurse-led titration of ramipril") == frozenset()  # joined to what is asked
     assert context_words("pharmacist role in metformin counselling") == frozenset()  # no frame: the topic
+    assert context_words("paramedic role in anaphylaxis") == frozenset()
     assert context_words("How is pneumonia in nursing home residents treated?") == frozenset()  # the patients
     assert context_words("in clinic bp readings, how many") == frozenset()  # the place names a kind of reading
     assert context_words("nurse") == frozenset()  # a label needs a question after it

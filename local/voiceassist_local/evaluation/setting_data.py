@@ -10,6 +10,8 @@ under one of ROOTS by WordNet's hyponymy (not instances: "Avicenna" is a physici
 
 - person: health_professional.n.01 "a person who helps in identifying or preventing or treating illness or
   disability" and everything under it (doctor, nurse, pharmacist, general practitioner, midwife, cardiologist);
+  and paramedic.n.01 "a person trained to assist medical professionals and to give emergency medical treatment",
+  which WordNet files under paraprofessional (beside paralegal), not health_professional;
 - place: medical_building.n.01 (hospital, clinic, infirmary), medical_institution.n.01, hospital_room.n.01
   (emergency room, recovery room), hospital_ward.n.01 and intensive_care_unit.n.01.
 
@@ -33,6 +35,7 @@ _LICENCE = Path("/usr/share/doc/wordnet-base/copyright")
 # (data.noun offset, WordNet 3.0 sense name, kind): the offsets are WordNet 3.0's, checked against the names
 ROOTS: tuple[tuple[str, str, str], ...] = (
     ("10165109", "health_professional", "person"),
+    ("10398176", "paramedic", "person"),  # WordNet files it under paraprofessional, not health_professional
     ("03739518", "medical_building", "place"),
     ("08053905", "medical_institution", "place"),
     ("03541091", "hospital_room", "place"),
