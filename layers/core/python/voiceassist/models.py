@@ -420,7 +420,7 @@ class QueryRequest(Model):
         """The question as it reads, spelled as the index spells its documents (ingest.cleaning.normalize_text, whose
         docstring asks for it: a soft hyphen or zero-width space pasted inside "metformin", or full-width letters,
         found no passage), never changing what a number or unit means."""
-        from voiceassist.ingest.cleaning import normalize_text  # ingestion's module imports these models
+        from voiceassist.ingest.cleaning import normalize_text  # kept off the import of every model
 
         read = value.strip()
         if not value.isascii() or not value.isprintable():  # and no format character (a bidirectional mark) left

@@ -12,8 +12,10 @@ import re
 import unicodedata
 from collections import Counter, defaultdict
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-from voiceassist.models import Page
+if TYPE_CHECKING:  # models reads questions through normalize_text: this module needs none of it at run time
+    from voiceassist.models import Page
 
 # ---- encoding repair ------------------------------------------------------------------------------
 
