@@ -13,7 +13,7 @@ _route_patterns: list[tuple[re.Pattern[str], str]] = []
 def allowed_methods(app: APIGatewayRestResolver, path: str) -> list[str]:
     """The methods the documented routes take on `path` (empty when no route has this path)."""
     if not _route_patterns:
-        for template, operations in app.get_openapi_schema().paths.items():
+        for template, operations in (app.get_openapi_schema().paths or {}).items():
             pattern = re.compile("^" + re.sub(r"\\{[^/]+?\\}", "[^/]+", re.escape(template)) + "$")
             for method in ("get", "put", "post", "delete", "patch"):
                 if getattr(operations, method, None) is not None:

@@ -63,6 +63,12 @@ class DocumentStatus(StrEnum):
 _SPELLING_JOINERS = "\u200c\u200d"  # ZERO WIDTH NON-JOINER and JOINER: part of Persian, Hindi, emoji spellings
 
 
+def _shown(text: str) -> str:
+    """`text` without its format characters (bidirectional marks, zero-width spaces, soft hyphens), which change or
+    hide what is read, except the joiners that spell some scripts."""
+    return "".join(c for c in text if unicodedata.category(c) != "Cf" or c in _SPELLING_JOINERS)
+
+
 class DocumentMetadata(Model):
     """What a document says about itself; copied onto every chunk."""
 
@@ -85,9 +91,8 @@ class DocumentMetadata(Model):
         # A printable title holds neither (str.isprintable is False for any Cc or Cf character): checked in C,
         # as every search validates each hit's chunk again (a category call per character cost 2-4 CPU ms a
         # 100-hit search, docs/benchmarks.md "Peers" session 10).
-        shown = value if value.isprintable() else "".join(
-            " " if unicodedata.category(c) == "Cc" else c for c in value
-            if unicodedata.category(c) != "Cf" or c in _SPELLING_JOINERS)
+        shown = value if value.isprintable() else _shown(
+            "".join(" " if unicodedata.category(c) == "Cc" else c for c in value))
         shown = " ".join(shown.split())
         if not shown:
             raise ValueError("the title has no visible characters")
@@ -424,8 +429,7 @@ class QueryRequest(Model):
 
         read = value.strip()
         if not value.isascii() or not value.isprintable():  # and no format character (a bidirectional mark) left
-            read = "".join(c for c in normalize_text(value)
-                           if unicodedata.category(c) != "Cf" or c in _SPELLING_JOINERS).strip()
+            read = _shown(normalize_text(value)).strip()
         if not read:
             raise ValueError("query must contain text, not only white space")
         if len(read) > QUESTION_MAX_CHARS:  # a character that normalises to several ("ﷺ")
