@@ -25,9 +25,20 @@ LATER = ["Which antibiotic is the first choice for outpatient community-acquired
 RAW = ("Smith", "4417823", "John")
 
 
-def _data_bytes() -> bytes:
-    folder = Path(dependencies().settings.data_dir)
-    return b"".join(p.read_bytes() for p in folder.rglob("*") if p.is_file() and p.suffix != ".key")
+def _raw_at_rest(folder: Path, values: tuple[str, ...] = RAW) -> list[str]:
+    """Where the bytes of a raw value (RAW by default) are in the data folder the fixture made (the SQLite file
+    and its WAL, the blobs: every byte the local runtime wrote), as "file@offset: context". The folder is the
+    test's own (tmp_path), not the process-wide dependencies' setting, which another test's thread could have
+    replaced by the time it is read."""
+    found = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix != ".key":
+            data = path.read_bytes()
+            for value in values:
+                at = data.find(value.encode())
+                if at >= 0:
+                    found.append(f"{path.relative_to(folder)}@{at}: {data[max(0, at - 60):at + 60]!r}")
+    return found
 
 
 def _conversation(url: str) -> tuple[str, list[dict[str, Any]]]:
@@ -60,17 +71,17 @@ def test_the_session_keeps_its_facts_and_the_summary_of_its_older_turns(conversa
 
 
 def test_no_raw_phi_in_any_file_response_or_log_and_the_facts_are_sealed(conversation_server_url: str,
-                                                                          capfd: pytest.CaptureFixture[str]) -> None:
+                                                                          capfd: pytest.CaptureFixture[str],
+                                                                          tmp_path: Path) -> None:
     url = conversation_server_url
     session, answers = _conversation(url)
     _, history = get(f"{url}/v1/sessions/{session}/messages")
     stored, _ = dependencies().state.get(memory.MEMORY_KEY.format(session_id=session))
     assert stored is not None and set(stored) == {"sealed"} and stored["sealed"].startswith("enc1.")
     assert "penicillin" not in stored["sealed"] and "eGFR" not in stored["sealed"]
-    data = _data_bytes()  # the SQLite file and its WAL, the blobs: every byte the local runtime wrote
+    assert _raw_at_rest(tmp_path / "data") == []  # tmp_path is the fixture's: it copied the data folder there
     logs = capfd.readouterr()
     for value in RAW:
-        assert value.encode() not in data
         assert value not in json.dumps(history) and value not in json.dumps(answers[1:])
         assert value not in logs.out + logs.err
     # bound to its session: the same sealed value under another session's id does not decrypt, and reads empty
@@ -103,7 +114,7 @@ class _Down:
         raise RuntimeError("detector down")
 
 
-def test_with_the_detector_down_nothing_raw_is_kept(conversation_server_url: str) -> None:
+def test_with_the_detector_down_nothing_raw_is_kept(conversation_server_url: str, tmp_path: Path) -> None:
     """A turn the detector could not check is stored withheld (no summary line from it); its facts are read by
     the closed rules, which take no name or number, and sealed: nothing raw at rest."""
     url = conversation_server_url
@@ -115,11 +126,10 @@ def test_with_the_detector_down_nothing_raw_is_kept(conversation_server_url: str
     assert history["facts"]["labs"] == {"eGFR": "25"} and history["summary"] == ""
     assert "smith" not in json.dumps(history["facts"]).lower() and "4417823" not in json.dumps(history["facts"])
     assert all(m["content"] == "<WITHHELD>" for m in history["messages"] if m["role"] == "user")
-    for value in RAW:
-        assert value.encode() not in _data_bytes()
+    assert _raw_at_rest(tmp_path / "data") == []
 
 
-def test_the_clinical_context_states_facts_for_the_first_question(conversation_server_url: str) -> None:
+def test_the_clinical_context_states_facts_for_the_first_question(conversation_server_url: str, tmp_path: Path) -> None:
     """The session's clinical context (encrypted with the session) gives facts as it is read; they are not
     stored apart from it. "Can she keep taking it?" as the first question knows the drug and the eGFR."""
     url = conversation_server_url
@@ -134,8 +144,7 @@ def test_the_clinical_context_states_facts_for_the_first_question(conversation_s
     assert "jane" not in json.dumps(history["facts"]).lower() and "4417823" not in json.dumps(history["facts"])
     stored, _ = dependencies().state.get(memory.MEMORY_KEY.format(session_id=session))
     assert stored is not None and set(stored) == {"sealed"}
-    for value in ("Jane", "Doe", "4417823"):
-        assert value.encode() not in _data_bytes()
+    assert _raw_at_rest(tmp_path / "data", ("Jane", "Doe", "4417823")) == []
 
 
 def test_deleting_the_session_drops_its_memory(conversation_server_url: str) -> None:
