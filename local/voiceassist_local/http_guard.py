@@ -31,6 +31,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -87,11 +88,13 @@ class GuardedServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], *, max_body_bytes: int,
                  token: str | None = None, origins: tuple[str, ...] = DEV_ORIGINS,
                  hosts: frozenset[str] | None = None, max_connections: int = MAX_CONNECTIONS,
-                 large_bodies: frozenset[tuple[str, str]] = frozenset(),
+                 large_bodies: Mapping[tuple[str, str], int] | None = None,
                  small_body_bytes: int = SMALL_BODY_BYTES) -> None:
         super().__init__(address, handler)
         self.max_body_bytes = max_body_bytes
-        self.large_bodies = large_bodies  # (method, path) of the routes that take max_body_bytes (uploads)
+        # (method, path) -> the body limit of a route that takes a file (up to max_body_bytes); every other route
+        # takes small_body_bytes
+        self.large_bodies = {route: min(limit, max_body_bytes) for route, limit in (large_bodies or {}).items()}
         self.small_body_bytes = min(small_body_bytes, max_body_bytes)
         self.token = token
         self.origins = origins
@@ -101,7 +104,7 @@ class GuardedServer(ThreadingHTTPServer):
         self._idle_lock = threading.Lock()
 
     def body_limit(self, method: str, path: str) -> int:
-        return self.max_body_bytes if (method, path) in self.large_bodies else self.small_body_bytes
+        return self.large_bodies.get((method, path), self.small_body_bytes)
 
     def mark_idle(self, connection: socket.socket, idle: bool) -> None:
         with self._idle_lock:

@@ -29,8 +29,18 @@ from voiceassist_local.http_api import (  # noqa: F401 - the names callers impor
 from voiceassist_local.http_guard import BODY_OVERHEAD, GuardedServer, check_binding, configure_access_log
 from voiceassist_local.request_checks import allowed_hosts
 
-# the routes whose body is a file (a document, a recording: /v1/voice checks its own 4 MiB): every other is small
-UPLOAD_ROUTES = frozenset({("POST", "/v1/documents"), ("POST", "/v1/voice/transcribe"), ("POST", "/v1/voice/query")})
+# the routes whose body is a file: a document (up to the upload limit, base64 in a JSON envelope) and a recording
+# (its own limit, so that no more than it is read before the 413); every other is small
+DOCUMENT_ROUTE = ("POST", "/v1/documents")
+RECORDING_ROUTES = (("POST", "/v1/voice/transcribe"), ("POST", "/v1/voice/query"))
+
+
+def body_limits(max_upload_bytes: int) -> dict[tuple[str, str], int]:
+    """(method, path) -> the largest body the route reads."""
+    from voiceassist.speech import MAX_AUDIO_BYTES
+
+    upload = int(max_upload_bytes * BODY_OVERHEAD) + 64 * 1024
+    return {DOCUMENT_ROUTE: upload, **dict.fromkeys(RECORDING_ROUTES, MAX_AUDIO_BYTES)}
 
 
 def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None = None,
@@ -44,7 +54,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8080, *, groups: str | None
     configure_access_log()
     server = GuardedServer((host, port), ApiRequestHandler, token=token, hosts=allowed_hosts(host),
                            max_body_bytes=int(settings.max_upload_bytes * BODY_OVERHEAD) + 64 * 1024,
-                           large_bodies=UPLOAD_ROUTES)
+                           large_bodies=body_limits(settings.max_upload_bytes))
     server.local_groups = groups or settings.local_groups  # type: ignore[attr-defined]
     return server
 

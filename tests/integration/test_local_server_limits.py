@@ -132,3 +132,16 @@ def test_an_empty_upload_is_a_400_that_says_so(server: Any, local_deps) -> None:
         status, body = status_and_body(exchange(server, request))
         assert status == 400 and "empty" in body["error"]["message"], body
     assert local_deps.jobs.list(limit=10) == []
+
+
+@pytest.mark.parametrize("route", [b"/v1/voice/transcribe", b"/v1/voice/query"])
+def test_a_recording_over_the_voice_limit_is_a_413_before_a_byte_of_it_is_read(server: Any, route: bytes) -> None:
+    # Given headers announcing one byte more than a recording may have, and no body sent at all
+    from voiceassist.speech import MAX_AUDIO_BYTES
+
+    request = (b"POST " + route + b" HTTP/1.1\r\n" + HOST + b"Content-Type: audio/wav\r\nConnection: close\r\n"
+               b"Content-Length: " + str(MAX_AUDIO_BYTES + 1).encode() + b"\r\n\r\n")
+    # When the server answers: it must not wait for the 4 MiB (it read up to the 50 MiB upload limit before)
+    status, body = status_and_body(exchange(server, request, wait_s=60))
+    # Then a 413 naming the recording's limit, not the document upload's
+    assert status == 413 and str(MAX_AUDIO_BYTES) in body["error"]["message"], body
