@@ -40,7 +40,18 @@ from typing import Any
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-EVAL = ROOT.parent / "shared" / "eval"
+EVAL_VARIABLE = "VOICEASSIST_EVAL"  # a folder of BEIR data sets, when ../shared/eval is elsewhere
+
+
+def eval_folder(environ: Mapping[str, str] = os.environ, root: Path = ROOT) -> Path:
+    """The evaluation data: $VOICEASSIST_EVAL, else shared/eval beside the checkout, else beside the folder
+    holding it (a worktree in /work/wt/NAME reads /work/shared/eval); the first place when none exists."""
+    if environ.get(EVAL_VARIABLE):
+        return Path(environ[EVAL_VARIABLE])
+    beside = [parent / "shared" / "eval" for parent in (root.parent, root.parent.parent)]
+    return next((folder for folder in beside if folder.is_dir()), beside[0])
+
+
 OURS = ("voiceassist", "opensearch")  # run with the project's interpreter
 PEERS = ("chroma", "lancedb", "qdrant", "bm25s")
 DATASETS = ("scifact", "nfcorpus", "scale")
@@ -206,10 +217,10 @@ def ratios(summaries: Mapping[str, Mapping[str, Mapping[str, Any]]], ours: str =
 # ------------------------------------------------------------------------------------------ data
 
 
-def beir_work(name: str, embedder: Any) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
+def beir_work(name: str, embedder: Any, evaluation: Path) -> tuple[dict[str, Any], dict[str, dict[str, int]]]:
     from voiceassist_local.evaluation.retrieval import load_beir
 
-    dataset = load_beir(EVAL / name, split="dev")
+    dataset = load_beir(evaluation / name, split="dev")
     keys = list(dataset.corpus)
     titles = [dataset.corpus[k][0] for k in keys]
     texts = [dataset.corpus[k][1] for k in keys]
@@ -304,6 +315,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="the peers' virtual environment (make bench-peers creates it)")
     parser.add_argument("--engines", nargs="+", default=None, help="default: ours and every peer")
     parser.add_argument("--datasets", nargs="+", choices=DATASETS, default=list(DATASETS))
+    parser.add_argument("--eval", type=Path, default=None,
+                        help=f"the BEIR folders (default: ${EVAL_VARIABLE}, else ../shared/eval beside the checkout"
+                             " or beside its parent folder)")
     parser.add_argument("--scale-chunks", type=int, default=50_000)
     parser.add_argument("--repetitions", type=int, default=3)
     parser.add_argument("--timed-queries", type=int, default=200, help="queries timed per mode (all are scored)")
@@ -313,6 +327,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not (args.venv / "bin" / "python").exists():
         print(json.dumps({"skipped": f"no peers' virtual environment at {args.venv}: run `make bench-peers`"}))
+        return 0
+    evaluation = args.eval or eval_folder()
+    needed = ("scifact", "nfcorpus") if "scale" in args.datasets else args.datasets
+    if missing := [name for name in needed if not (evaluation / name).is_dir()]:
+        print(json.dumps({"skipped": f"no {' or '.join(missing)} under {evaluation}: pass --eval or set"
+                                     f" {EVAL_VARIABLE}"}))
         return 0
     engines = args.engines or ["voiceassist", *(["opensearch"] if os.environ.get("OPENSEARCH_URL") else []), *PEERS]
     started, loads = time.perf_counter(), [os.getloadavg()[0]]
@@ -328,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     wall, cpu = time.perf_counter(), time.process_time()
     for name in ("scifact", "nfcorpus"):
         if name in args.datasets or "scale" in args.datasets:
-            works[name], qrels[name] = beir_work(name, cached)
+            works[name], qrels[name] = beir_work(name, cached, evaluation)
     vectors_s = {"wall_s": time.perf_counter() - wall, "cpu_s": time.process_time() - cpu}
     if "scale" in args.datasets:
         works["scale"] = scale_work([works["scifact"], works["nfcorpus"]], args.scale_chunks, works["scifact"],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -108,3 +109,38 @@ def test_peers_compare_each_of_our_modes_with_the_same_kind_of_search(peers: Mod
     assert ratio["bm25 p95_ms"] == {"ours_over_fastest": 0.5, "fastest": "lancedb fts"}
     assert "hybrid p95_ms" not in ratio
     assert "| scifact | lancedb | fts | lexical | 1.00 | 6.00 |" in peers.mode_table(summaries)
+
+
+def test_bench_peers_eval_folder_from_the_variable_beside_the_checkout_or_its_parent(
+    peers: ModuleType, tmp_path: Path
+) -> None:
+    # Given a checkout at work/main and a worktree at work/wt/mine, with the data at work/shared/eval
+    checkout, worktree = tmp_path / "main", tmp_path / "wt" / "mine"
+    checkout.mkdir()
+    worktree.mkdir(parents=True)
+    shared = tmp_path / "shared" / "eval"
+
+    # When nothing holds the data, the place named is the one beside the checkout
+    assert peers.eval_folder({}, checkout) == shared
+    shared.mkdir(parents=True)
+
+    # Then both the checkout and the worktree find it, and the variable wins over both
+    assert peers.eval_folder({}, checkout) == shared
+    assert peers.eval_folder({}, worktree) == shared
+    assert peers.eval_folder({"VOICEASSIST_EVAL": "/data/beir"}, worktree) == Path("/data/beir")
+
+
+def test_bench_peers_without_the_data_sets_it_says_where_it_looked(
+    peers: ModuleType, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Given a peers' environment but no SciFact under the folder named
+    (tmp_path / "venv" / "bin").mkdir(parents=True)
+    (tmp_path / "venv" / "bin" / "python").touch()
+    (tmp_path / "eval" / "nfcorpus").mkdir(parents=True)
+
+    # When the bench is asked for SciFact
+    code = peers.main(["--venv", str(tmp_path / "venv"), "--eval", str(tmp_path / "eval"), "--datasets", "scifact"])
+
+    # Then it skips, naming what is missing and where
+    assert code == 0
+    assert f"no scifact under {tmp_path / 'eval'}" in capsys.readouterr().out

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from voiceassist.adapters.local.blas_threads import one_blas_thread
 from voiceassist.adapters.local.bm25 import (
     DecodedPostings,
     Phrase,
@@ -200,8 +201,10 @@ class LoadedRows:
         exact (only the candidates come from it); the principal one keeps the most of each cosine."""
         if self.basis is None or self.size >= 2 * self.basis_fitted_on:
             sample = self.matrix[: self.size][:: max(1, self.size // _BASIS_SAMPLE)]
-            # The eigenvectors of the sample's second moments (an SVD of the sample itself cost 8x the CPU).
-            _, directions = np.linalg.eigh(sample.T @ sample)
+            # The eigenvectors of the sample's second moments (an SVD of the sample itself cost 8x the CPU),
+            # on one BLAS thread: a second one costs 30x the CPU on a busy machine (blas_threads).
+            with one_blas_thread():
+                _, directions = np.linalg.eigh(sample.T @ sample)
             self.basis = np.ascontiguousarray(directions[:, ::-1][:, :PROJECTED_DIMENSIONS], dtype=np.float32)
             self.projected = np.zeros((len(self.rowids), self.basis.shape[1]), dtype=np.float32)
             self.projected[: self.size] = project(self.matrix[: self.size], self.basis)
@@ -218,9 +221,12 @@ class LoadedRows:
 
 
 def project(rows: np.ndarray, basis: np.ndarray) -> np.ndarray:
-    """rows @ basis: BLAS for many rows (its threads' spinning afterwards is paid once), einsum's own loop
-    for a few (an update's row: see matrix_vector)."""
-    return rows @ basis if len(rows) >= 256 else np.einsum("ij,jk->ik", rows, basis)
+    """rows @ basis: BLAS on one thread for many rows (50,000: 0.04-0.06 CPU s against 0.05-0.11 with a
+    second thread waited for), einsum's own loop for a few (an update's row: see matrix_vector)."""
+    if len(rows) < 256:
+        return np.einsum("ij,jk->ik", rows, basis)
+    with one_blas_thread():
+        return rows @ basis
 
 
 def top_positions(scores: np.ndarray, count: int) -> np.ndarray:
