@@ -13,7 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 
 from routes.input_policy import content_type_of, is_json_type
 from routes.route_methods import allowed_methods
-from voiceassist.errors import Unavailable, VoiceAssistError
+from voiceassist.errors import NOT_ISSUED, Unavailable, VoiceAssistError, quoted_id
 from voiceassist.observability import log_failure
 
 
@@ -59,6 +59,15 @@ def _raised_while_parsing_the_body(exc: BaseException) -> bool:
 VALIDATION_MODULE = "middlewares/openapi_validation.py"
 THROTTLED = {"ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
              "ServiceUnavailable", "InternalServerError", "TransactionInProgressException"}
+
+
+def shown_path(path: str) -> str:
+    """A path as a message may quote it: each segment shaped like a route's or an id this API issues, else none
+    (a path can carry free text, a patient's name, or thousands of characters)."""
+    segments = path.strip("/").split("/")
+    if len(path) <= 200 and all(quoted_id(segment) != NOT_ISSUED for segment in segments):
+        return path
+    return "(that path)"
 
 
 def _describe(errors: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
@@ -134,5 +143,5 @@ def register(app: APIGatewayRestResolver) -> None:
                                 f"{event.http_method}; see /v1/openapi.json", trace())
             response.headers["Allow"] = ", ".join(allowed)
             return response
-        return envelope(404, "not_found", f"no route {event.http_method} {event.path}; see /v1/openapi.json",
-                        trace())
+        return envelope(404, "not_found", f"no route {event.http_method} {shown_path(event.path)}; see "
+                        "/v1/openapi.json", trace())

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from routes.identity import caller_id
 from voiceassist.composition import dependencies
-from voiceassist.errors import NotFound
+from voiceassist.errors import NotFound, quoted_id
 from voiceassist.models import SourceType
 
 router = Router()
@@ -33,7 +33,7 @@ def get_passage(doc_id: str, chunk_id: str) -> Passage:
     doc_id, chunk_id = unquote(doc_id), unquote(chunk_id)
     chunk = dependencies().index.chunk(chunk_id)
     if chunk.doc_id != doc_id:
-        raise NotFound(f"chunk {chunk_id} is not part of document {doc_id}")
+        raise NotFound(f"chunk {quoted_id(chunk_id)} is not part of document {quoted_id(doc_id)}")
     return Passage(doc_id=chunk.doc_id, chunk_id=chunk.chunk_id, title=chunk.metadata.title,
                    source_type=chunk.metadata.source_type, page=chunk.page, section=chunk.section,
                    text=chunk.text, url=chunk.metadata.url)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from routes.identity import caller_id
 from voiceassist.composition import dependencies
 from voiceassist.conversation import context, memory
-from voiceassist.errors import NotFound
+from voiceassist.errors import NotFound, quoted_id
 from voiceassist.models import Message, Session, utc_now
 
 router = Router()
@@ -35,7 +35,7 @@ class NewSession(BaseModel):
 def _own_session(session_id: str) -> Session:
     session = dependencies().sessions.get(session_id)
     if session.user_id != caller_id(router):
-        raise NotFound(f"session {session_id} not found")  # never reveal that another user's session exists
+        raise NotFound(f"session {quoted_id(session_id)} not found")  # never reveal that another user's session exists
     return session
 
 

@@ -103,3 +103,39 @@ def test_a_file_name_with_a_control_or_formatting_character_is_a_400(name: str) 
     status, body = call("POST", "/v1/documents", envelope)
     assert status == 400 and "control or formatting character" in body["error"]["message"]
     assert name not in body["error"]["message"]  # not echoed: a file name can hold PHI
+
+
+# An id the API never issued, as a client may send one: very long, or free text that could be a patient's name.
+# A 404 names an id shaped like the API's own (ses_..., doc_..._v1, job_...) and never echoes anything else.
+LONG_ID = "x" * 5000
+NAMED_ID = "Zebulon Quartermaine 1961-04-17"
+ID_ROUTES = [
+    ("GET", "/v1/sessions/{}", None), ("DELETE", "/v1/sessions/{}", None),
+    ("GET", "/v1/sessions/{}/messages", None), ("GET", "/v1/admin/sessions/{}/trace", None),
+    ("GET", "/v1/documents/{}", None), ("DELETE", "/v1/documents/{}", None),
+    ("GET", "/v1/documents/{}/chunks/{}:00000", None), ("GET", "/v1/documents/doc_x_v1/chunks/{}", None),
+    ("GET", "/v1/jobs/{}", None), ("POST", "/v1/jobs/{}/retry", None),
+    ("POST", "/v1/actions/{}/confirm", b"{}"), ("POST", "/v1/actions/{}/cancel", b"{}"),
+    ("GET", "/v1/models/{}", None), ("GET", "/v1/{}", None),
+    ("POST", "/v1/query", '{{"query": "dose of amoxicillin for otitis media", "session_id": "{}"}}'),
+]
+
+
+@pytest.mark.parametrize("sent", [LONG_ID, NAMED_ID], ids=["long", "free-text"])
+@pytest.mark.parametrize(("method", "template", "body"), ID_ROUTES, ids=[f"{m} {t}" for m, t, _ in ID_ROUTES])
+def test_a_404_never_echoes_an_id_the_api_did_not_issue(method: str, template: str, body: Any, sent: str) -> None:
+    from urllib.parse import quote
+
+    if isinstance(body, str):
+        status, reply = call(method, template, body.format(sent).encode())
+    else:
+        status, reply = call(method, template.replace("{}", quote(sent, safe="")), body or b"")
+    assert status in (400, 404), reply
+    message = json.dumps(reply)
+    assert sent not in message and sent[:40] not in message and "Zebulon" not in message, message[:300]
+    assert len(message) < 1000
+
+
+def test_a_404_still_names_an_id_shaped_like_the_apis_own() -> None:
+    status, reply = call("GET", "/v1/sessions/ses_0123456789abcdef0123456789abcdef")
+    assert status == 404 and "ses_0123456789abcdef0123456789abcdef" in reply["error"]["message"]

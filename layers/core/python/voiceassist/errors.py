@@ -2,6 +2,20 @@
 
 from __future__ import annotations
 
+import re
+
+# The shape of the ids this API issues (ses_<hex>, doc_<hex>_v1, a chunk's doc_<hex>_v1:00003, job_<hex>) and of the
+# names it knows (a model, a calculator): a message may quote a value of that shape. Anything else a client sends
+# as an id (free text, perhaps a patient's name, or 5,000 characters) is never echoed in a reply or a log line.
+_ID_SHAPE = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
+NOT_ISSUED = "(not an id this API issued)"
+
+
+def quoted_id(value: object) -> str:
+    """The id quoted for a message when it is shaped like one this API issues; else NOT_ISSUED."""
+    text = str(value)
+    return repr(text) if _ID_SHAPE.fullmatch(text) else NOT_ISSUED
+
 
 class VoiceAssistError(Exception):
     """Base of every error the domain raises on purpose."""

@@ -192,9 +192,9 @@ def answer(deps: ServiceDependencies, request: QueryRequest, *, user_id: str, tr
     if request.session_id:
         session = deps.sessions.get(request.session_id)
         if session.user_id != user_id:
-            from voiceassist.errors import NotFound
+            from voiceassist.errors import NotFound, quoted_id
 
-            raise NotFound(f"session {request.session_id} not found")
+            raise NotFound(f"session {quoted_id(request.session_id)} not found")
     state = QueryState(user_id=user_id, request=request, trace_id=trace_id, stream=stream,
                        history=history or [], earlier_history=earlier or [], earlier_unchecked=earlier_unchecked,
                        memory=memory or None, config=deps.admin_config)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from voiceassist.conversation import chat_options, events
 from voiceassist.conversation.context import Turn
-from voiceassist.errors import InvalidInput, NotFound, UnsupportedParameter
+from voiceassist.errors import InvalidInput, NotFound, UnsupportedParameter, quoted_id
 from voiceassist.models import Citation, JsonInt, QueryRequest, QueryResponse
 from voiceassist.query.generation import count_tokens
 
@@ -108,7 +108,7 @@ def models() -> dict[str, Any]:
 def model(model_id: str) -> dict[str, Any]:
     """GET /v1/models/{model}: the one model (in any case, as the completions take it); another is a 404."""
     if model_id.strip().lower() != MODEL_ID:
-        raise NotFound(f"no model {model_id[:80]!r}: this API answers as {MODEL_ID!r} (GET /v1/models)")
+        raise NotFound(f"no model {quoted_id(model_id)}: this API answers as {MODEL_ID!r} (GET /v1/models)")
     return {"id": MODEL_ID, "object": "model", "created": 0, "owned_by": OWNER}
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import PendingAction, ToolCall, new_id, utc_now
 from voiceassist.ports import KeyValueState
 from voiceassist.tools.errors import ActionExpired
@@ -49,7 +49,7 @@ class PendingActions:
         """Mark the action confirmed or cancelled (once) and return it; NotFound for another user's action."""
         record, version = self._state.get(_key(action_id))
         if record is None or record["user_id"] != user_id:
-            raise NotFound(f"no pending action {action_id!r}")
+            raise NotFound(f"no pending action {quoted_id(action_id)}")
         stored = StoredAction(action=PendingAction.model_validate(record["action"]),
                               call=ToolCall.model_validate(record["call"]), user_id=record["user_id"],
                               caller=record["caller"])

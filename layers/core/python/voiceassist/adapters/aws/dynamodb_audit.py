@@ -27,7 +27,7 @@ from voiceassist.adapters.aws.dynamodb_tables import (
 )
 from voiceassist.adapters.aws.s3_audit_anchor import S3AuditAnchor
 from voiceassist.audit_chain import chained
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import AuditRecord, StoredAuditRow
 from voiceassist.observability import logger
 
@@ -139,7 +139,7 @@ class DynamoDbAuditLog:
     def get(self, audit_id: str) -> AuditRecord:
         item = self._table.get({"audit_id": audit_id})
         if item is None:
-            raise NotFound(f"audit record {audit_id!r} does not exist")
+            raise NotFound(f"audit record {quoted_id(audit_id)} does not exist")
         return _from_item(item)
 
     def list(self, *, user_id: str | None = None, limit: int = 100) -> builtins.list[AuditRecord]:

@@ -17,7 +17,7 @@ from voiceassist.adapters.aws.dynamodb_tables import (
     timestamp_key,
     to_item,
 )
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import DocumentStatus, KnowledgeDocument
 
 
@@ -56,7 +56,7 @@ class DynamoDbDocumentStore:
     def get(self, doc_id: str) -> KnowledgeDocument:
         item = self._table.get({"doc_id": doc_id})
         if item is None:
-            raise NotFound(f"document {doc_id!r} does not exist")
+            raise NotFound(f"document {quoted_id(doc_id)} does not exist")
         return _from_item(item)
 
     def versions(self, doc_key: str) -> builtins.list[KnowledgeDocument]:

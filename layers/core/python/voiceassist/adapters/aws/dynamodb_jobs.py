@@ -17,7 +17,7 @@ from voiceassist.adapters.aws.dynamodb_tables import (
     timestamp_key,
     to_item,
 )
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import IndexingJob, JobState
 
 
@@ -51,7 +51,7 @@ class DynamoDbJobStore:
     def get(self, job_id: str) -> IndexingJob:
         item = self._table.get({"job_id": job_id})
         if item is None:
-            raise NotFound(f"job {job_id!r} does not exist")
+            raise NotFound(f"job {quoted_id(job_id)} does not exist")
         return _from_item(item)
 
     def save(self, job: IndexingJob, *, expected_state: JobState) -> None:
@@ -67,7 +67,7 @@ class DynamoDbJobStore:
             if error_code(exc) != CONDITION_FAILED:
                 raise
             if "Item" not in exc.response:
-                raise NotFound(f"job {job.job_id!r} does not exist") from exc
+                raise NotFound(f"job {quoted_id(job.job_id)} does not exist") from exc
             stored_state = self._table.deserialize(exc.response["Item"])["state"]
             raise Conflict(
                 f"job {job.job_id!r} is {stored_state}, not {expected_state.value}: another writer moved it"

@@ -29,7 +29,7 @@ from voiceassist.adapters.aws.dynamodb_tables import (
     to_item,
 )
 from voiceassist.adapters.aws.envelope_cipher import open_field, seal_field
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import Message, Session, utc_now
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ class DynamoDbSessionStore:
         session = Session.model_validate(
             open_field(self._cipher, fields, _CONTEXT, session_id)) if fields is not None else None
         if session is None or self._expired(session):
-            raise NotFound(f"session {session_id!r} does not exist or has expired")
+            raise NotFound(f"session {quoted_id(session_id)} does not exist or has expired")
         return session
 
     def delete(self, session_id: str) -> None:

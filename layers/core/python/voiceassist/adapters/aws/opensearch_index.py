@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from voiceassist.adapters.aws import opensearch_bodies as bodies
-from voiceassist.errors import DependencyError, InvalidInput, NotFound
+from voiceassist.errors import DependencyError, InvalidInput, NotFound, quoted_id
 from voiceassist.models import Chunk, FusionMethod, SearchHit, SearchMode, SearchQuery
 from voiceassist.observability import logger
 from voiceassist.ports import Vectors
@@ -140,7 +140,7 @@ class OpenSearchIndex:
         response = self._call("search", index=self.index_alias, body=bodies.chunk_body(chunk_id))
         sources = [hit["_source"] for hit in response["hits"]["hits"] if hit["_source"]["chunk_id"] == chunk_id]
         if not sources:
-            raise NotFound(f"chunk {chunk_id} is not in the index")
+            raise NotFound(f"chunk {quoted_id(chunk_id)} is not in the index")
         return bodies.chunk_from_source(sources[0])
 
     def search(self, query: SearchQuery) -> list[SearchHit]:

@@ -46,7 +46,7 @@ from voiceassist.adapters.local.group_commit import GroupCommit
 from voiceassist.adapters.local.phrases import query_phrases
 from voiceassist.adapters.local.read_write_lock import ReadWriteLock
 from voiceassist.adapters.local.rows import LoadedRows
-from voiceassist.errors import InvalidInput, NotFound
+from voiceassist.errors import InvalidInput, NotFound, quoted_id
 from voiceassist.models import Chunk, FusionMethod, SearchHit, SearchMode, SearchQuery
 from voiceassist.ports import Vectors
 from voiceassist.query.search import fuse_min_max, fuse_rrf, query_terms, top_n
@@ -200,7 +200,7 @@ class LocalHybridIndex:
             row = db.execute("SELECT b.chunk_json FROM chunks AS c JOIN chunk_bodies AS b ON b.chunk_rowid = c.rowid"
                              " WHERE c.chunk_id = ?", (chunk_id,)).fetchone()
         if row is None:
-            raise NotFound(f"chunk {chunk_id} is not in the index")
+            raise NotFound(f"chunk {quoted_id(chunk_id)} is not in the index")
         return Chunk.model_validate_json(row[0])
 
     def search(self, query: SearchQuery) -> list[SearchHit]:

@@ -24,7 +24,7 @@ from voiceassist.adapters.aws.dynamodb_tables import check_limit, timestamp_key
 from voiceassist.adapters.local.atomic_file import write_atomically
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
 from voiceassist.audit_chain import chained
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import AuditRecord, StoredAuditRow
 
 ANCHOR_SUFFIX = ".audit-anchor.json"
@@ -127,7 +127,7 @@ class SqliteAuditLog:
     def get(self, audit_id: str) -> AuditRecord:
         records = self._select("WHERE audit_id = ?", (audit_id,))
         if not records:
-            raise NotFound(f"audit record {audit_id!r} does not exist")
+            raise NotFound(f"audit record {quoted_id(audit_id)} does not exist")
         return records[0]
 
     def list(self, *, user_id: str | None = None, limit: int = 100) -> builtins.list[AuditRecord]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from voiceassist.adapters.aws.dynamodb_tables import check_limit, timestamp_key
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import DocumentStatus, KnowledgeDocument
 
 _SCHEMA = """
@@ -53,7 +53,7 @@ class SqliteDocumentStore:
     def get(self, doc_id: str) -> KnowledgeDocument:
         rows = self._select("WHERE doc_id = ?", (doc_id,))
         if not rows:
-            raise NotFound(f"document {doc_id!r} does not exist")
+            raise NotFound(f"document {quoted_id(doc_id)} does not exist")
         return rows[0]
 
     def versions(self, doc_key: str) -> builtins.list[KnowledgeDocument]:

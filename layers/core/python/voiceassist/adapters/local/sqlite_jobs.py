@@ -8,7 +8,7 @@ from pathlib import Path
 
 from voiceassist.adapters.aws.dynamodb_tables import check_limit, timestamp_key
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import IndexingJob, JobState
 
 _SCHEMA = """
@@ -55,7 +55,7 @@ class SqliteJobStore:
     def get(self, job_id: str) -> IndexingJob:
         jobs = self._select("WHERE job_id = ?", (job_id,))
         if not jobs:
-            raise NotFound(f"job {job_id!r} does not exist")
+            raise NotFound(f"job {quoted_id(job_id)} does not exist")
         return jobs[0]
 
     def save(self, job: IndexingJob, *, expected_state: JobState) -> None:
@@ -63,7 +63,7 @@ class SqliteJobStore:
         with self._db.write() as connection:
             stored = connection.execute("SELECT state FROM jobs WHERE job_id = ?", (job.job_id,)).fetchone()
             if stored is None:
-                raise NotFound(f"job {job.job_id!r} does not exist")
+                raise NotFound(f"job {quoted_id(job.job_id)} does not exist")
             if stored[0] != expected_state.value:
                 raise Conflict(
                     f"job {job.job_id!r} is {stored[0]}, not {expected_state.value}: another writer moved it"

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from voiceassist.adapters.aws.dynamodb_tables import as_utc, check_limit, timestamp_key
 from voiceassist.adapters.aws.envelope_cipher import open_field, seal_field
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase, open_database
-from voiceassist.errors import Conflict, NotFound
+from voiceassist.errors import Conflict, NotFound, quoted_id
 from voiceassist.models import Message, Session, utc_now
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ class SqliteSessionStore:
         session = Session.model_validate(
             open_field(self._cipher, json.loads(row[0]), _CONTEXT, session_id)) if row else None
         if session is None or self._expired(session):
-            raise NotFound(f"session {session_id!r} does not exist or has expired")
+            raise NotFound(f"session {quoted_id(session_id)} does not exist or has expired")
         return session
 
     def delete(self, session_id: str) -> None:
