@@ -209,3 +209,13 @@ def test_an_unknown_tool_named_with_free_text_is_neither_audited_nor_quoted(harn
     stored = json.dumps([r.model_dump(mode="json") for r in harness.audit.list(user_id="clinician-1")])
     assert "Quartermaine" not in stored and "1961" not in stored
     assert "Quartermaine" not in result.content
+
+
+def test_an_unknown_tool_named_with_free_text_is_not_in_the_result_nor_its_events(harness: Harness) -> None:
+    """The whole result, not only its text: MCP's tools/call returns it as structuredContent, and its `name` was
+    the free text as sent (found by an MCP client probe)."""
+    result = harness.executor.execute(call("Zebulon Quartermaine 1961-04-17"), CLINICIAN)
+
+    shown = json.dumps([result.model_dump(mode="json"), [e.as_dict() for e in harness.events]])
+    assert result.status == 404 and "Quartermaine" not in shown and "1961" not in shown
+    assert harness.executor.execute(call("order_pizza"), CLINICIAN).name == "order_pizza"  # a tool's shape: kept

@@ -89,7 +89,7 @@ class ToolExecutor:
     # ---- the lifecycle ----------------------------------------------------------------------------------
     def _run(self, call: ToolCall, caller: Caller, *, confirmed: bool) -> ToolResult:
         started = time.perf_counter()
-        self.events.emit(ToolEvent("tool_call", call.call_id, call.name))
+        self.events.emit(ToolEvent("tool_call", call.call_id, recorded_name(call.name)))
         checked: _Checked | None = None
         try:
             checked = self._validate(call)
@@ -111,7 +111,7 @@ class ToolExecutor:
         result.latency_ms = round((time.perf_counter() - started) * 1000, 3)
         result.carries_phi = result.carries_phi or caller.turn_has_phi or bool(checked and checked.args_have_phi)
         self._write_audit(call, caller, checked, result, confirmed=confirmed)
-        self.events.emit(ToolEvent("tool_result", call.call_id, call.name, result.status, result.latency_ms))
+        self.events.emit(ToolEvent("tool_result", call.call_id, result.name, result.status, result.latency_ms))
         return result
 
     def offered_definitions(self) -> list[ToolDefinition]:
@@ -271,6 +271,7 @@ def _refusal(call: ToolCall, exc: VoiceAssistError) -> ToolResult:
     status = 404 if isinstance(exc, NotFound) else exc.status_code
     # our own words; a dependency's may echo input (an error class marked `readable` words its own message)
     readable = status < 500 or isinstance(exc, ToolTimeout) or getattr(exc, "readable", False)
-    return ToolResult(name=call.name, call_id=call.call_id, ok=False, status=status, error=exc.code,
-                      content=str(exc) if readable else f"the tool {call.name} failed ({exc.code})",
+    # the name as sent when it is shaped like a tool's; free text (a name sent where a tool's goes) never comes back
+    return ToolResult(name=recorded_name(call.name), call_id=call.call_id, ok=False, status=status, error=exc.code,
+                      content=str(exc) if readable else f"the tool {recorded_name(call.name)} failed ({exc.code})",
                       retry_after=retry_after)
