@@ -232,3 +232,22 @@ def test_an_unknown_calculator_that_is_free_text_is_not_quoted(tmp_path: Path) -
 
     assert result.status == 400 and "no calculator of that name" in result.content
     assert "Quartermaine" not in result.content and "1961" not in result.content
+
+
+@pytest.mark.parametrize("name", ["due_date", "conception_date"])
+def test_a_date_whose_result_is_past_the_calendar_is_refused_not_a_tool_failure(tmp_path: Path, name: str) -> None:
+    """An LMP of 9999-12-31 raised OverflowError adding 280 days: 'the tool failed; do not retry it' (MCP probe)."""
+    result = build(tmp_path).executor.execute(ToolCall(name="calculate_medical_score", arguments={
+        "calculator": name, "parameters": {"last_menstrual_period": "9999-12-31"}}), Caller(user_id="u1"))
+
+    assert result.status == 400 and "last_menstrual_period" in result.content, result.content
+
+
+@pytest.mark.parametrize(("unit", "shown"), [("Zebulon Quartermaine 1961-04-17", "unit of that name"),
+                                              ("parsecs", "unit 'parsecs'")])  # a unit's shape is still quoted
+def test_a_unit_that_is_free_text_is_not_quoted(tmp_path: Path, unit: str, shown: str) -> None:
+    result = build(tmp_path).executor.execute(ToolCall(name="calculate_medical_score", arguments={
+        "calculator": "bmi", "parameters": {"weight_kg": [154, unit], "height_cm": 170}}), Caller(user_id="u1"))
+
+    assert result.status == 400 and f"weight_kg: {shown} is not accepted; use one of" in result.content
+    assert "Quartermaine" not in result.content and "1961" not in result.content

@@ -17,9 +17,19 @@ class DueDateParams(CalculatorParams):
     cycle_length_days: int = Field(default=28, ge=20, le=60, description="Usual cycle length, days")
 
 
+def _after_lmp(lmp: dt.date, days: int) -> dt.date:
+    """`days` after the LMP; an LMP so late that the date is past the calendar's last day (9999-12-31) is the
+    caller's slip, a 400, not the tool's failure."""
+    try:
+        return lmp + dt.timedelta(days=days)
+    except OverflowError:
+        raise InvalidInput(f"last_menstrual_period: {lmp.isoformat()} + {days} days is past the last date this "
+                           f"calculator can give ({dt.date.max.isoformat()}); check the date") from None
+
+
 def due_date(params: DueDateParams) -> CalculatorResult:
     offset = 280 + params.cycle_length_days - 28
-    value = params.last_menstrual_period + dt.timedelta(days=offset)
+    value = _after_lmp(params.last_menstrual_period, offset)
     return result("due_date", value.isoformat(), params, unit="date", risk_category="not applicable", source=NAEGELE,
                   interpretation=f"Estimated due date {value.isoformat()} (LMP + {offset} days).",
                   recommendations=["Confirm or revise dating with first-trimester ultrasound."])
@@ -30,7 +40,7 @@ class ConceptionParams(CalculatorParams):
 
 
 def conception_date(params: ConceptionParams) -> CalculatorResult:
-    value = params.last_menstrual_period + dt.timedelta(days=14)
+    value = _after_lmp(params.last_menstrual_period, 14)
     return result("conception_date", value.isoformat(), params, unit="date", risk_category="not applicable",
                   source=NAEGELE, interpretation=f"Estimated conception {value.isoformat()} (LMP + 14 days).")
 

@@ -6,6 +6,7 @@ Calcium 40.08, bilirubin 584.66, cholesterol 386.65 and triglyceride (as triolei
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Callable
 
@@ -101,6 +102,15 @@ def normalise_unit(unit: str) -> str:
     return text
 
 
+# A unit as units are written (mg/dL, umol/L, °F, 10^9/L): one short word without spaces. Any other text sent as a
+# unit (free text, perhaps a patient's name) is not quoted back.
+_UNIT_SHAPE = re.compile(r"[^\s'\"]{1,16}")
+
+
+def _quoted_unit(unit: object) -> str:
+    return repr(unit) if isinstance(unit, str) and _UNIT_SHAPE.fullmatch(unit) else "of that name"
+
+
 def accepted_units(quantity: str) -> list[str]:
     return sorted(UNITS[quantity][1])
 
@@ -115,7 +125,8 @@ def convert(value: float, unit: str, quantity: str, *, field: str | None = None)
     conversion = conversions.get(normalise_unit(unit))
     if conversion is None:
         raise InvalidInput(
-            f"{field or quantity}: unit {unit!r} is not accepted; use one of {', '.join(accepted_units(quantity))}"
+            f"{field or quantity}: unit {_quoted_unit(unit)} is not accepted; use one of "
+            f"{', '.join(accepted_units(quantity))}"
         )
     # The benchmark rounds converted values to 5 decimals; it matters at thresholds (100.4 °F is 38.0 °C, not more).
     return round(conversion(float(value)), 5)
