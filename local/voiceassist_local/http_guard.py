@@ -27,6 +27,7 @@ import contextlib
 import hmac
 import json
 import logging
+import re
 import socket
 import sys
 import threading
@@ -42,6 +43,7 @@ from voiceassist_local.request_checks import (
     Refusal,
     content_length,
     cross_site_refusal,
+    host_refusal,
     json_text,
     path_refusal,
     simple_body_refusal,
@@ -68,6 +70,8 @@ PROTOCOL_ERRORS = {
 }
 
 access_log = logging.getLogger("voiceassist.access")
+# A method as methods are named (GET, PROPFIND, BREW): another may be named back in a 405; anything else is a 400
+METHOD_SHAPE = re.compile(r"[A-Z][A-Z_-]{0,19}")
 
 
 def configure_access_log() -> None:
@@ -224,8 +228,9 @@ class GuardedRequestHandler(ReplyWriter):
             return None
         # a WebSocket is not bound by CORS (any page may open one to 127.0.0.1): its handshake, a GET, is checked
         # like a request that changes data, from this server's page or a configured dev origin only
-        refusal = path_refusal(self.path) or cross_site_refusal("POST" if upgrade else self.command, self.headers,
-                                                                  hosts=self.server.hosts, origins=self.server.origins)
+        refusal = (path_refusal(self.path) or host_refusal(self.headers, self.request_version)
+                   or cross_site_refusal("POST" if upgrade else self.command, self.headers, hosts=self.server.hosts,
+                                         origins=self.server.origins))
         length = content_length(self.headers)
         if refusal is None and upgrade and length:
             refusal = 400, "bad_request", "a WebSocket handshake has no body"
@@ -267,6 +272,10 @@ class GuardedRequestHandler(ReplyWriter):
         """http.server's own errors (a malformed request line, an unknown method, an over-long header) as
         the API's JSON envelope. An unsupported method (TRACE, CONNECT, ...) is a 405."""
         self.request_version = self.protocol_version  # an unreadable request line would leave HTTP/0.9: no headers
+        if code == 501 and not METHOD_SHAPE.fullmatch(self.command or ""):  # never echoed nor logged
+            self.command = "-"
+            self.send_json_error(400, "bad_request", "the request's method is not an HTTP method; see /v1/openapi.json")
+            return
         if code == 501 and getattr(self, "headers", None) is not None:
             self._dispatch()  # TRACE, CONNECT, ...: the API answers 405 with the path's Allow header (or 404)
             return

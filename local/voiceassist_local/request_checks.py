@@ -6,6 +6,7 @@ runs them in order; they are plain functions of the request's method, path and h
 - **Framing.** Exactly one Content-Length, a number of bytes; Transfer-Encoding with a Content-Length is a 400
   (a proxy and this server could read two different bodies: request smuggling); Transfer-Encoding alone a
   411 (send a Content-Length).
+- **Host.** An HTTP/1.1 request names exactly one Host (RFC 9112 section 3.2: none, or several, is a 400).
 - **Path.** A NUL character (raw or %00) is a 400: no route holds one, and a 405 naming methods would be a lie.
 - **Websites.** The Host must name the bound address or a loopback name (DNS rebinding sends the attacker's
   name: 421); a state-changing request (POST, PUT, PATCH, DELETE) whose Origin is not the server's own nor a
@@ -64,6 +65,16 @@ def content_length(headers: Message) -> int | Refusal:
     if not raw.isdigit():
         return 400, "bad_request", "the Content-Length header is not a number of bytes"
     return int(raw)
+
+
+def host_refusal(headers: Message, version: str) -> Refusal | None:
+    """An HTTP/1.1 request without a Host header, or any request with several (which one would a proxy route?)."""
+    sent = headers.get_all("host") or []
+    if len(sent) > 1:
+        return 400, "bad_request", "send one Host header, not several"
+    if not sent and version == "HTTP/1.1":
+        return 400, "bad_request", "an HTTP/1.1 request needs a Host header (RFC 9112)"
+    return None
 
 
 def path_refusal(target: str) -> Refusal | None:

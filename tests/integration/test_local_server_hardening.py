@@ -378,3 +378,22 @@ def test_a_100_continue_is_bare_and_the_final_reply_carries_the_headers(server: 
     interim, _, final = reply.partition(b"\r\n\r\n")
     assert interim == b"HTTP/1.1 100 Continue"
     assert final.startswith(b"HTTP/1.1 200") and headers_of(final)["x-content-type-options"] == "nosniff"
+
+
+@pytest.mark.parametrize("hosts", [b"Host: 127.0.0.1\r\nHost: evil.example\r\n", b""], ids=["two", "none"])
+def test_an_http_1_1_request_names_exactly_one_host(server: Any, hosts: bytes) -> None:
+    """RFC 9112 section 3.2: a server MUST answer 400 to an HTTP/1.1 request without a Host or with several; the
+    server answered both (the first Host was checked, the second ignored)."""
+    reply = exchange(server, b"GET /v1/health HTTP/1.1\r\n" + hosts + b"Connection: close\r\n\r\n")
+    status, body = status_and_body(reply)
+    assert status == 400 and "Host" in body["error"]["message"], body
+
+
+def test_a_method_that_is_not_an_http_method_is_refused_without_an_echo(server: Any) -> None:
+    """A 30,000-character method came back whole in the 405's message (and went to the access log)."""
+    reply = exchange(server, b"A" * 30000 + b" /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    status, body = status_and_body(reply)
+    assert status in (400, 405) and len(reply) < 2000, reply[:300]
+    status, body = status_and_body(exchange(server, b"BREW /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                                    b"Connection: close\r\n\r\n"))
+    assert status == 405 and "BREW" in body["error"]["message"]  # a method's shape is still named
