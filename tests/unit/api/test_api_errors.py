@@ -139,3 +139,12 @@ def test_a_404_never_echoes_an_id_the_api_did_not_issue(method: str, template: s
 def test_a_404_still_names_an_id_shaped_like_the_apis_own() -> None:
     status, reply = call("GET", "/v1/sessions/ses_0123456789abcdef0123456789abcdef")
     assert status == 404 and "ses_0123456789abcdef0123456789abcdef" in reply["error"]["message"]
+
+
+@pytest.mark.parametrize(("path", "allowed"), [("/v1/documents/uploads", "POST, OPTIONS"),
+                                               ("/v1/documents/doc_1_v1", "DELETE, GET, HEAD, OPTIONS")])
+def test_a_concrete_path_allows_its_own_methods_not_its_templated_neighbours(path: str, allowed: str) -> None:
+    """OpenAPI matches a concrete path before a templated one: /v1/documents/uploads takes POST only, yet its Allow
+    listed /v1/documents/{doc_id}'s DELETE and GET too (schemathesis ST205 against the served API)."""
+    reply = invoke("api", to_api_gateway_event("OPTIONS", path, {}, b""))
+    assert reply["statusCode"] == 204 and reply["multiValueHeaders"]["Allow"] == [allowed]
