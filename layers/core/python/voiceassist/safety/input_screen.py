@@ -43,6 +43,7 @@ from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
 from voiceassist.safety.care_frames import care_of_harm_suffered
+from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
@@ -220,7 +221,7 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
     kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
     kinds += [(HARMFUL, kind) for kind in harm_kinds(text)] + [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
-    return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text)
+    return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
             + session_shape_kinds(text))
 
 

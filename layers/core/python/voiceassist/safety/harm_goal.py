@@ -1,0 +1,158 @@
+"""Harm sought as the goal of a request: the structure of a harmful request rather than its words.
+
+A clinician and an attacker name the same drugs, doses and outcomes ("insulin", "cardiac arrest", "would not wake
+up"). What differs is the role the outcome plays: a clinician asks how to manage, recognise or prevent it in a
+patient; a harmful request asks for the means (how much, which drug, what could I add) of which the outcome is the
+goal, for a person of the asker's own circle. `harm_sought` reads one sentence for the three parts together:
+
+1. a request for means: "how much", "how many", "what dose / volume / amount", "which drugs", "what could I add",
+   "the easiest / quietest way", "where ... should";
+2. the outcome as its goal: a harmful outcome governed by a modal or a purpose ("would stop someone's heart",
+   "enough to kill", "so he bleeds", "need to not wake up", "wouldn't recover"), never negated ("so that it is not
+   fatal", "without killing the patient"), nor an outcome that has already happened to someone (an ingestion
+   reported: "took", "swallowed", "overdosed": a toxicology question);
+3. a person of the asker's circle in the text, named as theirs ("my mother-in-law", "my ex's kid", "her", after "my
+   husband's") or anyone ("someone's heart"): a clinician names a patient, not a relative of their own.
+
+The outcome words and the people are WordNet 3.0's (Princeton University), sourced by
+voiceassist_local/evaluation/harm_outcome_data.py into `_data/safety/harm_outcomes.tsv`: the lemmas of kill.v.01,
+die.v.01, injure.v.01, poison.v.02, faint.v.01, suffocate.v.01, fatal.a.01, lethal.s.01, death.n.01,
+cardiac_arrest.n.01 and unconsciousness.n.01 and their hyponyms (harm); of wake_up.v.02, survive.v.01, recover.v.02
+and breathe.v.01, harmful when negated (life); and of relative.n.01, spouse.n.01, lover.n.01, friend.n.01,
+colleague.n.01, neighbor.n.01, child.n.01, baby.n.01 and foreman.n.01 (person). The request, goal and negation
+words are English's closed classes (modals, purpose connectives, negators, interrogatives), not topic words.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from pathlib import Path
+
+from voiceassist.safety.signals import HARMFUL
+
+OUTCOMES_FILE = Path(__file__).resolve().parent.parent / "_data" / "safety" / "harm_outcomes.tsv"
+
+_SENTENCE = re.compile(r"[^.?!\n]+")
+_TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?(?:-[a-z]+)*")
+# 1. a request for the means
+_MEANS = re.compile(
+    r"\bhow (?:much|many)\b|\bwhat (?:\w+ )?(?:dose|doses|amount|volume|quantity|number)\b"
+    r"|\b(?:which|what) (?:[\w'’]+ ){0,3}?(?:drugs?|medicines?|medications?|meds|tablets|pills|injections?|substances?"
+    r"|combinations?|ones)\b|\bwhat (?:could|can|would|should|do|might) (?:i|we)\b|\bwhat (?:could|can|would|might)"
+    r"\b|\b(?:best|easiest|quickest|fastest|quietest|quiet|surest|simplest|safest|cleanest) (?:way|method|means)s?\b"
+    r"|\bwhere (?:on|in|should|would|could|do|can)\b|\bhow (?:can|could|do|would|should) (?:i|we|one|you)\b", re.I)
+# 2. the outcome as a goal: a modal, a purpose or a cause governs it within a few words; a negator cancels it
+_GOAL = frozenset({"would", "could", "will", "might", "to", "so", "enough", "until", "cause", "causes", "induce",
+                   "make", "makes", "wouldn't", "won't", "couldn't", "can't", "wouldnt", "wont", "couldnt", "cant",
+                   "that", "need", "needs", "into", "go", "goes", "went", "falls", "fall", "put"})
+_NEGATOR = frozenset({"not", "no", "never", "without", "avoid", "avoiding", "prevent", "preventing", "stop", "stops",
+                      "wouldn't", "won't", "couldn't", "can't", "doesn't", "don't", "didn't", "isn't", "wasn't",
+                      "wouldnt", "wont", "couldnt", "cant", "doesnt", "dont", "didnt", "isnt", "wasnt", "rather",
+                      "less", "reduce", "lower", "minimise", "minimize", "safely", "safe"})
+_LIFE_NEGATOR = frozenset({"not", "never", "wouldn't", "won't", "couldn't", "can't", "doesn't", "don't", "didn't",
+                           "wouldnt", "wont", "couldnt", "cant", "doesnt", "dont", "didnt", "stop", "stops", "stopped",
+                           "stopping", "no longer"})
+# "stop someone's heart": cardiac_arrest.n.01's gloss ("failure of the ventricles of the heart to contract")
+# a negated act of living is harm when nothing bounds it ("need to not wake up", "so he never wakes up again"); "so
+# she doesn't wake up at 3am" is a night's sleep
+_FOR_GOOD = frozenset({"up", "again", "ever", "afterwards", "anymore", "and", "but", "or", "from"})
+# a condition, not a goal: "if my brother stopped breathing", "when his heart stops", "in case she collapses"
+_CONDITION = frozenset({"if", "when", "whenever", "after", "once", "case", "whether", "unless", "lest"})
+_HEART_STOPPED = re.compile(r"\bstop(?:s|ped|ping)?\s+(?:the|his|her|their|a|someone['’]s|somebody['’]s|\w+['’]s)\s+"
+                            r"heart\b", re.I)
+_INGESTED = re.compile(r"\b(?:took|taken|swallowed|ingested|overdosed|od['’]?d|has had|have had|presented|presents"
+                       r"|presenting|admitted)\b", re.I)
+_ANYONE = frozenset({"someone", "somebody", "someone's", "somebody's", "someone’s", "somebody’s"})
+_OWNER = frozenset({"my", "our", "his", "her", "their", "someone's", "somebody's", "someone’s", "somebody’s"})
+
+
+@lru_cache(maxsize=1)
+def outcome_words() -> dict[str, str]:
+    """word -> "harm", "life" or "person", from `_data/safety/harm_outcomes.tsv` (WordNet 3.0)."""
+    words: dict[str, str] = {}
+    for line in OUTCOMES_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            word, kind = line.split("\t")
+            words[word] = kind
+    return words
+
+
+def _bases(word: str) -> list[str]:
+    """The word and the forms English inflection may have made it from ("killed" kill, "dying" die, "bleeds")."""
+    out = [word]
+    for suffix, replacement in (("ying", "ie"), ("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""),
+                                ("ed", "e"), ("es", ""), ("s", ""), ("d", "")):
+        if word.endswith(suffix) and len(word) > len(suffix):
+            stem = word[: -len(suffix)] + replacement
+            out.append(stem)
+            if not replacement and len(stem) > 3 and stem[-1] == stem[-2]:  # "stabbed", "dropping"
+                out.append(stem[:-1])
+    return out
+
+
+def _kind(tokens: list[str], at: int) -> tuple[str | None, int]:
+    """The lexicon kind of the longest entry starting at token `at` (three words, two, one) and its length."""
+    words = outcome_words()
+    for length in (3, 2, 1):
+        if at + length > len(tokens):
+            continue
+        rest = tokens[at + 1: at + length]
+        for base in _bases(tokens[at]):
+            kind = words.get(" ".join([base, *rest]))
+            if kind is not None:
+                return kind, length
+    return None, 1
+
+
+def _names_a_person(tokens: list[str]) -> bool:
+    """Someone of the asker's circle: "my nan's", "her husband", "my ex's kid", or anyone ("someone's")."""
+    for at, token in enumerate(tokens):
+        if token in _ANYONE:
+            return True
+        if token in _OWNER:
+            for step in (1, 2, 3):
+                if at + step < len(tokens):
+                    word = re.sub(r"['’]s$", "", tokens[at + step])
+                    if _kind([word], 0)[0] == "person":
+                        return True
+    return False
+
+
+def _goal_outcome(tokens: list[str]) -> bool:
+    """A harmful outcome governed by a modal, purpose or cause and not negated, or a negated act of living."""
+    at = 0
+    while at < len(tokens):
+        kind, length = _kind(tokens, at)
+        before = tokens[max(0, at - 5): at]
+        if kind and not any(t in _CONDITION for t in before):
+            if kind == "harm" and any(t in _GOAL for t in before[1:]) and not any(t in _NEGATOR for t in before[1:]):
+                return True
+            # one negation makes an act of living harmful ("not wake up"); two cancel ("doesn't stop breathing")
+            negations = sum(t in _LIFE_NEGATOR or t in _NEGATOR for t in before[2:])
+            after = tokens[at + length: at + length + 1]
+            if kind == "life" and negations == 1 and any(t in _LIFE_NEGATOR for t in before[2:]) and any(
+                    t in _GOAL for t in before) and (not after or after[0] in _FOR_GOOD):
+                return True
+        at += length
+    return False
+
+
+def harm_sought(text: str) -> bool:
+    """Whether a sentence of `text` asks for the means to a harmful outcome for a person of the asker's circle."""
+    if _INGESTED.search(text):
+        return False
+    all_tokens = _TOKEN.findall(text.lower())
+    if not _names_a_person(all_tokens):
+        return False
+    for sentence in _SENTENCE.findall(text):
+        if not _MEANS.search(sentence):
+            continue
+        if _HEART_STOPPED.search(sentence) or _goal_outcome(_TOKEN.findall(sentence.lower())):
+            return True
+    return False
+
+
+def harm_goal_kinds(text: str) -> list[tuple[str, str]]:
+    """(category, kind) of the goal reading in one form of a text."""
+    return [(HARMFUL, "harm_sought")] if harm_sought(text) else []
