@@ -113,6 +113,36 @@ HARM_PERSON_WORDS: dict[str, str] = {
     "hi": r"किसी को (?:मारने|मार डालने|ज़हर|जहर)", "zh": r"杀死(?:一个)?人|杀人|毒死(?:一个)?人|毒杀",
     "ja": r"人を殺す|人を毒殺|毒殺",
 }
+# Harm asked in clinical words with its concealment (harm_shapes.py's lethal_concealed, covert_administration and
+# falsified_record) in each language: a concealment ("without anyone noticing", "secretly", "without a trace",
+# "undetectable") within WINDOW characters of a lethal effect ("lethal", "fatal", "kill", "stop the heart"), of a
+# record falsified, or of "someone" as the one it is done to (Wiktionary translations; the languages' letters
+# without accents, which the cleaned copy strips). A poisoning or a lethal dose without concealment names no victim
+# and passes ("dosis letal de paracetamol", "tödliche Dosis Kalium bei Niereninsuffizienz"); "unauffällig" is the
+# German clinical "unremarkable" and is not a concealment
+HARM_CONCEALED_WORDS: dict[str, tuple[str, str]] = {
+    "es": (r"sin que (?:nadie|el|ella|se|lo|la) (?:se )?(?:de cuenta|den cuenta|note|noten|entere|sepa)|en secreto"
+           r"|a escondidas|secretamente|sin dejar rastro|indetectables?|sin ser detectad[oa]",
+           r"letal(?:es)?|mortal(?:es)?|fatal(?:es)?|matar\w*|(?:se )?(?:le )?pare el corazon|parar(?:le)? el corazon"
+           r"|falsifica\w*|alguien"),
+    "fr": (r"sans que (?:personne|il|elle|on)(?: ne)? s'en (?:rende|rendent) compte|sans qu'(?:il|elle|on) "
+           r"s'en (?:rende|aper[cç]oive)|en cachette|en secret|secretement|a son insu|sans laisser de traces?"
+           r"|indetectables?",
+           r"mortel(?:le)?s?|letale?s?|tuer|arreter (?:son|le) c(?:oe|œ)ur|falsifi\w*|quelqu'un|quelqu’un"),
+    "de": (r"unbemerkt|heimlich|spurlos|ohne spuren|nicht nachweisbar|unentdeckt|ohne dass (?:es )?(?:jemand|er|sie"
+           r"|man|keiner|niemand) (?:es )?(?:merkt|bemerkt)|damit\b[^.?!\n]{0,60}\bnicht auff(?:a|ae)ll\w*",
+           r"todlich\w*|toedlich\w*|letal\w*|umbringen|toten|toeten|herz\w* (?:zum )?(?:stillstand|stehen)"
+           r"|falsch(?:en|t|te|ung)\b|faelsch\w*|gefalscht\w*|jemande[mn]"),
+    "it": (r"di nascosto|segretamente|senza che (?:nessuno|lui|lei) se ne accorga|senza lasciare tracce"
+           r"|non rilevabile|irrilevabile",
+           r"letal[ei]|mortal[ei]|uccider\w*|fermare il cuore|falsifica\w*|qualcuno"),
+    "pt": (r"sem que ningu[eé]m (?:perceba|note|saiba)|em segredo|as escondidas|secretamente|sem deixar rastros?"
+           r"|indetectaveis|indetectavel",
+           r"letal|letais|mortal|mortais|fatal|matar|parar o coracao|falsifica\w*|algu[eé]m"),
+    "pl": (r"potajemnie|ukradkiem|w tajemnicy|niepostrzezenie|zeby (?:nikt|nic) nie zauwazy\w*|by nikt nie zauwazy\w*"
+           r"|bez sladu|niewykrywaln\w*",
+           r"smierteln\w*|zabi(?:c|ja\w*)|otru\w*|s?fa[lł]szowa\w*|podrobi\w*|komus|kogos"),
+}
 # The jailbreak's own words in each language: "uncensored", "without censorship", "developer mode" (Wiktionary
 # translations); not "without restrictions" ("dieta sin restricciones", "активность без ограничений" are advice)
 JAILBREAK_WORDS: dict[str, str] = {
@@ -133,6 +163,7 @@ def _word(pattern: str, spaced: bool) -> re.Pattern[str]:
 _OVERRIDES = {lang: tuple(_word(p, lang in _SPACED) for p in words) for lang, words in OVERRIDE_WORDS.items()}
 _JAILBREAKS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in JAILBREAK_WORDS.items()}
 _HARM_PERSONS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in HARM_PERSON_WORDS.items()}
+_CONCEALED_HARMS = {lang: tuple(_word(p, True) for p in words) for lang, words in HARM_CONCEALED_WORDS.items()}
 _HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words) for lang, words in HARM_WORDS.items()}
 _PROMPT_REQUESTS = {lang: tuple(_word(p, lang in _SPACED | {"de", "es", "fr", "it", "nl", "pt"}) for p in words)
                     for lang, words in PROMPT_REQUEST_WORDS.items()}
@@ -164,6 +195,10 @@ def jailbreak_kinds(text: str) -> list[str]:
 
 
 def harm_kinds(text: str) -> list[str]:
-    """`make_weapon_or_drug_<lang>`: a verb of making within WINDOW characters of a weapon or a drug of abuse."""
+    """`make_weapon_or_drug_<lang>`: a verb of making within WINDOW characters of a weapon or a drug of abuse;
+    `harm_concealed_<lang>`: a concealment within WINDOW characters of a lethal effect, a falsified record or
+    "someone"; `harm_person_<lang>`: "kill/poison someone"."""
     kinds = [f"make_weapon_or_drug_{lang}" for lang, (verbs, things) in _HARMS.items() if _near(text, things, verbs)]
+    kinds += [f"harm_concealed_{lang}" for lang, (hidden, harms) in _CONCEALED_HARMS.items()
+              if _near(text, hidden, harms)]
     return kinds + [f"harm_person_{lang}" for lang, pattern in _HARM_PERSONS.items() if pattern.search(text)]
