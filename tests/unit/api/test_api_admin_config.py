@@ -154,3 +154,16 @@ def test_the_published_patch_schema_names_the_fields_a_patch_may_change() -> Non
                                          "cost"}
     status, body = call("PATCH", "/v1/admin/config", {"routing_mod": "local-only"})
     assert status in (400, 422) and "routing_mod" in body["error"]["message"]
+
+
+@pytest.mark.parametrize("number", ["1e309", "-1e309", "Infinity", "NaN"])
+@pytest.mark.parametrize("field", ["monthly_limit_usd", "per_user_monthly_limit_usd", "alert_at"])
+def test_admin_config_a_cost_beyond_a_float_is_refused_not_stored_as_infinity(field: str, number: str,
+                                                                             local_deps: Dependencies) -> None:
+    """1e309 parsed as an infinite float and was stored: every reply showing the configuration then held the bare
+    token Infinity, which is not JSON (RFC 8259), and browsers' JSON.parse refused it (found by a client probe)."""
+    raw = (f'{{"cost": {{"{field}": {number}}}}}').encode()
+    reply = invoke("api", to_api_gateway_event("PATCH", "/v1/admin/config", {"content-type": "application/json"},
+                                               raw, groups="admin"))
+    assert reply["statusCode"] in (400, 422) and f"cost.{field}" in reply["body"], reply["body"]
+    assert local_deps.config_store.current().version == 0

@@ -49,9 +49,13 @@ class ToolPolicy(Model):
 
 
 class CostLimits(Model):
-    monthly_limit_usd: float | None = Field(default=None, ge=0, description="all users together; null: none")
-    per_user_monthly_limit_usd: float | None = Field(default=None, ge=0, description="each user; null: none")
-    alert_at: float = Field(default=0.8, gt=0, lt=1, description="share of a limit that alerts the admin")
+    # finite amounts only: 1e309 parses as an infinite float, and a stored Infinity is not JSON (RFC 8259)
+    monthly_limit_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False,
+                                            description="all users together; null: none")
+    per_user_monthly_limit_usd: float | None = Field(default=None, ge=0, allow_inf_nan=False,
+                                                     description="each user; null: none")
+    alert_at: float = Field(default=0.8, gt=0, lt=1, allow_inf_nan=False,
+                            description="share of a limit that alerts the admin")
 
 
 class SourcePolicy(Model):
