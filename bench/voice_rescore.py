@@ -17,8 +17,10 @@ between two ingestions of the sample corpus). Each is scored twice:
 
 Decoding costs nothing here, so a text-side change is measured without the noise of a second decode (one decode
 of the same recording differs between runs by about three questions in forty, docs/benchmarks.md "Voice").
-Per speaker: questions, answered typed, answered spoken of those (both ways), and the questions gained and lost;
-`--show` also lists every question lost (leave it off on a held-out set).
+Per speaker: questions, answered typed, answered spoken of those (both ways), the questions gained and lost, and
+both ways the word error rate against the question as written (bench/voice_audio.distance, as voice_decoding.py) and
+the drug names heard (the question's words of four letters or more that the drug dictionary holds, found in the
+transcript); `--show` also lists every question lost (leave it off on a held-out set).
 """
 
 from __future__ import annotations
@@ -27,23 +29,28 @@ import argparse
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
-from voice_audio import load_set, sample_knowledge_base
+from voice_audio import distance, load_set, sample_knowledge_base, words
 from voice_decoding import read_cache
 from voiceassist_local.evaluation.answers import Question, answered_correctly
 
 from voiceassist.adapters.local.whisper_stt import without_echoed_tail
 from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest
+from voiceassist.query.terminology import drug_names
 from voiceassist.speech import TranscribedWord
 
 
 def text_now(raw: str, repair: Any) -> str:
-    """The words as heard through this code's text side (the echoed tail, then the repair)."""
+    """The words as heard through this code's text side (the echoed tail, then the repair). The cache keeps the
+    words joined by spaces; Whisper's segment text, which the route repairs, writes a word that starts with a hyphen
+    onto the word before it ("x -ray" is "x-ray", "CURB -65" is "CURB-65"), and so does this."""
     words = [TranscribedWord(word=word, start=n, end=n + 0.5, confidence=1.0) for n, word in enumerate(raw.split())]
-    return str(repair(without_echoed_tail(raw, words)[0]))
+    text = re.sub(r" (?=-\S)", "", without_echoed_tail(raw, words)[0])
+    return str(repair(text))
 
 
 def prompt_terms(prompt: str | None) -> frozenset[str]:
@@ -66,6 +73,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     questions = {s.text: Question(s.text, True, s.answer.get("doc_key"), tuple(s.answer.get("must_contain", ())))
                  for s in items}
     typed = {text: answered(text, question) for text, question in questions.items()}
+    drugs = {name for name in drug_names() if " " not in name and len(name) > 3}
     results: dict[str, dict[str, Any]] = {}
     for row in read_cache(folder / "decoding-cache.jsonl").values():
         speaker, config, digest, row_prompt = row["key"].split("|", 3)
@@ -73,12 +81,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if config != "shipped" or prompt_terms(row_prompt) != prompt or spoken is None or "raw" not in row:
             continue
         out = results.setdefault(speaker, {"questions": 0, "answered_typed": 0, "as_decoded": 0, "now": 0,
-                                           "gained": [], "lost": [], "lost_now": []})
+                                           "gained": [], "lost": [], "lost_now": [], "reference_words": 0,
+                                           "errors": {"as_decoded": 0, "now": 0}, "drug_names": 0,
+                                           "drug_names_heard": {"as_decoded": 0, "now": 0}})
         question = questions[spoken.text]
         now = text_now(row["raw"], deps.speech_vocabulary.repair)
         before = typed[spoken.text] and answered(row["text"], question)
         after = typed[spoken.text] and answered(now, question)
         out["questions"] += 1
+        reference = words(spoken.text)
+        out["reference_words"] += len(reference)
+        out["drug_names"] += sum(w in drugs for w in reference)
+        for way, text in (("as_decoded", row["text"]), ("now", now)):
+            heard = words(text)
+            out["errors"][way] += distance(reference, heard)
+            out["drug_names_heard"][way] += sum(w in heard for w in reference if w in drugs)
         out["answered_typed"] += typed[spoken.text]
         out["as_decoded"] += before
         out["now"] += after
@@ -90,6 +107,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         base = out["answered_typed"] or 1
         out["transcribed_well_enough"] = {"as_decoded": round(out["as_decoded"] / base, 4),
                                           "now": round(out["now"] / base, 4)}
+        out["wer"] = {way: round(errors / (out["reference_words"] or 1), 4) for way, errors in out["errors"].items()}
         if not args.show:
             out["gained"], out["lost"] = len(out["gained"]), len(out["lost"])
             del out["lost_now"]

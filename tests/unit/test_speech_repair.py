@@ -80,6 +80,15 @@ def test_repair_leaves_the_words_the_phi_detector_found_as_heard() -> None:
     assert repaired("Is Mr Casarez on lozartan?", vocabulary, keep=[(6, 13)]) == "Is Mr Casarez on losartan?"
 
 
+def test_repair_leaves_a_hyphenated_name_the_phi_detector_found_as_heard() -> None:
+    vocabulary = Vocabulary.of(["losartan"], known=english_words().keys())
+    heard = "Is Mrs Lozar-Tan still on lo-sartan?"
+    name = (heard.index("Lozar-Tan"), heard.index("Lozar-Tan") + len("Lozar-Tan"))
+
+    assert repaired(heard, vocabulary) == "Is Mrs losartan still on losartan?"  # pieces that sound like the drug
+    assert repaired(heard, vocabulary, keep=[name]) == "Is Mrs Lozar-Tan still on losartan?"
+
+
 def test_knowledge_base_vocabulary_repairs_nothing_the_phi_detector_found_or_failed_on() -> None:
     passages = ["Losartan 50 mg daily.", "Pneumonia is treated for five days."]
     heard = "Casarez is on lozartan for pneumonia."
@@ -116,10 +125,12 @@ def test_knowledge_base_vocabulary_repairs_with_terms_beyond_the_prompt() -> Non
     ("What's the first choice and to biotic for pneumonia?", "What's the first choice antibiotic for pneumonia?"),
     ("Is lactocacidosis a worry with metformin?", "Is lactic acidosis a worry with metformin?"),
     ("Islactic acidosis a worry with metformin?", "Is lactic acidosis a worry with metformin?"),
+    ("I just started my patient on last-arton, what do I check?", "I just started my patient on losartan, what do "
+     "I check?"),  # a term written in hyphenated pieces
 ])
 def test_repair_puts_back_a_term_heard_as_pieces_that_are_no_english_word(heard: str, meant: str) -> None:
 
-    vocabulary = Vocabulary.of([*TERMS, "lactic", "acidosis"], known=english_words().keys())
+    vocabulary = Vocabulary.of([*TERMS, "lactic", "acidosis", "losartan"], known=english_words().keys())
 
     assert repaired(heard, vocabulary) == meant
 
@@ -128,10 +139,12 @@ def test_repair_puts_back_a_term_heard_as_pieces_that_are_no_english_word(heard:
     "Are antihistamines first-line for anaphylaxis?",  # English words beside a term stay
     "Which antibiotic to give at home?",
     "Is acidosis common, and how is lactate measured?",
+    "Is long-term metformin a first-line choice after a follow-up x-ray?",  # hyphenated English words stay
+    "Is the thigh-side injection less painful?",  # though "thighside" sounds like "thiazide"
 ])
 def test_repair_never_joins_english_words_said_right_into_a_term(said: str) -> None:
 
-    vocabulary = Vocabulary.of([*TERMS, "lactic", "acidosis"], known=english_words().keys())
+    vocabulary = Vocabulary.of([*TERMS, "lactic", "acidosis", "losartan", "thiazide"], known=english_words().keys())
 
     assert repaired(said, vocabulary) == said
 

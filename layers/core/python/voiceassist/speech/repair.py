@@ -17,6 +17,8 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   before a fragment that is no `known` word and no term (the recognizer's spelling of a term split: "and to
   biotic" -> "antibiotic"); words that are all English or terms ("are antihistamines", "resp rate"), and a
   fragment that is the term with another ending ("an antihistamine"), were heard right and stay, or
+- words the recognizer wrote as hyphenated pieces, one of them no `known` word and no term, sound like a one-word
+  term as above ("last-arton" -> "losartan"; "long-term" is English throughout and stays), or
 - one word that is no `known` word is two terms glued, each found as above ("lactocacidosis" -> "lactic
   acidosis": "lactoc" sounds like "lactic", "acidosis" is one), or a short English word glued to a term as
   written ("Islactic" -> "Is lactic").
@@ -188,6 +190,10 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
             if found is not None and (" " in found[0] or _inflected(letters(span[-1].group(0)), letters(found[0]))
                                       or best is not None and found[1] <= best[0]):
                 found = None  # a one-word term only, not the fragment's own term, and nearer than a part of it
+        elif _hyphenated(text, span, vocabulary):
+            found = vocabulary.closest(key)
+            if found is not None and " " in found[0]:
+                found = None  # pieces of one word are one word
         else:
             found = None
         if found is None:
@@ -209,6 +215,16 @@ def _split_off(span: Sequence[re.Match[str]], vocabulary: Vocabulary) -> bool:
     *leading, last = (letters(token.group(0)) for token in span)
     return bool(vocabulary.known) and last not in vocabulary.known and last not in vocabulary.by_letters and \
         all(word in vocabulary.known and len(word) <= MAX_SPLIT_LETTERS for word in leading)
+
+
+def _hyphenated(text: str, span: Sequence[re.Match[str]], vocabulary: Vocabulary) -> bool:
+    """Whether the words are one word the recognizer wrote in hyphenated pieces ("last-arton" for "losartan"):
+    joined by hyphens only, and one piece neither an English word nor a term. A compound said right ("long-term",
+    "first-line", "life-threatening") is English words throughout and stays."""
+    pieces = [letters(token.group(0)) for token in span]
+    joined = all(text[a.end():b.start()] == "-" for a, b in zip(span, span[1:], strict=False))
+    unknown = any(piece not in vocabulary.known and piece not in vocabulary.by_letters for piece in pieces)
+    return bool(vocabulary.known) and joined and unknown
 
 
 def _following_number(text: str, tokens: list[re.Match[str]], i: int) -> str:
