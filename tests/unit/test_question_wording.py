@@ -7,7 +7,7 @@ from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.phi.word_lists import CONTRACTIONS, word_list
 from voiceassist.query import evidence
 from voiceassist.query.question_concepts import question_concepts
-from voiceassist.query.wording import negated_words
+from voiceassist.query.wording import asked_clauses, negated_words
 
 CAP_OUTPATIENT = ("For adults treated as outpatients without comorbidities, first-line treatment is amoxicillin "
                   "1 g orally three times daily; doxycycline 100 mg twice daily is an alternative.")
@@ -37,7 +37,7 @@ def test_question_concepts_a_negated_finding_is_context_not_a_missing_topic() ->
     assert "comorbs" not in found.passages[0].missing  # what the patient has not: context
     assert found.score >= 0.55
     assert weights("no comorbs, what abx for CAP")["comorbs"] == evidence.GENERIC_WEIGHT
-    assert weights("comorbs and CAP: what abx")["comorbs"] == 1.0  # not negated: still a topic
+    assert weights("what abx for CAP with comorbs")["comorbs"] == 1.0  # not negated: still a topic
 
 
 def test_question_concepts_a_negations_scope_ends_at_punctuation_and_after_five_words() -> None:
@@ -169,3 +169,43 @@ def test_question_concepts_a_cut_off_asked_is_the_value_asked_not_a_topic() -> N
     assert weights("eGFR cut-off to stop metformin")["cut-off"] == evidence.GENERIC_WEIGHT
     assert weights("bp threshold for treatment")["threshold"] == evidence.GENERIC_WEIGHT
     assert "cutoff" not in evidence.assess("curb65 urea cutoff", [passage]).passages[0].missing
+
+
+def test_asked_clauses_separate_the_case_from_what_is_asked() -> None:
+    assert asked_clauses("kid 18kg stung by wasp, lips swelling + wheeze. epinephrine IM dose per kg pls") == (
+        "epinephrine IM dose per kg pls",)  # a request: "pls"
+    assert asked_clauses("T2DM + COPD pt with CAP, outpt. augmentin dose?") == ("augmentin dose",)
+    assert asked_clauses("when can I stop abx in CAP, pt now apyrexial 24h") == ("when can I stop abx in CAP",)
+    assert asked_clauses("no other hx. do i label HTN today") == ("do i label HTN today",)  # an auxiliary first
+    assert asked_clauses("pt on ramipril still 148/92, consultant suggests losartan. thoughts") == ("thoughts",)
+    assert asked_clauses("cefuroxime dose for CAP?") is None  # one clause: all of it is asked
+    assert asked_clauses("max dose of amlodipine, and when to increase it?") is None  # every clause asks
+    assert asked_clauses("adrenaline 0.5 mg IM in adults?") is None  # a decimal point ends no sentence
+
+
+def test_question_concepts_a_word_of_the_case_weighs_less_than_a_word_of_the_ask() -> None:
+    passage = hit(EPINEPHRINE, "Anaphylaxis")
+
+    found = evidence.assess("kid 18kg stung by wasp, lips swelling + wheeze. epinephrine IM dose per kg pls", [passage])
+
+    assert found.score >= 0.55  # the case's "wasp", "lips", "stung" are context, not the answer's topic
+    assert set(found.passages[0].missing) >= {"wasp", "lips"}  # still named: a topic, only weighed less
+    described = weights("kid stung by wasp, lips swelling. epinephrine IM dose pls")
+    assert described["wasp"] == evidence.GENERIC_WEIGHT
+    assert weights("epinephrine IM dose after a wasp sting?")["wasp"] == 1.0  # in what is asked: a full topic
+
+
+def test_question_concepts_a_drug_or_condition_of_the_case_keeps_its_weight() -> None:
+    on_drug = weights("pt on bisoprolol not responding to IM adrenaline. glucagon dose?")
+    refractory = weights("refractory anaphylaxis after 2 IM doses - how do i make up an adrenaline infusion")
+
+    assert on_drug["bisoprolol"] == 1.0  # a drug the patient is on changes the answer
+    assert on_drug["glucagon"] == 1.0
+    assert refractory["anaphylaxis"] == 1.0  # the patient's condition
+    assert refractory["refractory"] == 1.0  # the word that says which condition
+    assert on_drug["responding"] == evidence.GENERIC_WEIGHT
+
+
+def test_question_concepts_an_ask_without_a_topic_asks_about_the_whole_case() -> None:
+    assert weights("pt stung by a wasp, lips swelling. is that ok?")["wasp"] == 1.0
+    assert weights("consultant suggests adding losartan, thoughts")["consultant"] == 1.0

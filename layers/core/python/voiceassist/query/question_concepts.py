@@ -12,17 +12,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voiceassist.phi.word_lists import CONTRACTIONS, foreign_function_words, stop_words, word_list
-from voiceassist.query import diseases, kidney, setting, synonyms, terminology
+from voiceassist.query import diseases, kidney, setting, synonyms, terminology, wording
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.siblings import qualified_terms
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
-from voiceassist.query.wording import joined_scores, negated_words
+from voiceassist.query.wording import ATTRIBUTE, joined_scores, negated_words
 
 GENERIC_WEIGHT = 0.25
 # Words a clinical question uses whatever its topic: they say what is asked, not what it is about.
@@ -86,11 +86,14 @@ class Concept:
     # missing and 1 when present, so it never lowers a passage's coverage below what it was when it weighed 1
     covered_weight: float | None = None
     inherited: bool = False  # a follow-up's topic taken from the conversation
+    # named only where the question describes the case, not where it asks (wording.asked_clauses): a topic that
+    # weighs less when a passage lacks it
+    scenario: bool = False
 
     @property
     def topic(self) -> bool:
         """Whether it says what the question is about (a drug, a condition), not how it is asked."""
-        return self.weight >= 1.0 and not self.inherited
+        return (self.weight >= 1.0 or self.scenario) and not self.inherited
 
     @property
     def held_weight(self) -> float:
@@ -102,7 +105,7 @@ def question_concepts(question: str) -> list[Concept]:
     from the conversation (the part in parentheses its rewrite appended: conversation/context.py) weighs
     INHERITED_WEIGHT of what the question itself names: a passage must answer the question, in that topic."""
     own, inherited = split_inherited(question)
-    concepts = _concepts(own)
+    concepts = _described(_concepts(own), own)
     for concept in _concepts(inherited):
         if concept.label.lower() not in {c.label.lower() for c in concepts}:
             concepts.append(Concept(concept.label, concept.alternatives, concept.weight * INHERITED_WEIGHT,
@@ -200,16 +203,56 @@ def _concepts(question: str) -> list[Concept]:
             if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
 
 
+# A concept only the description of the case names ("wasp", "lips" of "kid stung by wasp, lips swelling. epinephrine
+# IM dose per kg pls": wording.asked_clauses) is context, weighed as an ordinary word (GENERIC_WEIGHT of its weight
+# when a passage lacks it, fully when it holds it; still a topic, named when missing), unless it can change the
+# answer: a drug or a class of drugs the patient is on, or a disease (the patient's condition, which the document
+# may not be about). When what is asked names no topic of its own ("thoughts?", "is that OK?") it asks about
+# the case, and the whole question is its topic.
+SCENARIO_WEIGHT = GENERIC_WEIGHT
+_KEPT_IN_SCENARIO = (CONCEPT_MARK + "drug:", CONCEPT_MARK + "class:", CONCEPT_MARK + "named-class:",
+                     CONCEPT_MARK + "disease:")
+
+
+def _described(concepts: list[Concept], question: str) -> list[Concept]:
+    asked = wording.asked_clauses(question)
+    if asked is None:
+        return concepts
+    focus = [c for c in _concepts(". ".join(asked)) if c.topic]
+    if not focus:
+        return concepts
+    labels = {c.label.lower() for c in focus} | _disease_modifiers(question)
+    alternatives = {a for c in focus for a in c.alternatives}
+    return [replace(c, weight=SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True)
+            if c.topic and c.label.lower() not in labels and not alternatives.intersection(c.alternatives)
+            and not _kept_in_scenario(c) else c for c in concepts]
+
+
+_LAST_WORD = re.compile(r"([^\W_]+(?:[-'/][^\W_]+)*)[ \t]+$")
+
+
+def _disease_modifiers(question: str) -> set[str]:
+    """The word written right before each named disease ("refractory anaphylaxis", "severe CAP"): it says which
+    condition, so it changes the answer as the disease does."""
+    found = set()
+    for disease in diseases.mentions(question):
+        if word := _LAST_WORD.search(question[:disease.start]):
+            found.add(word.group(1).lower())
+    return found
+
+
+def _kept_in_scenario(concept: Concept) -> bool:
+    return any(len(a) == 1 and next(iter(a)).startswith(_KEPT_IN_SCENARIO) for a in concept.alternatives)
+
+
 def _label_dropped(match: re.Match[str]) -> str:
     return " " if stem(match.group().strip().rstrip(".:#").lower()) in GENERIC_WORDS else match.group()
 
 
 # What a question asks an attribute of: the noun phrase around the attribute ("hba1c target", "dose of amlodipine",
 # "infusion rate"), or, for a "when" question, the first named thing it asks about ("when to cover MRSA"). The
-# attributes are the heads of the NUMERIC answer types (query/answer_kinds.py: Li and Roth 2002) as clinical
-# questions word them; the words skipped beside them say which value, not whose.
-_ATTRIBUTE = re.compile(r"(?:doses?|dosing|dosage|targets?|goals?|rates?|levels?|cut-?offs?|thresholds?|durations?"
-                        r"|frequency|intervals?)")
+# attributes are the heads of the NUMERIC answer types (wording.ATTRIBUTE; query/answer_kinds.py: Li and Roth 2002)
+# as clinical questions word them; the words skipped beside them say which value, not whose.
 _VALUE_WORDS = frozenset({
     "max", "maximum", "min", "minimum", "usual", "starting", "start", "initial", "loading", "daily", "total",
     "single", "weekly", "recommended", "normal", "safe", "the", "a", "an", "its", "their", "his", "her", "my",
@@ -223,7 +266,7 @@ def asked_owner(question: str, found: Sequence[Concept]) -> Concept | None:
     words = [w.lower() for w in _SURFACE_WORD.findall(own)]
     candidates: list[tuple[int, bool]] = []  # (word index, whether a plain word may own it)
     for i, word in enumerate(words):
-        if not _ATTRIBUTE.fullmatch(word):
+        if not ATTRIBUTE.fullmatch(word):
             continue
         before = i - 1
         while before >= 0 and words[before] in _VALUE_WORDS:

@@ -47,3 +47,46 @@ def negated_words(text: str) -> frozenset[str]:
         scope = _SURFACE_WORD.findall(rest[:end.start()] if end else rest)[:NEGATION_SCOPE]
         found.update(w.lower() for w in scope)
     return frozenset(found)
+
+
+# What is asked and what describes the patient. Clinicians tell the case and then ask ("kid 18kg stung by wasp, lips
+# swelling + wheeze. epinephrine IM dose per kg pls"): the question is read as clauses, split at sentence ends and at
+# the marks that separate clauses in typed text (comma, semicolon, colon, a spaced dash, an ellipsis), and a clause
+# asks when it ends with a question mark, opens with an interrogative (a wh-word or an auxiliary or modal verb put
+# first, English's two question forms: Quirk R et al., A Comprehensive Grammar of the English Language, 1985, 11.2-
+# 11.4), holds the politeness marker of a request ("please", "pls"), or names the value it asks for (a head noun
+# of the numeric answer types, ATTRIBUTE below: "max dose of amlodipine"). Without such a clause, the last one
+# asks (the case comes first). Only closed-class words are read; no parser (spaCy's is loaded by the PHI detector
+# only, in another function).
+_CLAUSE_END = re.compile(r"\?+|[!;\n]+|\.{2,}|\u2026|\.(?=\s|$)|,(?=\s)|:(?=\s)|\s[-\u2013\u2014]+\s")
+_INTERROGATIVE = frozenset((  # noqa: SIM905 - a word list reads better as text
+    "what which when where why who whom whose how is are was were am do does did can could should would will shall "
+    "may might must has have had").split())
+_OPENING_CONJUNCTION = frozenset("and so but or then ok okay also".split())  # noqa: SIM905
+_REQUEST = frozenset({"please", "pls", "plz"})
+# the head nouns of the NUMERIC answer types as clinical questions word them (Li X, Roth D, "Learning question
+# classifiers", COLING 2002); question_concepts.asked_owner reads whose value is asked beside them
+ATTRIBUTE = re.compile(r"(?:doses?|dosing|dosage|targets?|goals?|rates?|levels?|cut-?offs?|thresholds?|durations?"
+                        r"|frequency|intervals?)")
+
+
+def asked_clauses(text: str) -> tuple[str, ...] | None:
+    """The clauses of `text` that ask, in order; None when every clause asks or only one clause is written (the
+    question has no separate description of the case)."""
+    clauses: list[tuple[str, bool]] = []
+    position = 0
+    for end in [*_CLAUSE_END.finditer(text), None]:
+        piece = text[position:end.start() if end else len(text)]
+        position = end.end() if end else len(text)
+        words = [w.lower() for w in _SURFACE_WORD.findall(piece)]
+        if not words:
+            continue
+        while len(words) > 1 and words[0] in _OPENING_CONJUNCTION:
+            words = words[1:]
+        asks = ((end is not None and "?" in end.group()) or words[0] in _INTERROGATIVE
+                or any(w in _REQUEST or ATTRIBUTE.fullmatch(w) for w in words))
+        clauses.append((piece.strip(), asks))
+    if len(clauses) < 2:
+        return None
+    asked = tuple(piece for piece, asks in clauses if asks) or (clauses[-1][0],)
+    return None if len(asked) == len(clauses) else asked
