@@ -56,7 +56,9 @@ def openapi_document() -> dict[str, Any]:
 
 @app.get("/v1/docs", include_in_schema=False)
 def swagger_ui() -> Response[str]:
-    return Response(status_code=200, content_type="text/html", body=openapi.swagger_page(openapi.document(app)))
+    page = openapi.swagger_page(openapi.document(app))
+    return Response(status_code=200, content_type="text/html", body=page,
+                    headers={"Content-Security-Policy": openapi.page_policy(page)})
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
