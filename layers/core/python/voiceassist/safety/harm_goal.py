@@ -105,6 +105,12 @@ def _kind(tokens: list[str], at: int) -> tuple[str | None, int]:
     return None, 1
 
 
+def names_harm(text: str) -> bool:
+    """Whether `text` names a harmful outcome of the lexicon ("cardiac arrest", "smother", "coma"), in any role."""
+    tokens = _TOKEN.findall(text.lower())
+    return any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens)))
+
+
 def _names_a_person(tokens: list[str]) -> bool:
     """Someone of the asker's circle: "my nan's", "her husband", "my ex's kid", or anyone ("someone's")."""
     for at, token in enumerate(tokens):

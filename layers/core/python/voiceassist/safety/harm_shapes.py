@@ -6,6 +6,8 @@ et al., ICML 2024: chemical and biological harm, illegal activity, fraud).
 - **lethal_concealed**: a death or a lethal effect, and its concealment from whoever would find it (no trace, not
   showing at autopsy or on a tox screen, looking natural, blamed on something else, in someone who does not know).
   "What is the lethal dose of insulin" and "how is insulin overdose detected post-mortem" are each one part only.
+  The lethal effect is read in the words below and in harm_goal.py's WordNet outcomes ("cardiac arrest", "coma",
+  "smother").
 - **covert_administration**: a medicine given to a person without their knowledge, and that person a relative, a
   colleague or anyone not a patient in care ("secretly give my partner"); put into a relative's food or drink only
   with a covert or harmful aim in the same sentence ("crush into my boss's tea to make him vomit"; "crush amoxicillin
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.safety.harm_goal import names_harm
 from voiceassist.safety.signals import HARMFUL
 
 _SENTENCE = re.compile(r"[^.?!\n]+")
@@ -94,6 +97,6 @@ def harm_shape_kinds(text: str) -> list[tuple[str, str]]:
     if (HARMFUL, "covert_administration") not in kinds and any(
             _INTO_FOOD.search(s) and _COVERT_AIM.search(s) for s in sentences):
         kinds.append((HARMFUL, "covert_administration"))
-    if any(_LETHAL.search(s) and _CONCEALED.search(s) for s in sentences):
+    if any((_LETHAL.search(s) or names_harm(s)) and _CONCEALED.search(s) for s in sentences):
         kinds.append((HARMFUL, "lethal_concealed"))
     return kinds
