@@ -37,6 +37,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from voiceassist.authentication import token_from_subprotocols
+from voiceassist.errors import NOT_ISSUED, quoted_id
 from voiceassist_local.http_replies import ReplyWriter, error_json
 from voiceassist_local.request_checks import (
     LOOPBACK,
@@ -287,7 +288,7 @@ class GuardedRequestHandler(ReplyWriter):
 
     # ---- logging -----------------------------------------------------------------------------------------
     def _log_access(self) -> None:
-        path = (getattr(self, "path", "") or "").split("?", 1)[0]  # query strings can carry titles and file names
+        path = logged_path((getattr(self, "path", "") or "").split("?", 1)[0])  # query strings: titles, file names
         access_log.info(json.dumps({
             "event": "access", "method": "HEAD" if self._head else (self.command or "-"),
             "path": path,
@@ -297,6 +298,13 @@ class GuardedRequestHandler(ReplyWriter):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         return  # replaced by the structured access log (request lines carry query strings)
+
+
+def logged_path(path: str) -> str:
+    """The path as the access log keeps it: a segment not shaped like a route's or an id this API issues (a patient's
+    name typed where a session id goes, thousands of characters) is replaced by <not-an-id>."""
+    segments = path.split("/")
+    return "/".join(s if not s or quoted_id(s) != NOT_ISSUED else "<not-an-id>" for s in segments)
 
 
 def check_binding(host: str, token: str | None) -> str | None:

@@ -241,6 +241,26 @@ def test_every_request_leaves_a_structured_access_line_without_its_query_string(
     assert "Jane" not in lines[-1] and entry["ms"] >= 0
 
 
+@pytest.mark.parametrize("sent", [b"/v1/sessions/Zebulon%20Quartermaine%201961-04-17",
+                                  b"/v1/documents/" + b"x" * 5000 + b"/chunks/Zebulon%20Q"], ids=["name", "long"])
+def test_the_access_line_keeps_a_path_segment_only_when_it_is_shaped_like_an_id(server: Any, sent: bytes) -> None:
+    """A path carries what the client typed where an id goes (a patient's name, 5,000 characters): the access log
+    wrote it whole (query strings were already left out)."""
+    lines: list[str] = []
+    handler = logging.Handler()
+    handler.emit = lambda record: lines.append(record.getMessage())  # type: ignore[method-assign]
+    http_guard.access_log.addHandler(handler)
+    try:
+        exchange(server, b"GET " + sent + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        exchange(server, b"GET /v1/sessions/ses_0123abcd HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+    finally:
+        http_guard.access_log.removeHandler(handler)
+    refused, kept = (json.loads(line) for line in lines[-2:])
+    assert refused["status"] == 404 and "Zebulon" not in refused["path"] and len(refused["path"]) < 200
+    assert refused["path"].startswith(("/v1/sessions/", "/v1/documents/"))
+    assert kept["path"] == "/v1/sessions/ses_0123abcd"
+
+
 def test_listening_beyond_loopback_needs_a_token_and_then_requires_it(local_deps) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InvalidInput, match="VOICEASSIST_LOCAL_TOKEN"):
         make_server("0.0.0.0", 0)  # noqa: S104 - the point of the test
