@@ -39,7 +39,10 @@ def stream_query(request: QueryRequest, *, user_id: str, trace_id: str, history:
             orchestrator.run(dependencies(), request, user_id=user_id, trace_id=trace_id,
                              emit=lambda item: HUB.publish(channel_id, item),
                              stream=EventTarget(connection_id=channel_id), history=history)
-        except Exception as exc:  # the reader already has the error event
+        except VoiceAssistError as exc:  # the reader already has the error event; a 4xx is the client's to fix
+            if exc.status_code >= 500:
+                log_failure("streamed query failed", exc)
+        except Exception as exc:
             log_failure("streamed query failed", exc)
 
     worker = threading.Thread(target=work, name=f"query-{channel_id}", daemon=True)

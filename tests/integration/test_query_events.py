@@ -107,6 +107,24 @@ def test_a_foreign_session_streams_an_error_event(kb_server_url: str) -> None:
     assert kind == "error" and data["error"]["code"] == "not_found"
 
 
+def test_a_streamed_question_the_client_got_wrong_is_not_logged_as_a_failure(kb_server_url: str) -> None:
+    """An unknown session is the client's 404: the stream logged it at ERROR as 'streamed query failed', with its
+    stack frames, as if the server had failed (found by a WebSocket client probe)."""
+    import logging
+
+    from voiceassist.observability import logger
+
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler(level=logging.ERROR)
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger.addHandler(handler)
+    try:
+        _, raw = post(f"{kb_server_url}/v1/query/stream", {"query": "metformin dose?", "session_id": "ses_nobody"})
+    finally:
+        logger.removeHandler(handler)
+    assert parse_sse(raw)[-1][0] == "error" and [r.getMessage() for r in records] == []
+
+
 # ---- PHI while streaming -----------------------------------------------------------------------------------
 
 def run_streamed(question: str) -> list[events.Event]:
