@@ -8,15 +8,17 @@ The words come from WordNet 3.0 (Princeton University; the WordNet 3.0 licence, 
 read from Debian's wordnet-base (/usr/share/wordnet/data.{verb,noun,adj}): the lemmas of ROOTS and of every synset
 under them by WordNet's hyponymy, kept where the lemma's most frequent sense (WordNet's first, by tagged frequency)
 is one of them, so that a word with a commoner everyday sense is left out ("go" and "pass" are senses of die.v.01,
-"remove" and "hit" of kill.v.01; "kill" itself, "die", "murder", "smother", "stab" stay). A root's own head word
+"remove" and "hit" of kill.v.01; "kill" itself, "die", "strangle", "stab" stay). A root's own head word
 is kept whatever its first sense ("poison": its first verb sense is "spoil as if by poison").
 
-Irregular verb forms are added from WordNet's exception list (verb.exc: "woke", "slain"). An English stop word
+A hyponym verb tagged more often as a noun in WordNet's sense counts (cntlist.rev) is read as the noun and left out
+("knife", "stone", "grass"; also "murder", "wound" and "smother", a gap the words of harm_shapes.py and intent.py
+cover). Irregular verb forms are added from WordNet's exception list (verb.exc: "woke", "slain"). An English stop word
 (the project's `_data/phi/stop_words.tsv`: "off", a lemma of kill.v.01) is never one of them.
 
 - harm: the outcome itself, what a request that seeks it for a person wants to happen: kill.v.01 ("cause to die"),
   die.v.01, injure.v.01 ("cause injuries or bodily harm to"), poison.v.02 ("kill with poison"), faint.v.01 ("pass
-  out"), suffocate.v.01 (smother, asphyxiate); fatal.a.01 ("bringing death") and lethal.s.01 ("deadly, lethal");
+  out"), suffocate.v.01 (asphyxiate); fatal.a.01 ("bringing death") and lethal.s.01 ("deadly, lethal");
   death.n.01 ("the event of dying"), cardiac_arrest.n.01, unconsciousness.n.01 (coma);
 - life (the synsets' own lemmas, not their hyponyms: "snore" and "yawn" are kinds of breathing): what a living
   person does, harmful when negated ("not wake up", "wouldn't recover", "stop breathing"):

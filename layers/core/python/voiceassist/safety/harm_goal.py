@@ -106,7 +106,7 @@ def _kind(tokens: list[str], at: int) -> tuple[str | None, int]:
 
 
 def names_harm(text: str) -> bool:
-    """Whether `text` names a harmful outcome of the lexicon ("cardiac arrest", "smother", "coma"), in any role."""
+    """Whether `text` names a harmful outcome of the lexicon ("cardiac arrest", "suffocate", "coma"), in any role."""
     tokens = _TOKEN.findall(text.lower())
     return any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens)))
 

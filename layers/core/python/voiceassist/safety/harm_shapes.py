@@ -7,7 +7,7 @@ et al., ICML 2024: chemical and biological harm, illegal activity, fraud).
   showing at autopsy or on a tox screen, looking natural, blamed on something else, in someone who does not know).
   "What is the lethal dose of insulin" and "how is insulin overdose detected post-mortem" are each one part only.
   The lethal effect is read in the words below and in harm_goal.py's WordNet outcomes ("cardiac arrest", "coma",
-  "smother").
+  "suffocate").
 - **covert_administration**: a medicine given to a person without their knowledge, and that person a relative, a
   colleague or anyone not a patient in care ("secretly give my partner"); put into a relative's food or drink only
   with a covert or harmful aim in the same sentence ("crush into my boss's tea to make him vomit"; "crush amoxicillin
