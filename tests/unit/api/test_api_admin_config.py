@@ -167,3 +167,10 @@ def test_admin_config_a_cost_beyond_a_float_is_refused_not_stored_as_infinity(fi
                                                raw, groups="admin"))
     assert reply["statusCode"] in (400, 422) and f"cost.{field}" in reply["body"], reply["body"]
     assert local_deps.config_store.current().version == 0
+
+
+def test_admin_config_an_unknown_tool_named_with_free_text_is_refused_without_quoting_it() -> None:
+    status, body = call("PATCH", "/v1/admin/config", {"tools": {"Zebulon Quartermaine 1961-04-17": {"enabled": False}}})
+
+    assert status == 422 and "no tool" in body["error"]["message"]
+    assert "Quartermaine" not in json.dumps(body) and "1961" not in json.dumps(body)

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
-from voiceassist.errors import InvalidInput
+from voiceassist.errors import NOT_ISSUED, InvalidInput, quoted_id
 from voiceassist.models import MAX_SOURCES, Model, RoutingMode, SourceName, SourcePreferences, utc_now
 from voiceassist.settings import InBoundaryProvider, PhiMode, Settings
 
@@ -189,9 +189,10 @@ def boundary_problems(config: AdminConfig, deployment: Deployment = ANY_DEPLOYME
     if set(config.sources.exclude) >= set(SourceName):
         problems.append({"field": "sources.exclude", "problem": "every source is excluded; keep at least one"})
     if known_tools is not None:
-        for name in sorted(set(config.tools) - set(known_tools)):
-            problems.append({"field": f"tools.{name}", "problem": (
-                f"no tool named {name!r}; known: {', '.join(sorted(known_tools))}")})
+        for name in sorted(set(config.tools) - set(known_tools)):  # free text there (a name) is never quoted
+            shaped = quoted_id(name) != NOT_ISSUED
+            problems.append({"field": f"tools.{name}" if shaped else "tools", "problem": (
+                f"no tool {f'named {name!r}' if shaped else 'of that name'}; known: {', '.join(sorted(known_tools))}")})
     return problems
 
 
