@@ -45,6 +45,7 @@ from voiceassist.query.terminology import ENGLISH_WORDS_FILE as ENGLISH_WORDS_FI
 from voiceassist.query.terminology import english_words
 from voiceassist.settings import PACKAGE_DIR
 from voiceassist.speech.repair import Vocabulary, letters, repaired
+from voiceassist.speech.spoken_forms import written_forms
 
 DRUG_NAMES_IN_USE_FILE = PACKAGE_DIR / "_data" / "speech" / "drug_names_in_use.tsv"
 # An indexed word less common than this (Zipf frequency: 4 is ten uses in a million words) is one a general
@@ -247,7 +248,8 @@ class KnowledgeBaseVocabulary:
         return self._prompt
 
     def repair(self, transcript: str) -> str:
-        """The transcript with the recognizer's spellings of the terms put back (speech.repair.repaired). PHI is
+        """The transcript with the recognizer's written forms of spoken words put back (speech.spoken_forms: "eGFR's
+        25" is "eGFR is 25") and its spellings of the terms (speech.repair.repaired). PHI is
         detected on the transcript as heard first, and what it finds stays as heard: a patient's surname that
         sounds like a term ("Mr Casarez" and Cozaar) is never bent into a drug name, so the repaired question
         still carries the name the query pipeline's PHI check routes by. A detection that fails repairs nothing
@@ -261,4 +263,7 @@ class KnowledgeBaseVocabulary:
                 keep = self._phi_spans(transcript)
             except Exception:  # a detector error counts as PHI: nothing is rewritten
                 keep = None
-        return transcript if keep is None else repaired(transcript, self._repairs, keep)
+        if keep is None:
+            return transcript
+        written, keep = written_forms(transcript, keep)
+        return repaired(written, self._repairs, keep)
