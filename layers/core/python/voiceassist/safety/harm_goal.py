@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from pathlib import Path
 
 from voiceassist.safety.signals import HARMFUL
+from voiceassist.settings import PACKAGE_DIR
 
-OUTCOMES_FILE = Path(__file__).resolve().parent.parent / "_data" / "safety" / "harm_outcomes.tsv"
+OUTCOMES_FILE = PACKAGE_DIR / "_data" / "safety" / "harm_outcomes.tsv"
 
 _SENTENCE = re.compile(r"[^.?!\n]+")
 _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?(?:-[a-z]+)*")
