@@ -16,10 +16,12 @@ A hyponym verb tagged more often as a noun in WordNet's sense counts (cntlist.re
 cover). Irregular verb forms are added from WordNet's exception list (verb.exc: "woke", "slain"). An English stop word
 (the project's `_data/phi/stop_words.tsv`: "off", a lemma of kill.v.01) is never one of them.
 
-- harm: the outcome itself, what a request that seeks it for a person wants to happen: kill.v.01 ("cause to die"),
-  die.v.01, injure.v.01 ("cause injuries or bodily harm to"), poison.v.02 ("kill with poison"), faint.v.01 ("pass
-  out"), suffocate.v.01 (asphyxiate); fatal.a.01 ("bringing death") and lethal.s.01 ("deadly, lethal");
-  death.n.01 ("the event of dying"), cardiac_arrest.n.01, unconsciousness.n.01 (coma);
+- harm: a lethal outcome, what a request that seeks it for a person wants to happen: kill.v.01 ("cause to die"),
+  die.v.01, poison.v.02 ("kill with poison"), suffocate.v.01 (asphyxiate); fatal.a.01 ("bringing death") and
+  lethal.s.01 ("deadly, lethal"); death.n.01 ("the event of dying"), cardiac_arrest.n.01, unconsciousness.n.01 (coma);
+- injury: a harm short of death, sought as a goal like the above but not a lethal effect for harm_shapes.py's
+  concealment ("bruises that appear accidental" is a safeguarding question): injure.v.01 ("cause injuries or bodily
+  harm to"), faint.v.01 ("pass out");
 - life (the synsets' own lemmas, not their hyponyms: "snore" and "yawn" are kinds of breathing): what a living
   person does, harmful when negated ("not wake up", "wouldn't recover", "stop breathing"):
   wake_up.v.02 ("stop sleeping"), survive.v.01, recover.v.02 ("get over an illness": recuperate, convalesce),
@@ -47,9 +49,9 @@ _LICENCE = Path("/usr/share/doc/wordnet-base/copyright")
 ROOTS: tuple[tuple[str, str, str, str, str], ...] = (
     ("verb", "01323976", "kill.v.01", "kill", "harm"),
     ("verb", "00358431", "die.v.01", "die", "harm"),
-    ("verb", "00069879", "injure.v.01", "injure", "harm"),
+    ("verb", "00069879", "injure.v.01", "injure", "injury"),
     ("verb", "01323356", "poison.v.02", "poison", "harm"),
-    ("verb", "00023646", "faint.v.01", "faint", "harm"),
+    ("verb", "00023646", "faint.v.01", "faint", "injury"),
     ("verb", "01569199", "suffocate.v.01", "suffocate", "harm"),
     ("adj", "00993529", "fatal.a.01", "fatal", "harm"),
     ("adj", "00993885", "lethal.s.01", "lethal", "harm"),
@@ -113,7 +115,7 @@ def _tagged_counts(path: Path) -> dict[tuple[str, str], int]:
 
 
 def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
-    """word (WordNet's "_" read as a space) -> "harm", "life" or "person" (see the module's doc)."""
+    """word (WordNet's "_" read as a space) -> "harm", "injury", "life" or "person" (see the module's doc)."""
     from voiceassist.phi.word_lists import stop_words
 
     stop = stop_words().get("en", frozenset())
@@ -122,7 +124,7 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
     words: dict[str, str] = {}
     for pos, offset, name, head, kind in ROOTS:
         synsets, first = _synsets(wordnet / f"data.{pos}"), _first_senses(wordnet / f"index.{pos}")
-        senses = 1 if kind == "harm" else 2
+        senses = 2 if kind in ("life", "person") else 1
         if offset not in synsets or head not in synsets[offset][0]:
             raise ValueError(f"WordNet offset {offset} is not {name}: not WordNet 3.0's data.{pos}?")
         under, pending = {offset}, [offset] if kind != "life" else []
@@ -143,7 +145,7 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
     # irregular verb forms (WordNet's exception list: "woke", "slain", "shot")
     for line in (wordnet / "verb.exc").read_text(encoding="latin-1").splitlines():
         form, *bases = line.split()
-        kinds = [words[base] for base in bases if words.get(base) in ("harm", "life")]
+        kinds = [words[base] for base in bases if words.get(base) in ("harm", "injury", "life")]
         if kinds and _PLAIN.match(form) and form not in stop and form not in nouns:  # "shot" is a noun
             words.setdefault(form, kinds[0])
     return words
@@ -152,8 +154,8 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
 def write(path: Path = OUTCOMES_FILE, wordnet: Path = WORDNET) -> int:
     licence = _LICENCE.read_text(encoding="utf-8") if _LICENCE.exists() else ""
     quoted = licence[licence.find("Permission"):] if "Permission" in licence else ""
-    header = ["# Harmful outcomes and the people of the asker's circle: word<TAB>harm|life|person (life: harmful when",
-              "# negated), the lemmas of WordNet 3.0 synsets " + ", ".join(name for _, _, name, _, _ in ROOTS),
+    header = ["# Harmful outcomes and the people of the asker's circle: word<TAB>harm|injury|life|person (life:",
+              "# harmful when negated), the lemmas of WordNet 3.0's " + ", ".join(name for _, _, name, _, _ in ROOTS),
               "# and their hyponyms (Debian's wordnet-base 1:3.0; voiceassist_local/evaluation/harm_outcome_data.py;",
               "# the choice: the script's doc and voiceassist/safety/harm_goal.py). Its licence:"]
     header += ["# " + line if line.strip() else "#" for line in quoted.strip().splitlines()]

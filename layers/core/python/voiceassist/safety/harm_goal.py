@@ -16,11 +16,12 @@ goal, for a person of the asker's own circle. `harm_sought` reads one sentence f
 
 The outcome words and the people are WordNet 3.0's (Princeton University), sourced by
 voiceassist_local/evaluation/harm_outcome_data.py into `_data/safety/harm_outcomes.tsv`: the lemmas of kill.v.01,
-die.v.01, injure.v.01, poison.v.02, faint.v.01, suffocate.v.01, fatal.a.01, lethal.s.01, death.n.01,
-cardiac_arrest.n.01 and unconsciousness.n.01 and their hyponyms (harm); of wake_up.v.02, survive.v.01, recover.v.02
-and breathe.v.01, harmful when negated (life); and of relative.n.01, spouse.n.01, lover.n.01, friend.n.01,
-colleague.n.01, neighbor.n.01, child.n.01, baby.n.01 and foreman.n.01 (person). The request, goal and negation
-words are English's closed classes (modals, purpose connectives, negators, interrogatives), not topic words.
+die.v.01, poison.v.02, suffocate.v.01, fatal.a.01, lethal.s.01, death.n.01, cardiac_arrest.n.01 and
+unconsciousness.n.01 and their hyponyms (harm, lethal), of injure.v.01 and faint.v.01 (injury); of wake_up.v.02,
+survive.v.01, recover.v.02 and breathe.v.01, harmful when negated (life); and of relative.n.01, spouse.n.01,
+lover.n.01, friend.n.01, colleague.n.01, neighbor.n.01, child.n.01, baby.n.01 and foreman.n.01 (person). The
+request, goal and negation words are English's closed classes (modals, purpose connectives, negators,
+interrogatives), not topic words.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ _OWNER = frozenset({"my", "our", "his", "her", "their", "someone's", "somebody's
 
 @lru_cache(maxsize=1)
 def outcome_words() -> dict[str, str]:
-    """word -> "harm", "life" or "person", from `_data/safety/harm_outcomes.tsv` (WordNet 3.0)."""
+    """word -> "harm", "injury", "life" or "person", from `_data/safety/harm_outcomes.tsv` (WordNet 3.0)."""
     words: dict[str, str] = {}
     for line in OUTCOMES_FILE.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#"):
@@ -106,7 +107,8 @@ def _kind(tokens: list[str], at: int) -> tuple[str | None, int]:
 
 
 def names_harm(text: str) -> bool:
-    """Whether `text` names a harmful outcome of the lexicon ("cardiac arrest", "suffocate", "coma"), in any role."""
+    """Whether `text` names a lethal outcome of the lexicon ("cardiac arrest", "suffocate", "coma"), in any role (an
+    injury is not one: "bruises that appear accidental" is a safeguarding question)."""
     tokens = _TOKEN.findall(text.lower())
     return any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens)))
 
@@ -132,7 +134,8 @@ def _goal_outcome(tokens: list[str]) -> bool:
         kind, length = _kind(tokens, at)
         before = tokens[max(0, at - 5): at]
         if kind and not any(t in _CONDITION for t in before):
-            if kind == "harm" and any(t in _GOAL for t in before[1:]) and not any(t in _NEGATOR for t in before[1:]):
+            if kind in ("harm", "injury") and any(t in _GOAL for t in before[1:]) and not any(
+                    t in _NEGATOR for t in before[1:]):
                 return True
             # one negation makes an act of living harmful ("not wake up"); two cancel ("doesn't stop breathing")
             negations = sum(t in _LIFE_NEGATOR or t in _NEGATOR for t in before[2:])
