@@ -149,9 +149,12 @@ def accesses_used(calls: list[Call], env: dict[str, str]) -> tuple[set[Access], 
         if service == "dynamodb" and resource in tables and operation in _DYNAMODB_READS | _DYNAMODB_WRITES:
             used.add(tables[resource][1 if resource in written else 0])
         elif service == "kms" and resource == env[ENV_DATA_KEY_ID] and operation in _KMS_DATA_KEYS:
-            # the sessions' clinical context (envelope_cipher.py): the table grants carry the key's use
-            sessions = env[ENV_SESSIONS_TABLE]
-            used.add(tables[sessions][1 if sessions in written else 0])
+            # the field cipher (envelope_cipher.py): a session's clinical context, or a pending action's call in
+            # the state table (tools/actions.py) where no session is touched; the table grants carry the key's use
+            touched = {resource for service, _, resource in calls if service == "dynamodb"}
+            sealed = env[ENV_STATE_TABLE] if env[ENV_SESSIONS_TABLE] not in touched and env[ENV_STATE_TABLE] in \
+                touched else env[ENV_SESSIONS_TABLE]
+            used.add(tables[sealed][1 if sealed in written else 0])
         elif service == "s3" and resource == env[ENV_DOCUMENTS_BUCKET] and operation in _S3_READS:
             used.add(A.BUCKET_READ)
         elif service == "s3" and resource == env[ENV_DOCUMENTS_BUCKET] and operation in _S3_WRITES:

@@ -43,3 +43,14 @@ def test_every_function_granted_bedrock_is_excused_in_the_canned_run() -> None:
     granted = {spec.name for spec in FUNCTIONS if Access.BEDROCK_INVOKE in spec.access}
     excused = {name for name, access in NOT_EXERCISED if access is Access.BEDROCK_INVOKE}
     assert granted == excused == {"query_generate", "query_tools", "api", "stream"}
+
+
+def test_the_field_ciphers_key_use_maps_to_the_table_it_seals_for() -> None:
+    """A session's context (the sessions table's grant carries the key's use) or, where no session is touched, a
+    pending action's call in the state table (mcp proposing a calendar event: tools/actions.py)."""
+    kms = [("kms", "GenerateDataKey", ENV[names.ENV_DATA_KEY_ID]), ("kms", "Decrypt", ENV[names.ENV_DATA_KEY_ID])]
+    state = ("dynamodb", "PutItem", ENV[names.ENV_STATE_TABLE])
+    session = ("dynamodb", "GetItem", ENV[names.ENV_SESSIONS_TABLE])
+    assert accesses_used([*kms, state], ENV) == ({Access.STATE_WRITE}, [])
+    assert accesses_used([*kms, state, session], ENV) == ({Access.STATE_WRITE, Access.SESSIONS_READ}, [])
+    assert accesses_used(kms, ENV) == ({Access.SESSIONS_READ}, [])

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from conftest import Synthesized, resources
 
+from voiceassist.constants.environment import ENV_DATA_KEY_ID
 from voiceassist.settings import ENV_USER_POOL_CLIENT_ID, ENV_USER_POOL_ID
 
 
@@ -113,6 +116,30 @@ def test_only_the_authorizer_extract_and_the_session_readers_carry_the_auth_laye
     # the authorizer (Cognito signatures), Extract (AES-encrypted PDFs), and every function with SESSIONS_*
     # access (the clinical context is encrypted with cryptography's AES-GCM: adapters/aws/envelope_cipher.py)
     # (generate, assemble and stream are container images: infra/images/phi/Dockerfile installs the same pin);
-    # query_rank reads only the messages (reads_session_messages_only): with the auth layer it was over 250 MB
-    expected = ["Api", "IngestExtract", "StreamAuthorizer"]
+    # query_rank reads only the messages (reads_session_messages_only): with the auth layer it was over 250 MB;
+    # and the functions that run the workspace tools, which seal the calls awaiting confirmation (Api, Mcp)
+    expected = ["Api", "IngestExtract", "Mcp", "StreamAuthorizer"]
     assert sorted(k.removeprefix("Functions")[:-len("Function12345678")] for k in carriers) == expected
+
+
+def test_the_functions_that_keep_pending_actions_may_seal_and_open_them(synthesized: Synthesized) -> None:
+    """api and mcp propose and confirm the workspace tools' calls (the only ones needing confirmation) and seal
+    them with data keys from the environment key (tools/actions.py): each has the key's id in its environment
+    and kms:GenerateDataKey* and kms:Decrypt on it (its state table grant carries the key's use)."""
+    template = synthesized.main("dev")
+    (key_id,) = resources(template, "AWS::KMS::Key")
+    key_arn = {"Fn::GetAtt": [key_id, "Arn"]}
+    functions = resources(template, "AWS::Lambda::Function")
+    granted: dict[str, set[str]] = {}
+    for policy in resources(template, "AWS::IAM::Policy").values():
+        for statement in policy["PolicyDocument"]["Statement"]:
+            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            if statement["Effect"] == "Allow" and "Condition" not in statement and key_arn in targets:
+                actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+                for role in policy["Roles"]:
+                    granted.setdefault(role["Ref"], set()).update(actions)
+    for name in ("Api", "Mcp"):
+        (function,) = (v for k, v in functions.items() if re.fullmatch(f"Functions{name}Function[0-9A-F]{{8}}", k))
+        assert function["Environment"]["Variables"][ENV_DATA_KEY_ID] == key_arn, name
+        role = function["Role"]["Fn::GetAtt"][0]
+        assert {"kms:GenerateDataKey*", "kms:Decrypt"} <= granted.get(role, set()), name

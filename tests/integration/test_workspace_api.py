@@ -85,9 +85,14 @@ def test_configured_workspace_tools_are_listed_with_their_rules(configured: Depe
 
 def test_an_event_is_created_through_the_api_only_once_confirmed(configured: Dependencies) -> None:
     status, proposed, _ = call("POST", "/v1/tools/create_calendar_event/invoke", {"arguments": {
-        "summary": "Teaching", "start": "2026-04-01T12:00:00+02:00", "end": "2026-04-01T13:00:00+02:00"}})
+        "summary": "Teaching with John Smith", "start": "2026-04-01T12:00:00+02:00",
+        "end": "2026-04-01T13:00:00+02:00"}})
     assert status == 202, proposed
     action_id = proposed["pending_action"]["action_id"]
+    # the pending call is sealed at rest (tools/actions.py): the name is in no file of the data folder (the
+    # audit keeps the arguments redacted)
+    at_rest = [path for path in configured.settings.data_dir.rglob("*") if path.is_file()]
+    assert at_rest and [path.name for path in at_rest if b"John Smith" in path.read_bytes()] == []
 
     confirmed, done, _ = call("POST", f"/v1/actions/{action_id}/confirm")
     listed, events, _ = call("POST", "/v1/tools/get_calendar_events/invoke", {"arguments": {
@@ -95,7 +100,7 @@ def test_an_event_is_created_through_the_api_only_once_confirmed(configured: Dep
 
     assert confirmed == 200, done
     assert listed == 200 and [(e["summary"], e["start"]) for e in events["data"]["events"]] == [
-        ("Teaching", "2026-04-01T12:00:00+02:00")]
+        ("Teaching with John Smith", "2026-04-01T12:00:00+02:00")]
 
 
 def test_a_file_goes_into_the_knowledge_base_through_ingestion(configured: Dependencies) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from tests.unit.tools.executor_fixtures import Clock, RuleDetector
+from voiceassist.adapters.local.key_file_cipher import key_file_cipher
 from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase
 from voiceassist.adapters.local.sqlite_rate_limits import SqliteRateLimiter
@@ -24,10 +25,12 @@ class Harness:
         database = SqliteDatabase(tmp_path / "tools.sqlite3")
         self.clock = Clock()
         self.audit = SqliteAuditLog(database)
+        cipher = key_file_cipher(tmp_path)
         self.executor = ToolExecutor(
             ToolRegistry(tools), env=ToolEnvironment(ctx=cast(Any, ctx)), detector=RuleDetector(),
             limiter=SqliteRateLimiter(database, clock=self.clock),
-            actions=PendingActions(SqliteKeyValueState(database, clock=self.clock), clock=self.clock),
+            actions=PendingActions(SqliteKeyValueState(database, clock=self.clock), cipher=lambda: cipher,
+                                   clock=self.clock),
             audit=self.audit)
 
     def call(self, name: str, caller: Caller = DOCTOR, **arguments: Any) -> ToolResult:

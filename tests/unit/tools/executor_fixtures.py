@@ -11,6 +11,7 @@ from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
+from voiceassist.adapters.local.key_file_cipher import key_file_cipher
 from voiceassist.adapters.local.sqlite_audit import SqliteAuditLog
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase
 from voiceassist.adapters.local.sqlite_rate_limits import SqliteRateLimiter
@@ -93,8 +94,10 @@ def build(tmp_path: Path, *, ctx: Any = None) -> Harness:
     seen: list[ToolEvent] = []
     events.subscribe(seen.append)
     registry = ToolRegistry([medical.CALCULATE_MEDICAL_SCORE, *TEST_TOOLS])
+    cipher = key_file_cipher(tmp_path)
     executor = ToolExecutor(registry, env=ToolEnvironment(ctx=cast(Any, ctx)), detector=RuleDetector(),
                             limiter=SqliteRateLimiter(database, clock=clock),
-                            actions=PendingActions(SqliteKeyValueState(database, clock=clock), clock=clock),
+                            actions=PendingActions(SqliteKeyValueState(database, clock=clock), cipher=lambda: cipher,
+                                                   clock=clock),
                             audit=audit, events=events)
     return Harness(executor=executor, audit=audit, clock=clock, events=seen)

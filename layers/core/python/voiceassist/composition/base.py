@@ -290,8 +290,10 @@ class Dependencies:
         from voiceassist.tools.registry import ToolEnvironment
 
         detector = DeferredDetector(self.configured_phi_detector)  # the admin configuration's mode, per call
+        # the calls awaiting confirmation are sealed by the field cipher, built when one is first stored or opened
+        actions = PendingActions(self.state, cipher=lambda: self.field_cipher)
         options: dict[str, Any] = {"env": ToolEnvironment(ctx=self.query), "detector": detector,
-                                   "limiter": self.rate_limiter, "actions": PendingActions(self.state),
+                                   "limiter": self.rate_limiter, "actions": actions,
                                    "audit": self.audit, "metrics": self.metrics,
                                    "policy": lambda name: self.admin_config.tool(name)}
         if self.tool_runner is not None:  # the embedding tools run in the function that has the ML layer

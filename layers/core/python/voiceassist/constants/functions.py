@@ -444,10 +444,11 @@ def discover_functions(functions_dir: Path) -> list[FunctionSpec]:
 def carries_auth_layer(spec: FunctionSpec) -> bool:
     """The auth layer's cryptography is needed by the flagged functions and by every one that opens a session's
     clinical context (encrypted at the application level): all that write sessions (adding a message reads the
-    session first), and those that read them unless they read only the messages."""
+    session first), and those that read them unless they read only the messages; and by those that run the
+    workspace tools, the only ones that need confirmation: a pending action's call is sealed (tools/actions.py)."""
     opens_context = Access.SESSIONS_WRITE in spec.access or (
         Access.SESSIONS_READ in spec.access and not spec.reads_session_messages_only)
-    return spec.needs_auth_layer or opens_context
+    return spec.needs_auth_layer or opens_context or spec.runs_workspace_tools
 
 
 def layers_of(spec: FunctionSpec) -> tuple[str, ...]:
