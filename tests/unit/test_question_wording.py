@@ -7,7 +7,7 @@ from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.phi.word_lists import CONTRACTIONS, word_list
 from voiceassist.query import evidence
 from voiceassist.query.question_concepts import question_concepts
-from voiceassist.query.wording import asked_clauses, negated_words
+from voiceassist.query.wording import asked_clauses, joined_scores, negated_words
 
 CAP_OUTPATIENT = ("For adults treated as outpatients without comorbidities, first-line treatment is amoxicillin "
                   "1 g orally three times daily; doxycycline 100 mg twice daily is an alternative.")
@@ -74,6 +74,17 @@ def test_question_concepts_a_spoken_score_as_whisper_writes_it_is_the_listed_abb
     for heard in ("What's the age cut off in the CURB -65 score?", "age cut off in CURB - 65"):
         assert "CURB-65" in weights(heard)
         assert evidence.assess(heard, [passage]).passages[0].missing == ()
+
+
+def test_question_concepts_a_score_said_with_its_number_in_words_is_the_listed_abbreviation() -> None:
+    passage = hit(CURB_65, "Community-Acquired Pneumonia")
+
+    for said in ("what's the blood pressure cut off in the curb sixty five score", "age in curb sixty-five"):
+        assert "CURB-65" in weights(said)
+        assert "curb" not in evidence.assess(said, [passage]).passages[0].missing
+    assert joined_scores("a rapid three day course") == "a rapid three day course"  # a common English word
+    assert joined_scores("stage two htn") == "stage two htn"  # a word and a number the list does not join
+    assert joined_scores("severe CAP, CURB 4") == "severe CAP, CURB 4"  # a value after the name is no score's name
 
 
 def test_evidence_a_drug_is_covered_by_its_class_named_but_not_by_another_member_nor_for_its_dose() -> None:

@@ -76,9 +76,9 @@ _UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight"
           "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
 _TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
          "ninety": 90}
-_NUMBER_WORDS = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(_UNITS[1:10]) + r"))?|"
+NUMBER_WORDS = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(_UNITS[1:10]) + r"))?|"
                  + "|".join(sorted(_UNITS, key=len, reverse=True)) + r")")
-_AGE = re.compile(r"\b(\d{1,3}|" + _NUMBER_WORDS + r")[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|"
+_AGE = re.compile(r"\b(\d{1,3}|" + NUMBER_WORDS + r")[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|"
                   r"(months?|mo)[\s-]*old|(weeks?|days?)[\s-]*old)(?![\w/])", re.I)
 _AGED = re.compile(r"\baged?\s+(\d{1,3})\b", re.I)
 # The case-note shorthand for age and sex ("58M", "70 F", "4yoM", "6 y/o F": years, then the sex in capitals), not
@@ -171,7 +171,7 @@ def _in_a_list(segment: str, start: int, end: int) -> bool:
     return before + lead + 1 + after >= 3
 
 
-def _number(text: str) -> int:
+def cardinal(text: str) -> int:
     """A cardinal number in digits or in English words ("12", "twelve", "eighty-five")."""
     if text.isdigit():
         return int(text)
@@ -182,7 +182,7 @@ def _number(text: str) -> int:
 def _ages(text: str) -> set[str]:
     found = set()
     for match in _AGE.finditer(text):
-        number = _number(match.group(1))
+        number = cardinal(match.group(1))
         years = number if match.group(2) else number / 12 if match.group(3) else number / 365 if match.group(
             4) and match.group(4).lower().startswith("d") else number / 52
         found.add(_age_group(years))

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.query import terminology
 from voiceassist.query.expansion import abbreviation_meanings
+from voiceassist.query.population import NUMBER_WORDS, cardinal
 
 _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")
 
@@ -13,17 +15,32 @@ _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")
 # "CURB-65", "ca 125": "CA-125"), or with the hyphen loose as Whisper writes a spoken one ("CURB -65", "CURB - 65"):
 # the listed form, so that it is one concept and a passage's "CURB-65" covers it.
 _SPACED_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,})(?: | - | -|- )(\d{1,3})(?![\w.,/-])")
+# A score said aloud has its number in English words ("curb sixty five", "gad seven"): read as digits first.
+_SPOKEN_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,}) (" + NUMBER_WORDS + r")(?![\w-])", re.I)
 
 
 def joined_scores(text: str) -> str:
-    """`text` with each score or marker typed with a space written as the abbreviation list writes it."""
+    """`text` with each score or marker typed with a space or with its number in words written as the abbreviation
+    list writes it ("curb 65", "curb sixty five": "CURB-65")."""
     def joined(match: re.Match[str]) -> str:
         word, number = match.groups()
         for form in (f"{word.upper()}-{number}", f"{word.upper()}{number}"):
             if abbreviation_meanings(form):
                 return form
         return match.group()
-    return _SPACED_NUMBER.sub(joined, text)
+
+    def spoken(match: re.Match[str]) -> str:
+        word, number = match.groups()
+        if _common(word):  # "rapid three day course", "her two children"
+            return match.group()
+        written = f"{word} {cardinal(number)}"
+        return joined_form if (joined_form := _SPACED_NUMBER.sub(joined, written)) != written else match.group()
+
+    return _SPACED_NUMBER.sub(joined, _SPOKEN_NUMBER.sub(spoken, text))
+
+
+def _common(word: str) -> bool:
+    return terminology.english_words().get(word.lower(), 0.0) >= terminology.COMMON_ZIPF
 
 
 # Pertinent negatives: what a question says the patient has not ("no comorbs", "no other hx", "without
