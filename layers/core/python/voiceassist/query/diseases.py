@@ -11,8 +11,10 @@ disease" holds one. A passage covers it when it names the disease or a narrower 
 on aspiration pneumonia is about pneumonia), never a broader one: "covid pneumonia" is not answered by a
 reference on pneumonia in general, nor "aspiration pneumonia" by one on community-acquired pneumonia.
 
-Each disease is a mark, a term no word can be ("⊕disease:D008193"); `marks` gives a text's marks (every disease
-it names and the broader headings above it), `mentions` the diseases of a question with their spans.
+Each disease is a mark named by its heading, a term no word can be ("⊕disease:Lyme Disease"), not by its
+MeSH id, which the package gives to several headings in places (concept_data.diseases); `marks` gives a text's
+marks (every disease it names and the broader headings above it), `mentions` the diseases of a question with
+their spans.
 """
 
 from __future__ import annotations
@@ -39,9 +41,9 @@ class Disease:
 
 @dataclass(frozen=True)
 class _Table:
-    names: dict[str, str]  # a name (lower case, hyphens as spaces) -> MeSH id
-    trees: dict[str, tuple[str, ...]]  # MeSH id -> its tree numbers
-    owner: dict[str, str]  # tree number -> MeSH id
+    names: dict[str, str]  # a name (lower case, hyphens as spaces) -> its heading
+    trees: dict[str, tuple[str, ...]]  # heading -> its tree numbers
+    owner: dict[str, str]  # tree number -> heading
     first_words: frozenset[str]  # the first word of every name of more than one word
 
 
@@ -58,24 +60,24 @@ def _table() -> _Table:
         for line in lines:
             if line.startswith("#") or line.count("\t") != 3:
                 continue
-            mesh_id, _, numbers, written = line.rstrip("\n").split("\t")
-            trees[mesh_id] = tuple(numbers.split("|"))
+            _, heading, numbers, written = line.rstrip("\n").split("\t")
+            trees[heading] = tuple(numbers.split("|"))
             for name in written.split("|"):
                 key = _key(name)
-                names.setdefault(key, mesh_id)
+                names.setdefault(key, heading)
                 if " " in key:
                     first.add(key.split(" ", 1)[0])
-    owner = {number: mesh_id for mesh_id, numbers in trees.items() for number in numbers}
+    owner = {number: heading for heading, numbers in trees.items() for number in numbers}
     return _Table(names, trees, owner, frozenset(first))
 
 
 @lru_cache(maxsize=8192)
-def _broader(mesh_id: str) -> frozenset[str]:
+def _broader(heading: str) -> frozenset[str]:
     """The marks of a heading and of every heading above it in MeSH's tree."""
     table = _table()
-    above = {table.owner[prefix] for number in table.trees[mesh_id] for prefix in _prefixes(number)
+    above = {table.owner[prefix] for number in table.trees[heading] for prefix in _prefixes(number)
              if prefix in table.owner}
-    return frozenset(MARK + m for m in {mesh_id, *above})
+    return frozenset(MARK + m for m in {heading, *above})
 
 
 def _prefixes(number: str) -> list[str]:
@@ -89,7 +91,7 @@ def _tokens(text: str) -> tuple[tuple[str, int, int], ...]:
 
 
 def _matches(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, MeSH id) of the diseases `text` names, the longest name first, not overlapping."""
+    """(start, end, heading) of the diseases `text` names, the longest name first, not overlapping."""
     table = _table()
     tokens = _tokens(text)
     keys = [_key(token) for token, _, _ in tokens]
@@ -98,9 +100,9 @@ def _matches(text: str) -> list[tuple[int, int, str]]:
     while i < len(keys):
         longest = min(MAX_WORDS, len(keys) - i) if keys[i].partition(" ")[0] in table.first_words else 1
         for n in range(longest, 0, -1):
-            mesh_id = table.names.get(keys[i] if n == 1 else " ".join(keys[i:i + n]))
-            if mesh_id is not None:
-                found.append((tokens[i][1], tokens[i + n - 1][2], mesh_id))
+            heading = table.names.get(keys[i] if n == 1 else " ".join(keys[i:i + n]))
+            if heading is not None:
+                found.append((tokens[i][1], tokens[i + n - 1][2], heading))
                 i += n
                 break
         else:
@@ -111,13 +113,13 @@ def _matches(text: str) -> list[tuple[int, int, str]]:
 @lru_cache(maxsize=4096)
 def mentions(question: str) -> tuple[Disease, ...]:
     """The diseases a question names, with their spans."""
-    return tuple(Disease(start, end, question[start:end], MARK + mesh_id) for start, end, mesh_id in _matches(question))
+    return tuple(Disease(start, end, question[start:end], MARK + heading) for start, end, heading in _matches(question))
 
 
 @lru_cache(maxsize=65536)
 def marks(text: str) -> frozenset[str]:
     """The marks of every disease `text` names and of the broader headings above each."""
-    return frozenset().union(*(_broader(mesh_id) for _, _, mesh_id in _matches(text)))
+    return frozenset().union(*(_broader(heading) for _, _, heading in _matches(text)))
 
 
 @lru_cache(maxsize=4096)
@@ -133,10 +135,10 @@ def states_of(phrase: str) -> frozenset[str]:
 def _states() -> dict[str, frozenset[str]]:
     """Each name of three words or more, less its first word -> the marks of the headings so named."""
     found: dict[str, set[str]] = {}
-    for name, mesh_id in _table().names.items():
+    for name, heading in _table().names.items():
         first, _, rest = name.partition(" ")
         if " " in rest:
-            found.setdefault(rest, set()).add(MARK + mesh_id)
+            found.setdefault(rest, set()).add(MARK + heading)
     return {rest: frozenset(marks) for rest, marks in found.items()}
 
 
