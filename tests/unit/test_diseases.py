@@ -53,3 +53,19 @@ def test_a_disease_word_that_is_also_a_census_name_stays_redacted() -> None:
 
     assert diseases.is_disease("burns")
     assert "Burns" not in abstention.clinical_words_restored(question, phi)
+
+
+def test_a_list_of_disease_kinds_sharing_one_head_names_each_as_a_category_of_patients() -> None:
+    """"chronic heart, lung, liver or kidney disease" names chronic Lung Diseases as a category: COPD (MeSH
+    C08.381.495.389 under Lung Diseases, and under Chronic Disease) is one of them, and so covered; an acute lung
+    disease is not, and the same heading named alone covers no narrower disease."""
+    comorbidities = "Outpatients with comorbidities such as chronic heart, lung, liver or kidney disease, or diabetes"
+    (copd,) = diseases.mentions("copd")
+    (heart_failure,) = diseases.mentions("heart failure")
+    (pneumonia,) = diseases.mentions("aspiration pneumonia")
+
+    assert diseases.categories_above(copd.mark) & diseases.marks(comorbidities)
+    assert diseases.categories_above(heart_failure.mark) & diseases.marks("renal, hepatic or heart disease")
+    assert not diseases.categories_above(pneumonia.mark) & diseases.marks(comorbidities)  # not a chronic disease
+    assert not diseases.categories_above(copd.mark) & diseases.marks("Lung disease is common.")  # no list
+    assert not diseases.categories_above(copd.mark) & diseases.marks("heart, liver or kidney disease")

@@ -220,3 +220,15 @@ def test_question_concepts_a_drug_or_condition_of_the_case_keeps_its_weight() ->
 def test_question_concepts_an_ask_without_a_topic_asks_about_the_whole_case() -> None:
     assert weights("pt stung by a wasp, lips swelling. is that ok?")["wasp"] == 1.0
     assert weights("consultant suggests adding losartan, thoughts")["consultant"] == 1.0
+
+
+def test_evidence_a_disease_under_a_listed_category_of_comorbidity_is_covered() -> None:
+    passage = hit("For outpatients with comorbidities such as chronic heart, lung, liver or kidney disease, "
+                  "diabetes or asplenia, use amoxicillin/clavulanate 875/125 mg twice daily plus a macrolide.",
+                  "Community-Acquired Pneumonia")
+
+    copd = evidence.assess("augmentin dose for cap in pt with copd", [passage])
+    lyme = evidence.assess("augmentin dose for cap in pt with lyme disease", [passage])
+
+    assert copd.passages[0].missing == () and copd.score >= 0.55  # COPD is a lung disease (MeSH C08.381)
+    assert "lyme disease" in lyme.passages[0].missing  # an infection, under none of the listed kinds

@@ -118,8 +118,45 @@ def mentions(question: str) -> tuple[Disease, ...]:
 
 @lru_cache(maxsize=65536)
 def marks(text: str) -> frozenset[str]:
-    """The marks of every disease `text` names and of the broader headings above each."""
-    return frozenset().union(*(_broader(heading) for _, _, heading in _matches(text)))
+    """The marks of every disease `text` names and of the broader headings above each, and the category marks
+    of the headings it names as a category of patients (`_categories`)."""
+    return frozenset().union(*(_broader(heading) for _, _, heading in _matches(text)), _categories(text))
+
+
+# A list of three or more kinds sharing one head noun by ellipsis ("chronic heart, lung, liver or kidney disease",
+# "renal, hepatic or cardiac failure"): each item with the head is a heading named as a category of patients, so
+# the passage says something of every disease under it (COPD is a lung disease: MeSH files it under Lung
+# Diseases, C08.381). A list that says "chronic" covers only what MeSH files under Chronic Disease (C23.550.291.500:
+# COPD, CKD), not an acute disease of the same organ (aspiration pneumonia is a lung disease too). A heading named
+# alone ("pneumonia") still covers no narrower disease.
+_ELLIPTIC_LIST = re.compile(r"(?:\b(chronic)\s+)?\b((?:[a-z]+(?:\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+)){2,}"
+                            r"[a-z]+)\s+(diseases?|disorders?|failure|impairment|insufficiency)\b", re.I)
+CHRONIC = "Chronic Disease"  # MeSH D002908, C23.550.291.500
+_LIST_SEPARATOR = re.compile(r"\s*,\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
+CATEGORY_MARK = "\u2295disease-category:"
+
+
+def _categories(text: str) -> frozenset[str]:
+    table = _table()
+    found: set[str] = set()
+    for match in _ELLIPTIC_LIST.finditer(text):
+        chronic, items, head = match.groups()
+        for item in _LIST_SEPARATOR.split(items):
+            heading = table.names.get(_key(f"{item} {head}".lower()))
+            if heading is not None:
+                found.add(CATEGORY_MARK + ("chronic " if chronic else "") + heading)
+    return frozenset(found)
+
+
+def categories_above(mark: str) -> frozenset[str]:
+    """The category marks that cover a question's disease: its own heading's and every broader heading's, and
+    their chronic forms when MeSH files the disease under Chronic Disease."""
+    heading = mark.removeprefix(MARK)
+    if heading not in _table().trees:
+        return frozenset()
+    above = [m.removeprefix(MARK) for m in _broader(heading)]
+    chronic = CHRONIC in above
+    return frozenset(CATEGORY_MARK + prefix + h for h in above for prefix in ("", "chronic ") if chronic or not prefix)
 
 
 @lru_cache(maxsize=4096)

@@ -148,7 +148,9 @@ def _concepts(question: str) -> list[Concept]:
         text = text[:disease.start] + " " * (disease.end - disease.start) + text[disease.end:]
         lay = tuple(frozenset({synonyms.mark(f.group)}) for f in synonyms.find(disease.written)
                     if f.start == 0 and f.end == len(disease.written))
-        found[disease.written.lower()] = Concept(disease.written, (frozenset({disease.mark}), written, *lay),
+        categories = tuple(frozenset({c}) for c in sorted(diseases.categories_above(disease.mark)))
+        found[disease.written.lower()] = Concept(disease.written,
+                                                 (frozenset({disease.mark}), written, *lay, *categories),
                                                  float(len(topic_words)))
     text = _QUANTITY_IN_TEXT.sub(lambda m: " " * len(m.group()), text)
     abbreviation_words: set[str] = set()
