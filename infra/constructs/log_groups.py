@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from aws_cdk import RemovalPolicy
+from aws_cdk import CfnResource, RemovalPolicy, Stack
 from aws_cdk import aws_kms as kms
+from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
@@ -72,3 +73,27 @@ def encrypted_log_group(
         if mask_phi
         else None,
     )
+
+
+def log_cdk_handlers(
+    stack: Stack, *, key: kms.IKey, retention_days: int, removal_policy: RemovalPolicy
+) -> list[logs.LogGroup]:
+    """CDK's own handler functions (the custom-resource providers: bucket auto-delete, default security group
+    restriction, the web deployment) name no log group, so Lambda would create `/aws/lambda/<name>` itself on
+    their first run: unencrypted and kept forever (checkov's and our review, decision 0030 session 11). Each
+    function of the stack without one gets an encrypted log group of the stack, like ours (their roles carry
+    AWSLambdaBasicExecutionRole: they may write into it). Call it once the stack is built."""
+    added = []
+    for node in stack.node.find_all():
+        if not isinstance(node, CfnResource) or node.cfn_resource_type != "AWS::Lambda::Function":
+            continue
+        if isinstance(node, lambda_.CfnFunction) and node.logging_config is not None:
+            continue  # ours: FunctionFactory gives each function its log group
+        scope = node.node.scope
+        assert scope is not None
+        log_group = encrypted_log_group(
+            scope, f"{node.node.id}Logs", key=key, retention_days=retention_days, removal_policy=removal_policy
+        )
+        node.add_property_override("LoggingConfig.LogGroup", log_group.log_group_name)
+        added.append(log_group)
+    return added

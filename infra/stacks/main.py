@@ -17,6 +17,7 @@ from infra.constructs.api import WEBSOCKET_STAGE, Api
 from infra.constructs.cost_alerts import CostAlerts
 from infra.constructs.functions import ASYNC_FUNCTIONS, FunctionFactory
 from infra.constructs.layers import Layers
+from infra.constructs.log_groups import log_cdk_handlers
 from infra.constructs.monitoring import Monitoring
 from infra.constructs.network import Network
 from infra.constructs.pipelines import Pipelines
@@ -226,6 +227,7 @@ class MainStack(Stack):
             search_domain=self.search.domain,
         )
         self.functions = functions
+        log_cdk_handlers(self, key=self.key, retention_days=config.retention.log_days, removal_policy=removal_policy)
 
         CfnOutput(self, "RestApiUrl", value=self.api.rest_api.url)
         CfnOutput(self, "WebSocketUrl", value=self.api.websocket_url)
