@@ -14,6 +14,7 @@ from aws_cdk import Duration, Fn, RemovalPolicy, Stack
 from aws_cdk import aws_cloudfront as cloudfront
 from aws_cdk import aws_cloudfront_origins as origins
 from aws_cdk import aws_cognito as cognito
+from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
@@ -29,6 +30,10 @@ from voiceassist.constants.web import (
 
 DISTRIBUTION_LOGICAL_ID = "WebDistribution"  # fixed: the API allows its origin before it is created (web_origin)
 OAUTH_SCOPES = (cognito.OAuthScope.OPENID, cognito.OAuthScope.EMAIL, cognito.OAuthScope.PROFILE)
+
+
+# What BucketDeployment grants its handler on "*" to invalidate the distribution after a deploy.
+INVALIDATION_ACTIONS = ("cloudfront:CreateInvalidation", "cloudfront:GetInvalidation")
 
 
 class WebClient(Construct):
@@ -105,6 +110,15 @@ class WebClient(Construct):
             prune=True,
             retain_on_delete=removal_policy != RemovalPolicy.DESTROY,
             cache_control=[s3deploy.CacheControl.no_cache()],  # a deploy is visible at once, never mixed
+        )
+        # aws-cdk-lib allows its handler the invalidations of every distribution of the account ("*"); the actions
+        # take a distribution ARN, so every other distribution is denied (decision 0030, session 11).
+        self.deployment.handler_role.add_to_principal_policy(
+            iam.PolicyStatement(
+                effect=iam.Effect.DENY,
+                actions=list(INVALIDATION_ACTIONS),
+                not_resources=[self.distribution.distribution_arn],
+            )
         )
         self._acknowledge()
 
