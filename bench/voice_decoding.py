@@ -21,6 +21,7 @@ token bound, word timings, the knowledge base's prompt and the transcript repair
   1.2.1 (`WhisperModel.get_prompt`) both are the same tokens in the same place (after <|startofprev|>, " " + the
   text, at most 223 tokens) for a recording of one 30 s window, so on a spoken question they decode alike;
   hotwords differ only in being repeated for every later window;
+- `no-prompt` (not run by default): no initial prompt (the repair stays): what the vocabulary biasing is worth;
 - `pick-prompt`: two decodes, with and without the prompt; the transcript with the larger share of known words
   (`known_share`) wins, the prompted one on a tie;
 - `second-pass`: when the repaired transcript holds a word that is not known, a second decode whose prompt starts
@@ -73,7 +74,7 @@ from voiceassist.speech.vocabulary import (
 )
 
 CONFIGS = ("shipped", "vad", "no-timestamp-tokens", "beam10", "fallback", "pick-prompt", "second-pass",
-           "length-penalty", "hotwords")
+           "length-penalty", "hotwords", "no-prompt")
 OPTIONS: dict[str, dict[str, Any]] = {
     "shipped": {}, "vad": {"vad_filter": True}, "no-timestamp-tokens": {"without_timestamps": True},
     "beam10": {"beam_size": 10}, "length-penalty": {"length_penalty": 0.6},
@@ -137,6 +138,8 @@ class Recognizers:
             transcript = self.prompted[name].transcribe(audio)
         elif name == "hotwords":
             transcript = self.hotwords.transcribe(audio)
+        elif name == "no-prompt":
+            transcript = self.bare.transcribe(audio)
         elif name == "pick-prompt":
             second = self.bare.transcribe(audio)
             if known_share(second.text, self.known) > known_share(transcript.text, self.known):
@@ -249,7 +252,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=["dev", "holdout"])
     parser.add_argument("--speakers", nargs="+", default=["espeak", "piper"], choices=("espeak", "piper"))
-    parser.add_argument("--configs", nargs="+", default=[c for c in CONFIGS if c != "hotwords"], choices=CONFIGS)
+    parser.add_argument("--configs", nargs="+", choices=CONFIGS,
+                        default=[c for c in CONFIGS if c not in ("hotwords", "no-prompt")])
     parser.add_argument("--reverse", action="store_true", help="decode the questions last to first (a second "
                         "process sharing --data-dir's cache; run once more without it for the summary)")
     parser.add_argument("--data-dir", required=True, help="the sample knowledge base's folder and the cache")
