@@ -57,9 +57,9 @@ def refuse_out_of_range(sampling: dict[str, Any]) -> None:
         number = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
         got = f" (got {value})" if number else ""
         if name == "seed":
-            low, high = SEED_RANGE
-            if not number or not isinstance(value, int) or not low <= value <= high:
-                raise InvalidParameter(name, f"seed must be a whole number from {low} to {high}{got}")
+            if not number or not isinstance(value, int) or not SEED_RANGE[0] <= value <= SEED_RANGE[1]:
+                raise InvalidParameter(name, f"seed must be a whole number from {SEED_RANGE[0]} to "
+                                       f"{SEED_RANGE[1]}{got}")
             continue
         low, high = SAMPLING_RANGES[name]
         if not number or not low <= value <= high:
