@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
+from voiceassist.safety.asking import asks_about_something
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
 from voiceassist.safety.care_frames import care_of_harm_suffered
 from voiceassist.safety.harm_goal import harm_goal_kinds
@@ -247,6 +248,12 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
                 found[category] = [f"model:{category}@normalised"]
     for category in model.flagged(text, vector if model.embedding else None):
         found.setdefault(category, []).append(f"model:{category}")
+    # a question in the third person ("what does jailbreaking a phone mean?") instructs no one here: the models read
+    # its topic, so their injection and jailbreak flags alone are lifted before the classifier reads it (asking.py)
+    if asks_about_something(text):
+        for category in (INJECTION, JAILBREAK):
+            if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
+                found.pop(category, None)
     if with_classifier and vector is not None and not found and attack_classifier().flagged(text, vector):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)
