@@ -232,3 +232,22 @@ def test_evidence_a_disease_under_a_listed_category_of_comorbidity_is_covered() 
 
     assert copd.passages[0].missing == () and copd.score >= 0.55  # COPD is a lung disease (MeSH C08.381)
     assert "lyme disease" in lyme.passages[0].missing  # an infection, under none of the listed kinds
+
+
+def test_joined_scores_never_joins_a_common_word_typed_in_lower_case_with_a_number() -> None:
+    assert joined_scores("a rapid 3 day course of pred") == "a rapid 3 day course of pred"  # not RAPID3
+    assert joined_scores("her 2 children have it too") == "her 2 children have it too"  # not HER2
+    assert joined_scores("RAPID 3 DAY COURSE OF PRED?") == "RAPID 3 DAY COURSE OF PRED?"  # all capitals: no mark
+    assert joined_scores("HER 2 positive breast cancer") == "HER2 positive breast cancer"  # capitals mark it
+    assert joined_scores("CA 125 raised, next step") == "CA-125 raised, next step"
+    assert joined_scores("age cut off in the curb 65 score") == "age cut off in the CURB-65 score"  # not common
+
+
+def test_question_concepts_a_number_said_in_words_is_no_topic() -> None:
+    passage = hit(CURB_65, "Community-Acquired Pneumonia")
+
+    found = evidence.assess("if the curb sixty five is zero can they just go home", [passage])
+
+    assert "zero" not in found.passages[0].missing
+    assert weights("thirty or forty mg of what for CAP")["thirty"] == evidence.GENERIC_WEIGHT
+    assert weights("what abx for CAP")["CAP"] == 1.0  # the topic keeps its weight

@@ -20,6 +20,7 @@ from voiceassist.query import diseases, kidney, setting, synonyms, terminology, 
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
+from voiceassist.query.population import CARDINAL_WORDS
 from voiceassist.query.siblings import qualified_terms
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
 from voiceassist.query.wording import ATTRIBUTE, joined_scores, negated_words
@@ -342,5 +343,8 @@ def _function_words() -> frozenset[str]:
     "whereas") and numerals, said whatever the topic, so never a topic of their own; the same weight as an
     ordinary word ("per kilo": the passage's "0.01 mg/kg" needs no "per"). With them spaCy's contractions typed
     without the apostrophe ("theyve", "dont", "wont"; its English tokenizer exceptions, in
-    _data/phi/contractions.txt), which leave out the words of their own ("ill", "well", "its")."""
-    return frozenset(stem(w) for w in stop_words().get("en", frozenset()) | word_list(CONTRACTIONS) if w.isalpha())
+    _data/phi/contractions.txt), which leave out the words of their own ("ill", "well", "its"). And the English
+    cardinal numbers said in words (population.CARDINAL_WORDS: spaCy's list has "one" to "twelve" but not "zero",
+    "thirty"), a number typed in digits being no topic either."""
+    return frozenset(stem(w) for w in stop_words().get("en", frozenset()) | word_list(CONTRACTIONS) | CARDINAL_WORDS
+                     if w.isalpha())

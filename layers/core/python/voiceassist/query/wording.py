@@ -24,6 +24,8 @@ def joined_scores(text: str) -> str:
     list writes it ("curb 65", "curb sixty five": "CURB-65")."""
     def joined(match: re.Match[str]) -> str:
         word, number = match.groups()
+        if _common(word) and not _typed_as_abbreviation(word, text):  # "rapid 3 day course", "her 2 children"
+            return match.group()
         for form in (f"{word.upper()}-{number}", f"{word.upper()}{number}"):
             if abbreviation_meanings(form):
                 return form
@@ -41,6 +43,12 @@ def joined_scores(text: str) -> str:
 
 def _common(word: str) -> bool:
     return terminology.english_words().get(word.lower(), 0.0) >= terminology.COMMON_ZIPF
+
+
+def _typed_as_abbreviation(word: str, text: str) -> bool:
+    """A common word typed in capitals where the question is not ("HER 2 positive", "CA 125", "CD 4 count"): the
+    writer marks the abbreviation."""
+    return word.isupper() and not text.isupper()
 
 
 # Pertinent negatives: what a question says the patient has not ("no comorbs", "no other hx", "without
