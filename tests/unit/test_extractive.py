@@ -140,6 +140,24 @@ def test_compose_extractive_puts_first_the_rule_whose_range_holds_the_patients_v
     assert "reassess the benefit and consider a reduced dose" in first
 
 
+CAP_SEVERITY = (
+    "Assess severity with the CURB-65 score: confusion, urea above 7 mmol/L, respiratory rate of 30 per minute or\n"
+    "more, systolic blood pressure below 90 mmHg or diastolic 60 mmHg or less, and age 65 years or older.\n"
+    "A CURB-65 score of 0 or 1 suggests treatment at home is usually possible; a score of 2 suggests a short\n"
+    "hospital stay or closely supervised outpatient care; a score of 3 or more indicates severe pneumonia."
+)
+
+
+@pytest.mark.parametrize("question", ["curb 65 score 1 - send home?", "CURB-65 2 what do u do with them",
+                                      "CURB 65 score 1 can they be managed at home"])
+def test_compose_extractive_reads_a_score_as_the_gate_does_and_quotes_the_rule_for_its_point(question: str) -> None:
+    """"curb 65" is the score CURB-65 (not the value 65, held by "age 65 or older"), and the case's point is
+    the one a sentence states ("a score of 0 or 1"), not one a bound on blood pressure meets ("60 or less")."""
+    first = sentences_of(compose_extractive(question, excerpts_of(CAP_SEVERITY)))[0]
+
+    assert first.startswith("A CURB-65 score of 0 or 1 suggests")
+
+
 def test_compose_extractive_prefers_a_duration_for_how_long_and_a_frequency_for_how_often() -> None:
     excerpts = excerpts_of(ANAPHYLAXIS_EPINEPHRINE, ANAPHYLAXIS_SUPPORTIVE)
 
@@ -168,6 +186,9 @@ def test_applies_to_reads_ranges_and_bounds() -> None:
     assert applies_to("a score of 3 or more indicates severe pneumonia", [4.0])
     assert not applies_to("contraindicated when eGFR is below 30", [38.0])
     assert question_values("CURB-65 score of 3, eGFR 38, 500 mg") == [3.0, 38.0]
+    assert applies_to("a CURB-65 score of 0 or 1 suggests treatment at home", [1.0])
+    assert applies_to("a score of 2 suggests a short hospital stay", [2.0])
+    assert not applies_to("a score of 2 suggests a short hospital stay", [3.0])
 
 
 @pytest.mark.parametrize("question", ["How is warfarin reversed before surgery?", "?", "what is it"])

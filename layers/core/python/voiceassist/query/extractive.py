@@ -18,6 +18,7 @@ from voiceassist.query import answer_kinds, concepts, discourse, synonyms, termi
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
 from voiceassist.query.terms import STOPWORDS, WORD, stem
+from voiceassist.query.wording import joined_scores
 
 EXTRACTIVE_LABEL = "Extractive answer (no language model was used): "
 NO_ANSWER = (
@@ -49,6 +50,10 @@ _BELOW_WORDS = frozenset({"below", "under", "less than", "fewer than", "<", "≤
 _BOUND = re.compile(
     rf"(?:(?P<before>below|under|less than|fewer than|above|over|more than|at least|<|>|≥|≤)\s*(?P<limit>{_NUM})"
     rf"|(?P<limit2>{_NUM})\s*(?P<after>or more|or above|or older|or less|or lower|or fewer))", re.I)
+# A scale's points stated one by one ("a score of 2 suggests ...", "a CURB-65 score of 0 or 1", "grade 3"): the rule
+# for exactly those values, as a range is for the values inside it
+_SCALE_POINTS = re.compile(rf"\b(?:score|grade|stage|class|category)\s+(?:of\s+)?(?P<point>{_NUM})"
+                           rf"(?:\s*(?:,|or|and)\s*(?P<other>{_NUM})(?![\w.]))?", re.I)
 _DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|\w*titrat\w*|maximum|max)\b", re.I)
 # "45 mL/min/1.73 m2" is a filtration rate, not a dose
 _DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b(?!\s*/\s*min)", re.I)
@@ -169,7 +174,10 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
 
 def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tuple[float, _Candidate]]:
     """Each candidate sentence that shares a question term, with its score."""
-    question = concepts.normalise(question)  # shorthand spelt out: "O2" -> "oxygen", "lytes" -> "electrolytes"
+    # shorthand spelt out ("O2" -> "oxygen", "lytes" -> "electrolytes") and a score typed with a space joined as the
+    # evidence gate reads it ("curb 65" -> "CURB-65": query/wording.py), so that the sentence the gate judged
+    # covering is the one found, and the score's number is not read as the case's value ("age 65 or older")
+    question = concepts.normalise(joined_scores(question))
     question_terms = synonyms.concept_terms(question) | question_marks(question, candidates)
     if not question_terms or not candidates:
         return []
@@ -179,6 +187,9 @@ def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tup
     weight = {t: math.log(1 + len(candidates) / df) for t, df in document_frequency.items() if df}
     wants_dose = bool(_DOSE_QUESTION.search(question))
     values = question_values(question)
+    # Where a sentence states the case's value as a scale's point, that is the rule for it, not a bound on another
+    # measure that the number happens to meet ("CURB-65 score 1": "a score of 0 or 1", not "diastolic 60 or less").
+    points = bool(values) and any(states_point(c.text, values) for c in candidates)
 
     scored: list[tuple[float, _Candidate]] = []
     kinds = answer_kinds.asked(question)
@@ -198,7 +209,8 @@ def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tup
             # "How should it be measured?" -> "Measure after 5 minutes ...": the question's own verb as the
             # instruction weighs like a range that holds the case's number.
             type_bonus += RANGE_BONUS if starts_with_focus(candidate.text, procedure) else ANSWER_TYPE_BONUS
-        range_bonus = RANGE_BONUS if values and applies_to(candidate.text, values) else 0.0
+        holds = states_point(candidate.text, values) if points else applies_to(candidate.text, values)
+        range_bonus = RANGE_BONUS if values and holds else 0.0
         scored.append((overlap + rank_bonus + dose_bonus + type_bonus + range_bonus, candidate))
     return scored
 
@@ -234,7 +246,9 @@ def question_values(question: str) -> list[float]:
 
 def applies_to(sentence: str, values: Sequence[float]) -> bool:
     """Whether a range or bound in the sentence holds one of the values: "between 30 and 45", "30-45",
-    "below 45", "at least 65", "a score of 3 or more"."""
+    "below 45", "at least 65", "a score of 3 or more", "a score of 0 or 1"."""
+    if states_point(sentence, values):
+        return True
     for match in _RANGE.finditer(sentence):
         low, high = float(match.group("low").replace(",", "")), float(match.group("high").replace(",", ""))
         if any(low <= v <= high for v in values):
@@ -243,6 +257,15 @@ def applies_to(sentence: str, values: Sequence[float]) -> bool:
         limit = float((match.group("limit") or match.group("limit2")).replace(",", ""))
         below = (match.group("before") or match.group("after")).lower() in _BELOW_WORDS
         if any((v < limit if below else v >= limit) for v in values):
+            return True
+    return False
+
+
+def states_point(sentence: str, values: Sequence[float]) -> bool:
+    """Whether the sentence states one of the values as a scale's point: "a score of 2", "a score of 0 or 1"."""
+    for match in _SCALE_POINTS.finditer(sentence):
+        points = {float(p.replace(",", "")) for p in match.group("point", "other") if p}
+        if points.intersection(values):
             return True
     return False
 
