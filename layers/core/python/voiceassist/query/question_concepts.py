@@ -344,7 +344,7 @@ def _function_words() -> frozenset[str]:
     ordinary word ("per kilo": the passage's "0.01 mg/kg" needs no "per"). With them spaCy's contractions typed
     without the apostrophe ("theyve", "dont", "wont"; its English tokenizer exceptions, in
     _data/phi/contractions.txt), which leave out the words of their own ("ill", "well", "its"). And the English
-    cardinal numbers said in words (population.CARDINAL_WORDS: spaCy's list has "one" to "twelve" but not "zero",
-    "thirty"), a number typed in digits being no topic either."""
+    cardinal numbers said in words (population.CARDINAL_WORDS: spaCy's list has "one" and "forty" but not "zero",
+    "seven" or "thirty"), a number typed in digits being no topic either."""
     return frozenset(stem(w) for w in stop_words().get("en", frozenset()) | word_list(CONTRACTIONS) | CARDINAL_WORDS
                      if w.isalpha())
