@@ -11,7 +11,8 @@ bench/peer_engines/requirements.txt) with the benchmark's own virtual environmen
 order rotated every repetition, so every engine sees the same load; figures are medians of the
 repetitions, with min-max.
 
-Data: SciFact and NFCorpus from ../shared/eval (dev judgements; one chunk per document), and a synthetic
+Data: SciFact and NFCorpus from ../shared/eval (dev judgements; one chunk per document; --eval or
+$VOICEASSIST_EVAL name another folder, and a worktree in a folder beside ../shared finds it too), and a synthetic
 scale-up to --scale-chunks (both corpora repeated, each copy with 10 % of its words dropped and its vector
 perturbed), timed with SciFact's queries. Vectors are all-MiniLM-L6-v2 from our ONNX encoder (int8, the
 default), computed once and kept in .artifacts/bench-peers/vectors.sqlite3 (the same cache

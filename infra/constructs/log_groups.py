@@ -90,7 +90,7 @@ def log_cdk_handlers(
         if isinstance(node, lambda_.CfnFunction) and node.logging_config is not None:
             continue  # ours: FunctionFactory gives each function its log group
         scope = node.node.scope
-        assert scope is not None
+        assert isinstance(scope, Construct)  # the function's construct (CDK's provider or SingletonFunction)
         log_group = encrypted_log_group(
             scope, f"{node.node.id}Logs", key=key, retention_days=retention_days, removal_policy=removal_policy
         )

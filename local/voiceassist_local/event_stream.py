@@ -19,7 +19,13 @@ from voiceassist.composition import dependencies
 from voiceassist.conversation import chat_completions as chat
 from voiceassist.conversation import events, orchestrator
 from voiceassist.conversation.context import Turn
-from voiceassist.errors import InvalidInput, InvalidRequest, UnsupportedParameter, VoiceAssistError
+from voiceassist.errors import (
+    InvalidInput,
+    InvalidParameter,
+    InvalidRequest,
+    UnsupportedParameter,
+    VoiceAssistError,
+)
 from voiceassist.models import QueryRequest, new_id
 from voiceassist.observability import log_failure
 from voiceassist.query.state import EventTarget
@@ -106,7 +112,7 @@ def error_body(exc: Exception, trace_id: str) -> tuple[int, dict[str, object]]:
     """The REST API's error envelope (routes/errors.py), which OpenAI's SDKs read too (error.message)."""
     data = events.error(exc, trace_id)["data"]
     status = exc.status_code if isinstance(exc, VoiceAssistError) else 500
-    param = {"param": exc.param} if isinstance(exc, UnsupportedParameter) else {}
+    param = {"param": exc.param} if isinstance(exc, UnsupportedParameter | InvalidParameter) else {}
     details = {"details": exc.details} if isinstance(exc, InvalidRequest) else {}
     return status, {"error": {**data["error"], "type": data["error"]["code"], **param, "trace_id": trace_id,
                               **details}}

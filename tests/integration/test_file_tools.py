@@ -38,6 +38,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DavServer]:
     (share / "photo.bin").write_bytes(bytes(range(256)) * 4)
     (share / "empty.md").write_bytes(b"")
     (share / "broken.pdf").write_bytes(b"%PDF-1.7 not really")
+    outside = tmp_path_factory.mktemp("outside") / "secret.txt"
+    outside.write_text("not in the share\n", encoding="utf-8")
+    (share / "linked.md").symlink_to(outside)  # a link out of the share: WsgiDAV refuses it (403)
+    (share / "inside-link.md").symlink_to(share / "big.txt")  # a link within it: refused too (symlinks off)
     with wsgidav(tmp_path_factory.mktemp("wsgidav"), share) as running:
         yield running
 
@@ -126,7 +130,11 @@ def test_reading_is_capped(harness: Harness, monkeypatch: pytest.MonkeyPatch) ->
 @pytest.mark.parametrize(("path", "status", "error"), [
     ("Protocols/missing.md", 404, "not_found"),
     ("..", 400, "invalid_input"),  # the folder above the files root: the tool's own check
-    ("../../../etc/passwd", 422, "input_refused"),  # a system secret's path: the input screen refuses it first
+    ("../../../etc/passwd", 400, "invalid_input"),  # the same check, before the input screen's wording
+    ("Protocols", 400, "invalid_input"),  # a folder: GET answered 403 and the tool said 502 "server failed"
+    ("Protocols/Sepsis/", 400, "invalid_input"),
+    ("linked.md", 403, "forbidden"),  # a symlink the server will not follow: 502 before
+    ("inside-link.md", 403, "forbidden"),
     ("photo.bin", 415, "unsupported_media_type"),
     ("empty.md", 422, "unreadable_file"),
     ("broken.pdf", 422, "unreadable_file"),
@@ -135,6 +143,21 @@ def test_bad_paths_are_clear_tool_errors(harness: Harness, path: str, status: in
     result = harness.call("retrieve_nextcloud_file", path=path)
 
     assert (result.status, result.error) == (status, error), result.content
+
+
+@pytest.mark.parametrize("path", ["..", "../../../etc/passwd", "Protocols/../../x.md", "https://evil.example/x"])
+def test_a_path_that_leaves_the_root_is_refused_in_those_words(harness: Harness, path: str) -> None:
+    result = harness.call("retrieve_nextcloud_file", path=path)
+
+    assert (result.status, result.error) == (400, "invalid_input") and "leaves the root" in result.content
+
+
+@pytest.mark.parametrize(("path", "words"), [("Protocols", "is a folder"), ("linked.md", "link")])
+def test_a_folder_or_a_link_says_what_it_is_without_quoting_the_path(harness: Harness, path: str,
+                                                                     words: str) -> None:
+    result = harness.call("retrieve_nextcloud_file", path=path)
+
+    assert words in result.content and path not in result.content and "server failed" not in result.content
 
 
 def test_adding_a_file_to_the_knowledge_base_waits_for_an_admins_confirmation(harness: Harness,

@@ -101,3 +101,38 @@ def test_a_batch_is_an_invalid_request_not_invalid_params(local_deps: Dependenci
     status, reply = post(local_deps, [{"jsonrpc": "2.0", "id": 1, "method": "ping"}])
     assert (status, reply["id"], reply["error"]["code"]) == (400, None, -32600)
     assert "one message" in reply["error"]["message"]
+
+
+@pytest.mark.parametrize("message", [
+    {"jsonrpc": "1.0", "id": 1, "method": "tools/list"},
+    {"id": 1, "method": "tools/list"},
+    {"jsonrpc": 2.0, "id": 1, "method": "tools/list"},
+    {"jsonrpc": "2.0", "id": 1},
+    {"jsonrpc": "2.0", "id": 1, "method": 7},
+    {"jsonrpc": "2.0", "id": 1, "method": None},
+    {"jsonrpc": "2.0", "method": ["tools/list"]},
+    1,
+    "tools/list",
+    None,
+], ids=["jsonrpc-1.0", "no-jsonrpc", "jsonrpc-number", "no-method", "method-number", "method-null",
+        "notification-method-array", "number", "string", "null"])
+def test_a_message_that_is_not_a_json_rpc_2_request_is_an_invalid_request(local_deps: Dependencies,
+                                                                         message: Any) -> None:
+    """JSON-RPC 2.0, section 5.1: "The JSON sent is not a valid Request object" is -32600 (the SDK said -32602,
+    Invalid params), with a null id when the request could not be read."""
+    status, reply = post(local_deps, message)
+    assert (status, reply["id"], reply["error"]["code"]) == (400, None, -32600)
+    assert reply["error"]["message"].startswith("Invalid Request")
+
+
+def test_an_invalid_request_never_quotes_it(local_deps: Dependencies) -> None:
+    status, reply = post(local_deps, {"jsonrpc": PATIENT, "id": 1, "method": {"name": PATIENT}})
+    assert reply["error"]["code"] == -32600 and "Quartermaine" not in json.dumps(reply)
+
+
+def test_a_client_response_is_still_taken(local_deps: Dependencies) -> None:
+    """A message without a method may be the client's response to a server request: not an Invalid Request."""
+    raw = json.dumps({"jsonrpc": "2.0", "id": 5, "result": {}}).encode()
+    reply = handle_http(local_deps.tool_executor, Caller(user_id="dr-okafor", channel="mcp"), method="POST",
+                        path="/v1/mcp", headers=HEADERS, body=raw)
+    assert reply.status == 202

@@ -74,6 +74,9 @@ def test_a_line_that_is_not_json_is_a_parse_error_with_a_null_id(stdio_server: S
     '{"jsonrpc": "2.0", "id": 1.5, "method": "tools/list"}',  # MCP's ids are strings or integers
     '{"jsonrpc": "2.0", "id": 3}',
     '[{"jsonrpc": "2.0", "id": 3, "method": "ping"}]',  # a batch: MCP has none since 2025-06-18
+    '{"jsonrpc": "1.0", "id": 3, "method": "ping"}',  # not JSON-RPC 2.0 (over HTTP the SDK said -32602)
+    '{"id": 3, "method": "ping"}',
+    '7',
     f'{{"jsonrpc": "2.0", "id": 3, "method": 5, "params": {{"note": "{PATIENT}"}}}}',
 ])
 def test_json_that_is_not_a_request_is_an_invalid_request_with_a_null_id(stdio_server: StdioServer,

@@ -216,3 +216,33 @@ def test_a_malformed_chat_body_gets_the_apis_code_and_details_locally_too(kb_ser
                                                         json.dumps(body).encode()))["body"])["error"]
     assert local["code"] == aws["code"] == "invalid_request" == local["type"]
     assert [d["field"] for d in local["details"]] == [d["field"] for d in aws["details"]]
+
+
+@pytest.mark.parametrize(("option", "value"), [
+    ("temperature", 5), ("temperature", -0.1), ("top_p", 1.5), ("top_p", -1), ("presence_penalty", 2.5),
+    ("frequency_penalty", -3), ("temperature", "hot"), ("top_p", True), ("seed", 1.5), ("seed", 2**63),
+    ("seed", "7"),
+])
+def test_a_sampling_option_out_of_openais_range_is_refused_naming_it(client: openai.OpenAI, option: str,
+                                                                    value: Any) -> None:
+    """temperature=5 was accepted and ignored; OpenAI answers 400 invalid_request_error with `param`."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES, **{option: value})
+    assert refused.value.param == option and refused.value.code == "invalid_value"
+    assert str(refused.value.body).count(option) >= 1 and ("from" in str(refused.value) or "whole" in
+                                                             str(refused.value))
+
+
+def test_sampling_options_within_openais_range_answer_as_before(client: openai.OpenAI) -> None:
+    plain = client.chat.completions.create(model="voiceassist", messages=MESSAGES)
+    sampled = client.chat.completions.create(model="voiceassist", messages=MESSAGES, temperature=2, top_p=0,
+                                             presence_penalty=-2, frequency_penalty=2, seed=-(2**63))
+    assert sampled.choices[0].message.content == plain.choices[0].message.content
+
+
+def test_a_sampling_refusal_never_quotes_free_text(client: openai.OpenAI) -> None:
+    for option in ("temperature", "top_p", "seed"):
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.chat.completions.create(model="voiceassist", messages=MESSAGES,
+                                           **{option: "John Smith MRN 4417823"})
+        assert "4417823" not in str(refused.value.body) and "Smith" not in str(refused.value.body)

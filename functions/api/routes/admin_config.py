@@ -45,7 +45,7 @@ class BillingReport(BaseModel):
 def _deployment() -> Deployment:
     deps = dependencies()
     return Deployment(known_tools=[d.name for d in deps.tool_registry.definitions()],
-                      in_boundary=in_boundary_choice(deps.settings),
+                      in_boundary=in_boundary_choice(deps.settings), cloud_model=deps.settings.openai_model,
                       phi_detection_off=deps.settings.phi_mode is PhiMode.OFF)
 
 

@@ -100,6 +100,8 @@ def test_admin_config_a_turned_off_tool_is_refused() -> None:
     ({"tools": {"calculate_medical_score": {"rate_limit": 0}}}, "tools.calculate_medical_score.rate_limit"),
     ({"tools": {"order_pizza": {"enabled": True}}}, "tools.order_pizza"),
     ({"models": {"in_boundary": {"model": "llama-3.3-70b"}}}, "models.in_boundary.model"),
+    ({"models": {"cloud": {"model": "gpt-4o-whatever"}}}, "models.cloud.model"),
+    ({"models": {"cloud": {"model": "claude-3-opus"}}}, "models.cloud.model"),
 ])
 def test_admin_config_an_invalid_change_is_a_422_naming_the_field(patch: dict[str, Any], field: str,
                                                                  local_deps: Dependencies) -> None:
@@ -174,3 +176,32 @@ def test_admin_config_an_unknown_tool_named_with_free_text_is_refused_without_qu
 
     assert status == 422 and "no tool" in body["error"]["message"]
     assert "Quartermaine" not in json.dumps(body) and "1961" not in json.dumps(body)
+
+
+@pytest.mark.parametrize("model", ["Zebulon Quartermaine 1961-04-17", "gpt-4o Zebulon Quartermaine 1961-04-17",
+                                   "gpt-4o-Quartermaine", "x" * 190])
+def test_admin_config_a_free_text_cloud_model_is_refused_without_quoting_it(model: str) -> None:
+    """The cloud model's name is sent to OpenAI as the model: free text there (a name, a note) was stored and sent."""
+    status, body = call("PATCH", "/v1/admin/config", {"models": {"cloud": {"model": model}}})
+
+    assert status == 422 and [d["field"] for d in body["error"]["details"]] == ["models.cloud.model"]
+    text = json.dumps(body)
+    assert "Quartermaine" not in text and "1961" not in text and "x" * 20 not in text
+    assert "gpt-4o-mini" in body["error"]["message"]  # the choices are listed
+
+
+@pytest.mark.parametrize("model", ["gpt-4.1-mini", "gpt-4o-2024-08-06", "gpt-3.5-turbo-0125", "gpt-5"])
+def test_admin_config_a_known_cloud_model_or_its_dated_snapshot_is_taken(model: str,
+                                                                         local_deps: Dependencies) -> None:
+    status, body = call("PATCH", "/v1/admin/config", {"models": {"cloud": {"model": model}}})
+
+    assert status == 200, body
+    assert local_deps.admin_config.models.cloud.model == model
+
+
+def test_admin_config_the_deployments_own_cloud_model_is_always_taken(local_deps: Dependencies) -> None:
+    """Whatever the deployment configured (VOICEASSIST_OPENAI_MODEL; a stub's name in tests) stays choosable."""
+    call("PATCH", "/v1/admin/config", {"models": {"cloud": {"model": "gpt-4.1-mini"}}})
+    status, body = call("PATCH", "/v1/admin/config", {"models": {"cloud": {"model": local_deps.settings.openai_model}}})
+
+    assert status == 200, body

@@ -53,6 +53,17 @@ class UnsupportedParameter(InvalidInput):
         self.param = param
 
 
+class InvalidParameter(InvalidInput):
+    """A request option whose value is outside what it takes (temperature 5, OpenAI's 0-2): 400 with `param`
+    naming it, as OpenAI's error bodies do."""
+
+    code = "invalid_value"
+
+    def __init__(self, param: str, message: str) -> None:
+        super().__init__(message)
+        self.param = param
+
+
 class UnsupportedMediaType(InvalidInput):
     status_code = 415
     code = "unsupported_media_type"

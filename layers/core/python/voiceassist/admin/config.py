@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import Field, ValidationError
 
+from voiceassist.adapters.openai.pricing import PRICES_PER_1K
 from voiceassist.errors import NOT_ISSUED, InvalidInput, quoted_id
 from voiceassist.models import MAX_SOURCES, Model, RoutingMode, SourceName, SourcePreferences, utc_now
 from voiceassist.settings import InBoundaryProvider, PhiMode, Settings
@@ -30,6 +31,13 @@ ID_SHAPES: dict[str, tuple[re.Pattern[str], str]] = {
     "sagemaker": (re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}$"), "a SageMaker endpoint name"),
     "bedrock": (re.compile(r"^[a-z0-9-]+(\.[a-z0-9-]+)+(:\d+)?$"), "a Bedrock model id"),
 }
+
+# The cloud model's id is sent to OpenAI as the model: one of the families the cost limits can price
+# (adapters/openai/pricing.py; an unpriced model would cost $0 and never reach a limit), exactly or as its dated
+# snapshot ("gpt-4o-2024-08-06", "gpt-3.5-turbo-0125": OpenAI's model ids), or the deployment's own
+# (VOICEASSIST_OPENAI_MODEL). Anything else is refused without being quoted: free text there may be PHI.
+CLOUD_MODEL_ID = re.compile(r"^(?:" + "|".join(re.escape(m) for m in sorted(PRICES_PER_1K, key=len, reverse=True))
+                            + r")(?:-\d{4}-\d{2}-\d{2}|-\d{4})?$")
 
 
 class ModelRoute(Model):
@@ -143,6 +151,7 @@ class Deployment:
     configuration keep it off)."""
 
     known_tools: Collection[str] | None = None
+    cloud_model: str | None = None  # the deployment's own cloud model (VOICEASSIST_OPENAI_MODEL), always choosable
     in_boundary: InBoundaryChoice = InBoundaryChoice("server", None, None)
     phi_detection_off: bool = False  # the deployment itself runs without PHI detection (VOICEASSIST_PHI_MODE=off)
 
@@ -165,10 +174,21 @@ def in_boundary_problem(model: str, choice: InBoundaryChoice) -> str | None:
     return None
 
 
+def cloud_model_problem(model: str, deployment: Deployment) -> str | None:
+    """Why `model` cannot be the cloud route's model id (None: it can); never quotes it."""
+    if model == deployment.cloud_model or CLOUD_MODEL_ID.match(model):
+        return None
+    own = f" or this deployment's own ({deployment.cloud_model})" if deployment.cloud_model else ""
+    return (f"not an OpenAI model this deployment can price: use one of {', '.join(PRICES_PER_1K)}, optionally with "
+            f"its dated snapshot (gpt-4o-2024-08-06){own}")
+
+
 def boundary_problems(config: AdminConfig, deployment: Deployment = ANY_DEPLOYMENT) -> list[dict[str, str]]:
     """What makes a configuration unsafe or meaningless, field by field (empty: none)."""
     problems: list[dict[str, str]] = []
     known_tools = deployment.known_tools
+    if problem := cloud_model_problem(config.models.cloud.model, deployment):
+        problems.append({"field": "models.cloud.model", "problem": problem})
     if problem := in_boundary_problem(config.models.in_boundary.model, deployment.in_boundary):
         problems.append({"field": "models.in_boundary.model", "problem": problem})
     if config.models.in_boundary.fallback == "cloud":

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from voiceassist.access import Caller, record_action
@@ -103,6 +104,8 @@ class ConfigStore:
               deployment: Deployment) -> ConfigVersion:
         current, stored_version = self._read_current()
         before = current.config.model_dump(mode="json")
+        if deployment.cloud_model is None:  # the defaults' cloud model is the deployment's own (defaults_from)
+            deployment = replace(deployment, cloud_model=self._defaults.models.cloud.model)
         try:
             config = validated(build(before), deployment)
         except InvalidConfiguration:

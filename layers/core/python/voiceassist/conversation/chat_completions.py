@@ -27,6 +27,10 @@ MODEL_ID = "voiceassist"
 TEXT_PARTS = ("text", "refusal")
 NAMED_PARTS = ("image_url", "input_audio", "file")  # OpenAI's part types, quoted in a refusal; nothing else is
 TOKEN_LIMIT_SCHEMA: dict[str, Any] = {"anyOf": [{"type": "integer", "minimum": 1}, {"type": "null"}]}
+
+
+def _range_schema(low: float, high: float, kind: str = "number") -> dict[str, Any]:
+    return {"anyOf": [{"type": kind, "minimum": low, "maximum": high}, {"type": "null"}]}
 OWNER = "voiceassist"
 QUESTION_MAX_CHARS = 4000  # QueryRequest.query's max_length, POST /v1/query's limit (a test keeps them equal)
 
@@ -76,6 +80,15 @@ class ChatCompletionRequest(BaseModel):
     # refused with `param` when not a whole number >= 1 (chat_options); the schema says what is taken
     max_tokens: Any = Field(default=None, json_schema_extra=TOKEN_LIMIT_SCHEMA)
     max_completion_tokens: Any = Field(default=None, json_schema_extra=TOKEN_LIMIT_SCHEMA)
+    # taken within OpenAI's ranges and changing nothing (the answer is checked, not sampled); refused outside them
+    temperature: Any = Field(default=None, json_schema_extra=_range_schema(*chat_options.SAMPLING_RANGES[
+        "temperature"]))
+    top_p: Any = Field(default=None, json_schema_extra=_range_schema(*chat_options.SAMPLING_RANGES["top_p"]))
+    presence_penalty: Any = Field(default=None, json_schema_extra=_range_schema(*chat_options.SAMPLING_RANGES[
+        "presence_penalty"]))
+    frequency_penalty: Any = Field(default=None, json_schema_extra=_range_schema(*chat_options.SAMPLING_RANGES[
+        "frequency_penalty"]))
+    seed: Any = Field(default=None, json_schema_extra=_range_schema(*chat_options.SEED_RANGE, kind="integer"))
 
     @field_validator("n")
     @classmethod
@@ -117,6 +130,9 @@ def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
     option that cannot be honoured is refused first (chat_options)."""
     chat_options.refuse_unsupported(response_format=chat.response_format, tool_choice=chat.tool_choice,
                                     max_tokens=chat.max_tokens, max_completion_tokens=chat.max_completion_tokens)
+    chat_options.refuse_out_of_range({"temperature": chat.temperature, "top_p": chat.top_p, "seed": chat.seed,
+                                      "presence_penalty": chat.presence_penalty,
+                                      "frequency_penalty": chat.frequency_penalty})
     if chat.stream_options is not None and not chat.stream:  # as OpenAI: a plain completion has no stream to end
         raise UnsupportedParameter("stream_options", "stream_options is only allowed with stream: true")
     turns = [m for m in chat.messages if m.role in ("user", "assistant") and m.text.strip()]

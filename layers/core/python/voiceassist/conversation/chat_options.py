@@ -7,17 +7,26 @@
   answer is checked, cited prose, and no step could guarantee it parses as JSON.
 - `tool_choice` "auto" and "none" are honoured (this API never calls a client's tools, which "auto" allows);
   "required" or a named function is refused: a tool call it must make would never come.
+- `temperature`, `top_p`, `presence_penalty`, `frequency_penalty` and `seed` are taken within OpenAI's ranges
+  (its API reference, Chat Completions: create) and change nothing: the answer is retrieved, composed and
+  checked, not sampled; outside them (or not a number) they are refused with a 400 naming the option
+  (`invalid_value`), as OpenAI refuses them.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from voiceassist.errors import UnsupportedParameter
+from voiceassist.errors import InvalidParameter, UnsupportedParameter
 from voiceassist.query.generation import count_tokens, first_tokens
 
 RESPONSE_FORMATS = ("text",)
 TOOL_CHOICES = ("auto", "none")
+# OpenAI's ranges (inclusive) for the sampling options; seed is a 64-bit signed whole number
+SAMPLING_RANGES: dict[str, tuple[float, float]] = {"temperature": (0, 2), "top_p": (0, 1),
+                                                   "presence_penalty": (-2, 2), "frequency_penalty": (-2, 2)}
+SEED_RANGE = (-(2**63), 2**63 - 1)
 NAMED_IN_REFUSALS = ("json_object", "json_schema", "required", "function")  # OpenAI's words; nothing else is echoed
 
 
@@ -37,6 +46,24 @@ def refuse_unsupported(*, response_format: Any, tool_choice: Any, max_tokens: An
     for name, value in (("max_tokens", max_tokens), ("max_completion_tokens", max_completion_tokens)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise UnsupportedParameter(name, f"{name} must be a whole number of at least 1")
+
+
+def refuse_out_of_range(sampling: dict[str, Any]) -> None:
+    """Raise InvalidParameter for a sampling option (by name, None: left out) outside OpenAI's range. A number is
+    quoted back; anything else (free text) is not."""
+    for name, value in sampling.items():
+        if value is None:
+            continue
+        number = not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+        got = f" (got {value})" if number else ""
+        if name == "seed":
+            if not number or not isinstance(value, int) or not SEED_RANGE[0] <= value <= SEED_RANGE[1]:
+                raise InvalidParameter(name, f"seed must be a whole number from {SEED_RANGE[0]} to "
+                                       f"{SEED_RANGE[1]}{got}")
+            continue
+        low, high = SAMPLING_RANGES[name]
+        if not number or not low <= value <= high:
+            raise InvalidParameter(name, f"{name} must be a number from {low:g} to {high:g}{got}")
 
 
 def _quoted(value: Any) -> str:

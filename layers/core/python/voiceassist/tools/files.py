@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from voiceassist.errors import ExtractionError, VoiceAssistError
 from voiceassist.ingest import extraction
@@ -28,6 +28,8 @@ TIMEOUT_S = 8.0
 MAX_FILE_BYTES = 10 * 1024 * 1024  # what a read downloads at most
 MAX_TEXT_CHARS = 20_000  # what the model reads of a file (the rest is cut, and says so)
 
+LEAVES_ROOT = ("the path leaves the root of your files ('..' or a URL): give the file's path inside your files, "
+               "e.g. Documents/protocol.pdf, as search_nextcloud_files returns it")
 Ingest = Callable[[str, bytes, DocumentMetadata], dict[str, Any]]  # filename, data, metadata -> ids
 
 
@@ -44,6 +46,15 @@ class FilePath(BaseModel):
 
     path: str = Field(min_length=1, max_length=1000, description="The file's path inside the user's files, "
                       "as search_nextcloud_files returned it")
+
+    @field_validator("path")
+    @classmethod
+    def inside_the_root(cls, value: str) -> str:
+        """A '..' segment or a URL leaves the user's files: refused here, in those words, before the input screen
+        (which would read '../../etc/passwd' as an attack and say so). The adapter checks again (webdav/client)."""
+        if leaves_root(value):
+            raise ValueError(LEAVES_ROOT)
+        return value
 
 
 class FileToKnowledgeBase(FilePath):
@@ -129,3 +140,8 @@ def _refuse_phi(text: str, detector: PhiDetector) -> None:
     if result.contains_phi:
         raise PhiRefused("the file holds patient details (or could not be checked); the shared knowledge base "
                          "takes no PHI")
+
+
+def leaves_root(path: str) -> bool:
+    """Whether `path` climbs out of the files' root ('..') or names another server (a URL)."""
+    return "://" in path or any(part == ".." for part in path.replace("\\", "/").split("/"))

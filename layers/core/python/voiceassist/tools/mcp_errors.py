@@ -6,6 +6,10 @@
   cannot be read.
 - A batch (a JSON array) is an Invalid Request: MCP dropped batches in 2025-06-18, and the SDK answered one with
   Invalid params (-32602), as if a parameter were wrong.
+- A message that is not a JSON-RPC 2.0 Request object (section 4: an object with "jsonrpc": "2.0" and a string
+  method; MCP's client responses, with a result or an error and no method, are taken too) is an Invalid Request
+  (-32600, section 5.1) with a null id: the SDK answered `"jsonrpc": "1.0"` or a number for a method with
+  Invalid params (-32602). The reply says which member is wrong, never its value.
 - GET opens a server-initiated stream, which a stateless server (one request per Lambda invocation) does not
   have: the SDK would hold the request open for ever; it is a 405 (the MCP transport's answer for "no stream").
 - An error's message and data come from the SDK and can quote the request (a method name, a tool argument) or
@@ -39,14 +43,32 @@ MESSAGES = {
 
 
 def refused_request(body: bytes) -> bytes | None:
-    """The reply to a batch (MCP has had none since 2025-06-18) or to a request with an id that is not a string, an
-    integer or null, the body parsed once; None for any other body."""
+    """The reply to a batch (MCP has had none since 2025-06-18), to a message that is not a JSON-RPC 2.0 request
+    object, or to a request with an id that is not a string, an integer or null, the body parsed once; None for
+    any other body."""
     parsed = _parsed(body)
     if parsed is None:
         return None
     if isinstance(parsed[0], list):
         return BATCH_REPLY
+    if (problem := request_problem(parsed[0])) is not None:
+        return json.dumps({"jsonrpc": "2.0", "id": None, "error": {
+            "code": -32600, "message": f"Invalid Request: {problem}"}}).encode()
     return INVALID_ID_REPLY if _any_invalid_id(parsed[1]) else None
+
+
+def request_problem(message: Any) -> str | None:
+    """What keeps `message` from being a JSON-RPC 2.0 request, notification or response (None: nothing), named by
+    member, never quoting its value."""
+    if not isinstance(message, dict):
+        return "send a JSON-RPC 2.0 request object"
+    if message.get("jsonrpc") != "2.0":
+        return 'jsonrpc must be the string "2.0"'
+    if "method" in message:
+        return None if isinstance(message["method"], str) else "method must be a string"
+    if "id" in message and ("result" in message or "error" in message):  # the client's answer to a server request
+        return None
+    return "a request needs a method (a string)"
 
 
 def has_invalid_id(body: bytes) -> bool:

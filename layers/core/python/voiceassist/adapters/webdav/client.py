@@ -4,7 +4,9 @@ name search is one DAV SEARCH request and content search goes to the full-text s
 unified search (OCS); both parsers live in nextcloud.py and are contract-tested on recorded responses.
 
 Errors: WorkspaceUnavailable in our own words for the server or the network, NotFound for a missing file,
-PayloadTooLarge past the cap, InvalidInput for a path that tries to leave the account's root.
+PayloadTooLarge past the cap, InvalidInput for a path that tries to leave the account's root or names a folder,
+Forbidden for a path the server refuses to serve (a symlink, WsgiDAV's and Nextcloud's default): a GET the server
+refuses (403, 405, 501) is followed by one PROPFIND (Depth 0) to tell a folder from the rest.
 """
 
 from __future__ import annotations
@@ -19,10 +21,11 @@ import requests
 
 from voiceassist.adapters.webdav import nextcloud
 from voiceassist.adapters.webdav.propfind import PROPFIND_BODY, Entry, parse_multistatus
-from voiceassist.errors import InvalidInput, NotFound, PayloadTooLarge
+from voiceassist.errors import Forbidden, InvalidInput, NotFound, PayloadTooLarge
 from voiceassist.ports import RemoteFile
 from voiceassist.tools.workspace import DavAccount, WorkspaceUnavailable
 
+REFUSED_GET = (403, 405, 501)  # a folder (WsgiDAV 403, Sabre/Nextcloud 501) or a path the server will not serve
 MAX_FOLDERS = 200  # a name search walks at most this many folders (and stops at the deadline)
 CHUNK = 64 * 1024
 
@@ -55,6 +58,8 @@ class WebDavFiles:
             with response:
                 if response.status_code == 404:
                     raise NotFound(f"no file {path!r} in your files")
+                if response.status_code in REFUSED_GET:
+                    raise self._refusal(url)
                 response.raise_for_status()
                 declared = int(response.headers.get("Content-Length") or 0)
                 if declared > max_bytes:
@@ -65,6 +70,19 @@ class WebDavFiles:
                     if len(data) > max_bytes:
                         raise PayloadTooLarge(f"{path} is larger than the limit of {max_bytes} bytes")
                 return bytes(data)
+
+    def _refusal(self, url: str) -> InvalidInput | Forbidden:
+        """Why the server would not send `url`: a folder (InvalidInput), else a path it will not serve (Forbidden).
+        Neither quotes the path."""
+        response = self._session.request("PROPFIND", url, data=PROPFIND_BODY, timeout=self._timeout,
+                                         headers={"Depth": "0", "Content-Type": "application/xml"})
+        entries = parse_multistatus(response.content) if response.status_code == 207 else []
+        if entries and entries[0].is_folder:
+            return InvalidInput("that path is a folder, not a file: give the path of a file inside it "
+                                "(search_nextcloud_files lists them)")
+        return Forbidden("the file server refuses to serve that path: a link (symlink) or a file it keeps "
+                         "private is not served; give the path of a regular file, as search_nextcloud_files "
+                         "lists them")
 
     # ---- generic WebDAV --------------------------------------------------------------------------------------
     def _walk_names(self, needle: str, limit: int) -> list[RemoteFile]:
@@ -116,7 +134,8 @@ class WebDavFiles:
     def _url(self, path: str) -> str:
         parts = [p for p in path.strip().split("/") if p]
         if not parts or any(p in (".", "..") for p in parts) or "://" in path:
-            raise InvalidInput("give the file's path inside your files, e.g. Documents/protocol.pdf")
+            raise InvalidInput("the path leaves the root of your files ('..' or a URL), or is empty: give the "
+                               "file's path inside your files, e.g. Documents/protocol.pdf")
         return self._root + "/".join(quote(p) for p in parts)
 
     def _file(self, entry: Entry) -> RemoteFile:
@@ -131,7 +150,7 @@ class WebDavFiles:
 def _server_errors(doing: str) -> Iterator[None]:
     try:
         yield
-    except (NotFound, InvalidInput):
+    except (NotFound, InvalidInput, Forbidden):
         raise
     except Exception as exc:  # noqa: BLE001 - the server's failure, in our words (its text may quote a file)
         raise WorkspaceUnavailable(f"could not {doing}: the file server failed or is unreachable "
