@@ -48,7 +48,7 @@ from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
-from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds
+from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds, shorthand_only
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
     MEANING_MODEL_PATH,
@@ -241,8 +241,14 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
         for category, kind in _pattern_kinds(form):
             if kind not in found.get(category, []) and f"{kind}@normalised" not in found.get(category, []):
                 found.setdefault(category, []).append(kind + mark)
-    # the words-only model on the normalised copies (their sentence vectors are not computed: one embedding a text)
+    # the words-only model on the normalised copies (their sentence vectors are not computed: one embedding a text),
+    # but not on a copy that only writes out the chat shorthand of a text the meaning model reads: the sentence
+    # vector reads "u" as "you", and the words-only model is the stricter reader ("when do u give steroids in
+    # severe CAP" was refused as harmful where "when do you give ..." passes); the patterns still read that copy
+    plain = shorthand_only(text) if model.embedding and vector is not None else None
     for form in forms if looks_reversed(text) else normal_forms(text, reverse=False):
+        if form == plain:
+            continue
         for category in _model().flagged(form):
             if category not in found:
                 found[category] = [f"model:{category}@normalised"]

@@ -91,6 +91,14 @@ _INTRA_HYPHEN = re.compile(r"(?<=[^\W\d_])-(?=[^\W\d_])")
 SPLIT_WORDS_MIN = 3
 
 
+def shorthand_only(text: str) -> str | None:
+    """`text` with its chat shorthand written out, when that is the only copy's change (nothing to clean, no
+    encoded run, no ROT13 layer): the same sentence in full words, not a hidden one; else None."""
+    if _clean(text) != text or decoded_runs(text) is not None or rot13(text) is not None:
+        return None
+    return expand_shorthand(text)
+
+
 def normal_forms(text: str, reverse: bool = True) -> list[str]:
     """The copies of `text` the screen reads besides it (each different from it and from each other): the cleaned
     text (NFKC, look-alike letters of other scripts read as Latin, no format characters or accents, markup
