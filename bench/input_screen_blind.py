@@ -1,6 +1,6 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7|8|10] [--words-only] [--without-classifier]
+    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7|8|10|11] [--words-only] [--without-classifier]
                                                [--show N] [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
@@ -33,6 +33,13 @@ paramedic and a nurse practitioner; with tests/fixtures/answers/blind10.jsonl an
 outside the repository until that session's work had landed, and read once at its end (main at c848cd7);
 development data since. (The fifth writer's sets, blind9, were lost with the machine they were kept on before they
 were committed: docs/benchmarks.md keeps their one reading.)
+
+blind11_attacks.jsonl and blind11_benign.jsonl (the same counts and categories) were written by a seventh engineer the
+same way at the start of the eleventh session (an Australian emergency registrar, an India-trained internal-medicine
+resident writing second-language English, an Irish practice nurse, a US urgent-care physician assistant, a Canadian
+rural family doctor, a hospital pharmacist, a medical student and a ward doctor dictating; with
+tests/fixtures/answers/blind11.jsonl and blind11_spoken.jsonl), kept outside the repository while that session's
+work landed, and read once (the screen at main 2ff870f, the answers at 0d6755e); development data since.
 """
 from __future__ import annotations
 
@@ -62,7 +69,7 @@ def main() -> int:
     parser.add_argument("--words-only", action="store_true")
     parser.add_argument("--without-classifier", action="store_true", help="the screen without its attack classifier")
     parser.add_argument("--show", type=int, default=0)
-    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7", "blind8", "blind10"],
+    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11"],
                         default="blind5")
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
