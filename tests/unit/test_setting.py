@@ -132,3 +132,33 @@ def test_setting_data_refuses_a_wordnet_whose_offsets_name_other_synsets(tmp_pat
 
     with pytest.raises(ValueError, match="not WordNet 3.0"):
         setting_data.setting_words(tmp_path)
+
+
+def test_context_words_reads_the_source_asked_as_context() -> None:
+    # the seventh blind writer: WordNet 3.0's publications and documents, framed by "per" or "does the"
+    assert context_words("Main risk factors for metformin-associated lactic acidosis, per this monograph?") == {
+        "monograph"}
+    assert context_words("CURB-65 of 4 in a pt on the ward - does the guide say anything beyond just admit?") == {
+        "ward", "guide"}
+    assert context_words("what does the reference recommend for metformin and contrast") == {"reference"}
+    assert context_words("max epinephrine dose according to the guidebook?") == {"guidebook"}
+    assert context_words("metformin and contrast in this reference?") == {"reference"}
+    assert terminology.setting_words()["monograph"] == "source"
+
+
+def test_context_words_keeps_a_source_word_that_is_the_topic() -> None:
+    assert context_words("patient information leaflet for metformin") == frozenset()  # no frame: what is asked
+    assert context_words("does the report of a CURB-65 of 2 mean admission") == frozenset()  # "of": a kind of report
+    assert context_words("epinephrine 0.01 mg per kg") == frozenset()  # "per" before a unit, no source word
+    assert context_words("do monographs list lactic acidosis") == frozenset()  # an auxiliary needs a determiner
+    # WordNet's check and pass are documents; without a determiner the word after "to" is a verb
+    assert context_words("what bloods to check after starting losartan") == frozenset()
+    assert context_words("any tips to pass on?") == frozenset()
+
+
+def test_evidence_a_framed_source_word_is_not_a_missing_topic() -> None:
+    found = evidence.assess("how long should the pt sit quietly before a BP reading, per this monograph?",
+                            [hit(BP_READING, "Hypertension")])
+
+    assert "monograph" not in found.passages[0].missing
+    assert found.score >= 0.55

@@ -13,7 +13,11 @@ under one of ROOTS by WordNet's hyponymy (not instances: "Avicenna" is a physici
   and paramedic.n.01 "a person trained to assist medical professionals and to give emergency medical treatment",
   which WordNet files under paraprofessional (beside paralegal), not health_professional;
 - place: medical_building.n.01 (hospital, clinic, infirmary), medical_institution.n.01, hospital_room.n.01
-  (emergency room, recovery room), hospital_ward.n.01 and intensive_care_unit.n.01.
+  (emergency room, recovery room), hospital_ward.n.01 and intensive_care_unit.n.01;
+- source: the source a question asks of (session 11, the seventh blind writer's "per this monograph", "does the
+  guide say"): publication.n.01 "a copy of a printed work offered for distribution", document.n.01 "writing
+  that provides information (especially information of an official nature)" and written_communication.n.01
+  (monograph, guidebook, reference, leaflet, report, note, handbook, article).
 
 Left out: a lemma that is not a plain word (capitals other than an abbreviation, digits, "Dr."), a stop word
 ("OR": operating room), and a word the concept layer reads as clinical vocabulary by the same test as the
@@ -41,6 +45,9 @@ ROOTS: tuple[tuple[str, str, str], ...] = (
     ("03541091", "hospital_room", "place"),
     ("04549919", "hospital_ward", "place"),
     ("08146593", "intensive_care_unit", "place"),
+    ("06589574", "publication", "source"),
+    ("06470073", "document", "source"),
+    ("06349220", "written_communication", "source"),
 )
 _PLAIN = re.compile(r"^(?:[a-z]+(?:[ -][a-z]+)*|[A-Z]{2,5})$")
 
@@ -63,7 +70,7 @@ def _synsets(data_noun: Path) -> dict[str, tuple[list[str], list[str]]]:
 
 
 def setting_words(wordnet: Path = WORDNET) -> dict[str, str]:
-    """word (as WordNet writes it, "_" read as a space) -> "person" or "place" (see the module's doc)."""
+    """word (as WordNet writes it, "_" read as a space) -> "person", "place" or "source" (the module's doc)."""
     from voiceassist.phi.word_lists import stop_words
     from voiceassist_local.evaluation.concept_data import clinical_vocabulary
 
@@ -103,7 +110,8 @@ def write_setting_words(wordnet: Path = WORDNET) -> None:
     start = copyright_text.index("Permission to use")
     end = copyright_text.index("agrees to preserve same.", start) + len("agrees to preserve same.")
     roots = ", ".join(f"{name} ({offset}, {kind})" for offset, name, kind in ROOTS)
-    header = ["# Who asks and where: word<TAB>person|place, the lemmas of WordNet 3.0's noun synsets under",
+    header = ["# Who asks, where, of what source: word<TAB>person|place|source, the lemmas of WordNet 3.0's noun",
+              "# synsets under",
               f"# {roots}",
               "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/setting_data.py), less the",
               "# concept layer's clinical vocabulary. Its licence:",

@@ -13,7 +13,14 @@ sentence frames the question with it, read from closed-class words alone:
   "asking": "nurse here - ...", "pharmacist q: ...", "GP: ...", with up to two words before a person saying
   which ("ED nurse here", "community pharmacist q");
 - the asker's role after "for/as/am" and a determiner: "as a nurse,", "I'm a pharmacist", "as the on-call
-  doctor". An abbreviation is matched in any case inside a frame ("im a gp,").
+  doctor". An abbreviation is matched in any case inside a frame ("im a gp,");
+- the source asked, a word naming a publication or document (WordNet 3.0's publication, document and written
+  communication), read in these frames only: after "per" ("per this monograph?", "per guidebook."), after a
+  preposition of place and a determiner ("in this reference?", "according to the guide,"), both ending the
+  phrase as a place does, or after "does/do/did" and a determiner, not followed by "of" ("does the guide say",
+  "what does the reference recommend"; not "does the report of a CURB-65 of 2 ...", a kind of report, the
+  topic). Without the determiner the word after "to" or "do" is a verb ("what bloods to check", "to stay
+  under": WordNet's check and pass are documents too).
 
 Elsewhere the word is the question's topic and stays one: "nurse-led titration" (joined to another word),
 "pharmacist role in metformin counselling" (no frame), "pneumonia in nursing home residents" (a plural, the
@@ -35,6 +42,8 @@ PLACE_PREPOSITIONS = frozenset({"in", "at", "on", "from", "into", "within", "to"
 ROLE_INTRODUCERS = frozenset({"for", "as", "am", "im", "i'm"})  # need a determiner after them ("for the nurse")
 DETERMINERS = frozenset({"the", "a", "an", "our", "my", "your", "this", "that", "their", "his", "her"})
 MAX_MODIFIERS = 2  # words before the person in an asker's role: "ED nurse", "junior on-call doctor"
+# the source asked: "per this monograph", "does the guide say" (an auxiliary needs a determiner after it)
+SOURCE_INTRODUCERS = frozenset({"per", "does", "do", "did"})
 LABEL_ENDINGS = frozenset({"here", "q", "qn", "question", "query", "asking"})
 _OPENERS = frozenset({"hi", "hello", "hey", "i", "i'm", "im", "am", "as", "a", "an", "the", "this", "is"})
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
@@ -50,11 +59,12 @@ def context_words(question: str) -> frozenset[str]:
         end = tokens[index + 1][1] if index + 1 < len(tokens) else len(question)
         return question[tokens[index][2]:end]
 
-    def run(start: int) -> int:
-        """The end of the setting words from `start`, one phrase after another, inside one clause."""
+    def run(start: int, source: bool = False) -> int:
+        """The end of the setting words from `start` (or of the source words), one phrase after another, inside
+        one clause."""
         at = start
         while at < len(tokens):
-            length = _setting_at(words, at)
+            length = _setting_at(words, at, source)
             if not length or (at > start and gap_after(at - 1).strip()):
                 break
             at += length
@@ -77,6 +87,17 @@ def context_words(question: str) -> frozenset[str]:
 
     for i, word in enumerate(words):
         lower = word.lower()
+        if lower in SOURCE_INTRODUCERS or lower in PLACE_PREPOSITIONS:  # the source asked: "per this monograph"
+            start = i + 1
+            if start < len(tokens) and words[start].lower() in DETERMINERS and not gap_after(i).strip():
+                start += 1
+            elif lower != "per":
+                start = len(tokens)  # "to check", "do notes": without a determiner a verb or a plural follows
+            end = run(start, source=True)
+            auxiliary = lower not in PLACE_PREPOSITIONS and lower != "per"
+            if (end > start and not gap_after(start - 1).strip()
+                    and (end == len(tokens) or words[end].lower() != "of" if auxiliary else ends_phrase(end))):
+                found.update(w.lower() for w in words[start:end])
         if lower in PLACE_PREPOSITIONS or lower in ROLE_INTRODUCERS:
             start = i + 1
             if start < len(tokens) and words[start].lower() in DETERMINERS and not gap_after(i).strip():
@@ -95,12 +116,13 @@ def context_words(question: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _setting_at(words: list[str], at: int) -> int:
-    """How many words from `at` make one setting word or phrase ("nurse", "maternity ward"), 0 if none."""
+def _setting_at(words: list[str], at: int, source: bool = False) -> int:
+    """How many words from `at` make one setting word or phrase ("nurse", "maternity ward"), or one source word
+    ("monograph", "reference book"), 0 if none."""
     table = _table()
     for length in (3, 2, 1):
-        phrase = words[at:at + length]
-        if len(phrase) == length and " ".join(phrase).lower() in table:
+        phrase = " ".join(words[at:at + length]).lower()
+        if len(words[at:at + length]) == length and phrase in table and (table[phrase] == "source") == source:
             return length
     return 0
 

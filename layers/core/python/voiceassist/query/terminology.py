@@ -16,7 +16,8 @@
 - Who asks and where: `_data/concepts/setting_words.tsv`, the lemmas of WordNet 3.0's health professionals
   and medical buildings, institutions, hospital rooms and wards (Princeton University; the WordNet 3.0
   licence, quoted in the file), less the clinical vocabulary here ("nurse", "pharmacist", "clinic", "ward";
-  not "hospital"): query/setting.py reads them as context where they frame a question.
+  not "hospital"), and its publications and documents, the source asked ("monograph", "guide", "reference"):
+  query/setting.py reads them as context where they frame a question.
 - Drug classes: `CLASSES` below, each with the WHO INN stems of its members ("The use of stems in the
   selection of International Nonproprietary Names (INN) for pharmaceutical substances", WHO 2018,
   WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
@@ -186,7 +187,8 @@ def english_near_terms() -> frozenset[str]:
 
 @lru_cache(maxsize=1)
 def setting_words() -> dict[str, str]:
-    """A word for who asks or where (lower case, except an abbreviation: "GP") -> "person" or "place"."""
+    """A word for who asks, where or of what source (lower case, except an abbreviation: "GP") -> "person",
+    "place" or "source"."""
     table: dict[str, str] = {}
     for line in SETTING_FILE.read_text(encoding="utf-8").splitlines():
         if line and not line.startswith("#") and "\t" in line:
