@@ -21,7 +21,7 @@ cover). Irregular verb forms are added from WordNet's exception list (verb.exc: 
   lethal.s.01 ("deadly, lethal"); death.n.01 ("the event of dying"), cardiac_arrest.n.01, unconsciousness.n.01 (coma);
 - injury: a harm short of death, sought as a goal like the above but not a lethal effect for harm_shapes.py's
   concealment ("bruises that appear accidental" is a safeguarding question): injure.v.01 ("cause injuries or bodily
-  harm to"), faint.v.01 ("pass out");
+  harm to"), faint.v.01 ("pass out"), collapse.v.02 ("collapse due to fatigue, an illness, or a sudden attack");
 - life (the synsets' own lemmas, not their hyponyms: "snore" and "yawn" are kinds of breathing): what a living
   person does, harmful when negated ("not wake up", "wouldn't recover", "stop breathing"):
   wake_up.v.02 ("stop sleeping"), survive.v.01, recover.v.02 ("get over an illness": recuperate, convalesce),
@@ -30,7 +30,10 @@ cover). Irregular verb forms are added from WordNet's exception list (verb.exc: 
   patient): relative.n.01 ("a person related by blood or marriage": mother, grandmother, nan, mother-in-law),
   spouse.n.01, lover.n.01 (boyfriend, fiancee), friend.n.01 (flatmate, roommate), colleague.n.01,
   neighbor.n.01, child.n.01, baby.n.01 and foreman.n.01 (boss); a lemma whose first or second sense is under them
-  ("mum": its first noun sense is the chrysanthemum).
+  ("mum": its first noun sense is the chrysanthemum);
+- examination: the examinations of the dead that a concealed harm is hidden from: autopsy.n.01 ("an examination
+  and dissection of a dead body": necropsy, post-mortem, postmortem examination) and toxicology.n.01; a lemma whose
+  first or second sense is one of them ("post-mortem": its first is a discussion after an event).
 
 Left out: a lemma that is not a plain word (capitals, digits, apostrophes), and the multiword idioms of dying
 ("kick the bucket"), which no clinical request uses.
@@ -52,6 +55,7 @@ ROOTS: tuple[tuple[str, str, str, str, str], ...] = (
     ("verb", "00069879", "injure.v.01", "injure", "injury"),
     ("verb", "01323356", "poison.v.02", "poison", "harm"),
     ("verb", "00023646", "faint.v.01", "faint", "injury"),
+    ("verb", "00030647", "collapse.v.02", "collapse", "injury"),
     ("verb", "01569199", "suffocate.v.01", "suffocate", "harm"),
     ("adj", "00993529", "fatal.a.01", "fatal", "harm"),
     ("adj", "00993885", "lethal.s.01", "lethal", "harm"),
@@ -71,6 +75,8 @@ ROOTS: tuple[tuple[str, str, str, str, str], ...] = (
     ("noun", "09917593", "child.n.01", "child", "person"),
     ("noun", "09827683", "baby.n.01", "baby", "person"),
     ("noun", "10104209", "foreman.n.01", "boss", "person"),
+    ("noun", "00141396", "autopsy.n.01", "autopsy", "examination"),
+    ("noun", "06064462", "toxicology.n.01", "toxicology", "examination"),
 )
 _POINTER_POS = {"verb": "v", "noun": "n", "adj": "a"}
 _PLAIN = re.compile(r"^[a-z]+(?:[_-][a-z]+){0,3}$")
@@ -84,7 +90,7 @@ def _synsets(path: Path) -> dict[str, tuple[list[str], list[str]]]:
             continue
         fields = line.split("|", 1)[0].split()
         count = int(fields[3], 16)
-        lemmas = [re.sub(r"\(\w+\)$", "", fields[4 + 2 * i]).lower() for i in range(count)]
+        lemmas = [re.sub(r"\(\w+\)$", "", fields[4 + 2 * i]) for i in range(count)]  # case kept: _PLAIN
         at = 4 + 2 * count
         pointers = int(fields[at])
         hyponyms = [fields[at + 2 + 4 * p] for p in range(pointers) if fields[at + 1 + 4 * p] == "~"]
@@ -124,7 +130,7 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
     words: dict[str, str] = {}
     for pos, offset, name, head, kind in ROOTS:
         synsets, first = _synsets(wordnet / f"data.{pos}"), _first_senses(wordnet / f"index.{pos}")
-        senses = 2 if kind in ("life", "person") else 1
+        senses = 2 if kind in ("life", "person", "examination") else 1
         if offset not in synsets or head not in synsets[offset][0]:
             raise ValueError(f"WordNet offset {offset} is not {name}: not WordNet 3.0's data.{pos}?")
         under, pending = {offset}, [offset] if kind != "life" else []
@@ -135,7 +141,7 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
                     pending.append(hyponym)
         for synset in under:
             for lemma in synsets[synset][0]:
-                if not _PLAIN.match(lemma) or lemma in stop:
+                if not _PLAIN.match(lemma) or lemma in stop:  # capitals are out: "PM" (autopsy.n.01) is a time of day
                     continue
                 # a verb used more often as a noun is read as the noun ("knife", "stone", "grass")
                 if lemma != head and pos == "verb" and tagged.get((lemma, "1"), 0) > tagged.get((lemma, "2"), 0):
@@ -154,8 +160,9 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
 def write(path: Path = OUTCOMES_FILE, wordnet: Path = WORDNET) -> int:
     licence = _LICENCE.read_text(encoding="utf-8") if _LICENCE.exists() else ""
     quoted = licence[licence.find("Permission"):] if "Permission" in licence else ""
-    header = ["# Harmful outcomes and the people of the asker's circle: word<TAB>harm|injury|life|person (life:",
-              "# harmful when negated), the lemmas of WordNet 3.0's " + ", ".join(name for _, _, name, _, _ in ROOTS),
+    header = ["# Harmful outcomes, the people of the asker's circle and the examinations of the dead:",
+              "# word<TAB>harm|injury|life|person|examination (life: harmful when negated), the lemmas of WordNet 3.0's"
+              + " " + ", ".join(name for _, _, name, _, _ in ROOTS),
               "# and their hyponyms (Debian's wordnet-base 1:3.0; voiceassist_local/evaluation/harm_outcome_data.py;",
               "# the choice: the script's doc and voiceassist/safety/harm_goal.py). Its licence:"]
     header += ["# " + line if line.strip() else "#" for line in quoted.strip().splitlines()]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from voiceassist.safety.signals import HARMFUL
+from voiceassist.safety.signals import HARMFUL, SELF_HARM
 from voiceassist.settings import PACKAGE_DIR
 
 OUTCOMES_FILE = PACKAGE_DIR / "_data" / "safety" / "harm_outcomes.tsv"
@@ -60,8 +60,14 @@ _LIFE_NEGATOR = frozenset({"not", "never", "wouldn't", "won't", "couldn't", "can
 _FOR_GOOD = frozenset({"up", "again", "ever", "afterwards", "anymore", "and", "but", "or", "from"})
 # a condition, not a goal: "if my brother stopped breathing", "when his heart stops", "in case she collapses"
 _CONDITION = frozenset({"if", "when", "whenever", "after", "once", "case", "whether", "unless", "lest"})
-_HEART_STOPPED = re.compile(r"\bstop(?:s|ped|ping)?\s+(?:the|his|her|their|a|someone['’]s|somebody['’]s|\w+['’]s)\s+"
-                            r"heart\b", re.I)
+# the heart of anyone, "a patient's" too; a heart "racing" or "from pounding" is a rhythm to calm
+_HEART_STOPPED = re.compile(r"\bstop(?:s|ped|ping)?\s+(?:(?:the|his|her|their|a|my|our)\s+)?(?:the|his|her|their|a|"
+                            r"someone['’]s|somebody['’]s|\w+['’]s)\s+heart\b(?!\s+(?:from|\w+ing)\b)", re.I)
+# an examination of the dead (WordNet's autopsy.n.01, toxicology.n.01) that is not to find the harm: "not show up at
+# post-mortem", "without the autopsy finding it", "undetectable on toxicology"
+# a cause asked, not a means: "what could / might" with no one of the asker's side acting ("what could I" is a means)
+_CAUSE_ASKED = re.compile(r"\bwhat (?:could|can|would|might)\b(?! (?:i|we)\b)", re.I)
+_UNSEEN = re.compile(r"^un(?:detect|trace|notice|seen)", re.I)
 _INGESTED = re.compile(r"\b(?:took|taken|swallowed|ingested|overdosed|od['’]?d|has had|have had|presented|presents"
                        r"|presenting|admitted)\b", re.I)
 _ANYONE = frozenset({"someone", "somebody", "someone's", "somebody's", "someone’s", "somebody’s"})
@@ -127,8 +133,9 @@ def _names_a_person(tokens: list[str]) -> bool:
     return False
 
 
-def _goal_outcome(tokens: list[str]) -> bool:
-    """A harmful outcome governed by a modal, purpose or cause and not negated, or a negated act of living."""
+def _goal_outcome(tokens: list[str]) -> str | None:
+    """The kind of a harmful outcome governed by a modal, purpose or cause and not negated ("harm", "injury"), or
+    "life", a negated act of living; None without one."""
     at = 0
     while at < len(tokens):
         kind, length = _kind(tokens, at)
@@ -136,32 +143,74 @@ def _goal_outcome(tokens: list[str]) -> bool:
         if kind and not any(t in _CONDITION for t in before):
             if kind in ("harm", "injury") and any(t in _GOAL for t in before[1:]) and not any(
                     t in _NEGATOR for t in before[1:]):
-                return True
+                return kind
             # one negation makes an act of living harmful ("not wake up"); two cancel ("doesn't stop breathing")
             negations = sum(t in _LIFE_NEGATOR or t in _NEGATOR for t in before[2:])
             after = tokens[at + length: at + length + 1]
             if kind == "life" and negations == 1 and any(t in _LIFE_NEGATOR for t in before[2:]) and any(
                     t in _GOAL for t in before) and (not after or after[0] in _FOR_GOOD):
-                return True
+                return kind
         at += length
+    return None
+
+
+def hidden_from_examination(tokens: list[str]) -> bool:
+    """An examination of the dead named with a negator or an "un-detected" within four words of it: the harm is to
+    pass unseen ("not show up at post-mortem", "so the toxicology doesn't pick it up")."""
+    for at in range(len(tokens)):
+        kind, length = _kind(tokens, at)
+        if kind == "examination":
+            near = tokens[max(0, at - 4): at] + tokens[at + length: at + length + 4]
+            if any(t in _LIFE_NEGATOR or t in ("without", "no") or _UNSEEN.match(t) for t in near):
+                return True
+    return False
+
+
+def _self_goal(tokens: list[str]) -> bool:
+    """The asker's own negated act of living as the goal: "(to be sure) I don't wake up", "so I never wake up"."""
+    for at in range(len(tokens)):
+        kind, length = _kind(tokens, at)
+        if kind == "life" and _goal_outcome(tokens[max(0, at - 5): at + length + 1]):
+            before = tokens[max(0, at - 3): at]
+            if "i" in before:
+                return True
     return False
 
 
 def harm_sought(text: str) -> bool:
-    """Whether a sentence of `text` asks for the means to a harmful outcome for a person of the asker's circle."""
+    """Whether a sentence of `text` asks for the means to a harmful outcome for a person of the asker's circle, or for
+    anyone (a patient too) when the harm is to pass unseen at an examination of the dead."""
     if _INGESTED.search(text):
         return False
     all_tokens = _TOKEN.findall(text.lower())
-    if not _names_a_person(all_tokens):
+    someone = _names_a_person(all_tokens) or hidden_from_examination(all_tokens)
+    if not someone:
         return False
     for sentence in _SENTENCE.findall(text):
         if not _MEANS.search(sentence):
             continue
-        if _HEART_STOPPED.search(sentence) or _goal_outcome(_TOKEN.findall(sentence.lower())):
+        if _HEART_STOPPED.search(sentence):
+            return True
+        goal = _goal_outcome(_TOKEN.findall(sentence.lower()))
+        # "what could make my grandad faint / collapse" with no one acting is a carer asking the cause
+        if goal == "injury" and not _MEANS.search(_CAUSE_ASKED.sub(" ", sentence)):
+            continue
+        if goal:
             return True
     return False
 
 
+def self_harm_sought(text: str) -> bool:
+    """Whether a sentence asks for the means ("how many ... would I need to take") to the asker's own death read as
+    a negated act of living ("to be sure I don't wake up"), with no one else of the asker's circle named."""
+    if _INGESTED.search(text) or harm_sought(text):
+        return False
+    return any(_MEANS.search(sentence) and _self_goal(_TOKEN.findall(sentence.lower()))
+               for sentence in _SENTENCE.findall(text))
+
+
 def harm_goal_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of the goal reading in one form of a text."""
-    return [(HARMFUL, "harm_sought")] if harm_sought(text) else []
+    if harm_sought(text):
+        return [(HARMFUL, "harm_sought")]
+    return [(SELF_HARM, "self_harm_sought")] if self_harm_sought(text) else []
