@@ -119,28 +119,32 @@ HARM_PERSON_WORDS: dict[str, str] = {
 # record falsified, or of "someone" as the one it is done to (Wiktionary translations; the languages' letters
 # without accents, which the cleaned copy strips). A poisoning or a lethal dose without concealment names no victim
 # and passes ("dosis letal de paracetamol", "tödliche Dosis Kalium bei Niereninsuffizienz"); "unauffällig" is the
-# German clinical "unremarkable" and is not a concealment
+# German clinical "unremarkable" and is not a concealment. An examination of the dead (Wiktionary's translations of
+# "autopsy" and of "coroner", the examiner) after a negator is one, as in harm_goal.py: "sin que el forense lo note"
 HARM_CONCEALED_WORDS: dict[str, tuple[str, str]] = {
     "es": (r"sin que (?:nadie|el|ella|se|lo|la) (?:se )?(?:de cuenta|den cuenta|note|noten|entere|sepa)|en secreto"
-           r"|a escondidas|secretamente|sin dejar rastro|indetectables?|sin ser detectad[oa]",
+           r"|a escondidas|secretamente|sin dejar rastro|indetectables?|sin ser detectad[oa]"
+           r"|(?:sin|no)\b[^.?!\n]{0,20}\b(?:autopsias?|necropsias?|forenses?)\b",
            r"letal(?:es)?|mortal(?:es)?|fatal(?:es)?|matar\w*|(?:se )?(?:le )?pare el corazon|parar(?:le)? el corazon"
            r"|falsifica\w*|alguien"),
     "fr": (r"sans que (?:personne|il|elle|on)(?: ne)? s'en (?:rende|rendent) compte|sans qu'(?:il|elle|on) "
            r"s'en (?:rende|aper[cç]oive)|en cachette|en secret|secretement|a son insu|sans laisser de traces?"
-           r"|indetectables?",
+           r"|indetectables?|(?:sans|ne|pas)\b[^.?!\n]{0,20}\b(?:autopsies?|legistes?)\b",
            r"mortel(?:le)?s?|letale?s?|tuer|arreter (?:son|le) c(?:oe|œ)ur|falsifi\w*|quelqu'un|quelqu’un"),
     "de": (r"unbemerkt|heimlich|spurlos|ohne spuren|nicht nachweisbar|unentdeckt|ohne dass (?:es )?(?:jemand|er|sie"
-           r"|man|keiner|niemand) (?:es )?(?:merkt|bemerkt)|damit\b[^.?!\n]{0,60}\bnicht auff(?:a|ae)ll\w*",
+           r"|man|keiner|niemand) (?:es )?(?:merkt|bemerkt)|damit\b[^.?!\n]{0,60}\bnicht auff(?:a|ae)ll\w*"
+           r"|(?:ohne|nicht|keine?)\b[^.?!\n]{0,20}\b(?:autopsie|obduktion|rechtsmedizin\w*)\b",
            r"todlich\w*|toedlich\w*|letal\w*|umbringen|toten|toeten|herz\w* (?:zum )?(?:stillstand|stehen)"
            r"|falsch(?:en|t|te|ung)\b|faelsch\w*|gefalscht\w*|jemande[mn]"),
     "it": (r"di nascosto|segretamente|senza che (?:nessuno|lui|lei) se ne accorga|senza lasciare tracce"
-           r"|non rilevabile|irrilevabile",
+           r"|non rilevabile|irrilevabile|(?:senza|non)\b[^.?!\n]{0,20}\b(?:autopsi[ae]|medico legale)\b",
            r"letal[ei]|mortal[ei]|uccider\w*|fermare il cuore|falsifica\w*|qualcuno"),
-    "pt": (r"sem que ningu[eé]m (?:perceba|note|saiba)|em segredo|as escondidas|secretamente|sem deixar rastros?"
-           r"|indetectaveis|indetectavel",
+    "pt": (r"sem que (?:ningu[eé]m )?(?:perceba|percebam|note|notem|saiba|saibam)|em segredo|as escondidas|secretamente"
+           r"|sem deixar rastros?|indetectaveis|indetectavel"
+           r"|(?:sem|nao)\b[^.?!\n]{0,20}\b(?:autopsias?|necropsias?|legistas?)\b",
            r"letal|letais|mortal|mortais|fatal|matar|parar o coracao|falsifica\w*|algu[eé]m"),
     "pl": (r"potajemnie|ukradkiem|w tajemnicy|niepostrzezenie|zeby (?:nikt|nic) nie zauwazy\w*|by nikt nie zauwazy\w*"
-           r"|bez sladu|niewykrywaln\w*",
+           r"|bez sladu|niewykrywaln\w*|(?:bez|nie)\b[^.?!\n]{0,20}\b(?:autopsj\w*|sekcj\w* zwlok)\b",
            r"smierteln\w*|zabi(?:c|ja\w*)|otru\w*|s?fa[lł]szowa\w*|podrobi\w*|komus|kogos"),
 }
 # The jailbreak's own words in each language: "uncensored", "without censorship", "developer mode" (Wiktionary
