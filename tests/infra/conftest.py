@@ -59,6 +59,14 @@ def resources(template: dict[str, Any], resource_type: str) -> dict[str, dict[st
     }
 
 
+def allowed_targets(statement: dict[str, Any]) -> list[Any]:
+    """The resources a policy statement allows: its Resource (one or a list) when it allows; none for a Deny, or
+    for a statement that names NotResource (the web deployment's Deny on every other distribution)."""
+    if statement.get("Effect") != "Allow" or "Resource" not in statement:
+        return []
+    return statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+
+
 def app_functions(synthesized: Synthesized, env: str) -> dict[str, dict[str, Any]]:
     """Catalogue name -> function properties (the description is the catalogue's)."""
     by_description = {spec.description: spec.name for spec in FUNCTIONS}

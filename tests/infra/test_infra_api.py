@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import Synthesized, resources
+from conftest import Synthesized, allowed_targets, resources
 
 from voiceassist.constants.environment import ENV_DATA_KEY_ID
 from voiceassist.settings import ENV_USER_POOL_CLIENT_ID, ENV_USER_POOL_ID
@@ -133,7 +133,7 @@ def test_the_functions_that_keep_pending_actions_may_seal_and_open_them(synthesi
     granted: dict[str, set[str]] = {}
     for policy in resources(template, "AWS::IAM::Policy").values():
         for statement in policy["PolicyDocument"]["Statement"]:
-            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            targets = allowed_targets(statement)
             if statement["Effect"] == "Allow" and "Condition" not in statement and key_arn in targets:
                 actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
                 for role in policy["Roles"]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from aws_cdk import App, Stack
-from conftest import REPO_ROOT, Synthesized, app_functions, resources
+from conftest import REPO_ROOT, Synthesized, allowed_targets, app_functions, resources
 from pydantic import ValidationError
 
 from infra.config import SourcePaths, load_environment
@@ -92,7 +92,7 @@ def _roles_granted(template: dict, resource: object, actions: set[str]) -> set[s
     allowed: dict[str, set[str]] = {}
     for policy in resources(template, "AWS::IAM::Policy").values():
         for statement in policy["PolicyDocument"]["Statement"]:
-            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            targets = allowed_targets(statement)
             if statement["Effect"] == "Allow" and "Condition" not in statement and resource in targets:
                 for role in policy["Roles"]:
                     allowed.setdefault(role["Ref"], set()).update(_actions(statement))
@@ -117,7 +117,7 @@ def _topic_publishers(template: dict) -> dict[str, set[str]]:
                 found.setdefault(target["Arn"]["Ref"], set()).add("events.amazonaws.com")
     for policy in resources(template, "AWS::IAM::Policy").values():
         for statement in policy["PolicyDocument"]["Statement"]:
-            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            targets = allowed_targets(statement)
             for target in targets:
                 if "sns:Publish" in _actions(statement) and isinstance(target, dict) and target.get("Ref") in topics:
                     found.setdefault(target["Ref"], set()).update(role["Ref"] for role in policy["Roles"])

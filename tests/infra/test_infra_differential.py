@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import Synthesized, app_functions, resources
+from conftest import Synthesized, allowed_targets, app_functions, resources
 
 from voiceassist.constants.environment import (
     ENV_BEDROCK_MODEL_ID,
@@ -52,7 +52,7 @@ def test_the_summary_writers_never_read_the_cloud_models_key(synthesized: Synthe
     for policy in resources(template, "AWS::IAM::Policy").values():
         for statement in policy["PolicyDocument"]["Statement"]:
             actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            targets = allowed_targets(statement)
             if "secretsmanager:GetSecretValue" in actions and {"Ref": secret_id} in targets:
                 readers |= {role["Ref"] for role in policy["Roles"]}
     functions = app_functions(synthesized, env)

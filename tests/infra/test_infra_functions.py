@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import Synthesized, app_functions, resources
+from conftest import Synthesized, allowed_targets, app_functions, resources
 
 from voiceassist.constants.environment import ENV_PHI_DETECTOR_FUNCTION, ENV_TOOL_RUNNER_FUNCTION
 from voiceassist.constants.functions import (
@@ -140,7 +140,7 @@ def test_function_roles_invoke_only_the_tool_runner_and_the_phi_detector_functio
         for statement in (s for p in policies for s in p["PolicyDocument"]["Statement"]):
             actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
             if "lambda:InvokeFunction" in actions:
-                targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+                targets = allowed_targets(statement)
                 (target,) = {t for t, i in ids.items() if all(i in str(r) for r in targets)}
                 invoked.setdefault(name, set()).add(target)
         variables = props["Environment"]["Variables"]

@@ -7,7 +7,7 @@ import json
 from typing import Any
 
 import pytest
-from conftest import REPO_ROOT, Synthesized, app_functions, resources
+from conftest import REPO_ROOT, Synthesized, allowed_targets, app_functions, resources
 from pydantic import ValidationError
 
 from infra.config import ENVIRONMENT_NAMES, NCBI_EUTILS_URL, load_environment
@@ -43,7 +43,7 @@ def _roles_reading(template: dict[str, Any], secret_id: str) -> set[str]:
     for policy in resources(template, "AWS::IAM::Policy").values():
         for statement in policy["PolicyDocument"]["Statement"]:
             actions = statement["Action"] if isinstance(statement["Action"], list) else [statement["Action"]]
-            targets = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+            targets = allowed_targets(statement)
             if "secretsmanager:GetSecretValue" in actions and {"Ref": secret_id} in targets:
                 roles |= {role["Ref"] for role in policy["Roles"]}
     return roles

@@ -216,8 +216,8 @@ def _concepts(question: str) -> list[Concept]:
 # out (`python -m voiceassist_local.evaluation.gate_scenario D.pkl`, decision 0024, session 11): a weight of 0 chosen
 # on blind5-8 lost an uncovered and a population question on blind10.
 SCENARIO_WEIGHT = GENERIC_WEIGHT
-_KEPT_IN_SCENARIO = (CONCEPT_MARK + "drug:", CONCEPT_MARK + "class:", CONCEPT_MARK + "named-class:",
-                     CONCEPT_MARK + "disease:")
+_KEPT_IN_SCENARIO: tuple[str, ...] = (CONCEPT_MARK + "drug:", CONCEPT_MARK + "class:",
+                                      CONCEPT_MARK + "named-class:", CONCEPT_MARK + "disease:")
 
 
 def _described(concepts: list[Concept], question: str) -> list[Concept]:
