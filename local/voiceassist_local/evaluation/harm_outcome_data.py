@@ -45,6 +45,7 @@ import re
 from pathlib import Path
 
 from voiceassist.safety.harm_goal import OUTCOMES_FILE
+from voiceassist_local.evaluation.setting_data import wordnet_synsets
 
 WORDNET = Path("/usr/share/wordnet")
 _LICENCE = Path("/usr/share/doc/wordnet-base/copyright")
@@ -82,22 +83,6 @@ _POINTER_POS = {"verb": "v", "noun": "n", "adj": "a"}
 _PLAIN = re.compile(r"^[a-z]+(?:[_-][a-z]+){0,3}$")
 
 
-def _synsets(path: Path) -> dict[str, tuple[list[str], list[str]]]:
-    """offset -> (lemmas, hyponym offsets), from one of WordNet's data files (wndb(5WN))."""
-    table: dict[str, tuple[list[str], list[str]]] = {}
-    for line in path.read_text(encoding="latin-1").splitlines():
-        if line.startswith(" "):  # the licence at the file's head
-            continue
-        fields = line.split("|", 1)[0].split()
-        count = int(fields[3], 16)
-        lemmas = [re.sub(r"\(\w+\)$", "", fields[4 + 2 * i]) for i in range(count)]  # case kept: _PLAIN
-        at = 4 + 2 * count
-        pointers = int(fields[at])
-        hyponyms = [fields[at + 2 + 4 * p] for p in range(pointers) if fields[at + 1 + 4 * p] == "~"]
-        table[fields[0]] = (lemmas, hyponyms)
-    return table
-
-
 def _first_senses(path: Path) -> dict[str, list[str]]:
     """lemma -> the offsets of its senses, most frequent first, from one of WordNet's index files."""
     first: dict[str, list[str]] = {}
@@ -129,7 +114,7 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
     nouns = _first_senses(wordnet / "index.noun")
     words: dict[str, str] = {}
     for pos, offset, name, head, kind in ROOTS:
-        synsets, first = _synsets(wordnet / f"data.{pos}"), _first_senses(wordnet / f"index.{pos}")
+        synsets, first = wordnet_synsets(wordnet / f"data.{pos}"), _first_senses(wordnet / f"index.{pos}")
         senses = 2 if kind in ("life", "person", "examination") else 1
         if offset not in synsets or head not in synsets[offset][0]:
             raise ValueError(f"WordNet offset {offset} is not {name}: not WordNet 3.0's data.{pos}?")

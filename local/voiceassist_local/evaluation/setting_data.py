@@ -52,10 +52,11 @@ ROOTS: tuple[tuple[str, str, str], ...] = (
 _PLAIN = re.compile(r"^(?:[a-z]+(?:[ -][a-z]+)*|[A-Z]{2,5})$")
 
 
-def _synsets(data_noun: Path) -> dict[str, tuple[list[str], list[str]]]:
-    """offset -> (lemmas, hyponym offsets), from WordNet's data.noun (wndb(5WN))."""
+def wordnet_synsets(path: Path) -> dict[str, tuple[list[str], list[str]]]:
+    """offset -> (lemmas, hyponym offsets), from one of WordNet's data files (wndb(5WN)): data.noun, data.verb ...
+    (a hyponym pointer joins synsets of one part of speech). Lemmas keep their case."""
     table: dict[str, tuple[list[str], list[str]]] = {}
-    for line in data_noun.read_text(encoding="latin-1").splitlines():
+    for line in path.read_text(encoding="latin-1").splitlines():
         if line.startswith(" "):  # the licence at the file's head
             continue
         fields = line.split("|", 1)[0].split()
@@ -63,8 +64,7 @@ def _synsets(data_noun: Path) -> dict[str, tuple[list[str], list[str]]]:
         lemmas = [re.sub(r"\(\w+\)$", "", fields[4 + 2 * i]) for i in range(count)]
         at = 4 + 2 * count
         pointers = int(fields[at])
-        hyponyms = [fields[at + 2 + 4 * p] for p in range(pointers)
-                    if fields[at + 1 + 4 * p] == "~" and fields[at + 3 + 4 * p] == "n"]
+        hyponyms = [fields[at + 2 + 4 * p] for p in range(pointers) if fields[at + 1 + 4 * p] == "~"]
         table[fields[0]] = (lemmas, hyponyms)
     return table
 
@@ -74,7 +74,7 @@ def setting_words(wordnet: Path = WORDNET) -> dict[str, str]:
     from voiceassist.phi.word_lists import stop_words
     from voiceassist_local.evaluation.concept_data import clinical_vocabulary
 
-    synsets = _synsets(wordnet / "data.noun")
+    synsets = wordnet_synsets(wordnet / "data.noun")
     clinical = clinical_vocabulary() | _disease_words()
     stop = stop_words().get("en", frozenset())
     words: dict[str, str] = {}
