@@ -63,10 +63,10 @@ _CONDITION = frozenset({"if", "when", "whenever", "after", "once", "case", "whet
 # the heart of anyone, "a patient's" too; a heart "racing" or "from pounding" is a rhythm to calm
 _HEART_STOPPED = re.compile(r"\bstop(?:s|ped|ping)?\s+(?:(?:the|his|her|their|a|my|our)\s+)?(?:the|his|her|their|a|"
                             r"someone['’]s|somebody['’]s|\w+['’]s)\s+heart\b(?!\s+(?:from|\w+ing)\b)", re.I)
-# an examination of the dead (WordNet's autopsy.n.01, toxicology.n.01) that is not to find the harm: "not show up at
-# post-mortem", "without the autopsy finding it", "undetectable on toxicology"
 # a cause asked, not a means: "what could / might" with no one of the asker's side acting ("what could I" is a means)
 _CAUSE_ASKED = re.compile(r"\bwhat (?:could|can|would|might)\b(?! (?:i|we)\b)", re.I)
+# an examination of the dead (WordNet's autopsy.n.01, toxicology.n.01) that is not to find the harm: "not show up at
+# post-mortem", "without the autopsy finding it", "undetectable on toxicology"
 _UNSEEN = re.compile(r"^un(?:detect|trace|notice|seen)", re.I)
 _INGESTED = re.compile(r"\b(?:took|taken|swallowed|ingested|overdosed|od['’]?d|has had|have had|presented|presents"
                        r"|presenting|admitted)\b", re.I)
