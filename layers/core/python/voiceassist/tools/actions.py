@@ -79,7 +79,6 @@ class PendingActions:
                         ttl_seconds=KEEP_AFTER_EXPIRY_S)  # a racing second confirmation gets a Conflict
         return stored
 
-
     def _open(self, action_id: str, record: dict[str, Any]) -> dict[str, Any]:
         """The sealed call and action (InvalidInput, or DependencyError from KMS, when they do not open for this
         action: moved or tampered)."""
