@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.common_words import QUESTION_OPENINGS
 from voiceassist.query import terminology
 from voiceassist.query.expansion import abbreviation_meanings
 from voiceassist.query.population import NUMBER_WORDS, cardinal
@@ -84,9 +85,7 @@ def negated_words(text: str) -> frozenset[str]:
 # asks (the case comes first). Only closed-class words are read; no parser (spaCy's is loaded by the PHI detector
 # only, in another function).
 _CLAUSE_END = re.compile(r"\?+|[!;\n]+|\.{2,}|\u2026|\.(?=\s|$)|,(?=\s)|:(?=\s)|\s[-\u2013\u2014]+\s")
-_INTERROGATIVE = frozenset((  # noqa: SIM905 - a word list reads better as text
-    "what which when where why who whom whose how is are was were am do does did can could should would will shall "
-    "may might must has have had").split())
+_INTERROGATIVE = QUESTION_OPENINGS | {"must"}
 _OPENING_CONJUNCTION = frozenset("and so but or then ok okay also".split())  # noqa: SIM905
 _REQUEST = frozenset({"please", "pls", "plz"})
 # the head nouns of the NUMERIC answer types as clinical questions word them (Li X, Roth D, "Learning question

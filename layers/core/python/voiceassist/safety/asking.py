@@ -21,12 +21,10 @@ from __future__ import annotations
 
 import re
 
-# The openings of an English question: wh-words, and the auxiliaries and modals of a yes/no question
-_OPENING = re.compile(
-    r"^\W*(?:how|what|why|when|where|which|who|whom|whose|is|are|am|was|were|do|does|did|should|shall|can|could|may"
-    r"|might|would|will|has|have|had)(?:'s|’s)?\b",
-    re.I,
-)
+from voiceassist.common_words import QUESTION_OPENINGS
+
+# The openings of an English question (common_words.QUESTION_OPENINGS)
+_OPENING = re.compile(r"^\W*(?:" + "|".join(sorted(QUESTION_OPENINGS)) + r")(?:'s|’s)?\b", re.I)
 # The second person, and its chat spellings
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ye|u|ur|ya|thou|thee|thy)\b", re.I)
 
