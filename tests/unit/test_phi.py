@@ -197,6 +197,8 @@ class NameFinder:
     "\u202eJane Kowalczyk\u202c",  # a bidirectional override
     "\uff2a\uff41\uff4e\uff45 \uff2b\uff4f\uff57\uff41\uff4c\uff43\uff5a\uff59\uff4b",  # full-width letters
     "Jane\x1fKowalczyk",  # a control character between the names
+    "J\u0430ne K\u043ew\u0430lczyk",  # Cyrillic look-alike letters inside Latin words (UTS #39 confusables)
+    "\u0408\u0430\u0578\u0435 Kowalczyk",  # a word of look-alikes alone, in a text of Latin letters
 ])
 def test_a_name_hidden_by_how_it_is_typed_is_still_phi_and_redacted_whole(hidden: str) -> None:
     text = f"Mrs {hidden}, 71, has CKD: what dose of metformin?"
@@ -207,6 +209,14 @@ def test_a_name_hidden_by_how_it_is_typed_is_still_phi_and_redacted_whole(hidden
     assert readable_form(result.redacted_text)[0] == "Mrs <PERSON>, 71, has CKD: what dose of metformin?"
     entity = result.entities[0]
     assert readable_form(text[entity.start:entity.end])[0] == "Jane Kowalczyk"  # offsets into the text as given
+
+
+def test_a_question_in_another_script_keeps_its_letters() -> None:
+    """Look-alikes are read as Latin only inside a word that mixes them with Latin letters or in a text whose letters
+    are mostly Latin: a Russian or Greek question is detected as written."""
+    russian = "Какая доза метформина при ХБП?"
+
+    assert readable_form(russian)[0] == russian
 
 
 def test_a_text_typed_plainly_is_detected_as_it_is() -> None:

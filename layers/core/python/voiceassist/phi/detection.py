@@ -18,6 +18,7 @@ from voiceassist.errors import InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS, count, logger
 from voiceassist.ports import PhiDetector
+from voiceassist.safety.decoding import fold_homoglyphs
 
 # Long enough for a 4,000-character question on a cold CPU, short enough to keep the query responsive.
 DEFAULT_TIMEOUT_S = 2.0
@@ -87,14 +88,22 @@ def readable_form(text: str) -> tuple[str, list[int]]:
     `text` it comes from: Unicode NFKC character by character (full-width "Ｊａｎｅ" is "Jane"), format characters
     (category Cf: zero-width spaces and joiners, soft hyphens, bidirectional marks) removed, and other control
     characters read as a space. A name typed with a zero-width space inside ("J\u200bane K\u200bowalczyk") reads
-    as the name, and is detected as one."""
+    as the name, and is detected as one. Look-alike letters of other scripts (Cyrillic "а", "о" in "Jаne
+    Kоwalczyk": UTS #39 confusables) read as the Latin letters they imitate, as the input screen reads them
+    (safety.decoding.fold_homoglyphs: inside a word that mixes them with Latin letters, or anywhere in a text
+    whose letters are mostly Latin; a Russian or Greek question keeps its letters)."""
     pieces: list[str] = []
     origins: list[int] = []
     for index, char in enumerate(text):
         read = char if " " <= char <= "~" else _readable_char(char)
         pieces.append(read)
         origins.extend([index] * len(read))
-    return "".join(pieces), origins
+    readable = "".join(pieces)
+    if not readable.isascii():
+        folded = fold_homoglyphs(readable)  # one character for one: the origins stay those of each character
+        if folded is not None and len(folded) == len(readable):
+            readable = folded
+    return readable, origins
 
 
 def detect_readable(detect: Callable[[str], PhiResult], text: str) -> PhiResult:
