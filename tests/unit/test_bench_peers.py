@@ -144,3 +144,37 @@ def test_bench_peers_without_the_data_sets_it_says_where_it_looked(
     # Then it skips, naming what is missing and where
     assert code == 0
     assert f"no scifact under {tmp_path / 'eval'}" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def worker() -> ModuleType:
+    return load_bench("peer_engines/worker")
+
+
+class Ticks:
+    """A clock that moves one second each time it is read (no real time involved)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+def test_peers_throughput_asks_every_query_within_the_time(worker: ModuleType) -> None:
+    asked: list[int] = []
+    count, _ = worker.throughput(asked.append, list(range(30)), clients=8, seconds=1e9)
+    assert count == 30 and sorted(asked) == list(range(30))
+
+
+def test_peers_throughput_stops_taking_queries_once_the_time_is_spent(worker: ModuleType) -> None:
+    # Given a clock that passes the budget at once: each client still asks one query, then stops
+    asked: list[int] = []
+    count, wall = worker.throughput(asked.append, list(range(200)), clients=8, seconds=0.5, clock=Ticks())
+    assert count == len(asked) == 8 and sorted(asked) == list(range(8))
+    assert wall > 0
+    # And one client alone stops after its budget: the clock is read once per query taken
+    asked.clear()
+    count, _ = worker.throughput(asked.append, list(range(200)), clients=1, seconds=3.5, clock=Ticks())
+    assert asked == list(range(count)) and 1 < count < 200

@@ -225,11 +225,11 @@ class LocalHybridIndex:
                     weights = [query.bm25_weight, 1.0 - query.bm25_weight]
                     ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
                 chunks = self._chunks(db, [rowid for rowid, _ in ranked])
-        # A chunk another process deleted after the copy caught up is gone from the snapshot: not a hit. The
-        # hits are built from values already typed (a validated Chunk, floats): no second validation (0.9 of
-        # a 50,000-chunk dense search's ~8 CPU ms).
-        return [SearchHit.model_construct(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid),
-                                          vector_score=dense.get(rowid)) for rowid, score in ranked if rowid in chunks]
+        # A chunk another process deleted after the copy caught up is gone from the snapshot: not a hit. A
+        # validated Chunk is taken as it is (pydantic's revalidate_instances="never"), so building a hit checks
+        # its floats only, in pydantic-core: 100 hits 0.22 CPU ms against model_construct's Python loop 0.30.
+        return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid), vector_score=dense.get(rowid))
+                for rowid, score in ranked if rowid in chunks]
 
     def _chunks(self, db: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
         rows = db.execute(tables.CHUNKS_BY_ROWID, (json.dumps(rowids),)).fetchall()

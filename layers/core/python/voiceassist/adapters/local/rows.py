@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local.blas_threads import one_blas_thread
+from voiceassist.adapters.local.blas_threads import one_blas_thread, thread_count_setter
 from voiceassist.adapters.local.bm25 import (
     DecodedPostings,
     Phrase,
@@ -179,7 +179,7 @@ class LoadedRows:
         candidates = max(1000, depth * CANDIDATES_PER_HIT)
         if allowed.size >= APPROXIMATE_FROM and allowed.size > candidates:
             projected, basis = self._projection()
-            estimate = matrix_vector(projected[: self.size], np.einsum("j,jk->k", vector, basis))
+            estimate = estimates(projected[: self.size], np.einsum("j,jk->k", vector, basis))
             if allowed.size < self.size:
                 estimate[~keep] = -np.inf
             allowed = top_positions(estimate, candidates)
@@ -227,6 +227,18 @@ def project(rows: np.ndarray, basis: np.ndarray) -> np.ndarray:
         return np.einsum("ij,jk->ik", rows, basis)
     with one_blas_thread():
         return rows @ basis
+
+
+def estimates(projected: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """projected @ query, the candidates' estimates: OpenBLAS's matrix-vector product on this thread alone
+    where numpy has an OpenBLAS whose thread count can be set per thread (50,000 x 128: 1.36 against
+    einsum's 2.59 CPU ms, docs/benchmarks.md, "Peers"), einsum's loop elsewhere (see matrix_vector: a
+    second BLAS thread spins after the product). Only the candidates come from it; every returned score is
+    matrix_vector's exact cosine."""
+    if len(projected) < 256 or thread_count_setter() is None:
+        return matrix_vector(projected, query)
+    with one_blas_thread():
+        return projected @ query
 
 
 def top_positions(scores: np.ndarray, count: int) -> np.ndarray:
