@@ -2,7 +2,8 @@
 (max_tokens and max_completion_tokens cut the content, plain and streamed, with finish_reason "length";
 tool_choice "auto"/"none" and response_format "text" answer as before) or refused with a 400 naming the option
 (`param`) and what is supported (response_format json_object/json_schema, tool_choice required or a named
-function), never accepted and silently ignored."""
+function, logprobs, an audio answer, logit_bias), never accepted and silently ignored; `stop` ends the content
+before the first stop sequence, plain and streamed."""
 
 from __future__ import annotations
 
@@ -246,3 +247,44 @@ def test_a_sampling_refusal_never_quotes_free_text(client: openai.OpenAI) -> Non
             client.chat.completions.create(model="voiceassist", messages=MESSAGES,
                                            **{option: "John Smith MRN 4417823"})
         assert "4417823" not in str(refused.value.body) and "Smith" not in str(refused.value.body)
+
+
+@pytest.mark.parametrize(("param", "options"), [
+    ("logprobs", {"logprobs": True}),
+    ("top_logprobs", {"top_logprobs": 3}),
+    ("modalities", {"modalities": ["text", "audio"]}),
+    ("audio", {"audio": {"voice": "alloy", "format": "wav"}}),
+    ("logit_bias", {"logit_bias": {"1820": -100}}),
+])
+def test_an_option_the_answer_cannot_honour_is_refused_not_ignored(client: openai.OpenAI, param: str,
+                                                                   options: dict[str, Any]) -> None:
+    """logprobs came back null, an audio answer as text only, a banned token could still appear: each was accepted
+    and ignored (found by an SDK probe)."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES, **options)
+    assert refused.value.param == param and refused.value.code == "unsupported_parameter"
+
+
+def test_the_defaults_of_those_options_answer_as_before(client: openai.OpenAI) -> None:
+    completion = client.chat.completions.create(model="voiceassist", messages=MESSAGES, logprobs=False,
+                                                modalities=["text"], logit_bias={})
+    assert completion.choices[0].finish_reason == "stop" and "[1]" in (completion.choices[0].message.content or "")
+
+
+def test_a_stop_sequence_ends_the_content_plain_and_streamed(client: openai.OpenAI) -> None:
+    full = client.chat.completions.create(model="voiceassist", messages=MESSAGES).choices[0].message.content or ""
+    stop = "\n\nSources:"
+    plain = client.chat.completions.create(model="voiceassist", messages=MESSAGES, stop=stop)
+    content = plain.choices[0].message.content or ""
+    assert content == full[:full.index(stop)] and plain.choices[0].finish_reason == "stop"
+    assert (plain.model_extra or {})["citations"]  # the citations extension stays whole
+    chunks = list(client.chat.completions.create(model="voiceassist", messages=MESSAGES, stop=[stop, "zzz"],
+                                                 stream=True))
+    assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == content
+
+
+@pytest.mark.parametrize("stop", [["a", "b", "c", "d", "e"], [""], [3], {"x": 1}])
+def test_a_stop_that_is_not_up_to_four_strings_is_refused(client: openai.OpenAI, stop: Any) -> None:
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES, stop=stop)
+    assert refused.value.param == "stop" and refused.value.code == "invalid_value"

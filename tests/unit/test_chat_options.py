@@ -50,3 +50,27 @@ def test_a_stream_cut_mid_word_sends_the_plain_cut() -> None:
         content, finish = streamed(pieces, limit)
         expected = limit_content(ANSWER + LISTED, limit)
         assert (content, finish) == expected, limit
+
+
+def test_a_stop_sequence_ends_the_content_before_it_with_finish_reason_stop() -> None:
+    """OpenAI's `stop`: the content ends where a stop sequence first begins, without it; finish_reason "stop"."""
+    content = ANSWER + LISTED
+    assert limit_content(content, None, ("eGFR",)) == ("Metformin: reduce the dose to 1,000 mg per day when ", "stop")
+    assert limit_content(content, None, ("Sources:", "1,000")) == ("Metformin: reduce the dose to ", "stop")
+    assert limit_content(content, None, ("not in it",)) == (content, "stop")
+    assert limit_content(content, 3, ("eGFR",)) == (first_tokens(ANSWER, 3), "length")  # the limit cuts first
+    assert limit_content(content, 1000, ("\n\n",)) == (ANSWER, "stop")  # the Sources list left out
+
+
+def test_a_streamed_stop_sequence_sends_exactly_the_plain_content_even_split_across_pieces() -> None:
+    """A stop sequence may begin in one streamed piece and end in the next ("1,0" + "00"): the stream holds back what
+    could begin one and sends exactly the plain completion's content."""
+    for size in (1, 2, 3, 5, 8):
+        pieces = [ANSWER[i:i + size] for i in range(0, len(ANSWER), size)]
+        for stops in (("1,000",), ("eGFR", "dose to 1"), ("[1].",), ("\n\nSources",), ("mg per day when eGFR",),
+                      ("absent",), ("Met",)):
+            for limit in (None, 6, 1000):
+                budget = ContentBudget(limit, stops)
+                sent = "".join(budget.admit(piece) for piece in pieces)
+                tail, finish = budget.finish(ANSWER, LISTED)
+                assert (sent + tail, finish) == limit_content(ANSWER + LISTED, limit, stops), (size, stops, limit)

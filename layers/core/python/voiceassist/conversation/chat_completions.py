@@ -89,6 +89,17 @@ class ChatCompletionRequest(BaseModel):
     frequency_penalty: Any = Field(default=None, json_schema_extra=_range_schema(*chat_options.SAMPLING_RANGES[
         "frequency_penalty"]))
     seed: Any = Field(default=None, json_schema_extra=_range_schema(*chat_options.SEED_RANGE, kind="integer"))
+    # honoured: the content ends before the first stop sequence (chat_options.stop_sequences says what is taken)
+    stop: Any = Field(default=None, json_schema_extra={"anyOf": [
+        {"type": "string", "minLength": 1},
+        {"type": "array", "items": {"type": "string", "minLength": 1}, "maxItems": chat_options.MAX_STOP_SEQUENCES},
+        {"type": "null"}]})
+    # refused unless left out or at their defaults (chat_options.refuse_unsupported): nothing here could honour them
+    logprobs: Any = None
+    top_logprobs: Any = None
+    modalities: Any = None
+    audio: Any = None
+    logit_bias: Any = None
 
     @field_validator("n")
     @classmethod
@@ -110,6 +121,9 @@ class ChatCompletionRequest(BaseModel):
     def token_limit(self) -> int | None:
         return chat_options.token_limit(self.max_tokens, self.max_completion_tokens)
 
+    def stops(self) -> tuple[str, ...]:
+        return chat_options.stop_sequences(self.stop)
+
     def prompt_text(self) -> str:
         return "\n".join(m.text for m in self.messages)
 
@@ -129,7 +143,10 @@ def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
     """The last user message as the question, and the earlier user and assistant messages as its history; an
     option that cannot be honoured is refused first (chat_options)."""
     chat_options.refuse_unsupported(response_format=chat.response_format, tool_choice=chat.tool_choice,
-                                    max_tokens=chat.max_tokens, max_completion_tokens=chat.max_completion_tokens)
+                                    max_tokens=chat.max_tokens, max_completion_tokens=chat.max_completion_tokens,
+                                    logprobs=chat.logprobs, top_logprobs=chat.top_logprobs,
+                                    modalities=chat.modalities, audio=chat.audio, logit_bias=chat.logit_bias)
+    chat.stops()  # a malformed stop is refused before the question runs
     chat_options.refuse_out_of_range({"temperature": chat.temperature, "top_p": chat.top_p, "seed": chat.seed,
                                       "presence_penalty": chat.presence_penalty,
                                       "frequency_penalty": chat.frequency_penalty})
@@ -161,10 +178,12 @@ def completion(response: QueryResponse, *, model: str, request: ChatCompletionRe
                ) -> dict[str, Any]:
     """The completion. `usage` counts, with cl100k_base, the messages received (`request`) and the content
     returned: what this API took and gave, also when no language model ran (an extractive answer); the
-    pipeline's own model usage is in query_metadata.usage. A token limit cuts the content (finish_reason "length")."""
+    pipeline's own model usage is in query_metadata.usage. A token limit cuts the content (finish_reason "length");
+    a stop sequence ends it (finish_reason "stop")."""
     body = response.model_dump(mode="json")
     content, finish = chat_options.limit_content(response.answer + sources(response.citations),
-                                                 request.token_limit() if request is not None else None)
+                                                 request.token_limit() if request is not None else None,
+                                                 request.stops() if request is not None else ())
     counted = usage(request, content) if request is not None else {
         "prompt_tokens": 0, "completion_tokens": count_tokens(content), "total_tokens": count_tokens(content)}
     return {
@@ -185,7 +204,8 @@ def chunks(run_events: Iterable[events.Event], *, model: str, completion_id: str
     `stream_options.include_usage`, a last chunk with no choices and the `usage` a plain completion reports (the
     tokens of the messages and of the content). An error event is raised."""
     created = int(time.time())
-    budget = chat_options.ContentBudget(request.token_limit() if request is not None else None)
+    budget = chat_options.ContentBudget(request.token_limit() if request is not None else None,
+                                        request.stops() if request is not None else ())
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
         return {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model,
