@@ -128,7 +128,7 @@ class Recognizers:
             self._first = {key: (transcript, time.process_time() - began)}
         return self._first[key]
 
-    def run(self, name: str, audio: bytes) -> tuple[str, str, float, float]:
+    def run(self, name: str, audio: bytes) -> tuple[str, str, list[float], float, float]:
         if name == "shipped" or name in ("pick-prompt", "second-pass"):
             transcript, charged = self.first(audio)
         else:
@@ -155,7 +155,8 @@ class Recognizers:
         elif name != "shipped":
             raise ValueError(name)
         heard = " ".join(word.word for word in transcript.words)  # before the repair
-        return transcript.text, heard, charged + time.process_time() - began, transcript.duration_seconds
+        confidences = [word.confidence for word in transcript.words]  # the recognizer's, word by word
+        return transcript.text, heard, confidences, charged + time.process_time() - began, transcript.duration_seconds
 
 
 def read_cache(path: Path) -> dict[str, dict[str, Any]]:
@@ -211,8 +212,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 if key not in cache:
                     cache.update(read_cache(cache_file))  # another process on the other end of the list
                 if key not in cache:
-                    text, raw, cpu, seconds = recognizers.run(name, audio)
-                    cache[key] = {"key": key, "text": text, "raw": raw, "cpu": cpu, "seconds": seconds}
+                    text, raw, confidences, cpu, seconds = recognizers.run(name, audio)
+                    cache[key] = {"key": key, "text": text, "raw": raw, "confidences": confidences, "cpu": cpu,
+                                  "seconds": seconds}
                     with cache_file.open("a") as out:
                         out.write(json.dumps(cache[key]) + "\n")
                 row = cache[key]

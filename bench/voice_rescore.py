@@ -12,8 +12,9 @@ between two ingestions of the sample corpus). Each is scored twice:
 
 - `as_decoded`: the transcript as the code of the decoding run left it;
 - `now`: the words as heard, through this code's text side: the echoed tail cut
-  (adapters/local/whisper_stt.without_echoed_tail) and the route's repair (deps.speech_vocabulary.repair: PHI
-  detected first, its spans left as heard).
+  (adapters/local/whisper_stt.without_echoed_tail) and the route's correction (deps.speech_vocabulary.correct: PHI
+  detected first, its spans left as heard; the words below `--doubted` confidence, from the cache's `confidences`
+  since session 12, may be bent to a term that sounds like them).
 
 Decoding costs nothing here, so a text-side change is measured without the noise of a second decode (one decode
 of the same recording differs between runs by about three questions in forty, docs/benchmarks.md "Voice").
@@ -37,20 +38,26 @@ from voice_audio import distance, load_set, sample_knowledge_base, words
 from voice_decoding import read_cache
 from voiceassist_local.evaluation.answers import Question, answered_correctly
 
-from voiceassist.adapters.local.whisper_stt import without_echoed_tail
+from voiceassist.adapters.local.whisper_stt import DOUBTED_WORD, doubted_spans, without_echoed_tail
 from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest
 from voiceassist.query.terminology import drug_names
 from voiceassist.speech import TranscribedWord
 
 
-def text_now(raw: str, repair: Any) -> str:
-    """The words as heard through this code's text side (the echoed tail, then the repair). The cache keeps the
-    words joined by spaces; Whisper's segment text, which the route repairs, writes a word that starts with a hyphen
-    onto the word before it ("x -ray" is "x-ray", "CURB -65" is "CURB-65"), and so does this."""
-    words = [TranscribedWord(word=word, start=n, end=n + 0.5, confidence=1.0) for n, word in enumerate(raw.split())]
-    text = re.sub(r" (?=-\S)", "", without_echoed_tail(raw, words)[0])
-    return str(repair(text))
+def text_now(raw: str, correct: Any, confidences: list[float] | None = None, doubted: float = DOUBTED_WORD) -> str:
+    """The words as heard through this code's text side (the echoed tail, then the correction, told the words the
+    recognizer doubted: below `doubted`, from the decode's word confidences when the cache has them). The cache
+    keeps the words joined by spaces; Whisper's segment text, which the route repairs, writes a word that starts
+    with a hyphen onto the word before it ("x -ray" is "x-ray", "CURB -65" is "CURB-65"), and so does this."""
+    heard = raw.split()
+    if confidences is None or len(confidences) != len(heard):
+        confidences = [1.0] * len(heard)  # decoded before session 12, or a word holding a space: none doubted
+    words = [TranscribedWord(word=word, start=n, end=n + 0.5, confidence=confidence)
+             for n, (word, confidence) in enumerate(zip(heard, confidences, strict=True))]
+    text, kept = without_echoed_tail(raw, words)
+    text = re.sub(r" (?=-\S)", "", text)
+    return str(correct(text, doubted_spans(text, kept, doubted)).text)
 
 
 def prompt_terms(prompt: str | None) -> frozenset[str]:
@@ -85,7 +92,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                                            "errors": {"as_decoded": 0, "now": 0}, "drug_names": 0,
                                            "drug_names_heard": {"as_decoded": 0, "now": 0}})
         question = questions[spoken.text]
-        now = text_now(row["raw"], deps.speech_vocabulary.repair)
+        now = text_now(row["raw"], deps.speech_vocabulary.correct, row.get("confidences"), args.doubted)
         before = typed[spoken.text] and answered(row["text"], question)
         after = typed[spoken.text] and answered(now, question)
         out["questions"] += 1
@@ -120,6 +127,8 @@ def main() -> None:
     parser.add_argument("--decoded", required=True, help="a folder bench/voice_decoding.py filled")
     parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: --decoded's, where "
                         "voice_decoding.py ingested it; another while a decoding run still writes there)")
+    parser.add_argument("--doubted", type=float, default=DOUBTED_WORD, help="a word below this confidence is "
+                        "doubted (whisper_stt.DOUBTED_WORD; 0: none, the correction before session 12)")
     parser.add_argument("--show", action="store_true", help="list the questions lost, gained and changed")
     print(json.dumps(run(parser.parse_args()), indent=2))
 

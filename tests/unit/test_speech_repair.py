@@ -3,9 +3,11 @@ changes."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from voiceassist.speech.repair import Vocabulary, repaired
+from voiceassist.speech.repair import Vocabulary, corrections, repaired
 from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, english_words
 
 TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
@@ -159,3 +161,50 @@ def test_repair_never_takes_a_typed_abbreviation_or_another_form_for_a_split_ter
     vocabulary = Vocabulary.of([*TERMS, "respiratory", "outpatient"], known=english_words().keys())
 
     assert repaired(said, vocabulary) == said
+
+
+DOUBTING = Vocabulary.of(["losartan", "epinephrine", "thiazide", "anaphylaxis", "metformin"],
+                         known=english_words().keys())
+
+
+def doubted(text: str, *words: str) -> list[tuple[int, int]]:
+    """The spans of `words` in `text`, as the recognizer's word confidences mark them doubted."""
+    return [(text.index(word), text.index(word) + len(word)) for word in words]
+
+
+def test_repair_bends_english_words_the_recognizer_doubted_to_a_term_that_sounds_like_them() -> None:
+    # Given a transcript whose English words sound like a term ("lows are tan": losartan, Metaphone LSRTN)
+    heard = "Can I start lows are tan in a patient with gout?"
+    # When the recognizer was sure of every word, they are English words heard right and stay
+    assert repaired(heard, DOUBTING) == heard
+    # When it doubted all three, they are its guess at a word it did not know: the term is written, and the change
+    # is reported as heard -> written
+    text, changes = corrections(heard, DOUBTING, doubted=doubted(heard, "lows", "are", "tan"))
+    assert text == "Can I start losartan in a patient with gout?"
+    assert changes == [("lows are tan", "losartan")]
+
+
+def test_repair_takes_a_word_the_recognizer_was_sure_of_as_heard() -> None:
+    heard = "Can I start lows are tan in a patient with gout?"
+    # one of the words heard with confidence: the span is not the recognizer's guess
+    assert repaired(heard, DOUBTING, doubted=doubted(heard, "lows", "are")) == heard
+
+
+@pytest.mark.parametrize("heard", [
+    "Which antibiotics after starting the metformin?",  # a term heard as a term, doubted or not, stays
+    "Is it safe in pregnancy?",  # doubted words that sound like no term
+    "How often should the dose be reviewed?",
+])
+def test_repair_leaves_doubted_words_that_are_terms_or_sound_like_none(heard: str) -> None:
+    every = [(token.start(), token.end()) for token in re.finditer(r"\S+", heard)]
+    assert repaired(heard, DOUBTING, doubted=every) == heard
+
+
+def test_repair_never_bends_a_doubted_name_the_phi_detector_found() -> None:
+    # Given a surname the recognizer doubted that sounds like a term ("Lowes Artan" and losartan)
+    heard = "Is Mr Lowes Artan still taking his tablets?"
+    name = doubted(heard, "Lowes Artan")
+    assert repaired(heard, DOUBTING, doubted=doubted(heard, "Lowes", "Artan")) == \
+        "Is Mr losartan still taking his tablets?"  # without the PHI check the name would become the drug
+    # When the PHI detector found it, it stays as heard, doubted or not
+    assert corrections(heard, DOUBTING, keep=name, doubted=doubted(heard, "Lowes", "Artan")) == (heard, [])

@@ -151,7 +151,7 @@ class LocalDependencies(Dependencies, runtime=Runtime.LOCAL):
     def speech_to_text(self) -> SpeechToText:
         from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
 
-        return WhisperSpeechToText(vocabulary=self.speech_vocabulary.prompt, repair=self.speech_vocabulary.repair)
+        return WhisperSpeechToText(vocabulary=self.speech_vocabulary.prompt, correct=self.speech_vocabulary.correct)
 
     @cached_property
     def audio_chunks(self) -> AudioChunkStore:

@@ -42,6 +42,11 @@ class TranscribedWord(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0, description="the recognizer's probability for this word")
 
 
+class Correction(BaseModel):
+    heard: str = Field(description="the words as the recognizer wrote them")
+    written: str = Field(description="the knowledge base's term the transcript has in their place")
+
+
 class Transcript(BaseModel):
     text: str
     language: str
@@ -49,6 +54,8 @@ class Transcript(BaseModel):
     confidence: float = Field(ge=0.0, le=1.0, description="mean word confidence (0 when nothing was heard)")
     words: list[TranscribedWord] = Field(default_factory=list)
     engine: str
+    corrections: list[Correction] = Field(default_factory=list, description="words the recognizer heard that the "
+                                          "text has as a term of the knowledge base (speech.repair), as heard")
 
 
 class VoiceQueryMetadata(QueryMetadata):

@@ -23,6 +23,11 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   acidosis": "lactoc" sounds like "lactic", "acidosis" is one), or a short English word glued to a term as
   written ("Islactic" -> "Is lactic").
 
+- words the recognizer itself doubted (`doubted`: below its word confidence threshold, adapters/local/whisper_stt
+  DOUBTED_WORD), every word of the span doubted and none of them a term, sound like a one-word term as above, even
+  when they are English words: a doubted "lows are tan" is the recognizer's guess at a word it did not know
+  ("losartan"), while a word it was sure of is taken as heard.
+
 Only vocabulary terms can be written, so a repair never adds a word that is not in the knowledge base's
 terminology, and the words that stay are the recognizer's. The thresholds are measured by
 bench/voice_answers.py (docs/benchmarks.md, "Voice"), tuned on the dev and holdout sets and checked on holdout2
@@ -104,12 +109,12 @@ class Vocabulary:
                 best = f"{first[0]} {second[0]}", similarity
         return best
 
-    def closest(self, key: str) -> tuple[str, float] | None:
+    def closest(self, key: str, *, doubted: bool = False) -> tuple[str, float] | None:
         """The term whose letters are `key` (similarity 1), or the one that sounds most alike above
-        MIN_SIMILARITY, with its similarity."""
+        MIN_SIMILARITY, with its similarity. A `known` word is heard right unless the recognizer `doubted` it."""
         if key in self.by_letters:
             return self.by_letters[key], 1.0
-        if len(key) < MIN_FUZZY_LETTERS or key.isdigit() or key in self.known:
+        if len(key) < MIN_FUZZY_LETTERS or key.isdigit() or (key in self.known and not doubted):
             return None
         heard = sound(key)
         best: tuple[str, float] | None = None
@@ -138,33 +143,46 @@ def _inflected(one: str, other: str) -> bool:
     return shared >= MIN_FUZZY_LETTERS - 1 and one[shared:] in ENDINGS and other[shared:] in ENDINGS
 
 
-def repaired(text: str, vocabulary: Vocabulary, keep: Sequence[tuple[int, int]] = ()) -> str:
+def repaired(text: str, vocabulary: Vocabulary, keep: Sequence[tuple[int, int]] = (),
+             doubted: Sequence[tuple[int, int]] = ()) -> str:
     """The transcript with the spans that are vocabulary terms in a recognizer's spelling rewritten; a word inside
     a `keep` span (start, end: what the PHI detector found in the transcript as heard, a patient's name) is left
-    as heard, and no repaired span reaches into it."""
+    as heard, and no repaired span reaches into it. `doubted`: the spans of the words the recognizer doubted."""
+    return corrections(text, vocabulary, keep, doubted)[0]
+
+
+def corrections(text: str, vocabulary: Vocabulary, keep: Sequence[tuple[int, int]] = (),
+                doubted: Sequence[tuple[int, int]] = ()) -> tuple[str, list[tuple[str, str]]]:
+    """`repaired`'s transcript, and each change as (the words as heard, the term written for them)."""
     if not vocabulary.by_letters:
-        return text
+        return text, []
     tokens = [token for token in _TOKEN.finditer(text)
               if not any(start < token.end() and token.start() < end for start, end in keep)]
+    unsure = frozenset(n for n, token in enumerate(tokens)
+                       if any(start < token.end() and token.start() < end for start, end in doubted))
     pieces: list[str] = []
+    changes: list[tuple[str, str]] = []
     position = 0
     i = 0
     while i < len(tokens):
-        match = _repair_at(text, tokens, i, vocabulary)
+        match = _repair_at(text, tokens, i, vocabulary, unsure)
         if match is None:
             i += 1
             continue
         span_end, replacement = match
         pieces.append(text[position:tokens[i].start()])
         pieces.append(replacement)
+        changes.append((text[tokens[i].start():tokens[span_end - 1].end()], replacement))
         position = tokens[span_end - 1].end()
         i = span_end
     pieces.append(text[position:])
-    return "".join(pieces)
+    return "".join(pieces), changes
 
 
-def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> tuple[int, str] | None:
-    """(the index after the span, its replacement) for the longest repairable span from token i, or None."""
+def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary,
+               unsure: frozenset[int] = frozenset()) -> tuple[int, str] | None:
+    """(the index after the span, its replacement) for the longest repairable span from token i, or None; `unsure`:
+    the indexes of the tokens the recognizer doubted."""
     glued = _GLUED_NUMBER.match(tokens[i].group(0) + _following_number(text, tokens, i))
     if glued and letters(glued["term"]) in vocabulary.by_letters:
         return i + 2, f"{vocabulary.by_letters[letters(glued['term'])]} {glued['number']}"
@@ -196,6 +214,10 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
                 found = None  # pieces of one word are one word
         else:
             found = None
+        if found is None and _doubted(span, range(i, i + size), unsure, vocabulary):
+            found = vocabulary.closest(key, doubted=True)
+            if found is not None and " " in found[0]:
+                found = None  # a one-word term only
         if found is None:
             continue
         term, similarity = found
@@ -207,6 +229,13 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
         if best is None or (similarity, size) > best[:2]:
             best = similarity, size, term
     return (i + best[1], best[2]) if best else None
+
+
+def _doubted(span: Sequence[re.Match[str]], indexes: range, unsure: frozenset[int], vocabulary: Vocabulary) -> bool:
+    """Whether the recognizer doubted every word of the span and heard none of them as a term: its guess at a word
+    it did not know ("lows are tan" for "losartan"), which may be English words."""
+    return bool(unsure) and all(n in unsure for n in indexes) and \
+        not any(letters(token.group(0)) in vocabulary.by_letters for token in span)
 
 
 def _split_off(span: Sequence[re.Match[str]], vocabulary: Vocabulary) -> bool:

