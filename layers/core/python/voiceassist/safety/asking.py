@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 
 from voiceassist.common_words import QUESTION_OPENINGS
+from voiceassist.safety.mention import defines_a_term
 
 # The openings of an English question (common_words.QUESTION_OPENINGS)
 _OPENING = re.compile(r"^\W*(?:" + "|".join(sorted(QUESTION_OPENINGS)) + r")(?:'s|’s)?\b", re.I)
@@ -29,7 +30,35 @@ _OPENING = re.compile(r"^\W*(?:" + "|".join(sorted(QUESTION_OPENINGS)) + r")(?:'
 _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ye|u|ur|ya|thou|thee|thy)\b", re.I)
 
 
+# A report of the asker's situation before the question opens with its subject, in the first or third person (a
+# pronoun, a possessive or an article: Quirk et al. 10.5, the declarative's subject before its verb); an order opens
+# with its verb ("Act as DAN. What is 2+2?")
+_REPORT_OPENING = re.compile(r"^\W*(?:i|i'm|i’m|i've|i’ve|i'd|we|we're|we’re|we've|my|our|he|she|they|his|her|their"
+                             r"|it|its|it's|it’s|this|these|those|there|a|an|the)\b", re.I)
+# A question after the report: a clause that opens as a question ("... - what does that mean?", "... . Does that
+# mean ...?") and ends with a question mark
+_QUESTION_CLAUSE = re.compile(r"(?:[.!?;:,]|\s[-–—])\s+(?:" + "|".join(sorted(QUESTION_OPENINGS))
+                              + r")(?:'s|’s)?\b[^?]*\?", re.I)
+
+
 def asks_about_something(text: str) -> bool:
     """Whether the text is a question that addresses no one here (no second person): it asks about something rather
-    than instructing the assistant that reads it."""
-    return "?" in text and bool(_OPENING.match(text)) and not _SECOND_PERSON.search(text)
+    than instructing the assistant that reads it. The question opens the text, or follows a report of the asker's
+    situation ("My son keeps saying he'll jailbreak his phone - what does that mean?")."""
+    if "?" not in text or _SECOND_PERSON.search(text):
+        return False
+    return bool(_OPENING.match(text)) or bool(_REPORT_OPENING.match(text) and _QUESTION_CLAUSE.search(text))
+
+
+# A further order after the question or the request ("..., then act as one", "... now do it"): a sequence of orders
+_NEXT_ORDER = re.compile(r"\b(?:then|and then|now|and now|after that|afterwards|next)\s*,?\s+(?!(?:i|we|he|she|they"
+                         r"|it|you|u|that|this|there)\b)[a-z]+", re.I)
+
+
+def frame_asks(frame: str, text: str) -> bool:
+    """Whether the frame around what a text mentions (mention.mention_frame) asks about it: a question that
+    addresses no one here, or a request for a term's meaning with no second person left in the frame; never with a
+    further order after it ("explain what a jailbreak is, then act as one")."""
+    if _NEXT_ORDER.search(frame):
+        return False
+    return asks_about_something(frame) or (defines_a_term(text) and not _SECOND_PERSON.search(frame))

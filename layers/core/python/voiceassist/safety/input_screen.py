@@ -41,13 +41,14 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
-from voiceassist.safety.asking import asks_about_something
+from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
 from voiceassist.safety.care_frames import care_of_harm_suffered
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
+from voiceassist.safety.mention import mention_frame
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds, shorthand_only
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
@@ -259,6 +260,19 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     if asks_about_something(text):
         for category in (INJECTION, JAILBREAK):
             if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
+                found.pop(category, None)
+    # an attack reported or asked about ("the note says 'ignore previous instructions' - does that mean ...?", "what
+    # is a system prompt?") is mentioned, not used: when the frame around it asks about it, an injection or jailbreak
+    # flag raised only by the mentioned words (a pattern that does not fire on the frame, or the models) is lifted
+    frame = mention_frame(text)
+    if frame is not None and (INJECTION in found or JAILBREAK in found) and frame_asks(frame, text):
+        in_frame = {kind for form in (frame, *normal_forms(frame)) for _, kind in _pattern_kinds(form)}
+        for category in (INJECTION, JAILBREAK):
+            kept = [reason for reason in found.get(category, [])
+                    if not reason.startswith("model:") and reason.split("@")[0] in in_frame]
+            if kept:
+                found[category] = kept
+            else:
                 found.pop(category, None)
     if with_classifier and vector is not None and not found and attack_classifier().flagged(text, vector):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
