@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import urllib.request
 import wave
 from collections.abc import Iterator
@@ -136,6 +137,30 @@ def test_transcript_repair_never_bends_a_patient_surname_into_a_drug_name(phi_st
     assert answer.metadata.phi_detected is True
     assert answer.metadata.model == SAGEMAKER_MODEL
     assert find_phi(("Casarez",), *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []
+
+
+def test_the_correction_of_doubted_words_never_bends_a_doubted_patient_name(phi_stack: QueryStack) -> None:
+    # Given the sample corpus indexed (losartan) and a transcript naming a patient whose surname the recognizer
+    # doubted and which sounds like the drug ("Lowes Artan": a correction without the PHI check writes "losartan")
+    from voiceassist.conversation import orchestrator
+    from voiceassist.models import QueryRequest
+    from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, indexed_passages
+
+    deps = phi_stack.deps
+    heard = "Mr Lowes Artan takes lows are tan 50 mg, can I add amlodipine?"
+    every = [(word.start(), word.end()) for word in re.finditer(r"\S+", heard)]  # every word doubted
+    unchecked = KnowledgeBaseVocabulary(lambda: indexed_passages(deps.documents, deps.index))
+    assert unchecked.correct(heard, every).text.startswith("Mr losartan takes losartan")
+    # When the route's correction runs (PHI detected on the transcript as heard first)
+    fixed = deps.speech_vocabulary.correct(heard, every)
+    # Then the doubted drug is put back, the doubted name stays as heard, and the question is routed as PHI
+    assert fixed.text == "Mr Lowes Artan takes losartan 50 mg, can I add amlodipine?"
+    assert fixed.changes == (("lows are tan", "losartan"),)
+    answer = orchestrator.respond(deps, QueryRequest(query=fixed.text, session_id=phi_stack.session_id),
+                                  user_id=USER, trace_id=None)
+    assert answer.metadata.phi_detected is True
+    assert answer.metadata.model == SAGEMAKER_MODEL
+    assert find_phi(("Lowes", "Artan"), *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []
 
 
 @pytest.mark.parametrize("heard", [
