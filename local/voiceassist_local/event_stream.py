@@ -25,6 +25,7 @@ from voiceassist.errors import (
     InvalidRequest,
     UnsupportedParameter,
     VoiceAssistError,
+    field_path,
 )
 from voiceassist.models import QueryRequest, new_id
 from voiceassist.observability import log_failure
@@ -157,7 +158,7 @@ def chat_completions(handler: BaseHTTPRequestHandler, body: bytes) -> None:
 def _invalid(exc: ValidationError) -> InvalidRequest:
     """The API's 400 for the same body (routes/errors.py): each problem as `field: message`, without pydantic's
     "Value error, " before our own messages, in the message and in `details`."""
-    details = [{"field": ".".join(str(p) for p in e["loc"]) or "body",
+    details = [{"field": field_path(e["loc"]) or "body",
                 "problem": "the body is not valid JSON" if e["type"] == "json_invalid"
                 else e["msg"].removeprefix("Value error, ")} for e in exc.errors()]
     return InvalidRequest("; ".join(f"{d['field']}: {d['problem']}" for d in details) or "invalid request", details)

@@ -101,6 +101,18 @@ def test_an_invalid_body_is_a_json_400_before_any_stream(kb_server_url: str) -> 
         assert reply["error"]["details"] and reply["error"]["details"][0]["field"] in ("query", "question")
 
 
+def test_a_stream_refusal_never_echoes_a_field_name_that_is_free_text(kb_server_url: str) -> None:
+    """As POST /v1/query's 400 (tests/unit/api/test_api_errors.py): a key that is not shaped like a field name (a
+    patient's name, an MRN) is not named back."""
+    body = {"query": "What is the dose of metformin?", "John Smith MRN 4417823": 1}
+    request = urllib.request.Request(f"{kb_server_url}/v1/query/stream", data=json.dumps(body).encode(),
+                                     method="POST", headers={"content-type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=60)
+    reply = refused.value.read().decode()
+    assert refused.value.code == 400 and "Smith" not in reply and "4417823" not in reply
+
+
 def test_a_foreign_session_streams_an_error_event(kb_server_url: str) -> None:
     _, raw = post(f"{kb_server_url}/v1/query/stream", {"query": "metformin dose?", "session_id": "ses_nobody"})
     [(kind, data)] = parse_sse(raw)

@@ -13,7 +13,7 @@ from aws_lambda_powertools.event_handler.openapi.exceptions import (
 
 from routes.input_policy import content_type_of, is_json_type
 from routes.route_methods import allowed_methods
-from voiceassist.errors import NOT_ISSUED, Unavailable, VoiceAssistError, quoted_id
+from voiceassist.errors import NOT_ISSUED, Unavailable, VoiceAssistError, field_path, quoted_id
 from voiceassist.observability import log_failure
 
 
@@ -73,7 +73,7 @@ def shown_path(path: str) -> str:
 def _describe(errors: list[dict[str, Any]]) -> tuple[str, list[dict[str, Any]]]:
     details = []
     for err in errors:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body") or "body"
+        where = field_path(err.get("loc", ())) or "body"
         if err.get("type") == "json_invalid":
             details.append({"field": "body", "problem": "the body is not valid JSON"})
         else:

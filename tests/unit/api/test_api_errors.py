@@ -148,3 +148,30 @@ def test_a_concrete_path_allows_its_own_methods_not_its_templated_neighbours(pat
     listed /v1/documents/{doc_id}'s DELETE and GET too (schemathesis ST205 against the served API)."""
     reply = invoke("api", to_api_gateway_event("OPTIONS", path, {}, b""))
     assert reply["statusCode"] == 204 and reply["multiValueHeaders"]["Allow"] == [allowed]
+
+
+@pytest.mark.parametrize(("path", "body"), [
+    ("/v1/query", {"query": "What is the dose of metformin?", "John Smith MRN 48213377": 1}),
+    ("/v1/query", {"query": "What is the dose of metformin?", "filters": {"John Smith MRN 48213377": "x"}}),
+    ("/v1/sessions", {"John Smith MRN 48213377": 1}),
+    ("/v1/chat/completions", {"model": "John Smith MRN 48213377", "messages": [{"role": "user", "content": "hi"}]}),
+])
+def test_a_400_never_echoes_a_field_name_or_model_that_is_free_text(path: str, body: Any) -> None:
+    """A key the client sent is named back only when shaped like a field name ('qeury'): free text there (a
+    patient's name, an MRN) was quoted in the message and in `details`, as a path or an id never is."""
+    status, reply = call("POST", path, json.dumps(body).encode())
+    assert status == 400 and reply["error"]["code"] == "invalid_request"
+    assert "Smith" not in json.dumps(reply) and "48213377" not in json.dumps(reply)
+
+
+def test_a_400_names_a_misspelt_field_and_a_model_shaped_like_one() -> None:
+    status, reply = call("POST", "/v1/query", json.dumps({"qeury": "x", "query": "dose of metformin?"}).encode())
+    assert status == 400 and reply["error"]["details"][0]["field"] == "qeury"
+    status, reply = call("POST", "/v1/chat/completions", json.dumps(
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}).encode())
+    assert status == 400 and "'gpt-4o'" in reply["error"]["message"]
+
+
+def test_a_field_name_thousands_of_characters_long_is_not_sent_back() -> None:
+    status, reply = call("POST", "/v1/query", json.dumps({"query": "dose of metformin?", "k" * 100_000: 1}).encode())
+    assert status == 400 and len(json.dumps(reply)) < 1_000

@@ -3,18 +3,35 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 # The shape of the ids this API issues (ses_<hex>, doc_<hex>_v1, a chunk's doc_<hex>_v1:00003, job_<hex>) and of the
 # names it knows (a model, a calculator): a message may quote a value of that shape. Anything else a client sends
 # as an id (free text, perhaps a patient's name, or 5,000 characters) is never echoed in a reply or a log line.
 _ID_SHAPE = re.compile(r"[A-Za-z0-9_.:-]{1,128}")
 NOT_ISSUED = "(not an id this API issued)"
+# A field name as a validation error may show it: the route's own, or a key a client misspelt ("qeury"). Any other key
+# a client sent (free text, perhaps a patient's name, or 100,000 characters) is named by this instead.
+_FIELD_SHAPE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,63}")
+UNSHOWN_FIELD = "(a field of that name)"
 
 
 def quoted_id(value: object) -> str:
     """The id quoted for a message when it is shaped like one this API issues; else NOT_ISSUED."""
     text = str(value)
     return repr(text) if _ID_SHAPE.fullmatch(text) else NOT_ISSUED
+
+
+def field_path(loc: Iterable[object]) -> str:
+    """A validation error's location ("filters.specialty", "messages.0.role") as a message may show it: positions,
+    and names shaped like a field's; any other name is UNSHOWN_FIELD. "body" (the whole body's name) is left out."""
+    return ".".join(str(part) if isinstance(part, int) or _FIELD_SHAPE.fullmatch(str(part)) else UNSHOWN_FIELD
+                    for part in loc if part != "body")
+
+
+def quoted_name(value: object) -> str:
+    """A name a client gave (a model) quoted when shaped like one (quoted_id's shape), else "of that name"."""
+    return quoted_id(value) if quoted_id(value) != NOT_ISSUED else "of that name"
 
 
 class VoiceAssistError(Exception):

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError
 
 from voiceassist.adapters.openai.pricing import PRICES_PER_1K
-from voiceassist.errors import NOT_ISSUED, InvalidInput, quoted_id
+from voiceassist.errors import NOT_ISSUED, InvalidInput, field_path, quoted_id
 from voiceassist.models import MAX_SOURCES, Model, RoutingMode, SourceName, SourcePreferences, utc_now
 from voiceassist.settings import InBoundaryProvider, PhiMode, Settings
 
@@ -221,7 +221,7 @@ def validated(document: dict[str, Any], deployment: Deployment = ANY_DEPLOYMENT)
     try:
         config = AdminConfig.model_validate(document)
     except ValidationError as exc:
-        raise InvalidConfiguration([{"field": ".".join(str(p) for p in err["loc"]) or "body",
+        raise InvalidConfiguration([{"field": field_path(err["loc"]) or "body",
                                      "problem": err["msg"]} for err in exc.errors()]) from exc
     problems = boundary_problems(config, deployment)
     if problems:

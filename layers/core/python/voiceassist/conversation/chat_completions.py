@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from voiceassist.conversation import chat_options, events
 from voiceassist.conversation.context import Turn
-from voiceassist.errors import InvalidInput, NotFound, UnsupportedParameter, quoted_id
+from voiceassist.errors import InvalidInput, NotFound, UnsupportedParameter, quoted_id, quoted_name
 from voiceassist.models import Citation, JsonInt, QueryRequest, QueryResponse
 from voiceassist.query.generation import count_tokens
 
@@ -115,7 +115,7 @@ class ChatCompletionRequest(BaseModel):
         """The one model this API answers as, in any case ("VoiceAssist"); another name is refused, not echoed
         back as if it had answered."""
         if value.strip().lower() != MODEL_ID:
-            raise ValueError(f"unknown model {value[:80]!r}: this API answers as {MODEL_ID!r} (GET /v1/models)")
+            raise ValueError(f"unknown model {quoted_name(value)}: this API answers as {MODEL_ID!r} (GET /v1/models)")
         return MODEL_ID
 
     def token_limit(self) -> int | None:

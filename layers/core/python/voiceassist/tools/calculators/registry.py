@@ -6,7 +6,7 @@ from typing import Any, get_args
 
 from pydantic import ValidationError
 
-from voiceassist.errors import InvalidInput, NotFound
+from voiceassist.errors import InvalidInput, NotFound, field_path
 from voiceassist.tools.calculators import (
     body,
     cardiology,
@@ -48,12 +48,12 @@ _RANGE_ERRORS = {"greater_than": ">", "greater_than_equal": ">=", "less_than": "
 def describe_validation_error(error: ValidationError, subject: str = "calculator") -> str:
     """One line per bad field: its name and what was wrong; missing fields are named together (a clarification),
     and a number out of its range is shown with the range. Never a free-text value (it may be PHI)."""
-    missing = [".".join(str(p) for p in item["loc"]) for item in error.errors() if item["type"] == "missing"]
+    missing = [field_path(item["loc"]) for item in error.errors() if item["type"] == "missing"]
     problems = [f"missing inputs: {', '.join(missing)} (give them to compute this)"] if missing else []
     for item in error.errors():
         if item["type"] == "missing":
             continue
-        field = ".".join(str(part) for part in item["loc"]) or "arguments"
+        field = field_path(item["loc"]) or "arguments"
         value = item.get("input")
         if item["type"] in _RANGE_ERRORS and isinstance(value, int | float) and not isinstance(value, bool):
             bound = next(iter((item.get("ctx") or {}).values()), "")
