@@ -80,3 +80,24 @@ def care_of_harm_suffered(text: str) -> bool:
     """Whether the text asks how to care for someone who has been harmed, or may be (screen, assess, respond to,
     report), not how to harm."""
     return bool(CARE_OF_HARM_SUFFERED.search(text)) and not _OWN_ACT.search(text)
+
+
+# Covert administration asked as a matter of law or procedure: NICE NG67 (1.15) and the Mental Capacity Act 2005 name
+# the practice ("covert administration of medicines") for a patient who lacks capacity and refuses; a question about
+# its legal process, requirements or policy for a patient in care asks how it is done lawfully. The practice is
+# named as the guidance names it (the noun, not "covertly give ... so that ..."), governed by what the law or the
+# procedure requires, and the person is a patient in care (a patient, a resident, a service user).
+_NORMATIVE = (r"(?:legal|law|laws|lawful|legislation|legally|process|procedure|requirements?|policy|policies|guidance"
+              r"|guidelines?|framework|documentation|paperwork|capacity assessment|best interests?)")
+_COVERT_PRACTICE = r"covert(?:ly)?\s+(?:administration|administering|medication|medicating|medicines?|dosing)"
+COVERT_ADMINISTRATION_AS_LAW = re.compile(
+    r"\b" + _NORMATIVE + r"\b[^.?!\n]{0,40}?\b(?:for|of|on|around|about|regarding|to|re)\s+(?:the\s+|a\s+)?"
+    + _COVERT_PRACTICE + r"\b|\b" + _COVERT_PRACTICE + r"\b[^.?!\n]{0,20}?\b(?:legal|lawful|allowed|permitted"
+    r"|requirements?|process|procedure|policy)\b", re.I)
+_PATIENT_IN_CARE = re.compile(r"\b(?:patients?|pts?|residents?|service users?|inpatients?)\b", re.I)
+
+
+def covert_administration_as_law(text: str) -> bool:
+    """Whether the text asks what the law or procedure requires for covertly administering a patient's medicines
+    (NICE NG67 1.15), not how to medicate someone in secret."""
+    return bool(COVERT_ADMINISTRATION_AS_LAW.search(text) and _PATIENT_IN_CARE.search(text))

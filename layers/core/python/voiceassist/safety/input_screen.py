@@ -43,7 +43,7 @@ from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
-from voiceassist.safety.care_frames import care_of_harm_suffered
+from voiceassist.safety.care_frames import care_of_harm_suffered, covert_administration_as_law
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
@@ -88,6 +88,10 @@ _CLINICAL_CAST = (r"(?:an? |the )?(?:\w+ )?(?:doctor|physician|gp|general practi
                   r"|simulated patient|standardi[sz]ed patient)"
                   r"|examining|assessing|seeing|treating|taking (?:a|the) history|clerking|consulting|counsel+ing"
                   r"|explaining|breaking bad news|triaging|resuscitating")
+# A pretence or a role-play that casts a part of a clinical encounter, the assistant's or the asker's
+_CLINICAL_ROLE_PLAY = re.compile(
+    r"\b(?:pretend (?:to be|you(?:'re| are)|that you(?:'re| are))|role-?play(?:ing)?(?: as)?|play(?:ing)? (?:the )?"
+    r"(?:part|role) of|you be|you(?:'re| are) (?:playing|being))\s+(?:" + _CLINICAL_CAST + r")\b", re.I)
 _DOCUMENT_KINDS = {"override": INJECTION, "system_notice": INJECTION, "new_instructions": INJECTION,
                    "prompt_markup": INJECTION, "reveal_prompt": INJECTION}
 _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
@@ -96,15 +100,21 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"((initial|original|starting|first|previous|system|hidden|above)\s+(instructions?|prompt|configuration"
         r"|message)|text above|instructions you were given)", re.I)),
     "asked_for_instructions": (INJECTION, re.compile(
-        r"\bwhat (are|were) (your|the) (initial |original |system |hidden )?(instructions|rules|prompt)\b"
+        # (not the rules of a topic: "what are the rules on sharing patient information")
+        r"\bwhat (are|were) (your (initial |original |system |hidden )?|the (initial |original |system |hidden ))"
+        r"(instructions|rules|prompt)\b"
+        r"|\bwhat (are|were) the (instructions|rules|prompt)\b(?!\s+(on|about|for|regarding|around|under|in)\s+(?!(you"
+        r"|your|this|the) (chat|conversation|session|assistant|ai|model|bot|system)\b))"
         r"|\b(you were|i was) (told|instructed|given)\b[^.\n]{0,30}\b(before|beginning|initially|to)\b", re.I)),
     # (not when the part cast is a clinician at work or a patient for practice: "pretend you are examining a child
-    # with croup", "role play as a patient with chest pain so I can practise"; nor a capsule's "jailbreak")
+    # with croup", "role play as a patient with chest pain so I can practise", "let's role-play: you be the anxious
+    # patient"; nor a capsule's "jailbreak")
     "pretending": (JAILBREAK, re.compile(
         r"\b(you are now|from now on,? you|pretend (to be|you are|that you)|role-?play (as|where you"
         r"|in which you|a game|game)|let's role-?play|jailbr(eak|oken)(?= mode| prompt| you\b| yourself| the (ai|model"
         r"|assistant|bot|chatbot|system)\b)|do anything now"
-        r"|DAN mode|act as if you|you (will|must) act as)\b(?!\s+(an? |the )?(" + _CLINICAL_CAST + r")\b)", re.I)),
+        r"|DAN mode|act as if you|you (will|must) act as)\b(?![\s:,-]+(you(?:'re| are| be| play)\s+)?(an? |the )?("
+        + _CLINICAL_CAST + r")\b)", re.I)),
     "privilege_escalation": (JAILBREAK, re.compile(
         r"\b(developer|maintenance|debug|god|sudo|unrestricted|jailbr[oe]ken?) mode\b|\bno (ethical|moral)"
         r" (guidelines|constraints|limits|restrictions)\b|\b(without|free of|free from|no|any) (restrictions"
@@ -119,10 +129,15 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(make|build|assemble|synthesi[sz]e|manufacture|produce|weaponi[sz]e|create)\b[^.?!\n]{0,40}\b("
         r"bomb|explosives?|pipe bomb|nerve agents?|sarin|vx|ricin|anthrax|chemical weapons?|biological weapons?"
         r"|bioweapons?|dirty bomb|napalm|ghost gun|untraceable gun)\b", re.I)),
+    # (malware and phishing named as a threat are a topic, "signs of a phishing email", "how ransomware gets into
+    # hospitals": they are a request with a verb of making, sending or running them, as the weapons are)
     "intrusion": (HARMFUL, re.compile(
-        r"\b(hack(ing)? into|break into (someone|an?|his|her|their|my \w+'s)|ddos|ransomware|keylogger|"
-        r"phishing (email|page|site|message)|steal (someone's |their |his |her )?(passwords?|identity|credit "
-        r"cards?|data)|spyware|botnet|crack (the |a )?passwords?)\b", re.I)),
+        r"\b(hack(ing)? into|break into (someone|an?|his|her|their|my \w+'s)|ddos(ing)? (an?|the|my|his|her|their"
+        r"|someone|somebody)|steal (someone's |their |his |her )?(passwords?|identity|credit cards?|data)"
+        r"|crack (the |a )?passwords?)\b"
+        r"|\b(make|build|write|create|code|program|develop|design|craft|draft|compose|generate|deploy|install|plant"
+        r"|spread|launch|send|run|set up|sell|buy|rent)\b[^.?!\n]{0,40}\b(ddos|ransomware|keylogger|phishing (emails?"
+        r"|pages?|sites?|messages?|texts?|campaigns?)|spyware|botnet|malware|trojan)\b", re.I)),
     "crime": (HARMFUL, re.compile(
         r"\b(how (to|do i|can i|could i)|ways? to|help me|tips (for|on)|guide (to|for|on))\b[^.?!\n]{0,40}\b("
         r"launder|counterfeit|smuggl\w*|forg(e|ing) (a |an )?\w+|embezzl\w*|blackmail|extort\w*|dox+(ing)?"
@@ -210,9 +225,17 @@ _DEVICE_NOTICE = re.compile(r"\b(?:system|admin(?:istrator)?|developer)\s+(?:not
                             r"|bot\b|chat\w*|llm\b)\w+", re.I)
 
 
+# Instructions given by a clinician ("new instructions from the consultant: switch him to doxycycline") are an order
+# on the ward, not the assistant's: who gave them is named (the cast of a clinical encounter, ILO ISCO-08 above)
+_CLINICIANS_ORDERS = re.compile(r"\binstructions?\s+(?:from|by|of)\s+(?:" + _CLINICAL_CAST + r")\b", re.I)
+
+
 def _document_kind(kind: str, pattern: re.Pattern[str], text: str) -> bool:
     if kind == "system_notice":
         return any(not _DEVICE_NOTICE.match(text, m.start()) for m in pattern.finditer(text))
+    if kind == "new_instructions":
+        return any(not _CLINICIANS_ORDERS.match(text, m.end() - len(m.group().split()[-1]))
+                   for m in pattern.finditer(text))
     return bool(pattern.search(text))
 
 
@@ -274,6 +297,14 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
                 found[category] = kept
             else:
                 found.pop(category, None)
+    # a role-play that casts a part of a clinical encounter ("you be the angry relative and I'll be the registrar") is
+    # teaching, as the pretending pattern reads it; and covert administration asked as law or procedure for a patient
+    # in care (NICE NG67): the models read the topic, so their jailbreak, or harmful, flag alone is lifted before the
+    # classifier reads the text
+    for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
+            (HARMFUL,) if covert_administration_as_law(text) else ()):
+        if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
+            found.pop(category, None)
     if with_classifier and vector is not None and not found and attack_classifier().flagged(text, vector):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)

@@ -40,8 +40,9 @@ _ACTIONS = (r"delete|remove|drop|erase|wipe|purge|overwrite|modify|edit|update|c
 # ventilator settings", "add him to the frailty register", "remove the source of sepsis" are clinical)
 _SYSTEM_OBJECTS = (r"index|database|db|tables?|records?|catalog(?:ue)?|accounts?|portal"
                    r"|permissions?|access rights|admin rights|config(?:uration)?|audit log|logs?|users?"
-                   r"|passwords?|roles?|knowledge base|(?:file|document) stores?|guideline source|system prompt|prompt"
-                   r"|memory")
+                   r"|passwords?|roles?(?![-\w])|knowledge base|(?:file|document) stores?|guideline source"
+                   r"|system prompt|prompt|memory")
+# ("roles?" not a compound: "write a role-play script" is teaching)
 # The workspace tools' own objects: acting on the user's own ("my documents", "this pdf") or into one ("export the
 # list to a file", "copy it into a new file") is what the files tool is for; "the file", "a file called x", "all
 # files" may be anyone's and still flag (issue 27: "upload this guideline pdf to my documents" was refused)
@@ -258,6 +259,18 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
 }
 
 
+# The asker's own act, asked about ("how do I counsel him without lecturing"): a "without ..." after it qualifies what
+# the asker does, not how the assistant answers
+_ASKERS_OWN_ACT = re.compile(r"\bhow (?:do|can|could|should|would|might) (?:i|we)\b[^.?!\n]*$", re.I)
+
+
+def _found(kind: str, pattern: re.Pattern[str], text: str) -> bool:
+    if kind == "refusal_suppression":
+        return any(not (m.group().lower().startswith("without") and _ASKERS_OWN_ACT.search(text, 0, m.start()))
+                   for m in pattern.finditer(text))
+    return bool(pattern.search(text))
+
+
 def signal_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of each structural signal found in one form of a text."""
-    return [(category, kind) for kind, (category, pattern) in SIGNALS.items() if pattern.search(text)]
+    return [(category, kind) for kind, (category, pattern) in SIGNALS.items() if _found(kind, pattern, text)]
