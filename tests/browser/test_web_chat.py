@@ -197,3 +197,19 @@ def test_a_streaming_model_is_shown_as_a_draft_until_the_checked_answer_replaces
     assert "2,000 mg" in answer and "influenza" not in answer
     assert tab.evaluate(f"{ANSWER}.querySelectorAll('.answer-text.draft').length") == 0
     assert model.streamed_calls == 1 and tab.errors() == []
+
+
+def test_each_source_in_the_list_has_its_own_accessible_name(tab: Tab, base_url: str) -> None:
+    """Two sections of one document were two buttons named only by the title ("Metformin (sample drug reference)"
+    twice): a screen reader could not tell them apart. Each is named by its number, title and where it is, as the
+    [n] buttons are by number and title (found by a browser probe)."""
+    ask_on_load(tab, base_url, "What is the dose of metformin?")
+
+    tab.send("Accessibility.enable")
+    names = [n.get("name", {}).get("value", "") for n in tab.send("Accessibility.getFullAXTree")["nodes"]
+             if n.get("role", {}).get("value") == "button" and not n.get("ignored")
+             and n.get("name", {}).get("value", "").startswith("Source ")]
+    listed = tab.evaluate("[...document.querySelectorAll('ol.citations button.source')].length")
+    in_list = [name for name in names if "section" in name or "page" in name]
+    assert listed >= 2 and len(in_list) == listed and len(set(in_list)) == listed, names
+    assert all(METFORMIN_TITLE in name for name in in_list)  # the visible text is part of the name

@@ -58,7 +58,9 @@ export function citationList(citations, openCitation) {
   if (!citations.length) return null;
   return el("ol", { class: "citations", "aria-label": "Sources" }, citations.map((c) =>
     el("li", { value: String(c.number) },
-      el("button", { type: "button", class: "source", onclick: () => openCitation(c) }, c.title),
+      // named by number, title and where, so two sections of one document are two names to a screen reader
+      el("button", { type: "button", class: "source", "aria-label": `Source ${c.number}: ${c.title}, ${where(c)}`,
+        onclick: () => openCitation(c) }, c.title),
       el("span", { class: "hint", text: " " + where(c) }))));
 }
 
