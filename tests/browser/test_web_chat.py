@@ -100,6 +100,9 @@ def test_a_failed_request_is_shown_plainly(tab: Tab, base_url: str) -> None:
     assert "could not be reached" in tab.text("#error")
     assert tab.evaluate("document.getElementById('error').getAttribute('role')") == "alert"
     assert "No answer" in tab.text(LAST)
+    # the question is back in the box, to ask again with Enter once the server is reachable (it was cleared and
+    # had to be typed again; found by a browser probe with the server stopped)
+    assert tab.evaluate("document.getElementById('question').value") == "What is the maximum dose of metformin?"
 
 
 def test_the_keyboard_alone_asks_and_opens_a_source(tab: Tab, base_url: str) -> None:

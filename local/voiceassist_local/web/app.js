@@ -193,6 +193,7 @@ async function ask(question) {
     renderAnswer(turn, response, question, reasons, tools);
   } catch (err) {
     turn.replaceChildren(el("p", { class: "failed", text: "No answer: see the message above." }));
+    if (!$("question").value.trim()) $("question").value = question; // back in the box: Enter asks it again
     showError(err);
   } finally {
     turn.removeAttribute("aria-busy");
