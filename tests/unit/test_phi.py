@@ -264,3 +264,30 @@ def test_the_local_runtime_keeps_metric_lines_off_stdout(capsys: pytest.CaptureF
     result = FailClosedDetector(ExplodingDetector()).detect("Jane Roe, MRN 123456")
     out, err = capsys.readouterr()
     assert result.contains_phi and out == "" and "PhiDetectorErrors" in err
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("SSN 123\u201345\u20136789", "SSN 123-45-6789"),  # en dashes (a word processor's autocorrect)
+    ("call 617\u2011555\u20110199", "call 617-555-0199"),  # non-breaking hyphens
+    ("SSN 123\u221245\u22126789", "SSN 123-45-6789"),  # minus signs
+    ("DOB 03\u204414\u20441961", "DOB 03/14/1961"),  # fraction slashes
+    ("DOB 03\u221514\u22151961", "DOB 03/14/1961"),  # division slashes
+    ("MRN \u096a\u096e\u0968\u0967\u0969\u0969\u096d\u096d", "MRN 48213377"),  # Devanagari digits
+    ("MRN \u0e54\u0e58\u0e52\u0e51\u0e53\u0e53\u0e57\u0e57", "MRN 48213377"),  # Thai digits
+])
+def test_numbers_typed_with_other_dashes_slashes_or_digits_read_as_ascii(typed: str, read: str) -> None:
+    """Unicode's dash punctuation (category Pd) and the minus sign read as '-', the fraction and division slashes as
+    '/', and every decimal digit (category Nd) as its ASCII digit: the recognizers' patterns are ASCII, and
+    '617–555–0199' (en dashes) or an MRN in Devanagari digits was not found."""
+    text, origins = readable_form(typed)
+    assert text == read and len(origins) == len(text)
+
+
+def test_a_number_typed_with_en_dashes_is_detected_by_the_real_detector() -> None:
+    detector = build_detector(Settings(phi_mode=PhiMode.STRICT))
+    for typed in ("SSN 123\u201345\u20136789, what is the metformin dose?",
+                  "call 617\u2013555\u20130199 about the metformin dose",
+                  "MRN \u096a\u096e\u0968\u0967\u0969\u0969\u096d\u096d, what is the metformin dose?"):
+        result = detector.detect(typed)
+        assert result.contains_phi and "6789" not in result.redacted_text and "0199" not in result.redacted_text
+        assert "\u096d\u096d" not in result.redacted_text

@@ -73,6 +73,11 @@ def redact(text: str, entities: Sequence[PhiEntity]) -> str:
     return "".join(pieces)
 
 
+# Read as the ASCII '-' and '/' the recognizers' patterns expect, besides Unicode's dash punctuation (category Pd)
+_MINUS_SIGNS = frozenset(unicodedata.lookup(name) for name in ("MINUS SIGN", "HEAVY MINUS SIGN"))
+_SLASHES = frozenset(unicodedata.lookup(name) for name in ("FRACTION SLASH", "DIVISION SLASH"))
+
+
 @lru_cache(maxsize=4096)
 def _readable_char(char: str) -> str:
     category = unicodedata.category(char)
@@ -80,6 +85,12 @@ def _readable_char(char: str) -> str:
         return ""
     if category == "Cc":
         return char if char in _KEPT_CONTROLS else " "
+    if category == "Nd":  # any script's decimal digit: Devanagari "४८" is 48
+        return str(unicodedata.decimal(char))
+    if category == "Pd" or char in _MINUS_SIGNS:  # en and em dashes, non-breaking hyphens: "617–555–0199"
+        return "-"
+    if char in _SLASHES:
+        return "/"
     return unicodedata.normalize("NFKC", char)
 
 
@@ -87,11 +98,13 @@ def readable_form(text: str) -> tuple[str, list[int]]:
     """The text as a reader (or a model) reads it, and for each of its characters the index of the character of
     `text` it comes from: Unicode NFKC character by character (full-width "Ｊａｎｅ" is "Jane"), format characters
     (category Cf: zero-width spaces and joiners, soft hyphens, bidirectional marks) removed, and other control
-    characters read as a space. A name typed with a zero-width space inside ("J\u200bane K\u200bowalczyk") reads
-    as the name, and is detected as one. Look-alike letters of other scripts (Cyrillic "а", "о" in "Jаne
-    Kоwalczyk": UTS #39 confusables) read as the Latin letters they imitate, as the input screen reads them
-    (safety.decoding.fold_homoglyphs: inside a word that mixes them with Latin letters, or anywhere in a text
-    whose letters are mostly Latin; a Russian or Greek question keeps its letters)."""
+    characters read as a space; any script's decimal digits as ASCII digits, dashes and minus signs as "-", the
+    fraction and division slashes as "/" (an SSN typed with en dashes, "123–45–6789"). A name typed with a
+    zero-width space inside ("J\u200bane K\u200bowalczyk") reads as the name, and is detected as one. Look-alike
+    letters of other scripts (Cyrillic "а", "о" in "Jаne Kоwalczyk": UTS #39 confusables) read as the Latin
+    letters they imitate, as the input screen reads them (safety.decoding.fold_homoglyphs: inside a word that mixes
+    them with Latin letters, or anywhere in a text whose letters are mostly Latin; a Russian or Greek question
+    keeps its letters)."""
     pieces: list[str] = []
     origins: list[int] = []
     for index, char in enumerate(text):
