@@ -58,6 +58,16 @@ def found(result: PhiResult, text: str) -> set[tuple[str, str]]:
     ("aged 95, on digoxin", "AGE_OVER_89", "95"),
     ("card 4556601938071755 was charged twice", "CREDIT_CARD", "4556601938071755"),
     ("IBAN GB13PLUO53932440748460 for the refund", "IBAN_CODE", "GB13PLUO53932440748460"),
+    # dictated digit by digit, as a transcript or a careful typist writes it (found by a client probe)
+    ("MRN 4 8 2 1 3 3 7 7, what is the metformin dose?", "MEDICAL_RECORD_NUMBER", "4 8 2 1 3 3 7 7"),
+    ("medical record number four eight two one three three seven seven, metformin dose?", "MEDICAL_RECORD_NUMBER",
+     "four eight two one three three seven seven"),
+    ("MRN is 4-8-2-1-3-3-7-7", "MEDICAL_RECORD_NUMBER", "4-8-2-1-3-3-7-7"),
+    ("member id nine eight seven six five four three, is the pump covered?", "HEALTH_PLAN_ID",
+     "nine eight seven six five four three"),
+    ("SSN 1 2 3 4 5 6 7 8 9, diabetic", "US_SSN", "1 2 3 4 5 6 7 8 9"),
+    ("his social security number is one two three four five six seven eight nine", "US_SSN",
+     "one two three four five six seven eight nine"),
 ])
 def test_recognizer_flags_identifier(strict: PresidioPhiDetector, text: str, entity_type: str, value: str
                                      ) -> None:
@@ -111,6 +121,8 @@ def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, n
     "Which of the following is characterized by Apple Jelly Nodules?",
     "Urine output is decreased in acute kidney injury because of",
     "Which of the following is not true for myelinated nerve fibers:",
+    "Chart the pain score one to ten: is two or three mild?",
+    "The device has 4 modes: 1 2 3 and 4",
 ])
 def test_recognizers_leave_clinical_text_alone(strict: PresidioPhiDetector, text: str) -> None:
     result = strict.detect(text)

@@ -24,11 +24,16 @@ _GLUE = r"(?:\s*(?:number|num|no\.?|nbr|id|#|is|was|of|:)\s*){0,3}\s*"
 # ... or a number written in groups of three, as speech recognizers write a spoken one ("4,417,823", "4 417 823"),
 # of five digits or more
 _GROUPED = r"(?=(?:\d[,\s]?){5})\d{1,3}(?:[,\s]\d{3}){1,4}"
+# ... or dictated digit by digit, five digits or more: "4 8 2 1 3 3 7 7", "four eight two one three three seven seven"
+# (English's names of the ten digits, and "oh" for zero as a number is read aloud)
+_DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
+_DICTATED = rf"(?:\d\s){{4,}}\d(?!\d|[.,]\d)|(?:{_DIGIT_WORD}[\s-]+){{4,}}{_DIGIT_WORD}"
 
 
 def _cued(name: str, cues: str, score: float = STRONG) -> Pattern:
     """A value that follows a cue phrase; only the value is the entity (variable-width look-behind)."""
-    return Pattern(name, rf"(?<=\b(?:{cues}){_GLUE})(?:{_GROUPED}(?!\d|,\d)|{_HAS_DIGITS}{_ID})\b", score)
+    return Pattern(name, rf"(?<=\b(?:{cues}){_GLUE})(?:{_GROUPED}(?!\d|,\d)|{_DICTATED}|{_HAS_DIGITS}{_ID})\b",
+                   score)
 
 
 def identifier_recognizers() -> list[PatternRecognizer]:
@@ -64,6 +69,7 @@ class SsnRecognizer(PatternRecognizer):
             Pattern("ssn dashed", r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])", STRONG),
             Pattern("ssn cued", r"(?<=\b(?:ssn|social\s+security)\D{0,25})\b\d{3}[ .-]?\d{2}[ .-]?\d{4}\b",
                     STRONG),
+            Pattern("ssn dictated", rf"(?<=\b(?:ssn|social\s+security)\D{{0,25}})\b(?:{_DICTATED})\b", STRONG),
         ])
 
     def invalidate_result(self, pattern_text: str) -> bool:
