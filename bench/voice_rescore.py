@@ -12,7 +12,8 @@ between two ingestions of the sample corpus). Each is scored twice:
 
 - `as_decoded`: the transcript as the code of the decoding run left it;
 - `now`: the words as heard, through this code's text side: the echoed tail cut
-  (adapters/local/whisper_stt.without_echoed_tail) and the route's correction (deps.speech_vocabulary.correct: PHI
+  (adapters/local/whisper_stt.without_doubted_tail with the cache's word confidences, without_echoed_tail) and the
+  route's correction (deps.speech_vocabulary.correct: PHI
   detected first, its spans left as heard; the words below `--doubted` confidence, from the cache's `confidences`
   since session 12, may be bent to a term that sounds like them).
 
@@ -38,7 +39,12 @@ from voice_audio import distance, load_set, sample_knowledge_base, words
 from voice_decoding import read_cache
 from voiceassist_local.evaluation.answers import Question, answered_correctly
 
-from voiceassist.adapters.local.whisper_stt import DOUBTED_WORD, doubted_spans, without_echoed_tail
+from voiceassist.adapters.local.whisper_stt import (
+    DOUBTED_WORD,
+    doubted_spans,
+    without_doubted_tail,
+    without_echoed_tail,
+)
 from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest
 from voiceassist.query.terminology import drug_names
@@ -46,16 +52,16 @@ from voiceassist.speech import TranscribedWord
 
 
 def text_now(raw: str, correct: Any, confidences: list[float] | None = None, doubted: float = DOUBTED_WORD) -> str:
-    """The words as heard through this code's text side (the echoed tail, then the correction, told the words the
-    recognizer doubted: below `doubted`, from the decode's word confidences when the cache has them). The cache
-    keeps the words joined by spaces; Whisper's segment text, which the route repairs, writes a word that starts
+    """The words as heard through this code's text side (the doubted and echoed tails, then the correction, told the
+    words the recognizer doubted: below `doubted`, from the decode's word confidences when the cache has them). The
+    cache keeps the words joined by spaces; Whisper's segment text, which the route repairs, writes a word that starts
     with a hyphen onto the word before it ("x -ray" is "x-ray", "CURB -65" is "CURB-65"), and so does this."""
     heard = raw.split()
     if confidences is None or len(confidences) != len(heard):
         confidences = [1.0] * len(heard)  # decoded before session 12, or a word holding a space: none doubted
     words = [TranscribedWord(word=word, start=n, end=n + 0.5, confidence=confidence)
              for n, (word, confidence) in enumerate(zip(heard, confidences, strict=True))]
-    text, kept = without_echoed_tail(raw, words)
+    text, kept = without_echoed_tail(*without_doubted_tail(raw, words))
     text = re.sub(r" (?=-\S)", "", text)
     return str(correct(text, doubted_spans(text, kept, doubted)).text)
 

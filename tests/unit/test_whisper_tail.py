@@ -42,6 +42,23 @@ def test_a_sentence_begun_on_silence_is_dropped_though_its_later_words_are_sure(
     assert [w.word for w in kept] == ["lower", "blood", "pressure?"]
 
 
+def test_a_tail_of_two_sentences_begun_on_a_doubted_word_is_dropped() -> None:
+    # blind7 read by Piper: "Bye." begun on the silence, then "Thank you." (whose "Thank" is doubted too); and a
+    # score's name said again as letters before the goodbyes
+    words = heard(("a", 1.0), ("day?", 1.0), ("Bye.", 0.008), ("Thank", 0.015), ("you.", 0.964))
+    assert without_doubted_tail("a day? Bye. Thank you.", words)[0] == "a day?"
+    words = heard(("in", 0.97), ("CARB", 0.51), ("-65?", 0.64), ("C5.", 0.18), ("Bye.", 0.28), ("Bye.", 0.16))
+    text, kept = without_doubted_tail("in CARB -65? C5. Bye. Bye.", words)
+    assert text == "in CARB -65?" and [w.word for w in kept] == ["in", "CARB", "-65?"]
+
+
+def test_a_second_sentence_begun_with_confidence_stays_whole() -> None:
+    words = heard(("dose?", 0.9), ("Patient", 0.9), ("Smith.", 0.95), ("Thanks.", 0.05))
+    text, kept = without_doubted_tail("dose? Patient Smith. Thanks.", words)
+    assert text == "dose? Patient Smith."  # only what follows the doubted word's own sentence end goes
+    assert [w.word for w in kept] == ["dose?", "Patient", "Smith."]
+
+
 def test_a_tail_whose_first_word_is_sure_stays() -> None:
     words = heard(("hypertension?", 0.85), ("And", 0.6), ("hypotension?", 0.1))
 

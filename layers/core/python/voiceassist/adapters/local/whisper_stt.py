@@ -43,7 +43,9 @@ MIN_TOKENS = 16
 # "... disease? game.", "... hypertension? tension.", "... blood pressure? Thank you very much."), and once started
 # the rest follows with confidence ("you" 0.97, "much" 0.99). The first words of such fragments had a probability
 # of 0.016 to 0.184 on the dev and holdout questions read by espeak-ng and Piper (docs/benchmarks.md, "Voice"); a
-# fragment of more than MAX_TAIL_WORDS words is kept as said.
+# fragment of more than MAX_TAIL_WORDS words is kept as said. The fragment runs from the first sentence end it can:
+# such a tail may be two sentences ("... twice a day? Bye. Thank you.", "... CURB-65? C5. Bye. Bye.", blind7 read by
+# Piper, session 12), and its first word is the doubted one ("Bye." 0.008, "C5." 0.18), not the last sentence's.
 DOUBTED_TAIL = 0.2
 MAX_TAIL_WORDS = 4
 # A phrase of up to MAX_LOOP_PHRASE words said MIN_LOOP_REPEATS times or more after the question is a decoding loop
@@ -103,17 +105,13 @@ def most_tokens(seconds: float) -> int:
 
 
 def without_doubted_tail(text: str, words: list[TranscribedWord]) -> tuple[str, list[TranscribedWord]]:
-    """The transcript without a fragment of at most MAX_TAIL_WORDS after its last sentence end when the first of
-    its words is below DOUBTED_TAIL."""
-    ends = [i for i, word in enumerate(words[:-1]) if word.word.endswith((".", "?", "!"))]
-    tail = words[ends[-1] + 1:] if ends else []
-    if not tail or len(tail) > MAX_TAIL_WORDS or tail[0].confidence >= DOUBTED_TAIL:
-        return text, words
-    for word in reversed(tail):
-        text = text.rstrip()
-        if text.endswith(word.word):
-            text = text[:-len(word.word)]
-    return text.rstrip(), words[:len(words) - len(tail)]
+    """The transcript without the words after a sentence end, at most MAX_TAIL_WORDS of them in one sentence or
+    more, when the first of them is below DOUBTED_TAIL (the earliest such end)."""
+    for end in (i for i, word in enumerate(words[:-1]) if word.word.endswith((".", "?", "!"))):
+        tail = words[end + 1:]
+        if len(tail) <= MAX_TAIL_WORDS and tail[0].confidence < DOUBTED_TAIL:
+            return _cut_words(text, words, end + 1)
+    return text, words
 
 
 def without_repeated_tail(text: str, words: list[TranscribedWord]) -> tuple[str, list[TranscribedWord]]:
