@@ -78,7 +78,33 @@ ROOTS: tuple[tuple[str, str, str, str, str], ...] = (
     ("noun", "10104209", "foreman.n.01", "boss", "person"),
     ("noun", "00141396", "autopsy.n.01", "autopsy", "examination"),
     ("noun", "06064462", "toxicology.n.01", "toxicology", "examination"),
+    # session 12: harm short of injury, sought by the asker's own act (harm_goal.py: "illness")
+    ("noun", "14081941", "seizure.n.01", "seizure", "illness"),
+    ("verb", "00076400", "vomit.v.01", "vomit", "illness"),
+    ("adj", "02541303", "ill.a.01", "ill", "illness"),
+    ("verb", "00074834", "bleed.v.01", "bleed", "illness"),
+    ("noun", "14319454", "hypoglycemia.n.01", "hypoglycemia", "illness"),
+    # what finds out an act: a check of the living or of the books, and finding
+    ("noun", "00141176", "audit.n.02", "audit", "check"),
+    ("noun", "13411157", "audit.n.01", "audit", "check"),
+    ("noun", "00879271", "inspection.n.01", "inspection", "check"),
+    ("noun", "05825245", "check.n.05", "check", "check"),
+    ("verb", "02154526", "detect.v.01", "detect", "detect"),
+    ("verb", "00725766", "catch.v.01", "catch", "detect"),
+    ("verb", "02117973", "catch.v.02", "catch", "detect"),
+    ("verb", "02193212", "spot.v.02", "spot", "detect"),
+    ("verb", "02139562", "show_up.v.02", "show", "detect"),
+    # a record made to give an impression
+    ("verb", "01000232", "record.v.01", "record", "record"),
+    ("verb", "01002315", "document.v.01", "document", "record"),
+    ("verb", "01002499", "log.v.01", "log", "record"),
+    ("verb", "00710821", "chart.v.01", "chart", "record"),
+    ("verb", "02133453", "look.v.02", "look", "seem"),
+    ("verb", "02730813", "read.v.02", "read", "seem"),
 )
+# kinds read only beside other parts of a sentence (harm_goal.py's concealment and record readings), so every lemma of
+# their synsets counts whatever its commonest sense ("check" is first a bank cheque, "notice" a noun)
+_EVERY_SENSE = ("detect", "check", "seem")
 _POINTER_POS = {"verb": "v", "noun": "n", "adj": "a"}
 _PLAIN = re.compile(r"^[a-z]+(?:[_-][a-z]+){0,3}$")
 
@@ -115,10 +141,13 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
     words: dict[str, str] = {}
     for pos, offset, name, head, kind in ROOTS:
         synsets, first = wordnet_synsets(wordnet / f"data.{pos}"), _first_senses(wordnet / f"index.{pos}")
-        senses = 2 if kind in ("life", "person", "examination") else 1
+        senses = 2 if kind in ("life", "person", "examination", "record") else 1
         if offset not in synsets or head not in synsets[offset][0]:
             raise ValueError(f"WordNet offset {offset} is not {name}: not WordNet 3.0's data.{pos}?")
-        under, pending = {offset}, [offset] if kind != "life" else []
+        # a verb's or an adjective's own lemmas only where its hyponyms are other acts ("menstruate" is a kind of
+        # bleeding, "x-ray" of recording); a seizure's kinds are seizures
+        own = kind in ("life", "seem", "record") or (kind == "illness" and pos != "noun")
+        under, pending = {offset}, [] if own else [offset]
         while pending:
             for hyponym in synsets[pending.pop()][1]:
                 if hyponym in synsets and hyponym not in under:
@@ -128,6 +157,9 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
             for lemma in synsets[synset][0]:
                 if not _PLAIN.match(lemma) or lemma in stop:  # capitals are out: "PM" (autopsy.n.01) is a time of day
                     continue
+                if kind in _EVERY_SENSE:
+                    words.setdefault(lemma.replace("_", " "), kind)
+                    continue
                 # a verb used more often as a noun is read as the noun ("knife", "stone", "grass")
                 if lemma != head and pos == "verb" and tagged.get((lemma, "1"), 0) > tagged.get((lemma, "2"), 0):
                     continue
@@ -136,7 +168,7 @@ def harm_outcomes(wordnet: Path = WORDNET) -> dict[str, str]:
     # irregular verb forms (WordNet's exception list: "woke", "slain", "shot")
     for line in (wordnet / "verb.exc").read_text(encoding="latin-1").splitlines():
         form, *bases = line.split()
-        kinds = [words[base] for base in bases if words.get(base) in ("harm", "injury", "life")]
+        kinds = [words[base] for base in bases if words.get(base) in ("harm", "injury", "life", "illness", "detect")]
         if kinds and _PLAIN.match(form) and form not in stop and form not in nouns:  # "shot" is a noun
             words.setdefault(form, kinds[0])
     return words

@@ -69,7 +69,18 @@ _CAUSE_ASKED = re.compile(r"\bwhat (?:could|can|would|might)\b(?! (?:i|we)\b)", 
 # post-mortem", "without the autopsy finding it", "undetectable on toxicology"
 _UNSEEN = re.compile(r"^un(?:detect|trace|notice|seen)", re.I)
 _INGESTED = re.compile(r"\b(?:took|taken|swallowed|ingested|overdosed|od['’]?d|has had|have had|presented|presents"
-                       r"|presenting|admitted)\b", re.I)
+                       r"|presenting|admitted|ate|eaten|drank)\b", re.I)
+# an order for the means, beside the questions of _MEANS: "give me a plan to", "tell me how", "help me"
+_ORDERED = re.compile(r"\b(?:give|tell|show|teach|send) me\b|\bhelp (?:me|us)\b|\bi (?:want|need) (?:a|the|some) "
+                      r"(?:plan|way|method|trick|tips?)\b", re.I)
+# the asker (or the asker's side) as the one who acts: a harm short of injury is only sought with them acting ("what can
+# I give him that would mimic seizures"); "which medicines could cause seizures in my son" asks a cause
+_ASKER = frozenset({"i", "we", "i'll", "i'd", "i’ll", "i’d", "me", "us"})
+# what a concealed act is, when a check is not to find it: a pronoun for it as the object found, or the finding said
+# of it in the passive ("catching it", "won't be noticed"); "so the inspection doesn't find any problems" is ward work
+_IT = frozenset({"it", "them", "this", "that", "me", "us"})
+_PASSIVE = frozenset({"be", "been", "being", "get", "gets", "got", "getting", "is", "are", "was", "were"})
+_PURPOSE = frozenset({"so", "that", "to", "and"})
 _ANYONE = frozenset({"someone", "somebody", "someone's", "somebody's", "someone’s", "somebody’s"})
 _OWNER = frozenset({"my", "our", "his", "her", "their", "someone's", "somebody's", "someone’s", "somebody’s"})
 
@@ -141,7 +152,7 @@ def _goal_outcome(tokens: list[str]) -> str | None:
         kind, length = _kind(tokens, at)
         before = tokens[max(0, at - 5): at]
         if kind and not any(t in _CONDITION for t in before):
-            if kind in ("harm", "injury") and any(t in _GOAL for t in before[1:]) and not any(
+            if kind in ("harm", "injury", "illness") and any(t in _GOAL for t in before[1:]) and not any(
                     t in _NEGATOR for t in before[1:]):
                 return kind
             # one negation makes an act of living harmful ("not wake up"); two cancel ("doesn't stop breathing")
@@ -152,6 +163,73 @@ def _goal_outcome(tokens: list[str]) -> str | None:
                 return kind
         at += length
     return None
+
+
+def _found_out(subject: list[str], window: list[str]) -> bool:
+    """Whether the words about a negator name a check ("the double-signature check", "autopsy", "the audit", before
+    it or after) and, after it, a finding of the act ("catching it", "picking it up", "be noticed", "show up"): the
+    act is to pass the check unseen."""
+    check = any(_kind(subject, at)[0] in ("check", "examination") for at in range(len(subject)))
+    detect = False
+    for at in range(len(window)):
+        kind, length = _kind(window, at)
+        check = check or kind in ("check", "examination")
+        # "picking it up": a phrasal finding with the act between its words
+        if kind is None and at + 2 < len(window) and window[at + 1] in _IT:
+            detect = detect or _kind([window[at], window[at + 2]], 0)[0] == "detect"
+        if kind == "detect":
+            found = window[at + length: at + length + 1]
+            detect = detect or bool(found and found[0] in _IT) or window[at].startswith("show") or any(
+                t in _PASSIVE for t in window[max(0, at - 2): at])
+    return check and detect
+
+
+def hidden_from_check(tokens: list[str]) -> bool:
+    """A check of the act (an audit, an inspection, a verification, an examination of the dead: WordNet's) that is not
+    to find it, as the goal: "without the balance checks picking it up", "so the needle mark won't be noticed at
+    autopsy", "undetected by the audit". A negator other than "without" counts only after a purpose ("so", "that"):
+    "which drugs are not detected at autopsy" asks what a test finds."""
+    for at, token in enumerate(tokens):
+        if _UNSEEN.match(token) and any(_kind(tokens, i)[0] in ("check", "examination")
+                                        for i in range(at + 1, min(len(tokens), at + 5))):
+            return True
+        if token != "without" and not (token in _LIFE_NEGATOR and any(t in _PURPOSE for t in tokens[max(0, at - 5):
+                                                                                                     at])):
+            continue
+        if _found_out(tokens[max(0, at - 4): at], tokens[at + 1: at + 8]):
+            return True
+    return False
+
+
+def record_made_to_seem(tokens: list[str]) -> bool:
+    """A record of the act written to give an impression (WordNet's record, document, log, chart; look, appear, seem,
+    read): "chart it so the delay looks unavoidable", "document it so it reads like an expected death". "so it reads
+    clearly" describes the writing, not what it is to seem."""
+    for at, token in enumerate(tokens):
+        if _kind([token], 0)[0] != "record":
+            continue
+        rest = tokens[at + 1: at + 6]
+        if "so" not in rest:
+            continue
+        after = tokens[at + 1 + rest.index("so") + 1:][:5]
+        for i, word in enumerate(after):
+            if _kind([word], 0)[0] == "seem" and i + 1 < len(after) and not after[i + 1].endswith("ly"):
+                return True
+    return False
+
+
+def concealed_act_sought(text: str) -> bool:
+    """Whether a sentence asks for the means (a question or an order) of an act to pass a check unseen, or to write
+    its record so that it seems otherwise: the concealment is the goal, whatever the act."""
+    if _INGESTED.search(text):
+        return False
+    for sentence in _SENTENCE.findall(text):
+        if not (_MEANS.search(sentence) or _ORDERED.search(sentence)):
+            continue
+        tokens = _TOKEN.findall(sentence.lower())
+        if hidden_from_check(tokens) or record_made_to_seem(tokens):
+            return True
+    return False
 
 
 def hidden_from_examination(tokens: list[str]) -> bool:
@@ -191,9 +269,13 @@ def harm_sought(text: str) -> bool:
             continue
         if _HEART_STOPPED.search(sentence):
             return True
-        goal = _goal_outcome(_TOKEN.findall(sentence.lower()))
+        tokens = _TOKEN.findall(sentence.lower())
+        goal = _goal_outcome(tokens)
         # "what could make my grandad faint / collapse" with no one acting is a carer asking the cause
-        if goal == "injury" and not _MEANS.search(_CAUSE_ASKED.sub(" ", sentence)):
+        if goal in ("injury", "illness") and not _MEANS.search(_CAUSE_ASKED.sub(" ", sentence)):
+            continue
+        # a harm short of injury (a seizure, vomiting, a bleed, a hypo) is sought only with the asker acting
+        if goal == "illness" and not _ASKER & set(tokens):
             continue
         if goal:
             return True
@@ -213,4 +295,6 @@ def harm_goal_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of the goal reading in one form of a text."""
     if harm_sought(text):
         return [(HARMFUL, "harm_sought")]
+    if concealed_act_sought(text):
+        return [(HARMFUL, "concealed_act_sought")]
     return [(SELF_HARM, "self_harm_sought")] if self_harm_sought(text) else []

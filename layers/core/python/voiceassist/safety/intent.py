@@ -88,7 +88,7 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"(?:like|as if it (?:was|were) (?:from|due to))\s+(?:his|her|their)\s+(?:own\s+)?"
         r"|\b(?:nobody|no one|noone|anyone|they|the police|police)\s+(?:could|can|would|will|couldn't|can't|won't)\s+"
         r"(?:ever\s+)?(?:trace|link|connect|pin|tie)\s+(?:it\s+|this\s+)?(?:back\s+)?(?:to|on)\s+me\b"
-        r"|\bmake\s+(?:my|his|her|their|someone's)\s+(?:\w+['’]s\s+)?(?:\w+\s+)?(?:test|screen|results?)\s+"
+        r"|\bmake\s+(?:my|his|her|their|someone's)\s+(?:\w+['’]s\s+)?(?:[\w-]+\s+){0,3}?(?:test|screen|results?)\s+"
         r"(?:come back|show|be|read)\s+(?:as\s+)?(?:negative|normal|clean|clear)\b"
         r"|\bwithout leaving (?:any )?(?:marks|bruises|bruising|a mark|injuries|signs of (?:injury|a struggle))\b")),
     "covert_dosing": (HARMFUL, _p(

@@ -110,7 +110,9 @@ HARM_PERSON_WORDS: dict[str, str] = {
     "pt": r"(?:matar|envenenar|assassinar) (?:algu[eé]m|uma pessoa)",
     "nl": r"iemand (?:te )?(?:doden|vermoorden|vergiftigen)",
     "ru": r"(?:убить|отравить) (?:человека|кого-то|кого-нибудь)", "ar": r"(?:قتل|تسميم|[اأ]قتل) شخص",
-    "hi": r"किसी को (?:मारने|मार डालने|ज़हर|जहर)", "zh": r"杀死(?:一个)?人|杀人|毒死(?:一个)?人|毒杀",
+    # Hindi: up to two words between "someone" and the verb ("किसी को धीरे-धीरे मार दे", "kill someone slowly")
+    "hi": r"किसी को (?:\S+ ){0,2}?(?:मारने|मार डालने|मार (?:दे|दें|डाले|सके)|ज़हर|जहर)",
+    "zh": r"杀死(?:一个)?人|杀人|毒死(?:一个)?人|毒杀",
     "ja": r"人を殺す|人を毒殺|毒殺",
 }
 # Harm asked in clinical words with its concealment (harm_shapes.py's lethal_concealed, covert_administration and
@@ -143,6 +145,17 @@ HARM_CONCEALED_WORDS: dict[str, tuple[str, str]] = {
            r"|sem deixar rastros?|indetectaveis|indetectavel"
            r"|(?:sem|nao)\b[^.?!\n]{0,20}\b(?:autopsias?|necropsias?|legistas?)\b",
            r"letal|letais|mortal|mortais|fatal|matar|parar o coracao|falsifica\w*|algu[eé]m"),
+    # Hindi and Chinese (session 12): "secretly", "without being found out / caught", "without a trace", an autopsy
+    # with a negator; the lethal words, "kill", a forgery and "someone"; in Chinese "someone else's" or "to someone
+    # else", since 别人 alone is "other people" ("患者偷偷停药了，别人怎么劝" asks how others persuade) (Wiktionary
+    # translations)
+    "hi": (r"चुपके से|गुप्त रूप से|(?:पता|पकड़ा|पकड़ी|पकड़ में)\s+न\s+(?:चले|जाए|आए)|बिना (?:किसी )?निशान"
+           r"|(?:पोस्टमार्टम|शव परीक्षा|शव-परीक्षा)\b[^.?!।\n]{0,20}\b(?:न|नहीं)",
+           r"घातक|जानलेवा|मार(?:ने|ना)?|मार (?:दे|दें|डाले|सके)|जान ले\w*|जाली|किसी को"),
+    "zh": (r"偷偷|悄悄|秘密地|暗中|(?:不会|不能|不要|不|没人|没有人|不让人|不被人)被?(?:人)?(?:发现|察觉|發現|察覺)"
+           r"|神不知鬼不觉|不留痕迹|不留痕跡|(?:尸检|屍檢|验尸|驗屍|法医|法醫)\S{0,6}(?:查不出|验不出|驗不出|发现不了|看不出)"
+           r"|(?:查不出|验不出|驗不出)\S{0,6}(?:尸检|屍檢|验尸|驗屍)",
+           r"致死|致命|杀死|杀人|殺死|毒死|(?:别人|別人|他人|某人)的|给(?:别人|他人|某人)|心脏骤停|心臟驟停|伪造|偽造"),
     "pl": (r"potajemnie|ukradkiem|w tajemnicy|niepostrzezenie|zeby (?:nikt|nic) nie zauwazy\w*|by nikt nie zauwazy\w*"
            r"|bez sladu|niewykrywaln\w*|(?:bez|nie)\b[^.?!\n]{0,20}\b(?:autopsj\w*|sekcj\w* zwlok)\b",
            r"smierteln\w*|zabi(?:c|ja\w*)|otru\w*|s?fa[lł]szowa\w*|podrobi\w*|komus|kogos"),
@@ -167,7 +180,8 @@ def _word(pattern: str, spaced: bool) -> re.Pattern[str]:
 _OVERRIDES = {lang: tuple(_word(p, lang in _SPACED) for p in words) for lang, words in OVERRIDE_WORDS.items()}
 _JAILBREAKS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in JAILBREAK_WORDS.items()}
 _HARM_PERSONS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in HARM_PERSON_WORDS.items()}
-_CONCEALED_HARMS = {lang: tuple(_word(p, True) for p in words) for lang, words in HARM_CONCEALED_WORDS.items()}
+_CONCEALED_HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words)
+                    for lang, words in HARM_CONCEALED_WORDS.items()}
 _HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words) for lang, words in HARM_WORDS.items()}
 _PROMPT_REQUESTS = {lang: tuple(_word(p, lang in _SPACED | {"de", "es", "fr", "it", "nl", "pt"}) for p in words)
                     for lang, words in PROMPT_REQUEST_WORDS.items()}
