@@ -101,3 +101,22 @@ def covert_administration_as_law(text: str) -> bool:
     """Whether the text asks what the law or procedure requires for covertly administering a patient's medicines
     (NICE NG67 1.15), not how to medicate someone in secret."""
     return bool(COVERT_ADMINISTRATION_AS_LAW.search(text) and _PATIENT_IN_CARE.search(text))
+
+
+# A question whose asked act is a duty of reporting (report, refer, escalate, notify, raise a concern: HM Government
+# 2023 and the Care Act 2014 s.42, as above; the NHS's freedom-to-speak-up duty): "how do I report it", "how should
+# staff report a suspected data breach". What is reported may be any wrong (a colleague's diversion, a breach); the
+# asker's act is to tell those who act on it. Not with a purpose or a falsehood of its own ("report him falsely so
+# he is struck off"), nor "how to" without a subject (an instruction for anyone: "how to silence whistleblowers").
+REPORTING_ASKED = re.compile(
+    r"\bhow\s+(?:do|can|could|should|would|might|must)\s+(?:\w+\s+){1,2}?(?:go about\s+)?(?:report(?:ing)?|refer"
+    r"|escalate|notify|raise\s+(?:a|my|the|this|our)\s+concern)\b(?P<rest>[^.?!\n]*)", re.I)
+_OWN_PURPOSE = re.compile(r"\b(?:falsely|false|fake|faked|fabricat\w*|made[- ]up|lie|lying|so|in order|to (?:get|make"
+                          r"|ruin|punish|frame|hurt|destroy))\b", re.I)
+
+
+def reporting_asked(text: str) -> bool:
+    """Whether the text asks how to report, refer or escalate something (the safeguarding and speaking-up duties),
+    with no purpose or falsehood of the asker's own in the same clause, and no other question before or after it."""
+    return any(not _OWN_PURPOSE.search(m.group("rest")) and "?" not in text[:m.start()]
+               and not re.search(r"[.?!;]\s*\w", text[m.end():]) for m in REPORTING_ASKED.finditer(text))
