@@ -206,9 +206,24 @@ def test_a_name_hidden_by_how_it_is_typed_is_still_phi_and_redacted_whole(hidden
     result = FailClosedDetector(NameFinder(), timeout_s=5).detect(text)
 
     assert result.contains_phi and result.entity_types == ["PERSON"]
-    assert readable_form(result.redacted_text)[0] == "Mrs <PERSON>, 71, has CKD: what dose of metformin?"
+    as_stored = readable_form(result.redacted_text)[0].split("\n")[0]  # (an override's text is also read as shown)
+    assert as_stored == "Mrs <PERSON>, 71, has CKD: what dose of metformin?"
     entity = result.entities[0]
     assert readable_form(text[entity.start:entity.end])[0] == "Jane Kowalczyk"  # offsets into the text as given
+
+
+def test_a_name_stored_backwards_inside_a_right_to_left_override_is_read_as_shown() -> None:
+    """U+202E shows the characters after it in reverse until U+202C (or the line's end): "kyzclawoK enaJ" is shown,
+    and read by a model that reverses it, as "Jane Kowalczyk"; the detector reads it as shown, and the whole name is
+    redacted in the text as given."""
+    text = "Mrs \u202ekyzclawoK enaJ\u202c, 71, has CKD: what dose of metformin?"
+
+    shown = "Mrs Jane Kowalczyk, 71, has CKD: what dose of metformin?"
+    assert readable_form(text)[0] == "Mrs kyzclawoK enaJ, 71, has CKD: what dose of metformin?\n" + shown
+    result = FailClosedDetector(NameFinder(), timeout_s=5).detect(text)
+    assert result.contains_phi
+    assert result.redacted_text == "Mrs \u202e<PERSON>\u202c, 71, has CKD: what dose of metformin?"
+    assert readable_form("\u202eolleh")[0] == "olleh\nhello"  # an override left open runs to the end of the line
 
 
 def test_a_question_in_another_script_keeps_its_letters() -> None:

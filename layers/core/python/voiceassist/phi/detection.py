@@ -7,6 +7,7 @@ Nothing here puts raw text into an error, a log line or a placeholder.
 
 from __future__ import annotations
 
+import re
 import threading
 import unicodedata
 from collections.abc import Callable, Sequence
@@ -73,6 +74,8 @@ def redact(text: str, entities: Sequence[PhiEntity]) -> str:
     return "".join(pieces)
 
 
+_OVERRIDE = "\u202e"  # RIGHT-TO-LEFT OVERRIDE: what follows is shown reversed, up to U+202C or the line's end
+_OVERRIDDEN = re.compile("\u202e([^\u202c\n]*)")
 # Read as the ASCII '-' and '/' the recognizers' patterns expect, besides Unicode's dash punctuation (category Pd)
 _MINUS_SIGNS = frozenset(unicodedata.lookup(name) for name in ("MINUS SIGN", "HEAVY MINUS SIGN"))
 _SLASHES = frozenset(unicodedata.lookup(name) for name in ("FRACTION SLASH", "DIVISION SLASH"))
@@ -104,19 +107,35 @@ def readable_form(text: str) -> tuple[str, list[int]]:
     letters of other scripts (Cyrillic "а", "о" in "Jаne Kоwalczyk": UTS #39 confusables) read as the Latin
     letters they imitate, as the input screen reads them (safety.decoding.fold_homoglyphs: inside a word that mixes
     them with Latin letters, or anywhere in a text whose letters are mostly Latin; a Russian or Greek question
-    keeps its letters)."""
+    keeps its letters). A text with a right-to-left override (U+202E) is read as stored and then, on a line of its
+    own, as shown: "\u202ehtimS nhoJ" shows "John Smith"."""
     pieces: list[str] = []
     origins: list[int] = []
-    for index, char in enumerate(text):
+    order = list(range(len(text)))
+    if _OVERRIDE in text:  # read both as stored (as a model reads it) and as shown, on a line of its own
+        order += [-1, *_display_order(text)]
+    for index in order:
+        char = "\n" if index < 0 else text[index]
         read = char if " " <= char <= "~" else _readable_char(char)
         pieces.append(read)
-        origins.extend([index] * len(read))
+        origins.extend([max(index, 0)] * len(read))
     readable = "".join(pieces)
     if not readable.isascii():
         folded = fold_homoglyphs(readable)  # one character for one: the origins stay those of each character
         if folded is not None and len(folded) == len(readable):
             readable = folded
     return readable, origins
+
+
+def _display_order(text: str) -> list[int]:
+    """The indices of `text` in the order its characters are shown: after a right-to-left override (U+202E), up to
+    the pop (U+202C) or the line's end, in reverse ("\u202ehtimS nhoJ" shows "John Smith")."""
+    order: list[int] = []
+    for match in _OVERRIDDEN.finditer(text):
+        order.extend(range(len(order) and order[-1] + 1, match.start(1)))
+        order.extend(reversed(range(match.start(1), match.end(1))))
+    order.extend(range(max(order, default=-1) + 1, len(text)))
+    return order
 
 
 def detect_readable(detect: Callable[[str], PhiResult], text: str) -> PhiResult:
@@ -129,8 +148,8 @@ def detect_readable(detect: Callable[[str], PhiResult], text: str) -> PhiResult:
     result = detect(readable)
     if result.error is not None:
         return result
-    entities = [PhiEntity(entity_type=e.entity_type, start=origins[e.start], end=origins[e.end - 1] + 1,
-                          score=e.score)
+    entities = [PhiEntity(entity_type=e.entity_type, start=min(origins[e.start:e.end]),
+                          end=max(origins[e.start:e.end]) + 1, score=e.score)  # a reversed run maps back reversed
                 for e in result.entities if 0 <= e.start < e.end <= len(origins)]
     return PhiResult(contains_phi=result.contains_phi or bool(entities), entities=entities,
                      redacted_text=redact(text, entities))
