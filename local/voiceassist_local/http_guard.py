@@ -42,6 +42,7 @@ from voiceassist_local.http_replies import ReplyWriter, error_json
 from voiceassist_local.request_checks import (
     LOOPBACK,
     Refusal,
+    content_coding_refusal,
     content_length,
     cross_site_refusal,
     host_refusal,
@@ -252,7 +253,8 @@ class GuardedRequestHandler(ReplyWriter):
 
     def _body_refusal(self, length: int) -> Refusal | None:
         """A body of a type websites send unasked, or over its route's limit (before it is read)."""
-        refusal = simple_body_refusal(self.command, self.headers, length)
+        refusal = simple_body_refusal(self.command, self.headers, length) or content_coding_refusal(self.headers,
+                                                                                                 length)
         limit = self.server.body_limit(self.command, self.path.split("?", 1)[0])
         if refusal is None and length > limit:
             refusal = 413, "payload_too_large", f"the body is {length} bytes; the limit of this route is {limit} bytes"

@@ -13,6 +13,7 @@ runs them in order; they are plain functions of the request's method, path and h
   configured dev origin is a 403, and so is one without Origin whose Sec-Fetch-Site is cross-site or
   same-site; its body may not be of a type a browser sends cross-site without a CORS preflight (text/plain, a
   form, or untyped: 415). multipart/form-data, the one such type an API might take, passes the origin checks.
+- **Uncompressed.** A body with a Content-Encoding other than identity is a 415 (no route decodes one).
 - **JSON is UTF-8.** A JSON body that is not valid UTF-8 is a 400 once read (RFC 8259), not decoded with
   replacement characters into a different question.
 - **Size per route.** A body over its route's limit is a 413 before it is read: a question is small, an
@@ -107,6 +108,15 @@ def simple_body_refusal(command: str, headers: Message, length: int) -> Refusal 
     if command in STATE_CHANGING and length and (not content_type or content_type in SIMPLE_BODY_TYPES):
         return 415, "unsupported_media_type", ("send the body as application/json (or the file's own type for a "
                                                "raw upload); text/plain and form bodies are refused")
+    return None
+
+
+def content_coding_refusal(headers: Message, length: int) -> Refusal | None:
+    """A body sent compressed (Content-Encoding other than identity): no route decodes one (RFC 9110 section
+    8.4.1: 415), and read as it is, a gzipped question would be refused as if it were malformed JSON."""
+    codings = [c.strip().lower() for c in ",".join(headers.get_all("content-encoding") or []).split(",")]
+    if length and any(c not in ("", "identity") for c in codings):
+        return 415, "unsupported_media_type", "send the body uncompressed: no Content-Encoding is accepted"
     return None
 
 

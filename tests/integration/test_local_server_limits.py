@@ -116,6 +116,27 @@ def test_invalid_utf8_in_json_is_a_400_not_a_replaced_question(server: Any) -> N
     assert status == 400 and "UTF-8" in answer["error"]["message"]
 
 
+@pytest.mark.parametrize("coding", [b"gzip", b"br", b"deflate, gzip"])
+def test_a_compressed_body_is_a_415_that_says_to_send_it_uncompressed(server: Any, coding: bytes) -> None:
+    """RFC 9110 section 8.4.1: a content coding the server does not take is a 415. A gzipped question was read as
+    JSON and refused as 'not valid UTF-8' (found by a client probe)."""
+    body = b"\x1f\x8b\x08\x00compressed"
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
+                     b"Content-Encoding: " + coding + b"\r\nConnection: close\r\nContent-Length: "
+                     + str(len(body)).encode() + b"\r\n\r\n" + body)
+    status, answer = status_and_body(reply)
+    assert status == 415 and answer["error"]["code"] == "unsupported_media_type"
+    assert "uncompressed" in answer["error"]["message"]
+
+
+def test_an_identity_coded_body_is_read(server: Any) -> None:
+    body = b'{"query": "  "}'
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\n" + HOST + b"Content-Type: application/json\r\n"
+                     b"Content-Encoding: identity\r\nConnection: close\r\nContent-Length: "
+                     + str(len(body)).encode() + b"\r\n\r\n" + body)
+    assert status_and_body(reply)[0] == 400  # the question's own refusal: the body was read
+
+
 @pytest.mark.parametrize("path", [b"/v1/health%00", b"/v1/documents/%00x"])
 def test_a_nul_in_the_path_is_a_400(server: Any, path: bytes) -> None:
     status, body = status_and_body(exchange(server, b"GET " + path + b" HTTP/1.1\r\n" + HOST
