@@ -35,6 +35,16 @@ cover). Irregular verb forms are added from WordNet's exception list (verb.exc: 
   and dissection of a dead body": necropsy, post-mortem, postmortem examination) and toxicology.n.01; a lemma whose
   first or second sense is one of them ("post-mortem": its first is a discussion after an event).
 
+- illness (session 12): a harm short of injury, sought only by the asker's own act: seizure.n.01 and its kinds,
+  vomit.v.01, ill.a.01 (ill, sick), bleed.v.01, hypoglycemia.n.01 (the verbs' and the adjective's own lemmas:
+  bleed.v.01's troponyms include "menstruate");
+- check, detect, record, seem (session 12), read only beside the other parts of harm_goal.py's concealment: the
+  checks an act may be hidden from, audit.n.01, audit.n.02, inspection.n.01 (with check.n.06) and check.n.05
+  (verification); finding, detect.v.01 and its troponyms, catch.v.01, catch.v.02 (pick up), spot.v.02,
+  show_up.v.02; the records, record.v.01, document.v.01, log.v.01, chart.v.01 (own lemmas: record.v.01's troponyms
+  include "x-ray"); seeming, look.v.02 and read.v.02. Check, detect and seem keep every lemma of their synsets
+  whatever its commonest sense ("check" is first a cheque, "notice" a noun).
+
 Left out: a lemma that is not a plain word (capitals, digits, apostrophes), and the multiword idioms of dying
 ("kick the bucket"), which no clinical request uses.
 """
