@@ -177,6 +177,15 @@ def test_a_long_chat_keeps_the_facts_its_window_cut(conversation_server_url: str
     assert chat["citations"][0]["doc_key"] == "metformin"
 
 
+def test_a_chat_of_thousands_of_short_turns_is_answered_from_its_last_six(conversation_server_url: str) -> None:
+    """2,000 one-word turns fit the 2,000-token window whole: the screen and the PHI check read them all and the run
+    failed (502 after 16 s; found by a client probe). The window is a session's: the last 6 messages."""
+    messages = [{"role": "user", "content": "x"}, {"role": "assistant", "content": "y"}] * 1000
+    messages.append({"role": "user", "content": "What is the first-line treatment for uncomplicated hypertension?"})
+    chat = post(f"{conversation_server_url}/v1/chat/completions", {"messages": messages})
+    assert chat["query_metadata"]["context"]["history_turns"] == 6 and chat["citations"]
+
+
 def test_facts_come_from_the_question_as_asked(conversation_server_url: str) -> None:
     """A statement the pipeline does not answer (and so does not store) still gives its facts; a topic the
     follow-up rules inherit from an earlier question never becomes a fact of the patient."""

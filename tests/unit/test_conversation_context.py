@@ -125,3 +125,13 @@ def test_the_history_window_keeps_the_latest_turns_that_fit_its_tokens() -> None
     assert window(turns, max_tokens=5)[0].role == LYME[-1].role  # the last turn always, cut to the budget
     assert len(window(turns, max_tokens=5)) == 1 and len(window(turns, max_tokens=5)[0].text) < len(LYME[-1].text)
     assert window([Turn("user", "old " * 3000)], max_tokens=50)[0].text.endswith(" …")
+
+
+def test_the_history_window_keeps_at_most_the_sessions_six_messages() -> None:
+    """A chat of 24,000 one-word turns fit 2,000 tokens as 2,000 turns: the input screen and the PHI check read them
+    all, and the run failed with a 502 after 16 s (found by a client probe). A chat's window is a session's: the
+    last 6 messages within 2,000 tokens."""
+    from voiceassist.conversation.orchestrator import HISTORY_MESSAGES, window
+
+    turns = [Turn("user", "x"), Turn("assistant", "y")] * 12_000
+    assert window(turns) == turns[-HISTORY_MESSAGES:] and HISTORY_MESSAGES == 6

@@ -105,12 +105,14 @@ def _kept_evidence(deps: Dependencies, session_id: str) -> dict[str, Any]:
         return {}
 
 
-def window(turns: list[context.Turn], max_tokens: int = HISTORY_TOKENS) -> list[context.Turn]:
-    """The most recent turns that fit in `max_tokens` (tiktoken's count); the last turn always, cut to
-    `max_tokens` when it alone is longer."""
+def window(turns: list[context.Turn], max_tokens: int = HISTORY_TOKENS,
+           max_turns: int = HISTORY_MESSAGES) -> list[context.Turn]:
+    """The most recent turns, at most `max_turns` (a session's window: its last 6 messages), that fit in
+    `max_tokens` (tiktoken's count); the last turn always, cut to `max_tokens` when it alone is longer. A chat of
+    thousands of one-word turns fit the tokens whole, and the screen and the PHI check read every one of them."""
     kept: list[context.Turn] = []
     used = 0
-    for turn in reversed(turns):
+    for turn in reversed(turns[-max_turns:]):
         cost = generation.count_tokens(turn.text)
         if kept and used + cost > max_tokens:
             break
