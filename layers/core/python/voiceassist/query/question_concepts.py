@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voiceassist.phi.word_lists import CONTRACTIONS, foreign_function_words, stop_words, word_list
-from voiceassist.query import diseases, kidney, setting, synonyms, terminology, wording
+from voiceassist.query import diseases, kidney, plain_words, setting, synonyms, terminology, wording
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import completions, drug_mark, ion, mentions, respelt, spelt_out
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
@@ -186,6 +186,8 @@ def _concepts(question: str) -> list[Concept]:
     for word in words:
         if word.lower() in abbreviation_words or word.lower() in function_words or _QUANTITY.fullmatch(word.lower()):
             continue
+        if _said_number(word) or _typed_contraction(word):  # "twenty-four", "won't": a number, a function word
+            continue
         ordinal = _ORDINAL_PREFIX.match(word)  # "4th-line": the ordinal is a number, "line" says what is asked
         word = word[ordinal.end():] if ordinal else word
         # "hypertention": the English clinical word one edit away; in another language's question a word one edit
@@ -198,8 +200,11 @@ def _concepts(question: str) -> list[Concept]:
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
                 weight = _weight(frozenset({term}))
+                # an ordinary or plain English word ("kindly", "ladies": query/plain_words.py), a negated or a
+                # framing word says how the question is asked or who asks, not what it is about
                 ordinary = (weight == 1.0 and term not in qualifying
-                            and (term in _ordinary() or word.lower() in negated or word.lower() in framing))
+                            and (term in _ordinary() or (plain_words.is_plain(word) and not completed)
+                                 or word.lower() in negated or word.lower() in framing))
                 found[term] = Concept(word, (frozenset({term}), *completed), GENERIC_WEIGHT if ordinary else weight,
                                       1.0 if ordinary else None)
     # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
@@ -340,6 +345,20 @@ def drug_marks(drugs: Sequence[Concept]) -> frozenset[str]:
 
 def _weight(terms: frozenset[str]) -> float:
     return GENERIC_WEIGHT if terms and terms <= GENERIC_WORDS else 1.0
+
+
+def _said_number(word: str) -> bool:
+    """A compound numeral said in words ("twenty-four", "thirty-eight": English hyphenates the tens and units, Quirk
+    R et al., A Comprehensive Grammar of the English Language, 1985, 6.63), read as a number typed in digits is: no
+    topic, and no modifier of a condition (query/siblings.py)."""
+    parts = word.lower().split("-")
+    return len(parts) > 1 and all(part in CARDINAL_WORDS for part in parts)
+
+
+def _typed_contraction(word: str) -> bool:
+    """A contraction typed with its apostrophe ("won't", "she'll", "they've"): spaCy's contractions list holds it
+    without one ("wont"), and a function word it is either way."""
+    return "'" in word and word.lower().replace("'", "") in word_list(CONTRACTIONS)
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from voiceassist.query.population import CARDINAL_WORDS
 from voiceassist.query.terms import content_terms, stem
 
 _CONTRASTING = ("acute", "chronic", "subacute", "bacterial", "viral", "fungal", "parasitic", "primary",
@@ -52,6 +53,8 @@ def qualified_terms(text: str) -> tuple[Qualified, ...]:
     for match in _PAIR.finditer(text.lower()):
         modifier, head = _normal(match.group("mod")), match.group("head")
         if head in _CONTRASTING or not content_terms(head):  # "acute and", "chronic viral": no head noun
+            continue
+        if all(part in CARDINAL_WORDS for part in modifier.split("-")):  # "twenty-four hour": a number, no kind
             continue
         found.append(Qualified(modifier, stem(head), _kind(modifier), f"{modifier} {head}"))
     return tuple(found)
