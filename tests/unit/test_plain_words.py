@@ -58,6 +58,7 @@ def test_a_number_said_in_words_is_no_topic_and_no_condition_modifier() -> None:
     assert "twenty-four" not in weights(question)
     assert weights(question)["hour"] == evidence.GENERIC_WEIGHT
     assert qualified_terms("the twenty-four hour monitor") == ()
+    assert weights("adrenaline for im use, is it the one in a thousand?")["thousand"] == evidence.GENERIC_WEIGHT
     assert [q.written for q in qualified_terms("hospital-acquired pneumonia")] == ["hospital-acquired pneumonia"]
 
 

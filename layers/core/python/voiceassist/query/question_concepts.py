@@ -347,12 +347,17 @@ def _weight(terms: frozenset[str]) -> float:
     return GENERIC_WEIGHT if terms and terms <= GENERIC_WORDS else 1.0
 
 
+# The English cardinals said in words: population.CARDINAL_WORDS ("one" to "ninety") and the multipliers ("one in a
+# thousand", "two hundred"; Quirk et al. 1985, 6.63), a number as much as digits are
+_NUMERALS = CARDINAL_WORDS | frozenset({"hundred", "hundreds", "thousand", "thousands", "million", "millions"})
+
+
 def _said_number(word: str) -> bool:
     """A compound numeral said in words ("twenty-four", "thirty-eight": English hyphenates the tens and units, Quirk
     R et al., A Comprehensive Grammar of the English Language, 1985, 6.63), read as a number typed in digits is: no
     topic, and no modifier of a condition (query/siblings.py)."""
     parts = word.lower().split("-")
-    return len(parts) > 1 and all(part in CARDINAL_WORDS for part in parts)
+    return len(parts) > 1 and all(part in _NUMERALS for part in parts)
 
 
 def _typed_contraction(word: str) -> bool:
@@ -376,6 +381,6 @@ def _function_words() -> frozenset[str]:
     without the apostrophe ("theyve", "dont", "wont"; its English tokenizer exceptions, in
     _data/phi/contractions.txt), which leave out the words of their own ("ill", "well", "its"). And the English
     cardinal numbers said in words (population.CARDINAL_WORDS: spaCy's list has "one" and "forty" but not "zero",
-    "seven" or "thirty"), a number typed in digits being no topic either."""
-    return frozenset(stem(w) for w in stop_words().get("en", frozenset()) | word_list(CONTRACTIONS) | CARDINAL_WORDS
+    "seven" or "thirty"; and the multipliers, _NUMERALS), a number typed in digits being no topic either."""
+    return frozenset(stem(w) for w in stop_words().get("en", frozenset()) | word_list(CONTRACTIONS) | _NUMERALS
                      if w.isalpha())
