@@ -20,8 +20,8 @@ inflected forms included), less the concept layer's clinical vocabulary (concept
 words of the abbreviation list's meanings, the synonym groups and MeSH's population entry terms, compared by
 `terms.stem`, so "infants" of "infant" stays a topic), the one-word MeSH disease names, the drug dictionary's
 names and the words who asks, where and of what source (query/setting.py: "pharmacist", "clinic", "guide", context
-only where the question frames them). A word WordNet does not know (an unknown brand, "uptitrate") is never plain. Choice and measurement:
-docs/decisions/0024-clinical-concepts.md (session 12).
+only where the question frames them). A word WordNet does not know (an unknown brand, "uptitrate") is never
+plain. Choice and measurement: docs/decisions/0024-clinical-concepts.md (session 12).
 """
 
 from __future__ import annotations
@@ -152,8 +152,9 @@ def write_plain_words(wordnet: Path = WORDNET) -> None:
               "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/plain_word_data.py), less the",
               "# concept layer's clinical vocabulary. WordNet's licence:",
               *(f"# {line.strip().lstrip('.')}".rstrip() for line in copyright_text[start:end].splitlines())]
-    with gzip.open(PLAIN_FILE, "wt", encoding="utf-8", compresslevel=9) as out:
-        out.write("\n".join(header + plain_words(wordnet)) + "\n")
+    text = "\n".join(header + plain_words(wordnet)) + "\n"
+    with gzip.GzipFile(PLAIN_FILE, "wb", compresslevel=9, mtime=0) as out:  # the same words, the same bytes
+        out.write(text.encode("utf-8"))
 
 
 def main() -> int:

@@ -200,7 +200,7 @@ def _concepts(question: str) -> list[Concept]:
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
                 weight = _weight(frozenset({term}))
-                # an ordinary or plain English word ("kindly", "ladies": query/plain_words.py), a negated or a
+                # an ordinary or plain English word ("fast", "ladies": query/plain_words.py), a negated or a
                 # framing word says how the question is asked or who asks, not what it is about
                 ordinary = (weight == 1.0 and term not in qualifying
                             and (term in _ordinary() or (plain_words.is_plain(word) and not completed)
