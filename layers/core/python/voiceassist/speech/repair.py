@@ -26,7 +26,8 @@ rewrites a span of one to `MAX_SPAN` words to a term when
 - words the recognizer itself doubted (`doubted`: below its word confidence threshold, adapters/local/whisper_stt
   DOUBTED_WORD), every word of the span doubted and none of them a term, sound like a one-word term as above, even
   when they are English words: a doubted "lows are tan" is the recognizer's guess at a word it did not know
-  ("losartan"), while a word it was sure of is taken as heard.
+  ("losartan"), while a word it was sure of is taken as heard. The route doubts no word (DOUBTED_WORD is 0: with
+  Whisper base it bent only words heard right, docs/benchmarks.md "Voice", session 12).
 
 Only vocabulary terms can be written, so a repair never adds a word that is not in the knowledge base's
 terminology, and the words that stay are the recognizer's. The thresholds are measured by

