@@ -306,3 +306,41 @@ def test_a_number_typed_with_en_dashes_is_detected_by_the_real_detector() -> Non
         result = detector.detect(typed)
         assert result.contains_phi and "6789" not in result.redacted_text and "0199" not in result.redacted_text
         assert "\u096d\u096d" not in result.redacted_text
+
+
+
+@pytest.mark.parametrize(("typed", "read"), [
+    ("born on the fourteenth of March 1961", "born on the 14th of March 1961"),
+    ("DOB fourteenth March nineteen sixty-one", "DOB 14th March 1961"),
+    ("DOB March twenty-first, nineteen oh five", "DOB March 21st, 1905"),
+    ("seen on the thirty-first of may two thousand and twelve", "seen on the 31st of may 2012"),
+    ("born 3 March twenty twenty three", "born 3 March 2023"),
+    ("DOB JUNE TWELFTH NINETEEN FORTY", "DOB JUNE 12th 1940"),
+])
+def test_a_date_written_in_words_reads_as_digits(typed: str, read: str) -> None:
+    """Number words beside a month's name (its day before or after it, a year after both) read as digits: a birth
+    date dictated or typed in words ("the fourteenth of March 1961") was not found. Each digit maps back into the
+    words it comes from, so an entity found on the digits covers those words."""
+    text, origins = readable_form(typed)
+    assert text == read and len(origins) == len(text)
+    assert origins[-1] == len(typed) - 1 and origins == sorted(origins)
+
+
+@pytest.mark.parametrize("text", [
+    "Is one May dose of the vaccine enough?",  # a day before its month is an ordinal ("the first of May")
+    "Is the second dose due in March or April?",
+    "We may first check the INR: twenty four hours later?",
+    "Give three doses over the first two weeks.",
+])
+def test_number_words_outside_a_date_stay_words(text: str) -> None:
+    assert readable_form(text)[0] == text
+
+
+def test_a_birth_date_written_in_words_is_detected_by_the_real_detector() -> None:
+    detector = build_detector(Settings(phi_mode=PhiMode.STRICT))
+    for typed, hidden in (("born on the fourteenth of March 1961, what is the metformin dose?", "fourteenth"),
+                          ("DOB fourteenth March nineteen sixty-one, on warfarin", "sixty-one"),
+                          ("DOB March the 3rd, '61, on warfarin", "'61")):
+        result = detector.detect(typed)
+        assert result.contains_phi and "DATE" in result.entity_types, typed
+        assert hidden not in result.redacted_text and "March" not in result.redacted_text

@@ -54,6 +54,10 @@ def found(result: PhiResult, text: str) -> set[tuple[str, str]]:
     ("born on March 3, 1950 and now confused", "DATE", "March 3, 1950"),
     ("admitted on 2021-04-05 with pneumonia", "DATE", "2021-04-05"),
     ("DOB 05MAY1978 per the referral", "DATE", "05MAY1978"),  # no separators, as EHR exports and file names
+    # "the" before the day and a year of two digits after an apostrophe, as people write one (a client probe)
+    ("DOB March the 3rd, '61, on warfarin", "DATE", "March the 3rd, '61"),
+    ("born 3rd March \u201961 and now confused", "DATE", "3rd March \u201961"),
+    ("admitted on the 3rd of March, is the INR too high?", "DATE", "3rd of March"),
     ("a 92-year-old woman with hip fracture", "AGE_OVER_89", "92-year-old"),
     ("aged 95, on digoxin", "AGE_OVER_89", "95"),
     ("card 4556601938071755 was charged twice", "CREDIT_CARD", "4556601938071755"),

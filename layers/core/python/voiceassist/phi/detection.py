@@ -18,6 +18,7 @@ from functools import lru_cache
 from voiceassist.errors import InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.observability import METRIC_PHI_DETECTOR_ERRORS, count, logger
+from voiceassist.phi.spoken_dates import spoken_dates
 from voiceassist.ports import PhiDetector
 from voiceassist.safety.decoding import fold_homoglyphs
 
@@ -108,7 +109,8 @@ def readable_form(text: str) -> tuple[str, list[int]]:
     letters they imitate, as the input screen reads them (safety.decoding.fold_homoglyphs: inside a word that mixes
     them with Latin letters, or anywhere in a text whose letters are mostly Latin; a Russian or Greek question
     keeps its letters). A text with a right-to-left override (U+202E) is read as stored and then, on a line of its
-    own, as shown: "\u202ehtimS nhoJ" shows "John Smith"."""
+    own, as shown: "\u202ehtimS nhoJ" shows "John Smith". A date's number words read as digits (phi.spoken_dates:
+    "the fourteenth of March nineteen sixty-one" is "the 14th of March 1961")."""
     pieces: list[str] = []
     origins: list[int] = []
     order = list(range(len(text)))
@@ -124,7 +126,24 @@ def readable_form(text: str) -> tuple[str, list[int]]:
         folded = fold_homoglyphs(readable)  # one character for one: the origins stay those of each character
         if folded is not None and len(folded) == len(readable):
             readable = folded
-    return readable, origins
+    spans = spoken_dates(readable)
+    return _read_as(readable, origins, spans) if spans else (readable, origins)
+
+
+def _read_as(text: str, origins: list[int], spans: list[tuple[int, int, str]]) -> tuple[str, list[int]]:
+    """`text` with each span (start, end, replacement) replaced; a replacement's characters map onto those of the
+    words it replaces, in order, its last onto their last (an entity on "1961" covers "nineteen sixty-one")."""
+    pieces: list[str] = []
+    mapped: list[int] = []
+    cursor = 0
+    for start, end, read in spans:
+        pieces += [text[cursor:start], read]
+        mapped += origins[cursor:start]
+        mapped += [origins[start + (end - start) * i // len(read)] for i in range(len(read) - 1)] + [origins[end - 1]]
+        cursor = end
+    pieces.append(text[cursor:])
+    mapped += origins[cursor:]
+    return "".join(pieces), mapped
 
 
 def _display_order(text: str) -> list[int]:

@@ -130,9 +130,10 @@ def date_recognizer() -> PatternRecognizer:
     that the strict mode acts on ("as on 31st March 2016" in a statistics question is not a patient's).
     """
     numeric = r"(?<![\d/.-])\d{1,2}[/.-]\d{1,2}[/.-](?:\d{4}|\d{2})(?![\d/-]|\.\d)"
-    month_first = rf"{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}"
+    year = r"(?:\d{4}|['’]\d\d(?!\d))"  # or its last two digits after an apostrophe: "March the 3rd, '61"
+    month_first = rf"{_MONTH}\.?\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?,?\s+{year}"
     # the separators may be missing: "05May1978", "05MAY1978" (EHR exports, file names)
-    day_first = rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+|-)?(?:of\s+)?{_MONTH}\.?,?(?:\s+|-)?\d{{4}}"
+    day_first = rf"\d{{1,2}}(?:st|nd|rd|th)?(?:\s+|-)?(?:of\s+)?{_MONTH}\.?,?(?:\s+|-)?{year}"
     iso = r"(?:19|20)\d\d-[01]\d-[0-3]\d"
     any_date = rf"(?:{numeric}|\b{month_first}\b|\b{day_first}\b|\b{iso}\b)"
     events = r"born|dob|birth|birthday|admitted|admission|discharged|died|deceased|seen|visit"
@@ -140,7 +141,8 @@ def date_recognizer() -> PatternRecognizer:
     return PatternRecognizer("DATE", name="date_clinical", patterns=[
         Pattern("date", any_date, 0.5),
         Pattern("cued date", cue + any_date, STRONG),
-        Pattern("cued day", rf"{cue}{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?\b", STRONG),
+        Pattern("cued day", rf"{cue}{_MONTH}\.?\s+(?:the\s+)?\d{{1,2}}(?:st|nd|rd|th)?\b", STRONG),
+        Pattern("cued day first", rf"{cue}\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b", STRONG),
     ])
 
 
