@@ -133,6 +133,33 @@ def test_recognizers_leave_clinical_text_alone(strict: PresidioPhiDetector, text
     assert not result.contains_phi, found(result, text)
 
 
+@pytest.mark.parametrize("text", [
+    "\u03b11-antitrypsin deficiency",  # lower-case throughout: spaCy read "\u03b11-antitrypsin" as a person
+    "alpha-1 antitrypsin deficiency: what is the treatment?",
+    "alpha1-antitrypsin deficiency and emphysema",
+    "alpha 1 antitrypsin deficiency",
+    "is a \u03b2-blocker safe in asthma?",
+    "\u03b3-GT raised in alcohol use?",
+    "\u03b4-aminolevulinic acid in lead poisoning",
+    "kappa light chain myeloma",
+])
+def test_greek_letter_clinical_terms_are_not_names(strict: PresidioPhiDetector, text: str) -> None:
+    """A Greek letter (the letter or its name) or a letter-and-digit word ("a1", "alpha-1") marks a clinical term,
+    and so does a word joined to one: a text without capitals had them read as people (a client probe)."""
+    result = strict.detect(text)
+    assert not result.contains_phi, found(result, text)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("jane smith has alpha-1 antitrypsin deficiency", "jane smith"),
+    ("Mrs Kowalczyk, on a \u03b2-blocker, has a \u03b3-GT of 80", "Kowalczyk"),
+    ("Delta Goodrem was started on a beta-blocker", "Delta Goodrem"),
+])
+def test_a_name_beside_a_greek_letter_term_is_still_found(strict: PresidioPhiDetector, text: str, name: str) -> None:
+    result = strict.detect(text)
+    assert result.entity_types == ["PERSON"] and name.split()[-1] not in result.redacted_text, found(result, text)
+
+
 def test_person_recognizer_lenient_mode_ignores_shape_only_guesses(
         strict: PresidioPhiDetector, lenient: PresidioPhiDetector) -> None:
     text = "why is yulan so impulsive?"  # no capitals: an unknown word is only a weak guess

@@ -6,6 +6,8 @@ checked against eponym lists, clinical word formations and the words that follow
 
 from __future__ import annotations
 
+import unicodedata
+
 import regex as re
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
@@ -100,6 +102,13 @@ _WEAK_CUE = re.compile(
 )
 # A capital inside a word marks an abbreviation or a chemical ("NiTi", "HBsAg"), except after Mc/Mac/O'.
 _INNER_CAPITAL = re.compile(r"(?<!^(?:Mc|Mac|O'|O’|D'|De|Di|Da|La|Le|Van|Von|Du))(?<![-'’])(?<=.)\p{Lu}")
+# A Greek letter, by its letter or its name, or a word of letters and digits ("a1", "alpha-1", "HbA1c") marks a
+# clinical term ("\u03b11-antitrypsin", "\u03b2-blocker", "kappa light chain"), as does a word joined to one
+_GREEK_LETTER_NAMES = _words("""
+alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi
+psi omega
+""")
+_LETTERS_AND_DIGITS = re.compile(r"^(?=.*\p{L})(?=.*\d)[\p{L}\d-]+$")
 _FUNCTION_WORDS = "voiceassist_function_words"  # Doc.user_data key: the text's foreign function words
 _VOWEL = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿ]", re.IGNORECASE)
 
@@ -205,7 +214,7 @@ class PersonNameRecognizer(EntityRecognizer):
         words = [t for t in ent if t.lower_ not in _PARTICLES]
         if not words or self._is_eponym(ent) or not (caseless or all(self._name_shaped(t) for t in ent)):
             return False
-        if any(_MEDICAL_WORD.search(t.text) for t in words):
+        if any(_MEDICAL_WORD.search(t.text) or _in_lettered_term(t) for t in words):
             return False
         if len(words) == 1 and self._known(words[0]):  # a lone English word: "Urine output", "Joints"
             return not (self._sentence_initial(words[0]) or self._inflected_or_modifier(words[0]))
@@ -226,7 +235,7 @@ class PersonNameRecognizer(EntityRecognizer):
         text = token.text
         if len(text) < 3 or not _VOWEL.search(text) or self._known(token) or text.lower() in _EPONYMS:
             return 0.0
-        if _MEDICAL_WORD.search(text):
+        if _MEDICAL_WORD.search(text) or _in_lettered_term(token):
             return 0.0
         if caseless:
             return WEAK if text.isalpha() else 0.0
@@ -308,6 +317,37 @@ class PersonNameRecognizer(EntityRecognizer):
     def _followed_by_relation(token: Token) -> bool:
         after = token.doc[token.i + 1:token.i + 3]
         return len(after) == 2 and after[0].text in {"'s", "’s"} and after[1].lower_ in _RELATIONS
+
+
+def _term_marker(token: Token) -> bool:
+    """A Greek letter ("\u03b2"), a word of letters and digits ("a1", "alpha-1"), or a Greek letter's name that
+    begins a term: joined by a hyphen or followed by a number ("beta-blocker", "alpha 1"), or in lower case ("kappa
+    light chain"; a capitalised "Delta" may be a given name, a lower-case one in a text without capitals is read as
+    the letter)."""
+    text = token.text
+    if (len(text) == 1 and unicodedata.name(text, "").startswith("GREEK")) or _LETTERS_AND_DIGITS.match(text):
+        return True
+    if token.lower_ not in _GREEK_LETTER_NAMES:
+        return False
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return (after is not None and not token.whitespace_ and after.text == "-") or (
+        after is not None and after.like_num) or token.is_lower
+
+
+def _in_lettered_term(token: Token) -> bool:
+    """The token is a term marker, or follows one (joined by a hyphen, or after a Greek letter's number: "alpha 1
+    antitrypsin"), or comes first in a compound whose later half is one."""
+    doc, i = token.doc, token.i
+    if _term_marker(token):
+        return True
+    before = [doc[j] for j in range(max(i - 2, 0), i)]
+    if before and _term_marker(before[-1]):
+        return True
+    if len(before) == 2 and before[1].text == "-" and not before[0].whitespace_ and _term_marker(before[0]):
+        return True
+    if len(before) == 2 and before[1].like_num and before[0].lower_ in _GREEK_LETTER_NAMES:
+        return True
+    return i + 2 < len(doc) and doc[i + 1].text == "-" and not token.whitespace_ and _term_marker(doc[i + 2])
 
 
 def _given_name_first(span: Span) -> bool:
