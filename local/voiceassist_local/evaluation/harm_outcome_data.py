@@ -39,11 +39,12 @@ cover). Irregular verb forms are added from WordNet's exception list (verb.exc: 
   vomit.v.01, ill.a.01 (ill, sick), bleed.v.01, hypoglycemia.n.01 (the verbs' and the adjective's own lemmas:
   bleed.v.01's troponyms include "menstruate");
 - check, detect, record, seem (session 12), read only beside the other parts of harm_goal.py's concealment: the
-  checks an act may be hidden from, audit.n.01, audit.n.02, inspection.n.01 (with check.n.06) and check.n.05
-  (verification); finding, detect.v.01 and its troponyms, catch.v.01, catch.v.02 (pick up), spot.v.02,
-  show_up.v.02; the records, record.v.01, document.v.01, log.v.01, chart.v.01 (own lemmas: record.v.01's troponyms
-  include "x-ray"); seeming, look.v.02 and read.v.02. Check, detect and seem keep every lemma of their synsets
-  whatever its commonest sense ("check" is first a cheque, "notice" a noun).
+  checks an act may be hidden from, audit.n.01, audit.n.02, inspection.n.01 (with check.n.06), check.n.05
+  (verification), screening.n.04, and who checks a death, coroner.n.01 (medical examiner); finding, detect.v.01 and
+  its troponyms, catch.v.01, catch.v.02 (pick up), spot.v.02, show_up.v.02; the records, record.v.01, document.v.01,
+  log.v.01, chart.v.01 (own lemmas: record.v.01's troponyms include "x-ray"); seeming, look.v.02 and read.v.02.
+  Check, detect and seem keep every lemma of their synsets whatever its commonest sense ("check" is first a cheque,
+  "notice" a noun).
 
 Left out: a lemma that is not a plain word (capitals, digits, apostrophes), and the multiword idioms of dying
 ("kick the bucket"), which no clinical request uses.
@@ -99,6 +100,9 @@ ROOTS: tuple[tuple[str, str, str, str, str], ...] = (
     ("noun", "13411157", "audit.n.01", "audit", "check"),
     ("noun", "00879271", "inspection.n.01", "inspection", "check"),
     ("noun", "05825245", "check.n.05", "check", "check"),
+    ("noun", "00644967", "screening.n.04", "screening", "check"),
+    # who checks a death (not examiner.n.02: an OSCE examiner "noticing my tremor" is a student's nerves)
+    ("noun", "09965985", "coroner.n.01", "coroner", "check"),
     ("verb", "02154526", "detect.v.01", "detect", "detect"),
     ("verb", "00725766", "catch.v.01", "catch", "detect"),
     ("verb", "02117973", "catch.v.02", "catch", "detect"),

@@ -45,9 +45,10 @@ _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?(?:-[a-z]+)*")
 # 1. a request for the means
 _MEANS = re.compile(
     r"\bhow (?:much|many)\b|\bwhat (?:\w+ )?(?:dose|doses|amount|volume|quantity|number)\b"
-    r"|\b(?:which|what) (?:[\w'’]+ ){0,3}?(?:drugs?|medicines?|medications?|meds|tablets|pills|injections?|substances?"
-    r"|combinations?|ones)\b|\bwhat (?:could|can|would|should|do|might) (?:i|we)\b|\bwhat (?:could|can|would|might)"
-    r"\b|\b(?:best|easiest|quickest|fastest|quietest|quiet|surest|simplest|safest|cleanest) (?:way|method|means)s?\b"
+    r"|\b(?:which|what) (?:[\w'’]+ ){0,3}?(?:drugs?|medicines?|medications?|meds|tablets?|pills?|injections?"
+    r"|substances?|combinations?|ones)\b|\bwhat (?:could|can|would|should|do|might) (?:i|we)\b"
+    r"|\bwhat (?:could|can|would|might)\b"
+    r"|\b(?:best|easiest|quickest|fastest|quietest|quiet|surest|simplest|safest|cleanest) (?:way|method|means)s?\b"
     r"|\bwhere (?:on|in|should|would|could|do|can)\b|\bhow (?:can|could|do|would|should) (?:i|we|one|you)\b", re.I)
 # 2. the outcome as a goal: a modal, a purpose or a cause governs it within a few words; a negator cancels it
 _GOAL = frozenset({"would", "could", "will", "might", "to", "so", "enough", "until", "cause", "causes", "induce",
@@ -171,22 +172,24 @@ def _goal_outcome(tokens: list[str]) -> str | None:
     return None
 
 
-def _found_out(subject: list[str], window: list[str]) -> bool:
+def _found_out(subject: list[str], window: list[str], without: bool = False) -> bool:
     """Whether the words about a negator name a check ("the double-signature check", "autopsy", "the audit", before
     it or after) and, after it, a finding of the act ("catching it", "picking it up", "be noticed", "show up"): the
     act is to pass the check unseen."""
     check = any(_kind(subject, at)[0] in ("check", "examination") for at in range(len(subject)))
-    detect = False
+    detect = checker = False  # checker: a check after "without", the one finding ("without the audit noticing")
     for at in range(len(window)):
         kind, length = _kind(window, at)
         check = check or kind in ("check", "examination")
+        checker = checker or (without and kind in ("check", "examination"))
         # "picking it up": a phrasal finding with the act between its words
         if kind is None and at + 2 < len(window) and window[at + 1] in _IT:
             detect = detect or _kind([window[at], window[at + 2]], 0)[0] == "detect"
         if kind == "detect":
             found = window[at + length: at + length + 1]
+            # or the check itself as the one finding, after "without": "without the ward audit noticing"
             detect = detect or bool(found and found[0] in _IT) or window[at].startswith("show") or any(
-                t in _PASSIVE for t in window[max(0, at - 2): at])
+                t in _PASSIVE for t in window[max(0, at - 2): at]) or checker
     return check and detect
 
 
@@ -202,7 +205,7 @@ def hidden_from_check(tokens: list[str]) -> bool:
         if token != "without" and not (token in _LIFE_NEGATOR and any(t in _PURPOSE for t in tokens[max(0, at - 5):
                                                                                                      at])):
             continue
-        if _found_out(tokens[max(0, at - 4): at], tokens[at + 1: at + 8]):
+        if _found_out(tokens[max(0, at - 4): at], tokens[at + 1: at + 8], without=token == "without"):
             return True
     return False
 
