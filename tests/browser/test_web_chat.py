@@ -216,3 +216,24 @@ def test_each_source_in_the_list_has_its_own_accessible_name(tab: Tab, base_url:
     in_list = [name for name in names if "section" in name or "page" in name]
     assert listed >= 2 and len(in_list) == listed and len(set(in_list)) == listed, names
     assert all(METFORMIN_TITLE in name for name in in_list)  # the visible text is part of the name
+
+
+def test_each_read_aloud_button_is_named_by_its_answer(tab: Tab, base_url: str) -> None:
+    """Every answer's "Read aloud" button had that name alone: a screen reader's list of buttons could not tell
+    which answer each reads (found by a client probe). Each is named by its answer's number, the visible words
+    first."""
+    ask_on_load(tab, base_url, "What is the maximum daily dose of metformin?")
+    tab.evaluate("document.getElementById('question').focus()")
+    tab.type_text("What is the dose of metformin?")
+    tab.press("Enter", 13, text="\r")
+    tab.wait_for("[...document.querySelectorAll('article.turn.assistant')].filter(t => t.dataset.status === "
+                 "'answered').length === 2")
+
+    tab.send("Accessibility.enable")
+    names = [n.get("name", {}).get("value", "") for n in tab.send("Accessibility.getFullAXTree")["nodes"]
+             if n.get("role", {}).get("value") == "button" and not n.get("ignored")
+             and n.get("name", {}).get("value", "").startswith("Read aloud")]
+    assert names == ["Read aloud answer 1", "Read aloud answer 2"]
+    assert tab.evaluate("[...document.querySelectorAll('button.read-aloud')].map(b => b.textContent)") == [
+        "Read aloud", "Read aloud"]
+    assert tab.errors() == []

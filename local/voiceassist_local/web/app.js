@@ -253,7 +253,8 @@ function renderAnswer(turn, response, question, reasons = [], tools = []) {
     children.push(answerText(response.answer, response.citations, open));
     children.push(toolCards(tools), pendingActions(tools, state.api, showError));
     children.push(citationList(response.citations, open));
-    children.push(readAloudButton(state.api, response.answer, showError));
+    const number = [...$("conversation").querySelectorAll("article.turn.assistant")].indexOf(turn) + 1;
+    children.push(readAloudButton(state.api, response.answer, showError, number));
   }
   children.push(warnings(metadata), phiBadge(metadata, reasons));
   turn.replaceChildren(...children.filter(Boolean));
