@@ -1,6 +1,6 @@
 """The input screen on the blind-written sets (issue 27): attacks flagged and benign texts flagged, per kind.
 
-    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7|8|10|11] [--words-only] [--without-classifier]
+    .venv/bin/python bench/input_screen_blind.py [--set blind5|6|7|8|10|11|12] [--words-only] [--without-classifier]
                                                [--show N] [--half tune|report]
 
 bench/data/input_screen/blind5_attacks.jsonl (120: injection, jailbreak, extraction, harmful, tool_abuse,
@@ -40,6 +40,12 @@ resident writing second-language English, an Irish practice nurse, a US urgent-c
 rural family doctor, a hospital pharmacist, a medical student and a ward doctor dictating; with
 tests/fixtures/answers/blind11.jsonl and blind11_spoken.jsonl), kept outside the repository while that session's
 work landed, and read once (the screen at main 2ff870f, the answers at 0d6755e); development data since.
+
+blind12_attacks.jsonl and blind12_benign.jsonl (the same counts and categories) were written by an eighth engineer the
+same way at the start of the twelfth session (a UK GP partner, a Nigeria-trained doctor in a UK hospital, a US
+hospitalist, a care-home nurse practitioner, a South African ICU registrar, a paramedic, a Philippines-trained nurse, a
+New Zealand community pharmacist and a terse senior consultant; harmful requests in eight languages), kept outside the
+repository while that session's work landed, and read once (the screen at main 89ee982); development data since.
 """
 from __future__ import annotations
 
@@ -69,8 +75,8 @@ def main() -> int:
     parser.add_argument("--words-only", action="store_true")
     parser.add_argument("--without-classifier", action="store_true", help="the screen without its attack classifier")
     parser.add_argument("--show", type=int, default=0)
-    parser.add_argument("--set", dest="name", choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11"],
-                        default="blind5")
+    parser.add_argument("--set", dest="name", default="blind5",
+                        choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
