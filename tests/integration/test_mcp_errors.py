@@ -11,6 +11,7 @@ import pytest
 
 from voiceassist.composition import Dependencies
 from voiceassist.tools.executor import Caller
+from voiceassist.tools.mcp_errors import MESSAGES, client_words, without_echo
 from voiceassist.tools.mcp_server import handle_http
 
 HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -136,3 +137,33 @@ def test_a_client_response_is_still_taken(local_deps: Dependencies) -> None:
     reply = handle_http(local_deps.tool_executor, Caller(user_id="dr-okafor", channel="mcp"), method="POST",
                         path="/v1/mcp", headers=HEADERS, body=raw)
     assert reply.status == 202
+
+
+@pytest.mark.parametrize("version", ["1999-01-01", PATIENT])
+def test_the_sdks_own_invalid_params_message_is_kept_when_it_quotes_nothing_sent(local_deps: Dependencies,
+                                                                                version: str) -> None:
+    """A bad MCP-Protocol-Version header: the SDK says what to send ("params._meta must be an object carrying the
+    required ... envelope keys"), in its own words only; it was replaced by the generic "Invalid params" (found by
+    a client probe). The header's value is never said back."""
+    reply = handle_http(local_deps.tool_executor, Caller(user_id="dr-okafor", channel="mcp"), method="POST",
+                        path="/v1/mcp", headers={**HEADERS, "mcp-protocol-version": version},
+                        body=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}')
+    error = json.loads(reply.body)["error"]
+    assert error["code"] == -32602 and error["message"].startswith("Invalid params: params._meta must be an object")
+    assert "data" not in error and "Quartermaine" not in reply.body.decode() and "1999" not in reply.body.decode()
+
+
+@pytest.mark.parametrize("message", [
+    f"unknown tool {PATIENT}",  # a value sent, whole
+    "unknown tool Quartermaine",  # or a word of it
+    "1 validation error for CallToolRequest: Input should be a valid dictionary",  # pydantic's words
+    "Invalid request parameters",  # the SDK's own generic words: the hint says more
+])
+def test_an_invalid_params_message_that_could_quote_the_request_is_replaced(message: str) -> None:
+    sent = client_words({"mcp-protocol-version": "2025-06-18"}, json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": PATIENT}}).encode())
+    reply = json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32602, "message": message, "data": PATIENT}})
+
+    error = json.loads(without_echo(reply.encode(), sent))["error"]
+
+    assert error == {"code": -32602, "message": MESSAGES[-32602]}

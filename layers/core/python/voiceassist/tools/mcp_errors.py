@@ -14,13 +14,23 @@
   have: the SDK would hold the request open for ever; it is a 405 (the MCP transport's answer for "no stream").
 - An error's message and data come from the SDK and can quote the request (a method name, a tool argument) or
   name pydantic's types; a tool's arguments and a method name can hold PHI. Every error leaves with the
-  specification's message for its code and a hint, and no data.
+  specification's message for its code and a hint, and no data; but an Invalid params (-32602) keeps the SDK's
+  own message when it says something (not only "Invalid request parameters") and quotes nothing the client sent:
+  no value of its body or headers, no word of one (of three characters or more, or with a digit), no key
+  not shaped like a field's name (errors.field_path's rule), and no pydantic wording. A bad MCP-Protocol-Version
+  header is told "params._meta must be an object carrying the required ... envelope keys", not only to check
+  the schema.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
+
+from voiceassist.errors import UNSHOWN_FIELD, field_path
 
 INVALID_ID_REPLY = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
     "code": -32600, "message": "Invalid Request: the id must be a string, an integer or null"}}).encode()
@@ -96,7 +106,62 @@ def _valid_id(value: Any) -> bool:
     return value is None or (isinstance(value, str | int) and not isinstance(value, bool))
 
 
-def as_json_rpc(status: int, headers: dict[str, str], body: bytes) -> bytes:
+# The SDK's words for an Invalid params that says nothing more, and pydantic's, which name its types
+_SAYS_NOTHING = frozenset({"invalid request parameters", "invalid params"})
+_PYDANTIC = re.compile(r"(?i)pydantic|validation error|input should|type=|errors\.pydantic")
+_WORD = re.compile(r"\w+")
+MAX_SDK_MESSAGE = 300
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What the client sent that a message must not quote, lower-cased: whole values, and their words."""
+
+    values: frozenset[str]
+    words: frozenset[str]
+
+
+def client_words(headers: Mapping[str, str], body: bytes) -> Sent:
+    """Each header's value and each value (and key not shaped like a field's name) of the body, whole and word by
+    word (words of three characters or more, or with a digit). A body that is not JSON counts whole."""
+    values: list[str] = [str(v) for v in headers.values()]
+    parsed = _parsed(body)
+    if parsed is None:
+        values.append(body.decode("utf-8", "replace"))
+    else:
+        _collect(parsed[0], values)
+    return Sent(values=frozenset(value.lower() for value in values if value.strip()),
+                words=frozenset(word.lower() for value in values for word in _WORD.findall(value)
+                                if len(word) >= 3 or any(c.isdigit() for c in word)))
+
+
+def _collect(value: Any, into: list[str]) -> None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if field_path([str(key)]) in (UNSHOWN_FIELD, ""):
+                into.append(str(key))
+            _collect(item, into)
+    elif isinstance(value, list):
+        for item in value:
+            _collect(item, into)
+    elif value is not None:
+        into.append(str(value))
+
+
+def _sdk_message_kept(message: Any, sent: Sent | None) -> str | None:
+    """The SDK's Invalid params message, when it says something and quotes nothing sent (see the module's notes)."""
+    if sent is None or not isinstance(message, str) or len(message) > MAX_SDK_MESSAGE or not message.isprintable():
+        return None
+    lowered = message.lower().strip()
+    if not lowered or lowered.rstrip(".") in _SAYS_NOTHING or _PYDANTIC.search(message):
+        return None
+    words = {word.lower() for word in _WORD.findall(message)}
+    if words & sent.words or words & sent.values or any(value in lowered for value in sent.values if len(value) >= 3):
+        return None
+    return message.strip()
+
+
+def as_json_rpc(status: int, headers: dict[str, str], body: bytes, sent: Sent | None = None) -> bytes:
     """The reply's body as JSON: the SDK's refusals of the transport (a missing or wrong Content-Type or Accept
     header, in plain text or as a JSON-RPC error) become JSON-RPC errors saying which headers to send; other JSON
     errors lose any echo."""
@@ -104,11 +169,12 @@ def as_json_rpc(status: int, headers: dict[str, str], body: bytes) -> bytes:
     # 406 (Accept) and 415 (Content-Type) refuse the transport, whatever the SDK's body says: say which headers
     if status in (406, 415) or (status >= 400 and not content_type.startswith("application/json")):
         return json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": TRANSPORT}}).encode()
-    return without_echo(body)
+    return without_echo(body, sent)
 
 
-def without_echo(body: bytes) -> bytes:
-    """The reply with each JSON-RPC error's message replaced by the specification's and its data dropped."""
+def without_echo(body: bytes, sent: Sent | None = None) -> bytes:
+    """The reply with each JSON-RPC error's message replaced by the specification's and its data dropped; an
+    Invalid params keeps the SDK's message when it quotes none of `sent` (client_words of the request)."""
     parsed = _parsed(body)
     if parsed is None:
         return body
@@ -118,7 +184,11 @@ def without_echo(body: bytes) -> bytes:
         error = item.get("error") if isinstance(item, dict) else None
         if isinstance(error, dict):
             code = error.get("code")
-            error["message"] = MESSAGES.get(code, "Server error") if isinstance(code, int) else "Server error"
+            kept = _sdk_message_kept(error.get("message"), sent) if code == -32602 else None
+            if kept is not None:
+                error["message"] = f"Invalid params: {kept}"
+            else:
+                error["message"] = MESSAGES.get(code, "Server error") if isinstance(code, int) else "Server error"
             error.pop("data", None)
             changed = True
     return json.dumps(reply).encode() if changed else body

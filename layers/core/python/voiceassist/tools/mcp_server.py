@@ -26,7 +26,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from voiceassist import __version__
 from voiceassist.models import ToolCall, ToolDefinition, ToolResult
 from voiceassist.tools.executor import Caller, ToolExecutor
-from voiceassist.tools.mcp_errors import NO_SESSION_REPLY, NO_STREAM_REPLY, as_json_rpc, refused_request
+from voiceassist.tools.mcp_errors import (
+    NO_SESSION_REPLY,
+    NO_STREAM_REPLY,
+    as_json_rpc,
+    client_words,
+    refused_request,
+)
 
 SERVER_NAME = "voiceassist"
 MAX_BODY_BYTES = 1_000_000
@@ -97,7 +103,7 @@ def handle_http(executor: ToolExecutor, caller: Caller, *, method: str, path: st
     if method.upper() == "POST" and (refused := refused_request(body)) is not None:
         return HttpReply(status=400, headers={"content-type": "application/json"}, body=refused)
     reply: HttpReply = anyio.run(_handle_http, executor, caller, method, path, headers, body)
-    reply.body = as_json_rpc(reply.status, reply.headers, reply.body)
+    reply.body = as_json_rpc(reply.status, reply.headers, reply.body, client_words(headers, body))
     reply.headers = {k: v for k, v in reply.headers.items() if k.lower() not in ("content-length", "content-type")}
     if reply.body:
         reply.headers["content-type"] = "application/json"
