@@ -10,6 +10,11 @@ ibuprofen"). This recognizer uses the US Census given-name and surname lists for
   "can Short have ibuprofen", "does Hines need", "Dale is on warfarin", "is Short's potassium ...".
 
 Drug names, eponyms and clinical word formations never count.
+
+A name in a script without case ("王小明", "김민수", "محمد أحمد", "राहुल शर्मा", "ნინო ბერიძე") in an English question
+cannot show itself by a capital: one to three such words count in the same positions, before what a patient does
+("王小明 has chest pain"), asked about ("can 김민수 take ...") or after "for"/"about" with no noun after them
+(phi/name_scripts.py).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import regex as re
 from spacy.tokens import Doc, Span, Token
 
+from voiceassist.phi.name_scripts import caseless_script_word, mostly_other_script
 from voiceassist.phi.name_shapes import _PATIENT_OWNS, _PERSON_BEFORE, TokenNameRecognizer
 from voiceassist.phi.names import _EPONYM_HEADS, _EPONYMS, _MEDICAL_WORD, _words
 from voiceassist.phi.recognizers import MEDIUM
@@ -58,7 +64,31 @@ class NameContextRecognizer(TokenNameRecognizer):
         self.known_words = known_words
 
     def spans(self, doc: Doc) -> list[tuple[Span, float]]:
-        return [(span, MEDIUM) for span in (*self._given_and_surname(doc), *self._name_then_verb(doc))]
+        return [(span, MEDIUM) for span in (*self._given_and_surname(doc), *self._name_then_verb(doc),
+                                            *self._caseless_script_names(doc))]
+
+    def _caseless_script_names(self, doc: Doc) -> list[Span]:
+        """One to three words of a script without case, in an English text, where a name stands: before what a
+        patient does, asked about, or after "for"/"about" with no noun next ("the dose for 王小明?")."""
+        if not any(caseless_script_word(t.text) for t in doc) or mostly_other_script(doc.text):
+            return []
+        found: list[Span] = []
+        i = 0
+        while i < len(doc):
+            end = i
+            while end < len(doc) and end - i < 3 and caseless_script_word(doc[end].text):
+                end += 1
+            if end == i:
+                i += 1
+                continue
+            before = doc[i - 1] if i > 0 else None
+            asked = (before is not None and before.lower_ in _ASKERS and end < len(doc)
+                     and doc[end].lower_ in _ASKED_VERBS)
+            introduced = before is not None and self._introduces(before, doc, end)
+            if asked or introduced or self._patient_follows(doc, end):
+                found.append(doc[i:end])
+            i = end
+        return found
 
     def _clinical(self, token: Token) -> bool:
         word = token.lower_

@@ -38,7 +38,7 @@ TITLE_PATTERN = r"(?:" + "|".join(sorted((re.escape(t) for t in TITLES), key=len
 _TITLE_REACH = 64
 _TEXT = "voiceassist.text"  # the doc's joined text, in its user_data
 _TITLE_BEFORE = re.compile(r"(?i)(?P<title>" + TITLE_PATTERN + r")\s*$")
-_TYPED_NAME = re.compile(r"\p{L}+(?:['’]\p{L}+)*")
+_TYPED_NAME = re.compile(r"\p{L}[\p{L}\p{M}]*(?:['’]\p{L}[\p{L}\p{M}]*)*")  # marks: Devanagari "राहुल"
 _LATIN_EPITHET = re.compile(r"(?:ae|ii|is|um|us|i|a|es)$")  # "M. pneumoniae", "M. tuberculosis"
 _APOSTROPHE = re.compile(r"['’]")
 _NOT_NAMES = ("VB", "MD", "RB", "JJ", "IN", "CD")  # verbs, modals, adverbs, adjectives, numbers

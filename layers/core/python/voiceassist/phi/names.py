@@ -13,6 +13,15 @@ from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
+from voiceassist.phi.name_scripts import (
+    OTHER_SCRIPT_CUES,
+    UNSPACED_CUE,
+    cased_name_shape,
+    caseless_script_word,
+    mostly_other_script,
+    other_script,
+    pronounceable,
+)
 from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
 from voiceassist.phi.name_titles import TITLE_PATTERN, first_token_from, name_after_title
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
@@ -100,6 +109,11 @@ _WEAK_CUE = re.compile(
     r"(?i)\b(?:patient|pt|client|son|daughter|wife|husband|mother|father|brother|sister|friend|partner"
     r"|spouse|guardian|hi|hello|dear|hey|this\s+is|i\s+am|i'm|said|says|told|asked)\s*[,:]?\s+"
 )
+# "Patient" in other scripts ("Пациент Иван Петров", "المريض محمد"): phi/name_scripts.py
+_OTHER_SCRIPT_CUE = re.compile(
+    r"(?i)(?<![\p{L}\p{M}])(?:" + "|".join(re.escape(c) for c in sorted(OTHER_SCRIPT_CUES, key=len, reverse=True))
+    + r")\s*[,:]?\s+"
+)
 # A capital inside a word marks an abbreviation or a chemical ("NiTi", "HBsAg"), except after Mc/Mac/O'.
 _INNER_CAPITAL = re.compile(r"(?<!^(?:Mc|Mac|O'|O’|D'|De|Di|Da|La|Le|Van|Von|Du))(?<![-'’])(?<=.)\p{Lu}")
 # A Greek letter, by its letter or its name, or a word of letters and digits ("a1", "alpha-1", "HbA1c") marks a
@@ -110,7 +124,6 @@ psi omega
 """)
 _LETTERS_AND_DIGITS = re.compile(r"^(?=.*\p{L})(?=.*\d)[\p{L}\d-]+$")
 _FUNCTION_WORDS = "voiceassist_function_words"  # Doc.user_data key: the text's foreign function words
-_VOWEL = re.compile(r"[aeiouyàáâãäåæèéêëìíîïòóôõöøùúûüýÿ]", re.IGNORECASE)
 
 
 class PersonNameRecognizer(EntityRecognizer):
@@ -140,13 +153,15 @@ class PersonNameRecognizer(EntityRecognizer):
         # unless a Census given name or surname is written the same ("Mia", "Dan"): that may still be a name.
         doc.user_data[_FUNCTION_WORDS] = foreign_function_words(t.lower_ for t in doc) - name_words()
         caseless = not any(c.isupper() for c in text)
+        foreign = mostly_other_script(text)
         found: dict[tuple[int, int], float] = {}
         for ent in doc.ents:
             ent = self._without_function_words(ent)
-            if ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless):
+            if ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless, foreign=foreign):
                 lone_word = len(ent) == 1 and self._known(ent[0])  # "Paul", but also "Moon facies"
                 self._add(found, ent, self.SHAPE_SCORE if lone_word else self.NER_SCORE)
-        for cue, score in ((_STRONG_CUE, STRONG), (_WEAK_CUE, MEDIUM), (_CARE_CUE, MEDIUM), (_PLACE_CUE, MEDIUM)):
+        for cue, score in ((_STRONG_CUE, STRONG), (_WEAK_CUE, MEDIUM), (_CARE_CUE, MEDIUM), (_PLACE_CUE, MEDIUM),
+                           (_OTHER_SCRIPT_CUE, MEDIUM)):
             for match in cue.finditer(text):
                 titled = cue is _PLACE_CUE or (cue is _STRONG_CUE and bool(match.group("title")))
                 span = self._name_after_title(doc, match.end()) if titled else self._name_after(
@@ -156,6 +171,9 @@ class PersonNameRecognizer(EntityRecognizer):
                 if cue is _CARE_CUE and len(span) == 1 and self._known(span[0]):
                     continue  # "referred to Neurology" names a service, not a person
                 self._add(found, span, score)
+        for match in UNSPACED_CUE.finditer(text):  # "患者王小明，男": no token boundary between the cue and the name
+            key = match.span("name")
+            found[key] = max(MEDIUM, found.get(key, 0.0))
         for match in _VOCATIVE.finditer(text):
             span = doc.char_span(*match.span(1))
             if span is not None and not span[0].is_stop and not self._used_as_eponym(span):
@@ -209,10 +227,15 @@ class PersonNameRecognizer(EntityRecognizer):
             return True
         return token.lower_ not in self.known_words and self._known(token)  # known once its ending is cut
 
-    def _plausible_ner_name(self, ent: Span, caseless: bool) -> bool:
-        """NER also tags capitalised clinical words ("Urine output", "Biopsy of ...") as people."""
+    def _plausible_ner_name(self, ent: Span, caseless: bool, *, foreign: bool = False) -> bool:
+        """NER also tags capitalised clinical words ("Urine output", "Biopsy of ...") as people.
+
+        A word of another script counts when shaped like a name ("Παπαδόπουλος", not "δόση"), or when its script
+        has no case and the text is not `foreign` (mostly in other scripts, where the English model's PERSON is
+        noise: "मेटफॉर्मिन की").
+        """
         words = [t for t in ent if t.lower_ not in _PARTICLES]
-        if not words or self._is_eponym(ent) or not (caseless or all(self._name_shaped(t) for t in ent)):
+        if not words or self._is_eponym(ent) or not all(self._ner_word_shaped(t, caseless, foreign) for t in ent):
             return False
         if any(_MEDICAL_WORD.search(t.text) or _in_lettered_term(t) for t in words):
             return False
@@ -220,21 +243,31 @@ class PersonNameRecognizer(EntityRecognizer):
             return not (self._sentence_initial(words[0]) or self._inflected_or_modifier(words[0]))
         return True
 
+    def _ner_word_shaped(self, token: Token, caseless: bool, foreign: bool) -> bool:
+        if other_script(token.text):
+            return cased_name_shape(token.text) or (caseless_script_word(token.text) and not foreign)
+        return caseless or self._name_shaped(token)
+
     @staticmethod
     def _name_shaped(token: Token) -> bool:
-        """Capitalised like a name: "Anna", "McKenzie", "O'Brien", "Jean-Luc"; not "NiTi" or "HBsAg"."""
+        """Capitalised like a name: "Anna", "McKenzie", "O'Brien", "Jean-Luc", "Γιάννης", "Иван"; not "NiTi",
+        "HBsAg" or "ΔΝΑ". A word of a script without case is never shaped like a name (phi/name_scripts.py)."""
         text = token.text
         if text.lower() in _PARTICLES:
             return True
-        if not (text[:1].isupper() and _VOWEL.search(text) and all(c.isalpha() or c in "'’-" for c in text)):
+        if other_script(text):
+            return cased_name_shape(text)
+        if not (text[:1].isupper() and pronounceable(text) and all(c.isalpha() or c in "'’-" for c in text)):
             return False
         return _INNER_CAPITAL.search(text) is None and any(c.islower() for c in text)
 
     def _unknown_word_score(self, token: Token, caseless: bool) -> float:
         """How much a word outside the English vocabulary looks like a name (0 for not at all)."""
         text = token.text
-        if len(text) < 3 or not _VOWEL.search(text) or self._known(token) or text.lower() in _EPONYMS:
+        if len(text) < 3 or not pronounceable(text) or self._known(token) or text.lower() in _EPONYMS:
             return 0.0
+        if other_script(text) and (caseless or caseless_script_word(text)):
+            return 0.0  # only a capital shows a name by shape; a cue or NER finds the rest ("пациент иван")
         if _MEDICAL_WORD.search(text) or _in_lettered_term(token):
             return 0.0
         if caseless:
@@ -246,6 +279,8 @@ class PersonNameRecognizer(EntityRecognizer):
         # At a sentence start capitals say little (drug names start questions too); letters English never
         # uses, and a "Name:" label, still say a lot.
         next_text = token.doc[token.i + 1].text if token.i + 1 < len(token.doc) else ""
+        if other_script(text):  # "Какая", "Ποια" open questions in their scripts as any word does
+            return self.SHAPE_SCORE if next_text == ":" else 0.0
         if not text.isascii() or next_text == ":":
             return self.SHAPE_SCORE
         # Otherwise a short word that is no compound's first half, superlative or clinical formation.
@@ -281,9 +316,12 @@ class PersonNameRecognizer(EntityRecognizer):
         end = start
         while end < len(doc) and end - start < 3:
             token = doc[end]
-            if not token.is_alpha or (token.is_stop and token.lower_ not in _PARTICLES):
+            if not (token.is_alpha or other_script(token.text)) or (token.is_stop and token.lower_ not in _PARTICLES):
                 break
-            if not (self._name_shaped(token) or (caseless and (strong or not self._known(token)))):
+            if other_script(token.text):  # a capital, or a script without case, in a name's position
+                if not (cased_name_shape(token.text) or caseless_script_word(token.text)):
+                    break
+            elif not (self._name_shaped(token) or (caseless and (strong or not self._known(token)))):
                 break
             end += 1
         return doc[start:end] if end > start else None
