@@ -26,7 +26,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
+from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import answer_kinds, diseases, kidney, synonyms
+from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
+from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
 from voiceassist.query.concepts import named_class_mark, named_classes
 from voiceassist.query.question_concepts import GENERIC_WEIGHT as GENERIC_WEIGHT
@@ -34,7 +37,7 @@ from voiceassist.query.question_concepts import GENERIC_WORDS as GENERIC_WORDS
 from voiceassist.query.question_concepts import INHERITED_WEIGHT as INHERITED_WEIGHT
 from voiceassist.query.question_concepts import Concept as Concept
 from voiceassist.query.question_concepts import asked_owner, drug_marks, named_drugs, question_concepts
-from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms
+from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms, words_before
 from voiceassist.query.terminology import stem_classes
 from voiceassist.query.terms import content_terms, hyphenate, is_keyword_form
 
@@ -110,12 +113,15 @@ def covers(concept: Concept, terms: frozenset[str]) -> bool:
 
 def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: frozenset[str] = frozenset(),
                    qualified: tuple[Qualified, ...] = (), quantities: tuple[str, ...] = (),
-                   owner: Concept | None = None) -> PassageEvidence:
+                   owner: Concept | None = None, asked: tuple[Concept, ...] = (),
+                   owner_sibling: bool = False) -> PassageEvidence:
     """`document_terms`: the terms of the document's other retrieved passages (half credit: context).
     `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
     sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py). `quantities`: what
     the question asks for (answer_kinds.quantities_asked); `owner`: whose attribute it asks
-    (question_concepts.asked_owner)."""
+    (question_concepts.asked_owner); `asked`: the concepts of the phrase the question asks about
+    (query/asked_thing.py); `owner_sibling`: the passage's document writes the owner only with another word before
+    it than the question does ("office blood pressure" for "home bp threshold": siblings.qualified_otherwise)."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
@@ -129,6 +135,11 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     covered = [c for c in concepts if covers(c, terms)]
     drugs = named_drugs(concepts)
     other_drug = bool(drugs) and not any(covers(c, all_terms) for c in drugs)
+    # a class the question names ("beta blockers") that neither the passage nor its document's other retrieved
+    # passages name, by the class's name or a member's: the passage is about other drugs
+    classes = named_drug_classes(concepts)
+    other_drug = other_drug or (bool(classes) and not any(covers(c, all_terms) or covers(c, document_terms)
+                                                          for c in classes))
     in_document = [c for c in concepts if c not in covered and covers(c, document_terms)]
     held = {id(c) for c in covered}
     total = sum(c.held_weight if id(c) in held else c.weight for c in concepts)
@@ -142,7 +153,9 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     keyword_form = is_keyword_form(hit.chunk.text)
     unstated = bool(quantities) and not answer_kinds.passage_states(quantities, hit.chunk.text, drug_marks(drugs),
                                                                     concept_marks)
-    owner_missing = owner is not None and not covers(owner, terms) and not covers(owner, document_terms)
+    owner_missing = any(not covers(c, terms) and not covers(c, document_terms)
+                        for c in ((owner,) if owner is not None else ()) + asked)
+    owner_missing = owner_missing or owner_sibling
     factor = ((OTHER_DRUG_FACTOR if other_drug else 1.0) * (KEYWORD_FACTOR if keyword_form else 1.0)
               * (UNSTATED_QUANTITY_FACTOR if unstated else 1.0) * (UNSTATED_QUANTITY_FACTOR if owner_missing else 1.0))
     ordinary_missing = sum(1 for c in concepts if c.covered_weight is not None and not covers(c, all_terms))
@@ -153,6 +166,13 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
         score = factor * (COVERAGE_WEIGHT * coverage + (1.0 - COVERAGE_WEIGHT) * rescaled)
     return PassageEvidence(round(score, 4), round(coverage, 4), None if cosine is None else round(cosine, 4), missing,
                            round(own_coverage, 4), other_drug, keyword_form, unstated, owner_missing, ordinary_missing)
+
+
+def named_drug_classes(concepts: Sequence[Concept]) -> list[Concept]:
+    """The topic concepts that name a class of drugs ("beta blockers", "abx"), covered by the class or a member."""
+    mark = CONCEPT_MARK + "class:"
+    return [c for c in concepts if c.topic
+            and any(len(a) == 1 and next(iter(a)).startswith(mark) for a in c.alternatives)]
 
 
 def class_covers(concepts: Sequence[Concept]) -> list[Concept]:
@@ -190,6 +210,18 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
         quantities, "\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key),
         drug_marks(named_drugs(concepts)), concept_marks) for key in by_document}
     owner = asked_owner(question, concepts)
+    asked = tuple(c for c in asked_things(question, concepts) if c is not owner)
+    # the owner written with a word that says which ("home bp threshold"), against a document that writes it only
+    # with others ("office blood pressure"): each of its passages states a sibling's value (query/siblings.py)
+    qualifier = owner_qualifier(question, owner, concepts)
+    owner_sibling = dict.fromkeys(by_document, False)
+    if owner is not None and qualifier is not None:
+        for key in by_document:
+            before = words_before(owner_forms(owner), "\n".join(
+                f"{h.chunk.metadata.title}\n{h.chunk.section or ''}\n{h.chunk.text}" for h in hits
+                if h.chunk.doc_key == key), stop_words().get("en", frozenset()))
+            owner_sibling[key] = bool(before) and not covers(qualifier, _terms_of("", "", " ".join(sorted(before))))
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,
-                                    () if stated[hit.chunk.doc_key] else quantities, owner) for hit in hits)
+                                    () if stated[hit.chunk.doc_key] else quantities, owner, asked,
+                                    owner_sibling[hit.chunk.doc_key]) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

@@ -278,14 +278,25 @@ def _label_dropped(match: re.Match[str]) -> str:
 # as clinical questions word them; the words skipped beside them say which value, not whose.
 _VALUE_WORDS = frozenset({
     "max", "maximum", "min", "minimum", "usual", "starting", "start", "initial", "loading", "daily", "total",
-    "single", "weekly", "recommended", "normal", "safe", "the", "a", "an", "its", "their", "his", "her", "my",
-    "your", "this", "that"})
+    "single", "weekly", "recommended", "normal", "safe", "average", "mean", "the", "a", "an", "its", "their", "his",
+    "her", "my", "your", "this", "that"})
 _WHEN = re.compile(r"^\s*(?:and\s+)?when\b", re.I)
 
 
 def asked_owner(question: str, found: Sequence[Concept]) -> Concept | None:
-    """The topic concept whose attribute the question asks for (None when it asks none, or of no topic)."""
-    own, _ = split_inherited(question)
+    """The topic concept whose attribute the question asks for (None when it asks none, or of no topic): read in
+    the clauses a question mark closes first ("refractory anaphylaxis after 2 im doses - iv adrenaline infusion
+    rate?" asks the infusion's rate, not the IM dose's), then in those that ask (wording.asked_clauses), then in the
+    whole question."""
+    own = joined_scores(split_inherited(question)[0])  # "H B A one C target": HbA1c's
+    asked = wording.asked_clauses(own)
+    for text in (*wording.questioned_clauses(own), *(asked or ()), own):
+        if (owner := _owner_in(text, found)) is not None:
+            return owner
+    return None
+
+
+def _owner_in(own: str, found: Sequence[Concept]) -> Concept | None:
     words = [w.lower() for w in _SURFACE_WORD.findall(own)]
     candidates: list[tuple[int, bool]] = []  # (word index, whether a plain word may own it)
     for i, word in enumerate(words):
@@ -319,7 +330,8 @@ def _concept_of(word: str, found: Sequence[Concept]) -> Concept | None:
     for concept in found:
         if concept.label.lower() in names or any(terms and terms <= a for a in concept.alternatives if len(a) == 1):
             return concept
-    return None
+    # the head of a compound name, its last word ("pressure" of "blood pressure average")
+    return next((c for c in found if " " in c.label and c.label.lower().rsplit(" ", 1)[1] == word), None)
 
 
 def _named(concept: Concept) -> bool:

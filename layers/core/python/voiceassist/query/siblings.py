@@ -72,3 +72,21 @@ def sibling_terms(question_pairs: tuple[Qualified, ...], passage_text: str) -> f
         if same_head and all(p.modifier != asked.modifier for p in same_head):
             absent |= asked.terms()
     return frozenset(absent)
+
+
+# The thing whose value is asked, written with a word before it that says which ("home blood pressure"), against a
+# passage that writes that thing only with other words before it ("office blood pressure is ... at or above 130/80
+# mmHg"): the passage states the value of a sibling (the office reading, not the home one), as a passage naming only
+# "community-acquired pneumonia" is about a sibling of "hospital-acquired pneumonia". Read for the owner of the asked
+# attribute only (question_concepts.asked_owner; query/evidence.py decides whether a word before it in the passage
+# names the question's word, "intramuscular" for "IM"); a function word ("the", "of", "her": spaCy's English stop
+# words, shipped for the PHI screen) or a number before it says nothing.
+def words_before(forms: tuple[str, ...], text: str, function_words: frozenset[str]) -> frozenset[str]:
+    """The content words `text` writes right before the thing (any of `forms`, lower case)."""
+    before: set[str] = set()
+    for form in forms:
+        for match in re.finditer(rf"([^\W_]+)[ \t-]+{re.escape(form)}\b", text, re.I):
+            word = match.group(1).lower()
+            if word not in function_words and not word.isdigit():
+                before.add(word)
+    return frozenset(before)

