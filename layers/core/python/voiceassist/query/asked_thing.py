@@ -108,16 +108,24 @@ def _phrase(words: list[str], start: int) -> tuple[str, ...]:
 
 
 def owner_qualifier(question: str, owner: Concept | None, found: Sequence[Concept]) -> Concept | None:
-    """The topic concept the question writes right before the owner of the attribute it asks ("home" of "home bp
-    threshold"; question_concepts.asked_owner), None when it writes none or a word that says which value ("single
-    adrenaline dose": the dose's, not the drug's)."""
+    """The topic concept the question writes right before the owner of the attribute it asks, the attribute right
+    after it ("home" of "home bp threshold"; question_concepts.asked_owner), None when it writes none, a word that
+    says which value ("single adrenaline dose": the dose's, not the drug's), or no attribute right after the owner
+    ("when i do a clinic bp how many readings ...": the owner of a "when" question)."""
     if owner is None:
         return None
     words = [w.lower() for w in _TOKEN.findall(wording.joined_scores(split_inherited(question)[0]))]
     function_words = stop_words().get("en", frozenset())
     forms = owner_forms(owner)
     for i in range(1, len(words)):
-        if _concept_of(words[i], (owner,)) is owner or any(" ".join(words[i:i + n]) in forms for n in (2, 3)):
+        span = next((n for n in (3, 2) if " ".join(words[i:i + n]) in forms), 1 if _concept_of(words[i], (owner,))
+                    is owner else 0)
+        if span:
+            after = i + span  # the attribute right after the owner ("home bp threshold", "home bp average")
+            while after < len(words) and words[after] in _VALUE_WORDS and not wording.ATTRIBUTE.fullmatch(words[after]):
+                after += 1
+            if after >= len(words) or not wording.ATTRIBUTE.fullmatch(words[after]):
+                return None
             before = words[i - 1]
             qualifier = _concept_of(before, found)
             if (before in function_words or before in _VALUE_WORDS or qualifier is None or qualifier is owner

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.phi.word_lists import stop_words
-from voiceassist.query import answer_kinds, diseases, kidney, synonyms
+from voiceassist.query import answer_kinds, diseases, kidney, synonyms, terminology
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
@@ -169,10 +169,27 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
 
 
 def named_drug_classes(concepts: Sequence[Concept]) -> list[Concept]:
-    """The topic concepts that name a class of drugs ("beta blockers", "abx"), covered by the class or a member."""
+    """The topic concepts that name a class of drugs whose members a passage can name ("beta blockers", "abx":
+    terminology.CLASSES with an INN stem, or the wider class of one), covered by the class or a member. A class no
+    stem reaches ("antihypertensive") is named by its name alone, so a passage listing its members is not about
+    other drugs."""
     mark = CONCEPT_MARK + "class:"
-    return [c for c in concepts if c.topic
-            and any(len(a) == 1 and next(iter(a)).startswith(mark) for a in c.alternatives)]
+    members = _classes_with_members()
+    return [c for c in concepts if c.topic and any(len(a) == 1 and (m := next(iter(a))).startswith(mark)
+                                                   and m[len(mark):] in members for a in c.alternatives)]
+
+
+@lru_cache(maxsize=1)
+def _classes_with_members() -> frozenset[str]:
+    by_name = {c.name: c for c in terminology.CLASSES}
+    found: set[str] = set()
+    pending = [c.name for c in terminology.CLASSES if c.stems]
+    while pending:
+        name = pending.pop()
+        if name not in found:
+            found.add(name)
+            pending.extend(by_name[name].parents)
+    return frozenset(found)
 
 
 def class_covers(concepts: Sequence[Concept]) -> list[Concept]:
