@@ -8,7 +8,7 @@ import pytest
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import evidence
-from voiceassist.query.asked_thing import asked_phrase, asked_things
+from voiceassist.query.asked_thing import asked_phrase
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.wording import joined_scores, questioned_clauses
 
@@ -31,11 +31,11 @@ def hit(text: str, title: str) -> SearchHit:
 
 
 @pytest.mark.parametrize(("question", "phrase"), [
-    ("For a frail inpatient with bronchiectasis, what intravenous antibiotics should I give?",
-     ("intravenous", "antibiotics")),
+    ("For a frail inpatient with bronchiectasis, what intravenous antibiotics should I give?", ("intravenous",)),
+    ("what height should the couch be at for a lumbar puncture", ()),  # the head names the kind of answer
     ("Should I request sputum cultures in a bronchiectasis exacerbation?", ("sputum", "cultures")),
     ("do we need to measure uric acid during an acute gout flare", ("uric", "acid")),
-    ("Which steroid should I give in acute asthma?", ("steroid",)),
+    ("Which steroid should I give in acute asthma?", ()),
     ("what is the colchicine dose in gout", ()),  # "what is": the attribute and its owner (asked_owner) say it
     ("is naproxen safe in gout", ()),  # "is" puts the asked thing first, not the asker
 ])
@@ -60,10 +60,10 @@ def test_a_passage_without_the_thing_asked_about_does_not_answer(question: str, 
 @pytest.mark.parametrize(("question", "passage"), [
     ("which antibiotic should I give for a bronchiectasis exacerbation", hit(BRONCHIECTASIS, "Bronchiectasis")),
     ("Should I give prednisolone in acute asthma?", hit(ASTHMA, "Asthma")),
+    ("what oral steroid should I give in acute asthma", hit(ASTHMA, "Asthma")),
     ("do I need to continue allopurinol during acute gout", hit(GOUT, "Gout")),
 ])
 def test_a_passage_naming_the_thing_asked_about_still_answers(question: str, passage: SearchHit) -> None:
-    assert asked_things(question, question_concepts(question))
     assert evidence.assess(question, [passage]).score >= THRESHOLD
 
 

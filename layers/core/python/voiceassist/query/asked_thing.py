@@ -6,8 +6,9 @@ An English question marks what it asks with its interrogative: a wh-determiner t
 right after it ("which antibiotics", "what dose"), and a yes/no question puts the auxiliary or modal verb before
 its subject ("should I send ...", "do I need ..."), so that what follows the subject's verb is the thing asked
 about (Quirk R et al., *A Comprehensive Grammar of the English Language*, 1985, 11.2-11.4 and 11.14; the
-answer-type "focus" of Li X, Roth D, "Learning question classifiers", COLING 2002). A passage that holds none of
-that phrase's words, nor does any other retrieved passage of its document, answers something beside the question:
+answer-type "focus" of Li X, Roth D, "Learning question classifiers", COLING 2002). A passage that lacks a named
+clinical thing of that phrase (asked_things), as does every other retrieved passage of its document, answers
+something beside the question:
 the setting, not the regimen asked ("Outpatient antibiotic treatment" for "what intravenous antibiotics ..."), the
 condition, not the test asked ("blood cultures" in a reference that never names them). query/evidence.py weighs it
 as a missing owner of the asked attribute (question_concepts.asked_owner).
@@ -77,10 +78,12 @@ def _abbreviated() -> frozenset[str]:
 
 
 def _after_wh_determiner(words: list[str]) -> tuple[str, ...]:
-    """"what intravenous antibiotics should ...": the words after a wh-determiner, up to a function word."""
+    """"what intravenous antibiotics should ...": the words before the head of the noun phrase after a
+    wh-determiner, up to a function word. The head names the kind of answer ("what height", "which antibiotic": a
+    height, a member of the class), not a thing the passage must name; its modifiers say which ("intravenous")."""
     for i, word in enumerate(words[:-1]):
         if word in _WH_DETERMINERS:
-            return _phrase(words, i + 1)
+            return _phrase(words, i + 1)[:-1]
     return ()
 
 
