@@ -29,6 +29,7 @@ WITH_A_CUE = [
     ("Patient राहुल शर्मा has asthma", "राहुल शर्मा"),  # Devanagari (vowel signs are marks)
     ("患者王小明，男，54岁，胸痛", "王小明"),  # Han, no space after the cue
     ("Patient 王小明 has chest pain", "王小明"),
+    ("患者の山田太郎さんは糖尿病です", "山田太郎"),  # Japanese: a name before its honorific
     ("Mr 김민수 has diabetes", "김민수"),  # Hangul
     ("환자 김민수 씨는 당뇨병이 있습니다", "김민수"),
 ]
@@ -57,6 +58,8 @@ NO_NAME = [
     "二甲双胍的最大剂量是多少？",  # Chinese
     "患者因胸痛入院，应该如何处理？",
     "孕妇可以服用布洛芬吗？",
+    "患者さんは、メトホルミンを服用できますか？",  # Japanese: "the patient", politely
+    "患者様の血圧が高い場合、どの薬を使いますか？",
     "ما هي الجرعة القصوى من الميتفورمين؟",  # Arabic
     "هل يمكن تناول الإيبوبروفين أثناء الحمل؟",
     "מהו המינון המקסימלי של מטפורמין?",  # Hebrew

@@ -22,10 +22,13 @@ _OTHER_LETTER = re.compile(r"(?=\p{L})[^\p{Latin}\p{Common}\p{Inherited}]")  # n
 _WORDS = re.compile(r"[\p{L}\p{M}]+")
 # The word for a patient, written without a space before the name in scripts that use none (Chinese, Japanese):
 # "患者王小明，男，54岁". A cue word followed by two or three letters of such a script, then a break (punctuation,
-# a space, a digit or the text's end) is a name; "患者因胸痛入院" runs on without a break and is not.
+# a space, a digit or the text's end) is a name; "患者因胸痛入院" runs on without a break and is not, nor is kana
+# ("患者さんは、", "患者様は、": the patient, politely). So are two to four letters, after a "の" too, before an
+# honorific that follows a name ("患者の山田太郎さん").
+_UNSPACED_LETTER = r"[\p{Han}\p{Hangul}\p{Hiragana}\p{Katakana}ー]"
 UNSPACED_CUE = re.compile(
-    r"(?:患者|病人|病患|患児|환자)[\s:：,，、]*(?P<name>[\p{Han}\p{Hangul}\p{Hiragana}\p{Katakana}ー]{2,3})"
-    r"(?=[\s\p{P}\d]|$)"
+    r"(?:患者|病人|病患|患児|환자)[\s:：,，、]*(?:(?P<name>[\p{Han}\p{Hangul}]{2,3})(?=[\s\p{P}\d]|$)"
+    r"|の?(?P<name>" + _UNSPACED_LETTER + r"{2,4}?)(?=さん|様|女士|小姐))"
 )
 # "Patient", "the patient", "sick person" in languages written in other scripts than Latin, as a cue before a name
 # (the English cues and titles are in names.py and name_titles.py): Russian, Ukrainian, Greek, Armenian, Georgian,
@@ -40,6 +43,12 @@ OTHER_SCRIPT_CUES = (
 def other_script(text: str) -> bool:
     """A word of letters (and marks), none of them Latin: "Γιάννης", "王小明", "राहुल"."""
     return _WORD.fullmatch(text) is not None and _LATIN_LETTER.search(text) is None
+
+
+def foreign_letters(text: str) -> bool:
+    """Letters of another script than Latin and none of Latin, word or not: "王小明", "場合、どの" (one token to the
+    English model, which does not split Japanese)."""
+    return _OTHER_LETTER.search(text) is not None and _LATIN_LETTER.search(text) is None
 
 
 def capitalisable(char: str) -> bool:

@@ -18,6 +18,7 @@ from voiceassist.phi.name_scripts import (
     UNSPACED_CUE,
     cased_name_shape,
     caseless_script_word,
+    foreign_letters,
     mostly_other_script,
     other_script,
     pronounceable,
@@ -244,7 +245,7 @@ class PersonNameRecognizer(EntityRecognizer):
         return True
 
     def _ner_word_shaped(self, token: Token, caseless: bool, foreign: bool) -> bool:
-        if other_script(token.text):
+        if other_script(token.text) or (foreign and foreign_letters(token.text)):  # "場合、どの": a token, no word
             return cased_name_shape(token.text) or (caseless_script_word(token.text) and not foreign)
         return caseless or self._name_shaped(token)
 
