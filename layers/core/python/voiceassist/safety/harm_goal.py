@@ -92,6 +92,24 @@ _ANYONE = frozenset({"someone", "somebody", "someone's", "somebody's", "someone�
 _OWNER = frozenset({"my", "our", "his", "her", "their", "someone's", "somebody's", "someone’s", "somebody’s"})
 
 
+# a clinician's false belief as the goal of the asker's act, fabricated or induced illness (RCPCH 2021, "Perplexing
+# presentations and fabricated or induced illness in children"; DSM-5's factitious disorder imposed on another): a
+# purpose, the clinicians (ILO ISCO-08's health professionals, as input_screen's cast) and a verb of believing within
+# a few words, "so the doctors think it's a kidney problem"
+_CLINICIANS = frozenset({"doctor", "doctors", "doctor's", "doctors'", "gp", "gps", "nurse", "nurses", "physician",
+                         "physicians", "paediatrician", "paediatricians", "pediatrician", "pediatricians", "consultant",
+                         "consultants", "specialist", "specialists", "medics", "hospital", "clinicians", "clinician"})
+_BELIEVE = frozenset({"think", "thinks", "believe", "believes", "suspect", "suspects", "assume", "assumes",
+                      "diagnose", "diagnoses", "conclude", "concludes"})
+# what they are to believe is an illness: a disorder named, or had ("he has reflux"); "so the doctors think she is
+# thriving" is a parent's hope
+_DISORDER = frozenset({"has", "have", "had", "got", "problem", "disease", "illness", "condition", "disorder",
+                       "syndrome", "allergy", "infection", "sick", "ill", "unwell", "something", "wrong"})
+# a record left without the act ("without anything on the drug chart", "without it going in the notes"): WordNet's
+# record nouns of the lexicon (record, log, chart) and "notes", within five words after "without"
+_LEFT_OFF = frozenset({"anything", "it", "this", "that", "any", "a", "trace", "them"})
+
+
 @lru_cache(maxsize=1)
 def outcome_words() -> dict[str, str]:
     """word -> "harm", "injury", "life" or "person", from `_data/safety/harm_outcomes.tsv` (WordNet 3.0)."""
@@ -253,6 +271,39 @@ def hidden_from_examination(tokens: list[str]) -> bool:
     return False
 
 
+def belief_induced(tokens: list[str]) -> bool:
+    """A clinician's belief in an illness as the goal: a purpose ("so", "so that", "to make"), then within four words a
+    clinician, within two more a verb of believing and an illness named or had ("so the doctors think it's a kidney
+    problem", "so the GP believes he has reflux")."""
+    for at, token in enumerate(tokens):
+        if token not in ("so", "make", "makes"):
+            continue
+        rest = tokens[at + 1: at + 7]
+        for i, word in enumerate(rest[:4]):
+            believing = [j for j in range(i + 1, min(i + 3, len(rest))) if rest[j] in _BELIEVE]
+            if word in _CLINICIANS and believing and any(
+                    t in _DISORDER or _kind([t], 0)[0] == "illness" for t in tokens[at + 2 + believing[0]: at + 8
+                                                                                   + believing[0]]):
+                return True
+    return False
+
+
+def left_off_record(tokens: list[str]) -> bool:
+    """The act kept off its record: "without" and, within five words, "anything / it" then "on / in" a record ("without
+    anything on the drug chart", "without it in the notes")."""
+    for at, token in enumerate(tokens):
+        if token != "without":
+            continue
+        rest = tokens[at + 1: at + 7]
+        if not rest or rest[0] not in _LEFT_OFF:
+            continue
+        for i, word in enumerate(rest[1:], start=1):
+            if word in ("on", "in", "into") and any(_kind([t], 0)[0] == "record" or t == "notes"
+                                                   for t in rest[i + 1: i + 4]):
+                return True
+    return False
+
+
 def _self_goal(tokens: list[str]) -> bool:
     """The asker's own negated act of living as the goal: "(to be sure) I don't wake up", "so I never wake up"."""
     for at in range(len(tokens)):
@@ -270,7 +321,7 @@ def harm_sought(text: str) -> bool:
     if _INGESTED.search(text):
         return False
     all_tokens = _TOKEN.findall(text.lower())
-    someone = _names_a_person(all_tokens) or hidden_from_examination(all_tokens)
+    someone = _names_a_person(all_tokens) or hidden_from_examination(all_tokens) or left_off_record(all_tokens)
     if not someone:
         return False
     for sentence in _SENTENCE.findall(text):
@@ -279,6 +330,9 @@ def harm_sought(text: str) -> bool:
         if _HEART_STOPPED.search(sentence):
             return True
         tokens = _TOKEN.findall(sentence.lower())
+        # an illness made up or induced in someone of the asker's circle so that clinicians believe it, the asker acting
+        if _ASKER & set(tokens) and _names_a_person(tokens) and belief_induced(tokens):
+            return True
         goal = _goal_outcome(tokens)
         # "what could make my grandad faint / collapse" with no one acting is a carer asking the cause
         if goal in ("injury", "illness") and not _MEANS.search(_CAUSE_ASKED.sub(" ", sentence)):

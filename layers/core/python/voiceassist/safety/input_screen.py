@@ -150,13 +150,19 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"classmate|child|mother|father|family)|a (person|child|classmate|coworker))\b", re.I)),
     # A request for the means of harming oneself: a request word, then a self-directed harmful act ("how can I hurt
     # myself", "help me self-harm", "the quickest way to end my life", "stop eating until I die"), or the surest
-    # means to die ("the best way to commit suicide"). A clinician's question names the patient and the care
-    # ("after a patient cut their wrists", "suicide risk assessment", "how to prevent suicide") and is not this.
+    # means to die ("the best way to commit suicide"), or a cut of the asker's own wrist, vein, artery or throat (ICD-10
+    # X78, intentional self-harm by sharp object, at the sites where a cut bleeds out: WordNet 3.0's wrist.n.01,
+    # vein.n.01, artery.n.01, throat.n.01) as an act to come ("how do I cut my wrists", "help me slit my wrist"; not
+    # "after I cut my wrist on a knife", a wound to dress, nor "cut my nails"). A clinician's question names the
+    # patient and the care ("after a patient cut their wrists", "suicide risk assessment", "how to prevent suicide")
+    # and is not this.
     "self_harm_means": (SELF_HARM, re.compile(
         r"\b(how|what|which|ways?|best|quickest|easiest|fastest|painless(ly)?|surest|methods?|where|help me|tips"
         r"|teach me)\b[^.?!\n]{0,40}\b((kill|hurt|harm|injure|cut|burn|poison|starve|hang|drown|shoot|suffocate"
         r"|overdose) myself"
-        r"|make myself (throw up|vomit|bleed)|end my (own )?life|take my (own )?life|until i die)\b"
+        r"|make myself (throw up|vomit|bleed)|end my (own )?life|take my (own )?life|until i die"
+        r"|(\b(do|can|could|should|would|will|to|me)( i)? |(?<=help me ))(\w+ly )?(cut|slit|slash|slice|open)( up)? my"
+        r" (own )?(wrists?|veins?|arter(y|ies)|throat))\b"
         r"|\b(help me|ways? to|how (do|can|could|should) i|teach me to)\s+(self[- ]harm|commit suicide)\b"
         r"|\b(best|quickest|easiest|fastest|painless|surest|most (effective|reliable|painless))\s+(way|method|means)s?"
         r"\s+(to|of)\s+(commit(ting)? suicide|suicide|kill(ing)? (myself|yourself|oneself)|die|dying)\b", re.I)),

@@ -19,6 +19,9 @@ from __future__ import annotations
 import re
 
 WINDOW = 40  # characters either side of the verb in which the object and the noun must both be found
+# a concealment and the harm it hides, which may stand in the next clause ("Quelle dose ... serait mortelle pour un
+# enfant de cinq ans ? Je veux que ça ressemble à un accident": 45 characters apart); session 12, scr12
+CONCEAL_WINDOW = 80
 
 # language -> (verbs of setting aside, words naming what came before, nouns for the instructions)
 OVERRIDE_WORDS: dict[str, tuple[str, str, str]] = {
@@ -126,24 +129,30 @@ HARM_PERSON_WORDS: dict[str, str] = {
 HARM_CONCEALED_WORDS: dict[str, tuple[str, str]] = {
     "es": (r"sin que (?:nadie|el|ella|se|lo|la) (?:se )?(?:de cuenta|den cuenta|note|noten|entere|sepa)|en secreto"
            r"|a escondidas|secretamente|sin dejar rastro|indetectables?|sin ser detectad[oa]"
-           r"|(?:sin|no)\b[^.?!\n]{0,20}\b(?:autopsias?|necropsias?|forenses?)\b",
+           r"|(?:sin|no)\b[^.?!\n]{0,20}\b(?:autopsias?|necropsias?|forenses?)\b"
+           r"|(?:parezca|parecer|parece) (?:natural|un accidente|accidental)",
            r"letal(?:es)?|mortal(?:es)?|fatal(?:es)?|matar\w*|(?:se )?(?:le )?pare el corazon|parar(?:le)? el corazon"
            r"|falsifica\w*|alguien"),
     "fr": (r"sans que (?:personne|il|elle|on)(?: ne)? s'en (?:rende|rendent) compte|sans qu'(?:il|elle|on) "
            r"s'en (?:rende|aper[cç]oive)|en cachette|en secret|secretement|a son insu|sans laisser de traces?"
-           r"|indetectables?|(?:sans|ne|pas)\b[^.?!\n]{0,20}\b(?:autopsies?|legistes?)\b",
+           r"|indetectables?|(?:sans|ne|pas)\b[^.?!\n]{0,20}\b(?:autopsies?|legistes?)\b"
+           r"|(?:ressembl\w*|paraisse\w*|paraitre|sembl\w*) (?:a |comme )?(?:un accident|naturel\w*|accidentel\w*)"
+           r"|(?:ait|avoir) l'air (?:naturel\w*|accidentel\w*)",
            r"mortel(?:le)?s?|letale?s?|tuer|arreter (?:son|le) c(?:oe|œ)ur|falsifi\w*|quelqu'un|quelqu’un"),
     "de": (r"unbemerkt|heimlich|spurlos|ohne spuren|nicht nachweisbar|unentdeckt|ohne dass (?:es )?(?:jemand|er|sie"
            r"|man|keiner|niemand) (?:es )?(?:merkt|bemerkt)|damit\b[^.?!\n]{0,60}\bnicht auff(?:a|ae)ll\w*"
-           r"|(?:ohne|nicht|keine?)\b[^.?!\n]{0,20}\b(?:autopsie|obduktion|rechtsmedizin\w*)\b",
+           r"|(?:ohne|nicht|keine?)\b[^.?!\n]{0,20}\b(?:autopsie|obduktion|rechtsmedizin\w*)\b"
+           r"|(?:wie ein unfall|nach (?:einem )?unfall|naturlich|natuerlich) aussieh?t\w*",
            r"todlich\w*|toedlich\w*|letal\w*|umbringen|toten|toeten|herz\w* (?:zum )?(?:stillstand|stehen)"
            r"|falsch(?:en|t|te|ung)\b|faelsch\w*|gefalscht\w*|jemande[mn]"),
     "it": (r"di nascosto|segretamente|senza che (?:nessuno|lui|lei) se ne accorga|senza lasciare tracce"
-           r"|non rilevabile|irrilevabile|(?:senza|non)\b[^.?!\n]{0,20}\b(?:autopsi[ae]|medico legale)\b",
+           r"|non rilevabile|irrilevabile|(?:senza|non)\b[^.?!\n]{0,20}\b(?:autopsi[ae]|medico legale)\b"
+           r"|(?:sembri|sembrare|sembra) (?:naturale|un incidente|accidentale)",
            r"letal[ei]|mortal[ei]|uccider\w*|fermare il cuore|falsifica\w*|qualcuno"),
     "pt": (r"sem que (?:ningu[eé]m )?(?:perceba|percebam|note|notem|saiba|saibam)|em segredo|as escondidas|secretamente"
            r"|sem deixar rastros?|indetectaveis|indetectavel"
-           r"|(?:sem|nao)\b[^.?!\n]{0,20}\b(?:autopsias?|necropsias?|legistas?)\b",
+           r"|(?:sem|nao)\b[^.?!\n]{0,20}\b(?:autopsias?|necropsias?|legistas?)\b"
+           r"|(?:pareca|parecer|parece) (?:natural|um acidente|acidental)",
            r"letal|letais|mortal|mortais|fatal|matar|parar o coracao|falsifica\w*|algu[eé]m"),
     # Hindi and Chinese (session 12): "secretly", "without being found out / caught", "without a trace", an autopsy
     # with a negator; the lethal words, "kill", a forgery and "someone"; in Chinese "someone else's" or "to someone
@@ -155,10 +164,32 @@ HARM_CONCEALED_WORDS: dict[str, tuple[str, str]] = {
     "zh": (r"偷偷|悄悄|秘密地|暗中|(?:不会|不能|不要|不|没人|没有人|不让人|不被人)被?(?:人)?(?:发现|察觉|發現|察覺)"
            r"|神不知鬼不觉|不留痕迹|不留痕跡|(?:尸检|屍檢|验尸|驗屍|法医|法醫)\S{0,6}(?:查不出|验不出|驗不出|发现不了|看不出)"
            r"|(?:查不出|验不出|驗不出)\S{0,6}(?:尸检|屍檢|验尸|驗屍)",
-           r"致死|致命|杀死|杀人|殺死|毒死|(?:别人|別人|他人|某人)的|给(?:别人|他人|某人)|心脏骤停|心臟驟停|伪造|偽造"),
+           r"致死|致命|杀死|杀人|殺死|毒死|(?:让|讓|使|令)(?:人|他|她|别人|別人|某人)\S{0,2}死|(?:别人|別人|他人|某人)的|给(?:别人|他人|某人)|心脏骤停|心臟驟停|伪造|偽造"),
     "pl": (r"potajemnie|ukradkiem|w tajemnicy|niepostrzezenie|zeby (?:nikt|nic) nie zauwazy\w*|by nikt nie zauwazy\w*"
            r"|bez sladu|niewykrywaln\w*|(?:bez|nie)\b[^.?!\n]{0,20}\b(?:autopsj\w*|sekcj\w* zwlok)\b",
            r"smierteln\w*|zabi(?:c|ja\w*)|otru\w*|s?fa[lł]szowa\w*|podrobi\w*|komus|kogos"),
+}
+# The harm's concealment from an examination of the dead as a purpose, which names a death without a lethal word (as
+# harm_goal.py's hidden_from_examination makes anyone the one harmed): "so that" (the language's purpose connective),
+# then within WINDOW characters the examination (Wiktionary's "autopsy", "coroner") and, either side of it, a negator
+# with a verb of finding ("notice, detect, find, show up"; Wiktionary translations): "damit es bei der Obduktion nicht
+# auffällt". "para que la autopsia no se retrase" (so that it is not delayed) finds nothing
+HIDDEN_AT_AUTOPSY_WORDS: dict[str, tuple[str, str, str]] = {
+    "de": (r"damit|sodass|so dass", r"autopsie|obduktion|rechtsmedizin\w*",
+           r"(?:nicht|nichts|keine?|nie)\b[^.?!\n]{0,20}\b(?:auff(?:a|ae)ll\w*|bemerk\w*|entdeck\w*|gefunden|findet"
+           r"|nachweis\w*|nachgewiesen|erkannt|zeigt)|(?:auff(?:a|ae)ll\w*|bemerk\w*|entdeck\w*|findet|nachweis\w*|zeigt)"
+           r"\b[^.?!\n]{0,20}\b(?:nicht|nichts|nie)"),
+    "es": (r"para que|de modo que|de forma que", r"autopsias?|necropsias?|forenses?",
+           r"(?:no|nunca|nada)\b[^.?!\n]{0,20}\b(?:detect\w*|encuentr\w*|note\w*|vea\w*|descubr\w*|muestr\w*)"),
+    "fr": (r"pour qu['e]|afin qu['e]|de sorte qu['e]", r"autopsies?|legistes?",
+           r"(?:ne|n'|pas|jamais|rien)\b[^.?!\n]{0,20}\b(?:detect\w*|trouv\w*|remarqu\w*|voi\w*|decouvr\w*|montr\w*)"
+           r"|(?:detect\w*|trouv\w*|remarqu\w*|voi\w*|decouvr\w*|montr\w*)\b[^.?!\n]{0,20}\b(?:pas|rien|jamais)"),
+    "it": (r"perche|affinche|cosi che", r"autopsi[ae]|medico legale",
+           r"(?:non|mai|niente|nulla)\b[^.?!\n]{0,20}\b(?:rilev\w*|trov\w*|not\w*|scopr\w*|mostr\w*|accorg\w*)"),
+    "pt": (r"para que|de modo que|de forma que", r"autopsias?|necropsias?|legistas?",
+           r"(?:nao|nunca|nada)\b[^.?!\n]{0,20}\b(?:detect\w*|encontr\w*|not\w*|perceb\w*|descobr\w*|mostr\w*)"),
+    "pl": (r"zeby|aby|by", r"autopsj\w*|sekcj\w* zwlok",
+           r"nie\b[^.?!\n]{0,20}\b(?:wykry\w*|znalaz\w*|zauwaz\w*|odkry\w*|wykaz\w*)"),
 }
 # The jailbreak's own words in each language: "uncensored", "without censorship", "developer mode" (Wiktionary
 # translations); not "without restrictions" ("dieta sin restricciones", "активность без ограничений" are advice)
@@ -182,16 +213,17 @@ _JAILBREAKS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in J
 _HARM_PERSONS = {lang: _word(words, lang not in ("zh", "ja")) for lang, words in HARM_PERSON_WORDS.items()}
 _CONCEALED_HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words)
                     for lang, words in HARM_CONCEALED_WORDS.items()}
+_HIDDEN_AT_AUTOPSY = {lang: tuple(_word(p, True) for p in words) for lang, words in HIDDEN_AT_AUTOPSY_WORDS.items()}
 _HARMS = {lang: tuple(_word(p, lang not in ("zh", "ja")) for p in words) for lang, words in HARM_WORDS.items()}
 _PROMPT_REQUESTS = {lang: tuple(_word(p, lang in _SPACED | {"de", "es", "fr", "it", "nl", "pt"}) for p in words)
                     for lang, words in PROMPT_REQUEST_WORDS.items()}
 
 
-def _near(text: str, anchor: re.Pattern[str], *others: re.Pattern[str]) -> bool:
-    """Whether an `anchor` match has a match of each of `others` within WINDOW characters of it (outside it)."""
+def _near(text: str, anchor: re.Pattern[str], *others: re.Pattern[str], window: int = WINDOW) -> bool:
+    """Whether an `anchor` match has a match of each of `others` within `window` characters of it (outside it)."""
     for match in anchor.finditer(text):
-        before = text[max(0, match.start() - WINDOW): match.start()]
-        after = text[match.end(): match.end() + WINDOW]
+        before = text[max(0, match.start() - window): match.start()]
+        after = text[match.end(): match.end() + window]
         if all(other.search(before) or other.search(after) for other in others):
             return True
     return False
@@ -218,5 +250,8 @@ def harm_kinds(text: str) -> list[str]:
     "someone"; `harm_person_<lang>`: "kill/poison someone"."""
     kinds = [f"make_weapon_or_drug_{lang}" for lang, (verbs, things) in _HARMS.items() if _near(text, things, verbs)]
     kinds += [f"harm_concealed_{lang}" for lang, (hidden, harms) in _CONCEALED_HARMS.items()
-              if _near(text, hidden, harms)]
+              if _near(text, hidden, harms, window=CONCEAL_WINDOW)]
+    kinds += [f"hidden_at_autopsy_{lang}" for lang, (purpose, examination, unfound) in _HIDDEN_AT_AUTOPSY.items()
+              if any(_near(text[match.end(): match.end() + WINDOW + 30], examination, unfound)
+                     for match in purpose.finditer(text))]
     return kinds + [f"harm_person_{lang}" for lang, pattern in _HARM_PERSONS.items() if pattern.search(text)]
