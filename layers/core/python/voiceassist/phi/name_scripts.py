@@ -42,13 +42,13 @@ OTHER_SCRIPT_CUES = (
 
 def other_script(text: str) -> bool:
     """A word of letters (and marks), none of them Latin: "Γιάννης", "王小明", "राहुल"."""
-    return _WORD.fullmatch(text) is not None and _LATIN_LETTER.search(text) is None
+    return not text.isascii() and _WORD.fullmatch(text) is not None and _LATIN_LETTER.search(text) is None
 
 
 def foreign_letters(text: str) -> bool:
     """Letters of another script than Latin and none of Latin, word or not: "王小明", "場合、どの" (one token to the
     English model, which does not split Japanese)."""
-    return _OTHER_LETTER.search(text) is not None and _LATIN_LETTER.search(text) is None
+    return not text.isascii() and _OTHER_LETTER.search(text) is not None and _LATIN_LETTER.search(text) is None
 
 
 def capitalisable(char: str) -> bool:
@@ -72,12 +72,14 @@ def caseless_script_word(text: str) -> bool:
 def pronounceable(text: str) -> bool:
     """A Latin word with a vowel ("Anna"; not "Dr", "Hb"), or a word with a letter of another script: "Γιάννης", or
     "Пётp" as the look-alike fold leaves "Пётр" in an English text (phi.detection.readable_form)."""
-    return _LATIN_VOWEL.search(text) is not None or _OTHER_LETTER.search(text) is not None
+    return _LATIN_VOWEL.search(text) is not None or (not text.isascii() and _OTHER_LETTER.search(text) is not None)
 
 
 def mostly_other_script(text: str) -> bool:
     """Most of the text's words are written in another script than Latin: the English model is not reading
     English there."""
+    if text.isascii():  # nearly every text: no need to count
+        return False
     words = _WORDS.findall(text)
     foreign = sum(_LATIN_LETTER.search(w) is None for w in words)
     return foreign * 2 > len(words)
