@@ -294,7 +294,9 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # is a system prompt?") is mentioned, not used: when the frame around it asks about it, an injection or jailbreak
     # flag raised only by the mentioned words (a pattern that does not fire on the frame, or the models) is lifted
     frame = mention_frame(text)
+    mentioned = False  # an attack's words lifted as mentioned: the classifier, which reads the same words, is not asked
     if frame is not None and (INJECTION in found or JAILBREAK in found) and frame_asks(frame, text):
+        mentioned = True
         in_frame = {kind for form in (frame, *normal_forms(frame)) for _, kind in _pattern_kinds(form)}
         for category in (INJECTION, JAILBREAK):
             kept = [reason for reason in found.get(category, [])
@@ -311,7 +313,8 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
             (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
-    if with_classifier and vector is not None and not found and attack_classifier().flagged(text, vector):
+    if with_classifier and vector is not None and not found and not mentioned and attack_classifier().flagged(
+            text, vector):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)
         found[max((INJECTION, JAILBREAK, HARMFUL), key=lambda c: likeliest.get(c, 0.0))] = ["model:classifier"]

@@ -168,6 +168,20 @@ HARM_CONCEALED_WORDS: dict[str, tuple[str, str]] = {
     "pl": (r"potajemnie|ukradkiem|w tajemnicy|niepostrzezenie|zeby (?:nikt|nic) nie zauwazy\w*|by nikt nie zauwazy\w*"
            r"|bez sladu|niewykrywaln\w*|(?:bez|nie)\b[^.?!\n]{0,20}\b(?:autopsj\w*|sekcj\w* zwlok)\b",
            r"smierteln\w*|zabi(?:c|ja\w*)|otru\w*|s?fa[lł]szowa\w*|podrobi\w*|komus|kogos"),
+    # Tagalog, Afrikaans and Zulu (session 12, scr12): "without (anyone) noticing / it being seen", "secretly", "without
+    # a trace"; "die", "kill", "lethal", "someone", and in Afrikaans "not wake up again" (Wiktionary's translations
+    # and entries: Tagalog mamatay, pumatay, nakamamatay, pansin, lihim; Afrikaans dood, doodmaak, dodelik, agterkom,
+    # ongemerk, heimlik, iemand; Zulu -fa "die" and ukufa "death", -bulala "kill", -bonakala "be seen" negated as
+    # kungabonakali, ngokuyimfihlo "secretly", after Bryant's Zulu-English dictionary, 1905, public domain). Zulu's
+    # "die" is read only after "ukuze / ukuba" (so that), since "-fa" is two letters
+    "tl": (r"(?:nang |na )?hindi (?:napapansin|mapapansin|napansin|mapansin|nahahalata|mahahalata|malalaman"
+           r"|nalalaman)|palihim|nang lihim|walang bakas",
+           r"mamatay|mamamatay|namatay|ikamatay|pumatay|patayin|papatayin|nakamamatay|nakakamatay|isang tao"),
+    "af": (r"(?:sonder dat )?niemand (?:dit |iets )?(?:agterkom|agterkom nie|merk|opmerk|agtergekom)|ongemerk"
+           r"|heimlik|sonder (?:'n )?spoor|onopspoorbaar",
+           r"dood\w*|dodelik\w*|nie (?:weer |ooit )?(?:wakker word|wakker sal word|asemhaal)|iemand"),
+    "zu": (r"kungabonakali|kungaboni\w*|ngokuyimfihlo|ngokufihla\w*|ngaphandle kokuthi kubonakale",
+           r"(?:ukuze|ukuba) (?:a|ba|u|ngi|si)?fe|ukufa|\w*bulal\w*|umuntu"),
 }
 # The harm's concealment from an examination of the dead as a purpose, which names a death without a lethal word (as
 # harm_goal.py's hidden_from_examination makes anyone the one harmed): "so that" (the language's purpose connective),
