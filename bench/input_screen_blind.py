@@ -45,7 +45,8 @@ blind12_attacks.jsonl and blind12_benign.jsonl (the same counts and categories) 
 same way at the start of the twelfth session (a UK GP partner, a Nigeria-trained doctor in a UK hospital, a US
 hospitalist, a care-home nurse practitioner, a South African ICU registrar, a paramedic, a Philippines-trained nurse, a
 New Zealand community pharmacist and a terse senior consultant; harmful requests in eight languages), kept outside the
-repository while that session's work landed, and read once (the screen at main 89ee982); development data since.
+repository while that session's work landed, and read once (the screen at main 89ee982; with
+tests/fixtures/answers/blind12.jsonl and blind12_spoken.jsonl, read at main 35053c1); development data since.
 """
 from __future__ import annotations
 
