@@ -117,7 +117,8 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         + _CLINICAL_CAST + r")\b)", re.I)),
     "privilege_escalation": (JAILBREAK, re.compile(
         r"\b(developer|maintenance|debug|god|sudo|unrestricted|jailbr[oe]ken?) mode\b|\bno (ethical|moral)"
-        r" (guidelines|constraints|limits|restrictions)\b|\b(without|free of|free from|no|any) (restrictions"
+        r" (guidelines|constraints|limits|restrictions)\b|\bunrestricted (queries|questions|answers|responses"
+        r"|outputs?|replies|prompts|requests)\b|\b(without|free of|free from|no|any) (restrictions"
         r"|filters|censorship|content polic(y|ies))\b|\buncensored\b|\bunfiltered\b|\bstay in character\b", re.I)),
     # HarmBench's semantic categories, as requests: evading detection, weapons, intrusion, fraud, violence,
     # harassment and exploitation. A verb of doing with its object, so "organophosphate poisoning: treatment?"

@@ -30,9 +30,14 @@ _THEIR_USE = (r"(?:(?<!\bi )(?<!\bwe )\b(?:asked|asking)\s+(?:you|about)\b|\btol
               r"|\b(?:folders?|files?|notes?|conversations?|chats?|histor(?:y|ies)|sessions?)\b[^.?!\n]{0,40}\byou\s+"
               r"(?:can\s+)?(?:access|see|reach|read|open)\b|\b(?:that|which)\s+you\s+(?:can\s+)?(?:access|see|reach"
               r"|read|open)\b|\bwhat did (?:she|he|they) (?:ask|say)\b)")
+# the patients of others' sessions, asked for: "which patients have been discussed with you this week" (session 12,
+# scr12); "can patients be discussed with you if anonymised?" asks a rule
+_DISCUSSED_WITH_YOU = (r"|\b(?:which|what|list|name)\b[^.?!\n]{0,30}\b(?:patients?|cases?|people|users?|clinicians?)"
+                       r"\s+(?:(?:that|who|which)\s+)?(?:have|has|had)\s+been\s+(?:discussed|mentioned|talked about"
+                       r"|asked about)\s+(?:with|to)\s+you\b")
 _OTHERS_SESSION = re.compile(_OTHER_USER + r"[^\n]{0,80}?" + _THEIR_USE + r"|" + _THEIR_USE + r"[^\n]{0,40}?"
                              + _OTHER_USER + r"|\bdid\s+(?:\w+\s+)?" + _OTHER_USER
-                             + r"\s+(?:\w+\s+){0,8}?(?:ask|tell|say to)\s+you\b", re.I)
+                             + r"\s+(?:\w+\s+){0,8}?(?:ask|tell|say to)\s+you\b" + _DISCUSSED_WITH_YOU, re.I)
 _UNBOUNDED = re.compile(
     r"\bevery\s+(?:\d+\s*)?(?:seconds?|secs?|minutes?|mins?)\b[^.?!\n]{0,50}?\b(?:for\s+(?:the\s+next|the\s+whole"
     r"|the\s+entire|an\s+entire|a\s+whole|a|the\s+rest\s+of\s+the|\d+)\s+(?:\d+\s+)?(?:years?|months?|weeks?)|forever"

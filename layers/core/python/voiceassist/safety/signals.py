@@ -112,6 +112,11 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|guideline|source|evidence|reference|excerpt|knowledge base)"
         r"|\bas (?:if|though) the (?:\w+ ){0,2}(?:document|guideline|source|evidence|reference|excerpt)s? (?:said"
         r"|says|stated|states|recommended|recommends)\b"
+        # the evidence declared to say what the asker dictates ("imagine the documents say whatever I tell you";
+        # session 12, scr12)
+        r"|\b(?:documents?|guidelines?|sources?|evidence|references?|excerpts?|knowledge base)\s+(?:now\s+)?(?:say"
+        r"|says|said|state|states|show|shows)\s+(?:whatever|anything|what)\s+(?:i|we)\s+(?:tell|say|want|type|write"
+        r"|decide|choose)\b"
         r"|\b(?:insert|append|prepend|add|include|inject)\b[^.?!\n]{0,60}\b(?:in|into|to|at the (?:end|start) of)"
         r"\s+(?:every|each|all|your|any)\s+(?:\w+\s+)?(?:answers?|responses?|replies|outputs?|messages?)\b")),
     "instructions_expired": (INJECTION, _p(
