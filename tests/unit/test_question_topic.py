@@ -47,3 +47,23 @@ def test_a_setting_needs_a_marker_before_it_and_another_topic() -> None:
 def test_generic_words_people_and_names_are_not_topics() -> None:
     assert other_topics("What is the first-line treatment for an elderly woman, Mary Jones, ") == frozenset()
     assert other_topics("What is the dose of empagliflozin") == {"empagliflozin"}
+
+
+@pytest.mark.parametrize("question", [
+    "Heart failure on the problem list, COPD too. What inhaler should she use?",
+    "Known hepatitis, asthma flaring - which steroid dose for the asthma?",
+    "She has diabetes and smokes; what's the best way to stop smoking?",
+    "Lymphoma years ago, in remission. Which pneumococcal vaccine now?",
+])
+def test_a_condition_in_the_case_description_is_not_asked_about(question: str) -> None:
+    # the clause that asks (wording.asked_clauses) names a topic of its own; the condition only describes the case
+    assert classify_intent(question).clarifying_question is None
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("Asthma is well controlled; what is the first-line treatment for diabetes?", "type 1"),
+    ("COPD and obesity. How is her heart failure best treated?", "HFrEF"),
+    ("Hepatitis in pregnancy, what's the management?", "hepatitis A"),  # the asked clause names nothing else
+])
+def test_an_ambiguous_condition_in_the_asked_clause_is_still_asked_about(question: str, asked: str) -> None:
+    assert asked in (classify_intent(question).clarifying_question or "")

@@ -11,7 +11,8 @@ import re
 from dataclasses import dataclass
 
 from voiceassist.models import Intent
-from voiceassist.query.question_topic import is_setting
+from voiceassist.query import wording
+from voiceassist.query.question_topic import is_setting, other_topics
 
 _CUES: dict[Intent, tuple[tuple[str, float], ...]] = {
     Intent.DIAGNOSIS: (
@@ -94,13 +95,38 @@ def clarification_for(question: str, *, asks_something: bool = False) -> str | N
     if len(words) < MIN_WORDS and not (asks_something and len(words) == MIN_WORDS - 1):
         return ("Could you give a little more detail? For example the condition, the drug, or what you want to "
                 "know (diagnosis, treatment, dosing, guideline).")
+    asked = _asked_spans(question)
     for term, qualifier, ask in _AMBIGUOUS:
         if qualifier.search(question):
             continue
-        # "CAP in a patient with diabetes" is about CAP: only a mention that is the topic is asked about.
-        if any(not is_setting(question, m.start(), m.end()) for m in term.finditer(question)):
+        # "CAP in a patient with diabetes" is about CAP: only a mention that is the topic is asked about, and
+        # one in the case's description is not ("He's got heart failure, what's the outpatient regime?").
+        if any(not is_setting(question, m.start(), m.end()) and _is_asked(m.start(), asked)
+               for m in term.finditer(question)):
             return ask
     return None
+
+
+def _asked_spans(question: str) -> tuple[tuple[int, int], ...] | None:
+    """Where the clauses that ask are (wording.asked_clauses), when they name a topic of their own; None when
+    every mention may be the topic: one clause, all clauses ask, or the asked clause names nothing but what is
+    wanted ("Hepatitis in pregnancy, what's the management?" asks about the hepatitis)."""
+    clauses = wording.asked_clauses(question)
+    if clauses is None or not other_topics(" ".join(clauses)):
+        return None
+    spans: list[tuple[int, int]] = []
+    position = 0
+    for clause in clauses:
+        start = question.find(clause, position)
+        if start < 0:
+            return None
+        spans.append((start, start + len(clause)))
+        position = start + len(clause)
+    return tuple(spans)
+
+
+def _is_asked(start: int, asked: tuple[tuple[int, int], ...] | None) -> bool:
+    return asked is None or any(a <= start < b for a, b in asked)
 
 
 NO_GOOD_RESULTS_QUESTION = (
