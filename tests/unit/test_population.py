@@ -171,3 +171,39 @@ def test_population_the_notes_gestation_is_a_pregnancy_and_a_cirrhotic_has_hepat
                     "Child with CAP, amoxicillin dose?"):
         assert "pregnancy" not in population.asked(neither) and "hepatic impairment" not in population.asked(
             neither), neither
+
+
+def test_population_a_group_the_patient_has_not_is_not_the_patients_group() -> None:
+    """NegEx's triggers and scope (query/population.py): "no CKD", "not pregnant", "denies pregnancy", "eGFR
+    normal" say what the patient has not; a group named outside the negation's scope stays the patient's."""
+    from voiceassist.query import abstention
+    from voiceassist.query.citations import number_excerpts
+
+    for negated in ("Starting losartan dose for new HTN dx, outpt, no CKD", "not pregnant, ibuprofen dose for a sprain",
+                    "non-pregnant woman with cystitis, nitrofurantoin course", "non pregnant woman, trimethoprim dose",
+                    "denies pregnancy, doxycycline dose for acne", "eGFR normal, no renal impairment, metformin max",
+                    "not on dialysis, gabapentin start dose", "no known kidney disease, naproxen dose",
+                    "isn't pregnant - isotretinoin start dose", "pregnancy unlikely, doxy for chlamydia",
+                    "normal renal function, vanc loading dose"):
+        assert population.asked(negated) == frozenset(), negated
+    assert population.asked("CKD 4, no diabetes, which statin dose") == {"renal impairment"}
+    assert population.asked("pregnant, no hypertension, low-dose aspirin dose") == {"pregnancy"}
+    assert population.asked("no CKD but pregnant, labetalol dose") == {"pregnancy"}  # "but" ends the scope
+    assert population.asked("eGFR 25, no liver disease, metformin?") == {"renal impairment"}  # a value: impaired
+    # "not" in a question negates its verb, not the group after it
+    assert population.asked("why is lisinopril not recommended in pregnancy") == {"pregnancy"}
+    assert population.asked("can nitrofurantoin not be used in CKD?") == {"renal impairment"}
+
+    adult = number_excerpts([_hit("Losartan (sample drug reference)",
+                                  "Hypertension: usual starting dose 50 mg once daily for most adults.")])
+    assert abstention.population_conflict("Starting losartan dose for new HTN dx, outpt, no CKD", adult) is None
+    conflict = abstention.population_conflict("Starting losartan dose for new HTN dx, CKD 4", adult)
+    assert conflict is not None and "renal impairment" in conflict
+
+
+def _hit(title: str, text: str) -> object:
+    from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+
+    meta = DocumentMetadata(doc_key="sample-x", title=title, source_type=SourceType.DRUG_REFERENCE)
+    return SearchHit(chunk=Chunk(chunk_id="c", doc_id="d", doc_key="sample-x", version=1, ordinal=0, text=text,
+                                 token_count=len(text.split()), metadata=meta), score=1.0)

@@ -25,6 +25,8 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from voiceassist.settings import PACKAGE_DIR
+
 NEONATE, INFANT, CHILD, ADOLESCENT, ADULT, OLDER_ADULT = (
     "neonates", "infants", "children", "adolescents", "adults", "older adults")
 PREGNANCY, BREASTFEEDING, RENAL, HEPATIC = (
@@ -140,9 +142,74 @@ def groups(text: str) -> frozenset[str]:
     return frozenset({_group_of()[m.group(1).lower()] for m in _pattern().finditer(text)} | _ages(text))
 
 
+# A group the question names as what the patient has not ("no CKD", "not pregnant", "denies pregnancy", "eGFR
+# normal") is not the patient's group. NegEx (Chapman WW et al., J Biomed Inform 2001;34:301-10): its triggers
+# (_data/concepts/negation_triggers.tsv, as negspacy ships them, MIT; voiceassist_local.evaluation.negation_data)
+# and its scope, the next (a following trigger's: the previous) NEGATION_SCOPE words up to a clause mark or a
+# termination phrase ("but", "however"). A preceding trigger that negates a verb ("not", "isn't", "cannot") negates
+# the group only when nothing but closed-class words stand between ("not on dialysis", "isn't pregnant"): in a
+# question it negates its verb ("why is it not recommended in pregnancy?", "can't be used in CKD?"). "non-" joined
+# to the term is read by the pattern's boundary ("non-pregnant"); written apart ("non pregnant") it is such a
+# trigger. A test of organ function said to be normal ("eGFR normal", "normal renal function") is no impairment.
+NEGATION_FILE = PACKAGE_DIR / "_data" / "concepts" / "negation_triggers.tsv"
+NEGATION_SCOPE = 5
+_BETWEEN_VERB_AND_GROUP = frozenset({"be", "been", "being", "have", "has", "had", "on", "a", "an", "any",
+                                     "currently", "known", "to"})
+_CLAUSE_MARK = re.compile(r"[,.;:!?()\n\u2013]|\s-\s")
+_NORMAL = re.compile(r"\b(?:normal|preserved|intact)\b", re.I)
+_WORD = re.compile(r"[\w'/-]+")
+
+
+@lru_cache(maxsize=1)
+def _triggers() -> dict[str, re.Pattern[str]]:
+    kinds: dict[str, list[str]] = {}
+    for line in NEGATION_FILE.read_text().splitlines():
+        if line and not line.startswith("#"):
+            kind, phrase = line.split("\t")
+            kinds.setdefault(kind, []).append(phrase)
+    kinds["preceding"].append("non")
+    return {kind: re.compile(r"(?<![\w'])(?:" + "|".join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))
+                             + r")(?![\w'])", re.I) for kind, phrases in kinds.items()}
+
+
+def _negates_a_verb(trigger: str) -> bool:
+    last = trigger.lower().split()[-1]
+    return last in {"not", "cannot", "non"} or last.endswith(("n't", "nt")) and len(last) <= 7
+
+
+def _negated(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end], a group's term, is inside a negation's scope (NegEx, above)."""
+    triggers = _triggers()
+    masked = triggers["pseudo"].sub(lambda m: " " * len(m.group(0)), text)  # "no further", "not only"
+    clause_start = max([0, *(m.end() for m in _CLAUSE_MARK.finditer(masked, 0, start))])
+    stop = _CLAUSE_MARK.search(masked, end)
+    clause_end = stop.start() if stop else len(masked)
+    for trigger in triggers["preceding"].finditer(masked, clause_start, start):
+        between = masked[trigger.end():start]
+        if triggers["termination"].search(between):
+            continue
+        words = _WORD.findall(between)
+        if _negates_a_verb(trigger.group(0)):
+            if all(w.lower() in _BETWEEN_VERB_AND_GROUP for w in words):
+                return True
+        elif len(words) < NEGATION_SCOPE:
+            return True
+    for trigger in triggers["following"].finditer(masked, end, clause_end):
+        between = masked[end:trigger.start()]
+        if not triggers["termination"].search(between) and len(_WORD.findall(between)) < NEGATION_SCOPE:
+            return True
+    if text[start:end].lower() in MEASURES:
+        near = " ".join(_WORD.findall(masked[clause_start:start])[-2:] + _WORD.findall(masked[end:clause_end])[:2])
+        return bool(_NORMAL.search(near))
+    return False
+
+
 def asked(question: str) -> frozenset[str]:
-    """The special groups a question is about ("a 4 year old" -> children; "adults" is no special group)."""
-    return groups(question) & frozenset(SPECIAL)
+    """The special groups a question is about ("a 4 year old" -> children; "adults" is no special group), less
+    those it names as what the patient has not ("no CKD", "not pregnant": NegEx, above)."""
+    named = {_group_of()[m.group(1).lower()] for m in _pattern().finditer(question)
+             if not _negated(question, m.start(1), m.end(1))}
+    return frozenset(named | _ages(question)) & frozenset(SPECIAL)
 
 
 def _in_a_list(segment: str, start: int, end: int) -> bool:
