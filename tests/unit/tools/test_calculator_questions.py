@@ -188,3 +188,26 @@ def test_a_patients_name_is_never_a_calculators() -> None:
                                                                     "creatinine 1.2, SBP 120, Killip class I?"))
     asked.phi = PhiResult(contains_phi=False, redacted_text=asked.request.query)
     assert route_to_tool(asked).tool_route == "grace"
+
+
+@pytest.mark.parametrize("question", [
+    "Her CHA2DS2-VASc is about three, does she need anticoagulation before the cardioversion?",  # value given
+    "Creatinine clearance roughly forty, what's the enoxaparin dose?",
+    "He scored four on the Wells for PE, so what imaging comes next?",  # value before the name
+    "Got a 2 on CHA2DS2-VASc for this 70 year old man, anticoagulate?",
+    "What are the items in the Wells score for DVT again?",  # the score's criteria, meaning or use
+    "In CHA2DS2-VASc, which age cut-off scores the point for a 66 year old woman?",
+    "What does a Wells PE score above 4 mean for a 50 year old man with calf swelling?",
+])
+def test_a_score_given_or_asked_about_is_not_a_request_to_compute_it(question: str) -> None:
+    assert requested_calculator(question) is None
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Please calculate the CHA2DS2-VASc score for a 66 year old woman, which criteria apply?", "chadsvasc"),
+    ("Work out the creatinine clearance for an 80 year old man, 60 kg, creatinine 1.4 mg/dL", "creatinine_clearance"),
+    ("Wells score for PE in a 45 year old woman with hemoptysis and heart rate 110?", "wells_pe"),
+    ("What is his curb sixty five, 70 years old, confused, urea 9?", "curb65"),
+])
+def test_a_request_to_compute_a_score_still_computes(question: str, expected: str) -> None:
+    assert requested_calculator(question) == expected

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from voiceassist.query.population import NUMBER_WORDS
 from voiceassist.tools.calculators.question_patterns import (
     CALCULATOR_ALIASES,
     CONCEPTS,
@@ -83,15 +84,35 @@ def detect_calculator(question: str) -> str | None:
     return None
 
 
-# A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4") reports a result.
-_GIVEN_VALUE = re.compile(r"\s*(?:score|points?)?\s*(?:of|is|was|=|:|at|<|>|≤|≥|<=|>=)?\s*\d", re.IGNORECASE)
+# A calculator's value, in digits or in English words as a spoken question says it ("fifty", "three")
+_VALUE = r"(?:\d|" + NUMBER_WORDS + r"\b)"
+# A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4", "eGFR is about 50")
+# reports a result.
+_GIVEN_VALUE = re.compile(r"\s*(?:score|points?)?\s*(?:of|is|was|=|:|at|<|>|≤|≥|<=|>=)?\s*"
+                          r"(?:(?:about|around|approx\w*|roughly|nearly|only|just|~)\s*)?" + _VALUE, re.IGNORECASE)
+# ... or preceded by it ("scores three on CURB-65", "scoring 2 on the Wells", "a 4 on CHA2DS2-VASc", "3 points on")
+_VALUE_BEFORE = re.compile(r"(?:\bscor\w*\s+(?:of\s+)?" + _VALUE + r"\w*|\b" + _VALUE + r"\w*\s*points?|\ba\s+"
+                           + _VALUE + r"\w*)\s+(?:on|in|for)\s+(?:the|a|his|her|their)?\s*$", re.IGNORECASE)
+# A question about the score itself (its criteria, cut-offs, meaning or use: "what are the five things in the
+# CURB-65 score", "what urea cut-off scores the point", "what does a Wells of 4 mean") asks the knowledge base,
+# unless it also asks for the value ("calculate", "work out"); ASKS_VALUE wins.
+_ABOUT_SCORE = re.compile(r"\bcut[\s-]?offs?\b|\bthresholds?\b|\bcriteri(?:a|on)\b|\bcomponents?\b|\bitems\b"
+                          r"|\bthings\s+(?:in|on|that)\b|\bwhat\s+(?:are|goes\s+into|makes\s+up)\s+the\b"
+                          r"|\bwhat\s+(?:does|do|would)\b[^?]*\bmean\b|\bmeaning\b|\binterpret\w*|\bstands?\s+for\b"
+                          r"|\b(?:gets?|scores?|earns?|gives?)\s+(?:them\s+|him\s+|her\s+|you\s+)?(?:a|the|one)\s+point\b",
+                          re.IGNORECASE)
+_ASKS_VALUE = re.compile(r"\b(?:calculat|comput|estimat)\w*|\b(?:work|figure)\w*\s+out\b", re.IGNORECASE)
 
 
 def requested_calculator(question: str) -> str | None:
     """The calculator a question asks to run: named, and not only as a result it already gives ("CKD with an
-    eGFR of 25: can he keep taking metformin?" asks about metformin, not for an eGFR)."""
+    eGFR of 25: can he keep taking metformin?" asks about metformin, not for an eGFR; "scores three on CURB-65")
+    nor as the subject of a question about its criteria or meaning ("what are the five things in CURB-65?")."""
+    if _ABOUT_SCORE.search(question) and not _ASKS_VALUE.search(question):
+        return None
     for name, pattern in _ALIASES:
-        if any(not _GIVEN_VALUE.match(question, match.end()) for match in pattern.finditer(question)):
+        if any(not _GIVEN_VALUE.match(question, match.end()) and not _VALUE_BEFORE.search(question[: match.start()])
+               for match in pattern.finditer(question)):
             return name
     return None
 

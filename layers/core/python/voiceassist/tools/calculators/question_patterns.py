@@ -20,7 +20,7 @@ CALCULATOR_ALIASES: list[tuple[str, str]] = [
     ("fib4", r"fib[\s-]*4"),
     ("glasgow_blatchford", r"blatchford|\bgbs\b"),
     ("glasgow_coma_scale", r"glasgow coma|\bgcs\b"),
-    ("curb65", r"curb[\s-]*65|\bcurb\b"),
+    ("curb65", r"curb[\s-]*(?:65|sixty[\s-]*five)|\bcurb\b"),
     ("pneumonia_severity_index", r"pneumonia severity index|\bpsi\b|\bport score"),
     ("grace", r"\bgrace\b"),
     ("heart_score", r"\bheart score"),
