@@ -408,3 +408,37 @@ def test_an_asked_attribute_of_a_thing_the_passage_names_is_not_penalised() -> N
     assert evidence.assess_passage(concepts, dosing, owner=owner) == evidence.assess_passage(concepts, dosing)
     assert evidence.asked_owner("when should i review an outpatient with pneumonia", evidence.question_concepts(
         "when should i review an outpatient with pneumonia")).label == "pneumonia"  # a named thing, not the verb
+
+
+def test_a_dose_asked_of_an_added_drug_is_not_answered_by_a_passage_on_the_patients_current_one() -> None:
+    # Given questions naming the patient's current treatment in the case and another drug in what they ask
+    allopurinol = hit("Allopurinol is started at 100 mg daily and raised by 100 mg every four weeks until serum "
+                      "urate is below 360 micromol/L.", title="Gout")
+    colchicine = hit("For an acute gout flare, colchicine 500 micrograms is taken two to four times a day until "
+                     "the pain settles.", title="Gout")
+    reliever = hit("Salbutamol relieves wheeze: two puffs of 100 micrograms as needed, up to four times a day.",
+                   title="Asthma")
+
+    # When each is scored against a passage on the current drug and one on the asked drug
+    flare = "on allopurinol 300 mg, gout flare now - colchicine dose?"
+    wheeze = "using salbutamol most nights, still wheezy - montelukast dose?"
+
+    # Then only the passage on the drug asked about can support the answer
+    assert evidence.assess(flare, [allopurinol]).passages[0].other_drug
+    assert evidence.assess(flare, [allopurinol]).score < 0.55
+    assert not evidence.assess(flare, [colchicine]).passages[0].other_drug
+    assert evidence.assess(flare, [colchicine]).score >= 0.55
+    assert evidence.assess(wheeze, [reliever]).passages[0].other_drug
+    # a question naming no current treatment keeps any named drug (each is asked)
+    assert not evidence.assess("allopurinol and colchicine dose in gout", [allopurinol]).passages[0].other_drug
+
+
+def test_the_drug_asked_about_is_read_in_either_direction_of_the_case() -> None:
+    amlodipine = hit("To lower blood pressure, amlodipine is started at 5 mg once daily and may be increased to "
+                     "10 mg once daily.", title="Hypertension", vector_score=0.82)  # a cosine of 0.64
+
+    asked = evidence.assess("on ramipril, BP high - amlodipine dose?", [amlodipine])
+    current = evidence.assess("on amlodipine, BP high - ramipril dose?", [amlodipine])
+
+    assert not asked.passages[0].other_drug and asked.score >= 0.55
+    assert current.passages[0].other_drug and current.score < 0.55

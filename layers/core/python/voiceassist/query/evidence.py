@@ -36,7 +36,7 @@ from voiceassist.query.question_concepts import GENERIC_WEIGHT as GENERIC_WEIGHT
 from voiceassist.query.question_concepts import GENERIC_WORDS as GENERIC_WORDS
 from voiceassist.query.question_concepts import INHERITED_WEIGHT as INHERITED_WEIGHT
 from voiceassist.query.question_concepts import Concept as Concept
-from voiceassist.query.question_concepts import asked_owner, drug_marks, named_drugs, question_concepts
+from voiceassist.query.question_concepts import asked_drugs, asked_owner, drug_marks, named_drugs, question_concepts
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms, words_before
 from voiceassist.query.terminology import stem_classes
 from voiceassist.query.terms import content_terms, hyphenate, is_keyword_form
@@ -114,14 +114,16 @@ def covers(concept: Concept, terms: frozenset[str]) -> bool:
 def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: frozenset[str] = frozenset(),
                    qualified: tuple[Qualified, ...] = (), quantities: tuple[str, ...] = (),
                    owner: Concept | None = None, asked: tuple[Concept, ...] = (),
-                   owner_sibling: bool = False) -> PassageEvidence:
+                   owner_sibling: bool = False, dosed: tuple[Concept, ...] = ()) -> PassageEvidence:
     """`document_terms`: the terms of the document's other retrieved passages (half credit: context).
     `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
     sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py). `quantities`: what
     the question asks for (answer_kinds.quantities_asked); `owner`: whose attribute it asks
     (question_concepts.asked_owner); `asked`: the concepts of the phrase the question asks about
     (query/asked_thing.py); `owner_sibling`: the passage's document writes the owner only with another word before
-    it than the question does ("office blood pressure" for "home bp threshold": siblings.qualified_otherwise)."""
+    it than the question does ("office blood pressure" for "home bp threshold": siblings.qualified_otherwise);
+    `dosed`: the drugs a quantity is asked of when the question also names others only as the patient's treatment
+    (asked_drugs, each with its class by name): the passage or its document must name one of these."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
@@ -133,8 +135,9 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
         sibling |= synonyms.marks_for(sibling)
         terms, document_terms = terms - sibling, document_terms - sibling
     covered = [c for c in concepts if covers(c, terms)]
-    drugs = named_drugs(concepts)
-    other_drug = bool(drugs) and not any(covers(c, all_terms) for c in drugs)
+    drugs = list(dosed) or named_drugs(concepts)
+    other_drug = bool(drugs) and not any(covers(c, all_terms) or (bool(dosed) and covers(c, document_terms))
+                                         for c in drugs)
     # a class the question names ("beta blockers") that neither the passage nor its document's other retrieved
     # passages name, by the class's name or a member's: the passage is about other drugs
     classes = named_drug_classes(concepts)
@@ -203,6 +206,15 @@ def class_covers(concepts: Sequence[Concept]) -> list[Concept]:
             if id(c) in drugs and stem_classes(c.label) else c for c in concepts]
 
 
+def _dosed_drugs(question: str, concepts: Sequence[Concept]) -> tuple[Concept, ...]:
+    """The drugs the asking clauses name, each also covered by its class's name (class_covers), when the question
+    names other drugs only in its description of the case; none otherwise (then any named drug will do)."""
+    asked = asked_drugs(question, concepts)
+    if len(asked) == len(named_drugs(concepts)):
+        return ()
+    return tuple(class_covers(asked))
+
+
 def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     """Score each hit against the question; the evidence is the best one's score (0 without hits)."""
     quantities = answer_kinds.quantities_asked(question)
@@ -223,9 +235,12 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
             by_document[key] -= sibling | synonyms.marks_for(sibling)
     # the quantity asked may be stated by another retrieved passage of the passage's document (a "Duration"
     # section beside the "Empirical antibiotic" one): the document answers, and the composer reads both
+    # a quantity asked of a drug the question adds to others the patient takes ("on amlodipine and losartan, BP
+    # still high - add spironolactone? what dose?"): the passage must be about that drug, not the current ones
+    dosed = _dosed_drugs(question, concepts) if quantities else ()
     stated = {key: not quantities or answer_kinds.passage_states(
         quantities, "\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key),
-        drug_marks(named_drugs(concepts)), concept_marks) for key in by_document}
+        drug_marks(list(dosed) or named_drugs(concepts)), concept_marks) for key in by_document}
     owner = asked_owner(question, concepts)
     asked = tuple(c for c in asked_things(question, concepts) if c is not owner)
     # the owner written with a word that says which ("home bp threshold"), against a document that writes it only
@@ -240,5 +255,5 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
             owner_sibling[key] = bool(before) and not covers(qualifier, _terms_of("", "", " ".join(sorted(before))))
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,
                                     () if stated[hit.chunk.doc_key] else quantities, owner, asked,
-                                    owner_sibling[hit.chunk.doc_key]) for hit in hits)
+                                    owner_sibling[hit.chunk.doc_key], dosed) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

@@ -350,6 +350,21 @@ def named_drugs(found: Sequence[Concept]) -> list[Concept]:
     return [c for c in found if any(len(a) == 1 and next(iter(a)).startswith(drug) for a in c.alternatives)]
 
 
+def asked_drugs(question: str, found: Sequence[Concept]) -> list[Concept]:
+    """The named drugs of `found` that the clauses asking name (wording.asked_clauses: "add spironolactone? what
+    dose?" after "on amlodipine and losartan, BP still high"), not those only the description of the case names (the
+    patient's current treatment); every named drug when the question has no separate description or asks of none."""
+    drugs = named_drugs(found)
+    asked = wording.asked_clauses(split_inherited(question)[0])
+    if asked is None or not drugs:
+        return drugs
+    focus = _concepts(". ".join(asked))
+    labels = {c.label.lower() for c in focus}
+    alternatives = {a for c in focus for a in c.alternatives}
+    named = [c for c in drugs if c.label.lower() in labels or alternatives.intersection(c.alternatives)]
+    return named or drugs
+
+
 def drug_marks(drugs: Sequence[Concept]) -> frozenset[str]:
     """The marks of the drugs a question names (any one in a sentence names the drug)."""
     return frozenset(m for c in drugs for a in c.alternatives if len(a) == 1 for m in a if m.startswith(CONCEPT_MARK))
