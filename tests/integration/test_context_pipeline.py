@@ -18,7 +18,7 @@ from voiceassist.conversation.budget import limits
 from voiceassist.phi.detection import FailClosedDetector
 
 PATIENT = ("My patient John Smith, MRN 4417823, has chronic kidney disease with an eGFR of 25 and takes metformin; "
-           "she is allergic to penicillin.")
+           "she is allergic to penicillin. Can she stay on metformin?")
 LATER = ["Which antibiotic is the first choice for outpatient community-acquired pneumonia?",
          "What is the first-line treatment for uncomplicated hypertension?",
          "What is the starting dose of amlodipine?"]

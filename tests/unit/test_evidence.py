@@ -442,3 +442,18 @@ def test_the_drug_asked_about_is_read_in_either_direction_of_the_case() -> None:
 
     assert not asked.passages[0].other_drug and asked.score >= 0.55
     assert current.passages[0].other_drug and current.score < 0.55
+
+
+def test_a_drug_class_only_the_case_names_is_the_patients_not_another_drug_asked() -> None:
+    # Given a passage on the drug the question asks about, and a question whose case names a class of drugs (the
+    # patient's allergy) that the passage does not
+    colchicine = hit("For an acute gout flare, colchicine 500 micrograms is taken two to four times a day until "
+                     "the pain settles.", title="Gout")
+
+    # When the class stands in the case, and when it is what is asked
+    case = evidence.assess("gout flare, allergic to penicillins. Is colchicine right for the flare?", [colchicine])
+    asked = evidence.assess("are penicillins right for a gout flare?", [colchicine])
+
+    # Then only the class asked about makes the passage one about other drugs
+    assert not case.passages[0].other_drug
+    assert asked.passages[0].other_drug

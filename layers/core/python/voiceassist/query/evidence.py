@@ -28,6 +28,7 @@ from functools import lru_cache
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import answer_kinds, diseases, kidney, synonyms, terminology
+from voiceassist.query import question_concepts as question_concepts_module
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
@@ -114,7 +115,8 @@ def covers(concept: Concept, terms: frozenset[str]) -> bool:
 def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: frozenset[str] = frozenset(),
                    qualified: tuple[Qualified, ...] = (), quantities: tuple[str, ...] = (),
                    owner: Concept | None = None, asked: tuple[Concept, ...] = (),
-                   owner_sibling: bool = False, dosed: tuple[Concept, ...] = ()) -> PassageEvidence:
+                   owner_sibling: bool = False, dosed: tuple[Concept, ...] = (),
+                   asked_classes: tuple[Concept, ...] | None = None) -> PassageEvidence:
     """`document_terms`: the terms of the document's other retrieved passages (half credit: context).
     `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
     sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py). `quantities`: what
@@ -123,7 +125,9 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     (query/asked_thing.py); `owner_sibling`: the passage's document writes the owner only with another word before
     it than the question does ("office blood pressure" for "home bp threshold": siblings.qualified_otherwise);
     `dosed`: the drugs a quantity is asked of when the question also names others only as the patient's treatment
-    (asked_drugs, each with its class by name): the passage or its document must name one of these."""
+    (asked_drugs, each with its class by name): the passage or its document must name one of these.
+    `asked_classes`: the drug classes the asking clauses name (question_concepts.in_asked_clauses; every named class
+    when None)."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
@@ -140,7 +144,9 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
                                          for c in drugs)
     # a class the question names ("beta blockers") that neither the passage nor its document's other retrieved
     # passages name, by the class's name or a member's: the passage is about other drugs
-    classes = named_drug_classes(concepts)
+    # (the classes the asking clauses name: a class only the case names, the patient's allergy or current
+    # treatment, is the case's, as a drug only the case names is for `dosed`)
+    classes = named_drug_classes(concepts) if asked_classes is None else list(asked_classes)
     other_drug = other_drug or (bool(classes) and not any(covers(c, all_terms) or covers(c, document_terms)
                                                           for c in classes))
     in_document = [c for c in concepts if c not in covered and covers(c, document_terms)]
@@ -253,7 +259,9 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
                 f"{h.chunk.metadata.title}\n{h.chunk.section or ''}\n{h.chunk.text}" for h in hits
                 if h.chunk.doc_key == key), stop_words().get("en", frozenset()))
             owner_sibling[key] = bool(before) and not covers(qualifier, _terms_of("", "", " ".join(sorted(before))))
+    asked_classes = tuple(question_concepts_module.in_asked_clauses(question, named_drug_classes(concepts),
+                                                                     or_all=False))
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,
                                     () if stated[hit.chunk.doc_key] else quantities, owner, asked,
-                                    owner_sibling[hit.chunk.doc_key], dosed) for hit in hits)
+                                    owner_sibling[hit.chunk.doc_key], dosed, asked_classes) for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

@@ -354,15 +354,21 @@ def asked_drugs(question: str, found: Sequence[Concept]) -> list[Concept]:
     """The named drugs of `found` that the clauses asking name (wording.asked_clauses: "add spironolactone? what
     dose?" after "on amlodipine and losartan, BP still high"), not those only the description of the case names (the
     patient's current treatment); every named drug when the question has no separate description or asks of none."""
-    drugs = named_drugs(found)
+    return in_asked_clauses(question, named_drugs(found))
+
+
+def in_asked_clauses(question: str, chosen: Sequence[Concept], *, or_all: bool = True) -> list[Concept]:
+    """The concepts of `chosen` that the clauses asking name; all of them when the question has no separate
+    description of the case, or (`or_all`) when its asking clauses name none of them."""
+    chosen = list(chosen)
     asked = wording.asked_clauses(split_inherited(question)[0])
-    if asked is None or not drugs:
-        return drugs
+    if asked is None or not chosen:
+        return chosen
     focus = _concepts(". ".join(asked))
     labels = {c.label.lower() for c in focus}
     alternatives = {a for c in focus for a in c.alternatives}
-    named = [c for c in drugs if c.label.lower() in labels or alternatives.intersection(c.alternatives)]
-    return named or drugs
+    named = [c for c in chosen if c.label.lower() in labels or alternatives.intersection(c.alternatives)]
+    return named or (chosen if or_all else [])
 
 
 def drug_marks(drugs: Sequence[Concept]) -> frozenset[str]:
