@@ -8,7 +8,8 @@
 - HEAD (a GET without the body), OPTIONS (CORS preflight for the configured dev origins), 405 otherwise.
 - A bearer token when configured (required when the server listens beyond the loopback interface), on every
   request but a CORS preflight; a 401 names the scheme (WWW-Authenticate: Bearer).
-- The request line and headers checked before a byte of the body is read (request_checks.py): framing (one
+- The request line and headers checked before a byte of the body is read (request_checks.py): header lines as
+  HTTP allows them (a 400 for a space before a colon, obs-fold, CR or NUL in a value), framing (one
   Content-Length), no NUL in the path, no driving from websites (Host, Origin, body types), and the body
   limit of the route (a question is small, an upload is not).
 - Idle connections cannot starve the rest: when every slot is taken, the connection idle the longest (open,
@@ -45,6 +46,7 @@ from voiceassist_local.request_checks import (
     content_coding_refusal,
     content_length,
     cross_site_refusal,
+    header_refusal,
     host_refusal,
     json_text,
     path_refusal,
@@ -197,6 +199,10 @@ class GuardedRequestHandler(ReplyWriter):
             return False
         if self.request_version == "HTTP/0.9":  # "GET /path" alone: http.server would answer a bare body
             self.send_error(400)
+            return False
+        refusal = header_refusal(self.headers)  # before anything reads a header: the parser may have dropped some
+        if refusal is not None:
+            self.send_json_error(*refusal)  # and closes the connection: where this request ends is unknown
             return False
         return True
 

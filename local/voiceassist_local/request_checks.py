@@ -3,6 +3,10 @@
 Each check returns a refusal (status, code, message: what was wrong and how to fix it) or None. http_guard.py
 runs them in order; they are plain functions of the request's method, path and headers.
 
+- **Header lines.** Each header is one line, a name without spaces, a colon, a value without CR, LF or NUL (RFC
+  9112 5.1 and 5.2, RFC 9110 5.5: a 400). Python's parser stopped at the first line it could not read and took the
+  rest for body: 'Transfer-Encoding : chunked' beside a Content-Length went unseen (a proxy reading it smuggles a
+  request) and an Origin after a bad line was dropped.
 - **Framing.** Exactly one Content-Length, a number of bytes; Transfer-Encoding with a Content-Length is a 400
   (a proxy and this server could read two different bodies: request smuggling); Transfer-Encoding alone a
   411 (send a Content-Length).
@@ -51,6 +55,16 @@ def allowed_hosts(host: str) -> frozenset[str] | None:
         return None
     bound = f"[{host}]" if ":" in host else host
     return frozenset({"localhost", "127.0.0.1", "[::1]", bound.lower()})
+
+
+def header_refusal(headers: Message) -> Refusal | None:
+    """A header line HTTP does not allow: a name with a space or no colon (the parser's defects, the lines it left
+    unread), a value folded onto the next line (obs-fold) or holding a CR, LF or NUL."""
+    unread = headers.get_payload()
+    if headers.defects or unread or any(set(str(value)) & {"\r", "\n", "\x00"} for value in headers.values()):
+        return 400, "bad_request", ("a header line is malformed: send each header on one line as a name without "
+                                    "spaces, a colon and a value without control characters (RFC 9112)")
+    return None
 
 
 def content_length(headers: Message) -> int | Refusal:

@@ -166,3 +166,26 @@ def test_a_recording_over_the_voice_limit_is_a_413_before_a_byte_of_it_is_read(s
     status, body = status_and_body(exchange(server, request, wait_s=60))
     # Then a 413 naming the recording's limit, not the document upload's
     assert status == 413 and str(MAX_AUDIO_BYTES) in body["error"]["message"], body
+
+
+@pytest.mark.parametrize("headers", [
+    # a space before the colon: Python's parser stopped reading headers there and read the rest as body, so this
+    # Transfer-Encoding was not seen beside the Content-Length (a proxy reading it as chunked smuggles a request)
+    b"Content-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding : chunked\r\n",
+    # a name with a space: every header after it (Origin, Authorization) was silently dropped
+    b"Content-Type: application/json\r\nContent-Length: 2\r\nX Forwarded: a\r\nOrigin: http://evil.example\r\n",
+    # a bare CR inside a value (RFC 9110 5.5): the line was cut there and the rest dropped
+    b"Content-Type: application/json\r\nContent-Length: 2\r\nX-Note: a\rb\r\n",
+    # a NUL inside a value
+    b"Content-Type: application/json\r\nContent-Length: 2\r\nX-Note: a\x00b\r\n",
+    # obs-fold: a value continued on the next line (RFC 9112 5.2)
+    b"Content-Type: application/json\r\nContent-Length:\r\n 2\r\n",
+], ids=["space-before-colon", "space-in-name", "bare-cr", "nul", "obs-fold"])
+def test_a_header_line_http_does_not_allow_is_a_400_before_anything_else(server: Any, headers: bytes) -> None:
+    """RFC 9112 5.1 and 5.2, RFC 9110 5.5: a server MUST reject these (or, for obs-fold and CR/NUL, replace them);
+    read leniently, two parsers (a proxy's and this one) see different requests."""
+    reply = exchange(server, b"POST /v1/query HTTP/1.1\r\n" + HOST + headers + b"\r\n{}")
+    status, body = status_and_body(reply)
+    assert status == 400 and body["error"]["code"] == "bad_request", reply[:300]
+    assert "header" in body["error"]["message"]
+    assert b"evil" not in reply and b"Forwarded" not in reply  # what was sent is not said back
