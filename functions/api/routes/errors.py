@@ -138,9 +138,12 @@ def register(app: APIGatewayRestResolver) -> None:
         if allowed and event.http_method == "OPTIONS":
             methods = [*allowed, *(["HEAD"] if "GET" in allowed else []), "OPTIONS"]
             return Response(status_code=204, body="", headers={"Allow": ", ".join(methods)})
+        if event.http_method in allowed:  # a route of this shape takes the method: the router refused a parameter
+            return envelope(404, "not_found", f"no {event.http_method} {shown_path(event.path)}: a path parameter "
+                            "holds characters no id of this API has; see /v1/openapi.json", trace())
         if allowed:
-            response = envelope(405, "method_not_allowed", f"{event.path} takes {', '.join(allowed)}, not "
-                                f"{event.http_method}; see /v1/openapi.json", trace())
+            response = envelope(405, "method_not_allowed", f"{shown_path(event.path)} takes {', '.join(allowed)}, "
+                                f"not {event.http_method}; see /v1/openapi.json", trace())
             response.headers["Allow"] = ", ".join(allowed)
             return response
         return envelope(404, "not_found", f"no route {event.http_method} {shown_path(event.path)}; see "

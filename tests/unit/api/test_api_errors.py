@@ -175,3 +175,19 @@ def test_a_400_names_a_misspelt_field_and_a_model_shaped_like_one() -> None:
 def test_a_field_name_thousands_of_characters_long_is_not_sent_back() -> None:
     status, reply = call("POST", "/v1/query", json.dumps({"query": "dose of metformin?", "k" * 100_000: 1}).encode())
     assert status == 400 and len(json.dumps(reply)) < 1_000
+
+
+def test_a_405_names_the_methods_without_saying_back_a_path_of_free_text() -> None:
+    # the 404 said '(that path)' for such a path since 31fd5d4; the 405 quoted it whole, a patient's name included
+    status, body = call("PUT", "/v1/documents/John Smith MRN 48213377", b"{}")
+    assert status == 405 and "DELETE, GET" in body["error"]["message"]
+    assert "John" not in json.dumps(body) and "48213377" not in json.dumps(body)
+
+
+@pytest.mark.parametrize("path", ["/v1/documents/\u00c2\u00ae", "/v1/jobs/\u00e2\u0080\u00ae", "/v1/sessions/\u00a9x"])
+def test_a_path_parameter_the_router_cannot_match_is_a_404_not_a_405_naming_the_method_sent(path: str) -> None:
+    # raw UTF-8 bytes in a request line (read as Latin-1) or a decoded '(c)': the router's parameter pattern takes
+    # none of these characters, and the reply was '405 ... takes DELETE, GET, not GET' with the path quoted back
+    status, body = call("GET", path)
+    assert status == 404 and body["error"]["code"] == "not_found", body
+    assert "not GET" not in body["error"]["message"] and path not in json.dumps(body, ensure_ascii=False)
