@@ -251,3 +251,27 @@ def test_a_unit_that_is_free_text_is_not_quoted(tmp_path: Path, unit: str, shown
 
     assert result.status == 400 and f"weight_kg: {shown} is not accepted; use one of" in result.content
     assert "Quartermaine" not in result.content and "1961" not in result.content
+
+
+@pytest.mark.parametrize("opioids", [
+    [{"opioid": "oxycodone", "dose": 10, "doses_per_day": 2}],
+    [{"opioid": "oxycodone", "dose": 10, "doses_per_day": 2}, {"opioid": "morphine", "dose": 10, "doses_per_day": 3}],
+], ids=["one", "two"])
+def test_the_opioid_list_is_no_value_and_unit_and_the_tool_computes_mme(tmp_path: Path, opioids: list) -> None:
+    """Found by an MCP client probe: any list argument was read as [value, unit], so the one calculator taking a list
+    (morphine_milligram_equivalents) could not be called: 'opioids: expected a number or [value, unit]' for one
+    opioid, 'opioids: takes a number in the unit its name gives' for two."""
+    result = build(tmp_path).executor.execute(ToolCall(name="calculate_medical_score", arguments={
+        "calculator": "morphine_milligram_equivalents", "parameters": {"opioids": opioids}}), Caller(user_id="u1"))
+    expected = sum(o["dose"] * o["doses_per_day"] * f for o, f in zip(opioids, (1.5, 1), strict=False))
+    assert result.status == 200, result.content
+    assert f"Total {expected:g} morphine milligram equivalents per day" in result.content
+
+
+def test_an_empty_or_malformed_opioid_list_is_refused_naming_the_field(tmp_path: Path) -> None:
+    executor = build(tmp_path).executor
+    for opioids in ([], [{"opioid": "unicorn", "dose": 10}], [12, "mg"]):
+        result = executor.execute(ToolCall(name="calculate_medical_score", arguments={
+            "calculator": "morphine_milligram_equivalents", "parameters": {"opioids": opioids}}), Caller(user_id="u1"))
+        assert result.status == 400 and "opioids" in result.content, (opioids, result.content)
+        assert "[value, unit]" not in result.content, (opioids, result.content)

@@ -7,7 +7,9 @@ caller may send `[154, "lb"]` and the tool converts it. An unknown unit is a 400
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_origin
+
+from pydantic import BaseModel
 
 from voiceassist.errors import InvalidInput
 from voiceassist.tools.calculators.medcalc_entities import to_number
@@ -29,11 +31,12 @@ FIELD_QUANTITY: dict[str, str] = {
 }
 
 
-def convert_units(parameters: dict[str, Any]) -> dict[str, Any]:
-    """The parameters with every `[value, unit]` (or `[5, "ft", 10, "in"]`) in its field's canonical unit."""
+def convert_units(parameters: dict[str, Any], list_fields: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The parameters with every `[value, unit]` (or `[5, "ft", 10, "in"]`) in its field's canonical unit.
+    `list_fields` take a list as their value (morphine_milligram_equivalents' opioids): left to the params model."""
     converted = dict(parameters)
     for field, value in parameters.items():
-        if not isinstance(value, list | tuple):
+        if not isinstance(value, list | tuple) or field in list_fields:
             continue
         quantity = FIELD_QUANTITY.get(field)
         if quantity is None and len(value) != 1:
@@ -42,7 +45,13 @@ def convert_units(parameters: dict[str, Any]) -> dict[str, Any]:
     return converted
 
 
-def units_given(parameters: dict[str, Any]) -> dict[str, str]:
+def units_given(parameters: dict[str, Any], list_fields: frozenset[str] = frozenset()) -> dict[str, str]:
     """What the caller sent for each `[value, unit]` field ("88 umol/L"), to quote beside the converted value."""
     return {field: " ".join(str(part) for part in value) for field, value in parameters.items()
-            if isinstance(value, list | tuple) and len(value) >= 2}
+            if isinstance(value, list | tuple) and len(value) >= 2 and field not in list_fields}
+
+
+def list_fields_of(model: type[BaseModel]) -> frozenset[str]:
+    """The fields of a calculator's params model whose value is a list (never a `[value, unit]`)."""
+    return frozenset(name for name, field in model.model_fields.items()
+                     if get_origin(field.annotation) in (list, tuple))

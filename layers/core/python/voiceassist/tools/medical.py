@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType, ToolCategory
-from voiceassist.tools.calculator_units import convert_units, units_given
+from voiceassist.tools.calculator_units import convert_units, list_fields_of, units_given
 from voiceassist.tools.calculators import CALCULATORS, CalculatorResult, get_calculator, run_calculator
 from voiceassist.tools.calculators.registry import validate_arguments
 from voiceassist.tools.calculators.schema import calculate_tool_schema, compact_tool_schema
@@ -39,8 +39,9 @@ class CalculateParams(BaseModel):
     def _calculator_accepts_the_parameters(self) -> CalculateParams:
         """Validated here (a wrong unit, a missing or implausible input: InvalidInput, the executor's 400), so no
         free text reaches the PHI rule."""
-        given_as = units_given(self.parameters)
-        self.parameters = convert_units(self.parameters)
+        list_fields = list_fields_of(CALCULATORS[self.calculator].params)
+        given_as = units_given(self.parameters, list_fields)
+        self.parameters = convert_units(self.parameters, list_fields)
         validate_arguments(CALCULATORS[self.calculator], self.parameters, given_as)
         return self
 
