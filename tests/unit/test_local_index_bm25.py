@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from voiceassist.adapters.local.bm25 import TermPostings, best_positions
+from voiceassist.adapters.local.bm25 import TermPostings, TermScores, best_positions, fts5_bm25
 from voiceassist.adapters.local.fts5_tokens import FTS5_TOKENIZE, Fts5Tokenizer
 from voiceassist.adapters.local.hybrid_index import LocalHybridIndex
 from voiceassist.models import Chunk, DocumentMetadata, SearchFilters, SearchMode, SearchQuery, SourceType
@@ -297,3 +297,79 @@ def test_best_positions_breaks_ties_by_position_and_skips_unmatched_rows() -> No
     allowed = np.array([True, True, True, True, True, False])
     assert best_positions(scores, allowed, 3).tolist() == [4, 1, 3]
     assert best_positions(scores, allowed, 10).tolist() == [4, 1, 3, 2]
+
+
+def test_local_index_bm25_parts_kept_between_searches_follow_every_change(index: LocalHybridIndex,
+                                                                          index_path: Path) -> None:
+    # Given searches that keep each word's BM25 part (and N, avgdl) from one search to the next
+    rng = random.Random(11)
+    add(index, [make_chunk(n, random_text(rng)) for n in range(60)])
+    text = "aspirin warfarin patients the il_6"
+
+    def same_as_fts5() -> None:
+        assert_same_ranking(bm25_ranking(index, text, 40), fts5_ranking(index_path, text, 40))
+
+    same_as_fts5()
+    same_as_fts5()
+    assert index._rows is not None and len(index._rows.term_scores) >= 3  # the single tokens kept
+    # Then after each kind of change the scores are FTS5's over the searchable chunks again
+    add(index, [make_chunk(n, random_text(rng), version=2) for n in range(0, 30, 3)], activate=False)
+    same_as_fts5()  # new rows, not searchable yet
+    index.activate("doc-3", 2)
+    same_as_fts5()  # an activation (a version replaced)
+    index.activate_many([("doc-6", 2), ("doc-9", 2)])
+    same_as_fts5()
+    index.retire("doc-12", 1)
+    same_as_fts5()  # a retirement
+    index.delete_document("doc-5")
+    same_as_fts5()  # a deletion
+    other = LocalHybridIndex(index_path, dimension=DIMENSION)
+    add(other, [make_chunk(70, "aspirin aspirin warfarin the"), make_chunk(71, "patients with aspirin")])
+    other.delete_document("doc-8")
+    other.close()
+    same_as_fts5()  # another connection's writes and deletion
+
+
+def test_term_scores_keep_parts_up_to_their_limit_then_start_again() -> None:
+    postings = TermPostings()
+    rows = np.arange(100)
+    postings.add(np.concatenate([np.zeros(100, dtype=np.int64), np.ones(50, dtype=np.int64)]),
+                 np.concatenate([rows, rows[:50]]), np.ones(150, dtype=np.float32))
+    searchable, lengths = np.ones(100, dtype=bool), np.full(100, 5)
+    known = TermScores()
+    plain = fts5_bm25(postings, [0, 1], searchable, lengths)
+    assert np.array_equal(fts5_bm25(postings, [0, 1], searchable, lengths, known, limit=150), plain)
+    assert len(known) == 2 and known.statistics == (100, 5.0)
+    assert np.array_equal(fts5_bm25(postings, [1, 0, 1], searchable, lengths, known, limit=150),
+                          fts5_bm25(postings, [1, 0, 1], searchable, lengths))
+    # A part that would pass the limit drops the others first; one larger than the limit is not kept
+    known.clear()
+    fts5_bm25(postings, [0], searchable, lengths, known, limit=120)
+    fts5_bm25(postings, [1], searchable, lengths, known, limit=120)
+    assert len(known) == 1 and known.get(1) is not None
+    fts5_bm25(postings, [0], searchable, lengths, known, limit=80)
+    assert len(known) == 0
+    # Cleared, the statistics are computed again from the flags given
+    searchable[:10] = False
+    known.clear()
+    fts5_bm25(postings, [0], searchable, lengths, known, limit=150)
+    assert known.statistics == (90, 5.0)
+
+
+@pytest.mark.parametrize(("term_scale", "row_scale"), [(1, 1), (7000, 2**22)])  # keys with positions, or without
+def test_term_postings_orders_a_shuffled_batch_by_term_then_row(term_scale: int, row_scale: int) -> None:
+    rng = np.random.default_rng(term_scale)
+    drawn = zip(rng.integers(0, 300, 4000), rng.integers(0, 500, 4000), strict=True)
+    pairs = {(int(term), int(row)) for term, row in drawn}
+    terms, rows = (np.array(column, dtype=np.int64) for column in zip(*pairs, strict=True))
+    terms, rows = terms * term_scale, rows * row_scale  # row positions up to 2**31, as stored (int32)
+    frequencies = (rng.random(len(rows)) * 10).astype(np.float32)
+    postings = TermPostings()
+    postings.add(terms, rows, frequencies)
+    expected: dict[int, list[tuple[int, float]]] = {}
+    for term, row, frequency in sorted(zip(terms.tolist(), rows.tolist(), frequencies.tolist(), strict=True)):
+        expected.setdefault(term, []).append((row, frequency))
+    for term in [*expected, 1, 301 * term_scale]:
+        found_rows, found_frequencies = postings.column(term)
+        assert list(zip(found_rows.astype(np.int64).tolist(), found_frequencies.tolist(), strict=True)) == \
+            expected.get(term, [])

@@ -17,6 +17,7 @@ from voiceassist.adapters.local.bm25 import (
     DecodedPostings,
     Phrase,
     TermPostings,
+    TermScores,
     best_positions,
     decode_postings,
     fts5_bm25,
@@ -32,6 +33,9 @@ APPROXIMATE_FROM = 20_000
 PROJECTED_DIMENSIONS = 128
 CANDIDATES_PER_HIT = 10  # the exact rescoring reads depth x this many rows (at least 1,000)
 _BASIS_SAMPLE = 4096
+# The BM25 parts kept between searches (bm25.TermScores) hold at most this many postings per row: at 50,000
+# rows 1.6 M (~19 MB), the common words of a few hundred questions. A memory bound: the scores do not depend on it.
+KEPT_POSTINGS_PER_ROW = 32
 
 # The columns LoadedRows.append expects, in order (chunks AS c, chunk_terms AS t, chunk_bodies AS b).
 LOADED_ROW_COLUMNS = "c.rowid, b.vector, c.doc_key, c.searchable, c.source_type, c.specialty, c.year, t.postings"
@@ -54,6 +58,7 @@ class LoadedRows:
         self.specialty = np.zeros(capacity, dtype=np.int32)
         self.lengths = np.zeros(capacity, dtype=np.int64)
         self.postings = TermPostings()
+        self.term_scores = TermScores()  # cleared by every change to the rows, their flags or their postings
         self.codes: dict[str | None, int] = {None: 0}  # doc_key and specialty strings -> small integers
         self.basis: np.ndarray | None = None  # (dimension, PROJECTED_DIMENSIONS), orthonormal columns
         self.basis_fitted_on = 0
@@ -90,6 +95,7 @@ class LoadedRows:
         build's batches are merged once rather than once each (the merges grow with the rows held)."""
         if not rowids:
             return
+        self.term_scores.clear()
         start, needed = self.size, self.size + len(rowids)
         if needed > len(self.rowids):
             self._grow(max(needed, 2 * len(self.rowids)))
@@ -123,6 +129,7 @@ class LoadedRows:
     def remove(self, rowids: Sequence[int] | np.ndarray) -> None:
         positions = self.positions(rowids)
         positions = positions[self.present[positions]]
+        self.term_scores.clear()
         self.present[positions] = False
         self.searchable[positions] = False
         self.dead += len(positions)
@@ -130,6 +137,7 @@ class LoadedRows:
     def set_searchable(self, rows: Sequence[tuple[int, int]]) -> None:
         """Rows of (rowid, searchable) as just committed."""
         flags = dict(rows)
+        self.term_scores.clear()
         positions = self.positions(list(flags))
         self.searchable[positions] = [bool(flags[int(rowid)]) for rowid in self.rowids[positions]]
 
@@ -140,6 +148,7 @@ class LoadedRows:
         still_stored = np.isin(loaded, rowids)
         self.remove(loaded[~still_stored & self.present[: self.size]])
         positions = self.positions(rowids)
+        self.term_scores.clear()
         stored_at = np.searchsorted(rowids, self.rowids[positions])
         self.searchable[positions] = searchable[stored_at]
 
@@ -161,7 +170,8 @@ class LoadedRows:
     def bm25(self, phrases: Sequence[Phrase], filters: SearchFilters, depth: int) -> dict[int, float]:
         """FTS5's bm25 (higher is better) of the `depth` best allowed rows matching any phrase."""
         searchable = self.searchable[: self.size]
-        scores = fts5_bm25(self.postings, phrases, searchable, self.lengths[: self.size])
+        scores = fts5_bm25(self.postings, phrases, searchable, self.lengths[: self.size], self.term_scores,
+                           limit=KEPT_POSTINGS_PER_ROW * self.size)
         best = best_positions(scores, self.mask(filters), depth)
         return {int(self.rowids[i]): float(scores[i]) for i in best}
 
