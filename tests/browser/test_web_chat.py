@@ -237,3 +237,32 @@ def test_each_read_aloud_button_is_named_by_its_answer(tab: Tab, base_url: str) 
     assert tab.evaluate("[...document.querySelectorAll('button.read-aloud')].map(b => b.textContent)") == [
         "Read aloud", "Read aloud"]
     assert tab.errors() == []
+
+
+def test_a_deep_link_question_leaves_the_address_once_answered_so_a_reload_does_not_ask_it_again(
+        tab: Tab, base_url: str) -> None:
+    """Found by a browser probe: /?q=... kept its question in the address bar after the answer, so a reload (or
+    Back then Forward to the page) asked it again in a new session, and a question holding PHI stayed in the
+    browser's history entry and address bar."""
+    question = "Patient John Smith: what is the maximum daily dose of metformin?"
+    assert ask_on_load(tab, base_url, question) == "answered"
+    assert tab.evaluate("location.search") == "" and "John" not in tab.evaluate("location.href")
+
+    tab.send("Page.reload")
+    # init has run once the page either asked something (a user turn) or focused the empty question box
+    tab.wait_for("document.readyState === 'complete' && (document.querySelectorAll('article.turn.user').length > 0"
+                 " || document.activeElement?.id === 'question')")
+    assert tab.evaluate("document.querySelectorAll('article.turn.user').length") == 0
+    assert tab.errors() == []
+
+
+def test_a_deep_link_question_that_got_no_answer_stays_in_the_address(tab: Tab, base_url: str) -> None:
+    tab.send("Network.enable")
+    tab.send("Network.setBlockedURLs", urls=["*/v1/query*"])
+    tab.expected_failures.update({"/v1/query", "/v1/query/stream"})
+    try:
+        tab.open(f"{base_url}/?q={quote('What is the maximum daily dose of metformin?')}")
+        tab.wait_for("!document.getElementById('error').hidden")
+        assert "q=" in tab.evaluate("location.search")  # a reload asks it again, as the reader may want
+    finally:
+        tab.send("Network.setBlockedURLs", urls=[])

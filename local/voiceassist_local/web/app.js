@@ -71,8 +71,17 @@ async function main() {
     loadTelemetry(state.api, showError);
   }
   const q = new URLSearchParams(location.search).get("q");
-  if (q) ask(q);
+  if (q) ask(q).then((answered) => { if (answered) dropAskedQuestion(); });
   else $("question").focus();
+}
+
+// The deep link's question leaves the address once answered: a reload (or Back, then Forward) would ask it again, and
+// a question holding PHI would stay in the address bar and the history entry. Unanswered, it stays to ask again.
+function dropAskedQuestion() {
+  const params = new URLSearchParams(location.search);
+  params.delete("q");
+  const rest = params.toString();
+  history.replaceState(history.state, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
 }
 
 function showSignIn() {
@@ -191,10 +200,12 @@ async function ask(question) {
       onEvent(type, data, progress, live);
     });
     renderAnswer(turn, response, question, reasons, tools);
+    return true;
   } catch (err) {
     turn.replaceChildren(el("p", { class: "failed", text: "No answer: see the message above." }));
     if (!$("question").value.trim()) $("question").value = question; // back in the box: Enter asks it again
     showError(err);
+    return false;
   } finally {
     turn.removeAttribute("aria-busy");
     state.busy = false;
