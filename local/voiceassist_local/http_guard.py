@@ -238,7 +238,7 @@ class GuardedRequestHandler(ReplyWriter):
         # like a request that changes data, from this server's page or a configured dev origin only
         refusal = (path_refusal(self.path) or host_refusal(self.headers, self.request_version)
                    or cross_site_refusal("POST" if upgrade else self.command, self.headers, hosts=self.server.hosts,
-                                         origins=self.server.origins))
+                                         origins=self.server.origins, target=self.path))
         length = content_length(self.headers)
         if refusal is None and upgrade and length:
             refusal = 400, "bad_request", "a WebSocket handshake has no body"

@@ -12,11 +12,12 @@ runs them in order; they are plain functions of the request's method, path and h
   411 (send a Content-Length).
 - **Host.** An HTTP/1.1 request names exactly one Host (RFC 9112 section 3.2: none, or several, is a 400).
 - **Path.** A NUL character (raw or %00) is a 400: no route holds one, and a 405 naming methods would be a lie.
-- **Websites.** The Host must name the bound address or a loopback name (DNS rebinding sends the attacker's
-  name: 421); a state-changing request (POST, PUT, PATCH, DELETE) whose Origin is not the server's own nor a
-  configured dev origin is a 403, and so is one without Origin whose Sec-Fetch-Site is cross-site or
-  same-site; its body may not be of a type a browser sends cross-site without a CORS preflight (text/plain, a
-  form, or untyped: 415). multipart/form-data, the one such type an API might take, passes the origin checks.
+- **Websites.** The Host (an absolute-form target's own host, RFC 9112 3.2.2) must name the bound address or a
+  loopback name (DNS rebinding sends the attacker's name: 421); a state-changing request (POST, PUT, PATCH, DELETE)
+  whose Origin is not the server's own nor a configured dev origin is a 403, and so is one without Origin whose
+  Sec-Fetch-Site is cross-site or same-site; its body may not be of a type a browser sends cross-site without a CORS
+  preflight (text/plain, a form, or untyped: 415). multipart/form-data, the one such type an API might take, passes
+  the origin checks.
 - **Uncompressed.** A body with a Content-Encoding other than identity is a 415 (no route decodes one).
 - **JSON is UTF-8.** A JSON body that is not valid UTF-8 is a 400 once read (RFC 8259), not decoded with
   replacement characters into a different question.
@@ -100,9 +101,11 @@ def path_refusal(target: str) -> Refusal | None:
 
 
 def cross_site_refusal(command: str, headers: Message, *, hosts: frozenset[str] | None,
-                       origins: tuple[str, ...]) -> Refusal | None:
-    """Why a website could be driving this request, or None."""
-    host = headers.get("host")
+                       origins: tuple[str, ...], target: str = "") -> Refusal | None:
+    """Why a website could be driving this request, or None. The host is an absolute-form target's own (`GET
+    http://name/path`, RFC 9112 3.2.2: the Host header is then ignored), else the Host header's."""
+    target_parts = urlsplit(target)
+    host = target_parts.netloc if target_parts.scheme and target_parts.netloc else headers.get("host")
     if hosts is not None and host is not None and host_name(host) not in hosts:
         names = " or ".join(sorted(hosts))
         return 421, "misdirected_request", f"the Host header does not name this server; use {names}"

@@ -189,3 +189,20 @@ def test_a_header_line_http_does_not_allow_is_a_400_before_anything_else(server:
     assert status == 400 and body["error"]["code"] == "bad_request", reply[:300]
     assert "header" in body["error"]["message"]
     assert b"evil" not in reply and b"Forwarded" not in reply  # what was sent is not said back
+
+
+@pytest.mark.parametrize("target", [b"http://evil.example/v1/health", b"http://evil.example:80/v1/documents",
+                                    b"HTTP://EVIL.EXAMPLE/v1/health"])
+def test_an_absolute_form_target_naming_another_host_is_a_421(server: Any, target: bytes) -> None:
+    """RFC 9112 3.2.2: a server takes the host of an absolute-form target, not the Host header; the Host check
+    (DNS rebinding: 421) read only the header, and the request was answered."""
+    status, body = status_and_body(exchange(server, b"GET " + target + b" HTTP/1.1\r\n" + HOST
+                                            + b"Connection: close\r\n\r\n"))
+    assert status == 421 and body["error"]["code"] == "misdirected_request"
+
+
+def test_an_absolute_form_target_naming_this_server_is_served(server: Any) -> None:
+    port = str(server.server_address[1]).encode()
+    status, body = status_and_body(exchange(server, b"GET http://127.0.0.1:" + port + b"/v1/health HTTP/1.1\r\n"
+                                            + HOST + b"Connection: close\r\n\r\n"))
+    assert status == 200 and body["status"] == "ok"
