@@ -109,6 +109,22 @@ def test_mcp_never_sends_a_patients_details_to_a_tool_outside_the_boundary(mcp_u
     assert "John Smith" not in stored and "4417823" not in stored
 
 
+@pytest.mark.parametrize(("query", "value"), [
+    ("apixaban dose in a 94M with CrCl 30", "94M"),
+    ("warfarin interactions for DNI 52871346K", "52871346K"),
+    ("lithium level for the patient on +447911123456", "+447911123456"),
+])
+def test_mcp_refuses_phi_other_generators_write_in_a_tools_arguments(mcp_url: str, local_deps: Dependencies,
+                                                                     query: str, value: str) -> None:
+    async def session(client: Client) -> Any:
+        return await client.call_tool("search_pubmed", {"query": query})
+
+    refused = run(mcp_url, session)
+
+    assert (refused.is_error, refused.structured_content["error"]) == (True, "phi_refused")
+    assert value not in " ".join(r.query_redacted for r in local_deps.audit.list(user_id="local-user"))
+
+
 def test_mcp_function_refuses_a_request_without_a_signed_in_user(local_deps: Dependencies) -> None:
     from voiceassist_local.handlers import invoke
     from voiceassist_local.server import to_api_gateway_event

@@ -72,6 +72,23 @@ def test_phi_anywhere_in_the_messages_keeps_the_answer_inside_the_boundary(clien
     assert any("earlier messages contain patient details" in w for w in metadata["warnings"])
 
 
+@pytest.mark.parametrize("earlier", [
+    # shapes other generators write (bench/phi_other_generators.py): an age with its sex, a national id by its name,
+    # a phone number dictated digit by digit
+    "Handover: 96F on the ward with a UTI, on nitrofurantoin.",
+    "Re NHI QKD4821: recurrent cellulitis, on flucloxacillin.",
+    "Her daughter asked to be rung on oh seven nine double one one two three four five six.",
+])
+def test_phi_other_generators_write_in_an_earlier_turn_keeps_the_answer_inside(client: openai.OpenAI,
+                                                                                  earlier: str) -> None:
+    completion = client.chat.completions.create(model="voiceassist", messages=[
+        {"role": "user", "content": earlier}, {"role": "assistant", "content": "Noted."},
+        {"role": "user", "content": QUESTION}])
+    metadata = (completion.model_extra or {})["query_metadata"]
+    assert metadata["phi_detected"] is True
+    assert any("earlier messages contain patient details" in w for w in metadata["warnings"])
+
+
 def test_a_failed_detector_on_the_history_keeps_the_answer_inside_the_boundary(
         client: openai.OpenAI, kb_deps: Dependencies) -> None:
     from voiceassist.phi.detection import FailClosedDetector

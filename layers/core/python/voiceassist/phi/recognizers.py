@@ -27,20 +27,32 @@ _GROUPED = r"(?=(?:\d[,\s]?){5})\d{1,3}(?:[,\s]\d{3}){1,4}"
 # ... or dictated digit by digit, five digits or more: "4 8 2 1 3 3 7 7", "four eight two one three three seven seven"
 # (English's names of the ten digits, and "oh" for zero as a number is read aloud)
 _DIGIT_WORD = r"(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)"
-_DICTATED = rf"(?:\d\s){{4,}}\d(?!\d|[.,]\d)|(?:{_DIGIT_WORD}[\s-]+){{4,}}{_DIGIT_WORD}"
+# "double seven", "triple oh": how a repeated digit is said (bench/phi_other_generators.py, dictated numbers)
+_SPOKEN_DIGIT = rf"(?:(?:double|triple)[\s-]+)?{_DIGIT_WORD}"
+_DICTATED = rf"(?:\d\s){{4,}}\d(?!\d|[.,]\d)|(?:{_SPOKEN_DIGIT}[\s-]+){{4,}}{_SPOKEN_DIGIT}"
+# Six digits or more said one by one, with no cue: a phone or an identifier read aloud; no dose, count or score is
+# said that way ("oh seven nine double one one two three four five six").
+_SPOKEN_RUN = rf"\b(?:{_SPOKEN_DIGIT}[\s-]+){{5,}}{_SPOKEN_DIGIT}\b"
 
 
-def _cued(name: str, cues: str, score: float = STRONG) -> Pattern:
+# ... or, after a national identifier's name, groups of letters and digits ("QQ 12 34 56 C", "8003 6087 1234 5566"):
+# each group after the first holds a digit or is a lone letter, so the words after it are not taken
+_SPACED = r"(?=[A-Z0-9 ]*\d[A-Z0-9 ]*\d)[A-Z0-9]{1,6}(?: (?:\d[A-Z0-9]{0,6}|[A-Z](?![\w-]))){1,5}"
+
+
+def _cued(name: str, cues: str, score: float = STRONG, *, spaced: bool = False) -> Pattern:
     """A value that follows a cue phrase; only the value is the entity (variable-width look-behind)."""
-    return Pattern(name, rf"(?<=\b(?:{cues}){_GLUE})(?:{_GROUPED}(?!\d|,\d)|{_DICTATED}|{_HAS_DIGITS}{_ID})\b",
-                   score)
+    value = rf"{_GROUPED}(?!\d|,\d)|{_DICTATED}|{_HAS_DIGITS}{_ID}" + (rf"|{_SPACED}" if spaced else "")
+    return Pattern(name, rf"(?<=\b(?:{cues}){_GLUE})(?:{value})\b", score)
 
 
 def identifier_recognizers() -> list[PatternRecognizer]:
     """Record, account, plan and licence numbers, recognised by what precedes them."""
     table = {
-        "MEDICAL_RECORD_NUMBER": r"mrn|medical\s+record|med\s+rec|chart|patient\s+id|hospital\s+(?:number|no)"
-        r"|case\s+(?:number|no)|encounter|visit\s+(?:number|no|id)|admission\s+(?:number|no)",
+        # "no." with its dot: "visit no. 2231K8890" ("unit no.", Australia's URN: unit record number)
+        "MEDICAL_RECORD_NUMBER": r"mrn|medical\s+record|med\s+rec|chart|patient\s+id"
+        r"|hosp(?:ital|\.)?\s+(?:number|no\.?)|case\s+(?:number|no\.?)|encounter|visit\s+(?:number|no\.?|id)|admission\s+(?:number|no\.?)"
+        r"|unit\s+(?:number|no\.?)|(?-i:URN)",
         "ACCOUNT_NUMBER": r"account|acct|a/c|billing|invoice|claim",
         "HEALTH_PLAN_ID": r"member|subscriber|policy|insurance|health\s+plan|medicaid|medicare|beneficiary"
         r"|group\s+(?:number|no)|insurer",
@@ -51,11 +63,42 @@ def identifier_recognizers() -> list[PatternRecognizer]:
         PatternRecognizer(entity, name=f"{entity.lower()}_cued", patterns=[_cued(entity, cues)])
         for entity, cues in table.items()
     ]
+    recognizers.append(PatternRecognizer("NATIONAL_ID", name="national_id_cued", patterns=[
+        _cued("national id", _NATIONAL_ID_CUES, spaced=True)]))
+    recognizers.append(vehicle_recognizer())
     recognizers.append(PatternRecognizer(
         "US_DRIVER_LICENSE", name="us_driver_license_cued",
         # Scored above the generic licence cue so that a driver's licence keeps its own type.
         patterns=[_cued("driver licence", r"driver'?s?\s+licen[cs]e|driving\s+licen[cs]e|\bDL", 0.95)]))
     return recognizers
+
+
+# The names of national and health identifiers (bench/phi_other_generators.py: cued, they leaked): the UK's NHS,
+# National Insurance and Scotland's CHI numbers, New Zealand's NHI, Australia's IHI, Ireland's PPSN, the
+# Philippines' SSS and UMID, Singapore's NRIC/FIN, Spain's DNI/NIE/NIF, Mexico's CURP/RFC, France's NIR, Germany's
+# KVNR, Brazil's CPF and cartão SUS, the Netherlands' BSN, Poland's PESEL, Canada's SIN and health card, India's
+# Aadhaar, the Emirates ID. Acronyms count in capitals only ("CF", "CNS" and "fin" are not among them: cystic
+# fibrosis, the nervous system).
+_NATIONAL_ID_CUES = (
+    r"(?-i:NHS|NHI|IHI|CHI|PPSN?|SSS|UMID|NRIC|FIN|DNI|NIE|NIF|CURP|RFC|NIR|KVNR|CPF|BSN|PESEL|SIN|INSEE)"
+    r"|ni\s+(?:number|no)|national\s+(?:insurance|id|identity|health\s+index)|aadhaa?r|health\s+card|ohip"
+    r"|philhealth|emirates\s+id|id\s+card|identity\s+(?:card|number)|social\s+insurance|cart[ãa]o\s+(?:sus|nacional)"
+    r"|codice\s+fiscale|s[ée]cu(?:rit[ée]\s+sociale)?|carte\s+vitale|versichertennummer|personnummer|identifier"
+)
+# What names a car before its plate ("his car BN68KTD", "(reg LK19 XYZ)", "number plate 7ABC123", "driver of ...").
+_VEHICLE_CUES = (
+    r"(?:car|vehicle|motorbike|motorcycle|taxi)(?:\s+(?:reg(?:istration)?|plate|number|no\.?))?"
+    r"|reg(?:istration)?(?:\s+(?:no\.?|number|plate|mark))?|(?:number|licen[cs]e)\s+plate|driver\s+of"
+)
+
+
+def vehicle_recognizer() -> PatternRecognizer:
+    """Licence plates after what names a car: capitals and digits, both, 5 to 10 of them in up to four groups."""
+    plate = (r"(?-i:(?=(?:[ -]?[A-Z0-9]){5})(?=[A-Z0-9 -]{0,12}\d)(?=[A-Z0-9 -]{0,12}[A-Z])"
+             r"[A-Z0-9]{1,4}(?:[ -]?[A-Z0-9]{1,4}){1,3})(?![\w-])")
+    return PatternRecognizer("VEHICLE_ID", name="vehicle_plate", patterns=[
+        Pattern("plate", rf"(?<=\b(?:{_VEHICLE_CUES})\b\s*[(:]?\s*){plate}", MEDIUM),
+    ])
 
 
 _SSN_INVALID = re.compile(r"^(?:000|666|9\d\d)|^\d{3}\D?00|0000$")
@@ -80,15 +123,23 @@ class PhoneRecognizer(PatternRecognizer):
     """Phone and fax numbers: three or more digit groups, or a bracketed/plus prefix, 7 to 15 digits."""
 
     def __init__(self) -> None:
-        groups = r"(?:\+\d{1,3}[\s.-]?)?(?:\(\d{1,4}\)[\s.-]?)?(?:\d{2,5}[\s.-]){1,4}\d{2,8}"
+        groups = r"(?:\+\d{1,3}[\s.-]?)?(?:1[\s.-])?(?:\(\d{1,5}\)[\s.-]?)?(?:\d{2,5}[\s.-]){1,4}\d{2,8}"
+        # A "+" country code or a bracketed area code says phone by itself: "+447911123456", "+64-9-367-2345",
+        # "(01632) 960001" (bench/phi_other_generators.py: Faker's and presidio-evaluator's formats).
+        prefixed = (r"(?:\+\d{1,3}[\s.-]?(?:\(\d{1,5}\)[\s.-]?)?|\(\d{2,5}\)[\s.-]?)"
+                    r"(?:\d{1,5}[\s.-]){0,4}\d{2,11}")
         extension = r"(?:\s?(?:x|ext\.?)\s?\d{1,5})?"
         super().__init__("PHONE_NUMBER", name="phone_clinical", patterns=[
             Pattern("phone groups", rf"(?<![\w/.,:-]){groups}{extension}(?![\w/%]|[.,-]\d)", MEDIUM),
+            Pattern("phone prefixed", rf"(?<![\w/.,:+-]){prefixed}{extension}(?![\w/%]|[.,-]\d)", MEDIUM),
+            Pattern("phone dictated", _SPOKEN_RUN, MEDIUM),
         ], context=list(_PHONE_CUES))
 
     def invalidate_result(self, pattern_text: str) -> bool:
+        if re.fullmatch(_SPOKEN_RUN, pattern_text):
+            return False
         digits = sum(c.isdigit() for c in pattern_text)
-        if not 7 <= digits <= 15:
+        if not 7 <= digits <= 15 or re.match(r"\((?:19|20)\d\d\)", pattern_text):  # "(2019) 393 447": a citation
             return True
         # Two groups joined by a dash or dot read as a range or a decimal ("1500-2000") unless a trunk
         # zero starts them ("06-24312407"); joined by a space they read as a local number ("785 8949").
@@ -108,7 +159,7 @@ def _calendar_date(text: str) -> bool:
     return min(first, second) >= 1 and max(first, second) <= 31 and min(first, second) <= 12
 
 
-_PHONE_CUES = ("phone", "tel", "telephone", "fax", "cell", "mobile", "call", "pager", "reach", "contact")
+_PHONE_CUES = ("phone", "tel", "telephone", "fax", "cell", "mobile", "call", "pager", "reach", "contact", "ring")
 
 
 def cued_phone_recognizer() -> PatternRecognizer:
@@ -149,9 +200,17 @@ def date_recognizer() -> PatternRecognizer:
 def age_over_89_recognizer() -> PatternRecognizer:
     """Ages of 90 and over are PHI on their own (Safe Harbor); younger ages are not."""
     unit = r"(?:-|\s)?(?:years?-old|yrs?-old|years?|yrs?|yo|y/o|y\.o\.)(?!\w)"
+    not_days = r"(?!\s*(?:days?|d\b|weeks?|wks?|months?|mo\b|%|mg|ml|min))"
+    ones = r"(?:one|two|three|four|five|six|seven|eight|nine)"
+    words = rf"(?:ninety(?:[\s-]{ones})?|(?:a|one)\s+hundred(?:\s+and\s+(?:{ones}|ten|eleven|twelve))?)"
+    # "93F", "91 M": the age before the sex, as handovers write it; not a temperature ("T 101F", "spiking to 102F")
+    temperature = r"(?<!\b(?:t|temp\w*|fever\w*|febrile|pyrex\w*|spik\w*|t\s?max|max|peak\w*)\b[^.;\n]{0,12})"
     return PatternRecognizer("AGE_OVER_89", name="age_over_89", patterns=[
         Pattern("age with unit", rf"\b(?:9\d|1[0-2]\d)\s?{unit}", STRONG),
-        Pattern("aged", r"(?<=\b(?:aged?|age\s+of)\s+)(?:9\d|1[0-2]\d)\b", STRONG),
+        Pattern("aged", rf"(?<=\b(?:aged?|age\s+of)\s*[:=]?\s*)(?:9\d|1[0-2]\d)\b{not_days}", STRONG),
+        Pattern("age and sex", rf"{temperature}(?<![\w.,/°-])(?:9\d|1[0-2]\d)\s?(?-i:[MF])(?![\w°])", STRONG),
+        Pattern("age in words", rf"\b{words}[\s-]+(?:years?[\s-]+old|year-old|yrs?[\s-]+old)\b", STRONG),
+        Pattern("aged in words", rf"(?<=\baged?\s*:?\s*){words}\b{not_days}", STRONG),
     ], global_regex_flags=re.IGNORECASE)
 
 
