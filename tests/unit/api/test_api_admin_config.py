@@ -205,3 +205,27 @@ def test_admin_config_the_deployments_own_cloud_model_is_always_taken(local_deps
     status, body = call("PATCH", "/v1/admin/config", {"models": {"cloud": {"model": local_deps.settings.openai_model}}})
 
     assert status == 200, body
+
+
+@pytest.mark.parametrize(("patch", "field"), [
+    ({"routing_mode": None}, "routing_mode"),
+    ({"models": {"cloud": {"model": None}}}, "models.cloud.model"),
+    ({"models": None, "offer_tools": None}, "models"),
+])
+def test_admin_config_a_null_in_a_patch_for_a_field_that_must_stay_says_so(patch: dict[str, Any], field: str,
+                                                                           local_deps: Dependencies) -> None:
+    """Found by schemathesis (every check, admin): null removes a member in a merge patch (RFC 7396), and the 422
+    said only 'routing_mode: Field required' to an admin who had sent routing_mode."""
+    status, body = call("PATCH", "/v1/admin/config", patch)
+
+    assert status == 422 and body["error"]["code"] == "invalid_configuration"
+    problems = {d["field"]: d["problem"] for d in body["error"]["details"]}
+    assert "null removes it" in problems[field] and "send a value" in problems[field], problems
+    assert "Field required" not in body["error"]["message"]
+    assert local_deps.config_store.current().version == 0
+
+
+def test_admin_config_a_null_in_a_patch_for_an_optional_field_removes_it() -> None:
+    assert call("PATCH", "/v1/admin/config", {"cost": {"monthly_limit_usd": 100}})[0] == 200
+    status, body = call("PATCH", "/v1/admin/config", {"cost": {"monthly_limit_usd": None}})
+    assert status == 200 and body["config"]["cost"]["monthly_limit_usd"] is None

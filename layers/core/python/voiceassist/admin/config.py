@@ -242,6 +242,28 @@ def merge_patch(current: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any
     return merged
 
 
+def removed_fields(patch: dict[str, Any], prefix: str = "") -> set[str]:
+    """The dotted paths a merge patch sets to null (removes)."""
+    removed: set[str] = set()
+    for key, value in patch.items():
+        if value is None:
+            removed.add(f"{prefix}{key}")
+        elif isinstance(value, dict):
+            removed |= removed_fields(value, f"{prefix}{key}.")
+    return removed
+
+
+def explain_removals(exc: InvalidConfiguration, patch: dict[str, Any]) -> InvalidConfiguration:
+    """The refusal of a patched configuration, a required field the patch nulled said as such (RFC 7396: null
+    removes a member; pydantic's 'Field required' named a field the admin had just sent)."""
+    removed = removed_fields(patch)
+    if not removed:
+        return exc
+    details = [{**d, "problem": "null removes it (RFC 7396 merge patch) and the configuration needs it: send a value"}
+               if d["field"] in removed and d["problem"] == "Field required" else d for d in exc.details]
+    return InvalidConfiguration(details)
+
+
 def changed_fields(before: Any, after: Any, prefix: str = "") -> list[str]:
     """Dotted paths where two JSON documents differ (the audit record's and the history's summary)."""
     if isinstance(before, dict) and isinstance(after, dict):

@@ -24,6 +24,7 @@ from voiceassist.admin.config import (
     Deployment,
     InvalidConfiguration,
     changed_fields,
+    explain_removals,
     merge_patch,
     validated,
 )
@@ -92,7 +93,10 @@ class ConfigStore:
     def patch(self, patch: dict[str, Any], caller: Caller, audit: AuditLog, *,
               deployment: Deployment = ANY_DEPLOYMENT) -> ConfigVersion:
         """Merge `patch` (RFC 7396) into the current version and save the result (PATCH)."""
-        return self._save(lambda current: merge_patch(current, patch), caller, audit, deployment)
+        try:
+            return self._save(lambda current: merge_patch(current, patch), caller, audit, deployment)
+        except InvalidConfiguration as exc:
+            raise explain_removals(exc, patch) from exc
 
     def _read_current(self) -> tuple[ConfigVersion, int]:
         stored, stored_version = self._state.get(CURRENT_KEY)
