@@ -167,3 +167,23 @@ def test_an_invalid_params_message_that_could_quote_the_request_is_replaced(mess
     error = json.loads(without_echo(reply.encode(), sent))["error"]
 
     assert error == {"code": -32602, "message": MESSAGES[-32602]}
+
+
+@pytest.mark.parametrize(("params", "field"), [
+    ({"name": "calculate_medical_score", "arguments": '{"calculator": "bmi"}'}, "params.arguments"),  # JSON as text
+    ({"name": "calculate_medical_score", "arguments": [PATIENT]}, "params.arguments"),
+    ({"name": {"patient": PATIENT}}, "params.name"),
+    ({"arguments": {}}, "params.name"),
+    ([1, 2], "params"),
+    (None, "params"),
+])
+def test_a_tool_call_with_malformed_params_is_told_which_member(local_deps: Dependencies, params: Any,
+                                                                  field: str) -> None:
+    """Found by an MCP client probe: every such call got only 'Invalid params: check the parameters against the
+    method's (or the tool's) input schema', where a client sending its arguments as a JSON string (a common slip)
+    needs to hear that params.arguments must be an object."""
+    message = {"jsonrpc": "2.0", "id": 7, "method": "tools/call"} | ({} if params is None else {"params": params})
+    status, reply = post(local_deps, message)
+    assert status == 200 and reply["id"] == 7 and reply["error"]["code"] == -32602
+    assert reply["error"]["message"].startswith(f"Invalid params: {field} must be ")
+    assert "Quartermaine" not in json.dumps(reply) and "data" not in reply["error"]

@@ -19,7 +19,8 @@
   no value of its body or headers, no word of one (of three characters or more, or with a digit), no key
   not shaped like a field's name (errors.field_path's rule), and no pydantic wording. A bad MCP-Protocol-Version
   header is told "params._meta must be an object carrying the required ... envelope keys", not only to check
-  the schema.
+  the schema. A tools/call whose params, name or arguments have the wrong shape is told which member, as
+  'params.arguments must be an object' (a client sending its arguments as a JSON string heard only the hint).
 """
 
 from __future__ import annotations
@@ -65,6 +66,27 @@ def refused_request(body: bytes) -> bytes | None:
         return json.dumps({"jsonrpc": "2.0", "id": None, "error": {
             "code": -32600, "message": f"Invalid Request: {problem}"}}).encode()
     return INVALID_ID_REPLY if _any_invalid_id(parsed[1]) else None
+
+
+def invalid_tool_call(body: bytes) -> bytes | None:
+    """The Invalid params (-32602) reply to a tools/call whose params are not an object with a string `name` and an
+    object `arguments` (when given), naming the member, never its value; None for any other body. The SDK said only
+    to check the schema, where a client that sent its arguments as a JSON string needs to hear which member."""
+    parsed = _parsed(body)
+    message = parsed[0] if parsed is not None else None
+    if not isinstance(message, dict) or message.get("method") != "tools/call" or not _valid_id(message.get("id")):
+        return None
+    params = message.get("params")
+    if not isinstance(params, dict):
+        problem = "params must be an object with the tool's name and its arguments"
+    elif not isinstance(params.get("name"), str):
+        problem = "params.name must be a string: a tool's name from tools/list"
+    elif "arguments" in params and params["arguments"] is not None and not isinstance(params["arguments"], dict):
+        problem = "params.arguments must be an object (the tool's input, not a JSON string)"
+    else:
+        return None
+    return json.dumps({"jsonrpc": "2.0", "id": message.get("id"),
+                       "error": {"code": -32602, "message": f"Invalid params: {problem}"}}).encode()
 
 
 def request_problem(message: Any) -> str | None:

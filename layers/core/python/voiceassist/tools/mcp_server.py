@@ -31,6 +31,7 @@ from voiceassist.tools.mcp_errors import (
     NO_STREAM_REPLY,
     as_json_rpc,
     client_words,
+    invalid_tool_call,
     refused_request,
 )
 
@@ -102,6 +103,8 @@ def handle_http(executor: ToolExecutor, caller: Caller, *, method: str, path: st
                          body=NO_SESSION_REPLY)
     if method.upper() == "POST" and (refused := refused_request(body)) is not None:
         return HttpReply(status=400, headers={"content-type": "application/json"}, body=refused)
+    if method.upper() == "POST" and (invalid := invalid_tool_call(body)) is not None:
+        return HttpReply(status=200, headers={"content-type": "application/json"}, body=invalid)
     reply: HttpReply = anyio.run(_handle_http, executor, caller, method, path, headers, body)
     reply.body = as_json_rpc(reply.status, reply.headers, reply.body, client_words(headers, body))
     reply.headers = {k: v for k, v in reply.headers.items() if k.lower() not in ("content-length", "content-type")}
