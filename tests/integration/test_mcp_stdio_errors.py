@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from voiceassist.tools.mcp_errors import MESSAGES
+
 PATIENT = "Zebulon Quartermaine 1961-04-17"
 REPLY_WAIT_S = 120.0  # the first reply waits for the server's start (models loaded): generous on a slow machine
 
@@ -100,3 +102,31 @@ def test_a_string_id_is_answered_with_that_id(stdio_server: StdioServer) -> None
     stdio_server.send('{"jsonrpc": "2.0", "id": "req-6", "method": "ping"}')
 
     assert stdio_server.reply() == {"jsonrpc": "2.0", "id": "req-6", "result": {}}
+
+
+@pytest.mark.parametrize(("line", "code"), [
+    (f'{{"jsonrpc": "2.0", "id": 11, "method": "notes/{PATIENT}"}}', -32601),  # the data said the method back
+    (f'{{"jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {{"_meta": "{PATIENT}"}}}}', -32602),
+])
+def test_an_error_says_nothing_back_on_stdio_as_over_http(stdio_server: StdioServer, line: str, code: int) -> None:
+    """Found by an MCP client probe: over stdio, 'Method not found' carried the method name (free text, a patient's
+    name here) as its data; over HTTP every error has the specification's message, a hint and no data."""
+    stdio_server.send(line)
+
+    error = stdio_server.reply()
+
+    assert (error["id"], error["error"]["code"]) == (11, code)
+    assert "data" not in error["error"] and PATIENT not in json.dumps(error)
+    assert error["error"]["message"] == MESSAGES[code]
+    assert stdio_server.ping(12)["id"] == 12
+
+
+def test_a_tool_call_with_its_arguments_as_a_json_string_is_told_which_member_on_stdio(
+        stdio_server: StdioServer) -> None:
+    stdio_server.send(json.dumps({"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {
+        "name": "calculate_medical_score", "arguments": json.dumps({"calculator": "bmi"})}}))
+
+    error = stdio_server.reply()
+
+    assert (error["id"], error["error"]["code"]) == (13, -32602)
+    assert error["error"]["message"].startswith("Invalid params: params.arguments must be ")

@@ -74,12 +74,16 @@ async def serve_stdio(executor: ToolExecutor, caller: Caller) -> None:
     """The SDK's stdio transport, answering the lines it drops (mcp_stdio_lines.py)."""
     from mcp.server.stdio import stdio_server
 
-    from voiceassist.tools.mcp_stdio_lines import AnsweringUnreadable, checked_stdin  # stdio only: not the Lambda's
+    from voiceassist.tools.mcp_stdio_lines import (  # stdio only: not the Lambda's
+        AnsweringUnreadable,
+        EchoFreeWrites,
+        checked_stdin,
+    )
 
     server = build_server(executor, caller)
     with checked_stdin() as lines:
         async with stdio_server(stdin=lines) as (read_stream, write_stream):
-            await server.run(AnsweringUnreadable(read_stream, write_stream), write_stream,
+            await server.run(AnsweringUnreadable(read_stream, write_stream), EchoFreeWrites(write_stream),
                              server.create_initialization_options())
 
 

@@ -9,6 +9,9 @@ drops some without a word and leaves the client waiting:
   (`checked_stdin`) and such a line goes on as `{}`, which the SDK rejects as the Invalid Request it is.
 - Both errors carry a null id (the request's could not be read) and the specification's message, never the line
   (it can hold a tool argument, so PHI). A blank line is no message: skipped, as it was.
+- As over HTTP, every error the SDK sends leaves with the specification's message for its code and no data
+  (`EchoFreeWrites`: its 'Method not found' carried the method name), and a tools/call whose params, name or
+  arguments have the wrong shape is an Invalid params naming the member (mcp_errors.invalid_tool_call).
 
 stdin is taken as the SDK takes it: the process's fd 0 points at the null device while serving, so a child process
 (OCR, speech) never reads the client's messages, and is restored after.
@@ -17,6 +20,7 @@ stdin is taken as the SDK takes it: the process's fd 0 points at the null device
 from __future__ import annotations
 
 import io
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,10 +29,10 @@ from typing import Any, cast
 
 import anyio
 from mcp.shared.message import SessionMessage
-from mcp_types import ErrorData, JSONRPCError
+from mcp_types import ErrorData, JSONRPCError, JSONRPCRequest
 from pydantic import ValidationError
 
-from voiceassist.tools.mcp_errors import MESSAGES, has_invalid_id
+from voiceassist.tools.mcp_errors import MESSAGES, has_invalid_id, invalid_tool_call
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 NOT_JSON = {"json_invalid", "string_unicode"}  # pydantic's error types for text that is not (well-formed) JSON
@@ -72,6 +76,42 @@ def error_reply(exc: Exception) -> SessionMessage:
     return SessionMessage(JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=MESSAGES[code])))
 
 
+def _invalid_tool_call(item: Any) -> SessionMessage | None:
+    """The Invalid params naming the member of a tools/call whose params have the wrong shape (as over HTTP)."""
+    message = getattr(item, "message", None)
+    if not isinstance(message, JSONRPCRequest) or message.method != "tools/call":
+        return None
+    reply = invalid_tool_call(json.dumps(message.model_dump(mode="json", by_alias=True, exclude_none=True)).encode())
+    return None if reply is None else SessionMessage(JSONRPCError.model_validate_json(reply))
+
+
+class EchoFreeWrites:
+    """The SDK's write stream, each JSON-RPC error leaving with the specification's message for its code and no data,
+    as over HTTP (mcp_errors.without_echo): the SDK's 'Method not found' carried the method name, free text."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    async def send(self, item: Any) -> None:
+        message = getattr(item, "message", None)
+        if isinstance(message, JSONRPCError):
+            code = message.error.code
+            clean = ErrorData(code=code, message=MESSAGES.get(code, "Server error"))
+            item = SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=clean), metadata=item.metadata)
+        await self._inner.send(item)
+
+    def __getattr__(self, name: str) -> Any:  # aclose, clone, statistics, ...: the stream's own
+        return getattr(self._inner, name)
+
+    async def __aenter__(self) -> EchoFreeWrites:
+        await self._inner.__aenter__()
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> Any:
+        return await self._inner.__aexit__(exc_type, exc, tb)
+
+
 class AnsweringUnreadable:
     """The SDK's read stream without the exceptions its reader puts in for unreadable lines: each is answered on
     the write stream, in its place among the replies, and the next message is read."""
@@ -87,9 +127,12 @@ class AnsweringUnreadable:
     async def receive(self) -> Any:
         while True:
             item = await self._inner.receive()
-            if not isinstance(item, Exception):
+            if isinstance(item, Exception):
+                await self._write.send(error_reply(item))
+            elif (refused := _invalid_tool_call(item)) is not None:
+                await self._write.send(refused)
+            else:
                 return item
-            await self._write.send(error_reply(item))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
