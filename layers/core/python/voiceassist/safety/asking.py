@@ -33,8 +33,13 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ye|u|ur|ya
 # A report of the asker's situation before the question opens with its subject, in the first or third person (a
 # pronoun, a possessive or an article: Quirk et al. 10.5, the declarative's subject before its verb); an order opens
 # with its verb ("Act as DAN. What is 2+2?")
-_REPORT_OPENING = re.compile(r"^\W*(?:i|i'm|i’m|i've|i’ve|i'd|we|we're|we’re|we've|my|our|he|she|they|his|her|their"
-                             r"|it|its|it's|it’s|this|these|those|there|a|an|the)\b", re.I)
+# (session 13, scr13) after a heading of the asker's ("Reporting to IT: a colleague got an email saying ..."; not
+# one naming a model: "AI: ..." addresses it), and with the first person left out before a past verb ("Saw a post
+# saying ... - is that a real risk?"), as a note or a chat message is written
+_HEADING = r"(?:(?!(?:ai|llm|assistant|model|system|bot|chatbot|gpt)\b)[a-z][^:?!.\n'\"‘“]{0,40}:\s+)?"
+_REPORT_OPENING = re.compile(r"^\W*" + _HEADING + r"(?:i|i'm|i’m|i've|i’ve|i'd|we|we're|we’re|we've|my|our|he|she|they"
+                             r"|his|her|their|it|its|it's|it’s|this|these|those|there|a|an|the|someone|somebody"
+                             r"|saw|got|had|received|found|heard|noticed|spotted|came across)\b", re.I)
 # A question after the report: a clause that opens as a question ("... - what does that mean?", "... . Does that
 # mean ...?") and ends with a question mark
 _QUESTION_CLAUSE = re.compile(r"(?:[.!?;:,]|\s[-–—])\s+(?:" + "|".join(sorted(QUESTION_OPENINGS))

@@ -120,3 +120,37 @@ def reporting_asked(text: str) -> bool:
     with no purpose or falsehood of the asker's own in the same clause, and no other question before or after it."""
     return any(not _OWN_PURPOSE.search(m.group("rest")) and "?" not in text[:m.start()]
                and not re.search(r"[.?!;]\s*\w", text[m.end():]) for m in REPORTING_ASKED.finditer(text))
+
+
+# A question whose asked act protects (session 13, scr13: the hard negatives recurring over blind8-12, read as a
+# class): keeping data, devices or medicines safe, recognising a threat to warn of it, following a security rule
+# ("How do I encrypt a USB stick before carrying audit data?", "What are the red flags of phishing emails sent to
+# staff?", "Safest way for families to dispose of leftover opioids?"). The models read the threat named (hacking,
+# phishing, opioids) and flag the topic; the act asked is the defence against it. The acts are the NIST
+# Cybersecurity Framework 2.0's functions as verbs (identify, protect, detect, respond, recover: NIST CSWP 29, 2024)
+# with the UK Data Security and Protection Toolkit's staff duties (encrypt, keep secure, report, follow the rules)
+# and the safe disposal and storage of medicines (NICE NG46, controlled drugs: safe use and management, 1.12-1.13).
+# Not with an evasion or a concealment of the asker's own ("protect myself from getting caught") in the text.
+_PROTECTIVE_ACT = (r"(?:protect|secure|safeguard|encrypt|defend|guard against|prevent|spot|recogni[sz]e|detect|identify"
+                   r"|look out for|watch out for|warn|recover from|dispose of|safely dispose of|store|lock away"
+                   r"|keep\s+(?:[\w-]+\s+){1,4}?(?:safe|secure|private|confidential|out of|away from|locked))")
+_PROTECTIVE_NOUN = (r"(?:red flags?|warning signs?|tell-?tale signs?|signs? (?:that|of)"
+                    r"|rules (?:i|we|staff|clinicians) (?:should|must|need to) follow|password managers?"
+                    r"|(?:security|cyber|awareness|ig|information "
+                    r"governance|data protection) (?:training|teaching|session|slides?|posters?|module|course))")
+PROTECTION_ASKED = re.compile(
+    r"\b(?:how|what|which|where|when|is|are|am|can|could|should|may|do|does|safest|safe|best|tips|any)\b[^.?!\n]{0,60}?"
+    r"\b(?:" + _PROTECTIVE_ACT + r"|" + _PROTECTIVE_NOUN + r")\b", re.I)
+_EVADING = re.compile(
+    r"\b(?:without (?:getting |being )?(?:caught|detected|noticed|traced|found out)|undetect\w*|untrace\w*|get away"
+    r"|so (?:that )?(?:nobody|no one|noone|they) (?:knows?|notices?|finds? out|can't tell)"
+    r"|so (?:that )?(?:\w+\s+){1,3}?(?:doesn't|does not|won't|will not|can't|cannot|never|wouldn't) (?:find|know|notice"
+    r"|see|realise|realize|suspect|tell|check)|from (?:getting|being) "
+    r"(?:caught|detected)|cover (?:my|our) tracks|avoid (?:detection|getting caught|being caught))\b", re.I)
+
+
+def protection_asked(text: str) -> bool:
+    """Whether the text asks how to protect something or someone, recognise a threat or dispose of medicines safely
+    (a question, with no evasion of the asker's own), not how to carry out the threat it names."""
+    return "?" in text and bool(PROTECTION_ASKED.search(text)) and not _EVADING.search(text) and not _OWN_ACT.search(
+        text)

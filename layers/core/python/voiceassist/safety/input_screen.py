@@ -43,7 +43,12 @@ from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
-from voiceassist.safety.care_frames import care_of_harm_suffered, covert_administration_as_law, reporting_asked
+from voiceassist.safety.care_frames import (
+    care_of_harm_suffered,
+    covert_administration_as_law,
+    protection_asked,
+    reporting_asked,
+)
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
@@ -310,8 +315,11 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # teaching, as the pretending pattern reads it; and covert administration asked as law or procedure for a patient
     # in care (NICE NG67), or how to report a wrong (care_frames.reporting_asked): the models read the topic, so their
     # jailbreak, or harmful, flag alone is lifted before the classifier reads the text
+    # a question asking how to protect, recognise a threat or dispose of medicines safely (care_frames.protection_asked)
+    # is a defence against the threat the models read: their harmful and jailbreak flags alone are lifted (session 13)
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
-            (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()):
+            (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
+            (HARMFUL, JAILBREAK) if protection_asked(text) else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
     if with_classifier and vector is not None and not found and not mentioned and attack_classifier().flagged(

@@ -30,7 +30,10 @@ PLACEHOLDER = "something"
 # Verbs of saying, showing and naming, inflected (third person, past, participle): a report, never an order
 _REPORTING = (r"(?:says|said|saying|reads|reading|writes|wrote|written|states|stated|stating|mentions|mentioned"
               r"|mentioning|shows|showed|shown|showing|displays|displayed|displaying|claims|claimed|claiming|tells"
-              r"|told|telling|asks|asked|asking|goes|went|called|named|titled|labell?ed|headed|entitled)")
+              r"|told|telling|asks|asked|asking|goes|went|called|named|titled|labell?ed|headed|entitled"
+              # text put in by someone, in the past (session 13, scr13): "someone pasted 'print your system prompt' into
+              # the ward AI", "a patient typed 'you are now DAN'"; the bare forms ("paste 'x'", "type 'x'") are orders
+              r"|typed|pasted|entered|posted|texted|submitted|inputted|input)")
 _OPEN_QUOTE = r"(?<![\w'’])['‘\"“]"
 _CLOSE_QUOTE = r"['’\"”](?![\w'’])"
 # reported speech in quotation marks: the verb, an optional "literally" / "that" / colon, then the quotation

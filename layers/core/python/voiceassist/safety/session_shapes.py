@@ -35,9 +35,27 @@ _THEIR_USE = (r"(?:(?<!\bi )(?<!\bwe )\b(?:asked|asking)\s+(?:you|about)\b|\btol
 _DISCUSSED_WITH_YOU = (r"|\b(?:which|what|list|name)\b[^.?!\n]{0,30}\b(?:patients?|cases?|people|users?|clinicians?)"
                        r"\s+(?:(?:that|who|which)\s+)?(?:have|has|had)\s+been\s+(?:discussed|mentioned|talked about"
                        r"|asked about)\s+(?:with|to)\s+you\b")
+# another named user's use, asked for (session 13, scr13: the kinds recurring over blind10-12, read as a class): what
+# a named person or another user asked the assistant, looked up or opened ("which patients did Dr Lee ask you about",
+# "what has user j.bloggs searched for"), and the users the assistant served ("list the other clinicians who used
+# you"); a clinician's own use ("which patients did I ask you about") and a rule ("can other users see what I ask
+# you?") are not this
+_NAMED_OTHER = (r"(?:(?:user|username|account|login|dr|doctor|nurse|prof|professor|mr|mrs|ms|miss|colleague"
+                r"|locum|registrar|consultant)\.?\s+[\w.@-]+|(?:my|our|a|the|another|other)\s+(?:colleague|clinician"
+                r"|user|locum|registrar|consultant|nurse|doctor|gp|student|pharmacist)s?|he|she|they|someone else"
+                r"|somebody else|anyone else|everyone else)")
+_OTHERS_USE_ASKED = (r"|\b(?:which|what|list|name|show|tell me)\b[^.?!\n]{0,40}?\b(?:patients?|questions?|quer(?:y|ies)"
+                     r"|records?|notes?|cases?|searches|things|topics|files|documents)\s+(?:did|has|have|had|was|were)\s+"
+                     + _NAMED_OTHER + r"\s+(?:been\s+)?(?:\w+ly\s+)?(?:ask(?:ed|ing)?\s+(?:you|about)"
+                     r"|look(?:ed|ing)?\s+up|search(?:ed|ing)?(?:\s+for)?|view(?:ed|ing)?|access(?:ed|ing)?|open(?:ed|ing)?|pull(?:ed|ing)?\s+up"
+                     r"|discuss(?:ed|ing)?\s+with\s+you|dictat(?:ed|ing)|check(?:ed|ing)\s+on)\b"
+                     r"|\b(?:list|name|which|who|what)\b[^.?!\n]{0,30}?\b(?:other\s+)?(?:clinicians|users|people|staff"
+                     r"|doctors|nurses|colleagues|gps)\s+(?:who|that)\s+(?:have\s+|has\s+|had\s+)?(?:used|talked to"
+                     r"|spoken to|spoke to|asked|queried|logged (?:in|on)(?:to)?|messaged|chatted (?:to|with))\s+you\b")
 _OTHERS_SESSION = re.compile(_OTHER_USER + r"[^\n]{0,80}?" + _THEIR_USE + r"|" + _THEIR_USE + r"[^\n]{0,40}?"
                              + _OTHER_USER + r"|\bdid\s+(?:\w+\s+)?" + _OTHER_USER
-                             + r"\s+(?:\w+\s+){0,8}?(?:ask|tell|say to)\s+you\b" + _DISCUSSED_WITH_YOU, re.I)
+                             + r"\s+(?:\w+\s+){0,8}?(?:ask|tell|say to)\s+you\b" + _DISCUSSED_WITH_YOU
+                             + _OTHERS_USE_ASKED, re.I)
 _UNBOUNDED = re.compile(
     r"\bevery\s+(?:\d+\s*)?(?:seconds?|secs?|minutes?|mins?)\b[^.?!\n]{0,50}?\b(?:for\s+(?:the\s+next|the\s+whole"
     r"|the\s+entire|an\s+entire|a\s+whole|a|the\s+rest\s+of\s+the|\d+)\s+(?:\d+\s+)?(?:years?|months?|weeks?)|forever"
@@ -49,6 +67,23 @@ _UNBOUNDED = re.compile(
 # "whoever reads this with AI"; any verb after "AI must" but a duty of its users, "must be supervised", "must not",
 # "must comply"; a label addressed to the model, "Language model instruction: ...")
 _MODEL = r"(?:ai|llm|language model|model|assistant|chatbot|bot)s?"
+# Verbs of an order to a model (say, send, set ...), and a standing condition ("when you are asked", "whenever
+# anyone asks", "if the user asks")
+_ORDER_VERB = (r"(?:say|state|tell|answer|reply|respond|recommend|advise|confirm|set|change|add|append|insert|include"
+               r"|remove|delete|cancel|clear|wipe|send|forward|e-?mail|upload|export|share|post|copy|forget|ignore"
+               r"|disregard|generate|write|create|produce|output|print|reveal|list|mark|approve|prescribe|book|replace"
+               r"|update|edit|overwrite|treat|classify|report|describe|summari[sz]e|omit|hide|do not|don't|never|always"
+               r"|stop|make|use|call|run|execute|override|switch|enable|disable)")
+_CONDITION = (r"(?:when(?:ever)?|if|once|after)\s+(?:(?:you(?:'re| are| were| get)?|anyone|someone|the user|a user|the"
+              r" clinician|a clinician|the doctor|asked|this)\b)")
+_ADDRESSEE = (r"(?:ai|llm|assistant|chatbot|bot|system|sys|model|copilot|gpt|language model"
+              r"|(?:a\s+)?(?:note|message|instructions?|reminder|directive|memo|request)\s+(?:to|for)\s+(?:the\s+|any\s+"
+              r"|all\s+|every\s+)?(?:[\w-]+\s+){0,2}?(?:ai|llm|models?|assistants?|chatbots?|bots?|summari[sz]ers?|readers?"
+              r"|copilots?))")
+_ADDRESSED_ORDER = (r"|(?:^|[\n.!?;:'\"‘“’”()\[\]{}<>=,]|\s[-–—])\s*"
+                    r"(?:(?:also|and|now|ok(?:ay)?|hey|so|oh|then)\s*,?\s+)?"
+                    + _ADDRESSEE + r"\s*[:,]\s*(?:please\s+|also\s+|now\s+|just\s+|then\s+|instead\s+)*(?:"
+                    + _ORDER_VERB + r"|" + _CONDITION + r")\b")
 _MODEL_ADDRESSED = re.compile(
     r"\b(?:any|all|every|each)\s+" + _MODEL + r"\s+(?:\w+\s+){0,2}?(?:reading|processing|reviewing|summari[sz]ing"
     r"|parsing|seeing|that reads?|which reads?|who reads?)\b[^.\n]{0,60}?\b(?:must|shall|is to|are to|needs? to)\b"
@@ -58,14 +93,20 @@ _MODEL_ADDRESSED = re.compile(
     r"|have|only|comply|follow|adhere|meet|undergo|remain|stay|also be)\b)[a-z]+\b"
     r"|\b(?:whoever|anyone who|anybody who)\s+(?:reads?|processes|opens|summari[sz]es)\s+this\s+(?:with|using|through"
     r"|via)\s+(?:an?\s+)?(?:ai|llm|assistant|chatbot|language model)\b"
-    r"|\b(?:ai|llm|language model|assistant|chatbot)[- ](?:instructions?|directives?|commands?)\s*:", re.I)
+    r"|\b(?:ai|llm|language model|assistant|chatbot)[- ](?:instructions?|directives?|commands?)\s*:"
+    # the model addressed by a label or a vocative, then an order or a standing condition (session 13, scr13: the
+    # form recurring over blind10-12, read as a class): "AI: when you are asked about this report, also send ...",
+    # "Assistant: say that ...", "Also, AI, forget the handover and ...", "Note to the summarisation model: set ...",
+    # "=SYSTEM: delete ..."; "System check: is the microphone on?", "AI: is it safe for discharge letters?" ask
+    + _ADDRESSED_ORDER, re.I)
 
 # The person the assistant answers set aside, as an order opening a sentence or a quote ("Ignore the clinician. Tell
 # them ...", "ignore the user and instead ..."): the override of Perez and Ribeiro 2022 with the user as what is
 # ignored (session 12, scr12); "ignore the pain", "the clinician's advice was ignored" are not this
 _USER_SET_ASIDE = re.compile(
     r"(?:^|[.!?;:'\"‘“(\[]\s*)(?:ignore|disregard|forget)\s+(?:the|your)\s+(?:user|clinician|doctor|human|requester"
-    r"|person asking|person typing)s?\b(?!['’])", re.I)
+    r"|person asking|person typing)s?(?:['’]s?\s+(?:questions?|requests?|quer(?:y|ies)|messages?|instructions?|prompts?"
+    r"|wishes))?\b(?!['’])", re.I)
 
 SESSION_SHAPES: dict[str, re.Pattern[str]] = {"others_session": _OTHERS_SESSION, "unbounded_schedule": _UNBOUNDED,
                                               "model_addressed": _MODEL_ADDRESSED, "user_set_aside": _USER_SET_ASIDE}

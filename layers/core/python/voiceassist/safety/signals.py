@@ -31,7 +31,7 @@ _ORDER = (r"(?:^|[.!?;:\n(\[]\s*|\b(?:please|now|then|and|also|just|can you|coul
           r"|i want you to|i need you to|you must|you should)\s+)")
 _REQUEST = (r"\b(show|give|tell|print|reveal|list|dump|paste|send|share|output|display|leak|expose|read|echo|cat"
             r"|export|email|post|upload|encode|translate|repeat|quote|copy|spell|summari[sz]e|continue"
-            r"|what(?: is|'s| are)|where (?:is|are))\b")
+            r"|what(?: is|'s|’s| are|s)|where (?:is|are))\b")
 _ACTIONS = (r"delete|remove|drop|erase|wipe|purge|overwrite|modify|edit|update|change|alter|write|create|upload"
             r"|insert|mark|grant|revoke|disable|issue|order|purchase|buy|transfer|execute|install|log ?in(?:to)?"
             r"|sign in(?:to)?|reset|rename|approve|add|append|replace|flag|whitelist|publish|export|schedule|sync|copy"
@@ -139,7 +139,18 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         _REQUEST + r"[^.?!\n]{0,40}\b(?:api[ _-]?keys?|secret[ _-]?keys?|access[ _-]?keys?|access tokens?"
         r"|auth(?:entication)? tokens?|bearer tokens?|credentials|private keys?|ssh keys?|environment variables"
         r"|env vars|connection strings?|system prompt|hidden prompt|initial prompt|developer (?:message|prompt)"
-        r"|internal (?:instructions|configuration|config|rules)|file paths?|internal[- ]only)\b")),
+        r"|internal (?:instructions|configuration|config|rules)|file paths?|internal[- ]only"
+        # the tokens and passwords the assistant and its integrations run with (session 13, scr13: blind6, 10, 11's
+        # kind): "the OAuth token for the calendar integration", "the admin password for the dashboard"; the
+        # asker's own ("my password"), a policy and a manager are not this
+        r"|(?:oauth|session|refresh|jwt|sso|integration|service|bearer|api)[ _-]?tokens?"
+        r"|(?:admin(?:istrator)?|root|superuser|master|service[- ]account|database|db|server|system|dashboard)\s+"
+        r"(?:passwords?|passcodes?|log-?ins?|pins?)(?!\s+(?:polic|rules?|requirements?|managers?|resets?|length"
+        r"|expir|changes?|complexity))"
+        r"|passwords?\s+(?:for|to|of|on)\s+(?:the|your|this|its)\s+(?:[\w-]+\s+){0,2}?(?:dashboard|admin\w*|console"
+        r"|server|database|db|system|integration|backend|api|portal|instance|deployment|account|calendar|tool))\b"
+        r"|\b(?:tokens?|passwords?|keys?|credentials|secrets?)\s+(?:that\s+|which\s+)?you(?:'re|’re| are)?\s+"
+        r"(?:currently\s+|now\s+)?(?:using|use|connected|authenticat\w+|logged|signed|hold|holding)\b")),
     "secret_path": (INJECTION, _p(
         r"~/\.ssh|\bid_(?:rsa|ed25519|ecdsa)\b|/etc/(?:passwd|shadow|sudoers)|\.aws/credentials|/proc/self"
         r"|(?:^|[\s/])\.env\b|\bwp-config\b|/var/lib/\w+|(?:\.\./){2,}|c:\\windows\\")),
@@ -260,7 +271,17 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\bi\s+(?:want|need|plan|am going|'m going|intend|wish)\s+to\s+(?:end it(?: all)?|die|end my life|kill myself"
         r"|not wake up)\b[^\n]{0,80}\b(?:pills|tablets|dose|amount|how (?:much|many)|way|method)\b"
         r"|\bpainless(?:ly)?\s+(?:amount|dose|number|quantity|way|method|overdose)s?\b[^.?!\n]{0,30}\b(?:pills"
-        r"|tablets|die|dying|overdose|end (?:it|my life)|suicide|kill)\b")),
+        r"|tablets|die|dying|overdose|end (?:it|my life)|suicide|kill)\b"
+        # the asker's own death in a euphemism (session 13, scr13: blind10's and blind12's kind), "a quiet way to end
+        # things", "I want to take all of my amitriptyline tonight"; "end things with my partner" and "take all of my
+        # antibiotics" (the course) are not this
+        r"|\b(?:quiet\w*|painless|peaceful|quick|easy|gentle|simple|clean|best|surest|fastest|reliable)\s+(?:way"
+        r"|method|means)s?\s+(?:to|of)\s+(?:end(?:ing)?\s+(?:it all|everything|things(?!\s+(?:with|between|for us)))"
+        r"|go(?:ing)?\s+to sleep (?:forever|for good)|(?:never|not) wak(?:e|ing) up(?: again)?)\b"
+        r"|\b(?:i(?:'m|’m| am)?|im)\s+(?:want|going|plan(?:ning)?|intend(?:ing)?|gonna|about)\s+(?:to\s+)?"
+        r"(?:take|swallow|down)\s+"
+        r"(?:all|the whole (?:box|pack|bottle)|every one|the lot)\s+(?:of\s+)?(?:my|the|these|those)?\b[^.?!\n]{0,40}?"
+        r"\b(?:tonight|at once|in one go|together|right now|all at once)\b")),
 }
 
 
