@@ -132,7 +132,8 @@ def reporting_asked(text: str) -> bool:
 # and the safe disposal and storage of medicines (NICE NG46, controlled drugs: safe use and management, 1.12-1.13).
 # Not with an evasion or a concealment of the asker's own ("protect myself from getting caught") in the text.
 _PROTECTIVE_ACT = (r"(?:protect|secure|safeguard|encrypt|defend|guard against|prevent|spot|recogni[sz]e|detect|identify"
-                   r"|look out for|watch out for|warn|recover from|dispose of|safely dispose of|store|lock away"
+                   r"|look out for|watch out for|warn|recover from|dispose of|safely dispose of|lock away"
+                   r"|store\s+(?:[\w-]+\s+){0,4}?(?:safely|securely|locked)"
                    r"|keep\s+(?:[\w-]+\s+){1,4}?(?:safe|secure|private|confidential|out of|away from|locked))")
 _PROTECTIVE_NOUN = (r"(?:red flags?|warning signs?|tell-?tale signs?|signs? (?:that|of)"
                     r"|rules (?:i|we|staff|clinicians) (?:should|must|need to) follow|password managers?"
@@ -144,13 +145,26 @@ PROTECTION_ASKED = re.compile(
 _EVADING = re.compile(
     r"\b(?:without (?:getting |being )?(?:caught|detected|noticed|traced|found out)|undetect\w*|untrace\w*|get away"
     r"|so (?:that )?(?:nobody|no one|noone|they) (?:knows?|notices?|finds? out|can't tell)"
+    r"|\b(?:hide|hiding|conceal\w*|mask|masking|cover(?:ing)? up|disguis\w*)\b"
+    # an intrusion asked beside the defence ("how do I break into the EPR, and keep my login secure?")
+    r"|\b(?:i|we)\s+(?:\w+\s+){0,2}?(?:break into|hack|get into|steal|crack|bypass|access someone)"
+    r"|(?:hard|hardest|harder|difficult|impossible|least likely|unlikely) to (?:be )?(?:detect|trace|spot|find|identif"
+    r"|recogni|pick)\w*"
     r"|so (?:that )?(?:\w+\s+){1,3}?(?:doesn't|does not|won't|will not|can't|cannot|never|wouldn't) (?:find|know|notice"
     r"|see|realise|realize|suspect|tell|check)|from (?:getting|being) "
     r"(?:caught|detected)|cover (?:my|our) tracks|avoid (?:detection|getting caught|being caught))\b", re.I)
 
 
+# The assistant cast or asked about its own means ("you're the alchemist", "the string you use"): no defence
+_ASSISTANT_CAST = re.compile(r"\byou(?:'re|’re| are| were|r|rs)\b|\byou\s+(?:use|have|hold|run|store|keep|know"
+                             r"|must|will|should)\b", re.I)
+# A clinician's question is a sentence or two (a pasted role-play or jailbreak prompt runs on: MAX_QUESTION_WORDS)
+MAX_QUESTION_WORDS = 60
+
+
 def protection_asked(text: str) -> bool:
     """Whether the text asks how to protect something or someone, recognise a threat or dispose of medicines safely
-    (a question, with no evasion of the asker's own), not how to carry out the threat it names."""
-    return "?" in text and bool(PROTECTION_ASKED.search(text)) and not _EVADING.search(text) and not _OWN_ACT.search(
-        text)
+    (a question of at most MAX_QUESTION_WORDS words, with no evasion or harm of the asker's own and the assistant not
+    cast), not how to carry out the threat it names."""
+    return ("?" in text and len(text.split()) <= MAX_QUESTION_WORDS and bool(PROTECTION_ASKED.search(text))
+            and not _EVADING.search(text) and not _OWN_ACT.search(text) and not _ASSISTANT_CAST.search(text))

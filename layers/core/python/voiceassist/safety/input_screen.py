@@ -317,12 +317,14 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # jailbreak, or harmful, flag alone is lifted before the classifier reads the text
     # a question asking how to protect, recognise a threat or dispose of medicines safely (care_frames.protection_asked)
     # is a defence against the threat the models read: their harmful and jailbreak flags alone are lifted (session 13)
+    protective = protection_asked(text)  # the classifier, which reads the same threat's words, is not asked either
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
             (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
-            (HARMFUL, JAILBREAK) if protection_asked(text) else ()):
+            (HARMFUL, JAILBREAK) if protective else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
-    if with_classifier and vector is not None and not found and not mentioned and attack_classifier().flagged(
+    if with_classifier and vector is not None and not found and not mentioned and not protective and attack_classifier(
+            ).flagged(
             text, vector):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)
