@@ -49,6 +49,7 @@ from voiceassist.safety.care_frames import (
     protection_asked,
     reporting_asked,
 )
+from voiceassist.safety.crosslingual import crosslingual_kinds
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
@@ -257,7 +258,8 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
              if kind in _DOCUMENT_KINDS and _document_kind(kind, pattern, text)]
     kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
     kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
-    kinds += [(HARMFUL, kind) for kind in harm_kinds(text)] + [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
+    kinds += [(HARMFUL, kind) for kind in (*harm_kinds(text), *crosslingual_kinds(text))]
+    kinds += [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
             + session_shape_kinds(text))
 
