@@ -130,3 +130,34 @@ def test_a_tool_call_with_its_arguments_as_a_json_string_is_told_which_member_on
 
     assert (error["id"], error["error"]["code"]) == (13, -32602)
     assert error["error"]["message"].startswith("Invalid params: params.arguments must be ")
+
+
+def test_a_protocol_negotiation_error_keeps_the_versions_a_client_needs_to_connect() -> None:
+    """The SDK's client re-probes with data.supported when its first probe timed out on a slow start (under load);
+    an error without its data made test_mcp_over_stdio_serves_voiceassist_mcp fail once in a loaded run."""
+    import anyio
+    from mcp.shared.message import SessionMessage
+    from mcp_types import ErrorData, JSONRPCError
+
+    from voiceassist.tools.mcp_stdio_lines import EchoFreeWrites
+
+    sent: list[Any] = []
+
+    class Inner:
+        async def send(self, item: Any) -> None:
+            sent.append(item)
+
+    async def main() -> None:
+        writes = EchoFreeWrites(Inner())
+        for requested in ("2099-01-01", PATIENT):
+            await writes.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=1, error=ErrorData(
+                code=-32022, message=f"Unsupported protocol version {requested}",
+                data={"supported": ["2025-06-18"], "requested": requested}))))
+        await writes.send(SessionMessage(JSONRPCError(jsonrpc="2.0", id=2, error=ErrorData(
+            code=-32601, message=f"Method not found: {PATIENT}", data=PATIENT))))
+
+    anyio.run(main)
+    kept, unshaped, other = (json.loads(m.message.model_dump_json(exclude_none=True))["error"] for m in sent)
+    assert kept["data"] == {"supported": ["2025-06-18"], "requested": "2099-01-01"}
+    assert unshaped["data"]["supported"] == ["2025-06-18"] and PATIENT not in json.dumps(unshaped)
+    assert other == {"code": -32601, "message": MESSAGES[-32601]}

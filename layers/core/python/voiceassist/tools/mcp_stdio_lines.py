@@ -10,7 +10,8 @@ drops some without a word and leaves the client waiting:
 - Both errors carry a null id (the request's could not be read) and the specification's message, never the line
   (it can hold a tool argument, so PHI). A blank line is no message: skipped, as it was.
 - As over HTTP, every error the SDK sends leaves with the specification's message for its code and no data
-  (`EchoFreeWrites`: its 'Method not found' carried the method name), and a tools/call whose params, name or
+  (`EchoFreeWrites`: its 'Method not found' carried the method name), but a protocol negotiation's data (the
+  versions the server takes: the SDK's client re-probes with them), and a tools/call whose params, name or
   arguments have the wrong shape is an Invalid params naming the member (mcp_errors.invalid_tool_call).
 
 stdin is taken as the SDK takes it: the process's fd 0 points at the null device while serving, so a child process
@@ -22,6 +23,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import TracebackType
@@ -29,7 +31,7 @@ from typing import Any, cast
 
 import anyio
 from mcp.shared.message import SessionMessage
-from mcp_types import ErrorData, JSONRPCError, JSONRPCRequest
+from mcp_types import UNSUPPORTED_PROTOCOL_VERSION, ErrorData, JSONRPCError, JSONRPCRequest
 from pydantic import ValidationError
 
 from voiceassist.tools.mcp_errors import MESSAGES, has_invalid_id, invalid_tool_call
@@ -85,6 +87,24 @@ def _invalid_tool_call(item: Any) -> SessionMessage | None:
     return None if reply is None else SessionMessage(JSONRPCError.model_validate_json(reply))
 
 
+# The errors whose data a client needs to connect: the versions (-32022) or capabilities (-32021) the server takes.
+# The SDK's client re-probes with data.supported when a slow start made its first probe time out (under load).
+NEGOTIATION = {UNSUPPORTED_PROTOCOL_VERSION: "Unsupported protocol version: use one of data.supported",
+               -32021: "Missing a required client capability: see data"}
+_VERSION = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def _negotiation(error: ErrorData) -> Any:
+    """The data a negotiation error keeps (the server's own versions or capabilities; the version the client asked
+    for only when shaped like one); None for any other error."""
+    if error.code not in NEGOTIATION or not isinstance(error.data, dict):
+        return None
+    data = dict(error.data)
+    if "requested" in data and not (isinstance(data["requested"], str) and _VERSION.fullmatch(data["requested"])):
+        data["requested"] = "(not a protocol version)"
+    return data
+
+
 class EchoFreeWrites:
     """The SDK's write stream, each JSON-RPC error leaving with the specification's message for its code and no data,
     as over HTTP (mcp_errors.without_echo): the SDK's 'Method not found' carried the method name, free text."""
@@ -96,7 +116,9 @@ class EchoFreeWrites:
         message = getattr(item, "message", None)
         if isinstance(message, JSONRPCError):
             code = message.error.code
-            clean = ErrorData(code=code, message=MESSAGES.get(code, "Server error"))
+            data = _negotiation(message.error)
+            clean = ErrorData(code=code, message=MESSAGES.get(code, NEGOTIATION.get(code, "Server error")),
+                              **({} if data is None else {"data": data}))
             item = SessionMessage(JSONRPCError(jsonrpc="2.0", id=message.id, error=clean), metadata=item.metadata)
         await self._inner.send(item)
 
