@@ -32,20 +32,23 @@ class AnswerKind:
     instruction_answers: bool = True
 
 
-_DURATION = r"\b\d+(\s*(to|-|–)\s*\d+)?\s*(minutes?|hours?|days?|weeks?|months?|years?)\b"
+DURATION = r"\b\d+(\s*(to|-|–)\s*\d+)?\s*(minutes?|hours?|days?|weeks?|months?|years?)\b"
+_DURATION = DURATION
 _NUMBER_WORD = r"(?:\d+|one|two|three|four|six|eight|ten|twelve)"
 
 KINDS = (
     AnswerKind("duration", re.compile(r"\b(how long|duration|how many (days|weeks|months))\b", re.I),
                re.compile(_DURATION, re.I)),
-    AnswerKind("frequency", re.compile(r"\b(how often|how frequently|frequency|interval|repeat\w*)\b", re.I),
+    AnswerKind("frequency", re.compile(r"\b(how often|how frequently|frequency|repeat\w*)\b", re.I),
                re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|once|twice|times a)\b", re.I)),
     # "when should ... be stopped / reviewed?" -> a time or the condition that marks it
     AnswerKind("time", re.compile(r"^\s*(and\s+)?when\b", re.I),
                re.compile(r"\b(within|until|after|before|once|at least|\d+\s*(to\s*\d+\s*)?"
                           r"(hours?|days?|weeks?|months?))\b", re.I)),
     # "how fast can I go up?", "how quickly is it uptitrated?" -> a step and the interval between steps
-    AnswerKind("rate", re.compile(r"\bhow (fast|quickly|rapidly|slowly|soon)\b|\b(rate|speed|pace) of\b", re.I),
+    # "uptitration interval": the period between steps, not how many times a day (a frequency)
+    AnswerKind("rate", re.compile(r"\bhow (fast|quickly|rapidly|slowly|soon)\b|\b(rate|speed|pace) of\b"
+                                  r"|\bintervals?\b", re.I),
                re.compile(rf"\b(every|each) ({_NUMBER_WORD}\b|other\b|week|day|month)|\bper (week|month)\b"
                           rf"|\b(weekly|fortnightly|monthly)\b|\bover {_NUMBER_WORD}\b", re.I),
                re.compile(r"\b(dos(e|es|ing|age)|titrat\w*|administration)\b", re.I)),

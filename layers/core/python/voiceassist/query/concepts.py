@@ -358,15 +358,35 @@ def completions(word: str) -> Completion | None:
     """What a truncated clinical word stands for ("resp" -> respiratory, respiration, response, ...), or None when
     `word` is known as typed, is typed in capitals (an acronym: "OPD") or begins nothing (see MIN_TRUNCATED)."""
     lowered = word.lower()
-    if (len(lowered) < MIN_TRUNCATED or not lowered.isalpha() or word.isupper() or lowered in _clinical_words()
-            or lowered in terminology.english_words() or lowered in terminology.ordinary_words()
-            or lowered in terminology.SHORTHAND or lowered in terminology.folded_abbreviations()
-            or lowered in terminology.drug_names() or is_clinical(lowered)):
+    if len(lowered) < MIN_TRUNCATED or not lowered.isalpha() or word.isupper() or _known(lowered):
         return None
     words = _starting(_sorted_clinical_words(), lowered)
     names = terminology.drug_names()
     drugs = tuple(sorted({names[n] for n in _starting(_sorted_drug_names(), lowered)}))
     return Completion(words, drugs) if words or drugs else None
+
+
+# English verbs of direction take "up" and "down" as a prefix ("upgrade", "downsize": Quirk R et al., A Comprehensive
+# Grammar of the English Language, 1985, Appendix I, prefixes of orientation); clinicians write "uptitrate",
+# "uptitration", "downtitrating" for titrating a dose up or down, which references write as "titration" or "increase".
+_ORIENTATION_PREFIX = re.compile(r"^(?:up|down)-?(?=[a-z]{5,}$)")
+
+
+def unprefixed(word: str) -> str | None:
+    """The word an unknown word is made of after a prefix of orientation ("uptitration" -> "titration"), or None
+    when `word` is known as typed ("upset", "update", a drug such as "upadacitinib") or has no such prefix."""
+    lowered = word.lower()
+    prefix = _ORIENTATION_PREFIX.match(lowered)
+    if prefix is None or _known(lowered):
+        return None
+    return lowered[prefix.end():]
+
+
+def _known(lowered: str) -> bool:
+    return (lowered in _clinical_words() or lowered in terminology.english_words()
+            or lowered in terminology.ordinary_words() or lowered in terminology.SHORTHAND
+            or lowered in terminology.folded_abbreviations() or lowered in terminology.drug_names()
+            or is_clinical(lowered))
 
 
 def _starting(sorted_words: tuple[str, ...], prefix: str) -> tuple[str, ...]:

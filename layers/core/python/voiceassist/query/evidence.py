@@ -27,7 +27,7 @@ from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.phi.word_lists import stop_words
-from voiceassist.query import answer_kinds, diseases, kidney, synonyms, terminology
+from voiceassist.query import answer_kinds, asked_kinds, diseases, kidney, synonyms, terminology
 from voiceassist.query import question_concepts as question_concepts_module
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
@@ -105,7 +105,7 @@ def chunk_terms(chunk: Chunk) -> frozenset[str]:
 def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
     joined = f"{title}\n{section}\n{text}"
     return (content_terms(joined) | synonyms.marks(joined) | concept_marks(joined) | named_classes(joined)
-            | diseases.marks(joined) | kidney.marks(joined))
+            | diseases.marks(joined) | kidney.marks(joined) | asked_kinds.marks(text))
 
 
 def covers(concept: Concept, terms: frozenset[str]) -> bool:

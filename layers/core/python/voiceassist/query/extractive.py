@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from voiceassist.abbreviations import abbreviation_kind
-from voiceassist.query import answer_kinds, concepts, discourse, synonyms, terminology
+from voiceassist.query import answer_kinds, asked_kinds, concepts, discourse, synonyms, terminology
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
 from voiceassist.query.terms import STOPWORDS, WORD, stem
@@ -193,6 +193,7 @@ def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tup
 
     scored: list[tuple[float, _Candidate]] = []
     kinds = answer_kinds.asked(question)
+    values_asked = asked_kinds.question_kinds(question)  # "which concentration", "shortest course" (asked_kinds)
     procedure = procedure_focus(question) if answer_kinds.wants_instruction(kinds) else None
     for candidate in candidates:
         overlap = sum(weight.get(t, 0.0) for t in candidate.terms & question_terms)
@@ -202,7 +203,8 @@ def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tup
             continue
         rank_bonus = RANK_WEIGHT / candidate.excerpt_number
         dose_bonus = DOSE_BONUS if wants_dose and _DOSE_SENTENCE.search(candidate.text) else 0.0
-        type_bonus = ANSWER_TYPE_BONUS if any(answer_kinds.states(k, candidate.text) for k in kinds) else 0.0
+        type_bonus = ANSWER_TYPE_BONUS if any(answer_kinds.states(k, candidate.text) for k in kinds) \
+            or any(asked_kinds.states(k, candidate.text) for k in values_asked) else 0.0
         if any(answer_kinds.heads(k, candidate.heading) for k in kinds):
             type_bonus += HEADING_KIND_BONUS
         if procedure is not None and is_instruction(candidate.text, procedure):

@@ -16,9 +16,9 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voiceassist.phi.word_lists import CONTRACTIONS, foreign_function_words, stop_words, word_list
-from voiceassist.query import diseases, kidney, plain_words, setting, synonyms, terminology, wording
+from voiceassist.query import asked_kinds, diseases, kidney, plain_words, setting, synonyms, terminology, wording
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
-from voiceassist.query.concepts import completions, drug_mark, ion, mentions, respelt, spelt_out
+from voiceassist.query.concepts import completions, drug_mark, ion, mentions, respelt, spelt_out, unprefixed
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.population import CARDINAL_WORDS
 from voiceassist.query.siblings import qualified_terms
@@ -196,6 +196,9 @@ def _concepts(question: str) -> list[Concept]:
             word = respelt(word) or word
         # "resp", "obs", "adren": a clinical word cut short, covered by any word or drug it begins (concepts.py)
         completed = _completed(word) if not function_words else ()
+        # "uptitration": also covered by the word after the prefix of orientation ("titration": concepts.py)
+        if not function_words and (bare := unprefixed(word)) and (bare_terms := content_terms(bare)):
+            completed = (*completed, bare_terms)
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
@@ -205,8 +208,11 @@ def _concepts(question: str) -> list[Concept]:
                 ordinary = (weight == 1.0 and term not in qualifying
                             and (term in _ordinary() or (plain_words.is_plain(word) and not completed)
                                  or word.lower() in negated or word.lower() in framing))
-                found[term] = Concept(word, (frozenset({term}), *completed), GENERIC_WEIGHT if ordinary else weight,
-                                      1.0 if ordinary else None)
+                # "concentration", "course", "shortest": also held by a passage stating a value of that kind
+                # ("1 mg/mL", "5 days": query/asked_kinds.py)
+                kinds = tuple(frozenset({asked_kinds.mark(k)}) for k in asked_kinds.asked(word))
+                found[term] = Concept(word, (frozenset({term}), *completed, *kinds),
+                                      GENERIC_WEIGHT if ordinary else weight, 1.0 if ordinary else None)
     # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
     return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
