@@ -57,6 +57,12 @@ LEAKED = [
     # record numbers after "unit no." / "visit no."
     ("unit no. 483920 for the echo, EF 30 %: start sacubitril?", "483920"),
     ("visit no. 2231K8890 - chest pain, troponin 54", "2231K8890"),
+    # names: an initial and a surname, a given name and a surname in capitals, lower case after a clinician's verb
+    ("pharmacy asks about R. Castillo on the ward, vancomycin trough 22", "Castillo"),
+    ("Dear Dr, I reviewed JT Kowalczyk today with worsening ascites", "Kowalczyk"),
+    ("handover from nights: Megan OSULLIVAN in bay 4, lactate 3.1", "OSULLIVAN"),
+    ("thanks for seeing carla mendez, her INR is 4.8 on warfarin", "mendez"),
+    ("I discussed wanda peterson with the palliative team", "peterson"),
     # licence plates after what names a car
     ("the car (reg LK19 XYZ) is blocking the ambulance bay, he had a seizure at the wheel", "LK19"),
     ("his car BN68KTD is still in the car park, GCS now 12", "BN68KTD"),
@@ -77,6 +83,12 @@ CLEAN = [
     "NICE NG136 and SIGN 158: which target for over 80s?",
     "he was the driver of the car and not wearing a seatbelt",
     "sin 30 degrees is 0.5, unrelated: what is the Q-angle normal range?",
+    "S. Aureus bacteraemia: how long of IV flucloxacillin?",
+    "CT Head was normal, is an MRI needed for the vertigo?",
+    "IV Fluids at 125 mL/h, when to stop?",
+    "I discussed warfarin bridging with the haematology team",
+    "thanks for seeing her so quickly, the rash is better",
+    "Grace PERIOD for the appointment is 15 minutes",
     "FIN 10 % of patients, what is the NNT?",
 ]
 

@@ -50,6 +50,7 @@ urine pain will may
 # Before a lower-case given name and surname, what a question asks about ("the dose for john smith").
 _ASKED_FOR = _words("for about")
 _TITLE = re.compile(r"\p{Lu}\p{Ll}+(?:['’-]\p{Lu}?\p{Ll}+)?")
+_INITIALS = re.compile(r"\p{Lu}\.|\p{Lu}\.\p{Lu}\.|\p{Lu}{2}")
 
 
 class NameContextRecognizer(TokenNameRecognizer):
@@ -65,7 +66,38 @@ class NameContextRecognizer(TokenNameRecognizer):
 
     def spans(self, doc: Doc) -> list[tuple[Span, float]]:
         return [(span, MEDIUM) for span in (*self._given_and_surname(doc), *self._name_then_verb(doc),
-                                            *self._caseless_script_names(doc))]
+                                            *self._caseless_script_names(doc), *self._initials_and_surname(doc),
+                                            *self._given_and_capitals(doc))]
+
+    def _initials_and_surname(self, doc: Doc) -> list[Span]:
+        """"R. Castillo", "JT Kowalczyk": an initial with its dot, or two capitals, then a capitalised Census surname
+        that is not an English word (bench/phi_other_generators.py: Faker's names with initials leaked). An English
+        surname is too often something else: "CT Head", "I. Self-esteem hypothesis" in a list, "G.V. Black" (the
+        eponym of a dental classification) in an exam question (clinical_questions_no_phi)."""
+        found: list[Span] = []
+        for initials, last in zip(doc, doc[1:], strict=False):
+            if not (_INITIALS.fullmatch(initials.text) and _TITLE.fullmatch(last.text) and initials.whitespace_):
+                continue
+            if last.lower_ not in self.surnames or self._clinical(last) or self._eponym_follows(doc, last.i + 1):
+                continue
+            if last.lower_ in self.known_words:
+                continue
+            found.append(doc[initials.i:last.i + 1])
+        return found
+
+    def _given_and_capitals(self, doc: Doc) -> list[Span]:
+        """"Megan OSULLIVAN", as lists and letters print a surname: a capitalised Census given name, then a Census
+        surname in capitals (not "Grace PERIOD")."""
+        found: list[Span] = []
+        for first, last in zip(doc, doc[1:], strict=False):
+            if not (_TITLE.fullmatch(first.text) and first.lower_ in self.given_names and first.whitespace_):
+                continue
+            if not (len(last.text) > 2 and last.text.isupper() and last.is_alpha and last.lower_ in self.surnames):
+                continue
+            if self._clinical(first) or self._clinical(last) or self._eponym_follows(doc, last.i + 1):
+                continue
+            found.append(doc[first.i:last.i + 1])
+        return found
 
     def _caseless_script_names(self, doc: Doc) -> list[Span]:
         """One to three words of a script without case, in an English text, where a name stands: before what a

@@ -36,7 +36,7 @@ urine son daughter wife husband mother father family chart notes symptoms breath
 # Words that put a person next: "seen zebulon quartermaine today", "labs for edda everhart".
 _PERSON_BEFORE = _words("""
 pt patient client resident seen saw mother father son daughter wife husband sister brother ring call phone
-email transfer transferred named mr mrs ms dr miss
+email transfer transferred named mr mrs ms dr miss seeing discussed reviewed examined visited rang phoned
 """)
 # Who or what opens a question as its subject without being a name.
 _NOT_PEOPLE = _words("""
