@@ -103,3 +103,18 @@ def test_screen_metadata_still_redacts_a_patient_beside_drug_words(shared_phi_de
 
     assert not any(value in _stored(screened) for value in ("howard", "long", "84736251")), _stored(screened)
     assert "metformin letter" in _stored(screened)
+
+
+@pytest.mark.parametrize(("file_name", "value"), [
+    # shapes other generators write (bench/phi_other_generators.py): a national id by its name or its checked shape,
+    # an age over 89 with the sex letter, a plate after "reg"
+    ("NHI_QKD4821_cellulitis_referral.pdf", "qkd4821"),
+    ("DNI-52871346K-alergia.pdf", "52871346k"),
+    ("RSSMRA85T10A562S_warfarin.docx", "rssmra85t10a562s"),
+    ("handover_94M_urosepsis.txt", "94m"),
+])
+def test_screen_metadata_redacts_identifiers_other_generators_write_in_a_file_name(shared_phi_detector: Any,
+                                                                                 file_name: str, value: str) -> None:
+    _metadata, screened = _screened(shared_phi_detector, file_name)
+
+    assert value not in _stored(screened) and screened.entity_types
