@@ -55,6 +55,28 @@ def test_a_tool_call_the_api_would_have_to_make_is_refused(client: openai.OpenAI
     assert "never calls the client's tools" in str(refused.value) and '"auto" or "none"' in str(refused.value)
 
 
+def test_a_function_call_the_api_would_have_to_make_is_refused_as_tool_choice_is(client: openai.OpenAI) -> None:
+    """Found by an OpenAI SDK probe: the legacy `function_call` naming a function was accepted and silently ignored
+    (the answer came without the call the client forced), where the same `tool_choice` is refused."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES, functions=[LOOKUP_TOOL["function"]],
+                                       function_call={"name": "lookup_patient"})
+    assert refused.value.param == "function_call" and "lookup_patient" not in str(refused.value)
+    assert "never calls the client's" in str(refused.value) and '"auto" or "none"' in str(refused.value)
+    answered = client.chat.completions.create(model="voiceassist", messages=MESSAGES,
+                                              functions=[LOOKUP_TOOL["function"]], function_call="auto")
+    assert "[1]" in (answered.choices[0].message.content or "")
+
+
+def test_a_web_search_the_api_does_not_run_is_refused_not_ignored(client: openai.OpenAI) -> None:
+    """Found by an OpenAI SDK probe: web_search_options was accepted and silently ignored, so a client asking for a
+    web search got a knowledge-base answer it could take for one."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(model="voiceassist", messages=MESSAGES,
+                                       web_search_options={"search_context_size": "high"})
+    assert refused.value.param == "web_search_options"
+
+
 @pytest.mark.parametrize("tool_choice", ["auto", "none"])
 def test_tools_the_api_may_leave_uncalled_get_the_cited_answer(client: openai.OpenAI, tool_choice: Any) -> None:
     completion = client.chat.completions.create(model="voiceassist", messages=MESSAGES, tools=[LOOKUP_TOOL],

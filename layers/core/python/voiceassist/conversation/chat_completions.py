@@ -100,6 +100,8 @@ class ChatCompletionRequest(BaseModel):
     modalities: Any = None
     audio: Any = None
     logit_bias: Any = None
+    function_call: Any = None
+    web_search_options: Any = None
 
     @field_validator("n")
     @classmethod
@@ -145,7 +147,8 @@ def to_query(chat: ChatCompletionRequest) -> tuple[QueryRequest, list[Turn]]:
     chat_options.refuse_unsupported(response_format=chat.response_format, tool_choice=chat.tool_choice,
                                     max_tokens=chat.max_tokens, max_completion_tokens=chat.max_completion_tokens,
                                     logprobs=chat.logprobs, top_logprobs=chat.top_logprobs,
-                                    modalities=chat.modalities, audio=chat.audio, logit_bias=chat.logit_bias)
+                                    modalities=chat.modalities, audio=chat.audio, logit_bias=chat.logit_bias,
+                                    function_call=chat.function_call, web_search_options=chat.web_search_options)
     chat.stops()  # a malformed stop is refused before the question runs
     chat_options.refuse_out_of_range({"temperature": chat.temperature, "top_p": chat.top_p, "seed": chat.seed,
                                       "presence_penalty": chat.presence_penalty,

@@ -6,7 +6,8 @@
 - `response_format` {"type": "text"} is what every answer is; "json_object" and "json_schema" are refused: the
   answer is checked, cited prose, and no step could guarantee it parses as JSON.
 - `tool_choice` "auto" and "none" are honoured (this API never calls a client's tools, which "auto" allows);
-  "required" or a named function is refused: a tool call it must make would never come.
+  "required" or a named function is refused: a tool call it must make would never come. So is the legacy
+  `function_call` naming a function, and `web_search_options` (no web search runs here).
 - `stop` (a string or up to 4, OpenAI's limit) is honoured: the content ends where a stop sequence first begins,
   without it, finish_reason "stop"; a stream holds back text that could begin one, so it sends exactly the plain
   content.
@@ -39,7 +40,8 @@ NAMED_IN_REFUSALS = ("json_object", "json_schema", "required", "function")  # Op
 
 def refuse_unsupported(*, response_format: Any, tool_choice: Any, max_tokens: Any,
                        max_completion_tokens: Any, logprobs: Any = None, top_logprobs: Any = None,
-                       modalities: Any = None, audio: Any = None, logit_bias: Any = None) -> None:
+                       modalities: Any = None, audio: Any = None, logit_bias: Any = None,
+                       function_call: Any = None, web_search_options: Any = None) -> None:
     """Raise UnsupportedParameter, naming the option and what is supported, for an option that cannot be honoured.
     A refusal quotes only OpenAI's own option values, never free text a client put there."""
     if logprobs not in (None, False):
@@ -66,6 +68,12 @@ def refuse_unsupported(*, response_format: Any, tool_choice: Any, max_tokens: An
         named = tool_choice.get("type") if isinstance(tool_choice, dict) else tool_choice
         raise UnsupportedParameter("tool_choice", f"tool_choice {_quoted(named)} is not supported: this API never "
                                    "calls the client's tools; send \"auto\" or \"none\" or leave tool_choice out")
+    if function_call is not None and function_call not in TOOL_CHOICES:  # the legacy tool_choice
+        raise UnsupportedParameter("function_call", "a named function_call is not supported: this API never calls "
+                                   "the client's functions; send \"auto\" or \"none\" or leave function_call out")
+    if web_search_options is not None:
+        raise UnsupportedParameter("web_search_options", "web search is not supported here: the answer comes from the "
+                                   "knowledge base, with citations; leave web_search_options out")
     for name, value in (("max_tokens", max_tokens), ("max_completion_tokens", max_completion_tokens)):
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
             raise UnsupportedParameter(name, f"{name} must be a whole number of at least 1")
