@@ -63,6 +63,9 @@ LEAKED = [
     ("handover from nights: Megan OSULLIVAN in bay 4, lactate 3.1", "OSULLIVAN"),
     ("thanks for seeing carla mendez, her INR is 4.8 on warfarin", "mendez"),
     ("I discussed wanda peterson with the palliative team", "peterson"),
+    # an address typed in lower case: number, street, town, code
+    ("district nurses to visit 17 orchard close, little hadham, sg11 2ed for the dressing", "orchard"),
+    ("he lives at 4410 pine hollow drive, westfield, nj 07090 with his wife", "4410"),
     # licence plates after what names a car
     ("the car (reg LK19 XYZ) is blocking the ambulance bay, he had a seizure at the wheel", "LK19"),
     ("his car BN68KTD is still in the car park, GCS now 12", "BN68KTD"),
@@ -89,6 +92,9 @@ CLEAN = [
     "I discussed warfarin bridging with the haematology team",
     "thanks for seeing her so quickly, the rash is better",
     "Grace PERIOD for the appointment is 15 minutes",
+    "She took 2 puffs the wrong way, no relief, 20 minutes later still wheezy",
+    "Given 4 units by the same route, no change, 120 minutes on: glucose 19",
+    "3 days on the ward, afebrile, 2 cultures negative: stop the antibiotics?",
     "FIN 10 % of patients, what is the NNT?",
 ]
 

@@ -252,6 +252,7 @@ _STREET_PREFIX = (
     r"via|viale|piazza|calle|carrer|avenida|av\.|rua|praça|travessa|rue|chemin|ctra\.|paseo|avenue|ul\.|trg"
 )
 _CAPITAL_WORD = r"(?-i:\p{Lu})[\w'’-]*"
+_ADDRESS_WORD = r"[\p{L}'’.-]+"
 _NAME_WORD = r"(?!(?:the|a|an|of|in|on|at|to|for|with|and|or|by|from|is|was|per)\b)[^\W\d_][\w'’.-]*"
 
 
@@ -267,6 +268,17 @@ class StreetAddressRecognizer(PatternRecognizer):
             Pattern("capitalised street then number", rf"\b(?:{_CAPITAL_WORD}\s+){{0,3}}(?-i:\p{{Lu}})\w*"
                     rf"(?:{_SHORT_STREET_WORD_END})\s*\d{{1,5}}[A-Za-z]?\b", MEDIUM),
             Pattern("prefix street", rf"\b(?:{_STREET_PREFIX})\s+(?:{_NAME_WORD}\s+){{1,4}}\d{{1,5}}\b",
+                    MEDIUM),
+            # An address typed in lower case, where a street word says nothing by itself ("the wrong way"): a house
+            # number, a street word in lower case (capitalised ones are the rules above), a comma, the town, a comma,
+            # a code with a digit ("232 steven place, lake
+            # billy, s2 4fd", "16323 khan ford, zamoraport, nd 77478": bench/phi_other_generators.py).
+            Pattern("number street town code", rf"(?<![\w/.,-])\d{{1,6}}(?:-?[a-z])?\s+(?:{_ADDRESS_WORD}\s+){{0,3}}"
+                    rf"(?-i:(?=\p{{Ll}}))(?:{_STREET_SUFFIX}|{_AMBIGUOUS_STREET_SUFFIX})s?\b,\s*(?:{_ADDRESS_WORD}\s+){{0,3}}"
+                    rf"{_ADDRESS_WORD},"
+                    r"\s*(?:[a-z]{2,3}\.?,?\s+)?(?=[a-z0-9 -]{0,8}\d)(?:[a-z0-9]{3,7}|[a-z]\d)"
+                    r"(?:[ -]\d[a-z0-9]{1,3})?(?![\w-])"
+                    r"(?!\s*(?:mg|mcg|ml|min|minutes?|hours?|hrs?|days?|weeks?|units?|%|mmol|kg|g|l|x)\b)",
                     MEDIUM),
             Pattern("unit", r"\b(?:apt|apartment|suite|ste|unit|flat)\.?\s*#?\s*\d{1,5}[A-Za-z]?\b", MEDIUM),
             Pattern("box", r"\b(?:p\.?\s?o\.?\s+box|box|psc|cmr|unit)\s+\d{2,6}\b", MEDIUM),
