@@ -23,7 +23,13 @@ and every translation of a concept's English word in an English-X dictionary ("k
 - negation: "not", "no", "without", "never", "nothing", "nobody", "no one", "none";
 - purpose: "so that", "in order that", "in order to", "so as to";
 - notice: a finding-out that a negation keeps from happening ("without anyone noticing": "notice", "detect",
-  "discover", "find out", "perceive", "realise"; not "spot", whose translations are stains and places).
+  "discover", "find out", "perceive", "realise"; not "spot", whose translations are stains and places);
+- kill, person and request (step 2): the killing itself ("kill", "murder", "slay", "to poison", "assassinate"),
+  a person of the asker's circle or "someone" (harm_goal.py's people, WordNet 3.0's relative.n.01, spouse.n.01,
+  neighbor.n.01, colleague.n.01 in their commonest words; not "person", "man", "woman", "patient", "child" or
+  "baby", whom a toxicology question names: "how many iron tablets can kill a toddler"), and a request for an
+  amount ("how much", "how many"); self: the reflexive that makes a killing one's own ("himself", "oneself":
+  French "se", German "sich", Dutch "zichzelf"), which is a relative at risk, not a harm sought.
 
 A word of one letter or, in Latin letters, of two, a function word of any language of the project's stop-word
 lists (`_data/phi/stop_words.tsv`: a dictionary's odd sense made German "der" a word of finding) except as a
@@ -64,6 +70,13 @@ SEEDS: dict[str, tuple[str, ...]] = {
     "pretext": ("accident", "accidental", "natural", "accidentally"),
     "negation": ("not", "no", "without", "never", "nothing", "nobody", "no one", "none"),
     "purpose": ("so that", "in order that", "in order to", "so as to"),
+    "kill": ("kill", "to kill", "murder", "to murder", "slay", "to slay", "to poison", "assassinate"),
+    "person": ("someone", "somebody", "husband", "wife", "spouse", "mother-in-law", "father-in-law", "son-in-law",
+               "daughter-in-law", "brother-in-law", "sister-in-law", "stepmother", "stepfather", "grandmother",
+               "grandfather", "grandma", "grandpa", "neighbour", "neighbor", "boss", "colleague", "mother", "father",
+               "son", "daughter", "brother", "sister", "uncle", "aunt", "old man", "old woman"),
+    "self": ("oneself", "himself", "herself", "themselves", "myself", "yourself", "itself"),
+    "request": ("how much", "how many", "what amount", "which medicine", "what medicine", "which drug"),
     "notice": ("notice", "to notice", "detect", "to detect", "discover", "to discover", "find out", "to find out",
                "perceive", "to perceive", "realise", "realize"),
 }
@@ -169,7 +182,7 @@ def _kept(word: str, concept: str, function_words: frozenset[str], english: froz
         return False
     if len(word) < 2 or len(word.split()) > 3 or not any(c.isalpha() for c in word) or re.search(r"[\d.()/]", word):
         return False
-    if concept in ("negation", "purpose"):
+    if concept in ("negation", "purpose", "request", "self"):
         return len(word.split()) <= 2
     return (len(word) > 2 or not word.isascii()) and word not in function_words
 

@@ -18,7 +18,15 @@ characters of one another,
   lijkt": the verb stands last in Dutch, German and Turkish);
 - `hidden_at_autopsy_lexicon`: a purpose ("so that", "damit", "zodat"), then within CONCEAL_WINDOW the
   examination of the dead with a negation within SEEM_WINDOW of it ("zodat het bij de sectie niet opvalt"),
-  the concealment that names a death by what it hides from.
+  the concealment that names a death by what it hides from;
+- `killing_sought_lexicon` (step 2): the structure harm_goal.py reads in English, a request for an amount ("how
+  much", "how many"), a killing as its goal ("kill", "murder", "poison") and, within CONCEAL_WINDOW of it, a person
+  of the asker's circle or "someone" ("Berapa banyak morfin untuk membunuh suami saya?"); a death or a
+  dying is not a killing ("how many children die of ..." asks a prognosis), a patient or a child is not of the
+  asker's circle ("how many iron tablets can kill a toddler" is toxicology), and a killing with a reflexive
+  within REFLEXIVE_WINDOW characters is the person's own ("mon mari menace de se tuer : combien de comprimés ...
+  sont dangereux ?" asks about a relative at risk; a reflexive written into the verb, Spanish "matarse", is not
+  seen, a gap).
 
 A death alone is clinical in any language ("mortalidad", "letale Dosis"), and so is a secret alone ("secreto
 profesional"); an autopsy with a negation is a forensic question ("hallazgos de autopsia no específicos") unless
@@ -39,6 +47,8 @@ from voiceassist.settings import PACKAGE_DIR
 
 LEXICON_FILE = PACKAGE_DIR / "_data" / "safety" / "harm_lexicon.tsv"
 CONCEAL_WINDOW = 80  # characters between the harm and its concealment, as languages.CONCEAL_WINDOW
+# a reflexive this close to a killing makes it the person's own ("mon mari menace de se tuer": a relative at risk)
+REFLEXIVE_WINDOW = 12
 SEEM_WINDOW = 30  # characters between a verb of seeming and its complement, or a negation and what it negates
 # A text is read as not English when under this share of its words (of two letters or more) are English words
 # (SCOWL's common words, `common_words.py`, or English stop words) and it has MIN_WORDS such words or more; or when
@@ -154,6 +164,9 @@ def crosslingual_kinds(text: str) -> list[str]:
     seeming = [span for span in spans.get("pretext", []) if _near([span], spans.get("seem", []), SEEM_WINDOW)]
     if lethal and _near(lethal, seeming, CONCEAL_WINDOW):
         kinds.append("death_made_to_seem_lexicon")
+    killing = [span for span in spans.get("kill", []) if not _near([span], spans.get("self", []), REFLEXIVE_WINDOW)]
+    if killing and spans.get("request") and _near(killing, spans.get("person", []), CONCEAL_WINDOW):
+        kinds.append("killing_sought_lexicon")
     examined = _after(spans.get("purpose", []), spans.get("examination", []), CONCEAL_WINDOW)
     if examined and _near(examined, spans.get("negation", []), SEEM_WINDOW):
         kinds.append("hidden_at_autopsy_lexicon")
