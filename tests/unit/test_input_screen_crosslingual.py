@@ -102,7 +102,8 @@ def test_the_lexicon_is_read_from_freedict_both_ways(tmp_path, monkeypatch) -> N
     dictd, docs = tmp_path / "dictd", tmp_path / "doc"
     dictd.mkdir()
     (docs / "dict-freedict-xxx-eng").mkdir(parents=True)
-    (docs / "dict-freedict-xxx-eng" / "copyright").write_text("License: GPL-2+\n", encoding="utf-8")
+    (docs / "dict-freedict-xxx-eng" / "copyright").write_text(
+        "Files: debian/*\nLicense: GPL-3+\n\nFiles: xxx-eng/*\nCopyright: someone\nLicense: GPL-2+\n", encoding="utf-8")
     _dictionary(dictd, "xxx-eng", [("tuerx", "1. butcher, slaughter\n2. kill, slay"), ("dadox", "die, cube"),
                                    ("secrex", "secretly <adv>\n   Synonyms: {otherword}"), ("der", "kill")])
     _dictionary(dictd, "eng-yyy", [("kill", "tötenx, umbringenx"), ("die", "gesenkx, formx")])

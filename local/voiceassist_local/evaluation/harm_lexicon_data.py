@@ -129,11 +129,12 @@ def entries(pair: str) -> list[tuple[str, list[str]]]:
 
 @cache
 def licence(pair: str) -> str:
-    """The dictionary's licence as its Debian package states it (the first `License:` field naming the data)."""
+    """The dictionary's licence as its Debian package states it: the `License:` of the copyright file's stanza for
+    `<pair>/*` (the file's first stanza is the packaging's own, `debian/*`)."""
     copyright_file = DOCS / f"dict-freedict-{pair}" / "copyright"
     text = copyright_file.read_text(encoding="utf-8", errors="replace") if copyright_file.exists() else ""
-    names = re.findall(r"^License:\s*(\S+)", text, re.M)
-    return names[0] if names else "unknown"
+    stanza = re.search(rf"^Files:\s*{re.escape(pair)}/\*\s*$(.*?)^License:\s*(.+?)\s*$", text, re.M | re.S)
+    return stanza.group(2) if stanza else "unknown"
 
 
 def lexicon(function_words: frozenset[str], english: frozenset[str] = frozenset()
