@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voiceassist.adapters.local.rows import APPROXIMATE_FROM, LoadedRows
+from voiceassist.adapters.local.rows import APPROXIMATE_FROM, LoadedRows, nearest_signs, sign_words
 from voiceassist.models import SearchFilters, SourceType
 from voiceassist.query.search import cosine_to_score
 
@@ -65,3 +65,69 @@ def test_local_index_dense_search_over_many_rows_returns_the_exact_best_with_exa
     found = rows.dense(query, SearchFilters(), 10)
     assert count + 1 in found and best_before not in found
     assert found[count + 1] == pytest.approx(cosine_to_score(float(newcomer @ query)), abs=1e-6)
+
+
+def packed_signs_match(rows: LoadedRows) -> bool:
+    """The packed sign copy equals a fresh packing of every loaded row (minus the centre)."""
+    fresh = sign_words(rows.matrix[: rows.size] - rows.centre).T
+    return rows.signs.shape[1] >= rows.size and bool(np.array_equal(rows.signs[:, : rows.size], fresh))
+
+
+def test_local_index_dense_sign_shortlist_is_every_allowed_row_within_the_hamming_threshold() -> None:
+    # Given packed sign words of random rows, a query and a filter that drops every third row
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((3_000, DIMENSION)).astype(np.float32)
+    query = rng.standard_normal(DIMENSION).astype(np.float32)
+    keep = np.arange(3_000) % 3 != 0
+    signs = np.ascontiguousarray(sign_words(vectors).T)
+
+    # When the 200 nearest allowed rows are asked for
+    shortlist = nearest_signs(signs, sign_words(query[None])[0], keep, 200)
+
+    # Then they are the allowed rows up to the least Hamming distance reaching 200, ties included, ascending
+    distance = ((vectors > 0) != (query > 0)).sum(axis=1)
+    allowed = np.flatnonzero(keep)
+    threshold = np.sort(distance[allowed])[199]
+    assert shortlist.tolist() == allowed[distance[allowed] <= threshold].tolist()
+    assert len(shortlist) >= 200
+    # And asking for more rows than are allowed returns every allowed row
+    assert nearest_signs(signs, sign_words(query[None])[0], keep, 5_000).tolist() == allowed.tolist()
+
+
+def test_local_index_dense_packed_signs_follow_appends_removals_activations_and_refits() -> None:
+    # Given rows above the exact limit, searched once (the basis, centre and packed signs fitted)
+    rng = np.random.default_rng(11)
+    count = APPROXIMATE_FROM + 500
+    vectors = unit(rng.standard_normal((count, DIMENSION)) + 0.3)  # off-centre, as sentence vectors are
+    rows = LoadedRows(DIMENSION)
+    rows.append(stored_rows(vectors, 1, [2020] * count))
+    query = vectors[7]
+    assert 8 in rows.dense(query, SearchFilters(), 10)
+    assert packed_signs_match(rows) and rows.basis_fitted_on == count
+
+    # When rows are appended past the buffers' capacity (they grow), the packed copy has them too
+    extra = unit(rng.standard_normal((len(rows.rowids) - count + 10, DIMENSION)) + 0.3)
+    rows.append(stored_rows(extra, count + 1, [2020] * len(extra)))
+    assert packed_signs_match(rows) and rows.basis_fitted_on == count
+    newcomer = count + len(extra)
+    assert newcomer in rows.dense(extra[-1], SearchFilters(), 10)
+
+    # And a row deactivated, then activated again, leaves and rejoins the results
+    rows.set_searchable([(newcomer, 0)])
+    assert newcomer not in rows.dense(extra[-1], SearchFilters(), 10)
+    rows.set_searchable([(newcomer, 1)])
+    found = rows.dense(extra[-1], SearchFilters(), 10)
+    assert found[newcomer] == pytest.approx(cosine_to_score(float(extra[-1] @ extra[-1])), abs=1e-6)
+
+    # And a removed row is never returned, its packed bits untouched for the rows after it
+    rows.remove([8])
+    assert 8 not in rows.dense(query, SearchFilters(), 10) and packed_signs_match(rows)
+
+    # And once the rows have doubled, the refit recomputes the centre and every packed row from it
+    more = unit(rng.standard_normal((rows.size, DIMENSION)) - 0.3)
+    rows.append(stored_rows(more, rows.last_rowid + 1, [2020] * len(more)))
+    centre_before = rows.centre.copy()
+    last = rows.last_rowid
+    assert last in rows.dense(more[-1], SearchFilters(), 10)
+    assert rows.basis_fitted_on == rows.size and not np.allclose(rows.centre, centre_before)
+    assert packed_signs_match(rows)
