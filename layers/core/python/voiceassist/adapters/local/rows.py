@@ -199,8 +199,9 @@ class LoadedRows:
         candidates = max(1000, depth * CANDIDATES_PER_HIT)
         if allowed.size >= APPROXIMATE_FROM and allowed.size > candidates:
             projected, basis = self._projection()
-            shortlist = nearest_signs(self.signs[:, : self.size], sign_words((vector - self.centre)[None])[0], keep,
-                                      candidates * SHORTLIST_PER_CANDIDATE)
+            query_signs = sign_words((vector - self.centre)[None])[0]
+            shortlist_size = candidates * SHORTLIST_PER_CANDIDATE
+            shortlist = nearest_signs(self.signs[:, : self.size], query_signs, keep, shortlist_size)
             estimate = estimates(projected[shortlist], np.einsum("j,jk->k", vector, basis))
             allowed = shortlist[top_positions(estimate, candidates)]
             scores = matrix_vector(self.matrix[allowed], vector)
