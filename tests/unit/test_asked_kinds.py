@@ -76,3 +76,13 @@ def test_a_word_with_a_prefix_of_orientation_is_covered_by_the_word_after_it() -
     carvedilol = "Carvedilol is started at 3.125 mg twice daily, with titration every 2 weeks as tolerated."
     found = evidence.assess("carvedilol uptitration?", [hit(carvedilol, "Carvedilol")])
     assert found.passages[0].missing == ()
+
+
+def test_a_section_headed_with_the_asked_kind_answers_it() -> None:
+    assessment = hit("Cellulitis of the leg is assessed for spreading erythema and fever.", "Cellulitis")
+    duration = hit("Cellulitis is treated until the erythema has stopped spreading.", "Cellulitis")
+    duration = SearchHit(chunk=duration.chunk.model_copy(update={"section": "Duration of treatment"}), score=1.0)
+    excerpts = [Excerpt(number=1, chunk=assessment.chunk, text=assessment.chunk.text),
+                Excerpt(number=2, chunk=duration.chunk, text=duration.chunk.text)]
+    chosen = extractive.select_sentences("shortest course for cellulitis?", excerpts)
+    assert chosen and chosen[0].excerpt_number == 2

@@ -457,3 +457,13 @@ def test_a_drug_class_only_the_case_names_is_the_patients_not_another_drug_asked
     # Then only the class asked about makes the passage one about other drugs
     assert not case.passages[0].other_drug
     assert asked.passages[0].other_drug
+
+
+def test_a_passage_that_answers_by_itself_is_kept_whatever_its_search_rank() -> None:
+    about = hit("Cellulitis is a bacterial infection of the skin, treated with flucloxacillin.", title="Cellulitis")
+    duration = hit("Treat cellulitis with flucloxacillin for 5 to 7 days in total.", title="Cellulitis", score=0.2)
+
+    state = abstention.keep_supported_hits(state_for("shortest flucloxacillin course for cellulitis?",
+                                                     [about, duration]), threshold=0.55)
+
+    assert duration in state.hits

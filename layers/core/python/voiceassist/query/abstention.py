@@ -104,7 +104,11 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
     answering = {state.hits[i].chunk.doc_key for i in on_topic if found.passages[i].score >= threshold}
     if answering:
         best = max(h.score for h in state.hits if h.chunk.doc_key in answering)
-        state.hits = [h for h in state.hits if h.chunk.doc_key in answering and h.score >= MIN_SHARE_OF_BEST * best]
+        # a passage that answers by itself stays whatever its search rank ("Treat for a minimum of 5 days" for
+        # "shortest abx course CAP?", searched below the assessment passages that share the question's words)
+        answers = {i for i in on_topic if found.passages[i].score >= threshold}
+        state.hits = [h for i, h in enumerate(state.hits) if h.chunk.doc_key in answering
+                      and (h.score >= MIN_SHARE_OF_BEST * best or i in answers)]
         state.population_conflict = population_conflict(f"{state.request.query} {context}", state.hits)
         return state
     state.answer = state.clarifying_question = no_evidence_reply(state, found)

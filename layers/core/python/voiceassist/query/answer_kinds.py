@@ -38,7 +38,7 @@ _NUMBER_WORD = r"(?:\d+|one|two|three|four|six|eight|ten|twelve)"
 
 KINDS = (
     AnswerKind("duration", re.compile(r"\b(how long|duration|how many (days|weeks|months))\b", re.I),
-               re.compile(_DURATION, re.I)),
+               re.compile(_DURATION, re.I), re.compile(r"\bduration\b", re.I)),
     AnswerKind("frequency", re.compile(r"\b(how often|how frequently|frequency|repeat\w*)\b", re.I),
                re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|once|twice|times a)\b", re.I)),
     # "when should ... be stopped / reviewed?" -> a time or the condition that marks it

@@ -89,6 +89,19 @@ def _states(kind: str, sentence: str) -> bool:
 KINDS = ("concentration", "dose", "frequency", "interval", "duration", "range", "limit", "route")
 
 
+# A section heading that names the aspect a kind of value is given under ("Duration and follow-up", "Dosing"), as
+# answer_kinds reads headings: its sentences answer the kind even where one does not repeat a value's cue.
+_HEADINGS = {"duration": re.compile(r"\bduration\b", re.I),
+             "interval": re.compile(r"\b(?:dos(?:e|es|ing|age)|titrat\w*)\b", re.I),
+             "frequency": re.compile(r"\b(?:dos(?:e|es|ing|age)|administration)\b", re.I)}
+
+
+def heads(kind: str, heading: str) -> bool:
+    """Whether a section heading names the aspect this kind of value is given under."""
+    pattern = _HEADINGS.get(kind)
+    return pattern is not None and bool(pattern.search(heading))
+
+
 def states(kind: str, sentence: str) -> bool:
     """Whether the sentence states a value of this kind."""
     return _states(kind, sentence)

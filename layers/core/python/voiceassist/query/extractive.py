@@ -205,7 +205,8 @@ def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tup
         dose_bonus = DOSE_BONUS if wants_dose and _DOSE_SENTENCE.search(candidate.text) else 0.0
         type_bonus = ANSWER_TYPE_BONUS if any(answer_kinds.states(k, candidate.text) for k in kinds) \
             or any(asked_kinds.states(k, candidate.text) for k in values_asked) else 0.0
-        if any(answer_kinds.heads(k, candidate.heading) for k in kinds):
+        if any(answer_kinds.heads(k, candidate.heading) for k in kinds) \
+                or any(asked_kinds.heads(k, candidate.heading) for k in values_asked):
             type_bonus += HEADING_KIND_BONUS
         if procedure is not None and is_instruction(candidate.text, procedure):
             # "How should it be measured?" -> "Measure after 5 minutes ...": the question's own verb as the
