@@ -34,9 +34,9 @@ PROJECTED_DIMENSIONS = 128
 CANDIDATES_PER_HIT = 10  # the exact rescoring reads depth x this many rows (at least 1,000)
 # The projected estimates are computed for the candidates' SHORTLIST_PER_CANDIDATE x as many rows nearest
 # by the Hamming distance of their sign bits (each row's vector minus the rows' mean, packed: 48 bytes at
-# 384 dimensions), not for every row: at 50,000 the scale set's recall@100 of exact 0.998 -> 0.997 and
-# 2.9 -> 1.9 CPU ms p50; on the real SciFact + NFCorpus rows a shortlist of ~sqrt(rows) x 22-27 kept 0.996+
-# (docs/decisions/0032, session-13 addendum; /tmp/dense13/bq_proto.py).
+# 384 dimensions), not for every row: at 50,000 (the peers' scale set) recall@100 of exact 0.998 -> 0.997,
+# CPU p50 -13 %, p95 -9 to -12 %; on real SciFact + NFCorpus rows the recall needs a shortlist of ~22-27 x
+# sqrt(rows), under 6,000 up to ~50,000 (docs/decisions/0032, session-13 addendum).
 SHORTLIST_PER_CANDIDATE = 6
 _BASIS_SAMPLE = 4096
 # The BM25 parts kept between searches (bm25.TermScores) hold at most this many postings per row: at 50,000
@@ -282,7 +282,7 @@ def nearest_signs(signs: np.ndarray, query: np.ndarray, keep: np.ndarray, count:
     """Ascending positions of the allowed rows nearest the query by the Hamming distance of their sign words
     (`signs` word-major, (words, rows)): every allowed row at a distance up to the least that reaches `count`
     rows, so ties at that distance are all in. The words' contiguous rows make each xor + popcount one pass
-    (50,000 rows x 6 words: ~0.7 CPU ms against 1.4 for the 128-dimension estimates); the histogram's
+    (50,000 rows x 6 words: ~0.5 CPU ms against 1.5-1.8 for every row's 128-dimension estimate); the histogram's
     threshold replaces an argpartition."""
     distance = np.zeros(signs.shape[1], dtype=np.uint16)
     word = np.empty(signs.shape[1], dtype=np.uint64)
