@@ -63,6 +63,7 @@ def test_no_speech_is_an_empty_transcript_without_a_decode(model: NoDecoding, re
     assert model.calls == 0
     assert transcript.text == "" and transcript.words == [] and transcript.confidence == 0.0
     assert transcript.engine == "whisper-base" and transcript.duration_seconds > 0.9
+    assert transcript.speech_heard is False and transcript.model_dump(mode="json")["speech_heard"] is False
 
 
 def test_the_gate_can_be_turned_off_for_a_bench(model: NoDecoding) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from typing import Protocol, runtime_checkable
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from voiceassist.errors import InvalidInput, PayloadTooLarge, UnsupportedMediaType, VoiceAssistError
 from voiceassist.models import QueryMetadata, QueryResponse
@@ -56,6 +56,13 @@ class Transcript(BaseModel):
     engine: str
     corrections: list[Correction] = Field(default_factory=list, description="words the recognizer heard that the "
                                           "text has as a term of the knowledge base (speech.repair), as heard")
+
+    @computed_field(  # type: ignore[prop-decorator]
+        description="false when no speech was heard (silence or noise): the text is empty, and /v1/voice/query "
+                    "answers 400 'no speech was heard'")
+    @property
+    def speech_heard(self) -> bool:
+        return bool(self.text.strip())
 
 
 class VoiceQueryMetadata(QueryMetadata):
