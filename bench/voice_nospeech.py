@@ -4,6 +4,7 @@ at two levels and a spoken question, each transcribed by the route's recognizer 
 Prints JSON.
 
     .venv/bin/python bench/voice_nospeech.py [--repeats 3] [--seconds 1 5] [--threads 2]
+    .venv/bin/python bench/voice_nospeech.py --spoken dev holdout tests/fixtures/answers/blind12_spoken.jsonl
 
 Recordings (16 kHz 16-bit mono WAV, made here; the noise seeded): `silence` (digital zero), `noise-40dBFS` and
 `noise-20dBFS` (white Gaussian noise at an RMS of -40 and -20 dB below full scale: a quiet room's hiss and a loud
@@ -12,6 +13,11 @@ espeak-ng (en-us, 165 words a minute). Gate off and on alternate recording by re
 decode, so the machine's load falls on both alike. Per recording and gate: the process's CPU seconds (all
 threads) per request, median and max of `--repeats`, the wall seconds, and the text heard (the non-speech
 recordings are synthetic, so their transcripts are printed).
+
+`--spoken SET ...`: what the gate could cost instead: each question of the sets (bench/voice_audio.load_set, all of
+them) read by the three espeak-ng VOICES, clean and with white noise at 20 and 10 dB SNR (bench/voice_audio.with_noise,
+seeded by the question's index), and the count Silero VAD judges to hold no speech (each would be answered "no speech
+was heard"). No decode: the gate lets speech through whole, so it changes no transcript it lets through.
 """
 
 from __future__ import annotations
@@ -60,12 +66,34 @@ def recordings(seconds: list[float]) -> dict[str, bytes]:
     return out
 
 
+def spoken_verdicts(sets: list[str]) -> dict[str, dict[str, int]]:
+    from voice_audio import load_set, speakers, with_noise
+
+    from voiceassist.adapters.local.whisper_stt import decoded, speech_found
+
+    out: dict[str, dict[str, int]] = {}
+    for name in sets:
+        items = load_set(name, 0)
+        for label, speaker in speakers(3, False):
+            for snr in (None, 20.0, 10.0):
+                speechless = sum(not speech_found(decoded(with_noise(speaker.synthesize(item.text), snr, i)))
+                                 for i, item in enumerate(items))
+                out[f"{name}|{label}|{snr or 'clean'}"] = {"questions": len(items), "no_speech": speechless}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seconds", type=float, nargs="+", default=[1.0, 5.0])
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--spoken", nargs="+", metavar="SET", help="count spoken questions judged speechless")
     args = parser.parse_args()
+    if args.spoken:
+        verdicts = spoken_verdicts(args.spoken)
+        print(json.dumps({"no_speech": sum(v["no_speech"] for v in verdicts.values()),
+                          "recordings": sum(v["questions"] for v in verdicts.values()), "by_set": verdicts}, indent=1))
+        return
     from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
 
     gates = {"gate_off": WhisperSpeechToText(threads=args.threads, speech_gate=False),
