@@ -88,6 +88,35 @@ def test_transcribe_returns_the_words_heard_with_timings_and_confidence() -> Non
     assert 0 < body["confidence"] <= 1 and body["engine"] == "whisper-base"
 
 
+def noise_wav(seconds: float = 1.0, dbfs: float = -20.0) -> bytes:
+    import numpy as np
+
+    samples = np.random.default_rng(29).normal(0.0, 10 ** (dbfs / 20), int(16_000 * seconds))
+    out = io.BytesIO()
+    with wave.open(out, "wb") as target:
+        target.setnchannels(1)
+        target.setsampwidth(2)
+        target.setframerate(16_000)
+        target.writeframes(np.clip(samples * 32767, -32768, 32767).astype("<i2").tobytes())
+    return out.getvalue()
+
+
+def test_noise_is_heard_as_no_speech_without_a_decode(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voiceassist.adapters.local import whisper_stt
+
+    def no_model(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("Whisper ran on a recording with no speech in it")
+
+    monkeypatch.setattr(whisper_stt, "shared_model", no_model)
+    reply = call("POST", "/v1/voice/transcribe", noise_wav(), "audio/wav")
+    assert reply["statusCode"] == 200, reply["body"]
+    body = json.loads(reply["body"])
+    assert body["text"] == "" and body["speech_heard"] is False and body["words"] == []
+    reply = call("POST", "/v1/voice/query", noise_wav(dbfs=-40.0), "audio/wav")
+    assert reply["statusCode"] == 400, reply["body"]
+    assert "no speech was heard" in json.loads(reply["body"])["error"]["message"]
+
+
 def test_openapi_documents_the_voice_routes_bodies_and_errors() -> None:
     spec = json.loads(call("GET", "/v1/openapi.json")["body"])
     for path in ("/v1/voice/transcribe", "/v1/voice/query"):
