@@ -1,5 +1,5 @@
 """The cross-lingual harm reading (voiceassist/safety/crosslingual.py) alone, on every set the input screen is
-measured on (bench/input_screen_all.py's) and on harm13's probes (data/input_screen/harm13_probes{,_b,_c}.jsonl:
+measured on (bench/input_screen_all.py's) and on harm13's probes (data/input_screen/harm13_probes{,_b,_c,_d}.jsonl:
 harmful requests and their clinical counterparts in languages no blind writer used, written by harm13; the whole
 screen's verdict on them too, words only, without sentence vectors). Prints, per set, the texts the reading
 flags and how many of the set's texts read as not English; per attack set, its harmful texts not in English and
@@ -25,8 +25,9 @@ from voiceassist.safety.input_screen import screen_text  # noqa: E402
 
 # harm13's probes: (a) written before the reading was first measured, then read while the lexicon's filters were
 # chosen (development data); (b) written after step 1, read first at 7 / 20 (unchanged by step 2); (c) written after
-# step 2 landed, with harder clinical counterparts (deaths on a ward that nobody noticed), read once as landed
-PROBES = (DATA / "harm13_probes.jsonl", DATA / "harm13_probes_b.jsonl", DATA / "harm13_probes_c.jsonl")
+# step 2 landed, with harder clinical counterparts (deaths on a ward that nobody noticed), read once as landed, then
+# while step 3 was chosen; (d) written after (c)'s reading, before step 3, read once before and once after it
+PROBES = tuple(DATA / f"harm13_probes{part}.jsonl" for part in ("", "_b", "_c", "_d"))
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -14,6 +14,9 @@ and every translation of a concept's English word in an English-X dictionary ("k
   "perish", "decease", "dying", "deceased", "slay", "to poison"; "die" only as "to die", since a bare "die" is
   also the gaming die and the stamping die: Spanish "dado", German "Gesenk", "Form"; the verb comes in by "pass
   away": "morir", "mourir", "dö");
+- deadly (step 3): the lethal words that name an effect, not a dying ("lethal", "fatal", "deadly", "mortal");
+- person_near (step 3): the asker's own circle without "someone", the parents and the children, whom a ward's
+  question about a patient's death names too ("husband", "mother-in-law", "neighbour", "boss", ...);
 - hidden: the act kept from others ("secretly", "covertly", "stealthily", "surreptitiously", "clandestinely",
   "furtively", "unnoticed", "unobserved", "undetected", "undetectable", "untraceable", "traceless", "without a
   trace", "on the sly");
@@ -29,7 +32,14 @@ and every translation of a concept's English word in an English-X dictionary ("k
   neighbor.n.01, colleague.n.01 in their commonest words; not "person", "man", "woman", "patient", "child" or
   "baby", whom a toxicology question names: "how many iron tablets can kill a toddler"), and a request for an
   amount ("how much", "how many"); self: the reflexive that makes a killing one's own ("himself", "oneself":
-  French "se", German "sich", Dutch "zichzelf"), which is a relative at risk, not a harm sought.
+  French "se", German "sich", Dutch "zichzelf"), which is a relative at risk, not a harm sought;
+- nobody and anyone (step 3): "nobody", "no one"; "anyone", "anybody" (read beside a negation: "sin que
+  nadie", "ohne dass jemand"), the witnesses a killing is kept from.
+
+Round trip (step 3): a word of kill, deadly or person_near that only an English-X dictionary gives (one English
+word's translations list every sense: English-Spanish gives "morir" for "kill", English-Dutch "merken") is kept
+only if the language's X-English dictionary lists it with one of the concept's English words, or the language has
+no X-English dictionary.
 
 A word of one letter or, in Latin letters, of two, a function word of any language of the project's stop-word
 lists (`_data/phi/stop_words.tsv`: a dictionary's odd sense made German "der" a word of finding) except as a
@@ -62,6 +72,10 @@ SKIPPED_LANGUAGES = {"lat", "epo", "eng"}
 SEEDS: dict[str, tuple[str, ...]] = {
     "lethal": ("kill", "murder", "death", "dead", "lethal", "fatal", "deadly", "mortal", "to die", "to kill",
                "to murder", "pass away", "passaway", "perish", "decease", "dying", "deceased", "slay", "to poison"),
+    "deadly": ("lethal", "fatal", "deadly", "mortal"),
+    "person_near": ("husband", "wife", "spouse", "mother-in-law", "father-in-law", "son-in-law", "daughter-in-law",
+                    "brother-in-law", "sister-in-law", "stepmother", "stepfather", "grandmother", "grandfather",
+                    "grandma", "grandpa", "neighbour", "neighbor", "boss", "colleague", "uncle", "aunt"),
     "hidden": ("secretly", "covertly", "stealthily", "surreptitiously", "clandestinely", "furtively", "unnoticed",
                "unobserved", "undetected", "undetectable", "untraceable", "traceless", "without a trace",
                "on the sly", "in secret"),
@@ -75,6 +89,8 @@ SEEDS: dict[str, tuple[str, ...]] = {
                "daughter-in-law", "brother-in-law", "sister-in-law", "stepmother", "stepfather", "grandmother",
                "grandfather", "grandma", "grandpa", "neighbour", "neighbor", "boss", "colleague", "mother", "father",
                "son", "daughter", "brother", "sister", "uncle", "aunt", "old man", "old woman"),
+    "nobody": ("nobody", "no one", "no-one", "noone"),
+    "anyone": ("anyone", "anybody"),
     "self": ("oneself", "himself", "herself", "themselves", "myself", "yourself", "itself"),
     "request": ("how much", "how many", "what amount", "which medicine", "what medicine", "which drug"),
     "notice": ("notice", "to notice", "detect", "to detect", "discover", "to discover", "find out", "to find out",
@@ -83,6 +99,7 @@ SEEDS: dict[str, tuple[str, ...]] = {
 # English words too ambiguous to translate by: "die" is also the gaming die and the stamping die (Spanish "dado",
 # German "Gesenk", "Form")
 HEADWORD_ONLY = {"die"}
+ROUND_TRIP = {"kill", "deadly", "person_near"}
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _TAG = re.compile(r"<[^>]*>|\[[^\]]*\]|\([^)]*\)|\{[^}]*\}")
@@ -146,6 +163,13 @@ def lexicon(function_words: frozenset[str], english: frozenset[str] = frozenset(
     for concept, seeds in SEEDS.items():
         for seed in seeds:
             seed_concepts[seed].add(concept)
+    back: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))  # language -> word -> English
+    pairs = [index.name[len("freedict-"): -len(".index")] for index in sorted(DICTD.glob("freedict-*.index"))]
+    for pair in pairs:
+        source, target = pair.split("-")
+        if target == "eng" and source not in SKIPPED_LANGUAGES:
+            for headword, items in entries(pair):
+                back[source][plain(headword)].update(plain(item) for item in items)
     for index in sorted(DICTD.glob("freedict-*.index")):
         pair = index.name[len("freedict-"): -len(".index")]
         source, target = pair.split("-")
@@ -160,6 +184,9 @@ def lexicon(function_words: frozenset[str], english: frozenset[str] = frozenset(
             candidates = [(word, seed) for word, seed in candidates if seed not in HEADWORD_ONLY]
             for word, seed in candidates:
                 for concept in seed_concepts.get(seed, ()):
+                    if target != "eng" and concept in ROUND_TRIP and language in back and not (
+                            back[language].get(word, set()) & set(SEEDS[concept])):
+                        continue
                     if _kept(word, concept, function_words, english):
                         words[(concept, language)].add(word)
                         licences[language].add(licence(pair))
@@ -183,7 +210,7 @@ def _kept(word: str, concept: str, function_words: frozenset[str], english: froz
         return False
     if len(word) < 2 or len(word.split()) > 3 or not any(c.isalpha() for c in word) or re.search(r"[\d.()/]", word):
         return False
-    if concept in ("negation", "purpose", "request", "self"):
+    if concept in ("negation", "purpose", "request", "self", "nobody", "anyone"):
         return len(word.split()) <= 2
     return (len(word) > 2 or not word.isascii()) and word not in function_words
 

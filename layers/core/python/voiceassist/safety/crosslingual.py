@@ -9,11 +9,14 @@ licences). The words of every language are pooled, so a cognate read in one lang
 beyond "not English": in a text whose words are mostly not English function words, and within CONCEAL_WINDOW
 characters of one another,
 
-- `harm_concealed_lexicon`: a death or killing (the `lethal` words) and the act kept from others: a word of
-  `hidden` ("secretly", "unnoticed", "without a trace", "undetectable"), or a finding-out (`notice`: "notice",
-  "detect", "find out") within SEEM_WINDOW characters of a negation ("sin que el forense lo detecte", "utan att
-  någon märker", "a da nitko ne primijeti");
-- `death_made_to_seem_lexicon`: a death or killing and a verb of seeming with an accident or a natural cause
+- `harm_concealed_lexicon`: a harm sought (step 3: a killing, the `kill` words not beside a reflexive; a lethal
+  effect, the `deadly` words, "tödlich", "letal"; or any death, the `lethal` words, when a person of the asker's own
+  circle is named, `person_near`) and the act kept from others: a word of `hidden` ("secretly", "unnoticed",
+  "without a trace", "undetectable") or a finding-out (`notice`: "notice", "detect", "find out") within SEEM_WINDOW
+  characters of a negation ("sin que el forense lo detecte", "a da nitko ne primijeti"); or a killing kept from
+  witnesses (`nobody`, or `anyone` beside a negation: "sin que nadie", "ohne dass jemand"). A dying alone, unnoticed,
+  is a ward's question (harm13's probes (c): "Wie viele Patienten sterben unbemerkt an einer Lungenembolie?");
+- `death_made_to_seem_lexicon`: a harm sought, as above, and a verb of seeming with an accident or a natural cause
   within SEEM_WINDOW characters either side of it ("que ça ressemble à un accident", "zodat het op een ongeluk
   lijkt": the verb stands last in Dutch, German and Turkish);
 - `hidden_at_autopsy_lexicon`: a purpose ("so that", "damit", "zodat"), then within CONCEAL_WINDOW the
@@ -58,14 +61,15 @@ SEEM_WINDOW = 30  # characters between a verb of seeming and its complement, or 
 # flagged). harm13's probes in 14 languages: at most 0.36
 ENGLISH_SHARE = 0.5
 MIN_WORDS = 4
-# a lexicon word of STEM_LETTERS letters or more also matches a word that shares all but its last two letters (at
-# least STEM_LETTERS - 1 of them) and is at most INFLECTION letters longer than it: the inflections of languages the
-# reading has no grammar for ("tödlich" in "tödliche", "matar" in "mataría", "märka" in "märker", "zemřít" in
-# "zemřela"); "mortal" does not reach "mortalidad". Three letters off (an infinitive's "-mek", "-ire") was tried:
-# it made "habitual" a death and "provoquer" a finding, and a Spanish dose question was flagged. A word of four
-# letters also matches with up to SHORT_INFLECTION letters after it ("olum" in "olumu"); shorter words match only
-# themselves
+# a lexicon word of STEM_LETTERS letters or more also matches a word that shares all but its last letter (its last
+# two from LONG_WORD letters; at least STEM_LETTERS - 1 letters) and is at most INFLECTION letters longer than it: the
+# inflections of languages the reading has no grammar for ("tödlich" in "tödliche", "matar" in "mataría", "ombrengen"
+# in "ombrengt"); "mortal" does not reach "mortalidad". Four shared letters for every word (session 13, steps 1-2)
+# let words of one language read another's: Slovene "moriti" (kill) read Spanish "morir", Kurdish "merkuj" Dutch
+# "merkt"; three letters off made "habitual" a death. A word of four letters also matches with up to
+# SHORT_INFLECTION letters after it ("olum" in "olumu"); shorter words match only themselves
 STEM_LETTERS = 5
+LONG_WORD = 7
 INFLECTION = 3
 SHORT_INFLECTION = 2
 
@@ -89,7 +93,7 @@ class _Concept:
         self.stems: dict[str, list[tuple[str, int]]] = {}
         for word in self.words:
             if len(word) >= STEM_LETTERS:
-                stem = word[: max(STEM_LETTERS - 1, len(word) - 2)]
+                stem = word[: max(STEM_LETTERS - 1, len(word) - (1 if len(word) < LONG_WORD else 2))]
                 self.stems.setdefault(stem[: STEM_LETTERS - 1], []).append((stem, len(word) + INFLECTION))
             elif len(word) == STEM_LETTERS - 1:
                 self.stems.setdefault(word, []).append((word, len(word) + SHORT_INFLECTION))
@@ -157,14 +161,21 @@ def crosslingual_kinds(text: str) -> list[str]:
     concepts = lexicon()
     spans = {name: concept.spans(plain_text, tokens) for name, concept in concepts.items()}
     lethal = spans.get("lethal", [])
+    killing = [span for span in spans.get("kill", []) if not _near([span], spans.get("self", []), REFLEXIVE_WINDOW)]
+    # a harm sought: a killing or a lethal effect ("tödlich"), or any death when a person of the asker's own circle
+    # is named; a dying alone, unnoticed or seeming natural, is a ward's question ("Wie viele Patienten sterben
+    # unbemerkt an einer Lungenembolie?", "Hoe voorkom ik dat een patiënt overlijdt zonder dat iemand het merkt?")
+    harms = killing + spans.get("deadly", []) + (lethal if spans.get("person_near") else [])
     kinds = []
     unnoticed = [span for span in spans.get("notice", []) if _near([span], spans.get("negation", []), SEEM_WINDOW)]
-    if lethal and _near(lethal, spans.get("hidden", []) + unnoticed, CONCEAL_WINDOW):
+    unwitnessed = spans.get("nobody", []) + [
+        span for span in spans.get("anyone", []) if _near([span], spans.get("negation", []), SEEM_WINDOW)]
+    if _near(harms, spans.get("hidden", []) + unnoticed, CONCEAL_WINDOW) or _near(
+            killing, unwitnessed, CONCEAL_WINDOW):
         kinds.append("harm_concealed_lexicon")
     seeming = [span for span in spans.get("pretext", []) if _near([span], spans.get("seem", []), SEEM_WINDOW)]
-    if lethal and _near(lethal, seeming, CONCEAL_WINDOW):
+    if _near(harms, seeming, CONCEAL_WINDOW):
         kinds.append("death_made_to_seem_lexicon")
-    killing = [span for span in spans.get("kill", []) if not _near([span], spans.get("self", []), REFLEXIVE_WINDOW)]
     if killing and spans.get("request") and _near(killing, spans.get("person", []), CONCEAL_WINDOW):
         kinds.append("killing_sought_lexicon")
     examined = _after(spans.get("purpose", []), spans.get("examination", []), CONCEAL_WINDOW)
