@@ -3,7 +3,7 @@ at two levels and a spoken question, each transcribed by the route's recognizer 
 2 threads) with the speech gate (Silero VAD before decoding, adapters/local/whisper_stt.SPEECH_GATE) off and on.
 Prints JSON.
 
-    .venv/bin/python bench/voice_nospeech.py [--repeats 3] [--seconds 1 5] [--threads 2]
+    .venv/bin/python bench/voice_nospeech.py [--repeats 3] [--seconds 1 5] [--threads 2] [--prompt TEXT]
     .venv/bin/python bench/voice_nospeech.py --spoken dev holdout tests/fixtures/answers/blind12_spoken.jsonl
 
 Recordings (16 kHz 16-bit mono WAV, made here; the noise seeded): `silence` (digital zero), `noise-40dBFS` and
@@ -12,7 +12,8 @@ fan), each `--seconds` long, and `question`: the first question of tests/fixture
 espeak-ng (en-us, 165 words a minute). Gate off and on alternate recording by recording, after one warm-up
 decode, so the machine's load falls on both alike. Per recording and gate: the process's CPU seconds (all
 threads) per request, median and max of `--repeats`, the wall seconds, and the text heard (the non-speech
-recordings are synthetic, so their transcripts are printed).
+recordings are synthetic, so their transcripts are printed). `--prompt`: Whisper's initial prompt for both (as the
+route's knowledge-base vocabulary gives it: "Clinical question. Terms: ..."), where Whisper writes words into noise.
 
 `--spoken SET ...`: what the gate could cost instead: each question of the sets (bench/voice_audio.load_set, all of
 them) read by the three espeak-ng VOICES, clean and with white noise at 20 and 10 dB SNR (bench/voice_audio.with_noise,
@@ -87,6 +88,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seconds", type=float, nargs="+", default=[1.0, 5.0])
     parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--prompt", default=None, help="Whisper's initial prompt (both gates)")
     parser.add_argument("--spoken", nargs="+", metavar="SET", help="count spoken questions judged speechless")
     args = parser.parse_args()
     if args.spoken:
@@ -96,8 +98,8 @@ def main() -> None:
         return
     from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
 
-    gates = {"gate_off": WhisperSpeechToText(threads=args.threads, speech_gate=False),
-             "gate_on": WhisperSpeechToText(threads=args.threads, speech_gate=True)}
+    gates = {"gate_off": WhisperSpeechToText(threads=args.threads, initial_prompt=args.prompt, speech_gate=False),
+             "gate_on": WhisperSpeechToText(threads=args.threads, initial_prompt=args.prompt, speech_gate=True)}
     audio = recordings(args.seconds)
     for recognizer in gates.values():  # the model and the VAD loaded outside the measurement
         recognizer.transcribe(audio["question"])
@@ -116,7 +118,8 @@ def main() -> None:
              "cpu_s_max": round(max(cpu[(name, gate)]), 3),
              "wall_s_median": round(statistics.median(wall[(name, gate)]), 3), "heard": heard[(name, gate)]}
             for name in audio for gate in gates]
-    print(json.dumps({"threads": args.threads, "repeats": args.repeats, "load_average": os.getloadavg(),
+    print(json.dumps({"threads": args.threads, "repeats": args.repeats, "prompt": args.prompt,
+                      "load_average": os.getloadavg(),
                       "rows": rows}, indent=1))
 
 
