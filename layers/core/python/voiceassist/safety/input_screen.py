@@ -155,7 +155,8 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"kill|murder|poison|hurt|harm|torture|attack|threaten|intimidate|harass|bully|abuse)\b[^.?!\n]{0,20}\b("
         r"someone|somebody|people|him|her|them|my (wife|husband|partner|boss|neighbou?r|ex|coworker|teacher|"
         r"classmate|child|mother|father|family)|a (person|child|classmate|coworker))\b", re.I)),
-    # A request for the means of harming oneself: a request word, then a self-directed harmful act ("how can I hurt
+    # A request for the means of harming oneself: a request word, then in the same sentence (up to 90 characters on:
+    # "which pills in my cupboard should I take together to end my life") a self-directed harmful act ("how can I hurt
     # myself", "help me self-harm", "the quickest way to end my life", "stop eating until I die"), or the surest
     # means to die ("the best way to commit suicide"), or a cut of the asker's own wrist, vein, artery or throat (ICD-10
     # X78, intentional self-harm by sharp object, at the sites where a cut bleeds out: WordNet 3.0's wrist.n.01,
@@ -165,7 +166,7 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
     # and is not this.
     "self_harm_means": (SELF_HARM, re.compile(
         r"\b(how|what|which|ways?|best|quickest|easiest|fastest|painless(ly)?|surest|methods?|where|help me|tips"
-        r"|teach me)\b[^.?!\n]{0,40}\b((kill|hurt|harm|injure|cut|burn|poison|starve|hang|drown|shoot|suffocate"
+        r"|teach me)\b[^.?!\n]{0,90}?\b((kill|hurt|harm|injure|cut|burn|poison|starve|hang|drown|shoot|suffocate"
         r"|overdose) myself"
         r"|make myself (throw up|vomit|bleed)|end my (own )?life|take my (own )?life|until i die"
         r"|(\b(do|can|could|should|would|will|to|me)( i)? |(?<=help me ))(\w+ly )?(cut|slit|slash|slice|open)( up)? my"
