@@ -211,3 +211,35 @@ def test_a_score_given_or_asked_about_is_not_a_request_to_compute_it(question: s
 ])
 def test_a_request_to_compute_a_score_still_computes(question: str, expected: str) -> None:
     assert requested_calculator(question) == expected
+
+
+# A value written without its unit that more than one unit reads plausibly (plausible_ranges.PHYSIOLOGIC):
+# the unit is asked for when the readings give different results, never picked silently (decision 0027).
+@pytest.mark.parametrize(("calculator", "question", "analyte"), [
+    ("curb65", "confused 80 year old woman, urea 9.1, resp rate 24, BP 130/85: CURB-65 please", "urea 9.1"),
+    ("pneumonia_severity_index", "PSI for a 70 year old man, RR 20, HR 90, BP 130/80, temp 37, sodium 138, "
+     "glucose 16, BUN 12, hematocrit 40", "glucose 16"),
+])
+def test_an_ambiguous_unit_that_changes_the_result_is_asked_for(calculator: str, question: str,
+                                                                analyte: str) -> None:
+    _params, missing = extract_parameters(calculator, question)
+    assert len(missing) == 1
+    assert missing[0].startswith(f"the unit of {analyte} (read as")
+
+
+@pytest.mark.parametrize(("question", "bun_mg_dl"), [
+    ("CURB-65: 68 year old man, not confused, urea 3.2, RR 18, BP 125/70", 8.9664),  # mmol/L: no reading scores
+    ("CURB-65 for a 72 year old confused man, BUN 9.1, RR 24, BP 130/85", 9.1),  # "BUN" is mg/dL
+    ("CURB-65 for a 72 year old confused man, urea 9.1 mmol/L, RR 24, BP 130/85", 25.4982),  # unit given
+])
+def test_a_unit_the_name_or_the_result_settles_is_not_asked(question: str, bun_mg_dl: float) -> None:
+    params, missing = extract_parameters("curb65", question)
+    assert missing == []
+    assert params["bun_mg_dl"] == pytest.approx(bun_mg_dl)
+
+
+def test_a_reading_outside_the_physiologic_range_is_dropped() -> None:
+    # glucose 6.2 is no living patient's mg/dL (the range starts at 10): read as mmol/L, 111.7 mg/dL
+    params, missing = extract_parameters("sodium_correction", "corrected sodium for Na 128 and glucose 6.2")
+    assert missing == []
+    assert params["glucose_mg_dl"] == pytest.approx(111.6992)

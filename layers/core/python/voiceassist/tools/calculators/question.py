@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from voiceassist.errors import InvalidInput
 from voiceassist.query.population import NUMBER_WORDS
+from voiceassist.tools.calculators.plausible_ranges import physiologic_range
 from voiceassist.tools.calculators.question_patterns import (
     CALCULATOR_ALIASES,
     CONCEPTS,
@@ -19,7 +21,7 @@ from voiceassist.tools.calculators.question_patterns import (
     SCOPE_BREAK,
 )
 from voiceassist.tools.calculators.question_specials import SPECIAL_EXTRACTORS
-from voiceassist.tools.calculators.registry import get_calculator
+from voiceassist.tools.calculators.registry import get_calculator, run_calculator
 from voiceassist.tools.calculators.units import convert
 
 _ALIASES = [(name, re.compile(pattern, re.IGNORECASE)) for name, pattern in CALCULATOR_ALIASES]
@@ -159,26 +161,62 @@ def extract_height_cm(text: str) -> float | None:
     return None
 
 
-def _measurement(text: str, name: str) -> float | None:
+# measurement -> the units a value written without one may be in, the conventional reading first. The name as
+# written sets the convention: "urea" is the UK/European/Commonwealth report in mmol/L, while a US BUN is written
+# "BUN" (mg/dL); creatinine above 20 is conventionally µmol/L. A reading outside the field's physiologic range
+# (plausible_ranges.PHYSIOLOGIC, sourced there) is dropped; where more than one stays, extract_parameters asks
+# for the unit when the readings give different results (decision 0027).
+_UNITLESS_READINGS: dict[str, tuple[str, ...]] = {
+    "creatinine_mg_dl": ("mg/dL", "µmol/L"),
+    "glucose_mg_dl": ("mg/dL", "mmol/L"),
+    "bilirubin_mg_dl": ("mg/dL", "µmol/L"),
+    "calcium_mg_dl": ("mg/dL", "mmol/L"),
+    "albumin_g_dl": ("g/dL", "g/L"),
+    "bun_mg_dl": ("mg/dL",),
+}
+_UREA_READINGS = ("mmol/L", "mg/dL")
+
+
+def _unitless_units(name: str, written: str, value: float) -> tuple[str, ...]:
+    if name == "bun_mg_dl" and written.lstrip().startswith("urea"):
+        return _UREA_READINGS
+    if name == "creatinine_mg_dl" and value > 20:
+        return ("µmol/L", "mg/dL")
+    return _UNITLESS_READINGS.get(name, ())
+
+
+def _readings(text: str, name: str) -> tuple[str, list[tuple[str, float]]]:
+    """(the value as written, [(unit, value in the field's unit)]) for measurement `name`: one reading when the
+    question gives the unit (or the field has one unit), else every physiologically plausible one, the
+    conventional first (the conventional one alone when none is plausible: the plausibility check refuses it)."""
     pattern, quantity, default_unit = MEASUREMENTS[name]
     match = re.search(pattern, text)
     if not match:
-        return None
+        return "", []
     groups = [group for group in match.groups() if group is not None]
     value = float(groups[0])
-    unit = groups[1] if len(groups) > 1 and groups[1] else default_unit
-    if name == "creatinine_mg_dl" and not unit:
-        unit = "µmol/L" if value > 20 else "mg/dL"
+    unit = groups[1] if len(groups) > 1 and groups[1] else None
+    written = match.group(0).strip()
+    candidates = _unitless_units(name, written, value) if not unit else ()
+    if quantity and candidates:
+        readings = [(candidate, convert(value, candidate, quantity, field=name)) for candidate in candidates]
+        plausible = physiologic_range(name)
+        kept = [reading for reading in readings if plausible is None or plausible.contains(reading[1])]
+        return written, kept or readings[:1]
+    unit = unit or default_unit
     if name == "temperature_c" and not unit:
         unit = "f" if value > 45 else "c"
-    if name in {"bilirubin_mg_dl", "glucose_mg_dl", "albumin_g_dl", "calcium_mg_dl"} and not unit:
-        unit = {"albumin_g_dl": "g/dL"}.get(name, "mg/dL")
     if name == "weight_kg":
         unit = unit.rstrip("s") if unit and unit.startswith("kilogram") else unit
         unit = "kg" if unit and unit.startswith("kilo") else unit
     if name == "platelets" and value >= 2000:
         value /= 1000
-    return convert(value, unit, quantity, field=name) if quantity and unit else value
+    return written, [(unit or "", convert(value, unit, quantity, field=name) if quantity and unit else value)]
+
+
+def _measurement(text: str, name: str) -> float | None:
+    _written, readings = _readings(text, name)
+    return readings[0][1] if readings else None
 
 
 def measurements(text: str) -> dict[str, float]:
@@ -228,4 +266,32 @@ def extract_parameters(calculator: str, question: str) -> tuple[dict[str, Any], 
     if special is not None:
         params.update(special(text))
     missing = [name for name, info in fields.items() if info.is_required() and name not in params]
+    if not missing:
+        missing = _units_to_ask(calculator, text, params)
     return params, missing
+
+
+def _units_to_ask(calculator: str, text: str, params: dict[str, Any]) -> list[str]:
+    """The values written without a unit that more than one plausible unit reads and whose readings give
+    different results ("urea 8.5": 8.5 mmol/L scores a CURB-65 point, 8.5 mg/dL of BUN does not): the unit is
+    asked for rather than picked silently."""
+    asks = []
+    for field in params:
+        if field not in MEASUREMENTS or params[field] != _measurement(text, field):
+            continue
+        written, readings = _readings(text, field)
+        if len(readings) < 2:
+            continue
+        outcomes = []
+        for unit, value in readings:
+            try:
+                computed = run_calculator(calculator, params | {field: value})
+            except InvalidInput:
+                continue
+            outcomes.append((unit, f"{computed.score:g}" if isinstance(computed.score, float | int)
+                             else str(computed.score), computed.unit, computed.risk_category))
+        if len({outcome[1:] for outcome in outcomes}) > 1:
+            shown = "; ".join(f"read as {unit}: {score} {result_unit}".rstrip() for unit, score, result_unit, _
+                              in outcomes)
+            asks.append(f"the unit of {written} ({shown})")
+    return asks
