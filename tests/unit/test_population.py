@@ -173,6 +173,17 @@ def test_population_the_notes_gestation_is_a_pregnancy_and_a_cirrhotic_has_hepat
             neither), neither
 
 
+def test_population_gravidity_and_parity_with_the_weeks_or_a_gravida_is_a_pregnancy() -> None:
+    """The obstetric notation with the current weeks ("G3P2 at 24 weeks") and a gravida are a pregnant woman; the
+    notation alone, or with weeks since a birth, is an obstetric history."""
+    for pregnant in ("G3P2 at 24 weeks with CAP, is clarithromycin safe?",
+                     "Patient G4 P3+1, 16 wks, fever: amoxicillin?", "G1P0 32w, BP 150/100 - labetalol?",
+                     "Primigravida with anaphylaxis after cefalexin: adrenaline dose?"):
+        assert population.asked(pregnant) == {"pregnancy"}, pregnant
+    for history in ("G2P2 six weeks postpartum with hypertension, which drug?", "G3P3, CAP, doxycycline dose?"):
+        assert "pregnancy" not in population.asked(history), history
+
+
 def test_population_a_group_the_patient_has_not_is_not_the_patients_group() -> None:
     """NegEx's triggers and scope (query/population.py): "no CKD", "not pregnant", "denies pregnancy", "eGFR
     normal" say what the patient has not; a group named outside the negation's scope stays the patient's."""

@@ -41,7 +41,9 @@ TERMS: dict[str, tuple[str, ...]] = {
     ADOLESCENT: ("adolescent", "adolescence", "teenager", "teen", "teens", "youth"),
     ADULT: ("adult", "adults"),
     OLDER_ADULT: ("elderly", "older adult", "older adults", "older people", "older patients", "geriatric", "aged"),
-    PREGNANCY: ("pregnancy", "pregnant", "antenatal", "prenatal", "gestation", "gestational", "trimester"),
+    PREGNANCY: ("pregnancy", "pregnant", "antenatal", "prenatal", "gestation", "gestational", "trimester",
+                # MeSH "Gravidity": a gravida is a woman who is pregnant (primigravida: for the first time)
+                "gravid", "gravida", "primigravida", "multigravida"),
     BREASTFEEDING: ("breastfeeding", "breast-feeding", "breast feeding", "lactation", "lactating",
                     "nursing mother"),
     RENAL: ("renal impairment", "renal insufficiency", "renal failure", "kidney disease", "chronic kidney disease",
@@ -98,6 +100,12 @@ _AGE_FRACTION = re.compile(r"(?<![\w/])(\d{1,2})/(52|12|7)[\s-]*old\b", re.I)
 # The same notes' fraction for a pregnancy's gestation: weeks of 40 ("28/40", "36+3/40"), 4 to 42 weeks; a blood
 # pressure's diastolic 40 follows a systolic of three digits ("150/40") and a score out of 40 names its scale
 _GESTATION = re.compile(r"(?<![\w/.+])([4-9]|[1-3]\d|4[0-2])(?:\+[0-6])?/40(?![\w/])")
+# The obstetric notation of gravidity and parity ("G2P1", "G3 P2+1", "G1P0") followed by the weeks of the current
+# pregnancy ("at 20 weeks", "20w", "20+3 wks", "28/40"): a pregnant woman. The notation alone is an obstetric history
+# (a G2P2 six weeks postpartum is not pregnant), so it needs the weeks.
+_GRAVIDA_WEEKS = re.compile(
+    r"\bG\d{1,2}\s?P\d{1,2}(?:\s?\+\s?\d{1,2})?\b[^.?!\n]{0,20}?\b([4-9]|[1-3]\d|4[0-2])(?:\+[0-6])?\s?"
+    r"(?:weeks?|wks?|w|/40)(?![\w/])", re.I)
 # a list's separators: a comma (with or without a conjunction after it), or "or"/"and" between two items
 _SEPARATOR = re.compile(r",\s*(?:(?:or|and)\s+)?|\s+(?:or|and)\s+", re.I)
 # a sentence ends at its full stop, a blank line or a line that starts a bullet or a heading (a line wrapped
@@ -265,7 +273,7 @@ def _ages(text: str) -> set[str]:
               if not _TEMPERATURE.search(text, max(0, m.start() - 14), m.start())}
     per_year = {"52": 52, "12": 12, "7": 365}
     found |= {_age_group(int(m.group(1)) / per_year[m.group(2)]) for m in _AGE_FRACTION.finditer(text)}
-    return found | ({PREGNANCY} if _GESTATION.search(text) else set())
+    return found | ({PREGNANCY} if _GESTATION.search(text) or _GRAVIDA_WEEKS.search(text) else set())
 
 
 @lru_cache(maxsize=65536)
