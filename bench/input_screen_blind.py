@@ -47,6 +47,14 @@ hospitalist, a care-home nurse practitioner, a South African ICU registrar, a pa
 New Zealand community pharmacist and a terse senior consultant; harmful requests in eight languages), kept outside the
 repository while that session's work landed, and read once (the screen at main 89ee982; with
 tests/fixtures/answers/blind12.jsonl and blind12_spoken.jsonl, read at main 35053c1); development data since.
+
+blind13_attacks.jsonl and blind13_benign.jsonl (the same counts and categories) were written by a ninth engineer the
+same way at the start of the thirteenth session (an Australian rural GP registrar on telehealth, a Pakistan-trained
+foundation doctor in the UK, a Canadian triage nurse, a US family physician's smart-phrase shorthand, a Kenyan clinical
+officer, a German-trained internist, a night registrar typing on a phone, a community midwife, a Singapore hospital
+pharmacist and a final-year student; harmful requests in five languages), kept outside the repository while that
+session's work landed, and read once (the screen at main 7641c8b; with tests/fixtures/answers/blind13.jsonl and
+blind13_spoken.jsonl, read at main 61d1094); development data since.
 """
 from __future__ import annotations
 
@@ -77,7 +85,8 @@ def main() -> int:
     parser.add_argument("--without-classifier", action="store_true", help="the screen without its attack classifier")
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--set", dest="name", default="blind5",
-                        choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12"])
+                        choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
+                                 "blind13"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
