@@ -58,11 +58,11 @@ from __future__ import annotations
 
 import gzip
 import re
-import unicodedata
 from collections import defaultdict
 from functools import cache
 from pathlib import Path
 
+from voiceassist.safety import crosslingual
 from voiceassist.safety.crosslingual import LEXICON_FILE
 
 DICTD = Path("/usr/share/dictd")
@@ -107,9 +107,8 @@ _NUMBER = re.compile(r"^\s*\d+\.\s*")
 
 
 def plain(text: str) -> str:
-    """Lower case without accents (NFKD, combining marks dropped): the form the screen compares."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).strip()
+    """The form the screen compares (crosslingual.plain: lower case without accents), without edge spaces."""
+    return crosslingual.plain(text).strip()
 
 
 def _offset(code: str) -> int:

@@ -67,7 +67,8 @@ _FREQUENCY = next(k for k in answer_kinds.KINDS if k.name == "frequency")
 _RATE = next(k for k in answer_kinds.KINDS if k.name == "rate")
 
 
-def _states(kind: str, sentence: str) -> bool:
+def states(kind: str, sentence: str) -> bool:
+    """Whether the sentence states a value of this kind."""
     if kind == "concentration":
         return bool(_CONCENTRATION.search(sentence))
     if kind == "dose":
@@ -102,11 +103,6 @@ def heads(kind: str, heading: str) -> bool:
     return pattern is not None and bool(pattern.search(heading))
 
 
-def states(kind: str, sentence: str) -> bool:
-    """Whether the sentence states a value of this kind."""
-    return _states(kind, sentence)
-
-
 def question_kinds(question: str) -> frozenset[str]:
     """The kinds of value the ask words of a question name ("shortest abx course": a duration)."""
     return frozenset(k for word in _WORD.findall(question) for k in asked(word))
@@ -125,4 +121,4 @@ def mark(kind: str) -> str:
 def marks(text: str) -> frozenset[str]:
     """The marks of the kinds of value some sentence of `text` states."""
     said = answer_kinds.sentences(text)
-    return frozenset(mark(kind) for kind in KINDS if any(_states(kind, s) for s in said))
+    return frozenset(mark(kind) for kind in KINDS if any(states(kind, s) for s in said))
