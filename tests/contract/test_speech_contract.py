@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import boto3
+import numpy as np
 import pytest
 from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
@@ -311,5 +312,83 @@ def test_transcribe_medical_refuses_a_wav_below_16_khz_or_over_two_channels_befo
                 side.adapter.transcribe(_wav(rate, channels))
         side.done()  # nothing stored, no job
         side.expect_success()
-        side.adapter.transcribe(_wav(16_000, 2))
+        side.adapter.transcribe(_stereo(EspeakTextToSpeech().synthesize(QUESTION)))
         side.done()
+
+
+def _stereo(recording: bytes) -> bytes:
+    """A mono 16-bit WAV with each sample on both channels."""
+    with wave.open(io.BytesIO(recording)) as mono:
+        rate, frames = mono.getframerate(), np.frombuffer(mono.readframes(mono.getnframes()), "<i2")
+    out = io.BytesIO()
+    with wave.open(out, "wb") as target:
+        target.setnchannels(2)
+        target.setsampwidth(2)
+        target.setframerate(rate)
+        target.writeframes(np.repeat(frames, 2).astype("<i2").tobytes())
+    return out.getvalue()
+
+
+def _noise(seconds: float, dbfs: float, rate: int = 16_000, seed: int = 7) -> bytes:
+    samples = np.random.default_rng(seed).normal(0.0, 10 ** (dbfs / 20), int(rate * seconds))
+    out = io.BytesIO()
+    with wave.open(out, "wb") as target:
+        target.setnchannels(1)
+        target.setsampwidth(2)
+        target.setframerate(rate)
+        target.writeframes(np.clip(samples * 32767, -32768, 32767).astype("<i2").tobytes())
+    return out.getvalue()
+
+
+# ---- no speech: both sides answer it the same way, and neither spends anything on it ---------------------------
+@pytest.mark.parametrize("recording", [
+    pytest.param(_noise(1.0, -120), id="silence-1s"),
+    pytest.param(_noise(1.0, -40), id="noise-40dBFS-1s"),
+    pytest.param(_noise(5.0, -20, seed=11), id="noise-20dBFS-5s"),
+    pytest.param(_wav(44_100, 2), id="silence-44.1kHz-stereo"),
+])
+def test_speech_to_text_hears_nothing_in_silence_or_noise_and_starts_nothing(
+        stt_side: Any, recording: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Silero VAD (speech/vad.py) finds no speech: Whisper does not decode, and no recording is stored and no
+    Transcribe Medical job started (the Stubbers have nothing queued: any call would fail the test)."""
+    from voiceassist.adapters.local import whisper_stt
+
+    def no_model(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("Whisper was loaded for a recording with no speech in it")
+
+    monkeypatch.setattr(whisper_stt, "shared_model", no_model)
+    transcript = stt_side.adapter.transcribe(recording)
+    assert transcript.text == "" and transcript.words == [] and transcript.confidence == 0.0
+    assert transcript.speech_heard is False and transcript.engine == stt_side.adapter.name
+    assert transcript.duration_seconds > 0.05
+    stt_side.done()
+
+
+def test_transcribe_medical_sends_webm_it_cannot_decode_to_the_job_and_an_empty_result_is_no_speech() -> None:
+    """The function has no WebM/Ogg decoder, so silence recorded by a browser reaches the job; Transcribe's
+    transcript of it is empty, and the adapter's answer is the one the gate gives a WAV."""
+    side = TranscribeSide()
+    silence = json.dumps({"jobName": "x", "results": {"transcripts": [{"transcript": ""}], "items": []}}).encode()
+    with side.stub_transcribe, side.stub_s3:
+        side.expect_job(result=silence, media_format="webm")
+        transcript = side.adapter.transcribe(b"\x1a\x45\xdf\xa3" + b"\x00" * 64)
+        side.done()
+    gated = TranscribeSide()
+    with gated.stub_transcribe, gated.stub_s3:
+        silent_wav = gated.adapter.transcribe(_noise(1.0, -120))
+        gated.done()  # no job for the WAV
+    assert transcript.speech_heard is False
+    assert transcript.model_dump(exclude={"duration_seconds"}) == silent_wav.model_dump(exclude={"duration_seconds"})
+
+
+def test_transcribe_medical_gate_can_be_turned_off() -> None:
+    side = TranscribeSide()
+    adapter = TranscribeMedicalSpeechToText(bucket=BUCKET, kms_key_id=KEY_ID, vocabulary="voiceassist-dev-terms",
+                                            transcribe=side.transcribe, s3=side.s3, max_wait_seconds=5,
+                                            poll_seconds=1, sleep=side._sleep, clock=lambda: side.clock[0],
+                                            speech_gate=False)
+    silence = json.dumps({"jobName": "x", "results": {"transcripts": [{"transcript": ""}], "items": []}}).encode()
+    with side.stub_transcribe, side.stub_s3:
+        side.expect_job(result=silence)
+        assert adapter.transcribe(_noise(1.0, -120)).speech_heard is False
+        side.done()  # the job ran

@@ -52,12 +52,24 @@ class Publisher:
 
 
 def _recording() -> bytes:
+    """The question spoken (espeak-ng, 22,050 Hz): the stream function's no-speech gate (speech/vad.py) hears speech in
+    it and starts the job, whose stubbed result is the question's words."""
+    from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
+    from voiceassist.errors import ModelUnavailable
+
+    try:
+        return EspeakTextToSpeech().synthesize(PHI_QUESTION)
+    except ModelUnavailable:
+        pytest.skip("espeak-ng is not installed (tests/setup.sh installs it)", allow_module_level=True)
+
+
+def _silence(seconds: float) -> bytes:
     out = io.BytesIO()
     with wave.open(out, "wb") as recording:
         recording.setnchannels(1)
         recording.setsampwidth(2)
         recording.setframerate(16_000)
-        recording.writeframes(bytes((i * 7) % 251 for i in range(48_000)))  # 1.5 s of samples
+        recording.writeframes(b"\x00\x00" * int(16_000 * seconds))
     return out.getvalue()
 
 
@@ -86,14 +98,14 @@ def send(message: dict[str, Any] | None, route: str = "$default") -> dict[str, A
     return reply
 
 
-def stream_audio(aws: VoiceAws, *, session_id: str | None = None) -> None:
+def stream_audio(aws: VoiceAws, *, session_id: str | None = None, pieces: list[bytes] = PIECES) -> None:
     assert send({"action": "voice.start", "format": "audio/wav", "session_id": session_id}) == {"statusCode": 200}
-    for seq in reversed(range(len(PIECES))):  # any order: API Gateway does not order the invocations
+    for seq in reversed(range(len(pieces))):  # any order: API Gateway does not order the invocations
         aws.expect_chunk_put()
-        assert send({"action": "voice.chunk", "seq": seq, "audio": base64.b64encode(PIECES[seq]).decode()}) == {
+        assert send({"action": "voice.chunk", "seq": seq, "audio": base64.b64encode(pieces[seq]).decode()}) == {
             "statusCode": 200}
-    aws.expect_chunk_gets(PIECES)
-    aws.expect_chunk_delete(len(PIECES))
+    aws.expect_chunk_gets(pieces)
+    aws.expect_chunk_delete(len(pieces))
 
 
 def leaks(stack: QueryStack, logs: list[str], capfd: pytest.CaptureFixture[str]) -> dict[str, list[str]]:
@@ -140,6 +152,27 @@ def test_voice_over_the_aws_websocket_failed_transcription_fails_closed_and_dele
     aws.done()
     assert query.cloud.raw_requests == [] and query.sagemaker.raw_requests == []
     assert leaks(query, logs, capfd)["logs"] == []
+    outcomes = [r.outcome for r in query.deps.audit.list(user_id=USER, limit=100) if r.action == "voice.stream"]
+    assert outcomes == ["error"]
+
+
+def test_voice_over_the_aws_websocket_with_no_speech_starts_no_job_and_says_so(
+        stack: tuple[QueryStack, VoiceAws, Publisher], capfd: pytest.CaptureFixture[str]) -> None:
+    """Silence streamed: the chunks are stored and deleted as ever, but no job is started (the VoiceAws stubs have
+    none queued) and the client hears what the local server says, "no speech was heard", with nothing asked."""
+    query, aws, publisher = stack
+    silence = _silence(2.0)
+    pieces = [silence[i:i + 20_000] for i in range(0, len(silence), 20_000)]
+    with recorded_logs() as logs:
+        stream_audio(aws, pieces=pieces)
+        reply = send({"action": "voice.end", "chunks": len(pieces)})
+    assert reply == {"statusCode": 400}
+    assert publisher.kinds() == ["voice.ready", "transcript", "error"]
+    assert publisher.events[1]["data"]["speech_heard"] is False and publisher.events[1]["data"]["text"] == ""
+    assert "no speech was heard" in publisher.events[-1]["data"]["error"]["message"]
+    aws.done()  # chunks put, read and deleted; no recording put for a job, no job started
+    assert query.cloud.raw_requests == [] and query.sagemaker.raw_requests == []
+    assert leaks(query, logs, capfd) == {"cloud": [], "pubmed": [], "logs": [], "traces": [], "stored": []}
     outcomes = [r.outcome for r in query.deps.audit.list(user_id=USER, limit=100) if r.action == "voice.stream"]
     assert outcomes == ["error"]
 

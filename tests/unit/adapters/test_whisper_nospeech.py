@@ -1,12 +1,12 @@
 """A recording with no speech in it (silence, hiss, a loud fan) is heard as nothing, cheaply: Silero VAD (the model
-faster-whisper ships in its package) finds no speech, so Whisper never decodes it and cannot read a question into
-it (issue 29; decision 0031; bench/voice_nospeech.py). The recordings are made here; no Whisper weights load."""
+faster-whisper ships in its package, run by speech/vad.py; tests/unit/test_speech_vad.py) finds no speech, so
+Whisper never decodes it and cannot read a question into it (issue 29; decision 0031; bench/voice_nospeech.py). The
+recordings are made here; no Whisper weights load."""
 
 from __future__ import annotations
 
 import io
 import wave
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -15,8 +15,7 @@ import pytest
 from voiceassist.adapters.local import whisper_stt
 from voiceassist.adapters.local.whisper_stt import WhisperSpeechToText
 
-pytest.importorskip("faster_whisper")
-pytest.importorskip("onnxruntime")
+pytest.importorskip("faster_whisper")  # decodes the recordings (PyAV)
 
 
 def wav(samples: Any, rate: int = 16_000) -> bytes:
@@ -85,12 +84,3 @@ def test_speech_is_found_in_a_spoken_question() -> None:
     noisy = samples + np.random.default_rng(3).normal(0.0, 0.01, samples.shape).astype(np.float32)
     assert whisper_stt.speech_found(noisy)  # a question said over a quiet hiss is still speech
     assert not whisper_stt.speech_found(samples[:0])
-
-
-def test_the_vad_model_is_the_one_inside_faster_whisper() -> None:
-    import faster_whisper
-    from faster_whisper.vad import get_vad_model
-
-    get_vad_model()  # loads from the package's own file: nothing is downloaded
-    asset = Path(faster_whisper.__file__).parent / "assets" / "silero_vad_v6.onnx"
-    assert asset.is_file() and asset.stat().st_size > 1_000_000

