@@ -137,3 +137,12 @@ def test_the_openapi_document_publishes_the_calculators_arguments() -> None:
     assert {"$ref": "#/components/schemas/CalculateMedicalScoreArguments/$defs/ckd_epi"} in \
         arguments["properties"]["parameters"]["anyOf"]
     assert "CalculateMedicalScoreArguments" in spec["paths"]["/v1/tools/{name}/invoke"]["post"]["description"]
+
+
+def test_a_urea_sent_with_its_unit_marked_is_scored_as_its_nitrogen() -> None:
+    """POST /v1/tools/calculate_medical_score/invoke: [40, "mg/dL (urea)"] is BUN 18.7 mg/dL."""
+    status, body, _ = call("POST", "/v1/tools/calculate_medical_score/invoke", {"arguments": {
+        "calculator": "curb65", "parameters": {"age": 70, "confusion": True, "bun_mg_dl": [40, "mg/dL (urea)"]}}})
+
+    assert (status, body["data"]["score"]) == (200, 2)
+    assert body["data"]["parameters_used"]["bun_mg_dl"] == pytest.approx(18.66134)

@@ -181,6 +181,23 @@ def test_tool_call_with_an_implausible_input_is_a_400_for_every_caller(tmp_path:
         assert "creatinine_mg_dl: 1e-300 mg/dL is outside the plausible range 0.1-40 mg/dL" in result.content
 
 
+def test_a_urea_marked_as_such_is_converted_to_its_nitrogen_for_every_caller(tmp_path: Path) -> None:
+    """A BUN field takes a urea with its unit marked "(urea)": 40 mg/dL of urea is 18.7 mg/dL of nitrogen (units.py),
+    below CURB-65's urea point; the same 40 sent as mg/dL is a BUN and scores it. The schema lists the units."""
+    tool_executor = build(tmp_path).executor
+    for channel in ("model", "api", "mcp"):
+        scores = {}
+        for unit in ("mg/dL (urea)", "mg/dL"):
+            result = tool_executor.execute(ToolCall(name="calculate_medical_score", arguments={
+                "calculator": "curb65", "parameters": {"age": 50, "bun_mg_dl": [40, unit]}}),
+                Caller(user_id="u1", channel=channel))
+            assert result.ok, result.content
+            scores[unit] = result.data["score"]
+        assert scores == {"mg/dL (urea)": 0, "mg/dL": 1}, channel
+    units = CALCULATE_MEDICAL_SCORE.definition.parameters["$defs"]["bun_with_unit"]["description"]
+    assert "mg/dl(urea)" in units and "mmol/l(urea)" in units
+
+
 def test_the_model_is_offered_a_short_listing_of_every_calculators_fields_units_and_ranges() -> None:
     from voiceassist.tools.registry import ToolRegistry
 

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from voiceassist.tools.calculators import run_calculator
-from voiceassist.tools.calculators.question import detect_calculator, extract_parameters, requested_calculator
+from voiceassist.tools.calculators.question import (
+    detect_calculator,
+    extract_parameters,
+    given_score,
+    requested_calculator,
+    score_disagreement,
+)
 
 # (question, calculator, expected score); the scores are worked by hand from the published criteria.
 DEV_QUESTIONS: list[tuple[str, str, float | int | str]] = [
@@ -243,3 +251,91 @@ def test_a_reading_outside_the_physiologic_range_is_dropped() -> None:
     params, missing = extract_parameters("sodium_correction", "corrected sodium for Na 128 and glucose 6.2")
     assert missing == []
     assert params["glucose_mg_dl"] == pytest.approx(111.6992)
+
+
+# A score the clinician gives is read as given (issue 27, session 14): the question is about that score, answered
+# from the knowledge base; findings in the same question that score otherwise are pointed out, never substituted.
+GIVEN_CURB = ("Sir, 70 years old patient with new confusion, urea 9, resp rate 24, BP 110/70. I calculated CURB-65 "
+              "as 3. What does this score mean for where he should be managed?")
+DISAGREES = ("52 year old man, not confused, urea 5 mmol/L, RR 20, BP 125/80. I calculated CURB-65 as 3: where "
+             "should he be managed?")
+
+
+@pytest.mark.parametrize(("question", "calculator", "value"), [
+    (GIVEN_CURB, "curb65", 3),
+    ("Um, what does a CURB score of two actually mean for admitting them?", "curb65", 2),
+    ("CURB-65 came out at 4 on the ward, ICU?", "curb65", 4),
+    ("He scored four on the Wells for PE, so what imaging comes next?", "wells_pe", 4),
+    ("Wells score of 4 for suspected PE: CT or D-dimer first?", "wells_pe", 4),
+    ("CHA2DS2-VASc 2 in a man with AF, anticoagulate?", "chadsvasc", 2),
+    ("Her CHA2DS2-VASc is about three, does she need anticoagulation?", "chadsvasc", 3),
+    ("on metformin for years, eGFR drifted from 60 to 42 over the year: what now?", "ckd_epi", 60),
+    ("the eGFR's come back at 38, start metformin?", "ckd_epi", 38),
+])
+def test_a_score_given_is_read_as_given(question: str, calculator: str, value: float) -> None:
+    assert given_score(question) == (calculator, value)
+    assert requested_calculator(question) is None
+
+
+@pytest.mark.parametrize(("question", "calculator"), [
+    ("CHA2DS2-VASc: 50 year old male, no hypertension, no diabetes", "chadsvasc"),  # an age is not a result
+    ("CHA2DS2-VASc: seventy five year old man with hypertension", "chadsvasc"),
+    ("curb 65: 40 year old woman, no confusion, BUN 15, respiratory rate 18, blood pressure 120/80", "curb65"),
+])
+def test_an_age_after_the_name_is_a_finding_not_a_result(question: str, calculator: str) -> None:
+    assert given_score(question) is None
+    assert requested_calculator(question) == calculator
+
+
+def test_findings_that_agree_with_the_score_given_add_nothing() -> None:
+    # urea 9 without a unit: mmol/L scores 3, mg/dL 2; the score given is one of the readings, so no note
+    assert score_disagreement("curb65", 3, GIVEN_CURB) is None
+    assert score_disagreement("curb65", 3, GIVEN_CURB.replace("urea 9", "urea 9 mmol/L")) is None
+
+
+def test_findings_that_score_otherwise_are_pointed_out_not_substituted() -> None:
+    note = score_disagreement("curb65", 3, DISAGREES)
+    assert note is not None
+    assert "You gave CURB-65 as 3" in note and "score 0 points" in note
+    assert "about the score you gave" in note
+
+
+def test_a_score_given_without_every_finding_is_not_second_guessed() -> None:
+    # no blood pressure: the calculator would assume it normal, and an assumed input is not a finding
+    assert score_disagreement("curb65", 3, "52 year old man, not confused, urea 5 mmol/L, RR 20. CURB-65 of 3") is None
+    # a measured result ("eGFR 42") is not recomputed from a creatinine
+    assert score_disagreement("ckd_epi", 42, "eGFR 42, 60 year old woman, creatinine 1.0 mg/dL") is None
+
+
+def _routed(question: str, redacted: str | None = None) -> Any:
+    from voiceassist.models import PhiResult, QueryRequest
+    from voiceassist.query.state import QueryState
+    from voiceassist.query.tool_route import route_to_tool
+
+    state = QueryState(user_id="u", request=QueryRequest(query=question))
+    state.phi = PhiResult(contains_phi=redacted is not None, redacted_text=redacted or question)
+    return route_to_tool(state)
+
+
+def test_the_route_answers_the_score_given_from_search_and_states_a_disagreement_first() -> None:
+    from voiceassist.query.state import response_of
+
+    agreed = _routed(GIVEN_CURB)
+    assert agreed.tool_route is None and agreed.score_note is None  # searched: the knowledge base answers
+    state = _routed(DISAGREES)
+    assert state.tool_route is None
+    assert state.score_note is not None and state.score_note in state.warnings
+    state.answer = "A CURB-65 score of 3 or more indicates severe pneumonia needing hospital care [1]."
+    response = response_of(state)
+    assert response.answer.startswith(state.score_note)
+    assert response.answer.endswith(state.answer)
+    assert state.score_note in response.metadata.warnings
+
+
+def test_the_disagreement_never_quotes_the_question() -> None:
+    """PHI boundary: the note is the calculator's title and two numbers, never the clinician's words."""
+    question = "Mrs Okafor-Bello, MRN 4417823, " + DISAGREES
+    redacted = "<PERSON>, MRN <ID>, " + DISAGREES
+    state = _routed(question, redacted)
+    assert state.score_note is not None
+    assert not any(part in state.score_note for part in ("Okafor", "Bello", "4417823", "52 year"))

@@ -101,6 +101,8 @@ class QueryState(Model):
     evidence_score: float | None = None
     # the question's population that the kept evidence does not cover, stated before the answer (abstention.py)
     population_conflict: str | None = None
+    # a score the question gives that its own findings compute otherwise, stated before the answer (tool_route.py)
+    score_note: str | None = None
     grounding: float | None = None
     stream: EventTarget | None = None  # set when a client streams the run's events (conversation.events)
     history: list[str] = Field(default_factory=list)  # earlier turns a client sent (chat messages): PHI-checked
@@ -233,6 +235,8 @@ def response_of(state: QueryState) -> QueryResponse:
     answer = state.answer or state.clarifying_question or ""
     if status_of(state) is AnswerStatus.ANSWERED_OTHER_POPULATION and state.population_conflict:
         answer = f"{state.population_conflict}\n\n{answer}"
+    if state.score_note and state.answer:
+        answer = f"{state.score_note}\n\n{answer}"
     return QueryResponse(
         answer=answer,
         citations=state.citations,

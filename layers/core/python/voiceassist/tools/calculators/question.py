@@ -11,7 +11,7 @@ import re
 from typing import Any
 
 from voiceassist.errors import InvalidInput
-from voiceassist.query.population import NUMBER_WORDS
+from voiceassist.query.population import NUMBER_WORDS, cardinal
 from voiceassist.tools.calculators.plausible_ranges import physiologic_range
 from voiceassist.tools.calculators.question_patterns import (
     CALCULATOR_ALIASES,
@@ -87,14 +87,25 @@ def detect_calculator(question: str) -> str | None:
 
 
 # A calculator's value, in digits or in English words as a spoken question says it ("fifty", "three")
-_VALUE = r"(?:\d|" + NUMBER_WORDS + r"\b)"
-# A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4", "eGFR is about 50")
+_VALUE = r"(?>(\d+(?:\.\d+)?|" + NUMBER_WORDS + r"))\b"
+# ... that is a result, not an age ("CHA2DS2-VASc: 50 year old male", "CURB-65 75F") nor a measurement with its unit
+_NOT_A_RESULT = (r"(?!\s*-?\s*(?:years?|yrs?|yo\b|y/o|y\.o|months?|weeks?|days?|[mf]\b|%|mg|g/|kg|mmol|µmol|umol|"
+                 r"ml|cm|lbs?\b|bpm))")
+# A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4", "eGFR is about 50",
+# "I calculated CURB-65 as 3", "CURB-65 came out at 3", "eGFR's come back at 38", "eGFR drifted from 60 to 42")
 # reports a result.
-_GIVEN_VALUE = re.compile(r"\s*(?:score|points?)?\s*(?:of|is|was|=|:|at|<|>|≤|≥|<=|>=)?\s*"
-                          r"(?:(?:about|around|approx\w*|roughly|nearly|only|just|~)\s*)?" + _VALUE, re.IGNORECASE)
+_GIVEN_VALUE = re.compile(
+    r"(?:'s)?\s*(?:score|points?|result)?\s*(?:(?:has|had|have|just|now|today|recently|already)\s+)*"
+    r"(?:(?:came|comes|come|works?|worked|calculated|computed|totals?|totalled|adds?|added|dropped|drifted|fell|"
+    r"fallen|falls|decreased|declined|rose|risen|rises|increased|went|gone|goes)\s*(?:out|back|up|down)?\s*)?"
+    r"(?:of|is|was|=|:|at|as|to|from|<|>|≤|≥|<=|>=)?\s*"
+    r"(?:(?:an?|about|around|approx\w*|roughly|nearly|only|just)\b\s*|~\s*)*" + _VALUE + _NOT_A_RESULT,
+    re.IGNORECASE)
 # ... or preceded by it ("scores three on CURB-65", "scoring 2 on the Wells", "a 4 on CHA2DS2-VASc", "3 points on")
-_VALUE_BEFORE = re.compile(r"(?:\bscor\w*\s+(?:of\s+)?" + _VALUE + r"\w*|\b" + _VALUE + r"\w*\s*points?|\ba\s+"
-                           + _VALUE + r"\w*)\s+(?:on|in|for)\s+(?:the|a|his|her|their)?\s*$", re.IGNORECASE)
+_VALUE_BEFORE = re.compile(r"(?:\bscor\w*\s+(?:of\s+)?" + _VALUE + r"|\b" + _VALUE + r"\s*points?|\ba\s+"
+                           + _VALUE + r")\s+(?:on|in|for)\s+(?:the|a|his|her|their)?\s*$", re.IGNORECASE)
+# A name whose alias reaches past its value ("Wells score of 4 for suspected PE"): the value follows the head word
+_HEAD = re.compile(r"wells?'?s?\b", re.IGNORECASE)
 # A question about the score itself (its criteria, cut-offs, meaning or use: "what are the five things in the
 # CURB-65 score", "what urea cut-off scores the point", "what does a Wells of 4 mean") asks the knowledge base,
 # unless it also asks for the value ("calculate", "work out"); ASKS_VALUE wins.
@@ -113,10 +124,74 @@ def requested_calculator(question: str) -> str | None:
     if _ABOUT_SCORE.search(question) and not _ASKS_VALUE.search(question):
         return None
     for name, pattern in _ALIASES:
-        if any(not _GIVEN_VALUE.match(question, match.end()) and not _VALUE_BEFORE.search(question[: match.start()])
-               for match in pattern.finditer(question)):
+        if any(_value_given(question, match) is None for match in pattern.finditer(question)):
             return name
     return None
+
+
+def _value_given(question: str, match: re.Match[str]) -> str | None:
+    """The result a mention of a calculator's name gives with it, as written ("3", "three"), or None."""
+    head = _HEAD.match(question, match.start())
+    found = (_GIVEN_VALUE.match(question, match.end())
+             or (head is not None and head.end() < match.end() and _GIVEN_VALUE.match(question, head.end()))
+             or _VALUE_BEFORE.search(question[: match.start()]))
+    return next((group for group in found.groups() if group), None) if found else None
+
+
+def given_score(question: str) -> tuple[str, float] | None:
+    """The calculator whose result the question gives, and that result: "I calculated CURB-65 as 3", "a CURB
+    score of two", "scored 4 on the Wells for PE", "CHA2DS2-VASc 2". The question is then about that score (its
+    meaning, what to do), answered from the knowledge base; the score is never silently replaced by one computed
+    from the findings (`score_disagreement`)."""
+    for name, pattern in _ALIASES:
+        for match in pattern.finditer(question):
+            value = _value_given(question, match)
+            if value is not None:
+                return name, float(value) if value[0].isdigit() else float(cardinal(value))
+    return None
+
+
+# Results that are counts (points, criteria met): a score given and one computed either agree or do not
+_COUNTED = ("points", "criteria")
+
+
+def score_disagreement(calculator: str, given: float, question: str) -> str | None:
+    """What to say when the findings in the question compute a different result from the one the clinician
+    gave ("I calculated CURB-65 as 3" with a 50-year-old's findings that score 1), or None: they agree, a
+    finding is missing (no result rests on an assumed input here) or a unit read either way gives the score
+    given. Only counted scores are compared; a measured value ("eGFR 42") is not recomputed."""
+    spec = get_calculator(calculator)
+    params, missing = extract_parameters(calculator, question)
+    if not params or any(not item.startswith("the unit of ") for item in missing):
+        return None
+    try:
+        computed = run_calculator(calculator, params)
+    except InvalidInput:
+        return None
+    if computed.unit not in _COUNTED or computed.assumed or not isinstance(computed.score, int | float):
+        return None
+    outcomes = {float(computed.score)} | _other_readings(calculator, question, params)
+    if any(abs(outcome - given) < 1e-9 for outcome in outcomes):
+        return None
+    return (f"You gave {spec.title} as {given:g}, but the findings in the question score {computed.score:g} "
+            f"{computed.unit} by the calculator ({computed.interpretation.rstrip('.')}). The answer below is about "
+            f"the score you gave; check the findings against it.")
+
+
+def _other_readings(calculator: str, question: str, params: dict[str, Any]) -> set[float]:
+    """The calculator's results with each value written without its unit read in its other plausible units."""
+    text, outcomes = question.lower(), set()
+    for field in params:
+        if field not in MEASUREMENTS:
+            continue
+        for _unit, value in _readings(text, field)[1][1:]:
+            try:
+                score = run_calculator(calculator, params | {field: value}).score
+            except InvalidInput:
+                continue
+            if isinstance(score, int | float):
+                outcomes.add(float(score))
+    return outcomes
 
 
 def mentioned(text: str, concept: str) -> bool | None:
@@ -162,10 +237,12 @@ def extract_height_cm(text: str) -> float | None:
 
 
 # measurement -> the units a value written without one may be in, the conventional reading first. The name as
-# written sets the convention: "urea" is the UK/European/Commonwealth report in mmol/L, while a US BUN is written
-# "BUN" (mg/dL); creatinine above 20 is conventionally µmol/L. A reading outside the field's physiologic range
-# (plausible_ranges.PHYSIOLOGIC, sourced there) is dropped; where more than one stays, extract_parameters asks
-# for the unit when the readings give different results (decision 0027).
+# written sets the convention: "urea" is the UK/European/Commonwealth report in mmol/L (a urea by mass, mg/dL, is
+# 2.14 times its nitrogen: units.py), while a US BUN is written "BUN" or "urea nitrogen" (mg/dL); creatinine
+# above 20 is conventionally µmol/L, a haemoglobin above the highest g/dL a patient has (plausible_ranges, 25)
+# is g/L. A reading outside the field's physiologic range (plausible_ranges.PHYSIOLOGIC, sourced there) is
+# dropped; where more than one stays, extract_parameters asks for the unit when the readings give different
+# results (decision 0027).
 _UNITLESS_READINGS: dict[str, tuple[str, ...]] = {
     "creatinine_mg_dl": ("mg/dL", "µmol/L"),
     "glucose_mg_dl": ("mg/dL", "mmol/L"),
@@ -175,13 +252,22 @@ _UNITLESS_READINGS: dict[str, tuple[str, ...]] = {
     "bun_mg_dl": ("mg/dL",),
 }
 _UREA_READINGS = ("mmol/L", "mg/dL")
+# "urea 40 mg/dL" is a urea, not its nitrogen; "urea nitrogen" and "BUN" are the nitrogen
+_UREA = re.compile(r"urea\b(?!\s+nitrogen)")
+
+
+def _is_urea(name: str, written: str) -> bool:
+    return name == "bun_mg_dl" and _UREA.match(written.lstrip()) is not None
 
 
 def _unitless_units(name: str, written: str, value: float) -> tuple[str, ...]:
-    if name == "bun_mg_dl" and written.lstrip().startswith("urea"):
+    if _is_urea(name, written):
         return _UREA_READINGS
     if name == "creatinine_mg_dl" and value > 20:
         return ("µmol/L", "mg/dL")
+    if name == "hemoglobin_g_dl":
+        highest = physiologic_range(name)
+        return ("g/L",) if highest is not None and value > highest.high else ("g/dL",)
     return _UNITLESS_READINGS.get(name, ())
 
 
@@ -197,6 +283,7 @@ def _readings(text: str, name: str) -> tuple[str, list[tuple[str, float]]]:
     value = float(groups[0])
     unit = groups[1] if len(groups) > 1 and groups[1] else None
     written = match.group(0).strip()
+    quantity = "urea" if _is_urea(name, written) else quantity  # converted to the BUN it carries
     candidates = _unitless_units(name, written, value) if not unit else ()
     if quantity and candidates:
         readings = [(candidate, convert(value, candidate, quantity, field=name)) for candidate in candidates]

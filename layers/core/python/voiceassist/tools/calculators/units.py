@@ -2,6 +2,14 @@
 
 Molar masses follow MedCalc-Bench: creatinine 113.12, glucose 180.16, BUN (as nitrogen, 2 x 14.01) 28.02 g/mol.
 Calcium 40.08, bilirubin 584.66, cholesterol 386.65 and triglyceride (as triolein) 885.7 g/mol.
+
+Urea is not urea nitrogen. One urea molecule (CH4N2O, 60.06 g/mol) carries two nitrogen atoms (28.02 g/mol): a
+urea reported in mmol/L is the same number of millimoles as its nitrogen (x 2.802 -> BUN mg/dL), but a urea
+reported by mass (mg/dL, as German, Brazilian or Turkish labs do) is 60.06/28.02 = 2.14 times its BUN, so
+BUN mg/dL = urea mg/dL x 28.02/60.06 (Young DS, Ann Intern Med 1987;106:114, SI conversion table: urea nitrogen
+mg/dL x 0.357 = urea mmol/L; IUPAC standard atomic weights). The quantity "urea" converts a urea into the BUN
+the calculators take; a caller of the tool marks a urea's unit "(urea)" ([40, "mg/dL (urea)"]). tests/unit/tools/test_calculator_unit_factors.py checks every lab conversion against the
+published SI factors.
 """
 
 from __future__ import annotations
@@ -34,6 +42,7 @@ def _umol_to_mg_dl(molar_mass: float) -> Conversion:
 _CREATININE = 113.12
 _GLUCOSE = 180.16
 _BUN = 28.02
+_UREA = 60.06
 _CALCIUM = 40.08
 _BILIRUBIN = 584.66
 _CHOLESTEROL = 386.65
@@ -49,12 +58,19 @@ _COUNT: dict[str, Conversion] = {
     "x10^3/ul": _scale(1000), "10^3/mm3": _scale(1000), "/l": _scale(1e-6),
 }
 
+# a urea, by moles or by mass, as the BUN (mg/dL of urea nitrogen) it carries
+_UREA_AS_BUN: dict[str, Conversion] = {"mmol/l": _mmol_to_mg_dl(_BUN), "mg/dl": _scale(_BUN / _UREA),
+                                       "g/l": _scale(100 * _BUN / _UREA)}
+
 # quantity -> (canonical unit, {accepted unit (normalised) -> conversion into the canonical unit})
 UNITS: dict[str, tuple[str, dict[str, Conversion]]] = {
     "creatinine": ("mg/dL", _CONCENTRATION_MG_DL | {"umol/l": _umol_to_mg_dl(_CREATININE),
                                                     "mmol/l": _mmol_to_mg_dl(_CREATININE)}),
     "glucose": ("mg/dL", _CONCENTRATION_MG_DL | {"mmol/l": _mmol_to_mg_dl(_GLUCOSE)}),
-    "bun": ("mg/dL", _CONCENTRATION_MG_DL | {"mmol/l": _mmol_to_mg_dl(_BUN)}),
+    # a BUN field also takes a urea, its unit marked "(urea)": [40, "mg/dL (urea)"] is BUN 18.7 mg/dL
+    "bun": ("mg/dL", _CONCENTRATION_MG_DL | {"mmol/l": _mmol_to_mg_dl(_BUN)}
+            | {f"{unit}(urea)": conversion for unit, conversion in _UREA_AS_BUN.items()}),
+    "urea": ("mg/dL", _UREA_AS_BUN),
     "calcium": ("mg/dL", _CONCENTRATION_MG_DL | {"mmol/l": _mmol_to_mg_dl(_CALCIUM),
                                                  "meq/l": _mmol_to_mg_dl(_CALCIUM / 2)}),
     "bilirubin": ("mg/dL", _CONCENTRATION_MG_DL | {"umol/l": _umol_to_mg_dl(_BILIRUBIN),
