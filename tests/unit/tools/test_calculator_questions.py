@@ -268,6 +268,7 @@ DISAGREES = ("52 year old man, not confused, urea 5 mmol/L, RR 20, BP 125/80. I 
     ("He scored four on the Wells for PE, so what imaging comes next?", "wells_pe", 4),
     ("Wells score of 4 for suspected PE: CT or D-dimer first?", "wells_pe", 4),
     ("CHA2DS2-VASc 2 in a man with AF, anticoagulate?", "chadsvasc", 2),
+    ("my CHA2DS2-VASc calculation gave 3 for this 70 year old man, DOAC?", "chadsvasc", 3),
     ("Her CHA2DS2-VASc is about three, does she need anticoagulation?", "chadsvasc", 3),
     ("on metformin for years, eGFR drifted from 60 to 42 over the year: what now?", "ckd_epi", 60),
     ("the eGFR's come back at 38, start metformin?", "ckd_epi", 38),

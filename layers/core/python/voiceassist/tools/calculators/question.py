@@ -92,12 +92,13 @@ _VALUE = r"(?>(\d+(?:\.\d+)?|" + NUMBER_WORDS + r"))\b"
 _NOT_A_RESULT = (r"(?!\s*-?\s*(?:years?|yrs?|yo\b|y/o|y\.o|months?|weeks?|days?|[mf]\b|%|mg|g/|kg|mmol|µmol|umol|"
                  r"ml|cm|lbs?\b|bpm))")
 # A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4", "eGFR is about 50",
-# "I calculated CURB-65 as 3", "CURB-65 came out at 3", "eGFR's come back at 38", "eGFR drifted from 60 to 42")
-# reports a result.
+# "I calculated CURB-65 as 3", "CURB-65 came out at 3", "my CHA2DS2-VASc calculation gave 3", "eGFR's come back at
+# 38", "eGFR drifted from 60 to 42") reports a result.
 _GIVEN_VALUE = re.compile(
-    r"(?:'s)?\s*(?:score|points?|result)?\s*(?:(?:has|had|have|just|now|today|recently|already)\s+)*"
-    r"(?:(?:came|comes|come|works?|worked|calculated|computed|totals?|totalled|adds?|added|dropped|drifted|fell|"
-    r"fallen|falls|decreased|declined|rose|risen|rises|increased|went|gone|goes)\s*(?:out|back|up|down)?\s*)?"
+    r"(?:'s)?\s*(?:score|points?|result|calculation)?\s*(?:(?:has|had|have|just|now|today|recently|already)\s+)*"
+    r"(?:(?:came|comes|come|works?|worked|calculated|computed|gave|gives|totals?|totalled|adds?|added|dropped|"
+    r"drifted|fell|fallen|falls|decreased|declined|rose|risen|rises|increased|went|gone|goes)\s*(?:out|back|up|down)?"
+    r"\s*)?"
     r"(?:of|is|was|=|:|at|as|to|from|<|>|≤|≥|<=|>=)?\s*"
     r"(?:(?:an?|about|around|approx\w*|roughly|nearly|only|just)\b\s*|~\s*)*" + _VALUE + _NOT_A_RESULT,
     re.IGNORECASE)
