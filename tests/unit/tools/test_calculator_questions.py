@@ -272,6 +272,9 @@ DISAGREES = ("52 year old man, not confused, urea 5 mmol/L, RR 20, BP 125/80. I 
     ("Her CHA2DS2-VASc is about three, does she need anticoagulation?", "chadsvasc", 3),
     ("on metformin for years, eGFR drifted from 60 to 42 over the year: what now?", "ckd_epi", 60),
     ("the eGFR's come back at 38, start metformin?", "ckd_epi", 38),
+    ("eGFR 25ml/min on metformin, stop?", "ckd_epi", 25),  # the result's own unit
+    ("BMI is 24 kg/m2, what next", "bmi", 24),
+    ("PONV antiemetic if QTc already 490", "qtc_bazett", 490),
 ])
 def test_a_score_given_is_read_as_given(question: str, calculator: str, value: float) -> None:
     assert given_score(question) == (calculator, value)
@@ -282,6 +285,9 @@ def test_a_score_given_is_read_as_given(question: str, calculator: str, value: f
     ("CHA2DS2-VASc: 50 year old male, no hypertension, no diabetes", "chadsvasc"),  # an age is not a result
     ("CHA2DS2-VASc: seventy five year old man with hypertension", "chadsvasc"),
     ("curb 65: 40 year old woman, no confusion, BUN 15, respiratory rate 18, blood pressure 120/80", "curb65"),
+    ("Calculate the MAP from 120/80", "mean_arterial_pressure"),  # a blood pressure is a finding
+    ("crcl 82yo F 54kg creat 140", "creatinine_clearance"),
+    ("HAS-BLED: 70yo, on aspirin, labile INR", "hasbled"),
 ])
 def test_an_age_after_the_name_is_a_finding_not_a_result(question: str, calculator: str) -> None:
     assert given_score(question) is None

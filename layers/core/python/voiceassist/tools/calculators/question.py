@@ -87,10 +87,10 @@ def detect_calculator(question: str) -> str | None:
 
 
 # A calculator's value, in digits or in English words as a spoken question says it ("fifty", "three")
-_VALUE = r"(?>(\d+(?:\.\d+)?|" + NUMBER_WORDS + r"))\b"
-# ... that is a result, not an age ("CHA2DS2-VASc: 50 year old male", "CURB-65 75F") nor a measurement with its unit
-_NOT_A_RESULT = (r"(?!\s*-?\s*(?:years?|yrs?|yo\b|y/o|y\.o|months?|weeks?|days?|[mf]\b|%|mg|g/|kg|mmol|µmol|umol|"
-                 r"ml|cm|lbs?\b|bpm))")
+_VALUE = r"(?>(\d+(?:\.\d+)?|" + NUMBER_WORDS + r"\b))"
+# ... that is a result, not an age ("CHA2DS2-VASc: 50 year old male", "CURB-65 75F", "crcl 82yo F") nor a blood
+# pressure ("MAP from 120/80"). A unit after it may be the result's own ("BMI is 24 kg/m2", "CrCl of 25 mL/min").
+_NOT_A_RESULT = r"(?!\s*-?\s*(?:years?|yrs?|yo\b|y/o|y\.o|months?|weeks?|days?|[mf]\b)|\s*/\s*\d)"
 # A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4", "eGFR is about 50",
 # "I calculated CURB-65 as 3", "CURB-65 came out at 3", "my CHA2DS2-VASc calculation gave 3", "eGFR's come back at
 # 38", "eGFR drifted from 60 to 42") reports a result.
