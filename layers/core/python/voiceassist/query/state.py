@@ -235,7 +235,7 @@ def response_of(state: QueryState) -> QueryResponse:
     answer = state.answer or state.clarifying_question or ""
     if status_of(state) is AnswerStatus.ANSWERED_OTHER_POPULATION and state.population_conflict:
         answer = f"{state.population_conflict}\n\n{answer}"
-    if state.score_note and state.answer:
+    if state.score_note and answer:  # before the answer, or before the reply that the sources have none
         answer = f"{state.score_note}\n\n{answer}"
     return QueryResponse(
         answer=answer,
