@@ -52,3 +52,51 @@ def test_the_cli_refuses_an_index_of_another_model_at_start_with_the_fix(
     monkeypatch.setenv("VOICEASSIST_DATA_DIR", str(tmp_path / "data"))
     assert main(["jobs"]) != 0
     assert "set VOICEASSIST_EMBEDDING_PRECISION to match the index" in capsys.readouterr().err
+
+
+def _page_size(path: Path) -> int:
+    import sqlite3
+
+    db = sqlite3.connect(str(path))
+    try:
+        return int(db.execute("PRAGMA page_size").fetchone()[0])
+    finally:
+        db.close()
+
+
+def _found(index: LocalHybridIndex) -> list[str]:
+    from voiceassist.models import SearchMode, SearchQuery
+
+    query = SearchQuery(text="metformin diabetes", vector=[1.0, 0.0, 0.0, 0.0], mode=SearchMode.HYBRID, top_k=5)
+    return [hit.chunk.chunk_id for hit in index.search(query)]
+
+
+def test_a_new_index_file_gets_large_pages_and_an_existing_one_keeps_its_own(tmp_path: Path) -> None:
+    import sqlite3
+
+    from voiceassist.adapters.local.index_tables import PAGE_SIZE
+
+    new = tmp_path / "new.sqlite3"
+    index = LocalHybridIndex(new, dimension=4, model_id=INT8)
+    index.index([chunk()], np.ones((1, 4), dtype=np.float32))
+    index.activate("metformin", 1)
+    assert _found(index) == ["c1"]
+    index.close()
+    assert PAGE_SIZE != 4096 and _page_size(new) == PAGE_SIZE
+    reopened = LocalHybridIndex(new, dimension=4, model_id=INT8)
+    assert _found(reopened) == ["c1"]
+    reopened.close()
+
+    # A file written before (SQLite's default 4 KB pages, in WAL mode): opened, written and searched as it is.
+    old = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(str(old))
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("CREATE TABLE other (x)")
+    db.close()
+    assert _page_size(old) == 4096
+    index = LocalHybridIndex(old, dimension=4, model_id=INT8)
+    index.index([chunk()], np.ones((1, 4), dtype=np.float32))
+    index.activate("metformin", 1)
+    assert _found(index) == ["c1"]
+    index.close()
+    assert _page_size(old) == 4096
