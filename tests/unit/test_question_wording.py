@@ -3,6 +3,8 @@ space never make a passage that answers look off topic (query/question_concepts.
 
 from __future__ import annotations
 
+import pytest
+
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.phi.word_lists import CONTRACTIONS, word_list
 from voiceassist.query import evidence
@@ -85,6 +87,23 @@ def test_question_concepts_a_score_said_with_its_number_in_words_is_the_listed_a
     assert joined_scores("a rapid three day course") == "a rapid three day course"  # a common English word
     assert joined_scores("stage two htn") == "stage two htn"  # a word and a number the list does not join
     assert joined_scores("severe CAP, CURB 4") == "severe CAP, CURB 4"  # a value after the name is no score's name
+
+
+@pytest.mark.parametrize(("said", "read"), [
+    ("Um, what does a CURB score of two actually mean for admitting them?",
+     "Um, what does a CURB-65 score of two actually mean for admitting them?"),
+    ("resp rate cutoff in curb", "resp rate cutoff in CURB-65"),
+    ("pneumonia pt curb score 1, home?", "pneumonia pt CURB-65 score 1, home?"),
+    ("to curb the spread of flu in the ward", "to curb the spread of flu in the ward"),  # the verb
+    ("drugs that curb appetite", "drugs that curb appetite"),
+    ("we must curb it. CURB 2 what now", "we must curb it. CURB 2 what now"),  # a bare value after it: measured
+    ("curb sixty five is zero", "CURB-65 is zero"),
+])
+def test_a_score_named_without_its_number_is_the_calculator_registrys_title(said: str, read: str) -> None:
+    assert joined_scores(said) == read
+    passage = hit(CURB_65, "Community-Acquired Pneumonia")
+    if "CURB-65" in read:
+        assert "curb" not in evidence.assess(said, [passage]).passages[0].missing
 
 
 def test_evidence_a_drug_is_covered_by_its_class_named_but_not_by_another_member_nor_for_its_dose() -> None:

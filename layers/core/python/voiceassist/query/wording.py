@@ -4,6 +4,7 @@ evidence score's concepts (query/question_concepts.py)."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 from voiceassist.common_words import QUESTION_OPENINGS
 from voiceassist.query import terminology
@@ -39,7 +40,37 @@ def joined_scores(text: str) -> str:
         written = f"{word} {cardinal(number)}"
         return joined_form if (joined_form := _SPACED_NUMBER.sub(joined, written)) != written else match.group()
 
-    return _SPACED_NUMBER.sub(joined, _SPOKEN_NUMBER.sub(spoken, spelt_letters(text)))
+    return _bare_score_names(_SPACED_NUMBER.sub(joined, _SPOKEN_NUMBER.sub(spoken, spelt_letters(text))))
+
+
+def _bare_score_names(text: str) -> str:
+    """A score named without its number where the calculator registry names it so ("a CURB score of two", "resp
+    rate cutoff in curb": CURB-65, whose aliases take "curb" alone), written as the registry's title, so that a
+    passage's "CURB-65" covers it: where "score", "criteria" or "points" follows it, or it ends a phrase after
+    "in"/"on". Not the verb ("to curb the spread", "curb appetite"), and not with a bare value after it ("CURB 4":
+    measured, that reading answered an uncovered "IV abx regimen for severe CAP inpatient, CURB 4" from the
+    CURB-65 passage, as the same question with "CURB-65" written already is; decision 0027)."""
+    for bare, title in _score_stems():
+        text = bare.sub(title, text)
+    return text
+
+
+@cache
+def _score_stems() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(the bare name, the title) of each calculator titled NAME-NUMBER ("CURB-65") whose alias matches NAME alone."""
+    from voiceassist.tools.calculators.question_patterns import CALCULATOR_ALIASES
+    from voiceassist.tools.calculators.registry import CALCULATORS
+
+    stems = []
+    for name, alias in CALCULATOR_ALIASES:
+        titled = re.match(r"([A-Za-z]+)-(\d+)$", CALCULATORS[name].title)
+        if not titled or not re.fullmatch(alias, titled.group(1).lower()):
+            continue
+        stem = titled.group(1)
+        named = (rf"(?<![\w-])(?:(?:(?<=\bin )|(?<=\bon )){stem}(?=\s*(?:[?!.,;)]|$))"
+                 rf"|{stem}(?=\s+(?:scores?|criteria|points?)\b))")
+        stems.append((re.compile(named, re.I), titled.group()))
+    return tuple(stems)
 
 
 # An abbreviation said letter by letter and written so ("H B A one C", "e G F R", "C T"): single letters, and the
