@@ -346,3 +346,16 @@ def test_the_disagreement_never_quotes_the_question() -> None:
     state = _routed(question, redacted)
     assert state.score_note is not None
     assert not any(part in state.score_note for part in ("Okafor", "Bello", "4417823", "52 year"))
+
+
+def test_the_disagreement_when_the_phi_check_failed_still_quotes_nothing() -> None:
+    """A failed PHI check (the question read as it came): the note is still the title and two numbers."""
+    from voiceassist.models import PhiResult, QueryRequest
+    from voiceassist.query.state import QueryState
+    from voiceassist.query.tool_route import route_to_tool
+
+    state = QueryState(user_id="u", request=QueryRequest(query="Mr Adeyemi-Clarke, MRN 4417823, " + DISAGREES))
+    state.phi = PhiResult(contains_phi=True, redacted_text="", error="detector timed out")
+    routed = route_to_tool(state)
+    assert routed.tool_route is None and routed.score_note is not None
+    assert not any(part in routed.score_note for part in ("Adeyemi", "Clarke", "4417823", "52 year"))
