@@ -29,7 +29,7 @@ def chunk(work: Work, row: int, version: int = 1) -> Chunk:
     key = work.doc_keys[row]
     metadata = DocumentMetadata(doc_key=key, title=work.titles[row] or key, source_type=SourceType.JOURNAL)
     return Chunk(chunk_id=f"{key}-v{version}-0", doc_id=f"{key}#v{version}", doc_key=key, version=version,
-                 ordinal=0, token_count=len(work.texts[row].split()), metadata=metadata,
+                 ordinal=0, token_count=work.word_counts[row], metadata=metadata,
                  text=work.texts[row] or work.titles[row] or key)
 
 
