@@ -65,9 +65,12 @@ def first_token_from(doc: Doc, char: int) -> int | None:
 
 
 def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
-                     clinical: Callable[[Token], bool], known: Callable[[Token], bool]) -> Span | None:
+                     clinical: Callable[[Token], bool], known: Callable[[Token], bool], place: bool = False
+                     ) -> Span | None:
     """The name that starts at the first token at or after `char`: up to three words joined by spaces or by
-    hyphens written without spaces ("smith-jones"), or None. `known` says whether a word is English."""
+    hyphens written without spaces ("smith-jones"), or None. `known` says whether a word is English. After a
+    `place` (a bed, room or bay number) rather than a title, a lower-case English word that is also a Census
+    name is a name only where a name stands (`_named_place`): "bed 12 baker needs", not "Bed 7, post-op day 2"."""
     text = text_of(doc)
     before = char
     while before > 0 and text[before - 1].isspace():  # "Mr" then any run of spaces before the name
@@ -76,7 +79,7 @@ def name_after_title(doc: Doc, char: int, *, particles: frozenset[str],
     if title is not None and _abbreviation_not_title(text, title.group("title"), text[char:char + _TITLE_REACH]):
         return None
     start = first_token_from(doc, char)
-    if start is None:
+    if start is None or (place and not _named_place(doc[start], known)):
         return None
     end, words = start, 0
     while end < len(doc) and words < MAX_WORDS:
@@ -111,6 +114,23 @@ def typed_name_word(token: Token, *, particles: frozenset[str], clinical: Callab
     if clinical(token):
         return False
     return _APOSTROPHE.search(word) is not None or not known(token)  # "o'brien" reads as English to the tagger
+
+
+def _named_place(token: Token, known: Callable[[Token], bool]) -> bool:
+    """The first word after a bed, room or bay number: a lower-case English word that is also a Census name
+    ("post", "day", "young", "white") describes the patient there, unless an age, a verb or the sentence's end
+    follows it as after a name ("bed 12 baker, 71", "bed 3 white needs a review", "bay 2: rose"). A word joined
+    to the next by a hyphen ("post-op"), or followed by a noun or adjective ("young man", "post op"), is no name."""
+    if not (token.is_lower and token.lower_ in name_words() and known(token)):
+        return True
+    if _census_word_before_age(token.doc, token.i):
+        return True
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if after is None:
+        return True
+    if after.text in _HYPHENS and not token.whitespace_:
+        return False
+    return not after.tag_.startswith(("NN", "JJ"))
 
 
 def _first_of_compound(doc: Doc, i: int, **tests: Callable[[Token], bool] | frozenset[str]) -> bool:

