@@ -26,7 +26,13 @@ from voiceassist.phi.name_scripts import (
 )
 from voiceassist.phi.name_titles import PLACE_CUE as _PLACE_CUE
 from voiceassist.phi.name_titles import TITLE_PATTERN, first_token_from, name_after_title
-from voiceassist.phi.not_names import abbreviated_binomial, amount_after, caseless_english, clinical_abbreviations
+from voiceassist.phi.not_names import (
+    abbreviated_binomial,
+    amount_after,
+    caseless_english,
+    clinical_abbreviations,
+    clinical_shorthand,
+)
 from voiceassist.phi.recognizers import MEDIUM, STRONG, WEAK
 from voiceassist.phi.word_lists import GIVEN_NAMES, foreign_function_words, name_words, word_list
 
@@ -161,7 +167,7 @@ class PersonNameRecognizer(EntityRecognizer):
         for ent in doc.ents:
             ent = self._without_function_words(ent)
             if caseless and ent.label_ == "PERSON":
-                ent = self._without_english_ends(ent)
+                ent = self._without_shorthand_ends(ent)
             if len(ent) and ent.label_ == "PERSON" and self._plausible_ner_name(ent, caseless, foreign=foreign):
                 lone_word = len(ent) == 1 and self._known(ent[0])  # "Paul", but also "Moon facies"
                 self._add(found, ent, self.SHAPE_SCORE if lone_word else self.NER_SCORE)
@@ -217,14 +223,20 @@ class PersonNameRecognizer(EntityRecognizer):
             end -= 1
         return ent if (start, end) == (ent.start, ent.end) else Span(ent.doc, start, end, label=ent.label_)
 
-    def _without_english_ends(self, ent: Span) -> Span:
-        """An NER span of a text without capitals less the English words, drugs and abbreviations at its ends
-        ("paracetamol max": the tagger reads a run of lower-case words as one name; phi/not_names.py)."""
+    def _without_shorthand_ends(self, ent: Span) -> Span:
+        """An NER span of a text without capitals less the drugs and clinical abbreviations at its ends, and then,
+        in a span that had one, the English words ("paracetamol max", "azithromycin dose": the tagger reads a run
+        of lower-case words as one name; phi/not_names.py). A Census name stays ("max")."""
         start, end = ent.start, ent.end
-        while start < end and self._caseless_english(ent.doc[start]):
+        while start < end and clinical_shorthand(ent.doc[start].lower_):
             start += 1
-        while end > start and self._caseless_english(ent.doc[end - 1]):
+        while end > start and clinical_shorthand(ent.doc[end - 1].lower_):
             end -= 1
+        if (start, end) != (ent.start, ent.end):
+            while start < end and self._caseless_english(ent.doc[start]):
+                start += 1
+            while end > start and self._caseless_english(ent.doc[end - 1]):
+                end -= 1
         return ent if (start, end) == (ent.start, ent.end) else Span(ent.doc, start, end, label=ent.label_)
 
     def _caseless_english(self, token: Token) -> bool:
@@ -295,8 +307,9 @@ class PersonNameRecognizer(EntityRecognizer):
             return 0.0
         if abbreviated_binomial(token):  # "E. Coli", "h. pylori": an organism, not an initial and a surname
             return 0.0
-        if caseless:
-            return WEAK if text.isalpha() and not self._caseless_english(token) else 0.0
+        if caseless:  # an English word or shorthand is no guess, unless it is a noun a verb follows ("avi has")
+            english = self._caseless_english(token) and not _subject_of_verb(token)
+            return WEAK if text.isalpha() and not english else 0.0
         if not self._name_shaped(token):
             return 0.0
         if not self._sentence_initial(token):
@@ -429,6 +442,13 @@ def _clinical_modifier(token: Token, known: Callable[[Token], bool]) -> bool:
         return True
     return (after is not None and after.is_alpha and after.is_lower and not after.is_stop and known(after)
             and not after.tag_.startswith(("VB", "MD")) and after.ent_type_ != "PERSON")
+
+
+def _subject_of_verb(token: Token) -> bool:
+    """A noun right before a verb or a modal: where a name stands as a sentence's subject ("avi has a fever": "avi"
+    is a clinical abbreviation too)."""
+    after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
+    return token.tag_.startswith("NN") and after is not None and after.tag_.startswith(("VB", "MD"))
 
 
 def _given_name_first(span: Span) -> bool:

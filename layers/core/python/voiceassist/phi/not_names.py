@@ -9,6 +9,8 @@
   word after a prefix of English word formation ("uptitrating", "rechecked", "overdosing": Quirk R et al., A
   Comprehensive Grammar of the English Language, 1985, Appendix I.21-I.33). A Census given name or surname is
   never one of these ("max", "will", "post", "day"): a cue, a title or NER still finds it.
+- A drug or a clinical abbreviation at either end of a name spaCy's NER found in a text without capitals
+  ("paracetamol max"), unless it is a Census name.
 - An amount after a dosing abbreviation: "max eight a day", "max 4 tablets" ("max" is a given name too).
 """
 
@@ -57,13 +59,19 @@ def caseless_english(word: str, known: Callable[[str], bool]) -> bool:
     doc). `known` tells whether a word is in the recognizers' English vocabulary, inflections included."""
     if word in name_words():
         return False
-    if word in common_words() or word in word_list(DRUG_WORDS) or word in clinical_abbreviations():
+    if word in common_words() or clinical_shorthand(word):
         return True
     prefix = _PREFIX.match(word)
     if prefix is None:
         return False
     rest = word[prefix.end() :]
     return rest not in name_words() and (rest in common_words() or known(rest))
+
+
+def clinical_shorthand(word: str) -> bool:
+    """A lower-case `word` is a drug name or a clinical abbreviation and no Census name ("paracetamol", "uti"; not
+    "max"): what spaCy's NER joins to a name in a text without capitals ("paracetamol max")."""
+    return word not in name_words() and (word in word_list(DRUG_WORDS) or word in clinical_abbreviations())
 
 
 def amount_after(number: Token) -> bool:
