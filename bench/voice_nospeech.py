@@ -19,6 +19,12 @@ route's knowledge-base vocabulary gives it: "Clinical question. Terms: ..."), wh
 them) read by the three espeak-ng VOICES, clean and with white noise at 20 and 10 dB SNR (bench/voice_audio.with_noise,
 seeded by the question's index), and the count Silero VAD judges to hold no speech (each would be answered "no speech
 was heard"). No decode: the gate lets speech through whole, so it changes no transcript it lets through.
+
+`--vad-cost`: what the gate itself costs and whether its two runs agree (session 14): per recording (the ones above,
+`--seconds` long, plus 60 s of noise, the longest a route takes), the CPU seconds of speech/vad.py (numpy; what both
+adapters run, the AWS one from the WAV's bytes with `wav_samples`) and of faster-whisper's own Silero run
+(onnxruntime, `get_speech_timestamps` on PyAV's samples: what the local gate ran in session 13), median of
+`--repeats`, and each one's verdict.
 """
 
 from __future__ import annotations
@@ -83,6 +89,32 @@ def spoken_verdicts(sets: list[str]) -> dict[str, dict[str, int]]:
     return out
 
 
+def vad_cost(seconds: list[float], repeats: int) -> dict[str, dict[str, Any]]:
+    from faster_whisper.vad import VadOptions, get_speech_timestamps
+
+    from voiceassist.adapters.local.whisper_stt import decoded
+    from voiceassist.speech import vad
+
+    audio = recordings([*seconds, 60.0])
+    audio = {name: wav for name, wav in audio.items() if "60s" not in name or name.startswith("noise-20")}
+    runs = {"numpy": lambda wav: vad.speech_found(vad.wav_samples(wav)),
+            "onnxruntime": lambda wav: bool(get_speech_timestamps(decoded(wav), VadOptions()))}
+    for run in runs.values():
+        run(audio["question"])  # warm-up: the weights and the ONNX session load once
+    out: dict[str, dict[str, Any]] = {}
+    for name, wav in audio.items():
+        row: dict[str, Any] = {}
+        for label, run in runs.items():
+            cpu = []
+            for _ in range(repeats):
+                began = time.process_time()
+                verdict = run(wav)
+                cpu.append(time.process_time() - began)
+            row[label] = {"cpu_s": round(statistics.median(cpu), 4), "speech": verdict}
+        out[name] = row
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -90,7 +122,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--prompt", default=None, help="Whisper's initial prompt (both gates)")
     parser.add_argument("--spoken", nargs="+", metavar="SET", help="count spoken questions judged speechless")
+    parser.add_argument("--vad-cost", action="store_true", help="the gate's own cost, numpy and onnxruntime")
     args = parser.parse_args()
+    if args.vad_cost:
+        print(json.dumps({"vad_cost": vad_cost(args.seconds, args.repeats), "load_average": os.getloadavg()},
+                         indent=2))
+        return
     if args.spoken:
         verdicts = spoken_verdicts(args.spoken)
         print(json.dumps({"no_speech": sum(v["no_speech"] for v in verdicts.values()),

@@ -17,6 +17,11 @@ between two ingestions of the sample corpus). Each is scored twice:
   detected first, its spans left as heard; the words below `--doubted` confidence, from the cache's `confidences`
   since session 12, may be bent to a term that sounds like them).
 
+With `--prompt-echo`, a decode whose words say a prompt term twice in a row (whisper_stt.echoes_prompt, the
+recognizer's guard since session 14) is replaced by the same recording decoded without the prompt, as the route now
+does: the cache's `no-prompt` row for it when voice_decoding.py made one, decoded here otherwise (and added to the
+cache), so only the recordings the guard takes are decoded again.
+
 Decoding costs nothing here, so a text-side change is measured without the noise of a second decode (one decode
 of the same recording differs between runs by about three questions in forty, docs/benchmarks.md "Voice").
 Per speaker: questions, answered typed, answered spoken of those (both ways), the questions gained and lost, and
@@ -41,7 +46,9 @@ from voiceassist_local.evaluation.answers import Question, answered_correctly
 
 from voiceassist.adapters.local.whisper_stt import (
     DOUBTED_WORD,
+    WhisperSpeechToText,
     doubted_spans,
+    echoes_prompt,
     without_doubted_tail,
     without_echoed_tail,
 )
@@ -49,6 +56,7 @@ from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest
 from voiceassist.query.terminology import drug_names
 from voiceassist.speech import TranscribedWord
+from voiceassist.speech.vocabulary import prompt_terms as terms_of
 
 
 def text_now(raw: str, correct: Any, confidences: list[float] | None = None, doubted: float = DOUBTED_WORD) -> str:
@@ -88,11 +96,31 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     typed = {text: answered(text, question) for text, question in questions.items()}
     drugs = {name for name in drug_names() if " " not in name and len(name) > 3}
     results: dict[str, dict[str, Any]] = {}
-    for row in read_cache(folder / "decoding-cache.jsonl").values():
+    cache = read_cache(folder / "decoding-cache.jsonl")
+    paths = {hashlib.sha256(path.read_bytes()).hexdigest()[:16]: path for path in (folder / "recordings").glob("*.wav")}
+    echoes: list[str] = []
+
+    def unprompted(speaker: str, digest: str, row_prompt: str) -> dict[str, Any]:
+        """The recording decoded without the prompt (the cache's no-prompt row, or decoded now and cached)."""
+        key = f"{speaker}|no-prompt|{digest}|{row_prompt}"
+        if key not in cache:
+            transcript = WhisperSpeechToText(prompt_echo_guard=False).transcribe(paths[digest].read_bytes())
+            cache[key] = {"key": key, "text": transcript.text, "raw": " ".join(w.word for w in transcript.words),
+                          "confidences": [w.confidence for w in transcript.words], "cpu": None,
+                          "seconds": transcript.duration_seconds}
+            with (folder / "decoding-cache.jsonl").open("a") as out:
+                out.write(json.dumps(cache[key]) + "\n")
+        return cache[key]
+
+    for row in list(cache.values()):
         speaker, config, digest, row_prompt = row["key"].split("|", 3)
         spoken = by_digest.get(recordings.get(digest, ""))
         if config != "shipped" or prompt_terms(row_prompt) != prompt or spoken is None or "raw" not in row:
             continue
+        heard_words = [TranscribedWord(word=word, start=0, end=0, confidence=1.0) for word in row["raw"].split()]
+        if args.prompt_echo and echoes_prompt(heard_words, terms_of(row_prompt)):
+            echoes.append(f"{speaker}: {spoken.text} -> {row['raw']}")
+            row = {**unprompted(speaker, digest, row_prompt), "text": row["text"]}
         out = results.setdefault(speaker, {"questions": 0, "answered_typed": 0, "as_decoded": 0, "now": 0,
                                            "gained": [], "lost": [], "lost_now": [], "reference_words": 0,
                                            "errors": {"as_decoded": 0, "now": 0}, "drug_names": 0,
@@ -124,7 +152,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         if not args.show:
             out["gained"], out["lost"] = len(out["gained"]), len(out["lost"])
             del out["lost_now"]
-    return {"sets": args.sets, "load_average": os.getloadavg(), "results": results}
+    return {"sets": args.sets, "load_average": os.getloadavg(), "results": results,
+            **({"prompt_echoes": echoes if args.show else len(echoes)} if args.prompt_echo else {})}
 
 
 def main() -> None:
@@ -135,6 +164,8 @@ def main() -> None:
                         "voice_decoding.py ingested it; another while a decoding run still writes there)")
     parser.add_argument("--doubted", type=float, default=DOUBTED_WORD, help="a word below this confidence is "
                         "doubted (whisper_stt.DOUBTED_WORD; 0: none, the correction before session 12)")
+    parser.add_argument("--prompt-echo", action="store_true", help="a decode that says a prompt term twice in a "
+                        "row is replaced by the recording decoded without the prompt (the route's guard)")
     parser.add_argument("--show", action="store_true", help="list the questions lost, gained and changed")
     print(json.dumps(run(parser.parse_args()), indent=2))
 

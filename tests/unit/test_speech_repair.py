@@ -208,3 +208,27 @@ def test_repair_never_bends_a_doubted_name_the_phi_detector_found() -> None:
         "Is Mr losartan still taking his tablets?"  # without the PHI check the name would become the drug
     # When the PHI detector found it, it stays as heard, doubted or not
     assert corrections(heard, DOUBTING, keep=name, doubted=doubted(heard, "Lowes", "Artan")) == (heard, [])
+
+
+NUMBERED = Vocabulary.of(["CURB-65", "metformin", "eGFR"], known=english_words())
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    ("Okay so what's the curved 65 cutoff for the breathing rate?",
+     "Okay so what's the CURB-65 cutoff for the breathing rate?"),  # Piper's "CURB sixty-five", blind13_spoken
+    ("What age gets you the point on the curve-65?", "What age gets you the point on the CURB-65?"),
+])
+def test_repair_puts_back_a_numbered_term_heard_as_a_word_and_its_number(heard: str, meant: str) -> None:
+    assert repaired(heard, NUMBERED) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Is the CURB 65 score 2 or more?",  # the term's letters as written: heard right
+    "Does an age over 65 score a point?",  # another first sound
+    "Is a patient aged 65 given a point?",
+    "What does a curved 40 mean?",  # not the term's number
+    "Was Kirby 65 admitted?",  # a capitalized word is a name, never a term's letters
+    "Is the curve steeper after 65?",  # no number right after the word
+])
+def test_repair_leaves_a_word_before_a_number_that_is_not_the_term(said: str) -> None:
+    assert repaired(said, NUMBERED) == said

@@ -23,6 +23,10 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   acidosis": "lactoc" sounds like "lactic", "acidosis" is one), or a short English word glued to a term as
   written ("Islactic" -> "Is lactic").
 
+- a word before a number is a term written as letters and that number when the number is the term's and the word,
+  in lower case, sounds like its letters (the keys' first sounds the same, Metaphone keys and letters within
+  `MIN_NUMBERED_SIMILARITY`: the number is the rest of the evidence): "curved 65" -> "CURB-65".
+
 - words the recognizer itself doubted (`doubted`: below its word confidence threshold, adapters/local/whisper_stt
   DOUBTED_WORD), every word of the span doubted and none of them a term, sound like a one-word term as above, even
   when they are English words: a doubted "lows are tan" is the recognizer's guess at a word it did not know
@@ -39,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -52,6 +56,10 @@ ENDINGS = frozenset({"", "s", "es", "d", "ed", "ing", "e", "y", "ic", "ical", "a
                      "er", "ers", "ity"})
 MAX_SPLIT_LETTERS = 3  # an English word this short may be a piece of a term the recognizer split ("and to biotic")
 MIN_FUZZY_LETTERS = 6  # shorter spans and terms are repaired only when exact: short words collide
+# a word before a term's own number ("curved 65" for "CURB-65", Piper's blind13_spoken): the number matches exactly,
+# so the word needs less (Metaphone KRFT / KRB 0.57, letters 0.6); a word that opens a different sound never matches
+MIN_NUMBERED_SIMILARITY = 0.5
+_NUMBERED_TERM = re.compile(r"(?P<letters>[a-z]+)(?P<number>\d+)")
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
 _GLUED_NUMBER = re.compile(r"^(?P<term>.+?)-(?P<number>\d[\d,.]*)$")
 
@@ -77,6 +85,7 @@ class Vocabulary:
     by_letters: dict[str, str]
     by_sound: dict[str, str]
     known: frozenset[str] = frozenset()  # words heard right when heard: never bent to a term that sounds alike
+    by_number: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # "65": (("curb", "CURB-65"),)
 
     @classmethod
     def of(cls, terms: Iterable[str], known: Iterable[str] = ()) -> Vocabulary:
@@ -86,7 +95,28 @@ class Vocabulary:
             if len(key) >= 2:
                 keyed.setdefault(key, term)
         sounds = {sound(key): term for key, term in keyed.items() if len(key) >= MIN_FUZZY_LETTERS and " " not in term}
-        return cls(keyed, sounds, frozenset(known))
+        numbered: dict[str, list[tuple[str, str]]] = {}
+        for key, term in keyed.items():
+            found = _NUMBERED_TERM.fullmatch(key)
+            if found and " " not in term:
+                numbered.setdefault(found["number"], []).append((found["letters"], term))
+        return cls(keyed, sounds, frozenset(known), {number: tuple(terms) for number, terms in numbered.items()})
+
+    def numbered(self, word: str, number: str) -> str | None:
+        """The term that is letters and `number` whose letters sound like `word` (MIN_NUMBERED_SIMILARITY), the
+        nearest; None when the word is the term's letters as written (heard right) or none is near."""
+        heard = letters(word)
+        best: tuple[float, str] | None = None
+        for part, term in self.by_number.get(number, ()):
+            if heard == part:
+                return None
+            key, term_key = sound(heard), sound(part)
+            if key[0] != term_key[0]:
+                continue
+            similarity = min(SequenceMatcher(None, key, term_key).ratio(), SequenceMatcher(None, heard, part).ratio())
+            if similarity >= MIN_NUMBERED_SIMILARITY and (best is None or similarity > best[0]):
+                best = similarity, term
+        return best[1] if best else None
 
     def glued(self, key: str) -> tuple[str, float] | None:
         """Two words written as one word that is no `known` word: a short English word (MAX_SPLIT_LETTERS) and a
@@ -184,6 +214,9 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
                unsure: frozenset[int] = frozenset()) -> tuple[int, str] | None:
     """(the index after the span, its replacement) for the longest repairable span from token i, or None; `unsure`:
     the indexes of the tokens the recognizer doubted."""
+    numbered = _numbered(text, tokens, i, vocabulary)
+    if numbered is not None:
+        return numbered
     glued = _GLUED_NUMBER.match(tokens[i].group(0) + _following_number(text, tokens, i))
     if glued and letters(glued["term"]) in vocabulary.by_letters:
         return i + 2, f"{vocabulary.by_letters[letters(glued['term'])]} {glued['number']}"
@@ -255,6 +288,20 @@ def _hyphenated(text: str, span: Sequence[re.Match[str]], vocabulary: Vocabulary
     joined = all(text[a.end():b.start()] == "-" for a, b in zip(span, span[1:], strict=False))
     unknown = any(piece not in vocabulary.known and piece not in vocabulary.by_letters for piece in pieces)
     return bool(vocabulary.known) and joined and unknown
+
+
+def _numbered(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> tuple[int, str] | None:
+    """(i + 2, the term) when token i, a lower-case word, and the number after it (a space or a hyphen between) are a
+    term in the recognizer's spelling ("curved 65": "CURB-65"); a capitalized word (a name) is never taken."""
+    if not vocabulary.by_number or i + 1 >= len(tokens):
+        return None
+    if text[tokens[i].end():tokens[i + 1].start()] not in (" ", "-"):
+        return None
+    word, number = tokens[i].group(0), tokens[i + 1].group(0)
+    if not (word.isalpha() and word.islower() and number.isdigit()):
+        return None
+    term = vocabulary.numbered(word, number)
+    return (i + 2, term) if term is not None else None
 
 
 def _following_number(text: str, tokens: list[re.Match[str]], i: int) -> str:

