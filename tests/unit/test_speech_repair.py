@@ -232,3 +232,11 @@ def test_repair_puts_back_a_numbered_term_heard_as_a_word_and_its_number(heard: 
 ])
 def test_repair_leaves_a_word_before_a_number_that_is_not_the_term(said: str) -> None:
     assert repaired(said, NUMBERED) == said
+
+
+def test_repair_leaves_a_word_before_a_number_the_phi_detector_found_as_heard() -> None:
+    """A name said in lower case before a number ("kirby 65", a patient's name and age) that the PHI detector found
+    stays as heard; only what it did not find may be a term's spelling."""
+    heard = "is kirby 65 at curved 65 high risk"
+    kept = heard.index("kirby")
+    assert repaired(heard, NUMBERED, keep=[(kept, kept + len("kirby"))]) == "is kirby 65 at CURB-65 high risk"
