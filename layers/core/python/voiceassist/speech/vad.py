@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
+from numpy.lib.stride_tricks import sliding_window_view
 
 SAMPLE_RATE = 16_000
 CHUNK = 512  # samples a probability covers (faster-whisper's window_size_samples)
@@ -48,9 +49,9 @@ def _weights() -> dict[str, npt.NDArray[np.float32]]:
 def _conv1d(x: Samples, weight: Samples, bias: Samples, stride: int) -> Samples:
     """A 1-D convolution over x [batch, channels, time] with kernel 3 and padding 1 (the encoder's four)."""
     padded = np.pad(x, ((0, 0), (0, 0), (1, 1)))
-    steps = (padded.shape[2] - weight.shape[2]) // stride + 1
-    windows = np.stack([padded[:, :, k:k + stride * (steps - 1) + 1:stride] for k in range(weight.shape[2])], axis=3)
-    return np.einsum("bctk,ock->bot", windows, weight, optimize=True) + bias[None, :, None]  # type: ignore[no-any-return]
+    windows = sliding_window_view(padded, weight.shape[2], axis=2)[:, :, ::stride]  # [batch, channels, time, k]
+    out = np.tensordot(windows, weight, axes=([1, 3], [1, 2]))  # [batch, time, out channels]
+    return (out.transpose(0, 2, 1) + bias[None, :, None]).astype(np.float32)
 
 
 def _sigmoid(x: Samples) -> Samples:
@@ -69,10 +70,8 @@ def speech_probabilities(samples: npt.ArrayLike) -> Samples:
     context = np.roll(np.concatenate([chunks[:-1, -CONTEXT:], np.zeros((1, CONTEXT), np.float32)]), 1, axis=0)
     framed = np.pad(np.concatenate([context, chunks], axis=1), ((0, 0), (REFLECT, REFLECT)), mode="reflect")
     basis = w["stft_basis"][:, 0, :]  # [258, 256]: the real then the imaginary half of 129 frequencies
-    kernel = basis.shape[1]
-    frames = np.stack([framed[:, start:start + kernel]
-                       for start in range(0, framed.shape[1] - kernel + 1, HOP)], axis=1)  # [n, 5, 256]
-    spectrum = np.einsum("nfk,ck->ncf", frames, basis, optimize=True)[:, :, 1:]  # the graph drops frame 0
+    frames = sliding_window_view(framed, basis.shape[1], axis=1)[:, ::HOP]  # [n, 5, 256]
+    spectrum = (frames @ basis.T).transpose(0, 2, 1)[:, :, 1:]  # [n, 258, 4]: the graph drops frame 0
     half = basis.shape[0] // 2
     x = np.sqrt(spectrum[:, :half] ** 2 + spectrum[:, half:] ** 2)
     for layer, stride in enumerate((1, 2, 2, 1)):
@@ -84,8 +83,9 @@ def speech_probabilities(samples: npt.ArrayLike) -> Samples:
     outputs = np.empty((len(inputs), 128), dtype=np.float32)
     for n, step in enumerate(inputs):
         gates = step + hidden @ recurrent
-        cell = _sigmoid(gates[256:384]) * cell + _sigmoid(gates[:128]) * np.tanh(gates[384:])
-        hidden = _sigmoid(gates[128:256]) * np.tanh(cell)
+        opened = 1.0 / (1.0 + np.exp(-gates[:384]))  # the input, output and forget gates (ONNX order i, o, f, c)
+        cell = opened[256:] * cell + opened[:128] * np.tanh(gates[384:])
+        hidden = opened[128:256] * np.tanh(cell)
         outputs[n] = hidden
     logits = np.maximum(outputs, 0.0) @ w["decoder_weight"][0, :, 0] + w["decoder_bias"][0]
     return _sigmoid(logits).astype(np.float32)
