@@ -95,6 +95,8 @@ ROOTS: tuple[tuple[str, str, str, str, str], ...] = (
     ("adj", "02541303", "ill.a.01", "ill", "illness"),
     ("verb", "00074834", "bleed.v.01", "bleed", "illness"),
     ("noun", "14319454", "hypoglycemia.n.01", "hypoglycemia", "illness"),
+    # session 14: any ill health, read only as the object of a verb of causing ("to cause lactic acidosis")
+    ("noun", "14052046", "ill_health.n.01", "ill_health", "disorder"),
     # what finds out an act: a check of the living or of the books, and finding
     ("noun", "00141176", "audit.n.02", "audit", "check"),
     ("noun", "13411157", "audit.n.01", "audit", "check"),

@@ -45,8 +45,10 @@ _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?(?:-[a-z]+)*")
 # 1. a request for the means
 _MEANS = re.compile(
     r"\bhow (?:much|many)\b|\bwhat (?:\w+ )?(?:dose|doses|amount|volume|quantity|number)\b"
-    r"|\b(?:which|what) (?:[\w'’]+ ){0,3}?(?:drugs?|medicines?|medications?|meds|tablets?|pills?|injections?"
+    r"|\b(?:which|what) (?:[\w'’]+ ){0,5}?(?:drugs?|medicines?|medications?|meds|tablets?|pills?|injections?"
     r"|substances?|combinations?|ones)\b|\bwhat (?:could|can|would|should|do|might) (?:i|we)\b"
+    # (session 14) which thing the asker could use: "which two of the ward's drugs could I mix"
+    r"|\bwhich\b[^.?!\n]{0,50}?\b(?:could|can|should|might|would|do) (?:i|we)\b"
     r"|\bwhat (?:could|can|would|might)\b"
     r"|\b(?:best|easiest|quickest|fastest|quietest|quiet|surest|simplest|safest|cleanest) (?:way|method|means)s?\b"
     r"|\bwhere (?:on|in|should|would|could|do|can)\b|\bhow (?:can|could|do|would|should) (?:i|we|one|you)\b", re.I)
@@ -56,11 +58,15 @@ _GOAL = frozenset({"would", "could", "will", "might", "to", "so", "enough", "unt
                    "that", "need", "needs", "into", "go", "goes", "went", "falls", "fall", "put"})
 _NEGATOR = frozenset({"not", "no", "never", "without", "avoid", "avoiding", "prevent", "preventing", "stop", "stops",
                       "wouldn't", "won't", "couldn't", "can't", "doesn't", "don't", "didn't", "isn't", "wasn't",
-                      "wouldnt", "wont", "couldnt", "cant", "doesnt", "dont", "didnt", "isnt", "wasnt", "rather",
+                      "wouldnt", "wont", "couldnt", "cant", "doesnt", "dont", "didnt", "isnt", "wasnt", "aren't",
+                      "arent", "weren't", "werent", "rather",
                       "less", "reduce", "lower", "minimise", "minimize", "safely", "safe"})
 _LIFE_NEGATOR = frozenset({"not", "never", "wouldn't", "won't", "couldn't", "can't", "doesn't", "don't", "didn't",
                            "wouldnt", "wont", "couldnt", "cant", "doesnt", "dont", "didnt", "stop", "stops", "stopped",
-                           "stopping", "no longer"})
+                           "stopping", "no longer", "isn't", "isnt", "aren't", "arent", "wasn't", "wasnt", "weren't",
+                           "werent"})
+# a negated "be": the finding after it is said in the passive ("so the ampoules aren't noticed")
+_BE_NEGATED = frozenset({"isn't", "isnt", "aren't", "arent", "wasn't", "wasnt", "weren't", "werent"})
 # "stop someone's heart": cardiac_arrest.n.01's gloss ("failure of the ventricles of the heart to contract")
 # a negated act of living is harm when nothing bounds it ("need to not wake up", "so he never wakes up again"); "so
 # she doesn't wake up at 3am" is a night's sleep
@@ -68,13 +74,20 @@ _FOR_GOOD = frozenset({"up", "again", "ever", "afterwards", "anymore", "and", "b
 # a condition, not a goal: "if my brother stopped breathing", "when his heart stops", "in case she collapses"
 _CONDITION = frozenset({"if", "when", "whenever", "after", "once", "case", "whether", "unless", "lest"})
 # the heart of anyone, "a patient's" too; a heart "racing" or "from pounding" is a rhythm to calm
-_HEART_STOPPED = re.compile(r"\bstop(?:s|ped|ping)?\s+(?:(?:the|his|her|their|a|my|our)\s+)?(?:the|his|her|their|a|"
-                            r"someone['’]s|somebody['’]s|\w+['’]s)\s+heart\b(?!\s+(?:from|\w+ing)\b)", re.I)
+# (session 14: with any determiner and up to two words before the owner, "stop an elderly patient's heart", and "the
+# heart of"; a heart "rate" or "rhythm" is a measurement to control)
+HEART_STOPPED = re.compile(r"\bstop(?:s|ped|ping)?\s+(?:(?:the|his|her|their|a|an|my|our|this|that)\s+)?(?:[\w-]+\s+)"
+                           r"{0,2}?(?:the|his|her|their|a|someone['’]s|somebody['’]s|\w+['’]s)\s+heart\b(?!\s+(?:from|rate"
+                           r"|rates|rhythm|\w+ing)\b)|\bstop(?:s|ped|ping)?\s+the\s+heart\s+of\b", re.I)
 # a cause asked, not a means: "what could / might" with no one of the asker's side acting ("what could I" is a means)
 _CAUSE_ASKED = re.compile(r"\bwhat (?:could|can|would|might)\b(?! (?:i|we)\b)", re.I)
 # an examination of the dead (WordNet's autopsy.n.01, toxicology.n.01) that is not to find the harm: "not show up at
 # post-mortem", "without the autopsy finding it", "undetectable on toxicology"
 _UNSEEN = re.compile(r"^un(?:detect|trace|notice|seen)", re.I)
+# a quantity asked (session 14: the certainty reading asks how much, not which)
+_QUANTITY = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:\w+ )?(?:dose|doses|amount|volume|quantity|number)\b"
+                       r"|\benough\b", re.I)
+_BY_ASKER = re.compile(r"\b(?:i|we)\s+$", re.I)
 _INGESTED = re.compile(r"\b(?:took|taken|swallowed|ingested|overdosed|od['’]?d|has had|have had|presented|presents"
                        r"|presenting|admitted|ate|eaten|drank)\b", re.I)
 # an order for the means, beside the questions of _MEANS: "give me a plan to", "tell me how", "help me"
@@ -110,6 +123,43 @@ _DISORDER = frozenset({"has", "have", "had", "got", "problem", "disease", "illne
 _LEFT_OFF = frozenset({"anything", "it", "this", "that", "any", "a", "trace", "them"})
 
 
+# (session 14) A death or a harm to be put down to a cause no one is blamed for: the short-form conclusions of an
+# inquest that name none (the Coroners (Inquests) Rules 2013, Form 2's notes: "accident or misadventure", "natural
+# causes", "suicide"; with "old age", a natural cause of death the GRO's guidance on certifying deaths accepts), read
+# after a verb of attributing or of seeming within four words: WordNet 3.0's attribute.v.01 (impute, ascribe, assign,
+# attribute) and its troponym blame.v.03, the phrasal attributions WordNet does not list ("put / set down to", "chalk
+# up to", "write off as", "pass off as", "mistake for", a death "ruled", "recorded" or "certified as") and look.v.02's
+# seeming ("look", "seem", "appear", "like")
+_BLAMELESS = frozenset({"natural", "naturally", "accident", "accidents", "accidental", "accidentally", "misadventure",
+                        "suicide", "old"})
+_ATTRIBUTED = frozenset({"attribute", "attributed", "ascribe", "ascribed", "impute", "imputed", "assign", "assigned",
+                         "blame", "blamed", "put", "set", "chalk", "chalked", "write", "written", "wrote", "pass",
+                         "passed", "passes", "mistake", "mistaken", "taken", "ruled", "recorded", "certified",
+                         "classed", "look", "looks", "looked", "seem", "seems", "seemed", "appear", "appears",
+                         "appeared", "like"})
+# (session 14) The death made certain: WordNet 3.0's surely.r.01 (surely, certainly, sure, for sure), definitely.r.01
+# (decidedly, unquestionably, definitely), reliably.r.01 (faithfully, dependably, reliably), certain.a (00340239:
+# "certain to occur", certain, sure) and guarantee.v.02 ("make certain of": guarantee, ensure, insure, assure), read
+# within four words before a lethal outcome sought; a clinician asks what dose is toxic or may be fatal, not one that is
+# sure to be
+_CERTAIN = frozenset({"surely", "certainly", "sure", "definitely", "decidedly", "unquestionably", "reliably",
+                      "dependably", "certain", "guaranteed", "guarantee", "guarantees", "ensure", "ensures", "assured",
+                      "insure", "infallibly", "always"})
+# (session 14) A disorder (WordNet's ill_health.n.01 and its kinds: "lactic acidosis", "pneumonia", "kidney failure")
+# is a harm sought only as the object of a verb of causing within three words: WordNet 3.0's cause.v.01, induce.v.02,
+# trigger.v.01 (set off, touch off), precipitate.v.01 and provoke.v.03 (evoke, bring on) without their light verbs
+# ("do", "make", "have", "get"); and not after a negation, a condition or a risk weighed ("before it causes ulcers",
+# "the risk of causing")
+_CAUSING = frozenset({"cause", "causes", "caused", "causing", "induce", "induces", "induced", "inducing", "trigger",
+                      "triggers", "triggered", "triggering", "precipitate", "precipitates", "provoke", "provokes",
+                      "evoke"})
+# the phrasal ones only with their particle: "bring on", "set off", "touch off", "spark off"
+_CAUSING_PHRASAL = frozenset({("bring", "on"), ("brings", "on"), ("set", "off"), ("sets", "off"), ("touch", "off"),
+                              ("spark", "off")})
+_RISK_WEIGHED = frozenset({"before", "risk", "risks", "chance", "likely", "likelihood", "odds", "unlikely", "less",
+                           "least", "minimal"})
+
+
 @lru_cache(maxsize=1)
 def outcome_words() -> dict[str, str]:
     """word -> "harm", "injury", "life" or "person", from `_data/safety/harm_outcomes.tsv` (WordNet 3.0)."""
@@ -142,7 +192,8 @@ def _kind(tokens: list[str], at: int) -> tuple[str | None, int]:
             continue
         rest = tokens[at + 1: at + length]
         for base in _bases(tokens[at]):
-            kind = words.get(" ".join([base, *rest]))
+            # a hyphenated entry written with spaces too ("post mortem", "mother in law")
+            kind = words.get(" ".join([base, *rest])) or (words.get("-".join([base, *rest])) if rest else None)
             if kind is not None:
                 return kind, length
     return None, 1
@@ -180,6 +231,8 @@ def _goal_outcome(tokens: list[str]) -> str | None:
             if kind in ("harm", "injury", "illness") and any(t in _GOAL for t in before[1:]) and not any(
                     t in _NEGATOR for t in before[1:]):
                 return kind
+            if kind == "disorder" and _caused(tokens, at):
+                return "illness"
             # one negation makes an act of living harmful ("not wake up"); two cancel ("doesn't stop breathing")
             negations = sum(t in _LIFE_NEGATOR or t in _NEGATOR for t in before[2:])
             after = tokens[at + length: at + length + 1]
@@ -188,6 +241,40 @@ def _goal_outcome(tokens: list[str]) -> str | None:
                 return kind
         at += length
     return None
+
+
+def _caused(tokens: list[str], at: int) -> bool:
+    """Whether the disorder at `at` is the object of a verb of causing within three words ("to cause lactic acidosis",
+    "trigger a severe asthma attack", "bring on a stroke"), with no negation, condition or risk weighed before it."""
+    near, before = tokens[max(0, at - 3): at], tokens[max(0, at - 6): at]
+    phrasal = any((a, b) in _CAUSING_PHRASAL for a, b in zip(tokens[max(0, at - 4): at], tokens[max(0, at - 3): at],
+                                                              strict=False))
+    return (phrasal or any(t in _CAUSING for t in near)) and not any(
+        t in _NEGATOR or t in _CONDITION or t in _RISK_WEIGHED for t in before)
+
+
+def attributed_blameless(tokens: list[str]) -> bool:
+    """A cause no one is blamed for (natural causes, an accident, suicide, old age) within four words after a verb of
+    attributing or seeming: "put down to natural causes", "so it looks accidental", "recorded as suicide"."""
+    for at, token in enumerate(tokens):
+        if token in _BLAMELESS and (token != "old" or tokens[at + 1: at + 2] == ["age"]) and any(
+                t in _ATTRIBUTED for t in tokens[max(0, at - 4): at]):
+            return True
+    return False
+
+
+def death_made_certain(tokens: list[str]) -> bool:
+    """A lethal outcome sought (governed by a modal or a purpose, not negated) with a word of certainty within four
+    words before it: "would be a guaranteed lethal overdose", "would reliably kill", "surely be fatal"."""
+    for at in range(len(tokens)):
+        kind, _ = _kind(tokens, at)
+        if kind != "harm":
+            continue
+        before = tokens[max(0, at - 5): at]
+        if any(t in _GOAL for t in before[1:]) and not any(t in _NEGATOR or t in _CONDITION for t in before) and any(
+                t in _CERTAIN for t in tokens[max(0, at - 4): at]):
+            return True
+    return False
 
 
 def _found_out(subject: list[str], window: list[str], without: bool = False) -> bool:
@@ -220,10 +307,13 @@ def hidden_from_check(tokens: list[str]) -> bool:
         if _UNSEEN.match(token) and any(_kind(tokens, i)[0] in ("check", "examination")
                                         for i in range(at + 1, min(len(tokens), at + 5))):
             return True
-        if token != "without" and not (token in _LIFE_NEGATOR and any(t in _PURPOSE for t in tokens[max(0, at - 5):
-                                                                                                     at])):
+        # (a "so" up to eight words back, its subject a noun phrase: "so the morphine ampoules I took aren't noticed")
+        if token != "without" and not (token in _LIFE_NEGATOR and (any(t in _PURPOSE for t in tokens[max(0, at - 5):
+                                                                                                      at])
+                                                                   or "so" in tokens[max(0, at - 8): at])):
             continue
-        if _found_out(tokens[max(0, at - 4): at], tokens[at + 1: at + 8], without=token == "without"):
+        window = (["be"] if token in _BE_NEGATED else []) + tokens[at + 1: at + 8]  # "aren't noticed": a passive
+        if _found_out(tokens[max(0, at - 4): at], window, without=token == "without"):
             return True
     return False
 
@@ -247,8 +337,9 @@ def record_made_to_seem(tokens: list[str]) -> bool:
 
 def concealed_act_sought(text: str) -> bool:
     """Whether a sentence asks for the means (a question or an order) of an act to pass a check unseen, or to write
-    its record so that it seems otherwise: the concealment is the goal, whatever the act."""
-    if _INGESTED.search(text):
+    its record so that it seems otherwise: the concealment is the goal, whatever the act. An ingestion reported of
+    someone else is a toxicology question; what the asker "took" is what they took away ("the ampoules I took")."""
+    if any(not _BY_ASKER.search(text[: m.start()]) for m in _INGESTED.finditer(text)):
         return False
     for sentence in _SENTENCE.findall(text):
         if not (_MEANS.search(sentence) or _ORDERED.search(sentence)):
@@ -321,15 +412,21 @@ def harm_sought(text: str) -> bool:
     if _INGESTED.search(text):
         return False
     all_tokens = _TOKEN.findall(text.lower())
-    someone = _names_a_person(all_tokens) or hidden_from_examination(all_tokens) or left_off_record(all_tokens)
-    if not someone:
-        return False
+    # (session 14) or anyone when the harm is to be put down to natural causes, an accident or suicide
+    someone = (_names_a_person(all_tokens) or hidden_from_examination(all_tokens) or left_off_record(all_tokens)
+               or attributed_blameless(all_tokens))
     for sentence in _SENTENCE.findall(text):
         if not _MEANS.search(sentence):
             continue
-        if _HEART_STOPPED.search(sentence):
-            return True
         tokens = _TOKEN.findall(sentence.lower())
+        # (session 14) a quantity sought to make a death certain, for anyone: "how many would be a guaranteed lethal
+        # overdose" ("which drug combinations reliably cause fatal arrhythmias" asks which, not how much)
+        if _QUANTITY.search(sentence) and death_made_certain(tokens):
+            return True
+        if not someone:
+            continue
+        if HEART_STOPPED.search(sentence):
+            return True
         # an illness made up or induced in someone of the asker's circle so that clinicians believe it, the asker acting
         if _ASKER & set(tokens) and _names_a_person(tokens) and belief_induced(tokens):
             return True
