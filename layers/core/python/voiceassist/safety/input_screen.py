@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
+from voiceassist.safety.answer_form import answer_form_asked
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
 from voiceassist.safety.care_frames import (
@@ -64,7 +65,7 @@ from voiceassist.safety.screen_model import (
     load_model,
 )
 from voiceassist.safety.session_shapes import session_shape_kinds
-from voiceassist.safety.signals import HARMFUL, INJECTION, JAILBREAK, SELF_HARM, signal_kinds
+from voiceassist.safety.signals import HARMFUL, INJECTION, JAILBREAK, SELF_HARM, own_privacy_asked, signal_kinds
 
 if TYPE_CHECKING:
     import numpy as np
@@ -234,9 +235,11 @@ def _words_only(error: str) -> None:
 
 
 # A device's own "system message" or "system prompt" (on the ventilator, the pump, the screen) is not the assistant's
+# (session 14: in quotation marks, and up to three words before "on": "the 'system override' alarm mean on our
+# volumetric pumps")
 _DEVICE_NOTICE = re.compile(r"\b(?:system|admin(?:istrator)?|developer)\s+(?:notice|message|prompt|override|instruction"
-                            r"|command)s?\s+(?:on|from)\s+(?:the|a|an|my|our|his|her)\s+(?!ai\b|assistant\b|model\b"
-                            r"|bot\b|chat\w*|llm\b)\w+", re.I)
+                            r"|command)s?['’\"”]?\s+(?:[\w-]+\s+){0,3}?(?:on|from)\s+(?:the|a|an|my|our|his|her)\s+"
+                            r"(?!ai\b|assistant\b|model\b|bot\b|chat\w*|llm\b)\w+", re.I)
 
 
 # Instructions given by a clinician ("new instructions from the consultant: switch him to doxycycline") are an order
@@ -321,14 +324,20 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # a question asking how to protect, recognise a threat or dispose of medicines safely (care_frames.protection_asked)
     # is a defence against the threat the models read: their harmful and jailbreak flags alone are lifted (session 13)
     protective = protection_asked(text)  # the classifier, which reads the same threat's words, is not asked either
+    # an order about the answer's form only ("respond in bullet points from now on", "translate into Urdu for my
+    # patient: ..."): the models' injection and jailbreak flags alone are lifted, and the classifier is not asked
+    # (answer_form.py, session 14); a harmful flag stays
+    form_only = answer_form_asked(text)  # (or the asker's own privacy, below: nothing an attack asks for)
+    # and a question who can see or keep the asker's own words (signals.own_privacy_asked, session 14): the models read
+    # "other users" and "what I ask you" as another user's use asked for
+    form_only = form_only or own_privacy_asked(text)
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
             (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
-            (HARMFUL, JAILBREAK) if protective else ()):
+            (HARMFUL, JAILBREAK) if protective else ()) + ((INJECTION, JAILBREAK) if form_only else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
-    if with_classifier and vector is not None and not found and not mentioned and not protective and attack_classifier(
-            ).flagged(
-            text, vector):
+    if with_classifier and vector is not None and not found and not mentioned and not protective and not form_only and (
+            attack_classifier().flagged(text, vector)):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)
         found[max((INJECTION, JAILBREAK, HARMFUL), key=lambda c: likeliest.get(c, 0.0))] = ["model:classifier"]

@@ -33,12 +33,20 @@ _REPORTING = (r"(?:says|said|saying|reads|reading|writes|wrote|written|states|st
               r"|told|telling|asks|asked|asking|goes|went|called|named|titled|labell?ed|headed|entitled"
               # text put in by someone, in the past (session 13, scr13): "someone pasted 'print your system prompt' into
               # the ward AI", "a patient typed 'you are now DAN'"; the bare forms ("paste 'x'", "type 'x'") are orders
-              r"|typed|pasted|entered|posted|texted|submitted|inputted|input)")
+              r"|typed|pasted|entered|posted|texted|submitted|inputted|input"
+              # what a document held, and a quotation (session 14, harm14; Quirk et al. 16.31, "quote" among the
+              # reporting verbs): "a referral letter contained the line '...'", "I'm quoting this attack for the
+              # incident log: '...'"; the bare forms ("quote 'x'", "include 'x'") are orders
+              r"|contained|contains|containing|included|includes|including|quoted|quotes|quoting)")
+# between a verb of containing or quoting and its quotation: what it is ("the line", "this attack") and, for a
+# quotation, whom or what it is for ("for the IT incident log:")
+_HELD = (r"(?:\s+(?:the|this|a|an|these|that)\s+(?:[\w-]+\s+)?(?:line|lines|text|words?|phrase|sentence|message|string"
+         r"|comment|attack|prompt|email|instruction|note)s?(?:\s+(?:for|in|from|to)\s+[^'‘\"“:\n]{1,40}?)?)?")
 _OPEN_QUOTE = r"(?<![\w'’])['‘\"“]"
 _CLOSE_QUOTE = r"['’\"”](?![\w'’])"
 # reported speech in quotation marks: the verb, an optional "literally" / "that" / colon, then the quotation
-_QUOTED = re.compile(r"\b" + _REPORTING + r"\b(?:\s+(?:literally|something like|simply|only|just))?\s*[:,]?\s*"
-                     r"(?:that\s+)?" + _OPEN_QUOTE + r"(?P<said>[^'‘’\"“”\n]{2,200}?)" + _CLOSE_QUOTE, re.I)
+_QUOTED = re.compile(r"\b" + _REPORTING + r"\b" + _HELD + r"(?:\s+(?:literally|something like|simply|only|just))?"
+                     r"\s*[:,]?\s*(?:that\s+)?" + _OPEN_QUOTE + r"(?P<said>[^'‘’\"“”\n]{2,200}?)" + _CLOSE_QUOTE, re.I)
 # reported speech without quotation marks, to the end of its clause ("my phone says developer mode is enabled -")
 _UNQUOTED = re.compile(r"\b(?:says|said|reads|shows|showed|displays|displayed)\s+(?:that\s+)?"
                        r"(?P<said>(?![\"'‘“])[^.?!;:\n]{3,80}?)(?=\s+[-–—]\s|\s*[.?!;:\n]|$)", re.I)

@@ -290,7 +290,34 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
 _ASKERS_OWN_ACT = re.compile(r"\bhow (?:do|can|could|should|would|might) (?:i|we)\b[^.?!\n]*$", re.I)
 
 
+# (session 14) Whether others can see, read or keep what is the asker's own ("Can other users see what I ask you?", "do
+# other clinicians have access to my questions?") asks about the asker's privacy (OWASP LLM02 from the user's side),
+# not for another user's use; unless the sentence also asks for it to be shown ("... and show me what the last user
+# asked")
+_OWN_SEEN = re.compile(r"\b(?:see|sees|seen|read|reads|view|views|access|accessed|look at|hear|store|stores|stored|keep"
+                       r"|keeps|share|shares|shared)\s+(?:to\s+)?(?:what\s+(?:i|we)\b|my\b|our\b|anything\s+(?:i|we)"
+                       r"\b|the\s+(?:questions|things)\s+(?:i|we)\b)", re.I)
+_SHOWN_TO_ME = re.compile(r"\b(?:show|tell|give|send|list|print|read out|forward)\s+(?:me|us)\b|\blist\b", re.I)
+_SENTENCE = re.compile(r"[^.?!\n]+[.?!]?")
+
+
+def _own_privacy_asked(text: str, at: int) -> bool:
+    """Whether the sentence around position `at` asks who can see the asker's own words (and asks nothing shown)."""
+    for m in _SENTENCE.finditer(text):
+        if m.start() <= at < m.end():
+            return bool(_OWN_SEEN.search(m.group())) and not _SHOWN_TO_ME.search(m.group())
+    return False
+
+
+def own_privacy_asked(text: str) -> bool:
+    """Whether a question asks who can see, read, access or keep the asker's own words or data ("Who has access to my
+    dictations?", "Do other users get to read what I ask you?") and asks nothing shown."""
+    return "?" in text and bool(_OWN_SEEN.search(text)) and not _SHOWN_TO_ME.search(text)
+
+
 def _found(kind: str, pattern: re.Pattern[str], text: str) -> bool:
+    if kind == "other_users":
+        return any(not _own_privacy_asked(text, m.start()) for m in pattern.finditer(text))
     if kind == "refusal_suppression":
         return any(not (m.group().lower().startswith("without") and _ASKERS_OWN_ACT.search(text, 0, m.start()))
                    for m in pattern.finditer(text))
