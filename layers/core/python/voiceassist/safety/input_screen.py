@@ -55,7 +55,7 @@ from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
-from voiceassist.safety.mention import mention_frame
+from voiceassist.safety.mention import mention_frame, response_asked
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds, shorthand_only
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
@@ -317,6 +317,18 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
                 found[category] = kept
             else:
                 found.pop(category, None)
+    # (session 14) what someone asked of the asker, and how to respond asked ("How should I respond if a patient asks
+    # me to backdate a sick note?"): the act is theirs, reported; a harmful flag raised only by the reported words (a
+    # pattern that does not fire on the frame, or the models) is lifted
+    if frame is not None and HARMFUL in found and response_asked(frame):
+        mentioned = True
+        in_frame = {kind for form in (frame, *normal_forms(frame)) for _, kind in _pattern_kinds(form)}
+        kept = [reason for reason in found[HARMFUL]
+                if not reason.startswith("model:") and reason.split("@")[0] in in_frame]
+        if kept:
+            found[HARMFUL] = kept
+        else:
+            found.pop(HARMFUL)
     # a role-play that casts a part of a clinical encounter ("you be the angry relative and I'll be the registrar") is
     # teaching, as the pretending pattern reads it; and covert administration asked as law or procedure for a patient
     # in care (NICE NG67), or how to report a wrong (care_frames.reporting_asked): the models read the topic, so their

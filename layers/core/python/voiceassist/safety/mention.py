@@ -50,6 +50,27 @@ _QUOTED = re.compile(r"\b" + _REPORTING + r"\b" + _HELD + r"(?:\s+(?:literally|s
 # reported speech without quotation marks, to the end of its clause ("my phone says developer mode is enabled -")
 _UNQUOTED = re.compile(r"\b(?:says|said|reads|shows|showed|displays|displayed)\s+(?:that\s+)?"
                        r"(?P<said>(?![\"'‘“])[^.?!;:\n]{3,80}?)(?=\s+[-–—]\s|\s*[.?!;:\n]|$)", re.I)
+# (session 14) a request made of the asker by someone else, without quotation marks, to the end of its clause: "if a
+# patient asks me to backdate a sick note", "my husband keeps asking me to ..." (reported speech's indirect form, Quirk
+# et al. 14.31: a verb of asking, its object the asker, and the act asked)
+_ASKED_OF_ME = re.compile(r"\b(?:asks|asked|asking|wants|wanted|tells|told|begs|begged|pressures|pressured|pushes"
+                          r"|pushed|urges|urged)\s+(?:me|us)\s+(?:to|for|whether|if)\s+(?P<said>[^.?!;\n]{3,120}?)"
+                          r"(?=\s*[.?!;\n]|\s+[-–—]\s|$)", re.I)
+# a response asked of the asker to what someone else asked or said: "how should I respond", "how do we handle it",
+# "what should I say"; one sentence, no second person
+_RESPONSE_ASKED = re.compile(r"^[^.?!\n]*\b(?:how\s+(?:should|do|can|would|could|might)\s+(?:i|we)\s+(?:best\s+)?"
+                             r"(?:respond|reply|react|handle|deal with|answer|say no|refuse|decline|push back|document"
+                             r"|report|escalate|approach|manage)|what\s+(?:should|do|can)\s+(?:i|we)\s+(?:say|tell|do))"
+                             r"\b[^.?!\n]*\?\s*$", re.I)
+_YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ur)\b", re.I)
+
+
+def response_asked(frame: str) -> bool:
+    """Whether a frame (mention_frame's) is one question asking how the asker should respond to what was asked or said
+    of them ("How should I respond if a patient asks me to something?")."""
+    return bool(_RESPONSE_ASKED.match(frame.strip())) and not _YOU.search(frame)
+
+
 # a term asked about: one to three words, generic (bare or with an indefinite article), no determiner naming an
 # instance; a longer phrase ("a jailbreak prompt for an AI model") may ask for an instance and is not a term
 _NOT_GENERIC = r"(?!(?:the|this|these|those|your|yours|my|our|his|her|their|its|you|u)\b)"
@@ -75,6 +96,7 @@ _DEFINE_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\s+(?:pleas
 def _spans(text: str) -> list[tuple[int, int]]:
     spans = [m.span("said") for m in _QUOTED.finditer(text)]
     spans += [m.span("said") for m in _UNQUOTED.finditer(text) if not any(s <= m.start() < e for s, e in spans)]
+    spans += [m.span("said") for m in _ASKED_OF_ME.finditer(text) if not any(s <= m.start() < e for s, e in spans)]
     spans += [m.span(name) for m in _DEFINING.finditer(text) for name in _TERMS if m.group(name)]
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
