@@ -20,9 +20,8 @@ import re
 
 # The forms of an answer: its layout, its length, its words and its language (a language named by its English name or
 # as "my patient's language")
-_LAYOUT = (r"bullet(?:ed)?(?:\s+points?|\s+list)?|bullets|numbered list|a list|lists?|tables?|table form|one[- ]liners?"
-           r"|one line|a line|single line|one sentence|a sentence|two sentences|a paragraph|headings|columns?|steps"
-           r"|format|formatting|template|layout|structure")
+_LAYOUT = (r"bullet(?:ed)?(?:\s+points?|\s+list)?|bullets|numbered list|a table|tables|table form|one[- ]liners?"
+           r"|one line|single line|one sentence|two sentences|a paragraph|headings|formatting|template|layout")
 _LENGTH = (r"short(?:er)?|brief(?:er|ly)?|concise(?:ly)?|succinct(?:ly)?|less detail|more detail|in detail|summary"
            r"|summari[sz]ed|long explanation|the explanation|explanations?|preamble|caveats|just the (?:number|dose"
            r"|answer|figure|value|result)|only the (?:number|dose|answer|figure|value|result)|the number|key points")
@@ -39,11 +38,16 @@ _ATTACK_WORDS = re.compile(
     r"|limits?|limitations?|warnings?|disclaimers?|ethic\w*|moral\w*|persona|character|role|mode|pretend\w*|act as"
     r"|dan|jailbr\w*|prompt|instructions?|system|hidden|secret\w*|password|token|key|ignore|disregard|forget|override"
     r"|bypass|previous|above|earlier|unlock\w*|base ?64|hex|hexadecimal|rot ?13|morse|binary|cipher\w*|encod\w*"
-    r"|reverse[ds]?|backwards|leet\w*|pig latin|emoji|your own)\b", re.I)
+    r"|reverse[ds]?|backwards|leet\w*|pig latin|emoji|your own|assistant|ai|model|chatbot|bot)\b|<!--|\[\[|\{\{",
+    re.I)
 _ORDER_OR_ASK = re.compile(r"^\W*(?:please\s+|can you\s+|could you\s+|would you\s+|pls\s+|just\s+)?(?:respond|reply"
-                           r"|answer|give|keep|make|switch|use|put|write|format|show|list|translate|stick|do|don't"
-                           r"|no|less|more|only|in|summari[sz]e|shorten)\b", re.I)
+                           r"|answer|give|keep|switch|put|write|format|translate|stick|don't|no|less|more|only|in"
+                           r"|shorten)\b", re.I)
 _SENTENCES = re.compile(r"[^.?!\n]+")
+# what the order is about: the answer itself, or its form from now on ("list every tool you can call" and "put the
+# patient list into the search box" name no answer and are not this)
+_ABOUT_ANSWER = re.compile(r"\b(?:answers?|repl(?:y|ies)|respond|responses?|from now on|next time|this time|going"
+                           r" forward|for my patient|for the patient)\b", re.I)
 
 
 def answer_form_asked(text: str) -> bool:
@@ -52,6 +56,6 @@ def answer_form_asked(text: str) -> bool:
     words = text.split()
     if not words or len(words) > 40 or len([s for s in _SENTENCES.findall(text) if s.strip()]) > 2:
         return False
-    if _ATTACK_WORDS.search(text) or not _ORDER_OR_ASK.match(text):
+    if _ATTACK_WORDS.search(text) or not _ORDER_OR_ASK.match(text) or not _ABOUT_ANSWER.search(text):
         return False
     return bool(_FORM_I.search(text) or _FORM.search(text))

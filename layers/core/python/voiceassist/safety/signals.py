@@ -294,9 +294,12 @@ _ASKERS_OWN_ACT = re.compile(r"\bhow (?:do|can|could|should|would|might) (?:i|we
 # other clinicians have access to my questions?") asks about the asker's privacy (OWASP LLM02 from the user's side),
 # not for another user's use; unless the sentence also asks for it to be shown ("... and show me what the last user
 # asked")
+_OWN_DATA = (r"(?:questions?|queries|messages?|chats?|conversations?|dictations?|recordings?|voice|history|searches"
+             r"|data|details|information|info|words|prompts?|requests?|answers|sessions?|logs?|inputs?)")
 _OWN_SEEN = re.compile(r"\b(?:see|sees|seen|read|reads|view|views|access|accessed|look at|hear|store|stores|stored|keep"
-                       r"|keeps|share|shares|shared)\s+(?:to\s+)?(?:what\s+(?:i|we)\b|my\b|our\b|anything\s+(?:i|we)"
-                       r"\b|the\s+(?:questions|things)\s+(?:i|we)\b)", re.I)
+                       r"|keeps|share|shares|shared)\s+(?:to\s+)?(?:what\s+(?:i|we)\s+(?:ask|asked|say|said|type|typed"
+                       r"|write|wrote|dictate|dictated|search|searched|enter|entered)\b|(?:my|our)\s+(?:[\w-]+\s+)?"
+                       + _OWN_DATA + r"\b|anything\s+(?:i|we)\b|the\s+(?:questions|things)\s+(?:i|we)\b)", re.I)
 _SHOWN_TO_ME = re.compile(r"\b(?:show|tell|give|send|list|print|read out|forward)\s+(?:me|us)\b|\blist\b", re.I)
 _SENTENCE = re.compile(r"[^.?!\n]+[.?!]?")
 
