@@ -320,15 +320,15 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # (session 14) what someone asked of the asker, and how to respond asked ("How should I respond if a patient asks
     # me to backdate a sick note?"): the act is theirs, reported; a harmful flag raised only by the reported words (a
     # pattern that does not fire on the frame, or the models) is lifted
-    if frame is not None and HARMFUL in found and response_asked(frame):
-        mentioned = True
+    if frame is not None and response_asked(frame):
+        mentioned = True  # the classifier reads the reported words, as it reads a mentioned attack's
         in_frame = {kind for form in (frame, *normal_forms(frame)) for _, kind in _pattern_kinds(form)}
-        kept = [reason for reason in found[HARMFUL]
+        kept = [reason for reason in found.get(HARMFUL, [])
                 if not reason.startswith("model:") and reason.split("@")[0] in in_frame]
         if kept:
             found[HARMFUL] = kept
         else:
-            found.pop(HARMFUL)
+            found.pop(HARMFUL, None)
     # a role-play that casts a part of a clinical encounter ("you be the angry relative and I'll be the registrar") is
     # teaching, as the pretending pattern reads it; and covert administration asked as law or procedure for a patient
     # in care (NICE NG67), or how to report a wrong (care_frames.reporting_asked): the models read the topic, so their
@@ -342,10 +342,12 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     form_only = answer_form_asked(text)  # (or the asker's own privacy, below: nothing an attack asks for)
     # and a question who can see or keep the asker's own words (signals.own_privacy_asked, session 14): the models read
     # "other users" and "what I ask you" as another user's use asked for
-    form_only = form_only or own_privacy_asked(text)
+    own_privacy = own_privacy_asked(text)  # (its models' harmful flag too: it asks nothing done)
+    form_only = form_only or own_privacy
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
             (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
-            (HARMFUL, JAILBREAK) if protective else ()) + ((INJECTION, JAILBREAK) if form_only else ()):
+            (HARMFUL, JAILBREAK) if protective else ()) + ((INJECTION, JAILBREAK) if form_only else ()) + (
+            (HARMFUL,) if own_privacy else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
     if with_classifier and vector is not None and not found and not mentioned and not protective and not form_only and (
