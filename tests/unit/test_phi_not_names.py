@@ -104,6 +104,7 @@ def test_a_prefixed_english_word_is_english_unless_it_is_a_census_name() -> None
         "Bed 7, post-op day 2, pain score 8: what next?",
         "bed 7 post op day 2 drain output 300 ml when to remove",
         "bay 3 young man with chest pain: aspirin now?",
+        "Handover - bay 3, day 2 of IV co-amoxiclav, CRP falling, can we step down to oral?",
     ],
 )
 def test_a_patients_state_after_a_bed_number_is_not_a_name(strict: PresidioPhiDetector, text: str) -> None:
@@ -118,6 +119,7 @@ def test_a_patients_state_after_a_bed_number_is_not_a_name(strict: PresidioPhiDe
         ("Bed 7, Baker, post-op day 2", "Baker"),
         ("bed 12 kowalczyk post op", "kowalczyk"),
         ("bed 4 post", "post"),
+        ("bed 4 june, 71, new AF", "june"),
     ],
 )
 def test_a_name_after_a_bed_number_is_still_found(strict: PresidioPhiDetector, text: str, name: str) -> None:

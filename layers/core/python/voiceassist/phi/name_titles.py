@@ -18,7 +18,7 @@ from collections.abc import Callable
 import regex as re
 from spacy.tokens import Doc, Span, Token
 
-from voiceassist.phi.word_lists import name_words
+from voiceassist.phi.word_lists import GIVEN_NAMES, name_words, word_list
 
 PLACE_CUE = re.compile(r"(?i)\b(?:bed|room|bay|cubicle)\s*(?:no\.?\s*)?\d{1,3}[a-z]?\b\s*[,:;-]?\s*")
 # Courtesy and professional titles as clinicians write them before a surname, with or without a full stop.
@@ -46,6 +46,7 @@ _HYPHENS = {"-", "‐"}
 MAX_WORDS = 3
 _AGE = re.compile(r"(?:1[01]\d|120|\d{1,2})(?:y|yo|y/o)?")  # "55", "55yo" (years, as a case is introduced)
 _AGE_WORDS = frozenset({"y", "yo", "y/o", "yr", "yrs", "year", "years", "m", "f"})
+_TIME_ENTITIES = frozenset({"DATE", "TIME"})
 
 
 def text_of(doc: Doc) -> str:
@@ -120,9 +121,12 @@ def _named_place(token: Token, known: Callable[[Token], bool]) -> bool:
     """The first word after a bed, room or bay number: a lower-case English word that is also a Census name
     ("post", "day", "young", "white") describes the patient there, unless an age, a verb or the sentence's end
     follows it as after a name ("bed 12 baker, 71", "bed 3 white needs a review", "bay 2: rose"). A word joined
-    to the next by a hyphen ("post-op"), or followed by a noun or adjective ("young man", "post op"), is no name."""
+    to the next by a hyphen ("post-op"), followed by a noun or adjective ("young man", "post op"), or read as a
+    time by spaCy's NER ("day 2"; not a given name: "june"), is no name."""
     if not (token.is_lower and token.lower_ in name_words() and known(token)):
         return True
+    if token.ent_type_ in _TIME_ENTITIES and token.lower_ not in word_list(GIVEN_NAMES):
+        return False  # "bay 3, day 2 of IV": a time (spaCy's NER), unless a given name ("bed 4 june, 71")
     if _census_word_before_age(token.doc, token.i):
         return True
     after = token.doc[token.i + 1] if token.i + 1 < len(token.doc) else None
