@@ -9,6 +9,14 @@ gate with no case reading: a variant is chosen on one group and checked on the o
 
     .venv/bin/python -m voiceassist_local.evaluation.gate_data --data-dir D --output D.pkl
     .venv/bin/python -m voiceassist_local.evaluation.gate_scenario D.pkl
+
+`--context` (session 14; not adopted, decision 0024) measures a reading in which words of the description weigh
+nothing when a passage lacks them (described_reading): the ordinary words there, and/or words every WordNet 3.0
+sense of which lies in one of a set of lexicographer files (plain_word_data.CONTEXT_VARIANTS; `apt-get install
+wordnet-base`), leaving one writer out over blind5-13: for each writer, the variant that gains most on the other
+writers with no uncovered or population question lost there is applied to the writer held out.
+
+    .venv/bin/python -m voiceassist_local.evaluation.gate_scenario --context D.pkl
 """
 
 from __future__ import annotations
@@ -17,12 +25,14 @@ import itertools
 import re
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
+from voiceassist.common_words import common_words
 from voiceassist.query import evidence, wording
 from voiceassist.query import question_concepts as qc
 from voiceassist.query.expansion import abbreviation_meanings
@@ -83,8 +93,129 @@ def changes(records: Sequence[GateRecord], before: Sequence[bool], after: Sequen
     return f"{gained} / {counted['answerable-']} / {counted['uncovered-']} / {counted['population-']}"
 
 
+# the writers of the blind sets, each with its spoken set (blind9 wrote no answers file)
+WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 7, 8, 10, 11, 12, 13)}
+
+
+def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = False
+                      ) -> Callable[[list[qc.Concept], str], list[qc.Concept]]:
+    """question_concepts._described with the session-14 reading (measured here, not shipped): a concept only the
+    description names that `context` takes for the story weighs nothing when a passage lacks it, its own weight when
+    a passage holds it, and is no topic (never named as missing); only when what is asked names a drug, class,
+    disease or abbreviation of its own (or always: `any_ask`)."""
+    def described(concepts: list[qc.Concept], question: str) -> list[qc.Concept]:
+        asked = wording.asked_clauses(question)
+        if asked is None:
+            return concepts
+        asked_concepts = qc._concepts(". ".join(asked))
+        focus = [c for c in asked_concepts if c.topic]
+        if not focus:
+            return concepts
+        labels = {c.label.lower() for c in focus} | qc._disease_modifiers(question)
+        alternatives = {a for c in focus for a in c.alternatives}
+        asked_labels = labels | {c.label.lower() for c in asked_concepts}
+        story = any_ask or any(qc._named(c) for c in focus)
+        out = []
+        for c in concepts:
+            told = not alternatives.intersection(c.alternatives) and not qc._kept_in_scenario(c)
+            if story and told and c.label.lower() not in asked_labels and context(c):
+                out.append(replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False))
+            elif told and c.topic and c.label.lower() not in labels:
+                out.append(replace(c, weight=qc.SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True))
+            else:
+                out.append(c)
+        return out
+    return described
+
+
+def _word_like(label: str) -> bool:
+    return label.replace("-", "").isalpha() and not label.startswith("-")
+
+
+def context_variants() -> dict[str, Callable[[qc.Concept], bool]]:
+    """What each variant takes for the story ("none": nothing, the gate as shipped)."""
+    from voiceassist_local.evaluation import plain_word_data as wn
+
+    english = common_words()
+
+    def by_files(files: frozenset[str]) -> Callable[[str], bool]:
+        # words of the shipped English list only, as a shipped list would hold them
+        return lambda word: word.lower() in english and len(word) > 2 and wn.is_context(word.lower(), files)
+
+    def reading(words: Callable[[str], bool] | None, *, plain: bool, numbers: bool = False
+                ) -> Callable[[qc.Concept], bool]:
+        def test(concept: qc.Concept) -> bool:
+            if not numbers and (concept.label.lower() in qc._NUMERALS or qc._said_number(concept.label)):
+                return False  # a number said in words is the case's data ("eighty five and frail": an age)
+            if concept.covered_weight is not None and not concept.topic:
+                return plain  # an ordinary, plain, framing or negated word
+            if not concept.topic or qc._named(concept):
+                return False
+            return bool(words) and _word_like(concept.label) and words(concept.label)  # type: ignore[misc]
+        return test
+
+    variants: dict[str, Callable[[qc.Concept], bool]] = {"none": lambda concept: False}
+    for name, files in wn.CONTEXT_VARIANTS.items():
+        variants[name] = reading(by_files(files), plain=False)
+    variants["ordinary words"] = reading(None, plain=True)
+    variants["ordinary words +numbers"] = reading(None, plain=True, numbers=True)
+    for name, files in wn.CONTEXT_VARIANTS.items():
+        variants[f"ordinary words + {name}"] = reading(by_files(files), plain=True)
+    return variants
+
+
+def rates(records: Sequence[GateRecord], right_now: Sequence[bool], sets: Sequence[str]) -> str:
+    """answered / uncovered abstained / population handled, per cent, over the records of `sets`."""
+    cells = []
+    for name in ("answerable", "uncovered", "population"):
+        picked = [ok for r, ok in zip(records, right_now, strict=True) if r.set in sets and kind(r) == name]
+        cells.append(f"{100.0 * sum(picked) / len(picked):.1f}" if picked else "-")
+    return " / ".join(cells)
+
+
+def _losses(records: Sequence[GateRecord], before: Sequence[bool], after: Sequence[bool],
+            sets: Sequence[str]) -> tuple[int, int]:
+    """(questions lost that abstained or handled a population, answerable gained minus answerable lost)."""
+    lost = net = 0
+    for record, was, now in zip(records, before, after, strict=True):
+        if record.set in sets and was != now:
+            if kind(record) == "answerable":
+                net += 1 if now else -1
+            elif was:
+                lost += 1
+    return lost, net
+
+
+def context_main(records: Sequence[GateRecord]) -> int:
+    outcomes: dict[str, list[bool]] = {}
+    saved = qc._described
+    for (name, test), any_ask in itertools.product(context_variants().items(), (False, True)):
+        if name == "none" and any_ask:
+            continue
+        qc._described = described_reading(test, any_ask=any_ask)  # type: ignore[assignment]
+        try:
+            outcomes[name + (" +any ask" if any_ask else "")] = right(records)
+        finally:
+            qc._described = saved  # type: ignore[assignment]
+    before = outcomes["none"]
+    print("variant | " + " | ".join(f"{w} gained / ans lost / unc lost / pop lost" for w in WRITERS))
+    for name, after in outcomes.items():
+        print(f"{name:60} | " + " | ".join(changes(records, before, after, sets) for sets in WRITERS.values()))
+    print("\nleaving one writer out: writer | variant chosen on the others | answered / uncovered / population "
+          "before -> after")
+    for writer, sets in WRITERS.items():
+        others = tuple(s for w, ss in WRITERS.items() if w != writer for s in ss)
+        allowed = [(net, name) for name, after in outcomes.items()
+                   for lost, net in [_losses(records, before, after, others)] if lost == 0]
+        chosen = max(allowed, key=lambda pair: (pair[0], pair[1] == "none"))[1]
+        print(f"{writer} | {chosen} | {rates(records, before, sets)} -> {rates(records, outcomes[chosen], sets)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--context":
+        return context_main(load(Path(args[1])))
     records = load(Path(args[0]))
     with variant(reading=False):
         before = right(records)

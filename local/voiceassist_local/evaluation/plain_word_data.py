@@ -48,6 +48,21 @@ PLAIN_FILES = frozenset((  # noqa: SIM905 - a word list reads better as text
     "noun.person noun.time noun.feeling noun.location noun.relation noun.motive noun.possession noun.shape "
     "verb.motion verb.emotion verb.social verb.communication verb.competition verb.possession verb.stative "
     "verb.weather adv.all").split())
+# Session 14: where a question describes its case, a word every sense of which lies in one of these files tells the
+# story and cannot be its clinical point (gate_scenario.described_reading). Never among them: the files a clinical thing
+# may be filed in, the body, states, processes, substances, natural phenomena and attributes (noun.body, noun.state,
+# noun.process, noun.substance, noun.phenomenon, noun.attribute), verbs of the body and of change (verb.body,
+# verb.change: "swell", "worsen"), and adjectives ("wheezy", "puffy"). Three readings of the files between were
+# measured leaving one writer out (evaluation/gate_scenario.py --context) and not adopted (decision 0024,
+# session 14).
+_WHO_WHERE_WHEN = PLAIN_FILES | frozenset((  # noqa: SIM905 - a word list reads better as text
+    "noun.Tops noun.food noun.group noun.communication noun.animal noun.plant").split())
+_THINGS_DONE = _WHO_WHERE_WHEN | frozenset(("noun.artifact", "noun.act", "noun.event", "noun.object"))
+_EVERYTHING_ELSE = _THINGS_DONE | frozenset((  # noqa: SIM905 - a word list reads better as text
+    "noun.cognition noun.quantity verb.consumption verb.contact verb.creation verb.cognition verb.perception").split())
+CONTEXT_VARIANTS = {"files W (who, where, when, food, animals, plants)": _WHO_WHERE_WHEN,
+                    "files W+A (and artefacts, acts, events, objects)": _THINGS_DONE,
+                    "files W+A+C (and cognition, quantities, verbs of contact, consumption)": _EVERYTHING_ELSE}
 _PARTS = {"noun": "noun", "verb": "verb", "adj": "adj", "adv": "adv"}
 # morphy(7WN)'s detachment rules, by part of speech
 _DETACHMENT = {
@@ -129,6 +144,34 @@ def _clinical_stems() -> frozenset[str]:
     # "pharmacist role in ..." is the topic, so a setting word is never plain
     words |= {w.lower() for w in terminology.setting_words()}
     return frozenset(stem(w) for w in words)
+
+
+def stem_of(word: str) -> str:
+    from voiceassist.query.terms import stem
+
+    return stem(word)
+
+
+@cache
+def clinical_names() -> frozenset[str]:
+    """The stems of the words of the names the concept layer reads as clinical: classes, shorthand, synonym groups,
+    MeSH population terms, one-word MeSH disease names. Not the abbreviation list's meaning words ("hospital",
+    "home", "clinic" are among them) nor the drug dictionary's names (its brands hold "Shrimp" and "Farm"): a word
+    the concept layer reads as a drug is a drug concept, never a context word (question_concepts._named)."""
+    from voiceassist.query import population, synonyms, terminology
+    from voiceassist_local.evaluation.setting_data import _disease_words
+
+    names = (*terminology.class_forms(), *terminology.SHORTHAND,
+             *terminology.SHORTHAND.values(), *(f for g in synonyms.GROUPS for f in g),
+             *(f for forms in population.TERMS.values() for f in forms), *_disease_words())
+    words = {w for name in names for w in _LETTERS.findall(name.lower())}
+    return frozenset(stem_of(w) for w in words)
+
+
+def is_context(word: str, files: frozenset[str], wordnet: Path = WORDNET) -> bool:
+    """Whether every sense of `word` lies in `files` (WordNet knows it) and it is no clinical name."""
+    found = lexicographer_files(word, wordnet)
+    return bool(found) and found <= files and stem_of(word) not in clinical_names()
 
 
 def plain_words(wordnet: Path = WORDNET) -> list[str]:

@@ -66,6 +66,8 @@ _QUANTITY = re.compile(rf"\d+(?:[.,]\d+)?{_UNIT}(?:/\d*(?:[.,]\d+)?{_UNIT}|/dose
 # the same in running text, glued or spaced ("75 kg", "0.01 mg/kg"): its unit is the number's, not an abbreviation
 _QUANTITY_IN_TEXT = re.compile(rf"(?<![\w/.&-])\d+(?:[.,]\d+)?[ \t]?{_UNIT}(?:/\d*(?:[.,]\d+)?{_UNIT}|/dose)*"
                                rf"(?![\w/&-])", re.I)
+# a time of day on the twelve-hour clock ("bleeped at 2am", "11 pm", "2.30pm", "10:15 a.m."): a number, like a quantity
+_CLOCK_IN_TEXT = re.compile(r"(?<![\w/.:&-])(?:1[0-2]|0?\d)(?:[:.][0-5]\d)?[ \t]?[ap]\.?m\b\.?", re.I)
 INHERITED_WEIGHT = 0.5
 # "72-year-old", "58yo", "6mo", and the notes' age and sex "70F", "6yoM" (query/population.py): an age, like a number
 _AGE_WORD = re.compile(r"^\d+(?:-(?:year|month|week|day)s?-old|(?:yo|yr|yrs|mo|mos))$|^\d{1,2}(?:yo|y)?[mf]$")
@@ -153,7 +155,8 @@ def _concepts(question: str) -> list[Concept]:
         found[disease.written.lower()] = Concept(disease.written,
                                                  (frozenset({disease.mark}), written, *lay, *categories),
                                                  float(len(topic_words)))
-    text = _QUANTITY_IN_TEXT.sub(lambda m: " " * len(m.group()), text)
+    for quantity in (_CLOCK_IN_TEXT, _QUANTITY_IN_TEXT):
+        text = quantity.sub(lambda m: " " * len(m.group()), text)
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
