@@ -42,13 +42,18 @@ KINDS = (
     AnswerKind("frequency", re.compile(r"\b(how often|how frequently|frequency|repeat\w*)\b", re.I),
                re.compile(r"\b(every|each|daily|weekly|monthly|yearly|annually|once|twice|times a)\b", re.I)),
     # "when should ... be stopped / reviewed?" -> a time or the condition that marks it
+    # "once" as the conjunction ("once the patient is afebrile"), not the count of "once daily" (a frequency)
     AnswerKind("time", re.compile(r"^\s*(and\s+)?when\b", re.I),
-               re.compile(r"\b(within|until|after|before|once|at least|\d+\s*(to\s*\d+\s*)?"
+               re.compile(r"\b(within|until|after|before|once(?!\s+(?:or\s+twice\s+)?(?:a\s+|per\s+|every\s+)?"
+                          r"(?:daily|day|weekly|week|monthly|month|only)\b)|at least|\d+\s*(to\s*\d+\s*)?"
                           r"(hours?|days?|weeks?|months?))\b", re.I)),
     # "how fast can I go up?", "how quickly is it uptitrated?" -> a step and the interval between steps
     # "uptitration interval": the period between steps, not how many times a day (a frequency)
+    # a titration asked ("How should I titrate drug x?", Ely et al. 2000) is answered by its step and interval, and
+    # "q? wks", "q2 weeks" (q: quaque, "every", as the ISMP and BNF abbreviation lists read it) asks the period
     AnswerKind("rate", re.compile(r"\bhow (fast|quickly|rapidly|slowly|soon)\b|\b(rate|speed|pace) of\b"
-                                  r"|\bintervals?\b", re.I),
+                                  r"|\bintervals?\b|\w*titrat\w*|\bq\s*\??\s*\d*\s*(?:wks?|weeks?|days?|months?|mths?)\b"
+                                  r"|\bevery how (?:many|long|often)\b", re.I),
                re.compile(rf"\b(every|each) ({_NUMBER_WORD}\b|other\b|week|day|month)|\bper (week|month)\b"
                           rf"|\b(weekly|fortnightly|monthly)\b|\bover {_NUMBER_WORD}\b", re.I),
                re.compile(r"\b(dos(e|es|ing|age)|titrat\w*|administration)\b", re.I)),

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from voiceassist.abbreviations import abbreviation_kind
 from voiceassist.query import answer_kinds, asked_kinds, concepts, discourse, synonyms, terminology
@@ -166,10 +167,37 @@ def compose_extractive(question: str, excerpts: Sequence[Excerpt], *, max_senten
 
 def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentences: int = 4) -> list[_Candidate]:
     """The sentences that answer, best first: question terms covered (rarer ones weigh more), a range that
-    holds the question's number ("eGFR 38" -> "between 30 and 45"), a dose for a dose question, and rank."""
+    holds the question's number ("eGFR 38" -> "between 30 and 45"), a dose for a dose question, and rank. Where
+    the question asks for a kind of value (a duration, a time, an interval, a dose: `answers_kind`), the sentences
+    that state one come before those that do not, however many of the question's words those share."""
     candidates = _candidates(excerpts)
     scored = score_sentences(question, candidates)
-    return _choose(scored, candidates, max_sentences) if scored else []
+    if not scored:
+        return []
+    states = answers_kind(concepts.normalise(joined_scores(question)))
+    return _choose(scored, candidates, max_sentences, states)
+
+
+# The kinds of value a question asks for, each with what states one in a sentence: a duration, a time or the
+# condition that marks it, a frequency, a step's interval (query/answer_kinds.py, the interrogative phrase); the value
+# an ask word names (query/asked_kinds.py: "concentration", "shortest course", "route"); a dose or its upper limit
+# (answer_kinds.quantities_asked: a number with a unit of mass, volume or amount, not a filtration rate).
+_VALUE_KINDS = frozenset({"duration", "frequency", "time", "rate"})
+
+
+def answers_kind(question: str) -> Callable[[str], bool] | None:
+    """Whether a sentence states a value of a kind the question asks for; None when it asks for none."""
+    tests: list[Callable[[str], bool]] = [
+        partial(answer_kinds.states, kind) for kind in answer_kinds.asked(question) if kind.name in _VALUE_KINDS]
+    tests += [partial(asked_kinds.states, kind) for kind in sorted(asked_kinds.question_kinds(question))]
+    quantities = answer_kinds.quantities_asked(question)
+    if "dose" in quantities:
+        tests.append(lambda sentence: bool(_DOSE_SENTENCE.search(sentence)))
+    if "maximum" in quantities:
+        tests.append(partial(answer_kinds.states_quantity, "maximum"))
+    if not tests:
+        return None
+    return lambda sentence: any(test(sentence) for test in tests)
 
 
 def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tuple[float, _Candidate]]:
@@ -219,18 +247,23 @@ def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tup
 
 
 def _choose(scored: list[tuple[float, _Candidate]], candidates: Sequence[_Candidate],
-            max_sentences: int) -> list[_Candidate]:
-    best = max(score for score, _ in scored)
-    chosen: list[_Candidate] = []
+            max_sentences: int, states: Callable[[str], bool] | None = None) -> list[_Candidate]:
     scored.sort(key=lambda pair: (-pair[0], pair[1].excerpt_number, pair[1].position))
-    for score, candidate in scored:
-        if score < MIN_SHARE_OF_BEST * best:
-            break
-        if any(_same_statement(candidate, other) for other in chosen):
+    # the sentences stating the asked kind of value first, each group cut at half its own best score
+    stating = [states is not None and states(candidate.text) for _, candidate in scored]
+    answering = [pair for pair, said in zip(scored, stating, strict=True) if said]
+    rest = [pair for pair, said in zip(scored, stating, strict=True) if not said]
+    chosen: list[_Candidate] = []
+    for group in (answering, rest):
+        if not group:
             continue
-        chosen.append(candidate)
-        if len(chosen) == max_sentences:
-            break
+        best = group[0][0] if group is answering else scored[0][0]
+        for score, candidate in group:
+            if score < MIN_SHARE_OF_BEST * best or len(chosen) == max_sentences:
+                break
+            if any(_same_statement(candidate, other) for other in chosen):
+                continue
+            chosen.append(candidate)
     # "Repeat every 5 to 15 minutes ..." comes right after the sentence it continues (query/discourse.py)
     by_place = {(c.excerpt_number, c.position): c for c in candidates}
 
