@@ -91,6 +91,8 @@ def test_once_daily_is_a_frequency_not_a_time() -> None:
 
 def test_no_kind_asked_keeps_the_order_by_shared_words() -> None:
     assert answers_kind("is metformin safe in pregnancy") is None
+    # "repeat" of a test is no dosing frequency asked: the regimens' "twice daily" does not answer it
+    assert answers_kind("repeat CXR after pneumonia - who needs one and when?") is None
     states = answers_kind("metformin starting dose")
     assert states is not None and states("Start with 500 mg once daily.")
     assert not states("Metformin is contraindicated when eGFR is below 30 mL/min/1.73 m2.")

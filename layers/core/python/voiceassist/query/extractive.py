@@ -183,12 +183,16 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
 # an ask word names (query/asked_kinds.py: "concentration", "shortest course", "route"); a dose or its upper limit
 # (answer_kinds.quantities_asked: a number with a unit of mass, volume or amount, not a filtration rate).
 _VALUE_KINDS = frozenset({"duration", "frequency", "time", "rate"})
+# "repeat" asks a frequency of the repeated dose ("how soon can it be repeated"), not of the thing a question asks
+# about ("repeat CXR after pneumonia - who needs one?": a follow-up film, not a dosing frequency)
+_ASKS_FREQUENCY = re.compile(r"\b(?:how often|how frequently|frequency)\b", re.I)
 
 
 def answers_kind(question: str) -> Callable[[str], bool] | None:
     """Whether a sentence states a value of a kind the question asks for; None when it asks for none."""
     tests: list[Callable[[str], bool]] = [
-        partial(answer_kinds.states, kind) for kind in answer_kinds.asked(question) if kind.name in _VALUE_KINDS]
+        partial(answer_kinds.states, kind) for kind in answer_kinds.asked(question) if kind.name in _VALUE_KINDS
+        and (kind.name != "frequency" or _ASKS_FREQUENCY.search(question))]
     tests += [partial(asked_kinds.states, kind) for kind in sorted(asked_kinds.question_kinds(question))]
     quantities = answer_kinds.quantities_asked(question)
     if "dose" in quantities:
