@@ -71,6 +71,21 @@ def test_a_contraction_typed_with_its_apostrophe_is_a_function_word() -> None:
     assert found.passages[0].missing == ("hospital",)
 
 
+def test_a_filled_pause_is_never_a_topic_but_an_abbreviation_typed_in_capitals_is() -> None:
+    # spoken questions as transcribed: "um", "er", "uh", "erm", "hmm" (and held longer) are pauses, not topics
+    for question, pause in (("Um, what does a CURB score of two actually mean for admitting them?", "Um"),
+                            ("Which thiazide-type diuretic, er, and what dose, for first line?", "er"),
+                            ("uh what dose of levofloxacin for pneumonia", "uh"),
+                            ("erm levofloxacin dose for pneumonia", "erm"),
+                            ("hmm, levofloxacin dose for pneumonia, ummm, with comorbidities", "hmm")):
+        assert pause not in weights(question), question
+        found = evidence.assess(question, [hit(LEVOFLOXACIN, "Community-acquired pneumonia")])
+        assert pause.lower() not in (m.lower() for m in found.passages[0].missing), question
+    assert "ummm" not in weights("hmm, levofloxacin dose for pneumonia, ummm, with comorbidities")
+    # "ER" in capitals is the extended-release form (or the emergency room), "err" an English verb
+    assert weights("Metformin ER - max dose?")["ER"] == 1.0
+
+
 def test_plain_word_data_reads_every_sense_of_every_part_of_speech(tmp_path: Path) -> None:
     # WordNet's files in their format (wndb(5WN)): index.<pos> lemma pos synset_cnt p_cnt [ptr...] sense_cnt
     # tagsense_cnt offsets; data.<pos> offset lex_filenum ...; <pos>.exc inflected base

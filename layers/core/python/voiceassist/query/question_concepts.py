@@ -191,6 +191,8 @@ def _concepts(question: str) -> list[Concept]:
             continue
         if _said_number(word) or _typed_contraction(word):  # "twenty-four", "won't": a number, a function word
             continue
+        if filled_pause(word):  # "um", "er", "hmm": a speaker's pause, said whatever the topic
+            continue
         ordinal = _ORDINAL_PREFIX.match(word)  # "4th-line": the ordinal is a number, "line" says what is asked
         word = word[ordinal.end():] if ordinal else word
         # "hypertention": the English clinical word one edit away; in another language's question a word one edit
@@ -400,6 +402,20 @@ def _said_number(word: str) -> bool:
     topic, and no modifier of a condition (query/siblings.py)."""
     parts = word.lower().split("-")
     return len(parts) > 1 and all(part in _NUMERALS for part in parts)
+
+
+# The filled pauses of spoken English as transcripts spell them: "um", "uh", "hmm", "mhm", "mmm" (the filled pauses
+# OpenAI Whisper's English text normalizer removes before scoring: openai-whisper 20250625,
+# whisper/normalizers/english.py, MIT), "er" (University of Rochester TRIPS/CISD annotation guidelines: um, uh, er,
+# "filled pause, more common in British English") and "erm" (British English's er and erm: Wikipedia, "Filler
+# (linguistics)", CC BY-SA 4.0), with "uhm" and a sound held longer ("umm", "uhhh", "hmmm"). Closed-class: never a
+# topic. Typed in capitals it is the writer's abbreviation ("metformin ER": extended release), not a pause.
+_FILLED_PAUSE = re.compile(r"u+[hm]+|er|erm+|hm{2,}|mhm+|m{3,}")
+
+
+def filled_pause(word: str) -> bool:
+    """Whether a word is a filled pause ("um", "Er", "hmm"), not an abbreviation typed in capitals ("ER")."""
+    return not (len(word) > 1 and word.isupper()) and bool(_FILLED_PAUSE.fullmatch(word.lower()))
 
 
 def _typed_contraction(word: str) -> bool:
