@@ -59,6 +59,9 @@ def test_a_surname_after_an_initial_or_a_title_is_still_a_name(
         "paracetamol max eight a day",
         "max eight tablets a day of paracetamol?",
         "whats the max 4 puffs a day for salbutamol",
+        "pt admitted with pneumonia",  # "admitted": admit, the consonant doubled before -ed
+        "pt omitted her evening dose of ramipril",
+        "gp referring him for a cough",
     ],
 )
 def test_english_words_without_capitals_are_not_names(strict: PresidioPhiDetector, text: str) -> None:
@@ -80,6 +83,9 @@ def test_english_words_without_capitals_are_not_names(strict: PresidioPhiDetecto
         ("rehill has chest pain since yesterday", "rehill"),
         ("avi has a fever", "avi"),  # a clinical abbreviation too, but a noun before a verb
         ("paracetamol for amir khan", "amir khan"),
+        ("canning has chest pain", "canning"),  # can + n + ing, but a Census surname
+        ("seen by dunning yesterday", "dunning"),
+        ("bed 4 fanning, 71, new AF", "fanning"),
     ],
 )
 def test_names_in_a_name_slot_are_still_found(strict: PresidioPhiDetector, text: str, name: str) -> None:

@@ -483,8 +483,18 @@ def _word_forms(word: str, *, proper: bool) -> tuple[str, ...]:
     forms = [word]
     for suffix, replacement in inflections:
         if word.endswith(suffix) and len(word) > len(suffix) + 2:
-            forms.append(word[: -len(suffix)] + replacement)
-    return tuple(forms)
+            stem = word[: -len(suffix)]
+            forms.append(stem + replacement)
+            if suffix in {"ed", "ing"} and _doubled_consonant(stem) and word not in name_words():
+                forms.append(stem[:-1])  # "admitted" -> "admit", "referring" -> "refer", "stopped" -> "stop"
+    return tuple(dict.fromkeys(forms))
+
+
+def _doubled_consonant(stem: str) -> bool:
+    """English doubles a stem's final consonant before "-ed" and "-ing" ("admit", "admitted"; "refer", "referring"),
+    so a stem left ending in two of the same consonant may be the word undoubled. Not for a Census name (the caller):
+    "Canning", "Dunning" and "Fanning" are surnames first, though "can", "dun" and "fan" are words."""
+    return len(stem) > 3 and stem[-1] == stem[-2] and stem[-1].isalpha() and stem[-1] not in "aeiouy"
 
 
 def english_vocabulary(lemma_index: dict[str, list[str]]) -> frozenset[str]:
