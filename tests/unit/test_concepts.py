@@ -187,3 +187,18 @@ def test_a_truncated_clinical_word_is_covered_by_the_passage_that_spells_it_out(
     assert "obs" not in evidence.assess("how long obs after anaphylaxis", [observe]).passages[0].missing
     # a passage that spells out neither still lacks it
     assert "resp" in evidence.assess("which resp rate counts on curb-65", [observe]).passages[0].missing
+
+
+def test_concepts_a_brand_that_begins_with_a_function_word_is_that_brand_only_as_the_brand_is_written() -> None:
+    def drugs(question: str) -> list[str]:
+        return [m.label for m in concepts.mentions(question) if m.kind == "drug"]
+
+    # "AT 10" (dihydrotachysterol), "No Doz" (caffeine), "IS 5-MN": the dictionary holds them in lower case
+    assert drugs("seen at 10 am, pt 80 with pneumonia") == []
+    assert drugs("At 10 days post op is a drain still needed") == []
+    assert drugs("no doz taken, what now") == []
+    assert not concepts.marks("review at 10 days")
+    assert drugs("AT 10 dose for hypoparathyroidism") == ["dihydrotachysterol"]
+    assert drugs("AT-10 dose") == ["dihydrotachysterol"]
+    assert drugs("overdose of No Doz tablets") == ["caffeine"]
+    assert drugs("first generation cephalosporin for a uti") == ["first generation cephalosporins"]

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import diseases, population, synonyms, terminology
 
 MARK = "\u2295"
@@ -82,6 +83,26 @@ def _first_words() -> frozenset[str]:
     return frozenset(name.split()[0] for name in names if " " in name)
 
 
+@lru_cache(maxsize=1)
+def _function_word_brands() -> frozenset[str]:
+    """Other names of a drug of two words, the first an English function word (spaCy's stop words): "at 10"
+    (dihydrotachysterol), "is 5-mn", "no doz", "or tyl", "all clear". The dictionary holds every name in lower case,
+    so typed in lower case these read first as English ("seen at 10 am", "no doz"?)."""
+    function_words = stop_words().get("en", frozenset())
+    return frozenset(name for name, generic in terminology.drug_names().items()
+                     if name != generic and len(name.split()) == 2 and name.split()[0] in function_words)
+
+
+def _written_as_brand(text: str, start: int, end: int) -> bool:
+    """The word at text[start:end] is written as a brand is, not as a function word: in capitals ("AT 10"), or
+    capitalised where no sentence begins ("try No Doz")."""
+    word = text[start:end]
+    if word.isupper() and len(word) > 1:
+        return True
+    before = text[:start].rstrip()
+    return word[:1].isupper() and before != "" and before[-1] not in ".!?:;"
+
+
 def _drug_marks(generic: str) -> frozenset[str]:
     members = terminology.COMBINATIONS.get(generic, ())
     classes = set().union(*(terminology.classes_of(g) for g in (generic, *members)))
@@ -102,6 +123,9 @@ def _matches(text: str, fuzzy: bool) -> list[tuple[int, int, str, str]]:
         for n in range(longest, 0, -1):
             phrase = " ".join(t[0].rstrip("/") for t in tokens[i:i + n])
             hit = _lookup(phrase)
+            if (hit is not None and n == 2 and hit[0] == "drug" and phrase in _function_word_brands()
+                    and not _written_as_brand(text, *tokens[i][1:])):
+                hit = None  # "seen at 10 am": the function word, not the brand AT 10
             if hit is None and n == 1 and fuzzy:
                 hit = _fuzzy(phrase)
             if hit is not None:
