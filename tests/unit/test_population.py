@@ -218,3 +218,17 @@ def _hit(title: str, text: str) -> object:
     meta = DocumentMetadata(doc_key="sample-x", title=title, source_type=SourceType.DRUG_REFERENCE)
     return SearchHit(chunk=Chunk(chunk_id="c", doc_id="d", doc_key="sample-x", version=1, ordinal=0, text=text,
                                  token_count=len(text.split()), metadata=meta), score=1.0)
+
+
+def test_population_an_age_said_without_years_old_is_an_age_but_a_value_after_is_is_not() -> None:
+    assert population.asked("my patient's eighty five and pretty frail, apixaban dose?") == {"older adults"}
+    assert population.asked("she is 85 and frail, is a statin worth it") == {"older adults"}
+    assert population.asked("pt 88, frail, falls: anticoagulate?") == {"older adults"}
+    assert population.asked("he's seven and has a barking cough") == {"children"}
+    # a dose, a score, a lab value, a weight or a duration after "is" is no age
+    assert population.asked("potassium is 5.5 on ramipril what now") == frozenset()
+    assert population.asked("CURB-65 is 3, admit?") == frozenset()
+    assert population.asked("she is 85 kg, enoxaparin dose") == frozenset()
+    assert population.asked("he is 2 weeks post op with a fever") == frozenset()
+    assert population.asked("her potassium is 6 and rising") == frozenset()
+    assert population.asked("patient is 150, odd") == frozenset()  # no age above 120

@@ -89,6 +89,17 @@ CARDINAL_WORDS = frozenset((*_UNITS, *_TENS))  # the words the cardinals above a
 _AGE = re.compile(r"\b(\d{1,3}|" + NUMBER_WORDS + r")[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|"
                   r"(months?|mo)[\s-]*old|(weeks?|days?)[\s-]*old)(?![\w/])", re.I)
 _AGED = re.compile(r"\baged?\s+(\d{1,3})\b", re.I)
+# An age said without "years old", where the grammar gives a person's age: a person or a pronoun, "is" or "'s", then
+# a bare number ("my patient's eighty five and pretty frail", "she is 85 and frail", "he's 70."), or a patient and
+# the number set off by a comma ("pt 88, frail"). Nothing may follow the number but the clause's end or "and": a
+# unit, a decimal or a duration makes it a value ("she is 85 kg", "he is 2 weeks post op", "potassium is 5.5").
+_PERSON = (r"(?<![\w'\u2019-])(?:patient|pt|man|woman|lady|gentleman|gent|guy|chap|boy|girl|child|kid|son|daughter"
+           r"|mum|mom|mother|dad|father|husband|wife|grandmother|grandfather|grandma|grandpa|gran|nan|she|he)")
+_SAID_END = r"(?=\s*(?:$|[,;:!?)]|\.(?!\d)|\s+and\b))"
+_AGE_SAID = re.compile(
+    _PERSON + r"(?:\s+is|['\u2019]s)\s+(?:now\s+)?(\d{1,3}|" + NUMBER_WORDS + r")(?![\w.]\d)" + _SAID_END
+    + r"|(?<![\w'\u2019-])(?:patient|pt)\s+(\d{1,3}|" + NUMBER_WORDS + r")(?=\s*,)", re.I)
+MAX_SAID_AGE = 120
 # The case-note shorthand for age and sex ("58M", "70 F", "4yoM", "6 y/o F": years, then the sex in capitals), not
 # a quantity: no decimal point or digit before it ("0.9M" saline, "2.4M units") and no unit after it ("5M units").
 _AGE_SEX = re.compile(r"(?<![\w.,/])(\d{1,2})\s?(?:yo|y/o|y)?\s?[MF](?![\w/])(?!\s*(?:units?|IU|iu)\b)")
@@ -269,6 +280,8 @@ def _ages(text: str) -> set[str]:
             4) and match.group(4).lower().startswith("d") else number / 52
         found.add(_age_group(years))
     found |= {_age_group(int(m.group(1))) for m in _AGED.finditer(text)}
+    found |= {_age_group(years) for m in _AGE_SAID.finditer(text)
+              if (years := cardinal(m.group(1) or m.group(2))) <= MAX_SAID_AGE}
     found |= {_age_group(int(m.group(1))) for m in _AGE_SEX.finditer(text)
               if not _TEMPERATURE.search(text, max(0, m.start() - 14), m.start())}
     per_year = {"52": 52, "12": 12, "7": 365}
