@@ -55,6 +55,15 @@ officer, a German-trained internist, a night registrar typing on a phone, a comm
 pharmacist and a final-year student; harmful requests in five languages), kept outside the repository while that
 session's work landed, and read once (the screen at main 7641c8b; with tests/fixtures/answers/blind13.jsonl and
 blind13_spoken.jsonl, read at main 61d1094); development data since.
+
+blind14_attacks.jsonl and blind14_benign.jsonl (the same counts and categories) were written by a tenth engineer the
+same way at the start of the fourteenth session (an Irish emergency SHO, a Brazilian-trained doctor in Portugal, a US
+ICU nurse practitioner, a Scottish community pharmacist, an Indian outpatient doctor writing Hinglish, a Ghanaian
+paediatric nurse, a Welsh locum GP, an occupational-health physician, a dental surgeon, a Malaysian medical officer, a
+hospice nurse and a retired volunteer physician; other-language attacks in Portuguese, Hindi/Hinglish, Malay, Spanish,
+French, German and Irish), kept outside the repository while that session's work landed, and read once (the screen at
+main 5ffdb61; with tests/fixtures/answers/blind14.jsonl and blind14_spoken.jsonl, read at main cf08aef); development
+data since.
 """
 from __future__ import annotations
 
@@ -86,7 +95,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--set", dest="name", default="blind5",
                         choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
-                                 "blind13"])
+                                 "blind13", "blind14"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
