@@ -40,6 +40,22 @@ def test_population_a_gestational_condition_is_a_pregnancy() -> None:
     assert population.asked("metformin for gestational diabetes dose") == {"pregnancy"}
 
 
+def test_population_a_disease_mesh_files_under_pregnancy_complications_is_a_pregnancy() -> None:
+    """MeSH's Pregnancy Complications tree (C12.050.703; C13.703 before 2023) by any name or shorthand ("GDM"),
+    not its branches that are no current pregnancy, nor a negated one; Lactation Disorders is a breastfeeding
+    mother (blind14 drove this: development data)."""
+    for pregnant in ("GDM at 28 weeks, diet not working - can I start metformin, what dose and titration?",
+                     "pre-eclampsia, labetalol dose?", "hyperemesis gravidarum, which antiemetic first?",
+                     "placenta praevia with bleeding, tranexamic acid?", "threatened miscarriage, progesterone?"):
+        assert population.asked(pregnant) == {"pregnancy"}, pregnant
+    for not_pregnant in ("no GDM, metformin dose?", "recurrent miscarriage, aspirin?", "stillbirth workup",
+                         "postpartum haemorrhage, oxytocin dose", "pelvic floor disorder, pessary?",
+                         "PET scan for lung cancer staging", "galactorrhea, cabergoline dose"):
+        assert "pregnancy" not in population.asked(not_pregnant), not_pregnant
+    assert population.asked("fetal alcohol syndrome in a child, melatonin?") == {"children"}
+    assert population.asked("hypogalactia, domperidone dose?") == {"breastfeeding"}
+
+
 def test_population_a_child_question_quoting_only_an_adult_reference_states_the_conflict() -> None:
     """An uncited passage about children (a distractor abstract) kept beside an adult drug reference must not
     make an answer quoted from the adult reference read as one for a child."""

@@ -275,6 +275,17 @@ DISAGREES = ("52 year old man, not confused, urea 5 mmol/L, RR 20, BP 125/80. I 
     ("eGFR 25ml/min on metformin, stop?", "ckd_epi", 25),  # the result's own unit
     ("BMI is 24 kg/m2, what next", "bmi", 24),
     ("PONV antiemetic if QTc already 490", "qtc_bazett", 490),
+    # a name set off by commas, any form of a verb of change or report, a word for the reading, a bound (blind14
+    # drove these: development data)
+    ("His kidney function, the eGFR, is twenty eight, can he stay on the metformin?", "ckd_epi", 28),
+    ("his eGFR, which was 40 last month, keep the metformin?", "ckd_epi", 40),
+    ("has seen his eGFR drift from 60 to 41 over two years, what does the reference advise?", "ckd_epi", 60),
+    ("eGFR falling from 55 to 38, metformin dose?", "ckd_epi", 55),
+    ("eGFR decline from 60 to 41 on metformin", "ckd_epi", 60),
+    ("eGFR was measured at 28 yesterday, metformin?", "ckd_epi", 28),
+    ("the eGFR reading is thirty, hold the metformin?", "ckd_epi", 30),
+    ("creatinine clearance level of 25, enoxaparin dose?", "creatinine_clearance", 25),
+    ("is chlorthalidone still effective if egfr is below 30", "ckd_epi", 30),
 ])
 def test_a_score_given_is_read_as_given(question: str, calculator: str, value: float) -> None:
     assert given_score(question) == (calculator, value)
@@ -288,6 +299,8 @@ def test_a_score_given_is_read_as_given(question: str, calculator: str, value: f
     ("Calculate the MAP from 120/80", "mean_arterial_pressure"),  # a blood pressure is a finding
     ("crcl 82yo F 54kg creat 140", "creatinine_clearance"),
     ("HAS-BLED: 70yo, on aspirin, labile INR", "hasbled"),
+    ("calculate eGFR, 70, male, creatinine 1.2", "ckd_epi"),  # a bare number after a comma is a finding
+    ("eGFR, is it below 30 for a 70 year old man with creatinine 2?", "ckd_epi"),
 ])
 def test_an_age_after_the_name_is_a_finding_not_a_result(question: str, calculator: str) -> None:
     assert given_score(question) is None

@@ -179,6 +179,11 @@ def _states() -> dict[str, frozenset[str]]:
     return {rest: frozenset(marks) for rest, marks in found.items()}
 
 
+def tree_numbers(mark: str) -> tuple[str, ...]:
+    """The MeSH tree numbers of a disease's heading (its mark), or () for no heading."""
+    return _table().trees.get(mark.removeprefix(MARK), ())
+
+
 def is_disease(word: str) -> bool:
     """Whether a word (or phrase) is a name of a disease heading ("covid", "gout")."""
     return _key(word.lower()) in _table().names

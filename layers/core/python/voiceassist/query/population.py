@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from voiceassist.query import diseases, terminology
 from voiceassist.settings import PACKAGE_DIR
 
 NEONATE, INFANT, CHILD, ADOLESCENT, ADULT, OLDER_ADULT = (
@@ -130,6 +131,48 @@ _CONTRAINDICATION = re.compile(r"contraindicat", re.I)  # a list of contraindica
 _INTRODUCTORY = re.compile(r"\s*(?:in|for|with|among|during|if|when|after|before)\b", re.I)
 
 
+# A condition of pregnancy is a pregnancy: a disease MeSH files under Pregnancy Complications (C12.050.703 in the
+# shipped MeSH, C13.703 before MeSH 2023: "GDM at 28 weeks", pre-eclampsia, hyperemesis gravidarum, placenta
+# praevia, ectopic pregnancy), by any of its names or a clinician's shorthand for one (terminology.SHORTHAND: "gdm").
+# Not its branches that are no current pregnancy: the pregnancy lost (Abortion, Spontaneous .039; Fetal Death .223;
+# Perinatal Death .572), the fetus's or newborn's own disease (Fetal Diseases .277; Prenatal Injuries .824; Premature
+# Birth .420.491.500, the infant born preterm), a woman's disorder of any age (Pelvic Floor Disorders .565), a
+# tumour after pregnancy (Neoplastic .720) and the puerperium, after the birth (Puerperal Disorders .844), of which
+# Lactation Disorders (.844.506: hypogalactia) is a breastfeeding mother's; its narrower galactorrhoea is not.
+# blind14 drove this (development figures: decision 0024).
+PREGNANCY_TREE = "C12.050.703"
+_NOT_A_PREGNANCY = tuple(PREGNANCY_TREE + "." + branch for branch in (
+    "039", "223", "572", "277", "824", "420.491.500", "565", "720", "844"))
+LACTATION_TREE = "C12.050.703.844.506"
+
+
+def _condition_group(mark: str) -> str | None:
+    """The special group a disease (its mark) puts its patient in by MeSH's tree, or None."""
+    numbers = diseases.tree_numbers(mark)
+    if LACTATION_TREE in numbers:
+        return BREASTFEEDING
+    pregnant = [n for n in numbers if n.startswith(PREGNANCY_TREE + ".") or n == PREGNANCY_TREE]
+    if pregnant and not all(n.startswith(_NOT_A_PREGNANCY) for n in pregnant):
+        return PREGNANCY
+    return None
+
+
+_WORD_OR_SHORTHAND = re.compile(r"(?<![\w/-])[a-z0-9]+(?![\w/-])", re.I)
+
+
+def _conditions(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, group) of each condition `text` names that puts its patient in a special group."""
+    found = [(d.start, d.end, group) for d in diseases.mentions(text)
+             if (group := _condition_group(d.mark)) is not None]
+    for match in _WORD_OR_SHORTHAND.finditer(text):
+        meaning = terminology.SHORTHAND.get(match.group().lower())
+        named = diseases.mentions(meaning) if meaning else ()
+        group = _condition_group(named[0].mark) if len(named) == 1 and named[0].written == meaning else None
+        if group is not None:
+            found.append((match.start(), match.end(), group))
+    return found
+
+
 @lru_cache(maxsize=1)
 def _pattern() -> re.Pattern[str]:
     forms = sorted({form for forms in TERMS.values() for form in forms}, key=len, reverse=True)
@@ -228,6 +271,7 @@ def asked(question: str) -> frozenset[str]:
     those it names as what the patient has not ("no CKD", "not pregnant": NegEx, above)."""
     named = {_group_of()[m.group(1).lower()] for m in _pattern().finditer(question)
              if not _negated(question, m.start(1), m.end(1))}
+    named |= {group for start, end, group in _conditions(question) if not _negated(question, start, end)}
     return frozenset(named | _ages(question)) & frozenset(SPECIAL)
 
 

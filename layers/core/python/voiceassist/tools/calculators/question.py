@@ -93,13 +93,20 @@ _VALUE = r"(?>(\d+(?:\.\d+)?|" + NUMBER_WORDS + r"\b))"
 _NOT_A_RESULT = r"(?!\s*-?\s*(?:years?|yrs?|yo\b|y/o|y\.o|months?|weeks?|days?|[mf]\b)|\s*/\s*\d)"
 # A calculator's name followed by its value ("eGFR 25", "CURB-65 is 2", "Wells score of 4", "eGFR is about 50",
 # "I calculated CURB-65 as 3", "CURB-65 came out at 3", "my CHA2DS2-VASc calculation gave 3", "eGFR's come back at
-# 38", "eGFR drifted from 60 to 42") reports a result.
+# 38", "eGFR drifted from 60 to 42") reports a result. So does a name set off by commas before its verb ("his kidney
+# function, the eGFR, is twenty eight", "eGFR, which was 40"), any form of a verb of change or of reporting ("eGFR
+# drift / drops / falling / decline from 60 to 41", "was measured at 28", "came back as 38"), a word for the reading
+# ("eGFR level of 30", "eGFR reading is 30") and a bound ("eGFR below 30") (blind14 drove this: development figures).
 _GIVEN_VALUE = re.compile(
-    r"(?:'s)?\s*(?:score|points?|result|calculation)?\s*(?:(?:has|had|have|just|now|today|recently|already)\s+)*"
-    r"(?:(?:came|comes|come|works?|worked|calculated|computed|gave|gives|totals?|totalled|adds?|added|dropped|"
-    r"drifted|fell|fallen|falls|decreased|declined|rose|risen|rises|increased|went|gone|goes)\s*(?:out|back|up|down)?"
-    r"\s*)?"
-    r"(?:of|is|was|=|:|at|as|to|from|<|>|≤|≥|<=|>=)?\s*"
+    r"(?:'s)?\s*(?:,\s*(?:which|that)?\s*(?=(?:is|was|were|has|had|have|'s|now|just|came|comes|dropp?\w*|drift\w*"
+    r"|f[ae]ll\w*|declin\w*|decreas\w*|ris\w*|rose|increas\w*|measur\w*|stands?|sits?|remains?)\b))?"
+    r"\s*(?:score|points?|result|calculation|readings?|levels?|values?)?\s*"
+    r"(?:(?:is|was|were|been|being|has|had|have|just|now|today|recently|already|currently|still)\s+)*"
+    r"(?:(?:came|comes|come|coming|works?|worked|calculated|computed|measur(?:ed|es?|ing)|recorded|reported|gave|gives"
+    r"|totals?|totall?ed|adds?|added|dropp?(?:ed|s|ing)?|drift(?:ed|s|ing)?|f[ae]ll(?:en|s|ing)?|decreas(?:ed|es?|ing)"
+    r"|declin(?:ed|es?|ing)|rose|ris(?:en|es?|ing)|increas(?:ed|es?|ing)|went|gone|goes|going|stands?|stood|sits?"
+    r"|sitting|remains?|remained|stays?|stayed)\s*(?:out|back|up|down)?\s*)?"
+    r"(?:of|is|was|=|:|at|as|to|from|below|under|above|over|<|>|≤|≥|<=|>=|[-–—](?!\s*\d+\s*[-–—]))?\s*"
     r"(?:(?:an?|about|around|approx\w*|roughly|nearly|only|just)\b\s*|~\s*)*" + _VALUE + _NOT_A_RESULT,
     re.IGNORECASE)
 # ... or preceded by it ("scores three on CURB-65", "scoring 2 on the Wells", "a 4 on CHA2DS2-VASc", "3 points on")
