@@ -134,7 +134,12 @@ def reporting_asked(text: str) -> bool:
 _PROTECTIVE_ACT = (r"(?:protect|secure|safeguard|encrypt|defend|guard against|prevent|spot|recogni[sz]e|detect|identify"
                    r"|look out for|watch out for|warn|recover from|dispose of|safely dispose of|lock away"
                    r"|store\s+(?:[\w-]+\s+){0,4}?(?:safely|securely|locked)"
-                   r"|keep\s+(?:[\w-]+\s+){1,4}?(?:safe|secure|private|confidential|out of|away from|locked))")
+                   r"|keep\s+(?:[\w-]+\s+){1,4}?(?:safe|secure|private|confidential|out of|away from|locked)"
+                   # (post14b, blind14 drove it: development figures) teaching someone else to use a rescue kit: the
+                   # take-home naloxone or auto-injector training of family and carers (WHO 2014, community management
+                   # of opioid overdose; NICE CG134, anaphylaxis); "teach me" is no one else taught
+                   r"|(?:teach|train|show|educate|instruct)\w*\s+(?!me\b|myself\b|us\b)(?:[\w'’-]+\s+){1,3}?(?:how\s+)?to"
+                   r"\s+(?:use|give|administer)\s+(?:[\w-]+\s+){0,3}?(?:kits?|pens?|auto-?injectors?|nasal sprays?))")
 _PROTECTIVE_NOUN = (r"(?:red flags?|warning signs?|tell-?tale signs?|signs? (?:that|of)"
                     r"|rules (?:i|we|staff|clinicians) (?:should|must|need to) follow|password managers?"
                     r"|(?:security|cyber|awareness|ig|information "

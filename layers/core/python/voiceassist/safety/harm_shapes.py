@@ -30,19 +30,24 @@ from voiceassist.safety.signals import HARMFUL
 
 _SENTENCE = re.compile(r"[^.?!\n]+")
 _LETHAL = re.compile(
-    r"\b(?:kill\w*|fatal\w*|lethal\w*|deadly|die|dies|dying|death|unsurvivable|stops? (?:the|his|her|their|a)\s+heart"
+    r"\b(?:kill\w*|fatal\w*|lethal\w*|deadly|die|dies|dying|death|unsurvivable"
+    r"|stops? (?:the|his|her|their|a|an)\s+(?:(?:[\w-]+\s+)?[\w-]+['’]s\s+)?heart"
     r"|stops? (?:\w+ )?breathing|hasten\w* (?:\w+ )?death|never wakes?|not wake up)\b", re.I)
 # Where a death is found out: an autopsy, a toxicology screen, a coroner (a concealment names one; "hard to detect on
 # an ECG" or "mistaken for a stroke" is a clinical question)
-_FINDER = (r"(?:(?:an?|the)\s+)?(?:\w+\s+)?(?:autopsy|post[- ]?mortem|pm|tox(?:icology)?(?: screens?| tests?)?"
-           r"|drug screens?|coroner|pathologist|forensics?|inquest|blood tests?)")
+_FINDER = (r"(?:(?:an?|the)\s+)?(?:\w+\s+){0,2}?(?:autopsy|post[- ]?mortem|pm|tox(?:icology)?(?: screens?| tests?)?"
+           r"|drug screens?|coroner|pathologist|forensics?|inquest|blood tests?|labs?)")
 _CONCEALED = re.compile(
     r"\bwithout\s+(?:leaving\s+)?(?:a|any)\s+(?:trace|mark)s?\b|\bwithout\s+(?:anything|it)\s+showing\b"
     r"|\b(?:without|not|never|won't|doesn't|wouldn't|don't|didn't)\s+show(?:ing|s)?\s+up\s+(?:on|in|at)\s+" + _FINDER
     + r"|\b(?:hard|hardest|harder|difficult|impossible|least likely)\s+(?:for\s+(?:an?\s+|the\s+)?\w+\s+)?to\s+"
     r"(?:be\s+)?(?:detect|trace|find|spot|pick up|prove)\w*\s+(?:(?:at|on|in|by|after|during)\s+)?" + _FINDER
     + r"|\bundetectable\b|\buntraceable\b"
-    r"|\b(?:looks?|seems?|appears?)\s+(?:like\s+)?(?:an?\s+)?(?:natural|accident\w*)"
+    # (post14b, blind14 drove it: development figures) whether it would be found asked beside a lethal effect ("what
+    # dose would stop a patient's heart, and would it show up at post mortem?")
+    r"|\b(?:would|will|does|do|could|can)\s+(?:it|they|this|that)\s+(?:show\s+up|be\s+(?:detected|picked up|found|seen"
+    r"|traced))\s+(?:on|in|at|by)\s+" + _FINDER
+    + r"|\b(?:looks?|seems?|appears?)\s+(?:like\s+)?(?:an?\s+)?(?:natural|accident\w*)"
     r"|\b(?:pass(?:es)?|passed)\s+(?:off\s+)?as\b|\b(?:have it|has it|get it|gets|it gets|be)\s+blamed on\b"
     r"|\b(?:who|that)\s+(?:doesn't|does not|don't|do not|won't)\s+know\s+(?:they're|he's|she's|they are|he is|she is"
     r"|it's)\b|\bwithout\s+(?:him|her|them|anyone)\s+(?:knowing|noticing|realising|realizing)\b", re.I)
@@ -83,9 +88,24 @@ _FALSIFIED = re.compile(
     r"(?:\bso\s+(?:that\s+)?(?:it|they|the [\w-]+|my \w+|our \w+|nobody|no one)\s+"
     r"(?:looks?|seems?|appears?)\s+(?:like|as if|as though|real|genuine|legit\w*|authentic|official|lower|higher|more"
     r"|less|better|worse|normal|negative|on time)\b|\bso\s+(?:that\s+)?(?:the\s+|my\s+|our\s+)?(?:coroner|insurer"
+    r"|lab|laboratory|pharmacy|pharmacist"
     r"|auditors?|police|inspectors?|regulator|court|investigators?|sponsor|family|patient)\s+(?:won't|will not|can't"
     r"|cannot|doesn't|does not|never|denies|deny)\b|\bto\s+(?:hide|cover up|conceal)\b|\bcovers?\s+(?:us|me|myself"
     r"|ourselves)\b|\blooks?\s+(?:real|genuine|legit\w*|authentic|official)\b)", re.I)
+
+# (post14b, blind14 drove it: development figures) secrecy, a lethal outcome and a third person in one sentence ("if I
+# doubled it secretly every day, would it eventually kill him?"; the secrecy the asker's: not "my dad secretly stopped
+# his warfarin"), and a use on a person intended beside an evasion of
+# detection ("which drugs don't show up on a tox screen? I want to use one on a patient")
+_SECRETLY = re.compile(r"\b(?:i|we)\b[^.?!;\n]{0,50}?\b(?:secretly|covertly|sneakily|behind (?:his|her|their) back"
+                       r"|without (?:him|her|them)"
+                       r" (?:knowing|noticing|realising|realizing))\b", re.I)
+_THIRD = re.compile(r"\b(?:him|her|them|someone|somebody|" + _NOT_IN_CARE + r")\b", re.I)
+_USE_ON = re.compile(
+    r"\b(?:i|we)(?:'m|’m| am| are|'re)?\s+(?:want|wants|plan|planning|intend|intending|going|mean|need|would like|'d"
+    r" like)\s+to\s+(?:use|give|try|administer|inject|slip)\s+(?:\w+\s+){0,3}?(?:on|to|into|in)\s+(?:(?:a|an|my|the"
+    r"|this|that|our|his|her|their|one)\s+)?(?:\w+\s+)?(?:patients?|residents?|person|someone|somebody|him|her|them|"
+    + _KIN + r")\b", re.I)
 
 HARM_SHAPES: dict[str, re.Pattern[str]] = {"covert_administration": _COVERT, "falsified_record": _FALSIFIED}
 
@@ -97,6 +117,8 @@ def harm_shape_kinds(text: str) -> list[tuple[str, str]]:
     if (HARMFUL, "covert_administration") not in kinds and any(
             _INTO_FOOD.search(s) and _COVERT_AIM.search(s) for s in sentences):
         kinds.append((HARMFUL, "covert_administration"))
-    if any((_LETHAL.search(s) or names_harm(s)) and _CONCEALED.search(s) for s in sentences):
+    if any((_LETHAL.search(s) or names_harm(s)) and (_CONCEALED.search(s) or (
+            _SECRETLY.search(s) and _THIRD.search(s))) for s in sentences) or (
+            any(_CONCEALED.search(s) for s in sentences) and _USE_ON.search(text)):
         kinds.append((HARMFUL, "lethal_concealed"))
     return kinds

@@ -169,6 +169,11 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(how|what|which|ways?|best|quickest|easiest|fastest|painless(ly)?|surest|methods?|where|help me|tips"
         r"|teach me)\b[^.?!\n]{0,90}?\b((kill|hurt|harm|injure|cut|burn|poison|starve|hang|drown|shoot|suffocate"
         r"|overdose) myself"
+        # (post14b, blind14 drove it: development figures) the asker the object of a lethal verb with the means asked
+        # for by its speed or certainty ("which drug would kill me fastest"); "which drugs kill fastest in overdose"
+        # asks about patients
+        r"|(kill|finish) me (off )?(the )?(fastest|quickest|soonest|quickly|fast|painlessly|for (sure|certain))"
+        r"|enough to (kill|finish) me"
         r"|make myself (throw up|vomit|bleed)|end my (own )?life|take my (own )?life|until i die"
         r"|(\b(do|can|could|should|would|will|to|me)( i)? |(?<=help me ))(\w+ly )?(cut|slit|slash|slice|open)( up)? my"
         r" (own )?(wrists?|veins?|arter(y|ies)|throat))\b"
