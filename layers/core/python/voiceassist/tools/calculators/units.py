@@ -8,8 +8,8 @@ urea reported in mmol/L is the same number of millimoles as its nitrogen (x 2.80
 reported by mass (mg/dL, as German, Brazilian or Turkish labs do) is 60.06/28.02 = 2.14 times its BUN, so
 BUN mg/dL = urea mg/dL x 28.02/60.06 (Young DS, Ann Intern Med 1987;106:114, SI conversion table: urea nitrogen
 mg/dL x 0.357 = urea mmol/L; IUPAC standard atomic weights). The quantity "urea" converts a urea into the BUN
-the calculators take; a caller of the tool marks a urea's unit "(urea)" ([40, "mg/dL (urea)"]). tests/unit/tools/test_calculator_unit_factors.py checks every lab conversion against the
-published SI factors.
+the calculators take; a caller of the tool marks a urea's unit "(urea)" ([40, "mg/dL (urea)"]).
+tests/unit/tools/test_calculator_unit_factors.py checks every lab conversion against the published SI factors.
 """
 
 from __future__ import annotations
