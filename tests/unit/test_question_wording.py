@@ -156,9 +156,12 @@ def test_question_concepts_a_number_with_its_unit_of_measure_is_a_quantity() -> 
                      "nasal cannula 2L enough", "chlorthalidone 50mg too much", "500mcg IM given 2h ago",
                      "apyrexial 24h, stop abx", "SBP 180mmHg on amlodipine", "fluid bolus 20ml/kg in anaphylaxis",
                      "insulin 10units and 10IU", "pt 75 kg, adrenaline 0.5 mg IM", "K+ 5.9 mmol/L on lisinopril",
-                     "gave 1st dose, 2nd dose, 3rd dose, 4th dose"):
+                     "gave 1st dose, 2nd dose, 3rd dose, 4th dose", "one of those 24-hour monitors to confirm it",
+                     "a 5-day course of amoxicillin", "7-day vs 5-day abx for CAP", "a 10-mg tablet"):
         labels = [c.label for c in question_concepts(question)]
         assert not any(label[0].isdigit() for label in labels), (question, labels)
+    assert "2-month-old" not in weights("metformin while breastfeeding her 2-month-old")  # an age, as before
+    assert "CURB-65" in weights("CURB-65 of 2, admit?")  # a score's hyphenated number is not a quantity
     assert weights("what's 4th-line for htn")["line"] == evidence.GENERIC_WEIGHT  # as "first-line"
     # a clinical code with a digit in it is no quantity: it keeps its meaning
     for code in ("T2DM", "CKD4", "G3a", "COVID19"):
