@@ -161,6 +161,7 @@ def test_question_concepts_a_number_with_its_unit_of_measure_is_a_quantity() -> 
         labels = [c.label for c in question_concepts(question)]
         assert not any(label[0].isdigit() for label in labels), (question, labels)
     assert "2-month-old" not in weights("metformin while breastfeeding her 2-month-old")  # an age, as before
+    assert "2-D" in weights("what does a 2-D echo show in mitral stenosis")  # a dimension, not two days
     assert "CURB-65" in weights("CURB-65 of 2, admit?")  # a score's hyphenated number is not a quantity
     assert weights("what's 4th-line for htn")["line"] == evidence.GENERIC_WEIGHT  # as "first-line"
     # a clinical code with a digit in it is no quantity: it keeps its meaning

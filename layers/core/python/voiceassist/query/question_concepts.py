@@ -64,8 +64,10 @@ _UNIT = (r"(?:mcg|ug|ng|mg|g|kg|lbs?|ml|dl|ul|l|mm|cm|m|mmol|umol|nmol|mol|meq|m
 _ORDINAL_PREFIX = re.compile(r"\d+(?:st|nd|rd|th)-(?=[^\W\d_])", re.I)
 _QUANTITY = re.compile(rf"\d+(?:[.,]\d+)?{_UNIT}(?:/\d*(?:[.,]\d+)?{_UNIT}|/dose)*|\d+(?:st|nd|rd|th)")
 # the same in running text, glued, spaced or hyphenated as a modifier ("75 kg", "0.01 mg/kg", "24-hour monitor",
-# "5-day course": how Whisper writes a spoken "twenty four hour"): its unit is the number's, not an abbreviation
-_QUANTITY_IN_TEXT = re.compile(rf"(?<![\w/.&-])\d+(?:[.,]\d+)?[ \t-]?{_UNIT}(?:/\d*(?:[.,]\d+)?{_UNIT}|/dose)*"
+# "5-day course": how Whisper writes a spoken "twenty four hour"): its unit is the number's, not an abbreviation.
+# A hyphenated "D" is a dimension ("2-D echo", "3-D"), not days.
+_QUANTITY_IN_TEXT = re.compile(rf"(?<![\w/.&-])\d+(?:[.,]\d+)?(?:[ \t]?|-(?!d\b)){_UNIT}"
+                               rf"(?:/\d*(?:[.,]\d+)?{_UNIT}|/dose)*"
                                rf"(?![\w/&-])", re.I)
 # a time of day on the twelve-hour clock ("bleeped at 2am", "11 pm", "2.30pm", "10:15 a.m."): a number, like a quantity
 _CLOCK_IN_TEXT = re.compile(r"(?<![\w/.:&-])(?:1[0-2]|0?\d)(?:[:.][0-5]\d)?[ \t]?[ap]\.?m\b\.?", re.I)
