@@ -78,7 +78,12 @@ class Chromium:
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        shutil.rmtree(self.profile, ignore_errors=True)
+        # Chromium's helper processes can still write into the profile for a moment after the browser exits: retry.
+        deadline = time.monotonic() + WAIT_SECONDS
+        while self.profile.exists() and time.monotonic() < deadline:
+            shutil.rmtree(self.profile, ignore_errors=True)
+            if self.profile.exists():
+                time.sleep(0.1)
 
 
 class Tab:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -132,13 +133,12 @@ def test_rerank_training_reads_tied_candidates_in_the_same_order_whatever_the_in
     assert not np.array_equal(features("q", hits), features("q", shuffled), equal_nan=True)
 
 
-def test_rerank_training_ingests_into_a_fresh_empty_folder_unless_given_one(tmp_path: Path) -> None:
+def test_rerank_training_ingests_into_a_fresh_empty_folder_unless_given_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # the fresh folders are made in the test's own folder
     fresh, empty = data_root_for(None)
-    try:
-        assert empty and fresh.is_dir() and not any(fresh.iterdir())
-        assert data_root_for(None)[0] != fresh  # every run its own folder
-    finally:
-        fresh.rmdir()
+    assert empty and fresh.is_dir() and not any(fresh.iterdir()) and fresh.parent == tmp_path
+    assert data_root_for(None)[0] != fresh  # every run its own folder
     assert data_root_for(tmp_path / "new") == (tmp_path / "new", True)
     (tmp_path / "used" / "scifact").mkdir(parents=True)
     assert data_root_for(tmp_path / "used") == (tmp_path / "used", False)
