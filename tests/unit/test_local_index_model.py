@@ -100,3 +100,34 @@ def test_a_new_index_file_gets_large_pages_and_an_existing_one_keeps_its_own(tmp
     assert _found(index) == ["c1"]
     index.close()
     assert _page_size(old) == 4096
+
+
+def test_searches_read_through_a_mapped_file_and_see_another_connections_growth(tmp_path: Path) -> None:
+    from voiceassist.adapters.local.index_tables import READER_MMAP_BYTES
+
+    # Given an index file searched once (its pooled reader maps the file) and a second writer on the same file
+    path = tmp_path / "index.sqlite3"
+    server = LocalHybridIndex(path, dimension=4, model_id=INT8)
+    server.index([chunk()], np.ones((1, 4), dtype=np.float32))
+    server.activate("metformin", 1)
+    assert _found(server) == ["c1"]
+    with server._readers.connection(server._db) as reader:
+        assert reader.execute("PRAGMA mmap_size").fetchone()[0] == READER_MMAP_BYTES > 0
+
+    # When the other writer grows the file well past its size at the mapping (another 300 chunks, ~1 MB)
+    cli = LocalHybridIndex(path, dimension=4, model_id=INT8)
+    more = [chunk().model_copy(update={"chunk_id": f"m{i}", "doc_id": f"more{i}#v1", "doc_key": f"more{i}",
+                                       "text": f"Metformin note {i} " + "x" * 3000}) for i in range(300)]
+    cli.index(more, np.tile(np.asarray([[0.0, 1.0, 0.0, 0.0]], dtype=np.float32), (300, 1)))
+    cli.activate_many([(c.doc_key, 1) for c in more])
+    cli._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the pages move from the WAL into the mapped file
+    cli.close()
+
+    # Then the server's searches read the new chunks whole, through the same mapped reader
+    from voiceassist.models import SearchMode, SearchQuery
+
+    hits = server.search(SearchQuery(text="metformin note", vector=[0.0, 1.0, 0.0, 0.0], mode=SearchMode.DENSE,
+                                     top_k=400))
+    assert len(hits) == 301
+    assert {hit.chunk.chunk_id: hit.chunk.text for hit in hits}["m299"] == "Metformin note 299 " + "x" * 3000
+    server.close()
