@@ -52,6 +52,24 @@ def test_fuse_min_max_weighted_mean_counts_a_missing_sub_query_as_zero() -> None
     assert [key for key, _ in top_n(fused, 4)] == ["b", "d", "a", "c"]
 
 
+def test_fuse_min_max_is_bit_for_bit_the_weighted_mean_of_each_keys_scores() -> None:
+    # Given three sub-queries of random scores that overlap in part, and uneven weights
+    import random
+
+    rng = random.Random(7)
+    subs = [{f"k{rng.randrange(300)}": rng.uniform(-5, 30) for _ in range(150)} for _ in range(3)]
+    weights = [0.2, 0.5, 0.3]
+
+    # Then each fused score is exactly sum(weight x normalised score, 0 when missing) / total weight
+    normalized = [min_max_normalize(scores) for scores in subs]
+    keys = {key for scores in subs for key in scores}
+    expected = {key: sum(w * n.get(key, 0.0) for w, n in zip(weights, normalized, strict=True)) / sum(weights)
+                for key in keys}
+    fused = fuse_min_max(subs, weights)
+    assert fused == expected  # equal floats, not approximately
+    assert top_n(fused, 100) == top_n(expected, 100)
+
+
 def test_fuse_min_max_refuses_mismatched_weights() -> None:
     with pytest.raises(ValueError, match="weights"):
         fuse_min_max([{"a": 1.0}, {"a": 1.0}], [1.0])

@@ -82,13 +82,14 @@ def fuse_min_max(sub_query_scores: Sequence[Mapping[Key, float]], weights: Seque
     total_weight = sum(weights)
     if total_weight <= 0:
         raise ValueError("the weights must not all be zero")
-    normalized = [min_max_normalize(scores) for scores in sub_query_scores]
-    keys = {key for scores in normalized for key in scores}
-    return {
-        key: sum(weight * scores.get(key, 0.0) for weight, scores in zip(weights, normalized, strict=True))
-        / total_weight
-        for key in keys
-    }
+    # Each key's weighted sum accumulated sub-query by sub-query, in the weights' order, a missing score adding
+    # nothing: the same floats as summing weight x (score or 0) per key, without a generator per key (two
+    # sub-queries of 100 candidates: 0.21 -> 0.07 CPU ms p50, docs/decisions/0032, session 15).
+    fused: dict[Key, float] = {}
+    for weight, scores in zip(weights, sub_query_scores, strict=True):
+        for key, score in min_max_normalize(scores).items():
+            fused[key] = fused.get(key, 0.0) + weight * score
+    return {key: total / total_weight for key, total in fused.items()}
 
 
 def fuse_rrf(sub_query_rankings: Sequence[Sequence[Key]], *, rank_constant: int = 60) -> dict[Key, float]:
