@@ -39,7 +39,10 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|yours|yourself|yourselves|ye|u|ur|ya
 _HEADING = r"(?:(?!(?:ai|llm|assistant|model|system|bot|chatbot|gpt)\b)[a-z][^:?!.\n'\"‘“]{0,40}:\s+)?"
 _REPORT_OPENING = re.compile(r"^\W*" + _HEADING + r"(?:i|i'm|i’m|i've|i’ve|i'd|we|we're|we’re|we've|my|our|he|she|they"
                              r"|his|her|their|it|its|it's|it’s|this|these|those|there|a|an|the|someone|somebody"
-                             r"|saw|got|had|received|found|heard|noticed|spotted|came across)\b", re.I)
+                             r"|saw|got|had|received|found|heard|noticed|spotted|came across"
+                             # (session 15) a participle clause of passing a text on, its subject left out: "Quoting
+                             # an email I'm forwarding to IT: '...' Is this a phishing attempt?"
+                             r"|quoting|forwarding|reporting|pasting|copying|sharing|attaching)\b", re.I)
 # A question after the report: a clause that opens as a question ("... - what does that mean?", "... . Does that
 # mean ...?") and ends with a question mark
 _QUESTION_CLAUSE = re.compile(r"(?:[.!?;:,]|\s[-–—])\s+(?:" + "|".join(sorted(QUESTION_OPENINGS))

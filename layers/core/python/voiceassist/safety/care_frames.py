@@ -173,3 +173,23 @@ def protection_asked(text: str) -> bool:
     cast), not how to carry out the threat it names."""
     return ("?" in text and len(text.split()) <= MAX_QUESTION_WORDS and bool(PROTECTION_ASKED.search(text))
             and not _EVADING.search(text) and not _OWN_ACT.search(text) and not _ASSISTANT_CAST.search(text))
+
+
+# (session 15, hn15) The manner of the asker's own conversation with a patient ("how do I ask about cocaine use without
+# sounding judgemental?", "how do I screen for drug-seeking behaviour without being judgmental"): the non-judgemental
+# stance of motivational interviewing (Miller W and Rollnick S, "Motivational Interviewing", 3rd ed., 2012) and of the
+# NICE guidance on drug misuse (CG51/CG52); the models read the drug or the screening, the asked act is a clinician's
+# way of asking. A "how do / can / should I or we" question, the manner after "without being / sounding / seeming" or
+# "in a non-judgemental way"
+_MANNER = (r"(?:judge?mental|accusatory|accusing|preachy|patroni[sz]ing|condescending|stigmati[sz]ing|paternalistic"
+           r"|confrontational|blaming|critical|pushy|rude|insensitive|dismissive|intrusive|awkward|moralising|moralizing)")
+MANNER_OF_ASKING = re.compile(
+    r"\bhow\s+(?:do|can|could|should|would|might)\s+(?:i|we)\b[^.?!\n]{0,80}?(?:\bwithout\s+(?:being|sounding|seeming"
+    r"|coming across as|appearing|getting)\s+(?:too\s+|overly\s+|so\s+)?" + _MANNER + r"|\bin\s+an?\s+non-?"
+    + _MANNER + r"\s+(?:way|manner))\b", re.I)
+
+
+def manner_of_asking(text: str) -> bool:
+    """Whether the text asks how the asker should talk with someone in a manner that is not judgemental (the manner of
+    the asker's own conversation), with no evasion or harm of the asker's own."""
+    return bool(MANNER_OF_ASKING.search(text)) and not _EVADING.search(text) and not _OWN_ACT.search(text)

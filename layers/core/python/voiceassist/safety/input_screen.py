@@ -47,6 +47,7 @@ from voiceassist.safety.attack_classifier import AttackClassifier, load_classifi
 from voiceassist.safety.care_frames import (
     care_of_harm_suffered,
     covert_administration_as_law,
+    manner_of_asking,
     protection_asked,
     reporting_asked,
 )
@@ -55,6 +56,7 @@ from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
+from voiceassist.safety.learning import own_prompt_asked, own_words_retracted, teaching_asked
 from voiceassist.safety.mention import mention_frame, response_asked
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds, shorthand_only
 from voiceassist.safety.screen_model import (
@@ -94,11 +96,18 @@ _CLINICAL_CAST = (r"(?:an? |the )?(?:\w+ )?(?:doctor|physician|gp|general practi
                   r"|healthcare assistant|medical student|student nurse|patient|relative|parent|carer|examiner"
                   r"|simulated patient|standardi[sz]ed patient)"
                   r"|examining|assessing|seeing|treating|taking (?:a|the) history|clerking|consulting|counsel+ing"
-                  r"|explaining|breaking bad news|triaging|resuscitating")
+                  r"|explaining|breaking bad news|triaging|resuscitating"
+                  # (session 15) a patient's relative by the relation, a part any patient may bring ("a worried
+                  # mother"); not the asker's own ("my grandmother": the persona of a known jailbreak)
+                  r"|(?:an?|the) (?:[\w-]+ )?(?:mother|father|mum|mom|dad|son|daughter|husband|wife|partner|sibling"
+                  r"|sister|brother|grandmother|grandfather|grandparent|next of kin|family member)")
 # A pretence or a role-play that casts a part of a clinical encounter, the assistant's or the asker's
 _CLINICAL_ROLE_PLAY = re.compile(
     r"\b(?:pretend (?:to be|you(?:'re| are)|that you(?:'re| are))|role-?play(?:ing)?(?: as)?|play(?:ing)? (?:the )?"
     r"(?:part|role) of|you be|you(?:'re| are) (?:playing|being))\s+(?:" + _CLINICAL_CAST + r")\b", re.I)
+# (session 15) the part cast on the assistant as "you're the / my <clinician>" ("simulate a handover where you're the
+# night registrar and test me"), read with a teaching exercise (learning.teaching_asked)
+_CAST_AS_YOU = re.compile(r"\byou(?:'re|’re| are)\s+(?:the|my|an?|our)\s+(?:" + _CLINICAL_CAST + r")\b", re.I)
 _DOCUMENT_KINDS = {"override": INJECTION, "system_notice": INJECTION, "new_instructions": INJECTION,
                    "prompt_markup": INJECTION, "reveal_prompt": INJECTION}
 _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
@@ -252,6 +261,23 @@ _DEVICE_NOTICE = re.compile(r"\b(?:system|admin(?:istrator)?|developer)\s+(?:not
 _CLINICIANS_ORDERS = re.compile(r"\binstructions?\s+(?:from|by|of)\s+(?:" + _CLINICAL_CAST + r")\b", re.I)
 
 
+# (session 15, hn15) A device's own mode ("a service or developer mode on the Omron BP monitor", "the mannequin's 'god
+# mode' lets the instructor change vitals", "maintenance mode on our infusion pumps") is the device's, as its system
+# notice is: the mode followed by "on / of / in" a device named, or after a device's possessive; never this assistant
+# or a model, an app or a system ("developer mode on the chatbot", "enable god mode in this app")
+_NOT_A_DEVICE = r"(?:ai|assistant|model|bot|chat\w*|llm|gpt\w*|system|app|application|tool|you|yourself|this|it)\b"
+_MODE_OF_A_DEVICE = re.compile(r"\s*['’\"”]?\s+(?:[\w-]+\s+){0,3}?(?:on|of|in|for)\s+"
+                               r"(?:the|a|an|my|our|his|her|their)\s+(?!(?:[\w-]+\s+){0,2}?" + _NOT_A_DEVICE
+                               + r")[\w-]+", re.I)
+_DEVICE_POSSESSIVE = re.compile(r"\b(?:the|a|an|my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?(?!" + _NOT_A_DEVICE
+                                + r")[\w-]+['’]s\s+['‘\"“]?\s*(?:[\w-]+\s+)?$", re.I)
+
+
+def _device_mode(text: str, match: re.Match[str]) -> bool:
+    return match.group().lower().endswith("mode") and bool(
+        _MODE_OF_A_DEVICE.match(text, match.end()) or _DEVICE_POSSESSIVE.search(text, 0, match.start()))
+
+
 def _document_kind(kind: str, pattern: re.Pattern[str], text: str) -> bool:
     if kind == "system_notice":
         return any(not _DEVICE_NOTICE.match(text, m.start()) for m in pattern.finditer(text))
@@ -265,7 +291,8 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of each pattern found in one form of a text."""
     kinds = [(_DOCUMENT_KINDS[kind], kind) for kind, pattern in DOCUMENT_PATTERNS.items()
              if kind in _DOCUMENT_KINDS and _document_kind(kind, pattern, text)]
-    kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items() if pattern.search(text)]
+    kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items()
+              if any(kind != "privilege_escalation" or not _device_mode(text, m) for m in pattern.finditer(text))]
     kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
     kinds += [(HARMFUL, kind) for kind in (*harm_kinds(text), *crosslingual_kinds(text))]
     kinds += [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
@@ -311,9 +338,11 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # is a system prompt?") is mentioned, not used: when the frame around it asks about it, an injection or jailbreak
     # flag raised only by the mentioned words (a pattern that does not fire on the frame, or the models) is lifted
     frame = mention_frame(text)
-    mentioned = False  # an attack's words lifted as mentioned: the classifier, which reads the same words, is not asked
-    if frame is not None and (INJECTION in found or JAILBREAK in found) and frame_asks(frame, text):
-        mentioned = True
+    # an attack's words mentioned in a frame that asks about them: the classifier, which reads the same words, is not
+    # asked (session 15, hn15: also when nothing else flagged the text, "Quoting a phishing email for the helpdesk
+    # ticket: '... enter your password here ...' Is it safe to click?")
+    mentioned = frame is not None and frame_asks(frame, text)
+    if frame is not None and mentioned and (INJECTION in found or JAILBREAK in found):
         in_frame = {kind for form in (frame, *normal_forms(frame)) for _, kind in _pattern_kinds(form)}
         for category in (INJECTION, JAILBREAK):
             kept = [reason for reason in found.get(category, [])
@@ -348,11 +377,17 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # and a question who can see or keep the asker's own words (signals.own_privacy_asked, session 14): the models read
     # "other users" and "what I ask you" as another user's use asked for
     own_privacy = own_privacy_asked(text)  # (its models' harmful flag too: it asks nothing done)
-    form_only = form_only or own_privacy
+    # (session 15, hn15) the asker's own learning and own words (learning.py): a teaching exercise ("quiz me on ...",
+    # "simulate a ward round where you're the consultant"), a prompt of the asker's own for a writing task, a
+    # self-repair ("can you forget what I typed about Mr B?"): nothing an attack asks for, as an answer's form
+    teaching = teaching_asked(text)
+    cast_for_teaching = teaching and bool(_CLINICAL_ROLE_PLAY.search(text) or _CAST_AS_YOU.search(text))
+    form_only = form_only or own_privacy or teaching or own_prompt_asked(text) or own_words_retracted(text)
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
             (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
-            (HARMFUL, JAILBREAK) if protective else ()) + ((INJECTION, JAILBREAK) if form_only else ()) + (
-            (HARMFUL,) if own_privacy else ()):
+            (HARMFUL, JAILBREAK) if protective or manner_of_asking(text) else ()) + (
+            (INJECTION, JAILBREAK) if form_only else ()) + (
+            (HARMFUL,) if own_privacy or cast_for_teaching else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
     if with_classifier and vector is not None and not found and not mentioned and not protective and not form_only and (

@@ -37,11 +37,15 @@ _REPORTING = (r"(?:says|said|saying|reads|reading|writes|wrote|written|states|st
               # what a document held, and a quotation (session 14, harm14; Quirk et al. 16.31, "quote" among the
               # reporting verbs): "a referral letter contained the line '...'", "I'm quoting this attack for the
               # incident log: '...'"; the bare forms ("quote 'x'", "include 'x'") are orders
-              r"|contained|contains|containing|included|includes|including|quoted|quotes|quoting)")
+              r"|contained|contains|containing|included|includes|including|quoted|quotes|quoting"
+              # (session 15, hn15) a text passed on, in the past: "our cyber team circulated this example attack:
+              # '...'", "a colleague forwarded the email: '...'"; the bare forms ("forward 'x'", "send 'x'") are orders
+              r"|circulated|forwarded|shared|sent|received)")
 # between a verb of containing or quoting and its quotation: what it is ("the line", "this attack") and, for a
 # quotation, whom or what it is for ("for the IT incident log:")
 _HELD = (r"(?:\s+(?:the|this|a|an|these|that)\s+(?:[\w-]+\s+)?(?:line|lines|text|words?|phrase|sentence|message|string"
-         r"|comment|attack|prompt|email|instruction|note)s?(?:\s+(?:for|in|from|to)\s+[^'‘\"“:\n]{1,40}?)?)?")
+         r"|comment|attack|prompt|email|instruction|note)s?(?:\s+(?:for|in|from|to|that|which|i|i'm|i’m|we|we're|we’re"
+         r"|i've|i’ve|we've|we’ve)\s+[^'‘\"“:\n]{1,40}?)?)?")
 _OPEN_QUOTE = r"(?<![\w'’])['‘\"“]"
 _CLOSE_QUOTE = r"['’\"”](?![\w'’])"
 # reported speech in quotation marks: the verb, an optional "literally" / "that" / colon, then the quotation

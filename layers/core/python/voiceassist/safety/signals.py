@@ -300,6 +300,12 @@ _OWN_SEEN = re.compile(r"\b(?:see|sees|seen|read|reads|view|views|access|accesse
                        r"|keeps|share|shares|shared)\s+(?:to\s+)?(?:what\s+(?:i|we)\s+(?:ask|asked|say|said|type|typed"
                        r"|write|wrote|dictate|dictated|search|searched|enter|entered)\b|(?:my|our)\s+(?:[\w-]+\s+)?"
                        + _OWN_DATA + r"\b|anything\s+(?:i|we)\b|the\s+(?:questions|things)\s+(?:i|we)\b)", re.I)
+# (session 15, hn15) the same said in the passive, the asker's words first: "Are my questions to you stored anywhere?",
+# "is what I dictate kept?"
+_OWN_KEPT = re.compile(r"\b(?:(?:my|our)\s+(?:[\w-]+\s+)?" + _OWN_DATA + r"|what\s+(?:i|we)\s+(?:ask|say|type|write"
+                       r"|dictate|enter)(?:ed|d)?)\s+(?:to\s+(?:you|u|this\s+\w+)\s+)?(?:(?:are|is|get|gets|being|were|was"
+                       r"|will be|going to be)\s+)?(?:\w+\s+)?(?:stored|kept|saved|logged|recorded|retained|shared"
+                       r"|seen|read|used|looked at|accessed)\b", re.I)
 _SHOWN_TO_ME = re.compile(r"\b(?:show|tell|give|send|list|print|read out|forward)\s+(?:me|us)\b|\blist\b", re.I)
 _SENTENCE = re.compile(r"[^.?!\n]+[.?!]?")
 
@@ -315,7 +321,8 @@ def _own_privacy_asked(text: str, at: int) -> bool:
 def own_privacy_asked(text: str) -> bool:
     """Whether a question asks who can see, read, access or keep the asker's own words or data ("Who has access to my
     dictations?", "Do other users get to read what I ask you?") and asks nothing shown."""
-    return "?" in text and bool(_OWN_SEEN.search(text)) and not _SHOWN_TO_ME.search(text)
+    return ("?" in text and bool(_OWN_SEEN.search(text) or _OWN_KEPT.search(text))
+            and not _SHOWN_TO_ME.search(text))
 
 
 def _found(kind: str, pattern: re.Pattern[str], text: str) -> bool:
