@@ -217,6 +217,9 @@ NUMBERED = Vocabulary.of(["CURB-65", "metformin", "eGFR"], known=english_words()
     ("Okay so what's the curved 65 cutoff for the breathing rate?",
      "Okay so what's the CURB-65 cutoff for the breathing rate?"),  # Piper's "CURB sixty-five", blind13_spoken
     ("What age gets you the point on the curve-65?", "What age gets you the point on the CURB-65?"),
+    # the word in capitals (Piper's blind7_spoken and blind10_spoken): the recognizer writing a score's name
+    ("What respiratory rate scores a point in CARB-65?", "What respiratory rate scores a point in CURB-65?"),
+    ("I'm if the CURD-65 is zero, can they just go home?", "I'm if the CURB-65 is zero, can they just go home?"),
 ])
 def test_repair_puts_back_a_numbered_term_heard_as_a_word_and_its_number(heard: str, meant: str) -> None:
     assert repaired(heard, NUMBERED) == meant
@@ -228,6 +231,10 @@ def test_repair_puts_back_a_numbered_term_heard_as_a_word_and_its_number(heard: 
     "Is a patient aged 65 given a point?",
     "What does a curved 40 mean?",  # not the term's number
     "Was Kirby 65 admitted?",  # a capitalized word is a name, never a term's letters
+    "Was KIRBY 65 admitted?",  # capitals that share the key (KRB) but not the letters (0.44)
+    "Is the CURB-65 score 2 or more?",  # the term as written
+    "Does a 65 year old with an HR 65 score?",  # an abbreviation in capitals that sounds like no term
+    "Is the A 65 right?",  # one capital letter is a letter, not a word
     "Is the curve steeper after 65?",  # no number right after the word
 ])
 def test_repair_leaves_a_word_before_a_number_that_is_not_the_term(said: str) -> None:
@@ -240,3 +247,12 @@ def test_repair_leaves_a_word_before_a_number_the_phi_detector_found_as_heard() 
     heard = "is kirby 65 at curved 65 high risk"
     kept = heard.index("kirby")
     assert repaired(heard, NUMBERED, keep=[(kept, kept + len("kirby"))]) == "is kirby 65 at CURB-65 high risk"
+
+
+def test_repair_leaves_a_word_in_capitals_before_a_number_the_phi_detector_found_as_heard() -> None:
+    """A surname the recognizer wrote in capitals before a number ("CORB 65": a name and an age, and a word that
+    sounds like CURB) stays as heard when the detector found it; the score's name heard as "CARB-65" is repaired."""
+    heard = "is CORB 65 at CARB-65 high risk"
+    kept = heard.index("CORB")
+    assert repaired(heard, NUMBERED) == "is CURB-65 at CURB-65 high risk"  # without the detector's span
+    assert repaired(heard, NUMBERED, keep=[(kept, kept + len("CORB"))]) == "is CORB 65 at CURB-65 high risk"

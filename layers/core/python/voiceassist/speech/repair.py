@@ -24,8 +24,10 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   written ("Islactic" -> "Is lactic").
 
 - a word before a number is a term written as letters and that number when the number is the term's and the word,
-  in lower case, sounds like its letters (the keys' first sounds the same, Metaphone keys and letters within
-  `MIN_NUMBERED_SIMILARITY`: the number is the rest of the evidence): "curved 65" -> "CURB-65".
+  in lower case or in capitals, sounds like its letters (the keys' first sounds the same, Metaphone keys and letters
+  within `MIN_NUMBERED_SIMILARITY`: the number is the rest of the evidence): "curved 65", "CARB-65" -> "CURB-65". A
+  word in capitals before the number is the recognizer writing the score's name as it writes "CURB-65" (Piper's
+  "CURB 65" heard "CARB-65", blind7_spoken, session 15); a capitalized word ("Kirby 65") is a name and stays.
 
 - words the recognizer itself doubted (`doubted`: below its word confidence threshold, adapters/local/whisper_stt
   DOUBTED_WORD), every word of the span doubted and none of them a term, sound like a one-word term as above, even
@@ -291,14 +293,15 @@ def _hyphenated(text: str, span: Sequence[re.Match[str]], vocabulary: Vocabulary
 
 
 def _numbered(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> tuple[int, str] | None:
-    """(i + 2, the term) when token i, a lower-case word, and the number after it (a space or a hyphen between) are a
-    term in the recognizer's spelling ("curved 65": "CURB-65"); a capitalized word (a name) is never taken."""
+    """(i + 2, the term) when token i, a word in lower case or in capitals, and the number after it (a space or a
+    hyphen between) are a term in the recognizer's spelling ("curved 65", "CARB-65": "CURB-65"); a capitalized word
+    (a name) is never taken."""
     if not vocabulary.by_number or i + 1 >= len(tokens):
         return None
     if text[tokens[i].end():tokens[i + 1].start()] not in (" ", "-"):
         return None
     word, number = tokens[i].group(0), tokens[i + 1].group(0)
-    if not (word.isalpha() and word.islower() and number.isdigit()):
+    if not (word.isalpha() and (word.islower() or word.isupper() and len(word) > 1) and number.isdigit()):
         return None
     term = vocabulary.numbered(word, number)
     return (i + 2, term) if term is not None else None
