@@ -210,6 +210,39 @@ def test_repair_never_bends_a_doubted_name_the_phi_detector_found() -> None:
     assert corrections(heard, DOUBTING, keep=name, doubted=doubted(heard, "Lowes", "Artan")) == (heard, [])
 
 
+REGROUPED = Vocabulary.of(["metformin", "losartan", "anaphylaxis"], known=english_words())
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # espeak-ng's "can they stay on metformin?", blind10_spoken: the term's first letters heard with the word before
+    ("The patient's kidney function has dropped below 30, can they stay unmet formin?",
+     "The patient's kidney function has dropped below 30, can they stay un metformin?"),
+    ("Unmet formin, is it safe in pregnancy?", "Un metformin, is it safe in pregnancy?"),  # the capital stays first
+])
+def test_repair_regroups_words_said_apart_at_the_wrong_place_into_a_short_word_and_a_term(heard: str,
+                                                                                          meant: str) -> None:
+    assert repaired(heard, REGROUPED) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Can they stay on metformin?",  # the short word and the term as written
+    "Is the unmet need for losartan high?",  # English words throughout: no fragment
+    "Is it a losartan tablet?",  # a short word before the term, both as written
+])
+def test_repair_never_regroups_words_said_right(said: str) -> None:
+    assert repaired(said, REGROUPED) == said
+
+
+def test_repair_leaves_regrouped_words_the_phi_detector_found_as_heard() -> None:
+    """A name written as pieces that regroup into a short word and a term ("Unmet Formin", a surname) stays as heard
+    when the PHI detector found it."""
+    heard = "Is Mr Unmet Formin on unmet formin?"
+    kept = heard.index("Unmet Formin")
+    assert repaired(heard, REGROUPED) == "Is Mr Un metformin on un metformin?"
+    name = [(kept, kept + len("Unmet Formin"))]
+    assert repaired(heard, REGROUPED, keep=name) == "Is Mr Unmet Formin on un metformin?"
+
+
 NUMBERED = Vocabulary.of(["CURB-65", "metformin", "eGFR"], known=english_words())
 
 

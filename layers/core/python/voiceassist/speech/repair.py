@@ -21,7 +21,10 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   term as above ("last-arton" -> "losartan"; "long-term" is English throughout and stays), or
 - one word that is no `known` word is two terms glued, each found as above ("lactocacidosis" -> "lactic
   acidosis": "lactoc" sounds like "lactic", "acidosis" is one), or a short English word glued to a term as
-  written ("Islactic" -> "Is lactic").
+  written ("Islactic" -> "Is lactic"), or
+- words said apart at the wrong place: their letters, joined, are a short English word (MAX_SPLIT_LETTERS) and a
+  term as written, and one of them is neither a `known` word nor a term ("stay unmet formin" -> "stay un
+  metformin", espeak-ng's "stay on metformin", blind10_spoken, session 15); the short word stays as heard.
 
 - a word before a number is a term written as letters and that number when the number is the term's and the word,
   in lower case or in capitals, sounds like its letters (the keys' first sounds the same, Metaphone keys and letters
@@ -142,6 +145,18 @@ class Vocabulary:
                 best = f"{first[0]} {second[0]}", similarity
         return best
 
+    def regrouped(self, key: str, pieces: Sequence[str]) -> str | None:
+        """Words said apart at the wrong place (`pieces`, their letters; `key`, all of them joined): a short
+        English word (MAX_SPLIT_LETTERS) and a term as written, when one piece is neither a `known` word nor a term
+        (a fragment: "unmet formin" is "un metformin") and the first piece is not already the short word."""
+        if not self.known or all(piece in self.known or piece in self.by_letters for piece in pieces):
+            return None
+        for cut in range(1, MAX_SPLIT_LETTERS + 1):
+            word, rest = key[:cut], key[cut:]
+            if word in self.known and pieces[0] != word and len(rest) >= MIN_FUZZY_LETTERS and rest in self.by_letters:
+                return f"{word} {self.by_letters[rest]}"
+        return None
+
     def closest(self, key: str, *, doubted: bool = False) -> tuple[str, float] | None:
         """The term whose letters are `key` (similarity 1), or the one that sounds most alike above
         MIN_SIMILARITY, with its similarity. A `known` word is heard right unless the recognizer `doubted` it."""
@@ -239,6 +254,8 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
             found = vocabulary.closest(key) or vocabulary.glued(key)
         elif key in vocabulary.by_letters:
             found = vocabulary.by_letters[key], 1.0
+        elif regrouped := vocabulary.regrouped(key, [letters(token.group(0)) for token in span]):
+            found = regrouped, 1.0
         elif _split_off(span, vocabulary):
             found = vocabulary.closest(key)
             if found is not None and (" " in found[0] or _inflected(letters(span[-1].group(0)), letters(found[0]))
