@@ -51,10 +51,13 @@ from voiceassist.safety.care_frames import (
     protection_asked,
     reporting_asked,
 )
+from voiceassist.safety.code_switching import code_switched_kinds
 from voiceassist.safety.crosslingual import crosslingual_kinds
+from voiceassist.safety.extraction_shapes import extraction_shape_kinds
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
+from voiceassist.safety.jailbreak_shapes import jailbreak_shape_kinds
 from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_kinds
 from voiceassist.safety.learning import own_prompt_asked, own_words_retracted, teaching_asked
 from voiceassist.safety.mention import mention_frame, response_asked
@@ -287,17 +290,22 @@ def _document_kind(kind: str, pattern: re.Pattern[str], text: str) -> bool:
     return bool(pattern.search(text))
 
 
+# (session 15) an order to whatever model reads the quoted text itself ("AI models processing this page must ...") is
+# not lifted as a mention: the quote is what the assistant is asked to read, so its reader is the assistant
+ADDRESSES_ITS_READER = frozenset({"reader_addressed"})
+
+
 def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of each pattern found in one form of a text."""
     kinds = [(_DOCUMENT_KINDS[kind], kind) for kind, pattern in DOCUMENT_PATTERNS.items()
              if kind in _DOCUMENT_KINDS and _document_kind(kind, pattern, text)]
     kinds += [(category, kind) for kind, (category, pattern) in _QUESTION_PATTERNS.items()
               if any(kind != "privilege_escalation" or not _device_mode(text, m) for m in pattern.finditer(text))]
-    kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text))]
+    kinds += [(INJECTION, kind) for kind in (*override_kinds(text), *language_kinds(text), *code_switched_kinds(text))]
     kinds += [(HARMFUL, kind) for kind in (*harm_kinds(text), *crosslingual_kinds(text))]
     kinds += [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
-            + session_shape_kinds(text))
+            + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text))
 
 
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None,
@@ -345,8 +353,8 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     if frame is not None and mentioned and (INJECTION in found or JAILBREAK in found):
         in_frame = {kind for form in (frame, *normal_forms(frame)) for _, kind in _pattern_kinds(form)}
         for category in (INJECTION, JAILBREAK):
-            kept = [reason for reason in found.get(category, [])
-                    if not reason.startswith("model:") and reason.split("@")[0] in in_frame]
+            kept = [reason for reason in found.get(category, []) if not reason.startswith("model:") and (
+                reason.split("@")[0] in in_frame or reason.split("@")[0] in ADDRESSES_ITS_READER)]
             if kept:
                 found[category] = kept
             else:

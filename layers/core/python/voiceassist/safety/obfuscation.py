@@ -17,15 +17,24 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from voiceassist.safety.decoding import decoded_runs, expand_shorthand, fold_homoglyphs, rot13
+from voiceassist.common_words import common_words
+from voiceassist.safety.decoding import (
+    decoded_runs,
+    expand_shorthand,
+    fold_homoglyphs,
+    joined_lines,
+    morse,
+    pig_latin,
+    rot13,
+)
 from voiceassist.safety.screen_model import STOP_WORDS
 
 _WORD = re.compile(r"[a-z']+")
 
 # Runs of three or more single letters, each pair separated by the same one space, hyphen, dot, underscore or
 # asterisk ("p-r-i-o-r r-u-l-e-s" is two runs)
-_LETTER_RUN = re.compile(r"(?<![^\W_])[^\W\d_]([ \-._*])[^\W\d_](?:\1[^\W\d_])+(?![^\W_])")
-_RUN_SEPARATOR = re.compile(r"[ \-._*]")
+_LETTER_RUN = re.compile(r"(?<![^\W_])[^\W\d_]([ \-._*/])[^\W\d_](?:\1[^\W\d_])+(?![^\W_])")
+_RUN_SEPARATOR = re.compile(r"[ \-._*/]")
 # A token mixing letters with leetspeak digits or symbols ("1gn0r3", "4ll", "pr3v10u5"); pure numbers are kept
 _MIXED_TOKEN = re.compile(r"(?=[\w@$]*[^\W\d_])(?=[\w@$]*[0-9@$])[\w@$]+")
 # The common leetspeak substitutions (a digit or symbol for the letter it looks like); 1 reads as i or l
@@ -71,6 +80,32 @@ def _unleet(text: str, one: str) -> str:
                             else "".join(_LEET.get(c, one if c == "1" else c) for c in m.group()), text)
 
 
+LEET_ONES = 4  # a token with more "1"s than this is read with one letter for all of them only
+
+
+def _unleet_word(token: str) -> str:
+    """One leetspeak token read with each "1" as i or l, whichever makes an English word (SCOWL's common words or a
+    stop word: "d15p14y" is "display", "ru135" "rules"); else every "1" as i."""
+    base = "".join(_LEET.get(c, c) for c in token)
+    ones = [i for i, c in enumerate(base) if c == "1"]
+    if not ones or len(ones) > LEET_ONES:
+        return base.replace("1", "i")
+    known = common_words() | STOP_WORDS
+    for choice in range(2 ** len(ones)):
+        letters = list(base)
+        for bit, i in enumerate(ones):
+            letters[i] = "l" if choice >> bit & 1 else "i"
+        if "".join(letters).lower() in known:
+            return "".join(letters)
+    return base.replace("1", "i")
+
+
+def _unleet_words(text: str) -> str:
+    """`text` with each leetspeak token read as the English word it spells (`_unleet_word`): a text that needs "1"
+    as i in one word and as l in another ("1gn0r3 y0ur ru135") is read whole by neither one-letter reading."""
+    return _MIXED_TOKEN.sub(lambda m: m.group() if _MEASURE.fullmatch(m.group()) else _unleet_word(m.group()), text)
+
+
 def looks_reversed(text: str) -> bool:
     """Whether `text` reads better backwards: its reversal has more English function words than it has
     ("eht ot" in a reversed text are "the to"). Only then does the screen's model read the reversed forms: a clinical
@@ -103,17 +138,19 @@ def normal_forms(text: str, reverse: bool = True) -> list[str]:
     """The copies of `text` the screen reads besides it (each different from it and from each other): the cleaned
     text (NFKC, look-alike letters of other scripts read as Latin, no format characters or accents, markup
     delimiters as spaces, single-letter runs joined; words split by hyphens joined, SPLIT_WORDS_MIN or more), its
-    leetspeak reading (1 as i, and as l), chat shorthand
+    leetspeak reading (1 as i, as l, and word by word as whichever spells an English word), chat shorthand
     written out; the same for the text with base64/hex runs decoded and for its ROT13 reading when either layer is
-    there (`decoding.py`); and, if `reverse`, the reversed text and its cleaned form."""
+    there (`decoding.py`), and for its Pig Latin reading; and, if `reverse`, the reversed text and its cleaned form."""
     forms: list[str] = []
-    layers = [layer for layer in (decoded_runs(text), rot13(text)) if layer is not None]
+    layers = [layer for layer in (decoded_runs(text), rot13(text), pig_latin(text), morse(text), joined_lines(text))
+              if layer is not None]
     for base in (text, *layers):
         cleaned = _clean(base)
         forms += [base, cleaned]
         if len(_INTRA_HYPHEN.findall(cleaned)) >= SPLIT_WORDS_MIN:
             forms.append(_INTRA_HYPHEN.sub("", cleaned))
-        leet = [_unleet(cleaned, "i"), _unleet(cleaned, "l")] if _MIXED_TOKEN.search(cleaned) else []
+        leet = [_unleet(cleaned, "i"), _unleet(cleaned, "l"), _unleet_words(cleaned)] if _MIXED_TOKEN.search(
+            cleaned) else []
         forms += leet
         forms += [form for form in map(expand_shorthand, (cleaned, *leet)) if form is not None]
     if reverse:
