@@ -65,6 +65,12 @@ def foreign_function_words(words: Iterable[str]) -> frozenset[str]:
     """The stop words of the language `words` (lower case) are written in when it is not English: the list that
     holds the most of them, at least MIN_FOREIGN_STOP_WORDS and more than the English list (every list tied with
     it, together); nothing for an English text. English's own stop words are every reader's already."""
+    listed = stop_words()
+    return frozenset().union(*(listed[language] for language in foreign_languages(words)))
+
+
+def foreign_languages(words: Iterable[str]) -> frozenset[str]:
+    """The language codes of the stop-word lists `foreign_function_words` reads `words` by (none for English)."""
     counts: dict[str, int] = {}
     listed = stop_words()
     words = list(words)
@@ -74,4 +80,4 @@ def foreign_function_words(words: Iterable[str]) -> frozenset[str]:
     best = max(foreign.values(), default=0)
     if best < MIN_FOREIGN_STOP_WORDS or best <= counts.get(ENGLISH, 0):
         return frozenset()
-    return frozenset().union(*(listed[language] for language, n in foreign.items() if n == best))
+    return frozenset(language for language, n in foreign.items() if n == best)

@@ -306,6 +306,11 @@ def ion(symbol: str, after: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
+def clinical_words() -> frozenset[str]:
+    """The words of the clinical vocabulary (see `_clinical_words`)."""
+    return _clinical_words()
+
+
 @lru_cache(maxsize=1)
 def _clinical_words() -> frozenset[str]:
     """The words of the clinical vocabulary: the abbreviation list's meanings, the synonym groups and the

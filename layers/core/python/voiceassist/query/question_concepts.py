@@ -15,10 +15,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
-from voiceassist.phi.word_lists import CONTRACTIONS, foreign_function_words, stop_words, word_list
+from voiceassist.phi.word_lists import (
+    CONTRACTIONS,
+    MIN_FOREIGN_STOP_WORDS,
+    foreign_languages,
+    stop_words,
+    word_list,
+)
 from voiceassist.query import asked_kinds, diseases, kidney, plain_words, setting, synonyms, terminology, wording
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
-from voiceassist.query.concepts import completions, drug_mark, ion, mentions, respelt, spelt_out, unprefixed
+from voiceassist.query.concepts import (
+    clinical_words,
+    completions,
+    drug_mark,
+    ion,
+    is_clinical,
+    mentions,
+    respelt,
+    spelt_out,
+    unprefixed,
+)
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.population import CARDINAL_WORDS
 from voiceassist.query.siblings import qualified_terms
@@ -164,12 +180,12 @@ def _concepts(question: str) -> list[Concept]:
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
         charged = ion(word, text[match.end():])  # "K+": potassium, a topic, not a letter
-        meanings = (charged,) if charged else abbreviation_meanings(word)
+        meanings = (charged,) if charged else abbreviation_meanings(word) or numbered_meanings(word)
         if not meanings or word in found:
             continue
         long_forms = tuple(content_terms(m) | synonyms.marks(m) for m in meanings)
         abbreviation_words.add(word.lower())
-        alternatives = (frozenset({word.lower()}), *(f for f in long_forms if f))
+        alternatives = (frozenset({word.lower()}), *(f for f in long_forms if f), *_group_marks(meanings))
         weight = _weight(long_forms[0]) if long_forms[0] else 1.0
         framed = weight == 1.0 and word.lower() in framing  # "in GP": where, not what
         found[word] = Concept(word, alternatives, GENERIC_WEIGHT if framed else weight, 1.0 if framed else None)
@@ -188,9 +204,14 @@ def _concepts(question: str) -> list[Concept]:
     words = _SURFACE_WORD.findall(hyphenate(text))
     negated = negated_words(hyphenate(text))
     # a question in Spanish, French, German, ...: its function words ("es", "la", "von") are not topics
-    function_words = foreign_function_words(w.lower() for w in words)
+    languages = foreign_languages(w.lower() for w in words)
+    function_words = frozenset().union(*(stop_words()[language] for language in languages))
+    # a question in English with another language's function words mixed in ("admit karna hai ya ghar bhejna?"); a
+    # question read above as written in a language is read by that list only ("maximale" is in stopwords-iso's French)
+    mixed = mixed_function_words(words, besides=languages)
     for word in words:
-        if word.lower() in abbreviation_words or word.lower() in function_words or _QUANTITY.fullmatch(word.lower()):
+        if (word.lower() in abbreviation_words or word.lower() in function_words or word.lower() in mixed
+                or _QUANTITY.fullmatch(word.lower())):
             continue
         if _said_number(word) or _typed_contraction(word):  # "twenty-four", "won't": a number, a function word
             continue
@@ -225,6 +246,33 @@ def _concepts(question: str) -> list[Concept]:
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
     return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
             if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
+
+
+# An abbreviation with its type or stage typed after it ("DM2", "CKD4"), as a clinician writes "DM type 2" or "CKD
+# stage 4" short: read as the abbreviation when the list of one dominant clinical meaning holds it
+# (expansion.CLINICAL_ABBREVIATIONS: "DM" is diabetes mellitus there, not dermatomyositis), the number being no topic,
+# as a number elsewhere is not. The formal list's other meanings are not taken (an "ABC1" is no ABC).
+_NUMBERED = re.compile(r"([A-Z][A-Za-z]*[A-Z])(\d)")
+
+
+def numbered_meanings(word: str) -> tuple[str, ...]:
+    """The meaning of an abbreviation typed with its type or stage after it ("DM2": diabetes mellitus), else ()."""
+    numbered = _NUMBERED.fullmatch(word)
+    if numbered is None or numbered.group(1) not in CLINICAL_ABBREVIATIONS:
+        return ()
+    return (CLINICAL_ABBREVIATIONS[numbered.group(1)],)
+
+
+def _group_marks(meanings: Sequence[str]) -> tuple[frozenset[str], ...]:
+    """The synonym groups (query/synonyms.py) that a meaning of an abbreviation names whole ("DM": "diabetes mellitus",
+    whose group holds "diabetes"), each an alternative: a passage naming the group by any of its forms covers that
+    meaning, as it covers the group's own form in a question. A meaning only part of which a group names ("type 2
+    diabetes mellitus") is not that group."""
+    found = []
+    for meaning in meanings:
+        whole = [m for m in synonyms.find(meaning) if m.start == 0 and m.end == len(meaning)]
+        found += [frozenset({synonyms.mark(m.group)}) for m in whole]
+    return tuple(dict.fromkeys(found))
 
 
 def _completed(word: str) -> tuple[frozenset[str], ...]:
@@ -419,6 +467,35 @@ _FILLED_PAUSE = re.compile(r"u+[hm]+|er|erm+|hm{2,}|mhm+|m{3,}")
 def filled_pause(word: str) -> bool:
     """Whether a word is a filled pause ("um", "Er", "hmm"), not an abbreviation typed in capitals ("ER")."""
     return not (len(word) > 1 and word.isupper()) and bool(_FILLED_PAUSE.fullmatch(word.lower()))
+
+
+# Another language's function words mixed into an English question ("CURB-65 score 2 wala patient - admit karna hai ya
+# ghar bhejna?", "metformin start kaise karein"): the stop words of the Latin-script lists of stopwords-iso (MIT) and of
+# Hindi as typed in the Latin script (hinglishswd), less every word SCOWL's English lists hold in lower case
+# (terminology.mixed_stop_words). A word counts only when the concept layer does not know it (a drug, an
+# abbreviation as typed or in lower case, a disease, a clinical word) and it is not typed in capitals (an acronym);
+# and only in a language whose list holds at least MIN_FOREIGN_STOP_WORDS of the question's such words, as
+# foreign_function_words reads a question written wholly in another language: one stray word ("pred" is a Czech
+# preposition, "od" a Polish one, "bd" in no language's list but the English one) is shorthand, not another language.
+def mixed_function_words(words: Sequence[str], besides: frozenset[str] = frozenset()) -> frozenset[str]:
+    """The words of a question (as typed) that are another language's function words mixed into it, lower case;
+    the lists of the languages `besides` left out."""
+    unknown = {w.lower() for w in words if w.isalpha() and not (len(w) > 1 and w.isupper())}
+    unknown = {w for w in unknown if not _clinical_vocabulary(w)}
+    found: set[str] = set()
+    for language, stops in terminology.mixed_stop_words().items():
+        if language in besides:
+            continue
+        held = unknown & stops
+        if len(held) >= MIN_FOREIGN_STOP_WORDS:
+            found |= held
+    return frozenset(found)
+
+
+def _clinical_vocabulary(word: str) -> bool:
+    """Whether the concept layer knows a lower-case word: a drug, class, shorthand, abbreviation (as typed, or typed
+    in lower case), disease or a word of the clinical vocabulary."""
+    return is_clinical(word) or word in clinical_words() or word in terminology.SHORTHAND
 
 
 def _typed_contraction(word: str) -> bool:

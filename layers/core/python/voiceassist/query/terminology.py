@@ -18,6 +18,10 @@
   licence, quoted in the file), less the clinical vocabulary here ("nurse", "pharmacist", "clinic", "ward";
   not "hospital"), and its publications and documents, the source asked ("monograph", "guide", "reference"):
   query/setting.py reads them as context where they frame a question.
+- Other languages' function words: `_data/concepts/mixed_stop_words.tsv`, the Latin-script stop words of
+  stopwords-iso (MIT) and Hindi's as typed in Latin letters (hinglishswd, a modified MIT licence quoted in the
+  file), less the words SCOWL's size-70 English lists hold in lower case: query/question_concepts.py skips them
+  where a question typed in English mixes two or more of one language in ("admit karna hai").
 - Drug classes: `CLASSES` below, each with the WHO INN stems of its members ("The use of stems in the
   selection of International Nonproprietary Names (INN) for pharmaceutical substances", WHO 2018,
   WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
@@ -42,6 +46,7 @@ DISEASES_FILE = CONCEPT_DATA / "diseases.tsv.gz"
 ENGLISH_WORDS_FILE = PACKAGE_DIR / "_data" / "speech" / "english_words.tsv.gz"  # wordfreq (CC BY-SA 4.0)
 ENGLISH_NEAR_FILE = CONCEPT_DATA / "english_near_terms.txt"
 SETTING_FILE = CONCEPT_DATA / "setting_words.tsv"
+MIXED_STOP_WORDS_FILE = CONCEPT_DATA / "mixed_stop_words.tsv"
 
 
 @dataclass(frozen=True)
@@ -198,6 +203,19 @@ def setting_words() -> dict[str, str]:
             word, kind = line.split("\t")
             table[word] = kind
     return table
+
+
+@lru_cache(maxsize=1)
+def mixed_stop_words() -> dict[str, frozenset[str]]:
+    """Other languages' function words that no English dictionary holds, by language code ("hi-Latn": Hindi typed
+    in the Latin script, "hai", "kya", "karna"; "ms": Malay): stopwords-iso (MIT) and hinglishswd (a modified MIT
+    licence, quoted in the file), written by voiceassist_local.evaluation.mixed_stop_words."""
+    by_language: dict[str, set[str]] = {}
+    for line in MIXED_STOP_WORDS_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and "\t" in line:
+            language, word = line.split("\t")
+            by_language.setdefault(language, set()).add(word)
+    return {language: frozenset(words) for language, words in by_language.items()}
 
 
 @lru_cache(maxsize=1)
