@@ -21,14 +21,15 @@ Measured in docs/benchmarks.md, "Answers that know their limits".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.phi.word_lists import stop_words
-from voiceassist.query import answer_kinds, asked_kinds, diseases, kidney, synonyms, terminology
+from voiceassist.query import answer_kinds, asked_kinds, diseases, kidney, routes, synonyms, terminology
 from voiceassist.query import question_concepts as question_concepts_module
+from voiceassist.query.asked_action import asked_actions
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
@@ -212,6 +213,11 @@ def class_covers(concepts: Sequence[Concept]) -> list[Concept]:
             if id(c) in drugs and stem_classes(c.label) else c for c in concepts]
 
 
+def _names(concept: Concept) -> Callable[[str], bool]:
+    """Whether a sentence names the drug or class (by any of its names, or a member's)."""
+    return lambda sentence: covers(concept, _terms_of("", "", sentence))
+
+
 def _dosed_drugs(question: str, concepts: Sequence[Concept]) -> tuple[Concept, ...]:
     """The drugs the asking clauses name, each also covered by its class's name (class_covers), when the question
     names other drugs only in its description of the case; none otherwise (then any named drug will do)."""
@@ -229,6 +235,10 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
         concepts = class_covers(concepts)
     concepts = [replace(c, alternatives=(*c.alternatives, *(frozenset({m}) for m in sorted(states))))
                 if c.topic and (states := diseases.states_of(c.label)) else c for c in concepts]
+    # a verb of the course of treatment the question asks ("when do I restart it"): the passage or its document
+    # must state it or a synonym, as a thing asked about (query/asked_action.py)
+    actions = {c.label: c for c in asked_actions(question, concepts)}
+    concepts = [actions.get(c.label, c) for c in concepts]
     by_document: dict[str, frozenset[str]] = {}
     for hit in hits:
         by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)
@@ -249,6 +259,7 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
         drug_marks(list(dosed) or named_drugs(concepts)), concept_marks) for key in by_document}
     owner = asked_owner(question, concepts)
     asked = tuple(c for c in asked_things(question, concepts) if c is not owner)
+    asked += tuple(c for c in concepts if c.label in actions and c is not owner and c not in asked)
     # the owner written with a word that says which ("home bp threshold"), against a document that writes it only
     # with others ("office blood pressure"): each of its passages states a sibling's value (query/siblings.py)
     qualifier = owner_qualifier(question, owner, concepts)
@@ -259,6 +270,14 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
                 f"{h.chunk.metadata.title}\n{h.chunk.section or ''}\n{h.chunk.text}" for h in hits
                 if h.chunk.doc_key == key), stop_words().get("en", frozenset()))
             owner_sibling[key] = bool(before) and not covers(qualifier, _terms_of("", "", " ".join(sorted(before))))
+    # a drug asked by a route ("IV adrenaline infusion", "nebulised adrenaline") that the document states only by
+    # another ("intramuscularly"): its passages state a sibling route's dose, as the owner's sibling above
+    # (query/routes.py)
+    if asked_routes := routes.asked_routes(question):
+        named = [(c.label, _names(c)) for c in (*named_drugs(concepts), *named_drug_classes(concepts))]
+        for key in by_document:
+            said = answer_kinds.sentences("\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key))
+            owner_sibling[key] = owner_sibling[key] or routes.other_route(asked_routes, named, said)
     asked_classes = tuple(question_concepts_module.in_asked_clauses(question, named_drug_classes(concepts),
                                                                      or_all=False))
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,

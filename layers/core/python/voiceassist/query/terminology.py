@@ -47,6 +47,7 @@ ENGLISH_WORDS_FILE = PACKAGE_DIR / "_data" / "speech" / "english_words.tsv.gz"  
 ENGLISH_NEAR_FILE = CONCEPT_DATA / "english_near_terms.txt"
 SETTING_FILE = CONCEPT_DATA / "setting_words.tsv"
 MIXED_STOP_WORDS_FILE = CONCEPT_DATA / "mixed_stop_words.tsv"
+COURSE_VERBS_FILE = CONCEPT_DATA / "course_verbs.tsv"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,62 @@
+"""What a question asks be done to a course of treatment, which the passage must state: "when do I restart it"
+against "Withhold it before iodinated contrast", "when can I switch to oral" against the regimens.
+
+A clinical question asks an action on a drug as often as an attribute of it (Ely JW et al., "A taxonomy of generic
+clinical questions", BMJ 2000;321:429-432: "When should I start / stop / switch drug x?"). A reference that states
+another action on the same drug (withholding it, starting it) names every concept of the question but the asked
+verb, and its sentence answers a neighbour of the question. The verbs are WordNet 3.0's verbs of a course's aspect
+and change (begin, continue, end, change over, make more or less, and their direct troponyms: "resume, restart",
+"taper", "step down": `_data/concepts/course_verbs.tsv`, voiceassist_local.evaluation.course_verb_data). A passage
+states the action when it, or another retrieved passage of its document, writes the verb or a synonym of it in those
+senses ("resume" for "restart"). Only a verb the question asks with counts: a topic word (not a generic word such
+as "start", "stop", "continue", nor an ordinary one) of the clauses that ask (wording.asked_clauses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from functools import lru_cache
+
+from voiceassist.query import terminology, wording
+from voiceassist.query.question_concepts import Concept
+from voiceassist.query.terms import content_terms, split_inherited, stem
+
+
+@lru_cache(maxsize=1)
+def course_verbs() -> dict[str, frozenset[str]]:
+    """stem of a one-word verb -> the stems of its synonyms in the senses kept (itself included)."""
+    table: dict[str, set[str]] = {}
+    for line in terminology.COURSE_VERBS_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        verb, synonyms = line.split("\t")
+        if " " in verb:
+            continue
+        table.setdefault(stem(verb), set()).update(stem(s) for s in synonyms.split("|") if " " not in s)
+    return {verb: frozenset(synonyms) for verb, synonyms in table.items()}
+
+
+def asked_actions(question: str, found: Sequence[Concept]) -> tuple[Concept, ...]:
+    """The topic concepts of `found` that are verbs of a course of treatment the asking clauses write, each also
+    covered by its synonyms ("restart": "resume")."""
+    own = split_inherited(question)[0]
+    asked = wording.asked_clauses(own)
+    asked_terms = content_terms(" ".join(asked)) if asked is not None else content_terms(own)
+    verbs = course_verbs()
+    actions = []
+    for concept in found:
+        if not concept.topic or concept.scenario or concept.covered_weight is not None:
+            continue
+        term = next((next(iter(a)) for a in concept.alternatives if len(a) == 1), None)
+        if term is None or term not in verbs or term not in asked_terms:
+            continue
+        actions.append(with_synonyms(concept))
+    return tuple(actions)
+
+
+def with_synonyms(concept: Concept) -> Concept:
+    """The concept, also covered by each synonym of its verb ("restart": "resume", "re-start")."""
+    term = next((next(iter(a)) for a in concept.alternatives if len(a) == 1), "")
+    extra = tuple(frozenset({s}) for s in sorted(course_verbs().get(term, frozenset()) - {term}))
+    return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept

@@ -1,0 +1,78 @@
+"""Writes `voiceassist/_data/concepts/course_verbs.tsv`, the verbs that say what happens to a course of treatment
+(query/asked_action.py: "when do I restart it", "when can I switch to oral", "how do I taper it"):
+
+    apt-get install wordnet-base
+    .venv/bin/python -m voiceassist_local.evaluation.course_verb_data
+
+The verbs come from WordNet 3.0 (Princeton University; the WordNet 3.0 licence, quoted in the file's header), read
+from Debian's wordnet-base (/usr/share/wordnet/data.verb): the lemmas of the verb synsets of ROOTS and of their
+direct troponyms (WordNet's hyponymy for verbs, one level: "resume, restart" is a way to continue, "taper" a way to
+decrease). A course of treatment begins, continues, ends, changes over to another, or is made more or less:
+the aspectual verbs (begin, continue, end: Quirk R et al., *A Comprehensive Grammar of the English Language*,
+1985, 16.39, catenative verbs of aspect) and the verbs of change-over and of magnitude. Each line: the lemma and
+the lemmas of its senses there (its synonyms in those senses: "restart" with "resume").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from voiceassist.query.terminology import COURSE_VERBS_FILE
+from voiceassist_local.evaluation.setting_data import WORDNET, wordnet_synsets
+
+_LICENCE = Path("/usr/share/doc/wordnet-base/copyright")
+# (data.verb offset, WordNet 3.0 lemma, gloss): checked against the names
+ROOTS: tuple[tuple[str, str], ...] = (
+    ("00345761", "begin"),  # take the first step or steps in carrying out an action
+    ("00348746", "begin"),  # set in motion, cause to start
+    ("02684924", "continue"),  # continue a certain state, condition, or activity
+    ("02679899", "continue"),  # keep or maintain in unaltered condition
+    ("02609764", "end"),  # have an end, in a temporal, spatial, or quantitative sense
+    ("02680814", "discontinue"),  # put an end to a state or an activity
+    ("00550117", "switch"),  # lay aside, abandon, or leave for another
+    ("00380159", "switch"),  # make a shift in or exchange of
+    ("00381013", "convert"),  # change from one system to another or to a new plan
+    ("00151689", "decrease"),  # decrease in size, extent, or range
+    ("00441445", "decrease"),  # make smaller
+    ("00156601", "increase"),  # become bigger or greater in amount
+    ("00153263", "increase"),  # make bigger or more
+)
+
+
+def course_verbs(wordnet: Path = WORDNET) -> dict[str, set[str]]:
+    """lemma (WordNet's "_" read as a space, lower case) -> its synonyms in the senses kept (itself included)."""
+    synsets = wordnet_synsets(wordnet / "data.verb")
+    verbs: dict[str, set[str]] = {}
+    for offset, name in ROOTS:
+        if offset not in synsets or name not in synsets[offset][0]:
+            raise ValueError(f"WordNet offset {offset} is not {name}: not WordNet 3.0's data.verb?")
+        for kept in (offset, *synsets[offset][1]):
+            lemmas = {lemma.replace("_", " ").lower() for lemma in synsets[kept][0]}
+            for lemma in lemmas:
+                verbs.setdefault(lemma, set()).update(lemmas)
+    return dict(sorted(verbs.items()))
+
+
+def write_course_verbs(wordnet: Path = WORDNET) -> None:
+    copyright_text = _LICENCE.read_text(encoding="utf-8")
+    start = copyright_text.index("Permission to use")
+    end = copyright_text.index("agrees to preserve same.", start) + len("agrees to preserve same.")
+    roots = ", ".join(f"{name} ({offset})" for offset, name in ROOTS)
+    header = ["# What happens to a course of treatment: verb<TAB>its synonyms there, the lemmas of WordNet 3.0's verb",
+              "# synsets",
+              f"# {roots}",
+              "# and of their direct troponyms (Debian's wordnet-base 1:3.0;",
+              "# local/voiceassist_local/evaluation/course_verb_data.py). Its licence:",
+              *(f"# {line.strip().lstrip('.')}".rstrip() for line in copyright_text[start:end].splitlines())]
+    lines = [f"{verb}\t{'|'.join(sorted(synonyms))}" for verb, synonyms in course_verbs(wordnet).items()]
+    COURSE_VERBS_FILE.write_text("\n".join(header + lines) + "\n", encoding="utf-8")
+
+
+def main() -> int:
+    write_course_verbs()
+    print(COURSE_VERBS_FILE)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

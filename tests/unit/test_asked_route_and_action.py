@@ -1,0 +1,88 @@
+"""An adjacent question on the right drug is not answered by what the reference states: a route other than the one
+asked of the drug (query/routes.py), or another action on it than the one asked (query/asked_action.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.query import evidence, routes
+from voiceassist.query.asked_action import asked_actions
+from voiceassist.query.question_concepts import question_concepts
+
+THRESHOLD = 0.55
+ADRENAL = ("Adrenal crisis is an emergency: give hydrocortisone 100 mg intramuscularly at once, then 50 mg every "
+           "6 hours, with fluids for hypotension.")
+CROUP = "In croup give dexamethasone 0.15 mg/kg orally as a single dose; most children improve within hours."
+WARFARIN = ("Before elective surgery, withhold warfarin for 5 days and check the INR the day before the "
+            "operation.")
+WARFARIN_RESUMED = ("Before elective surgery, withhold warfarin for 5 days; resume warfarin the evening after "
+                    "surgery when haemostasis is secure.")
+CELLULITIS = ("Cellulitis needing admission is treated with flucloxacillin 2 g intravenously four times daily; "
+              "mark the edge of the erythema and review daily.")
+
+
+def hit(text: str, title: str) -> SearchHit:
+    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
+    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
+                  token_count=len(text.split()), metadata=meta)
+    return SearchHit(chunk=chunk, score=1.0, vector_score=0.8)
+
+
+@pytest.mark.parametrize(("question", "asked"), [
+    ("adrenal crisis after 2 IM doses - what rate for an IV hydrocortisone infusion?",
+     {"hydrocortisone": {"INTRAVENOUS", "INTRAVENOUS DRIP"}}),
+    ("Still barking after oral dexamethasone, can we give nebulised dexamethasone?",
+     {"dexamethasone": {"RESPIRATORY (INHALATION)"}}),  # the route the asking clause writes, not the case's
+    ("dexamethasone PO or IM in croup", {"dexamethasone": {"ORAL"}}),
+    ("what dose of dexamethasone in croup", {}),
+    ("is it ok to give dexamethasone in croup", {}),  # "it" is the pronoun, not intrathecal
+])
+def test_the_route_asked_is_the_one_written_beside_the_drug(question: str, asked: dict[str, set[str]]) -> None:
+    assert routes.asked_routes(question) == {k: frozenset(v) for k, v in asked.items()}
+
+
+@pytest.mark.parametrize(("question", "passage"), [
+    ("adrenal crisis, hydrocortisone IV infusion - what rate?", hit(ADRENAL, "Adrenal crisis")),
+    ("croup in a 3 year old - nebulised dexamethasone dose?", hit(CROUP, "Croup")),
+])
+def test_a_drug_stated_by_another_route_does_not_answer(question: str, passage: SearchHit) -> None:
+    assert evidence.assess(question, [passage]).score < THRESHOLD
+
+
+@pytest.mark.parametrize(("question", "passage"), [
+    ("adrenal crisis, IM hydrocortisone dose?", hit(ADRENAL, "Adrenal crisis")),
+    ("croup in a 3 year old - oral dexamethasone dose?", hit(CROUP, "Croup")),
+    # an infusion asked of a drug the reference states intravenously: the wider route
+    ("admitted cellulitis - IV flucloxacillin infusion, what dose?", hit(CELLULITIS, "Cellulitis")),
+])
+def test_a_drug_stated_by_the_asked_route_still_answers(question: str, passage: SearchHit) -> None:
+    assert evidence.assess(question, [passage]).score >= THRESHOLD
+
+
+@pytest.mark.parametrize(("question", "actions"), [
+    ("after elective surgery, when do I restart warfarin?", ["restart"]),
+    ("admitted cellulitis on IV flucloxacillin - when can I switch to oral?", ["switch"]),
+    ("how many days before elective surgery do I withhold warfarin?", []),
+    ("when should I start warfarin", []),  # a generic verb: asked of any topic
+    ("Restarted warfarin yesterday. What INR should I aim for?", []),  # the case's verb, not the asked one
+])
+def test_the_action_asked_is_a_course_verb_of_the_asking_clause(question: str, actions: list[str]) -> None:
+    assert [c.label for c in asked_actions(question, question_concepts(question))] == actions
+
+
+@pytest.mark.parametrize(("question", "passage"), [
+    ("after elective surgery, when do I restart warfarin?", hit(WARFARIN, "Warfarin")),
+    ("admitted cellulitis on IV flucloxacillin - when can I switch to oral?", hit(CELLULITIS, "Cellulitis")),
+])
+def test_another_action_on_the_drug_does_not_answer(question: str, passage: SearchHit) -> None:
+    assert evidence.assess(question, [passage]).score < THRESHOLD
+
+
+@pytest.mark.parametrize(("question", "passage"), [
+    ("how many days before elective surgery do I withhold warfarin?", hit(WARFARIN, "Warfarin")),
+    # "resume" is "restart" in WordNet's sense of taking up anew
+    ("after elective surgery, when do I restart warfarin?", hit(WARFARIN_RESUMED, "Warfarin")),
+])
+def test_the_action_stated_still_answers(question: str, passage: SearchHit) -> None:
+    assert evidence.assess(question, [passage]).score >= THRESHOLD
