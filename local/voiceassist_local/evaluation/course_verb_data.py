@@ -6,11 +6,13 @@
 
 The verbs come from WordNet 3.0 (Princeton University; the WordNet 3.0 licence, quoted in the file's header), read
 from Debian's wordnet-base (/usr/share/wordnet/data.verb): the lemmas of the verb synsets of ROOTS and of their
-direct troponyms (WordNet's hyponymy for verbs, one level: "resume, restart" is a way to continue, "taper" a way to
-decrease). A course of treatment begins, continues, ends, changes over to another, or is made more or less:
-the aspectual verbs (begin, continue, end: Quirk R et al., *A Comprehensive Grammar of the English Language*,
-1985, 16.39, catenative verbs of aspect) and the verbs of change-over and of magnitude. Each line: the lemma and
-the lemmas of its senses there (its synonyms in those senses: "restart" with "resume").
+direct troponyms (WordNet's hyponymy for verbs, one level: "resume, restart" is a way to continue, "step down" a
+way to decrease). What is done to a course of treatment: it is begun, continued, ended, changed over to another,
+made more or less, in the senses that take the course as their object (WordNet's causative senses: "set in
+motion, cause to start", "cause to remain or last", "make smaller"; not "have an end" or "decrease in size"): the
+aspectual verbs (begin, continue, end: Quirk R et al., *A Comprehensive Grammar of the English Language*, 1985,
+16.39, catenative verbs of aspect) and the verbs of change-over and of magnitude. Each line: the lemma and the
+verbs of its kind (the root and its troponyms: "restart" with "resume" and "continue", "minimise" with "reduce").
 """
 
 from __future__ import annotations
@@ -23,33 +25,28 @@ from voiceassist_local.evaluation.setting_data import WORDNET, wordnet_synsets
 _LICENCE = Path("/usr/share/doc/wordnet-base/copyright")
 # (data.verb offset, WordNet 3.0 lemma, gloss): checked against the names
 ROOTS: tuple[tuple[str, str], ...] = (
-    ("00345761", "begin"),  # take the first step or steps in carrying out an action
     ("00348746", "begin"),  # set in motion, cause to start
-    ("02684924", "continue"),  # continue a certain state, condition, or activity
-    ("02679899", "continue"),  # keep or maintain in unaltered condition
-    ("02609764", "end"),  # have an end, in a temporal, spatial, or quantitative sense
+    ("02679899", "continue"),  # keep or maintain in unaltered condition; cause to remain or last
     ("02680814", "discontinue"),  # put an end to a state or an activity
     ("00550117", "switch"),  # lay aside, abandon, or leave for another
     ("00380159", "switch"),  # make a shift in or exchange of
     ("00381013", "convert"),  # change from one system to another or to a new plan
-    ("00151689", "decrease"),  # decrease in size, extent, or range
     ("00441445", "decrease"),  # make smaller
-    ("00156601", "increase"),  # become bigger or greater in amount
     ("00153263", "increase"),  # make bigger or more
 )
 
 
 def course_verbs(wordnet: Path = WORDNET) -> dict[str, set[str]]:
-    """lemma (WordNet's "_" read as a space, lower case) -> its synonyms in the senses kept (itself included)."""
+    """lemma (WordNet's "_" read as a space, lower case) -> the verbs of its kinds (the root's lemmas and its direct
+    troponyms' lemmas: "minimise" with "reduce", "decrease"; itself included)."""
     synsets = wordnet_synsets(wordnet / "data.verb")
     verbs: dict[str, set[str]] = {}
     for offset, name in ROOTS:
         if offset not in synsets or name not in synsets[offset][0]:
             raise ValueError(f"WordNet offset {offset} is not {name}: not WordNet 3.0's data.verb?")
-        for kept in (offset, *synsets[offset][1]):
-            lemmas = {lemma.replace("_", " ").lower() for lemma in synsets[kept][0]}
-            for lemma in lemmas:
-                verbs.setdefault(lemma, set()).update(lemmas)
+        kind = {lemma.replace("_", " ").lower() for kept in (offset, *synsets[offset][1]) for lemma in synsets[kept][0]}
+        for lemma in kind:
+            verbs.setdefault(lemma, set()).update(kind)
     return dict(sorted(verbs.items()))
 
 
@@ -58,8 +55,8 @@ def write_course_verbs(wordnet: Path = WORDNET) -> None:
     start = copyright_text.index("Permission to use")
     end = copyright_text.index("agrees to preserve same.", start) + len("agrees to preserve same.")
     roots = ", ".join(f"{name} ({offset})" for offset, name in ROOTS)
-    header = ["# What happens to a course of treatment: verb<TAB>its synonyms there, the lemmas of WordNet 3.0's verb",
-              "# synsets",
+    header = ["# What happens to a course of treatment: verb<TAB>the verbs of its kind, the lemmas of WordNet 3.0's",
+              "# verb synsets",
               f"# {roots}",
               "# and of their direct troponyms (Debian's wordnet-base 1:3.0;",
               "# local/voiceassist_local/evaluation/course_verb_data.py). Its licence:",

@@ -8,8 +8,10 @@ verb, and its sentence answers a neighbour of the question. The verbs are WordNe
 and change (begin, continue, end, change over, make more or less, and their direct troponyms: "resume, restart",
 "taper", "step down": `_data/concepts/course_verbs.tsv`, voiceassist_local.evaluation.course_verb_data). A passage
 states the action when it, or another retrieved passage of its document, writes the verb or a synonym of it in those
-senses ("resume" for "restart"). Only a verb the question asks with counts: a topic word (not a generic word such
-as "start", "stop", "continue", nor an ordinary one) of the clauses that ask (wording.asked_clauses).
+senses or another verb of its kind ("resume" or "continue" for "restart", "reduce" for "minimise"). Only a verb
+the question asks with counts: a topic word (not a generic word such as "start", "stop", "continue", nor an ordinary
+one) of the clauses that ask (wording.asked_clauses), written as the verb or its regular inflection ("restarted",
+"switching"; Quirk et al. 1985, 3.5), not a noun of the same stem ("concentration" is no "concentrate").
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from voiceassist.query.terms import content_terms, split_inherited, stem
 
 @lru_cache(maxsize=1)
 def course_verbs() -> dict[str, frozenset[str]]:
-    """stem of a one-word verb -> the stems of its synonyms in the senses kept (itself included)."""
+    """stem of a one-word verb -> the stems of the one-word verbs of its kinds (itself included)."""
     table: dict[str, set[str]] = {}
     for line in terminology.COURSE_VERBS_FILE.read_text(encoding="utf-8").splitlines():
         if line.startswith("#") or not line.strip():
@@ -39,7 +41,7 @@ def course_verbs() -> dict[str, frozenset[str]]:
 
 def asked_actions(question: str, found: Sequence[Concept]) -> tuple[Concept, ...]:
     """The topic concepts of `found` that are verbs of a course of treatment the asking clauses write, each also
-    covered by its synonyms ("restart": "resume")."""
+    covered by the verbs of its kind ("restart": "resume")."""
     own = split_inherited(question)[0]
     asked = wording.asked_clauses(own)
     asked_terms = content_terms(" ".join(asked)) if asked is not None else content_terms(own)
@@ -49,14 +51,33 @@ def asked_actions(question: str, found: Sequence[Concept]) -> tuple[Concept, ...
         if not concept.topic or concept.scenario or concept.covered_weight is not None:
             continue
         term = next((next(iter(a)) for a in concept.alternatives if len(a) == 1), None)
-        if term is None or term not in verbs or term not in asked_terms:
+        if term is None or term not in verbs or term not in asked_terms or not _inflected(concept.label.lower()):
             continue
         actions.append(with_synonyms(concept))
     return tuple(actions)
 
 
+@lru_cache(maxsize=1)
+def _verb_forms() -> frozenset[str]:
+    """The one-word verbs of the file and their regular inflections (-s, -es, -ed, -d, -ing, the final "e" dropped
+    or the consonant doubled before -ed and -ing: Quirk et al. 1985, 3.5)."""
+    forms: set[str] = set()
+    for line in terminology.COURSE_VERBS_FILE.read_text(encoding="utf-8").splitlines():
+        verb = line.split("\t", 1)[0]
+        if line.startswith("#") or " " in verb or not verb:
+            continue
+        bare = verb[:-1] if verb.endswith("e") else verb
+        forms.update({verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing", bare + "ing", bare + "ed",
+                      verb + verb[-1] + "ed", verb + verb[-1] + "ing"})
+    return frozenset(forms)
+
+
+def _inflected(word: str) -> bool:
+    return word in _verb_forms()
+
+
 def with_synonyms(concept: Concept) -> Concept:
-    """The concept, also covered by each synonym of its verb ("restart": "resume", "re-start")."""
+    """The concept, also covered by each verb of its verb's kind ("restart": "resume", "continue")."""
     term = next((next(iter(a)) for a in concept.alternatives if len(a) == 1), "")
     extra = tuple(frozenset({s}) for s in sorted(course_verbs().get(term, frozenset()) - {term}))
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
