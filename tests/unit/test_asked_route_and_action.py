@@ -3,12 +3,16 @@ asked of the drug (query/routes.py), or another action on it than the one asked 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
+from voiceassist_local.evaluation import course_verb_data
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import evidence, routes
-from voiceassist.query.asked_action import asked_actions
+from voiceassist.query.asked_action import asked_actions, course_verbs
 from voiceassist.query.question_concepts import question_concepts
+from voiceassist.query.terms import stem
 
 THRESHOLD = 0.55
 ADRENAL = ("Adrenal crisis is an emergency: give hydrocortisone 100 mg intramuscularly at once, then 50 mg every "
@@ -86,3 +90,38 @@ def test_another_action_on_the_drug_does_not_answer(question: str, passage: Sear
 ])
 def test_the_action_stated_still_answers(question: str, passage: SearchHit) -> None:
     assert evidence.assess(question, [passage]).score >= THRESHOLD
+
+
+def test_course_verb_data_reads_each_roots_kind_from_wordnet(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a data.verb in WordNet's format (wndb(5WN)): offset lex_filenum ss_type w_cnt word lex_id ... p_cnt
+    # pointer_symbol offset pos source/target ... | gloss; "~" points to a troponym
+    data = (
+        "  1 This software and database is being provided to you ...\n"
+        "00000001 30 v 02 continue 0 uphold 0 001 ~ 00000002 v 0000 | keep or maintain\n"
+        "00000002 30 v 02 resume 0 restart 0 002 @ 00000001 v 0000 ~ 00000003 v 0000 | take up anew\n"
+        "00000003 30 v 01 resurrect 0 001 @ 00000002 v 0000 | two levels down\n"
+        "00000004 30 v 01 taper 0 000 | another root's verb\n"
+    )
+    (tmp_path / "data.verb").write_text(data, encoding="latin-1")
+    monkeypatch.setattr(course_verb_data, "ROOTS", (("00000001", "continue"),))
+
+    verbs = course_verb_data.course_verbs(tmp_path)
+
+    # the root and its direct troponyms, each with the whole kind; not a troponym's troponym, nor other verbs
+    assert verbs == {word: {"continue", "uphold", "resume", "restart"}
+                     for word in ("continue", "uphold", "resume", "restart")}
+
+
+def test_course_verb_data_refuses_a_wordnet_whose_offsets_name_other_synsets(tmp_path: Path) -> None:
+    (tmp_path / "data.verb").write_text("00348746 30 v 01 brew 0 000 | not WordNet 3.0\n", encoding="latin-1")
+
+    with pytest.raises(ValueError, match="not WordNet 3.0"):
+        course_verb_data.course_verbs(tmp_path)
+
+
+def test_the_shipped_course_verbs_hold_the_kinds_asked_and_no_generic_sense() -> None:
+    verbs = course_verbs()
+    # "restart" is a way to continue, "minimise" a way to decrease (WordNet 3.0); "withhold" is no course verb there
+    assert {"resum", "continu"} <= verbs["restart"]
+    assert "reduc" in verbs[stem("minimise")]
+    assert stem("withhold") not in verbs and "hold" not in verbs  # intransitive "continue a state": not kept
