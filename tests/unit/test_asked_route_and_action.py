@@ -125,3 +125,19 @@ def test_the_shipped_course_verbs_hold_the_kinds_asked_and_no_generic_sense() ->
     assert {"resum", "continu"} <= verbs["restart"]
     assert "reduc" in verbs[stem("minimise")]
     assert stem("withhold") not in verbs and "hold" not in verbs  # intransitive "continue a state": not kept
+
+
+GOUT_DOSES = "For gout prophylaxis start allopurinol 100 mg once daily and increase by 100 mg every 2 to 4 weeks."
+
+
+@pytest.mark.parametrize("question", [
+    "If I use febuxostat instead of allopurinol for gout prophylaxis, what's the dose?",
+    "febuxostat rather than allopurinol for gout prophylaxis - starting dose?",
+])
+def test_a_dose_asked_of_the_replacing_drug_is_not_the_replaced_drugs(question: str) -> None:
+    assert evidence.assess(question, [hit(GOUT_DOSES, "Gout")]).score < THRESHOLD
+
+
+def test_a_dose_asked_of_the_drug_the_reference_doses_instead_of_another_still_answers() -> None:
+    question = "Want to start allopurinol instead of febuxostat for gout prophylaxis, what dose?"
+    assert evidence.assess(question, [hit(GOUT_DOSES, "Gout")]).score >= THRESHOLD

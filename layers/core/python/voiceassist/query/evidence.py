@@ -21,6 +21,7 @@ Measured in docs/benchmarks.md, "Answers that know their limits".
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -33,7 +34,7 @@ from voiceassist.query.asked_action import asked_actions
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
-from voiceassist.query.concepts import named_class_mark, named_classes
+from voiceassist.query.concepts import mentions, named_class_mark, named_classes
 from voiceassist.query.question_concepts import GENERIC_WEIGHT as GENERIC_WEIGHT
 from voiceassist.query.question_concepts import GENERIC_WORDS as GENERIC_WORDS
 from voiceassist.query.question_concepts import INHERITED_WEIGHT as INHERITED_WEIGHT
@@ -41,7 +42,7 @@ from voiceassist.query.question_concepts import Concept as Concept
 from voiceassist.query.question_concepts import asked_drugs, asked_owner, drug_marks, named_drugs, question_concepts
 from voiceassist.query.siblings import Qualified, qualified_terms, sibling_terms, words_before
 from voiceassist.query.terminology import stem_classes
-from voiceassist.query.terms import content_terms, hyphenate, is_keyword_form
+from voiceassist.query.terms import content_terms, hyphenate, is_keyword_form, split_inherited
 
 COVERAGE_WEIGHT = 0.75
 # Without a cosine (an OpenSearch hybrid hit, a PubMed abstract) coverage alone cannot see a synonym or a
@@ -222,9 +223,25 @@ def _dosed_drugs(question: str, concepts: Sequence[Concept]) -> tuple[Concept, .
     """The drugs the asking clauses name, each also covered by its class's name (class_covers), when the question
     names other drugs only in its description of the case; none otherwise (then any named drug will do)."""
     asked = asked_drugs(question, concepts)
+    replaced = _replaced(question)
+    kept = [c for c in asked if c.label.lower() not in replaced]
+    asked = kept or asked
     if len(asked) == len(named_drugs(concepts)):
         return ()
     return tuple(class_covers(asked))
+
+
+# "moxifloxacin instead of levofloxacin, what's the dose?": the drug after a complex preposition of replacement
+# ("instead of", "rather than", "in place of": Quirk R et al., A Comprehensive Grammar of the English Language, 1985,
+# 9.10-9.11) is the one given up, not the one a dose is asked of
+_REPLACEMENT = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:(?:the|a|an|his|her|their)\s+)?$",
+                          re.I)
+
+
+def _replaced(question: str) -> frozenset[str]:
+    """The drugs (labels, lower case) the question writes right after "instead of", "rather than", "in place of"."""
+    own = split_inherited(question)[0]
+    return frozenset(m.label.lower() for m in mentions(own) if m.kind == "drug" and _REPLACEMENT.search(own[:m.start]))
 
 
 def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
