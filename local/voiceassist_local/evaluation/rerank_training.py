@@ -219,8 +219,10 @@ def _means(sums: dict[str, float]) -> dict[str, float]:
             for k, v in sums.items()}
 
 
-def export(model: Any, groups: Sequence[Group], cv: dict[str, Any]) -> dict[str, Any]:
-    """The model file: the flat trees, checked against LightGBM's own predictions on every training row."""
+def export(model: Any, groups: Sequence[Group], cv: dict[str, Any],
+           feature_check: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The model file: the flat trees, checked against LightGBM's own predictions on every training row, and
+    the features the pipeline gave on the check corpus when it was trained (evaluation/rerank_check.py)."""
     import lightgbm as lgb
 
     flat = from_lightgbm_dump(model.dump_model())
@@ -232,7 +234,7 @@ def export(model: Any, groups: Sequence[Group], cv: dict[str, Any]) -> dict[str,
     return {"format": "voiceassist.trees/1", "features": list(FEATURES), "lightgbm": lgb.__version__,
             "params": PARAMS, "rounds": model.current_iteration(),
             "trained_on": {c: sum(g.corpus == c for g in groups) for c in sorted({g.corpus for g in groups})},
-            "cross_validation": cv, "trees": flat}
+            "cross_validation": cv, **({"feature_check": feature_check} if feature_check else {}), "trees": flat}
 
 
 def data_root_for(given: Path | None) -> tuple[Path, bool]:
@@ -254,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=ROUNDS)
     parser.add_argument("--write", action="store_true", help=f"train on every query and write {MODEL_PATH.name}")
     parser.add_argument("--output", type=Path, default=MODEL_PATH)
+    parser.add_argument("--feature-check", type=Path, default=None, metavar="FOLDER",
+                        help="with --write: a small BEIR folder whose features are written into the model file "
+                             "(tests/fixtures/rerank/beir; a test gathers them again: evaluation/rerank_check.py)")
     parser.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
                         help="ablation: cross-validate without these features (not with --write)")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=JSON",
@@ -284,7 +289,13 @@ def main(argv: list[str] | None = None) -> int:
                               "collect_s": round(collected - started, 1),
                               "cross_validation_s": round(time.perf_counter() - collected, 1)}
     if args.write:
-        model = export(train(groups, rounds=args.rounds), groups, cv)
+        check = None
+        if args.feature_check is not None:
+            from voiceassist_local.evaluation.rerank_check import gather
+
+            with tempfile.TemporaryDirectory(prefix="voiceassist-rerank-check-") as empty:  # from empty, as the test
+                check = gather(args.feature_check, Path(empty))
+        model = export(train(groups, rounds=args.rounds), groups, cv, check)
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(json.dumps(model, separators=(",", ":")) + "\n", encoding="utf-8")
         report["written"] = str(args.output)

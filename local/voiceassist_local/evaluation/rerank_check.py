@@ -1,0 +1,63 @@
+"""The learned reranker's feature check: the features its training read, on a small corpus the project ships.
+
+The model is trained on features gathered through the whole pipeline (rerank_training.collect: bulk ingestion,
+chunking, the embedded index, query expansion, the tied candidates' order, query/rerank_features.py). A change
+anywhere on that path can move what the model reads without touching the feature code, and then the model's
+recorded cross-validated figures no longer reproduce and `make rerank-model` writes another file (decision
+0025, fifteenth session). So the training script gathers the same features, the same way, on the project's own
+sample texts (tests/fixtures/rerank/beir: ten sections and documents of the sample references, five questions)
+and writes them into the model file (`feature_check`); tests/unit/test_rerank_feature_check.py gathers them
+again and compares them exactly. A difference names the query, the candidate and the feature: retrain the model
+(make rerank-model, which writes the check anew) or undo the change.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from voiceassist.query.rerank_features import FEATURES
+from voiceassist_local.evaluation.rerank_training import Group, collect
+
+SPLIT = "dev"
+
+
+def gather(folder: Path, data_dir: Path) -> dict[str, Any]:
+    """The check's content: each judged query's search text and its candidates in the index's order, each as
+    [corpus id, chunk ordinal, *features] (NaN as null, so that JSON holds it)."""
+    return as_check(folder.name, collect(folder, data_dir, split=SPLIT, show=False))
+
+
+def as_check(corpus: str, groups: Sequence[Group]) -> dict[str, Any]:
+    return {"corpus": corpus, "features": list(FEATURES), "queries": [
+        {"query_id": g.query_id, "query": g.query,
+         "candidates": [[doc_id, hit.chunk.ordinal, *(None if math.isnan(v) else v for v in row.tolist())]
+                        for doc_id, hit, row in zip(g.doc_ids, g.hits, g.rows, strict=True)]}
+        for g in groups]}
+
+
+def differences(expected: dict[str, Any], found: dict[str, Any], *, most: int = 12) -> list[str]:
+    """What moved between two checks, at most `most` lines (empty: the same features, bit for bit)."""
+    lines: list[str] = []
+    if expected.get("features") != found.get("features"):
+        lines.append(f"feature names: {expected.get('features')} -> {found.get('features')}")
+    queries = {q["query_id"]: q for q in found.get("queries", [])}
+    for before in expected.get("queries", []):
+        after = queries.pop(before["query_id"], None)
+        if after is None:
+            lines.append(f"{before['query_id']}: not gathered")
+            continue
+        if before["query"] != after["query"]:
+            lines.append(f"{before['query_id']}: search text {before['query']!r} -> {after['query']!r}")
+        old, new = before["candidates"], after["candidates"]
+        if [c[:2] for c in old] != [c[:2] for c in new]:
+            lines.append(f"{before['query_id']}: candidates {[c[:2] for c in old]} -> {[c[:2] for c in new]}")
+            continue
+        for rank, (a, b) in enumerate(zip(old, new, strict=True)):
+            for name, x, y in zip(expected["features"], a[2:], b[2:], strict=False):
+                if x != y:  # exact: a model's split can fall between any two values
+                    lines.append(f"{before['query_id']} #{rank} {a[0]}/{a[1]}: {name} {x!r} -> {y!r}")
+    lines.extend(f"{query_id}: gathered, not in the check" for query_id in queries)
+    return lines[:most] + ([f"... and {len(lines) - most} more"] if len(lines) > most else [])
