@@ -1,6 +1,7 @@
-"""A time of day is no concept; and the session-14 reading measured, not adopted (decision 0024): where a question
-describes its case, words that tell the story (WordNet 3.0's lexicographer files, ordinary English words) weighing
-nothing when a passage lacks them (voiceassist_local.evaluation.gate_scenario.described_reading)."""
+"""A time of day is no concept; where a question describes its case, words that tell the story weigh nothing when a
+passage lacks them: the session-14 readings measured (WordNet 3.0's lexicographer files, ordinary English words:
+voiceassist_local.evaluation.gate_scenario.described_reading), and the session-15 one shipped, an ordinary word no
+WordNet sense of which may be a clinical point (decision 0024)."""
 
 from __future__ import annotations
 
@@ -8,11 +9,19 @@ from pathlib import Path
 
 from voiceassist_local.evaluation import gate_scenario, plain_word_data
 
-from voiceassist.query import evidence
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.query import evidence, plain_words, population
 from voiceassist.query import question_concepts as qc
 
 W = plain_word_data.CONTEXT_VARIANTS["files W (who, where, when, food, animals, plants)"]
 WAC = plain_word_data.CONTEXT_VARIANTS["files W+A+C (and cognition, quantities, verbs of contact, consumption)"]
+
+
+def hit(text: str, title: str) -> SearchHit:
+    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
+    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
+                  token_count=len(text.split()), metadata=meta)
+    return SearchHit(chunk=chunk, score=1.0)
 
 
 def labels(question: str) -> set[str]:
@@ -34,15 +43,67 @@ def test_the_measured_reading_weighs_story_words_nothing_only_in_the_description
     own = qc._concepts(question)
 
     read = {c.label.lower(): c for c in reading(own, question)}
-    shipped = {c.label.lower(): c for c in qc._described(own, question)}
+    before = {c.label.lower(): c for c in gate_scenario.described_reading(lambda c: False)(own, question)}
 
-    # "quite", an ordinary word: a quarter of its weight missing as shipped, nothing in the reading measured
-    assert shipped["quite"].weight == evidence.GENERIC_WEIGHT and read["quite"].weight == 0.0
-    assert read["worried"].weight == shipped["worried"].weight  # a topic of the story: not an ordinary word
-    assert read["epinephrine"].weight == shipped["epinephrine"].weight == 1.0
-    # an ask naming no drug, class, disease or abbreviation asks about the case: its description is kept
-    bare = "B12 came back low in an older man on long term metformin. what level needs treating and which regimen"
-    assert gate_scenario.described_reading(story)(qc._concepts(bare), bare) == qc._described(qc._concepts(bare), bare)
+    # "quite", an ordinary word: a quarter of its weight missing before, nothing in the reading measured
+    assert before["quite"].weight == evidence.GENERIC_WEIGHT and read["quite"].weight == 0.0
+    assert read["worried"].weight == before["worried"].weight  # a topic of the story: not an ordinary word
+    assert read["epinephrine"].weight == before["epinephrine"].weight == 1.0
+
+
+def test_an_ordinary_word_of_the_story_weighs_nothing_missing_and_is_never_named() -> None:
+    # session 15: an ordinary word only the description names, none of whose senses can be a clinical point
+    question = "Otherwise healthy, sorry to bother you, his family are asking. Which antibiotic for outpatient CAP?"
+    alone = "Which antibiotic for outpatient CAP?"
+    passage = ("For adults treated as outpatients without comorbidities, first-line treatment is amoxicillin 1 g "
+               "orally three times daily.")
+
+    found = {c.label.lower(): c for c in evidence.question_concepts(question)}
+    told = evidence.assess(question, [hit(passage, "Pneumonia")]).passages[0]
+
+    for word in ("otherwise", "healthy", "sorry", "bother", "family", "asking"):
+        assert found[word].weight == 0.0 and not found[word].topic, word
+        assert word not in [m.lower() for m in told.missing], word
+    assert told.coverage == evidence.assess(alone, [hit(passage, "Pneumonia")]).passages[0].coverage
+    # a passage holding a story word still counts it
+    holding = evidence.assess(question, [hit(passage + " Ask about family contacts.", "Pneumonia")]).passages[0]
+    assert holding.coverage >= told.coverage
+
+
+def test_an_ordinary_word_that_may_be_the_clinical_point_keeps_its_weight() -> None:
+    # "drinks": a verb of consumption (what the patient takes in is an exposure); "fit": a state
+    found = {c.label.lower(): c for c in evidence.question_concepts(
+        "He drinks most evenings and had a fit last year, family worried. Is metformin still the right choice?")}
+
+    assert found["drinks"].weight == evidence.GENERIC_WEIGHT
+    assert found["family"].weight == 0.0
+    assert not plain_words.is_story("drinks") and not plain_words.is_story("back")
+    assert plain_words.is_story("otherwise") and plain_words.is_story("cousin")
+    assert not plain_words.is_story("zorbazol")  # neither English list holds it: not taken for the story
+
+
+def test_the_same_ordinary_word_asked_about_stays_and_an_age_said_is_the_population_readers() -> None:
+    # asked, "family" is what the question is about
+    asked = {c.label.lower(): c for c in evidence.question_concepts(
+        "On metformin for years. Should his family be screened for diabetes?")}
+    # an age said in words in the story: no topic, and the population reader still reads it
+    said = "She is eighty and otherwise well. What is the metformin starting dose?"
+    aged = {c.label.lower(): c for c in evidence.question_concepts(said)}
+
+    assert asked["family"].weight == evidence.GENERIC_WEIGHT
+    assert aged["eighty"].weight == 0.0 and aged["otherwise"].weight == 0.0
+    assert population.asked(said) == {"older adults"}
+
+
+def test_the_shipped_reading_is_the_one_measured() -> None:
+    chosen = gate_scenario.described_reading(
+        gate_scenario.context_variants()["ordinary words with no clinical sense +numbers"], any_ask=True)
+    for question in ("Otherwise healthy, sorry to bother you, his family keep asking. Which antibiotic for CAP?",
+                     "He drinks most evenings, family worried. Is that safe with metformin?",
+                     "B12 came back low in an older man on long term metformin. what level needs treating",
+                     "A lad of about thirty kilos, anaphylaxis to peanut. How much adrenaline per kilo?"):
+        own = qc._concepts(question)
+        assert qc._described(own, question) == chosen(own, question), question
 
 
 def test_context_files_read_every_sense_of_every_part_of_speech(tmp_path: Path) -> None:

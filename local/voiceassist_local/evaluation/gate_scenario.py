@@ -10,11 +10,13 @@ gate with no case reading: a variant is chosen on one group and checked on the o
     .venv/bin/python -m voiceassist_local.evaluation.gate_data --data-dir D --output D.pkl
     .venv/bin/python -m voiceassist_local.evaluation.gate_scenario D.pkl
 
-`--context` (session 14; not adopted, decision 0024) measures a reading in which words of the description weigh
-nothing when a passage lacks them (described_reading): the ordinary words there, and/or words every WordNet 3.0
-sense of which lies in one of a set of lexicographer files (plain_word_data.CONTEXT_VARIANTS; `apt-get install
-wordnet-base`), leaving one writer out over blind5-13: for each writer, the variant that gains most on the other
-writers with no uncovered or population question lost there is applied to the writer held out.
+`--context` (sessions 14 and 15, decision 0024) measures readings in which words of the description weigh nothing
+when a passage lacks them (described_reading): the ordinary words there, and/or words every WordNet 3.0 sense of
+which lies in one of a set of lexicographer files (plain_word_data.CONTEXT_VARIANTS; `apt-get install
+wordnet-base`), words no English list knows, and (adopted in session 15: question_concepts._story) the ordinary
+words no WordNet sense of which may be a clinical point; how far each reaches (an ask naming a thing, any ask, an
+ask with no topic of its own); leaving one writer out over blind5-14: for each writer, the variant that gains most
+on the other writers with no uncovered or population question lost there is applied to the writer held out.
 
     .venv/bin/python -m voiceassist_local.evaluation.gate_scenario --context D.pkl
 """
@@ -33,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from voiceassist.common_words import common_words
-from voiceassist.query import evidence, wording
+from voiceassist.query import evidence, plain_words, setting, wording
 from voiceassist.query import question_concepts as qc
 from voiceassist.query.expansion import abbreviation_meanings
 from voiceassist_local.evaluation.gate_data import GateRecord, load
@@ -94,12 +96,13 @@ def changes(records: Sequence[GateRecord], before: Sequence[bool], after: Sequen
 
 
 # the writers of the blind sets, each with its spoken set (blind9 wrote no answers file)
-WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 7, 8, 10, 11, 12, 13)}
+WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 7, 8, 10, 11, 12, 13, 14)}
 
 
-def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = False
+def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = False, bare_ask: bool = False
                       ) -> Callable[[list[qc.Concept], str], list[qc.Concept]]:
-    """question_concepts._described with the session-14 reading (measured here, not shipped): a concept only the
+    """question_concepts._described with a reading of the story (session 14; the variant adopted in session 15 is
+    question_concepts._story, test_context_words checks they agree): a concept only the
     description names that `context` takes for the story weighs nothing when a passage lacks it, its own weight when
     a passage holds it, and is no topic (never named as missing); only when what is asked names a drug, class,
     disease or abbreviation of its own (or always: `any_ask`)."""
@@ -108,12 +111,18 @@ def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = 
         if asked is None:
             return concepts
         asked_concepts = qc._concepts(". ".join(asked))
+        asked_labels = {c.label.lower() for c in asked_concepts}
         focus = [c for c in asked_concepts if c.topic]
         if not focus:
-            return concepts
+            if not bare_ask:
+                return concepts
+            # an ask with no topic of its own ("where exactly does it go in?"): the case is its topic, less its story
+            return [replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False)
+                    if not qc._kept_in_scenario(c) and c.label.lower() not in asked_labels and context(c) else c
+                    for c in concepts]
         labels = {c.label.lower() for c in focus} | qc._disease_modifiers(question)
         alternatives = {a for c in focus for a in c.alternatives}
-        asked_labels = labels | {c.label.lower() for c in asked_concepts}
+        asked_labels |= labels
         story = any_ask or any(qc._named(c) for c in focus)
         out = []
         for c in concepts:
@@ -142,17 +151,34 @@ def context_variants() -> dict[str, Callable[[qc.Concept], bool]]:
         # words of the shipped English list only, as a shipped list would hold them
         return lambda word: word.lower() in english and len(word) > 2 and wn.is_context(word.lower(), files)
 
-    def reading(words: Callable[[str], bool] | None, *, plain: bool, numbers: bool = False
-                ) -> Callable[[qc.Concept], bool]:
+    def reading(words: Callable[[str], bool] | None, *, plain: bool, numbers: bool = False, wordnet_plain: bool = False,
+                no_clinical_sense: bool = False) -> Callable[[qc.Concept], bool]:
         def test(concept: qc.Concept) -> bool:
             if not numbers and (concept.label.lower() in qc._NUMERALS or qc._said_number(concept.label)):
                 return False  # a number said in words is the case's data ("eighty five and frail": an age)
             if concept.covered_weight is not None and not concept.topic:
-                return plain  # an ordinary, plain, framing or negated word
+                # an ordinary, plain, framing or negated word; (session 15) or only one WordNet files as plain or
+                # a framing word: not wordfreq's ordinary words alone ("drinks": a verb of consumption)
+                if wordnet_plain:
+                    return plain_words.is_plain(concept.label) or bool(setting.context_words(concept.label))
+                if no_clinical_sense:  # (session 15) none of its senses is filed where a clinical thing may be
+                    return plain and plain_words.is_story(concept.label)  # the shipped list, as written
+                return plain
             if not concept.topic or qc._named(concept):
                 return False
+            if words is unknown and len(concept.alternatives) > 1:
+                return False  # the concept layer knows another form of it
             return bool(words) and _word_like(concept.label) and words(concept.label)  # type: ignore[misc]
         return test
+
+    def unknown(word: str) -> bool:
+        """(session 15) A word neither the shipped English list (SCOWL 50) nor the concept layer knows ("yaar",
+        "lassie"): `reading` has already ruled out a drug, class, disease or abbreviation, and one with another
+        form (an ion, a completion, a spelling)."""
+        return word.lower() not in english and len(word) > 2
+
+    def either(*tests: Callable[[str], bool]) -> Callable[[str], bool]:
+        return lambda word: any(test(word) for test in tests)
 
     variants: dict[str, Callable[[qc.Concept], bool]] = {"none": lambda concept: False}
     for name, files in wn.CONTEXT_VARIANTS.items():
@@ -161,6 +187,19 @@ def context_variants() -> dict[str, Callable[[qc.Concept], bool]]:
     variants["ordinary words +numbers"] = reading(None, plain=True, numbers=True)
     for name, files in wn.CONTEXT_VARIANTS.items():
         variants[f"ordinary words + {name}"] = reading(by_files(files), plain=True)
+    variants["plain words"] = reading(None, plain=True, wordnet_plain=True)
+    variants["plain words + files W+A (and artefacts, acts, events, objects)"] = reading(
+        by_files(wn.CONTEXT_VARIANTS["files W+A (and artefacts, acts, events, objects)"]), plain=True,
+        wordnet_plain=True)
+    variants["ordinary words with no clinical sense"] = reading(None, plain=True, no_clinical_sense=True)
+    variants["ordinary words with no clinical sense +numbers"] = reading(None, plain=True, numbers=True,
+                                                                         no_clinical_sense=True)
+    variants["unknown words"] = reading(unknown, plain=False)
+    variants["unknown words + files W+A (and artefacts, acts, events, objects)"] = reading(either(
+        unknown, by_files(wn.CONTEXT_VARIANTS["files W+A (and artefacts, acts, events, objects)"])), plain=False)
+    variants["ordinary words + unknown words"] = reading(unknown, plain=True)
+    for name, files in list(wn.CONTEXT_VARIANTS.items())[:2]:
+        variants[f"ordinary words + unknown words + {name}"] = reading(either(unknown, by_files(files)), plain=True)
     return variants
 
 
@@ -189,26 +228,37 @@ def _losses(records: Sequence[GateRecord], before: Sequence[bool], after: Sequen
 def context_main(records: Sequence[GateRecord]) -> int:
     outcomes: dict[str, list[bool]] = {}
     saved = qc._described
-    for (name, test), any_ask in itertools.product(context_variants().items(), (False, True)):
-        if name == "none" and any_ask:
+    # how far the reading reaches: an ask naming a thing of its own; any ask with a topic; (session 15) an ask with
+    # no topic of its own too ("where exactly does it go in?")
+    reaches = {"": {}, " +any ask": {"any_ask": True}, " +any ask +bare ask": {"any_ask": True, "bare_ask": True}}
+    for (name, test), (reach, flags) in itertools.product(context_variants().items(), reaches.items()):
+        if name == "none" and reach:
             continue
-        qc._described = described_reading(test, any_ask=any_ask)  # type: ignore[assignment]
+        qc._described = described_reading(test, **flags)  # type: ignore[assignment]
         try:
-            outcomes[name + (" +any ask" if any_ask else "")] = right(records)
+            outcomes[name + reach] = right(records)
         finally:
             qc._described = saved  # type: ignore[assignment]
+        print(f"measured {name + reach}", file=sys.stderr, flush=True)
     before = outcomes["none"]
     print("variant | " + " | ".join(f"{w} gained / ans lost / unc lost / pop lost" for w in WRITERS))
     for name, after in outcomes.items():
         print(f"{name:60} | " + " | ".join(changes(records, before, after, sets) for sets in WRITERS.values()))
     print("\nleaving one writer out: writer | variant chosen on the others | answered / uncovered / population "
           "before -> after")
+    shown: dict[str, None] = {}  # the variants chosen, in order
     for writer, sets in WRITERS.items():
         others = tuple(s for w, ss in WRITERS.items() if w != writer for s in ss)
         allowed = [(net, name) for name, after in outcomes.items()
                    for lost, net in [_losses(records, before, after, others)] if lost == 0]
         chosen = max(allowed, key=lambda pair: (pair[0], pair[1] == "none"))[1]
         print(f"{writer} | {chosen} | {rates(records, before, sets)} -> {rates(records, outcomes[chosen], sets)}")
+        shown.setdefault(chosen)
+    for name in shown:
+        print(f"\nchanged by {name}:")
+        for record, was, now in zip(records, before, outcomes[name], strict=True):
+            if was != now:
+                print(f"  {record.set} {kind(record)} {'gained' if now else 'lost'}: {record.query}")
     return 0
 
 

@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import gzip
 import re
+import sys
 from functools import cache
 from pathlib import Path
 
 from voiceassist.common_words import common_words
-from voiceassist.query.plain_words import PLAIN_FILE
+from voiceassist.query.plain_words import CLINICAL_SENSE_FILE, PLAIN_FILE
 
 WORDNET = Path("/usr/share/wordnet")
 _LICENCE = Path("/usr/share/doc/wordnet-base/copyright")
@@ -60,6 +61,12 @@ _WHO_WHERE_WHEN = PLAIN_FILES | frozenset((  # noqa: SIM905 - a word list reads 
 _THINGS_DONE = _WHO_WHERE_WHEN | frozenset(("noun.artifact", "noun.act", "noun.event", "noun.object"))
 _EVERYTHING_ELSE = _THINGS_DONE | frozenset((  # noqa: SIM905 - a word list reads better as text
     "noun.cognition noun.quantity verb.consumption verb.contact verb.creation verb.cognition verb.perception").split())
+# Session 15: the files a sense of a word that may be a case's clinical point lies in: session 14's (the body, states,
+# processes, substances, natural phenomena, attributes; verbs of the body and of change: "swell", "worsen"), and the
+# verbs of consumption ("drinks", "ate", "smokes": what a patient takes in is an exposure)
+CLINICAL_FILES = frozenset((  # noqa: SIM905 - a word list reads better as text
+    "noun.body noun.state noun.process noun.substance noun.phenomenon noun.attribute verb.body verb.change "
+    "verb.consumption").split())
 CONTEXT_VARIANTS = {"files W (who, where, when, food, animals, plants)": _WHO_WHERE_WHEN,
                     "files W+A (and artefacts, acts, events, objects)": _THINGS_DONE,
                     "files W+A+C (and cognition, quantities, verbs of contact, consumption)": _EVERYTHING_ELSE}
@@ -174,6 +181,27 @@ def is_context(word: str, files: frozenset[str], wordnet: Path = WORDNET) -> boo
     return bool(found) and found <= files and stem_of(word) not in clinical_names()
 
 
+def clinical_sense_words(wordnet: Path = WORDNET) -> list[str]:
+    """(Session 15) The words of the shipped English list (SCOWL 50) and the ordinary-word list with a WordNet sense
+    in CLINICAL_FILES: an ordinary word the description of a case names is its story only when it is none of them
+    (query/plain_words.is_story)."""
+    from voiceassist.query import terminology
+
+    words = {w.lower() for w in common_words() | terminology.ordinary_words()}
+    return sorted(w for w in words if _LETTERS.fullmatch(w) and lexicographer_files(w, wordnet) & CLINICAL_FILES)
+
+
+def write_clinical_sense_words(wordnet: Path = WORDNET) -> None:
+    header = ["# English words a WordNet 3.0 sense of which may be a case's clinical point: the words of the",
+              "# shipped English list (_data/phi/common_words.txt.gz, SCOWL size 50) and",
+              "# _data/concepts/ordinary_words.txt with a sense in the lexicographer files",
+              f"# {', '.join(sorted(CLINICAL_FILES))}",
+              "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/plain_word_data.py).",
+              "# WordNet's licence:",
+              *_licence()]
+    _write(CLINICAL_SENSE_FILE, header, clinical_sense_words(wordnet))
+
+
 def plain_words(wordnet: Path = WORDNET) -> list[str]:
     """The shipped English words that are plain (the module's doc)."""
     from voiceassist.phi.word_lists import stop_words
@@ -185,22 +213,36 @@ def plain_words(wordnet: Path = WORDNET) -> list[str]:
                   and word not in stop and stem(word) not in clinical and is_plain(word, wordnet))
 
 
-def write_plain_words(wordnet: Path = WORDNET) -> None:
+def _licence() -> list[str]:
     copyright_text = _LICENCE.read_text(encoding="utf-8")
     start = copyright_text.index("Permission to use")
     end = copyright_text.index("agrees to preserve same.", start) + len("agrees to preserve same.")
+    return [f"# {line.strip().lstrip('.')}".rstrip() for line in copyright_text[start:end].splitlines()]
+
+
+def _write(path: Path, header: list[str], words: list[str]) -> None:
+    text = "\n".join(header + words) + "\n"
+    with gzip.GzipFile(path, "wb", compresslevel=9, mtime=0) as out:  # the same words, the same bytes
+        out.write(text.encode("utf-8"))
+
+
+def write_plain_words(wordnet: Path = WORDNET) -> None:
     header = ["# English words that name no clinical thing in any sense: the words of the shipped English list",
               "# (_data/phi/common_words.txt.gz, SCOWL size 50) every WordNet 3.0 sense of which lies in one of the",
               f"# lexicographer files {', '.join(sorted(PLAIN_FILES))}",
               "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/plain_word_data.py), less the",
               "# concept layer's clinical vocabulary. WordNet's licence:",
-              *(f"# {line.strip().lstrip('.')}".rstrip() for line in copyright_text[start:end].splitlines())]
-    text = "\n".join(header + plain_words(wordnet)) + "\n"
-    with gzip.GzipFile(PLAIN_FILE, "wb", compresslevel=9, mtime=0) as out:  # the same words, the same bytes
-        out.write(text.encode("utf-8"))
+              *_licence()]
+    _write(PLAIN_FILE, header, plain_words(wordnet))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    """Writes the plain words; `clinical-senses` (session 15): the clinical-sense words."""
+    args = sys.argv[1:] if argv is None else argv
+    if args == ["clinical-senses"]:
+        write_clinical_sense_words()
+        print(CLINICAL_SENSE_FILE)
+        return 0
     write_plain_words()
     print(PLAIN_FILE)
     return 0

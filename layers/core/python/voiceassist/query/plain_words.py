@@ -5,24 +5,53 @@ of adverbs, and the concept layer's clinical vocabulary does not use them (`_dat
 written by voiceassist_local.evaluation.plain_word_data; the source, its licence and the choice in
 docs/decisions/0024-clinical-concepts.md, session 12). The evidence score weighs such a word as an ordinary word
 (query/question_concepts.py): GENERIC_WEIGHT when a passage lacks it, fully when it holds it, never named as a
-missing topic. A word WordNet does not know (an unknown brand) is never plain."""
+missing topic. A word WordNet does not know (an unknown brand) is never plain.
+
+Where a question describes its case, an ordinary word none of whose WordNet senses may be a clinical point is the
+story, not what is asked (is_story; `_data/concepts/clinical_sense_words.txt.gz`, written by the same module;
+decision 0024, session 15)."""
 
 from __future__ import annotations
 
 import gzip
 from functools import lru_cache
+from pathlib import Path
 
+from voiceassist.common_words import common_words
+from voiceassist.query.terminology import ordinary_words
 from voiceassist.settings import PACKAGE_DIR
 
 PLAIN_FILE = PACKAGE_DIR / "_data" / "concepts" / "plain_words.txt.gz"
+CLINICAL_SENSE_FILE = PACKAGE_DIR / "_data" / "concepts" / "clinical_sense_words.txt.gz"
 
 
 @lru_cache(maxsize=1)
 def plain_words() -> frozenset[str]:
     """The words, lower case as listed (a missing file is an install error: it raises)."""
-    with gzip.open(PLAIN_FILE, "rt", encoding="utf-8") as lines:
+    return _read(PLAIN_FILE)
+
+
+@lru_cache(maxsize=1)
+def clinical_sense_words() -> frozenset[str]:
+    """The words of the shipped English list and the ordinary-word list a WordNet 3.0 sense of which may be a case's
+    clinical point: filed under the body, states, processes, substances, natural phenomena or attributes, or a verb
+    of the body, of change or of consumption ("drinks", "back", "fit"; decision 0024, session 15)."""
+    return _read(CLINICAL_SENSE_FILE)
+
+
+def _read(path: Path) -> frozenset[str]:
+    with gzip.open(path, "rt", encoding="utf-8") as lines:
         return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 def is_plain(word: str) -> bool:
     return word.lower() in plain_words()
+
+
+def is_story(word: str) -> bool:
+    """Whether an ordinary word ("since", "otherwise", "family", "sorry") can only tell a case's story: an English
+    word (the shipped English list or the ordinary-word list: query/terminology.py) no WordNet sense of which is
+    filed where a clinical thing may be (clinical_sense_words). A word neither list holds is not one."""
+    lower = word.lower()
+    return (lower.isascii() and lower.isalpha() and (lower in common_words() or lower in ordinary_words())
+            and lower not in clinical_sense_words())
