@@ -8,7 +8,7 @@ import re
 import pytest
 
 from voiceassist.speech.repair import Vocabulary, corrections, repaired
-from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, english_words
+from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, english_words, followers
 
 TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
          "amlodipine", "doxycycline", "antibiotic", "diuretic", "diuretics", "antihistamines"]
@@ -241,6 +241,52 @@ def test_repair_leaves_regrouped_words_the_phi_detector_found_as_heard() -> None
     assert repaired(heard, REGROUPED) == "Is Mr Un metformin on un metformin?"
     name = [(kept, kept + len("Unmet Formin"))]
     assert repaired(heard, REGROUPED, keep=name) == "Is Mr Unmet Formin on un metformin?"
+
+
+FOLLOWED = Vocabulary.of(["CURB-65", "metformin"], known=english_words(),
+                         followers=followers(["The CURB-65 score counts confusion, urea, breathing rate and age.",
+                                              "A CURB-65 of 2 or more: consider hospital care.",
+                                              "Start metformin at 500 mg; metformin can cause lactic acidosis."]))
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # espeak-ng's "CURB sixty-five score" (blind7, blind10, blind11, blind12): the "s" heard with the number
+    ("Sorry, what are the five things in the CURB-65 core again?",
+     "Sorry, what are the five things in the CURB-65 score again?"),
+    ("Once the age cut off in the CURB-65 core,", "Once the age cut off in the CURB-65 score,"),
+])
+def test_repair_writes_the_word_the_passages_write_after_a_term_heard_without_its_first_letter(heard: str,
+                                                                                                meant: str) -> None:
+    assert repaired(heard, FOLLOWED) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "What is a CURB-65 of 3?",  # a word the passages write after the term
+    "Is the CURB-65 score 2?",
+    "Does metformin an hour before food help?",  # "can" less its first letter, but "an" is not three letters
+    "Is the core temperature raised?",  # no term before the word
+    "In the CURB-65, core temperature is not scored.",  # punctuation between: not the word after the term
+    "Is metformin tart?",  # "start" is not written after metformin in the passages ("at", "can" are)
+])
+def test_repair_leaves_a_word_after_a_term_that_is_no_follower_less_its_first_letter(said: str) -> None:
+    assert repaired(said, FOLLOWED) == said
+
+
+def test_repair_leaves_a_word_after_a_term_the_phi_detector_found_as_heard() -> None:
+    """A word after a term that the PHI detector found ("Core", a surname said after the score) stays as heard,
+    and so does a word after a term the detector found."""
+    heard = "is the CURB-65 core for Mr Core"
+    kept = heard.index("core")
+    assert repaired(heard, FOLLOWED) == "is the CURB-65 score for Mr Core"
+    assert repaired(heard, FOLLOWED, keep=[(kept, kept + len("core"))]) == heard
+    term = heard.index("CURB-65")
+    assert repaired(heard, FOLLOWED, keep=[(term, term + len("CURB-65"))]) == heard
+
+
+def test_followers_are_the_lower_case_words_after_each_passage_word() -> None:
+    found = followers(["The CURB-65 score counts. A CURB-65 of 2, Metformin Glucophage."])
+    assert found["curb65"] == frozenset({"score", "of"})
+    assert "metformin" not in found  # "Glucophage" is capitalized: a name or a heading, not the word after it
 
 
 NUMBERED = Vocabulary.of(["CURB-65", "metformin", "eGFR"], known=english_words())

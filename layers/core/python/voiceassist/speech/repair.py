@@ -32,6 +32,11 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   word in capitals before the number is the recognizer writing the score's name as it writes "CURB-65" (Piper's
   "CURB 65" heard "CARB-65", blind7_spoken, session 15); a capitalized word ("Kirby 65") is a name and stays.
 
+- the word after a term is the word the knowledge base's passages write after that term less its first letter, and
+  the passages never write the word as heard after it (`followers`): espeak-ng's "CURB sixty-five score" heard "CURB-65
+  core" (five decodes in four sets, session 15): the "s" heard with the number. Only a word of three letters or more,
+  never one the PHI detector found.
+
 - words the recognizer itself doubted (`doubted`: below its word confidence threshold, adapters/local/whisper_stt
   DOUBTED_WORD), every word of the span doubted and none of them a term, sound like a one-word term as above, even
   when they are English words: a doubted "lows are tan" is the recognizer's guess at a word it did not know
@@ -91,9 +96,12 @@ class Vocabulary:
     by_sound: dict[str, str]
     known: frozenset[str] = frozenset()  # words heard right when heard: never bent to a term that sounds alike
     by_number: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # "65": (("curb", "CURB-65"),)
+    # the words passages write right after a term, by the term's letters: "curb65": {"score", "of", ...}
+    followers: dict[str, frozenset[str]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, terms: Iterable[str], known: Iterable[str] = ()) -> Vocabulary:
+    def of(cls, terms: Iterable[str], known: Iterable[str] = (),
+           followers: dict[str, frozenset[str]] | None = None) -> Vocabulary:
         keyed: dict[str, str] = {}
         for term in terms:
             key = letters(term)
@@ -105,7 +113,8 @@ class Vocabulary:
             found = _NUMBERED_TERM.fullmatch(key)
             if found and " " not in term:
                 numbered.setdefault(found["number"], []).append((found["letters"], term))
-        return cls(keyed, sounds, frozenset(known), {number: tuple(terms) for number, terms in numbered.items()})
+        return cls(keyed, sounds, frozenset(known), {number: tuple(terms) for number, terms in numbered.items()},
+                   {key: words for key, words in (followers or {}).items() if key in keyed})
 
     def numbered(self, word: str, number: str) -> str | None:
         """The term that is letters and `number` whose letters sound like `word` (MIN_NUMBERED_SIMILARITY), the
@@ -234,6 +243,9 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
     numbered = _numbered(text, tokens, i, vocabulary)
     if numbered is not None:
         return numbered
+    follower = _follower(text, tokens, i, vocabulary)
+    if follower is not None:
+        return i + 1, follower
     glued = _GLUED_NUMBER.match(tokens[i].group(0) + _following_number(text, tokens, i))
     if glued and letters(glued["term"]) in vocabulary.by_letters:
         return i + 2, f"{vocabulary.by_letters[letters(glued['term'])]} {glued['number']}"
@@ -322,6 +334,24 @@ def _numbered(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabu
         return None
     term = vocabulary.numbered(word, number)
     return (i + 2, term) if term is not None else None
+
+
+def _follower(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> str | None:
+    """The word the passages write after the term before token i, when token i is that word less its first letter
+    and never follows the term there ("CURB-65 core": "score"); None otherwise. The term is the text from the last
+    space before token i, its tokens all in `tokens` (none the PHI detector found)."""
+    word = tokens[i].group(0)
+    if not vocabulary.followers or i == 0 or len(word) < 3 or not word.isalpha() or not word.islower() or \
+            text[tokens[i - 1].end():tokens[i].start()] != " ":
+        return None
+    start = text.rfind(" ", 0, tokens[i - 1].start()) + 1
+    key = letters(text[start:tokens[i - 1].end()])
+    covered = "".join(letters(token.group(0)) for token in tokens[:i] if token.start() >= start)
+    after = vocabulary.followers.get(key)
+    if not after or covered != key or word in after:
+        return None
+    written = sorted(follower for follower in after if follower[1:] == word)
+    return written[0] if len(written) == 1 else None
 
 
 def _following_number(text: str, tokens: list[re.Match[str]], i: int) -> str:

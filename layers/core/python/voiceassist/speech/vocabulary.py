@@ -206,6 +206,18 @@ def indexed_passages(documents: DocumentStore, index: SearchIndex, *, max_passag
             yield index.chunk(f"{document.doc_id}:{number:05d}").text
 
 
+def followers(passages: Iterable[str]) -> dict[str, frozenset[str]]:
+    """The lower-case words each passage word is followed by, keyed by the word's letters ("curb65": {"score"}): what
+    the repair takes as the word after a term (speech.repair, `Vocabulary.followers`)."""
+    found: dict[str, set[str]] = {}
+    for passage in passages:
+        words = _WORD.findall(passage)
+        for word, after in zip(words, words[1:], strict=False):
+            if after.islower():
+                found.setdefault(letters(word), set()).add(after)
+    return {key: frozenset(words) for key, words in found.items()}
+
+
 class KnowledgeBaseVocabulary:
     """The knowledge base's current terms, rebuilt at most every `refresh_seconds` (documents come and go): the
     first `max_terms` make the recognizer's prompt, and up to `repair_terms` repair its transcripts
@@ -237,7 +249,8 @@ class KnowledgeBaseVocabulary:
                 return
             self._built_at = now
             try:
-                self._terms = vocabulary_terms(self._passages(), max_terms=max(self._max_terms, self._repair_terms))
+                passages = list(self._passages())
+                self._terms = vocabulary_terms(passages, max_terms=max(self._max_terms, self._repair_terms))
             except Exception as exc:  # a store or index outage must not stop a clinician's question
                 from voiceassist.observability import log_failure
 
@@ -246,7 +259,7 @@ class KnowledgeBaseVocabulary:
             self._prompt = initial_prompt(self._terms[:self._max_terms]) if self._max_terms > 0 else None
             repairs = self._terms[:self._repair_terms]
             repairs += spoken_drug_names(repairs, terminology.drug_names(), common_words())
-            self._repairs = Vocabulary.of(repairs, known=english_words().keys())
+            self._repairs = Vocabulary.of(repairs, known=english_words().keys(), followers=followers(passages))
 
     def prompt(self) -> str | None:
         """Whisper's initial prompt (None when `max_terms` is 0)."""
