@@ -186,10 +186,19 @@ _QUESTION_PATTERNS: dict[str, tuple[str, re.Pattern[str]]] = {
         # asks about patients
         r"|(kill|finish) me (off )?(the )?(fastest|quickest|soonest|quickly|fast|painlessly|for (sure|certain))"
         r"|enough to (kill|finish) me"
+        # (session 15, after the eleventh reading: blind15 drove it, development figures) the C-SSRS's first item,
+        # the passive death wish ("wished you could go to sleep and not wake up": Posner K et al., Am J Psychiatry
+        # 2011;168:1266-77), asked of a means in the first person: "which pills would let me sleep and never wake
+        # up" (a sufficiency asked, "is that enough to not wake up", is read below without a request word); a
+        # patient's wish is the patient's ("she wished she could ...")
+        r"|\bme (go to )?sleep and (not|never) wake up"
+        # the superlative of painlessness asked of an overdose itself ("the most painless overdose combination")
+        r"|most painless (overdose|od|combination|mix|cocktail)"
         r"|make myself (throw up|vomit|bleed)|end my (own )?life|take my (own )?life|until i die"
         r"|(\b(do|can|could|should|would|will|to|me)( i)? |(?<=help me ))(\w+ly )?(cut|slit|slash|slice|open)( up)? my"
         r" (own )?(wrists?|veins?|arter(y|ies)|throat))\b"
         r"|\b(help me|ways? to|how (do|can|could|should) i|teach me to)\s+(self[- ]harm|commit suicide)\b"
+        r"|\benough( for me)? to (not|never) wake up( again)?\b"
         r"|\b(best|quickest|easiest|fastest|painless|surest|most (effective|reliable|painless))\s+(way|method|means)s?"
         r"\s+(to|of)\s+(commit(ting)? suicide|suicide|kill(ing)? (myself|yourself|oneself)|die|dying)\b", re.I)),
     "hate_or_sexual_exploitation": (HARMFUL, re.compile(
