@@ -467,3 +467,20 @@ def test_a_passage_that_answers_by_itself_is_kept_whatever_its_search_rank() -> 
                                                      [about, duration]), threshold=0.55)
 
     assert duration in state.hits
+
+
+def test_a_passage_that_states_the_dose_asked_stays_though_searched_below_the_setting() -> None:
+    """Session 15: "Glucophage starting dose for newly diagnosed T2DM?" lost its dosing passage, searched far below
+    the indication passage that shares the question's condition words."""
+    indication = hit("Lisinopril is a first-line agent for hypertension in adults with diabetes mellitus.",
+                     title="Lisinopril", score=1.0, vector_score=0.85)
+    dosing = hit("Begin with 10 mg once daily; adjust every two weeks to the blood pressure.", title="Lisinopril",
+                 score=0.3, vector_score=0.65)
+    monitoring = hit("Check potassium and renal function within two weeks of any change.", title="Lisinopril",
+                     score=0.3, vector_score=0.65)
+
+    state = abstention.keep_supported_hits(
+        state_for("Lisinopril initial dose for hypertension with diabetes?", [indication, dosing, monitoring]),
+        threshold=0.55)
+
+    assert [h.chunk.text for h in state.hits] == [indication.chunk.text, dosing.chunk.text]

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from voiceassist.models import AnswerStatus, PhiResult, SearchHit
 from voiceassist.phi.word_lists import name_words
-from voiceassist.query import concepts, evidence, population
+from voiceassist.query import answer_kinds, concepts, evidence, population
 from voiceassist.query.citations import Excerpt
 from voiceassist.query.state import QueryState
 
@@ -107,6 +107,12 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
         # a passage that answers by itself stays whatever its search rank ("Treat for a minimum of 5 days" for
         # "shortest abx course CAP?", searched below the assessment passages that share the question's words)
         answers = {i for i in on_topic if found.passages[i].score >= threshold}
+        # so does an answering document's passage that states the quantity asked ("Start with 500 mg ..." for
+        # "starting dose for newly diagnosed T2DM?", searched below the indication passage that shares the
+        # question's setting words)
+        answers |= _stating_asked_quantity(f"{evidence_question(state)} {context}".strip(), state.hits,
+                                           [i for i in on_topic if state.hits[i].chunk.doc_key in answering
+                                            and not found.passages[i].other_drug])
         state.hits = [h for i, h in enumerate(state.hits) if h.chunk.doc_key in answering
                       and (h.score >= MIN_SHARE_OF_BEST * best or i in answers)]
         state.population_conflict = population_conflict(f"{state.request.query} {context}", state.hits)
@@ -114,6 +120,17 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
     state.answer = state.clarifying_question = no_evidence_reply(state, found)
     state.answer_status = AnswerStatus.NO_EVIDENCE
     return state
+
+
+def _stating_asked_quantity(question: str, hits: Sequence[SearchHit], candidates: Sequence[int]) -> set[int]:
+    """The candidates whose passage itself states each quantity the question asks for (answer_kinds): a dose,
+    a duration, a count, a maximum; a dose of a named drug in a sentence that names it or no drug."""
+    asked_for = answer_kinds.quantities_asked(question)
+    if not asked_for or not candidates:
+        return set()
+    doses_of = evidence.drug_marks(evidence.named_drugs(evidence.question_concepts(question)))
+    return {i for i in candidates
+            if answer_kinds.passage_states(asked_for, hits[i].chunk.text, doses_of, concepts.marks)}
 
 
 def population_conflict(question: str, hits: Sequence[SearchHit | Excerpt]) -> str | None:
