@@ -286,10 +286,35 @@ DISAGREES = ("52 year old man, not confused, urea 5 mmol/L, RR 20, BP 125/80. I 
     ("the eGFR reading is thirty, hold the metformin?", "ckd_epi", 30),
     ("creatinine clearance level of 25, enoxaparin dose?", "creatinine_clearance", 25),
     ("is chlorthalidone still effective if egfr is below 30", "ckd_epi", 30),
+    # session 15: an approximation sign or word, a range, a decade, a bracketed method (development forms)
+    ("72 year old woman, eGFR ≈41, keep the sitagliptin?", "ckd_epi", 41),
+    ("66 yo man with an eGFR est. 44, dapagliflozin ok?", "ckd_epi", 44),
+    ("eGFR in the high 30s in an 81 year old, nitrofurantoin?", "ckd_epi", 30),
+    ("eGFR mid-40s, 77 year old woman: apixaban dose?", "ckd_epi", 40),
+    ("eGFR between 30 and 44 in a 70 year old man, gliclazide?", "ckd_epi", 30),
+    ("eGFR (MDRD) 33, 69 year old man, gabapentin?", "ckd_epi", 33),
 ])
 def test_a_score_given_is_read_as_given(question: str, calculator: str, value: float) -> None:
     assert given_score(question) == (calculator, value)
     assert requested_calculator(question) is None
+
+
+@pytest.mark.parametrize("question", [
+    "CKD-EPI eGFR 33 in a 69 year old man, gabapentin dose?",  # two names of one result, side by side
+    "CrCl 35 (Cockcroft-Gault), 82 year old woman, 50 kg: rivaroxaban?",
+    "Cockcroft-Gault CrCl 35 for an 82 year old woman, rivaroxaban dose?",
+])
+def test_a_second_name_beside_a_result_given_is_not_a_request(question: str) -> None:
+    assert given_score(question) is not None
+    assert requested_calculator(question) is None
+
+
+@pytest.mark.parametrize(("question", "calculator"), [
+    ("eGFR 38 - what is his Cockcroft-Gault CrCl? 70 year old man, 70 kg, creatinine 1.5", "creatinine_clearance"),
+    ("What is the Cockcroft-Gault CrCl for an 82 year old woman, 50 kg, creatinine 1.1?", "creatinine_clearance"),
+])
+def test_a_name_asked_beside_another_result_still_computes(question: str, calculator: str) -> None:
+    assert requested_calculator(question) == calculator
 
 
 @pytest.mark.parametrize(("question", "calculator"), [

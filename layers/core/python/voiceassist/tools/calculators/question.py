@@ -98,7 +98,7 @@ _NOT_A_RESULT = r"(?!\s*-?\s*(?:years?|yrs?|yo\b|y/o|y\.o|months?|weeks?|days?|[
 # drift / drops / falling / decline from 60 to 41", "was measured at 28", "came back as 38"), a word for the reading
 # ("eGFR level of 30", "eGFR reading is 30") and a bound ("eGFR below 30") (blind14 drove this: development figures).
 _GIVEN_VALUE = re.compile(
-    r"(?:'s)?\s*(?:,\s*(?:which|that)?\s*(?=(?:is|was|were|has|had|have|'s|now|just|came|comes|dropp?\w*|drift\w*"
+    r"(?:\s*\([^()]{1,30}\))?(?:'s)?\s*(?:,\s*(?:which|that)?\s*(?=(?:is|was|were|has|had|have|'s|now|just|came|comes|dropp?\w*|drift\w*"
     r"|f[ae]ll\w*|declin\w*|decreas\w*|ris\w*|rose|increas\w*|measur\w*|stands?|sits?|remains?)\b))?"
     r"\s*(?:score|points?|result|calculation|readings?|levels?|values?)?\s*"
     r"(?:(?:is|was|were|been|being|has|had|have|just|now|today|recently|already|currently|still)\s+)*"
@@ -106,8 +106,9 @@ _GIVEN_VALUE = re.compile(
     r"|totals?|totall?ed|adds?|added|dropp?(?:ed|s|ing)?|drift(?:ed|s|ing)?|f[ae]ll(?:en|s|ing)?|decreas(?:ed|es?|ing)"
     r"|declin(?:ed|es?|ing)|rose|ris(?:en|es?|ing)|increas(?:ed|es?|ing)|went|gone|goes|going|stands?|stood|sits?"
     r"|sitting|remains?|remained|stays?|stayed)\s*(?:out|back|up|down)?\s*)?"
-    r"(?:of|is|was|=|:|at|as|to|from|below|under|above|over|<|>|≤|≥|<=|>=|[-–—](?!\s*\d+\s*[-–—]))?\s*"
-    r"(?:(?:an?|about|around|approx\w*|roughly|nearly|only|just)\b\s*|~\s*)*" + _VALUE + _NOT_A_RESULT,
+    r"(?:of|is|was|=|:|at|as|to|from|below|under|above|over|between|<|>|≤|≥|<=|>=|≈|~=|[-–—](?!\s*\d+\s*[-–—]))?\s*"
+    r"(?:(?:an?|about|around|approx\w*|roughly|nearly|only|just|est(?:imated)?\.?|in|the|(?:low|mid|high|upper|lower)"
+    r"(?=[\s-]))(?:\s+|-|\b)|~\s*)*" + _VALUE + _NOT_A_RESULT,
     re.IGNORECASE)
 # ... or preceded by it ("scores three on CURB-65", "scoring 2 on the Wells", "a 4 on CHA2DS2-VASc", "3 points on")
 _VALUE_BEFORE = re.compile(r"(?:\bscor\w*\s+(?:of\s+)?" + _VALUE + r"|\b" + _VALUE + r"\s*points?|\ba\s+"
@@ -131,10 +132,38 @@ def requested_calculator(question: str) -> str | None:
     nor as the subject of a question about its criteria or meaning ("what are the five things in CURB-65?")."""
     if _ABOUT_SCORE.search(question) and not _ASKS_VALUE.search(question):
         return None
+    given = _given_spans(question)
     for name, pattern in _ALIASES:
-        if any(_value_given(question, match) is None for match in pattern.finditer(question)):
+        if any(_value_given(question, match) is None and not _beside(match, given) for match in
+               pattern.finditer(question)):
             return name
     return None
+
+
+# Between two names of one result ("CKD-EPI eGFR 38", "CrCl 40 (Cockcroft-Gault)"): spaces, brackets, a slash,
+# after the rest of a hyphenated name its alias matches in part ("Cockcroft" of "Cockcroft-Gault CrCl 40")
+_BESIDE = re.compile(r"(?:[-–]\w+)?[\s()/:]*")
+
+
+def _given_spans(question: str) -> list[tuple[int, int]]:
+    """Where the question gives a calculator's result: from the name to the end of its value."""
+    spans = []
+    for _name, pattern in _ALIASES:
+        for match in pattern.finditer(question):
+            found = _GIVEN_VALUE.match(question, match.end())
+            if found is not None and _value_given(question, match) is not None:
+                spans.append((match.start(), found.end()))
+    return spans
+
+
+def _beside(match: re.Match[str], spans: list[tuple[int, int]]) -> bool:
+    """Whether a name is another name of a result given next to it: inside its span ("eGFR (CKD-EPI) 38") or set
+    beside it with nothing between but spaces and brackets ("CKD-EPI eGFR 38", "CrCl 40 (Cockcroft-Gault)")."""
+    start, end = match.span()
+    return any(start < span_end and end > span_start
+               or _BESIDE.fullmatch(match.string[end:span_start]) is not None and end <= span_start
+               or _BESIDE.fullmatch(match.string[span_end:start]) is not None and span_end <= start
+               for span_start, span_end in spans)
 
 
 def _value_given(question: str, match: re.Match[str]) -> str | None:
