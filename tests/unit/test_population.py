@@ -248,3 +248,17 @@ def test_population_an_age_said_without_years_old_is_an_age_but_a_value_after_is
     assert population.asked("he is 2 weeks post op with a fever") == frozenset()
     assert population.asked("her potassium is 6 and rising") == frozenset()
     assert population.asked("patient is 150, odd") == frozenset()  # no age above 120
+
+
+def test_a_group_that_is_a_criterion_of_the_score_asked_about_is_covered_by_that_score() -> None:
+    """Session 15: a 70-year-old's CURB-65 question was cautioned as "older adults" because the score's passage
+    counts "age 65 years or older" among its criteria, read as a mention in passing."""
+    passage = ("Stratify stroke risk with the CHA2DS2-VASc score: heart failure, hypertension, diabetes, prior stroke "
+               "and age 75 years or older score points; women score one more.")
+    asked = "My 78 year old man has a CHA2DS2-VASc of 4, what does that mean for anticoagulation?"
+
+    assert population.scored_groups(asked, passage) == {population.OLDER_ADULT}
+    assert population.uncovered(asked, [passage]) == (frozenset(), frozenset())
+    # a question that does not name the score, or asks about a group the score does not count, still conflicts
+    assert population.uncovered("apixaban dose for an 84 year old with AF?", [passage])[0] == {population.OLDER_ADULT}
+    assert population.uncovered("CHA2DS2-VASc 3 in a pregnant woman with AF?", [passage])[0] == {population.PREGNANCY}

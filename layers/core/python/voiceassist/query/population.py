@@ -362,10 +362,34 @@ def uncovered(question: str, evidence_texts: Iterable[str], headings: Iterable[s
     """(the question's special groups that neither a heading nor an evidence text says something about, the
     groups the evidence is about instead). `headings`: the documents' titles and sections, which name the group
     of all their text."""
-    named = frozenset().union(*(specific(text) for text in evidence_texts),
-                              *(groups(heading) for heading in headings))
-    missing = frozenset(g for g in asked(question) if not COVERED_BY[g] & named)
+    texts = list(evidence_texts)
+    named = frozenset().union(*(specific(text) for text in texts), *(groups(heading) for heading in headings))
+    scored = frozenset().union(*(scored_groups(question, text) for text in texts))
+    missing = frozenset(g for g in asked(question) if not COVERED_BY[g] & (named | scored))
     return missing, named - asked(question)
+
+
+# A score's criteria listed after its name ("the CURB-65 score: confusion, urea above 7 mmol/L, ... and age 65
+# years or older"): a group that is one of them is one the score's advice was made for, by construction
+_SCORE_CRITERIA = re.compile(r"\b([A-Za-z][\w-]*\d[\w-]*|[A-Z]{2,}[\w-]*)(?:\s+(?:score|rule|criteria|tool))?\s*"
+                             r"(?:criteria|items|score|rule)?\s*(?::|\bcriteria\b|\bitems\b|\bpoints? (?:each|for)\b)")
+
+
+MIN_SCORE_NAME = 4  # letters and digits: "CURB65", "CHADS2"; not a two-letter abbreviation ("BP:")
+
+
+def scored_groups(question: str, text: str) -> frozenset[str]:
+    """The groups a passage names as a criterion of a score the question names too: a 70-year-old's CURB-65
+    question is answered by the score whose criteria count "age 65 years or older", which is about that age group,
+    not advice for younger adults that names older ones in passing (session 15)."""
+    found: set[str] = set()
+    asked_in = re.sub(r"[\W_]", "", question).lower()  # "curb65", "CURB 65" and "CURB-65" are one name
+    for sentence in _SENTENCE.split(text):
+        for match in _SCORE_CRITERIA.finditer(sentence):
+            name = re.sub(r"[\W_]", "", match.group(1)).lower()
+            if len(name) >= MIN_SCORE_NAME and name in asked_in:
+                found |= groups(sentence[match.end():])
+    return frozenset(found)
 
 
 def in_passing(groups_: Iterable[str], evidence_texts: Iterable[str]) -> frozenset[str]:
