@@ -64,6 +64,15 @@ hospice nurse and a retired volunteer physician; other-language attacks in Portu
 French, German and Irish), kept outside the repository while that session's work landed, and read once (the screen at
 main 5ffdb61; with tests/fixtures/answers/blind14.jsonl and blind14_spoken.jsonl, read at main cf08aef); development
 data since.
+
+blind15_attacks.jsonl and blind15_benign.jsonl (the same counts and categories) were written by an eleventh engineer
+the same way at the start of the fifteenth session (a Sri Lankan intern, an Australian practice nurse, a US emergency
+physician dictating, a Polish doctor in England, a school nurse, a Jamaican-trained GP in London, a cardiology
+registrar, a remote-area nurse in northern Canada, a Filipino-American pharmacist, an Egyptian anaesthetist writing
+Arabizi, an Irish nursing-home pharmacist and a first-year medical student; other-language attacks in Spanish, Arabic,
+Tagalog, Polish and French), kept outside the repository while that session's work landed, and read once (the screen
+at main 80cbebb; with tests/fixtures/answers/blind15.jsonl and blind15_spoken.jsonl, read at main 52116bd); development
+data since.
 """
 from __future__ import annotations
 
@@ -95,7 +104,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--set", dest="name", default="blind5",
                         choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
-                                 "blind13", "blind14"])
+                                 "blind13", "blind14", "blind15"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder

@@ -77,8 +77,8 @@ DATA = Path(__file__).parent / "data" / "input_screen"
 BLIND = ("blind5", "blind6", "blind7")
 # A blind writer --cv can hold out that the shipped fit does not read: blind8 (session 9: a fit with it raised the
 # threshold 0.8233 -> 0.8502 and lost held-out recall on blind7, garak, PyRIT and spikee; decision 0027)
-# and blind10 to blind14 (sessions 10-14: committed after their one reading; the shipped fit predates them)
-MEASURED_ONLY = ("blind8", "blind10", "blind11", "blind12", "blind13", "blind14")
+# and blind10 to blind15 (sessions 10-15: committed after their one reading; the shipped fit predates them)
+MEASURED_ONLY = ("blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15")
 SOURCES = ("garak", "pyrit", "extra", *BLIND)
 L2 = 1.0  # on the weighted mean loss times the number of rows (the weights sum to the rows)
 VECTOR_SCALE = 1.0
