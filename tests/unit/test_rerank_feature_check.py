@@ -45,7 +45,8 @@ def test_rerank_feature_check_covers_every_feature_and_the_judged_queries() -> N
 def test_rerank_feature_check_names_what_moved() -> None:
     shipped = shipped_check()
     moved = copy.deepcopy(shipped)
-    moved["queries"][0]["candidates"][1][2 + FEATURES.index("coverage")] += 2**-40  # a lexical value, last bits
+    moved["queries"][0]["candidates"][1][2 + FEATURES.index("coverage")] += 1e-6  # a lexical value moved
+    moved["queries"][0]["candidates"][2][2 + FEATURES.index("prf_share")] *= 1 + 2**-50  # a sum's order: the same
     moved["queries"][0]["candidates"][0][2 + FEATURES.index("cosine")] += 1e-6  # another CPU's kernels: the same
     moved["queries"][1]["query"] += " extra"
     moved["queries"][2]["candidates"].reverse()
