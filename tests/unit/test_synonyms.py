@@ -67,3 +67,11 @@ def test_the_composer_counts_a_concept_once_whichever_form_a_sentence_uses() -> 
     # second, which also names the fluid
     chosen = select_sentences("What fluid bolus is given for low blood pressure?", [excerpt])
     assert chosen[0].text.startswith("Give intravenous crystalloid")
+
+
+def test_a_maximal_dose_is_the_maximum_a_passage_states() -> None:
+    # "maximal" is a maximum asked, as query/answer_kinds.py reads it; the passage says "maximum"
+    asked = "What is the usual maximal daily dose of gabapentin?"
+    stated = hit("The usual maximum is 3,600 mg per day in three divided doses.", "Gabapentin")
+    answering = evidence.assess(asked, [stated]).passages[0]
+    assert answering.missing == ()

@@ -358,9 +358,9 @@ def _label_dropped(match: re.Match[str]) -> str:
 # attributes are the heads of the NUMERIC answer types (wording.ATTRIBUTE; query/answer_kinds.py: Li and Roth 2002)
 # as clinical questions word them; the words skipped beside them say which value, not whose.
 _VALUE_WORDS = frozenset({
-    "max", "maximum", "min", "minimum", "usual", "starting", "start", "initial", "loading", "daily", "total",
-    "single", "weekly", "recommended", "normal", "safe", "average", "mean", "the", "a", "an", "its", "their", "his",
-    "her", "my", "your", "this", "that"})
+    "max", "maximum", "maximal", "min", "minimum", "minimal", "usual", "starting", "start", "initial", "loading",
+    "daily", "total", "single", "weekly", "recommended", "normal", "safe", "average", "mean", "the", "a", "an", "its",
+    "their", "his", "her", "my", "your", "this", "that"})
 _WHEN = re.compile(r"^\s*(?:and\s+)?when\b", re.I)
 
 

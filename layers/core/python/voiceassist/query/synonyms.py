@@ -115,7 +115,8 @@ GROUPS: tuple[tuple[str, ...], ...] = (
     ("with meals", "with food", "after eating", "with breakfast"), ("second-line", "not first-line",
                                                                     "adjunct", "add-on"),
     ("repeat", "repeated", "again", "another dose", "second dose"),
-    ("maximum", "max", "highest", "upper limit"), ("starting dose", "initial dose", "start",
+    # "maximal": the same words query/answer_kinds.py reads as a maximum asked or stated (_MAXIMUM)
+    ("maximum", "max", "maximal", "highest", "upper limit"), ("starting dose", "initial dose", "start",
                                                            "starting"),
 )
 
