@@ -36,6 +36,7 @@ from voiceassist.models import (
 )
 from voiceassist.query.answering import FALLBACK_WARNING
 from voiceassist.query.tool_loop import MAX_TOOL_CALLS, WITHHELD
+from voiceassist.tools import actions
 from voiceassist.tools.executor import Caller
 
 USER = "clinician-1"
@@ -214,7 +215,11 @@ def test_a_rate_limited_tool_tells_the_model_when_to_retry(deps: Dependencies) -
     assert any("retry after" in reply for reply in cloud.tool_replies(1))
 
 
-def test_a_tool_that_needs_confirmation_returns_a_pending_action_the_user_confirms(deps: Dependencies) -> None:
+def test_a_tool_that_needs_confirmation_returns_a_pending_action_the_user_confirms(
+        deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> None:
+    # an action id in which a DEA number's shape appears (one uuid4 in about 70): it once kept the turn from the
+    # model outside the boundary, so that no model answered
+    monkeypatch.setattr(actions, "new_id", lambda prefix: f"{prefix}_ce33dd7092947d945fac971a80185844")
     cloud = ToolScriptModel("gpt-4o-mini", in_boundary=False, script=[
         calls(ToolCall(name="send_letter", arguments={"text": "see you Monday"})),
         text("Confirm the letter to send it.")])

@@ -119,14 +119,18 @@ def _tool_turn(state: QueryState, offered: list[ToolDefinition]) -> answering.To
 
 def _egress_text(state: QueryState, *, withhold_phi: bool = False) -> str:
     """What the rounds add to a payload that the knowledge base did not write: the models' arguments, and the
-    results that cite no source (a calculator's or a search's text quotes its sources)."""
+    results that cite no source (a calculator's or a search's text quotes its sources). A pending action's
+    reply adds only its summary: its id and expiry are ours, and a random id can look like a licence number."""
     parts: list[str] = []
     for exchange in state.tool_history:
-        if withhold_phi and exchange.result.carries_phi:
+        result = exchange.result
+        if withhold_phi and result.carries_phi:
             continue
         parts.extend(str(value) for value in exchange.call.arguments.values())
-        if not exchange.result.sources:
-            parts.append(exchange.result.content)
+        if result.pending_action is not None:
+            parts.append(result.pending_action.summary)
+        elif not result.sources:
+            parts.append(result.content)
     return "\n".join(parts)
 
 
