@@ -283,6 +283,41 @@ def test_repair_leaves_a_word_after_a_term_the_phi_detector_found_as_heard() -> 
     assert repaired(heard, FOLLOWED, keep=[(term, term + len("CURB-65"))]) == heard
 
 
+@pytest.mark.parametrize(("heard", "meant"), [
+    # espeak-ng's "CURB sixty-five score" (blind7, blind15): the "s" of "score" written as the score's clitic
+    ("Blood pressure gets appointments on the CURB-65's core.",
+     "Blood pressure gets appointments on the CURB-65 score."),
+    ("what is the CURB-65’s core cutoff for age", "what is the CURB-65 score cutoff for age"),
+])
+def test_repair_writes_the_follower_when_its_first_letter_was_heard_as_the_terms_clitic(heard: str,
+                                                                                      meant: str) -> None:
+    assert repaired(heard, FOLLOWED) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Is the CURB-65's score reliable?",  # the follower as written
+    "What is metformin's tart taste from?",  # "start" is not written after metformin in the passages
+    "Is the CURB-65's use in children valid?",  # "suse" is no follower
+    "Is the CURB-65's co valid?",  # shorter than three letters
+    "Is the CURB-65's, core or not?",  # punctuation between
+    "Is the patient's core temperature high?",  # no term before the clitic
+])
+def test_repair_leaves_a_terms_clitic_before_a_word_that_is_no_follower_less_its_s(said: str) -> None:
+    assert repaired(said, FOLLOWED) == said
+
+
+def test_repair_leaves_a_terms_clitic_and_follower_the_phi_detector_found_as_heard() -> None:
+    """The word after the clitic, or the term itself, found by the PHI detector ("Core", a surname) stays as heard."""
+    heard = "is the CURB-65's core for Mr Core"
+    assert repaired(heard, FOLLOWED) == "is the CURB-65 score for Mr Core"
+    kept = heard.index("core")
+    assert repaired(heard, FOLLOWED, keep=[(kept, kept + len("core"))]) == heard
+    term = heard.index("CURB-65's")
+    assert repaired(heard, FOLLOWED, keep=[(term, term + len("CURB-65's"))]) == heard
+    number = heard.index("65's")
+    assert repaired(heard, FOLLOWED, keep=[(number, number + len("65's"))]) == heard
+
+
 def test_followers_are_the_lower_case_words_after_each_passage_word() -> None:
     found = followers(["The CURB-65 score counts. A CURB-65 of 2, Metformin Glucophage."])
     assert found["curb65"] == frozenset({"score", "of"})

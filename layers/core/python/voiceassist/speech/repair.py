@@ -35,7 +35,8 @@ rewrites a span of one to `MAX_SPAN` words to a term when
 - the word after a term is the word the knowledge base's passages write after that term less its first letter, and
   the passages never write the word as heard after it (`followers`): espeak-ng's "CURB sixty-five score" heard "CURB-65
   core" (five decodes in four sets, session 15): the "s" heard with the number. Only a word of three letters or more,
-  never one the PHI detector found.
+  never one the PHI detector found. The same when the "s" was written on the term as its clitic and the word after
+  it, with an "s" before it, is that follower: "CURB-65's core" -> "CURB-65 score" (blind7, blind15, session 16).
 
 - words the recognizer itself doubted (`doubted`: below its word confidence threshold, adapters/local/whisper_stt
   DOUBTED_WORD), every word of the span doubted and none of them a term, sound like a one-word term as above, even
@@ -246,6 +247,9 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
     follower = _follower(text, tokens, i, vocabulary)
     if follower is not None:
         return i + 1, follower
+    possessive = _possessive_follower(text, tokens, i, vocabulary)
+    if possessive is not None:
+        return i + 2, possessive
     glued = _GLUED_NUMBER.match(tokens[i].group(0) + _following_number(text, tokens, i))
     if glued and letters(glued["term"]) in vocabulary.by_letters:
         return i + 2, f"{vocabulary.by_letters[letters(glued['term'])]} {glued['number']}"
@@ -352,6 +356,26 @@ def _follower(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabu
         return None
     written = sorted(follower for follower in after if follower[1:] == word)
     return written[0] if len(written) == 1 else None
+
+
+def _possessive_follower(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> str | None:
+    """Token i, the end of a term with the clitic "'s", and the word after it, when that word with an "s" before it is
+    the word the passages write after the term and the word as heard never follows it there: the term and the
+    follower ("CURB-65's core": "65 score"; espeak-ng's "CURB sixty-five score", blind15_spoken, session 16: the "s"
+    of "score" heard as the score's possessive). The rule of `_follower` with the "s" written on the term."""
+    if not vocabulary.followers or i + 1 >= len(tokens):
+        return None
+    token, word = tokens[i].group(0), tokens[i + 1].group(0)
+    if token[-2:] not in ("'s", "’s") or len(word) < 3 or not word.isalpha() or not word.islower() or \
+            text[tokens[i].end():tokens[i + 1].start()] != " ":
+        return None
+    start = text.rfind(" ", 0, tokens[i].start()) + 1
+    key = letters(text[start:tokens[i].end() - 2])
+    covered = "".join(letters(t.group(0)) for t in tokens[:i + 1] if t.start() >= start)
+    after = vocabulary.followers.get(key)
+    if not after or covered != key + "s" or word in after or "s" + word not in after:
+        return None
+    return f"{token[:-2]} s{word}"
 
 
 def _following_number(text: str, tokens: list[re.Match[str]], i: int) -> str:
