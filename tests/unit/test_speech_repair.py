@@ -163,6 +163,38 @@ def test_repair_never_takes_a_typed_abbreviation_or_another_form_for_a_split_ter
     assert repaired(said, vocabulary) == said
 
 
+GLUED = Vocabulary.of([*TERMS, "lactic", "acidosis"], known=english_words().keys())
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # espeak-ng's "What's metformin actually used for", blind12_spoken: a term and the English word after it glued
+    ("What's metforminactually used for, is it still first line?",
+     "What's metformin actually used for, is it still first line?"),
+    ("Is amoxicillinsafe in pregnancy?", "Is amoxicillin safe in pregnancy?"),
+    ("Does lactic acidosisoccur often?", "Does lactic acidosis occur often?"),
+])
+def test_repair_splits_a_term_glued_to_the_english_word_after_it(heard: str, meant: str) -> None:
+    assert repaired(heard, GLUED) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Are metformins all alike?",  # the term and an ending: shorter than MIN_GLUED_FOLLOWING
+    "Is amoxicillinical a word?",  # an ending, however long
+    "Is metforminxyzzy a brand?",  # the rest is no English word
+    "Are antihistamines first-line?",  # a term as written
+])
+def test_repair_never_splits_a_term_and_an_ending_or_a_fragment(said: str) -> None:
+    assert repaired(said, GLUED) == said
+
+
+def test_repair_leaves_a_glued_term_the_phi_detector_found_as_heard() -> None:
+    heard = "Is Mr Metforminsafe on metforminsafe doses?"
+    kept = heard.index("Metforminsafe")
+    assert repaired(heard, GLUED) == "Is Mr metformin safe on metformin safe doses?"
+    assert repaired(heard, GLUED, keep=[(kept, kept + len("Metforminsafe"))]) == \
+        "Is Mr Metforminsafe on metformin safe doses?"
+
+
 DOUBTING = Vocabulary.of(["losartan", "epinephrine", "thiazide", "anaphylaxis", "metformin"],
                          known=english_words().keys())
 

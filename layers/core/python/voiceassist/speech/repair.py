@@ -21,7 +21,9 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   term as above ("last-arton" -> "losartan"; "long-term" is English throughout and stays), or
 - one word that is no `known` word is two terms glued, each found as above ("lactocacidosis" -> "lactic
   acidosis": "lactoc" sounds like "lactic", "acidosis" is one), or a short English word glued to a term as
-  written ("Islactic" -> "Is lactic"), or
+  written ("Islactic" -> "Is lactic"), or a term as written glued to an English word of `MIN_GLUED_FOLLOWING`
+  letters or more that is no English ending ("metforminactually" -> "metformin actually", espeak-ng's blind12,
+  session 16), or
 - words said apart at the wrong place: their letters, joined, are a short English word (MAX_SPLIT_LETTERS) and a
   term as written, and one of them is neither a `known` word nor a term ("stay unmet formin" -> "stay un
   metformin", espeak-ng's "stay on metformin", blind10_spoken, session 15); the short word stays as heard.
@@ -67,6 +69,9 @@ ENDINGS = frozenset({"", "s", "es", "d", "ed", "ing", "e", "y", "ic", "ical", "a
                      "er", "ers", "ity"})
 MAX_SPLIT_LETTERS = 3  # an English word this short may be a piece of a term the recognizer split ("and to biotic")
 MIN_FUZZY_LETTERS = 6  # shorter spans and terms are repaired only when exact: short words collide
+# an English word glued after a term as written has this many letters at least ("metforminactually"): a shorter
+# rest is more often an ending ("statins") than a word
+MIN_GLUED_FOLLOWING = 3
 # a word before a term's own number ("curved 65" for "CURB-65", Piper's blind13_spoken): the number matches exactly,
 # so the word needs less (Metaphone KRFT / KRB 0.57, letters 0.6); a word that opens a different sound never matches
 MIN_NUMBERED_SIMILARITY = 0.5
@@ -135,7 +140,9 @@ class Vocabulary:
 
     def glued(self, key: str) -> tuple[str, float] | None:
         """Two words written as one word that is no `known` word: a short English word (MAX_SPLIT_LETTERS) and a
-        term as written ("islactic": "is lactic"), or two terms ("lactocacidosis": "lactic acidosis"): the split
+        term as written ("islactic": "is lactic"), a term as written and an English word of MIN_GLUED_FOLLOWING
+        letters or more that is no ending ("metforminactually": "metformin actually"; the longest term first), or
+        two terms ("lactocacidosis": "lactic acidosis"): the split
         whose halves are terms (MIN_FUZZY_LETTERS letters each or more; exact or by sound, `closest`) with the
         highest similarity of the worse half."""
         if key in self.known or key.isdigit():
@@ -143,6 +150,9 @@ class Vocabulary:
         for cut in range(1, MAX_SPLIT_LETTERS + 1):  # a short English word glued before a term ("islactic")
             if key[:cut] in self.known and len(key) - cut >= MIN_FUZZY_LETTERS and key[cut:] in self.by_letters:
                 return f"{key[:cut]} {self.by_letters[key[cut:]]}", 1.0
+        followed = self.term_and_word(key)
+        if followed is not None:
+            return followed, 1.0
         if len(key) < 2 * MIN_FUZZY_LETTERS:
             return None
         best: tuple[str, float] | None = None
@@ -154,6 +164,19 @@ class Vocabulary:
             if best is None or similarity > best[1]:
                 best = f"{first[0]} {second[0]}", similarity
         return best
+
+    def term_and_word(self, key: str) -> str | None:
+        """A term as written glued to an English word of MIN_GLUED_FOLLOWING letters or more that is no ending
+        ("metforminactually": "metformin actually"), the longest term first; None for a `known` word or a term.
+        Tried before a term that sounds like the whole word: "amoxicillinsafe" sounds near enough to "amoxicillin"
+        (Metaphone AMKSSLNSF and AMKSSLN, 0.88), which would drop the word "safe"."""
+        if key in self.known or key in self.by_letters:
+            return None
+        for cut in range(len(key) - MIN_GLUED_FOLLOWING, MIN_FUZZY_LETTERS - 1, -1):
+            rest = key[cut:]
+            if key[:cut] in self.by_letters and rest in self.known and rest not in ENDINGS:
+                return f"{self.by_letters[key[:cut]]} {rest}"
+        return None
 
     def regrouped(self, key: str, pieces: Sequence[str]) -> str | None:
         """Words said apart at the wrong place (`pieces`, their letters; `key`, all of them joined): a short
@@ -267,7 +290,8 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
         # them is no English word: a near match across words said right would swallow one ("are antihistamines"
         # is not "antihistamines")
         if size == 1:
-            found = vocabulary.closest(key) or vocabulary.glued(key)
+            followed = vocabulary.term_and_word(key)
+            found = (followed, 1.0) if followed else vocabulary.closest(key) or vocabulary.glued(key)
         elif key in vocabulary.by_letters:
             found = vocabulary.by_letters[key], 1.0
         elif regrouped := vocabulary.regrouped(key, [letters(token.group(0)) for token in span]):
