@@ -6,7 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from voiceassist.adapters.local.rows import APPROXIMATE_FROM, LoadedRows, nearest_signs, sign_words
+from voiceassist.adapters.local.rows import (
+    APPROXIMATE_FROM,
+    LoadedRows,
+    code_int8,
+    estimates,
+    nearest_signs,
+    sign_words,
+)
 from voiceassist.models import SearchFilters, SourceType
 from voiceassist.query.search import cosine_to_score
 
@@ -131,3 +138,46 @@ def test_local_index_dense_packed_signs_follow_appends_removals_activations_and_
     assert last in rows.dense(more[-1], SearchFilters(), 10)
     assert rows.basis_fitted_on == rows.size and not np.allclose(rows.centre, centre_before)
     assert packed_signs_match(rows)
+
+
+def test_local_index_dense_int8_codes_follow_the_projection_and_keep_the_float_estimates_candidates() -> None:
+    # Given rows above the exact limit, searched once (the basis and the int8 codes of the projected rows fitted)
+    rng = np.random.default_rng(17)
+    count = APPROXIMATE_FROM + 300
+    vectors = unit(rng.standard_normal((count, DIMENSION)) + 0.2)
+    rows = LoadedRows(DIMENSION)
+    rows.append(stored_rows(vectors, 1, [2020] * count))
+    rows.dense(vectors[0], SearchFilters(), 10)
+
+    def codes_match() -> bool:
+        fresh = code_int8(rows.projected[: rows.size], rows.steps)
+        return rows.coded.shape[0] >= rows.size and bool(np.array_equal(rows.coded[: rows.size], fresh))
+
+    # Then each code is its coordinate in its direction's steps, within half a step, none clipped at the fit
+    decoded = rows.coded[:count].astype(np.float32) * rows.steps
+    assert np.all(np.abs(decoded - rows.projected[:count]) <= rows.steps / 2 + 1e-6)
+    assert codes_match() and np.abs(rows.coded[:count]).max() == 127
+
+    # And the int8 estimates rank a query's rows as the float32 ones do, to within the codes' rounding
+    query = vectors[3]
+    coded = estimates(rows.coded[:count], (query @ rows.basis) * rows.steps)
+    exact = rows.projected[:count] @ (query @ rows.basis)
+    assert np.abs(coded - exact).max() < 0.01
+    assert len(set(np.argsort(-coded)[:1000]) & set(np.argsort(-exact)[:1000])) >= 980  # random rows: dense ties
+
+    # When rows are appended past the buffers' capacity, one far outside the fitted range (clipped, not wrapped)
+    extra = unit(rng.standard_normal((len(rows.rowids) - count + 10, DIMENSION)) + 0.2)
+    extra[-1] = rows.basis[:, 0] / np.linalg.norm(rows.basis[:, 0])  # all its length in the first direction
+    rows.append(stored_rows(extra, count + 1, [2020] * len(extra)))
+
+    # Then they are coded with the same steps, the far one at the limit, and it is still found with its exact score
+    assert codes_match() and rows.coded[rows.size - 1, 0] in (127, -127)
+    found = rows.dense(extra[-1], SearchFilters(), 5)
+    assert found[rows.last_rowid] == pytest.approx(cosine_to_score(1.0), abs=1e-6)
+
+    # And once the rows have doubled, the refit recomputes the steps and every code from them
+    steps_before = rows.steps.copy()
+    more = unit(rng.standard_normal((rows.size, DIMENSION)) - 0.4)
+    rows.append(stored_rows(more, rows.last_rowid + 1, [2020] * len(more)))
+    rows.dense(more[-1], SearchFilters(), 10)
+    assert rows.basis_fitted_on == rows.size and not np.array_equal(rows.steps, steps_before) and codes_match()

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.adapters.local.blas_threads import one_blas_thread, thread_count_setter
+from voiceassist.adapters.local.blas_threads import one_blas_thread
 from voiceassist.adapters.local.bm25 import (
     DecodedPostings,
     Phrase,
@@ -69,6 +69,10 @@ class LoadedRows:
         self.basis: np.ndarray | None = None  # (dimension, PROJECTED_DIMENSIONS), orthonormal columns
         self.basis_fitted_on = 0
         self.projected = np.zeros((0, PROJECTED_DIMENSIONS), dtype=np.float32)  # matrix @ basis, once fitted
+        # The estimates read `coded`, projected coded in int8 (a quarter of the bytes to gather): each direction's
+        # coordinate in steps of its largest magnitude at the fit / 127 (`steps`), folded into the query's.
+        self.coded = np.zeros((0, PROJECTED_DIMENSIONS), dtype=np.int8)
+        self.steps = np.ones(PROJECTED_DIMENSIONS, dtype=np.float32)
         self.centre = np.zeros(dimension, dtype=np.float32)  # the rows' mean at the basis' fit
         self.signs = np.zeros((0, 0), dtype=np.uint64)  # (words, capacity): sign_words(matrix - centre).T
 
@@ -121,6 +125,7 @@ class LoadedRows:
         self.size = needed
         if self.basis is not None:
             self.projected[start:needed] = project(self.matrix[start:needed], self.basis)
+            self.coded[start:needed] = code_int8(self.projected[start:needed], self.steps)
             self.signs[:, start:needed] = sign_words(self.matrix[start:needed] - self.centre).T
 
     def code(self, value: str | None) -> int:
@@ -191,18 +196,20 @@ class LoadedRows:
         depth x CANDIDATES_PER_HIT rows best by the cosine's part in the vectors' principal directions
         (a third of the bytes to read), and only they are scored exactly: at 50,000 chunks 4.5 -> 2.4 CPU
         ms, 99.8 % of the exact top 100 kept (docs/benchmarks.md, "Peers"); those estimates only for the rows
-        nearest by their sign bits (nearest_signs), SHORTLIST_PER_CANDIDATE x the candidates."""
+        nearest by their sign bits (nearest_signs), SHORTLIST_PER_CANDIDATE x the candidates, from their
+        coordinates coded in int8 (`coded`: the same candidates as float32's on the bench's 200 scale queries
+        and 400 real SciFact + NFCorpus ones, docs/decisions/0032, session 16)."""
         keep = self.mask(filters)
         allowed = np.flatnonzero(keep)
         if allowed.size == 0:
             return {}
         candidates = max(1000, depth * CANDIDATES_PER_HIT)
         if allowed.size >= APPROXIMATE_FROM and allowed.size > candidates:
-            projected, basis = self._projection()
+            _, basis = self._projection()
             query_signs = sign_words((vector - self.centre)[None])[0]
             shortlist_size = candidates * SHORTLIST_PER_CANDIDATE
             shortlist = nearest_signs(self.signs[:, : self.size], query_signs, keep, shortlist_size)
-            estimate = estimates(projected[shortlist], np.einsum("j,jk->k", vector, basis))
+            estimate = estimates(self.coded[shortlist], np.einsum("j,jk->k", vector, basis) * self.steps)
             allowed = shortlist[top_positions(estimate, candidates)]
             scores = matrix_vector(self.matrix[allowed], vector)
         # When most rows are allowed, scoring all of them and then selecting is cheaper than gathering the
@@ -229,6 +236,10 @@ class LoadedRows:
             self.basis = np.ascontiguousarray(directions[:, ::-1][:, :PROJECTED_DIMENSIONS], dtype=np.float32)
             self.projected = np.zeros((len(self.rowids), self.basis.shape[1]), dtype=np.float32)
             self.projected[: self.size] = project(self.matrix[: self.size], self.basis)
+            largest = np.abs(self.projected[: self.size]).max(axis=0)
+            self.steps = np.where(largest > 0, largest / 127, 1).astype(np.float32)
+            self.coded = np.zeros(self.projected.shape, dtype=np.int8)
+            self.coded[: self.size] = code_int8(self.projected[: self.size], self.steps)
             self.centre = self.matrix[: self.size].mean(axis=0, dtype=np.float64).astype(np.float32)
             words = sign_words(self.matrix[:1]).shape[1]
             self.signs = np.zeros((words, len(self.rowids)), dtype=np.uint64)
@@ -238,7 +249,7 @@ class LoadedRows:
 
     def _grow(self, capacity: int) -> None:
         for name in ("rowids", "matrix", "present", "searchable", "source_type", "year", "doc_key",
-                     "specialty", "lengths", *(("projected",) if self.basis is not None else ())):
+                     "specialty", "lengths", *(("projected", "coded") if self.basis is not None else ())):
             old = getattr(self, name)
             new = np.zeros((capacity, *old.shape[1:]), dtype=old.dtype)
             new[: self.size] = old[: self.size]
@@ -258,16 +269,19 @@ def project(rows: np.ndarray, basis: np.ndarray) -> np.ndarray:
         return rows @ basis
 
 
-def estimates(projected: np.ndarray, query: np.ndarray) -> np.ndarray:
-    """projected @ query, the candidates' estimates: OpenBLAS's matrix-vector product on this thread alone
-    where numpy has an OpenBLAS whose thread count can be set per thread (50,000 x 128: 1.36 against
-    einsum's 2.59 CPU ms, docs/benchmarks.md, "Peers"), einsum's loop elsewhere (see matrix_vector: a
-    second BLAS thread spins after the product). Only the candidates come from it; every returned score is
-    matrix_vector's exact cosine."""
-    if len(projected) < 256 or thread_count_setter() is None:
-        return matrix_vector(projected, query)
-    with one_blas_thread():
-        return projected @ query
+def estimates(coded: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """The candidates' estimates: int8-coded projected rows times the projected query in the codes' steps
+    (float32), in einsum's loop, which widens the codes a block at a time in cache. Gathering 6,000 coded rows
+    and this product cost 0.5-0.6 CPU ms against 0.85-1.4 for the float32 rows' gather and OpenBLAS's sgemv
+    (the bench's 50k scale vectors, load ~27), the same recall (docs/decisions/0032, session 16). Only the
+    candidates come from it; every returned score is matrix_vector's exact cosine."""
+    return np.einsum("ij,j->i", coded, query)
+
+
+def code_int8(projected: np.ndarray, steps: np.ndarray) -> np.ndarray:
+    """Each coordinate in its direction's steps, rounded; a row appended after the fit and beyond its
+    direction's largest magnitude then is clipped at +-127 (only its estimate is coarser: scores stay exact)."""
+    return np.clip(np.rint(projected / steps), -127, 127).astype(np.int8)
 
 
 def sign_words(rows: np.ndarray) -> np.ndarray:
