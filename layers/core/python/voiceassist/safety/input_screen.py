@@ -62,6 +62,7 @@ from voiceassist.safety.languages import harm_kinds, jailbreak_kinds, language_k
 from voiceassist.safety.learning import own_prompt_asked, own_words_retracted, teaching_asked
 from voiceassist.safety.mention import mention_frame, response_asked
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds, shorthand_only
+from voiceassist.safety.pasted_orders import pasted_order_kinds
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
     MEANING_MODEL_PATH,
@@ -314,7 +315,8 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     kinds += [(HARMFUL, kind) for kind in (*harm_kinds(text), *crosslingual_kinds(text))]
     kinds += [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
-            + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text))
+            + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text)
+            + pasted_order_kinds(text))
 
 
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None,
