@@ -387,6 +387,31 @@ def test_repair_leaves_a_word_before_a_number_that_is_not_the_term(said: str) ->
     assert repaired(said, NUMBERED) == said
 
 
+@pytest.mark.parametrize(("heard", "meant"), [
+    # Piper's "so curb sixty-five comes out at three" (blind15_spoken): a short English word glued to the term's letters
+    ("SoCURB-65 comes out at 3. What does that mean?", "So CURB-65 comes out at 3. What does that mean?"),
+    ("is the socurb 65 high", "is the so CURB-65 high"),
+])
+def test_repair_splits_a_short_word_glued_before_a_numbered_term(heard: str, meant: str) -> None:
+    assert repaired(heard, NUMBERED) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Is XqCURB-65 a thing?",  # no English word before the term's letters
+    "Was SoCurb 65 admitted?",  # the term's letters capitalized: a name
+    "Is the SoCURB 40 high?",  # not the term's number
+    "Was the socurbs 65 high?",  # not the term's letters
+])
+def test_repair_leaves_a_word_glued_before_letters_that_are_not_a_numbered_term(said: str) -> None:
+    assert repaired(said, NUMBERED) == said
+
+
+def test_repair_leaves_a_glued_numbered_term_the_phi_detector_found_as_heard() -> None:
+    heard = "Is SoCURB 65 the patient?"
+    assert repaired(heard, NUMBERED, keep=[(3, 9)]) == heard
+    assert repaired(heard, NUMBERED, keep=[(10, 12)]) == heard
+
+
 def test_repair_leaves_a_word_before_a_number_the_phi_detector_found_as_heard() -> None:
     """A name said in lower case before a number ("kirby 65", a patient's name and age) that the PHI detector found
     stays as heard; only what it did not find may be a term's spelling."""

@@ -32,7 +32,9 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   in lower case or in capitals, sounds like its letters (the keys' first sounds the same, Metaphone keys and letters
   within `MIN_NUMBERED_SIMILARITY`: the number is the rest of the evidence): "curved 65", "CARB-65" -> "CURB-65". A
   word in capitals before the number is the recognizer writing the score's name as it writes "CURB-65" (Piper's
-  "CURB 65" heard "CARB-65", blind7_spoken, session 15); a capitalized word ("Kirby 65") is a name and stays.
+  "CURB 65" heard "CARB-65", blind7_spoken, session 15); a capitalized word ("Kirby 65") is a name and stays. A short
+  English word (MAX_SPLIT_LETTERS) glued before the term's letters as written, in capitals or lower case, is that
+  word and the term (Piper's "So CURB sixty-five" heard "SoCURB-65" -> "So CURB-65", blind15_spoken, session 16).
 
 - the word after a term is the word the knowledge base's passages write after that term less its first letter, and
   the passages never write the word as heard after it (`followers`): espeak-ng's "CURB sixty-five score" heard "CURB-65
@@ -352,13 +354,21 @@ def _hyphenated(text: str, span: Sequence[re.Match[str]], vocabulary: Vocabulary
 def _numbered(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> tuple[int, str] | None:
     """(i + 2, the term) when token i, a word in lower case or in capitals, and the number after it (a space or a
     hyphen between) are a term in the recognizer's spelling ("curved 65", "CARB-65": "CURB-65"); a capitalized word
-    (a name) is never taken."""
+    (a name) is never taken. A short English word (MAX_SPLIT_LETTERS) glued before the term's letters as written is
+    the word and the term (Piper's "So CURB sixty-five" heard "SoCURB-65", blind15_spoken, session 16)."""
     if not vocabulary.by_number or i + 1 >= len(tokens):
         return None
     if text[tokens[i].end():tokens[i + 1].start()] not in (" ", "-"):
         return None
     word, number = tokens[i].group(0), tokens[i + 1].group(0)
-    if not (word.isalpha() and (word.islower() or word.isupper() and len(word) > 1) and number.isdigit()):
+    if not (word.isalpha() and number.isdigit()):
+        return None
+    for cut in range(1, MAX_SPLIT_LETTERS + 1):  # a short English word glued before the term's letters ("SoCURB-65")
+        head, rest = word[:cut], word[cut:]
+        if head.lower() in vocabulary.known and (rest.isupper() or rest.islower()) and \
+                (key := letters(rest) + number) in vocabulary.by_letters and _NUMBERED_TERM.fullmatch(key):
+            return i + 2, f"{head} {vocabulary.by_letters[key]}"
+    if not (word.islower() or word.isupper() and len(word) > 1):
         return None
     term = vocabulary.numbered(word, number)
     return (i + 2, term) if term is not None else None
