@@ -110,7 +110,7 @@ def test_an_element_symbol_with_a_charge_is_the_ion_and_without_one_stays_ambigu
     assert concepts.ion("K", "+ level") == "potassium"  # "K": keratometry, potassium or thousand
     assert concepts.ion("Na", "+ of 128") == "sodium"
     assert concepts.ion("Mg", "2+ low") == "magnesium"
-    assert concepts.ion("K", " level") is None
+    assert concepts.ion("K", " steps") is None  # a bare K: no charge, no result after it
 
 
 def test_a_misspelt_condition_is_read_as_the_clinical_word_one_edit_away() -> None:

@@ -292,18 +292,68 @@ def concept_overlap(question: str, passage: str) -> float:
     return sum(bool(m.marks & held) for m in asked) / len(asked)
 
 
-_CHARGE = re.compile(r"\d?[+]{1,2}|\d?-(?![\w-])")
+# A charge typed right after an element's symbol: "+", "++", "2+", "-", "2-" ("K+", "Ca++", "Mg2+", "Cl-")
+_CHARGE = re.compile(r"(\d?)([+]{1,2}|-(?![\w-]))")
+# a result typed after a symbol ("K 5.9", "K: 6.1", "K=5.8", "K of 6.1", "K 5.9 mmol/L") or the word that says one
+# is asked ("at what K level"); not a dose ("vit K 10 mg": UCUM's mass, volume and unit codes after the number)
+_RESULT_AFTER = re.compile(r"[ \t]*(?:[:=][ \t]*|(?:of|is|was|now|at|up to)[ \t]+)?\d+(?:[.,]\d+)?(?![.,]?\d)"
+                           r"(?![ \t]*(?:mg|mcg|ug|µg|g|ng|ml|iu|units?)\b)|[ \t]+levels?\b", re.I)
+_COUNTED_SYMBOL = re.compile(r"([A-Za-z]{1,2})(\d)")
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)[ \t]+$")
+# IUPAC's names of monatomic anions (Red Book 2005, IR-5.3.3.2): the element's root and "-ide" ("chlorine" ->
+# "chloride", "oxygen" -> "oxide", "sulfur" -> "sulfide"); the endings the root drops
+_ANION_ENDINGS = ("ine", "ogen", "ygen", "orus", "ur", "on", "ium")
 
 
-def ion(symbol: str, after: str) -> str | None:
-    """What an element's symbol written with a charge ("K+", "Na+", "Mg2+", "HCO3-") stands for: the meaning
-    of the abbreviation list that the drug dictionary names ("K": keratometry, potassium, thousand ->
-    "potassium"), or None when `after` (the text right after the symbol) is no charge."""
-    if not _CHARGE.match(after):
+def _anion_name(element: str) -> str:
+    for ending in _ANION_ENDINGS:
+        if element.endswith(ending) and len(element) > len(ending) + 2:
+            return element[: -len(ending)] + "ide"
+    return element + "ide"
+
+
+def ion(symbol: str, after: str, before: str = "") -> str | None:
+    """The ion or analyte a chemical element's symbol names (periodictable's elements, terminology.elements), or None:
+    - typed with a charge that is one of the element's common ions ("K+", "k+", "Na+", "Ca2+", "Ca++", "Cl-"), in
+      any case: the ion, by the abbreviation list's meaning that names the element or its anion ("Cl": chloride),
+      else the element's name for a cation, its anion name for an anion ("Ca2+": calcium, "F-": fluoride); a rare
+      charge is no ion ("O-" is blood group O negative, oxygen's common ion is 2-);
+    - a one-letter symbol typed as the element's symbol with a result or "level" after it ("K 5.9", "at what K
+      level"): the abbreviation list's meaning that is the element's name ("K": keratometry, potassium, thousand ->
+      potassium). A one-letter abbreviation is read nowhere else (expansion.abbreviation_meanings): the result
+      beside it says which meaning is measured, and a thousand is typed after its number ("5K"), never before one.
+      Not when the word before and the letter are a drug's name or its start ("vit K level": vitamin K).
+    `after` is the text right after the symbol, `before` the text right before it."""
+    counted = _COUNTED_SYMBOL.fullmatch(symbol)  # "Ca2+" is read as one word "Ca2" and the sign after it
+    if counted and after[:1] in "+-" and after:
+        symbol, after = counted.group(1), counted.group(2) + after
+    charge = _CHARGE.match(after)
+    table = terminology.elements()
+    element = table.get(symbol) or (table.get(symbol.capitalize()) if charge else None)
+    if element is None:
         return None
-    names = terminology.drug_names()
-    found = [m for m in terminology.abbreviations().get(symbol, ()) if m.lower() in names]
-    return found[0] if len(found) == 1 else None
+    listed = terminology.abbreviations().get(symbol if symbol in table else symbol.capitalize(), ())
+    if charge:
+        sign = 1 if charge.group(2).startswith("+") else -1
+        count = int(charge.group(1) or len(charge.group(2)))
+        if sign * count not in element.charges:
+            return None
+        name = element.name if sign > 0 else _anion_name(element.name)
+        return next((m for m in listed if m.lower() == name), name)
+    if len(symbol) != 1 or not _RESULT_AFTER.match(after) or _drug_named_with(symbol, before):
+        return None
+    return next((m for m in listed if m.lower() == element.name), None)
+
+
+def _drug_named_with(symbol: str, before: str) -> bool:
+    """Whether the word before `symbol` and the symbol are a drug's name, the word whole or cut short ("vitamin K",
+    "vit K": the drug dictionary's "vitamin k")."""
+    word = _WORD_BEFORE.search(before)
+    if word is None:
+        return False
+    typed, letter = word.group(1).lower(), symbol.lower()
+    return any(name.endswith(" " + letter) and name[: -len(letter) - 1].startswith(typed)
+               and " " not in name[: -len(letter) - 1] for name in terminology.drug_names())
 
 
 def clinical_words() -> frozenset[str]:

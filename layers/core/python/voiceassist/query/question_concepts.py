@@ -179,10 +179,10 @@ def _concepts(question: str) -> list[Concept]:
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
-        charged = ion(word, text[match.end():])  # "K+": potassium, a topic, not a letter
+        charged = ion(word, text[match.end():], text[:match.start()])  # "K+", "K 5.9": potassium, a topic
         meanings = (charged,) if charged else abbreviation_meanings(word) or numbered_meanings(word)
-        if not meanings or word in found:
-            continue
+        if not meanings or word in found or (charged and charged.lower() in found):
+            continue  # "K 5.9 ... at what potassium": the ion is the drug named, one concept
         long_forms = tuple(content_terms(m) | synonyms.marks(m) for m in meanings)
         abbreviation_words.add(word.lower())
         alternatives = (frozenset({word.lower()}), *(f for f in long_forms if f), *_group_marks(meanings))

@@ -48,6 +48,7 @@ ENGLISH_NEAR_FILE = CONCEPT_DATA / "english_near_terms.txt"
 SETTING_FILE = CONCEPT_DATA / "setting_words.tsv"
 MIXED_STOP_WORDS_FILE = CONCEPT_DATA / "mixed_stop_words.tsv"
 COURSE_VERBS_FILE = CONCEPT_DATA / "course_verbs.tsv"
+ELEMENTS_FILE = CONCEPT_DATA / "elements.tsv"  # periodictable 2.1.0 (public domain)
 
 
 @dataclass(frozen=True)
@@ -140,6 +141,25 @@ def abbreviations() -> dict[str, tuple[str, ...]]:
         if line and not line.startswith("#") and "\t" in line:
             key, meanings = line.split("\t")
             table[key] = tuple(m for m in meanings.split("|") if m)
+    return table
+
+
+@dataclass(frozen=True)
+class Element:
+    """A chemical element: its name (lower case) and the charges of its common ions."""
+
+    name: str
+    charges: frozenset[int]
+
+
+@lru_cache(maxsize=1)
+def elements() -> dict[str, Element]:
+    """An element's symbol as written ("K", "Na") -> the element (local/voiceassist_local/evaluation/elements.py)."""
+    table: dict[str, Element] = {}
+    for line in ELEMENTS_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            symbol, name, charges = line.split("\t")
+            table[symbol] = Element(name, frozenset(int(c) for c in charges.split(",") if c))
     return table
 
 
