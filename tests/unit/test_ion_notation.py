@@ -3,7 +3,11 @@ an element's symbol typed with a charge or beside a result is the ion or analyte
 
 from __future__ import annotations
 
+import zipfile
+from pathlib import Path
+
 import pytest
+from voiceassist_local.evaluation import elements
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import concepts, evidence, terminology
@@ -83,3 +87,18 @@ def test_phi_boundary_a_redacted_value_after_k_is_no_result_and_a_name_does_not_
     assert not any(frozenset({"potassium"}) in a for a in _readings("K <PHONE_NUMBER> on enalapril").values())
     readings = _readings("Mrs <PERSON> K 6.1 on enalapril, hold it?")
     assert frozenset({"potassium"}) in readings["K"] and not any("person" in label.lower() for label in readings)
+
+
+def test_the_element_table_is_read_from_periodictables_source_common_ions_only(tmp_path: Path) -> None:
+    source = ("element_base: dict[int, tuple[str, str, list[int], list[int]]] = {\n"
+              "    0: ('neutron', 'n', [], []),\n    19: ('Potassium', 'K', [1], [-1]),\n"
+              "    17: ('Chlorine', 'Cl', [-1, 1], [2]),\n}\n")
+    wheel = tmp_path / "periodictable-0-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(elements.CORE_MEMBER, source)
+    assert elements.element_lines(elements.element_table(wheel)) == ["Cl\tchlorine\t-1,+1", "K\tpotassium\t+1"]
+    empty = tmp_path / "other.whl"
+    with zipfile.ZipFile(empty, "w") as archive:
+        archive.writestr(elements.CORE_MEMBER, "elements = {}\n")
+    with pytest.raises(ValueError, match="element_base"):
+        elements.element_table(empty)

@@ -31,9 +31,9 @@ def element_table(wheel: Path) -> dict[int, tuple[str, str, list[int], list[int]
     with zipfile.ZipFile(wheel) as archive:
         tree = ast.parse(archive.read(CORE_MEMBER).decode("utf-8"))
     for node in tree.body:
-        target = node.target if isinstance(node, ast.AnnAssign) else None
-        if isinstance(target, ast.Name) and target.id == TABLE and node.value is not None:  # type: ignore[union-attr]
-            table: dict[int, tuple[str, str, list[int], list[int]]] = ast.literal_eval(node.value)  # type: ignore[union-attr]
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.target.id == TABLE \
+                and node.value is not None:
+            table: dict[int, tuple[str, str, list[int], list[int]]] = ast.literal_eval(node.value)
             return table
     raise ValueError(f"{CORE_MEMBER} of {wheel} has no {TABLE}")
 
