@@ -254,9 +254,10 @@ def fts5_bm25(postings: TermPostings, phrases: Sequence[Phrase], searchable: np.
         matched_rows.append(rows)
         contributions.append(contribution)
     if matched_rows:
-        # bincount adds each row's contributions in phrase order, as FTS5's loop does: identical sums.
-        scores += np.bincount(np.concatenate(matched_rows), weights=np.concatenate(contributions),
-                              minlength=len(searchable))
+        # bincount adds each row's contributions in phrase order, as FTS5's loop does: identical sums (from 0.0,
+        # as the zeros would have added them to).
+        return np.bincount(np.concatenate(matched_rows), weights=np.concatenate(contributions),
+                           minlength=len(searchable))
     return scores
 
 

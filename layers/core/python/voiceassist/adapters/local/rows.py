@@ -200,11 +200,11 @@ class LoadedRows:
         coordinates coded in int8 (`coded`: the same candidates as float32's on the bench's 200 scale queries
         and 400 real SciFact + NFCorpus ones, docs/decisions/0032, session 16)."""
         keep = self.mask(filters)
-        allowed = np.flatnonzero(keep)
-        if allowed.size == 0:
+        allowed_count = int(np.count_nonzero(keep))  # the positions only where they are scanned (below)
+        if allowed_count == 0:
             return {}
         candidates = max(1000, depth * CANDIDATES_PER_HIT)
-        if allowed.size >= APPROXIMATE_FROM and allowed.size > candidates:
+        if allowed_count >= APPROXIMATE_FROM and allowed_count > candidates:
             _, basis = self._projection()
             query_signs = sign_words((vector - self.centre)[None])[0]
             shortlist_size = candidates * SHORTLIST_PER_CANDIDATE
@@ -214,7 +214,7 @@ class LoadedRows:
             scores = matrix_vector(self.matrix[allowed], vector)
         # When most rows are allowed, scoring all of them and then selecting is cheaper than gathering the
         # allowed rows first: the gather copies the matrix, the matrix-vector product only reads it.
-        elif allowed.size == self.size:
+        elif (allowed := np.flatnonzero(keep)).size == self.size:
             scores = matrix_vector(self.matrix[: self.size], vector)
         elif allowed.size > self.size // 4:
             scores = matrix_vector(self.matrix[: self.size], vector)[allowed]
