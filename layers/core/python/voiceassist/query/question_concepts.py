@@ -228,6 +228,11 @@ def _concepts(question: str) -> list[Concept]:
         # "uptitration": also covered by the word after the prefix of orientation ("titration": concepts.py)
         if not function_words and (bare := unprefixed(word)) and (bare_terms := content_terms(bare)):
             completed = (*completed, bare_terms)
+        # "per kilo": WordNet's one sense of the word is the synset of a listed abbreviation ("kilogram, kg, kilo"),
+        # so a passage writing the abbreviation or its meaning covers it ("20 mL/kg": terminology.abbreviation_synonyms)
+        if (short := terminology.abbreviation_synonyms().get(word.lower())) is not None:
+            completed = (*completed, frozenset({short.lower()}), *(m for m in map(content_terms,
+                                                                                   abbreviation_meanings(short)) if m))
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:

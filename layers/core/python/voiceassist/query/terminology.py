@@ -49,6 +49,7 @@ SETTING_FILE = CONCEPT_DATA / "setting_words.tsv"
 MIXED_STOP_WORDS_FILE = CONCEPT_DATA / "mixed_stop_words.tsv"
 COURSE_VERBS_FILE = CONCEPT_DATA / "course_verbs.tsv"
 ELEMENTS_FILE = CONCEPT_DATA / "elements.tsv"  # periodictable 2.1.0 (public domain)
+ABBREVIATION_SYNONYMS_FILE = CONCEPT_DATA / "abbreviation_synonyms.tsv"  # WordNet 3.0 with the abbreviation list
 
 
 @dataclass(frozen=True)
@@ -160,6 +161,18 @@ def elements() -> dict[str, Element]:
         if line and not line.startswith("#"):
             symbol, name, charges = line.split("\t")
             table[symbol] = Element(name, frozenset(int(c) for c in charges.split(",") if c))
+    return table
+
+
+@lru_cache(maxsize=1)
+def abbreviation_synonyms() -> dict[str, str]:
+    """A word WordNet puts with a listed abbreviation ("kilo") -> the abbreviation ("kg"), as the list writes it
+    (local/voiceassist_local/evaluation/abbreviation_synonyms.py)."""
+    table: dict[str, str] = {}
+    for line in ABBREVIATION_SYNONYMS_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            word, abbreviation = line.split("\t")
+            table[word] = abbreviation
     return table
 
 
