@@ -61,6 +61,8 @@ def found(result: PhiResult, text: str) -> set[tuple[str, str]]:
     ("a 92-year-old woman with hip fracture", "AGE_OVER_89", "92-year-old"),
     ("aged 95, on digoxin", "AGE_OVER_89", "95"),
     ("card 4556601938071755 was charged twice", "CREDIT_CARD", "4556601938071755"),
+    ("prescriber DEA AB1234563 on the script", "MEDICAL_LICENSE", "AB1234563"),
+    ("DEA#AB1234563, is the refill allowed?", "MEDICAL_LICENSE", "AB1234563"),
     ("IBAN GB13PLUO53932440748460 for the refund", "IBAN_CODE", "GB13PLUO53932440748460"),
     # dictated digit by digit, as a transcript or a careful typist writes it (found by a client probe)
     ("MRN 4 8 2 1 3 3 7 7, what is the metformin dose?", "MEDICAL_RECORD_NUMBER", "4 8 2 1 3 3 7 7"),
@@ -129,6 +131,21 @@ def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, n
     "The device has 4 modes: 1 2 3 and 4",
 ])
 def test_recognizers_leave_clinical_text_alone(strict: PresidioPhiDetector, text: str) -> None:
+    result = strict.detect(text)
+    assert not result.contains_phi, found(result, text)
+
+
+# Random ids (uuid4 hex) in which an identifier's shape appeared, read as PHI (a DEA number, a card, a PESEL) before
+# the patterns had to be whole tokens: a confirmation's reply carrying one was kept from a model outside the boundary
+# (a CI failure).
+@pytest.mark.parametrize("identifier", [
+    "act_1ba1621582283d15a9ec0806705fca16", "act_9c7d498a8f76dc87564274036988f668",
+    "act_ce33dd7092947d945fac971a80185844", "act_da2770786d9814d5dac504e5340e8462",
+    "9c7d498a8f76dc87564274036988f668", "act_ed38b062e4319912118839c457e28eff",
+])
+def test_a_licence_or_card_shape_inside_a_longer_token_is_not_phi(strict: PresidioPhiDetector,
+                                                                 identifier: str) -> None:
+    text = f"Waiting for the user's confirmation: send a letter (action {identifier})."
     result = strict.detect(text)
     assert not result.contains_phi, found(result, text)
 

@@ -19,6 +19,7 @@ from presidio_analyzer.predefined_recognizers import (
     EsNifRecognizer,
     InAadhaarRecognizer,
     ItFiscalCodeRecognizer,
+    MedicalLicenseRecognizer,
     NhsRecognizer,
     PhUmidRecognizer,
     PlPeselRecognizer,
@@ -73,7 +74,8 @@ class CardNumberRecognizer(PatternRecognizer):
         super().__init__("CREDIT_CARD", name="card_number", patterns=[
             Pattern("grouped card", r"(?<![\d-])\d{4}([ -])\d{4}\1\d{4}\1\d{4}(?:\1\d{1,3})?(?![\d-])", STRONG),
             Pattern("amex card", r"(?<![\d-])3[47]\d{2}([ -])\d{6}\1\d{5}(?![\d-])", STRONG),
-            Pattern("card digits", r"(?<![\d.,-])\d{12,19}(?![\d.,]\d)", STRONG),
+            # a run of digits inside a longer token (a hex id, a hash) is not a card
+            Pattern("card digits", r"(?<![\w.,-])\d{12,19}(?![\d.,]\d|[^\W\d])", STRONG),
         ])
 
     def validate_result(self, pattern_text: str) -> bool | None:
@@ -134,6 +136,24 @@ class CheckedNricRecognizer(SgFinRecognizer):
 CHECKED_ID = 0.85
 
 
+class _WholeToken(PatternRecognizer):
+    """Presidio's patterns also match inside a longer token; an identifier's shape inside a hex id or a hash (a
+    confirmation's action id read as a DEA number or a PESEL: one uuid4 in about 70) is not that identifier."""
+
+    def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None,
+                regex_flags: int | None = None) -> list[RecognizerResult]:
+        results: list[RecognizerResult] = super().analyze(text, entities, nlp_artifacts, regex_flags)
+        return [r for r in results if not (_word_char(text, r.start - 1) or _word_char(text, r.end))]
+
+
+def _word_char(text: str, index: int) -> bool:
+    return 0 <= index < len(text) and (text[index].isalnum() or text[index] == "_")
+
+
+class DeaNumberRecognizer(_WholeToken, MedicalLicenseRecognizer):
+    """Presidio's US DEA number (two letters, seven digits, checked), as a whole token."""
+
+
 class _CappedScore(PatternRecognizer):
     def analyze(self, text: str, entities: list[str], nlp_artifacts: Any = None,
                 regex_flags: int | None = None) -> list[RecognizerResult]:
@@ -147,11 +167,13 @@ def national_id_recognizers() -> list[EntityRecognizer]:
     """Presidio's recognizers of national and health identifiers that check a checksum or have a shape no clinical
     text has (measured on clinical_questions_no_phi: none of them fires on its 5,272 texts; docs/phi.md): the NHS
     number, Australia's Medicare, Canada's SIN, India's Aadhaar, Spain's NIF and NIE, Italy's codice fiscale,
-    Poland's PESEL, Singapore's NRIC/FIN and the Philippines' UMID. They run on the English pipeline like ours."""
+    Poland's PESEL, Singapore's NRIC/FIN and the Philippines' UMID. They run on the English pipeline like ours, and
+    match whole tokens only."""
     classes: tuple[type[PatternRecognizer], ...] = (
         NhsRecognizer, AuMedicareRecognizer, CaSinRecognizer, InAadhaarRecognizer, EsNifRecognizer, EsNieRecognizer,
         ItFiscalCodeRecognizer, PlPeselRecognizer, CheckedNricRecognizer, PhUmidRecognizer)
-    return [type(f"Capped{cls.__name__}", (_CappedScore, cls), {})(supported_language="en") for cls in classes]
+    return [type(f"Capped{cls.__name__}", (_CappedScore, _WholeToken, cls), {})(supported_language="en")
+            for cls in classes]
 
 
 def identifier_shape_recognizers() -> list[EntityRecognizer]:

@@ -17,13 +17,12 @@ from presidio_analyzer.nlp_engine import SpacyNlpEngine
 from presidio_analyzer.predefined_recognizers import (
     IbanRecognizer,
     IpRecognizer,
-    MedicalLicenseRecognizer,
 )
 
 from voiceassist.errors import DependencyError, InvalidInput
 from voiceassist.models import PhiEntity, PhiResult
 from voiceassist.phi import redact
-from voiceassist.phi.identifiers import identifier_shape_recognizers
+from voiceassist.phi.identifiers import DeaNumberRecognizer, identifier_shape_recognizers
 from voiceassist.phi.name_context import NameContextRecognizer
 from voiceassist.phi.name_shapes import NameShapeRecognizer, drop_drug_names
 from voiceassist.phi.names import PersonNameRecognizer, english_vocabulary
@@ -83,7 +82,7 @@ def build_analyzer(model_name: str = DEFAULT_SPACY_MODEL) -> AnalyzerEngine:
             NameContextRecognizer(word_list(GIVEN_NAMES), word_list(SURNAMES), drugs, vocabulary),
             IbanRecognizer(),
             IpRecognizer(),
-            MedicalLicenseRecognizer(),
+            DeaNumberRecognizer(),
         ]
     )
     return AnalyzerEngine(
