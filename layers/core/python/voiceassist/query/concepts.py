@@ -351,9 +351,19 @@ def _drug_named_with(symbol: str, before: str) -> bool:
     word = _WORD_BEFORE.search(before)
     if word is None:
         return False
-    typed, letter = word.group(1).lower(), symbol.lower()
-    return any(name.endswith(" " + letter) and name[: -len(letter) - 1].startswith(typed)
-               and " " not in name[: -len(letter) - 1] for name in terminology.drug_names())
+    typed = word.group(1).lower()
+    return any(first.startswith(typed) for first in _words_before_letter().get(symbol.lower(), ()))
+
+
+@lru_cache(maxsize=1)
+def _words_before_letter() -> dict[str, frozenset[str]]:
+    """A letter -> the first words of the two-word drug names that end in it ("k": "vitamin", ...)."""
+    found: dict[str, set[str]] = {}
+    for name in terminology.drug_names():
+        first, _, last = name.partition(" ")
+        if len(last) == 1 and " " not in last:
+            found.setdefault(last, set()).add(first)
+    return {letter: frozenset(words) for letter, words in found.items()}
 
 
 def clinical_words() -> frozenset[str]:
