@@ -239,6 +239,21 @@ def test_search_index_mode_decides_the_best_document(search_index: SearchIndex, 
     assert doc_keys(search_index, query("warfarin bleeding", mode=mode))[0] == best
 
 
+def test_search_index_hits_carry_their_document_openings_cosine(search_index: SearchIndex) -> None:
+    # warfarin's opening vector is stored at ingestion (once per document version); vka was indexed before
+    # openings were (no opening): its hits still come, without the cosine (the reranker reads NaN).
+    search_index.index([WARFARIN], np.asarray([VECTORS[WARFARIN.chunk_id]], dtype=np.float32),
+                       np.asarray([[0.0, 0.0, 0.6, 0.8]], dtype=np.float32))
+    search_index.activate("warfarin", 1)
+    add(search_index, VKA)
+
+    hits = {hit.chunk.doc_key: hit for hit in search_index.search(query("warfarin bleeding"))}
+
+    assert hits["warfarin"].opening_cosine == 0.64  # [0.6, 0, 0, 0.8] . [0, 0, 0.6, 0.8], to 6 decimals
+    assert hits["vka"].opening_cosine is None
+    assert hits["warfarin"].model_dump().keys() == hits["vka"].model_dump().keys()
+
+
 def test_search_index_bm25_weight_zero_ranks_by_meaning_alone(search_index: SearchIndex) -> None:
     add_corpus(search_index)
     hits = search_index.search(query("warfarin bleeding", bm25_weight=0.0))

@@ -20,7 +20,8 @@ from voiceassist.adapters.aws.stepfunctions_pipeline import ExecutionRecord
 from voiceassist.composition import Dependencies
 from voiceassist.ingest import artifacts, triggers
 from voiceassist.ingest import stages as ingestion
-from voiceassist.models import DocumentStatus, JobState
+from voiceassist.models import DocumentStatus, JobState, SearchMode, SearchQuery
+from voiceassist.query.search import opening_cosine
 
 DOCUMENTS = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 ASL: dict[str, Any] = json.loads(PIPELINES["ingest"].read_text(encoding="utf-8"))
@@ -113,6 +114,21 @@ def test_ingest_pipeline_indexes_an_upload_and_makes_it_searchable(
     assert ("anticoagulation", 1) in keyword_search("apixaban atrial fibrillation")
     (execution,) = _runner(ingest_deps).list_executions("ingest")
     assert execution.status == "SUCCEEDED" and execution.output["outcome"]["status"] == "COMPLETED"
+
+
+def test_ingest_pipeline_stores_the_documents_opening_once_and_its_hits_carry_the_questions_cosine(
+        ingest_deps: Dependencies, ingest: Callable[..., Any]) -> None:
+    job = ingest("anticoagulation.pdf", GUIDE, title="Anticoagulation guide", source_type="guideline")
+    question = ingest_deps.embedder.embed(["apixaban dose in atrial fibrillation"])[0]
+
+    hits = ingest_deps.index.search(SearchQuery(text="apixaban atrial fibrillation", vector=question.tolist(),
+                                                mode=SearchMode.HYBRID, top_k=50))
+
+    assert job.state is JobState.COMPLETED and len(hits) == job.chunks_total > 1
+    opening = ingest_deps.embedder.embed([ingestion.opening_text([hit.chunk for hit in hits])])[0]
+    assert ingestion.opening_text([hit.chunk for hit in hits]).startswith("Anticoagulation")
+    (stored,) = {hit.opening_cosine for hit in hits}  # one opening per version, in every chunk's hit
+    assert stored == pytest.approx(opening_cosine(opening, question), abs=2e-6)  # stored as a unit float32 row
 
 
 def test_ingest_pipeline_hands_a_large_document_between_stages_by_reference_and_cleans_up(

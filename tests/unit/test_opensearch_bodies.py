@@ -127,6 +127,29 @@ def test_bulk_actions_pair_an_index_action_with_a_hidden_source() -> None:
     assert bodies.chunk_from_source(source) == chunk(0)
 
 
+def test_bulk_actions_put_the_documents_opening_in_every_chunk_and_only_when_given() -> None:
+    opening = np.array([0.6, 0.0, 0.8], dtype=np.float32)
+    with_opening = bodies.bulk_actions("chunks", [chunk(0), chunk(1)], np.ones((2, 3), dtype=np.float32), opening)
+    without = bodies.bulk_actions("chunks", [chunk(0)], np.ones((1, 3), dtype=np.float32))
+
+    # float32 values, as JSON carries them exactly: the adapter reads back the embedded index's numbers
+    assert [line["opening"] for line in with_opening[1::2]] == [opening.tolist()] * 2
+    assert "opening" not in without[1]
+    assert bodies.chunk_from_source(with_opening[1]) == chunk(0)
+
+
+def test_hits_from_response_give_the_openings_cosine_only_with_a_query_vector() -> None:
+    response = fixture("contract_cassettes.json")["test_search_index_hits_carry_their_document_openings_cosine"][0][
+        "response"]
+
+    hits = bodies.hits_from_response(response, SearchMode.HYBRID, [0.6, 0.0, 0.0, 0.8])
+    bm25 = bodies.hits_from_response(response, SearchMode.BM25)
+
+    assert [(h.chunk.doc_key, h.opening_cosine) for h in hits] == [("warfarin", 0.64), ("vka", None)]
+    assert [h.opening_cosine for h in bm25] == [None, None]
+    assert bodies.hits_from_response(response, SearchMode.HYBRID, [1.0, 0.0])[0].opening_cosine is None  # sizes
+
+
 def test_bulk_failures_name_each_refused_item_without_its_reason() -> None:
     assert bodies.bulk_failures(fixture("bulk_response_with_errors.json")) == [
         "aspirin-v2-1: mapper_parsing_exception", "aspirin-v2-2: es_rejected_execution_exception"]

@@ -214,6 +214,9 @@ class SearchHit(Model):
     score: float
     bm25_score: float | None = None
     vector_score: float | None = None
+    # The question's cosine with its document's opening (ingest/stages.opening_text), from the opening vector
+    # stored once per document version: None when the index holds none (ingested before it, or a BM25 search).
+    opening_cosine: float | None = None
     source: str = "knowledge_base"
 
 

@@ -194,8 +194,10 @@ class KeyValueState(Protocol):
 class SearchIndex(Protocol):
     """Hybrid BM25 + vector index of chunks."""
 
-    def index(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
-        """Add chunks (not yet searchable until activate)."""
+    def index(self, chunks: Sequence[Chunk], vectors: Vectors, opening: Vectors | None = None) -> None:
+        """Add chunks (not yet searchable until activate). `opening`: their document's opening vector, one row
+        (every chunk given is of that one document version; ingest/stages.opening_text), stored once per
+        version; a hit of a version without one has no opening_cosine."""
         ...
 
     def activate(self, doc_key: str, version: int) -> None:

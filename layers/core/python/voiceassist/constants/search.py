@@ -6,4 +6,4 @@ bootstrap custom resource carries it, so a deploy after a mapping change runs th
 fields to the live index. tests/unit/test_opensearch_bodies.py fails when the mapping changes and this does not.
 """
 
-CHUNK_MAPPING_DIGEST = "337e9f3c2ab50d0e"
+CHUNK_MAPPING_DIGEST = "a9f6c32577b59cb2"

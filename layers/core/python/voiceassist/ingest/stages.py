@@ -11,6 +11,7 @@ import contextlib
 import hashlib
 import io
 import json
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 import numpy as np
@@ -155,18 +156,22 @@ def chunk_document(ctx: IngestionContext, doc_id: str, job_id: str, cleaned: Art
 
 
 def embed_document(ctx: IngestionContext, doc_id: str, job_id: str, chunks: ArtifactRef) -> dict[str, Any]:
-    """Embed every chunk; a document longer than one batch reports its progress on the job."""
-    texts = [embedding_text(chunk) for chunk in received_chunks(ctx.blobs, chunks)]
+    """Embed every chunk, then the document's opening (opening_text: one more text, once per version), saved as
+    the last row after the chunks'; a document longer than one batch reports its progress on the job."""
+    received = received_chunks(ctx.blobs, chunks)
+    texts = [embedding_text(chunk) for chunk in received]
     parts = []
     for start in range(0, len(texts), EMBED_BATCH):
         parts.append(ctx.embedder.embed(texts[start:start + EMBED_BATCH]))
         if len(texts) > EMBED_BATCH:
             _update_job(ctx, job_id, chunks_done=min(start + EMBED_BATCH, len(texts)))
+    if received:
+        parts.append(ctx.embedder.embed([opening_text(received)]))
     vectors = np.vstack(parts).astype(np.float32, copy=False)
     buffer = io.BytesIO()
     np.save(buffer, vectors, allow_pickle=False)
     ref = hand_off(ctx.blobs, doc_id, "vectors.npy", buffer.getvalue(), by_reference=is_stored(chunks))
-    return {"chunks": chunks, "vectors": ref, "count": int(vectors.shape[0])}
+    return {"chunks": chunks, "vectors": ref, "count": len(texts)}
 
 
 def embedding_text(chunk: Chunk) -> str:
@@ -177,17 +182,31 @@ def embedding_text(chunk: Chunk) -> str:
     return chunk.text
 
 
+OPENING_WORDS = 80  # the opening's length: a document's title and first words (docs/decisions/0025, session 14)
+
+
+def opening_text(chunks: Sequence[Chunk]) -> str:
+    """A document's opening: the first OPENING_WORDS words of its first chunk's embedding text (its title and
+    first words). MiniLM read NFCorpus's abstracts better from their first 80 words than whole (decision 0025,
+    thirteenth session); the reranker reads the question's cosine with it (SearchHit.opening_cosine)."""
+    first = min(chunks, key=lambda chunk: chunk.ordinal)
+    return " ".join(embedding_text(first).split()[:OPENING_WORDS])
+
+
 def index_document(ctx: IngestionContext, doc_id: str, job_id: str, chunks: ArtifactRef,
                    vectors: ArtifactRef) -> dict[str, Any]:
     """Bulk-index the new version's chunks; they stay invisible to search until Finalize activates them."""
     document = ctx.documents.get(doc_id)
     indexed = received_chunks(ctx.blobs, chunks)
     matrix: Vectors = np.load(io.BytesIO(received(ctx.blobs, vectors)), allow_pickle=False)
-    if matrix.shape[0] != len(indexed):
+    # The chunks' vectors, then the opening's (an Embed step run before openings were computed saved none).
+    if matrix.shape[0] not in (len(indexed), len(indexed) + 1):
         raise Conflict(f"{len(indexed)} chunks but {matrix.shape[0]} vectors for {doc_id}; re-run Embed")
+    opening = matrix[len(indexed):] if matrix.shape[0] > len(indexed) else None
+    matrix = matrix[:len(indexed)]
     ctx.index.delete_document(document.doc_key, document.version)  # a retried job never duplicates chunks
     for start in range(0, len(indexed), INDEX_BATCH):
-        ctx.index.index(indexed[start:start + INDEX_BATCH], matrix[start:start + INDEX_BATCH])
+        ctx.index.index(indexed[start:start + INDEX_BATCH], matrix[start:start + INDEX_BATCH], opening)
     return {"indexed": len(indexed), "stored_artifacts": is_stored(vectors)}
 
 

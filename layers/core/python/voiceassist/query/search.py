@@ -18,6 +18,8 @@ import re
 from collections.abc import Hashable, Mapping, Sequence
 from typing import TypeVar
 
+import numpy as np
+
 from voiceassist.models import SearchHit
 
 Key = TypeVar("Key", bound=Hashable)
@@ -111,6 +113,19 @@ def top_n(scores: Mapping[Key, float], n: int) -> list[tuple[Key, float]]:
 def cosine_to_score(cosine: float) -> float:
     """OpenSearch's score for the cosinesimil space, (2 - (1 - cos)) / 2, always in [0, 1]."""
     return (1.0 + cosine) / 2.0
+
+
+def opening_cosine(opening: Sequence[float] | np.ndarray | None, vector: Sequence[float] | np.ndarray
+                   ) -> float | None:
+    """The cosine of a stored opening vector (SearchHit.opening_cosine) with the query's vector, to 6 decimals,
+    computed alike from either index's stored floats (float32); None without an opening or of another size."""
+    if opening is None:
+        return None
+    left, right = np.asarray(opening, dtype=np.float32), np.asarray(vector, dtype=np.float32)
+    if left.shape != right.shape or left.ndim != 1:
+        return None
+    norms = float(np.linalg.norm(left)) * float(np.linalg.norm(right))
+    return round(float(left @ right) / norms, 6) if norms > 0 else None
 
 
 def keep_latest_versions(hits: Sequence[SearchHit]) -> list[SearchHit]:

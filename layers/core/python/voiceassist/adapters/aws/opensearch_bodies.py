@@ -23,8 +23,13 @@ from voiceassist.models import (
     SearchMode,
     SearchQuery,
 )
+from voiceassist.query.search import opening_cosine
 
 EMBEDDING_FIELD = "embedding"
+# The chunk's document opening's vector (ingest/stages.opening_text), repeated in each of its chunks: kept in
+# _source only (not indexed, no doc values), returned with each hit so the adapter gives the question's cosine
+# with it (SearchHit.opening_cosine) as the embedded index does. Chunks indexed before it have none.
+OPENING_FIELD = "opening"
 BM25_FIELDS = ["text", "title^0.5"]  # most_fields: per-field BM25 summed, like FTS5's column weights
 # HNSW graph: m=16 links per node and ef_construction=128 give recall@100 well above 0.95 for 384-d sentence
 # embeddings at up to a few million vectors, at ~1.1 * (4 * 384 + 8 * 16) bytes per vector; the lucene
@@ -77,6 +82,7 @@ def index_body(dimension: int, *, shards: int = 1, replicas: int = 1, serverless
                 "year": {"type": "integer"},
                 "metadata": {"type": "object", "enabled": False},  # kept in _source to rebuild the Chunk
                 "injection_flags": keyword,
+                OPENING_FIELD: {"type": "float", "index": False, "doc_values": False},
                 EMBEDDING_FIELD: {
                     "type": "knn_vector",
                     "dimension": dimension,
@@ -206,8 +212,9 @@ def count_body(doc_key: str | None, *, searchable_only: bool) -> dict[str, Any]:
     return {"query": {"bool": {"filter": clauses}}}
 
 
-def chunk_source(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
-    """The indexed document of one chunk: filter fields flattened, full metadata kept for the reply."""
+def chunk_source(chunk: Chunk, vector: Sequence[float], opening: Sequence[float] | None = None) -> dict[str, Any]:
+    """The indexed document of one chunk: filter fields flattened, full metadata kept for the reply; `opening`:
+    its document's opening vector (float32 values, exact in JSON)."""
     meta = chunk.metadata
     flags = {"injection_flags": chunk.injection_flags} if chunk.injection_flags else {}
     return {
@@ -228,17 +235,21 @@ def chunk_source(chunk: Chunk, vector: Sequence[float]) -> dict[str, Any]:
         "year": meta.year,
         "metadata": meta.model_dump(mode="json"),
         EMBEDDING_FIELD: [float(v) for v in vector],
+        **({OPENING_FIELD: [float(v) for v in opening]} if opening is not None else {}),
         **({"ocr_confidence": chunk.ocr_confidence, "low_confidence": chunk.low_confidence}
            if chunk.ocr_confidence is not None else {}),
     }
 
 
-def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray) -> list[dict[str, Any]]:
-    """_bulk lines (action, source, action, source, ...); _id = chunk_id makes a retry overwrite, not add."""
+def bulk_actions(index: str, chunks: Sequence[Chunk], vectors: np.ndarray, opening: np.ndarray | None = None
+                 ) -> list[dict[str, Any]]:
+    """_bulk lines (action, source, action, source, ...); _id = chunk_id makes a retry overwrite, not add.
+    `opening`: the chunks' document opening vector (unit float32), in every chunk's source."""
     lines: list[dict[str, Any]] = []
+    shared = None if opening is None else np.asarray(opening, dtype=np.float32).tolist()
     for chunk, vector in zip(chunks, vectors, strict=True):
         lines.append({"index": {"_index": index, "_id": chunk.chunk_id}})
-        lines.append(chunk_source(chunk, vector.tolist()))
+        lines.append(chunk_source(chunk, vector.tolist(), shared))
     return lines
 
 
@@ -278,15 +289,20 @@ def chunk_body(chunk_id: str) -> dict[str, Any]:
     return {"size": 1, "_source": {"excludes": ["embedding"]}, "query": {"ids": {"values": [chunk_id]}}}
 
 
-def hits_from_response(response: dict[str, Any], mode: SearchMode) -> list[SearchHit]:
-    """SearchHits as OpenSearch ranked them; sub-query scores are known only for single-mode searches."""
+def hits_from_response(response: dict[str, Any], mode: SearchMode, vector: Sequence[float] | None = None
+                       ) -> list[SearchHit]:
+    """SearchHits as OpenSearch ranked them; sub-query scores are known only for single-mode searches. With the
+    query's `vector`, each hit whose source holds its document's opening gets their cosine (as the embedded
+    index gives it: query.search.opening_cosine)."""
     hits = []
     for raw in response["hits"]["hits"]:
         score = float(raw["_score"])
+        source = raw["_source"]
         hits.append(SearchHit(
-            chunk=chunk_from_source(raw["_source"]),
+            chunk=chunk_from_source(source),
             score=score,
             bm25_score=score if mode is SearchMode.BM25 else None,
             vector_score=score if mode is SearchMode.DENSE else None,
+            opening_cosine=None if vector is None else opening_cosine(source.get(OPENING_FIELD), vector),
         ))
     return hits

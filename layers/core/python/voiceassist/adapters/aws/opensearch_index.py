@@ -97,15 +97,16 @@ class OpenSearchIndex:
 
     # ------------------------------------------------------------------------------------------ writes
 
-    def index(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
+    def index(self, chunks: Sequence[Chunk], vectors: Vectors, opening: Vectors | None = None) -> None:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.shape != (len(chunks), self.dimension):
             raise InvalidInput(
                 f"expected vectors of shape ({len(chunks)}, {self.dimension}), got {matrix.shape}"
             )
+        unit_opening = None if opening is None else _unit_opening(chunks, opening, self.dimension)
         for start in range(0, len(chunks), BULK_BATCH_SIZE):
             lines = bodies.bulk_actions(self.index_alias, chunks[start : start + BULK_BATCH_SIZE],
-                                        matrix[start : start + BULK_BATCH_SIZE])
+                                        matrix[start : start + BULK_BATCH_SIZE], unit_opening)
             response = self._call("bulk", body=lines)
             failures = bodies.bulk_failures(response)
             if failures:
@@ -163,7 +164,8 @@ class OpenSearchIndex:
                 body["search_pipeline"] = bodies.pipeline_body(
                     query.fusion, bm25_weight=query.bm25_weight, rrf_k=query.rrf_k)
         response = self._call("search", index=self.index_alias, body=body, params=params)
-        return keep_latest_versions(bodies.hits_from_response(response, query.mode))[: query.top_k]
+        return keep_latest_versions(bodies.hits_from_response(
+            response, query.mode, None if query.mode is SearchMode.BM25 else query.vector))[: query.top_k]
 
     # ------------------------------------------------------------------------------------------ helpers
 
@@ -222,3 +224,14 @@ class OpenSearchIndex:
             retry_on_timeout=True,
             pool_maxsize=16,
         )
+
+
+def _unit_opening(chunks: Sequence[Chunk], opening: Vectors, dimension: int) -> np.ndarray:
+    """One document version's opening vector as a unit float32 row (as the embedded index stores it)."""
+    row = np.asarray(opening, dtype=np.float32).reshape(1, -1)
+    norm = np.linalg.norm(row, axis=1, keepdims=True)  # as adapters/local/index_tables.unit_rows
+    if row.shape != (1, dimension) or not np.all(np.isfinite(norm)) or np.any(norm == 0):
+        raise InvalidInput(f"an opening vector must be one finite non-zero row of {dimension} values")
+    if len({(c.doc_key, c.version) for c in chunks}) != 1:
+        raise InvalidInput("an opening vector is one document version's; these chunks are of several")
+    return np.ascontiguousarray(row / norm)[0]

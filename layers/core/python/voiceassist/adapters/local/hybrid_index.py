@@ -70,7 +70,8 @@ class LocalHybridIndex:
         self._tokenizer = Fts5Tokenizer()
         self._rows: LoadedRows | None = None
         self._known_terms: dict[str, int] = {}  # term -> term_id, as committed (tables.store_postings)
-        self._indexing: GroupCommit[tuple[list[Chunk], np.ndarray]] = GroupCommit(self._write_chunks, max_items=64)
+        self._indexing: GroupCommit[tuple[list[Chunk], np.ndarray, np.ndarray | None]] = GroupCommit(
+            self._write_chunks, max_items=64)
         self._activating: GroupCommit[tuple[str, int]] = GroupCommit(self.activate_many, max_items=1000)
         if model_id is not None:
             tables.check_model(self._db, model_id, path)
@@ -85,13 +86,18 @@ class LocalHybridIndex:
 
     # ------------------------------------------------------------------------------------------ writes
 
-    def index(self, chunks: Sequence[Chunk], vectors: Vectors) -> None:
-        """Add (or replace, by chunk_id) chunks; they stay hidden until their version is activated.
+    def index(self, chunks: Sequence[Chunk], vectors: Vectors, opening: Vectors | None = None) -> None:
+        """Add (or replace, by chunk_id) chunks; they stay hidden until their version is activated. `opening`:
+        their document version's opening vector (one row), kept once per version (index_tables).
 
         Concurrent calls are written together (adapters/local/group_commit.py): one transaction for all."""
         if not chunks:
             return
-        self._indexing.submit((list(chunks), self._unit_rows(vectors, expected_rows=len(chunks))))
+        unit_opening = None
+        if opening is not None:  # checked here: a refused call must not fail the others written with it
+            tables.one_version(chunks)
+            unit_opening = self._unit_rows(np.asarray(opening, dtype=np.float32).reshape(1, -1), expected_rows=1)[0]
+        self._indexing.submit((list(chunks), self._unit_rows(vectors, expected_rows=len(chunks)), unit_opening))
 
     @contextmanager
     def gathering_writes(self, writers: Callable[[], int], *, settle: float = 2.0, limit: float = 10.0
@@ -123,10 +129,10 @@ class LocalHybridIndex:
             if self._rows is not None:
                 self._rows.set_searchable(flags)
 
-    def _write_chunks(self, batches: Sequence[tuple[list[Chunk], np.ndarray]]) -> None:
+    def _write_chunks(self, batches: Sequence[tuple[list[Chunk], np.ndarray, np.ndarray | None]]) -> None:
         """index() of every batch in one transaction; a chunk_id given twice keeps its last chunk."""
-        chunks = [c for batch, _ in batches for c in batch]
-        matrix = np.concatenate([m for _, m in batches]) if len(batches) > 1 else batches[0][1]
+        chunks = [c for batch, _, _ in batches for c in batch]
+        matrix = np.concatenate([m for _, m, _ in batches]) if len(batches) > 1 else batches[0][1]
         last = {c.chunk_id: position for position, c in enumerate(chunks)}
         if len(last) < len(chunks):
             chunks, matrix = [chunks[p] for p in last.values()], matrix[list(last.values())]
@@ -142,6 +148,9 @@ class LocalHybridIndex:
                 replaced = tables.delete_rows(db, "chunk_id IN (SELECT value FROM json_each(?))",
                                              (json.dumps(list(last)),))
                 written = tables.insert_chunks(db, chunks, matrix, term_counts, self._known_terms)
+                for batch, _, opening in batches:
+                    if opening is not None:
+                        tables.store_opening(db, batch, opening)
             # After the commit (a rolled-back write leaves the copy as it was, or none): the rows as written,
             # not searchable yet; their postings are merged at the next search (LoadedRows.settle).
             if self._rows is None:
@@ -180,6 +189,7 @@ class LocalHybridIndex:
                 return
             with self._transaction() as db:
                 removed = tables.delete_rows(db, where, params)
+                tables.delete_openings(db, doc_key, version)
                 db.execute(f"DELETE FROM superseded_versions WHERE {where}", params)
             if self._rows is not None:
                 self._rows.remove(removed)
@@ -225,11 +235,14 @@ class LocalHybridIndex:
                     weights = [query.bm25_weight, 1.0 - query.bm25_weight]
                     ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
                 chunks = self._chunks(db, [rowid for rowid, _ in ranked])
+                hits = [(rowid, score, chunks[rowid]) for rowid, score in ranked if rowid in chunks]
+                openings: list[float | None] = [None] * len(hits) if vector is None else tables.opening_cosines(
+                    db, [chunk for _, _, chunk in hits], vector)
         # A chunk another process deleted after the copy caught up is gone from the snapshot: not a hit. A
         # validated Chunk is taken as it is (pydantic's revalidate_instances="never"), so building a hit checks
         # its floats only, in pydantic-core: 100 hits 0.22 CPU ms against model_construct's Python loop 0.30.
-        return [SearchHit(chunk=chunks[rowid], score=score, bm25_score=bm25.get(rowid), vector_score=dense.get(rowid))
-                for rowid, score in ranked if rowid in chunks]
+        return [SearchHit(chunk=chunk, score=score, bm25_score=bm25.get(rowid), vector_score=dense.get(rowid),
+                          opening_cosine=cosine) for (rowid, score, chunk), cosine in zip(hits, openings, strict=True)]
 
     def _chunks(self, db: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
         rows = db.execute(tables.CHUNKS_BY_ROWID, (json.dumps(rowids),)).fetchall()

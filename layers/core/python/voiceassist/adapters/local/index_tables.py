@@ -24,6 +24,7 @@ from voiceassist.constants.models import MODEL_ID
 from voiceassist.errors import InvalidInput
 from voiceassist.models import Chunk
 from voiceassist.ports import Vectors
+from voiceassist.query.search import opening_cosine
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -46,6 +47,11 @@ CREATE INDEX IF NOT EXISTS chunks_by_document_and_flag ON chunks (doc_key, versi
 CREATE TABLE IF NOT EXISTS terms (term_id INTEGER PRIMARY KEY, term TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS chunk_terms (chunk_rowid INTEGER PRIMARY KEY, postings BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS index_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Each document version's opening vector (ingest/stages.opening_text; unit float32), stored once per version,
+-- read only for a search's hits (the question's cosine with it: SearchHit.opening_cosine). A version indexed
+-- before openings were computed has no row.
+CREATE TABLE IF NOT EXISTS document_openings (doc_key TEXT NOT NULL, version INTEGER NOT NULL,
+                                              vector BLOB NOT NULL, PRIMARY KEY (doc_key, version));
 -- Superseded versions: their chunks stay (for audit), flagged here, and activation never shows them.
 CREATE TABLE IF NOT EXISTS superseded_versions (doc_key TEXT NOT NULL, version INTEGER NOT NULL,
                                                 PRIMARY KEY (doc_key, version));
@@ -63,6 +69,10 @@ INSERT_BODY = "INSERT INTO chunk_bodies (chunk_rowid, vector, chunk_json) VALUES
 # The chunks of the given rowids (a JSON array): (rowid, chunk JSON).
 CHUNKS_BY_ROWID = ("SELECT chunk_rowid, chunk_json FROM chunk_bodies"
                    " WHERE chunk_rowid IN (SELECT value FROM json_each(?))")
+INSERT_OPENING = "INSERT OR REPLACE INTO document_openings (doc_key, version, vector) VALUES (?, ?, ?)"
+# The opening vectors of the given [doc_key, version] pairs (a JSON array): (doc_key, version, vector).
+OPENINGS_OF = ("SELECT o.doc_key, o.version, o.vector FROM json_each(?) AS j JOIN document_openings AS o"
+               " ON o.doc_key = j.value ->> 0 AND o.version = j.value ->> 1")
 # Activation of a batch ([[doc_key, version], ...] as JSON, one version per doc_key): every chunk of those
 # documents gets its flag in one statement.
 ACTIVATE = (
@@ -270,6 +280,37 @@ def delete_rows(db: sqlite3.Connection, where: str, params: tuple[Any, ...]) -> 
         db.execute("DELETE FROM chunk_bodies WHERE chunk_rowid IN (SELECT value FROM json_each(?))", marker)
         db.execute("DELETE FROM chunks WHERE rowid IN (SELECT value FROM json_each(?))", marker)
     return rowids
+
+
+def one_version(chunks: Sequence[Chunk]) -> tuple[str, int]:
+    """The one document version of chunks given with an opening vector; refused if they are of several."""
+    versions = {(c.doc_key, c.version) for c in chunks}
+    if len(versions) != 1:
+        raise InvalidInput(f"an opening vector is one document version's; these chunks are of {len(versions)}")
+    return next(iter(versions))
+
+
+def delete_openings(db: sqlite3.Connection, doc_key: str, version: int | None) -> None:
+    """A document's opening vectors (of one version, or all)."""
+    if version is None:
+        db.execute("DELETE FROM document_openings WHERE doc_key = ?", (doc_key,))
+    else:
+        db.execute("DELETE FROM document_openings WHERE doc_key = ? AND version = ?", (doc_key, version))
+
+
+def opening_cosines(db: sqlite3.Connection, chunks: Sequence[Chunk], vector: np.ndarray) -> list[float | None]:
+    """Each chunk's document opening's cosine with the query's `vector` (None: no opening stored for its
+    version), as query.search.opening_cosine computes it for OpenSearch's hits too."""
+    versions = sorted({(c.doc_key, c.version) for c in chunks})
+    cosines = {(doc_key, version): opening_cosine(np.frombuffer(blob, dtype=np.float32), vector)
+               for doc_key, version, blob in db.execute(OPENINGS_OF, (json.dumps(versions),))}
+    return [cosines.get((c.doc_key, c.version)) for c in chunks]
+
+
+def store_opening(db: sqlite3.Connection, chunks: Sequence[Chunk], opening: np.ndarray) -> None:
+    """The opening vector (unit float32) of the one document version the chunks belong to (one_version)."""
+    doc_key, version = one_version(chunks)
+    db.execute(INSERT_OPENING, (doc_key, version, np.ascontiguousarray(opening, dtype=np.float32).tobytes()))
 
 
 def casefold(value: str | None) -> str | None:
