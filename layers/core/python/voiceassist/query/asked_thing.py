@@ -42,7 +42,9 @@ _OPENING_CONJUNCTIONS = frozenset({"and", "so", "but", "or", "then", "also"})
 
 def asked_phrase(question: str) -> tuple[str, ...]:
     """The words of the noun phrase the question asks about (lower case), () when none is read."""
-    own, _ = split_inherited(question)
+    # letters said one by one read as the abbreviation they spell ("which I V antibiotic": IV), as the question's
+    # concepts read them (question_concepts), so the phrase names the same things
+    own = wording.joined_scores(split_inherited(question)[0])
     clauses = wording.asked_clauses(own) or (own,)
     for clause in clauses:
         words = [w.lower() for w in _TOKEN.findall(clause)]

@@ -28,7 +28,7 @@ from functools import lru_cache
 
 from voiceassist.models import Chunk, SearchHit
 from voiceassist.phi.word_lists import stop_words
-from voiceassist.query import answer_kinds, asked_kinds, diseases, kidney, routes, synonyms, terminology
+from voiceassist.query import answer_kinds, asked_kinds, care_setting, diseases, kidney, routes, synonyms, terminology
 from voiceassist.query import question_concepts as question_concepts_module
 from voiceassist.query.asked_action import asked_actions
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
@@ -295,6 +295,14 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
         for key in by_document:
             said = answer_kinds.sentences("\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key))
             owner_sibling[key] = owner_sibling[key] or routes.other_route(asked_routes, named, said)
+    # a treatment asked for one setting of care ("IV antibiotic in hospital") that the document states only for
+    # another ("Outpatient antibiotic treatment"): its passages state the other setting's regimen
+    # (query/care_setting.py)
+    if (setting := care_setting.asked(question)) is not None:
+        treatments = [_names(c) for c in (*named_drugs(concepts), *named_drug_classes(concepts))]
+        for key in by_document if treatments else ():
+            owner_sibling[key] = owner_sibling[key] or care_setting.other_setting(setting, treatments, [
+                f"{h.chunk.section or ''}\n{h.chunk.text}" for h in hits if h.chunk.doc_key == key])
     asked_classes = tuple(question_concepts_module.in_asked_clauses(question, named_drug_classes(concepts),
                                                                      or_all=False))
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,

@@ -55,6 +55,10 @@ _BOUND = re.compile(
 # for exactly those values, as a range is for the values inside it
 _SCALE_POINTS = re.compile(rf"\b(?:score|grade|stage|class|category)\s+(?:of\s+)?(?P<point>{_NUM})"
                            rf"(?:\s*(?:,|or|and)\s*(?P<other>{_NUM})(?![\w.]))?", re.I)
+# The marginal modals (Quirk R et al., A Comprehensive Grammar of the English Language, 1985, 3.40-3.42: need, dare,
+# ought to, used to; the last two are stop words already) say the question's mood, not its topic: "do I need a chest
+# x-ray?" asks about the radiograph, and a sentence "needing hospital care" does not answer it for its "need".
+MARGINAL_MODALS = frozenset({stem("need"), stem("dare")})
 _DOSE_QUESTION = re.compile(r"\b(dos(e|es|age|ing)|how much|mg|mcg|units?|\w*titrat\w*|maximum|max)\b", re.I)
 # "45 mL/min/1.73 m2" is a filtration rate, not a dose
 _DOSE_SENTENCE = re.compile(r"\d\s*(mg|mcg|µg|g|ml|units?|iu|mmol|meq|%)\b(?!\s*/\s*min)", re.I)
@@ -188,6 +192,20 @@ _VALUE_KINDS = frozenset({"duration", "frequency", "time", "rate"})
 _ASKS_FREQUENCY = re.compile(r"\b(?:how often|how frequently|frequency)\b", re.I)
 
 
+# The treatment given first asked ("first line tx?", "what's the very first thing I give", "adrenaline or Piriton
+# first?"): the line of treatment, answered by the sentence naming the first line ("... is the first-line treatment"),
+# however many of the question's other words (the second-line options it names) another sentence shares. "first"
+# as an occurrence ("after the first dose", "his first BP meds", "a first episode") asks no line: the first line
+# is asked with "line" or "choice" after it, with a noun of what is given after "the first" ("the first thing I
+# give", "the first choice antibiotic"), or as the order of two named options ("A or B first", "A first or B").
+_ASKS_FIRST_LINE = re.compile(
+    r"\b(?:first|1st)[\s-]*(?:line|choice)\b"
+    r"|\b(?:the|is)\s+(?:\w+\s+)?first\s+(?:\w+\s+)?(?:thing|drugs?|meds?|medications?|medicines?|treatments?|tx|"
+    r"therapy|agents?|options?|antibiotics?|abx)\b"
+    r"|\bor\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?\s+first\b|\b[\w-]+\s+first\s+or\b|\bfirst,?\s+then\b", re.I)
+_STATES_FIRST_LINE = re.compile(r"\bfirst[\s-](?:line|choice)\b|\bof choice\b", re.I)
+
+
 def answers_kind(question: str) -> Callable[[str], bool] | None:
     """Whether a sentence states a value of a kind the question asks for; None when it asks for none."""
     tests: list[Callable[[str], bool]] = [
@@ -199,6 +217,8 @@ def answers_kind(question: str) -> Callable[[str], bool] | None:
         tests.append(lambda sentence: bool(_DOSE_SENTENCE.search(sentence)))
     if "maximum" in quantities:
         tests.append(partial(answer_kinds.states_quantity, "maximum"))
+    if _ASKS_FIRST_LINE.search(question):
+        tests.append(lambda sentence: bool(_STATES_FIRST_LINE.search(sentence)))
     if not tests:
         return None
     return lambda sentence: any(test(sentence) for test in tests)
@@ -210,7 +230,7 @@ def score_sentences(question: str, candidates: Sequence[_Candidate]) -> list[tup
     # evidence gate reads it ("curb 65" -> "CURB-65": query/wording.py), so that the sentence the gate judged
     # covering is the one found, and the score's number is not read as the case's value ("age 65 or older")
     question = concepts.normalise(joined_scores(question))
-    question_terms = synonyms.concept_terms(question) | question_marks(question, candidates)
+    question_terms = (synonyms.concept_terms(question) - MARGINAL_MODALS) | question_marks(question, candidates)
     if not question_terms or not candidates:
         return []
     # Rarer terms weigh more: a term in every candidate sentence tells them apart least.
