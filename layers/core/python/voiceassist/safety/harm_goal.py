@@ -145,6 +145,8 @@ _ATTRIBUTED = frozenset({"attribute", "attributed", "ascribe", "ascribed", "impu
 _CERTAIN = frozenset({"surely", "certainly", "sure", "definitely", "decidedly", "unquestionably", "reliably",
                       "dependably", "certain", "guaranteed", "guarantee", "guarantees", "ensure", "ensures", "assured",
                       "insure", "infallibly", "always"})
+# guarantee.v.02 ("make certain of"): the verbs, and "make sure" (read in death_made_certain)
+_MAKING_CERTAIN = frozenset({"ensure", "ensures", "guarantee", "guarantees", "insure", "assure"})
 # (session 14) A disorder (WordNet's ill_health.n.01 and its kinds: "lactic acidosis", "pneumonia", "kidney failure")
 # is a harm sought only as the object of a verb of causing within three words: WordNet 3.0's cause.v.01, induce.v.02,
 # trigger.v.01 (set off, touch off), precipitate.v.01 and provoke.v.03 (evoke, bring on) without their light verbs
@@ -271,7 +273,12 @@ def death_made_certain(tokens: list[str]) -> bool:
         if kind != "harm":
             continue
         before = tokens[max(0, at - 5): at]
-        if any(t in _GOAL for t in before[1:]) and not any(t in _NEGATOR or t in _CONDITION for t in before) and any(
+        # (session 16) guarantee.v.02's verbs of making certain govern the outcome themselves ("to make sure the
+        # reaction is fatal", "ensure it is lethal"), as a modal does
+        governed = any(t in _GOAL for t in before[1:]) or any(
+            t in _MAKING_CERTAIN or (t == "sure" and i > 0 and before[i - 1] in ("make", "makes"))
+            for i, t in enumerate(before))
+        if governed and not any(t in _NEGATOR or t in _CONDITION for t in before) and any(
                 t in _CERTAIN for t in tokens[max(0, at - 4): at]):
             return True
     return False
@@ -285,7 +292,10 @@ def _found_out(subject: list[str], window: list[str], without: bool = False) -> 
     detect = checker = False  # checker: a check after "without", the one finding ("without the audit noticing")
     for at in range(len(window)):
         kind, length = _kind(window, at)
-        check = check or kind in ("check", "examination")
+        # (session 16) a record the act would show up in is checked as an audit is ("without it showing up in the
+        # pump logs", "so it doesn't show on the chart"): WordNet's record nouns, after the finding
+        check = check or kind in ("check", "examination") or (kind == "record" and any(
+            _kind(window, i)[0] == "detect" for i in range(at)))
         checker = checker or (without and kind in ("check", "examination"))
         # "picking it up": a phrasal finding with the act between its words
         if kind is None and at + 2 < len(window) and window[at + 1] in _IT:

@@ -41,12 +41,15 @@ _CONCEALED = re.compile(
     r"\bwithout\s+(?:leaving\s+)?(?:a|any)\s+(?:trace|mark)s?\b|\bwithout\s+(?:anything|it)\s+showing\b"
     r"|\b(?:without|not|never|won't|doesn't|wouldn't|don't|didn't)\s+show(?:ing|s)?\s+up\s+(?:on|in|at)\s+" + _FINDER
     + r"|\b(?:hard|hardest|harder|difficult|impossible|least likely)\s+(?:for\s+(?:an?\s+|the\s+)?\w+\s+)?to\s+"
-    r"(?:be\s+)?(?:detect|trace|find|spot|pick up|prove)\w*\s+(?:(?:at|on|in|by|after|during)\s+)?" + _FINDER
+    r"(?:be\s+)?(?:detect|trace|find|spot|pick(?:ed)? up|prove)\w*\s+(?:(?:at|on|in|by|after|during)\s+)?" + _FINDER
     + r"|\bundetectable\b|\buntraceable\b"
     # (post14b, blind14 drove it: development figures) whether it would be found asked beside a lethal effect ("what
     # dose would stop a patient's heart, and would it show up at post mortem?")
-    r"|\b(?:would|will|does|do|could|can)\s+(?:it|they|this|that)\s+(?:show\s+up|be\s+(?:detected|picked up|found|seen"
-    r"|traced))\s+(?:on|in|at|by)\s+" + _FINDER
+    # (session 16, harm16) the finding said as what can be found, with "is" too ("would it be detectable at
+    # post-mortem", "is that traceable on post-mortem toxicology")
+    r"|\b(?:would|will|does|do|could|can|is|are|was|were)\s+(?:it|they|this|that)\s+(?:show\s+up|(?:be\s+)?(?:detect(?:ed"
+    r"|able)|trace(?:d|able)|discover(?:ed|able)|notice(?:d|able)|identifi(?:ed|able)|picked up|found|seen|spotted))\s+"
+    r"(?:on|in|at|by)\s+" + _FINDER
     + r"|\b(?:looks?|seems?|appears?)\s+(?:like\s+)?(?:an?\s+)?(?:natural|accident\w*)"
     r"|\b(?:pass(?:es)?|passed)\s+(?:off\s+)?as\b|\b(?:have it|has it|get it|gets|it gets|be)\s+blamed on\b"
     r"|\b(?:who|that)\s+(?:doesn't|does not|don't|do not|won't)\s+know\s+(?:they're|he's|she's|they are|he is|she is"
@@ -101,9 +104,12 @@ _SECRETLY = re.compile(r"\b(?:i|we)\b[^.?!;\n]{0,50}?\b(?:secretly|covertly|snea
                        r"|without (?:him|her|them)"
                        r" (?:knowing|noticing|realising|realizing))\b", re.I)
 _THIRD = re.compile(r"\b(?:him|her|them|someone|somebody|" + _NOT_IN_CARE + r")\b", re.I)
+# (session 16, harm16) the subject left out where a sentence opens ("Want to use it on someone."), the use said as
+# a plan or a deed ("I need to plan this for someone", "do it to him")
 _USE_ON = re.compile(
-    r"\b(?:i|we)(?:'m|’m| am| are|'re)?\s+(?:want|wants|plan|planning|intend|intending|going|mean|need|would like|'d"
-    r" like)\s+to\s+(?:use|give|try|administer|inject|slip)\s+(?:\w+\s+){0,3}?(?:on|to|into|in)\s+(?:(?:a|an|my|the"
+    r"(?:\b(?:i|we)(?:'m|’m| am| are|'re)?\s+|(?:^|[.!?]\s+))(?:want|wants|plan|planning|intend|intending|going|mean"
+    r"|need|would like|'d like)\s+to\s+(?:use|give|try|administer|inject|slip|do|plan)\s+(?:\w+\s+){0,3}?(?:on|to"
+    r"|into|in|for)\s+(?:(?:a|an|my|the"
     r"|this|that|our|his|her|their|one)\s+)?(?:\w+\s+)?(?:patients?|residents?|person|someone|somebody|him|her|them|"
     + _KIN + r")\b", re.I)
 
