@@ -141,3 +141,63 @@ def test_a_dose_asked_of_the_replacing_drug_is_not_the_replaced_drugs(question: 
 def test_a_dose_asked_of_the_drug_the_reference_doses_instead_of_another_still_answers() -> None:
     question = "Want to start allopurinol instead of febuxostat for gout prophylaxis, what dose?"
     assert evidence.assess(question, [hit(GOUT_DOSES, "Gout")]).score >= THRESHOLD
+
+
+# session 16: a dose divided, and a phrasal verb written around its object ("bump the dose up": WordNet's "bump up",
+# a way to raise, a way to increase)
+ALLOPURINOL_DIVIDED = ("Allopurinol: start 100 mg daily and increase by 100 mg every 2 to 4 weeks; doses above 300 mg "
+                       "are given in divided doses.")
+
+
+@pytest.mark.parametrize("question", [
+    "gout, on allopurinol 200 mg - how often can I bump the dose up?",
+    "allopurinol for gout prophylaxis: how often do we bump up the dose",
+    "allopurinol 400 mg a day for gout - once daily or split?",
+])
+def test_an_asked_change_of_dose_is_covered_by_the_verbs_of_its_kind(question: str) -> None:
+    found = evidence.assess(question, [hit(ALLOPURINOL_DIVIDED, "Allopurinol")])
+
+    assert not {"bump", "split"} & set(found.passages[0].missing)
+    assert found.score >= THRESHOLD
+
+
+def test_a_phrasal_verb_is_read_with_its_particle_only() -> None:
+    question = "gout, allopurinol - how often can I bump the dose up?"
+    (bump,) = asked_actions(question, question_concepts(question))
+    assert bump.label == "bump" and any(a == frozenset({"increas"}) for a in bump.alternatives)
+    # "bump" without its particle is another verb (to knock): no kind of increase
+    alone = "gout, allopurinol - did he bump his head?"
+    assert all(c.label != "bump" for c in asked_actions(alone, question_concepts(alone)))
+    # the particle more than three words after the verb belongs to something else
+    far = "gout, allopurinol - can I bump the morning and evening doses up?"
+    assert all(c.label != "bump" for c in asked_actions(far, question_concepts(far)))
+
+
+def test_the_shipped_course_verbs_hold_the_divided_dose_and_the_phrasal_verbs() -> None:
+    verbs = course_verbs()
+    assert stem("divide") in verbs[stem("split")]
+    text = course_verbs_text()
+    assert "\nbump up\t" in text and "\nscale down\t" in text
+
+
+def course_verbs_text() -> str:
+    from voiceassist.query import terminology
+
+    return terminology.COURSE_VERBS_FILE.read_text(encoding="utf-8")
+
+
+def test_course_verb_data_reads_the_phrasal_verbs_one_level_further(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    data = (
+        "00000001 30 v 01 increase 0 001 ~ 00000002 v 0000 | make bigger\n"
+        "00000002 30 v 01 raise 0 003 @ 00000001 v 0000 ~ 00000003 v 0000 ~ 00000004 v 0000 | raise the level\n"
+        "00000003 30 v 01 bump_up 0 001 @ 00000002 v 0000 | increase or raise\n"
+        "00000004 30 v 01 double 0 001 @ 00000002 v 0000 | a one-word verb two levels down: not kept\n"
+    )
+    (tmp_path / "data.verb").write_text(data, encoding="latin-1")
+    monkeypatch.setattr(course_verb_data, "ROOTS", (("00000001", "increase"),))
+
+    verbs = course_verb_data.course_verbs(tmp_path)
+
+    kind = {"increase", "raise"}
+    assert verbs == {"increase": kind, "raise": kind, "bump up": kind}

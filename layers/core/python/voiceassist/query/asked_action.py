@@ -16,6 +16,7 @@ one) of the clauses that ask (wording.asked_clauses), written as the verb or its
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -44,17 +45,65 @@ def asked_actions(question: str, found: Sequence[Concept]) -> tuple[Concept, ...
     covered by the verbs of its kind ("restart": "resume")."""
     own = split_inherited(question)[0]
     asked = wording.asked_clauses(own)
-    asked_terms = content_terms(" ".join(asked)) if asked is not None else content_terms(own)
+    asked_text = " ".join(asked) if asked is not None else own
+    asked_terms = content_terms(asked_text)
     verbs = course_verbs()
     actions = []
     for concept in found:
         if not concept.topic or concept.scenario or concept.covered_weight is not None:
             continue
         term = next((next(iter(a)) for a in concept.alternatives if len(a) == 1), None)
+        if term is not None and term not in verbs and (kind := _phrasal_kind(concept.label.lower(), asked_text)):
+            # "bump the dose up": the phrasal verb's kind ("bump up": raise, increase), not the verb alone's
+            extra = tuple(frozenset({v}) for v in sorted(kind - {term}))
+            actions.append(replace(concept, alternatives=(*concept.alternatives, *extra)))
+            continue
         if term is None or term not in verbs or term not in asked_terms or not _inflected(concept.label.lower()):
             continue
         actions.append(with_synonyms(concept))
     return tuple(actions)
+
+
+@lru_cache(maxsize=1)
+def _phrasal_verbs() -> dict[str, dict[str, frozenset[str]]]:
+    """A phrasal verb of the file ("bump up", "step down", "ramp up"), each inflection of its verb -> its particle ->
+    the stems of the one-word verbs of its kind."""
+    table: dict[str, dict[str, frozenset[str]]] = {}
+    for line in terminology.COURSE_VERBS_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        verb, synonyms = line.split("\t")
+        words = verb.split(" ")
+        if len(words) != 2 or words[1] not in PARTICLES:
+            continue
+        kind = frozenset(stem(s) for s in synonyms.split("|") if " " not in s)
+        for form in _inflections(words[0]):
+            table.setdefault(form, {})[words[1]] = kind
+    return table
+
+
+# the adverb particles of English phrasal verbs (Quirk et al. 1985, 16.3), as course_verb_data reads them
+PARTICLES = frozenset({"up", "down", "back", "off", "out", "on", "in", "over", "away"})
+# the particle right after the verb or after its object of up to three words ("bump the dose up", "step it down")
+_OBJECT_WORDS = 3
+
+
+def _phrasal_kind(word: str, text: str) -> frozenset[str]:
+    """The kind of the phrasal verb `word` forms with a particle written after it in `text`, or nothing."""
+    particles = _phrasal_verbs().get(word)
+    if not particles:
+        return frozenset()
+    words = [w.lower() for w in _WORD.findall(text)]
+    for i, written in enumerate(words):
+        if written != word:
+            continue
+        for after in words[i + 1:i + 2 + _OBJECT_WORDS]:
+            if after in particles:
+                return particles[after]
+    return frozenset()
+
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 
 
 @lru_cache(maxsize=1)
@@ -66,10 +115,14 @@ def _verb_forms() -> frozenset[str]:
         verb = line.split("\t", 1)[0]
         if line.startswith("#") or " " in verb or not verb:
             continue
-        bare = verb[:-1] if verb.endswith("e") else verb
-        forms.update({verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing", bare + "ing", bare + "ed",
-                      verb + verb[-1] + "ed", verb + verb[-1] + "ing"})
+        forms.update(_inflections(verb))
     return frozenset(forms)
+
+
+def _inflections(verb: str) -> frozenset[str]:
+    bare = verb[:-1] if verb.endswith("e") else verb
+    return frozenset({verb, verb + "s", verb + "es", verb + "d", verb + "ed", verb + "ing", bare + "ing", bare + "ed",
+                      verb + verb[-1] + "ed", verb + verb[-1] + "ing"})
 
 
 def _inflected(word: str) -> bool:
