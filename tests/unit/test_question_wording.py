@@ -233,8 +233,14 @@ def test_question_concepts_a_drug_or_condition_of_the_case_keeps_its_weight() ->
     on_drug = weights("pt on bisoprolol not responding to IM adrenaline. glucagon dose?")
     refractory = weights("refractory anaphylaxis after 2 IM doses - how do i make up an adrenaline infusion")
 
-    assert on_drug["bisoprolol"] == 1.0  # a drug the patient is on changes the answer
+    # (session 16) a drug the patient is on is the case's when the ask names another drug: the asked one keeps its
+    # full weight, so a passage without glucagon still falls short (decision 0024, session 16)
+    assert on_drug["bisoprolol"] == evidence.GENERIC_WEIGHT
     assert on_drug["glucagon"] == 1.0
+    assert weights("pt on bisoprolol, wheezy. what is the max bisoprolol dose?")["bisoprolol"] == 1.0
+    less = weights("pt on bisoprolol, anaphylaxis. is adrenaline less effective?")
+    assert less["bisoprolol"] == evidence.GENERIC_WEIGHT
+    assert weights("pt on bisoprolol, anaphylaxis. why is it refractory?")["bisoprolol"] == 1.0  # no drug asked
     assert refractory["anaphylaxis"] == 1.0  # the patient's condition
     assert refractory["refractory"] == 1.0  # the word that says which condition
     assert on_drug["responding"] == evidence.GENERIC_WEIGHT
@@ -274,3 +280,29 @@ def test_question_concepts_a_number_said_in_words_is_no_topic() -> None:
     assert "zero" not in found.passages[0].missing
     assert weights("thirty or forty mg of what for CAP")["thirty"] == evidence.GENERIC_WEIGHT
     assert weights("what abx for CAP")["CAP"] == 1.0  # the topic keeps its weight
+
+
+# session 16: a drug only the description of the case names is the patient's background when the ask names another
+METFORMIN_DOSING = ("Start with 500 mg once or twice daily with meals, and increase by 500 mg every one to two weeks "
+                    "as tolerated. The usual maximum is 2,000 mg per day in divided doses.")
+
+
+@pytest.mark.parametrize(("question", "passage"), [
+    ("Patient takes gliclazide and ramipril. What's the max metformin dose?", hit(METFORMIN_DOSING, "Metformin")),
+    ("already on empagliflozin and atorvastatin - how high can metformin go per day", hit(METFORMIN_DOSING,
+                                                                                         "Metformin")),
+    ("He's on atenolol and amlodipine for years, now anaphylaxis. IM adrenaline dose for an adult?",
+     hit(EPINEPHRINE, "Anaphylaxis")),
+])
+def test_evidence_a_drug_the_patient_takes_is_the_case_when_another_drug_is_asked(question: str,
+                                                                                  passage: SearchHit) -> None:
+    assert evidence.assess(question, [passage]).score >= 0.55
+
+
+@pytest.mark.parametrize("question", [
+    "on gliclazide, what dose of gliclazide?",  # the background drug asked about: still uncovered
+    "on metformin and ramipril, what dose of gliclazide to add?",  # the asked drug is not the passage's
+    "takes metformin 1 g twice a day; what's the maximum sitagliptin dose",
+])
+def test_evidence_an_asked_drug_the_passage_lacks_still_abstains(question: str) -> None:
+    assert evidence.assess(question, [hit(METFORMIN_DOSING, "Metformin")]).score < 0.55

@@ -96,7 +96,7 @@ def changes(records: Sequence[GateRecord], before: Sequence[bool], after: Sequen
 
 
 # the writers of the blind sets, each with its spoken set (blind9 wrote no answers file)
-WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 7, 8, 10, 11, 12, 13, 14)}
+WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 7, 8, 10, 11, 12, 13, 14, 15)}
 
 
 def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = False, bare_ask: bool = False
@@ -124,13 +124,20 @@ def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = 
         alternatives = {a for c in focus for a in c.alternatives}
         asked_labels |= labels
         story = any_ask or any(qc._named(c) for c in focus)
+        background = qc._background_reach(focus)
         out = []
         for c in concepts:
-            told = not alternatives.intersection(c.alternatives) and not qc._kept_in_scenario(c)
+            other = not alternatives.intersection(c.alternatives)
+            told = other and not qc._kept_in_scenario(c)
             if story and told and c.label.lower() not in asked_labels and context(c):
                 out.append(replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False))
             elif told and c.topic and c.label.lower() not in labels:
                 out.append(replace(c, weight=qc.SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True))
+            elif (other and c.topic and c.label.lower() not in labels  # (session 16) the patient's background drug
+                  and ((background and qc._drug_or_class(c) and not qc._disease(c))
+                       or (qc.SYMPTOMS_TOLD and qc._symptom(c)))):
+                out.append(replace(c, weight=qc.BACKGROUND_DRUG_WEIGHT * c.weight, covered_weight=c.weight,
+                                   scenario=True))
             else:
                 out.append(c)
         return out
@@ -262,10 +269,56 @@ def context_main(records: Sequence[GateRecord]) -> int:
     return 0
 
 
+# (session 16) how far a drug or class only the description names is the patient's background
+# (question_concepts.BACKGROUND_REACH) and what it weighs missing (BACKGROUND_DRUG_WEIGHT)
+DRUG_VARIANTS = {f"{reach}{' +symptoms' if symptoms else ''}, w {weight}": (reach, weight, symptoms)
+                 for reach in ("none", "drug ask", "any ask") for weight in (0.25, 0.0) for symptoms in (False, True)
+                 if reach != "none" or symptoms}
+
+
+def drugs_main(records: Sequence[GateRecord]) -> int:
+    """Each background-drug variant against the shipped gate, per writer, and leaving one writer out."""
+    saved = (qc.BACKGROUND_REACH, qc.BACKGROUND_DRUG_WEIGHT, qc.SYMPTOMS_TOLD)
+    outcomes: dict[str, list[bool]] = {}
+    for name, (reach, weight, symptoms) in {"none": ("none", qc.SCENARIO_WEIGHT, False), **DRUG_VARIANTS}.items():
+        qc.BACKGROUND_REACH, qc.BACKGROUND_DRUG_WEIGHT, qc.SYMPTOMS_TOLD = reach, weight, symptoms
+        try:
+            outcomes[name] = right(records)
+        finally:
+            qc.BACKGROUND_REACH, qc.BACKGROUND_DRUG_WEIGHT, qc.SYMPTOMS_TOLD = saved
+        print(f"measured {name}", file=sys.stderr, flush=True)
+    return _report(records, outcomes)
+
+
+def _report(records: Sequence[GateRecord], outcomes: dict[str, list[bool]]) -> int:
+    before = outcomes["none"]
+    print("variant | " + " | ".join(f"{w} gained / ans lost / unc lost / pop lost" for w in WRITERS))
+    for name, after in outcomes.items():
+        print(f"{name:30} | " + " | ".join(changes(records, before, after, sets) for sets in WRITERS.values()))
+    print("\nleaving one writer out: writer | variant chosen on the others | answered / uncovered / population "
+          "before -> after")
+    shown: dict[str, None] = {}
+    for writer, sets in WRITERS.items():
+        others = tuple(s for w, ss in WRITERS.items() if w != writer for s in ss)
+        allowed = [(net, name) for name, after in outcomes.items()
+                   for lost, net in [_losses(records, before, after, others)] if lost == 0]
+        chosen = max(allowed, key=lambda pair: (pair[0], pair[1] == "none"))[1]
+        print(f"{writer} | {chosen} | {rates(records, before, sets)} -> {rates(records, outcomes[chosen], sets)}")
+        shown.setdefault(chosen)
+    for name in outcomes:
+        print(f"\nchanged by {name}:")
+        for record, was, now in zip(records, before, outcomes[name], strict=True):
+            if was != now:
+                print(f"  {record.set} {kind(record)} {'gained' if now else 'lost'}: {record.query}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args and args[0] == "--context":
         return context_main(load(Path(args[1])))
+    if args and args[0] == "--drugs":
+        return drugs_main(load(Path(args[1])))
     records = load(Path(args[0]))
     with variant(reading=False):
         before = right(records)

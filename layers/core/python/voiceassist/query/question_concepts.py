@@ -315,16 +315,62 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
     labels = {c.label.lower() for c in focus} | _disease_modifiers(question)
     alternatives = {a for c in focus for a in c.alternatives}
     asked_labels = labels | {c.label.lower() for c in asked_concepts}
+    background = _background_reach(focus)
     described = []
     for c in concepts:
-        told = not alternatives.intersection(c.alternatives) and not _kept_in_scenario(c)
+        other = not alternatives.intersection(c.alternatives)
+        told = other and not _kept_in_scenario(c)
         if told and c.label.lower() not in asked_labels and _story(c):
             described.append(replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False))
         elif told and c.topic and c.label.lower() not in labels:
             described.append(replace(c, weight=SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True))
+        elif (other and c.topic and c.label.lower() not in labels
+              and ((background and _drug_or_class(c) and not _disease(c)) or (SYMPTOMS_TOLD and _symptom(c)))):
+            described.append(replace(c, weight=BACKGROUND_DRUG_WEIGHT * c.weight, covered_weight=c.weight,
+                                     scenario=True))
         else:
             described.append(c)
     return described
+
+
+# A drug or class only the description of the case names is the patient's background when what is asked is about
+# another drug: the treatment the patient takes ("on gliclazide and indapamide, what's the max metformin"), a drug
+# given before ("after rocuronium", "took cetirizine"). It weighs BACKGROUND_DRUG_WEIGHT of its weight when a
+# passage lacks it (fully when it holds it; still a topic, named as missing), as any other word of the case. The
+# asked drug keeps its full weight, so a passage must name it; a drug the ask names too ("on gliclazide, what dose
+# of gliclazide") is the asked one. BACKGROUND_REACH: "drug ask" (the asking clauses name a drug or class of their
+# own), "any ask" (they name any topic), "none". Chosen leaving one writer out (`python -m
+# voiceassist_local.evaluation.gate_scenario --drugs D.pkl`; decision 0024, session 16).
+BACKGROUND_REACH = "drug ask"
+# A sign or symptom only the description names (a disease heading filed under MeSH's C23.888, Signs and Symptoms:
+# "flushing", "fever", "cough") is the case's presentation, weighed as the background drug is, when the ask names a
+# topic of its own
+SYMPTOMS_TOLD = False
+BACKGROUND_DRUG_WEIGHT = SCENARIO_WEIGHT
+_DRUG_MARKS = (CONCEPT_MARK + "drug:", CONCEPT_MARK + "class:", CONCEPT_MARK + "named-class:")
+
+
+def _background_reach(focus: Sequence[Concept]) -> bool:
+    if BACKGROUND_REACH == "drug ask":
+        return any(_drug_or_class(c) for c in focus)
+    return BACKGROUND_REACH == "any ask"
+
+
+def _drug_or_class(concept: Concept) -> bool:
+    return any(len(a) == 1 and next(iter(a)).startswith(_DRUG_MARKS) for a in concept.alternatives)
+
+
+def _symptom(concept: Concept) -> bool:
+    marks = [next(iter(a)) for a in concept.alternatives if len(a) == 1]
+    return any(n.startswith(_SIGNS_AND_SYMPTOMS) for m in marks if m.startswith(diseases.MARK)
+               for n in diseases.tree_numbers(m))
+
+
+_SIGNS_AND_SYMPTOMS = "C23.888"
+
+
+def _disease(concept: Concept) -> bool:
+    return any(len(a) == 1 and next(iter(a)).startswith(CONCEPT_MARK + "disease:") for a in concept.alternatives)
 
 
 def _story(concept: Concept) -> bool:
