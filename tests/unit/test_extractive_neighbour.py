@@ -6,7 +6,7 @@ or on letters said one by one that the asked phrase did not read. Fresh referenc
 from __future__ import annotations
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
-from voiceassist.query import care_setting, evidence
+from voiceassist.query import care_setting, evidence, wording
 from voiceassist.query.asked_thing import asked_phrase
 from voiceassist.query.extractive import answers_kind, select_sentences
 from voiceassist.query.generation import Excerpt, number_excerpts
@@ -42,6 +42,18 @@ def test_need_is_the_question_s_mood_not_a_word_a_sentence_answers_with() -> Non
     # "needing anticoagulation" shares the question's "need" and nothing else it asks
     first = first_quoted("do i need a CT of the chest for a pulmonary embolism", EMBOLISM, WELLS, IMAGING)
     assert first.startswith("Confirm it with a chest CT angiogram")
+
+
+DVT_WELLS = ("Wells", "A Wells score of 2 or more suggests a likely deep vein thrombosis needing same-day assessment.")
+DIAGNOSIS = ("", "Deep vein thrombosis is a clot in a deep vein, most often of the leg. Confirm it with a compression "
+                 "ultrasound when the diagnosis is uncertain.")
+
+
+def test_a_test_asked_whether_needed_is_answered_by_the_sentence_naming_the_test() -> None:
+    for question in ("Do I actually need an ultrasound to diagnose a DVT?", "is an ultrasound needed for a DVT",
+                     "do i need a compression ultrasound for deep vein thrombosis"):
+        first = first_quoted(question, DVT, DVT_WELLS, DIAGNOSIS)
+        assert first.startswith("Confirm it with a compression ultrasound"), question
 
 
 SUPPORTIVE = ("Supportive care", "Phenytoin and levetiracetam are second-line and follow a benzodiazepine. Protect the "
@@ -104,3 +116,24 @@ def test_letters_said_one_by_one_are_read_in_the_asked_phrase() -> None:
     assert asked_phrase("which I V antibiotic do I use for cellulitis") == asked_phrase(
         "which IV antibiotic do I use for cellulitis")
 
+
+LITHIUM = "Lithium (drug reference)"
+MONITORING = ("Monitoring", "Check renal function before starting and at least yearly. Keep the serum level between "
+                            "0.4 and 1.0 mmol/L.")
+THYROID = ("Adverse effects", "Tremor and thirst are common at the start. Long-term use can cause hypothyroidism; "
+                              "check the thyroid hormone levels periodically.")
+
+
+def test_a_thing_asked_to_exist_is_answered_by_the_sentence_naming_it_not_one_sharing_the_case_words() -> None:
+    # "for years" and "checking" are the yearly renal check's words; the question asks whether there is a hormone
+    for question in ("She's been on lithium for years, is there a hormone I should be checking?",
+                     "on lithium for years - are there any hormone levels we should check?"):
+        assert first_quoted(question, LITHIUM, MONITORING, THYROID).startswith("Long-term use can cause"), question
+
+
+def test_a_vitamin_said_with_its_number_in_words_is_written_as_typed() -> None:
+    assert "B12" in wording.joined_scores("Should we be checking B twelve on people on metformin for years?")
+    assert wording.joined_scores("Vitamin D three dose in pregnancy") == "Vitamin D3 dose in pregnancy"
+    # the article and a number, and a letter no numbered vitamin has, stay as said
+    assert wording.joined_scores("give a one off dose") == "give a one off dose"
+    assert wording.joined_scores("bed C two") == "bed C two"

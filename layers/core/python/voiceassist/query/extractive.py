@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from functools import partial
 
 from voiceassist.abbreviations import abbreviation_kind
+from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import answer_kinds, asked_kinds, concepts, discourse, synonyms, terminology
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
-from voiceassist.query.terms import STOPWORDS, WORD, stem
+from voiceassist.query.terms import STOPWORDS, WORD, content_terms, stem
 from voiceassist.query.wording import joined_scores
 
 EXTRACTIVE_LABEL = "Extractive answer (no language model was used): "
@@ -178,8 +179,51 @@ def select_sentences(question: str, excerpts: Sequence[Excerpt], *, max_sentence
     scored = score_sentences(question, candidates)
     if not scored:
         return []
-    states = answers_kind(concepts.normalise(joined_scores(question)))
+    normalised = concepts.normalise(joined_scores(question))
+    states = answers_kind(normalised)
+    if states is None and (thing := asked_object(normalised)):
+        states = partial(_names_all, thing)
     return _choose(scored, candidates, max_sentences, states)
+
+
+# The thing a yes/no question asks whether to get or do ("do I need a chest x-ray?", "should I check B12?"), whether
+# it is needed ("is a chest x-ray needed?"), or whether one exists ("is there a vitamin I should check?"): the noun
+# phrase after the asker's verb, before the passive's "needed", or after "is there" (Quirk et al. 1985, 11.4-11.5:
+# the yes/no question asks of its predication; 18.44-18.49, existential "there"), up to a function word. Where the
+# question asks for no kind of value, the sentences naming that thing answer it: "Confirm it with a chest radiograph
+# when the diagnosis is uncertain", not the CURB-65 sentence beside it.
+_THING = r"(?:(?:a|an|the|any|some|his|her|their)\s+)?[\w-]+(?:\s+[\w-]+){0,3}"
+_GET_VERBS = r"(?:need|require|get|order|send|request|arrange|check|test|measure|do)"
+_ASKED_OBJECT = re.compile(
+    rf"\b(?:do|does|did|should|would|will|can|must)\s+(?:i|we|you|he|she|they)\s+(?:\w+ly\s+)?(?:be\s+)?"
+    rf"{_GET_VERBS}\w*\s+(?:to\s+{_GET_VERBS}\s+)?(?P<object>{_THING})"
+    rf"|\b(?:is|are)\s+(?P<subject>{_THING}?)\s+(?:needed|necessary|required|indicated)\b"
+    rf"|\b(?:is|are)\s+there\s+(?P<existent>{_THING})", re.I)
+_THING_DETERMINERS = frozenset("a an the any some his her their".split())  # noqa: SIM905
+
+
+def asked_object(question: str) -> frozenset[str]:
+    """The content terms of the thing a yes/no or existential question asks about (empty when none is read)."""
+    match = _ASKED_OBJECT.search(question)
+    if match is None:
+        return frozenset()
+    words = (match.group("object") or match.group("subject") or match.group("existent") or "").split()
+    while words and words[0].lower() in _THING_DETERMINERS:
+        words = words[1:]
+    function_words = stop_words().get("en", frozenset())
+    kept = []
+    for word in words:
+        if word.lower() in function_words:
+            break
+        if not word.lower().endswith("ly"):  # "is strongly indicated": the adverb, not the thing
+            kept.append(word)
+    return _terms(" ".join(kept)) - MARGINAL_MODALS
+
+
+def _names_all(thing: frozenset[str], sentence: str) -> bool:
+    """Whether the sentence names each term of the thing, as a concept or as a word ("vitamin" in "vitamin B12", a
+    synonym group's form whole)."""
+    return thing <= _terms(sentence) | content_terms(sentence)
 
 
 # The kinds of value a question asks for, each with what states one in a sentence: a duration, a time or the

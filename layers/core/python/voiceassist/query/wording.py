@@ -40,7 +40,23 @@ def joined_scores(text: str) -> str:
         written = f"{word} {cardinal(number)}"
         return joined_form if (joined_form := _SPACED_NUMBER.sub(joined, written)) != written else match.group()
 
-    return _bare_score_names(_SPACED_NUMBER.sub(joined, _SPOKEN_NUMBER.sub(spoken, spelt_letters(text))))
+    return _bare_score_names(_SPACED_NUMBER.sub(joined, _SPOKEN_NUMBER.sub(spoken, said_vitamins(spelt_letters(text)))))
+
+
+# A vitamin said with its number in words ("B twelve", "D three", as Whisper writes a spoken "B12"): written as typed
+# ("B12") where the drug dictionary names "vitamin B12" (terminology.drug_names: MeSH, DrugBank), so that the
+# reference's "check B12" covers it. Capitals only, and only the letters of the numbered vitamins (B1-B12, D2-D3,
+# K1-K2): a lower-case "a one" is the article and a number.
+_VITAMIN_SAID = re.compile(r"(?<![\w'-])([BDK]) (" + NUMBER_WORDS + r")(?![\w'-])")
+
+
+def said_vitamins(text: str) -> str:
+    """`text` with each vitamin said with its number in words written with the number in digits."""
+    def joined(match: re.Match[str]) -> str:
+        written = f"{match.group(1)}{cardinal(match.group(2))}"
+        return written if f"vitamin {written.lower()}" in terminology.drug_names() else match.group()
+
+    return _VITAMIN_SAID.sub(joined, text)
 
 
 def _bare_score_names(text: str) -> str:
