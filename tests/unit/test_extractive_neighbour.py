@@ -137,3 +137,18 @@ def test_a_vitamin_said_with_its_number_in_words_is_written_as_typed() -> None:
     # the article and a number, and a letter no numbered vitamin has, stay as said
     assert wording.joined_scores("give a one off dose") == "give a one off dose"
     assert wording.joined_scores("bed C two") == "bed C two"
+
+
+REGIMEN = ("Outpatient antibiotic treatment",
+           "For adults treated as outpatients, give flucloxacillin 500 mg orally four times daily. Clarithromycin "
+           "500 mg twice daily is an alternative.")
+FOLLOW_UP = ("Follow-up",
+             "Mark the edge of the redness with a pen. Review the patient within 48 hours, or sooner if it spreads.")
+
+
+def test_the_kind_asked_after_the_case_is_read_in_the_clause_that_asks() -> None:
+    # the case ("outpt cellulitis started on fluclox") names the regimen's words; the clause that asks, a time
+    for question in ("outpt cellulitis started on fluclox - when should i see them back",
+                     "Started flucloxacillin at home for cellulitis yesterday. When should somebody review him?"):
+        first = first_quoted(question, CELLULITIS, REGIMEN, RECOGNITION, FOLLOW_UP)
+        assert first.startswith("Review the patient within 48 hours"), question

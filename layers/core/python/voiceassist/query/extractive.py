@@ -16,7 +16,7 @@ from functools import partial
 
 from voiceassist.abbreviations import abbreviation_kind
 from voiceassist.phi.word_lists import stop_words
-from voiceassist.query import answer_kinds, asked_kinds, concepts, discourse, synonyms, terminology
+from voiceassist.query import answer_kinds, asked_kinds, concepts, discourse, synonyms, terminology, wording
 from voiceassist.query.citations import strip_citations
 from voiceassist.query.generation import Excerpt
 from voiceassist.query.terms import STOPWORDS, WORD, content_terms, stem
@@ -252,8 +252,12 @@ _STATES_FIRST_LINE = re.compile(r"\bfirst[\s-](?:line|choice)\b|\bof choice\b", 
 
 def answers_kind(question: str) -> Callable[[str], bool] | None:
     """Whether a sentence states a value of a kind the question asks for; None when it asks for none."""
+    # the interrogative read at the start of the question and of each clause that asks, after the case it describes
+    # ("outpt pneumonia started on amox - when should i see them back": the time of the review)
+    clauses = wording.asked_clauses(question) or ()
+    asked = dict.fromkeys([*answer_kinds.asked(question), *(k for c in clauses for k in answer_kinds.asked(c))])
     tests: list[Callable[[str], bool]] = [
-        partial(answer_kinds.states, kind) for kind in answer_kinds.asked(question) if kind.name in _VALUE_KINDS
+        partial(answer_kinds.states, kind) for kind in asked if kind.name in _VALUE_KINDS
         and (kind.name != "frequency" or _ASKS_FREQUENCY.search(question))]
     tests += [partial(asked_kinds.states, kind) for kind in sorted(asked_kinds.question_kinds(question))]
     quantities = answer_kinds.quantities_asked(question)
