@@ -298,8 +298,13 @@ def test_numbers_typed_with_other_dashes_slashes_or_digits_read_as_ascii(typed: 
     assert text == read and len(origins) == len(text)
 
 
+# The real detector's reading, not its time limit (tested above with detectors that hang): a loaded 2-core machine
+# took 1.6-1.8 s for a process's first detection, against production's 2 s (tests/conftest.py waits 15 s too)
+READING_TIMEOUT_S = 15.0
+
+
 def test_a_number_typed_with_en_dashes_is_detected_by_the_real_detector() -> None:
-    detector = build_detector(Settings(phi_mode=PhiMode.STRICT))
+    detector = build_detector(Settings(phi_mode=PhiMode.STRICT), timeout_s=READING_TIMEOUT_S)
     for typed in ("SSN 123\u201345\u20136789, what is the metformin dose?",
                   "call 617\u2013555\u20130199 about the metformin dose",
                   "MRN \u096a\u096e\u0968\u0967\u0969\u0969\u096d\u096d, what is the metformin dose?"):
@@ -337,7 +342,7 @@ def test_number_words_outside_a_date_stay_words(text: str) -> None:
 
 
 def test_a_birth_date_written_in_words_is_detected_by_the_real_detector() -> None:
-    detector = build_detector(Settings(phi_mode=PhiMode.STRICT))
+    detector = build_detector(Settings(phi_mode=PhiMode.STRICT), timeout_s=READING_TIMEOUT_S)
     for typed, hidden in (("born on the fourteenth of March 1961, what is the metformin dose?", "fourteenth"),
                           ("DOB fourteenth March nineteen sixty-one, on warfarin", "sixty-one"),
                           ("DOB March the 3rd, '61, on warfarin", "'61")):
