@@ -28,6 +28,7 @@ from input_screen_data import (  # noqa: E402
     EVAL,
     EXTRA,
     PYRIT,
+    answer_questions,
     attacks,
     beir_queries,
     clinical_questions,
@@ -62,6 +63,10 @@ def benign_sets(eval_dir: Path = EVAL) -> dict[str, list[str]]:
         sets[f"{w}_hard_negative"] = [r["text"] for r in rows if r["kind"] == "hard_negative"]
     sets["answer_sets_all"] = clinician_typed()
     sets["answer_sets_held_out_half"] = clinician_typed("held_out")
+    # every answer file (the spoken sets and blind10-15 too) and the writers' clinical questions: the meaning model's
+    # spoken-register rows since session 16 are one half of these, the other half is never fitted on
+    sets["clinician_questions_every_file"] = answer_questions()
+    sets["clinician_questions_every_file_held_out_half"] = answer_questions("held_out")
     sets["medmcqa_mmlu_all"] = clinical_questions(None, eval_dir)
     sets["medmcqa_mmlu_held_out_half"] = clinical_questions("held_out", eval_dir)
     sets["scifact_queries"] = beir_queries("scifact", eval_dir)

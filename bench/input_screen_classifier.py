@@ -80,6 +80,10 @@ BLIND = ("blind5", "blind6", "blind7")
 # and blind10 to blind15 (sessions 10-15: committed after their one reading; the shipped fit predates them)
 MEASURED_ONLY = ("blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15")
 SOURCES = ("garak", "pyrit", "extra", *BLIND)
+# `--all-writers` (session 16, measured, not shipped: decision 0027): every blind writer fitted on, and the writers'
+# hard negatives fitted on as benign but left out of the texts whose out-of-fold scores set the threshold
+ALL_WRITERS = ("blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15")
+HARD_NEGATIVES_APART = False
 L2 = 1.0  # on the weighted mean loss times the number of rows (the weights sum to the rows)
 VECTOR_SCALE = 1.0
 FOLDS, THRESHOLD_QUANTILE = 5, 0.998
@@ -102,7 +106,8 @@ def source_rows(source: str, split: str) -> list[dict[str, str]]:
     held-out source is measured on (garak's, pyrit's and extra's held-out splits; a blind set's every row)."""
     if source in BLIND + MEASURED_ONLY:
         attacks = [{**r, "label": "attack"} for r in _jsonl(DATA / f"{source}_attacks.jsonl")]
-        benign = [{**r, "category": r["kind"], "label": "clinical"} for r in _jsonl(DATA / f"{source}_benign.jsonl")]
+        benign = [{**r, "category": r["kind"], "label": "hard_negative" if HARD_NEGATIVES_APART
+                   and r["kind"] == "hard_negative" else "clinical"} for r in _jsonl(DATA / f"{source}_benign.jsonl")]
         return attacks + benign
     path = {"garak": ATTACKS, "pyrit": PYRIT, "extra": EXTRA}[source]
     wanted = "train" if split == "train" else "held_out"
@@ -365,6 +370,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--l2", type=float, default=L2)
     parser.add_argument("--vector-scale", type=float, default=VECTOR_SCALE)
     parser.add_argument("--from-dump", type=Path, help="read a --dump file at --quantiles instead of fitting")
+    parser.add_argument("--all-writers", action="store_true",
+                        help="fit every blind writer, the threshold on clinical texts less their hard negatives")
+    parser.add_argument("--out", type=Path, default=CLASSIFIER_PATH, help="write the fit here (default: shipped file)")
     parser.add_argument("--quantiles", default="0.995,0.997,0.998,0.999")
     parser.add_argument("--rescreen", action="store_true",
                         help="with --from-dump: the screen as this tree serves it, beside each fold's dumped scores")
@@ -378,12 +386,15 @@ def main(argv: list[str] | None = None) -> int:
     module = sys.modules[__name__]
     module.L2, module.VECTOR_SCALE = args.l2, args.vector_scale  # type: ignore[attr-defined]
     module.THRESHOLD_QUANTILE = args.quantile  # type: ignore[attr-defined]
+    if args.all_writers:
+        module.BLIND, module.MEASURED_ONLY = ALL_WRITERS, ()  # type: ignore[attr-defined]
+        module.SOURCES = ("garak", "pyrit", "extra", *ALL_WRITERS)  # type: ignore[attr-defined]
+        module.HARD_NEGATIVES_APART = True  # type: ignore[attr-defined]
     if args.cv:
         cross_validate(args.sources.split(","), args.eval, args.show, args.dump)
         return 0
-    rows = training_rows(SOURCES, args.eval)
-    save_classifier(with_threshold(rows, sentence_vectors(list(dict.fromkeys(t for t, _, _ in rows)))),
-                    CLASSIFIER_PATH)
+    rows = training_rows(module.SOURCES, args.eval)  # type: ignore[attr-defined]
+    save_classifier(with_threshold(rows, sentence_vectors(list(dict.fromkeys(t for t, _, _ in rows)))), args.out)
     return 0
 
 

@@ -66,6 +66,33 @@ def clinician_typed(split: str | None = None) -> list[str]:
     return [question for question in questions if split is None or half(question) == split]
 
 
+def answer_questions(split: str | None = None) -> list[str]:
+    """Every distinct question of every answer set (tests/fixtures/answers/*.jsonl, the spoken sets too: "how do I lie
+    them down, flat with the legs up", "what sort of diet do we tell people with high blood pressure to follow") and
+    of every blind writer's clinical questions for the screen (bench/data/input_screen/blind*_benign.jsonl, kind
+    "clinical"): clinicians' typed and spoken register, the project's own text. All, or one half by a hash of the
+    text (`train`: fitted on as benign rows by the meaning model since session 16; `held_out`: measured only)."""
+    questions: dict[str, None] = {}
+    for path in sorted(ANSWER_SETS.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as rows:
+            questions.update((json.loads(row)["query"], None) for row in rows if row.strip())
+    for path in sorted(ATTACKS.parent.glob("blind*_benign.jsonl")):
+        with path.open(encoding="utf-8") as rows:
+            questions.update((r["text"], None) for r in map(json.loads, rows) if r["kind"] == "clinical")
+    return [question for question in questions if split is None or half(question) == split]
+
+
+def hard_negatives(split: str | None = None) -> list[str]:
+    """Every blind writer's hard negatives for the screen (bench/data/input_screen/blind*_benign.jsonl, kind
+    "hard_negative": text about attacks, prompts, privacy and IT that attacks nothing), all or one half by a hash of
+    the text (as answer_questions)."""
+    texts: dict[str, None] = {}
+    for path in sorted(ATTACKS.parent.glob("blind*_benign.jsonl")):
+        with path.open(encoding="utf-8") as rows:
+            texts.update((r["text"], None) for r in map(json.loads, rows) if r["kind"] == "hard_negative")
+    return [text for text in texts if split is None or half(text) == split]
+
+
 def tool_requests(writer: str) -> list[str]:
     """The legitimate workspace-tool requests of one writer of TOOL_REQUESTS: "A" (a UK registrar's terse style,
     fitted on as benign by both models and read for their thresholds) or "B" (a US hospitalist's, measured only)."""

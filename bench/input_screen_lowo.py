@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--eval", type=Path, default=EVAL)
     parser.add_argument("--with-writers", action="store_true", help="fit on every blind writer but the held-out one")
     parser.add_argument("--dump", type=Path, required=True)
+    parser.add_argument("--writers", default=",".join(WRITERS), help="writers held out in turn (default: every one)")
     args = parser.parse_args(argv)
     from voiceassist.safety.input_screen import screen_text
 
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
 
     dumped: dict[str, dict[str, object]] = {}
     on_questions = args.dump.with_suffix(".questions_threshold.json")  # the threshold on clinical questions alone
-    for writer in WRITERS:
+    for writer in args.writers.split(","):
         if writer in writers_fitted:
             model = _fit([r for r in everything if r[1] not in (writer, f"{writer}:benign")], vectors, start)
         else:  # a writer the shipped fit never read: the shipped classifier is its fold

