@@ -266,6 +266,18 @@ def test_screen_passes_clinical_text_that_only_looks_obfuscated(text: str) -> No
     assert not screen_text(text).flagged
 
 
+# Random ids read as leetspeak ("act_fb42438da35c411f9d6bf87f74e64411" as "act_fba2aebdaescaiifgd6bfbtftae6aaii"): the
+# words-only model read that as a jailbreak, one prefixed uuid4 id of 900 measured (bench/system_ids.py)
+@pytest.mark.parametrize("text", [
+    "Please look up request act_fb42438da35c411f9d6bf87f74e64411 for me.",
+    "act_fb42438da35c411f9d6bf87f74e64411",
+    "Is the upload FB42438DA35C411F9D6BF87F74E64411 finished?",
+])
+def test_a_system_id_is_not_read_as_leetspeak(text: str) -> None:
+    assert not screen_text(text).flagged
+    assert all("fba2aebdaesca" not in form.lower() for form in normal_forms(text))
+
+
 def test_normal_forms_join_single_letter_runs_but_leave_units_and_drug_names() -> None:
     forms = normal_forms("i g n o r e this; 5 m g daily, q 8 h of co-trimoxazole")
 

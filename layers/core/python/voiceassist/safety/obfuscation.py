@@ -73,10 +73,20 @@ def _join_letters(text: str) -> str:
 # leetspeak: read as letters, "8am" became "bam" and the words-only model read "shoot ... bam" as harmful
 _MEASURE = re.compile(r"\d+(?:[.,]\d+)?(?:am|pm|mg|mcg|ug|ng|g|kg|ml|l|dl|mmol|umol|iu|u|units?|mm|cm|m|mins?|h|hrs?"
                       r"|d|wks?|w|y|yo|yrs?|mo|mos|st|nd|rd|th|x|s|k|bpm|kcal)", re.I)
+# A system's id (a uuid4's 32 hex digits, a hash; "act_" and the like before it) is not leetspeak either: read as
+# letters ("act_fb42438da35c411f9d6bf87f74e64411" as "act_fba2aebdaescaiifgd6bfbtftae6aaii") one prefixed uuid4 id
+# of 900 measured was refused as a jailbreak by the words-only model, in a question or a tool's argument
+# (bench/system_ids.py). Hex-encoded text is still read: decoding.py decodes the runs that decode to text.
+_HEX_ID = re.compile(r"(?:[^\W\d_]+_)*(?:[0-9a-f]{16,}|[0-9A-F]{16,})")
+
+
+def _kept(token: str) -> bool:
+    """A token the leetspeak readings leave as typed: a measure or a system's id."""
+    return bool(_MEASURE.fullmatch(token) or _HEX_ID.fullmatch(token))
 
 
 def _unleet(text: str, one: str) -> str:
-    return _MIXED_TOKEN.sub(lambda m: m.group() if _MEASURE.fullmatch(m.group())
+    return _MIXED_TOKEN.sub(lambda m: m.group() if _kept(m.group())
                             else "".join(_LEET.get(c, one if c == "1" else c) for c in m.group()), text)
 
 
@@ -103,7 +113,7 @@ def _unleet_word(token: str) -> str:
 def _unleet_words(text: str) -> str:
     """`text` with each leetspeak token read as the English word it spells (`_unleet_word`): a text that needs "1"
     as i in one word and as l in another ("1gn0r3 y0ur ru135") is read whole by neither one-letter reading."""
-    return _MIXED_TOKEN.sub(lambda m: m.group() if _MEASURE.fullmatch(m.group()) else _unleet_word(m.group()), text)
+    return _MIXED_TOKEN.sub(lambda m: m.group() if _kept(m.group()) else _unleet_word(m.group()), text)
 
 
 def looks_reversed(text: str) -> bool:
