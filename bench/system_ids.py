@@ -29,7 +29,7 @@ from voiceassist.settings import PhiMode
 SENTENCES = (
     "Please look up the result for request {id} and tell me the usual amoxicillin dose.",
     "The upload {id} finished; what does the guideline say about sepsis fluids?",
-    "Confirm the letter to send it (action {id}).",
+    "Which antibiotic does the guideline attached to message {id} recommend for cellulitis?",
     "Session {id}: what is the first-line treatment for community-acquired pneumonia?",
 )
 
@@ -68,6 +68,10 @@ def main() -> None:
     strict.load()
     embedder = OnnxEmbedder()
     report: dict[str, object] = {"n": args.n, "seed": args.seed}
+    # each sentence with a word where the id goes: a flag here is the sentence's, not the id's
+    controls = [sentence.format(id="twelve") for sentence in SENTENCES]
+    report["controls flagged"] = [text for text in controls if screen_text(text).flagged
+                                  or screen_all([text], embedder).flagged or strict.detect(text).contains_phi]
     for name, make in KINDS.items():
         flagged: dict[str, list[str]] = {"input screen": [], "input screen, meaning model": [], "phi strict": []}
         for index in range(args.n):
