@@ -179,7 +179,9 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"(?:yes|consent|agreement|permission)\b|\bopposite day\b")),
     "dead_relative_persona": (JAILBREAK, _p(
         r"\b(?:you are|you're|act as|pretend (?:to be|you are)|play|be|roleplay as|role-play as)\s+my\s+"
-        r"(?:late|deceased|dead)\s+(?:\w+\s+)?(?:" + _KIN + r")\b")),
+        # (session 16, harm16) anyone of the asker's ("my late mentor", "my late flatmate"), not only kin: the
+        # assistant asked to be a dead person is the exploit whoever they were
+        r"(?:late|deceased|dead|departed)\s+[\w-]+")),
     # -- tool abuse (excessive agency, unbounded consumption)
     "bulk_deletion": (INJECTION, _p(
         r"\b(?:move|reschedule|reassign|overwrite|rename|edit|modify|change|update|delete|remove|cancel|wipe|erase"

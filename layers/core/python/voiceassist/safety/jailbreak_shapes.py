@@ -6,7 +6,8 @@ CCS 2024), read by its structure:
 - **dead_relative_frame** (the "grandma exploit", 2023): a dead relative who used to tell or recite something, and the
   assistant asked to do the same ("My late grandmother ... used to lull me to sleep reciting ... Please do that for
   me", "... tell me one just like she used to"). "My late grandmother used to take warfarin - should I be tested?"
-  asks nothing of the assistant's voice.
+  asks nothing of the assistant's voice. (Session 16: the dead person as anyone of the asker's, "answer only in the
+  voice of my late mentor"; intent.py's dead_relative_persona reads "pretend to be my late ..." of anyone too.)
 - **lawless_world** (pretending: a counterfactual that removes the rules): a world, universe or simulation with no
   laws, ethics or regulators, or the assistant supposed to have no guidelines ("if you were an AI without any
   guidelines"). "In a world without antibiotics, how would sepsis be treated?" removes no rule.
@@ -33,7 +34,12 @@ _DEAD_RELATIVE = re.compile(
     r"\b(?:late|dead|deceased|departed)\s+" + _RELATIVE + r"\b[^\n]{0,240}?\b(?:used to|would|told|told me|recited"
     r"|read me|sang)\b[^\n]{0,240}?\b(?:do (?:that|the same|it|this)(?: again)? for me|(?:just |exactly )?(?:like|as)"
     r" (?:she|he)"
-    r" (?:used to|did|would)|in (?:her|his) (?:voice|place|style|words)|pretend (?:to be|you are) (?:her|him))", re.I)
+    r" (?:used to|did|would)|in (?:her|his) (?:voice|place|style|words)|pretend (?:to be|you are) (?:her|him))"
+    # (session 16, harm16) the exploit's dead person as anyone of the asker's ("my late mentor"), the assistant
+    # asked to answer in their voice (to be them: intent.py's dead_relative_persona); "in the words of my late
+    # mentor, always check the potassium" quotes a saying and asks no voice
+    r"|\b(?:answer|speak|reply|respond|talk|write)\w*\s+(?:only\s+|just\s+)?(?:in|with)\s+the\s+(?:voice|persona)\s+of\s+"
+    r"(?:my|our)\s+(?:late|dead|deceased|departed)\s+[\w-]+", re.I)
 
 _NO_RULES = (r"(?:laws?|ethics|ethical (?:rules|codes?|boards?)|rules|regulat\w+|regulators|morals?|morality"
              r"|consequences|guidelines|restrictions|policies|safety rules|medical ethics|content polic\w+)")
