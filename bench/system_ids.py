@@ -8,7 +8,8 @@ is a test that fails by chance (CI's stop 47: an action id read as a DEA number,
 
     nice -n 10 .venv/bin/python bench/system_ids.py [--n 500] [--seed 16]
 
-Prints JSON: for each kind of id, how many of the n sentences each reader flagged, and up to three examples.
+Prints JSON: for each kind of id, how many of the n sentences each reader flagged, and up to three examples; and
+the time of the process's first detection after the detector's load() (the 2 s time limit applies to it).
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import os
 import random
+import time
 import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -66,8 +69,12 @@ def main() -> None:
     rng = random.Random(args.seed)
     strict = PresidioPhiDetector(mode=PhiMode.STRICT)
     strict.load()
+    started = time.perf_counter()  # this process's first detection, after load() (FailClosedDetector times it)
+    strict.detect("Is 40 mg of atorvastatin right for Mr Okonkwo, DOB 03/04/1957?")
+    first_detection_s = round(time.perf_counter() - started, 3)
     embedder = OnnxEmbedder()
-    report: dict[str, object] = {"n": args.n, "seed": args.seed}
+    report: dict[str, object] = {"n": args.n, "seed": args.seed, "load_average": round(os.getloadavg()[0], 1),
+                                 "first detection after load (s)": first_detection_s}
     # each sentence with a word where the id goes: a flag here is the sentence's, not the id's
     controls = [sentence.format(id="twelve") for sentence in SENTENCES]
     report["controls flagged"] = [text for text in controls if screen_text(text).flagged
