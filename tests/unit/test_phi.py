@@ -125,12 +125,13 @@ class SlowDetector(FixedDetector):
 
 
 def test_fail_closed_counts_the_time_out_from_when_a_detection_starts_not_from_the_queue() -> None:
-    # Six callers at once (a local server's requests, the ingest workers) share the one worker: the last waits
-    # ~1.25 s for it, beyond the 1 s time-out, yet every detection itself takes 0.25 s and must succeed.
-    detector = FailClosedDetector(SlowDetector(0.25), timeout_s=1.0)
-    with ThreadPoolExecutor(max_workers=6) as pool:
-        results = list(pool.map(detector.detect, ["What is the dose of metformin?"] * 6))
-    assert [result.error for result in results] == [None] * 6
+    # Twelve callers at once (a local server's requests, the ingest workers) share the one worker: the last waits
+    # ~2.75 s for it, beyond the 2 s time-out, yet every detection itself takes 0.25 s and must succeed. (With a 1 s
+    # time-out, a detection woken 0.75 s late by a loaded 2-core machine would fail closed: 1.75 s of margin now.)
+    detector = FailClosedDetector(SlowDetector(0.25), timeout_s=2.0, queue_timeout_s=30.0)
+    with ThreadPoolExecutor(max_workers=12) as pool:
+        results = list(pool.map(detector.detect, ["What is the dose of metformin?"] * 12))
+    assert [result.error for result in results] == [None] * 12
     assert not any(result.contains_phi for result in results)
 
 
