@@ -63,7 +63,8 @@ def candidates(docs: list[tuple[str, str]], n: int, rng: random.Random, *, sub_s
                       text=text, token_count=len(text.split()), metadata=DocumentMetadata(doc_key=key, title=title))
         hits.append(SearchHit(chunk=chunk, score=1.0 - rank / n,
                               bm25_score=rng.uniform(2, 30) if sub_scores else None,
-                              vector_score=rng.uniform(0.6, 0.85) if sub_scores else None))
+                              vector_score=rng.uniform(0.6, 0.85) if sub_scores else None,
+                              opening_cosine=rng.uniform(0.1, 0.7)))  # both indexes give it
     return hits
 
 

@@ -68,6 +68,15 @@ def test_features_of_opensearch_hybrid_hits_leave_the_missing_sub_scores_unknown
         assert column(rows, name) == column(full, name), name
 
 
+def test_features_read_each_hits_opening_cosine_and_leave_a_missing_one_unknown() -> None:
+    hits = [h.model_copy(update={"opening_cosine": value}) for h, value in zip(HITS, (0.62, 0.62, None), strict=True)]
+    rows, without = features(QUESTION, hits), features(QUESTION, HITS)
+    assert column(rows, "opening_cosine")[:2] == [0.62, 0.62] and math.isnan(column(rows, "opening_cosine")[2])
+    assert all(math.isnan(v) for v in column(without, "opening_cosine"))  # documents ingested before openings
+    others = [i for i, name in enumerate(FEATURES) if name != "opening_cosine"]
+    assert np.array_equal(rows[:, others], without[:, others], equal_nan=True)
+
+
 def test_features_credit_the_passage_whose_one_sentence_answers_over_one_scattering_the_words() -> None:
     # the sample drug reference: the dose question's words meet in one sentence of the dosing passage (with
     # the section heading and title), while the renal passage names the drug and "dose" sentences apart

@@ -24,11 +24,12 @@ from voiceassist_local.evaluation.rerank_training import (
     ingest_every_record,
     main,
     train,
+    training_rows,
 )
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit
 from voiceassist.query.rerank import MODEL_PATH
-from voiceassist.query.rerank_features import FEATURES, features
+from voiceassist.query.rerank_features import FEATURES, INDEX, features
 
 WORDS = ["vitamin", "fracture", "risk", "older", "women", "statin", "asthma", "sepsis", "warfarin", "dose",
          "trial", "cohort", "mortality", "renal", "insulin", "glucose"]
@@ -54,6 +55,27 @@ def _groups(seed: int) -> list[Group]:
         groups.append(Group("synthetic", f"q{q}", query, hits, features(query, hits), np.array(grades), ids,
                             {i: 1 for i, g in zip(ids, grades, strict=True) if g}))
     return groups
+
+
+def test_rerank_training_trains_one_query_in_four_without_its_openings_so_the_model_reads_them_missing() -> None:
+    groups = _groups(3)
+    for g in groups:
+        g.rows[:, INDEX["opening_cosine"]] = g.grades * 0.5 + 0.2  # every candidate's opening known
+    missing = [bool(np.isnan(training_rows(g)[:, INDEX["opening_cosine"]]).all()) for g in groups]
+    assert 0.1 < sum(missing) / len(groups) < 0.45  # one in four by hash: 40 synthetic queries
+    assert all(np.isfinite(training_rows(g)[:, INDEX["opening_cosine"]]).all() for g, m in zip(groups, missing,
+                                                                                                strict=True) if not m)
+    model = train(groups, rounds=20).dump_model()
+    opening = list(FEATURES).index("opening_cosine")
+    splits = [node for tree in model["tree_info"] for node in _nodes(tree["tree_structure"])
+              if node.get("split_feature") == opening]
+    assert splits and all(node["missing_type"] == "NaN" for node in splits)  # trained with missing openings
+
+
+def _nodes(node: dict[str, object]) -> list[dict[str, object]]:
+    if "split_feature" not in node:
+        return []
+    return [node, *_nodes(node["left_child"]), *_nodes(node["right_child"])]  # type: ignore[arg-type]
 
 
 def test_rerank_training_rebuilds_the_same_model_file_from_the_same_candidates() -> None:

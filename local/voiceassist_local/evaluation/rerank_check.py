@@ -29,7 +29,7 @@ SPLIT = "dev"
 # process-wide term table gives in the order words were first seen, so a process that ranked other texts first
 # adds in another order and the last bit moves (a fresh clone's `make test`, every test in a few processes:
 # prf_share 0.7617446303154044 -> ...045; tests/unit/test_rerank_features.py run first in one process shows it).
-FROM_EMBEDDING = frozenset({"fused_score", "fused_share", "cosine", "cosine_gap"})
+FROM_EMBEDDING = frozenset({"fused_score", "fused_share", "cosine", "cosine_gap", "opening_cosine"})
 FLOAT_NOISE = 1e-4
 SUM_NOISE = 1e-9
 

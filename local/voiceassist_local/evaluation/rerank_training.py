@@ -9,7 +9,9 @@ in-boundary embedder, the hybrid index, 100 candidates). The candidates' feature
 their documents' grades are the training rows; a query is a LambdaMART group.
 Half the queries (a fixed hash) are trained as the embedded index returns them and half without the BM25 and
 cosine sub-scores (as an OpenSearch hybrid query returns them), so one model reads both; both views of every
-held-out query are measured.
+held-out query are measured. A quarter of the queries (another hash) are trained without their documents'
+openings (opening_cosine NaN, as the hits of documents ingested before openings were stored come), so the
+model reads those too; the held-out queries are measured that way as well (`reranked_no_opening`).
 
 Cross-validation is by query: each query is in exactly one of --folds folds (a hash of corpus and query id),
 a fold's queries are ranked by a model trained on the other folds of every corpus, and nDCG@10 is computed on
@@ -141,6 +143,23 @@ def in_canonical_order(hits: Sequence[SearchHit]) -> list[SearchHit]:
     return ordered
 
 
+OPENING_MISSING_ONE_IN = 4  # one query in this many is trained without its openings
+
+
+def without_opening(rows: np.ndarray) -> np.ndarray:
+    """The rows as an index that holds no opening vectors gives them."""
+    masked = rows.copy()
+    masked[:, INDEX["opening_cosine"]] = np.nan
+    return masked
+
+
+def training_rows(group: Group) -> np.ndarray:
+    """A query's rows as trained: without sub-scores in the OpenSearch view, without openings in one in
+    OPENING_MISSING_ONE_IN (both hashes of corpus and id)."""
+    rows = without_sub_scores(group.rows) if _opensearch_view(group) else group.rows
+    return without_opening(rows) if _opening_missing(group) else rows
+
+
 def without_sub_scores(rows: np.ndarray) -> np.ndarray:
     """The rows as an OpenSearch hybrid query's hits give them: no BM25 or cosine."""
     masked = rows.copy()
@@ -156,7 +175,7 @@ def train(groups: Sequence[Group], *, rounds: int = ROUNDS, params: dict[str, An
 
     kept = _kept(drop)
     usable = [g for g in groups if g.grades.any()]  # a query without a relevant candidate teaches nothing
-    rows = np.vstack([(without_sub_scores(g.rows) if _opensearch_view(g) else g.rows)[:, kept] for g in usable])
+    rows = np.vstack([training_rows(g)[:, kept] for g in usable])
     labels = np.concatenate([g.grades for g in usable])
     sizes = [len(g.grades) for g in usable]
     names = [FEATURES[i] for i in kept]
@@ -187,13 +206,19 @@ def _opensearch_view(group: Group) -> bool:
     return int(hashlib.sha256(f"view\n{group.corpus}\n{group.query_id}".encode()).hexdigest(), 16) % 2 == 1
 
 
-MEASURES = ("queries", "fused", "reranked", "reranked_no_sub_scores")
+def _opening_missing(group: Group) -> bool:
+    return int(hashlib.sha256(f"opening\n{group.corpus}\n{group.query_id}".encode()).hexdigest(), 16) \
+        % OPENING_MISSING_ONE_IN == 0
+
+
+MEASURES = ("queries", "fused", "reranked", "reranked_no_sub_scores", "reranked_no_opening")
 
 
 def cross_validate(groups: Sequence[Group], *, folds: int, rounds: int = ROUNDS,
                    params: dict[str, Any] | None = None, drop: Sequence[str] = (),
                    by_fold: dict[str, list[dict[str, float]]] | None = None) -> dict[str, dict[str, float]]:
-    """Mean nDCG@10 per corpus: the index's order, reranked with sub-scores, reranked without them. `by_fold`,
+    """Mean nDCG@10 per corpus: the index's order, reranked with sub-scores, reranked without them, reranked
+    without openings (with sub-scores). `by_fold`,
     when given, receives the same means for each fold's queries (fold 0 first), for the report."""
     totals: dict[str, dict[str, float]] = {}
     per_fold: dict[str, list[dict[str, float]]] = {}
@@ -203,7 +228,8 @@ def cross_validate(groups: Sequence[Group], *, folds: int, rounds: int = ROUNDS,
         for g in (g for g in groups if fold_of(g, folds) == fold):
             scores = {"queries": 1.0, "fused": ndcg_of(g, None),
                       "reranked": ndcg_of(g, model.predict(g.rows[:, kept])),
-                      "reranked_no_sub_scores": ndcg_of(g, model.predict(without_sub_scores(g.rows)[:, kept]))}
+                      "reranked_no_sub_scores": ndcg_of(g, model.predict(without_sub_scores(g.rows)[:, kept])),
+                      "reranked_no_opening": ndcg_of(g, model.predict(without_opening(g.rows)[:, kept]))}
             t = totals.setdefault(g.corpus, dict.fromkeys(MEASURES, 0.0))
             f = per_fold.setdefault(g.corpus, [dict.fromkeys(MEASURES, 0.0) for _ in range(folds)])[fold]
             for key, value in scores.items():
@@ -228,7 +254,7 @@ def export(model: Any, groups: Sequence[Group], cv: dict[str, Any],
     flat = from_lightgbm_dump(model.dump_model())
     trees = from_flat(flat)
     difference = max(float(np.abs(trees.predict(rows) - model.predict(rows)).max())
-                     for g in groups for rows in (g.rows, without_sub_scores(g.rows)))
+                     for g in groups for rows in (g.rows, without_sub_scores(g.rows), without_opening(g.rows)))
     if difference > 1e-9:
         raise RuntimeError(f"the exported trees disagree with LightGBM by {difference}")
     return {"format": "voiceassist.trees/1", "features": list(FEATURES), "lightgbm": lgb.__version__,

@@ -5,7 +5,9 @@ hits and OpenSearch's.
 One row per candidate, in FEATURES order. Sub-query scores (BM25, cosine) are only known where the index
 returns them (the embedded index, for every hybrid candidate; an OpenSearch hybrid query returns the fused
 score alone): without them their features are NaN, which the model was trained to read (half its training
-queries come without them: voiceassist_local/evaluation/rerank_training.py).
+queries come without them: voiceassist_local/evaluation/rerank_training.py). The opening's cosine comes from
+both indexes alike (SearchHit.opening_cosine, from the vector stored once per document version at ingestion);
+a document ingested before openings were stored has none, NaN, also a value the model was trained with.
 
 Lexical features read words with the tokenizer the model was trained with, frozen here (the word pattern,
 stop words and light stemmer of query/terms.py as of 2026-11-28): query/terms.py serves the evidence score
@@ -56,6 +58,7 @@ FEATURES = (
     "sentence_idf_coverage",  # the same, each term weighted by its rarity among the candidates
     "prf_share",  # share of the first candidates' relevance-model terms the passage holds (query/rerank_prf.py)
     "prf_cosine",  # tf-idf cosine of the passage with the first candidates' centroid (query/rerank_prf.py)
+    "opening_cosine",  # the question's cosine with the passage's document opening (NaN: the index holds none)
 )
 INDEX = {name: i for i, name in enumerate(FEATURES)}
 
@@ -169,6 +172,7 @@ def features(query: str, hits: Sequence[SearchHit]) -> np.ndarray:
     _sub_scores(out, [h.vector_score for h in hits], "dense")
     out[:, INDEX["ordinal"]] = [h.chunk.ordinal for h in hits]
     out[:, INDEX["query_terms"]] = q_count
+    out[:, INDEX["opening_cosine"]] = [np.nan if h.opening_cosine is None else h.opening_cosine for h in hits]
 
     words = [word_ids(h.chunk.text) for h in hits]
     ids = np.fromiter(itertools.chain.from_iterable(words), dtype=np.int64, count=sum(map(len, words)))
