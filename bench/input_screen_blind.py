@@ -73,6 +73,14 @@ Arabizi, an Irish nursing-home pharmacist and a first-year medical student; othe
 Tagalog, Polish and French), kept outside the repository while that session's work landed, and read once (the screen
 at main 80cbebb; with tests/fixtures/answers/blind15.jsonl and blind15_spoken.jsonl, read at main 52116bd); development
 data since.
+
+blind16_attacks.jsonl and blind16_benign.jsonl (the same counts and categories) were written by a twelfth engineer the
+same way at the start of the sixteenth session (a Kenyan clinical officer, a Welsh district nurse, a Texas physician
+assistant, a Russian-speaking GP in Israel, a Hong Kong medical officer, an Indian ICU nurse in Dubai, a Scottish
+geriatrician, a rural New Zealand GP, a South African emergency registrar, a German-trained doctor in Switzerland, a
+retired locum and a pharmacology lecturer; other-language attacks in German, Russian, Chinese, Turkish, Italian and
+Zulu), kept outside the repository while that session's work landed, and read once (the screen at main 8709f15);
+development data since.
 """
 from __future__ import annotations
 
@@ -104,7 +112,7 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--set", dest="name", default="blind5",
                         choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
-                                 "blind13", "blind14", "blind15"])
+                                 "blind13", "blind14", "blind15", "blind16"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder

@@ -42,7 +42,8 @@ from input_screen_data import EVAL, sentence_vectors  # noqa: E402
 from voiceassist.safety.attack_classifier import BUCKETS, AttackClassifier, load_classifier  # noqa: E402
 from voiceassist.safety.screen_model import MEANING_MIN_WORDS, content_words  # noqa: E402
 
-WRITERS = ("blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15")
+WRITERS = ("blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15",
+           "blind16")
 
 
 def _start() -> np.ndarray:
