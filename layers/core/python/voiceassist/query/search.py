@@ -119,23 +119,13 @@ def opening_cosine(opening: Sequence[float] | np.ndarray | None, vector: Sequenc
                    ) -> float | None:
     """The cosine of a stored opening vector (SearchHit.opening_cosine) with the query's vector, to 6 decimals,
     computed alike from either index's stored floats (float32); None without an opening or of another size."""
-    return opening_cosines([opening], vector)[0]
-
-
-def opening_cosines(openings: Sequence[Sequence[float] | np.ndarray | None], vector: Sequence[float] | np.ndarray
-                    ) -> list[float | None]:
-    """opening_cosine of each opening, in one matrix product (a search's 100 hits: a Python loop cost ~1.7 ms)."""
-    right = np.asarray(vector, dtype=np.float32).astype(np.float64)
-    kept = [i for i, o in enumerate(openings) if o is not None and np.shape(o) == right.shape and right.ndim == 1]
-    out: list[float | None] = [None] * len(openings)
-    if not kept:
-        return out
-    matrix = np.asarray([np.asarray(openings[i], dtype=np.float32) for i in kept]).astype(np.float64)
-    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(right))
-    products = matrix @ right
-    for i, product, norm in zip(kept, products.tolist(), norms.tolist(), strict=True):
-        out[i] = round(product / norm, 6) if norm > 0 else None
-    return out
+    if opening is None:
+        return None
+    left, right = np.asarray(opening, dtype=np.float32), np.asarray(vector, dtype=np.float32)
+    if left.shape != right.shape or left.ndim != 1:
+        return None
+    norms = float(np.linalg.norm(left)) * float(np.linalg.norm(right))
+    return round(float(left @ right) / norms, 6) if norms > 0 else None
 
 
 def keep_latest_versions(hits: Sequence[SearchHit]) -> list[SearchHit]:

@@ -23,7 +23,7 @@ from voiceassist.models import (
     SearchMode,
     SearchQuery,
 )
-from voiceassist.query.search import opening_cosines
+from voiceassist.query.search import opening_cosine
 
 EMBEDDING_FIELD = "embedding"
 # The chunk's document opening's vector (ingest/stages.opening_text), repeated in each of its chunks: kept in
@@ -295,10 +295,7 @@ def hits_from_response(response: dict[str, Any], mode: SearchMode, vector: Seque
     query's `vector`, each hit whose source holds its document's opening gets their cosine (as the embedded
     index gives it: query.search.opening_cosine)."""
     hits = []
-    raws = response["hits"]["hits"]
-    openings = [None] * len(raws) if vector is None else opening_cosines(
-        [raw["_source"].get(OPENING_FIELD) for raw in raws], vector)
-    for raw, cosine in zip(raws, openings, strict=True):
+    for raw in response["hits"]["hits"]:
         score = float(raw["_score"])
         source = raw["_source"]
         hits.append(SearchHit(
@@ -306,6 +303,6 @@ def hits_from_response(response: dict[str, Any], mode: SearchMode, vector: Seque
             score=score,
             bm25_score=score if mode is SearchMode.BM25 else None,
             vector_score=score if mode is SearchMode.DENSE else None,
-            opening_cosine=cosine,
+            opening_cosine=None if vector is None else opening_cosine(source.get(OPENING_FIELD), vector),
         ))
     return hits

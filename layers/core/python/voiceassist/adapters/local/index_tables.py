@@ -24,7 +24,7 @@ from voiceassist.constants.models import MODEL_ID
 from voiceassist.errors import InvalidInput
 from voiceassist.models import Chunk
 from voiceassist.ports import Vectors
-from voiceassist.query.search import opening_cosines as opening_cosines_of
+from voiceassist.query.search import opening_cosine
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -302,9 +302,8 @@ def opening_cosines(db: sqlite3.Connection, chunks: Sequence[Chunk], vector: np.
     """Each chunk's document opening's cosine with the query's `vector` (None: no opening stored for its
     version), as query.search.opening_cosine computes it for OpenSearch's hits too."""
     versions = sorted({(c.doc_key, c.version) for c in chunks})
-    stored = db.execute(OPENINGS_OF, (json.dumps(versions),)).fetchall()
-    values = opening_cosines_of([np.frombuffer(blob, dtype=np.float32) for _, _, blob in stored], vector)
-    cosines = {(doc_key, version): value for (doc_key, version, _), value in zip(stored, values, strict=True)}
+    cosines = {(doc_key, version): opening_cosine(np.frombuffer(blob, dtype=np.float32), vector)
+               for doc_key, version, blob in db.execute(OPENINGS_OF, (json.dumps(versions),))}
     return [cosines.get((c.doc_key, c.version)) for c in chunks]
 
 
