@@ -110,7 +110,7 @@ def covert_administration_as_law(text: str) -> bool:
 # he is struck off"), nor "how to" without a subject (an instruction for anyone: "how to silence whistleblowers").
 REPORTING_ASKED = re.compile(
     r"\bhow\s+(?:do|can|could|should|would|might|must)\s+(?:\w+\s+){1,2}?(?:go about\s+)?(?:report(?:ing)?|refer"
-    r"|escalate|notify|raise\s+(?:a|my|the|this|our)\s+concern)\b(?P<rest>[^.?!\n]*)", re.I)
+    r"|escalate|notify|raise\s+(?:an?|my|the|this|our)\s+(?:[\w-]+\s+){0,2}?concern)\b(?P<rest>[^.?!\n]*)", re.I)
 _OWN_PURPOSE = re.compile(r"\b(?:falsely|false|fake|faked|fabricat\w*|made[- ]up|lie|lying|so|in order|to (?:get|make"
                           r"|ruin|punish|frame|hurt|destroy))\b", re.I)
 
@@ -138,8 +138,10 @@ _PROTECTIVE_ACT = (r"(?:protect|secure|safeguard|encrypt|defend|guard against|pr
                    # (post14b, blind14 drove it: development figures) teaching someone else to use a rescue kit: the
                    # take-home naloxone or auto-injector training of family and carers (WHO 2014, community management
                    # of opioid overdose; NICE CG134, anaphylaxis); "teach me" is no one else taught
-                   r"|(?:teach|train|show|educate|instruct)\w*\s+(?!me\b|myself\b|us\b)(?:[\w'’-]+\s+){1,3}?(?:how\s+)?to"
-                   r"\s+(?:use|give|administer)\s+(?:[\w-]+\s+){0,3}?(?:kits?|pens?|auto-?injectors?|nasal sprays?))")
+                   r"|(?:teach|train|show|educate|instruct|counsel|coach|advise)\w*\s+(?!me\b|myself\b|us\b)"
+                   r"(?:[\w'’-]+\s+){1,6}?(?:(?:how\s+)?to\s+(?:use|give|administer)"
+                   r"|on\s+(?:how\s+to\s+(?:use|give)|using|giving|administering))"
+                   r"\s+(?:[\w-]+\s+){0,3}?(?:kits?|pens?|auto-?injectors?|nasal sprays?))")
 _PROTECTIVE_NOUN = (r"(?:red flags?|warning signs?|tell-?tale signs?|signs? (?:that|of)"
                     r"|rules (?:i|we|staff|clinicians) (?:should|must|need to) follow|password managers?"
                     r"|(?:security|cyber|awareness|ig|information "
