@@ -247,26 +247,7 @@ def context_main(records: Sequence[GateRecord]) -> int:
         finally:
             qc._described = saved  # type: ignore[assignment]
         print(f"measured {name + reach}", file=sys.stderr, flush=True)
-    before = outcomes["none"]
-    print("variant | " + " | ".join(f"{w} gained / ans lost / unc lost / pop lost" for w in WRITERS))
-    for name, after in outcomes.items():
-        print(f"{name:60} | " + " | ".join(changes(records, before, after, sets) for sets in WRITERS.values()))
-    print("\nleaving one writer out: writer | variant chosen on the others | answered / uncovered / population "
-          "before -> after")
-    shown: dict[str, None] = {}  # the variants chosen, in order
-    for writer, sets in WRITERS.items():
-        others = tuple(s for w, ss in WRITERS.items() if w != writer for s in ss)
-        allowed = [(net, name) for name, after in outcomes.items()
-                   for lost, net in [_losses(records, before, after, others)] if lost == 0]
-        chosen = max(allowed, key=lambda pair: (pair[0], pair[1] == "none"))[1]
-        print(f"{writer} | {chosen} | {rates(records, before, sets)} -> {rates(records, outcomes[chosen], sets)}")
-        shown.setdefault(chosen)
-    for name in shown:
-        print(f"\nchanged by {name}:")
-        for record, was, now in zip(records, before, outcomes[name], strict=True):
-            if was != now:
-                print(f"  {record.set} {kind(record)} {'gained' if now else 'lost'}: {record.query}")
-    return 0
+    return _report(records, outcomes, width=60, every_variant=False)
 
 
 # (session 16) how far a drug or class only the description names is the patient's background
@@ -290,14 +271,17 @@ def drugs_main(records: Sequence[GateRecord]) -> int:
     return _report(records, outcomes)
 
 
-def _report(records: Sequence[GateRecord], outcomes: dict[str, list[bool]]) -> int:
+def _report(records: Sequence[GateRecord], outcomes: dict[str, list[bool]], *, width: int = 30,
+            every_variant: bool = True) -> int:
+    """Each variant's changes per writer, the variant chosen leaving each writer out, and the questions changed by
+    every variant (or by the chosen ones only)."""
     before = outcomes["none"]
     print("variant | " + " | ".join(f"{w} gained / ans lost / unc lost / pop lost" for w in WRITERS))
     for name, after in outcomes.items():
-        print(f"{name:30} | " + " | ".join(changes(records, before, after, sets) for sets in WRITERS.values()))
+        print(f"{name:{width}} | " + " | ".join(changes(records, before, after, sets) for sets in WRITERS.values()))
     print("\nleaving one writer out: writer | variant chosen on the others | answered / uncovered / population "
           "before -> after")
-    shown: dict[str, None] = {}
+    shown: dict[str, None] = {}  # the variants chosen, in order
     for writer, sets in WRITERS.items():
         others = tuple(s for w, ss in WRITERS.items() if w != writer for s in ss)
         allowed = [(net, name) for name, after in outcomes.items()
@@ -305,7 +289,7 @@ def _report(records: Sequence[GateRecord], outcomes: dict[str, list[bool]]) -> i
         chosen = max(allowed, key=lambda pair: (pair[0], pair[1] == "none"))[1]
         print(f"{writer} | {chosen} | {rates(records, before, sets)} -> {rates(records, outcomes[chosen], sets)}")
         shown.setdefault(chosen)
-    for name in outcomes:
+    for name in outcomes if every_variant else shown:
         print(f"\nchanged by {name}:")
         for record, was, now in zip(records, before, outcomes[name], strict=True):
             if was != now:
