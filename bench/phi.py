@@ -46,7 +46,7 @@ print(json.dumps({"import_s": t1 - t0, "build_s": t2 - t1, "first_detect_s": t3 
 """
 
 TEMPLATES = (
-    "A {age}-year-old {sex} presents with {finding}. What is the most likely diagnosis?",
+    "A {age}-year-old {sex} presents with {finding}. Which diagnosis is most likely?",
     "What is the first-line treatment of {disease} in a {age}-year-old {sex}?",
     "Which drug is contraindicated in {disease}? The patient takes {drug} {dose} mg daily.",
     "{drug} {dose} mg twice daily, BP 140/90 mmHg, creatinine 1.4 mg/dL: adjust the dose?",

@@ -85,14 +85,14 @@ def write_dataset(tmp_path: Path) -> tuple[Path, Path]:
         {"full_text": "My name is Anna Kowalczyk", "template_id": 1,
          "spans": [{"entity_type": "PERSON", "entity_value": "Anna Kowalczyk", "start_position": 11,
                     "end_position": 25}]},
-        {"full_text": "His social security number is 374-15-9928", "template_id": 2,
-         "spans": [{"entity_type": "US_SSN", "entity_value": "374-15-9928", "start_position": 30,
+        {"full_text": "Her social security number is 219-47-6631", "template_id": 2,
+         "spans": [{"entity_type": "US_SSN", "entity_value": "219-47-6631", "start_position": 30,
                     "end_position": 41}]},
     ]), encoding="utf-8")
     negatives = tmp_path / "negatives.jsonl"
     negatives.write_text(
         '{"id": "q1", "text": "What is the first-line treatment of Graves disease?"}\n\n'
-        '{"id": "q2", "text": "A 29 yrs old woman with a 10 years old boy with down syndrome."}\n',
+        '{"id": "q2", "text": "A 31 yrs old woman with a 6 years old girl with down syndrome."}\n',
         encoding="utf-8",
     )
     return positives, negatives

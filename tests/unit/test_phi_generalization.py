@@ -78,7 +78,7 @@ def test_unseen_identifier_shapes_are_found(strict: PresidioPhiDetector, text: s
     "ICD-10 code E11.21 for type 2 diabetes with nephropathy?",
     "What did the 2019 ESC guideline change about blood pressure targets?",
     "A 64-year-old man with Kawasaki disease: first-line treatment?",
-    "Magnesium is needed for the activity of which enzyme?",
+    "Which enzyme needs magnesium as a cofactor for its activity?",
     "A patient presented with headache and fever since 2 days.",
     "Penicillin 1200000 units IM for syphilis?",
     "Wells score 4 and D-dimer 1133 ng/mL: CT pulmonary angiogram?",

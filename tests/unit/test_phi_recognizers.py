@@ -45,7 +45,7 @@ def found(result: PhiResult, text: str) -> set[tuple[str, str]]:
     ("social security number 123456789", "US_SSN", "123456789"),
     ("call her at (555) 123-4567 after 5 pm", "PHONE_NUMBER", "(555) 123-4567"),
     ("fax the results to 555.987.6543", "PHONE_NUMBER", "555.987.6543"),
-    ("They're not answering at 785 8949", "PHONE_NUMBER", "785 8949"),
+    ("She isn't picking up at 643 2917", "PHONE_NUMBER", "643 2917"),
     ("email anna.k@example.org the INR", "EMAIL_ADDRESS", "anna.k@example.org"),
     ("see https://portal.example.org/patients/889 for labs", "URL", "https://portal.example.org/patients/889"),
     ("login from 192.168.10.24 failed", "IP_ADDRESS", "192.168.10.24"),
@@ -110,7 +110,7 @@ def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, n
 @pytest.mark.parametrize("text", [
     "What is the first-line treatment of Parkinson disease?",
     "How many of the chart's 1,200 patients need metformin 1,000 mg?",
-    "A 29 yrs old woman with a pregnancy of 17 week has a 10 years old boy with down syndrome.",
+    "A 31 yrs old woman with a pregnancy of 15 week has a 6 years old girl with down syndrome.",
     "Which antithyroid drug is preferred in Graves disease during pregnancy?",
     "Cushing syndrome is most commonly caused by which of the following?",
     "Reed-Sternberg cells are characteristic of Hodgkin lymphoma",
@@ -127,10 +127,10 @@ def test_person_recognizer_flags_names(strict: PresidioPhiDetector, text: str, n
     "An 89-year-old man with atrial fibrillation: which anticoagulant?",
     "Escitalopram is contraindicated with which of the following drugs?",
     "Staphylococcus aureus is the commonest cause of osteomyelitis in",
-    "Selective Androgen Receptor Modulators (SARMs) are:",
-    "Which of the following is characterized by Apple Jelly Nodules?",
+    "Selective Estrogen Receptor Modulators (SERMs) include:",
+    "Which skin infection shows Apple Jelly Nodules on diascopy?",
     "Urine output is decreased in acute kidney injury because of",
-    "Which of the following is not true for myelinated nerve fibers:",
+    "Which statement about myelinated nerve fibers is false:",
     "Chart the pain score one to ten: is two or three mild?",
     "The device has 4 modes: 1 2 3 and 4",
 ])
@@ -214,7 +214,7 @@ def test_a_name_that_is_a_clinical_abbreviation_is_still_found(
 
 def test_person_recognizer_lenient_mode_ignores_shape_only_guesses(
         strict: PresidioPhiDetector, lenient: PresidioPhiDetector) -> None:
-    text = "why is yulan so impulsive?"  # no capitals: an unknown word is only a weak guess
+    text = "why is brennik so restless?"  # no capitals: an unknown word is only a weak guess
     assert strict.detect(text).contains_phi
     assert not lenient.detect(text).contains_phi
 
