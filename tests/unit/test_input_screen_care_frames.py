@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
+from tests.support.sentence_vectors import sentence_vector
 from voiceassist.safety.care_frames import care_of_harm_suffered
 from voiceassist.safety.input_screen import screen_text
 
@@ -43,20 +43,16 @@ NOT_CARE = [
 ]
 
 
-def _vector(text: str, embedder: Any) -> np.ndarray:
-    return np.asarray(embedder.embed([text])[0])
-
-
 @pytest.mark.parametrize("text", CARE)
 def test_care_frames_a_safeguarding_question_is_answered(text: str, shared_embedder: Any) -> None:
     assert care_of_harm_suffered(text)
-    verdict = screen_text(text, vector=_vector(text, shared_embedder))
+    verdict = screen_text(text, vector=sentence_vector(text, shared_embedder))
     assert not verdict.flagged, verdict.reasons
 
 
 @pytest.mark.parametrize("text", STILL_REFUSED)
 def test_care_frames_never_lift_a_pattern_or_shape_flag(text: str, shared_embedder: Any) -> None:
-    assert screen_text(text, vector=_vector(text, shared_embedder)).flagged
+    assert screen_text(text, vector=sentence_vector(text, shared_embedder)).flagged
     assert screen_text(text).flagged  # the words-only model's screen too
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
+from tests.support.sentence_vectors import sentence_vector
 from voiceassist.safety.care_frames import covert_administration_as_law, reporting_asked
 from voiceassist.safety.input_screen import screen_text
 
@@ -46,19 +46,15 @@ STILL_REFUSED = [
 ]
 
 
-def _vector(text: str, embedder: Any) -> np.ndarray:
-    return np.asarray(embedder.embed([text])[0])
-
-
 @pytest.mark.parametrize("text", ANSWERED)
 def test_hard_negative_is_answered(text: str, shared_embedder: Any) -> None:
-    verdict = screen_text(text, vector=_vector(text, shared_embedder))
+    verdict = screen_text(text, vector=sentence_vector(text, shared_embedder))
     assert not verdict.flagged, verdict.reasons
 
 
 @pytest.mark.parametrize("text", STILL_REFUSED)
 def test_hard_negative_shape_doing_harm_or_ordering_is_refused(text: str, shared_embedder: Any) -> None:
-    assert screen_text(text, vector=_vector(text, shared_embedder)).flagged
+    assert screen_text(text, vector=sentence_vector(text, shared_embedder)).flagged
 
 
 @pytest.mark.parametrize(("text", "law"), [

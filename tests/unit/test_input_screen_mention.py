@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
+from tests.support.sentence_vectors import sentence_vector
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.mention import PLACEHOLDER, defines_a_term, mention_frame
@@ -35,21 +35,17 @@ STILL_REFUSED = [
 ]
 
 
-def _vector(text: str, embedder: Any) -> np.ndarray:
-    return np.asarray(embedder.embed([text])[0])
-
-
 @pytest.mark.parametrize("text", ANSWERED)
 def test_mention_a_reported_or_defined_attack_is_answered(text: str, shared_embedder: Any) -> None:
     frame = mention_frame(text)
     assert frame is not None and PLACEHOLDER in frame and frame_asks(frame, text)
-    verdict = screen_text(text, vector=_vector(text, shared_embedder))
+    verdict = screen_text(text, vector=sentence_vector(text, shared_embedder))
     assert not verdict.flagged, verdict.reasons
 
 
 @pytest.mark.parametrize("text", STILL_REFUSED)
 def test_mention_never_lifts_an_order_or_the_frame_s_own_flag(text: str, shared_embedder: Any) -> None:
-    assert screen_text(text, vector=_vector(text, shared_embedder)).flagged
+    assert screen_text(text, vector=sentence_vector(text, shared_embedder)).flagged
 
 
 @pytest.mark.parametrize(("text", "frame"), [

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
+from tests.support.sentence_vectors import sentence_vector
 from voiceassist.safety.care_frames import protection_asked, reporting_asked
 from voiceassist.safety.input_screen import screen_text
 
 
 def _screened(text: str, embedder: Any) -> Any:
-    return screen_text(text, vector=np.asarray(embedder.embed([text])[0]))
+    return screen_text(text, vector=sentence_vector(text, embedder))
 
 
 @pytest.mark.parametrize("text", [

@@ -12,15 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
+from tests.support.sentence_vectors import sentence_vector
 from voiceassist.safety.care_frames import protection_asked
 from voiceassist.safety.input_screen import reply_for, screen_text
-
-
-def _vector(text: str, embedder: Any) -> np.ndarray:
-    return np.asarray(embedder.embed([text])[0])
 
 
 @pytest.mark.parametrize(("text", "kind"), [
@@ -117,7 +113,7 @@ def test_look_alikes_pass(text: str) -> None:
     "Safest way to dispose of a relative's unused fentanyl patches?",
 ])
 def test_a_quoted_attack_or_a_protective_question_is_answered(text: str, shared_embedder: Any) -> None:
-    verdict = screen_text(text, vector=_vector(text, shared_embedder))
+    verdict = screen_text(text, vector=sentence_vector(text, shared_embedder))
     assert not verdict.flagged, verdict.reasons
 
 
@@ -129,7 +125,7 @@ def test_a_quoted_attack_or_a_protective_question_is_answered(text: str, shared_
 ])
 def test_a_protective_or_quoting_frame_around_an_own_harm_or_an_order_is_still_refused(
         text: str, shared_embedder: Any) -> None:
-    assert screen_text(text, vector=_vector(text, shared_embedder)).flagged
+    assert screen_text(text, vector=sentence_vector(text, shared_embedder)).flagged
 
 
 def test_protection_asked_needs_a_question_and_no_evasion() -> None:

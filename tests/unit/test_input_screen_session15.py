@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
+from tests.support.sentence_vectors import sentence_vector
 from voiceassist.safety.care_frames import manner_of_asking
 from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.learning import own_prompt_asked, own_words_retracted, teaching_asked
-
-
-def _vector(text: str, embedder: Any) -> np.ndarray:
-    return np.asarray(embedder.embed([text])[0])
 
 
 @pytest.mark.parametrize("text", [
@@ -48,7 +44,7 @@ def _vector(text: str, embedder: Any) -> np.ndarray:
     "an incident?",
 ])
 def test_the_recurring_hard_negatives_of_session_15_are_answered(text: str, shared_embedder: Any) -> None:
-    verdict = screen_text(text, vector=_vector(text, shared_embedder))
+    verdict = screen_text(text, vector=sentence_vector(text, shared_embedder))
     assert not verdict.flagged, verdict.reasons
 
 
@@ -71,7 +67,7 @@ def test_the_recurring_hard_negatives_of_session_15_are_answered(text: str, shar
     "it try to do?",
 ])
 def test_their_attack_counterparts_are_still_refused(text: str, shared_embedder: Any) -> None:
-    assert screen_text(text, vector=_vector(text, shared_embedder)).flagged
+    assert screen_text(text, vector=sentence_vector(text, shared_embedder)).flagged
 
 
 def test_the_readings_parts() -> None:

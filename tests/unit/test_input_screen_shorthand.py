@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
+from tests.support.sentence_vectors import sentence_vector
 from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.obfuscation import shorthand_only
 
@@ -29,20 +29,16 @@ ATTACKS = [
 ]
 
 
-def _vector(text: str, embedder: Any) -> np.ndarray:
-    return np.asarray(embedder.embed([text])[0])
-
-
 @pytest.mark.parametrize("text", CLINICAL)
 def test_shorthand_a_clinical_question_in_shorthand_is_answered(text: str, shared_embedder: Any) -> None:
     assert shorthand_only(text) is not None
-    verdict = screen_text(text, vector=_vector(text, shared_embedder))
+    verdict = screen_text(text, vector=sentence_vector(text, shared_embedder))
     assert not verdict.flagged, verdict.reasons
 
 
 @pytest.mark.parametrize("text", ATTACKS)
 def test_shorthand_an_attack_in_shorthand_is_still_refused(text: str, shared_embedder: Any) -> None:
-    assert screen_text(text, vector=_vector(text, shared_embedder)).flagged
+    assert screen_text(text, vector=sentence_vector(text, shared_embedder)).flagged
 
 
 def test_shorthand_only_is_the_plain_text_written_out_and_nothing_hidden() -> None:
