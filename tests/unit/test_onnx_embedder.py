@@ -98,6 +98,31 @@ def test_onnx_embedder_embed_apart_takes_a_few_texts_only() -> None:
         OnnxEmbedder().embed_apart([f"text {n}" for n in range(onnx_embedder.RECENT_CALL_TEXTS + 1)])
 
 
+def test_a_vector_reused_while_a_call_beside_it_evicted_it_is_kept_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the sample corpus ingests its documents side by side: between a call's read of the recent vectors and its write,
+    # another call filled the cache, evicting a vector the first had found (a KeyError in a fresh clone's make test)
+    embedder = OnnxEmbedder()
+
+    def fake_embed(texts: list[str]) -> np.ndarray:
+        return np.ones((len(texts), 384), dtype=np.float32)
+
+    monkeypatch.setattr(embedder, "_embed", fake_embed)
+    embedder.embed(["known"])
+
+    def evicting_embed(texts: list[str]) -> np.ndarray:
+        monkeypatch.setattr(embedder, "_embed", fake_embed)
+        for n in range(onnx_embedder.RECENT_VECTORS):  # the call beside this one, in the window
+            embedder.embed([f"other {n}"])
+        return fake_embed(texts)
+
+    monkeypatch.setattr(embedder, "_embed", evicting_embed)
+    vectors = embedder.embed(["known", "new"])
+
+    assert vectors.shape == (2, 384)
+    monkeypatch.setattr(embedder, "_embed", lambda texts: pytest.fail(f"embedded again: {texts}"))
+    embedder.embed(["known"])  # kept again
+
+
 def test_onnx_embedder_keeps_only_the_most_recent_vectors(monkeypatch: pytest.MonkeyPatch) -> None:
     embedder = OnnxEmbedder()
     computed: list[str] = []

@@ -127,6 +127,7 @@ class OnnxEmbedder:
                 vector = known[n]
                 if vector is not None:
                     vectors[n] = vector
+                    self._recent[key] = vector  # kept again if a call beside this one evicted it meanwhile
                     self._recent.move_to_end(key)
                 elif alone:
                     self._recent[key] = vectors[n].copy()
