@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.clock import run_mid_month
 from voiceassist.adapters.local.sqlite_billing import SqliteBillingLedger
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase
 from voiceassist.admin.billing import CostGate, Metering
@@ -43,8 +44,9 @@ def ledger(tmp_path: Path) -> SqliteBillingLedger:
     return SqliteBillingLedger(SqliteDatabase(tmp_path / "voiceassist.sqlite3"))
 
 
-def test_metering_keeps_the_cloud_model_out_at_the_limit_never_the_in_boundary_one(ledger: SqliteBillingLedger
-                                                                                  ) -> None:
+def test_metering_keeps_the_cloud_model_out_at_the_limit_never_the_in_boundary_one(
+        ledger: SqliteBillingLedger, monkeypatch: pytest.MonkeyPatch) -> None:
+    run_mid_month(monkeypatch)
     metering = Metering(CostGate(ledger, Alerts(), CostLimits(per_user_monthly_limit_usd=0.00002)), USER)
     cloud, local = Model("gpt-4o-mini", in_boundary=False), Model("llama-3.1-8b", in_boundary=True)
     assert metering.refusal(cloud) is None
