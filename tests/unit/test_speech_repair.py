@@ -427,3 +427,44 @@ def test_repair_leaves_a_word_in_capitals_before_a_number_the_phi_detector_found
     kept = heard.index("CORB")
     assert repaired(heard, NUMBERED) == "is CURB-65 at CURB-65 high risk"  # without the detector's span
     assert repaired(heard, NUMBERED, keep=[(kept, kept + len("CORB"))]) == "is CORB 65 at CURB-65 high risk"
+
+
+INITIALISMS = Vocabulary.of([*TERMS, "CAP", "pneumonia"], known=english_words().keys())
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # espeak-ng's "Her e G F R came back at thirty-eight" (blind11_spoken) and "their e G F R is about fifty"
+    # (blind10_spoken): the letter "e" said alone heard as something else before the rest of the capitals
+    ("3GFR came back at 38, should I start it?", "eGFR came back at 38, should I start it?"),
+    ("Do I stop it before the scan? The ReggaeFR is about 50.", "Do I stop it before the scan? The eGFR is about 50."),
+])
+def test_repair_puts_back_an_initialism_whose_first_letter_was_heard_as_something_else(heard: str,
+                                                                                       meant: str) -> None:
+    assert repaired(heard, INITIALISMS) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "If the GFR drops under 45, what then?",  # said so: nothing before the capitals
+    "Her estimated GFRs 52",  # ends in lower case
+    "What does the RECAP say about CAP?",  # capitals throughout, and the term as written
+    "Is MyCAP the right app?",  # the capitals end the term but the sound is not the term's
+    "Is the ReggaeFM station on?",  # capitals that do not end a term
+    "Is the eGFR 40 and the CAP mild?",
+])
+def test_repair_leaves_capitals_that_are_no_initialism_heard_with_another_first_letter(said: str) -> None:
+    assert repaired(said, INITIALISMS) == said
+
+
+def test_repair_leaves_an_initialism_spelling_the_phi_detector_found_as_heard() -> None:
+    """A word the PHI detector found ("ReggaeFR" taken for a name) stays as heard; the same word outside its span is
+    repaired, and a failed detection repairs nothing."""
+    heard = "ReggaeFR has an ReggaeFR of 50"
+    assert repaired(heard, INITIALISMS, keep=[(0, 8)]) == "ReggaeFR has an eGFR of 50"
+    passages = ["Check the eGFR before starting metformin."]
+
+    def failing(text: str) -> None:
+        return None
+
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=lambda text: [(0, 8)]).repair(heard) == \
+        "ReggaeFR has an eGFR of 50"
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=failing).repair(heard) == heard

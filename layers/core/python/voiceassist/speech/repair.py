@@ -42,6 +42,14 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   never one the PHI detector found. The same when the "s" was written on the term as its clitic and the word after
   it, with an "s" before it, is that follower: "CURB-65's core" -> "CURB-65 score" (blind7, blind15, session 16).
 
+- a term written in capitals, said letter by letter (an initialism of the knowledge base: "eGFR", "CAP"), heard
+  with its first letter written as something else glued before the rest of its capitals: "3GFR" and "ReggaeFR"
+  for espeak-ng's "e G F R" (blind11, blind12, blind10_spoken, session 17): the letter said alone runs into the
+  word before it ("Her e", "their e"). One word that is no `known` word and no term, ending in two capitals or
+  more that end the term, with something before them, whose Metaphone key is the term's with its first sound
+  replaced or dropped ("RKFR", "KFR" for "EKFR"). "GFR" alone (nothing before its capitals: said so) and a word
+  ending in lower case ("GFRs") stay.
+
 - words the recognizer itself doubted (`doubted`: below its word confidence threshold, adapters/local/whisper_stt
   DOUBTED_WORD), every word of the span doubted and none of them a term, sound like a one-word term as above, even
   when they are English words: a doubted "lows are tan" is the recognizer's guess at a word it did not know
@@ -78,6 +86,7 @@ MIN_GLUED_FOLLOWING = 3
 # so the word needs less (Metaphone KRFT / KRB 0.57, letters 0.6); a word that opens a different sound never matches
 MIN_NUMBERED_SIMILARITY = 0.5
 _NUMBERED_TERM = re.compile(r"(?P<letters>[a-z]+)(?P<number>\d+)")
+_CAPITALS_AT_END = re.compile(r"[A-Z]{2,}$")
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)*")
 _GLUED_NUMBER = re.compile(r"^(?P<term>.+?)-(?P<number>\d[\d,.]*)$")
 
@@ -106,6 +115,7 @@ class Vocabulary:
     by_number: dict[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)  # "65": (("curb", "CURB-65"),)
     # the words passages write right after a term, by the term's letters: "curb65": {"score", "of", ...}
     followers: dict[str, frozenset[str]] = field(default_factory=dict)
+    initialisms: tuple[str, ...] = ()  # one-word terms of letters with two capitals or more ("eGFR", "CAP")
 
     @classmethod
     def of(cls, terms: Iterable[str], known: Iterable[str] = (),
@@ -121,8 +131,9 @@ class Vocabulary:
             found = _NUMBERED_TERM.fullmatch(key)
             if found and " " not in term:
                 numbered.setdefault(found["number"], []).append((found["letters"], term))
+        initialisms = tuple(term for term in keyed.values() if term.isalpha() and sum(c.isupper() for c in term) >= 2)
         return cls(keyed, sounds, frozenset(known), {number: tuple(terms) for number, terms in numbered.items()},
-                   {key: words for key, words in (followers or {}).items() if key in keyed})
+                   {key: words for key, words in (followers or {}).items() if key in keyed}, initialisms)
 
     def numbered(self, word: str, number: str) -> str | None:
         """The term that is letters and `number` whose letters sound like `word` (MIN_NUMBERED_SIMILARITY), the
@@ -139,6 +150,21 @@ class Vocabulary:
             if similarity >= MIN_NUMBERED_SIMILARITY and (best is None or similarity > best[0]):
                 best = similarity, term
         return best[1] if best else None
+
+    def initialism(self, word: str) -> str | None:
+        """The initialism term `word` is when its first letter was heard as something else (see the module's rule):
+        "3GFR", "ReggaeFR" -> "eGFR"; None otherwise."""
+        tail = _CAPITALS_AT_END.search(word)
+        key = letters(word)
+        if tail is None or tail.start() == 0 or key in self.known or key in self.by_letters:
+            return None
+        heard = sound(key)
+        for term in self.initialisms:
+            term_sound = sound(letters(term))
+            if term.endswith(tail.group(0)) and len(term_sound) > 1 and \
+                    term_sound[1:] in (heard, heard[1:]) and heard != term_sound:
+                return term
+        return None
 
     def glued(self, key: str) -> tuple[str, float] | None:
         """Two words written as one word that is no `known` word: a short English word (MAX_SPLIT_LETTERS) and a
@@ -275,6 +301,9 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
     possessive = _possessive_follower(text, tokens, i, vocabulary)
     if possessive is not None:
         return i + 2, possessive
+    initialism = vocabulary.initialism(tokens[i].group(0))
+    if initialism is not None:
+        return i + 1, initialism
     glued = _GLUED_NUMBER.match(tokens[i].group(0) + _following_number(text, tokens, i))
     if glued and letters(glued["term"]) in vocabulary.by_letters:
         return i + 2, f"{vocabulary.by_letters[letters(glued['term'])]} {glued['number']}"
