@@ -43,6 +43,7 @@ import numpy as np
 from voiceassist.adapters.local import index_tables as tables
 from voiceassist.adapters.local.fts5_tokens import Fts5Tokenizer
 from voiceassist.adapters.local.group_commit import GroupCommit
+from voiceassist.adapters.local.parsed_chunks import ParsedChunks
 from voiceassist.adapters.local.phrases import query_phrases
 from voiceassist.adapters.local.read_write_lock import ReadWriteLock
 from voiceassist.adapters.local.rows import LoadedRows
@@ -69,6 +70,7 @@ class LocalHybridIndex:
         self._read = self._lock.read if path is not None else self._lock.write
         self._tokenizer = Fts5Tokenizer()
         self._rows: LoadedRows | None = None
+        self._parsed = ParsedChunks()  # the searches' chunks, parsed once (parsed_chunks.py)
         self._known_terms: dict[str, int] = {}  # term -> term_id, as committed (tables.store_postings)
         self._indexing: GroupCommit[tuple[list[Chunk], np.ndarray, np.ndarray | None]] = GroupCommit(
             self._write_chunks, max_items=64)
@@ -155,6 +157,7 @@ class LocalHybridIndex:
             # not searchable yet; their postings are merged at the next search (LoadedRows.settle).
             if self._rows is None:
                 self._rows = copy_from_empty
+            self._parsed.forget(replaced)
             if self._rows is not None:
                 self._rows.remove(replaced)
                 self._rows.append_columns(written.rowids, written.matrix, written.doc_keys,
@@ -193,6 +196,7 @@ class LocalHybridIndex:
                 db.execute(f"DELETE FROM superseded_versions WHERE {where}", params)
             if self._rows is not None:
                 self._rows.remove(removed)
+            self._parsed.forget(removed)
 
     # ------------------------------------------------------------------------------------------ reads
 
@@ -245,8 +249,14 @@ class LocalHybridIndex:
                           opening_cosine=cosine) for (rowid, score, chunk), cosine in zip(hits, openings, strict=True)]
 
     def _chunks(self, db: sqlite3.Connection, rowids: list[int]) -> dict[int, Chunk]:
-        rows = db.execute(tables.CHUNKS_BY_ROWID, (json.dumps(rowids),)).fetchall()
-        return {rowid: Chunk.model_validate_json(payload) for rowid, payload in rows}
+        """The chunks of those rowids that exist in the snapshot: the ones parsed before as they were (a rowid's
+        payload never changes), the others parsed from their stored JSON and kept."""
+        kept = self._parsed.known(rowids)
+        rows = db.execute(tables.CHUNKS_BY_ROWID, (json.dumps(rowids), json.dumps(list(kept)))).fetchall()
+        parsed = {rowid: Chunk.model_validate_json(payload) for rowid, payload in rows if payload is not None}
+        self._parsed.keep(parsed)
+        return {rowid: chunk for rowid, payload in rows
+                if (chunk := kept.get(rowid) if payload is None else parsed[rowid]) is not None}
 
     # ------------------------------------------------------------------------------------------ the copy
 

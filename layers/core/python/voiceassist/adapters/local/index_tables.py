@@ -66,9 +66,11 @@ LOAD_ROWS = (f"SELECT {LOADED_ROW_COLUMNS} FROM chunks AS c JOIN chunk_terms AS 
              " JOIN chunk_bodies AS b ON b.chunk_rowid = c.rowid")
 INSERT_CHUNK = "INSERT INTO chunks (chunk_id, doc_key, version, source_type, specialty, year) VALUES (?, ?, ?, ?, ?, ?)"
 INSERT_BODY = "INSERT INTO chunk_bodies (chunk_rowid, vector, chunk_json) VALUES (?, ?, ?)"
-# The chunks of the given rowids (a JSON array): (rowid, chunk JSON).
-CHUNKS_BY_ROWID = ("SELECT chunk_rowid, chunk_json FROM chunk_bodies"
-                   " WHERE chunk_rowid IN (SELECT value FROM json_each(?))")
+# The chunks of the given rowids (?1, a JSON array) that exist: (rowid, chunk JSON), the JSON NULL for a rowid in
+# ?2 (a JSON array: chunks the caller parsed before, adapters/local/parsed_chunks.py), whose payload is not read.
+CHUNKS_BY_ROWID = ("SELECT c.rowid, CASE WHEN c.rowid IN (SELECT value FROM json_each(?2)) THEN NULL"
+                   " ELSE (SELECT b.chunk_json FROM chunk_bodies AS b WHERE b.chunk_rowid = c.rowid) END"
+                   " FROM chunks AS c WHERE c.rowid IN (SELECT value FROM json_each(?1))")
 INSERT_OPENING = "INSERT OR REPLACE INTO document_openings (doc_key, version, vector) VALUES (?, ?, ?)"
 # The opening vectors of the given [doc_key, version] pairs (a JSON array): (doc_key, version, vector).
 OPENINGS_OF = ("SELECT o.doc_key, o.version, o.vector FROM json_each(?) AS j JOIN document_openings AS o"
