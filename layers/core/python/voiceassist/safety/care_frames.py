@@ -162,6 +162,13 @@ _EVADING = re.compile(
     r"(?:caught|detected)|cover (?:my|our) tracks|avoid (?:detection|getting caught|being caught))\b", re.I)
 
 
+
+def evasion_or_own_harm(text: str) -> bool:
+    """Whether the text has an evasion or a concealment of the asker's own, or a harm as the asker's own act (the
+    guards of the frames here; act_reader.care_act reads them too)."""
+    return bool(_EVADING.search(text) or _OWN_ACT.search(text))
+
+
 # The assistant cast or asked about its own means ("you're the alchemist", "the string you use"): no defence
 _ASSISTANT_CAST = re.compile(r"\byou(?:'re|’re| are| were|r|rs)\b|\byou\s+(?:use|have|hold|run|store|keep|know"
                              r"|must|will|should)\b", re.I)

@@ -208,6 +208,29 @@ def names_harm(text: str) -> bool:
     return any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens)))
 
 
+def tokens_of(text: str) -> list[str]:
+    """The text's lower-cased word tokens, as the readings here split them."""
+    return _TOKEN.findall(text.lower())
+
+
+# (session 17, act17: act_reader.care_act) the harms a question names outside a condition
+_KINDS_NAMED = frozenset({"harm", "injury"})
+
+
+def harm_named_unconditioned(text: str) -> bool:
+    """A harm or an injury of the lexicon outside a condition ("if they collapse") and not negated or avoided
+    ("without hurting their hip", "stop them getting pressure sores")."""
+    for clause in re.split(r"[,;:.?!]", text.lower()):
+        tokens = _TOKEN.findall(clause)
+        conditioned = False
+        for at, token in enumerate(tokens):
+            conditioned = conditioned or token in _CONDITION
+            kind, _ = _kind(tokens, at)
+            if kind in _KINDS_NAMED and not conditioned and not any(t in _NEGATOR for t in tokens[max(0, at - 5): at]):
+                return True
+    return False
+
+
 def _names_a_person(tokens: list[str]) -> bool:
     """Someone of the asker's circle: "my nan's", "her husband", "my ex's kid", or anyone ("someone's")."""
     for at, token in enumerate(tokens):
@@ -222,7 +245,7 @@ def _names_a_person(tokens: list[str]) -> bool:
     return False
 
 
-def _goal_outcome(tokens: list[str]) -> str | None:
+def goal_outcome(tokens: list[str]) -> str | None:
     """The kind of a harmful outcome governed by a modal, purpose or cause and not negated ("harm", "injury"), or
     "life", a negated act of living; None without one."""
     at = 0
@@ -409,7 +432,7 @@ def _self_goal(tokens: list[str]) -> bool:
     """The asker's own negated act of living as the goal: "(to be sure) I don't wake up", "so I never wake up"."""
     for at in range(len(tokens)):
         kind, length = _kind(tokens, at)
-        if kind == "life" and _goal_outcome(tokens[max(0, at - 5): at + length + 1]):
+        if kind == "life" and goal_outcome(tokens[max(0, at - 5): at + length + 1]):
             before = tokens[max(0, at - 3): at]
             if "i" in before:
                 return True
@@ -440,7 +463,7 @@ def harm_sought(text: str) -> bool:
         # an illness made up or induced in someone of the asker's circle so that clinicians believe it, the asker acting
         if _ASKER & set(tokens) and _names_a_person(tokens) and belief_induced(tokens):
             return True
-        goal = _goal_outcome(tokens)
+        goal = goal_outcome(tokens)
         # "what could make my grandad faint / collapse" with no one acting is a carer asking the cause
         if goal in ("injury", "illness") and not _MEANS.search(_CAUSE_ASKED.sub(" ", sentence)):
             continue

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
+from voiceassist.safety.act_reader import care_act
 from voiceassist.safety.answer_form import answer_form_asked
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
@@ -402,8 +403,11 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     teaching = teaching_asked(text)
     cast_for_teaching = teaching and bool(_CLINICAL_ROLE_PLAY.search(text) or _CAST_AS_YOU.search(text))
     form_only = form_only or own_privacy or teaching or own_prompt_asked(text) or own_words_retracted(text)
+    # (session 17, act17) the asker's act of care on a patient, with no aim of harm (act_reader.care_act: "how do I
+    # give them the insulin if they won't eat"): the meaning model reads the spoken register as harmful, so its harmful
+    # flag alone is lifted; the classifier still reads the text
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
-            (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
+            (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) or care_act(text) else ()) + (
             (HARMFUL, JAILBREAK) if protective or manner_of_asking(text) else ()) + (
             (INJECTION, JAILBREAK) if form_only else ()) + (
             (HARMFUL,) if own_privacy or cast_for_teaching else ()):

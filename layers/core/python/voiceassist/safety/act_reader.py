@@ -1,0 +1,128 @@
+"""A reader of the act asked about: who acts on whom, with what aim (session 17, act17).
+
+The meaning model (`screen_model.py`) reads a spoken, second-person question ("how do I give them the insulin if they
+won't eat their breakfast", "how do I get the baby's temperature down at home") as harmful: its sentence vector lies
+where the fitted harmful requests ("how do I ... them") lie, and no word of the question is harmful (decision 0027,
+session 16, clf16). A refit on the clinicians' register lost harmful recall, because a linear read of the vector
+cannot tell "how do I get them to drink more" from "how do I get them to drink something". What tells them apart is
+the act: the asker treating, monitoring or protecting a patient, or the asker harming, drugging or deceiving someone
+who must not know. `care_act` reads the act in three parts, and the screen lifts the meaning model's harmful flag
+alone when it holds (a pattern's flag is never lifted, and the attack classifier still reads the text):
+
+1. the asker acts: a question whose agent is the asker or the generic "you" ("how do I", "what do we do if", "how
+   much paracetamol can I give them"), its verb one of WordNet 3.0's (`pasted_orders.verbs`, the imperative reader's
+   list);
+2. on a patient: a person after the agent ("them", "her", "the baby", "their finger"), not the asker's own body (a
+   request about oneself is the self-harm reading's);
+3. with no aim of harm: no harmful outcome sought (`harm_goal.goal_outcome`: a harm, an injury or an illness of
+   WordNet's kill.v.01, injure.v.01, poison.v.02, ill_health.n.01 ... governed by a purpose and not negated, or a
+   negated act of living), no harm or injury named outside a condition ("what do I do if they collapse" is the
+   patient's state; "without hurting their hip" is the harm avoided), no result the asker wants of the person ("so
+   they ...", "enough to ...", "to make them ..."), no act caused on the person but a comfort ("make them sick"; "make
+   them more comfortable" is care), no concealment from the person or a check (care_frames' evasions, "without them
+   knowing", "nobody would know", "make it look like"), and nothing put in their food or drink (covert
+   administration's form; NICE NG67's lawful practice is read by `care_frames.covert_administration_as_law`).
+
+Every part is a guard against lifting: a question the reader cannot place is left as the models read it. The dev
+set the reader was written on is bench/data/input_screen/act17_*.jsonl (split "dev"); docs/benchmarks.md has the
+held rows' figures.
+"""
+
+from __future__ import annotations
+
+import re
+
+from voiceassist.safety.care_frames import evasion_or_own_harm
+from voiceassist.safety.harm_goal import goal_outcome, harm_named_unconditioned, tokens_of
+from voiceassist.safety.pasted_orders import verbs
+
+# 1. the asker (or anyone, "you") as the agent of the asked act: a wh-question with up to three words before its
+# auxiliary ("how much paracetamol can I"), then the verb (after "have to / need to")
+_AGENT = re.compile(
+    r"\b(?:how|what|when|where|which|why)\b(?:\s+[\w'’-]+){0,3}?\s+(?:do|does|can|could|should|would|shall|must|might"
+    r"|will)\s+(?:i|we|you)\s+(?:(?:have|need|want|ought|got)\s+to\s+)?(?:\w+ly\s+)?(?P<verb>[a-z]+)\b",
+    re.I,
+)
+# 2. a person acted on, or one whose state the question is about (the pronouns, and the patients of a ward)
+_PERSON = re.compile(
+    r"\b(?:them|him|her|their|his|they|they['’]re|he|she|he['’]s|she['’]s|people|patients?|residents?|babies"
+    r"|(?:the|a|an|my|our|this)\s+(?:[\w-]+\s+)?(?:baby|babies|toddler|child|children|kids?|patient|resident|infant"
+    r"|newborn|teenager|man|woman|lady|gentleman)(?:['’]s)?)\b",
+    re.I,
+)
+# the asker's own body (the self-harm reading's), and anyone ("someone", "somebody"): how a harmful request names its
+# victim (harm_shapes' _NOT_IN_CARE) more than how a carer names a patient
+_NOT_A_PATIENT = re.compile(r"\b(?:myself|ourselves|yourself|yourselves|someone|somebody)(?:['’]s)?\b", re.I)
+# a spoken question is a sentence or two; a pasted role-play or jailbreak runs on
+MAX_WORDS = 40
+# 3. an aim: a result wanted of the person or the asker's own ("so they sleep through", "so I can go out", "enough to
+# pass out", "in order to", "for it to"); "to make them" is read in _CAUSED
+_RESULT = re.compile(
+    r"\bso\s+(?:that\s+)?(?:[\w'’-]+\s+){0,2}?(?:they|they['’]re|he|she|i|we|it|nobody|no one|noone|everyone"
+    r"|anyone|the|their|his|her)\b|\b(?:enough|long enough|in order)\s+(?:not\s+)?(?:to|that|for)\b"
+    r"|\bfor (?:it|that|this) to\b"
+    r"|\buntil (?:they|he|she)\b(?!\s+(?:settle|calm|improve|recover|feel better|get better|are better|is better))",
+    re.I,
+)
+# an act caused on the person: "make them sick", "make their heart stop"; a comfort or an understanding is care
+_CAUSED = re.compile(
+    r"\bmak(?:e|es|ing)\s+(?:them|him|her|their|his|someone|somebody|people|the\s+[\w-]+|an?\s+[\w-]+)\b(?:\s+[\w'’-]+)?(?!\s+(?:more\s+)?"
+    r"(?:comfortable|comfy|better|feel (?:better|safe|comfortable)|safe|at ease|understand|relaxed|calmer))",
+    re.I,
+)
+_COMFORT = re.compile(
+    r"\bmak(?:e|es|ing)\s+(?:them|him|her)\s+(?:more\s+|feel\s+)?(?:comfortable|comfy|better|safe"
+    r"|at ease|understand|relaxed|calmer)\b",
+    re.I,
+)
+# concealment from the person or from a check: "without them knowing", "nobody would know", "never find out", "look
+# like an accident", "before they realise", "if they're suspicious", "without the alarm going off", "behind their back"
+_HIDDEN = re.compile(
+    r"\bwithout\s+(?:them|him|her|anyone|anybody|(?:the|their|his|her)\s+[\w-]+)\s+(?:knowing|noticing|finding|realis"
+    r"|realiz|seeing|picking|catching|telling|going off|suspecting|spotting|checking)\w*"
+    r"|\bwithout\s+(?:telling|asking|informing)\s+(?:them|him|her|anyone|anybody)\b"
+    r"|\b(?:nobody|no one|noone|anyone|anybody)\s+(?:\w+\s+)?(?:knows?|know|tell|notices?|finds? out|sees?|suspects?"
+    r"|blames?|picking)\b|\bnever\s+(?:find|found|know|notice|realise|realize)\w*|\blooks?\s+like\b"
+    r"|\bbefore\s+(?:they|he|she)\s+(?:realise|realize|notice|know|wake|find|work)\w*"
+    r"|\b(?:they|he|she)(?:['’]re|['’]s| are| is)\s+suspicious\b|\bbehind\s+(?:their|his|her)\s+back\b"
+    r"|\bwithout\s+(?:them|him|her|anyone|anybody|(?:the|their|his|her)\s+[\w-]+)\s+\w+ing\s+(?:me|us)\b"
+    r"|\bwithout\s+(?:their|his|her|anyone['’]s)\s+(?:knowledge|consent|permission|say-?so)\b"
+    # what is given kept from the person: "if they don't want to know what's in it", "without knowing what it is"
+    r"|\bknow(?:s|ing)?\s+what(?:['’]s|\s+(?:it|this|that)\s+(?:is|was)|\s+is|\s+was)\b|\bwhat['’]s\s+in\s+(?:it|them"
+    r"|this)\b"
+    r"|\bwithout\s+(?:a|any)\s+(?:prescription|script)\b|\bwithout\s+(?:it|this|that|anything)\s+\w+ing\b"
+    # the person kept unconscious or quiet: "keep her knocked out all night", "keep them quiet"
+    r"|\b(?:knock|knocks|knocked|knocking)\s+(?:\w+\s+)?out\b|\bkeep\w*\s+(?:them|him|her)\s+(?:quiet|under|sedated"
+    r"|drugged|knocked|out)\b"
+    r"|\b(?:secretly|covertly|sneakily|discreetly|slip|sneak|spike)\w*\b",
+    re.I,
+)
+# something put into the person's food or drink (the form of covert administration)
+_IN_FOOD = re.compile(
+    r"\b(?:in|into|with)\s+(?:their|his|her|the)\s+(?:[\w-]+\s+)?(?:tea|coffee|drinks?|food|bottle|feed|milk|juice"
+    r"|alcohol|dinner|meals?|water|squash|cereal|pudding|yoghurt|yogurt)\b",
+    re.I,
+)
+
+
+def care_act(text: str) -> bool:
+    """Whether `text` asks how the asker is to act on a patient (give, treat, monitor, tell, position) with no aim of
+    harm: no harmful outcome sought, no harm named outside a condition, no result wanted of the person, nothing
+    caused on them but a comfort, nothing hidden, nothing put in their food or drink."""
+    agent = _AGENT.search(text)
+    if agent is None or agent.group("verb").lower() not in verbs():
+        return False
+    acted_on = text[agent.start() :]
+    if len(text.split()) > MAX_WORDS or not _PERSON.search(acted_on) or _NOT_A_PATIENT.search(text):
+        return False
+    tokens = tokens_of(text)
+    caused = [m for m in _CAUSED.finditer(text) if not _COMFORT.match(text, m.start())]
+    return not (
+        goal_outcome(tokens)
+        or harm_named_unconditioned(text)
+        or _RESULT.search(text)
+        or caused
+        or _HIDDEN.search(text)
+        or _IN_FOOD.search(text)
+        or evasion_or_own_harm(text)
+    )
