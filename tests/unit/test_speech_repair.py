@@ -468,3 +468,35 @@ def test_repair_leaves_an_initialism_spelling_the_phi_detector_found_as_heard() 
     assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=lambda text: [(0, 8)]).repair(heard) == \
         "ReggaeFR has an eGFR of 50"
     assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=failing).repair(heard) == heard
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # Piper's "curb sixty five of three" (blind16_spoken) and espeak-ng's "curb sixty five of zero or one" (blind14):
+    # the score's value glued to its name by a hyphen, where the question's value is not read
+    ("CURB-65-03, what does that mean for where the patient goes?",
+     "CURB-65 03, what does that mean for where the patient goes?"),
+    ("CURB-65-041, can they go home and...", "CURB-65 041, can they go home and..."),
+    ("is a curb 65-2 low risk", "is a CURB-65 2 low risk"),
+])
+def test_repair_parts_a_number_glued_to_a_numbered_term(heard: str, meant: str) -> None:
+    assert repaired(heard, NUMBERED) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Is a CURB-651-3 a thing?",  # not the term's number
+    "Is the CURB-65-based rule right?",  # a word glued, not a number
+    "Was Kirby-65-03 admitted?",  # not the term's letters
+    "Is the CURB-65 3 or more?",  # a space: the term and its value as written
+    "Is a CURB-65, 3 points?",
+])
+def test_repair_leaves_a_numbered_term_without_a_number_glued_to_it(said: str) -> None:
+    assert repaired(said, NUMBERED) == said
+
+
+def test_repair_leaves_a_glued_number_the_phi_detector_found_as_heard() -> None:
+    """A number the PHI detector found after a numbered term (an age, a bed, a record number glued by a hyphen) stays
+    as heard, and so does the term: no repaired span reaches into what the detector found."""
+    heard = "CURB-65-03 and CURB-65-041"
+    assert repaired(heard, NUMBERED) == "CURB-65 03 and CURB-65 041"
+    assert repaired(heard, NUMBERED, keep=[(8, 10)]) == "CURB-65-03 and CURB-65 041"
+    assert repaired(heard, NUMBERED, keep=[(0, 4)]) == "CURB-65-03 and CURB-65 041"

@@ -36,6 +36,11 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   English word (MAX_SPLIT_LETTERS) glued before the term's letters as written, in capitals or lower case, is that
   word and the term (Piper's "So CURB sixty-five" heard "SoCURB-65" -> "So CURB-65", blind15_spoken, session 16).
 
+- a term that ends in its own number glued by a hyphen to a further number is the term and that number, as "eGFR-40"
+  is "eGFR 40": "CURB-65-03" (Piper's "curb sixty five of three", blind16_spoken) and "CURB-65-041" (espeak-ng's "of
+  zero or one", blind14_spoken) are "CURB-65 03", "CURB-65 041" (session 17): the score's value is read after the
+  score's name, not after a hyphen. The number is written as heard.
+
 - the word after a term is the word the knowledge base's passages write after that term less its first letter, and
   the passages never write the word as heard after it (`followers`): espeak-ng's "CURB sixty-five score" heard "CURB-65
   core" (five decodes in four sets, session 15): the "s" heard with the number. Only a word of three letters or more,
@@ -304,6 +309,9 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
     initialism = vocabulary.initialism(tokens[i].group(0))
     if initialism is not None:
         return i + 1, initialism
+    valued = _numbered_glued_number(text, tokens, i, vocabulary)
+    if valued is not None:
+        return i + 3, valued
     glued = _GLUED_NUMBER.match(tokens[i].group(0) + _following_number(text, tokens, i))
     if glued and letters(glued["term"]) in vocabulary.by_letters:
         return i + 2, f"{vocabulary.by_letters[letters(glued['term'])]} {glued['number']}"
@@ -401,6 +409,20 @@ def _numbered(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabu
         return None
     term = vocabulary.numbered(word, number)
     return (i + 2, term) if term is not None else None
+
+
+def _numbered_glued_number(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> str | None:
+    """The term and the number when tokens i and i + 1 are a term with its own number ("CURB-65", "curb 65") and a
+    hyphen glues a further number to it ("CURB-65-03": "CURB-65 03"); None otherwise."""
+    if not vocabulary.by_number or i + 2 >= len(tokens):
+        return None
+    word, number, value = (token.group(0) for token in tokens[i:i + 3])
+    key = letters(word) + number
+    if not (word.isalpha() and number.isdigit() and value.isdigit()) or key not in vocabulary.by_letters or \
+            text[tokens[i].end():tokens[i + 1].start()] not in (" ", "-") or \
+            text[tokens[i + 1].end():tokens[i + 2].start()] != "-" or not _NUMBERED_TERM.fullmatch(key):
+        return None
+    return f"{vocabulary.by_letters[key]} {value}"
 
 
 def _follower(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> str | None:
