@@ -34,6 +34,9 @@ def _name(probe: str, text: str, score: float = 0.85) -> PhiEntity:
     "syndrome",
     "Endothelial Krüppel-like factor 4 deletion increases monocyte adhesion to the aortic wall and "
     "accelerates atherosclerosis.",
+    # (session 17) a MeSH disease's eponym without its head noun: "Hutchinson-Gilford progeria" (MeSH: Progeria,
+    # entry term "hutchinson-gilford progeria syndrome"), written for this test
+    "Lamin A processing in skin fibroblasts from children with Hutchinson-Gilford progeria",
 ])
 @pytest.mark.parametrize("shape", ["bulk", "named"])
 def test_screen_metadata_keeps_common_words_and_eponyms_in_a_title(shared_phi_detector: Any, title: str,
@@ -51,6 +54,8 @@ def test_screen_metadata_keeps_common_words_and_eponyms_in_a_title(shared_phi_de
     ("document.pdf", {"title": "Letter about Rose Baker"}, ["rose", "baker"]),  # the dictionary capitalises both
     ("Anna-Berg-lab-results.pdf", {}, ["anna", "berg"]),  # common words beside the name are not the name's
     ("Smith_John_MRN84736251_Down_syndrome.pdf", {}, ["smith", "john", "84736251"]),  # a guess, then an MRN
+    # (session 17) a disease beside a patient's name is not a MeSH name that starts with the name
+    ("Anna-Berg-progeria-clinic-letter.pdf", {}, ["anna", "berg"]),
 ])
 def test_screen_metadata_still_redacts_a_patient_beside_common_words_and_eponym_heads(
         shared_phi_detector: Any, file_name: str, values: dict[str, Any], patient: list[str]) -> None:
@@ -77,6 +82,16 @@ def test_eponym_is_a_name_before_or_ending_in_a_head_noun_or_like() -> None:
                         ("Anna Berg discharge summary and other notes about a syndrome", "Anna Berg")]:
         assert not eponym(_name(probe, name), probe), probe
     assert "test" not in EPONYM_HEADS and "score" not in EPONYM_HEADS
+
+
+def test_eponym_is_a_name_that_starts_a_mesh_disease_name_with_the_words_after_it() -> None:
+    for probe, name in [("children with Hutchinson Gilford progeria", "Hutchinson Gilford"),
+                        ("a family with Charcot Marie Tooth neuropathy", "Charcot Marie")]:
+        assert eponym(_name(probe, name), probe), probe
+    for probe, name in [("Anna Berg progeria clinic letter", "Anna Berg"),  # no MeSH name starts "anna berg"
+                        ("Hutchinson Gilford clinic letter", "Hutchinson Gilford"),  # no word of the disease after it
+                        ("letter about Martin Bell", "Martin Bell")]:  # "Martin-Bell syndrome": nothing after the name
+        assert not eponym(_name(probe, name), probe), probe
 
 
 def test_common_words_leave_out_what_the_dictionary_capitalises() -> None:

@@ -71,6 +71,25 @@ def _table() -> _Table:
     return _Table(names, trees, owner, frozenset(first))
 
 
+
+@lru_cache(maxsize=1)
+def _name_starts() -> frozenset[str]:
+    """Every start of two words or more of a disease name of more than two words ("hutchinson gilford progeria" of
+    "hutchinson gilford progeria syndrome")."""
+    starts: set[str] = set()
+    for name in _table().names:
+        words = name.split(" ")
+        starts.update(" ".join(words[:i]) for i in range(2, len(words)))
+    return frozenset(starts)
+
+
+def names_or_starts_a_disease(words: list[str]) -> bool:
+    """Whether `words` (lower case, two or more) are a MeSH disease name or the start of one: the eponym of "Hutchinson-
+    Gilford progeria" written without its "syndrome" (the metadata screen's eponyms, ingest/name_vocabulary.py)."""
+    phrase = _key(" ".join(words))
+    return len(words) > 1 and (phrase in _table().names or phrase in _name_starts())
+
+
 @lru_cache(maxsize=8192)
 def _broader(heading: str) -> frozenset[str]:
     """The marks of a heading and of every heading above it in MeSH's tree."""
