@@ -500,3 +500,40 @@ def test_repair_leaves_a_glued_number_the_phi_detector_found_as_heard() -> None:
     assert repaired(heard, NUMBERED) == "CURB-65 03 and CURB-65 041"
     assert repaired(heard, NUMBERED, keep=[(8, 10)]) == "CURB-65-03 and CURB-65 041"
     assert repaired(heard, NUMBERED, keep=[(0, 4)]) == "CURB-65-03 and CURB-65 041"
+
+
+HYPHENS = Vocabulary.of(["azithromycin", "adrenaline", "pneumonia", "ACE", "CURB-65"], known=english_words())
+
+
+@pytest.mark.parametrize(("heard", "meant"), [
+    # Piper's "azithromycin dose in" (holdout2) and espeak-ng's "adrenaline dose per" (blind16_spoken): the word after
+    # the term begun with a hyphen, a fragment
+    ("What is the azithromycin-dosen community acquired pneumonia?",
+     "What is the azithromycin dosen community acquired pneumonia?"),
+    ("Um, what's the adrenaline-noster kilo for anaphylaxis?",
+     "Um, what's the adrenaline noster kilo for anaphylaxis?"),
+])
+def test_repair_parts_a_fragment_hyphenated_to_a_term(heard: str, meant: str) -> None:
+    assert repaired(heard, HYPHENS) == meant
+
+
+@pytest.mark.parametrize("said", [
+    "Is an ACE-inhibitor first-line in pneumonia-related sepsis?",  # English words after the hyphen
+    "Is the CURB-65 score high?",
+    "Is a pneumonia-ish cough enough?",  # an English ending
+    "Is Pneumonia-Drowing a name?",  # capitalized: not a fragment in lower case
+    "What is pneumonia-xyz-abc?",  # more pieces joined after it
+    "Is xyzzy-dosen a word?",  # no term before the hyphen
+])
+def test_repair_leaves_a_hyphenated_term_said_as_a_compound(said: str) -> None:
+    assert repaired(said, HYPHENS) == said
+
+
+def test_repair_leaves_a_hyphenated_fragment_the_phi_detector_found_as_heard() -> None:
+    """A term and the fragment after its hyphen stay as heard when the detector found either (a name written in
+    pieces)."""
+    heard = "Is pneumonia-drowing right for pneumonia-drowing?"
+    first = heard.index("drowing")
+    assert repaired(heard, HYPHENS) == "Is pneumonia drowing right for pneumonia drowing?"
+    assert repaired(heard, HYPHENS, keep=[(first, first + 7)]) == "Is pneumonia-drowing right for pneumonia drowing?"
+    assert repaired(heard, HYPHENS, keep=[(3, 12)]) == "Is pneumonia-drowing right for pneumonia drowing?"

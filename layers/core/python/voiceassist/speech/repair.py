@@ -41,6 +41,12 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   zero or one", blind14_spoken) are "CURB-65 03", "CURB-65 041" (session 17): the score's value is read after the
   score's name, not after a hyphen. The number is written as heard.
 
+- a term, a hyphen, and a word that is no `known` word and no term (a fragment) are the term and the fragment: the
+  recognizer began the word after a term it knew with a hyphen, taking it for the term's compound ("azithromycin
+  -dosen" for Piper's "azithromycin dose in", holdout2; "adrenaline -noster", "pneumonia -drowing", espeak-ng's
+  blind16_spoken, session 17), and "azithromycin-dosen" is no drug for the pipeline where "azithromycin dosen" is. The
+  fragment stays as heard; a compound of English words or terms ("first-line", "ACE-inhibitor") stays.
+
 - the word after a term is the word the knowledge base's passages write after that term less its first letter, and
   the passages never write the word as heard after it (`followers`): espeak-ng's "CURB sixty-five score" heard "CURB-65
   core" (five decodes in four sets, session 15): the "s" heard with the number. Only a word of three letters or more,
@@ -309,6 +315,8 @@ def _repair_at(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocab
     initialism = vocabulary.initialism(tokens[i].group(0))
     if initialism is not None:
         return i + 1, initialism
+    if _fragment_after_term(text, tokens, i, vocabulary):
+        return i + 2, f"{tokens[i].group(0)} {tokens[i + 1].group(0)}"
     valued = _numbered_glued_number(text, tokens, i, vocabulary)
     if valued is not None:
         return i + 3, valued
@@ -409,6 +417,18 @@ def _numbered(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabu
         return None
     term = vocabulary.numbered(word, number)
     return (i + 2, term) if term is not None else None
+
+
+def _fragment_after_term(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> bool:
+    """Whether token i is a term as written and a hyphen joins it to token i + 1, a lower-case word that is no `known`
+    word and no term, with nothing joined after it ("azithromycin-dosen")."""
+    if not vocabulary.known or i + 1 >= len(tokens) or text[tokens[i].end():tokens[i + 1].start()] != "-":
+        return False
+    term, word = letters(tokens[i].group(0)), tokens[i + 1].group(0)
+    after = text[tokens[i + 1].end():tokens[i + 1].end() + 1]
+    return term in vocabulary.by_letters and word.isalpha() and word.islower() and after != "-" and \
+        word not in vocabulary.known and word not in vocabulary.by_letters and \
+        term + word not in vocabulary.by_letters
 
 
 def _numbered_glued_number(text: str, tokens: list[re.Match[str]], i: int, vocabulary: Vocabulary) -> str | None:
