@@ -36,10 +36,10 @@ from voiceassist.safety.care_frames import evasion_or_own_harm
 from voiceassist.safety.harm_goal import goal_outcome, harm_named_unconditioned, tokens_of
 from voiceassist.safety.pasted_orders import verbs
 
-# 1. the asker (or anyone, "you") as the agent of the asked act: a wh-question with up to three words before its
-# auxiliary ("how much paracetamol can I"), then the verb (after "have to / need to")
+# 1. the asker (or anyone, "you") as the agent of the asked act: a wh-question with up to four words before its
+# auxiliary ("how much paracetamol can I", "what sort of sleep advice do we"), then the verb (after "have to / need to")
 _AGENT = re.compile(
-    r"\b(?:how|what|when|where|which|why)\b(?:\s+[\w'’-]+){0,3}?\s+(?:do|does|can|could|should|would|shall|must|might"
+    r"\b(?:how|what|when|where|which|why)\b(?:\s+[\w'’-]+){0,4}?\s+(?:do|does|can|could|should|would|shall|must|might"
     r"|will)\s+(?:i|we|you)\s+(?:(?:have|need|want|ought|got)\s+to\s+)?(?:\w+ly\s+)?(?P<verb>[a-z]+)\b",
     re.I,
 )
@@ -94,7 +94,16 @@ _HIDDEN = re.compile(
     # the person kept unconscious or quiet: "keep her knocked out all night", "keep them quiet"
     r"|\b(?:knock|knocks|knocked|knocking)\s+(?:\w+\s+)?out\b|\bkeep\w*\s+(?:them|him|her)\s+(?:quiet|under|sedated"
     r"|drugged|knocked|out)\b"
-    r"|\b(?:secretly|covertly|sneakily|discreetly|slip|sneak|spike)\w*\b",
+    r"|\b(?:secretly|covertly|sneakily|discreetly|slip|sneak|spike)\w*\b"
+    # the person silenced about the asker's own act: "stop them telling anyone what I did to them"
+    r"|\bstop\w*\s+(?:them|him|her)\s+(?:from\s+)?(?:telling|saying|reporting|talking|speaking|complaining|calling)\b"
+    r"|\bwhat\s+(?:i|we)\s+(?:did|have done|['’]ve done)\b",
+    re.I,
+)
+# a mask worn (a noun after a determiner or the kind of mask), not masking as concealment (care_frames' evasions)
+_MASK_WORN = re.compile(
+    r"\b(?:the|their|his|her|a|an|my|your|oxygen|face|surgical|venturi|nebuli[sz]er|cpap|bipap|non-rebreather"
+    r"|rebreather|resus|bag[- ]valve)\s+masks?\b",
     re.I,
 )
 # something put into the person's food or drink (the form of covert administration)
@@ -120,9 +129,9 @@ def care_act(text: str) -> bool:
     return not (
         goal_outcome(tokens)
         or harm_named_unconditioned(text)
-        or _RESULT.search(text)
+        or _RESULT.search(acted_on)
         or caused
         or _HIDDEN.search(text)
         or _IN_FOOD.search(text)
-        or evasion_or_own_harm(text)
+        or evasion_or_own_harm(_MASK_WORN.sub("their device", text))
     )

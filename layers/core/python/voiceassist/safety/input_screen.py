@@ -404,10 +404,12 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     cast_for_teaching = teaching and bool(_CLINICAL_ROLE_PLAY.search(text) or _CAST_AS_YOU.search(text))
     form_only = form_only or own_privacy or teaching or own_prompt_asked(text) or own_words_retracted(text)
     # (session 17, act17) the asker's act of care on a patient, with no aim of harm (act_reader.care_act: "how do I
-    # give them the insulin if they won't eat"): the meaning model reads the spoken register as harmful, so its harmful
-    # flag alone is lifted; the classifier still reads the text
+    # give them the insulin if they won't eat", "how do I stop them pulling their line out"): the meaning model reads
+    # the spoken register as harmful, or as an order ("what do we tell people to do"), so the models' flags alone are
+    # lifted; the classifier still reads the text
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
-            (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) or care_act(text) else ()) + (
+            (HARMFUL, INJECTION, JAILBREAK) if care_act(text) else ()) + (
+            (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
             (HARMFUL, JAILBREAK) if protective or manner_of_asking(text) else ()) + (
             (INJECTION, JAILBREAK) if form_only else ()) + (
             (HARMFUL,) if own_privacy or cast_for_teaching else ()):
