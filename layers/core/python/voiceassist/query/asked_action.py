@@ -64,6 +64,29 @@ def asked_actions(question: str, found: Sequence[Concept]) -> tuple[Concept, ...
     return tuple(actions)
 
 
+def told_phrasal_verbs(question: str, found: Sequence[Concept]) -> tuple[Concept, ...]:
+    """(Session 17) The topic concepts of `found` that are phrasal verbs of a course of treatment written where the
+    question tells its case ("After bumping up the amlodipine, how often should I see them"), each also covered by
+    the verbs of the phrasal verb's kind ("increase", "raise"), as where it asks; not an asked action (the asked
+    clause need not be about it)."""
+    own = split_inherited(question)[0]
+    asked = wording.asked_clauses(own)
+    if asked is None:
+        return ()
+    asked_text = " ".join(asked)
+    told = []
+    for concept in found:  # a word of the told case weighs less (question_concepts._described), an ordinary one no kind
+        if not concept.topic or (concept.covered_weight is not None and not concept.scenario):
+            continue
+        term = next((next(iter(a)) for a in concept.alternatives if len(a) == 1), None)
+        if term is None or term in course_verbs() or _phrasal_kind(concept.label.lower(), asked_text):
+            continue
+        if kind := _phrasal_kind(concept.label.lower(), own):
+            extra = tuple(frozenset({v}) for v in sorted(kind - {term}))
+            told.append(replace(concept, alternatives=(*concept.alternatives, *extra)))
+    return tuple(told)
+
+
 @lru_cache(maxsize=1)
 def _phrasal_verbs() -> dict[str, dict[str, frozenset[str]]]:
     """A phrasal verb of the file ("bump up", "step down", "ramp up"), each inflection of its verb -> its particle ->

@@ -20,8 +20,12 @@ from functools import lru_cache
 
 from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import diseases, population, synonyms, terminology
+from voiceassist.settings import PACKAGE_DIR
 
 MARK = "\u2295"
+# the dictionary's other names that are English words with no drug sense ("sits", "caps", "armour"): a drug only where
+# written as a brand (voiceassist_local.evaluation.drug_sense_data; decision 0024, session 17)
+ENGLISH_DRUG_NAMES_FILE = PACKAGE_DIR / "_data" / "concepts" / "english_drug_names.txt"
 MIN_FUZZY = 7  # shorter words are too often one edit from another drug or an English word
 MAX_WORDS = 4
 _TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
@@ -93,6 +97,14 @@ def _function_word_brands() -> frozenset[str]:
                      if name != generic and len(name.split()) == 2 and name.split()[0] in function_words)
 
 
+@lru_cache(maxsize=1)
+def _english_drug_names() -> frozenset[str]:
+    """One-word other names of a drug that are frequent English words with no WordNet drug sense ("sits upright",
+    "screw caps", "body armour"): written in lower case or opening a sentence they read first as English."""
+    lines = ENGLISH_DRUG_NAMES_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line for line in lines if line and not line.startswith("#"))
+
+
 def _written_as_brand(text: str, start: int, end: int) -> bool:
     """The word at text[start:end] is written as a brand is, not as a function word: in capitals ("AT 10"), or
     capitalised where no sentence begins ("try No Doz")."""
@@ -126,6 +138,9 @@ def _matches(text: str, fuzzy: bool) -> list[tuple[int, int, str, str]]:
             if (hit is not None and n == 2 and hit[0] == "drug" and phrase in _function_word_brands()
                     and not _written_as_brand(text, *tokens[i][1:])):
                 hit = None  # "seen at 10 am": the function word, not the brand AT 10
+            if (hit is not None and n == 1 and hit[0] == "drug" and phrase in _english_drug_names()
+                    and not _written_as_brand(text, *tokens[i][1:])):
+                hit = None  # "sits upright": the English verb, not the stilbene acid SITS
             if hit is None and n == 1 and fuzzy:
                 hit = _fuzzy(phrase)
             if hit is not None:

@@ -30,7 +30,7 @@ from voiceassist.models import Chunk, SearchHit
 from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import answer_kinds, asked_kinds, care_setting, diseases, kidney, routes, synonyms, terminology
 from voiceassist.query import question_concepts as question_concepts_module
-from voiceassist.query.asked_action import asked_actions
+from voiceassist.query.asked_action import asked_actions, told_phrasal_verbs
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
@@ -255,7 +255,9 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     # a verb of the course of treatment the question asks ("when do I restart it"): the passage or its document
     # must state it or a synonym, as a thing asked about (query/asked_action.py)
     actions = {c.label: c for c in asked_actions(question, concepts)}
-    concepts = [actions.get(c.label, c) for c in concepts]
+    # a phrasal verb of the course where the case is told ("after bumping up the amlodipine"): its kind covers it too
+    told = {c.label: c for c in told_phrasal_verbs(question, concepts)}
+    concepts = [actions.get(c.label, told.get(c.label, c)) for c in concepts]
     by_document: dict[str, frozenset[str]] = {}
     for hit in hits:
         by_document[hit.chunk.doc_key] = by_document.get(hit.chunk.doc_key, frozenset()) | chunk_terms(hit.chunk)

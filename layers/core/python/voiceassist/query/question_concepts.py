@@ -39,7 +39,7 @@ from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_mea
 from voiceassist.query.population import CARDINAL_WORDS
 from voiceassist.query.siblings import qualified_terms
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
-from voiceassist.query.wording import ATTRIBUTE, joined_scores, negated_words
+from voiceassist.query.wording import ATTRIBUTE, joined_scores, negated_words, unframed
 
 GENERIC_WEIGHT = 0.25
 # Words a clinical question uses whatever its topic: they say what is asked, not what it is about.
@@ -126,7 +126,8 @@ def question_concepts(question: str) -> list[Concept]:
     """The concepts of a (redacted) question, abbreviations resolved to either form. A follow-up's topic taken
     from the conversation (the part in parentheses its rewrite appended: conversation/context.py) weighs
     INHERITED_WEIGHT of what the question itself names: a passage must answer the question, in that topic."""
-    own, inherited = split_inherited(question)
+    # an exam item's marks closing it in parentheses ("(3 marks)") are no follow-up's topic (query/wording.py)
+    own, inherited = split_inherited(unframed(question))
     concepts = _described(_concepts(own), own)
     for concept in _concepts(inherited):
         if concept.label.lower() not in {c.label.lower() for c in concepts}:
@@ -138,7 +139,8 @@ def question_concepts(question: str) -> list[Concept]:
 def _concepts(question: str) -> list[Concept]:
     # A redacted value and the label before it ("SSN <US_SSN>", "Mrs. <PERSON>") say who, not what about.
     # Only a label word goes ("SSN", "Mrs."), not a topic a name detector's guess follows ("otitis <PERSON>").
-    text = joined_scores(_PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question)))
+    # a letter's salutation, an exam item's number and marks say how it is framed, not what about (query/wording.py)
+    text = joined_scores(unframed(_PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question))))
     # who asks and where ("nurse here -", "in clinic"): context, weighed as ordinary words (query/setting.py)
     framing = setting.context_words(text)
     # the words of a qualified condition ("type 1 diabetes") tell it from its siblings: never ordinary words
@@ -208,7 +210,7 @@ def _concepts(question: str) -> list[Concept]:
     function_words = frozenset().union(*(stop_words()[language] for language in languages))
     # a question in English with another language's function words mixed in ("admit karna hai ya ghar bhejna?"); a
     # question read above as written in a language is read by that list only ("maximale" is in stopwords-iso's French)
-    mixed = mixed_function_words(words, besides=languages)
+    mixed = mixed_function_words(words, besides=languages) | typed_particles(hyphenate(text))
     for word in words:
         if (word.lower() in abbreviation_words or word.lower() in function_words or word.lower() in mixed
                 or _QUANTITY.fullmatch(word.lower())):
@@ -560,6 +562,27 @@ def mixed_function_words(words: Sequence[str], besides: frozenset[str] = frozens
         if len(held) >= MIN_FOREIGN_STOP_WORDS:
             found |= held
     return frozenset(found)
+
+
+# A particle or interjection typed into an English question ("how fast uptitrate metformin ah, every week ok?", "soy
+# sauce, wah, what daily sodium limit", "yeah nah, can I start two drugs", "ja so quick one"): a word some language's
+# stop-word list holds (stopwords-iso, MIT, English's list included) that WordNet 3.0 knows in no part of speech
+# (terminology.particles), typed in lower case where a particle stands outside the clause's syntax (an interjection
+# enters into no syntactic relation: Quirk et al. 1985, on interjections): the question's first word, or the word
+# right before a clause's end (a comma, semicolon, colon, question or exclamation mark, full stop, spaced dash) or
+# the question's end. Never a word the concept layer knows (a drug, an abbreviation as typed or in lower case, a
+# disease, a clinical word) or one cut short ("pred": shorthand stands where a noun does); never an English function
+# word ("since", "else", "whats": weighed as one already, _ordinary). One stray word of another language inside a
+# clause ("od", "pred") is not read here (mixed_function_words needs two).
+_PARTICLE_PLACE = re.compile(r"(?:^|(?<=[\s,;(]))([a-z]+)(?=[ \t]*(?:[,;:?!.]|[ \t][-\u2013\u2014][ \t]|$))"
+                             r"|^([a-z]+)\b")
+
+
+def typed_particles(text: str) -> frozenset[str]:
+    """The words of `text` typed as a particle or interjection where one stands (lower case)."""
+    found = {m.group(1) or m.group(2) for m in _PARTICLE_PLACE.finditer(text.strip())}
+    return frozenset(w for w in found if w in terminology.particles() and stem(w) not in _ordinary()
+                     and not _clinical_vocabulary(w) and not _completed(w))
 
 
 def _clinical_vocabulary(word: str) -> bool:

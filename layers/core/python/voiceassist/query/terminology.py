@@ -48,6 +48,7 @@ ENGLISH_NEAR_FILE = CONCEPT_DATA / "english_near_terms.txt"
 SETTING_FILE = CONCEPT_DATA / "setting_words.tsv"
 MIXED_STOP_WORDS_FILE = CONCEPT_DATA / "mixed_stop_words.tsv"
 COURSE_VERBS_FILE = CONCEPT_DATA / "course_verbs.tsv"
+PARTICLES_FILE = CONCEPT_DATA / "particles.txt.gz"  # stopwords-iso's words WordNet 3.0 does not know
 ELEMENTS_FILE = CONCEPT_DATA / "elements.tsv"  # periodictable 2.1.0 (public domain)
 ABBREVIATION_SYNONYMS_FILE = CONCEPT_DATA / "abbreviation_synonyms.tsv"  # WordNet 3.0 with the abbreviation list
 
@@ -250,6 +251,14 @@ def mixed_stop_words() -> dict[str, frozenset[str]]:
             language, word = line.split("\t")
             by_language.setdefault(language, set()).add(word)
     return {language: frozenset(words) for language, words in by_language.items()}
+
+
+@lru_cache(maxsize=1)
+def particles() -> frozenset[str]:
+    """Words a stop-word list of some language holds (stopwords-iso, MIT) that WordNet 3.0 knows in no part of
+    speech ("ah", "wah", "nah", "ja"), written by voiceassist_local.evaluation.particle_data."""
+    with gzip.open(PARTICLES_FILE, "rt", encoding="utf-8") as lines:
+        return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
 
 
 @lru_cache(maxsize=1)

@@ -177,6 +177,36 @@ ATTRIBUTE = re.compile(r"(?:doses?|dosing|dosage|targets?|goals?|rates?|levels?|
                         r"|frequency|intervals?|averages?|means)")
 
 
+# How a letter or an exam item is framed around what it asks, which no reference repeats: a letter's salutation at its
+# head ("Dear colleague,", "Dear Dr Okafor,": the salutation, the greeting and addressee before the first comma), an
+# exam item's number ("Q4", "Q11.", "Question 2:") at its head and its mark allocation ("(2 marks)", "[1 mark]").
+# Written as spaces (the positions of the rest kept), so they are neither topics nor a clause of their own (the
+# marks were read as the clause that asks when they closed the item). Where an item is so framed, a clause opened by
+# an exam's command word asks, as an interrogative does: Ofqual's command words (Fair Access by Design, 2015:
+# "Describe", "Explain", "Outline", "State", "Discuss", "Justify", ...) and the exam boards' "Name" and "List".
+_SALUTATION = re.compile(r"^\s*Dear(?:\s+[^\s,.;:?!]+){1,4}\s*,")
+_ITEM_NUMBER = re.compile(r"^\s*(?:Q|Question\s*)\d{1,3}[a-z]?\b\s*[.:)]?", re.I)
+_MARKS = re.compile(r"[(\[]\s*\d{1,2}\s*marks?\s*[)\]]\.?", re.I)
+COMMAND_WORDS = frozenset((  # noqa: SIM905 - a word list reads better as text
+    "analyse analyze apply argue assess calculate compare complete consider contrast criticise debate deduce define "
+    "describe develop discuss estimate evaluate examine explain explore give identify illustrate interpret justify "
+    "outline prove relate review state suggest summarise summarize list name").split())
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group())
+
+
+def unframed(text: str) -> str:
+    """`text` with a letter's salutation, an exam item's number and its marks written as spaces."""
+    return _MARKS.sub(_blank, _ITEM_NUMBER.sub(_blank, _SALUTATION.sub(_blank, text)))
+
+
+def exam_item(text: str) -> bool:
+    """Whether `text` is framed as an exam item (its number or its marks)."""
+    return bool(_ITEM_NUMBER.match(text) or _MARKS.search(text))
+
+
 def questioned_clauses(text: str) -> tuple[str, ...]:
     """The clauses of `text` that a question mark closes, in order (the surest mark of what is asked)."""
     found: list[str] = []
@@ -192,6 +222,8 @@ def questioned_clauses(text: str) -> tuple[str, ...]:
 def asked_clauses(text: str) -> tuple[str, ...] | None:
     """The clauses of `text` that ask, in order; None when every clause asks or only one clause is written (the
     question has no separate description of the case)."""
+    commands = COMMAND_WORDS if exam_item(text) else frozenset()
+    text = unframed(text)
     clauses: list[tuple[str, bool]] = []
     position = 0
     for end in [*_CLAUSE_END.finditer(text), None]:
@@ -202,7 +234,7 @@ def asked_clauses(text: str) -> tuple[str, ...] | None:
             continue
         while len(words) > 1 and words[0] in _OPENING_CONJUNCTION:
             words = words[1:]
-        asks = ((end is not None and "?" in end.group()) or words[0] in _INTERROGATIVE
+        asks = ((end is not None and "?" in end.group()) or words[0] in _INTERROGATIVE or words[0] in commands
                 or any(w in _REQUEST or ATTRIBUTE.fullmatch(w) for w in words))
         clauses.append((piece.strip(), asks))
     if len(clauses) < 2:
