@@ -1,7 +1,7 @@
 """The learned reranker's cost per query against the number of candidates; prints JSON.
 
     .venv/bin/python bench/rerank.py [--candidates 50 100 200] [--queries 200] [--models A.json B.json]
-                                     [--cross-encoder-queries 5] [--without-feedback]
+                                     [--cross-encoder-queries 5] [--without-feedback] [--baseline REV]
 
 Each query is a SciFact claim (../shared/eval/scifact, or synthetic medical-ish text when absent) and its
 candidates are SciFact abstracts cut to ~200 tokens (the size of an ingested chunk), with fused, BM25 and
@@ -16,6 +16,12 @@ each candidate count (old against new on a loaded machine).
 `--without-feedback` also times, at each candidate count, the same model with the pseudo-relevance feedback
 features (query/rerank_prf.py) replaced by zeros: their share of the cost (the scores are then wrong).
 
+`--baseline REV` times, at each candidate count, the scoring code as of git revision REV (query/rerank_features.py,
+rerank_prf.py and trees.py read with `git show`, loaded beside today's) against today's, the shipped model file,
+alternating which goes first query by query on the same cold candidates, and says whether every score is the
+same to the last bit: same-run ratios for a change that must not change the ranking. Both read one word -> term
+table, filled from the whole corpus first (a warm Lambda's), so neither pays for meeting a new word.
+
 `--cross-encoder-queries N` also times, at each candidate count, the shipped MiniLM-L6 encoder (the
 in-boundary embedder, int8 ONNX) reading every candidate joined to its question, as a cross-encoder of the
 same size (ms-marco-MiniLM-L-6-v2 has this encoder's 6 layers and width) must read them: a floor on what
@@ -27,7 +33,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import subprocess
+import sys
 import time
+import types
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +118,75 @@ def time_without_feedback(docs: list[tuple[str, str]], queries: list[str], n: in
         rerank_features.prf_features = computed
 
 
+Scorer = Callable[[str, list[SearchHit]], np.ndarray]
+QUERY_PACKAGE = "layers/core/python/voiceassist/query"
+
+
+def baseline_scorer(revision: str) -> tuple[Scorer, Callable[[], None]]:
+    """The model's scores as the code of `revision` computes them, and that code's forget_passages."""
+    root = Path(__file__).resolve().parents[1]
+    loaded: dict[str, types.ModuleType] = {}
+    for name in ("rerank_prf", "trees", "rerank_features"):
+        source = subprocess.run(["git", "show", f"{revision}:{QUERY_PACKAGE}/{name}.py"], cwd=root, check=True,
+                                capture_output=True, text=True).stdout
+        for other in loaded:
+            source = source.replace(f"voiceassist.query.{other}", f"_baseline_{other}")
+        module = types.ModuleType(f"_baseline_{name}")
+        sys.modules[module.__name__] = module  # dataclasses look their module up
+        exec(compile(source, f"{revision}:{name}.py", "exec"), module.__dict__)  # noqa: S102 - our own file
+        loaded[name] = module
+    old_features, old_trees = loaded["rerank_features"], loaded["trees"]
+    vars(old_features)["_IDS"] = vars(rerank_features)["_IDS"]  # one word -> term table: the same ids and work
+    model = old_trees.load(MODEL_PATH)[0]
+    return (lambda query, hits: model.predict(old_features.features(query, hits))), old_features.forget_passages
+
+
+def time_against_baseline(reranker: LearnedReranker, baseline: tuple[Scorer, Callable[[], None]],
+                          docs: list[tuple[str, str]], queries: list[str], n: int, count: int) -> dict[str, Any]:
+    """Process CPU of the baseline's scores and today's on the same cold candidates, alternating the order."""
+    old_scores, old_forget = baseline
+    rng = random.Random(n)
+    cpu: dict[str, list[float]] = {"baseline": [], "today": []}
+    same = 0
+    for query in rng.sample(queries, min(count, len(queries))):
+        hits = candidates(docs, n, rng, sub_scores=rng.random() < 0.5)
+        scored = {}
+        for name in ("baseline", "today") if rng.random() < 0.5 else ("today", "baseline"):
+            forget_passages()
+            old_forget()
+            score: Scorer = old_scores if name == "baseline" else reranker.scores
+            started = time.process_time()
+            scored[name] = score(query, hits)
+            cpu[name].append((time.process_time() - started) * 1000)
+        same += bool(np.array_equal(scored["baseline"], scored["today"]))
+    report: dict[str, Any] = {name: {"cpu_p50_ms": _percentile(v, 0.5), "cpu_p95_ms": _percentile(v, 0.95)}
+                              for name, v in cpu.items()}
+    for key in ("cpu_p50_ms", "cpu_p95_ms"):
+        report[f"ratio_{key.removeprefix('cpu_')}"] = round(report["baseline"][key] / report["today"][key], 2)
+    report["same_scores"] = f"{same}/{len(cpu['today'])}"
+    return report
+
+
+def against_baseline(revision: str, docs: list[tuple[str, str]], queries: list[str], sizes: list[int],
+                     count: int) -> dict[str, Any]:
+    baseline = baseline_scorer(revision)
+    warm_word_table(docs, queries)
+    reranker = LearnedReranker()
+    time_against_baseline(reranker, baseline, docs, queries, 20, 5)  # warm-up
+    return {"queries": count, "baseline": revision,
+            **{str(n): time_against_baseline(reranker, baseline, docs, queries, n, count) for n in sizes}}
+
+
+def warm_word_table(docs: list[tuple[str, str]], queries: list[str]) -> None:
+    """Every word of the corpus into the word -> term table (as a warm Lambda has met them), passages forgotten."""
+    for title, text in docs:
+        rerank_features.word_ids(title)
+        rerank_features.word_ids(text)
+    for query in queries:
+        rerank_features.word_ids(query)
+    forget_passages()
+
+
 def _percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return round(ordered[int(fraction * (len(ordered) - 1))], 2)
@@ -122,8 +201,13 @@ def main() -> None:
                         help="also time the MiniLM encoder over question-passage pairs for this many queries")
     parser.add_argument("--without-feedback", action="store_true",
                         help="also time the shipped model with the feedback features replaced by zeros")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="also time the scoring code of this git revision against today's (same model file)")
     args = parser.parse_args()
     docs, queries = load_texts()
+    if args.baseline:
+        print(json.dumps(against_baseline(args.baseline, docs, queries, args.candidates, args.queries), indent=2))
+        return
     rerankers = {str(path): LearnedReranker(path) for path in args.models}
     for reranker in rerankers.values():
         time_queries(reranker, docs, queries, 20, 5, sub_scores=True)  # warm-up: imports, the model file

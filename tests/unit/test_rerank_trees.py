@@ -42,6 +42,30 @@ def test_trees_score_a_feature_never_missing_in_training_as_zero_when_missing() 
     assert trees.predict(probe)[0] == trees.predict(probe)[1]
 
 
+def test_trees_score_values_on_each_threshold_and_beside_it_as_lightgbm_does() -> None:
+    # a node that sends missing values left is read as "value > threshold" of the negated value: exact only if
+    # a value equal to the threshold, one float either side, and the infinities still go LightGBM's way
+    generator = np.random.default_rng(4)
+    rows = generator.normal(size=(600, 4))
+    rows[generator.random(rows.shape) < 0.2] = np.nan
+    labels = (np.nan_to_num(rows[:, 0], nan=1.0) + np.nan_to_num(rows[:, 2]) > 0.3).astype(float)
+    booster = _booster(rows, labels, [20] * 30)
+    flat = from_lightgbm_dump(booster.dump_model())
+    trees = from_flat(flat)
+    probe = np.repeat(generator.normal(size=(1, 4)), 0, axis=0)
+    for feature, threshold in zip(flat["feature"], flat["threshold"], strict=True):
+        if abs(threshold) < 1e-30:  # LightGBM's split at zero (kZeroThreshold, 1e-35) reads values that near
+            continue  # zero its own way (the scorer before this one differed there alike)
+        for value in (threshold, np.nextafter(threshold, -np.inf), np.nextafter(threshold, np.inf)):
+            row = generator.normal(size=(1, 4))
+            row[generator.random(row.shape) < 0.3] = np.nan
+            row[0, feature] = value
+            probe = np.vstack([probe, row])
+    probe = np.vstack([probe, np.full((1, 4), np.inf), np.full((1, 4), -np.inf), np.full((1, 4), np.nan)])
+    assert len(probe) > 50
+    np.testing.assert_allclose(trees.predict(probe), booster.predict(probe), rtol=0, atol=1e-10)
+
+
 def test_trees_refuse_rows_of_the_wrong_width() -> None:
     generator = np.random.default_rng(2)
     rows = generator.normal(size=(100, 3))

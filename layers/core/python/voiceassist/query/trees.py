@@ -40,41 +40,50 @@ class TreeEnsemble:
         object.__setattr__(self, "walk", _Walk.of(self))
 
     def predict(self, rows: np.ndarray) -> np.ndarray:
-        """The ensemble's score of each row (the sum of its leaves), as LightGBM's raw score.
+        """The ensemble's score of each row (the sum of its leaves, in tree order), as LightGBM's raw score.
 
-        Every row walks every tree at once, one level per step (a leaf is a node that leads to itself, so a
-        tree that ends early waits there); a NaN goes where the node sends missing values."""
+        Every row walks every tree at once, one level per step, the deepest trees first: a tree leaves the walk
+        at its own depth (a leaf is a node that leads to itself). One comparison per node and step: a node
+        that sends missing values left asks "value > threshold" instead (of the negated value: false for a
+        NaN), with its two children swapped. The leaves are added in the model's tree order."""
         rows = np.asarray(rows, dtype=np.float64)
         if rows.ndim != 2 or rows.shape[1] != len(self.feature_names):
             raise ValueError(f"expected rows of {len(self.feature_names)} features, got shape {rows.shape}")
         walk = self.walk
-        flat = rows.ravel()
-        base = (np.arange(rows.shape[0]) * rows.shape[1])[:, None]
-        node = np.broadcast_to(walk.start, (rows.shape[0], walk.start.size)).copy()
-        any_nan = bool(np.isnan(flat).any())
-        for _ in range(self.depth):
-            value = flat[base + walk.feature[node]]
-            go_left = value <= walk.threshold[node]
-            if any_nan:
-                nan = np.isnan(value)
-                go_left = np.where(nan, walk.nan_left[node], go_left)
+        count, width = rows.shape
+        both = np.concatenate([rows.ravel(), -rows.ravel()])  # the rows, then the same rows negated
+        base = (np.arange(count) * width)[:, None]
+        at = walk.feature + walk.flipped * (count * width)  # where each node reads its value in `both`
+        node = np.broadcast_to(walk.start, (count, walk.start.size)).copy()
+        for active in walk.active:  # the trees deeper than this level (deepest first)
+            step = node[:, :active]
+            value = both[base + at[step]]
+            went = value <= walk.threshold[step]  # left, or right where the children are swapped
             if walk.zero_missing is not None:  # MISSING_ZERO nodes: a 0.0 goes the default way too
-                zero = (value == 0.0) & walk.zero_missing[node]
-                go_left = np.where(zero, walk.nan_left[node], go_left)
-            node = walk.child[2 * node + go_left]
-        return np.asarray(walk.value[node].sum(axis=1), dtype=np.float64)
+                zero = (value == 0.0) & walk.zero_missing[step]
+                went = np.where(zero, walk.zero_went[step], went)
+            node[:, :active] = walk.child[2 * step + went]
+        # in the model's tree order and row by row in memory: numpy then adds each row's leaves in one fixed
+        # order (a column-ordered copy is added in another, which moves the last bit of some scores)
+        leaves = np.ascontiguousarray(walk.value[node][:, walk.tree_order])
+        return np.asarray(leaves.sum(axis=1), dtype=np.float64)
 
 
 @dataclass(frozen=True)
 class _Walk:
     """The ensemble as predict walks it: internal nodes first, then one node per leaf that leads to itself;
-    child[2 * node + went_left] is the next node."""
+    trees ordered deepest first (`tree_order` puts them back); child[2 * node + went] is the next node, where
+    `went` is "went left", or "went right" at a `flipped` node (one whose missing values go left: it reads
+    the negated value against the float just below the negated threshold, and its two children are swapped)."""
 
-    start: np.ndarray  # (trees,) each tree's first node
+    start: np.ndarray  # (trees,) each tree's first node, deepest tree first
+    active: tuple[int, ...]  # per level, how many trees (a prefix of `start`) still have a step to take
+    tree_order: np.ndarray  # (trees,) the position in `start` of each tree in the model's order
     feature: np.ndarray  # (nodes + leaves,)
-    threshold: np.ndarray
-    nan_left: np.ndarray  # where a missing value goes: default_left, or as 0.0 where NaN was never seen
+    flipped: np.ndarray  # (nodes + leaves,) 0 or 1
+    threshold: np.ndarray  # (nodes + leaves,) as compared: where flipped, the float just below -threshold
     zero_missing: np.ndarray | None  # nodes that read 0.0 as missing (None: there are none)
+    zero_went: np.ndarray  # (nodes + leaves,) `went` for a 0.0 at such a node: its default way
     child: np.ndarray  # (2 * (nodes + leaves),)
     value: np.ndarray  # (nodes + leaves,) a leaf's value; 0 for internal nodes
 
@@ -90,15 +99,23 @@ class _Walk:
         right = np.concatenate([walk_index(trees.right), own])
         as_zero = trees.missing == MISSING_NONE  # NaN read as 0.0: left when 0.0 <= threshold
         nan_left = np.where(as_zero, trees.threshold >= 0.0, trees.default_left)
-        zero_missing = trees.missing == MISSING_ZERO
+        flipped = np.concatenate([nan_left, np.zeros(leaves, dtype=bool)])
+        threshold = np.concatenate([trees.threshold, np.zeros(leaves)])
+        # a flipped node asks "went right": value > t  <=>  -value < -t  <=>  -value <= the float just below -t
+        # (exact for every number, infinities included; false for NaN, which so goes left)
+        threshold = np.where(flipped, np.nextafter(-threshold, -np.inf), threshold)
+        zero_missing = np.concatenate([trees.missing == MISSING_ZERO, np.zeros(leaves, dtype=bool)])
+        zero_went = np.concatenate([trees.default_left, np.zeros(leaves, dtype=bool)]) ^ flipped
+        depths = _tree_depths(trees.roots, trees.left, trees.right)
+        order = np.argsort(-depths, kind="stable")
         return cls(
-            start=walk_index(trees.roots),
+            start=walk_index(trees.roots)[order],
+            active=tuple(int((depths > level).sum()) for level in range(int(depths.max(initial=0)))),
+            tree_order=np.argsort(order, kind="stable"),
             feature=np.concatenate([trees.feature, np.zeros(leaves, dtype=np.int64)]),
-            threshold=np.concatenate([trees.threshold, np.zeros(leaves)]),
-            nan_left=np.concatenate([nan_left, np.zeros(leaves, dtype=bool)]),
-            zero_missing=np.concatenate([zero_missing, np.zeros(leaves, dtype=bool)]) if zero_missing.any()
-            else None,
-            child=np.stack([right, left], axis=1).ravel(),
+            flipped=flipped.astype(np.int64), threshold=threshold,
+            zero_missing=zero_missing if zero_missing.any() else None, zero_went=zero_went,
+            child=np.stack([np.where(flipped, left, right), np.where(flipped, right, left)], axis=1).ravel(),
             value=np.concatenate([np.zeros(inner), trees.leaf_value]))
 
 
@@ -155,12 +172,18 @@ def from_flat(trees: dict[str, Any]) -> TreeEnsemble:
 
 
 def _depth(roots: np.ndarray, left: np.ndarray, right: np.ndarray) -> int:
-    deepest = 0
-    stack = [(int(r), 0) for r in roots]
-    while stack:
-        node, depth = stack.pop()
-        if node < 0:
-            deepest = max(deepest, depth)
-            continue
-        stack.extend(((int(left[node]), depth + 1), (int(right[node]), depth + 1)))
-    return deepest
+    return int(_tree_depths(roots, left, right).max(initial=0))
+
+
+def _tree_depths(roots: np.ndarray, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """Each tree's longest root-to-leaf path (0: a single leaf)."""
+    depths = np.zeros(len(roots), dtype=np.int64)
+    for tree, root in enumerate(roots.tolist()):
+        stack = [(root, 0)]
+        while stack:
+            node, depth = stack.pop()
+            if node < 0:
+                depths[tree] = max(depths[tree], depth)
+                continue
+            stack.extend(((int(left[node]), depth + 1), (int(right[node]), depth + 1)))
+    return depths
