@@ -3,6 +3,7 @@ changes."""
 
 from __future__ import annotations
 
+import logging
 import re
 
 import pytest
@@ -537,3 +538,28 @@ def test_repair_leaves_a_hyphenated_fragment_the_phi_detector_found_as_heard() -
     assert repaired(heard, HYPHENS) == "Is pneumonia drowing right for pneumonia drowing?"
     assert repaired(heard, HYPHENS, keep=[(first, first + 7)]) == "Is pneumonia-drowing right for pneumonia drowing?"
     assert repaired(heard, HYPHENS, keep=[(3, 12)]) == "Is pneumonia-drowing right for pneumonia drowing?"
+
+
+@pytest.mark.parametrize(("heard", "found", "meant"), [
+    ("The ReggaeFR is about 50.", "ReggaeFR", "The eGFR is about 50."),
+    ("CURB-65-041, can they go home?", "CURB-65-041", "CURB-65 041, can they go home?"),
+    ("What is the azithromycin-dosen for pneumonia?", "azithromycin-dosen",
+     "What is the azithromycin dosen for pneumonia?"),
+])
+def test_glued_term_repairs_run_after_phi_detection_and_log_nothing(heard: str, found: str, meant: str,
+                                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """Through the route's vocabulary: repaired without a finding; left as heard when the detector found the words
+    (the real detector takes "CURB-65-041" for an identifier) or failed; and no transcript reaches a log."""
+    caplog.set_level(logging.DEBUG)
+    passages = ["Check the eGFR before metformin.", "A CURB-65 of 2 or more needs hospital care.",
+                "Azithromycin 500 mg on day 1 for pneumonia."]
+    start = heard.index(found)
+
+    def failing(text: str) -> None:
+        return None
+
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=lambda text: []).repair(heard) == meant
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=lambda text: [(start, start + len(found))]).repair(
+        heard) == heard
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=failing).repair(heard) == heard
+    assert not any(found in record.getMessage() or meant in record.getMessage() for record in caplog.records)
