@@ -12,7 +12,7 @@ from voiceassist_local.evaluation import drug_sense_data
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import concepts, evidence, terminology, wording
-from voiceassist.query.asked_action import told_phrasal_verbs
+from voiceassist.query.asked_action import asked_actions, told_phrasal_verbs
 from voiceassist.query.question_concepts import question_concepts, typed_particles
 
 THRESHOLD = 0.55
@@ -144,3 +144,16 @@ def test_a_phrasal_verb_told_with_the_case_is_covered_by_its_kind(question: str)
 
     found = evidence.assess(question, [hit(AMLODIPINE_REVIEW, "Hypertension")])
     assert not {"bumping", "ramped"} & set(found.passages[0].missing)
+
+
+def test_a_verb_of_the_course_inflected_with_its_consonant_doubled_is_that_verb() -> None:
+    # the stemmer leaves "upping" as "upp"; its inflection names WordNet's "up" (raise, increase)
+    question = "allopurinol for gout: how often can I be upping the dose?"
+    (upping,) = asked_actions(question, question_concepts(question))
+    assert frozenset({"increas"}) in upping.alternatives
+
+    found = evidence.assess(question, [hit(ALLOPURINOL_STEPS, "Gout")])
+    assert "upping" not in set(found.passages[0].missing)
+
+
+ALLOPURINOL_STEPS = "Allopurinol: start 100 mg daily and increase by 100 mg every 2 to 4 weeks until the urate target."

@@ -58,9 +58,11 @@ def asked_actions(question: str, found: Sequence[Concept]) -> tuple[Concept, ...
             extra = tuple(frozenset({v}) for v in sorted(kind - {term}))
             actions.append(replace(concept, alternatives=(*concept.alternatives, *extra)))
             continue
-        if term is None or term not in verbs or term not in asked_terms or not _inflected(concept.label.lower()):
+        # "upping": the stemmer keeps the doubled consonant ("upp"); the inflection names the file's verb ("up")
+        verb = term if term in verbs else _inflection_stems().get(concept.label.lower())
+        if term is None or verb is None or term not in asked_terms or not _inflected(concept.label.lower()):
             continue
-        actions.append(with_synonyms(concept))
+        actions.append(with_synonyms(concept, verb))
     return tuple(actions)
 
 
@@ -152,8 +154,22 @@ def _inflected(word: str) -> bool:
     return word in _verb_forms()
 
 
-def with_synonyms(concept: Concept) -> Concept:
-    """The concept, also covered by each verb of its verb's kind ("restart": "resume", "continue")."""
-    term = next((next(iter(a)) for a in concept.alternatives if len(a) == 1), "")
+@lru_cache(maxsize=1)
+def _inflection_stems() -> dict[str, str]:
+    """Each regular inflection of a one-word verb of the file -> the verb's stem ("upping", "upped" -> "up")."""
+    table: dict[str, str] = {}
+    for line in terminology.COURSE_VERBS_FILE.read_text(encoding="utf-8").splitlines():
+        verb = line.split("\t", 1)[0]
+        if line.startswith("#") or " " in verb or not verb:
+            continue
+        for form in _inflections(verb):
+            table.setdefault(form, stem(verb))
+    return table
+
+
+def with_synonyms(concept: Concept, verb: str | None = None) -> Concept:
+    """The concept, also covered by each verb of its verb's kind ("restart": "resume", "continue"); `verb`: its verb's
+    stem where the concept's own term is not it ("upp" of "upping")."""
+    term = verb or next((next(iter(a)) for a in concept.alternatives if len(a) == 1), "")
     extra = tuple(frozenset({s}) for s in sorted(course_verbs().get(term, frozenset()) - {term}))
     return replace(concept, alternatives=(*concept.alternatives, *extra)) if extra else concept
