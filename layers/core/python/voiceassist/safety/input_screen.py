@@ -55,6 +55,7 @@ from voiceassist.safety.care_frames import (
 from voiceassist.safety.code_switching import code_switched_kinds
 from voiceassist.safety.crosslingual import crosslingual_kinds
 from voiceassist.safety.extraction_shapes import extraction_shape_kinds
+from voiceassist.safety.gloss import gloss, glossary, glossed_kinds, orders
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
@@ -320,6 +321,35 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
             + pasted_order_kinds(text))
 
 
+# the categories the English readings of a gloss are taken for: the attack shapes, not harm, which the FreeDict
+# lexicon reads in every language (crosslingual.py) and whose English readings need the words a gloss does not keep
+GLOSSED_CATEGORIES = (INJECTION, JAILBREAK)
+# the readings of English words inside another language (code_switching.py) are not taken from a gloss, which is all
+# such words: an English verb and noun alone ("bypass" and "restricțiile" glossed "restrictions") are a ward's
+_NOT_GLOSSED = frozenset({"override_code_switched", "internals_code_switched"})
+# and a request to show "the previous instructions" is taken from a gloss only beside the assistant's own (the system's,
+# the initial or the secret instructions: gloss.py's `internals_glossed`): "Mutasd meg a korábbi utasításokat a heparin
+# adagolásáról" asks for the earlier guidance on heparin (the English reading refuses "Show me the previous
+# instructions about heparin dosing" too, a gap of its own)
+_WITH_INTERNALS = frozenset({"prompt_leaking"})
+
+
+def _glossed_kinds(text: str) -> list[tuple[str, str]]:
+    """(category, kind) of the English readings of the attack shapes and of gloss.py's own, read in the English gloss
+    of a text in another language; nothing for English text. Only the gloss's sentences that may be orders are read
+    (`gloss.orders`: not a question, and a clause opening with a glossed word; "Potilas unohti kaikki aiemmat ohjeet",
+    the patient forgot, glosses "potilas forget all previous instructions")."""
+    glossed = gloss(text)
+    read = orders(glossed, glossary().english) if glossed is not None else ""
+    if not read:
+        return []
+    own = glossed_kinds(read)
+    kinds = [(category, kind) for category, kind in _pattern_kinds(read)
+             if category in GLOSSED_CATEGORIES and kind not in _NOT_GLOSSED
+             and (kind not in _WITH_INTERNALS or "internals_glossed" in own)]
+    return kinds + [(INJECTION, kind) for kind in own]
+
+
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None,
                 with_classifier: bool = True) -> ScreenVerdict:
     """The verdict on one text (a question, a chat message, a session's context, a tool's string argument);
@@ -335,6 +365,11 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
         for category, kind in _pattern_kinds(form):
             if kind not in found.get(category, []) and f"{kind}@normalised" not in found.get(category, []):
                 found.setdefault(category, []).append(kind + mark)
+    # (session 17) a text in another language, glossed word by word into English through every shipped dictionary
+    # (gloss.py): the English readings of an override, a jailbreak and a request for the internals read the gloss
+    for category, kind in _glossed_kinds(text):
+        if not any(reason.split("@")[0] == kind for reason in found.get(category, [])):
+            found.setdefault(category, []).append(kind + "@gloss")
     # the words-only model on the normalised copies (their sentence vectors are not computed: one embedding a text),
     # but not on a copy that only writes out the chat shorthand of a text the meaning model reads: the sentence
     # vector reads "u" as "you", and the words-only model is the stricter reader ("when do u give steroids in
