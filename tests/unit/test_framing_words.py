@@ -157,3 +157,11 @@ def test_a_verb_of_the_course_inflected_with_its_consonant_doubled_is_that_verb(
 
 
 ALLOPURINOL_STEPS = "Allopurinol: start 100 mg daily and increase by 100 mg every 2 to 4 weeks until the urate target."
+
+
+def test_a_term_of_address_with_its_apostrophe_is_read_whole_and_plain() -> None:
+    # the letters after the apostrophe are no abbreviation (AM, ante meridiem), and WordNet's "ma'am" is a person
+    question = "usual starting dose of cefalexin for cellulitis ma'am?"
+    assert "am" not in labels(question)
+    assert "ma'am" not in topics(question)
+    assert "cefalexin" in topics(question)

@@ -80,6 +80,7 @@ _DETACHMENT = {
     "adv": (),
 }
 _LETTERS = re.compile(r"[a-z]+")
+_APOSTROPHE_WORD = re.compile(r"[a-z]+'[a-z]+")
 
 
 @cache
@@ -209,7 +210,11 @@ def plain_words(wordnet: Path = WORDNET) -> list[str]:
 
     clinical = _clinical_stems()
     stop = stop_words().get("en", frozenset())
-    return sorted(word for word in common_words() if _LETTERS.fullmatch(word) and len(word) > 2
+    # (session 17) and WordNet's own words written with an apostrophe ("ma'am", "o'clock"), which the English list
+    # leaves out: typed so, a question reads the word whole ("what is the usual dose ma'am?")
+    apostrophe = {lemma for part in _PARTS for lemma in _index(part, wordnet) if _APOSTROPHE_WORD.fullmatch(lemma)}
+    return sorted(word for word in common_words() | apostrophe
+                  if (_LETTERS.fullmatch(word) or _APOSTROPHE_WORD.fullmatch(word)) and len(word) > 2
                   and word not in stop and stem(word) not in clinical and is_plain(word, wordnet))
 
 
@@ -228,7 +233,8 @@ def _write(path: Path, header: list[str], words: list[str]) -> None:
 
 def write_plain_words(wordnet: Path = WORDNET) -> None:
     header = ["# English words that name no clinical thing in any sense: the words of the shipped English list",
-              "# (_data/phi/common_words.txt.gz, SCOWL size 50) every WordNet 3.0 sense of which lies in one of the",
+              "# (_data/phi/common_words.txt.gz, SCOWL size 50) and WordNet's words written with an apostrophe",
+              "# (\"ma'am\", \"o'clock\"; session 17) every WordNet 3.0 sense of which lies in one of the",
               f"# lexicographer files {', '.join(sorted(PLAIN_FILES))}",
               "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/plain_word_data.py), less the",
               "# concept layer's clinical vocabulary. WordNet's licence:",

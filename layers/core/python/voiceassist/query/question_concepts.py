@@ -93,7 +93,7 @@ _AGE_WORD = re.compile(r"^\d+(?:-(?:year|month|week|day)s?-old|(?:yo|yr|yrs|mo|m
 _PHI_TAG = re.compile(r"<[A-Z_]+>")
 _LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
 _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")  # any alphabet's letters: "máxima" stays whole
-_ABBREVIATION = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)(?![\w-])")
+_ABBREVIATION = re.compile(r"(?<![\w'-])([A-Za-z][A-Za-z0-9]*)(?![\w-])")
 
 
 
