@@ -82,8 +82,24 @@ FUNCTION_CLASSES = frozenset({"now", "without", "no", "all", "your", "you", "me"
 # an infinitive's ending, the imperative is what is left: Turkish and Azerbaijani -mak/-mek, Tatar and Kazakh do not
 # ship; the Turkic ones only, since elsewhere an ending is no stem ("-mak" in Polish or Czech is a noun's)
 INFINITIVE_ENDINGS: dict[str, tuple[str, ...]] = {"tur": ("mak", "mek"), "aze": ("mak", "mək", "mek")}
+# (step 2) the imperative an order is written in, from a verb's infinitive, where one ending rule of the language's
+# grammar makes it (the second person singular): Danish and Norwegian drop the infinitive's -e ("vise" -> "vis") and
+# write a doubled consonant single ("glemme" -> "glem"), Swedish a second-conjugation -a ("glömma" -> "glöm"; "visa"
+# stays "visa"); Italian -are -> -a,
+# -ere and -ire -> -i ("dimenticare" -> "dimentica", "ripetere" -> "ripeti"); Spanish and Portuguese -ar -> -a, -er and
+# -ir -> -e ("olvidar" -> "olvida", "esquecer" -> "esquece"). A form the rule does not make (a stem change: "mostrar"
+# -> "muestra"; German "vergiss", Finnish "unohda") is not read. Only the verb classes' words
+IMPERATIVE_ENDINGS: dict[str, tuple[tuple[str, str], ...]] = {
+    "dan": (("e", ""),), "nor": (("e", ""),), "swe": (("a", ""),),
+    "ita": (("are", "a"), ("ere", "i"), ("ire", "i")),
+    "spa": (("ar", "a"), ("er", "e"), ("ir", "e")), "por": (("ar", "a"), ("er", "e"), ("ir", "e")),
+}
+NORDIC = frozenset({"dan", "nor", "swe"})
+VERB_CLASSES = frozenset({"ignore", "forget", "bypass", "override", "show", "reveal", "repeat", "print", "tell",
+                          "pretend", "imagine", "answer", "refuse"})
 # a particle an English-X dictionary writes before a verb ("etw. zeigen", "jdn. ignorieren", "to show")
-_PARTICLES = re.compile(r"^(?:etw|jdn|jdm|jds|sth|sb|qc|qn|to|se|si|sich|s')\.?\s+|^s'")
+# (and Romanian's infinitive particle, "a uita")
+_PARTICLES = re.compile(r"^(?:etw|jdn|jdm|jds|sth|sb|qc|qn|to|se|si|sich|s'|a)\.?\s+|^s'")
 # the languages of the project's stop-word lists (`_data/phi/stop_words.tsv`), by their dictionaries' codes
 STOP_WORD_LANGUAGES = {"eng": "en", "deu": "de", "spa": "es", "fra": "fr", "ita": "it", "nld": "nl", "por": "pt"}
 _KANA = re.compile(r"^[\u3040-\u30ff]+$")
@@ -130,6 +146,12 @@ def glossary(function_words: dict[str, frozenset[str]], english: frozenset[str]
     def add(language: str, word: str, gloss: str, pair: str) -> None:
         words = [word] + [word[: -len(e)] for e in INFINITIVE_ENDINGS.get(language, ())
                           if word.endswith(e) and len(word) - len(e) >= 3 and " " not in word]
+        if gloss in VERB_CLASSES and " " not in word:
+            for ending, imperative in IMPERATIVE_ENDINGS.get(language, ()):
+                form = word[: -len(ending)] + imperative
+                if word.endswith(ending) and len(form) >= 3:
+                    # a doubled consonant is written single at the end of a Nordic word ("glemme" -> "glem")
+                    words.append(form[:-1] if language in NORDIC and form[-1] == form[-2] else form)
         for each in words:
             if not _kept(each, gloss, function_words, english, language):
                 continue

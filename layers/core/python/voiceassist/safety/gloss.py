@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from voiceassist.safety.crosslingual import _UNSPACED, _WORD, STEM_LETTERS, not_english, plain
+from voiceassist.safety.crosslingual import _UNSPACED, _WORD, STEM_LETTERS, lexicon, not_english, plain
 from voiceassist.settings import PACKAGE_DIR
 
 GLOSS_FILE = PACKAGE_DIR / "_data" / "safety" / "gloss.tsv"
@@ -128,6 +128,10 @@ def gloss(text: str) -> str | None:
 
     english = stop_words()[ENGLISH]
     known = common_words()
+    # the harm lexicon's negations (crosslingual.py: "ikke", "inte", "nicht", "не"), which the glossary's "no" lacks in
+    # many languages, so that a reminder reads as one (`orders`)
+    negation = lexicon().get("negation")
+    negations = negation.words if negation is not None else frozenset()
     glossed = plain(text)
     if words.unspaced_pattern is not None:
         glossed = words.unspaced_pattern.sub(lambda m: f" {words.unspaced[m.group()]} ", glossed)
@@ -143,6 +147,8 @@ def gloss(text: str) -> str | None:
         found = words.word(token)
         if found is None and len(token) >= 2 * COMPOUND_PART:
             found = words.compound(token, known)
+        if found is None and token in negations:
+            found = "no"
         if found is None:
             return token
         changed = True
@@ -166,6 +172,11 @@ _SENTENCE = re.compile(r"[^.!?\n]*(?:[.!?\n]+|$)")
 _CLAUSE = re.compile(r"[,:;(\[\"'“”‘’«»\-–—]+|\band\b")
 
 
+# a reminder is not an override: a verb of setting aside beside a negation ("Glem ikke de tidligere instrukser om
+# insulin", "Vergiss nicht die Anweisungen": "forget no ...", don't forget)
+_NEGATED_SETTING_ASIDE = re.compile(r"\b(?:ignore|forget|override)\s+no\b|\bno\s+(?:ignore|forget|override)\b")
+
+
 def orders(glossed: str, english: frozenset[str] = frozenset()) -> str:
     """The sentences of a gloss that may be orders (above), joined; `english` is the set of English words a gloss
     writes (the glossary's)."""
@@ -174,7 +185,7 @@ def orders(glossed: str, english: frozenset[str] = frozenset()) -> str:
         if not sentence.strip() or sentence.rstrip().endswith("?"):
             continue
         openers = [clause.split()[0] for clause in _CLAUSE.split(sentence) if clause.split()]
-        if any(opener in english for opener in openers):
+        if any(opener in english for opener in openers) and not _NEGATED_SETTING_ASIDE.search(sentence):
             kept.append(sentence.strip())
     return " ".join(kept)
 
