@@ -262,3 +262,35 @@ def test_a_group_that_is_a_criterion_of_the_score_asked_about_is_covered_by_that
     # a question that does not name the score, or asks about a group the score does not count, still conflicts
     assert population.uncovered("apixaban dose for an 84 year old with AF?", [passage])[0] == {population.OLDER_ADULT}
     assert population.uncovered("CHA2DS2-VASc 3 in a pregnant woman with AF?", [passage])[0] == {population.PREGNANCY}
+
+
+def test_population_an_age_said_as_a_person_of_a_number_or_by_its_decade_is_an_age() -> None:
+    # session 17: the twelfth writer's "old boy of 89" and the ways clinicians say an age that no "years old" marks
+    assert population.asked("Retired joiner of 91, new AF, what apixaban dose?") == {"older adults"}
+    assert population.asked("a wee lass of three with a barking cough") == {"children"}
+    assert population.asked("gent of seventy-eight who keeps falling") == {"older adults"}
+    assert population.asked("little one aged four, wheezy") == {"children"}  # "aged" a number word: no MeSH "Aged"
+    assert population.asked("she's in her late nineties and frail") == {"older adults"}
+    assert population.asked("lad in his mid teens with acne") == {"adolescents"}
+    # a count or a value, not an age: a relative's children, pack years, thousands, a decade of the calendar
+    assert population.asked("mother of 3 with a chest infection") == frozenset()
+    assert population.asked("smoker of 30 pack years") == frozenset()
+    assert population.asked("white cell count of 18,000 with fever") == frozenset()
+    assert population.asked("in the 80s we used to give digoxin") == frozenset()
+
+
+def test_population_a_misspelt_population_word_is_that_population_but_a_known_word_is_never_respelt() -> None:
+    assert population.asked("on haemodialisis twice a week, which antibiotic?") == {"renal impairment"}
+    assert population.asked("Patient on gemodializ, hemodializ three times weekly") == {"renal impairment"}
+    assert population.asked("is it safe when pregnent at 12 weeks?") == {"pregnancy"}
+    assert population.asked("ok while breastfeding her 3 month old?") == {"breastfeeding", "infants"}
+    assert population.asked("pedaitric dose please") == {"children"}
+    assert population.asked("alcoholic cirrohsis, can I give it") == {"hepatic impairment"}
+    assert population.asked("what if the eGRF is 25") == {"renal impairment"}
+    assert population.asked("not pregant, any contraindication?") == frozenset()  # negated as spelt right
+    # English words, a disease's name, a name and a word as near another clinical word are what they are
+    assert population.asked("myasthenia gravis flare, which antibiotic is safe") == frozenset()
+    assert population.asked("an old infart on the ECG") == frozenset()
+    assert population.asked("the Newbron rule for caries") == frozenset()
+    assert population.asked("the paediatrician asked about the dose") == frozenset()
+    assert population.respelt_group("pregnant") is None

@@ -21,10 +21,13 @@ dose for "most adults", or a reference silent on children), and the answer says 
 
 from __future__ import annotations
 
+import gzip
+import os
 import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from voiceassist.common_words import common_words
 from voiceassist.query import diseases, terminology
 from voiceassist.settings import PACKAGE_DIR
 
@@ -89,7 +92,7 @@ NUMBER_WORDS = (r"(?:(?:" + "|".join(_TENS) + r")(?:[\s-](?:" + "|".join(_UNITS[
 CARDINAL_WORDS = frozenset((*_UNITS, *_TENS))  # the words the cardinals above are said with
 _AGE = re.compile(r"\b(\d{1,3}|" + NUMBER_WORDS + r")[\s-]*(?:(yo|y/o|(?:years?|yrs?|y)[\s-]*(?:old|of age))|"
                   r"(months?|mo)[\s-]*old|(weeks?|days?)[\s-]*old)(?![\w/])", re.I)
-_AGED = re.compile(r"\baged?\s+(\d{1,3})\b", re.I)
+_AGED = re.compile(r"\baged?\s+(\d{1,3}|" + NUMBER_WORDS + r")\b", re.I)
 # An age said without "years old", where the grammar gives a person's age: a person or a pronoun, "is" or "'s", then
 # a bare number ("my patient's eighty five and pretty frail", "she is 85 and frail", "he's 70."), or a patient and
 # the number set off by a comma ("pt 88, frail"). Nothing may follow the number but the clause's end or "and": a
@@ -101,6 +104,25 @@ _AGE_SAID = re.compile(
     _PERSON + r"(?:\s+is|['\u2019]s)\s+(?:now\s+)?(\d{1,3}|" + NUMBER_WORDS + r")(?![\w.]\d)" + _SAID_END
     + r"|(?<![\w'\u2019-])(?:patient|pt)\s+(\d{1,3}|" + NUMBER_WORDS + r")(?=\s*,)", re.I)
 MAX_SAID_AGE = 120
+# An age said as a noun phrase: a person and "of" a number ("frail old boy of 89", "a lad of 4", "a gentleman of
+# eighty-five"), the number followed by nothing but "years old", the clause's end or a word that opens the rest of the
+# sentence ("with", "who", "on"): a unit or a noun after it makes it a count ("a smoker of 40 pack years"), and a
+# thousands separator or a decimal point a value ("count of 18,000"). The person
+# is any English noun that names one (WordNet 3.0's noun.person, less relatives: "a mother of 3" counts her
+# children; `_data/concepts/person_nouns.txt.gz`, voiceassist_local.evaluation.person_noun_data; decision 0024,
+# session 17), or "pt".
+PERSON_NOUNS_FILE = PACKAGE_DIR / "_data" / "concepts" / "person_nouns.txt.gz"
+_OF_AGE = re.compile(r"(?<![\w'\u2019-])([a-z]+)\s+of\s+(\d{1,3}(?![.,]\d)|" + NUMBER_WORDS + r")"
+                     r"(?:[\s-]*(?:years?|yrs?)[\s-]*old)?"
+                     r"(?=\s*(?:$|[,;:!?)]|\.(?!\d)|\s+(?:and|with|who|on|in|has|had|is|was|presenting|here)\b))",
+                     re.I)
+# An age said by its decade: "in her 90s", "in his late eighties", "in their mid-70s", "in her teens" (a possessive
+# before it: "in the 90s" is a decade of the calendar). Early, mid and late place it in the decade (0, 5, 8 years on).
+_DECADE_WORDS = {"twenties": 20, "thirties": 30, "forties": 40, "fifties": 50, "sixties": 60, "seventies": 70,
+                 "eighties": 80, "nineties": 90, "teens": 13}
+_DECADE = re.compile(r"\bin\s+(?:his|her|their|my|your)\s+(?:(early|mid|late)[\s-]*)?(?:([1-9])0['\u2019]?s|("
+                     + "|".join(_DECADE_WORDS) + r"))\b", re.I)
+_DECADE_PLACE = {"early": 0, "mid": 5, "late": 8}
 # The case-note shorthand for age and sex ("58M", "70 F", "4yoM", "6 y/o F": years, then the sex in capitals), not
 # a quantity: no decimal point or digit before it ("0.9M" saline, "2.4M units") and no unit after it ("5M units").
 _AGE_SEX = re.compile(r"(?<![\w.,/])(\d{1,2})\s?(?:yo|y/o|y)?\s?[MF](?![\w/])(?!\s*(?:units?|IU|iu)\b)")
@@ -176,8 +198,8 @@ def _conditions(text: str) -> list[tuple[int, int, str]]:
 @lru_cache(maxsize=1)
 def _pattern() -> re.Pattern[str]:
     forms = sorted({form for forms in TERMS.values() for form in forms}, key=len, reverse=True)
-    # "aged" followed by a number is an age (_AGED), not the MeSH "Aged" group: "patients aged 30"
-    alternatives = [re.escape(f) + (r"(?!\s+\d)" if f == "aged" else "") for f in forms]
+    # "aged" followed by a number is an age (_AGED), not the MeSH "Aged" group: "patients aged 30", "aged two"
+    alternatives = [re.escape(f) + (r"(?!\s+(?:\d|" + NUMBER_WORDS + r"\b))" if f == "aged" else "") for f in forms]
     return re.compile(r"(?<![\w-])(" + "|".join(alternatives) + r")(?![\w-])", re.I)
 
 
@@ -266,12 +288,123 @@ def _negated(text: str, start: int, end: int) -> bool:
     return False
 
 
+# A population word typed misspelt or spelt as another language writes it ("hemodializ", "pregant", "breastfeding",
+# "pediatirc", "cirrosis", "eGRF"): a word no vocabulary here knows, a few edits from one
+# single-word form of TERMS of MIN_EDITED letters or more (Damerau's edits: a letter left out, added, changed, or two
+# neighbours swapped: one, two for a form of TWO_EDITS letters or more; a form of four letters, an abbreviation, only
+# by a swap; or another language's ending: _foreign_ending), nearer to forms of one group than of any other. A
+# known word is never respelt: an English word (the shipped English lists: SCOWL, wordfreq's Zipf 3 and over, the
+# ordinary words, the English words one edit from a term), a drug, a disease, an abbreviation, or a word one edit
+# from another clinical word or drug name ("infart": infarct as much as infant), a word of a disease's name
+# ("myasthenia gravis") or a name (capitalised inside a sentence: "Newburn"). Decision 0024, session 17.
+MIN_RESPELT = 4
+MIN_EDITED = 7  # a form of 5-6 letters ("gravid", "infant", "adult") is one edit from too many words ("gravis")
+TWO_EDITS = 10  # a form of 10 letters or more ("breastfeeding") may be typed two edits off
+
+
+def _foreign_ending(word: str, form: str) -> bool:
+    """Whether `word` is `form` with another language's ending: they share a start of FOREIGN_STEM letters or more
+    and differ in the last FOREIGN_TAIL letters at most ("hemodializ", hemodialysis: Russian гемодиализ); a word that
+    only adds to the form is a derivation ("paediatrician"), not the form."""
+    shared = len(os.path.commonprefix([word, form]))
+    return (FOREIGN_STEM <= shared < len(form) and len(form) - shared <= FOREIGN_TAIL
+            and len(word) - shared <= FOREIGN_TAIL)
+
+
+FOREIGN_STEM, FOREIGN_TAIL = 8, 4
+_LETTERS = re.compile(r"(?<![\w'\u2019/-])[A-Za-z]{" + str(MIN_RESPELT) + r",}(?![\w'\u2019/-])")
+
+
+@lru_cache(maxsize=1)
+def _single_forms() -> dict[str, str]:
+    return {form: group for group, forms in TERMS.items() for form in forms if form.isalpha()
+            and len(form) >= MIN_RESPELT}
+
+
+def _edits(a: str, b: str, limit: int) -> int:
+    """Damerau's optimal-string-alignment distance between `a` and `b`, or limit + 1 when it is larger."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    previous, current = list(range(len(b) + 1)), [0] * (len(b) + 1)
+    before: list[int] = []
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], before[j - 2] + 1)
+        if min(current) > limit:
+            return limit + 1
+        before, previous = previous, current
+    return previous[len(b)]
+
+
+def _known_word(lower: str) -> bool:
+    from voiceassist.query import concepts  # the concept layer reads TERMS: imported when first asked
+
+    if (lower in common_words() or lower in terminology.english_words() or lower in terminology.ordinary_words()
+            or lower in terminology.english_near_terms() or lower in terminology.drug_names()
+            or lower in terminology.folded_abbreviations() or diseases.is_disease(lower)):
+        return True
+    if concepts.one_edit_drug(lower) is not None:
+        return True
+    index = concepts._word_deletions()  # clinical words by their one-letter deletions ("" when shared)
+    near = {index.get(key) for key in (lower, *(lower[:i] + lower[i + 1:] for i in range(len(lower))))}
+    return any(word == "" or word is not None and word not in _single_forms() and _edits(lower, word, 1) <= 1
+               for word in near)
+
+
+@lru_cache(maxsize=65536)
+def respelt_group(word: str) -> str | None:
+    """The group of the population word `word` is a misspelling of (see MIN_EDITED), else None."""
+    lower = word.lower()
+    forms = _single_forms()
+    if lower in forms or len(lower) < MIN_RESPELT:
+        return None
+    best: dict[str, int] = {}
+    for form, group in forms.items():
+        if len(form) == MIN_RESPELT:  # a four-letter form ("egfr", "crcl", "teen") only by two neighbours swapped
+            if sorted(lower) != sorted(form) or _edits(lower, form, 1) != 1:
+                continue
+            distance = 1
+        elif len(form) < MIN_EDITED:
+            continue
+        else:
+            limit = 2 if len(form) >= TWO_EDITS else 1
+            distance = _edits(lower, form, limit)
+            if distance > limit and not _foreign_ending(lower, form):
+                continue
+        best[group] = min(distance, best.get(group, distance))
+    if not best:
+        return None
+    nearest = min(best.values())
+    groups_ = [group for group, distance in best.items() if distance == nearest]
+    if len(groups_) != 1 or _known_word(lower):
+        return None
+    return groups_[0]
+
+
+def _respelt(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, group) of each misspelt population word of `text` (respelt_group)."""
+    named = [(d.start, d.end) for d in diseases.mentions(text)]
+    return [(m.start(), m.end(), group) for m in _LETTERS.finditer(text)
+            if not any(s <= m.start() < e for s, e in named) and not _a_name(text, m.start(), m.group())
+            and (group := respelt_group(m.group()))]
+
+
+def _a_name(text: str, start: int, word: str) -> bool:
+    """Whether `word` is capitalised inside a sentence (a name, not a misspelt word; all capitals are shorthand)."""
+    before = text[:start].rstrip()
+    return word[:1].isupper() and not word.isupper() and before != "" and before[-1] not in ".!?:;-\n"
+
+
 def asked(question: str) -> frozenset[str]:
     """The special groups a question is about ("a 4 year old" -> children; "adults" is no special group), less
     those it names as what the patient has not ("no CKD", "not pregnant": NegEx, above)."""
     named = {_group_of()[m.group(1).lower()] for m in _pattern().finditer(question)
              if not _negated(question, m.start(1), m.end(1))}
     named |= {group for start, end, group in _conditions(question) if not _negated(question, start, end)}
+    named |= {group for start, end, group in _respelt(question) if not _negated(question, start, end)}
     return frozenset(named | _ages(question)) & frozenset(SPECIAL)
 
 
@@ -316,6 +449,18 @@ def cardinal(text: str) -> int:
     return _TENS.get(words[0], 0) + (_UNITS.index(words[-1]) if words[-1] in _UNITS else 0)
 
 
+@lru_cache(maxsize=1)
+def person_nouns() -> frozenset[str]:
+    """The nouns that name a person (PERSON_NOUNS_FILE; a missing file is an install error: it raises)."""
+    with gzip.open(PERSON_NOUNS_FILE, "rt", encoding="utf-8") as lines:
+        return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def _is_person(word: str) -> bool:
+    lower = word.lower()
+    return lower == "pt" or lower in person_nouns()  # "pt": the notes' patient
+
+
 def _ages(text: str) -> set[str]:
     found = set()
     for match in _AGE.finditer(text):
@@ -323,13 +468,19 @@ def _ages(text: str) -> set[str]:
         years = number if match.group(2) else number / 12 if match.group(3) else number / 365 if match.group(
             4) and match.group(4).lower().startswith("d") else number / 52
         found.add(_age_group(years))
-    found |= {_age_group(int(m.group(1))) for m in _AGED.finditer(text)}
+    found |= {_age_group(cardinal(m.group(1))) for m in _AGED.finditer(text)}
     found |= {_age_group(years) for m in _AGE_SAID.finditer(text)
               if (years := cardinal(m.group(1) or m.group(2))) <= MAX_SAID_AGE}
     found |= {_age_group(int(m.group(1))) for m in _AGE_SEX.finditer(text)
               if not _TEMPERATURE.search(text, max(0, m.start() - 14), m.start())}
     per_year = {"52": 52, "12": 12, "7": 365}
     found |= {_age_group(int(m.group(1)) / per_year[m.group(2)]) for m in _AGE_FRACTION.finditer(text)}
+    found |= {_age_group(years) for m in _OF_AGE.finditer(text)
+              if _is_person(m.group(1)) and (years := cardinal(m.group(2))) <= MAX_SAID_AGE}
+    for m in _DECADE.finditer(text):
+        start = int(m.group(2)) * 10 if m.group(2) else _DECADE_WORDS[m.group(3).lower()]
+        place = _DECADE_PLACE.get((m.group(1) or "").lower(), 0)
+        found.add(_age_group(start + (min(place, 6) if start == 13 else place)))
     return found | ({PREGNANCY} if _GESTATION.search(text) or _GRAVIDA_WEEKS.search(text) else set())
 
 
