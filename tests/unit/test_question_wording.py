@@ -98,6 +98,10 @@ def test_question_concepts_a_score_said_with_its_number_in_words_is_the_listed_a
     ("drugs that curb appetite", "drugs that curb appetite"),
     ("we must curb it. CURB 2 what now", "we must curb it. CURB 2 what now"),  # a bare value after it: measured
     ("curb sixty five is zero", "CURB-65 is zero"),
+    # session 17: the number in words after the written form's hyphen
+    ("Pt's CURB-sixty-five came to 3, ward or ICU?", "Pt's CURB-65 came to 3, ward or ICU?"),
+    ("GAD-seven of 14, which SSRI", "GAD-7 of 14, which SSRI"),
+    ("review on day-one and at forty-two days", "review on day-one and at forty-two days"),  # common words
 ])
 def test_a_score_named_without_its_number_is_the_calculator_registrys_title(said: str, read: str) -> None:
     assert joined_scores(said) == read

@@ -17,8 +17,9 @@ _SURFACE_WORD = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*")
 # "CURB-65", "ca 125": "CA-125"), or with the hyphen loose as Whisper writes a spoken one ("CURB -65", "CURB - 65"):
 # the listed form, so that it is one concept and a passage's "CURB-65" covers it.
 _SPACED_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,})(?: | - | -|- )(\d{1,3})(?![\w.,/-])")
-# A score said aloud has its number in English words ("curb sixty five", "gad seven"): read as digits first.
-_SPOKEN_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,}) (" + NUMBER_WORDS + r")(?![\w-])", re.I)
+# A score said aloud has its number in English words ("curb sixty five", "gad seven"), or typed so with the hyphen of
+# its written form ("CURB-sixty-five"): read as digits first (session 17).
+_SPOKEN_NUMBER = re.compile(r"(?<![\w-])([A-Za-z]{2,})[ -](" + NUMBER_WORDS + r")(?![\w-])", re.I)
 
 
 def joined_scores(text: str) -> str:
