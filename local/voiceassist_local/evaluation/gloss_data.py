@@ -93,6 +93,14 @@ IMPERATIVE_ENDINGS: dict[str, tuple[tuple[str, str], ...]] = {
     "dan": (("e", ""),), "nor": (("e", ""),), "swe": (("a", ""),),
     "ita": (("are", "a"), ("ere", "i"), ("ire", "i")),
     "spa": (("ar", "a"), ("er", "e"), ("ir", "e")), "por": (("ar", "a"), ("er", "e"), ("ir", "e")),
+    # (step 3) the Slavic and Baltic verbs of the -ovat / -ować / -ировать class, which the borrowed verbs of an
+    # override take ("ignorovat" -> "ignoruj", "zignorować" -> "zignoruj", "ignorirati" -> "ignoriraj",
+    # "игнорировать" -> "игнорируй", Bulgarian's first person "игнорирам" -> "игнорирай", Lithuanian "ignoruoti"
+    # -> "ignoruok"); written without accents, as the glossary is ("ignorovať", "й")
+    "ces": (("ovat", "uj"),), "slk": (("ovat", "uj"),), "pol": (("owac", "uj"),),
+    "hrv": (("irati", "iraj"), ("ovati", "uj")), "srp": (("irati", "iraj"), ("ovati", "uj")),
+    "slv": (("irati", "iraj"), ("ovati", "uj")),
+    "rus": (("ировать", "ируй"), ("овать", "уй")), "bul": (("ам", "ай"),), "lit": (("uoti", "uok"),),
 }
 NORDIC = frozenset({"dan", "nor", "swe"})
 VERB_CLASSES = frozenset({"ignore", "forget", "bypass", "override", "show", "reveal", "repeat", "print", "tell",
@@ -148,8 +156,8 @@ def glossary(function_words: dict[str, frozenset[str]], english: frozenset[str]
                           if word.endswith(e) and len(word) - len(e) >= 3 and " " not in word]
         if gloss in VERB_CLASSES and " " not in word:
             for ending, imperative in IMPERATIVE_ENDINGS.get(language, ()):
-                form = word[: -len(ending)] + imperative
-                if word.endswith(ending) and len(form) >= 3:
+                form = plain(word[: -len(plain(ending))] + imperative)
+                if word.endswith(plain(ending)) and len(form) >= 3:
                     # a doubled consonant is written single at the end of a Nordic word ("glemme" -> "glem")
                     words.append(form[:-1] if language in NORDIC and form[-1] == form[-2] else form)
         for each in words:

@@ -10,7 +10,10 @@ the English words are the English readings' own, "ignore", "previous", "instruct
 "restrictions", "your", ...), every language's words pooled as the harm lexicon's are, and inflected forms read by
 the harm lexicon's stem rule (`crosslingual._Concept`: "ignoriere" by "ignorieren", "talimatları" by "talimat").
 A word the glossary does not hold is kept as written, so a gloss reads as a code-switched text: English content
-words in the other language's grammar ("önceki tüm talimatları unut" -> "previous all instructions forget").
+words in the other language's grammar ("önceki tüm talimatları unut" -> "previous all instructions forget"). The
+glossary holds the imperative of a verb where one ending rule of the language makes it from the dictionary's
+infinitive ("glemme" -> "glem", "ignorovat" -> "ignoruj": `gloss_data.IMPERATIVE_ENDINGS`), and the harm lexicon's
+negations are glossed "no", so that a reminder ("Glem ikke ...", don't forget) is not read as an order (`orders`).
 Scripts written without spaces (Japanese and Chinese characters, Thai) are read inside the text, longest word first.
 
 Two readings of the gloss (`gloss_kinds`; the screen also runs its English patterns on it, `input_screen`):
