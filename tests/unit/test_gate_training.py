@@ -18,7 +18,15 @@ from voiceassist_local.evaluation.gate_sentences import (
     kind_questions,
     sentence_features,
 )
-from voiceassist_local.evaluation.gate_training import Example, Rule, gate_scores, outcome, passage_labels, writer
+from voiceassist_local.evaluation.gate_training import (
+    Example,
+    Rule,
+    examples_of,
+    gate_scores,
+    outcome,
+    passage_labels,
+    writer,
+)
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import evidence
@@ -72,6 +80,20 @@ def test_an_answerable_question_is_right_only_when_a_kept_passage_holds_the_phra
     assert outcome(ex, np.array([0.9, 0.1]), 0.55)
     assert not outcome(ex, np.array([0.2, 0.9]), 0.55)  # the other document answers
     assert not outcome(ex, np.array([0.5, 0.1]), 0.55)  # nothing reaches the threshold: abstained
+
+
+def test_a_passage_that_answers_or_states_the_asked_dose_is_kept_whatever_its_search_rank() -> None:
+    # as abstention.keep_supported_hits keeps them: searched far below the best (0.2 of 1.0), kept when it answers
+    # by itself or, in an answering document, states the dose asked for
+    rec = record("amoxicillin dose for CAP", [hit("Community-acquired pneumonia: assess severity with CURB-65.",
+                                                  "pneumonia"), hit(ADULT_CAP, "pneumonia", score=0.2)])
+    ex = examples_of([rec], "samples")[0]
+
+    assert ex.stating == frozenset({1})
+    assert outcome(ex, np.array([0.9, 0.1]), 0.55)  # its document answers: the dose passage stays
+    assert outcome(ex, np.array([0.1, 0.9]), 0.55)  # it answers by itself
+    assert not outcome(ex, np.array([0.1, 0.1]), 0.55)
+    assert not outcome(Example(rec, "samples", "full", ex.rows, ex.labels), np.array([0.9, 0.1]), 0.55)
 
 
 def test_a_child_question_answered_from_adult_evidence_counts_only_with_the_conflict_stated() -> None:

@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from voiceassist.query import abstention
+from voiceassist.query import abstention, evidence
 from voiceassist_local.evaluation.gate_data import GateRecord, load
 from voiceassist_local.evaluation.gate_features import FEATURES, features
 from voiceassist_local.evaluation.gate_sentences import SENTENCE_FEATURES, VectorCache, sentence_features
@@ -70,6 +70,9 @@ class Example:
     view: str  # "full" or "no_sub_scores"
     rows: np.ndarray
     labels: np.ndarray
+    # the candidates that state each quantity the question asks for, naming no other drug: kept when their document
+    # answers, whatever their search rank (abstention.keep_supported_hits)
+    stating: frozenset[int] = frozenset()
 
 
 def passage_labels(record: GateRecord) -> np.ndarray:
@@ -86,6 +89,7 @@ def examples_of(records: Sequence[GateRecord], corpus: str, cache: VectorCache |
     picked = [SENTENCE_FEATURES.index(name) for name in sentence_columns]
     for record in records:
         bare = [h.model_copy(update={"bm25_score": None, "vector_score": None}) for h in record.hits]
+        stating = stating_asked_quantity(record)
         for view, hits in (("full", record.hits), ("no_sub_scores", bare)):
             rows = features(record.judged_text, hits) if record.judged else np.zeros((0, len(FEATURES)))
             if picked and cache is not None:
@@ -93,18 +97,34 @@ def examples_of(records: Sequence[GateRecord], corpus: str, cache: VectorCache |
                          if record.judged
                          else np.zeros((0, len(SENTENCE_FEATURES))))
                 rows = np.hstack([rows, extra[:, picked]])
-            out.append(Example(record, corpus, view, rows, passage_labels(record) if record.judged else np.zeros(0)))
+            out.append(Example(record, corpus, view, rows, passage_labels(record) if record.judged else np.zeros(0),
+                               stating))
     return out
 
 
+def stating_asked_quantity(record: GateRecord) -> frozenset[int]:
+    """The candidates the gate keeps in an answering document for stating the asked quantity (a dose, a duration, a
+    count, a maximum), as abstention.keep_supported_hits does: those naming no drug the question lacks."""
+    if not record.judged or not record.hits:
+        return frozenset()
+    found = evidence.assess(record.judged_text, record.hits)
+    candidates = [i for i, p in enumerate(found.passages) if not p.other_drug]
+    return frozenset(abstention._stating_asked_quantity(record.judged_text, record.hits, candidates))
+
+
 def outcome(example: Example, scores: np.ndarray, threshold: float) -> bool:
-    """Whether the gate at `threshold` gets the question right (answered correctly, abstained, or handled)."""
+    """Whether the gate at `threshold` gets the question right (answered correctly, abstained, or handled). Kept, as
+    abstention.keep_supported_hits keeps them: the answering documents' passages searched at MIN_SHARE_OF_BEST of
+    the best, and whatever their search rank those that answer by themselves or state the asked quantity."""
     record, hits = example.record, example.record.hits
-    answering = {hits[i].chunk.doc_key for i in range(len(scores)) if scores[i] >= threshold}
+    answers = {i for i in range(len(scores)) if scores[i] >= threshold}
+    answering = {hits[i].chunk.doc_key for i in answers}
     kept = []
     if answering:
         best = max(h.score for h in hits if h.chunk.doc_key in answering)
-        kept = [h for h in hits if h.chunk.doc_key in answering and h.score >= abstention.MIN_SHARE_OF_BEST * best]
+        answers |= {i for i in example.stating if hits[i].chunk.doc_key in answering}
+        kept = [h for i, h in enumerate(hits) if h.chunk.doc_key in answering
+                and (h.score >= abstention.MIN_SHARE_OF_BEST * best or i in answers)]
     if record.answerable:
         phrases = [p.casefold() for p in record.must_contain]
         return any(h.chunk.doc_key == record.doc_key and (not phrases or any(p in h.chunk.text.casefold()
@@ -240,7 +260,6 @@ def cpu_per_question(examples: Sequence[Example], rounds: int = ROUNDS) -> dict[
     reranker's scores among them) and the trees, scored with numpy as query/trees.py scores the reranker."""
     import time
 
-    from voiceassist.query import evidence
     from voiceassist.query.trees import from_flat, from_lightgbm_dump
 
     full = [e for e in examples if e.view == "full" and e.record.hits]
