@@ -484,3 +484,24 @@ def test_a_passage_that_states_the_dose_asked_stays_though_searched_below_the_se
         threshold=0.55)
 
     assert [h.chunk.text for h in state.hits] == [indication.chunk.text, dosing.chunk.text]
+
+
+VF_AMIODARONE = hit("Give amiodarone 300 mg intravenously as a bolus for ventricular fibrillation that persists after "
+                    "three shocks, then flush with 20 mL of saline.", title="Cardiac arrest", vector_score=0.8)
+
+
+def test_a_dose_asked_of_a_drug_the_passage_does_not_name_is_not_the_named_other_drugs_dose() -> None:
+    # issue 24, session 17: "Dose of IV chlorpheniramine for anaphylaxis after the adrenaline?" was answered with
+    # the adrenaline dose; the dose word is written beside the drug it is of
+    asked_other = evidence.assess("Dose of IV lidocaine for shockable VF after the amiodarone?", [VF_AMIODARONE])
+    asked_this = evidence.assess("Dose of IV amiodarone for shockable VF after the lidocaine?", [VF_AMIODARONE])
+
+    assert asked_other.score < 0.55 <= asked_this.score
+    assert asked_other.passages[0].other_drug and asked_other.passages[0].unstated_quantity
+
+
+def test_the_drug_a_dose_is_of_is_the_one_written_beside_the_dose_word_routes_aside() -> None:
+    assert evidence._dosed_by_wording("Dose of IV lidocaine for VF after the amiodarone?") == {"lidocaine"}
+    assert evidence._dosed_by_wording("the amiodarone IV dose, after lidocaine failed") == {"amiodarone"}
+    assert evidence._dosed_by_wording("how much of the furosemide for a patient on digoxin") == {"furosemide"}
+    assert evidence._dosed_by_wording("lidocaine for VF after amiodarone, what dose?") == frozenset()

@@ -226,6 +226,11 @@ def _dosed_drugs(question: str, concepts: Sequence[Concept]) -> tuple[Concept, .
     replaced = _replaced(question)
     kept = [c for c in asked if c.label.lower() not in replaced]
     asked = kept or asked
+    # "dose of IV chlorpheniramine for anaphylaxis after the adrenaline?": the dose is the drug's the dose word is
+    # written beside, not the one the question names as the time or the case
+    beside = _dosed_by_wording(question)
+    written = [c for c in asked if c.label.lower() in beside]
+    asked = written or asked
     if len(asked) == len(named_drugs(concepts)):
         return ()
     return tuple(class_covers(asked))
@@ -236,6 +241,33 @@ def _dosed_drugs(question: str, concepts: Sequence[Concept]) -> tuple[Concept, .
 # 9.10-9.11) is the one given up, not the one a dose is asked of
 _REPLACEMENT = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:(?:the|a|an|his|her|their)\s+)?$",
                           re.I)
+
+
+# a dose word and the drug it is of, only a route ("IV", "intramuscular"), an article or "of" between them: "dose of
+# IV chlorpheniramine", "the adrenaline IM dose", "how much of the amoxicillin" (the noun's of-complement and its
+# premodifier: Quirk et al. 1985, 17.37-17.38)
+_DOSE_WORD = re.compile(r"\b(?:doses?|dosing|dosage|how\s+much)\b", re.I)
+_DOSE_BEFORE = re.compile(r"\s*(?:of\s+)?(?:(?:the|a|an|his|her|their)\s+)?\s*", re.I)
+_DOSE_AFTER = re.compile(r"[\s-]*", re.I)
+_COORDINATED = re.compile(r"\s*(?:,|/|\+|&|\band\b|\bor\b|\bplus\b)\s*", re.I)
+
+
+def _dosed_by_wording(question: str) -> frozenset[str]:
+    """The drugs (labels, lower case) the question writes right beside a dose word (_DOSE_WORD), routes aside."""
+    own = split_inherited(question)[0]
+    blank = list(own)
+    for start, end, _ in routes.mentioned(own):  # a route between the dose word and the drug is read through
+        blank[start:end] = " " * (end - start)
+    text = "".join(blank)
+    doses = [(m.start(), m.end()) for m in _DOSE_WORD.finditer(text)]
+    drugs = [m for m in mentions(own) if m.kind == "drug"]
+    beside = [m for m in drugs if any(_DOSE_BEFORE.fullmatch(text[end:m.start]) for _, end in doses if end <= m.start)
+              or any(_DOSE_AFTER.fullmatch(text[m.end:start]) for start, _ in doses if m.end <= start)]
+    # a drug coordinated with one of them shares its dose word ("allopurinol and colchicine dose")
+    while joined := [m for m in drugs if m not in beside and any(
+            _COORDINATED.fullmatch(text[min(m.end, b.end):max(m.start, b.start)]) for b in beside)]:
+        beside += joined
+    return frozenset(m.label.lower() for m in beside)
 
 
 def _replaced(question: str) -> frozenset[str]:
