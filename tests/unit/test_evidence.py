@@ -505,3 +505,14 @@ def test_the_drug_a_dose_is_of_is_the_one_written_beside_the_dose_word_routes_as
     assert evidence._dosed_by_wording("the amiodarone IV dose, after lidocaine failed") == {"amiodarone"}
     assert evidence._dosed_by_wording("how much of the furosemide for a patient on digoxin") == {"furosemide"}
     assert evidence._dosed_by_wording("lidocaine for VF after amiodarone, what dose?") == frozenset()
+
+
+def test_hypo_is_a_hypoglycaemic_episode_not_any_meaning_of_the_abbreviation() -> None:
+    # issue 24, session 17: "can metformin on its own make someone go hypo" was answered from a passage naming hypoxia
+    oxygen = hit("Sulfonylureas such as gliclazide are taken with breakfast; a patient with hypoxia needs oxygen "
+                 "before anything else.", title="Gliclazide")
+    sugar = hit("Gliclazide can cause hypoglycaemia, most often in older adults who skip meals.", title="Gliclazide")
+
+    assert "hypoglycaemia" in evidence.assess("does gliclazide make people go hypo?", [oxygen]).passages[0].missing
+    assert evidence.assess("does gliclazide make people go hypo?", [sugar]).passages[0].missing == ()
+    assert evidence.assess("gliclazide hypos in the elderly", [sugar]).passages[0].missing == ()

