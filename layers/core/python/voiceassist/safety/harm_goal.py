@@ -208,6 +208,12 @@ def names_harm(text: str) -> bool:
     return any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens)))
 
 
+def ingestion_reported(text: str) -> bool:
+    """Whether `text` reports an ingestion or a presentation ("took", "swallowed", "presented"): a toxicology question
+    (session 17, harmreg17: act_reader.harm_act reads it as the goal readings here do)."""
+    return bool(_INGESTED.search(text))
+
+
 def tokens_of(text: str) -> list[str]:
     """The text's lower-cased word tokens, as the readings here split them."""
     return _TOKEN.findall(text.lower())

@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
-from voiceassist.safety.act_reader import care_act
+from voiceassist.safety.act_reader import care_act, harm_act_kinds
 from voiceassist.safety.answer_form import answer_form_asked
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
@@ -318,7 +318,7 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     kinds += [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
             + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text)
-            + pasted_order_kinds(text))
+            + pasted_order_kinds(text) + harm_act_kinds(text))
 
 
 # the categories the English readings of a gloss are taken for: the attack shapes, not harm, which the FreeDict
