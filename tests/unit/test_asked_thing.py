@@ -8,7 +8,7 @@ import pytest
 
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.query import evidence
-from voiceassist.query.asked_thing import asked_phrase
+from voiceassist.query.asked_thing import asked_phrase, asked_things
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.wording import joined_scores, questioned_clauses
 
@@ -108,3 +108,17 @@ def test_the_owner_of_the_attribute_is_read_in_the_clause_a_question_mark_closes
     assert questioned_clauses(question) == ("magnesium infusion rate",)
     assert owner is not None and owner.label == "infusion"
     assert evidence.assess(question, [hit(ASTHMA, "Asthma")]).score < THRESHOLD
+
+
+def test_the_effect_a_causative_question_asks_is_the_thing_asked_about() -> None:
+    # issue 24, session 17: "can metformin on its own cause low blood sugar" was answered from metformin's indication
+    start = hit("Lisinopril is started at 10 mg once daily for hypertension and raised after two weeks.", "Lisinopril")
+    faint = hit("Lisinopril may cause low blood pressure and dizziness after the first dose.", "Lisinopril")
+
+    for question in ("can lisinopril cause low blood pressure?", "does gliclazide make people go hypo",
+                     "could lisinopril trigger a dry cough"):
+        assert asked_things(question, question_concepts(question)), question
+    assert evidence.assess("can lisinopril cause low blood pressure?", [start]).passages[0].owner_missing
+    assert not evidence.assess("can lisinopril cause low blood pressure?", [faint]).passages[0].owner_missing
+    # the asker as the subject is read as before ("should I ..."), a statement is no question
+    assert asked_things("lisinopril can cause a dry cough", question_concepts("lisinopril can cause a dry cough")) == ()

@@ -27,6 +27,7 @@ from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import terminology, wording
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.question_concepts import _VALUE_WORDS, Concept, _concept_of, _named, question_concepts
+from voiceassist.query.synonyms import CONCEPT_MARK
 from voiceassist.query.terms import split_inherited
 
 _TOKEN = re.compile(r"[^\W_]+(?:[-'/][^\W_]+)*|[^\w\s]")
@@ -59,10 +60,31 @@ def asked_phrase(question: str) -> tuple[str, ...]:
 def asked_things(question: str, found: Sequence[Concept]) -> tuple[Concept, ...]:
     """The question's topic concepts (of `found`) that the asked phrase names."""
     phrase = asked_phrase(question)
-    if not phrase:
+    effect = _asked_effect(question)
+    if not phrase and not effect:
         return ()
     named = {a for c in question_concepts(" ".join(phrase)) if c.topic and _clinical(c) for a in c.alternatives}
+    # an effect asked of a cause is named by a lay concept too ("low blood sugar": a synonym group's mark)
+    named |= {a for c in question_concepts(" ".join(effect)) if c.topic and (_clinical(c) or _synonym(c))
+              for a in c.alternatives}
     return tuple(c for c in found if c.topic and not c.scenario and named.intersection(c.alternatives))
+
+
+def _asked_effect(question: str) -> tuple[str, ...]:
+    """The words of the effect a causative yes/no question asks about (_after_causative), () when none."""
+    own = wording.joined_scores(split_inherited(question)[0])
+    for clause in wording.asked_clauses(own) or (own,):
+        words = [w.lower() for w in _TOKEN.findall(clause)]
+        while len(words) > 1 and words[0] in _OPENING_CONJUNCTIONS:
+            words = words[1:]
+        if effect := _after_causative(words):
+            return effect
+    return ()
+
+
+def _synonym(concept: Concept) -> bool:
+    """A concept with a listed synonym group's mark ("low blood sugar": hypoglycaemia; query/synonyms.py)."""
+    return any(len(a) == 1 and next(iter(a)).startswith(CONCEPT_MARK) for a in concept.alternatives)
 
 
 def _clinical(concept: Concept) -> bool:
@@ -97,6 +119,30 @@ def _after_askers_verb(words: list[str]) -> tuple[str, ...]:
             start = i + 3
             if start + 1 < len(words) and words[start] == "to":
                 start += 2
+            return _phrase(words, start)
+    return ()
+
+
+# a yes/no question whether a thing causes another ("can metformin on its own cause low blood sugar", "does it make
+# someone go hypo"): the effect after the causative verb is the thing asked about, not the subject, which the
+# reference names whatever it says of it
+_CAUSATIVES = frozenset({"cause", "causes", "make", "makes", "trigger", "triggers", "induce", "induces", "precipitate",
+                         "precipitates", "lead", "leads"})
+# what stands between "make" and the effect: its object (a person) and a verb of becoming ("make someone go hypo")
+_CAUSEES = frozenset({"someone", "somebody", "people", "patients", "patient", "pt", "pts", "them", "him", "her", "you",
+                      "me", "us", "go", "become", "get", "feel", "to"})
+
+
+def _after_causative(words: list[str]) -> tuple[str, ...]:
+    """"can metformin cause low blood sugar": the words after the causative verb of a yes/no question whose subject
+    is not the asker, up to a function word."""
+    if len(words) < 3 or words[0] not in _AUXILIARIES or words[1] in _ASKERS:
+        return ()
+    for i in range(2, len(words) - 1):
+        if words[i] in _CAUSATIVES:
+            start = i + 1
+            while start < len(words) - 1 and words[start] in _CAUSEES:
+                start += 1
             return _phrase(words, start)
     return ()
 
