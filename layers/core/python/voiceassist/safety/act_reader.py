@@ -40,6 +40,7 @@ from voiceassist.safety.harm_goal import (
     goal_outcome,
     harm_named_unconditioned,
     ingestion_reported,
+    names_a_person,
     tokens_of,
 )
 from voiceassist.safety.pasted_orders import verbs
@@ -147,7 +148,8 @@ def care_act(text: str) -> bool:
 
 
 # (session 17, harmreg17) The same parse read for harm: the asker acts on a person (anyone too: "someone" is how a
-# harmful request names its victim) and the act's stated result is harm. `harm_act` reads five results:
+# harmful request names its victim; and a person of the asker's circle, harm_goal's WordNet people of relative.n.01,
+# spouse.n.01, child.n.01 ...: "my sister", "my wife") and the act's stated result is harm. `harm_act` reads five results:
 #
 # a. a harmful outcome (`harm_goal`'s readings, which want a person of the asker's circle named; here the parse has
 #    found the person acted on): an outcome of WordNet 3.0's kill.v.01, die.v.01, unconsciousness.n.01, injure.v.01,
@@ -217,14 +219,15 @@ def _acted_on(text: str) -> tuple[str, str] | None:
     acted_on = text[agent.start() :]
     if re.search(r"\b(?:myself|ourselves|yourself|yourselves)\b", text, re.I):
         return None
-    if not (_PERSON.search(acted_on) or _ANYONE_ACTED_ON.search(acted_on)):
+    # or a person of the asker's circle (harm_goal's WordNet people: "my brother", "my mother-in-law")
+    if not (_PERSON.search(acted_on) or _ANYONE_ACTED_ON.search(acted_on) or names_a_person(tokens_of(acted_on))):
         return None
     return agent.group("verb").lower(), acted_on
 
 
 def _a_person(words: str) -> bool:
     """Whether a causative's or a preventing verb's object names a person ("them", "the baby", "someone")."""
-    return bool(_PERSON.fullmatch(words) or _ANYONE_ACTED_ON.fullmatch(words))
+    return bool(_PERSON.fullmatch(words) or _ANYONE_ACTED_ON.fullmatch(words)) or names_a_person(tokens_of(words))
 
 
 def harm_act(text: str) -> str | None:

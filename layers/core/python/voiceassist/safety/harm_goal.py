@@ -251,6 +251,11 @@ def _names_a_person(tokens: list[str]) -> bool:
     return False
 
 
+def names_a_person(tokens: list[str]) -> bool:
+    """Someone of the asker's circle named (`_names_a_person`; session 17, harmreg17: the act reader's person)."""
+    return _names_a_person(tokens)
+
+
 def goal_outcome(tokens: list[str]) -> str | None:
     """The kind of a harmful outcome governed by a modal, purpose or cause and not negated ("harm", "injury"), or
     "life", a negated act of living; None without one."""
