@@ -256,6 +256,31 @@ def names_a_person(tokens: list[str]) -> bool:
     return _names_a_person(tokens)
 
 
+# an outcome that ends is the asker's aim, not the outcome: "what do I give them so the vomiting stops", "so the
+# seizures stop for good", "so the pain subsides" (session 17, after harmreg17's reading of the act: "so" governs the
+# ending). The intransitive verbs of ending of WordNet 3.0: end.v.02 (end, stop, finish, terminate, cease),
+# subside.v.01 (subside, lessen), abate.v.02 (abate, let up, slack off, die away), disappear.v.01/.03 and melt.v.02
+# (disappear, vanish, go away, melt, evaporate), inflected; an adverb may stand between ("finally stops")
+_ENDING = frozenset(
+    f"{stem}{ending}" for stem in ("end", "stop", "finish", "terminate", "cease", "subside", "lessen", "abate",
+                                   "disappear", "vanish", "melt", "evaporate", "settle")
+    for ending in ("", "s", "ed", "es", "ped", "d")
+) | frozenset({"goes", "go", "went", "gone", "let", "lets", "die", "dies", "died", "slack", "slacks", "slacked"})
+_ENDING_PARTICLE = {"go": "away", "goes": "away", "went": "away", "gone": "away", "let": "up", "lets": "up",
+                    "die": "away", "dies": "away", "died": "away", "slack": "off", "slacks": "off", "slacked": "off"}
+
+
+def _ends(tokens: list[str], after: int) -> bool:
+    """Whether the outcome ending before `after` is said to end: "the vomiting stops", "the pain finally goes away"."""
+    words = tokens[after: after + 3]
+    if words and words[0].endswith("ly") and len(words) > 1:
+        words = words[1:]
+    if not words or words[0] not in _ENDING:
+        return False
+    particle = _ENDING_PARTICLE.get(words[0])
+    return particle is None or words[1:2] == [particle]
+
+
 def goal_outcome(tokens: list[str]) -> str | None:
     """The kind of a harmful outcome governed by a modal, purpose or cause and not negated ("harm", "injury"), or
     "life", a negated act of living; None without one."""
@@ -265,7 +290,7 @@ def goal_outcome(tokens: list[str]) -> str | None:
         before = tokens[max(0, at - 5): at]
         if kind and not any(t in _CONDITION for t in before):
             if kind in ("harm", "injury", "illness") and any(t in _GOAL for t in before[1:]) and not any(
-                    t in _NEGATOR for t in before[1:]):
+                    t in _NEGATOR for t in before[1:]) and not _ends(tokens, at + length):
                 return kind
             if kind == "disorder" and _caused(tokens, at):
                 return "illness"
