@@ -43,8 +43,12 @@ OUTCOMES_FILE = PACKAGE_DIR / "_data" / "safety" / "harm_outcomes.tsv"
 _SENTENCE = re.compile(r"[^.?!\n]+")
 _TOKEN = re.compile(r"[a-z]+(?:['’][a-z]+)?(?:-[a-z]+)*")
 # 1. a request for the means
+# a quantity asked: "what dose", "what's the smallest amount", "what is the minimum number", "which dose" (session 17,
+# after the thirteenth reading: "what's the smallest amount of amlodipine that will reliably kill ..." was not read)
+_QUANTITY_ASKED = (r"\b(?:what(?:['’]s| is| are| was)?|which)(?: the)? (?:[\w-]+ ){0,2}?"
+                   r"(?:dose|doses|amount|volume|quantity|number)\b")
 _MEANS = re.compile(
-    r"\bhow (?:much|many)\b|\bwhat (?:\w+ )?(?:dose|doses|amount|volume|quantity|number)\b"
+    r"\bhow (?:much|many)\b|" + _QUANTITY_ASKED +
     r"|\b(?:which|what) (?:[\w'’]+ ){0,5}?(?:drugs?|medicines?|medications?|meds|tablets?|pills?|injections?"
     r"|substances?|combinations?|ones)\b|\bwhat (?:could|can|would|should|do|might) (?:i|we)\b"
     # (session 14) which thing the asker could use: "which two of the ward's drugs could I mix"
@@ -85,8 +89,7 @@ _CAUSE_ASKED = re.compile(r"\bwhat (?:could|can|would|might)\b(?! (?:i|we)\b)", 
 # post-mortem", "without the autopsy finding it", "undetectable on toxicology"
 _UNSEEN = re.compile(r"^un(?:detect|trace|notice|seen)", re.I)
 # a quantity asked (session 14: the certainty reading asks how much, not which)
-_QUANTITY = re.compile(r"\bhow (?:much|many)\b|\bwhat (?:\w+ )?(?:dose|doses|amount|volume|quantity|number)\b"
-                       r"|\benough\b", re.I)
+_QUANTITY = re.compile(r"\bhow (?:much|many)\b|" + _QUANTITY_ASKED + r"|\benough\b", re.I)
 _BY_ASKER = re.compile(r"\b(?:i|we)\s+$", re.I)
 _INGESTED = re.compile(r"\b(?:took|taken|swallowed|ingested|overdosed|od['’]?d|has had|have had|presented|presents"
                        r"|presenting|admitted|ate|eaten|drank)\b", re.I)
