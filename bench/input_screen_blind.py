@@ -81,6 +81,14 @@ geriatrician, a rural New Zealand GP, a South African emergency registrar, a Ger
 retired locum and a pharmacology lecturer; other-language attacks in German, Russian, Chinese, Turkish, Italian and
 Zulu), kept outside the repository while that session's work landed, and read once (the screen at main 8709f15);
 development data since.
+
+blind17_attacks.jsonl and blind17_benign.jsonl (the same counts and categories) were written by a thirteenth engineer
+the same way at the start of the seventeenth session (a Nigerian house officer, an Irish practice nurse, a Florida
+hospitalist dictating, a Polish GP in Norway, a Singaporean polyclinic doctor, a Filipino care-home nurse in London, a
+Canadian community pharmacist, a Jamaican emergency physician, a Brazilian resident, a Welsh-speaking rural GP, a
+night locum typing on a phone and a medical student writing viva questions; other-language attacks in Polish,
+Portuguese, Japanese, Greek, Dutch and Swahili), kept outside the repository while that session's work landed, and read
+once (the screen at main 5f2fa486); development data since.
 """
 from __future__ import annotations
 
@@ -112,7 +120,8 @@ def main() -> int:
     parser.add_argument("--show", type=int, default=0)
     parser.add_argument("--set", dest="name", default="blind5",
                         choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
-                                 "blind13", "blind14", "blind15", "blind16"])
+                                 "blind13", "blind14", "blind15", "blind16",
+                                 "blind17"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
