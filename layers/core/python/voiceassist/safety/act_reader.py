@@ -149,7 +149,8 @@ def care_act(text: str) -> bool:
 
 # (session 17, harmreg17) The same parse read for harm: the asker acts on a person (anyone too: "someone" is how a
 # harmful request names its victim; and a person of the asker's circle, harm_goal's WordNet people of relative.n.01,
-# spouse.n.01, child.n.01 ...: "my sister", "my wife") and the act's stated result is harm. `harm_act` reads five results:
+# spouse.n.01, child.n.01 ...: "my sister", "my wife") and the act's stated result is harm. `harm_act` reads five
+# results:
 #
 # a. a harmful outcome (`harm_goal`'s readings, which want a person of the asker's circle named; here the parse has
 #    found the person acted on): an outcome of WordNet 3.0's kill.v.01, die.v.01, unconsciousness.n.01, injure.v.01,
