@@ -25,7 +25,7 @@ from tests.stubs.query_stack import (
     QueryStack,
     query_stack,
 )
-from tests.support.clock import run_mid_month
+from tests.support.clock import clear_of_month_end
 from voiceassist import service
 from voiceassist.admin.ledger import month_of
 from voiceassist.models import AuditOutcome, QueryRequest, RoutingMode, utc_now
@@ -63,7 +63,7 @@ def admin_call(method: str, path: str, body: Any = None) -> tuple[int, Any]:
 
 def test_admin_cost_limit_stops_the_users_cloud_calls_and_the_answer_says_so(
         stack: QueryStack, monkeypatch: pytest.MonkeyPatch) -> None:
-    run_mid_month(monkeypatch)
+    clear_of_month_end(monkeypatch)
     status, _ = admin_call("PATCH", "/v1/admin/config", {"cost": {"per_user_monthly_limit_usd": 0.00005}})
     assert status == 200
 

@@ -15,7 +15,7 @@ import pytest
 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
 from tests.stubs.query_stack import CrashingDetector, close
-from tests.support.clock import run_mid_month
+from tests.support.clock import clear_of_month_end
 from tests.support.pubmed_stub import PubMedStub
 from voiceassist.access import Caller as AdminCaller
 from voiceassist.access import Role
@@ -168,7 +168,7 @@ def test_parse_keeps_the_ranked_lines_and_only_citations_of_real_excerpts() -> N
 
 def test_the_differential_model_call_is_billed_to_the_caller_without_the_presentation(
         stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
-    run_mid_month(monkeypatch)
+    clear_of_month_end(monkeypatch)
     result = stack.call(presentation=CLEAN)
 
     assert result.status == 200

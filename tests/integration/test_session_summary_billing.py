@@ -16,7 +16,7 @@ import pytest
 
 from tests.stubs.openai_stub import OpenAIStub, StubReply
 from tests.stubs.query_stack import close
-from tests.support.clock import run_mid_month
+from tests.support.clock import clear_of_month_end
 from voiceassist import service
 from voiceassist.access import Caller, Role
 from voiceassist.admin.ledger import month_of
@@ -69,7 +69,7 @@ def _ask(deps: Dependencies, session_id: str, question: str) -> QueryResponse:
 
 def test_session_summary_cloud_calls_are_billed_and_stop_at_the_users_limit(
         conversation: tuple[Dependencies, OpenAIStub, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    run_mid_month(monkeypatch)
+    clear_of_month_end(monkeypatch)
     deps, cloud, session_id = conversation
     deps.config_store.patch({"cost": {"per_user_monthly_limit_usd": 0.00005}}, ADMIN, deps.audit)
 
@@ -95,7 +95,7 @@ def test_session_summary_cloud_calls_are_billed_and_stop_at_the_users_limit(
 
 def test_session_summary_without_a_limit_keeps_calling_the_cloud_model(
         conversation: tuple[Dependencies, OpenAIStub, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    run_mid_month(monkeypatch)
+    clear_of_month_end(monkeypatch)
     deps, cloud, session_id = conversation
 
     for question in QUESTIONS:

