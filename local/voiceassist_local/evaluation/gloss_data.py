@@ -30,7 +30,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from voiceassist.safety.gloss import GLOSS_FILE
-from voiceassist_local.evaluation.harm_lexicon_data import DICTD, SKIPPED_LANGUAGES, entries, licence, plain
+from voiceassist_local.evaluation.harm_lexicon_data import english_pairs, entries, licence, plain
 
 # the English word written -> the English words of the dictionaries that give it. The words are the English
 # readings' own (obfuscation.OVERRIDE_WORDS["en"], code_switching's verbs, nouns and internals, signals'
@@ -168,14 +168,9 @@ def glossary(function_words: dict[str, frozenset[str]], english: frozenset[str]
                 found[key] = gloss
                 licences[language].add(licence(pair))
 
-    for index in sorted(DICTD.glob("freedict-*.index")):
-        pair = index.name[len("freedict-"): -len(".index")]
-        source, target = pair.split("-")
-        if "eng" not in (source, target) or (source if target == "eng" else target) in SKIPPED_LANGUAGES:
-            continue
-        language = source if target == "eng" else target
+    for pair, language, into_english in english_pairs():
         for headword, items in entries(pair):
-            if target == "eng":
+            if into_english:
                 glosses = {seed_gloss[p] for item in items for p in [plain(item)] if p in seed_gloss}
                 for gloss in glosses:
                     for word in _items(headword):

@@ -153,6 +153,19 @@ def licence(pair: str) -> str:
     return stanza.group(2) if stanza else "unknown"
 
 
+def english_pairs() -> list[tuple[str, str, bool]]:
+    """(pair, language, whether into English) of each installed FreeDict dictionary between English and a language
+    read (not SKIPPED_LANGUAGES), in the order of their index files."""
+    found = []
+    for index in sorted(DICTD.glob("freedict-*.index")):
+        pair = index.name[len("freedict-"): -len(".index")]
+        source, target = pair.split("-")
+        language = source if target == "eng" else target
+        if "eng" in (source, target) and language not in SKIPPED_LANGUAGES:
+            found.append((pair, language, target == "eng"))
+    return found
+
+
 def lexicon(function_words: frozenset[str], english: frozenset[str] = frozenset()
             ) -> tuple[dict[tuple[str, str], set[str]], dict[str, set[str]]]:
     """(concept, language) -> words, and language -> the licences of the dictionaries they came from."""
@@ -163,27 +176,21 @@ def lexicon(function_words: frozenset[str], english: frozenset[str] = frozenset(
         for seed in seeds:
             seed_concepts[seed].add(concept)
     back: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))  # language -> word -> English
-    pairs = [index.name[len("freedict-"): -len(".index")] for index in sorted(DICTD.glob("freedict-*.index"))]
-    for pair in pairs:
-        source, target = pair.split("-")
-        if target == "eng" and source not in SKIPPED_LANGUAGES:
+    pairs = english_pairs()
+    for pair, language, into_english in pairs:
+        if into_english:
             for headword, items in entries(pair):
-                back[source][plain(headword)].update(plain(item) for item in items)
-    for index in sorted(DICTD.glob("freedict-*.index")):
-        pair = index.name[len("freedict-"): -len(".index")]
-        source, target = pair.split("-")
-        if "eng" not in (source, target) or (source if target == "eng" else target) in SKIPPED_LANGUAGES:
-            continue
-        language = source if target == "eng" else target
+                back[language][plain(headword)].update(plain(item) for item in items)
+    for pair, language, into_english in pairs:
         for headword, items in entries(pair):
-            if target == "eng":
+            if into_english:
                 candidates = [(plain(headword), plain(item)) for item in items]
             else:
                 candidates = [(plain(item), plain(headword)) for item in items]
             candidates = [(word, seed) for word, seed in candidates if seed not in HEADWORD_ONLY]
             for word, seed in candidates:
                 for concept in seed_concepts.get(seed, ()):
-                    if target != "eng" and concept in ROUND_TRIP and language in back and not (
+                    if not into_english and concept in ROUND_TRIP and language in back and not (
                             back[language].get(word, set()) & set(SEEDS[concept])):
                         continue
                     if _kept(word, concept, function_words, english):
