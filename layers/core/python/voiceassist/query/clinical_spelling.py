@@ -55,7 +55,7 @@ def _clinical_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
-def _word_deletions() -> dict[str, str]:
+def word_deletions() -> dict[str, str]:
     """Every one-letter deletion of a clinical word of MIN_FUZZY letters or more -> that word ("" when two
     words share it: ambiguous)."""
     index: dict[str, str] = {}
@@ -65,8 +65,3 @@ def _word_deletions() -> dict[str, str]:
         for key in {word, *(word[:i] + word[i + 1:] for i in range(len(word)))}:
             index[key] = word if index.get(key, word) == word else ""
     return index
-
-
-def word_deletions() -> dict[str, str]:
-    """`_word_deletions`, for the population reader."""
-    return _word_deletions()

@@ -23,11 +23,10 @@ from voiceassist.query import diseases, synonyms, terminology
 from voiceassist.query.clinical_spelling import (  # noqa: F401 - read as concepts.X too
     MIN_FUZZY,
     _clinical_words,
-    _deletions,
-    _word_deletions,
     clinical_words,
     one_edit_drug,
 )
+from voiceassist.query.clinical_spelling import word_deletions as _word_deletions
 from voiceassist.settings import PACKAGE_DIR
 
 MARK = "\u2295"
