@@ -48,7 +48,8 @@ def add(index: LocalHybridIndex, chunks: list[Chunk], *, activate: bool = True) 
 
 def fts5_ranking(path: Path, text: str, depth: int, year_min: int | None = None) -> list[tuple[str, float]]:
     """FTS5's own answer, from a separate connection: (chunk_id, -bm25) best first, from a fresh FTS5 table of
-    the searchable chunks only (what the index's BM25 promises to equal)."""
+    the searchable chunks only (what the index's BM25 promises to equal), equal scores by document, version and
+    ordinal (as the index breaks ties: never by rowid, the order chunks were inserted)."""
     expression = fts5_match_expression(text)
     if expression is None:
         return []
@@ -61,7 +62,7 @@ def fts5_ranking(path: Path, text: str, depth: int, year_min: int | None = None)
         return db.execute(
             f"SELECT c.chunk_id, -bm25(oracle, 1.0, 0.5) AS score FROM oracle AS f JOIN chunks AS c"
             f" ON c.rowid = f.rowid AND c.searchable = 1{year} WHERE oracle MATCH ?"
-            " ORDER BY score DESC, f.rowid LIMIT ?", (expression, depth)).fetchall()
+            " ORDER BY score DESC, c.doc_key, c.version, f.rowid LIMIT ?", (expression, depth)).fetchall()
 
 
 def bm25_ranking(index: LocalHybridIndex, text: str, depth: int, year_min: int | None = None

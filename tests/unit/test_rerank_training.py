@@ -144,7 +144,8 @@ def test_rerank_training_refuses_candidates_from_a_partly_ingested_corpus(
 def test_rerank_training_reads_tied_candidates_in_the_same_order_whatever_the_index_inserted_first() -> None:
     # Given a search whose 2nd-4th candidates tie exactly (duplicate abstracts), returned in insertion order
     groups = _groups(seed=11)
-    hits = [h.model_copy(update={"score": 0.5}) if 1 <= i <= 3 else h for i, h in enumerate(groups[0].hits[:6])]
+    tie = groups[0].hits[3].score  # the hits best first, as an index returns them
+    hits = [h.model_copy(update={"score": tie}) if 1 <= i <= 3 else h for i, h in enumerate(groups[0].hits[:6])]
     shuffled = [hits[0], hits[3], hits[1], hits[2], *hits[4:]]
 
     # Then both insertion orders give the same candidates, hence the same feature rows; untied ones keep their place

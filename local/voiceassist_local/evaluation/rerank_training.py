@@ -36,7 +36,6 @@ import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +44,7 @@ import numpy as np
 from voiceassist.models import SearchHit
 from voiceassist.query.rerank import MODEL_PATH
 from voiceassist.query.rerank_features import FEATURES, INDEX, features
+from voiceassist.query.search import in_stable_order
 from voiceassist.query.trees import from_flat, from_lightgbm_dump
 from voiceassist_local.evaluation.retrieval import ndcg_at_k
 
@@ -133,14 +133,12 @@ def ingest_every_record(deps: Dependencies, corpus: Path, *, show: bool) -> None
 
 
 def in_canonical_order(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """The index's order, with the hits of exactly the same fused score (duplicate abstracts, as NFCorpus has)
-    in the order of their corpus ids and positions. The index breaks such ties by insertion order, which differs
-    in every data folder (16 documents are ingested at once), and the tie's order moves their rank features and
-    labels: two fresh folders of the same corpora trained different model files."""
-    ordered: list[SearchHit] = []
-    for _, tied in groupby(hits, key=lambda hit: hit.score):
-        ordered.extend(sorted(tied, key=lambda hit: (hit.chunk.doc_id.rsplit("_v", 1)[0], hit.chunk.ordinal)))
-    return ordered
+    """The index's order, equal scores by query.search.chunk_order_key (document key, version, ordinal), as
+    both indexes now return them. Kept as a check on what is trained: the index once broke ties by insertion
+    order, which differs in every data folder (16 documents are ingested at once), and the tie's order moved
+    the candidates' rank features and labels: two fresh folders of the same corpora trained different model
+    files (docs/decisions/0025, sessions 15 and 18)."""
+    return in_stable_order(hits)
 
 
 OPENING_MISSING_ONE_IN = 4  # one query in this many is trained without its openings

@@ -28,7 +28,7 @@ import numpy as np
 from voiceassist.models import SearchHit
 from voiceassist.ports import Reranker
 from voiceassist.query.rerank_features import FEATURES, features
-from voiceassist.query.search import MIN_MAX_FLOOR
+from voiceassist.query.search import MIN_MAX_FLOOR, chunk_order_key
 from voiceassist.query.trees import TreeEnsemble, load
 from voiceassist.settings import PACKAGE_DIR
 
@@ -52,7 +52,8 @@ class LearnedReranker:
     """Reorders the candidates by the shipped LambdaMART model. Each hit's score becomes the model's score
     min-max scaled over the candidates (best 1.0, worst MIN_MAX_FLOOR), the scale of the fused scores it
     replaces, so the thresholds read on hit scores (query.retrieval.MIN_GOOD_SCORE, abstention's share of the
-    best) keep their meaning. Ties keep the index's order."""
+    best) keep their meaning. Equal scores (duplicate passages read alike) are ordered by
+    query.search.chunk_order_key, whatever order the hits came in."""
 
     name = "lambdamart"
     in_boundary = True  # numpy in this process
@@ -71,7 +72,8 @@ class LearnedReranker:
         if not hits:
             return []
         raw = self.scores(query, hits)
-        order = np.argsort(-raw, kind="stable")[:top_k]
+        order = np.argsort(-raw, kind="stable")[:top_k] if np.unique(raw).size == raw.size else \
+            sorted(range(len(hits)), key=lambda i: (-raw[i], chunk_order_key(hits[i].chunk)))[:top_k]
         low, high = float(raw.min()), float(raw.max())
         scaled = (raw - low) / (high - low) * (1.0 - MIN_MAX_FLOOR) + MIN_MAX_FLOOR if high > low \
             else np.ones_like(raw)

@@ -15,12 +15,12 @@ as the cluster does (neural-search plugin, `MinMaxScoreNormalizationTechnique`,
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Mapping, Sequence
-from typing import TypeVar
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
-from voiceassist.models import SearchHit
+from voiceassist.models import Chunk, SearchHit
 
 Key = TypeVar("Key", bound=Hashable)
 
@@ -105,9 +105,29 @@ def fuse_rrf(sub_query_rankings: Sequence[Sequence[Key]], *, rank_constant: int 
     return fused
 
 
-def top_n(scores: Mapping[Key, float], n: int) -> list[tuple[Key, float]]:
-    """The n best (key, score) pairs, best first; ties keep the keys' own order so results are stable."""
-    return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:n]
+def top_n(scores: Mapping[Key, float], n: int,
+          tie_keys: Callable[[list[Key]], Mapping[Key, Any]] | None = None) -> list[tuple[Key, float]]:
+    """The n best (key, score) pairs, best first; equal scores in the keys' own order, or, with `tie_keys`
+    (called only when two scores are equal, with the keys), in the order of what it maps each key to: an
+    index whose keys are its insertion order (rowids) breaks ties by a key of the chunk instead, so the same
+    documents ingested in any order rank alike (docs/decisions/0025, session 18)."""
+    if tie_keys is None or len(set(scores.values())) == len(scores):
+        return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:n]
+    stable = tie_keys(list(scores))
+    return sorted(scores.items(), key=lambda item: (-item[1], stable[item[0]]))[:n]
+
+
+def chunk_order_key(chunk: Chunk) -> tuple[str, int, int]:
+    """What breaks a tie between equal scores on every index and in the reranker: the document's key, its
+    version, the chunk's place in it. Never the order chunks entered an index, which differs from one data
+    folder to the next (concurrent ingestion) and once moved the reranker's training candidates."""
+    return chunk.doc_key, chunk.version, chunk.ordinal
+
+
+def in_stable_order(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """The hits best first by score, equal scores by chunk_order_key (a stable re-sort of what an index
+    returned, whose ties it broke by its own internal order)."""
+    return sorted(hits, key=lambda hit: (-hit.score, chunk_order_key(hit.chunk)))
 
 
 def cosine_to_score(cosine: float) -> float:

@@ -21,7 +21,7 @@ from voiceassist.errors import DependencyError, InvalidInput, NotFound, quoted_i
 from voiceassist.models import Chunk, FusionMethod, SearchHit, SearchMode, SearchQuery
 from voiceassist.observability import logger
 from voiceassist.ports import Vectors
-from voiceassist.query.search import keep_latest_versions
+from voiceassist.query.search import in_stable_order, keep_latest_versions
 
 DEFAULT_TIMEOUT_SECONDS = 10.0
 BULK_BATCH_SIZE = 200  # ~200 x 9 KB (384 floats as JSON + text) keeps each _bulk request near 2 MB
@@ -164,8 +164,11 @@ class OpenSearchIndex:
                 body["search_pipeline"] = bodies.pipeline_body(
                     query.fusion, bm25_weight=query.bm25_weight, rrf_k=query.rrf_k)
         response = self._call("search", index=self.index_alias, body=body, params=params)
-        return keep_latest_versions(bodies.hits_from_response(
-            response, query.mode, None if query.mode is SearchMode.BM25 else query.vector))[: query.top_k]
+        # Equal scores by chunk_order_key, as the embedded index orders them: the cluster breaks them by its
+        # internal doc ids (the order chunks were indexed). Its cut at `size` still does (a `sort` tie-break would
+        # change the recorded requests, and a hybrid query sorted by a field returns no scores: neural-search).
+        return keep_latest_versions(in_stable_order(bodies.hits_from_response(
+            response, query.mode, None if query.mode is SearchMode.BM25 else query.vector)))[: query.top_k]
 
     # ------------------------------------------------------------------------------------------ helpers
 

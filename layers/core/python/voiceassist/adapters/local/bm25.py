@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -261,14 +261,17 @@ def fts5_bm25(postings: TermPostings, phrases: Sequence[Phrase], searchable: np.
     return scores
 
 
-def best_positions(scores: np.ndarray, allowed: np.ndarray, depth: int) -> np.ndarray:
+def best_positions(scores: np.ndarray, allowed: np.ndarray, depth: int,
+                   order: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """Positions of the `depth` best matching (score > 0) allowed rows, best first, ties by position
-    (= rowid order): FTS5's `ORDER BY score DESC, rowid LIMIT depth`."""
+    (= rowid order: FTS5's `ORDER BY score DESC, rowid LIMIT depth`), or by `order` (given the candidates,
+    every one tied at the cut included, and their scores, their indices best first: LoadedRows.stable_order,
+    which breaks a tie by the document, not by the order rows were inserted)."""
     candidates = np.flatnonzero((scores > 0) & allowed)
     candidate_scores = scores[candidates]
     if candidates.size > depth:
         threshold = np.partition(candidate_scores, candidates.size - depth)[candidates.size - depth]
         keep = candidate_scores >= threshold
         candidates, candidate_scores = candidates[keep], candidate_scores[keep]
-    order = np.lexsort((candidates, -candidate_scores))[:depth]
-    return candidates[order]
+    ranked = np.lexsort((candidates, -candidate_scores)) if order is None else order(candidates, candidate_scores)
+    return candidates[ranked[:depth]]

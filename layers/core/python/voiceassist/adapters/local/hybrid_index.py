@@ -228,16 +228,18 @@ class LocalHybridIndex:
                 bm25 = {} if query.mode is SearchMode.DENSE else rows.bm25(
                     query_phrases(db, rows, self._tokenizer, words), query.filters, depth)
                 dense = {} if vector is None else rows.dense(vector, query.filters, depth)
+                # Equal scores by document, not by rowid (insertion order): adapters/local/rows.py
+                ties = rows.rowid_tie_keys
                 if query.mode is SearchMode.BM25:
-                    ranked = top_n(bm25, query.top_k)
+                    ranked = top_n(bm25, query.top_k, ties)
                 elif query.mode is SearchMode.DENSE:
-                    ranked = top_n(dense, query.top_k)
+                    ranked = top_n(dense, query.top_k, ties)
                 elif query.fusion is FusionMethod.RRF:
-                    rankings = [[key for key, _ in top_n(scores, depth)] for scores in (bm25, dense)]
-                    ranked = top_n(fuse_rrf(rankings, rank_constant=query.rrf_k), query.top_k)
+                    rankings = [[key for key, _ in top_n(scores, depth, ties)] for scores in (bm25, dense)]
+                    ranked = top_n(fuse_rrf(rankings, rank_constant=query.rrf_k), query.top_k, ties)
                 else:
                     weights = [query.bm25_weight, 1.0 - query.bm25_weight]
-                    ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k)
+                    ranked = top_n(fuse_min_max([bm25, dense], weights), query.top_k, ties)
                 chunks = self._chunks(db, [rowid for rowid, _ in ranked])
                 hits = [(rowid, score, chunks[rowid]) for rowid, score in ranked if rowid in chunks]
                 openings: list[float | None] = [None] * len(hits) if vector is None else tables.opening_cosines(

@@ -1,8 +1,12 @@
 """The embedded index's in-memory copy of its chunk rows: unit vectors, filter fields, BM25 postings.
 
-Row positions follow SQLite rowid order (AUTOINCREMENT only grows, and rows are only ever appended), so a
-tie broken by position is broken by rowid, as FTS5's `ORDER BY score DESC, rowid` does. Deleted rows stay
-in the buffers as never-searchable until the owner reloads (`dead` counts them).
+Row positions follow SQLite rowid order (AUTOINCREMENT only grows, and rows are only ever appended).
+Equal scores are never ordered by position: rowids number chunks in the order they entered the index, which
+differs between two data folders of the same documents (bulk ingestion writes 16 at once), and a tie at a
+sub-query's cut once changed the reranker's training candidates (docs/decisions/0025, session 18). A tie is
+broken by the row's document key, then its rowid (a document's chunks are written together, by ordinal, each
+version after the one before): LoadedRows.stable_order, query.search.chunk_order_key's order. Deleted rows
+stay in the buffers as never-searchable until the owner reloads (`dead` counts them).
 """
 
 from __future__ import annotations
@@ -66,6 +70,7 @@ class LoadedRows:
         self.postings = TermPostings()
         self.term_scores = TermScores()  # cleared by every change to the rows, their flags or their postings
         self.codes: dict[str | None, int] = {None: 0}  # doc_key and specialty strings -> small integers
+        self._named: list[str | None] = []  # code -> its string (codes number the dict's keys in order)
         self.basis: np.ndarray | None = None  # (dimension, PROJECTED_DIMENSIONS), orthonormal columns
         self.basis_fitted_on = 0
         self.projected = np.zeros((0, PROJECTED_DIMENSIONS), dtype=np.float32)  # matrix @ basis, once fitted
@@ -131,6 +136,26 @@ class LoadedRows:
     def code(self, value: str | None) -> int:
         return self.codes.setdefault(value, len(self.codes))
 
+    def tie_keys(self, positions: np.ndarray) -> list[tuple[str, int]]:
+        """Each position's (document key, rowid): what orders equal scores (the module's docstring)."""
+        if len(self._named) != len(self.codes):
+            self._named = list(self.codes)
+        named = self._named
+        return [(named[code] or "", rowid) for code, rowid in
+                zip(self.doc_key[positions].tolist(), self.rowids[positions].tolist(), strict=True)]
+
+    def stable_order(self, positions: np.ndarray, scores: np.ndarray) -> np.ndarray:
+        """Indices into `positions` (their `scores` aligned), best score first, equal scores by tie_keys."""
+        if np.unique(scores).size == scores.size:
+            return np.argsort(-scores, kind="stable")
+        keys = self.tie_keys(positions)
+        return np.array(sorted(range(len(keys)), key=lambda i: (-scores[i], keys[i])), dtype=np.intp)
+
+    def rowid_tie_keys(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
+        """query.search.top_n's tie_keys for rowids of loaded rows."""
+        positions = self.positions(rowids)
+        return {key[1]: key for key in self.tie_keys(positions)}
+
     def positions(self, rowids: Sequence[int] | np.ndarray) -> np.ndarray:
         """Buffer positions of the given SQLite rowids (those not loaded are skipped)."""
         wanted = np.asarray(rowids, dtype=np.int64)
@@ -186,7 +211,7 @@ class LoadedRows:
         searchable = self.searchable[: self.size]
         scores = fts5_bm25(self.postings, phrases, searchable, self.lengths[: self.size], self.term_scores,
                            limit=KEPT_POSTINGS_PER_ROW * self.size)
-        best = best_positions(scores, self.mask(filters), depth)
+        best = best_positions(scores, self.mask(filters), depth, order=self.stable_order)
         return {int(self.rowids[i]): float(scores[i]) for i in best}
 
     def dense(self, vector: np.ndarray, filters: SearchFilters, depth: int) -> dict[int, float]:
@@ -220,7 +245,9 @@ class LoadedRows:
             scores = matrix_vector(self.matrix[: self.size], vector)[allowed]
         else:
             scores = matrix_vector(self.matrix[allowed], vector)
-        best = top_positions(scores, depth)
+        best = top_positions(scores, depth)  # with every row tied at the cut: the cut is made here
+        if best.size > depth:
+            best = best[self.stable_order(allowed[best], scores[best])[:depth]]
         return {int(self.rowids[allowed[i]]): cosine_to_score(float(scores[i])) for i in best}
 
     def _projection(self) -> tuple[np.ndarray, np.ndarray]:
@@ -312,10 +339,16 @@ def nearest_signs(signs: np.ndarray, query: np.ndarray, keep: np.ndarray, count:
 
 
 def top_positions(scores: np.ndarray, count: int) -> np.ndarray:
-    """Positions of the `count` highest scores, in no order (all of them when there are fewer)."""
+    """Positions of the `count` highest scores, in no order (all of them when there are fewer), and of every
+    score equal to the lowest of them: argpartition picks among a tie at the cut by the scores' positions
+    (the rows' insertion order), so the caller cuts a tie itself (LoadedRows.stable_order)."""
     if scores.size <= count:
         return np.arange(scores.size)
-    return np.argpartition(scores, scores.size - count)[scores.size - count :]
+    best = np.argpartition(scores, scores.size - count)[scores.size - count :]
+    lowest = scores[best].min()
+    if np.count_nonzero(scores == lowest) > np.count_nonzero(scores[best] == lowest):
+        return np.flatnonzero(scores >= lowest)
+    return best
 
 
 def matrix_vector(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
