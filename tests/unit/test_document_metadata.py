@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from voiceassist.errors import InvalidInput
 from voiceassist.ingest.document_metadata import markdown_title, metadata_for
 from voiceassist.ingest.screening import screen_metadata
+from voiceassist.models import DocumentMetadata
 
 
 def test_markdown_title_is_the_first_heading() -> None:
@@ -107,3 +109,22 @@ def test_a_title_is_one_line_of_visible_text(given: str, shown: str) -> None:
     assert metadata_for("guide.md", {"title": given}, b"text\n").title == shown
     if "\n" not in given:  # a heading ends at its line
         assert metadata_for("x.md", {}, f"# {given}\n".encode()).title == shown
+
+
+
+@pytest.mark.parametrize(("given", "shown"), [
+    ("Plain title", "Plain title"),
+    ("  Leading", "Leading"), ("Trailing  ", "Trailing"), ("Double  space", "Double space"),
+    ("No\u00a0break", "No break"), ("Em\u2003space", "Em space"), ("Tab\tin", "Tab in"), ("x", "x"),
+])
+def test_a_printable_title_keeps_single_spaces_only(given: str, shown: str) -> None:
+    """A printable, singly spaced title is taken as it is (the check every stored chunk's parse makes again);
+    any other whitespace, surplus spaces at either end or between words, reads as one space."""
+    assert DocumentMetadata(doc_key="k", title=given).title == shown
+    assert " ".join(shown.split()) == shown
+
+
+@pytest.mark.parametrize("given", [" ", "   ", "\u00a0", "\u200b"])
+def test_a_title_with_nothing_visible_is_refused(given: str) -> None:
+    with pytest.raises(ValidationError):
+        DocumentMetadata(doc_key="k", title=given)

@@ -11,6 +11,7 @@ from voiceassist.adapters.local.rows import (
     LoadedRows,
     code_int8,
     estimates,
+    gather_rows,
     nearest_signs,
     sign_words,
 )
@@ -99,6 +100,26 @@ def test_local_index_dense_sign_shortlist_is_every_allowed_row_within_the_hammin
     assert len(shortlist) >= 200
     # And asking for more rows than are allowed returns every allowed row
     assert nearest_signs(signs, sign_words(query[None])[0], keep, 5_000).tolist() == allowed.tolist()
+    # And so does asking for exactly as many as there are rows, or as are allowed
+    assert nearest_signs(signs, sign_words(query[None])[0], keep, 3_000).tolist() == allowed.tolist()
+    assert nearest_signs(signs, sign_words(query[None])[0], keep, allowed.size).tolist() == allowed.tolist()
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.float32, np.uint64])
+def test_local_index_dense_gathered_rows_are_the_matrix_rows_at_those_positions(dtype: type) -> None:
+    # Given a matrix as the copy keeps them (C-contiguous, more rows allocated than filled)
+    rng = np.random.default_rng(3)
+    matrix = rng.integers(-127, 128, (500, 48)).astype(dtype)
+
+    # When rows are gathered at unordered, repeated and no positions, from the whole buffer and from its filled part
+    positions = np.array([499, 0, 17, 17, 250])
+    # Then they are the same rows, values and shape, as numpy's indexing gives
+    for source in (matrix, matrix[:300]):
+        wanted = positions[positions < len(source)]
+        gathered = gather_rows(source, wanted)
+        assert gathered.dtype == matrix.dtype and gathered.shape == (len(wanted), 48)
+        assert np.array_equal(gathered, source[wanted])
+        assert gather_rows(source, np.array([], dtype=np.intp)).shape == (0, 48)
 
 
 def test_local_index_dense_packed_signs_follow_appends_removals_activations_and_refits() -> None:
