@@ -211,7 +211,7 @@ def test_question_concepts_a_cut_off_asked_is_the_value_asked_not_a_topic() -> N
 
 def test_asked_clauses_separate_the_case_from_what_is_asked() -> None:
     assert asked_clauses("kid 18kg stung by wasp, lips swelling + wheeze. epinephrine IM dose per kg pls") == (
-        "epinephrine IM dose per kg pls",)  # a request: "pls"
+        "epinephrine IM dose per kg please",)  # a request: "pls", read as the word it spells (session 18)
     assert asked_clauses("T2DM + COPD pt with CAP, outpt. augmentin dose?") == ("augmentin dose",)
     assert asked_clauses("when can I stop abx in CAP, pt now apyrexial 24h") == ("when can I stop abx in CAP",)
     assert asked_clauses("no other hx. do i label HTN today") == ("do i label HTN today",)  # an auxiliary first

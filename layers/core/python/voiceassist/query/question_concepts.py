@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from voiceassist.common_words import common_words
 from voiceassist.phi.word_lists import (
     CONTRACTIONS,
     MIN_FOREIGN_STOP_WORDS,
@@ -143,6 +144,7 @@ def _concepts(question: str) -> list[Concept]:
     text = joined_scores(unframed(_PHI_TAG.sub(" ", _LABELLED_PHI.sub(_label_dropped, question))))
     # who asks and where ("nurse here -", "in clinic"): context, weighed as ordinary words (query/setting.py)
     framing = setting.context_words(text)
+    typed = text  # as typed, before the concepts found are written as spaces
     # the words of a qualified condition ("type 1 diabetes") tell it from its siblings: never ordinary words
     qualifying = frozenset().union(*(q.terms() for q in qualified_terms(hyphenate(text.lower()))))
     found: dict[str, Concept] = {}
@@ -210,7 +212,8 @@ def _concepts(question: str) -> list[Concept]:
     function_words = frozenset().union(*(stop_words()[language] for language in languages))
     # a question in English with another language's function words mixed in ("admit karna hai ya ghar bhejna?"); a
     # question read above as written in a language is read by that list only ("maximale" is in stopwords-iso's French)
-    mixed = mixed_function_words(words, besides=languages) | typed_particles(hyphenate(text))
+    mixed = (mixed_function_words(words, besides=languages) | typed_particles(hyphenate(text))
+             | unknown_particles(hyphenate(typed)))
     for word in words:
         if (word.lower() in abbreviation_words or word.lower() in function_words or word.lower() in mixed
                 or _QUANTITY.fullmatch(word.lower())):
@@ -583,6 +586,39 @@ def typed_particles(text: str) -> frozenset[str]:
     found = {m.group(1) or m.group(2) for m in _PARTICLE_PLACE.finditer(text.strip())}
     return frozenset(w for w in found if w in terminology.particles() and stem(w) not in _ordinary()
                      and not _clinical_vocabulary(w) and not _completed(w))
+
+
+# A short word that no English list and no vocabulary of the concept layer holds, typed where a particle or a term of
+# address stands: a pidgin's, a creole's or another language's word inside an English question ("Wat is the IM
+# adrenaline dose per kg abeg?", "still wheezing leh", "Max dose metformin per doba?", "Oga, good evening sir",
+# "Bwoy, big man", "Duw, how often"). Where it stands is typed_particles' place (the question's first word, or right
+# before a clause's end), or the question's first word capitalised before a comma (a term of address or a greeting:
+# an interjection or vocative enters into no syntactic relation, Quirk et al. 1985). Unknown means: not in wordfreq's
+# English words (Zipf >= 3), SCOWL's size-50 list or the ordinary and plain words; no drug, class, shorthand,
+# abbreviation in any case, disease or clinical word, nor a clinical word or drug it begins. At most
+# MAX_UNKNOWN_PARTICLE letters, with a vowel: an unknown brand ("Piriton") is a longer word, and one the drug
+# dictionary lacks stays a topic, as does any longer unknown word ("Pacjent"; MIRAGE's "anterior nares.", and its
+# OCR's "pubey?", "funga." for puberty and fungal, are five letters); a lower-case abbreviation has no vowel ("wave of
+# jvp."). A word with another alphabet's letters is not read here ("Ciśnienie": the other language's content word).
+# Read as typed, before the concepts found are written as spaces ("post paum hemorrhage?" puts no "paum" at an end).
+MAX_UNKNOWN_PARTICLE = 4
+_VOWEL = re.compile(r"[aeiouy]")
+_ADDRESS_PLACE = re.compile(r"^\s*([A-Z][a-z]+)(?=[ \t]*,)")
+
+
+def unknown_particles(text: str) -> frozenset[str]:
+    """The words of `text` (lower case) that no vocabulary here knows, typed as a particle or a term of address."""
+    found = {m.group(1) or m.group(2) for m in _PARTICLE_PLACE.finditer(text.strip())}
+    if (address := _ADDRESS_PLACE.match(text)) is not None:
+        found.add(address.group(1).lower())
+    return frozenset(w for w in found if 2 <= len(w) <= MAX_UNKNOWN_PARTICLE and w.isascii() and _VOWEL.search(w)
+                     and _unknown(w))
+
+
+def _unknown(word: str) -> bool:
+    return not (word in terminology.english_words() or word in common_words() or plain_words.is_plain(word)
+                or stem(word) in _ordinary() or _clinical_vocabulary(word)
+                or word in terminology.folded_abbreviations() or _completed(word))
 
 
 def _clinical_vocabulary(word: str) -> bool:

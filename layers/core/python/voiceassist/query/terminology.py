@@ -22,6 +22,9 @@
   stopwords-iso (MIT) and Hindi's as typed in Latin letters (hinglishswd, a modified MIT licence quoted in the
   file), less the words SCOWL's size-70 English lists hold in lower case: query/question_concepts.py skips them
   where a question typed in English mixes two or more of one language in ("admit karna hai").
+- Text speak: `_data/concepts/text_speak.tsv`, chat spellings of English words ("wht": what, "chk": check) from
+  ekphrasis's slangdict (MIT), less English words and the clinical vocabulary: query/wording.py reads them as the
+  words they spell.
 - Drug classes: `CLASSES` below, each with the WHO INN stems of its members ("The use of stems in the
   selection of International Nonproprietary Names (INN) for pharmaceutical substances", WHO 2018,
   WHO/EMP/RHT/TSN/2018.1): "-pril" is an ACE inhibitor, "-sartan" an angiotensin II receptor antagonist.
@@ -51,6 +54,7 @@ COURSE_VERBS_FILE = CONCEPT_DATA / "course_verbs.tsv"
 PARTICLES_FILE = CONCEPT_DATA / "particles.txt.gz"  # stopwords-iso's words WordNet 3.0 does not know
 ELEMENTS_FILE = CONCEPT_DATA / "elements.tsv"  # periodictable 2.1.0 (public domain)
 ABBREVIATION_SYNONYMS_FILE = CONCEPT_DATA / "abbreviation_synonyms.tsv"  # WordNet 3.0 with the abbreviation list
+TEXT_SPEAK_FILE = CONCEPT_DATA / "text_speak.tsv"  # ekphrasis's chat spellings (MIT) that are no English word
 
 
 @dataclass(frozen=True)
@@ -262,6 +266,18 @@ def particles() -> frozenset[str]:
     speech ("ah", "wah", "nah", "ja"), written by voiceassist_local.evaluation.particle_data."""
     with gzip.open(PARTICLES_FILE, "rt", encoding="utf-8") as lines:
         return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def text_speak() -> dict[str, str]:
+    """A chat or text-message spelling of English words -> the words ("wht" -> "what", "chk" -> "check"), written by
+    voiceassist_local.evaluation.text_speak_data: none is an English word or a clinical abbreviation."""
+    table: dict[str, str] = {}
+    for line in TEXT_SPEAK_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            spelling, meaning = line.split("\t")
+            table[spelling] = meaning
+    return table
 
 
 @lru_cache(maxsize=1)

@@ -198,14 +198,66 @@ def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group())
 
 
+# An oral or clinical examination named at the head of what it asks ("Viva:", "Viva Q:", "For my viva,", "OSCE
+# station:", "Viva question,"): the examination's name frames the item as an item's number does, and no reference
+# names it. Only where the name opens the text and a mark closes the frame.
+_EXAM_FRAME = re.compile(r"^\s*(?:for\s+(?:the|my|a|an|your)\s+)?(?:viva(?:\s+voce)?|osce)"
+                         r"(?:\s+(?:station|question|q|qn))?\s*[:,.\-\u2013\u2014]", re.I)
+
+# Dictation software's spoken punctuation, left as words where the dictated text was not converted: the punctuation
+# each vendor documents for its dictation (Microsoft, "Use voice typing to talk instead of type on your PC": period,
+# full stop, comma, question mark, exclamation mark or point, colon, semicolon, new line, new paragraph; Apple, "Dictate
+# text on Mac": the same and "dash"; Google Docs, "Type with your voice": period, comma, exclamation point, question
+# mark, new line, new paragraph; Nuance Dragon: the same, and "scratch that", which takes back what was said). A
+# command is read as its mark only where it stands as a mark does, between two marks or a mark and the text's end
+# ("seen again, comma, assuming", "keep her, question mark", "resolved, period."), never inside a phrase ("a period
+# of 3 days", "her last period?", "CT colon,": a word there is the clinical word it spells).
+_DICTATED_MARKS = {"period": ".", "full stop": ".", "comma": ",", "question mark": "?", "exclamation mark": "!",
+                   "exclamation point": "!", "colon": ":", "semicolon": ";", "dash": "-", "new line": "\n",
+                   "new paragraph": "\n", "scratch that": " "}
+_DICTATED = re.compile(r"(?:(?<=^)|(?<=[,.;:?!]))(\s*)(" + "|".join(sorted(_DICTATED_MARKS, key=len, reverse=True))
+                       + r")(?=\s*(?:[,.;:?!]|$))", re.I)
+# Text speak (chat spellings of English words: "wht", "chk", "pls", "b4") is read as the words it spells
+# (terminology.text_speak: ekphrasis's list, less every English word and the clinical vocabulary), where typed in
+# lower case or capitalised, never in capitals ("XD", "BZ": an acronym).
+_TYPED_WORD = re.compile(r"(?<![\w'/-])([a-z0-9]+|[A-Z][a-z0-9]+)(?![\w'/-])")
+
+
 def unframed(text: str) -> str:
-    """`text` with a letter's salutation, an exam item's number and its marks written as spaces."""
-    return _MARKS.sub(_blank, _ITEM_NUMBER.sub(_blank, _SALUTATION.sub(_blank, text)))
+    """`text` with a letter's salutation, an exam item's number, its marks and an examination's name written as
+    spaces, dictation's spoken punctuation written as its mark, and text speak as the words it spells."""
+    text = _MARKS.sub(_blank, _ITEM_NUMBER.sub(_blank, _SALUTATION.sub(_blank, _EXAM_FRAME.sub(_blank, text))))
+    return untexted(dictated(text))
+
+
+def dictated(text: str) -> str:
+    """`text` with each spoken punctuation command standing where a mark stands written as that mark (the
+    positions of the rest kept)."""
+    def mark(match: re.Match[str]) -> str:
+        written = _DICTATED_MARKS[" ".join(match.group(2).lower().split())]
+        return match.group(1) + written.ljust(len(match.group(2)))
+
+    return _DICTATED.sub(mark, text)
+
+
+def untexted(text: str) -> str:
+    """`text` with each text-speak spelling written as the English words it spells ("wht bloods do i chk": "what
+    bloods do i check")."""
+    table = terminology.text_speak()
+
+    def spelt(match: re.Match[str]) -> str:
+        word = match.group(1)
+        meaning = table.get(word.lower())
+        if meaning is None or word.lower() in terminology.folded_abbreviations():
+            return word
+        return meaning.capitalize() if word[0].isupper() else meaning
+
+    return _TYPED_WORD.sub(spelt, text)
 
 
 def exam_item(text: str) -> bool:
-    """Whether `text` is framed as an exam item (its number or its marks)."""
-    return bool(_ITEM_NUMBER.match(text) or _MARKS.search(text))
+    """Whether `text` is framed as an exam item (its number, its marks or an examination's name)."""
+    return bool(_ITEM_NUMBER.match(text) or _MARKS.search(text) or _EXAM_FRAME.match(text))
 
 
 def questioned_clauses(text: str) -> tuple[str, ...]:
