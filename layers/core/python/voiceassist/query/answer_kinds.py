@@ -162,15 +162,16 @@ def sentences(text: str) -> list[str]:
 
 
 def passage_states(asked_for: tuple[str, ...], text: str, doses_of: frozenset[str] = frozenset(),
-                   drugs_in: Callable[[str], frozenset[str]] | None = None) -> bool:
+                   drugs_in: Callable[[str], frozenset[str]] | None = None, named_only: bool = False) -> bool:
     """Whether some sentence of the passage states each quantity asked. A dose of a named drug (`doses_of`: the
     drug's marks) must be stated in a sentence that names it or names no drug (the title's drug: "Start with
-    500 mg ..." in a metformin reference), not in one that doses another drug."""
+    500 mg ..." in a metformin reference), not in one that doses another drug; with `named_only` (a dose asked of
+    a class, "which antihistamine and what dose": no reference is about a class) in one that names it."""
     said = sentences(text)
     for name in asked_for:
         found = [s for s in said if states_quantity(name, s)]
         if name in ("dose", "maximum") and doses_of and drugs_in is not None:
-            found = [s for s in found if not (named := drugs_in(s)) or named & doses_of]
+            found = [s for s in found if (named := drugs_in(s)) & doses_of or not (named or named_only)]
         if not found:
             return False
     return True

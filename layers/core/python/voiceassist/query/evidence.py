@@ -118,7 +118,8 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
                    qualified: tuple[Qualified, ...] = (), quantities: tuple[str, ...] = (),
                    owner: Concept | None = None, asked: tuple[Concept, ...] = (),
                    owner_sibling: bool = False, dosed: tuple[Concept, ...] = (),
-                   asked_classes: tuple[Concept, ...] | None = None) -> PassageEvidence:
+                   asked_classes: tuple[Concept, ...] | None = None,
+                   class_dosed: tuple[Concept, ...] = ()) -> PassageEvidence:
     """`document_terms`: the terms of the document's other retrieved passages (half credit: context).
     `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
     sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py). `quantities`: what
@@ -129,7 +130,7 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     `dosed`: the drugs a quantity is asked of when the question also names others only as the patient's treatment
     (asked_drugs, each with its class by name): the passage or its document must name one of these.
     `asked_classes`: the drug classes the asking clauses name (question_concepts.in_asked_clauses; every named class
-    when None)."""
+    when None). `class_dosed`: the classes a dose is asked of when the question names no drug (_class_dosed)."""
     cosine = None if hit.vector_score is None else 2.0 * hit.vector_score - 1.0  # cosinesimil score -> cosine
     if not concepts:
         return PassageEvidence(0.0, 0.0, cosine, ())
@@ -162,8 +163,7 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     missing += tuple(q.written for q in qualified if q.head in sibling and q.written
                      and not any(label.lower() in q.written for label in missing))
     keyword_form = is_keyword_form(hit.chunk.text)
-    unstated = bool(quantities) and not answer_kinds.passage_states(quantities, hit.chunk.text, drug_marks(drugs),
-                                                                    concept_marks)
+    unstated = bool(quantities) and not _states(quantities, hit.chunk.text, drugs, class_dosed)
     owner_missing = any(not covers(c, terms) and not covers(c, document_terms)
                         for c in ((owner,) if owner is not None else ()) + asked)
     owner_missing = owner_missing or owner_sibling
@@ -177,6 +177,29 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
         score = factor * (COVERAGE_WEIGHT * coverage + (1.0 - COVERAGE_WEIGHT) * rescaled)
     return PassageEvidence(round(score, 4), round(coverage, 4), None if cosine is None else round(cosine, 4), missing,
                            round(own_coverage, 4), other_drug, keyword_form, unstated, owner_missing, ordinary_missing)
+
+
+def _states(quantities: tuple[str, ...], text: str, drugs: Sequence[Concept], class_dosed: Sequence[Concept]) -> bool:
+    """answer_kinds.passage_states for the named drugs, or for the classes a dose is asked of (named by the class's
+    name or a member's, in the sentence itself)."""
+    if class_dosed:
+        return answer_kinds.passage_states(quantities, text, drug_marks(class_dosed), _sentence_terms, named_only=True)
+    return answer_kinds.passage_states(quantities, text, drug_marks(drugs), concept_marks)
+
+
+def _sentence_terms(sentence: str) -> frozenset[str]:
+    return _terms_of("", "", sentence)
+
+
+def _class_dosed(quantities: tuple[str, ...], concepts: Sequence[Concept],
+                 asked_classes: Sequence[Concept]) -> tuple[Concept, ...]:
+    """"which antihistamine, and at what dose": a dose asked of a class the asking clauses name, where the question
+    names no drug. A reference's dose sentence that names neither the class nor a member (terminology.stem_classes:
+    an INN stem or WordNet's hyponyms) doses something else ("crystalloid 20 mL/kg" beside "Antihistamines ... are
+    second-line"), so it does not state the dose asked."""
+    if not any(q in ("dose", "maximum") for q in quantities) or named_drugs(concepts):
+        return ()
+    return tuple(asked_classes)
 
 
 def named_drug_classes(concepts: Sequence[Concept]) -> list[Concept]:
@@ -305,9 +328,12 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     # a quantity asked of a drug the question adds to others the patient takes ("on amlodipine and losartan, BP
     # still high - add spironolactone? what dose?"): the passage must be about that drug, not the current ones
     dosed = _dosed_drugs(question, concepts) if quantities else ()
-    stated = {key: not quantities or answer_kinds.passage_states(
-        quantities, "\n".join(h.chunk.text for h in hits if h.chunk.doc_key == key),
-        drug_marks(list(dosed) or named_drugs(concepts)), concept_marks) for key in by_document}
+    asked_classes = tuple(question_concepts_module.in_asked_clauses(question, named_drug_classes(concepts),
+                                                                     or_all=False))
+    class_dosed = _class_dosed(quantities, concepts, asked_classes)
+    stated = {key: not quantities or _states(quantities, "\n".join(h.chunk.text for h in hits
+                                                                   if h.chunk.doc_key == key),
+                                             list(dosed) or named_drugs(concepts), class_dosed) for key in by_document}
     owner = asked_owner(question, concepts)
     asked = tuple(c for c in asked_things(question, concepts) if c is not owner)
     asked += tuple(c for c in concepts if c.label in actions and c is not owner and c not in asked)
@@ -337,9 +363,8 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
         for key in by_document if treatments else ():
             owner_sibling[key] = owner_sibling[key] or care_setting.other_setting(setting, treatments, [
                 f"{h.chunk.section or ''}\n{h.chunk.text}" for h in hits if h.chunk.doc_key == key])
-    asked_classes = tuple(question_concepts_module.in_asked_clauses(question, named_drug_classes(concepts),
-                                                                     or_all=False))
     passages = tuple(assess_passage(concepts, hit, by_document[hit.chunk.doc_key], qualified,
                                     () if stated[hit.chunk.doc_key] else quantities, owner, asked,
-                                    owner_sibling[hit.chunk.doc_key], dosed, asked_classes) for hit in hits)
+                                    owner_sibling[hit.chunk.doc_key], dosed, asked_classes, class_dosed)
+                     for hit in hits)
     return Evidence(score=max((p.score for p in passages), default=0.0), passages=passages)

@@ -55,6 +55,7 @@ PARTICLES_FILE = CONCEPT_DATA / "particles.txt.gz"  # stopwords-iso's words Word
 ELEMENTS_FILE = CONCEPT_DATA / "elements.tsv"  # periodictable 2.1.0 (public domain)
 ABBREVIATION_SYNONYMS_FILE = CONCEPT_DATA / "abbreviation_synonyms.tsv"  # WordNet 3.0 with the abbreviation list
 TEXT_SPEAK_FILE = CONCEPT_DATA / "text_speak.tsv"  # ekphrasis's chat spellings (MIT) that are no English word
+DRUG_CLASSES_FILE = CONCEPT_DATA / "drug_classes.tsv"  # WordNet 3.0's hyponyms of a class no INN stem reaches
 
 
 @dataclass(frozen=True)
@@ -101,6 +102,10 @@ CLASSES: tuple[DrugClass, ...] = (
 EXTRA_DRUG_NAMES: dict[str, str] = {
     "adrenaline": "epinephrine", "augmentin": "co-amoxiclav", "amoxiclav": "co-amoxiclav",
     "co-amoxiclav": "co-amoxiclav", "riomet": "metformin",
+    # chlorphenamine is the INN (and BAN) of what the dictionary files as the USAN chlorpheniramine, with only the
+    # Latin and German spellings ("chlorphenaminum", "chlorphenamin"); Piriton is its UK brand, an entry of the
+    # dictionary with only an NHS page, which concept_data's identifier filter leaves out
+    "chlorphenamine": "chlorpheniramine", "piriton": "chlorpheniramine",
 }
 # A combination's members, so that "co-amoxiclav" is covered by "amoxicillin/clavulanate" (BAN "co-" names).
 COMBINATIONS: dict[str, tuple[str, ...]] = {"co-amoxiclav": ("amoxicillin", "clavulanic acid")}
@@ -295,9 +300,27 @@ def classes_of(generic: str) -> frozenset[str]:
 
 
 def stem_classes(generic: str) -> frozenset[str]:
-    """The classes a drug belongs to by its INN stem, without their wider classes ("ACE inhibitor" for
-    "ramipril", not also "antihypertensive")."""
+    """The classes a drug belongs to by its INN stem or by WordNet (listed_classes), without their wider classes
+    ("ACE inhibitor" for "ramipril", not also "antihypertensive")."""
+    return inn_stem_classes(generic) | listed_classes().get(generic, frozenset())
+
+
+def inn_stem_classes(generic: str) -> frozenset[str]:
+    """The classes a drug belongs to by its INN stem alone."""
     return frozenset(c.name for c in CLASSES if any(_has_stem(generic, stem) for stem in c.stems))
+
+
+@lru_cache(maxsize=1)
+def listed_classes() -> dict[str, frozenset[str]]:
+    """generic -> the classes `_data/concepts/drug_classes.tsv` links it to, where no INN stem shows one
+    ("chlorpheniramine": antihistamine; WordNet 3.0's hyponyms, written by
+    voiceassist_local.evaluation.drug_class_data)."""
+    table: dict[str, set[str]] = {}
+    for line in DRUG_CLASSES_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and "\t" in line:
+            generic, name = line.split("\t")
+            table.setdefault(generic, set()).add(name)
+    return {generic: frozenset(names) for generic, names in table.items()}
 
 
 def _has_stem(generic: str, stem: str) -> bool:
