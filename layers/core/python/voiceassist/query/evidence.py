@@ -183,8 +183,23 @@ def _states(quantities: tuple[str, ...], text: str, drugs: Sequence[Concept], cl
     """answer_kinds.passage_states for the named drugs, or for the classes a dose is asked of (named by the class's
     name or a member's, in the sentence itself)."""
     if class_dosed:
-        return answer_kinds.passage_states(quantities, text, drug_marks(class_dosed), _sentence_terms, named_only=True)
+        return answer_kinds.passage_states(quantities, text, _class_terms(tuple(class_dosed)), _sentence_terms,
+                                           named_only=True)
     return answer_kinds.passage_states(quantities, text, drug_marks(drugs), concept_marks)
+
+
+@lru_cache(maxsize=256)
+def _class_terms(classes: tuple[Concept, ...]) -> frozenset[str]:
+    """What names one of the classes in a sentence: the class's own terms ("diuretic"), its mark, and the marks of
+    its narrower classes ("thiazide diuretic": terminology.CLASSES' parents), named or by a member."""
+    terms = {t for c in classes for a in c.alternatives if len(a) == 1 for t in a}
+    mark = CONCEPT_MARK + "class:"
+    wanted = {t[len(mark):] for t in terms if t.startswith(mark)}
+    for name in wanted:
+        for narrower in terminology.CLASSES:
+            if name in terminology.classes_of_class(narrower.name):
+                terms |= {named_class_mark(narrower.name), mark + narrower.name}
+    return frozenset(terms)
 
 
 def _sentence_terms(sentence: str) -> frozenset[str]:

@@ -103,9 +103,9 @@ EXTRA_DRUG_NAMES: dict[str, str] = {
     "adrenaline": "epinephrine", "augmentin": "co-amoxiclav", "amoxiclav": "co-amoxiclav",
     "co-amoxiclav": "co-amoxiclav", "riomet": "metformin",
     # chlorphenamine is the INN (and BAN) of what the dictionary files as the USAN chlorpheniramine, with only the
-    # Latin and German spellings ("chlorphenaminum", "chlorphenamin"); Piriton is its UK brand, an entry of the
-    # dictionary with only an NHS page, which concept_data's identifier filter leaves out
-    "chlorphenamine": "chlorpheniramine", "piriton": "chlorpheniramine",
+    # Latin and German spellings ("chlorphenaminum", "chlorphenamin"). Its UK brand Piriton (a dictionary entry
+    # with only an NHS page) is not added: measured in decision 0024, session 18
+    "chlorphenamine": "chlorpheniramine",
 }
 # A combination's members, so that "co-amoxiclav" is covered by "amoxicillin/clavulanate" (BAN "co-" names).
 COMBINATIONS: dict[str, tuple[str, ...]] = {"co-amoxiclav": ("amoxicillin", "clavulanic acid")}
@@ -329,6 +329,11 @@ def _has_stem(generic: str, stem: str) -> bool:
     # any word: a salt or ester is named after its INN ("methylprednisolone hemisuccinate", the drug
     # dictionary's generic for Solu-Medrol), and the stem is the INN's
     return any(word.endswith(stem[1:]) and word != stem[1:] for word in generic.split())
+
+
+def classes_of_class(name: str) -> frozenset[str]:
+    """A class with its wider classes ("thiazide diuretic", "diuretic")."""
+    return _with_parents({name})
 
 
 def _with_parents(names: set[str]) -> frozenset[str]:
