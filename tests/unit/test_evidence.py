@@ -516,3 +516,66 @@ def test_hypo_is_a_hypoglycaemic_episode_not_any_meaning_of_the_abbreviation() -
     assert "hypoglycaemia" in evidence.assess("does gliclazide make people go hypo?", [oxygen]).passages[0].missing
     assert evidence.assess("does gliclazide make people go hypo?", [sugar]).passages[0].missing == ()
     assert evidence.assess("gliclazide hypos in the elderly", [sugar]).passages[0].missing == ()
+
+
+# Session 18 (unc18): a member asked where the passage names only its class; the patient's ethnicity and the
+# situation of treatment as qualifiers the evidence must state (query/circumstances.py). Fresh sentences.
+URTICARIA_CARE = ("Cool the skin and avoid the trigger; give oral fluids 500 mL over an hour if dehydrated. "
+                  "Antihistamines relieve the itch but do not shorten the episode.")
+GOUT_DIURETIC = ("Loop or thiazide-type diuretics raise serum urate: where possible, use another agent. When "
+                 "fluid overload needs one, bendroflumethiazide 2.5 mg once daily is the usual choice.")
+WARFARIN_DOSING = ("Start warfarin at 5 mg daily and adjust to an INR of 2 to 3. Check the INR twice weekly "
+                   "until stable, then every 4 to 12 weeks.")
+
+
+def test_a_class_member_without_an_inn_stem_is_read_as_the_class_from_wordnet() -> None:
+    from voiceassist.query import terminology
+
+    assert "antihistamine" in terminology.classes_of("diphenhydramine")
+    assert terminology.drug_names()["chlorphenamine"] == "chlorpheniramine"
+    assert "antihistamine" in terminology.classes_of("chlorpheniramine")
+    # a statement about the class answers a question about the member, its dose does not
+    asked = evidence.assess("is promethazine useful for hives", [hit(URTICARIA_CARE, title="Urticaria")])
+    dosed = evidence.assess("promethazine oral dose for hives", [hit(URTICARIA_CARE, title="Urticaria")])
+    assert not asked.passages[0].other_drug
+    assert dosed.passages[0].unstated_quantity or dosed.passages[0].other_drug
+
+
+def test_a_dose_asked_of_a_class_is_stated_only_where_a_sentence_names_the_class_or_a_member() -> None:
+    # "500 mL" is in a sentence that names neither antihistamines nor a member: no antihistamine dose is stated
+    found = evidence.assess("which antihistamine and at what dose for urticaria?", [hit(URTICARIA_CARE, title="U")])
+    assert found.passages[0].unstated_quantity
+    # a narrower class by name ("thiazide-type diuretics") or a member with its dose states the class's dose
+    stated = evidence.assess("Which diuretic and what dose in gout?", [hit(GOUT_DIURETIC, title="Gout")])
+    assert not stated.passages[0].unstated_quantity
+
+
+def test_an_ethnicity_the_passage_does_not_state_is_a_missing_qualifier() -> None:
+    from voiceassist.query import circumstances
+
+    assert [c.label for c in circumstances.ethnicities("Afro-Caribbean lady, which statin?")] == ["Black"]
+    assert [c.label for c in circumstances.ethnicities("pt is of South Asian descent")] == ["Asian"]
+    for text in ("white coat hypertension on warfarin", "black tarry stools on warfarin", "white cell count low"):
+        assert circumstances.ethnicities(text) == ()
+    plain = evidence.assess("What INR should warfarin aim for?", [hit(WARFARIN_DOSING, title="Warfarin")])
+    asked = evidence.assess("Patient is Black, what INR should warfarin aim for?",
+                            [hit(WARFARIN_DOSING, title="Warfarin")])
+    assert not plain.passages[0].owner_missing and asked.passages[0].owner_missing
+    stated = evidence.assess("Patient is Black, what INR should warfarin aim for?", [hit(
+        WARFARIN_DOSING + " In patients of African ancestry the same INR range applies.", title="Warfarin")])
+    assert not stated.passages[0].owner_missing
+
+
+def test_a_situation_of_treatment_the_passage_does_not_state_is_a_missing_qualifier() -> None:
+    from voiceassist.query import circumstances
+
+    assert [c.label for c in circumstances.situations("Sick day rules - hold warfarin with D&V?")] == ["sick day"]
+    assert [c.label for c in circumstances.situations("warfarin during Ramadan?")] == ["fasting"]
+    assert [c.label for c in circumstances.situations("Peri-op: bridge the warfarin?")] == ["surgery"]
+    # a general practice called "the surgery" is a place
+    assert circumstances.situations("collapsed in my surgery after warfarin was started") == ()
+    found = evidence.assess("Sick day rules - should warfarin be held with D&V?", [hit(WARFARIN_DOSING, title="W")])
+    assert found.passages[0].owner_missing
+    said = evidence.assess("Sick day rules - should warfarin be held with D&V?", [hit(
+        WARFARIN_DOSING + " On sick days with vomiting, hold warfarin and check the INR.", title="W")])
+    assert not said.passages[0].owner_missing

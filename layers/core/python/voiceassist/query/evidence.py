@@ -32,6 +32,7 @@ from voiceassist.query import answer_kinds, asked_kinds, care_setting, diseases,
 from voiceassist.query import question_concepts as question_concepts_module
 from voiceassist.query.asked_action import asked_actions, told_phrasal_verbs
 from voiceassist.query.asked_thing import asked_things, owner_forms, owner_qualifier
+from voiceassist.query.circumstances import ethnicities, situations
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import marks as concept_marks
 from voiceassist.query.concepts import mentions, named_class_mark, named_classes
@@ -352,6 +353,9 @@ def assess(question: str, hits: Sequence[SearchHit]) -> Evidence:
     owner = asked_owner(question, concepts)
     asked = tuple(c for c in asked_things(question, concepts) if c is not owner)
     asked += tuple(c for c in concepts if c.label in actions and c is not owner and c not in asked)
+    # the patient's ethnicity and the situation of treatment asked ("Patient is black", "sick day rules"): a
+    # passage that names neither answers for everyone, at any time (query/circumstances.py)
+    asked += ethnicities(question) + situations(question)
     # the owner written with a word that says which ("home bp threshold"), against a document that writes it only
     # with others ("office blood pressure"): each of its passages states a sibling's value (query/siblings.py)
     qualifier = owner_qualifier(question, owner, concepts)
