@@ -555,7 +555,8 @@ def test_an_ethnicity_the_passage_does_not_state_is_a_missing_qualifier() -> Non
 
     assert [c.label for c in circumstances.ethnicities("Afro-Caribbean lady, which statin?")] == ["Black"]
     assert [c.label for c in circumstances.ethnicities("pt is of South Asian descent")] == ["Asian"]
-    for text in ("white coat hypertension on warfarin", "black tarry stools on warfarin", "white cell count low"):
+    for text in ("white coat hypertension on warfarin", "black tarry stools on warfarin", "white cell count low",
+                 "black foot after arsenic"):
         assert circumstances.ethnicities(text) == ()
     plain = evidence.assess("What INR should warfarin aim for?", [hit(WARFARIN_DOSING, title="Warfarin")])
     asked = evidence.assess("Patient is Black, what INR should warfarin aim for?",
@@ -574,6 +575,7 @@ def test_a_situation_of_treatment_the_passage_does_not_state_is_a_missing_qualif
     assert [c.label for c in circumstances.situations("Peri-op: bridge the warfarin?")] == ["surgery"]
     # a general practice called "the surgery" is a place
     assert circumstances.situations("collapsed in my surgery after warfarin was started") == ()
+    assert circumstances.situations("fasting glucose of 7 on warfarin") == ()  # a test's condition
     found = evidence.assess("Sick day rules - should warfarin be held with D&V?", [hit(WARFARIN_DOSING, title="W")])
     assert found.passages[0].owner_missing
     said = evidence.assess("Sick day rules - should warfarin be held with D&V?", [hit(

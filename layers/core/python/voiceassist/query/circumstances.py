@@ -21,11 +21,11 @@ asked attribute (the passage answers for someone or something else).
   "white coat hypertension", "black stools" and "white cell count" are no ethnicity.
 - Situations: the circumstances of a drug's course that MeSH indexes as headings of their own (Fasting, D005215,
   with Ramadan as clinicians write it; Perioperative Period, D019990, and Surgical Procedures, Operative, D013514,
-  as "surgery", "operation", "pre-op", "peri-operative"; Travel, D014195) and the "sick day rules" of NICE NG28
-  (1.6.13 in its 2022 text: temporarily stopping drugs during a dehydrating illness). The MeSH headings are read as
-  words here, not shipped (no package ships MeSH offline: decision 0024). A general practice called "the surgery"
-  ("collapsed in my surgery") is a place, not an operation, and is left. Exercise is left out: the hypertension
-  reference states it as "aerobic activity", which the words do not reach.
+  as "surgery", "operation", "pre-op", "peri-operative"; Travel, D014195) and UK practice's "sick day rules"
+  (stopping some drugs for a while during a dehydrating illness). The MeSH headings are read as words here, not
+  shipped (no package ships MeSH offline: decision 0024). A general practice called "the surgery" ("collapsed in
+  my surgery") is a place, not an operation, and "fasting glucose" a test's condition: both are left. Exercise is
+  left out: the hypertension reference states it as "aerobic activity", which the words do not reach.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ import re
 from functools import lru_cache
 
 from voiceassist.query import population
+from voiceassist.query.plain_words import clinical_sense_words
 from voiceassist.query.question_concepts import Concept
 from voiceassist.query.terms import content_terms, split_inherited
 
@@ -64,6 +65,10 @@ SITUATIONS: dict[str, tuple[str, ...]] = {
 _SUBJECT = r"(?:he|she|they|patient|pt|client|lady|man|woman|gentleman|guy|boy|girl|mum|dad)"
 _ETHNICITY_WORD = r"(?:of|is|are|'s|’s)"
 _ANCESTRY = r"(?:descent|origin|ancestry|heritage|ethnicity|background)"
+# "fasting glucose", "fasting state", "a fasting lipid profile": the condition of a test, not the patient's fast
+_TEST_CONDITION = re.compile(r"[\s-]+(?:blood|plasma|serum|capillary|venous|glucose|sugar|sugars|lipid|lipids|insulin|"
+                             r"level|levels|state|sample|specimen|test|tests|profile|values?|cholesterol|triglycerides?)\b",
+                             re.I)
 # "in my surgery", "at the surgery": the general practice, a place (above)
 _PRACTICE = re.compile(r"\b(?:in|at|to|from|into)\s+(?:the|my|our|his|her|their|your|a)\s+$", re.I)
 
@@ -102,8 +107,10 @@ def _describes_person(text: str, start: int, end: int) -> bool:
 
 
 def _is_person(word: str) -> bool:
+    """A noun naming a person ("pt": the notes' patient) with no sense WordNet files as the body, a substance or a
+    state ("foot": a foot soldier, but "black foot" is a sign: plain_words.clinical_sense_words)."""
     lower = word.lower()
-    return lower in ("pt", "pts") or lower in population.person_nouns()  # "pt": the notes' patient
+    return lower in ("pt", "pts") or (lower in population.person_nouns() and lower not in clinical_sense_words())
 
 
 def situations(question: str) -> tuple[Concept, ...]:
@@ -114,6 +121,7 @@ def situations(question: str) -> tuple[Concept, ...]:
         for form in forms:
             written = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", form))
             if any(not (form == "surgery" and _PRACTICE.search(question[:m.start()]))
+                   and not (form == "fasting" and _TEST_CONDITION.match(question[m.end():]))
                    for m in re.finditer(rf"\b{written}\b", question, re.I)):
                 found.append(_concept(name, forms))
                 break
