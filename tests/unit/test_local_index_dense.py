@@ -202,3 +202,25 @@ def test_local_index_dense_int8_codes_follow_the_projection_and_keep_the_float_e
     rows.append(stored_rows(more, rows.last_rowid + 1, [2020] * len(more)))
     rows.dense(more[-1], SearchFilters(), 10)
     assert rows.basis_fitted_on == rows.size and not np.array_equal(rows.steps, steps_before) and codes_match()
+
+
+def test_local_index_stable_order_is_a_sort_by_score_then_document_then_rowid() -> None:
+    # Given rows of a few documents (some without a key, one keyed "", which ties with none) in shuffled rowid order
+    rng = np.random.default_rng(11)
+    keys = [None if i % 9 == 0 else "" if i % 13 == 0 else f"doc-{int(rng.integers(0, 40)):02d}" for i in range(600)]
+    rows = LoadedRows(DIMENSION)
+    vectors = unit(rng.standard_normal((600, DIMENSION)))
+    rows.append([(i + 1, vectors[i].tobytes(), keys[i], 1, SourceType.JOURNAL.value, None, 2000, b"")
+                 for i in range(600)])
+    for trial in range(300):
+        # When candidates with many equal scores (or none) are ordered
+        positions = rng.choice(600, int(rng.integers(1, 200)), replace=False)
+        levels = int(rng.integers(1, 30))
+        size = positions.size
+        scores = rng.integers(0, levels + 1, size) / levels if trial % 4 else rng.standard_normal(size)
+        order = rows.stable_order(positions, scores)
+
+        # Then they are by score, equal scores by document key (None as ""), then rowid
+        wanted = sorted(range(positions.size),
+                        key=lambda i: (-scores[i], keys[positions[i]] or "", int(rows.rowids[positions[i]])))
+        assert order.tolist() == wanted

@@ -133,3 +133,29 @@ def test_limit_chunks_per_document_keeps_each_documents_best_chunks() -> None:
             hit("guideline", 2, "third")]
     assert [h.chunk.text for h in limit_chunks_per_document(hits)] == ["first", "only"]
     assert [h.chunk.text for h in limit_chunks_per_document(hits, limit=2)] == ["first", "second", "only"]
+
+
+def test_top_n_orders_ties_by_the_given_keys_and_looks_up_only_those_reaching_the_first_n() -> None:
+    # Given scores with ties above, at and below the n-th best, and tie keys that reverse the keys' own order
+    scores = {1: 0.9, 2: 0.5, 3: 0.9, 4: 0.7, 5: 0.5, 6: 0.5, 7: 0.2, 8: 0.2, 9: 0.1}
+    asked: list[list[int]] = []
+
+    def reversed_keys(keys: list[int]) -> dict[int, int]:
+        asked.append(sorted(keys))
+        return {key: -key for key in keys}
+
+    # When the 4 best are asked for
+    best = top_n(scores, 4, reversed_keys)
+
+    # Then equal scores follow the tie keys, every key scored as the 4th is in the running
+    assert best == [(3, 0.9), (1, 0.9), (4, 0.7), (6, 0.5)]
+    # And only the keys tied within that reach are looked up, once (not 7 and 8, tied below it)
+    assert asked == [[1, 2, 3, 5, 6]]
+    # And the order is the one a sort of every key by (score, tie key) gives, for every n
+    for n in range(len(scores) + 2):
+        assert top_n(scores, n, reversed_keys) == sorted(scores.items(), key=lambda item: (-item[1], -item[0]))[:n]
+    # And without ties among the first n, nothing is looked up
+    asked.clear()
+    assert top_n(scores, 3, reversed_keys)[:2] == [(3, 0.9), (1, 0.9)] and asked == [[1, 3]]
+    asked.clear()
+    assert top_n({1: 0.3, 2: 0.2, 3: 0.2}, 1, reversed_keys) == [(1, 0.3)] and asked == []

@@ -145,11 +145,20 @@ class LoadedRows:
                 zip(self.doc_key[positions].tolist(), self.rowids[positions].tolist(), strict=True)]
 
     def stable_order(self, positions: np.ndarray, scores: np.ndarray) -> np.ndarray:
-        """Indices into `positions` (their `scores` aligned), best score first, equal scores by tie_keys."""
-        if np.unique(scores).size == scores.size:
-            return np.argsort(-scores, kind="stable")
-        keys = self.tie_keys(positions)
-        return np.array(sorted(range(len(keys)), key=lambda i: (-scores[i], keys[i])), dtype=np.intp)
+        """Indices into `positions` (their `scores` aligned), best score first, equal scores by tie_keys (looked
+        up for the tied positions only, which are ordered again among themselves)."""
+        order = np.argsort(-scores, kind="stable")
+        ranked = scores[order]
+        equal = ranked[1:] == ranked[:-1]
+        if not equal.any():
+            return order
+        tied = np.zeros(order.size, dtype=bool)
+        tied[1:] |= equal
+        tied[:-1] |= equal
+        indices = order[tied]  # each group of equal scores holds consecutive places of `order`
+        keys = self.tie_keys(positions[indices])
+        order[tied] = indices[sorted(range(len(keys)), key=lambda i: (-scores[indices[i]], keys[i]))]
+        return order
 
     def rowid_tie_keys(self, rowids: list[int]) -> dict[int, tuple[str, int]]:
         """query.search.top_n's tie_keys for rowids of loaded rows."""
