@@ -1,14 +1,14 @@
 """The way a question is typed or dictated (decision 0024, session 18): dictation's spoken punctuation left as words,
-text speak ("wht", "chk"), a short word of a pidgin or another language typed as a particle or a term of address, and
-an oral or clinical examination named at the head of an item (query/wording.py, query/question_concepts.py). Sentences
-written for these tests, none from a question set."""
+a unit said in words, text speak ("wht", "chk"), a short word of a pidgin or another language typed as a particle or
+a term of address, and an oral or clinical examination named at the head of an item (query/wording.py,
+query/question_concepts.py). Sentences written for these tests, none from a question set."""
 
 from __future__ import annotations
 
 from voiceassist_local.evaluation import text_speak_data
 
 from voiceassist.query import terminology, wording
-from voiceassist.query.question_concepts import question_concepts, unknown_particles
+from voiceassist.query.question_concepts import question_concepts, unit_symbols, unknown_particles
 
 
 def labels(question: str) -> set[str]:
@@ -39,6 +39,25 @@ def test_a_spoken_mark_inside_a_phrase_is_the_word() -> None:
 def test_the_marks_keep_the_positions_of_the_rest() -> None:
     text = "Started on amlodipine, comma, ankles swollen, full stop"
     assert len(wording.dictated(text)) == len(text)
+
+
+def alternatives(question: str, label: str) -> set[frozenset[str]]:
+    return next(set(c.alternatives) for c in question_concepts(question) if c.label.lower() == label)
+
+
+def test_a_unit_said_in_words_is_covered_by_its_symbol() -> None:
+    assert frozenset({"kg"}) in alternatives("gentamicin 7 milligrams per kilogram, once daily?", "kilogram")
+    assert frozenset({"mg"}) in alternatives("gentamicin 7 milligrams per kilogram, once daily?", "milligrams")
+    assert unit_symbols("millilitres") == ("ml",) and unit_symbols("milliliter") == ("ml",)
+    assert unit_symbols("micrograms") == ("ug", "mcg")
+    assert unit_symbols("millimoles") == ("mmol",)
+
+
+def test_a_word_that_only_begins_like_a_unit_is_none() -> None:
+    assert unit_symbols("gram") == ()  # one letter: no term
+    assert unit_symbols("milligrammatic") == ()
+    assert unit_symbols("microscope") == ()
+    assert unit_symbols("kilometric") == ()
 
 
 # (2) text speak

@@ -238,6 +238,8 @@ def _concepts(question: str) -> list[Concept]:
         if (short := terminology.abbreviation_synonyms().get(word.lower())) is not None:
             completed = (*completed, frozenset({short.lower()}), *(m for m in map(content_terms,
                                                                                    abbreviation_meanings(short)) if m))
+        # "per kilogram", "how many millilitres": a unit said in words, covered by its symbol ("0.01 mg/kg")
+        completed = (*completed, *(frozenset({symbol}) for symbol in unit_symbols(word)))
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
@@ -256,6 +258,28 @@ def _concepts(question: str) -> list[Concept]:
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
     return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
             if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
+
+
+# A unit of measure said or typed in words ("dose per kilogram", "how many millilitres", "500 milligrams"), as a speech
+# recogniser writes a spoken unit: covered by its symbol, which a reference writes ("0.01 mg/kg", "20 mL/kg"). The
+# names and symbols are UCUM's (the Unified Code for Units of Measure, Regenstrief Institute: the SI prefixes kilo k,
+# deci d, centi c, milli m, micro u, nano n before gram g, litre l, mole mol, metre m, equivalent eq, pascal Pa), in
+# British and American spelling, with "mcg", the clinical spelling of ug; a plural s is the same unit. A unit without
+# a prefix ("gram": g) is left out, a one-letter term being no term here; the symbols are _UNIT's.
+_UNIT_PREFIXES = {"kilo": "k", "deci": "d", "centi": "c", "milli": "m", "micro": "u", "nano": "n"}
+_UNIT_BASES = {"gram": "g", "gramme": "g", "litre": "l", "liter": "l", "mole": "mol", "metre": "m", "meter": "m",
+               "equivalent": "eq", "pascal": "pa"}
+
+
+def unit_symbols(word: str) -> tuple[str, ...]:
+    """The symbols (lower case) of a unit of measure named in words ("kilograms": "kg"; "micrograms": "ug", "mcg")."""
+    lower = word.lower()
+    base = lower[:-1] if lower.endswith("s") else lower
+    for prefix, letter in _UNIT_PREFIXES.items():
+        if base.startswith(prefix) and (unit := _UNIT_BASES.get(base[len(prefix):])) is not None:
+            symbol = letter + unit
+            return (symbol, "mcg") if symbol == "ug" else (symbol,)
+    return ()
 
 
 # An abbreviation with its type or stage typed after it ("DM2", "CKD4"), as a clinician writes "DM type 2" or "CKD
