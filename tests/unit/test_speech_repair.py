@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from voiceassist.speech.repair import Vocabulary, corrections, repaired
+from voiceassist.speech.repair import Vocabulary, corrections, double_sound, repaired, sound
 from voiceassist.speech.vocabulary import KnowledgeBaseVocabulary, english_words, followers
 
 TERMS = ["metformin", "eGFR", "ACE", "amoxicillin", "chronic kidney disease", "epinephrine", "B12", "lisinopril",
@@ -563,3 +563,44 @@ def test_glued_term_repairs_run_after_phi_detection_and_log_nothing(heard: str, 
         heard) == heard
     assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=failing).repair(heard) == heard
     assert not any(found in record.getMessage() or meant in record.getMessage() for record in caplog.records)
+
+
+GREEK = Vocabulary.of(["chlorthalidone", "aerobic", "hypertension", "outpatients", "metformin"],
+                      known=english_words().keys())
+
+
+def test_double_metaphone_reads_an_opening_ch_before_a_consonant_as_k() -> None:
+    assert sound("chlorthalidone")[0] == "X"  # Metaphone: the "ch" of "church"
+    assert double_sound("chlorthalidone") == "KLR0LTN"
+    assert double_sound("corthalidone") == "KR0LTN"
+
+
+def test_repair_puts_back_a_term_whose_opening_metaphone_reads_another_way() -> None:
+    """Piper's "chlorthalidone" heard "corthalidone" (blind17_spoken, session 18): Metaphone opens the term with X,
+    the word with K; Double Metaphone opens both with K, and the keys are near (KLR0LTN, KR0LTN)."""
+    assert repaired("What is the dose of corthalidone to begin for the hypertension?", GREEK) == \
+        "What is the dose of chlorthalidone to begin for the hypertension?"
+
+
+def test_double_metaphone_never_takes_a_word_opening_with_a_vowel_for_a_term() -> None:
+    """Double Metaphone opens every vowel with A: "anaerobic" ANRPK and "aerobic" ARPK would match (0.89); Metaphone
+    keeps the vowels apart (ANRBK, ERBK)."""
+    assert GREEK.closest("anaerobic") is None
+    assert GREEK.closest("corthalidone") == ("chlorthalidone", pytest.approx(12 / 13))
+
+
+@pytest.mark.parametrize("said", [
+    "Are inpatients treated the same?",  # another first letter
+    "Is he hypertensive?",  # the same opening sound: Metaphone's keys decide, as before
+    "Is korthalidone a word?",  # another first letter: left to Metaphone (X and K)
+])
+def test_repair_leaves_words_that_open_differently_from_the_term(said: str) -> None:
+    assert repaired(said, GREEK) == said
+
+
+def test_repair_leaves_a_word_read_by_double_metaphone_the_phi_detector_found_as_heard() -> None:
+    """A surname that Double Metaphone keys like a term stays as heard when the detector found it, and the term
+    after it is still repaired."""
+    heard = "Is Mr Corthalidone on corthalidone?"
+    assert repaired(heard, GREEK) == "Is Mr chlorthalidone on chlorthalidone?"
+    assert repaired(heard, GREEK, keep=[(6, 18)]) == "Is Mr Corthalidone on chlorthalidone?"

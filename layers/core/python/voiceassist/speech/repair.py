@@ -10,7 +10,11 @@ rewrites a span of one to `MAX_SPAN` words to a term when
   not "severity"): their Metaphone keys (Lawrence Philips' phonetic key, from the jellyfish package) are within
   `MIN_SIMILARITY` of each other (Ratcliff/Obershelp, difflib's ratio) and their letters within
   `MIN_LETTER_SIMILARITY`; both at least `MIN_FUZZY_LETTERS` long, the keys' first sounds the same, for a term
-  that is one word ("lycinopril" and "lisinopril" are both LSNPRL), or
+  that is one word ("lycinopril" and "lisinopril" are both LSNPRL); where Metaphone opens the two with different
+  sounds but they begin with the same consonant that Double Metaphone (its successor, from the Metaphone package)
+  opens both with, the Double Metaphone keys are compared instead: Metaphone reads every opening "ch" as in
+  "church", so "corthalidone" (KR0LTN) was never "chlorthalidone" (XLR0LTN; Double Metaphone KLR0LTN, the Greek
+  "k": Piper's blind17_spoken, session 18), or
 - the span is the term in another case ("EGFR" -> "eGFR"), or the term glued to a number by a hyphen
   ("eGFR-40" -> "eGFR 40"), or
 - words said apart sound like a one-word term as above, and they are short English words (MAX_SPLIT_LETTERS)
@@ -239,16 +243,40 @@ class Vocabulary:
         heard = sound(key)
         best: tuple[str, float] | None = None
         for term_sound, term in self.by_sound.items():
-            if term_sound[0] != heard[0] or abs(len(term_sound) - len(heard)) > len(term_sound) // 3:
+            one, other = (heard, term_sound) if term_sound[0] == heard[0] else _opened_alike(key, letters(term))
+            if not one or not other or one[0] != other[0] or abs(len(other) - len(one)) > len(other) // 3:
                 continue
             if _inflected(key, letters(term)):
                 return None  # the term with another ending, said right ("antibiotics" for "antibiotic")
-            ratio = SequenceMatcher(None, heard, term_sound).ratio()
+            ratio = SequenceMatcher(None, one, other).ratio()
             if ratio < MIN_SIMILARITY or SequenceMatcher(None, key, letters(term)).ratio() < MIN_LETTER_SIMILARITY:
                 continue
             if best is None or ratio > best[1]:
                 best = term, ratio
         return best
+
+
+@lru_cache(maxsize=4096)
+def double_sound(key: str) -> str:
+    """The primary Double Metaphone key of a word's letters (Lawrence Philips, 2000; the Metaphone package, BSD):
+    Metaphone's successor, which reads spellings Metaphone reads one way only as English says them, among them an
+    opening "ch" before a consonant as the Greek "k" ("chlorthalidone" KLR0LTN, where Metaphone's XLR0LTN opens
+    with the sound of "church"). Imported here, not with the module, as jellyfish is (`sound`)."""
+    from metaphone import doublemetaphone
+
+    return str(doublemetaphone(key)[0])
+
+
+def _opened_alike(heard: str, term: str) -> tuple[str, str]:
+    """The two words' Double Metaphone keys when Metaphone heard them open with different sounds and they begin
+    with the same consonant (`Vocabulary.closest`: Piper's "chlorthalidone" heard "corthalidone", blind17_spoken,
+    session 18); empty keys otherwise. Double Metaphone writes every opening vowel as "A" ("anaerobic" ANRPK and
+    "aerobic" ARPK, "inpatients" and "outpatients"), so words that open with a vowel are left to Metaphone, which
+    keeps the vowel."""
+    if heard[:1] != term[:1]:
+        return "", ""
+    one, other = double_sound(heard), double_sound(term)
+    return (one, other) if one[:1] not in ("", "A") and one[:1] == other[:1] else ("", "")
 
 
 def _inflected(one: str, other: str) -> bool:
