@@ -73,24 +73,27 @@ _TEST_CONDITION = re.compile(r"[\s-]+(?:blood|plasma|serum|capillary|venous|gluc
 _PRACTICE = re.compile(r"\b(?:in|at|to|from|into)\s+(?:the|my|our|his|her|their|your|a)\s+$", re.I)
 
 
+def _written(form: str) -> str:
+    return r"[\s-]+".join(re.escape(word) for word in re.split(r"[\s-]+", form))
+
+
 @lru_cache(maxsize=1)
-def _patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    found = []
-    for group, forms in ETHNICITIES.items():
-        for form in forms:
-            written = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", form))
-            found.append((group, re.compile(rf"\b{written}\b", re.I)))
-    return tuple(found)
+def _ethnicity_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
+    """One pattern of every form (the longest first) and each form's group, by its words joined by a space."""
+    group_of = {" ".join(re.split(r"[\s-]+", form)): group for group, forms in ETHNICITIES.items() for form in forms}
+    forms = sorted((form for forms in ETHNICITIES.values() for form in forms), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(_written(form) for form in forms) + r")\b", re.I), group_of
 
 
 def ethnicities(question: str) -> tuple[Concept, ...]:
     """The ethnicity categories the question gives the patient, each a concept any of the category's forms covers."""
     question = split_inherited(question)[0]
+    pattern, group_of = _ethnicity_pattern()
     groups: dict[str, None] = {}
-    for group, pattern in _patterns():
-        for match in pattern.finditer(question):
-            if group not in groups and _describes_person(question, match.start(), match.end()):
-                groups[group] = None
+    for match in pattern.finditer(question):
+        group = group_of[" ".join(re.split(r"[\s-]+", match.group(0).lower()))]
+        if group not in groups and _describes_person(question, match.start(), match.end()):
+            groups[group] = None
     return tuple(_concept(group, ETHNICITIES[group]) for group in groups)
 
 
@@ -113,19 +116,27 @@ def _is_person(word: str) -> bool:
     return lower in ("pt", "pts") or (lower in population.person_nouns() and lower not in clinical_sense_words())
 
 
+@lru_cache(maxsize=1)
+def _situation_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
+    """One pattern of every situation's form (the longest first) and each form's situation."""
+    name_of = {" ".join(re.split(r"[\s-]+", form)): name for name, forms in SITUATIONS.items() for form in forms}
+    forms = sorted((form for forms in SITUATIONS.values() for form in forms), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(_written(form) for form in forms) + r")\b", re.I), name_of
+
+
 def situations(question: str) -> tuple[Concept, ...]:
     """The situations of treatment the question names (SITUATIONS), a place called "the surgery" aside."""
     question = split_inherited(question)[0]
-    found = []
-    for name, forms in SITUATIONS.items():
-        for form in forms:
-            written = r"[\s-]+".join(re.escape(w) for w in re.split(r"[\s-]+", form))
-            if any(not (form == "surgery" and _PRACTICE.search(question[:m.start()]))
-                   and not (form == "fasting" and _TEST_CONDITION.match(question[m.end():]))
-                   for m in re.finditer(rf"\b{written}\b", question, re.I)):
-                found.append(_concept(name, forms))
-                break
-    return tuple(found)
+    pattern, name_of = _situation_pattern()
+    names: dict[str, None] = {}
+    for match in pattern.finditer(question):
+        form = " ".join(re.split(r"[\s-]+", match.group(0).lower()))
+        if form == "surgery" and _PRACTICE.search(question[:match.start()]):
+            continue
+        if form == "fasting" and _TEST_CONDITION.match(question[match.end():]):
+            continue
+        names.setdefault(name_of[form])
+    return tuple(_concept(name, SITUATIONS[name]) for name in names)
 
 
 def _concept(label: str, forms: tuple[str, ...]) -> Concept:
