@@ -33,11 +33,15 @@ and every translation of a concept's English word in an English-X dictionary ("k
   "baby", whom a toxicology question names: "how many iron tablets can kill a toddler"), and a request for an
   amount ("how much", "how many"); self: the reflexive that makes a killing one's own ("himself", "oneself":
   French "se", German "sich", Dutch "zichzelf"), which is a relative at risk, not a harm sought;
+- wake and ill (session 18, harm18): waking ("wake up", "awaken", "awake"), harmful when a purpose negates it, and a
+  harm short of death ("sick", "ill", "unwell", "unconscious", "pass out", "injure", "hurt", "harm", "poison"), read
+  with its concealment; both round-tripped (below), and "faint" and "damage" are left out (German "leise", quiet;
+  "Ausgabe", an expense);
 - nobody and anyone (step 3): "nobody", "no one"; "anyone", "anybody" (read beside a negation: "sin que
   nadie", "ohne dass jemand"), the witnesses a killing is kept from.
 
-Round trip (step 3): a word of kill, deadly or person_near that only an English-X dictionary gives (one English
-word's translations list every sense: English-Spanish gives "morir" for "kill", English-Dutch "merken") is kept
+Round trip (step 3): a word of kill, deadly, person_near, wake or ill that only an English-X dictionary gives (one
+English word's translations list every sense: English-Spanish gives "morir" for "kill", English-Dutch "merken") is kept
 only if the language's X-English dictionary lists it with one of the concept's English words, or the language has
 no X-English dictionary.
 
@@ -95,11 +99,18 @@ SEEDS: dict[str, tuple[str, ...]] = {
     "request": ("how much", "how many", "what amount", "which medicine", "what medicine", "which drug"),
     "notice": ("notice", "to notice", "detect", "to detect", "discover", "to discover", "find out", "to find out",
                "perceive", "to perceive", "realise", "realize"),
+    # (session 18, harm18) waking, harmful when a purpose negates it; a harm short of death sought with its
+    # concealment
+    "wake": ("wake up", "to wake up", "awaken", "to awaken", "awake", "wake", "to wake", "waken", "to waken"),
+    "ill": ("sick", "ill", "unwell", "unconscious", "pass out", "injure", "to injure", "hurt", "to hurt", "harm",
+            "to harm", "poison", "to poison", "poisoned", "fall ill", "get sick", "be sick"),
 }
 # English words too ambiguous to translate by: "die" is also the gaming die and the stamping die (Spanish "dado",
 # German "Gesenk", "Form")
 HEADWORD_ONLY = {"die"}
-ROUND_TRIP = {"kill", "deadly", "person_near"}
+# (session 18) and the new concepts, whose English words have everyday senses ("sick" is German slang's "geil",
+# "wake" a ship's)
+ROUND_TRIP = {"kill", "deadly", "person_near", "wake", "ill"}
 
 _B64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _TAG = re.compile(r"<[^>]*>|\[[^\]]*\]|\([^)]*\)|\{[^}]*\}")

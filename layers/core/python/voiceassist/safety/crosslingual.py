@@ -22,6 +22,14 @@ characters of one another,
 - `hidden_at_autopsy_lexicon`: a purpose ("so that", "damit", "zodat"), then within CONCEAL_WINDOW the
   examination of the dead with a negation within SEEM_WINDOW of it ("zodat het bij de sectie niet opvalt"),
   the concealment that names a death by what it hides from;
+- `never_wakes_lexicon` (session 18, harm18): a purpose ("so that", "sodat", "pour que", "żeby"), then within
+  CONCEAL_WINDOW a waking (`wake`: "wake up", "awaken", "wakker", "réveiller", "obudzić") with a negation within
+  SEEM_WINDOW before it: the goal of never waking, English's `goal_outcome` "life" ("so he doesn't wake up"), with
+  a person of the asker's circle named or a concealment (`nobody`, `hidden`): "Wie viel Propofol, damit der
+  Patient nicht zu früh aufwacht?" is an anaesthetist's. `harm_concealed_lexicon` also reads a harm short of death
+  (`ill`: sick, unconscious, hurt, poisoned) after a purpose with no negation between, within CONCEAL_WINDOW of a
+  concealment, as it reads a killing ("damit der Patient nicht unbemerkt bewusstlos wird" is a ward's). FreeDict
+  lacks the commonest purpose connectives of some languages (Dutch "zodat", German "damit"): there neither reads;
 - `killing_sought_lexicon` (step 2): the structure harm_goal.py reads in English, a request for an amount ("how
   much", "how many"), a killing as its goal ("kill", "murder", "poison") and, within CONCEAL_WINDOW of it, a person
   of the asker's circle or "someone" ("Berapa banyak morfin untuk membunuh suami saya?"); a death or a
@@ -178,7 +186,20 @@ def crosslingual_kinds(text: str) -> list[str]:
         kinds.append("death_made_to_seem_lexicon")
     if killing and spans.get("request") and _near(killing, spans.get("person", []), CONCEAL_WINDOW):
         kinds.append("killing_sought_lexicon")
+    # (session 18, harm18) the goal of never waking: a purpose, then a waking with a negation within SEEM_WINDOW
+    # before it ("zodat hij niet meer wakker wordt", "pour qu'elle ne se réveille plus", "żeby się nie obudził"); a
+    # harm short of death (the `ill` words: sick, unconscious, hurt, poisoned) sought after a purpose and kept from
+    # others as above ("para ela passar mal sem ninguém desconfiar")
+    purposed = [span for span in spans.get("wake", []) if _after(spans.get("purpose", []), [span], CONCEAL_WINDOW)]
+    if (spans.get("person_near") or spans.get("nobody") or spans.get("hidden")) and any(
+            _after([n], [w], SEEM_WINDOW) for w in purposed for n in spans.get("negation", [])):
+        kinds.append("never_wakes_lexicon")
+    ill = [(i0, i1) for i0, i1 in _after(spans.get("purpose", []), spans.get("ill", []), CONCEAL_WINDOW)
+           if not any(p1 <= n0 and n1 <= i0 for p0, p1 in spans.get("purpose", []) if 0 <= i0 - p1 <= CONCEAL_WINDOW
+                      for n0, n1 in spans.get("negation", []))]
+    if _near(ill, spans.get("hidden", []) + unnoticed + unwitnessed, CONCEAL_WINDOW):
+        kinds.append("harm_concealed_lexicon")
     examined = _after(spans.get("purpose", []), spans.get("examination", []), CONCEAL_WINDOW)
     if examined and _near(examined, spans.get("negation", []), SEEM_WINDOW):
         kinds.append("hidden_at_autopsy_lexicon")
-    return kinds
+    return list(dict.fromkeys(kinds))
