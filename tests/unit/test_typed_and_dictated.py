@@ -53,6 +53,13 @@ def test_a_unit_said_in_words_is_covered_by_its_symbol() -> None:
     assert unit_symbols("millimoles") == ("mmol",)
 
 
+def test_a_number_with_a_unit_in_words_is_a_quantity() -> None:
+    # as "25 kg" typed: no topic
+    assert not {"kilos", "twenty", "five"} & labels("toddler about twenty five kilos, ibuprofen dose?")
+    assert "kilograms" not in labels("she weighs 52 kilograms, gentamicin dose?")
+    assert "kilo" in labels("ibuprofen dose per kilo?")  # no number: the unit asked, covered by "kg"
+
+
 def test_a_word_that_only_begins_like_a_unit_is_none() -> None:
     assert unit_symbols("gram") == ()  # one letter: no term
     assert unit_symbols("milligrammatic") == ()

@@ -37,7 +37,7 @@ from voiceassist.query.concepts import (
     unprefixed,
 )
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
-from voiceassist.query.population import CARDINAL_WORDS
+from voiceassist.query.population import CARDINAL_WORDS, NUMBER_WORDS
 from voiceassist.query.siblings import qualified_terms
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
 from voiceassist.query.wording import ATTRIBUTE, joined_scores, negated_words, unframed
@@ -178,7 +178,7 @@ def _concepts(question: str) -> list[Concept]:
         found[disease.written.lower()] = Concept(disease.written,
                                                  (frozenset({disease.mark}), written, *lay, *categories),
                                                  float(len(topic_words)))
-    for quantity in (_CLOCK_IN_TEXT, _QUANTITY_IN_TEXT):
+    for quantity in (_CLOCK_IN_TEXT, _QUANTITY_IN_TEXT, _SAID_QUANTITY):
         text = quantity.sub(lambda m: " " * len(m.group()), text)
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
@@ -266,6 +266,11 @@ def _concepts(question: str) -> list[Concept]:
 # deci d, centi c, milli m, micro u, nano n before gram g, litre l, mole mol, metre m, equivalent eq, pascal Pa), in
 # British and American spelling, with "mcg", the clinical spelling of ug; a plural s is the same unit. A unit without
 # a prefix ("gram": g) is left out, a one-letter term being no term here; the symbols are _UNIT's.
+_UNIT_NAME = (r"(?:kilo|deci|centi|milli|micro|nano)(?:grammes?|grams?|litres?|liters?|moles?|metres?|meters?"
+              r"|equivalents?|pascals?)|kilos?")
+# a number typed or said with a unit named in words ("110 kilos", "thirty five kilograms", "2.5 milligrams"): a
+# quantity, like "110 kg" (_QUANTITY_IN_TEXT), as a speech recogniser writes a spoken weight or dose
+_SAID_QUANTITY = re.compile(rf"(?<![\w/.-])(?:\d+(?:[.,]\d+)?|{NUMBER_WORDS})[ \t-]+(?:{_UNIT_NAME})(?![\w/-])", re.I)
 _UNIT_PREFIXES = {"kilo": "k", "deci": "d", "centi": "c", "milli": "m", "micro": "u", "nano": "n"}
 _UNIT_BASES = {"gram": "g", "gramme": "g", "litre": "l", "liter": "l", "mole": "mol", "metre": "m", "meter": "m",
                "equivalent": "eq", "pascal": "pa"}
