@@ -604,3 +604,22 @@ def test_repair_leaves_a_word_read_by_double_metaphone_the_phi_detector_found_as
     heard = "Is Mr Corthalidone on corthalidone?"
     assert repaired(heard, GREEK) == "Is Mr chlorthalidone on chlorthalidone?"
     assert repaired(heard, GREEK, keep=[(6, 18)]) == "Is Mr Corthalidone on chlorthalidone?"
+
+
+def test_double_metaphone_repair_runs_after_phi_detection_and_logs_nothing(caplog: pytest.LogCaptureFixture) -> None:
+    """Through the route's vocabulary: "corthalidone" repaired without a finding; left as heard when the detector
+    found it (a surname) or failed; and no transcript reaches a log."""
+    caplog.set_level(logging.DEBUG)
+    passages = ["Start chlorthalidone 12.5 to 25 mg once daily for hypertension."]
+    heard = "What is the dose of corthalidone to begin?"
+    start = heard.index("corthalidone")
+
+    def failing(text: str) -> None:
+        return None
+
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=lambda text: []).repair(heard) == \
+        "What is the dose of chlorthalidone to begin?"
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=lambda text: [(start, start + 12)]).repair(
+        heard) == heard
+    assert KnowledgeBaseVocabulary(lambda: passages, phi_spans=failing).repair(heard) == heard
+    assert not any("corthalidone" in record.getMessage() for record in caplog.records)
