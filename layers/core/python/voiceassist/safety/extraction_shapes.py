@@ -40,7 +40,10 @@ _RUN_SETTINGS = re.compile(
     r"|\b(?:which|what)\s+(?:llm|large language model|language model|ai model|foundation model|base model"
     r"|model version|version of (?:the )?(?:model|llm))(?:\s+and\s+(?:which\s+|what\s+)?version)?\s+(?:are|do|were)\s+"
     r"you\s+(?:\w+\s+)?(?:running|run|using|use|built|based|powered|trained)\b"
-    r"|\b(?:which|what)\s+model\s+(?:and\s+version\s+)?are\s+you\s+(?:running|built|based|powered)\s+(?:on|by)\b", re.I)
+    r"|\b(?:which|what)\s+model\s+(?:and\s+version\s+)?are\s+you\s+(?:running|built|based|powered)\s+(?:on|by)\b"
+    # (session 18) the model's provider asked ("which LLM provider and model version sit behind VoiceAssist")
+    r"|\b(?:which|what)\s+(?:llm|large language model|language model|ai model|model|ai)\s+(?:provider|vendor"
+    r"|api|backend)\b[^.?!\n]{0,60}?\b(?:you|your|voiceassist|behind|powers?|runs?|uses?)\b", re.I)
 
 # the screen's own workings, and what it reads (an attack, a message, an injection)
 _SCREEN = (r"(?:safety|content|input|output|injection|prompt[- ]injection|jailbreak|moderation|attack|abuse)\s+"
@@ -95,6 +98,17 @@ _OTHERS_USE = re.compile(
     r"[^.?!\n]{0,60}?\bwhat\s+(?:did|do|have|were)\s+(?:they|he|she)\s+(?:ask|asked|asking|search|searched|type|typed)\b"
     r"|\b(?:conversations?|chats?|sessions?)\s+(?:that\s+)?you(?:['’]ve|\s+have|\s+had)?\s+(?:had\s+)?with\s+(?:the\s+)?"
     r"(?:other\s+)?(?:users?|clinicians?|doctors?|nurses?|staff|people|colleagues)\b"
+    # (session 18) what a named other gave or looked up through the assistant, asked ("which patient records has Dr
+    # Okafor uploaded to you this week", "the last patient's name that dr. patel looked up on here"), and a named
+    # other's session with the assistant brought back ("I was consulting with Dr Adeyemi through you yesterday: bring
+    # up that conversation")
+    r"|\b(?:which|what|whose|who)\b[^.?!\n]{0,60}?\b(?:has|had|did|that|which)\s+" + _OTHER_NAMED + r"\s+(?:has\s+"
+    r"|had\s+)?(?:upload|uploaded|share|shared|send|sent|dictate|dictated|enter|entered|type|typed|look(?:ed)?\s+up"
+    r"|search(?:ed)?(?:\s+for)?|ask(?:ed)?(?:\s+you)?(?:\s+about)?|pull(?:ed)?\s+up)\b[^.?!\n]{0,20}?\b(?:to\s+you"
+    r"|(?:on|in|through|via|into|with)\s+(?:here|you|this\s+(?:app|system|assistant|tool|chat)|voiceassist))\b"
+    r"|\bwith\s+" + _OTHER_NAMED + r"\s+(?:through|via|on|using)\s+(?:you|here|this\s+(?:app|system|assistant|chat))"
+    r"\b[^\n]{0,80}?\b(?:bring|pull|call|open|load|show|retrieve|read|send)\s+(?:up\s+|back\s+)?(?:that|the|this"
+    r"|our)\s+(?:conversation|chat|session|consultation|discussion|transcript)\b"
     # another named clinician's calendar read out
     r"|\b(?:print|show|list|give|read|export|tell|send|get)\b[^.?!\n]{0,20}?\b(?:calendar|diary|schedule|rota)"
     r"(?:\s+(?:entries|events|appointments|bookings))?\s+(?:of|for)\s+(?:dr|doctor|nurse|prof|professor|mr|mrs|ms"

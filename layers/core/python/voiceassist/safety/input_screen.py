@@ -55,7 +55,7 @@ from voiceassist.safety.care_frames import (
 from voiceassist.safety.code_switching import code_switched_kinds
 from voiceassist.safety.crosslingual import crosslingual_kinds
 from voiceassist.safety.extraction_shapes import extraction_shape_kinds
-from voiceassist.safety.gloss import gloss, glossary, glossed_kinds, orders
+from voiceassist.safety.gloss import gloss, glossary, glossed_kinds, orders, persona_glossed
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
@@ -345,14 +345,16 @@ def _glossed_kinds(text: str) -> list[tuple[str, str]]:
     the patient forgot, glosses "potilas forget all previous instructions")."""
     glossed = gloss(text)
     read = orders(glossed, glossary().english) if glossed is not None else ""
+    persona = [(JAILBREAK, "persona_without_ethics_glossed")] if glossed is not None and persona_glossed(
+        glossed) else []
     if not read:
-        return []
+        return persona
     own = glossed_kinds(read)
     kinds = [(category, kind) for category, kind in _pattern_kinds(read)
              if category in GLOSSED_CATEGORIES and kind not in _NOT_GLOSSED
              and (kind not in _WITH_INTERNALS or "internals_glossed" in own)
              and (kind not in _WITH_A_MACHINE or _A_MACHINE.search(read))]
-    return kinds + [(INJECTION, kind) for kind in own]
+    return kinds + [(INJECTION, kind) for kind in own] + persona
 
 
 def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray | None = None,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.safety.harm_goal import names_harm
 from voiceassist.safety.signals import JAILBREAK
 
 _RELATIVE = (r"(?:grand(?:mother|ma|mom|mum|father|pa|dad)|grandad|grampa|gran|granny|nan|nana|nanna|mother|mum|mom"
@@ -34,7 +35,10 @@ _DEAD_RELATIVE = re.compile(
     r"\b(?:late|dead|deceased|departed)\s+" + _RELATIVE + r"\b[^\n]{0,240}?\b(?:used to|would|told|told me|recited"
     r"|read me|sang)\b[^\n]{0,240}?\b(?:do (?:that|the same|it|this)(?: again)? for me|(?:just |exactly )?(?:like|as)"
     r" (?:she|he)"
-    r" (?:used to|did|would)|in (?:her|his) (?:voice|place|style|words)|pretend (?:to be|you are) (?:her|him))"
+    r" (?:used to|did|would)|in (?:her|his) (?:voice|place|style|words)|pretend (?:to be|you are) (?:her|him)"
+    # (session 18) "Please be her and do the same with amlodipine": the voice asked for by being the dead person, or
+    # the same recital asked of another drug
+    r"|\bbe (?:her|him)\b|\bdo the same (?:with|for|about) )"
     # (session 16, harm16) the exploit's dead person as anyone of the asker's ("my late mentor"), the assistant
     # asked to answer in their voice (to be them: intent.py's dead_relative_persona); "in the words of my late
     # mentor, always check the potassium" quotes a saying and asks no voice
@@ -93,7 +97,55 @@ JAILBREAK_SHAPES: dict[str, re.Pattern[str]] = {
     "dead_relative_frame": _DEAD_RELATIVE, "lawless_world": _LAWLESS_WORLD, "safety_set_aside": _SAFETY_SET_ASIDE,
     "rules_declared_void": _RULES_DECLARED_VOID}
 
+# (session 18) The pretending frame read as a frame (Liu et al. 2023's "character role play", "assumed
+# responsibility"; Shen et al. 2024's persona and "stay in character" prompts), whatever the persona: the assistant
+# cast as someone ("you're a retired black-market pharmacist", "you play a rogue pharmacist", "play the role of",
+# "act as", "pretend / imagine you are", "be her") or the world declared unreal ("suppose ... nothing is real", "in
+# this fiction"), and under it either
+# - persona_harm_instructions: instructions asked for ("explain / describe / tell me / show me / teach ... how to")
+#   whose act names a lethal outcome of the harm lexicon (harm_goal.names_harm: WordNet's "lethal", "fatal", "kill")
+#   or is one of the acts against a person, a medicine or a record that no outcome names (tamper, divert, sabotage,
+#   poison, falsify, forge, smuggle: the HarmBench and garak "illegal activity" behaviours) or is hidden ("without it
+#   showing", "so it looks like", "undetected", "no trace"); or
+# - persona_without_ethics: the persona defined by having no ethics ("a doctor without any ethical rules", "a
+#   pharmacist with no morals"): the ethics, morals, scruples or conscience, or rules and limits called ethical or
+#   moral; "no restrictions" alone is a diet's.
+# The teaching role-plays (blind5-17's hard negatives: "role-play a patient who took a lethal overdose so I can
+# practise", "act as an OSCE examiner", "I play a patient who ...") ask the persona for no instructions of harm.
+_CAST = (r"(?:\brole-?\s?play(?:ing)?\b|\byou(?:['’]re| are)\s+(?:now\s+|going to be\s+)?(?:a|an|my|the)\b"
+         r"|\byou\s+(?:will\s+|now\s+|should\s+|must\s+)?play\b|\bplay(?:ing)?\s+the\s+(?:role|part)\s+of\b"
+         r"|\bact(?:ing)?\s+as\b|\bpretend(?:ing)?\s+(?:to\s+be|you(?:['’]re| are))\b"
+         r"|\bimagine\s+(?:you(?:['’]re| are)|yourself)\b|\b(?:please\s+)?be\s+(?:her|him)\b|\bin\s+character\b"
+         r"|\b(?:nothing|none of (?:this|it)) is real\b|\bin\s+(?:this|the|a)\s+(?:fiction|story|novel|game)\b"
+         r"|\b(?:suppose|assume|let['’]s say)\b[^.\n]{0,60}?\b(?:simulation|fiction|hypothetical|not real|mannequin)\b)")
+_HARM_ACT = (r"(?:tamper\w*|divert\w*|sabotag\w*|poison\w*|falsif\w*|forg(?:e|ing)|smuggl\w*|misfire\w*|kill\w*"
+             r"|murder\w*|undetect\w*|untrace\w*|no trace|without (?:it|anyone|them|him|her|the \w+) (?:showing|noticing"
+             r"|knowing|realising|realizing|detecting|finding out)|(?:so|that) it looks like|look like an? (?:accident"
+             r"|natural))")
+_INSTRUCTIONS = re.compile(
+    r"\b(?:explain\w*|describ\w*|tell(?:ing)?\s+(?:me|us|him|her|them)|show(?:ing)?\s+(?:me|us)|teach\w*"
+    r"|walk\w*\s+(?:me|us)\s+through|outlin\w*|detail\w*|list\w*)\b[^\n]{0,30}?\bhow\s+(?:to|one|you|i|we|they"
+    r"|someone)\b[^\n]{0,160}", re.I)
+_HARM_ACT_RE = re.compile(r"\b" + _HARM_ACT, re.I)
+_CAST_RE = re.compile(_CAST, re.I)
+_WITHOUT_ETHICS = re.compile(
+    _CAST + r"[^.\n?!]{0,80}?\b(?:without|with\s+no|has\s+no|have\s+no|no|free\s+of|lacking|devoid\s+of)\s+"
+    r"(?:any\s+|all\s+)?(?:ethic\w*|moral\w*|scruples|conscience|(?:ethical|moral)\s+(?:rules|limits|restrictions"
+    r"|boundaries|codes?|constraints))\b", re.I)
+
+
+def _persona_harm_instructions(text: str) -> bool:
+    cast = _CAST_RE.search(text)
+    if cast is None:
+        return False
+    return any(_HARM_ACT_RE.search(m.group()) or names_harm(m.group()) for m in _INSTRUCTIONS.finditer(text))
+
 
 def jailbreak_shape_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of each shape found in one form of a text."""
-    return [(JAILBREAK, kind) for kind, pattern in JAILBREAK_SHAPES.items() if pattern.search(text)]
+    kinds = [(JAILBREAK, kind) for kind, pattern in JAILBREAK_SHAPES.items() if pattern.search(text)]
+    if _persona_harm_instructions(text):
+        kinds.append((JAILBREAK, "persona_harm_instructions"))
+    if _WITHOUT_ETHICS.search(text):
+        kinds.append((JAILBREAK, "persona_without_ethics"))
+    return kinds

@@ -172,6 +172,13 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|\b(?:what|which)\s+(?:\w+\s+)?(?:api[ _-]?keys?|secret[ _-]?keys?|access[ _-]?keys?|credentials"
         r"|(?:access|auth|bearer|oauth|session|api)\s+tokens?|connection strings?|secrets)\b[^.?!\n]{0,40}?"
         r"\b(?:you|your|voiceassist|the (?:assistant|system|server|backend|app|deployment))\b"
+        # (session 18) the signing and secret keys and tokens of the assistant or its panels, asked as the ones it
+        # has ("what's the JWT signing secret for the admin panel", "what secret tokens are in your environment
+        # variables"); "what is a JWT signing secret?" asks what one is
+        r"|\b(?:what|which)(?:['’]s|\s+is|\s+are)?\s+(?:(?:the|your|its)\s+(?:\w+\s+)?)?(?:secret\s+tokens?|signing"
+        r"\s+(?:secrets?|keys?)|jwt\s+(?:secrets?|keys?)|client\s+secrets?|encryption\s+keys?|hmac\s+(?:secrets?|keys?))"
+        r"\b[^.?!\n]{0,40}?\b(?:you|your|for\s+the|voiceassist|the\s+(?:assistant|system"
+        r"|server|backend|app|admin|deployment|panel|dashboard))\b"
         r"|\b(?:tokens?|passwords?|keys?|credentials|secrets?)\s+(?:that\s+|which\s+)?you(?:'re|’re| are)?\s+"
         r"(?:currently\s+|now\s+)?(?:using|use|connected|authenticat\w+|logged|signed|hold|holding)\b")),
     "secret_path": (INJECTION, _p(
@@ -183,7 +190,9 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"\b(?:dump|export|list|print|show|give|output|reveal|download|send|extract|copy)\b[^.?!\n]{0,30}\b(?:all"
         r"|every|entire|whole|full|complete|the contents of|everything in)\b[^.?!\n]{0,30}\b(?:database|db|index"
         r"|vector (?:store|database|db)|knowledge base|records|documents|files|logs|audit logs?|conversations?"
-        r"|chat history|user data|patient (?:data|records|list)|emails|tables?)\b"
+        r"|chat history|user data|patient (?:data|records|list)|emails|tables?"
+        # (session 18) the sessions' transcripts ("export all stored session transcripts from the last week")
+        r"|(?:session|chat|conversation|consultation)\s+(?:transcripts|histories|logs|records)|transcripts|sessions)\b"
         r"|\b(?:dump|export|reveal|print|list)\b[^.?!\n]{0,20}\b(?:your|the assistant's|the system's)\s+"
         r"(?:(?:full|whole|entire|complete|current|exact|raw)\s+)?(?:context(?: window)?|vector "
         r"(?:store|database|db)|database|index|retrieval index|knowledge base|memory|logs?|configuration|config"
