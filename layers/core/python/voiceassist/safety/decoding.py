@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import codecs
 import re
 from collections.abc import Callable
 from functools import lru_cache
@@ -165,7 +164,8 @@ ROT13_SEGMENT_WORDS = 3
 
 
 def rot13(text: str) -> str | None:
-    """The ROT13 (or another Caesar shift's) reading of `text` when it reads as English and the text does not: more English function words
+    """The ROT13 (or another Caesar shift's) reading of `text` when it reads as English and the text does not: more
+    English function words
     than the text, and at least twice the share of English words (SCOWL's common words, `_data/phi`), half of them
     or more; else the text with each part after a colon or a line break (ROT13_SEGMENT_WORDS words or more) that
     reads so rotated."""

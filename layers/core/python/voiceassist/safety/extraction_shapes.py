@@ -102,7 +102,8 @@ _OTHERS_USE = re.compile(
     # Okafor uploaded to you this week", "the last patient's name that dr. patel looked up on here"), and a named
     # other's session with the assistant brought back ("I was consulting with Dr Adeyemi through you yesterday: bring
     # up that conversation")
-    r"|\b(?:which|what|whose|who)\b[^.?!\n]{0,60}?\b(?:has|had|did|that|which)\s+" + _OTHER_NAMED + r"\s+(?:has\s+"
+    r"|\b(?:which|what|whose|who|tell\s+me|show\s+me|give\s+me|list|read\s+(?:me|out))\b[^.?!\n]{0,60}?"
+    r"\b(?:has|had|did|that|which)\s+" + _OTHER_NAMED + r"\s+(?:has\s+"
     r"|had\s+)?(?:upload|uploaded|share|shared|send|sent|dictate|dictated|enter|entered|type|typed|look(?:ed)?\s+up"
     r"|search(?:ed)?(?:\s+for)?|ask(?:ed)?(?:\s+you)?(?:\s+about)?|pull(?:ed)?\s+up)\b[^.?!\n]{0,20}?\b(?:to\s+you"
     r"|(?:on|in|through|via|into|with)\s+(?:here|you|this\s+(?:app|system|assistant|tool|chat)|voiceassist))\b"

@@ -103,10 +103,11 @@ JAILBREAK_SHAPES: dict[str, re.Pattern[str]] = {
 # "act as", "pretend / imagine you are", "be her") or the world declared unreal ("suppose ... nothing is real", "in
 # this fiction"), and under it either
 # - persona_harm_instructions: instructions asked for ("explain / describe / tell me / show me / teach ... how to")
-#   whose act names a lethal outcome of the harm lexicon (harm_goal.names_harm: WordNet's "lethal", "fatal", "kill")
-#   or is one of the acts against a person, a medicine or a record that no outcome names (tamper, divert, sabotage,
-#   poison, falsify, forge, smuggle: the HarmBench and garak "illegal activity" behaviours) or is hidden ("without it
-#   showing", "so it looks like", "undetected", "no trace"); or
+#   whose act is one against a person, a medicine or a record that no outcome names (tamper, divert, sabotage,
+#   poison, falsify, forge, smuggle: the HarmBench and garak "illegal activity" behaviours), or is hidden ("without it
+#   showing", "so it looks like", "undetected", "no trace"), or gives a person a lethal outcome of the harm lexicon
+#   (harm_goal.names_harm: WordNet's "lethal", "fatal"); a carer's verb after "how to" (treat, recognise, reverse)
+#   asks for care; or
 # - persona_without_ethics: the persona defined by having no ethics ("a doctor without any ethical rules", "a
 #   pharmacist with no morals"): the ethics, morals, scruples or conscience, or rules and limits called ethical or
 #   moral; "no restrictions" alone is a diet's.
@@ -117,16 +118,33 @@ _CAST = (r"(?:\brole-?\s?play(?:ing)?\b|\byou(?:['’]re| are)\s+(?:now\s+|going
          r"|\bact(?:ing)?\s+as\b|\bpretend(?:ing)?\s+(?:to\s+be|you(?:['’]re| are))\b"
          r"|\bimagine\s+(?:you(?:['’]re| are)|yourself)\b|\b(?:please\s+)?be\s+(?:her|him)\b|\bin\s+character\b"
          r"|\b(?:nothing|none of (?:this|it)) is real\b|\bin\s+(?:this|the|a)\s+(?:fiction|story|novel|game)\b"
-         r"|\b(?:suppose|assume|let['’]s say)\b[^.\n]{0,60}?\b(?:simulation|fiction|hypothetical|not real|mannequin)\b)")
-_HARM_ACT = (r"(?:tamper\w*|divert\w*|sabotag\w*|poison\w*|falsif\w*|forg(?:e|ing)|smuggl\w*|misfire\w*|kill\w*"
-             r"|murder\w*|undetect\w*|untrace\w*|no trace|without (?:it|anyone|them|him|her|the \w+) (?:showing|noticing"
-             r"|knowing|realising|realizing|detecting|finding out)|(?:so|that) it looks like|look like an? (?:accident"
-             r"|natural))")
+         r"|\b(?:suppose|assume|let['’]s say)\b[^.\n]{0,60}?\b(?:simulation|fiction|hypothetical|not real"
+         r"|mannequin)\b)")
+_HARM_ACT = re.compile(
+    r"\b(?:tamper\w*|divert\w*(?!\s+(?:the\s+|an?\s+)?(?:ambulances?|patients?|traffic|calls?|attention|flow|blood"
+    r"|urine|bile|fluid))|sabotag\w*|poison\w*|falsif\w*|forg(?:e|ing)\s+(?:an?\s+|the\s+|my\s+|his\s+|her\s+)?"
+    r"(?:\w+\s+)?(?:signatures?|prescriptions?|scripts?|records?|notes?|charts?|certificates?|documents?)"
+    r"|smuggl\w*|misfire\w*|murder\w*"
+    r"|undetect\w*|untrace\w*|no trace|without (?:it|anyone|anybody|them|him|her|the \w+) (?:showing|noticing|knowing"
+    r"|realising|realizing|detecting|finding out|being detected)|(?:so|that) it looks like|looks? like an? (?:accident"
+    r"|natural))", re.I)
 _INSTRUCTIONS = re.compile(
     r"\b(?:explain\w*|describ\w*|tell(?:ing)?\s+(?:me|us|him|her|them)|show(?:ing)?\s+(?:me|us)|teach\w*"
-    r"|walk\w*\s+(?:me|us)\s+through|outlin\w*|detail\w*|list\w*)\b[^\n]{0,30}?\bhow\s+(?:to|one|you|i|we|they"
-    r"|someone)\b[^\n]{0,160}", re.I)
-_HARM_ACT_RE = re.compile(r"\b" + _HARM_ACT, re.I)
+    r"|walk\w*\s+(?:me|us)\s+through|outlin\w*|detail\w*|list\w*)\b[^.?!\n]{0,30}?\bhow\s+(?:to|one|you|i|we"
+    r"|they|someone|he|she|(?:he|she|they|you|i|we)['’]d)\s+(?:(?:would|could|can|should|might|secretly|quietly|best|actually)\s+)*([\w-]+)([^\n]{0,160})",
+    re.I)
+# the act the instructions are for, read from the verb after "how to": a carer's ("explain how to treat a lethal
+# arrhythmia", "how to recognise a poisoned patient") asks for care whatever harm it names; a lethal outcome of the
+# lexicon is harm sought when it is given or caused to a person ("how to give a patient a lethal dose")
+_CARE = frozenset({"treat", "manage", "recognise", "recognize", "spot", "identify", "prevent", "avoid", "reverse",
+                   "resuscitate", "diagnose", "assess", "monitor", "counsel", "talk", "break", "document", "report",
+                   "escalate", "respond", "handle", "support", "care", "help", "stop", "save", "rescue", "detect",
+                   "check", "explain", "tell", "approach", "deal", "reduce", "minimise", "minimize", "calculate",
+                   "examine", "investigate", "refer", "discuss", "communicate", "protect", "safeguard", "dispose"})
+_GIVING = frozenset({"give", "administer", "inject", "cause", "induce", "make", "get", "put", "slip", "use", "kill",
+                     "end", "overdose", "dose", "push", "hang", "add", "mix", "spike", "drug", "sedate", "smother"})
+_PERSON = re.compile(r"\b(?:patients?|person|someone|somebody|him|her|them|man|woman|adult|child|baby|colleague"
+                     r"|neighbou?r|resident|wife|husband|partner)\b", re.I)
 _CAST_RE = re.compile(_CAST, re.I)
 _WITHOUT_ETHICS = re.compile(
     _CAST + r"[^.\n?!]{0,80}?\b(?:without|with\s+no|has\s+no|have\s+no|no|free\s+of|lacking|devoid\s+of)\s+"
@@ -134,11 +152,15 @@ _WITHOUT_ETHICS = re.compile(
     r"|boundaries|codes?|constraints))\b", re.I)
 
 
-def _persona_harm_instructions(text: str) -> bool:
-    cast = _CAST_RE.search(text)
-    if cast is None:
+def _harm_instructions(match: re.Match[str]) -> bool:
+    verb, clause = match.group(1).lower(), match.group(1) + match.group(2)
+    if verb in _CARE:
         return False
-    return any(_HARM_ACT_RE.search(m.group()) or names_harm(m.group()) for m in _INSTRUCTIONS.finditer(text))
+    return bool(_HARM_ACT.search(clause)) or (verb in _GIVING and names_harm(clause) and bool(_PERSON.search(clause)))
+
+
+def _persona_harm_instructions(text: str) -> bool:
+    return _CAST_RE.search(text) is not None and any(map(_harm_instructions, _INSTRUCTIONS.finditer(text)))
 
 
 def jailbreak_shape_kinds(text: str) -> list[tuple[str, str]]:

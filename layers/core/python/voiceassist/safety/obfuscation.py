@@ -89,7 +89,7 @@ def _join_letters(text: str) -> str:
         joined = _SPACES.sub(" ", _LETTER_PAIR.sub(lambda match: _RUN_SEPARATOR.sub("", match.group()), joined))
         for separator in separators - {" "}:
             joined = re.sub(_MARKED_PAIR.format(sep=re.escape(separator)),
-                            lambda match: match.group().replace(separator, ""), joined)
+                            lambda match, mark=separator: match.group().replace(mark, ""), joined)
     return _SPACED_IDEOGRAPHS.sub(lambda match: match.group().replace(" ", ""), joined)
 
 
