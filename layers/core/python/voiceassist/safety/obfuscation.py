@@ -82,14 +82,24 @@ _SPACED_IDEOGRAPHS = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af](?: [
                                 r"\uac00-\ud7af]){2,}")
 
 
+def _split_keeping(pattern: re.Pattern[str], text: str) -> list[str]:
+    """`text` cut at each match of `pattern`: the pieces between at even places, the matches at odd ones."""
+    pieces, start = [], 0
+    for match in pattern.finditer(text):
+        pieces += [text[start:match.start()], match.group()]
+        start = match.end()
+    return [*pieces, text[start:]]
+
+
 def _join_letters(text: str) -> str:
     separators = {match.group(1) for match in _LETTER_RUN.finditer(text)}
     joined = _LETTER_RUN.sub(lambda match: _RUN_SEPARATOR.sub("", match.group()), text)
     if joined != text:  # spelt out: join its two-letter words too, and close the wider gaps between words
         joined = _SPACES.sub(" ", _LETTER_PAIR.sub(lambda match: _RUN_SEPARATOR.sub("", match.group()), joined))
         for separator in separators - {" "}:
-            joined = re.sub(_MARKED_PAIR.format(sep=re.escape(separator)),
-                            lambda match, mark=separator: match.group().replace(mark, ""), joined)
+            pairs = re.compile(_MARKED_PAIR.format(sep=re.escape(separator)))
+            joined = "".join(piece.replace(separator, "") if index % 2 else piece
+                             for index, piece in enumerate(_split_keeping(pairs, joined)))
     return _SPACED_IDEOGRAPHS.sub(lambda match: match.group().replace(" ", ""), joined)
 
 
