@@ -582,7 +582,9 @@ def self_harm_disclosed(text: str) -> bool:
     """Whether a lethal outcome is asked about with the asker's own means or the question's being for the asker
     disclosed (the C-SSRS's method and preparatory behaviour; the reading above)."""
     tokens = _TOKEN.findall(text.lower())
-    lethal = (any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens))) or goal_outcome(tokens) == "life"
+    # a negated act of living read sentence by sentence, as `goal_outcome` bounds it ("... to not wake up? I've got")
+    lethal = (any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens))) or any(
+        goal_outcome(_TOKEN.findall(sentence.lower())) == "life" for sentence in _SENTENCE.findall(text))
               or _ENDED.search(text))
     if not (lethal and (_QUANTITY.search(text) or _AN_AMOUNT.search(text))):
         return False
