@@ -5,7 +5,11 @@ query/question_concepts.py). Sentences written for these tests, none from a ques
 
 from __future__ import annotations
 
-from voiceassist_local.evaluation import text_speak_data
+import zipfile
+from pathlib import Path
+
+import pytest
+from voiceassist_local.evaluation import plain_word_data, text_speak_data
 
 from voiceassist.query import terminology, wording
 from voiceassist.query.question_concepts import question_concepts, unit_symbols, unknown_particles
@@ -88,10 +92,30 @@ def test_clinical_shorthand_and_acronyms_are_not_text_speak() -> None:
 
 
 def test_the_list_keeps_respellings_not_initialisms() -> None:
-    assert text_speak_data.MAX_MEANING_WORDS == 2
     meanings = terminology.text_speak()
     assert meanings["chk"] == "check" and meanings["b4"] == "before"
     assert all(key != "".join(w[0] for w in value.split()) for key, value in meanings.items())
+
+
+@pytest.mark.skipif(not all(p.exists() for p in (*text_speak_data.ENGLISH_LISTS, plain_word_data.WORDNET)),
+                    reason="needs Debian's wamerican-large, wbritish-large and wordnet-base")
+def test_the_writer_keeps_only_respellings_of_english_words(tmp_path: Path) -> None:
+    source = "\n".join([
+        "slangdict = {",
+        '    "wht": "What",',  # kept, lower case
+        '    "b4": "before",',
+        '    "tbh": "to be honest",',  # initials, three words
+        '    "po": "piss off",',  # per os
+        '    "hai": "hello",',  # Hindi's "is"
+        '    "fine": "fine",',  # an English word
+        '    "nyc": "New York City",',  # a name's initials
+        '    # "2": "too",',
+        "}",
+    ])
+    wheel = tmp_path / "ekphrasis-0.5.4-py3-none-any.whl"
+    with zipfile.ZipFile(wheel, "w") as archive:
+        archive.writestr(text_speak_data.SLANG_MEMBER, source)
+    assert text_speak_data.spellings(wheel) == [("b4", "before"), ("wht", "what")]
 
 
 # (3) a pidgin's or another language's short word typed as a particle or a term of address
