@@ -374,7 +374,11 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
                 found.setdefault(category, []).append(kind + mark)
     # (session 17) a text in another language, glossed word by word into English through every shipped dictionary
     # (gloss.py): the English readings of an override, a jailbreak and a request for the internals read the gloss
-    for category, kind in _glossed_kinds(text):
+    # (session 18) and the gloss of each normal form but the reversed ones: the text's layers undone before the gloss
+    # reads it ("S-y-s-t-e-e-m-i-n o-h-j-e-e-t", a spelt-out or leetspeak override in another language)
+    unreversed = normal_forms(text, reverse=False)
+    glossed_forms = (text, *unreversed)
+    for category, kind in dict.fromkeys(pair for form in glossed_forms for pair in _glossed_kinds(form)):
         if not any(reason.split("@")[0] == kind for reason in found.get(category, [])):
             found.setdefault(category, []).append(kind + "@gloss")
     # the words-only model on the normalised copies (their sentence vectors are not computed: one embedding a text),
@@ -382,7 +386,7 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # vector reads "u" as "you", and the words-only model is the stricter reader ("when do u give steroids in
     # severe CAP" was refused as harmful where "when do you give ..." passes); the patterns still read that copy
     plain = shorthand_only(text) if model.embedding and vector is not None else None
-    for form in forms if looks_reversed(text) else normal_forms(text, reverse=False):
+    for form in forms if looks_reversed(text) else unreversed:
         if form == plain:
             continue
         for category in _model().flagged(form):
