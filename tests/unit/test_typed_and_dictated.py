@@ -12,7 +12,7 @@ import pytest
 from voiceassist_local.evaluation import plain_word_data, text_speak_data
 
 from voiceassist.query import terminology, wording
-from voiceassist.query.question_concepts import question_concepts, unit_symbols, unknown_particles
+from voiceassist.query.question_concepts import phone_typo, question_concepts, unit_symbols, unknown_particles
 
 
 def labels(question: str) -> set[str]:
@@ -116,6 +116,18 @@ def test_the_writer_keeps_only_respellings_of_english_words(tmp_path: Path) -> N
     with zipfile.ZipFile(wheel, "w") as archive:
         archive.writestr(text_speak_data.SLANG_MEMBER, source)
     assert text_speak_data.spellings(wheel) == [("b4", "before"), ("wht", "what")]
+
+
+def test_a_phone_typo_of_an_asking_word_is_that_word() -> None:
+    assert phone_typo("strated") == "started" and phone_typo("chnage") == "change"
+    assert "strting" not in labels("gliclazide strting dose pls")
+
+
+def test_a_clinical_word_the_vocabulary_lacks_is_no_typo() -> None:
+    # one edit from a frequent English word that is no asking word: left as typed
+    assert phone_typo("articular") is None and phone_typo("costal") is None
+    assert phone_typo("Strated") is None  # capitalised: a name
+    assert phone_typo("abpm") is None
 
 
 # (3) a pidgin's or another language's short word typed as a particle or a term of address

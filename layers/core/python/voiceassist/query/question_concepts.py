@@ -227,7 +227,7 @@ def _concepts(question: str) -> list[Concept]:
         # "hypertention": the English clinical word one edit away; in another language's question a word one edit
         # from an English one is that language's spelling ("maximale"), not a slip
         if not function_words and stem(word.lower()) not in GENERIC_WORDS:
-            word = respelt(word) or word
+            word = respelt(word) or phone_typo(word) or word
         # "resp", "obs", "adren": a clinical word cut short, covered by any word or drug it begins (concepts.py)
         completed = _completed(word) if not function_words else ()
         # "uptitration": also covered by the word after the prefix of orientation ("titration": concepts.py)
@@ -648,6 +648,37 @@ def _unknown(word: str) -> bool:
     return not (word in terminology.english_words() or word in common_words() or plain_words.is_plain(word)
                 or stem(word) in _ordinary() or _clinical_vocabulary(word)
                 or word in terminology.folded_abbreviations() or _completed(word))
+
+
+# A phone typo of a word that says what is asked ("strated", "strting", "chnage"): a lower-case word of MIN_TYPO
+# letters or more that no vocabulary here knows (_unknown_long: no English list, no clinical word, drug, abbreviation
+# or completion, not SCOWL's size-70 words near a term) one swap of two neighbouring letters or one left-out letter
+# (the commonest slips on a phone's keyboard, beside a neighbouring key) from exactly one generic question word
+# (GENERIC_WORDS) of wordfreq Zipf TYPO_ZIPF or more is that word. Only generic words: read against every frequent
+# English word, MIRAGE's anatomy "articular" and "costal" became "particular" and "coastal" (clinical words the
+# vocabulary here lacks). Decision 0024, session 18.
+MIN_TYPO = 6
+TYPO_ZIPF = 4.0
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def phone_typo(word: str) -> str | None:
+    """The generic question word one swap of two neighbouring letters or one left-out letter from an unknown word."""
+    lower = word.lower()
+    if len(lower) < MIN_TYPO or not lower.isalpha() or not lower.isascii() or not word.islower() \
+            or not _unknown_long(lower):
+        return None
+    english = terminology.english_words()
+    swaps = {lower[:i] + lower[i + 1] + lower[i] + lower[i + 2:] for i in range(len(lower) - 1)}
+    inserts = {lower[:i] + c + lower[i:] for i in range(len(lower) + 1) for c in _LETTERS}
+    found = {w for w in swaps | inserts if english.get(w, 0.0) >= TYPO_ZIPF and stem(w) in GENERIC_WORDS}
+    return found.pop() if len(found) == 1 else None
+
+
+def _unknown_long(word: str) -> bool:
+    return not (word in terminology.english_words() or word in common_words() or plain_words.is_plain(word)
+                or _clinical_vocabulary(word) or word in terminology.folded_abbreviations() or _completed(word)
+                or word in terminology.english_near_terms())
 
 
 def _clinical_vocabulary(word: str) -> bool:
