@@ -8,6 +8,7 @@ import pytest
 from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
 from voiceassist.phi.word_lists import CONTRACTIONS, word_list
 from voiceassist.query import evidence
+from voiceassist.query import question_concepts as question_concepts_module
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.wording import asked_clauses, joined_scores, negated_words
 
@@ -221,7 +222,15 @@ def test_asked_clauses_separate_the_case_from_what_is_asked() -> None:
     assert asked_clauses("adrenaline 0.5 mg IM in adults?") is None  # a decimal point ends no sentence
 
 
-def test_question_concepts_a_word_of_the_case_weighs_less_than_a_word_of_the_ask() -> None:
+def test_question_concepts_a_word_of_the_case_weighs_less_than_a_word_of_the_ask(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # (session 18) the ask names a thing of its own, so the story's topics weigh nothing missing and are not named
+    story = evidence.assess("kid 18kg stung by wasp, lips swelling + wheeze. epinephrine IM dose per kg pls",
+                            [hit(EPINEPHRINE, "Anaphylaxis")])
+    assert not {"wasp", "lips"} & set(story.passages[0].missing)
+    assert weights("kid stung by wasp, lips swelling. epinephrine IM dose pls")["wasp"] == 0.0
+    # session 11's reading, the story weighed at GENERIC_WEIGHT, where the story is not read apart
+    monkeypatch.setattr(question_concepts_module, "STORY_APART", False)
     passage = hit(EPINEPHRINE, "Anaphylaxis")
 
     found = evidence.assess("kid 18kg stung by wasp, lips swelling + wheeze. epinephrine IM dose per kg pls", [passage])
@@ -233,7 +242,9 @@ def test_question_concepts_a_word_of_the_case_weighs_less_than_a_word_of_the_ask
     assert weights("epinephrine IM dose after a wasp sting?")["wasp"] == 1.0  # in what is asked: a full topic
 
 
-def test_question_concepts_a_drug_or_condition_of_the_case_keeps_its_weight() -> None:
+def test_question_concepts_a_drug_or_condition_of_the_case_keeps_its_weight(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert weights("pt on bisoprolol not responding to IM adrenaline. glucagon dose?")["responding"] == 0.0  # (s18)
+    monkeypatch.setattr(question_concepts_module, "STORY_APART", False)
     on_drug = weights("pt on bisoprolol not responding to IM adrenaline. glucagon dose?")
     refractory = weights("refractory anaphylaxis after 2 IM doses - how do i make up an adrenaline infusion")
 

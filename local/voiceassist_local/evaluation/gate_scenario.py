@@ -19,6 +19,12 @@ ask with no topic of its own); leaving one writer out over blind5-14: for each w
 on the other writers with no uncovered or population question lost there is applied to the writer held out.
 
     .venv/bin/python -m voiceassist_local.evaluation.gate_scenario --context D.pkl
+
+`--story` (session 18, decision 0024) measures the story apart from the ask: the asking clause's marks weighed
+(wording.MARKS_WEIGHED) and the words only the description names weighing nothing missing where the ask names a thing
+of its own (question_concepts.STORY_APART), leaving one writer out over blind5-17.
+
+    .venv/bin/python -m voiceassist_local.evaluation.gate_scenario --story D.pkl
 """
 
 from __future__ import annotations
@@ -97,6 +103,8 @@ def changes(records: Sequence[GateRecord], before: Sequence[bool], after: Sequen
 
 # the writers of the blind sets, each with its spoken set (blind9 wrote no answers file)
 WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 7, 8, 10, 11, 12, 13, 14, 15)}
+# (session 18) every blind writer with an answers file, for --story
+STORY_WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 7, 8, *range(10, 18))}
 
 
 def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = False, bare_ask: bool = False
@@ -297,8 +305,36 @@ def _report(records: Sequence[GateRecord], outcomes: dict[str, list[bool]], *, w
     return 0
 
 
+# (session 18) the story apart from the ask: whether the marks of an asking clause weigh differently
+# (wording.MARKS_WEIGHED) and whether the words only the description names weigh nothing when the ask names a thing
+# of its own and neither refers back nor acts on the case's course (question_concepts.STORY_APART)
+STORY_VARIANTS = {"none": (False, False), "marks weighed": (True, False), "story apart": (False, True),
+                  "marks weighed + story apart": (True, True)}
+
+
+def story_main(records: Sequence[GateRecord]) -> int:
+    """Each story reading against the gate without either, per writer, and leaving one writer out."""
+    saved = (wording.MARKS_WEIGHED, qc.STORY_APART)
+    outcomes: dict[str, list[bool]] = {}
+    for name, (marks, apart) in STORY_VARIANTS.items():
+        wording.MARKS_WEIGHED, qc.STORY_APART = marks, apart
+        try:
+            outcomes[name] = right(records)
+        finally:
+            wording.MARKS_WEIGHED, qc.STORY_APART = saved
+        print(f"measured {name}", file=sys.stderr, flush=True)
+    global WRITERS
+    kept, WRITERS = WRITERS, STORY_WRITERS
+    try:
+        return _report(records, outcomes)
+    finally:
+        WRITERS = kept
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "--story":
+        return story_main(load(Path(args[1])))
     if args and args[0] == "--context":
         return context_main(load(Path(args[1])))
     if args and args[0] == "--drugs":

@@ -23,7 +23,18 @@ from voiceassist.phi.word_lists import (
     stop_words,
     word_list,
 )
-from voiceassist.query import asked_kinds, diseases, kidney, plain_words, setting, synonyms, terminology, wording
+from voiceassist.query import (
+    asked_kinds,
+    care_setting,
+    diseases,
+    kidney,
+    plain_words,
+    population,
+    setting,
+    synonyms,
+    terminology,
+    wording,
+)
 from voiceassist.query.concepts import MARK as CONCEPT_MARK
 from voiceassist.query.concepts import (
     clinical_words,
@@ -350,11 +361,15 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
     alternatives = {a for c in focus for a in c.alternatives}
     asked_labels = labels | {c.label.lower() for c in asked_concepts}
     background = _background_reach(focus)
+    apart = _ask_apart(focus, asked)
     described = []
     for c in concepts:
         other = not alternatives.intersection(c.alternatives)
         told = other and not _kept_in_scenario(c)
-        if told and c.label.lower() not in asked_labels and _story(c):
+        story = told and c.label.lower() not in asked_labels and _story(c)
+        # (session 18) a topic of the story, where the ask stands apart from it (_ask_apart)
+        story = story or (told and apart and c.topic and c.label.lower() not in labels and not _qualifier(c))
+        if story:
             described.append(replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False))
         elif told and c.topic and c.label.lower() not in labels:
             described.append(replace(c, weight=SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True))
@@ -365,6 +380,48 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
         else:
             described.append(c)
     return described
+
+
+# (session 18) The story apart from the ask. Where the clauses that ask name a thing of their own (a drug, class,
+# disease or abbreviation: _named) and neither refer back to the case (a pronoun or demonstrative: "is that OK",
+# "fine to keep both", "it") nor act on its course of treatment (a verb of continuing, stopping, switching, converting,
+# raising or lowering one: WordNet 3.0's kinds in course_verbs.tsv, the beginning kind aside: "switch to an ARB",
+# "hold metformin"), a topic only the description names weighs nothing when a passage lacks it (fully when one
+# holds it; never named as missing), as the story's no-clinical-sense words already do (an ordinary word that may be
+# the clinical point, "drinks", "fit", keeps GENERIC_WEIGHT, session 15's reading): the
+# case tells who and what happened ("lips swelling + wheeze", "on the ward", "prescribed by doctor in Poland"), the
+# ask what must be answered. Never so: a drug, class or disease of the case (_KEPT_IN_SCENARIO; the background drug
+# keeps BACKGROUND_DRUG_WEIGHT), and a population or setting of care (population.groups, care_setting.stated: "ICU",
+# "on HD", "eighty nine"), left to their readers. Chosen leaving one writer out over blind5-17 with their spoken
+# sets (`python -m voiceassist_local.evaluation.gate_scenario --story D.pkl`; decision 0024, session 18).
+STORY_APART = True
+_REFERS_BACK = re.compile(r"\b(?:it|its|that|this|these|those|them|both|either|same)\b", re.I)
+
+
+def _ask_apart(focus: Sequence[Concept], asked: Sequence[str]) -> bool:
+    text = " ".join(asked)
+    return (STORY_APART and any(_named(c) for c in focus) and not _REFERS_BACK.search(text)
+            and not any(stem(w.lower()) in _changing_verbs() for w in _SURFACE_WORD.findall(text)))
+
+
+@lru_cache(maxsize=1)
+def _changing_verbs() -> frozenset[str]:
+    """The stems of the one-word verbs of course_verbs.tsv (as asked_action.course_verbs reads them) less those of
+    the kind of "start" ("begin", "commence", "introduce")."""
+    table: dict[str, set[str]] = {}
+    for line in terminology.COURSE_VERBS_FILE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        verb, kind = line.split("\t")
+        if " " not in verb:
+            table.setdefault(stem(verb), set()).update(stem(v) for v in kind.split("|") if " " not in v)
+    return frozenset(table) - table.get(stem("start"), set())
+
+
+def _qualifier(concept: Concept) -> bool:
+    """A population or a setting of care, by its label or an abbreviation's meanings ("HD": hemodialysis)."""
+    forms = (concept.label, *abbreviation_meanings(concept.label))
+    return any(population.groups(f) or care_setting.stated(f) for f in forms)
 
 
 # A drug or class only the description of the case names is the patient's background when what is asked is about

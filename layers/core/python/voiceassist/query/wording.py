@@ -272,12 +272,37 @@ def questioned_clauses(text: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+# (session 18) A value the patient is at or on is told, not asked: a clause names the value it asks unless a
+# preposition of state stands before the value's noun and its value words ("Metformin at max dose 3 months, HbA1c
+# still 9%, what do I add next?", "on full dose": Quirk et al. 1985, 9.7, 9.20). A heading of at most
+# HEADING_WORDS words before a colon or a spaced dash at the question's head names what the asking clause after it is
+# about ("Pre-op: hold metformin on the day of surgery or the day before?", "Sick day rules - should he hold ..."):
+# it asks with that clause. An alternative question typed without its mark (Quirk et al. 1985, 11.20): where no "?" is
+# typed, a last clause offering alternatives with "or" asks ("what to add after metformin fails - sglt2 or
+# sulfonylurea"). Measured leaving one writer out (decision 0024, session 18).
+MARKS_WEIGHED = True  # False: the clauses read as before session 18 (the measurement's baseline)
+_STATE = frozenset({"at", "on"})
+_TOLD_VALUE_WORDS = frozenset({"max", "maximum", "maximal", "full", "top", "usual", "same", "current", "starting",
+                               "the", "a", "his", "her", "their", "this", "that"})
+
+
+def _told_value(words: list[str], at: int) -> bool:
+    """Whether the value's noun at `at` follows a preposition of state, its value words between ("at max dose")."""
+    before = at - 1
+    while before >= 0 and words[before] in _TOLD_VALUE_WORDS:
+        before -= 1
+    return before >= 0 and words[before] in _STATE
+HEADING_WORDS = 3
+_HEADING_END = re.compile(r":|\s[-\u2013\u2014]+\s")
+_ALTERNATIVE = re.compile(r"\bor\b", re.I)
+
+
 def asked_clauses(text: str) -> tuple[str, ...] | None:
     """The clauses of `text` that ask, in order; None when every clause asks or only one clause is written (the
     question has no separate description of the case)."""
     commands = COMMAND_WORDS if exam_item(text) else frozenset()
     text = unframed(text)
-    clauses: list[tuple[str, bool]] = []
+    clauses: list[tuple[str, bool, bool, bool]] = []  # (clause, marked as asking, naming a value, a heading)
     position = 0
     for end in [*_CLAUSE_END.finditer(text), None]:
         piece = text[position:end.start() if end else len(text)]
@@ -287,10 +312,20 @@ def asked_clauses(text: str) -> tuple[str, ...] | None:
             continue
         while len(words) > 1 and words[0] in _OPENING_CONJUNCTION:
             words = words[1:]
-        asks = ((end is not None and "?" in end.group()) or words[0] in _INTERROGATIVE or words[0] in commands
-                or any(w in _REQUEST or ATTRIBUTE.fullmatch(w) for w in words))
-        clauses.append((piece.strip(), asks))
+        marked = ((end is not None and "?" in end.group()) or words[0] in _INTERROGATIVE or words[0] in commands
+                  or any(w in _REQUEST for w in words))
+        heading = (not clauses and end is not None and bool(_HEADING_END.fullmatch(end.group()))
+                   and len(words) <= HEADING_WORDS)
+        valued = any(ATTRIBUTE.fullmatch(w) and not (MARKS_WEIGHED and _told_value(words, i))
+                     for i, w in enumerate(words))
+        clauses.append((piece.strip(), marked, valued, heading))
     if len(clauses) < 2:
         return None
-    asked = tuple(piece for piece, asks in clauses if asks) or (clauses[-1][0],)
+    asks = [marked or valued for _, marked, valued, _ in clauses]
+    if MARKS_WEIGHED:
+        if "?" not in text and _ALTERNATIVE.search(clauses[-1][0]):
+            asks[-1] = True
+        if clauses[0][3] and any(asks[1:]):
+            asks[0] = True
+    asked = tuple(clause[0] for clause, ask in zip(clauses, asks, strict=True) if ask) or (clauses[-1][0],)
     return None if len(asked) == len(clauses) else asked
