@@ -126,6 +126,14 @@ _IN_FOOD = re.compile(
 )
 
 
+# (session 18) a habit or a symptom made to cease is care, as a comfort is: "make him stop smoking", "make her stop
+# coughing" (the habits and symptoms of part c below)
+_CEASED = re.compile(r"\bmak(?:e|es|ing)\s+(?:[\w'’-]+\s+){1,2}?stop\s+(?P<ceased>\w+ing)\b", re.I)
+# something put into the person's food, drink or mouth: "putting something in his whisky", "crush it into her yoghurt"
+_PUT_INTO = re.compile(r"\b(?:put|puts|putting|add|adds|adding|mix|mixes|mixing|crush|crushes|crushing|stir|stirs"
+                       r"|stirring|drop|drops|dropping)\s+(?:[\w'’-]+\s+){0,2}?(?:in|into)\s+(?:his|her|their)\b", re.I)
+
+
 def care_act(text: str) -> bool:
     """Whether `text` asks how the asker is to act on a patient (give, treat, monitor, tell, position) with no aim of
     harm: no harmful outcome sought, no harm named outside a condition, no result wanted of the person, nothing
@@ -137,7 +145,8 @@ def care_act(text: str) -> bool:
     if len(text.split()) > MAX_WORDS or not _PERSON.search(acted_on) or _NOT_A_PATIENT.search(text):
         return False
     tokens = tokens_of(text)
-    caused = [m for m in _CAUSED.finditer(text) if not _COMFORT.match(text, m.start())]
+    caused = [m for m in _CAUSED.finditer(text) if not _COMFORT.match(text, m.start()) and not (
+        (ceased := _CEASED.match(text, m.start())) and _habit_or_symptom(ceased.group("ceased")))]
     return not (
         goal_outcome(tokens)
         or harm_named_unconditioned(text)
@@ -145,6 +154,7 @@ def care_act(text: str) -> bool:
         or caused
         or _HIDDEN.search(text)
         or _IN_FOOD.search(text)
+        or _PUT_INTO.search(text)
         or evasion_or_own_harm(_MASK_WORN.sub("their device", text))
     )
 
@@ -169,6 +179,7 @@ def care_act(text: str) -> bool:
 #    after the ceasing, which a causative ("make", "put", "send", "shut", "keep") with the person as its object
 #    governs: "make the baby stop crying for good", "put them to sleep forever"; "get them to stop smoking for good"
 #    is persuasion (get ... to), not caused, and "make them stop scratching their eczema for good" ends a symptom;
+#    nor a habit or a symptom ceased ("make him stop smoking for good", "stop coughing for good": session 18);
 # d. the person silenced about the asker's own act: a verb of preventing (stop, keep, prevent) with the person as
 #    its object, a verb of telling (tell, say, report, talk, call) and, as what is not to be told, the asker's own act
 #    ("what I did", "about me / us", "on me"): "stop them telling anyone what I did to them"; "keep them from telling
@@ -182,10 +193,33 @@ _ANYONE_ACTED_ON = re.compile(r"\b(?:someone|somebody)(?:['’]s)?\b", re.I)
 _END = r"(?:for\s+good|for\s*ever|permanently|evermore|eternally)\b"
 _CAUSED_TO_CEASE = re.compile(
     r"\b(?:make|makes|making|put|puts|putting|send|sends|sending|shut|shuts|shutting|keep|keeps|keeping)\s+"
-    r"(?P<who>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s+(?:(?:to\s+)?sleep|stop(?:\s+\w+ing)?|quiet|quieten|silent|still|hush|up"
+    r"(?P<who>[\w'’-]+(?:\s+[\w'’-]+){0,2}?)\s+(?:(?:to\s+)?sleep|stop(?:\s+(?P<ceased>\w+ing))?|quiet|quieten|silent|still|hush|up"
     r"|be\s+(?:quiet|silent|still))\s+" + _END,
     re.I,
 )
+# (session 18, refuse18) a habit or a symptom ended is not a life: the ceasing's gerund a habit of intake or play
+# (WordNet 3.0's troponyms of smoke.v.01, drink.v.03 and drink.v.05 "consume alcohol", drug.v.02 "use recreational
+# drugs", use.v.02 "take or consume regularly or habitually" and gamble.v.02 "play games for money"), or a symptom
+# (verb.body synsets derivationally related to a hyponym of symptom.n.01, pain.n.01's and suffering's excluded:
+# "stop suffering / hurting for good" is how an end of life is asked): "make him stop smoking for good", "make the
+# baby stop hiccuping for good". "Vape" is not in WordNet 3.0 and is not read.
+_HABITS = frozenset({
+    "smoke", "chain-smoke", "puff", "whiff", "inhale", "drink", "booze", "fuddle", "tope", "tipple", "souse", "soak",
+    "tank", "inebriate", "pub-crawl", "claret", "port", "wine", "bib", "drug", "dope", "snort", "mainline", "inject",
+    "free-base", "base", "pop", "drop", "use", "habituate", "gamble", "game", "bet", "wager", "stake", "punt", "dice",
+    "gage", "parlay", "ante",
+})
+_SYMPTOMS = frozenset({
+    "cough", "sneeze", "hiccup", "hiccough", "twitch", "jerk", "shiver", "shudder", "fibrillate", "constipate",
+    "obstipate", "inflame", "atrophy", "crick", "rick", "wrick", "sprain", "wrench",
+})
+
+
+def _habit_or_symptom(ceased: str | None) -> bool:
+    """Whether the ceasing's gerund ("smoking", "hiccuping") is a habit or a symptom of the lists above."""
+    return ceased is not None and any(base in _HABITS | _SYMPTOMS for base in inflection_bases(ceased.lower()))
+
+
 _SILENCED = re.compile(
     r"\b(?:stop|stops|stopping|keep|keeps|keeping|prevent|prevents|preventing)\s+(?P<who>[\w'’-]+(?:\s+[\w'’-]+){0,1}?)"
     r"\s+(?:from\s+)?(?:telling|saying|reporting|talking|speaking|grassing|calling|ringing)\b(?P<rest>[^.?!]*)",
@@ -382,7 +416,8 @@ def harm_act(text: str) -> str | None:
         return "outcome"
     if attributed_blameless(words) or _BLAME_DEFLECTED.search(acted_on):
         return "blameless"
-    if any(_a_person(m.group("who")) for m in _CAUSED_TO_CEASE.finditer(acted_on)):
+    if any(_a_person(m.group("who")) and not _habit_or_symptom(m.group("ceased"))
+           for m in _CAUSED_TO_CEASE.finditer(acted_on)):
         return "end"
     if any(_a_person(m.group("who")) and _TOLD.search(m.group("rest")) for m in _SILENCED.finditer(acted_on)):
         return "silenced"

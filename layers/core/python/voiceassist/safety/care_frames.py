@@ -103,6 +103,37 @@ def covert_administration_as_law(text: str) -> bool:
     return bool(COVERT_ADMINISTRATION_AS_LAW.search(text) and _PATIENT_IN_CARE.search(text))
 
 
+# (session 18, refuse18) The same frame for any act: a question whose asked thing is the law, the regulation, the
+# guidance, the policy or the documentation of an act ("What is the law on covert medication in a care home?", "What
+# are the rules on witnessing the destruction of schedule 2 drugs?"): what governs the act, not how to do it. The
+# normative nouns are those of the texts a clinician is governed by (the Acts and Regulations, the GMC's and the NMC's
+# guidance and codes, NICE guidelines, local policy, the CD register's record-keeping); a bare "process", "procedure"
+# or "protocol" is also a recipe's word ("the procedure for making ricin") and counts only after "legal", "lawful",
+# "statutory" or "formal". The noun governs the act ("on", "for", "about", "regarding", "around", "covering"), or a
+# source is asked what it says ("what does the Mental Capacity Act say about ..."). Not with a method asked beside it
+# ("how to", "step by step", "without getting caught"), nor an evasion or a harm of the asker's own.
+_GOVERNING = (r"(?:law|laws|legislation|legal\s+(?:position|requirements?|process|procedure|framework|status|duty"
+              r"|duties|obligations?)|lawful\s+(?:process|procedure|basis)|statutory\s+(?:duty|duties|process"
+              r"|procedure|requirements?)|formal\s+(?:process|procedure)|regulations?|rules|requirements?|guidance"
+              r"|guidelines?|policy|policies|code\s+of\s+(?:practice|conduct)|documentation|paperwork"
+              r"|record[- ]keeping)")
+LAWFUL_PROCESS_ASKED = re.compile(
+    r"^\s*(?:what|which|where|is|are|does|do)\b[^.?!\n]{0,30}?\b" + _GOVERNING
+    + r"(?:\s+(?:is|are)\s+there)?\s+(?:on|for|about|regarding|around|covering|governing|in\s+relation\s+to)\b"
+    r"|^\s*what\s+(?:does|do)\s+(?:the\s+)?(?:[A-Z][\w-]*\s+){0,4}?(?:Act|law|guidance|guidelines?|code|policy"
+    r"|regulations?|GMC|NMC|NICE|CQC)\s+say\s+(?:about|on|regarding)\b", re.I)
+_METHOD = re.compile(r"\b(?:how\s+to|step[- ]by[- ]step|steps\s+to|recipe|instructions|ingredients|best\s+way"
+                     r"|easiest\s+way|if\s+(?:i|we)\s+(?:want|wanted|plan|planned|need)|i\s+want\s+to)\b", re.I)
+
+
+def lawful_process_asked(text: str) -> bool:
+    """Whether a question of one sentence asks what the law, the guidance, the policy or the documentation of an act
+    is (the frame above), with no method asked, no evasion and no harm of the asker's own."""
+    return (text.count("?") <= 1 and len(text.split()) <= MAX_QUESTION_WORDS
+            and bool(LAWFUL_PROCESS_ASKED.search(text.strip())) and not _METHOD.search(text)
+            and not _EVADING.search(text) and not _OWN_ACT.search(text))
+
+
 # A question whose asked act is a duty of reporting (report, refer, escalate, notify, raise a concern: HM Government
 # 2023 and the Care Act 2014 s.42, as above; the NHS's freedom-to-speak-up duty): "how do I report it", "how should
 # staff report a suspected data breach". What is reported may be any wrong (a colleague's diversion, a breach); the
@@ -133,6 +164,11 @@ def reporting_asked(text: str) -> bool:
 # Not with an evasion or a concealment of the asker's own ("protect myself from getting caught") in the text.
 _PROTECTIVE_ACT = (r"(?:protect|secure|safeguard|encrypt|defend|guard against|prevent|spot|recogni[sz]e|detect|identify"
                    r"|look out for|watch out for|warn|recover from|dispose of|safely dispose of|lock away"
+                   # (session 18) the destruction of a stock of medicines out of use, as NICE NG46 1.13 and the
+                   # Misuse of Drugs Regulations 2001 (reg. 27) have it: "destroy expired controlled drugs"
+                   r"|(?:destroy|denature)\s+(?:the\s+|our\s+|any\s+|all\s+)?(?:expired|out[- ]of[- ]date"
+                   r"|unused|unwanted|returned|patient[- ]returned|leftover|obsolete|stock)\s+(?:[\w-]+\s+){0,2}?"
+                   r"(?:controlled\s+drugs|cds|drugs|medicines|medications|stock|opioids|ampoules|tablets|patches)"
                    r"|store\s+(?:[\w-]+\s+){0,4}?(?:safely|securely|locked)"
                    r"|keep\s+(?:[\w-]+\s+){1,4}?(?:safe|secure|private|confidential|out of|away from|locked)"
                    # (post14b, blind14 drove it: development figures) teaching someone else to use a rescue kit: the

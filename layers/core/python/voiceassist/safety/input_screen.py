@@ -48,6 +48,7 @@ from voiceassist.safety.attack_classifier import AttackClassifier, load_classifi
 from voiceassist.safety.care_frames import (
     care_of_harm_suffered,
     covert_administration_as_law,
+    lawful_process_asked,
     manner_of_asking,
     protection_asked,
     reporting_asked,
@@ -431,7 +432,8 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
             found.pop(HARMFUL, None)
     # a role-play that casts a part of a clinical encounter ("you be the angry relative and I'll be the registrar") is
     # teaching, as the pretending pattern reads it; and covert administration asked as law or procedure for a patient
-    # in care (NICE NG67), or how to report a wrong (care_frames.reporting_asked): the models read the topic, so their
+    # in care (NICE NG67), the law, guidance or documentation of any act (care_frames.lawful_process_asked, session
+    # 18), or how to report a wrong (care_frames.reporting_asked): the models read the topic, so their
     # jailbreak, or harmful, flag alone is lifted before the classifier reads the text
     # a question asking how to protect, recognise a threat or dispose of medicines safely (care_frames.protection_asked)
     # is a defence against the threat the models read: their harmful and jailbreak flags alone are lifted (session 13)
@@ -455,7 +457,8 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # lifted; the classifier still reads the text
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
             (HARMFUL, INJECTION, JAILBREAK) if care_act(text) else ()) + (
-            (HARMFUL,) if covert_administration_as_law(text) or reporting_asked(text) else ()) + (
+            (HARMFUL,) if covert_administration_as_law(text) or lawful_process_asked(text) or reporting_asked(text)
+            else ()) + (
             (HARMFUL, JAILBREAK) if protective or manner_of_asking(text) else ()) + (
             (INJECTION, JAILBREAK) if form_only else ()) + (
             (HARMFUL,) if own_privacy or cast_for_teaching else ()):

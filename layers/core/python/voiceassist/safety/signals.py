@@ -358,7 +358,43 @@ def own_privacy_asked(text: str) -> bool:
             and not _SHOWN_TO_ME.search(text))
 
 
+# (session 18, refuse18) A person's own care kept confidential from others is lawful: the GMC's "0-18 years" (2018)
+# and "Confidentiality" (2017) guidance and the Fraser guidelines (Gillick v West Norfolk AHA [1986]) let a competent
+# young person, and any adult patient, receive contraception, sexual-health care or a termination without their
+# parents or partner knowing. The concealment reading's "without <someone> knowing" is not taken when the act before
+# it is that person's own receiving of care (the patient the subject of get / have / receive / see / access / seek /
+# ask for / consent to / be treated ...), or the clinician's lawful act (prescribe, provide, offer, treat, see, refer)
+# with the frame's vocabulary named (Fraser, Gillick, competent, confidential, consent); never with the asker's own act
+# done to the person after it ("without her parents knowing I gave her the pills") or the asker's own aim ("so I can").
+_OWN_CARE = re.compile(
+    r"\b(?:can|could|may|might|should|would|will|does|do|is|are|if)\s+(?:an?\s+|the\s+|my\s+|our\s+|this\s+)?"
+    r"(?:(?:\w+\s+){0,2}?(?:\d{1,2}[- ]?(?:year|yr)[- ]?olds?|teenagers?|teens?|minors?|child|children"
+    r"|young\s+(?:person|people)|adolescents?|girls?|boys?|patients?|wom[ae]n|m[ae]n|students?|adults?)|she|he|they)\s+(?:\w+\s+){0,2}?"
+    r"(?:get|gets|have|has|receive|receives|access|see|sees|seek|seeks|request|requests|ask\s+for|asks\s+for|consent"
+    r"|consents|attend|attends|be\s+(?:seen|treated|tested|given|prescribed|referred|fitted|offered))\b"
+    r"|\b(?:\d{1,2}[- ]?(?:year|yr)[- ]?olds?|teenagers?|young\s+(?:person|people)|minors?|patients?|girls?|boys?)\s+"
+    r"(?:seeking|requesting|asking\s+for|wanting|getting|having)\b", re.I)
+_LAWFUL_CLINICAL_ACT = re.compile(r"\b(?:can|could|may|should|do)\s+(?:i|we)\s+(?:legally\s+)?(?:prescribe|provide"
+                                  r"|give|offer|treat|see|refer|fit|test|supply)\b", re.I)
+_CONFIDENTIALITY_FRAME = re.compile(r"\b(?:fraser|gillick|competen(?:t|ce|cy)|confidential\w*|consent\w*)\b", re.I)
+_HIDDEN_ACT_OF_ASKER = re.compile(r"\b(?:i|we)\s+(?:\w+\s+)?(?:gave|give|given|put|slipped|did|do|done|took|take"
+                                  r"|had|have\s+(?:sex|slept)|slept|sleep|touched|hit|hurt)\b|\bso\s+(?:that\s+)?"
+                                  r"(?:i|we)\b|\babout\s+(?:me|us)\b", re.I)
+
+
+def _confidential_care(text: str, match: re.Match[str]) -> bool:
+    """Whether a concealment match "without <someone> knowing" keeps a person's own lawful care confidential (above)."""
+    if not match.group().lower().startswith("without"):
+        return False
+    before, after = text[: match.start()], text[match.end():]
+    own_care = _OWN_CARE.search(before) or (
+        _LAWFUL_CLINICAL_ACT.search(before) and _CONFIDENTIALITY_FRAME.search(text))
+    return bool(own_care) and not _HIDDEN_ACT_OF_ASKER.search(after) and not _HIDDEN_ACT_OF_ASKER.search(before)
+
+
 def _found(kind: str, pattern: re.Pattern[str], text: str) -> bool:
+    if kind == "concealment":
+        return any(not _confidential_care(text, m) for m in pattern.finditer(text))
     if kind == "other_users":
         return any(not _own_privacy_asked(text, m.start()) for m in pattern.finditer(text))
     if kind == "refusal_suppression":
