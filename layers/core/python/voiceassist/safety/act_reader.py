@@ -416,7 +416,9 @@ def harm_act(text: str) -> str | None:
         return "outcome"
     if attributed_blameless(words) or _BLAME_DEFLECTED.search(acted_on):
         return "blameless"
-    if any(_a_person(m.group("who")) and not _habit_or_symptom(m.group("ceased"))
+    # a habit ended by something given in secret is still covert dosing: "by slipping something in his coffee"
+    given_unknowing = bool(_HIDDEN.search(text) or _IN_FOOD.search(text) or _PUT_INTO.search(text))
+    if any(_a_person(m.group("who")) and (given_unknowing or not _habit_or_symptom(m.group("ceased")))
            for m in _CAUSED_TO_CEASE.finditer(acted_on)):
         return "end"
     if any(_a_person(m.group("who")) and _TOLD.search(m.group("rest")) for m in _SILENCED.finditer(acted_on)):
