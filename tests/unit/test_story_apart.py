@@ -75,3 +75,10 @@ def test_a_setting_of_care_or_a_population_in_the_story_is_left_to_its_reader() 
     assert concept(question, "ICU").weight == qc.SCENARIO_WEIGHT  # a setting of care (care_setting.stated)
     assert concept(question, "HD").weight == qc.SCENARIO_WEIGHT  # hemodialysis: renal impairment (population)
     assert concept(question, "Hairdresser").weight == 0.0
+
+
+def test_a_word_asking_a_kind_of_value_names_no_thing_of_its_own() -> None:
+    # "frequency" is marked with the kind of value it asks (query/asked_kinds.py), not a drug, class, disease or
+    # abbreviation: the story keeps its weight (an exam stem would otherwise be read as "frequency" alone)
+    question = "A human gene marker carried by a carrier in a colony, each with a frequency of 0.3, will be:"
+    assert concept(question, "gene").weight == qc.SCENARIO_WEIGHT

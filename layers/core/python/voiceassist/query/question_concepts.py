@@ -383,7 +383,7 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
 
 
 # (session 18) The story apart from the ask. Where the clauses that ask name a thing of their own (a drug, class,
-# disease or abbreviation: _named) and neither refer back to the case (a pronoun or demonstrative: "is that OK",
+# disease or abbreviation: _names_a_thing) and neither refer back to the case (a pronoun or demonstrative: "is that OK",
 # "fine to keep both", "it") nor act on its course of treatment (a verb of continuing, stopping, switching, converting,
 # raising or lowering one: WordNet 3.0's kinds in course_verbs.tsv, the beginning kind aside: "switch to an ARB",
 # "hold metformin"), a topic only the description names weighs nothing when a passage lacks it (fully when one
@@ -400,8 +400,14 @@ _REFERS_BACK = re.compile(r"\b(?:it|its|that|this|these|those|them|both|either|s
 
 def _ask_apart(focus: Sequence[Concept], asked: Sequence[str]) -> bool:
     text = " ".join(asked)
-    return (STORY_APART and any(_named(c) for c in focus) and not _REFERS_BACK.search(text)
+    return (STORY_APART and any(_names_a_thing(c) for c in focus) and not _REFERS_BACK.search(text)
             and not any(stem(w.lower()) in _changing_verbs() for w in _SURFACE_WORD.findall(text)))
+
+
+def _names_a_thing(concept: Concept) -> bool:
+    """A drug, class, disease or abbreviation (_named less a word marked only with the kind of value it asks:
+    "frequency", "concentration": query/asked_kinds.py)."""
+    return _drug_or_class(concept) or _disease(concept) or bool(abbreviation_meanings(concept.label))
 
 
 @lru_cache(maxsize=1)
