@@ -392,7 +392,16 @@ def _confidential_care(text: str, match: re.Match[str]) -> bool:
     return bool(own_care) and not _HIDDEN_ACT_OF_ASKER.search(after) and not _HIDDEN_ACT_OF_ASKER.search(before)
 
 
+# (session 18, refuse18) "make" as a causative of ceasing, not of manufacture: "make them stop using heroin", "make him
+# quit crack" (a person as the object, then WordNet 3.0's stop.v / quit.v / give_up.v / cease.v / kick.v "give up a
+# habit" or "come off" / "cut down"): the drug is the habit ended, not a product
+_CEASING_CAUSED = re.compile(r"mak(?:e|ing)\s+(?:them|him|her|me|us|you|people|someone|somebody|(?:my|our|the|a|this)"
+                             r"\s+[\w-]+)\s+(?:stop|quit|give\s+up|cease|kick|come\s+off|cut\s+(?:down|back))\b", re.I)
+
+
 def _found(kind: str, pattern: re.Pattern[str], text: str) -> bool:
+    if kind == "drug_synthesis":
+        return any(not _CEASING_CAUSED.match(m.group()) for m in pattern.finditer(text))
     if kind == "concealment":
         return any(not _confidential_care(text, m) for m in pattern.finditer(text))
     if kind == "other_users":
