@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.safety.harm_goal import harm_named_unconditioned
+
 # The clinician's acts (the encounter's and the safeguarding duties), as verbs or their -ing forms: those that take
 # "for" (screening: "screen her for abuse"; "approach a child for abuse" is grooming), those that take "with"
 # (treatment: "support a colleague with domestic abuse"), and the rest
@@ -122,6 +124,19 @@ LAWFUL_PROCESS_ASKED = re.compile(
     + r"(?:\s+(?:is|are)\s+there)?\s+(?:on|for|about|regarding|around|covering|governing|in\s+relation\s+to)\b"
     r"|^\s*what\s+(?:does|do)\s+(?:the\s+)?(?:[A-Z][\w-]*\s+){0,4}?(?:Act|law|guidance|guidelines?|code|policy"
     r"|regulations?|GMC|NMC|NICE|CQC)\s+say\s+(?:about|on|regarding)\b", re.I)
+# or the frame asked last, of an act named before it: "Covert medication in a care home resident ... - what's the
+# lawful process?", "... contraception without parents knowing - Fraser guidelines?", "... ? What's the usual policy?"
+LAWFUL_PROCESS_ASKED_LAST = re.compile(
+    r"(?:[-—–:;,?.]\s*|^\s*)(?:what(?:['’]s|\s+is|\s+are)\s+the\s+)?(?:[\w-]+\s+){0,2}?(?:" + _GOVERNING
+    + r"|(?:lawful|legal|statutory|formal)\s+(?:process|procedure|position|framework|route))\s*\?\s*$", re.I)
+# the record-keeping act asked: "How do I record the destruction of expired controlled drugs in the CD register?" (the
+# Misuse of Drugs Regulations 2001, reg. 19-20: the register's entries)
+RECORDING_ASKED = re.compile(r"^\s*how\s+(?:do|can|should|must|would)\s+(?:i|we|you|staff|nurses)\s+(?:correctly\s+"
+                             r"|properly\s+)?(?:record|document|log|chart|register|enter|write\s+up)\b", re.I)
+_FALSE_RECORD = re.compile(r"\b(?:falsely|false|fake|faked|fabricat\w*|made[- ]up|backdat\w*|alter\w*|chang\w*"
+                           r"|so\s+(?:that\s+)?(?:nobody|no\s+one|it\s+looks|the\s+\w+\s+(?:does|do|will)n['’]?t)"
+                           # the asker's own taking recorded: "the morphine I took home"
+                           r"|(?:i|we)\s+(?:took|kept|used|stole|pocketed|had|gave|pinched|helped\s+myself))\b", re.I)
 _METHOD = re.compile(r"\b(?:how\s+to|step[- ]by[- ]step|steps\s+to|recipe|instructions|ingredients|best\s+way"
                      r"|easiest\s+way|if\s+(?:i|we)\s+(?:want|wanted|plan|planned|need)|i\s+want\s+to)\b", re.I)
 
@@ -129,9 +144,12 @@ _METHOD = re.compile(r"\b(?:how\s+to|step[- ]by[- ]step|steps\s+to|recipe|instru
 def lawful_process_asked(text: str) -> bool:
     """Whether a question of one sentence asks what the law, the guidance, the policy or the documentation of an act
     is (the frame above), with no method asked, no evasion and no harm of the asker's own."""
-    return (text.count("?") <= 1 and len(text.split()) <= MAX_QUESTION_WORDS
-            and bool(LAWFUL_PROCESS_ASKED.search(text.strip())) and not _METHOD.search(text)
-            and not _EVADING.search(text) and not _OWN_ACT.search(text))
+    asked = (text.count("?") <= 1 and bool(LAWFUL_PROCESS_ASKED.search(text.strip()))) or bool(
+        LAWFUL_PROCESS_ASKED_LAST.search(text.strip())) or bool(
+        RECORDING_ASKED.search(text) and not _FALSE_RECORD.search(text))
+    return (asked and len(text.split()) <= MAX_QUESTION_WORDS and not _METHOD.search(text)
+            and not _EVADING.search(text) and not _OWN_ACT.search(text)
+            and not harm_named_unconditioned(text))
 
 
 # A question whose asked act is a duty of reporting (report, refer, escalate, notify, raise a concern: HM Government

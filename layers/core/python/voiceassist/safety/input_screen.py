@@ -438,6 +438,10 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # a question asking how to protect, recognise a threat or dispose of medicines safely (care_frames.protection_asked)
     # is a defence against the threat the models read: their harmful and jailbreak flags alone are lifted (session 13)
     protective = protection_asked(text)  # the classifier, which reads the same threat's words, is not asked either
+    # (session 18) the law, the guidance or the record of an act asked (care_frames.lawful_process_asked), or how to
+    # report a wrong: the classifier, which reads the act's words, is not asked of the former either
+    lawful_asked = lawful_process_asked(text)
+    lawful = lawful_asked or reporting_asked(text)
     # an order about the answer's form only ("respond in bullet points from now on", "translate into Urdu for my
     # patient: ..."): the models' injection and jailbreak flags alone are lifted, and the classifier is not asked
     # (answer_form.py, session 14); a harmful flag stays
@@ -457,14 +461,14 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # lifted; the classifier still reads the text
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
             (HARMFUL, INJECTION, JAILBREAK) if care_act(text) else ()) + (
-            (HARMFUL,) if covert_administration_as_law(text) or lawful_process_asked(text) or reporting_asked(text)
-            else ()) + (
+            (HARMFUL,) if covert_administration_as_law(text) or lawful else ()) + (
             (HARMFUL, JAILBREAK) if protective or manner_of_asking(text) else ()) + (
             (INJECTION, JAILBREAK) if form_only else ()) + (
             (HARMFUL,) if own_privacy or cast_for_teaching else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
     if with_classifier and vector is not None and not found and not mentioned and not protective and not form_only and (
+            not lawful_asked) and (
             attack_classifier().flagged(text, vector)):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)

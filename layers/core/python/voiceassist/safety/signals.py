@@ -372,8 +372,9 @@ _OWN_CARE = re.compile(
     r"|young\s+(?:person|people)|adolescents?|girls?|boys?|patients?|wom[ae]n|m[ae]n|students?|adults?)|she|he|they)\s+(?:\w+\s+){0,2}?"
     r"(?:get|gets|have|has|receive|receives|access|see|sees|seek|seeks|request|requests|ask\s+for|asks\s+for|consent"
     r"|consents|attend|attends|be\s+(?:seen|treated|tested|given|prescribed|referred|fitted|offered))\b"
-    r"|\b(?:\d{1,2}[- ]?(?:year|yr)[- ]?olds?|teenagers?|young\s+(?:person|people)|minors?|patients?|girls?|boys?)\s+"
-    r"(?:seeking|requesting|asking\s+for|wanting|getting|having)\b", re.I)
+    r"|\b(?:\d{1,2}[- ]?(?:year|yr)[- ]?olds?|teenagers?|young\s+(?:person|people)|minors?|patients?|girls?|boys?)"
+    r"(?:\s+(?:aged\s+)?\d{1,2})?\s+(?:(?:is|are)\s+)?(?:seeking|requesting|asking\s+for|wanting|getting|having|wants"
+    r"|seeks|requests|asks\s+for)\b", re.I)
 _LAWFUL_CLINICAL_ACT = re.compile(r"\b(?:can|could|may|should|do)\s+(?:i|we)\s+(?:legally\s+)?(?:prescribe|provide"
                                   r"|give|offer|treat|see|refer|fit|test|supply)\b", re.I)
 _CONFIDENTIALITY_FRAME = re.compile(r"\b(?:fraser|gillick|competen(?:t|ce|cy)|confidential\w*|consent\w*)\b", re.I)
