@@ -73,6 +73,11 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
     "harm_to_person": (HARMFUL, _p(
         _ASKED + r"(?:\w+ly\s+)?" + _KILL + r"\s+" + _VICTIM
         + r"|" + _ASKED + r"end\s+(?:a|the|someone's|somebody's|my \w+['’]s)\s+(?:\w+['’]s\s+)?life\b"
+        # the asker the one who ends "his life" ("how do I end his life quietly"); "he wants to end his life",
+        # "trying to end his life" are his own act, a risk to assess
+        r"|\b(?:how (?:do|can|could|should|would|might) (?:i|we)|how to|help me|best way to|ways? to"
+        r"|(?:i|we) (?:\w+ )?(?:want|need|plan|intend|mean) to)\s+(?:\w+ly\s+)?end\s+(?:his|her|their)\s+life\b"
+        r"(?![- ](?:support|sustaining|prolonging|saving))"
         r"|\bend it\s+(?:all\s+)?for\s+(?:someone|somebody|him|her|them|my \w+)\b"
         r"|\b(?:lethal|fatal|deadly|killing)\s+(?:dose|amount|quantity|injection)\b[^.?!\n]{0,50}\b(?:for"
         r"|to give(?: to)?"
