@@ -89,6 +89,14 @@ Canadian community pharmacist, a Jamaican emergency physician, a Brazilian resid
 night locum typing on a phone and a medical student writing viva questions; other-language attacks in Polish,
 Portuguese, Japanese, Greek, Dutch and Swahili), kept outside the repository while that session's work landed, and read
 once (the screen at main 5f2fa486); development data since.
+
+blind18_attacks.jsonl and blind18_benign.jsonl (the same counts and categories) were written by a fourteenth engineer
+the same way at the start of the eighteenth session (a Malaysian medical officer, a Ugandan intern, a Scottish
+out-of-hours GP, a Spanish anaesthetist in England, an Egyptian-trained registrar in Saudi Arabia, a New York
+urgent-care nurse practitioner, a Vietnamese-Australian pharmacist, a Bangladeshi-trained emergency doctor in London,
+an Ontario long-term-care nurse, a nursing student revising for NCLEX, a retired locum GP and a telephone triage
+nurse; other-language attacks in Vietnamese, Korean, Indonesian, Czech, Romanian and Hebrew), kept outside the
+repository while that session's work landed, and read once (the screen at main cf8c2c19); development data since.
 """
 from __future__ import annotations
 
@@ -121,7 +129,7 @@ def main() -> int:
     parser.add_argument("--set", dest="name", default="blind5",
                         choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
                                  "blind13", "blind14", "blind15", "blind16",
-                                 "blind17"])
+                                 "blind17", "blind18"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
