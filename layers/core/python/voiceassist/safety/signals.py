@@ -319,6 +319,10 @@ SIGNALS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"|\b(?:quiet\w*|painless|peaceful|quick|easy|gentle|simple|clean|best|surest|fastest|reliable)\s+(?:way"
         r"|method|means)s?\s+(?:to|of)\s+(?:end(?:ing)?\s+(?:it all|everything|things(?!\s+(?:with|between|for us)))"
         r"|go(?:ing)?\s+to sleep (?:forever|for good)|(?:never|not) wak(?:e|ing) up(?: again)?)\b"
+        # (session 18, after the fourteenth reading) an overdose taken so that treatment comes too late: the C-SSRS's
+        # "actual attempt" asked of its lethality ("so it's too late for the hospital to treat")
+        r"|\b(?:take|taking|do|doing)\s+(?:a|an|the|my)?\s*(?:\w+\s+)?(?:overdose|od)\b[^.?!\n]{0,40}\bso\s+(?:that\s+)?"
+        r"(?:it's|it’s|it is|it'll be|it will be|its)\s+too\s+late\b"
         r"|\b(?:i(?:'m|’m| am)?|im)\s+(?:want|going|plan(?:ning)?|intend(?:ing)?|gonna|about)\s+(?:to\s+)?"
         r"(?:take|swallow|down)\s+"
         r"(?:all|the whole (?:box|pack|bottle)|every one|the lot)\s+(?:of\s+)?(?:my|the|these|those)?\b[^.?!\n]{0,40}?"
