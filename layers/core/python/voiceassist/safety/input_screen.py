@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING
 from voiceassist.errors import ModelUnavailable
 from voiceassist.ingest.injection import PATTERNS as DOCUMENT_PATTERNS
 from voiceassist.observability import logger
-from voiceassist.safety.act_reader import care_act, harm_act_kinds
+from voiceassist.safety.act_reader import care_act, harm_act_kinds, practice_asked
 from voiceassist.safety.answer_form import answer_form_asked
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
@@ -459,8 +459,12 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # give them the insulin if they won't eat", "how do I stop them pulling their line out"): the meaning model reads
     # the spoken register as harmful, or as an order ("what do we tell people to do"), so the models' flags alone are
     # lifted; the classifier still reads the text
+    # (session 18, fp18) a clinician's practice asked of a named thing (act_reader.practice_asked: a conversation
+    # led, a drug's dose titrated, a named clinical tool applied, information shared with a safeguarding agency): the
+    # models' harmful flag alone is lifted and the classifier, which reads the named thing's words, is not asked
+    practice = practice_asked(text) is not None
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
-            (HARMFUL, INJECTION, JAILBREAK) if care_act(text) else ()) + (
+            (HARMFUL, INJECTION, JAILBREAK) if care_act(text) else ()) + ((HARMFUL,) if practice else ()) + (
             (HARMFUL,) if covert_administration_as_law(text) or lawful else ()) + (
             (HARMFUL, JAILBREAK) if protective or manner_of_asking(text) else ()) + (
             (INJECTION, JAILBREAK) if form_only else ()) + (
@@ -468,7 +472,7 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
     if with_classifier and vector is not None and not found and not mentioned and not protective and not form_only and (
-            not lawful_asked) and (
+            not lawful_asked) and not practice and (
             attack_classifier().flagged(text, vector)):
         # the trained second signal says attack, not which kind: the words-only model's likeliest category
         likeliest = _model().probabilities(text)
