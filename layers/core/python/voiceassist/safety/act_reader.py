@@ -442,9 +442,9 @@ def harm_act_kinds(text: str) -> list[tuple[str, str]]:
 # outside a condition, no result wanted of a person, nothing hidden or put in food, no evasion or harm of the asker's):
 #
 # 1. a conversation led: the verbs of WordNet 3.0's communicate.v.02 troponyms a clinician leads a talk with
-#    (discuss.v.01, counsel.v.01, converse.v.01 "carry on a conversation", hold / have / conduct a talk), break.v.?
-#    "break the news" (WordNet's break.v.11 "make known to the public information that was previously known only to a
-#    few people") and approach.v.02 "begin to deal with" ("approach a conversation"), with a talk as the object
+#    (discuss.v.01, counsel.v.01, converse.v.01 "carry on a conversation", hold / have / conduct a talk), "break the
+#    news" (break is a lemma of reveal.v.02, "make known ... information that was previously known only to a few
+#    people") and approach, go about "begin to deal with" ("approach a conversation"), with a talk as the object
 #    (conversation.n.01, discussion.n.01, news.n.01, a diagnosis or prognosis given, a family meeting): "How do I
 #    approach a DNACPR conversation with a family", "How to break bad news using SPIKES"; "how do I approach her so
 #    she takes the overdose" has no talk as its object and is not read;
@@ -452,7 +452,7 @@ def harm_act_kinds(text: str) -> list[tuple[str, str]]:
 #    adjustment (WordNet's titrate.v.01 as the BNF uses it, "titrate the dose"; taper.v.02 "diminish gradually";
 #    wean.v.01 as "wean off"), within six words of each other: "atropine how to titrate?";
 # 3. a named clinical tool applied: apply.v.01 ("put into service; make work or employ for a particular purpose"),
-#    use.v.01, interpret.v.01, score.v.?, calculate.v.01 of a tool of a guideline's publisher (the bodies NICE's
+#    use.v.01, interpret.v.01, score, calculate.v.01 of a tool of a guideline's publisher (the bodies NICE's
 #    evidence search lists as guideline producers: NICE, SIGN, WHO, the royal colleges, the resuscitation councils)
 #    or a clinical tool's noun (score, criteria, rule, scale, traffic light system, pathway, algorithm, chart,
 #    classification): "how to apply the NICE traffic light system";
