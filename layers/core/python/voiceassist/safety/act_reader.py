@@ -463,14 +463,17 @@ def harm_act_kinds(text: str) -> list[tuple[str, str]]:
 #    health visitor, the school nurse); the guidance's own question is whether to share without consent, so a
 #    "without consent" is not read as concealment here: "Can I share info about a child at risk with social work
 #    without the parents' consent?". Shared with anyone else ("share her address with her ex") is not read.
-_TALK_VERB = (r"(?:approach|have|hold|lead|start|open|begin|conduct|handle|run|structure|plan|prepare\s+for|navigate"
-              r"|broach|raise|break|deliver|give|discuss|tackle|frame|document)(?:s|es|ed|d|ing)?")
-_TALK_NOUN = (r"(?:conversations?|discussions?|talks?|chats?|news|diagnos[ie]s|prognos[ie]s|results?"
-              r"|consultations?|family\s+meetings?|meetings?|best\s+interests?\s+meetings?)")
+# a talk held (have, hold, lead ... a conversation) or a message given (break, deliver, give ... the news): "have a
+# diagnosis" is a patient's, not a talk
+_INFLECTION = r"(?:s|es|ed|d|ing)?"
+_TALK_HELD = (r"(?:approach|have|hold|lead|start|open|begin|conduct|handle|run|structure|plan|prepare\s+for|navigate"
+              r"|broach|raise|tackle|frame|document)" + _INFLECTION + r"\s+(?:[\w'’-]+\s+){0,4}?(?:conversations?"
+              r"|discussions?|talks?|chats?|consultations?|(?:family|best\s+interests?)\s+meetings?)")
+_MESSAGE_GIVEN = (r"(?:approach|break|deliver|give|share|discuss|explain|handle|tackle|broach|structure)" + _INFLECTION
+                  + r"\s+(?:[\w'’-]+\s+){0,4}?(?:news|diagnos[ie]s|prognos[ie]s)")
 TALK_LED = re.compile(
-    r"\b(?:how|what|when|where|which|tips|advice|best\s+way|any)\b[^.?!\n]{0,40}?\b" + _TALK_VERB
-    + r"\s+(?:(?:the|a|an|this|that|my|our|their|his|her|difficult|hard|tough|bad|sad|sensitive|honest|open|[\w-]+)"
-    r"\s+){0,4}?" + _TALK_NOUN + r"\b"
+    r"\b(?:how|what|when|where|which|tips|advice|best\s+way|any)\b[^.?!\n]{0,40}?\b(?:" + _TALK_HELD + r"|"
+    + _MESSAGE_GIVEN + r")\b"
     # counsel or talk with a patient or family about a matter of their care: "how do I counsel parents about ..."
     r"|\b(?:how|what|when)\b[^.?!\n]{0,40}?\b(?:counsel|talk\s+to|talk\s+with|speak\s+to|speak\s+with|discuss\s+\w+"
     r"\s+with)\w*\s+(?:(?:the|a|an|my|our|this|their|his|her|anxious|angry|grieving|upset)\s+)?(?:family|families"
