@@ -54,6 +54,11 @@ from voiceassist.query.terms import content_terms, hyphenate, split_inherited, s
 from voiceassist.query.wording import ATTRIBUTE, joined_scores, negated_words, unframed
 
 GENERIC_WEIGHT = 0.25
+# The recipient of care named as nursing and social care name them: "client" is NCSBN's word for the person cared for
+# in the NCLEX test plans (NCLEX-RN Test Plan, 2023: "the client" is the individual, family or group receiving care),
+# as "patient" is the medical word (a stop word, query/terms.py); "service user" is the NHS's and NICE's. Who is asked
+# about, not what: weighed as an ordinary word (little when a passage lacks it, fully when one holds it).
+RECIPIENT_WORDS = frozenset({"client", "clients"})
 # Words a clinical question uses whatever its topic: they say what is asked, not what it is about.
 GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads better as text
     "dose doses dosage dosing daily maximum max minimum starting start started initial loading usual "
@@ -259,7 +264,8 @@ def _concepts(question: str) -> list[Concept]:
                 # framing word says how the question is asked or who asks, not what it is about
                 ordinary = (weight == 1.0 and term not in qualifying
                             and (term in _ordinary() or (plain_words.is_plain(word) and not completed)
-                                 or word.lower() in negated or word.lower() in framing))
+                                 or word.lower() in negated or word.lower() in framing
+                                 or word.lower() in RECIPIENT_WORDS))
                 # "concentration", "course", "shortest": also held by a passage stating a value of that kind
                 # ("1 mg/mL", "5 days": query/asked_kinds.py)
                 kinds = tuple(frozenset({asked_kinds.mark(k)}) for k in asked_kinds.asked(word))

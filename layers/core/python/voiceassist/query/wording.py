@@ -200,9 +200,15 @@ def _blank(match: re.Match[str]) -> str:
 
 # An oral or clinical examination named at the head of what it asks ("Viva:", "Viva Q:", "For my viva,", "OSCE
 # station:", "Viva question,"): the examination's name frames the item as an item's number does, and no reference
-# names it. Only where the name opens the text and a mark closes the frame.
-_EXAM_FRAME = re.compile(r"^\s*(?:for\s+(?:the|my|a|an|your)\s+)?(?:viva(?:\s+voce)?|osce)"
-                         r"(?:\s+(?:station|question|q|qn))?\s*[:,.\-\u2013\u2014]", re.I)
+# names it. Only where the name opens the text and a mark closes the frame. A licensing examination's item is framed
+# the same way ("NCLEX:", "USMLE Step 2 CK q:", "PLAB 1 question,", "MRCP Part 1 -"): the examining bodies' names for
+# their examinations (NCSBN's NCLEX-RN and NCLEX-PN; the USMLE's Step 1, Step 2 CK and Step 3; the GMC's PLAB 1 and 2;
+# the Federation of the Royal Colleges of Physicians' MRCP(UK) Part 1, Part 2 and PACES; the RCGP's MRCGP; the
+# NBOME's COMLEX; NABP's NAPLEX), with an optional part and "style"; inside a sentence the name stays a word.
+_EXAM_PART = r"(?:\s*-?\s*(?:rn|pn)|\s+step\s*[123](?:\s*ck)?|\s+part\s*(?:[123]|i{1,3})|\s+paces|\s+[12])?"
+_EXAM_FRAME = re.compile(r"^\s*(?:for\s+(?:the|my|a|an|your)\s+)?(?:viva(?:\s+voce)?|osce|(?:(?:nclex|usmle|plab|mrcp"
+                         r"|mrcgp|comlex|naplex)" + _EXAM_PART + r"(?:[\s-]+style)?))"
+                         r"(?:\s+(?:station|question|q|qn|item))?\s*[:,.\-\u2013\u2014]", re.I)
 
 # Dictation software's spoken punctuation, left as words where the dictated text was not converted: the punctuation
 # each vendor documents for its dictation (Microsoft, "Use voice typing to talk instead of type on your PC": period,
