@@ -19,7 +19,7 @@ def weight(question: str, label: str) -> tuple[float, float | None]:
 
 def test_a_licensing_examination_at_an_items_head_frames_it() -> None:
     for question in ("NCLEX: which electrolyte does furosemide lower?",
-                     "NCLEX-PN question, priority action for a fall?",
+                     "NCLEX-PN question, priority action for a fall?", "NCLEX practice: target INR on warfarin for AF?",
                      "USMLE Step 2 CK q: first-line drug for gout flare?",
                      "PLAB 2 - what is the adult dose of amoxicillin for otitis?",
                      "MRCP Part 1: which statin is least affected by grapefruit?",

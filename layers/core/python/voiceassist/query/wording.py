@@ -208,7 +208,7 @@ def _blank(match: re.Match[str]) -> str:
 _EXAM_PART = r"(?:\s*-?\s*(?:rn|pn)|\s+step\s*[123](?:\s*ck)?|\s+part\s*(?:[123]|i{1,3})|\s+paces|\s+[12])?"
 _EXAM_FRAME = re.compile(r"^\s*(?:for\s+(?:the|my|a|an|your)\s+)?(?:viva(?:\s+voce)?|osce|(?:(?:nclex|usmle|plab|mrcp"
                          r"|mrcgp|comlex|naplex)" + _EXAM_PART + r"(?:[\s-]+style)?))"
-                         r"(?:\s+(?:station|question|q|qn|item))?\s*[:,.\-\u2013\u2014]", re.I)
+                         r"(?:\s+(?:station|question|q|qn|item|practice))?\s*[:,.\-\u2013\u2014]", re.I)
 
 # Dictation software's spoken punctuation, left as words where the dictated text was not converted: the punctuation
 # each vendor documents for its dictation (Microsoft, "Use voice typing to talk instead of type on your PC": period,
