@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from voiceassist.common_words import common_words
 from voiceassist.query import synonyms, terminology
 from voiceassist.query.population_terms import TERMS
+from voiceassist.settings import PACKAGE_DIR
 
 MIN_FUZZY = 7  # shorter words are too often one edit from another drug or an English word
 _TOKEN = re.compile(r"[a-z0-9]+(?:['-][a-z0-9]+)*")  # concepts' token
@@ -37,6 +39,43 @@ def one_edit_drug(word: str) -> tuple[str, str] | None:
         if name is not None:
             return "drug", terminology.drug_names()[name]
     return None
+
+
+# A drug's INN in another language by its ending ("adrenalina", "paracetamolo", "Adrenalin": WHO's INN lists and the
+# national adaptations; each row attested by the drug dictionary: voiceassist_local.evaluation.inn_ending_data)
+INN_ENDINGS_FILE = PACKAGE_DIR / "_data" / "concepts" / "inn_endings.tsv"
+MIN_INN_STEM = 5  # the letters left before the ending: "-ina" on a short word ("mina", "china") is no INN
+
+
+@lru_cache(maxsize=1)
+def inn_endings() -> tuple[tuple[str, str], ...]:
+    """(foreign ending, English ending), the longest foreign ending first."""
+    rows = []
+    for line in INN_ENDINGS_FILE.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            foreign, english = line.split("\t")[:2]
+            rows.append((foreign, english))
+    return tuple(sorted(rows, key=lambda row: -len(row[0])))
+
+
+def inn_spelling(word: str) -> tuple[str, str] | None:
+    """("drug", generic) when `word` is a drug's INN in another language whose English form the drug dictionary
+    lists ("adrenalina" -> adrenaline -> epinephrine, "paracetamolo" -> paracetamol): the word is no drug name
+    itself, no English word (wordfreq's, SCOWL's: "adrenalin" is English) and no word of the clinical vocabulary
+    ("oncogene", not a foreign "oncogen"), its ending turns into the English one, and every such English form the
+    dictionary lists is the same drug (else None: two drugs)."""
+    if (len(word) < MIN_FUZZY or not word.isalpha() or word in terminology.english_words()
+            or word in common_words() or word in _clinical_words()):
+        return None
+    names = terminology.drug_names()
+    if word in names:
+        return None
+    found = set()
+    for foreign, english in inn_endings():
+        stem = word[:len(word) - len(foreign)]
+        if word.endswith(foreign) and len(stem) >= MIN_INN_STEM and stem + english in names:
+            found.add(names[stem + english])
+    return ("drug", found.pop()) if len(found) == 1 else None
 
 
 def clinical_words() -> frozenset[str]:

@@ -24,6 +24,7 @@ from voiceassist.query.clinical_spelling import (  # noqa: F401 - read as concep
     MIN_FUZZY,
     _clinical_words,
     clinical_words,
+    inn_spelling,
     one_edit_drug,
 )
 from voiceassist.query.clinical_spelling import word_deletions as _word_deletions
@@ -230,10 +231,11 @@ def as_listed(word: str) -> str:
 
 def _fuzzy(word: str) -> tuple[str, str] | None:
     """A drug name one edit (a letter left out, added, changed or two swapped) from `word`, unless `word` is an
-    English word ("titrate", "caution", "creating")."""
+    English word ("titrate", "caution", "creating"); else the drug whose INN `word` is in another language
+    ("adrenalina", "paracetamolo": clinical_spelling.inn_spelling)."""
     if word in terminology.english_near_terms():
         return None
-    return one_edit_drug(word)
+    return one_edit_drug(word) or inn_spelling(word)
 
 
 def normalise(text: str) -> str:

@@ -1,0 +1,63 @@
+"""A drug's INN typed in another language is the English INN the drug dictionary lists (clinical_spelling.inn_spelling,
+read by the concept layer; _data/concepts/inn_endings.tsv; decision 0024, session 18)."""
+
+from __future__ import annotations
+
+from voiceassist_local.evaluation.inn_ending_data import ENDINGS, OUT, attested
+
+from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from voiceassist.query import concepts, evidence
+from voiceassist.query.clinical_spelling import inn_endings, inn_spelling
+
+ANAPHYLAXIS = "Give intramuscular epinephrine 0.5 mg into the anterolateral thigh for adult anaphylaxis."
+
+
+def hit(text: str, title: str = "Anaphylaxis") -> SearchHit:
+    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
+    chunk = Chunk(chunk_id="c", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
+                  token_count=len(text.split()), metadata=meta)
+    return SearchHit(chunk=chunk, score=1.0)
+
+
+def drugs(question: str) -> list[str]:
+    return [m.label for m in concepts.mentions(question) if m.kind == "drug"]
+
+
+def test_inn_spelling_reads_spanish_italian_portuguese_and_german_forms() -> None:
+    assert drugs("quanta adrenalina im nello shock anafilattico di un adulto?") == ["epinephrine"]  # it/es/pt -ina
+    assert drugs("paracetamolo 1 g ogni 6 ore va bene?") == ["acetaminophen"]  # Italian -olo
+    assert drugs("nebulised salbutamolo for wheeze in the ED") == ["albuterol"]
+    assert drugs("switch bisoprololo to atenololo after the MI?") == ["bisoprolol", "atenolol"]
+    assert drugs("dosis de noradrenalina en shock septico") == ["norepinephrine"]  # Spanish -ina
+    assert drugs("Spironolacton bei Herzinsuffizienz, welche Dosis?") == ["spironolactone"]  # German, no final e
+    assert drugs("Amiodaron loading dose for AF") == ["amiodarone"]
+    assert drugs("tetraciclina for acne in a teenager") == ["tetracycline"]  # -ciclina -> -cycline
+
+
+def test_inn_spelling_needs_the_english_form_in_the_dictionary_and_no_english_or_clinical_word() -> None:
+    assert inn_spelling("adrenalina") == ("drug", "epinephrine")
+    assert inn_spelling("medicina") is None  # no drug "medicine"/"medicin"
+    assert inn_spelling("oncogene") is None  # a clinical word, not the French of the dictionary's "oncogen"
+    assert inn_spelling("adrenalin") is None  # an English word (SCOWL), left to the dictionary
+    assert inn_spelling("gasolina") is None and inn_spelling("mina") is None
+    assert inn_spelling("metformin") is None  # a name of the dictionary itself: read before
+    assert drugs("ossitocina after delivery") == []  # -ina -> "ossitocine"/"ossitocin": no such English INN
+
+
+def test_inn_endings_are_read_from_the_sourced_table_longest_first() -> None:
+    endings = inn_endings()
+    assert ("cilina", "cillin") in endings and ("olo", "ol") in endings and ("in", "ine") in endings
+    lengths = [len(foreign) for foreign, _ in endings]
+    assert lengths == sorted(lengths, reverse=True)
+
+
+def test_evidence_a_foreign_inn_question_is_covered_by_the_english_passage() -> None:
+    typed = evidence.assess("adrenalina IM dose in adult anaphylaxis", [hit(ANAPHYLAXIS)]).passages[0]
+    assert typed.missing == ()
+    assert "adrenalina" not in " ".join(typed.missing)
+
+
+def test_the_shipped_endings_are_the_ones_the_dictionary_attests() -> None:
+    rows = [line.split("\t") for line in OUT.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
+    assert [(f, e, langs, int(n)) for f, e, langs, n in rows] == attested()
+    assert len(rows) == len(ENDINGS) and all(int(n) >= 3 for *_, n in rows)  # every correspondence attested
