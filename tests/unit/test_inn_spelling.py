@@ -61,3 +61,14 @@ def test_the_shipped_endings_are_the_ones_the_dictionary_attests() -> None:
     rows = [line.split("\t") for line in OUT.read_text(encoding="utf-8").splitlines() if not line.startswith("#")]
     assert [(f, e, langs, int(n)) for f, e, langs, n in rows] == attested()
     assert len(rows) == len(ENDINGS) and all(int(n) >= 3 for *_, n in rows)  # every correspondence attested
+
+
+def test_a_french_spelling_with_accents_is_read_without_them() -> None:
+    assert drugs("adrénaline en IM: quelle dose chez l'adulte?") == ["epinephrine"]
+    assert drugs("Épinéphrine 0.5 mg IM, repeat?") == ["epinephrine"]
+    assert drugs("paracétamol et métformine le même jour") == ["acetaminophen", "metformin"]
+    mention = concepts.mentions("une dose: adrénaline")[0]
+    assert "une dose: adrénaline"[mention.start:mention.end] == "adrénaline"  # the span as typed
+    assert drugs("Komorbiditäten und β-Blocker") == []  # a folded word is no drug; Greek letters stay
+    typed = evidence.assess("adrénaline IM dose in adult anaphylaxis", [hit(ANAPHYLAXIS)]).passages[0]
+    assert typed.missing == ()

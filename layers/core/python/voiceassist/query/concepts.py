@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -65,9 +66,22 @@ def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us")) else word
 
 
+def _folded(character: str) -> str:
+    """A Latin letter with accents as its plain letter ("é" -> "e", "ä" -> "a"), one character for one (Unicode's
+    canonical decomposition: the letter, then combining marks); any other character as it is ("ﬁ", "β")."""
+    parts = unicodedata.normalize("NFD", character)
+    if parts[:1].isascii() and parts[:1].isalpha() and all(unicodedata.combining(p) for p in parts[1:]):
+        return parts[0]
+    return character
+
+
+# French, Spanish, German ... spellings with accents read as typed without them ("adrénaline", "epinéfrina")
+_FOLD = {code: _folded(chr(code)) for code in range(0xC0, 0x250) if _folded(chr(code)) != chr(code)}
+
+
 @lru_cache(maxsize=4096)
 def _tokens(text: str) -> tuple[tuple[str, int, int], ...]:
-    return tuple((m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text.lower()))
+    return tuple((m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text.lower().translate(_FOLD)))
 
 
 @lru_cache(maxsize=1)
