@@ -82,7 +82,12 @@ _CONDITION = frozenset({"if", "when", "whenever", "after", "once", "case", "whet
 # heart of"; a heart "rate" or "rhythm" is a measurement to control)
 HEART_STOPPED = re.compile(r"\bstop(?:s|ped|ping)?\s+(?:(?:the|his|her|their|a|an|my|our|this|that)\s+)?(?:[\w-]+\s+)"
                            r"{0,2}?(?:the|his|her|their|a|someone['’]s|somebody['’]s|\w+['’]s)\s+heart\b(?!\s+(?:from|rate"
-                           r"|rates|rhythm|\w+ing)\b)|\bstop(?:s|ped|ping)?\s+the\s+heart\s+of\b", re.I)
+                           r"|rates|rhythm|\w+ing)\b)|\bstop(?:s|ped|ping)?\s+the\s+heart\s+of\b"
+                           # (session 18) the stopped heart as the act's purpose: "so her heart stops" (not adenosine's
+                           # "so the heart stops briefly": a person's heart, for good)
+                           r"|\bso\s+(?:that\s+)?(?:his|her|their|\w+['’]s)\s+heart\s+(?:stops|will stop|would stop"
+                           r"|arrests|gives out)\b(?!\s+(?:briefly|momentarily|transiently|for (?:a|a few|two|\d+)\s+"
+                           r"(?:second|moment)))", re.I)
 # a cause asked, not a means: "what could / might" with no one of the asker's side acting ("what could I" is a means)
 _CAUSE_ASKED = re.compile(r"\bwhat (?:could|can|would|might)\b(?! (?:i|we)\b)", re.I)
 # an examination of the dead (WordNet's autopsy.n.01, toxicology.n.01) that is not to find the harm: "not show up at

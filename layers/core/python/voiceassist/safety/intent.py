@@ -101,7 +101,10 @@ INTENTS: dict[str, tuple[str, re.Pattern[str]]] = {
         r"(?:ever\s+)?(?:trace|link|connect|pin|tie)\s+(?:it\s+|this\s+)?(?:back\s+)?(?:to|on)\s+me\b"
         r"|\bmake\s+(?:my|his|her|their|someone's)\s+(?:\w+['’]s\s+)?(?:[\w-]+\s+){0,3}?(?:test|screen|results?)\s+"
         r"(?:come back|show|be|read)\s+(?:as\s+)?(?:negative|normal|clean|clear)\b"
-        r"|\bwithout leaving (?:any )?(?:marks|bruises|bruising|a mark|injuries|signs of (?:injury|a struggle))\b")),
+        r"|\bwithout leaving (?:any )?(?:marks|bruises|bruising|a mark|injuries|signs of (?:injury|a struggle))\b"
+        # (session 18) a death made to look like anything: "make his death look like a hypo"
+        r"|\b(?:make|makes|making|so (?:that )?)\s+(?:his|her|their|the|a)\s+death\s+(?:look|looks|seem|seems|appear"
+        r"|appears)\s+(?:like|as if)\b")),
     "covert_dosing": (HARMFUL, _p(
         r"\b(?:crush\w*|dissolv\w*|mix\w*|hid\w*|put|stir\w*)\s+(?:\w+\s+){0,2}(?:in|into)\s+(?:a|his|her|their|someone's"
         r"|somebody's|my \w+['’]s)\s+(?:\w+\s+)?(?:drink|food|tea|coffee|meal|dinner|water|juice|beer|wine)\b"
