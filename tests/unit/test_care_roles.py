@@ -4,7 +4,7 @@ written for these tests, none from a question set."""
 
 from __future__ import annotations
 
-from voiceassist.query import wording
+from voiceassist.query import setting, wording
 from voiceassist.query.question_concepts import GENERIC_WEIGHT, question_concepts
 
 
@@ -44,3 +44,24 @@ def test_the_client_is_the_recipient_of_care() -> None:
     assert weight("which foods should a client on warfarin limit?", "client") == (GENERIC_WEIGHT, 1.0)
     assert weight("how often do clients on lithium need a level?", "clients") == (GENERIC_WEIGHT, 1.0)
     assert weight("which foods should a client on warfarin limit?", "warfarin") == (1.0, None)
+
+
+def test_a_carer_who_acts_in_the_case_is_no_topic() -> None:
+    # the agent of a passive, and a definite subject of a modal or auxiliary verb
+    assert "np" in setting.context_words("Started on bisoprolol by the NP last month, what heart rate target?")
+    assert "gp" in setting.context_words("her GP should review the lithium level how often?")
+    assert "nurse" in setting.context_words("Anticoagulated with apixaban by the district nurse: missed dose advice?")
+    assert weight("how soon is potassium rechecked when the GP has raised spironolactone?", "gp") == (
+        GENERIC_WEIGHT, 1.0)
+
+
+def test_a_carer_asked_about_stays_a_topic() -> None:
+    # a modal before the person asks about them; an indefinite subject introduces them; a compound is another word
+    assert "gp" not in setting.context_words("should the GP refer a raised PSA?")
+    assert "dentist" not in setting.context_words("A dentist is told to stop warfarin?")
+    assert "nurse" not in setting.context_words("by the nurse-led clinic's protocol, which INR range?")
+
+
+def test_a_carer_told_in_the_story_weighs_nothing_where_the_ask_stands_apart() -> None:
+    question = "Digoxin given by the nurse on the ward at noon. What is the adult loading dose of digoxin?"
+    assert weight(question, "nurse") == (0.0, 1.0)

@@ -368,13 +368,15 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
     asked_labels = labels | {c.label.lower() for c in asked_concepts}
     background = _background_reach(focus)
     apart = _ask_apart(focus, asked)
+    acting = setting.actors(question)  # a carer who acts in the case ("by the NP"): the story's, where told
     described = []
     for c in concepts:
         other = not alternatives.intersection(c.alternatives)
         told = other and not _kept_in_scenario(c)
         story = told and c.label.lower() not in asked_labels and _story(c)
         # (session 18) a topic of the story, where the ask stands apart from it (_ask_apart)
-        story = story or (told and apart and c.topic and c.label.lower() not in labels and not _qualifier(c))
+        story = story or (told and apart and (c.topic or c.label.lower() in acting) and c.label.lower() not in labels
+                          and not _qualifier(c))
         if story:
             described.append(replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False))
         elif told and c.topic and c.label.lower() not in labels:

@@ -45,15 +45,33 @@ MAX_MODIFIERS = 2  # words before the person in an asker's role: "ED nurse", "ju
 # the source asked: "per this monograph", "does the guide say" (an auxiliary needs a determiner after it)
 SOURCE_INTRODUCERS = frozenset({"per", "does", "do", "did"})
 LABEL_ENDINGS = frozenset({"here", "q", "qn", "question", "query", "asking"})
+# a person who acts in the case, not what is asked: the agent of a passive ("started by the NP", "seen by her GP") and
+# the subject of a modal or auxiliary verb after a determiner ("the GP should recheck her", "her GP has stopped it");
+# closed-class words only. A modal before the person asks about them ("should the GP refer?"), and an indefinite
+# subject introduces them ("A psychiatrist is not posted at:"): neither is read.
+AGENT_INTRODUCERS = frozenset({"by"})
+AUXILIARIES = frozenset({"should", "will", "would", "can", "could", "may", "might", "must", "shall", "is", "was",
+                         "has", "had", "does", "did", "wants", "wanted"})
 _OPENERS = frozenset({"hi", "hello", "hey", "i", "i'm", "im", "am", "as", "a", "an", "the", "this", "is"})
 _WORD = re.compile(r"[A-Za-z]+(?:['’-][A-Za-z]+)*")
 
 
 def context_words(question: str) -> frozenset[str]:
     """The setting words that frame `question` (lower case), not its topic (see the module's doc)."""
+    return _read(question)[0]
+
+
+def actors(question: str) -> frozenset[str]:
+    """The words of the carers who act in the case of `question` ("by the NP", "the GP should"), lower case."""
+    return _read(question)[1]
+
+
+@lru_cache(maxsize=1024)
+def _read(question: str) -> tuple[frozenset[str], frozenset[str]]:
     tokens = [(m.group().replace("’", "'"), m.start(), m.end()) for m in _WORD.finditer(question)]
     words = [t[0] for t in tokens]
     found: set[str] = set()
+    acting: set[str] = set()
 
     def gap_after(index: int) -> str:  # the characters between token `index` and the next one
         end = tokens[index + 1][1] if index + 1 < len(tokens) else len(question)
@@ -107,13 +125,25 @@ def context_words(question: str) -> frozenset[str]:
             start, end = role_run(start) if lower in ROLE_INTRODUCERS else (start, run(start))
             if end > start and not gap_after(start - 1).strip() and ends_phrase(end):
                 found.update(w.lower() for w in words[start:end])
+        if lower in AGENT_INTRODUCERS or lower in DETERMINERS:  # "by the NP", "the GP should"
+            start = i + 1
+            if (lower in AGENT_INTRODUCERS and start < len(tokens) and words[start].lower() in DETERMINERS
+                    and not gap_after(i).strip()):
+                start += 1
+            start, end = role_run(start)
+            agent = lower in AGENT_INTRODUCERS and ends_phrase(end)
+            subject = (lower in DETERMINERS and lower not in ("a", "an") and end < len(tokens)
+                       and not gap_after(end - 1).strip() and words[end].lower() in AUXILIARIES)
+            if (end > start and not gap_after(start - 1).strip() and _kind(words[end - 1]) == "person"
+                    and (agent or subject)):
+                acting.update(w.lower() for w in words[start:end])
     start = 0
     while start < len(tokens) and words[start].lower() in _OPENERS and not gap_after(start).strip(" ,"):
         start += 1
     start, end = role_run(start)
     if end > start and end < len(tokens) and (gap_after(end - 1).strip() or words[end].lower() in LABEL_ENDINGS):
         found.update(w.lower() for w in words[start:end])
-    return frozenset(found)
+    return frozenset(found | acting), frozenset(acting)
 
 
 def _setting_at(words: list[str], at: int, source: bool = False) -> int:
