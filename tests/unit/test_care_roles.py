@@ -44,6 +44,8 @@ def test_the_client_is_the_recipient_of_care() -> None:
     assert weight("which foods should a client on warfarin limit?", "client") == (GENERIC_WEIGHT, 1.0)
     assert weight("how often do clients on lithium need a level?", "clients") == (GENERIC_WEIGHT, 1.0)
     assert weight("which foods should a client on warfarin limit?", "warfarin") == (1.0, None)
+    assert weight("which foods should a service user on warfarin limit?", "service") == (GENERIC_WEIGHT, 1.0)
+    assert weight("is the out of hours service open for a warfarin INR check?", "service") == (1.0, None)
 
 
 def test_a_carer_who_acts_in_the_case_is_no_topic() -> None:

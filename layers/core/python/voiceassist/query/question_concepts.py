@@ -59,6 +59,7 @@ GENERIC_WEIGHT = 0.25
 # as "patient" is the medical word (a stop word, query/terms.py); "service user" is the NHS's and NICE's. Who is asked
 # about, not what: weighed as an ordinary word (little when a passage lacks it, fully when one holds it).
 RECIPIENT_WORDS = frozenset({"client", "clients"})
+_SERVICE_USER = re.compile(r"\bservice[ -]users?\b", re.I)  # its "user" is a plain word already
 # Words a clinical question uses whatever its topic: they say what is asked, not what it is about.
 GENERIC_WORDS = frozenset(stem(w) for w in (  # noqa: SIM905 - a word list reads better as text
     "dose doses dosage dosing daily maximum max minimum starting start started initial loading usual "
@@ -265,7 +266,8 @@ def _concepts(question: str) -> list[Concept]:
                 ordinary = (weight == 1.0 and term not in qualifying
                             and (term in _ordinary() or (plain_words.is_plain(word) and not completed)
                                  or word.lower() in negated or word.lower() in framing
-                                 or word.lower() in RECIPIENT_WORDS))
+                                 or word.lower() in RECIPIENT_WORDS
+                                 or (word.lower() == "service" and _SERVICE_USER.search(text) is not None)))
                 # "concentration", "course", "shortest": also held by a passage stating a value of that kind
                 # ("1 mg/mL", "5 days": query/asked_kinds.py)
                 kinds = tuple(frozenset({asked_kinds.mark(k)}) for k in asked_kinds.asked(word))
