@@ -72,3 +72,13 @@ def test_a_french_spelling_with_accents_is_read_without_them() -> None:
     assert drugs("Komorbiditäten und β-Blocker") == []  # a folded word is no drug; Greek letters stay
     typed = evidence.assess("adrénaline IM dose in adult anaphylaxis", [hit(ANAPHYLAXIS)]).passages[0]
     assert typed.missing == ()
+
+
+def test_a_drug_after_an_elided_article_is_the_drug() -> None:
+    assert drugs("quelle dose d'adrénaline chez l'adulte?") == ["epinephrine"]  # spaCy's French "d'", "l'"
+    assert drugs("posso dare l'amoxicillina a un bambino?") == ["amoxicillin"]  # Italian "l'"
+    mention = concepts.mentions("dose d'adrénaline")[0]
+    assert "dose d'adrénaline"[mention.start:mention.end] == "adrénaline"
+    assert drugs("c'mon, it's five o'clock") == []  # no elided article before a name
+    typed = evidence.assess("IM dose of l'adrénaline in adult anaphylaxis", [hit(ANAPHYLAXIS)]).passages[0]
+    assert typed.missing == ()

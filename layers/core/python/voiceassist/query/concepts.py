@@ -79,9 +79,23 @@ def _folded(character: str) -> str:
 _FOLD = {code: _folded(chr(code)) for code in range(0xC0, 0x250) if _folded(chr(code)) != chr(code)}
 
 
+@lru_cache(maxsize=1)
+def _elided_articles() -> frozenset[str]:
+    """Other languages' stop words elided before a vowel (spaCy's French and Italian lists: "d'", "l'", "dell'")."""
+    return frozenset(w for lang, words in stop_words().items() if lang != "en" for w in words
+                     if w.endswith("'") and w[:-1].isalpha())
+
+
 @lru_cache(maxsize=4096)
 def _tokens(text: str) -> tuple[tuple[str, int, int], ...]:
-    return tuple((m.group(), m.start(), m.end()) for m in _TOKEN.finditer(text.lower().translate(_FOLD)))
+    found = []
+    for m in _TOKEN.finditer(text.lower().translate(_FOLD)):
+        word, start = m.group(), m.start()
+        head, apostrophe, rest = word.partition("'")
+        if apostrophe and head + "'" in _elided_articles() and len(rest) >= MIN_FUZZY and rest.isalpha():
+            word, start = rest, start + len(head) + 1  # "d'adrénaline": the name after the elided article
+        found.append((word, start, m.end()))
+    return tuple(found)
 
 
 @lru_cache(maxsize=1)
