@@ -31,6 +31,7 @@ asked attribute (the passage answers for someone or something else).
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
 from voiceassist.query import population
@@ -77,12 +78,17 @@ def _written(form: str) -> str:
     return r"[\s-]+".join(re.escape(word) for word in re.split(r"[\s-]+", form))
 
 
+def _forms_pattern(table: Mapping[str, Iterable[str]]) -> tuple[re.Pattern[str], dict[str, str]]:
+    """One pattern of every form of `table` (the longest first) and each form's key, by its words joined by a space."""
+    key_of = {" ".join(re.split(r"[\s-]+", form)): key for key, forms in table.items() for form in forms}
+    forms = sorted((form for forms in table.values() for form in forms), key=len, reverse=True)
+    return re.compile(r"\b(?:" + "|".join(_written(form) for form in forms) + r")\b", re.I), key_of
+
+
 @lru_cache(maxsize=1)
 def _ethnicity_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
-    """One pattern of every form (the longest first) and each form's group, by its words joined by a space."""
-    group_of = {" ".join(re.split(r"[\s-]+", form)): group for group, forms in ETHNICITIES.items() for form in forms}
-    forms = sorted((form for forms in ETHNICITIES.values() for form in forms), key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(_written(form) for form in forms) + r")\b", re.I), group_of
+    """The ethnicity forms' pattern and each form's group."""
+    return _forms_pattern(ETHNICITIES)
 
 
 def ethnicities(question: str) -> tuple[Concept, ...]:
@@ -118,10 +124,8 @@ def _is_person(word: str) -> bool:
 
 @lru_cache(maxsize=1)
 def _situation_pattern() -> tuple[re.Pattern[str], dict[str, str]]:
-    """One pattern of every situation's form (the longest first) and each form's situation."""
-    name_of = {" ".join(re.split(r"[\s-]+", form)): name for name, forms in SITUATIONS.items() for form in forms}
-    forms = sorted((form for forms in SITUATIONS.values() for form in forms), key=len, reverse=True)
-    return re.compile(r"\b(?:" + "|".join(_written(form) for form in forms) + r")\b", re.I), name_of
+    """The situations' forms' pattern and each form's situation."""
+    return _forms_pattern(SITUATIONS)
 
 
 def situations(question: str) -> tuple[Concept, ...]:

@@ -36,8 +36,10 @@ Sources, licences and measured gaps: docs/decisions/0024-clinical-concepts.md.
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from voiceassist.settings import PACKAGE_DIR
 
@@ -177,16 +179,18 @@ def elements() -> dict[str, Element]:
     return table
 
 
+def _tsv_rows(path: Path) -> Iterator[list[str]]:
+    """The tab-separated fields of each line of a shipped two-column table, its "#" comments and blank lines aside."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#") and "\t" in line:
+            yield line.split("\t")
+
+
 @lru_cache(maxsize=1)
 def abbreviation_synonyms() -> dict[str, str]:
     """A word WordNet puts with a listed abbreviation ("kilo") -> the abbreviation ("kg"), as the list writes it
     (local/voiceassist_local/evaluation/abbreviation_synonyms.py)."""
-    table: dict[str, str] = {}
-    for line in ABBREVIATION_SYNONYMS_FILE.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            word, abbreviation = line.split("\t")
-            table[word] = abbreviation
-    return table
+    return {word: abbreviation for word, abbreviation in _tsv_rows(ABBREVIATION_SYNONYMS_FILE)}
 
 
 @lru_cache(maxsize=1)
@@ -244,12 +248,7 @@ def english_near_terms() -> frozenset[str]:
 def setting_words() -> dict[str, str]:
     """A word for who asks, where or of what source (lower case, except an abbreviation: "GP") -> "person",
     "place" or "source"."""
-    table: dict[str, str] = {}
-    for line in SETTING_FILE.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#") and "\t" in line:
-            word, kind = line.split("\t")
-            table[word] = kind
-    return table
+    return {word: kind for word, kind in _tsv_rows(SETTING_FILE)}
 
 
 @lru_cache(maxsize=1)
@@ -258,10 +257,8 @@ def mixed_stop_words() -> dict[str, frozenset[str]]:
     in the Latin script, "hai", "kya", "karna"; "ms": Malay): stopwords-iso (MIT) and hinglishswd (a modified MIT
     licence, quoted in the file), written by voiceassist_local.evaluation.mixed_stop_words."""
     by_language: dict[str, set[str]] = {}
-    for line in MIXED_STOP_WORDS_FILE.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#") and "\t" in line:
-            language, word = line.split("\t")
-            by_language.setdefault(language, set()).add(word)
+    for language, word in _tsv_rows(MIXED_STOP_WORDS_FILE):
+        by_language.setdefault(language, set()).add(word)
     return {language: frozenset(words) for language, words in by_language.items()}
 
 
@@ -277,12 +274,7 @@ def particles() -> frozenset[str]:
 def text_speak() -> dict[str, str]:
     """A chat or text-message spelling of English words -> the words ("wht" -> "what", "chk" -> "check"), written by
     voiceassist_local.evaluation.text_speak_data: none is an English word or a clinical abbreviation."""
-    table: dict[str, str] = {}
-    for line in TEXT_SPEAK_FILE.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
-            spelling, meaning = line.split("\t")
-            table[spelling] = meaning
-    return table
+    return {spelling: meaning for spelling, meaning in _tsv_rows(TEXT_SPEAK_FILE)}
 
 
 @lru_cache(maxsize=1)
@@ -316,10 +308,8 @@ def listed_classes() -> dict[str, frozenset[str]]:
     ("chlorpheniramine": antihistamine; WordNet 3.0's hyponyms, written by
     voiceassist_local.evaluation.drug_class_data)."""
     table: dict[str, set[str]] = {}
-    for line in DRUG_CLASSES_FILE.read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#") and "\t" in line:
-            generic, name = line.split("\t")
-            table.setdefault(generic, set()).add(name)
+    for generic, name in _tsv_rows(DRUG_CLASSES_FILE):
+        table.setdefault(generic, set()).add(name)
     return {generic: frozenset(names) for generic, names in table.items()}
 
 
