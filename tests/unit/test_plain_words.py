@@ -63,7 +63,9 @@ def test_a_number_said_in_words_is_no_topic_and_no_condition_modifier() -> None:
 
 
 def test_a_contraction_typed_with_its_apostrophe_is_a_function_word() -> None:
-    question = "he won't go to hospital, levofloxacin dose for his pneumonia?"
+    # (session 18) the missing topic in the asking clause: a word only the story names ("he won't go to hospital,
+    # levofloxacin dose ...?") weighs nothing missing since the story is read apart from the ask (story18)
+    question = "he won't take tablets, levofloxacin dose for his pneumonia in hospital?"
 
     found = evidence.assess(question, [hit(LEVOFLOXACIN, "Community-acquired pneumonia")])
 
