@@ -34,10 +34,10 @@ def test_screen_metadata_reads_a_hyphenated_date_in_a_file_name_as_a_date(shared
 
 
 @pytest.mark.parametrize(("file_name", "number"), [
-    ("Obesity-in-the-Chinese-population-the-2007-2008-China-Health-survey.pdf", "2007-2008"),
+    ("Diabetes-prevalence-in-a-coastal-province-the-2007-2008-household-survey.pdf", "2007-2008"),
     ("Vaccination-coverage-1999-2000-in-Warren-County.pdf", "1999-2000"),
     # an allele is no date: only groups of digits keep their hyphen ("DRB1" is a word, "01-03" no date alone)
-    ("High-density-mapping-of-the-MHC-identifies-a-shared-role-for-HLA-DRB1-01-03-in-disease.pdf", "01-03"),
+    ("Typing-of-HLA-DRB1-01-03-in-a-rheumatoid-arthritis-cohort.pdf", "01-03"),
 ])
 def test_screen_metadata_keeps_numbers_joined_by_hyphens_in_a_file_name(shared_phi_detector: Any, file_name: str,
                                                                         number: str) -> None:

@@ -15,10 +15,10 @@ from voiceassist.errors import InvalidInput, ModelUnavailable
 from voiceassist.ports import Embedder
 
 LONG_ABSTRACT = (
-    "Alterations of the architecture of cerebral white matter in the developing human brain can affect "
-    "cortical development and result in functional disabilities. A line scan diffusion-weighted magnetic "
-    "resonance imaging sequence with diffusion tensor analysis was applied to measure the apparent diffusion "
-    "coefficient, to calculate relative anisotropy, and to delineate three-dimensional fiber architecture. "
+    "Community-acquired pneumonia in older adults often presents without fever, and confusion or a fall may be "
+    "the only sign that brings the patient to hospital. In this written sample we describe how a severity score, "
+    "oxygen saturation, blood urea and the chest radiograph guide the choice between oral treatment at home, "
+    "admission to a general ward and referral to critical care, and how often each plan is reviewed afterwards. "
 ) * 4
 
 

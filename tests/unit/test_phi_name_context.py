@@ -76,7 +76,7 @@ def test_names_that_are_english_words_are_found(strict: PresidioPhiDetector, tex
     "A young man was on a high protein diet for 3 days",
     "Which drug has the longest half-life?",
     # a given name and a surname in lower case after "for", but a noun follows: not a person
-    "the allele for violet flower color (W) is dominant",
+    "in this cross the allele for violet flower colour (W) is dominant",
 ])
 def test_eponyms_drugs_and_terms_are_not_names(strict: PresidioPhiDetector, text: str) -> None:
     assert _person_texts(strict, text) == []

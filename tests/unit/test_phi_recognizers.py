@@ -98,7 +98,7 @@ def test_recognizer_flags_identifier(strict: PresidioPhiDetector, text: str, ent
     ("Gréta is allergic to penicillin", "Gréta"),
     ("Mrs. Barrett has had reflux for years", "Barrett"),  # a surname that is also an eponym
     ("John Barrett has had reflux for years", "John Barrett"),
-    ("Please follow up with Madison Boyes in 2 months", "Madison Boyes"),
+    ("Book a clinic review with Madison Whitlock in 2 months", "Madison Whitlock"),
     ("John Smith test results show K 6.1, dangerous?", "John Smith"),  # his test, not an eponym's
     ("Mary Jones test report: is a 4 mm nodule worth follow-up?", "Mary Jones"),
 ])

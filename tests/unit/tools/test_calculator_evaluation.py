@@ -38,9 +38,9 @@ def test_evaluate_calculator_cases_reads_jsonl_and_reports_failures(tmp_path: Pa
         {"calculator_id": 3, "relevant_entities": {"sex": "Male", "age": [300, "years"],
                                                    "creatinine": [1.0, "mg/dL"]},
          "ground_truth": 50, "lower_limit": 47.5, "upper_limit": 52.5},
-        {"calculator_id": 69, "relevant_entities": {"Current Date": "08/21/2021", "Last menstrual date": "12/23/2020"},
-         "ground_truth": "('34 weeks', '3 days')", "lower_limit": "('34 weeks', '3 days')",
-         "upper_limit": "('34 weeks', '3 days')"},
+        {"calculator_id": 69, "relevant_entities": {"Current Date": "09/01/2022", "Last menstrual date": "01/10/2022"},
+         "ground_truth": "('33 weeks', '3 days')", "lower_limit": "('33 weeks', '3 days')",
+         "upper_limit": "('33 weeks', '3 days')"},
         {"calculator_id": 13, "relevant_entities": {"cycle length": 28, "Last menstrual date": "01/01/2023"},
          "ground_truth": "10/08/2023", "lower_limit": "10/08/2023", "upper_limit": "10/08/2023"},
     ]

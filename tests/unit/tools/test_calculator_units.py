@@ -112,10 +112,10 @@ def test_delta_ratio_with_bicarbonate_24_is_invalid_input() -> None:
 
 
 def test_medcalc_entities_convert_units_before_scoring() -> None:
-    in_si = {"sex": "Male", "age": [53, "years"], "weight": [191.8, "lbs"], "height": [68.9, "in"],
-             "creatinine": [122.9, "µmol/L"]}
-    in_us = {"sex": "Male", "age": [53, "years"], "weight": [87.0, "kg"], "height": [175, "cm"],
-             "creatinine": [1.39, "mg/dL"]}
+    in_si = {"sex": "Male", "age": [57, "years"], "weight": [180.78, "lbs"], "height": [70.08, "in"],
+             "creatinine": [106.1, "µmol/L"]}
+    in_us = {"sex": "Male", "age": [57, "years"], "weight": [82.0, "kg"], "height": [178, "cm"],
+             "creatinine": [1.2, "mg/dL"]}
     assert answer_medcalc(2, in_si) == pytest.approx(answer_medcalc(2, in_us), rel=2e-3)
 
 
