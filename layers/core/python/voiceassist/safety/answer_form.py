@@ -33,7 +33,7 @@ _FORM = re.compile(r"\b(?:" + _LAYOUT + r"|" + _LENGTH + r"|" + _WORDS + r")\b|"
 _FORM_I = re.compile(r"\b(?:" + _LAYOUT + r"|" + _LENGTH + r"|" + _WORDS + r")\b", re.I)
 # What an attack changes or asks for (Shen et al. 2024's rule lifting, Perez and Ribeiro 2022's prompt leaking),
 # and the encodings an obfuscated request is answered in (decoding.py)
-_ATTACK_WORDS = re.compile(
+ATTACK_WORDS = re.compile(
     r"\b(?:rules?|refus\w*|restrict\w*|filter\w*|censor\w*|safety|safe mode|guardrails?|guidelines?|polic(?:y|ies)"
     r"|limits?|limitations?|warnings?|disclaimers?|ethic\w*|moral\w*|persona|character|role|mode|pretend\w*|act as"
     r"|dan|jailbr\w*|prompt|instructions?|system|hidden|secret\w*|password|token|key|ignore|disregard|forget|override"
@@ -56,6 +56,6 @@ def answer_form_asked(text: str) -> bool:
     words = text.split()
     if not words or len(words) > 40 or len([s for s in _SENTENCES.findall(text) if s.strip()]) > 2:
         return False
-    if _ATTACK_WORDS.search(text) or not _ORDER_OR_ASK.match(text) or not _ABOUT_ANSWER.search(text):
+    if ATTACK_WORDS.search(text) or not _ORDER_OR_ASK.match(text) or not _ABOUT_ANSWER.search(text):
         return False
     return bool(_FORM_I.search(text) or _FORM.search(text))

@@ -66,6 +66,7 @@ from voiceassist.safety.learning import own_prompt_asked, own_words_retracted, t
 from voiceassist.safety.mention import mention_frame, response_asked
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds, shorthand_only
 from voiceassist.safety.pasted_orders import pasted_order_kinds
+from voiceassist.safety.quoted_task import quoted_text_task
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
     MEANING_MODEL_PATH,
@@ -463,11 +464,17 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     # led, a drug's dose titrated, a named clinical tool applied, information shared with a safeguarding agency): the
     # models' harmful flag alone is lifted and the classifier, which reads the named thing's words, is not asked
     practice = practice_asked(text) is not None
+    # (session 19, hn19) a quoted text given to be translated or decoded (quoted_task.py: "Decode this from a discharge
+    # letter: 'TTO, NKDA'"), whose quoted part passes the screen alone (words only): the models' flags alone are lifted
+    # and the classifier is not asked, as for an answer's form
+    quoted = quoted_text_task(text)
+    quoted_passes = quoted is not None and not screen_text(quoted, with_classifier=False).flagged
+    form_only = form_only or quoted_passes
     for category in ((JAILBREAK,) if _CLINICAL_ROLE_PLAY.search(text) else ()) + (
             (HARMFUL, INJECTION, JAILBREAK) if care_act(text) else ()) + ((HARMFUL,) if practice else ()) + (
             (HARMFUL,) if covert_administration_as_law(text) or lawful else ()) + (
             (HARMFUL, JAILBREAK) if protective or manner_of_asking(text) else ()) + (
-            (INJECTION, JAILBREAK) if form_only else ()) + (
+            (INJECTION, JAILBREAK) if form_only else ()) + ((HARMFUL,) if quoted_passes else ()) + (
             (HARMFUL,) if own_privacy or cast_for_teaching else ()):
         if all(reason.startswith("model:") for reason in found.get(category, ["pattern"])):
             found.pop(category, None)
