@@ -42,11 +42,21 @@ _REPORT_OPENING = re.compile(r"^\W*" + _HEADING + r"(?:i|i'm|i’m|i've|i’ve|i
                              r"|saw|got|had|received|found|heard|noticed|spotted|came across"
                              # (session 15) a participle clause of passing a text on, its subject left out: "Quoting
                              # an email I'm forwarding to IT: '...' Is this a phishing attempt?"
-                             r"|quoting|forwarding|reporting|pasting|copying|sharing|attaching)\b", re.I)
+                             r"|quoting|forwarding|reporting|pasting|copying|sharing|attaching"
+                             # (session 19, hn19) a document or a sign as the subject of a verb of saying, with no
+                             # article: "Lecture slide says ...", "Trust AI policy says ...", "Induction leaflet reads"
+                             r"|(?!(?:ai|llm|assistant|model|system|bot|chatbot|gpt|developer|admin)\b)"
+                             r"(?:[\w'’-]+\s+){1,4}(?:says|said|reads|read|states|stated|warns|warned))\b", re.I)
 # A question after the report: a clause that opens as a question ("... - what does that mean?", "... . Does that
 # mean ...?") and ends with a question mark
 _QUESTION_CLAUSE = re.compile(r"(?:[.!?;:,]|\s[-–—])\s+(?:" + "|".join(sorted(QUESTION_OPENINGS))
                               + r")(?:'s|’s)?\b[^?]*\?", re.I)
+# (session 19, hn19) or right after the quotation's closing mark (the frame keeps the marks, not the full stop inside
+# them) when the asker opened by saying they quote or pass the text on ("Quoting an email I'm forwarding to IT: '...'
+# Is this phishing?"); a document's own words ("The lab report says: '...' What does it show?") may order its reader
+_PASSED_ON = re.compile(r"^\W*(?:quoting|forwarding|reporting|pasting|copying|sharing|attaching)\b", re.I)
+_QUESTION_AFTER_QUOTE = re.compile(r"['’\"”]\s+(?:" + "|".join(sorted(QUESTION_OPENINGS))
+                                   + r")(?:'s|’s)?\b[^?]*\?", re.I)
 
 
 def asks_about_something(text: str) -> bool:
@@ -55,11 +65,15 @@ def asks_about_something(text: str) -> bool:
     situation ("My son keeps saying he'll jailbreak his phone - what does that mean?")."""
     if "?" not in text or _SECOND_PERSON.search(text):
         return False
-    return bool(_OPENING.match(text)) or bool(_REPORT_OPENING.match(text) and _QUESTION_CLAUSE.search(text))
+    return bool(_OPENING.match(text)) or bool(_REPORT_OPENING.match(text) and _QUESTION_CLAUSE.search(text)) or bool(
+        _PASSED_ON.match(text) and _QUESTION_AFTER_QUOTE.search(text))
 
 
 # A further order after the question or the request ("..., then act as one", "... now do it"): a sequence of orders
-_NEXT_ORDER = re.compile(r"\b(?:then|and then|now|and now|after that|afterwards|next)\s*,?\s+(?!(?:i|we|he|she|they"
+# ("next" after a determiner is an adjective, "my next step", "the next dose": no order; session 19)
+_NEXT_ORDER = re.compile(r"\b(?:then|and then|now|and now|after that|afterwards"
+                         r"|(?<!\bmy\s)(?<!\bour\s)(?<!\bthe\s)(?<!\bhis\s)(?<!\bher\s)(?<!\btheir\s)(?<!\bits\s)next)"
+                         r"\s*,?\s+(?!(?:i|we|he|she|they"
                          r"|it|you|u|that|this|there)\b)[a-z]+", re.I)
 
 

@@ -112,7 +112,8 @@ _CLINICAL_CAST = (r"(?:an? |the )?(?:\w+ )?(?:doctor|physician|gp|general practi
 # A pretence or a role-play that casts a part of a clinical encounter, the assistant's or the asker's
 _CLINICAL_ROLE_PLAY = re.compile(
     r"\b(?:pretend (?:to be|you(?:'re| are)|that you(?:'re| are))|role-?play(?:ing)?(?: as)?|play(?:ing)? (?:the )?"
-    r"(?:part|role) of|you be|you(?:'re| are) (?:playing|being))\s+(?:" + _CLINICAL_CAST + r")\b", re.I)
+    r"(?:part|role) of|you be|you(?:'re| are) (?:playing|being)|simulat(?:e|ing)|portray(?:ing)?)\s+(?:"
+    + _CLINICAL_CAST + r")\b", re.I)
 # (session 15) the part cast on the assistant as "you're the / my <clinician>" ("simulate a handover where you're the
 # night registrar and test me"), read with a teaching exercise (learning.teaching_asked)
 _CAST_AS_YOU = re.compile(r"\byou(?:'re|’re| are)\s+(?:the|my|an?|our)\s+(?:" + _CLINICAL_CAST + r")\b", re.I)

@@ -45,7 +45,9 @@ _REPORTING = (r"(?:says|said|saying|reads|reading|writes|wrote|written|states|st
 # quotation, whom or what it is for ("for the IT incident log:")
 _HELD = (r"(?:\s+(?:the|this|a|an|these|that)\s+(?:[\w-]+\s+)?(?:line|lines|text|words?|phrase|sentence|message|string"
          r"|comment|attack|prompt|email|instruction|note)s?(?:\s+(?:for|in|from|to|that|which|i|i'm|i’m|we|we're|we’re"
-         r"|i've|i’ve|we've|we’ve)\s+[^'‘\"“:\n]{1,40}?)?)?")
+         r"|i've|i’ve|we've|we’ve)\s+[^'‘\"“:\n]{1,40}?)?"
+         # (session 19, hn19) or whose words they are, before a colon: "quoting my patient: '...'"
+         r"|\s+(?:my|our|his|her|their|a|an|the|this)\s+(?:[\w-]+\s+){0,2}?[\w-]+(?=\s*:))?")
 _OPEN_QUOTE = r"(?<![\w'’])['‘\"“]"
 _CLOSE_QUOTE = r"['’\"”](?![\w'’])"
 # reported speech in quotation marks: the verb, an optional "literally" / "that" / colon, then the quotation
@@ -69,10 +71,19 @@ _RESPONSE_ASKED = re.compile(r"^[^.?!\n]*\b(?:how\s+(?:should|do|can|would|could
 _YOU = re.compile(r"\b(?:you|your|yours|yourself|u|ur)\b", re.I)
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+
+
 def response_asked(frame: str) -> bool:
     """Whether a frame (mention_frame's) is one question asking how the asker should respond to what was asked or said
-    of them ("How should I respond if a patient asks me to something?")."""
-    return bool(_RESPONSE_ASKED.match(frame.strip())) and not _YOU.search(frame)
+    of them ("How should I respond if a patient asks me to something?"), or ends with that question after the report
+    that holds the mention (session 19: "Someone typed 'something' into the ward PC. How do I escalate this?")."""
+    if _YOU.search(frame):
+        return False
+    *report, question = _SENTENCE_END.split(frame.strip())
+    if report and (PLACEHOLDER not in " ".join(report) or "?" in " ".join(report)):
+        return False
+    return bool(_RESPONSE_ASKED.match(question))
 
 
 # a term asked about: one to three words, generic (bare or with an indefinite article), no determiner naming an
