@@ -52,7 +52,10 @@ _OPEN_QUOTE = r"(?<![\w'’])['‘\"“]"
 _CLOSE_QUOTE = r"['’\"”](?![\w'’])"
 # reported speech in quotation marks: the verb, an optional "literally" / "that" / colon, then the quotation
 _QUOTED = re.compile(r"\b" + _REPORTING + r"\b" + _HELD + r"(?:\s+(?:literally|something like|simply|only|just))?"
-                     r"\s*[:,]?\s*(?:that\s+)?" + _OPEN_QUOTE + r"(?P<said>[^'‘’\"“”\n]{2,200}?)" + _CLOSE_QUOTE, re.I)
+                     r"\s*[:,]?\s*(?:that\s+)?" + _OPEN_QUOTE
+                     # (session 19) in double quotation marks an apostrophe is a letter's ("I can't go on")
+                     + r"(?P<said>(?<=[\"“])[^\"“”\n]{2,200}?(?=[\"”])|(?<=['‘])[^'‘’\"“”\n]{2,200}?)"
+                     + _CLOSE_QUOTE, re.I)
 # reported speech without quotation marks, to the end of its clause ("my phone says developer mode is enabled -")
 _UNQUOTED = re.compile(r"\b(?:says|said|reads|shows|showed|displays|displayed)\s+(?:that\s+)?"
                        r"(?P<said>(?![\"'‘“])[^.?!;:\n]{3,80}?)(?=\s+[-–—]\s|\s*[.?!;:\n]|$)", re.I)
