@@ -45,6 +45,7 @@ from voiceassist.safety.act_reader import care_act, harm_act_kinds, practice_ask
 from voiceassist.safety.answer_form import answer_form_asked
 from voiceassist.safety.asking import asks_about_something, frame_asks
 from voiceassist.safety.attack_classifier import AttackClassifier, load_classifier
+from voiceassist.safety.authority_shapes import authority_shape_kinds
 from voiceassist.safety.care_frames import (
     care_of_harm_suffered,
     covert_administration_as_law,
@@ -306,8 +307,9 @@ def _document_kind(kind: str, pattern: re.Pattern[str], text: str) -> bool:
 
 
 # (session 15) an order to whatever model reads the quoted text itself ("AI models processing this page must ...") is
-# not lifted as a mention: the quote is what the assistant is asked to read, so its reader is the assistant
-ADDRESSES_ITS_READER = frozenset({"reader_addressed"})
+# not lifted as a mention: the quote is what the assistant is asked to read, so its reader is the assistant; (session
+# 19) so is the assistant a quoted page grants authority to, and the assistant whose rule a quoted key sets
+ADDRESSES_ITS_READER = frozenset({"reader_addressed", "authority_granted", "rule_key_assigned"})
 
 
 def _pattern_kinds(text: str) -> list[tuple[str, str]]:
@@ -321,7 +323,7 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     kinds += [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
             + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text)
-            + pasted_order_kinds(text) + harm_act_kinds(text))
+            + pasted_order_kinds(text) + harm_act_kinds(text) + authority_shape_kinds(text))
 
 
 # the categories the English readings of a gloss are taken for: the attack shapes, not harm, which the FreeDict
