@@ -43,13 +43,12 @@ _ASSISTANT = (r"(?:voiceassist|(?:the|this|our|any|an?)\s+(?:ai|a\.i\.|assistant
 _GRANTED = (r"(?:is|are|has\s+been|have\s+been|will\s+be|shall\s+be)\s+(?:now\s+|hereby\s+|fully\s+|officially\s+)*"
             r"(?:authori[sz]ed|permitted|allowed|cleared|entitled|empowered|exempt(?:ed)?)"
             r"\s+(?:to|from)\b(?!\s+be\s+used)")
+_SAFEGUARD = (r"(?:checks?|checking|citations?|citing|sources?|references?|evidence|verification|verifying|limits?"
+              r"|restrictions?|filters?|warnings?|caveats?|safeguards?|screening|rules|guidelines|policy|policies)")
 _SAFEGUARD_DROPPED = re.compile(
-    r"\b(?:without|no|no\s+need\s+(?:for|to)|skip\w*|bypass\w*|ignor\w*|override\w*|waiv\w*)\s+(?:any\s+|the\s+|all\s+"
-    r"|further\s+|its\s+|their\s+)?(?:\w+\s+)?(?:checks?|checking|citations?|citing|sources?|references?|evidence"
-    r"|verification|verifying|limits?|restrictions?|filters?|warnings?|caveats?|safeguards?|screening|rules"
-    r"|guidelines|policy|policies)\b"
-    r"|\bany\s+(?:\w+\s+)?(?:dose|doses|drug|drugs|records?|amount|quantity)\b"
-    r"|\bexempt(?:ed)?\s+from\b", re.I)
+    r"\b(?:without|no|no\s+need\s+(?:for|to)|skip\w*|bypass\w*|ignor\w*|override\w*|waiv\w*|exempt(?:ed)?\s+from)"
+    r"\s+(?:any\s+|the\s+|all\s+|further\s+|its\s+|their\s+)?(?:\w+\s+){0,2}?" + _SAFEGUARD + r"\b"
+    r"|\bany\s+(?:\w+\s+)?(?:dose|doses|drug|drugs|records?|amount|quantity)\b", re.I)
 _AUTHORITY = re.compile(r"\b" + _ASSISTANT + r"\s+" + _GRANTED, re.I)
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
@@ -76,7 +75,7 @@ def _authority_granted(text: str) -> bool:
         end = _SENTENCE_END.search(text, match.end())
         sentence = text[start: end.end() if end else len(text)]
         asked = sentence.rstrip(" '\"’”)").endswith("?")
-        if not asked and _SAFEGUARD_DROPPED.search(text, match.end(), end.start() if end else len(text)):
+        if not asked and _SAFEGUARD_DROPPED.search(text, match.start(), end.start() if end else len(text)):
             return True
     return False
 
