@@ -67,6 +67,7 @@ from voiceassist.safety.learning import own_prompt_asked, own_words_retracted, t
 from voiceassist.safety.mention import mention_frame, response_asked
 from voiceassist.safety.obfuscation import looks_reversed, normal_forms, override_kinds, shorthand_only
 from voiceassist.safety.pasted_orders import pasted_order_kinds
+from voiceassist.safety.purpose_clause import purpose_harm_kinds
 from voiceassist.safety.quoted_task import quoted_text_task
 from voiceassist.safety.screen_model import (
     MEANING_MIN_WORDS,
@@ -323,7 +324,8 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     kinds += [(JAILBREAK, kind) for kind in jailbreak_kinds(text)]
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
             + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text)
-            + pasted_order_kinds(text) + harm_act_kinds(text) + authority_shape_kinds(text))
+            + pasted_order_kinds(text) + harm_act_kinds(text) + authority_shape_kinds(text)
+            + purpose_harm_kinds(text))
 
 
 # the categories the English readings of a gloss are taken for: the attack shapes, not harm, which the FreeDict
