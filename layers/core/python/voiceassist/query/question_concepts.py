@@ -50,6 +50,7 @@ from voiceassist.query.concepts import (
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.population import CARDINAL_WORDS, NUMBER_WORDS
 from voiceassist.query.siblings import qualified_terms
+from voiceassist.query.spoken import filled_pause
 from voiceassist.query.terms import content_terms, hyphenate, split_inherited, stem
 from voiceassist.query.wording import ATTRIBUTE, joined_scores, negated_words, unframed
 
@@ -195,11 +196,13 @@ def _concepts(question: str) -> list[Concept]:
         found[disease.written.lower()] = Concept(disease.written,
                                                  (frozenset({disease.mark}), written, *lay, *categories),
                                                  float(len(topic_words)))
-    for quantity in (_CLOCK_IN_TEXT, _QUANTITY_IN_TEXT, _SAID_QUANTITY):
+    for quantity in (_CLOCK_IN_TEXT, _QUANTITY_IN_TEXT, _SAID_QUANTITY, _EMPHATIC_SINGLE):
         text = quantity.sub(lambda m: " " * len(m.group()), text)
     abbreviation_words: set[str] = set()
     for match in _ABBREVIATION.finditer(text):
         word = match.group(1)
+        if word.islower() and word in stop_words().get("en", frozenset()):
+            continue  # "am I aiming": a function word typed in lower case, not "AM" (a clock's "8 am" went above)
         charged = ion(word, text[match.end():], text[:match.start()])  # "K+", "K 5.9": potassium, a topic
         meanings = (charged,) if charged else abbreviation_meanings(word) or numbered_meanings(word)
         if not meanings or word in found or (charged and charged.lower() in found):
@@ -289,6 +292,9 @@ _UNIT_NAME = (r"(?:kilo|deci|centi|milli|micro|nano)(?:grammes?|grams?|litres?|l
               r"|equivalents?|pascals?)|kilos?")
 # a number typed or said with a unit named in words ("110 kilos", "thirty five kilograms", "2.5 milligrams"): a
 # quantity, like "110 kg" (_QUANTITY_IN_TEXT), as a speech recogniser writes a spoken weight or dose
+# "every single time": "single" after "every" is an intensive (Merriam-Webster, "single", adjective: "used as an
+# intensive", every single one), said for emphasis; "a single dose", "any single agent" keep their word
+_EMPHATIC_SINGLE = re.compile(r"(?<=\bevery )single\b", re.I)
 _SAID_QUANTITY = re.compile(rf"(?<![\w/.-])(?:\d+(?:[.,]\d+)?|{NUMBER_WORDS})[ \t-]+(?:{_UNIT_NAME})(?![\w/-])", re.I)
 _UNIT_PREFIXES = {"kilo": "k", "deci": "d", "centi": "c", "milli": "m", "micro": "u", "nano": "n"}
 _UNIT_BASES = {"gram": "g", "gramme": "g", "litre": "l", "liter": "l", "mole": "mol", "metre": "m", "meter": "m",
@@ -630,20 +636,6 @@ def _said_number(word: str) -> bool:
     topic, and no modifier of a condition (query/siblings.py)."""
     parts = word.lower().split("-")
     return len(parts) > 1 and all(part in _NUMERALS for part in parts)
-
-
-# The filled pauses of spoken English as transcripts spell them: "um", "uh", "hmm", "mhm", "mmm" (the filled pauses
-# OpenAI Whisper's English text normalizer removes before scoring: openai-whisper 20250625,
-# whisper/normalizers/english.py, MIT), "er" (University of Rochester TRIPS/CISD annotation guidelines: um, uh, er,
-# "filled pause, more common in British English") and "erm" (British English's er and erm: Wikipedia, "Filler
-# (linguistics)", CC BY-SA 4.0), with "uhm" and a sound held longer ("umm", "uhhh", "hmmm"). Closed-class: never a
-# topic. Typed in capitals it is the writer's abbreviation ("metformin ER": extended release), not a pause.
-_FILLED_PAUSE = re.compile(r"u+[hm]+|er|erm+|hm{2,}|mhm+|m{3,}")
-
-
-def filled_pause(word: str) -> bool:
-    """Whether a word is a filled pause ("um", "Er", "hmm"), not an abbreviation typed in capitals ("ER")."""
-    return not (len(word) > 1 and word.isupper()) and bool(_FILLED_PAUSE.fullmatch(word.lower()))
 
 
 # Another language's function words mixed into an English question ("CURB-65 score 2 wala patient - admit karna hai ya

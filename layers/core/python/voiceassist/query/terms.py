@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from voiceassist.phi.word_lists import DRUG_WORDS, word_list
+from voiceassist.phi.word_lists import DRUG_WORDS, stop_words, word_list
 
 STOPWORDS = frozenset(
     " ".join((
@@ -60,9 +60,27 @@ _COMPOUND = re.compile(r"\b([a-z0-9]+) (acquired|associated|induced|related|depe
                        r"line|release|term|onset|like|based|limiting|threatening|sparing|lowering)\b", re.I)
 
 
+_NEXT_WORD = re.compile(r"\s*([^\W_]+(?:'[^\W_]+)?)")
+
+
 def hyphenate(text: str) -> str:
     """`text` with its compound modifiers hyphenated: "community acquired" -> "community-acquired"."""
-    return _COMPOUND.sub(r"\1-\2", text)
+    return _COMPOUND.sub(_compound, text)
+
+
+def _compound(match: re.Match[str]) -> str:
+    """The compound, or the two words as written where "like" is not the suffix. The suffix -like forms adjectives
+    from nouns ("thiazide-like", "flu-like"); after a function word ("go like", "they like it", "something like") or
+    before one ("a score like that", "like which muscle", "like by how much": the preposition or the discourse
+    marker of speech, which a transcript writes without its commas) "like" is a word of its own. Function words:
+    spaCy's English stop words (_data/phi/stop_words.tsv, MIT)."""
+    first, second = match.group(1), match.group(2)
+    if second.lower() == "like":
+        function = stop_words().get("en", frozenset())
+        after = _NEXT_WORD.match(match.string, match.end())
+        if first.lower() in function or (after is not None and after.group(1).lower() in function):
+            return match.group()
+    return f"{first}-{second}"
 
 
 def content_terms(text: str) -> frozenset[str]:

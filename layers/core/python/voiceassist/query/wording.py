@@ -7,7 +7,7 @@ import re
 from functools import cache
 
 from voiceassist.common_words import QUESTION_OPENINGS
-from voiceassist.query import terminology
+from voiceassist.query import spoken, terminology
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
 from voiceassist.query.population import NUMBER_WORDS, cardinal
 
@@ -303,6 +303,13 @@ _HEADING_END = re.compile(r":|\s[-\u2013\u2014]+\s")
 _ALTERNATIVE = re.compile(r"\bor\b", re.I)
 
 
+def _clause_ends(text: str) -> list[re.Match[str]]:
+    """The marks that end clauses, with the unmarked breaks of a run-on question (query/spoken.py)."""
+    marks = list(_CLAUSE_END.finditer(text))
+    unmarked = [b for b in spoken.breaks(text) if not any(m.start() < b.end() and b.start() < m.end() for m in marks)]
+    return sorted(marks + unmarked, key=lambda m: m.start())
+
+
 def asked_clauses(text: str) -> tuple[str, ...] | None:
     """The clauses of `text` that ask, in order; None when every clause asks or only one clause is written (the
     question has no separate description of the case)."""
@@ -310,13 +317,15 @@ def asked_clauses(text: str) -> tuple[str, ...] | None:
     text = unframed(text)
     clauses: list[tuple[str, bool, bool, bool]] = []  # (clause, marked as asking, naming a value, a heading)
     position = 0
-    for end in [*_CLAUSE_END.finditer(text), None]:
+    for end in [*_clause_ends(text), None]:
         piece = text[position:end.start() if end else len(text)]
         position = end.end() if end else len(text)
-        words = [w.lower() for w in _SURFACE_WORD.findall(piece)]
+        surface = _SURFACE_WORD.findall(piece)
+        words = [w.lower() for w in surface]
         if not words:
             continue
-        while len(words) > 1 and words[0] in _OPENING_CONJUNCTION:
+        # "and so", "um": a conjunction or a speaker's filled pause before the clause's first word (query/spoken.py)
+        while len(words) > 1 and (words[0] in _OPENING_CONJUNCTION or spoken.filled_pause(surface[-len(words)])):
             words = words[1:]
         marked = ((end is not None and "?" in end.group()) or words[0] in _INTERROGATIVE or words[0] in commands
                   or any(w in _REQUEST for w in words))
