@@ -7,7 +7,9 @@ should I give"), or, in a yes-no question, the operator put before its subject (
 Comprehensive Grammar of the English Language, 1985, 11.2-11.14). An indirect question keeps the statement's order
 ("I want to know what dose I should give"), and a relative clause has no subject after its operator ("the dose which
 is usual"). So a clause begins, marked or not, where a wh-word is followed within a few words by an operator and a
-subject, or where an operator is followed by one; read only inside a run of words (never after a mark). Not a break:
+subject, or where an operator is followed by one, or where "what", "how" or "why" (never relative pronouns) stands
+with its operator ("what is the first tablet", "what's the most I can give"); read only inside a run of words (never
+after a mark). Not a break:
 an operator after a wh-word of the same run ("how much fluid per kilo do I run" is one clause); a wh-word after the
 preposition that goes with it ("at what potassium do we stop": pied-piping, Quirk 11.15); the second alternative after
 "or" (one alternative question, Quirk 11.20); a run that opens with a preposition or subordinator, an adverbial put
@@ -87,3 +89,10 @@ def breaks(text: str) -> list[re.Match[str]]:
             continue
         found.append(match)
     return found
+
+
+def clause_ends(text: str, marks: re.Pattern[str]) -> list[re.Match[str]]:
+    """The `marks` that end clauses in `text` (wording's), with its unmarked breaks, in order."""
+    marked = list(marks.finditer(text))
+    unmarked = [b for b in breaks(text) if not any(m.start() < b.end() and b.start() < m.end() for m in marked)]
+    return sorted(marked + unmarked, key=lambda m: m.start())

@@ -303,13 +303,6 @@ _HEADING_END = re.compile(r":|\s[-\u2013\u2014]+\s")
 _ALTERNATIVE = re.compile(r"\bor\b", re.I)
 
 
-def _clause_ends(text: str) -> list[re.Match[str]]:
-    """The marks that end clauses, with the unmarked breaks of a run-on question (query/spoken.py)."""
-    marks = list(_CLAUSE_END.finditer(text))
-    unmarked = [b for b in spoken.breaks(text) if not any(m.start() < b.end() and b.start() < m.end() for m in marks)]
-    return sorted(marks + unmarked, key=lambda m: m.start())
-
-
 def asked_clauses(text: str) -> tuple[str, ...] | None:
     """The clauses of `text` that ask, in order; None when every clause asks or only one clause is written (the
     question has no separate description of the case)."""
@@ -317,7 +310,7 @@ def asked_clauses(text: str) -> tuple[str, ...] | None:
     text = unframed(text)
     clauses: list[tuple[str, bool, bool, bool]] = []  # (clause, marked as asking, naming a value, a heading)
     position = 0
-    for end in [*_clause_ends(text), None]:
+    for end in [*spoken.clause_ends(text, _CLAUSE_END), None]:  # marks and run-on breaks
         piece = text[position:end.start() if end else len(text)]
         position = end.end() if end else len(text)
         surface = _SURFACE_WORD.findall(piece)
