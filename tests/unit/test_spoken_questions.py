@@ -35,7 +35,8 @@ def test_a_run_on_question_asks_after_its_story_as_the_punctuated_one_does() -> 
             ("we have an older man with a swollen face after the wasp sting how much adrenaline do we give",
              "how much adrenaline do we give"),
             ("the nurse rang about a lady on amlodipine with ankle swelling what's the usual next step",
-             "what's the usual next step")):
+             "what's the usual next step"),
+            ("she's very itchy can she have another antihistamine", "can she have another antihistamine")):
         assert asked_clauses(run_on) == (asked,), run_on
         punctuated = run_on.replace(" " + asked, ", " + asked) + "?"
         assert asked_clauses(punctuated) == (asked,), punctuated

@@ -15,7 +15,8 @@ preposition that goes with it ("at what potassium do we stop": pied-piping, Quir
 "or" (one alternative question, Quirk 11.20); a run that opens with a preposition or subordinator, an adverbial put
 before its question ("after IM epi do they need O2", "if the CURB-65 is zero can they go home": Quirk 8.15, 15.2);
 and a run of at most three words besides discourse words ("so", "okay", "um": terms.STOPWORDS and the filled
-pauses), which heads the question as a heading before a colon does ("new htn workup should i get an ECG"). Only
+pauses), which heads the question as a heading before a colon does ("new htn workup should i get an ECG"), unless a
+subject pronoun with its operator contracted makes it a clause ("she's very itchy can she have another"). Only
 closed-class words are read: the operators, the subject pronouns, the wh-words, prepositions and subordinators.
 """
 
@@ -71,6 +72,8 @@ _DISCOURSE = frozenset("and but or so then now well right okay ok alright yeah y
 # a run of at most this many words before the question (discourse words aside) is its heading ("new htn workup should
 # i get an ECG", "metformin should I hold it"), as wording.HEADING_WORDS before a colon: no clause of its own
 HEADING_WORDS = 3
+# a subject pronoun with its operator contracted ("she's", "we've", "I'm"): the run is a clause with its verb
+_SUBJECT_CONTRACTED = re.compile(r"(?:i|we|you|he|she|they|it)'(?:s|m|re|ve|d|ll)")
 
 
 def breaks(text: str) -> list[re.Match[str]]:
@@ -84,7 +87,8 @@ def breaks(text: str) -> list[re.Match[str]]:
         wh = opening is not None and _WH_OPENING.fullmatch(opening.group()) is not None
         said = [w for w in run if not filled_pause(w) and w not in STOPWORDS]
         first = next((w for w in run if not filled_pause(w) and w not in _DISCOURSE), "")
-        if (len(said) <= HEADING_WORDS or (not wh and any(_WH_WORD.fullmatch(w) for w in run))
+        told = any(_SUBJECT_CONTRACTED.fullmatch(w) for w in run)  # "she's struggling": a clause, no heading
+        if ((len(said) <= HEADING_WORDS and not told) or (not wh and any(_WH_WORD.fullmatch(w) for w in run))
                 or run[-1] in _PREPOSITIONS or run[-1] == "or" or first in _ADVERBIAL_OPENINGS):
             continue
         found.append(match)
