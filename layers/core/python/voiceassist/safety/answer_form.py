@@ -40,7 +40,9 @@ ATTACK_WORDS = re.compile(
     r"|bypass|previous|above|earlier|unlock\w*|base ?64|hex|hexadecimal|rot ?13|morse|binary|cipher\w*|encod\w*"
     r"|reverse[ds]?|backwards|leet\w*|pig latin|emoji|your own|assistant|ai|model|chatbot|bot)\b|<!--|\[\[|\{\{",
     re.I)
-_ORDER_OR_ASK = re.compile(r"^\W*(?:please\s+|can you\s+|could you\s+|would you\s+|pls\s+|just\s+)?(?:respond|reply"
+# (session 19, hn19) after a time the order holds from ("From now on, give me ...", "Going forward, keep ...")
+_ORDER_OR_ASK = re.compile(r"^\W*(?:(?:from now on|going forward|next time|this time|for now)\s*,?\s+)?"
+                           r"(?:please\s+|can you\s+|could you\s+|would you\s+|pls\s+|just\s+)?(?:respond|reply"
                            r"|answer|give|keep|switch|put|write|format|translate|stick|don't|no|less|more|only|in"
                            r"|shorten)\b", re.I)
 _SENTENCES = re.compile(r"[^.?!\n]+")
