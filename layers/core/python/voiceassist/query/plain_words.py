@@ -23,6 +23,9 @@ from voiceassist.settings import PACKAGE_DIR
 
 PLAIN_FILE = PACKAGE_DIR / "_data" / "concepts" / "plain_words.txt.gz"
 CLINICAL_SENSE_FILE = PACKAGE_DIR / "_data" / "concepts" / "clinical_sense_words.txt.gz"
+# (session 19) WordNet 3.0's adjectives derived from a clinical noun or verb ("wheezy": "wheeze"; written by
+# voiceassist_local.evaluation.derived_adjective_data)
+DERIVED_ADJECTIVES_FILE = PACKAGE_DIR / "_data" / "concepts" / "derived_adjectives.tsv"
 
 
 @lru_cache(maxsize=1)
@@ -55,3 +58,19 @@ def is_story(word: str) -> bool:
     lower = word.lower()
     return (lower.isascii() and lower.isalpha() and (lower in common_words() or lower in ordinary_words())
             and lower not in clinical_sense_words())
+
+
+@lru_cache(maxsize=1)
+def _derived() -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for line in DERIVED_ADJECTIVES_FILE.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            adjective, base = line.split("\t")
+            table[adjective] = (*table.get(adjective, ()), base)
+    return table
+
+
+def derived_from(word: str) -> tuple[str, ...]:
+    """The clinical nouns and verbs an adjective is formed from ("wheezy": "wheeze"; "feverish": "fever"), so a
+    passage naming the sign covers the question's adjective (WordNet 3.0's derivationally related forms)."""
+    return _derived().get(word.lower(), ())

@@ -260,6 +260,8 @@ def _concepts(question: str) -> list[Concept]:
                                                                                    abbreviation_meanings(short)) if m))
         # "per kilogram", "how many millilitres": a unit said in words, covered by its symbol ("0.01 mg/kg")
         completed = (*completed, *(frozenset({symbol}) for symbol in unit_symbols(word)))
+        # (session 19) "wheezy", "itchy", "nauseous": also covered by the sign it is formed from (plain_words)
+        completed = (*completed, *(t for t in map(content_terms, plain_words.derived_from(word)) if t))
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
@@ -381,7 +383,7 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
     for c in concepts:
         other = not alternatives.intersection(c.alternatives)
         told = other and not _kept_in_scenario(c)
-        story = told and c.label.lower() not in asked_labels and _story(c)
+        story = told and c.label.lower() not in asked_labels and (_story(c) or _carer_or_place(c))
         # (session 18) a topic of the story, where the ask stands apart from it (_ask_apart)
         story = story or (told and apart and (c.topic or c.label.lower() in acting) and c.label.lower() not in labels
                           and not _qualifier(c))
@@ -494,6 +496,22 @@ def _story(concept: Concept) -> bool:
     leaving one writer out over blind5-14, whatever the ask names (`python -m
     voiceassist_local.evaluation.gate_scenario --context D.pkl`; decision 0024, session 15)."""
     return concept.covered_weight is not None and not concept.topic and plain_words.is_story(concept.label)
+
+
+# (session 19) A health professional or a place of care only the description of the case names ("Resident flushed +
+# wheezy", "the NP started losartan", "seen on the ward"): WordNet 3.0's health professionals, paramedics, medical
+# buildings, institutions, hospital rooms and wards (terminology.setting_words, less the clinical vocabulary) tell who
+# treats the patient and where, not what is asked. Told so, the word weighs nothing when a passage lacks it (fully
+# when one holds it; never named as missing), whatever the ask names, as the story's ordinary words do (_story); in
+# the asking clauses it keeps its weight ("should the GP refer?"), and a setting of care with its own reader
+# (care_setting.stated: "ICU", "in hospital") or a population is left to that reader (_qualifier).
+CARERS_TOLD = True
+
+
+def _carer_or_place(concept: Concept) -> bool:
+    words = terminology.setting_words()
+    kind = words.get(concept.label) or words.get(concept.label.lower())
+    return CARERS_TOLD and kind in ("person", "place") and not _qualifier(concept)
 
 
 _LAST_WORD = re.compile(r"([^\W_]+(?:[-'/][^\W_]+)*)[ \t]+$")
