@@ -260,8 +260,9 @@ def _concepts(question: str) -> list[Concept]:
                                                                                    abbreviation_meanings(short)) if m))
         # "per kilogram", "how many millilitres": a unit said in words, covered by its symbol ("0.01 mg/kg")
         completed = (*completed, *(frozenset({symbol}) for symbol in unit_symbols(word)))
-        # (session 19) "wheezy", "itchy", "nauseous": also covered by the sign it is formed from (plain_words)
-        completed = (*completed, *(t for t in map(content_terms, plain_words.derived_from(word)) if t))
+        # (session 19) "wheezy", "nauseous": also covered by the sign it is formed from (plain_words.derived_from);
+        # an alternative only, so an ordinary word stays one
+        derived = tuple(t for t in map(content_terms, plain_words.derived_from(word)) if t)
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
@@ -276,7 +277,7 @@ def _concepts(question: str) -> list[Concept]:
                 # "concentration", "course", "shortest": also held by a passage stating a value of that kind
                 # ("1 mg/mL", "5 days": query/asked_kinds.py)
                 kinds = tuple(frozenset({asked_kinds.mark(k)}) for k in asked_kinds.asked(word))
-                found[term] = Concept(word, (frozenset({term}), *completed, *kinds),
+                found[term] = Concept(word, (frozenset({term}), *completed, *derived, *kinds),
                                       GENERIC_WEIGHT if ordinary else weight, 1.0 if ordinary else None)
     # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
