@@ -260,9 +260,6 @@ def _concepts(question: str) -> list[Concept]:
                                                                                    abbreviation_meanings(short)) if m))
         # "per kilogram", "how many millilitres": a unit said in words, covered by its symbol ("0.01 mg/kg")
         completed = (*completed, *(frozenset({symbol}) for symbol in unit_symbols(word)))
-        # (session 19) "wheezy", "nauseous": also covered by the sign it is formed from (plain_words.derived_from);
-        # an alternative only, so an ordinary word stays one
-        derived = tuple(t for t in map(content_terms, plain_words.derived_from(word)) if t)
         for term in content_terms(word):
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
@@ -277,7 +274,7 @@ def _concepts(question: str) -> list[Concept]:
                 # "concentration", "course", "shortest": also held by a passage stating a value of that kind
                 # ("1 mg/mL", "5 days": query/asked_kinds.py)
                 kinds = tuple(frozenset({asked_kinds.mark(k)}) for k in asked_kinds.asked(word))
-                found[term] = Concept(word, (frozenset({term}), *completed, *derived, *kinds),
+                found[term] = Concept(word, (frozenset({term}), *completed, *kinds),
                                       GENERIC_WEIGHT if ordinary else weight, 1.0 if ordinary else None)
     # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
     stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
@@ -384,7 +381,8 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
     for c in concepts:
         other = not alternatives.intersection(c.alternatives)
         told = other and not _kept_in_scenario(c)
-        story = told and c.label.lower() not in asked_labels and (_story(c) or _carer_or_place(c))
+        c = _with_derived(c) if told else c
+        story = told and c.label.lower() not in asked_labels and (_story(c) or _carer_or_place(c, question))
         # (session 18) a topic of the story, where the ask stands apart from it (_ask_apart)
         story = story or (told and apart and (c.topic or c.label.lower() in acting) and c.label.lower() not in labels
                           and not _qualifier(c))
@@ -509,10 +507,35 @@ def _story(concept: Concept) -> bool:
 CARERS_TOLD = True
 
 
-def _carer_or_place(concept: Concept) -> bool:
+def _carer_or_place(concept: Concept, question: str) -> bool:
     words = terminology.setting_words()
     kind = words.get(concept.label) or words.get(concept.label.lower())
-    return CARERS_TOLD and kind in ("person", "place") and not _qualifier(concept)
+    return (CARERS_TOLD and kind in ("person", "place") and not _qualifier(concept)
+            and _telling(concept.label, question))
+
+
+# Told, not a service the case needs: the word frames the question or acts in it (query/setting.py: "on the ward",
+# "by the NP", "the GP should"), or it opens a clause, a determiner at most before it, as the subject the description
+# is about ("Resident flushed ...", "Midwife rang ..."); "refer allergy clinic or not" names the service asked about.
+_CLAUSE_OPENING = r"(?:^|[.;:!?,+\n(]|\s[-\u2013\u2014]+)\s*(?:(?:the|a|an|my|our|his|her|their)\s+)?"
+
+
+def _telling(label: str, question: str) -> bool:
+    lower = label.lower()
+    if lower in setting.context_words(question) or lower in setting.actors(question):
+        return True
+    return re.search(_CLAUSE_OPENING + re.escape(label) + r"\b", question, re.I) is not None
+
+
+def _with_derived(concept: Concept) -> Concept:
+    """(session 19) A word of the case's description is also covered by the clinical noun or verb WordNet derives
+    the adjective from ("wheezy": "wheeze", "diabetic": "diabetes": plain_words.derived_from). Only in the story: an
+    adjective the ask names ("metformin in PCOS patients who are not diabetic") says which patients are asked about,
+    not a sign a passage may name by its noun."""
+    derived = tuple(t for t in map(content_terms, plain_words.derived_from(concept.label)) if t)
+    if not derived or any(len(a) == 1 and next(iter(a)).startswith(CONCEPT_MARK) for a in concept.alternatives):
+        return concept
+    return replace(concept, alternatives=(*concept.alternatives, *derived))
 
 
 _LAST_WORD = re.compile(r"([^\W_]+(?:[-'/][^\W_]+)*)[ \t]+$")
