@@ -35,6 +35,12 @@ def test_a_carer_in_the_asking_clause_keeps_its_weight() -> None:
     assert asked.weight > 0.0
 
 
+def test_a_service_the_case_is_sent_to_keeps_its_weight() -> None:
+    # neither framing, acting nor opening its clause: "refer dermatology clinic" names the service asked about
+    sent = concept("Rash after amoxicillin, should I refer dermatology clinic or not, and how soon?", "clinic")
+    assert sent.weight > 0.0
+
+
 def test_switched_off_the_carer_weighs_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
     question = "Houseman saw her this morning, now itchy. Does the hydroxyzine dose change in old age?"
     monkeypatch.setattr(qc, "CARERS_TOLD", False)
@@ -50,6 +56,9 @@ def test_an_adjective_is_covered_by_the_sign_it_is_formed_from() -> None:
     assert content_terms("wheeze") in wheezy.alternatives
     # the adjective itself is still what a passage must hold when it names neither
     assert frozenset({"wheezy"}) in wheezy.alternatives
+    # an adjective the ask names says which patients are asked about: no sign's noun covers it
+    asked = concept("Is sitagliptin licensed in adults who are not diabetic?", "diabetic")
+    assert content_terms("diabetes") not in asked.alternatives
 
 
 def _wordnet(tmp_path: Path) -> Path:

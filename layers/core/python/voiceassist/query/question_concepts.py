@@ -381,7 +381,7 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
     for c in concepts:
         other = not alternatives.intersection(c.alternatives)
         told = other and not _kept_in_scenario(c)
-        c = _with_derived(c) if told else c
+        c = _with_derived(c) if told and DERIVED_TOLD else c
         story = told and c.label.lower() not in asked_labels and (_story(c) or _carer_or_place(c, question))
         # (session 18) a topic of the story, where the ask stands apart from it (_ask_apart)
         story = story or (told and apart and (c.topic or c.label.lower() in acting) and c.label.lower() not in labels
@@ -505,6 +505,7 @@ def _story(concept: Concept) -> bool:
 # the asking clauses it keeps its weight ("should the GP refer?"), and a setting of care with its own reader
 # (care_setting.stated: "ICU", "in hospital") or a population is left to that reader (_qualifier).
 CARERS_TOLD = True
+DERIVED_TOLD = True  # (session 19) a story's adjective also covered by its sign's noun or verb (_with_derived)
 
 
 def _carer_or_place(concept: Concept, question: str) -> bool:
