@@ -26,6 +26,7 @@ from voiceassist.phi.word_lists import (
 from voiceassist.query import (
     asked_kinds,
     care_setting,
+    case_words,
     diseases,
     kidney,
     plain_words,
@@ -497,45 +498,20 @@ def _story(concept: Concept) -> bool:
     return concept.covered_weight is not None and not concept.topic and plain_words.is_story(concept.label)
 
 
-# (session 19) A health professional or a place of care only the description of the case names ("Resident flushed +
-# wheezy", "the NP started losartan", "seen on the ward"): WordNet 3.0's health professionals, paramedics, medical
-# buildings, institutions, hospital rooms and wards (terminology.setting_words, less the clinical vocabulary) tell who
-# treats the patient and where, not what is asked. Told so, the word weighs nothing when a passage lacks it (fully
-# when one holds it; never named as missing), whatever the ask names, as the story's ordinary words do (_story); in
-# the asking clauses it keeps its weight ("should the GP refer?"), and a setting of care with its own reader
-# (care_setting.stated: "ICU", "in hospital") or a population is left to that reader (_qualifier).
+# (session 19) A health professional or a place of care told in the story weighs nothing missing, and a story's
+# adjective is also covered by the sign it is formed from: query/case_words.py (decision 0024, session 19).
 CARERS_TOLD = True
-DERIVED_TOLD = True  # (session 19) a story's adjective also covered by its sign's noun or verb (_with_derived)
+DERIVED_TOLD = True
 
 
 def _carer_or_place(concept: Concept, question: str) -> bool:
-    words = terminology.setting_words()
-    kind = words.get(concept.label) or words.get(concept.label.lower())
-    return (CARERS_TOLD and kind in ("person", "place") and not _qualifier(concept)
-            and _telling(concept.label, question))
-
-
-# Told, not a service the case needs: the word frames the question or acts in it (query/setting.py: "on the ward",
-# "by the NP", "the GP should"), or it opens a clause, a determiner at most before it, as the subject the description
-# is about ("Resident flushed ...", "Midwife rang ..."); "refer allergy clinic or not" names the service asked about.
-_CLAUSE_OPENING = r"(?:^|[.;:!?,+\n(]|\s[-\u2013\u2014]+)\s*(?:(?:the|a|an|my|our|his|her|their)\s+)?"
-
-
-def _telling(label: str, question: str) -> bool:
-    lower = label.lower()
-    if lower in setting.context_words(question) or lower in setting.actors(question):
-        return True
-    return re.search(_CLAUSE_OPENING + re.escape(label) + r"\b", question, re.I) is not None
+    return CARERS_TOLD and case_words.told_carer_or_place(concept.label, question) and not _qualifier(concept)
 
 
 def _with_derived(concept: Concept) -> Concept:
-    """(session 19) A word of the case's description is also covered by the clinical noun or verb WordNet derives
-    the adjective from ("wheezy": "wheeze", "diabetic": "diabetes": plain_words.derived_from). Only in the story: an
-    adjective the ask names ("metformin in PCOS patients who are not diabetic") says which patients are asked about,
-    not a sign a passage may name by its noun."""
-    derived = tuple(t for t in map(content_terms, plain_words.derived_from(concept.label)) if t)
+    derived = case_words.derived_terms(concept.label)
     if not derived or any(len(a) == 1 and next(iter(a)).startswith(CONCEPT_MARK) for a in concept.alternatives):
-        return concept
+        return concept  # a drug, class or disease is read by its own names
     return replace(concept, alternatives=(*concept.alternatives, *derived))
 
 
