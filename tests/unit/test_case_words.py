@@ -35,6 +35,14 @@ def test_a_carer_in_the_asking_clause_keeps_its_weight() -> None:
     assert asked.weight > 0.0
 
 
+def test_a_place_the_case_came_from_weighs_nothing_missing() -> None:
+    came = concept("Two scripts for warfarin and aspirin, both from the same clinic - is that combination safe?",
+                   "clinic")
+    assert (came.weight, came.covered_weight) == (0.0, 1.0)
+    sent = concept("Rash after amoxicillin, should I refer to the dermatology clinic or not, and how soon?", "clinic")
+    assert sent.weight > 0.0  # "to": where the case is sent
+
+
 def test_a_service_the_case_is_sent_to_keeps_its_weight() -> None:
     # neither framing, acting nor opening its clause: "refer dermatology clinic" names the service asked about
     sent = concept("Rash after amoxicillin, should I refer dermatology clinic or not, and how soon?", "clinic")
