@@ -47,8 +47,13 @@ def test_a_third_persons_harm_as_the_purpose_of_the_askers_act_is_read(text: str
         # a third person's act, reported; an ingestion reported
         "The registrar cut his levetiracetam so he had a seizure; how do we restart it?",
         "She swallowed 30 amitriptyline so she would die; what is the antidote plan?",
+        # an outcome talked, known or asked about, not come to
+        "How do I settle him so he can tell me about his overdose?",
+        "What should I ask her so she describes the seizure properly?",
+        "Can I ring his daughter so she knows about the sepsis?",
         # a seizure provoked for a recording; a death made peaceful
         "Can we reduce his lamotrigine on the video EEG unit so he has a seizure we can capture?",
+        "How much insulin in a tolerance test so she has a hypo under observation?",
         "How do I set the syringe driver so he dies comfortably at home?",
         # no purpose clause: "so" as a degree
         "He was so unwell after the overdose, what bloods do we need?",

