@@ -9,7 +9,12 @@ missing topic. A word WordNet does not know (an unknown brand) is never plain.
 
 Where a question describes its case, an ordinary word none of whose WordNet senses may be a clinical point is the
 story, not what is asked (is_story; `_data/concepts/clinical_sense_words.txt.gz`, written by the same module;
-decision 0024, session 15)."""
+decision 0024, session 15).
+
+Words of register, stance and discourse ("rationale", "technique", "prefer", "proposes"), every sense of which WordNet
+files under the plain files or cognition and communication and none under medicine, weigh as plain words too
+(is_register; `_data/concepts/register_words.txt.gz`, written by voiceassist_local.evaluation.register_word_data;
+decision 0024, session 19)."""
 
 from __future__ import annotations
 
@@ -26,6 +31,7 @@ CLINICAL_SENSE_FILE = PACKAGE_DIR / "_data" / "concepts" / "clinical_sense_words
 # (session 19) WordNet 3.0's adjectives derived from a clinical noun or verb ("wheezy": "wheeze"; written by
 # voiceassist_local.evaluation.derived_adjective_data)
 DERIVED_ADJECTIVES_FILE = PACKAGE_DIR / "_data" / "concepts" / "derived_adjectives.tsv"
+REGISTER_FILE = PACKAGE_DIR / "_data" / "concepts" / "register_words.txt.gz"
 
 
 @lru_cache(maxsize=1)
@@ -42,6 +48,15 @@ def clinical_sense_words() -> frozenset[str]:
     return _read(CLINICAL_SENSE_FILE)
 
 
+@lru_cache(maxsize=1)
+def register_words() -> frozenset[str]:
+    """English words of register, stance and discourse ("rationale", "technique", "prefer", "proposes"): every WordNet
+    3.0 sense of them filed under the plain files or cognition and communication, none under medicine
+    (`_data/concepts/register_words.txt.gz`, written by voiceassist_local.evaluation.register_word_data; decision
+    0024, session 19)."""
+    return _read(REGISTER_FILE)
+
+
 def _read(path: Path) -> frozenset[str]:
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
@@ -49,6 +64,12 @@ def _read(path: Path) -> frozenset[str]:
 
 def is_plain(word: str) -> bool:
     return word.lower() in plain_words()
+
+
+def is_register(word: str) -> bool:
+    """Whether a word says how a question is put (a formal or everyday register: "commencement" is not one, an act and
+    an event; "rationale", "proposes", "prefer" are), not what it is about: weighed as a plain word."""
+    return word.lower() in register_words()
 
 
 def is_story(word: str) -> bool:

@@ -265,10 +265,10 @@ def _concepts(question: str) -> list[Concept]:
             if not _NUMBER.match(term) and not _AGE_WORD.match(term) and not _TIME_QUANTITY.match(term) \
                     and term not in found:
                 weight = _weight(frozenset({term}))
-                # an ordinary or plain English word ("fast", "ladies": query/plain_words.py), a negated or a
-                # framing word says how the question is asked or who asks, not what it is about
+                # an ordinary, plain or register English word ("fast", "ladies", "rationale": query/plain_words.py),
+                # a negated or a framing word says how the question is asked or who asks, not what it is about
                 ordinary = (weight == 1.0 and term not in qualifying
-                            and (term in _ordinary() or (plain_words.is_plain(word) and not completed)
+                            and (term in _ordinary() or (_plain_or_register(word) and not completed)
                                  or word.lower() in negated or word.lower() in framing
                                  or word.lower() in RECIPIENT_WORDS
                                  or (word.lower() == "service" and _SERVICE_USER.search(text) is not None)))
@@ -300,6 +300,10 @@ _SAID_QUANTITY = re.compile(rf"(?<![\w/.-])(?:\d+(?:[.,]\d+)?|{NUMBER_WORDS})[ \
 _UNIT_PREFIXES = {"kilo": "k", "deci": "d", "centi": "c", "milli": "m", "micro": "u", "nano": "n"}
 _UNIT_BASES = {"gram": "g", "gramme": "g", "litre": "l", "liter": "l", "mole": "mol", "metre": "m", "meter": "m",
                "equivalent": "eq", "pascal": "pa"}
+
+
+def _plain_or_register(word: str) -> bool:
+    return plain_words.is_plain(word) or plain_words.is_register(word)
 
 
 def unit_symbols(word: str) -> tuple[str, ...]:
