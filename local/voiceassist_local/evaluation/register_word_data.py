@@ -14,7 +14,8 @@ part of speech its form can be (morphy(7WN)), lies in REGISTER_FILES: the plain 
 people, time, feelings, places, relations, motives, possession, shapes; verbs of motion, emotion, social life,
 telling, competition, owning, being, weather; adverbs) and those three; and no sense of it is medical: under
 "medicine, medical specialty" or "medical science" (noun.cognition) or "practice of medicine" (noun.act) by
-WordNet's hypernymy (@, @i), or in such a topic domain (;c): "hematology", "regimen", "indication" stay topics; and no
+WordNet's hypernymy (@, @i), or in such a topic domain (;c), nor under the life sciences, mental states or scores
+(MEDICAL_SYNSETS): "hematology", "regimen", "indication", "cytology", "disorientation" stay topics; and no
 word its lemmas are derivationally related to (WordNet's + pointers) is of the clinical vocabulary: "refer" (to
 "referral"), "respond" ("response") stay topics.
 A word with a sense of the body, a state, a substance, an artefact, an act, a process, a quantity or an attribute,
@@ -38,9 +39,13 @@ from voiceassist.query.plain_words import REGISTER_FILE
 from voiceassist_local.evaluation import plain_word_data as plain
 
 REGISTER_FILES = plain.PLAIN_FILES | frozenset(("noun.cognition", "noun.communication", "verb.cognition"))
-# WordNet 3.0 synsets (part of speech, offset in data.<part>): "medicine, medical specialty" and "medical science"
-# (noun.cognition), "medicine, practice of medicine" (noun.act)
-MEDICAL_SYNSETS = frozenset({("noun", "06043075"), ("noun", "06045562"), ("noun", "00612160")})
+# WordNet 3.0 synsets (part of speech, offset in data.<part>) under which a sense may be a clinical topic:
+# "medicine, medical specialty", "medical science" (noun.cognition) and "medicine, practice of medicine" (noun.act);
+# "life science, bioscience" (the sciences of living things: "cytology", "morphology"); "psychological state, mental
+# condition" (noun.state: "disorientation" is a confusion); "mark, grade, score" (what a clinical score gives:
+# "percentile")
+MEDICAL_SYNSETS = frozenset({("noun", "06043075"), ("noun", "06045562"), ("noun", "00612160"), ("noun", "06037298"),
+                             ("noun", "14373582"), ("noun", "05737153")})
 _POINTER_PARTS = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
 _UPWARD = frozenset({"@", "@i", ";c"})  # hypernym, instance hypernym, domain of synset (topic)
 
