@@ -36,6 +36,8 @@ def test_the_shipped_list_holds_words_of_thinking_and_saying_not_medicine_acts_o
     assert not {"refer", "referred", "respond"} & plain_words.register_words()
     # a sense that is an act, an event, a state or an adjective: may be the clinical point
     assert not {"commencement", "possibility", "danger", "obese", "wheezy", "proper"} & plain_words.register_words()
+    # WordNet writes a sense with a capital letter (an initialism: "med" is "MEd"): typed lower case, clinical shorthand
+    assert not {"med", "ftp"} & plain_words.register_words()
     # the plain words are listed there, not here
     assert not plain_words.plain_words() & plain_words.register_words()
 
@@ -64,13 +66,14 @@ def test_an_uncovered_topic_beside_a_register_word_is_still_missing() -> None:
 # WordNet's files in their format (wndb(5WN)); data.<pos>: offset lex_filenum ss_type w_cnt (hex) word lex_id ...
 # p_cnt [pointer_symbol offset pos source/target] ... | gloss
 _INDEX = {"noun": ["medicine n 1 0 1 0 06043075", "hematology n 1 1 @ 1 0 00000011", "rationale n 1 0 1 0 00000012",
-                   "commencement n 1 0 1 0 00000013"],
+                   "commencement n 1 0 1 0 00000013", "med n 1 0 1 0 00000015"],
           "verb": ["prefer v 1 0 1 0 00000021", "refer v 1 1 + 1 0 00000022"], "adj": [], "adv": []}
 _DATA = {"noun": ["06043075 09 n 01 medicine 0 000 | the science of treating disease",
                   "00000011 09 n 01 hematology 0 001 @ 06043075 n 0000 | the study of the blood",
                   "00000012 09 n 01 rationale 0 000 | an explanation of the reasons",
                   "00000013 04 n 01 commencement 0 000 | the act of starting",
-                  "00000014 04 n 01 referral 0 001 + 00000022 v 0101 | the act of sending a case on"],
+                  "00000014 04 n 01 referral 0 001 + 00000022 v 0101 | the act of sending a case on",
+                  "00000015 10 n 01 MEd 0 000 | a degree"],
          "verb": ["00000021 31 v 01 prefer 0 000 | like better",
                   "00000022 32 v 01 refer 0 001 + 00000014 n 0101 | send a case on"], "adj": [], "adv": []}
 _CACHED = (plain_word_data._index, plain_word_data._files, plain_word_data._exceptions, register_word_data._synsets)
@@ -101,3 +104,6 @@ def test_register_word_data_reads_files_and_the_medical_hypernym(wordnet: Path) 
     assert register_word_data.is_register("refer", wordnet)
     assert register_word_data.derived_words("refers", wordnet) == {"referral"}
     assert register_word_data.derived_words("prefer", wordnet) == set()
+    # 10 noun.communication, but written "MEd": an initialism, which a typed "med" may not mean
+    assert register_word_data.written_with_capitals("med", wordnet)
+    assert not register_word_data.is_register("med", wordnet)

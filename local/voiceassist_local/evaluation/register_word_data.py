@@ -17,7 +17,8 @@ telling, competition, owning, being, weather; adverbs) and those three; and no s
 WordNet's hypernymy (@, @i), or in such a topic domain (;c), nor under the life sciences, mental states or scores
 (MEDICAL_SYNSETS): "hematology", "regimen", "indication", "cytology", "disorientation" stay topics; and no
 word its lemmas are derivationally related to (WordNet's + pointers) is of the clinical vocabulary: "refer" (to
-"referral"), "respond" ("response") stay topics.
+"referral"), "respond" ("response") stay topics; and WordNet writes no sense of it with a capital letter (a name or an
+initialism: "med" is "MEd", a degree, where a question's "med" is a medicine).
 A word with a sense of the body, a state, a substance, an artefact, an act, a process, a quantity or an attribute,
 or an adjective sense, keeps its weight (adjectives hold clinical states WordNet files as plain adjectives:
 "obese", "wheezy", "drowsy"; decision 0024, session 12).
@@ -60,7 +61,7 @@ def _synsets(part: str, wordnet: Path = plain.WORDNET) -> dict[str, tuple[tuple[
         fields = line.split(" | ")[0].split()
         count = int(fields[3], 16)  # offset, file number, synset type, word count, then word and lex id pairs
         at = 4 + 2 * count
-        words = tuple(fields[4 + 2 * i].lower() for i in range(count))
+        words = tuple(fields[4 + 2 * i] for i in range(count))  # as WordNet writes them ("MEd", "FTP")
         pointers = tuple(" ".join(fields[at + 1 + 4 * i:at + 5 + 4 * i]) for i in range(int(fields[at])))
         table[fields[0]] = (words, pointers)
     return table
@@ -87,8 +88,8 @@ def derived_words(word: str, wordnet: Path = plain.WORDNET) -> set[str]:
                 for pointer in pointers:
                     symbol, target, pos, ends = pointer.split()
                     source, aim = int(ends[:2], 16), int(ends[2:], 16)
-                    if symbol == "+" and source and words[source - 1] == base:
-                        found.add(_synsets(_POINTER_PARTS[pos], wordnet)[target][0][aim - 1])
+                    if symbol == "+" and source and words[source - 1].lower() == base:
+                        found.add(_synsets(_POINTER_PARTS[pos], wordnet)[target][0][aim - 1].lower())
     return found
 
 
@@ -113,9 +114,20 @@ def senses(word: str, wordnet: Path = plain.WORDNET) -> list[tuple[str, str]]:
             for offset in plain._index(part, wordnet)[base]]
 
 
+def written_with_capitals(word: str, wordnet: Path = plain.WORDNET) -> bool:
+    """Whether WordNet writes a sense of the word with a capital letter: a name or an initialism ("MEd" for "med",
+    "FTP"), which a lower-case word typed in a question may stand for otherwise (clinical shorthand: "med")."""
+    for part, offset in senses(word, wordnet):
+        for written in _synsets(part, wordnet)[offset][0]:
+            bare = written.split("(")[0]  # an adjective's syntactic marker: "galore(ip)"
+            if bare.lower() in plain.base_forms(word, part, wordnet) and bare != bare.lower():
+                return True
+    return False
+
+
 def is_register(word: str, wordnet: Path = plain.WORDNET) -> bool:
     files = plain.lexicographer_files(word, wordnet)
-    return (bool(files) and files <= REGISTER_FILES
+    return (bool(files) and files <= REGISTER_FILES and not written_with_capitals(word, wordnet)
             and not any(is_medical(part, offset, wordnet) for part, offset in senses(word, wordnet)))
 
 
