@@ -4,7 +4,8 @@ forms ("DM" by "diabetes"), and an abbreviation typed with its type or stage aft
 
 from __future__ import annotations
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import SearchHit
 from voiceassist.query import evidence
 from voiceassist.query.question_concepts import numbered_meanings, question_concepts
 
@@ -13,10 +14,7 @@ STATIN = ("Offer a statin to adults with diabetes aged 40 or over, whatever thei
 
 
 def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=0.78)
+    return passage_hit(text, title, vector_score=0.78)
 
 
 def test_an_abbreviation_is_covered_by_any_form_of_the_group_its_meaning_names() -> None:

@@ -3,7 +3,8 @@ value of that kind, not only by the word (query/asked_kinds.py)."""
 
 from __future__ import annotations
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import SearchHit
 from voiceassist.query import asked_kinds, concepts, evidence, extractive
 from voiceassist.query.citations import Excerpt
 
@@ -15,11 +16,7 @@ CELLULITIS = ("Cellulitis of the lower limb is treated with flucloxacillin 500 m
 GOUT = "Start allopurinol at 100 mg once daily and increase by 100 mg every 2 to 4 weeks until urate is controlled."
 
 
-def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=None)
+hit = passage_hit
 
 
 def test_ask_words_name_the_kind_of_value_asked() -> None:

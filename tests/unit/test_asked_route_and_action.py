@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from voiceassist_local.evaluation import course_verb_data
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import SearchHit
 from voiceassist.query import evidence, routes
 from voiceassist.query.asked_action import asked_actions, course_verbs
 from voiceassist.query.question_concepts import question_concepts
@@ -27,10 +28,7 @@ CELLULITIS = ("Cellulitis needing admission is treated with flucloxacillin 2 g i
 
 
 def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=0.8)
+    return passage_hit(text, title, vector_score=0.8)
 
 
 @pytest.mark.parametrize(("question", "asked"), [

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import SearchHit
 from voiceassist.query import evidence
 from voiceassist.query.asked_thing import asked_phrase, asked_things
 from voiceassist.query.question_concepts import question_concepts
@@ -24,10 +25,7 @@ HEART_FAILURE = ("Heart failure with reduced ejection fraction is treated with a
 
 
 def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=0.8)
+    return passage_hit(text, title, vector_score=0.8)
 
 
 @pytest.mark.parametrize(("question", "phrase"), [

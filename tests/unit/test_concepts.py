@@ -3,7 +3,8 @@ evidence score reading questions through it."""
 
 from __future__ import annotations
 
-from voiceassist.models import Chunk, DocumentMetadata, PhiEntity, PhiResult, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import PhiEntity, PhiResult, SearchHit
 from voiceassist.query import concepts, evidence, terminology
 from voiceassist.query.abstention import clinical_words_restored
 
@@ -12,10 +13,7 @@ CAP = "For adults treated as outpatients, first-line treatment is amoxicillin 1 
 
 
 def hit(text: str, title: str = "Hypertension") -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id="c", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0)
+    return passage_hit(text, title)
 
 
 def test_concepts_brand_and_misspelt_names_resolve_to_the_generic() -> None:

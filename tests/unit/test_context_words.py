@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from voiceassist_local.evaluation import gate_scenario, plain_word_data
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
 from voiceassist.query import evidence, plain_words, population
 from voiceassist.query import question_concepts as qc
 
@@ -18,11 +18,7 @@ W = plain_word_data.CONTEXT_VARIANTS["files W (who, where, when, food, animals, 
 WAC = plain_word_data.CONTEXT_VARIANTS["files W+A+C (and cognition, quantities, verbs of contact, consumption)"]
 
 
-def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0)
+hit = passage_hit
 
 
 def labels(question: str) -> set[str]:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from voiceassist_local.evaluation.inn_ending_data import ENDINGS, OUT, attested
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import SearchHit
 from voiceassist.query import concepts, evidence
 from voiceassist.query.clinical_spelling import inn_endings, inn_spelling
 
@@ -13,10 +14,7 @@ ANAPHYLAXIS = "Give intramuscular epinephrine 0.5 mg into the anterolateral thig
 
 
 def hit(text: str, title: str = "Anaphylaxis") -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id="c", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0)
+    return passage_hit(text, title)
 
 
 def drugs(question: str) -> list[str]:

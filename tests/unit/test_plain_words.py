@@ -7,7 +7,7 @@ from pathlib import Path
 
 from voiceassist_local.evaluation import plain_word_data
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
 from voiceassist.query import evidence, plain_words
 from voiceassist.query.siblings import qualified_terms
 
@@ -16,11 +16,7 @@ TIMING = ("Measure blood pressure after the patient has rested seated for 5 minu
 LEVOFLOXACIN = "For outpatients with comorbidities, levofloxacin 750 mg once daily is an alternative for pneumonia."
 
 
-def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0)
+hit = passage_hit
 
 
 def weights(question: str) -> dict[str, float]:

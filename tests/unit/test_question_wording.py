@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import SearchHit
 from voiceassist.phi.word_lists import CONTRACTIONS, word_list
 from voiceassist.query import evidence
 from voiceassist.query import question_concepts as question_concepts_module
@@ -22,10 +23,7 @@ EPINEPHRINE = ("Give epinephrine 1 mg/mL (1:1000) at 0.01 mg/kg intramuscularly 
 
 
 def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=0.78)
+    return passage_hit(text, title, vector_score=0.78)
 
 
 def weights(question: str) -> dict[str, float]:

@@ -10,18 +10,14 @@ from pathlib import Path
 import pytest
 from voiceassist_local.evaluation import plain_word_data, register_word_data
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
 from voiceassist.query import evidence, plain_words
 
 SITTING = ("Before a blood pressure reading the patient sits quietly for five minutes, back supported and the arm "
            "resting at heart level.")
 
 
-def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0)
+hit = passage_hit
 
 
 def weights(question: str) -> dict[str, float]:

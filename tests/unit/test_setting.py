@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from voiceassist_local.evaluation import setting_data
 
-from voiceassist.models import AnswerStatus, Chunk, DocumentMetadata, PhiResult, QueryRequest, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import AnswerStatus, PhiResult, QueryRequest
 from voiceassist.query import abstention, evidence, terminology
 from voiceassist.query.setting import context_words
 from voiceassist.query.state import QueryState, response_of
@@ -17,11 +18,7 @@ BP_READING = ("Measure blood pressure after the patient has sat quietly for 5 mi
 EPINEPHRINE = "Give intramuscular epinephrine 0.5 mg (0.5 mL of 1 mg/mL) into the anterolateral thigh."
 
 
-def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0)
+hit = passage_hit
 
 
 def test_context_words_reads_a_place_phrase_as_context() -> None:

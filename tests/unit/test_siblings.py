@@ -3,7 +3,7 @@ another one ("hospital-acquired pneumonia")."""
 
 from __future__ import annotations
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
 from voiceassist.query import evidence
 from voiceassist.query.siblings import qualified_terms, sibling_terms
 
@@ -11,11 +11,7 @@ CAP = ("Community-acquired pneumonia (CAP) is an acute infection of the lung par
        "hospital. For outpatients, first-line treatment is amoxicillin 1 g orally three times daily.")
 
 
-def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id="c", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=None)
+hit = passage_hit
 
 
 def test_qualified_conditions_are_a_modifier_before_a_head_word() -> None:

@@ -4,7 +4,8 @@ Test questions written for these tests."""
 
 from __future__ import annotations
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
+from voiceassist.models import SearchHit
 from voiceassist.query import evidence
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.spoken import breaks, filled_pause
@@ -16,10 +17,7 @@ CHEST_FILM = ("Confirm the diagnosis with a chest radiograph (X-ray) when it is 
 
 
 def hit(text: str, title: str) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id=f"c-{title}", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=0.78)
+    return passage_hit(text, title, vector_score=0.78)
 
 
 def labels(question: str) -> dict[str, float]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from voiceassist.models import Chunk, DocumentMetadata, SearchHit, SourceType
+from tests.support.passages import passage_hit
 from voiceassist.query import evidence, synonyms
 from voiceassist.query.extractive import select_sentences
 from voiceassist.query.generation import Excerpt
@@ -10,11 +10,7 @@ from voiceassist.query.generation import Excerpt
 EPINEPHRINE = "Give epinephrine 0.01 mg/kg intramuscularly into the anterolateral thigh."
 
 
-def hit(text: str, title: str = "Reference", vector_score: float | None = None) -> SearchHit:
-    meta = DocumentMetadata(doc_key=title.lower(), title=title, source_type=SourceType.GUIDELINE)
-    chunk = Chunk(chunk_id="c", doc_id="d", doc_key=title.lower(), version=1, ordinal=0, text=text,
-                  token_count=len(text.split()), metadata=meta)
-    return SearchHit(chunk=chunk, score=1.0, vector_score=vector_score)
+hit = passage_hit
 
 
 def test_forms_are_found_as_whole_phrases_longest_first() -> None:
