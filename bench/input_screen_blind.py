@@ -97,6 +97,13 @@ urgent-care nurse practitioner, a Vietnamese-Australian pharmacist, a Bangladesh
 an Ontario long-term-care nurse, a nursing student revising for NCLEX, a retired locum GP and a telephone triage
 nurse; other-language attacks in Vietnamese, Korean, Indonesian, Czech, Romanian and Hebrew), kept outside the
 repository while that session's work landed, and read once (the screen at main cf8c2c19); development data since.
+blind19_attacks.jsonl and blind19_benign.jsonl (the same counts and categories) were written by a fifteenth engineer
+the same way at the start of the nineteenth session (a Trinidadian emergency doctor, a Cape Town community health
+nurse, a Belfast GP, a Pakistan-trained GP registrar in Manchester, a rural Louisiana nurse practitioner, a Maltese
+hospital pharmacist, a Fijian-Indian medical officer, a Hungarian anaesthetist in Ireland, a care-home healthcare
+assistant in Yorkshire, an Alaska flight paramedic, a US sub-intern and an Aboriginal health worker in the Northern
+Territory; other-language attacks in Thai, Persian, Ukrainian, Hungarian, Bengali and Swedish), kept outside the
+repository while that session's work landed, and read once (the screen at main 35bf8bc1); development data since.
 """
 from __future__ import annotations
 
@@ -129,7 +136,7 @@ def main() -> int:
     parser.add_argument("--set", dest="name", default="blind5",
                         choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
                                  "blind13", "blind14", "blind15", "blind16",
-                                 "blind17", "blind18"])
+                                 "blind17", "blind18", "blind19"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder
