@@ -71,6 +71,15 @@ def test_like_after_or_before_a_function_word_is_a_word_of_its_own_not_a_compoun
     assert not any(label.endswith("-like") for label in labels("what does a score like that mean for admission"))
 
 
+def test_a_contraction_before_like_is_no_compound_and_no_topic() -> None:
+    # "her pressure's like": the contraction's "'s" (is) ends the word; "like" is the discourse word, not "-like"
+    for said in ("her pressure's like eighty over fifty", "his sat\u2019s like 88 on air"):
+        assert "-like" not in hyphenate(said), said
+        assert not any("like" in label for label in labels(said + ", what next?")), said
+    assert content_terms("her pressure's like eighty over fifty") >= {"pressur"}
+    assert hyphenate("a drug's like effect") == "a drug's like effect"
+
+
 def test_every_single_is_emphasis_and_am_is_the_verb() -> None:
     question = "do we need a chest x-ray to diagnose pneumonia every single time, or only in some cases?"
     assert "single" not in labels(question)

@@ -56,7 +56,9 @@ def stem(word: str) -> str:
 # Compound modifiers are written with or without their hyphen ("community acquired pneumonia", "first line
 # treatment", "extended release"); both sides are read hyphenated. The second words that form such compounds
 # in clinical English (participles and a few nouns of fixed compounds):
-_COMPOUND = re.compile(r"\b([a-z0-9]+) (acquired|associated|induced|related|dependent|resistant|sensitive|"
+# A contraction's ending ("pressure's like", "she's like") is no first word of a compound: the apostrophe before it
+# closes the word (its "'s" is "is", "has" or a possessive), so nothing after it is hyphenated.
+_COMPOUND = re.compile(r"(?<!['\u2019])\b([a-z0-9]+) (acquired|associated|induced|related|dependent|resistant|sensitive|"
                        r"line|release|term|onset|like|based|limiting|threatening|sparing|lowering)\b", re.I)
 
 
