@@ -58,8 +58,8 @@ def stem(word: str) -> str:
 # in clinical English (participles and a few nouns of fixed compounds):
 # A contraction's ending ("pressure's like", "she's like") is no first word of a compound: the apostrophe before it
 # closes the word (its "'s" is "is", "has" or a possessive), so nothing after it is hyphenated.
-_COMPOUND = re.compile(r"(?<!['\u2019])\b([a-z0-9]+) (acquired|associated|induced|related|dependent|resistant|sensitive|"
-                       r"line|release|term|onset|like|based|limiting|threatening|sparing|lowering)\b", re.I)
+_COMPOUND = re.compile(r"(?<!['\u2019])\b([a-z0-9]+) (acquired|associated|induced|related|dependent|resistant|"
+                       r"sensitive|line|release|term|onset|like|based|limiting|threatening|sparing|lowering)\b", re.I)
 
 
 _NEXT_WORD = re.compile(r"\s*([^\W_]+(?:'[^\W_]+)?)")
