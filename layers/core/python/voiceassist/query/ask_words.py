@@ -61,9 +61,9 @@ def compound_alternatives(question: str) -> dict[str, tuple[frozenset[str], ...]
     hyphenated and closed compound ("high-flow", "highflow"), each word's term by either; a hyphenated word typed
     ("high-flow") by its parts written apart ({"high", "flow"}) or closed ("highflow")."""
     found: dict[str, tuple[frozenset[str], ...]] = {}
-    text = hyphenate(question).lower().replace("\u2019", "'")
+    text = hyphenate(question).replace("\u2019", "'")
     spans = [(m.group(), m.start(), m.end()) for m in WORD.finditer(text)]
-    words = [word for word, _, _ in spans]
+    words = [word.lower() for word, _, _ in spans]
     for word in words:
         parts = word.split("-")
         if len(parts) == 2 and all(parts) and "'" not in word and (terms := content_terms(word)) and len(terms) == 1:
@@ -72,11 +72,13 @@ def compound_alternatives(question: str) -> dict[str, tuple[frozenset[str], ...]
     for (first, _, end), (second, start, _) in zip(spans, spans[1:], strict=False):
         if "-" in first + second or "'" in first + second or not _SPACE.fullmatch(text[end:start]):
             continue  # only two words a space apart: "tablets (Glucophage" is no compound
+        if len(first) < MIN_PART or len(second) < MIN_PART or not (first + second).isalpha() or any(
+                len(w) > 1 and w.isupper() for w in (first, second)):
+            continue  # "metformin ER", "DVT prophylaxis", "MAP2 reading": an initialism or a code is no compound's part
+        first, second = first.lower(), second.lower()
         one, two = content_terms(first), content_terms(second)
         if len(one) != 1 or len(two) != 1:
             continue  # a function word on either side ("of flow") is no compound's part
-        if len(first) < MIN_PART or len(second) < MIN_PART:
-            continue  # "metformin ER": an abbreviation after a word, no compound ("metformin-er" stems to "metformin-")
         compounds = tuple(frozenset({term}) for term in (stem(f"{first}-{second}"), stem(first + second))
                           if len(term) > len(first) + 1)
         for term in (*one, *two):
