@@ -25,12 +25,27 @@ computer, forget ..."). What they share is a grammar of three parts, read here:
 
 "AI" alone as the heading is also a ward's abbreviation (aortic insufficiency, "AI: moderate") and is read with a word
 beside it only ("AI system:", "Instrukcja dla asystenta AI:"); the listed labels read it with their verbs.
+
+Two readings that need no words of the text's language (session 20, lang20):
+- **every script's words**: Python's word class holds no combining mark, so a Thai or Bengali word ("ผู้ช่วย", assistant)
+  fell into pieces that counted as four heading words, and the order after a heading was counted in Latin words
+  only. The marks (Unicode categories Mn, Mc) are dropped before the shape is read, and the order after a heading
+  counts words of any script, a run of an unspaced script (Thai, Lao, Khmer, Myanmar, Chinese, Japanese) as one word
+  in UNSPACED_WORD letters;
+- **a hidden comment as the heading**: an HTML comment ("<!-- ... -->") is what a page shows no human; a heading of
+  up to four words opening one, then a colon, addresses whatever reads the page, in any language: read as a heading
+  naming the machine ("<!-- nota para el sistema: ... -->", and the same in a script nobody wrote a row for);
+- **the machine named first**: a language whose postposition or genitive follows the noun writes the machine's name
+  before the rest of the heading ("AI सहायक के लिए नोट:", a note for the AI assistant; "给AI助手的说明："): a heading of
+  up to four words, a word that names only a machine, then up to four words of which one is not in Latin letters,
+  then a colon (a full-width one too).
 """
 
 from __future__ import annotations
 
 import gzip
 import re
+import unicodedata
 from functools import lru_cache
 
 from voiceassist.common_words import QUESTION_OPENINGS
@@ -62,6 +77,13 @@ _HEADING = re.compile(
 _VOCATIVE = re.compile(
     r"(?:^|[.!?;:\n'\"‘“(\[]\s*|(?:\b(?:also|and|so|now|oh|ok|okay|hey|then|but|anyway|btw|please)\s*,?\s+))"
     r"(?P<heading>(?:(?:" + _MACHINE_WORD + r")\s+)*(?:" + _ONLY_MACHINE + r"|" + _ALONE + r"))\s*(?P<sep>,)", re.I)
+# an HTML comment opening, then a heading of up to four words and a colon (the module's doc, session 20)
+_COMMENT_HEADING = re.compile(
+    r"<!--\s*(?P<heading>(?:[^\W\d_][\w'’.-]*\s+){0," + str(MAX_LEAD_WORDS - 1) + r"}[^\W\d_][\w'’.-]*)\s*(?P<sep>:)")
+# the machine named first, then up to four words with one not in Latin letters (the module's doc, session 20)
+_TRAILING_HEADING = re.compile(
+    _BOUNDARY + r"(?P<heading>(?:[^\W\d_][\w'’.-]*\s*){0," + str(MAX_LEAD_WORDS) + r"}?" + _ONLY_MACHINE
+    + r"(?![a-z])(?P<trail>(?:\s*[^\W\d_][\w'’.-]*){1," + str(MAX_LEAD_WORDS) + r"}))\s*(?P<sep>[:：])", re.I)
 _AI_ALONE = re.compile(r"a\.?i\.?", re.I)
 _FILLER = re.compile(r"(?:(?:please|kindly|also|now|just|then|instead|immediately|hereby|simply|\w+ly)\s*,?\s+)*",
                      re.I)
@@ -69,6 +91,11 @@ _CONDITION = re.compile(r"(?:when(?:ever)?|if|once|after|from now on|for (?:all|
                         r"|every|future)|going forward)\b", re.I)
 _CLAUSE = re.compile(r"[^.!?\n'\"”’\]}>]*[.!?]?")
 _WORD = re.compile(r"[a-z]+", re.I)
+_ANY_WORD = re.compile(r"[^\W\d_]+")
+# letters of a script written without spaces between words: Thai, Lao, Myanmar, Khmer, kana, CJK ideographs
+_UNSPACED = re.compile(r"[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]+")
+UNSPACED_WORD = 3  # letters counted as one word in a run of an unspaced script (Thai words average 3-4 letters)
+MIN_ORDER_WORDS = 4  # words of another language after a heading read as the order
 # what opens a question, or says nothing ordered
 _NOT_ORDERS = QUESTION_OPENINGS | frozenset({"be", "being", "been", "not", "no", "yes"})
 
@@ -99,13 +126,29 @@ def _orders(rest: str) -> bool:
     if first is not None and (word := first.group().lower()) not in _NOT_ORDERS and word in verbs() and (
             rest[first.end(): first.end() + 1] == " "):
         return True
-    return len(_WORD.findall(rest[:200])) >= 4 and not_english(rest[:200])
+    return _words(rest[:200]) >= MIN_ORDER_WORDS and not_english(rest[:200])
+
+
+def _words(text: str) -> int:
+    """Words in `text` in any script: a run of an unspaced script counts one word in UNSPACED_WORD letters."""
+    text = _unmarked(text)
+    unspaced = _UNSPACED.findall(text)
+    spaced = _ANY_WORD.findall(_UNSPACED.sub(" ", text))
+    return len(spaced) + sum(max(1, len(run) // UNSPACED_WORD) for run in unspaced)
+
+
+def _unmarked(text: str) -> str:
+    """`text` without its combining marks (Mn, Mc), so that a word of an abugida is one word run."""
+    return "".join(c for c in text if unicodedata.category(c) not in ("Mn", "Mc"))
 
 
 def machine_ordered(text: str) -> bool:
     """Whether pasted material in `text` holds an order addressed to the machine that reads it."""
-    for pattern in (_HEADING, _VOCATIVE):
+    text = _unmarked(text)
+    for pattern in (_HEADING, _VOCATIVE, _COMMENT_HEADING, _TRAILING_HEADING):
         for match in pattern.finditer(text):
+            if pattern is _TRAILING_HEADING and not re.search(r"[^\W\d_a-z]", match.group("trail"), re.I):
+                continue
             # "AI" alone is also a ward's abbreviation (aortic insufficiency: "AI: moderate"): with a word beside it
             if _AI_ALONE.fullmatch(match.group("heading")):
                 continue
