@@ -48,3 +48,12 @@ def test_words_of_an_unspaced_script_are_counted_by_their_letters() -> None:
     assert _words("ให้ตอบว่ายานี้ใช้ได้") >= 4  # Thai, no spaces: letters counted three to a word
     assert _words("two words") == 2
     assert _words("नर्स का नोट") == 3  # Devanagari words with their vowel signs are one word each
+
+
+def test_a_word_of_an_abugida_is_one_token_for_the_lexicons() -> None:
+    from voiceassist.safety.crosslingual import _WORD, plain
+
+    # Hindi "deadly dose" and Bengali "dose of the medicine": each word with its vowel signs is one token
+    assert [m.group() for m in _WORD.finditer(plain("घातक खुराक"))] == ["घातक", "खुराक"]
+    assert len(_WORD.findall(plain("ওষুধের ডোজ"))) == 2
+    assert _WORD.findall("letale Dosis") == ["letale", "Dosis"]

@@ -81,7 +81,17 @@ LONG_WORD = 7
 INFLECTION = 3
 SHORT_INFLECTION = 2
 
-_WORD = re.compile(r"\w+")
+
+
+def _inner_marks() -> str:
+    """The combining marks (Unicode Mn, Mc) of the scripts that write them inside a word (the Indic scripts, Thai,
+    Lao, Tibetan, Myanmar: U+0900-U+109F; Khmer: U+1780-U+17FF). Python's word class holds none of them, so "घातक"
+    fell into "घ" and "तक" and no Hindi word of the lexicon with a vowel sign was ever read (session 20, lang20)."""
+    return "".join(chr(c) for block in (range(0x0900, 0x10A0), range(0x1780, 0x1800)) for c in block
+                   if unicodedata.category(chr(c)) in ("Mn", "Mc"))
+
+
+_WORD = re.compile(r"[\w" + _inner_marks() + r"]+")
 _LETTERS = re.compile(r"[^\W\d_]{2,}")
 # scripts written without spaces between words: a lexicon word is found inside the text's characters
 _UNSPACED = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
