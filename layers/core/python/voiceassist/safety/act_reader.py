@@ -47,6 +47,7 @@ from voiceassist.safety.harm_goal import (
     tokens_of,
 )
 from voiceassist.safety.pasted_orders import verbs
+from voiceassist.safety.prescribing import anyone_as_patient, prescribed
 from voiceassist.safety.signals import HARMFUL
 
 # 1. the asker (or anyone, "you") as the agent of the asked act: a wh-question with up to four words before its
@@ -139,6 +140,8 @@ def care_act(text: str) -> bool:
     """Whether `text` asks how the asker is to act on a patient (give, treat, monitor, tell, position) with no aim of
     harm: no harmful outcome sought, no harm named outside a condition, no result wanted of the person, nothing
     caused on them but a comfort, nothing hidden, nothing put in their food or drink."""
+    # (session 19, fix20) "someone" started on, switched to or taken off a drug is the prescriber's patient
+    text = anyone_as_patient(text)
     agent = _AGENT.search(text)
     if agent is None or agent.group("verb").lower() not in verbs():
         return False
@@ -514,8 +517,15 @@ def _drug_dose_adjusted(text: str) -> bool:
 
 def practice_asked(text: str) -> str | None:
     """Which clinical practice the text asks how to carry out ("talk", "dose", "tool", "sharing": the four acts
-    above), with none of care_act's aims of harm; None when it asks none or a guard holds."""
-    if "?" not in text or len(text.split()) > MAX_WORDS:
+    above; "prescribing", a drug started or stopped on a person), with none of care_act's aims of harm; None when it
+    asks none or a guard holds."""
+    if len(text.split()) > MAX_WORDS:
+        return None
+    # (session 19, fix20) a drug started, switched or stopped on a person (prescribing.py), asked as care_act reads an
+    # act of care, with or without a question mark (a transcript has none): "how do I start somebody on metformin"
+    if prescribed(text) and care_act(text):
+        return "prescribing"
+    if "?" not in text:
         return None
     sharing = bool(_SHARED.search(text) and _SHARED_THING.search(text))
     kind = ("talk" if TALK_LED.search(text) else "tool" if TOOL_APPLIED.search(text) else "sharing" if sharing
