@@ -1,16 +1,20 @@
 """Classify's tool route: a question that names a calculator and gives findings goes to the calculator (the
 tool loop), not to a clarifying question about its conditions nor to a search of the knowledge base. A name
 that only reports its value ("eGFR 25", "CURB-65 is 2", "I calculated CURB-65 as 3") is a finding, and the question
-goes to search; where the question also gives findings that score differently, the answer says so first."""
+goes to search; where the question also gives findings that score differently, the answer says so first. A name asked
+about ("what does the score mean", "which cut-off") goes to search too, and the answer opens with the score the
+question's findings give when they give every input (session 19)."""
 
 from __future__ import annotations
 
 from voiceassist.query.state import QueryState
 from voiceassist.tools.calculators.question import (
+    detect_calculator,
     extract_parameters,
     given_score,
     requested_calculator,
     score_disagreement,
+    score_of_findings,
 )
 
 
@@ -29,4 +33,8 @@ def route_to_tool(state: QueryState) -> QueryState:
         state.score_note = score_disagreement(*given, state.request.query)
         if state.score_note and state.score_note not in state.warnings:
             state.warnings.append(state.score_note)
+    elif state.tool_route is None and (about := detect_calculator(named)) is not None:
+        # a score named and asked about (its meaning, its bands), not asked to be computed: the answer is the
+        # knowledge base's, opened by the score the question's findings give when they give it all
+        state.score_note = score_of_findings(about, state.request.query)
     return state

@@ -73,8 +73,19 @@ CONCEPT_FIELDS: dict[str, dict[str, tuple[str, ...]]] = {
 # params field -> the measurement that fills it, where the names differ
 FIELD_MEASUREMENT = {"platelets_10_9_l": "platelets", "platelets_10_3_ul": "platelets"}
 
-_AGE = [r"(\d{1,3})\s*[- ]?(?:years?|yrs?)[- ]?old", r"\baged?\s*(?:of\s*)?(\d{1,3})\b",
-        r"(\d{1,3})\s*(?:yo|y/o|y\.o\.)", r"\b(\d{1,3})\s?[mf]\b"]
+# (session 19, fix20) and a person said to be a number ("yer man is 72", "she's 80", "the patient was 64", "dad just
+# turned 90"), the number not a measure (a unit, a duration, a score's points, a ratio or a decimal after it: "he is
+# 70 kg", "she's 32 weeks", "pt is 2 days post-op", "he is 3 on the GCS"); the people are the nouns of _FEMALE and
+# _MALE with the patient and a family's members (blind19 drove it: "Yer man is 72 ... CURB-65" asked for the age)
+_PERSON_AGED = (r"\b(?:he|she|patient|pt|person|man|woman|lady|gentleman|gent|guy|fella|chap|boy|girl|child|kid|mum"
+                r"|mom|dad|mother|father|husband|wife|son|daughter|granny|grandma|grandmother|grandad|grandpa"
+                r"|grandfather)(?:['’]s|\s+is|\s+was|\s+(?:just\s+)?turned)\s+(?:(?:only|just|about|around|nearly"
+                r"|almost|aged?)\s+)?(\d{1,3})\b(?!\.\d|\s*(?:%|/|:|°|'|\"|x\b|-\s*\d|kgs?\b|kilos?|lbs?\b|pounds?"
+                r"|stone|st\b|g\b|cm\b|mm|m\b|ft\b|feet|foot|in\b|inch|mmol|mg|mcg|ml\b|l\b|litres?|liters?|bpm|beats"
+                r"|breaths|points?|on\b|out\b|of\b|weeks?|wks?|days?|months?|hours?|hrs?|h\b|mins?\b|minutes?"
+                r"|units?|degrees?|percent|per\b|times|and\s+a\s+half))")
+_AGE = [r"(\d{1,3})\s*[- ]?(?:years?|yrs?)[- ]?old", r"\baged?\s*[:=]?\s*(?:of\s*)?(\d{1,3})\b",
+        r"(\d{1,3})\s*(?:yo|y/o|y\.o\.)", r"\b(\d{1,3})\s?[mf]\b", _PERSON_AGED]
 _FEMALE = r"\b(?:woman|women|female|lady|girl|she|her|mrs|\d{1,3}\s?f)\b"
 _MALE = r"\b(?:man|men|male|gentleman|boy|he|his|mr|\d{1,3}\s?m)\b"
 
@@ -117,13 +128,18 @@ _VALUE_BEFORE = re.compile(r"(?:\bscor\w*\s+(?:of\s+)?" + _VALUE + r"|\b" + _VAL
 _HEAD = re.compile(r"wells?'?s?\b", re.IGNORECASE)
 # A question about the score itself (its criteria, cut-offs, meaning or use: "what are the five things in the
 # CURB-65 score", "what urea cut-off scores the point", "what does a Wells of 4 mean") asks the knowledge base,
-# unless it also asks for the value ("calculate", "work out"); ASKS_VALUE wins.
+# unless it also asks for the value ("calculate", "work out"); ASKS_VALUE wins. (session 19, fix20) The value is asked
+# by the verb's base form or its noun, an order or a request ("calculate", "please work out", "can you compute", "the
+# calculation"): a progressive or a past ("Working out his CURB-65 - what does the score mean", "I've calculated it")
+# is the asker's own act, reported, and the question is the score's meaning (route_to_tool states the score the
+# findings give first, when they give it).
 _ABOUT_SCORE = re.compile(r"\bcut[\s-]?offs?\b|\bthresholds?\b|\bcriteri(?:a|on)\b|\bcomponents?\b|\bitems\b"
                           r"|\bthings\s+(?:in|on|that)\b|\bwhat\s+(?:are|goes\s+into|makes\s+up)\s+the\b"
                           r"|\bwhat\s+(?:does|do|would)\b[^?]*\bmean\b|\bmeaning\b|\binterpret\w*|\bstands?\s+for\b"
                           r"|\b(?:gets?|scores?|earns?|gives?)\s+(?:them\s+|him\s+|her\s+|you\s+)?(?:a|the|one)\s+point\b",
                           re.IGNORECASE)
-_ASKS_VALUE = re.compile(r"\b(?:calculat|comput|estimat)\w*|\b(?:work|figure)\w*\s+out\b", re.IGNORECASE)
+_ASKS_VALUE = re.compile(r"\b(?:calculat|comput|estimat)(?:e|es|ion|ions)?\b|\b(?:work|figure)s?\s+out\b",
+                         re.IGNORECASE)
 
 
 def requested_calculator(question: str) -> str | None:
@@ -215,6 +231,25 @@ def score_disagreement(calculator: str, given: float, question: str) -> str | No
             f"the score you gave; check the findings against it.")
 
 
+def score_of_findings(calculator: str, question: str) -> str | None:
+    """What the findings in a question about a score's meaning compute (session 19, fix20: "Yer man is 72 ... Working
+    out his CURB-65 - what does the score mean for where he's managed?" asks the knowledge base, and the score its
+    findings give is stated first), or None: a finding is missing, a unit is read either way, an input would be
+    assumed, or the inputs are implausible. Only counted scores (points, criteria met) are stated."""
+    params, missing = extract_parameters(calculator, question)
+    if not params or missing:
+        return None
+    try:
+        computed = run_calculator(calculator, params)
+    except InvalidInput:
+        return None
+    if computed.unit not in _COUNTED or computed.assumed or not isinstance(computed.score, int | float):
+        return None
+    return (f"By the calculator, the findings in the question score {get_calculator(calculator).title} "
+            f"{computed.score:g} {computed.unit} ({computed.interpretation.rstrip('.')}). The answer below is what "
+            f"the knowledge base says about the score.")
+
+
 def _other_readings(calculator: str, question: str, params: dict[str, Any]) -> set[float]:
     """The calculator's results with each value written without its unit read in its other plausible units."""
     text, outcomes = question.lower(), set()
@@ -247,7 +282,7 @@ def mentioned(text: str, concept: str) -> bool | None:
 
 def extract_age(text: str) -> float | None:
     for pattern in _AGE:
-        match = re.search(pattern, text)
+        match = re.search(pattern, text, re.IGNORECASE)
         if match:
             return float(match.group(1))
     return None
