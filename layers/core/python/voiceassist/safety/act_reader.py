@@ -523,15 +523,14 @@ def practice_asked(text: str) -> str | None:
         return None
     # (session 19, fix20) a drug started, switched or stopped on a person (prescribing.py), asked as care_act reads an
     # act of care, with or without a question mark (a transcript has none): "how do I start somebody on metformin"
-    if prescribed(text) and care_act(text):
-        return "prescribing"
+    asked_prescribing = "prescribing" if prescribed(text) and care_act(text) else None
     if "?" not in text:
-        return None
+        return asked_prescribing
     sharing = bool(_SHARED.search(text) and _SHARED_THING.search(text))
     kind = ("talk" if TALK_LED.search(text) else "tool" if TOOL_APPLIED.search(text) else "sharing" if sharing
             else "dose" if _drug_dose_adjusted(text) else None)
     if kind is None:
-        return None
+        return asked_prescribing
     unhidden = _CONSENT_ASKED.sub(" ", text) if kind == "sharing" else text
     # a protocol named by its acronym is not a verb ("using SPIKES": the breaking-bad-news protocol, not spiking)
     if not text.isupper():

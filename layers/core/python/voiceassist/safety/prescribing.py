@@ -8,7 +8,7 @@ spoken register of blind19): the meaning model read that question as harmful and
 refused it. Here "someone" or "somebody" is read as the patient when it is the object of a phrasal verb of prescribing
 ("start / restart / commence / initiate / put / keep / maintain / switch / change / convert / wean / take / titrate ...
 on / onto / off / to / from") and a drug of the shipped drug word list (phi/word_lists.DRUG_WORDS,
-drug-named-entity-recognition's dictionary: MeSH, DrugBank and Wikipedia names) stands in the three words after the
+drug-named-entity-recognition's dictionary: MeSH, DrugBank and Wikipedia names) stands in the four words after the
 preposition ("on a statin", "onto long acting insulin"), unless the drug is given for dependence ("hooked"). The verbs
 are the phrasal verbs prescribing text (the BNF's, NICE's) uses with a patient as object ("start on", "switch to",
 "wean off"); WordNet 3.0 lists none of them with a person and a drug, hence the short list. Everything else care_act
@@ -22,8 +22,8 @@ import re
 
 from voiceassist.phi.word_lists import DRUG_WORDS, word_list
 
-# the phrasal verb of prescribing, the person as its object, the preposition, and up to three words that may name the
-# drug ("on a statin", "onto long acting insulin", "off their warfarin")
+# the phrasal verb of prescribing, the person as its object, the preposition, and up to four words that may name the
+# drug ("on a statin", "onto long acting insulin", "from oral to subcut morphine")
 _VERB = (r"(?:start|starts|started|starting|restart\w*|commenc\w*|initiat\w*|put|puts|putting|keep|keeps|kept|keeping"
          r"|switch\w*|chang\w*|convert\w*|wean\w*|tak(?:e|es|ing)|took|titrat\w*|maintain\w*)")
 _ANYONE = r"someone|somebody|some\s+one"
@@ -31,7 +31,7 @@ _PERSON = (_ANYONE + r"|them|him|her|patients?|people|(?:the|a|an|my|our|this|th
            r"|person|man|woman|lady|gentleman|guy|chap|fella|child|kid|baby|resident)")
 _PRESCRIBED = re.compile(
     r"\b" + _VERB + r"\s+(?P<who>" + _PERSON + r")(?:['’]s)?\s+(?:(?:back|up|down|over)\s+)?"
-    r"(?:onto|on\s+to|on|off|to|from)\s+(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,2})",
+    r"(?:onto|on\s+to|on|off|to|from)\s+(?P<what>[\w'’-]+(?:\s+[\w'’-]+){0,3})",
     re.I,
 )
 _WORD = re.compile(r"[\w-]+")
@@ -44,7 +44,7 @@ _DEPENDENCE = re.compile(r"\b(?:addict\w*|hooked|drug-addicted|strung[- ]out|sto
 
 def anyone_as_patient(text: str) -> str:
     """`text` with "someone" or "somebody" written "the patient" where the act on them is a drug's prescribing: the
-    phrasal verb, the person, and a drug of the shipped list in the three words after it; unchanged otherwise."""
+    phrasal verb, the person, and a drug of the shipped list in the four words after it; unchanged otherwise."""
     drugs = word_list(DRUG_WORDS)
     if _DEPENDENCE.search(text):
         return text
