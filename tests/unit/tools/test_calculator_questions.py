@@ -13,6 +13,7 @@ from voiceassist.tools.calculators.question import (
     given_score,
     requested_calculator,
     score_disagreement,
+    score_of_findings,
 )
 
 # (question, calculator, expected score); the scores are worked by hand from the published criteria.
@@ -146,11 +147,24 @@ def test_extract_parameters_lists_missing_required_fields() -> None:
 
 @pytest.mark.parametrize(
     ("text", "age"),
-    [("a 75-year-old", 75), ("aged 75", 75), ("75 yo man", 75), ("75 y/o", 75), ("75 year old", 75)],
+    [("a 75-year-old", 75), ("aged 75", 75), ("75 yo man", 75), ("75 y/o", 75), ("75 year old", 75),
+     # (session 19) a person said to be a number, the sex-marked age, a labelled age
+     ("the old boy is 75, a bit vague today", 75), ("she's 75 and on warfarin", 75), ("75F, AF", 75),
+     ("75M with AF", 75), ("age: 75", 75), ("pt was 75 at diagnosis", 75), ("grandad just turned 75", 75)],
 )
 def test_extract_parameters_reads_age_phrasings(text: str, age: int) -> None:
     params, _ = extract_parameters("chadsvasc", text)
     assert params["age"] == age
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["he is 70 kg and hypertensive", "she's 32 weeks pregnant", "pt is 2 days post-op", "he is 3 on the GCS",
+     "the patient is 40 minutes away", "she is 5.5 on the scale", "his urea is 9", "she is 1-2 on the scale"],
+)
+def test_a_person_said_to_be_a_measure_is_not_given_an_age(text: str) -> None:
+    params, _ = extract_parameters("chadsvasc", text)
+    assert "age" not in params
 
 
 def test_extract_parameters_converts_units() -> None:
@@ -209,6 +223,36 @@ def test_a_patients_name_is_never_a_calculators() -> None:
 ])
 def test_a_score_given_or_asked_about_is_not_a_request_to_compute_it(question: str) -> None:
     assert requested_calculator(question) is None
+
+
+# (session 19) the asker's own working, reported in a progressive or a past, is not a request to compute: the question
+# is the score's meaning, answered from the knowledge base, opened by the score the findings give when they give it all
+WORKING = ("Old chap is 81, confused, RR 31, urea 8 mmol/L, BP 95/60. Working out his CURB-65 now: what does the score "
+           "mean for whether he goes to ICU?")
+
+
+@pytest.mark.parametrize("question", [
+    WORKING,
+    "Been calculating her Wells score for DVT, what does a high score mean for imaging?",
+    "CURB-65 calculator open on my phone: what do the points mean for admission?",
+])
+def test_the_askers_own_working_with_the_meaning_asked_goes_to_the_knowledge_base(question: str) -> None:
+    assert requested_calculator(question) is None
+
+
+def test_the_score_the_findings_give_opens_the_answer_about_its_meaning() -> None:
+    from voiceassist.models import PhiResult, QueryRequest
+    from voiceassist.query.state import QueryState
+    from voiceassist.query.tool_route import route_to_tool
+
+    state = QueryState(user_id="u", request=QueryRequest(query=WORKING))
+    state.phi = PhiResult(contains_phi=False, redacted_text=WORKING)
+    routed = route_to_tool(state)
+    assert routed.tool_route is None
+    assert routed.score_note is not None and "CURB-65 5 points" in routed.score_note
+    # a finding missing (confusion not stated) or a unit read either way: no score is stated, nothing is assumed
+    assert score_of_findings("curb65", WORKING.replace("confused, ", "")) is None
+    assert score_of_findings("curb65", WORKING.replace(" mmol/L", "")) is None
 
 
 @pytest.mark.parametrize(("question", "expected"), [
