@@ -12,12 +12,18 @@
 - A sign typed as an adjective ("wheezy", "nauseous", "dietary"): a word of the story is also covered by the clinical
   noun or verb WordNet 3.0 derives it from ("wheeze", "nausea", "diet": plain_words.derived_from). Only in the story:
   an adjective the ask names ("patients who are not diabetic") says which patients are asked about.
+- (session 20) A word of the circumstances told in the story: a person, a place, a food or the animal or plant it is,
+  a conveyance (WordNet 3.0's lexicographer files and hypernymy: plain_words.is_circumstance; "halibut", "ambulance",
+  "taxi") weighs nothing when a passage lacks it, as a told carer does.
+- (session 20) A dropped "g" ("wheezin", "wheezin'", "comin"): the "-ing" form is read too when it is an English word
+  (the shipped English list, SCOWL 50) and the typed form is not, so a passage naming the sign covers it.
 """
 
 from __future__ import annotations
 
 import re
 
+from voiceassist.common_words import common_words
 from voiceassist.query import plain_words, setting, terminology
 from voiceassist.query.terms import content_terms
 
@@ -43,3 +49,23 @@ def told_carer_or_place(label: str, question: str) -> bool:
 def derived_terms(word: str) -> tuple[frozenset[str], ...]:
     """The content terms of each clinical noun or verb the adjective `word` is formed from ("wheezy": {"wheez"})."""
     return tuple(t for t in map(content_terms, plain_words.derived_from(word)) if t)
+
+
+_DROPPED_G = re.compile(r"([a-z]{2,}in)'?", re.I)
+
+
+def g_restored(word: str) -> str | None:
+    """The "-ing" form of a word typed with its "g" dropped ("wheezin" -> "wheezing"), when that form is an English
+    word and the typed one is not; None otherwise."""
+    match = _DROPPED_G.fullmatch(word)
+    if match is None or match.group(1).lower() in common_words():
+        return None
+    restored = match.group(1).lower() + "g"
+    return restored if restored in common_words() else None
+
+
+def restored_terms(word: str) -> tuple[frozenset[str], ...]:
+    """The content terms of the "-ing" form of a g-dropped word (empty when `word` is none)."""
+    restored = g_restored(word)
+    terms = content_terms(restored) if restored else frozenset()
+    return (terms,) if terms else ()

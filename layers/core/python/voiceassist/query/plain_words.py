@@ -32,6 +32,9 @@ CLINICAL_SENSE_FILE = PACKAGE_DIR / "_data" / "concepts" / "clinical_sense_words
 # voiceassist_local.evaluation.derived_adjective_data)
 DERIVED_ADJECTIVES_FILE = PACKAGE_DIR / "_data" / "concepts" / "derived_adjectives.tsv"
 REGISTER_FILE = PACKAGE_DIR / "_data" / "concepts" / "register_words.txt.gz"
+# (session 20) WordNet 3.0's people, places, foods and conveyances (written by
+# voiceassist_local.evaluation.circumstance_word_data)
+CIRCUMSTANCE_FILE = PACKAGE_DIR / "_data" / "concepts" / "circumstance_words.txt.gz"
 
 
 @lru_cache(maxsize=1)
@@ -57,6 +60,14 @@ def register_words() -> frozenset[str]:
     return _read(REGISTER_FILE)
 
 
+@lru_cache(maxsize=1)
+def circumstance_words() -> dict[str, str]:
+    """English words that tell a case's circumstances, each "food" or "circumstance": every WordNet 3.0 sense a
+    person, a location, a food (or its animal or plant), a conveyance or a plain file's ("halibut", "ambulance",
+    "taxi"; decision 0024, session 20)."""
+    return dict(line.split("\t") for line in _read(CIRCUMSTANCE_FILE))
+
+
 def _read(path: Path) -> frozenset[str]:
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
@@ -70,6 +81,13 @@ def is_register(word: str) -> bool:
     """Whether a word says how a question is put (a formal or everyday register: "commencement" is not one, an act and
     an event; "rationale", "proposes", "prefer" are), not what it is about: weighed as a plain word."""
     return word.lower() in register_words()
+
+
+def is_circumstance(word: str, *, food: bool = True) -> bool:
+    """Whether a word can only tell who is in a case, where, what was eaten (unless not `food`) or how the patient
+    travels."""
+    kind = circumstance_words().get(word.lower())
+    return kind is not None and (food or kind != "food")
 
 
 def is_story(word: str) -> bool:

@@ -33,6 +33,7 @@ from voiceassist.query import (
     plain_words,
     population,
     setting,
+    story_places,
     synonyms,
     terminology,
     wording,
@@ -149,7 +150,7 @@ def question_concepts(question: str) -> list[Concept]:
     INHERITED_WEIGHT of what the question itself names: a passage must answer the question, in that topic."""
     # an exam item's marks closing it in parentheses ("(3 marks)") are no follow-up's topic (query/wording.py)
     own, inherited = split_inherited(unframed(question))
-    concepts = _described(_concepts(own), own)
+    concepts = _described([_g_restored(c) for c in _concepts(own)], own)
     for concept in _concepts(inherited):
         if concept.label.lower() not in {c.label.lower() for c in concepts}:
             concepts.append(Concept(concept.label, concept.alternatives, concept.weight * INHERITED_WEIGHT,
@@ -387,8 +388,11 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
         return concepts
     asked_concepts = _concepts(". ".join(asked))
     focus = [c for c in asked_concepts if c.topic]
-    if not focus:
-        return concepts
+    if not focus:  # the whole question is the topic, but for where it happens and how the patient travels
+        asked_words = {c.label.lower() for c in asked_concepts}
+        return [replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False)
+                if c.label.lower() not in asked_words and (_circumstance(c, food=False) or _place(c, question))
+                else c for c in concepts]
     labels = {c.label.lower() for c in focus} | _disease_modifiers(question)
     alternatives = {a for c in focus for a in c.alternatives}
     asked_labels = labels | {c.label.lower() for c in asked_concepts}
@@ -400,7 +404,8 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
         other = not alternatives.intersection(c.alternatives)
         told = other and not _kept_in_scenario(c)
         c = _with_derived(c) if told and DERIVED_TOLD else c
-        story = told and c.label.lower() not in asked_labels and (_story(c) or _carer_or_place(c, question))
+        story = told and c.label.lower() not in asked_labels and (_story(c) or _carer_or_place(c, question)
+                                                                  or _circumstance(c) or _place(c, question))
         # (session 18) a topic of the story, where the ask stands apart from it (_ask_apart)
         story = story or (told and apart and (c.topic or c.label.lower() in acting) and c.label.lower() not in labels
                           and not _qualifier(c))
@@ -523,6 +528,36 @@ DERIVED_TOLD = True
 
 def _carer_or_place(concept: Concept, question: str) -> bool:
     return CARERS_TOLD and case_words.told_carer_or_place(concept.label, question) and not _qualifier(concept)
+
+
+# (session 20) A person, place, food or conveyance told in the story weighs nothing missing (WordNet's files: query/
+# case_words.py; a place or people spaCy's recognizer names: query/story_places.py); where the ask names no topic,
+# so the whole question is its topic, only a place, a person or a conveyance (not a food: what was eaten may be the
+# point). A g-dropped word ("wheezin") is read as its "-ing" form too (decision 0024, session 20).
+CIRCUMSTANCES_TOLD = True
+PLACES_TOLD = True
+G_RESTORED = True
+
+
+def _circumstance(concept: Concept, *, food: bool = True) -> bool:
+    return (CIRCUMSTANCES_TOLD and plain_words.is_circumstance(concept.label, food=food) and _unmarked(concept))
+
+
+def _place(concept: Concept, question: str) -> bool:
+    words = concept.label.lower().split()
+    return (PLACES_TOLD and _unmarked(concept) and not abbreviation_meanings(concept.label)
+            and set(words) <= story_places.place_words(question))
+
+
+def _unmarked(concept: Concept) -> bool:
+    """No drug, class, disease or other concept mark, and no population or setting of care."""
+    return (not any(len(a) == 1 and next(iter(a)).startswith(CONCEPT_MARK) for a in concept.alternatives)
+            and not _qualifier(concept))
+
+
+def _g_restored(concept: Concept) -> Concept:
+    restored = case_words.restored_terms(concept.label) if G_RESTORED else ()
+    return replace(concept, alternatives=(*concept.alternatives, *restored)) if restored else concept
 
 
 def _with_derived(concept: Concept) -> Concept:
