@@ -82,10 +82,9 @@ def kind(word: str, wordnet: Path = plain.WORDNET) -> str:
 def circumstance_words(wordnet: Path = plain.WORDNET) -> list[str]:
     """The shipped English words that are circumstance words and not already plain (the module's doc)."""
     from voiceassist.phi.word_lists import stop_words
-    from voiceassist.query.terms import stem
-
     from voiceassist.query.plain_words import plain_words
     from voiceassist.query.population import person_nouns
+    from voiceassist.query.terms import stem
 
     clinical = plain._clinical_stems()
     stop = stop_words().get("en", frozenset())

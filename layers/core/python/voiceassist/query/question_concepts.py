@@ -414,7 +414,8 @@ def _described(concepts: list[Concept], question: str) -> list[Concept]:
         elif told and c.topic and c.label.lower() not in labels:
             described.append(replace(c, weight=SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True))
         elif (other and c.topic and c.label.lower() not in labels
-              and ((background and _drug_or_class(c) and not _disease(c)) or (SYMPTOMS_TOLD and _symptom(c)))):
+              and ((background and _drug_or_class(c) and not _disease(c))
+                   or ((SYMPTOMS_TOLD or (SYMPTOMS_APART and apart)) and _symptom(c)))):
             described.append(replace(c, weight=BACKGROUND_DRUG_WEIGHT * c.weight, covered_weight=c.weight,
                                      scenario=True))
         else:
@@ -483,6 +484,9 @@ BACKGROUND_REACH = "drug ask"
 # "flushing", "fever", "cough") is the case's presentation, weighed as the background drug is, when the ask names a
 # topic of its own
 SYMPTOMS_TOLD = False
+# (session 20) where the ask stands apart from the story (_ask_apart: it names a thing of its own, neither refers back
+# nor changes a course), a sign or symptom told is the case's presentation: weighed as the background drug is
+SYMPTOMS_APART = True
 BACKGROUND_DRUG_WEIGHT = SCENARIO_WEIGHT
 _DRUG_MARKS = (CONCEPT_MARK + "drug:", CONCEPT_MARK + "class:", CONCEPT_MARK + "named-class:")
 
