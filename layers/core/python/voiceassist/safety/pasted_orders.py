@@ -36,9 +36,9 @@ Two readings that need no words of the text's language (session 20, lang20):
   up to four words opening one, then a colon, addresses whatever reads the page, in any language: read as a heading
   naming the machine ("<!-- nota para el sistema: ... -->", and the same in a script nobody wrote a row for);
 - **the machine named first**: a language whose postposition or genitive follows the noun writes the machine's name
-  before the rest of the heading ("AI सहायक के लिए नोट:", a note for the AI assistant; "给AI助手的说明："): a heading of
-  up to four words, a word that names only a machine, then up to four words of which one is not in Latin letters,
-  then a colon (a full-width one too).
+  before the rest of the heading ("AI सहायक के लिए नोट:", a note for the AI assistant; "给AI助手的说明："): read back
+  from each colon (a full-width one too) to the heading's opening, up to HEADING_CHARS characters and nine words, a
+  word that names only a machine with a word not in Latin letters after it.
 """
 
 from __future__ import annotations
@@ -80,10 +80,13 @@ _VOCATIVE = re.compile(
 # an HTML comment opening, then a heading of up to four words and a colon (the module's doc, session 20)
 _COMMENT_HEADING = re.compile(
     r"<!--\s*(?P<heading>(?:[^\W\d_][\w'’.-]*\s+){0," + str(MAX_LEAD_WORDS - 1) + r"}[^\W\d_][\w'’.-]*)\s*(?P<sep>:)")
-# the machine named first, then up to four words with one not in Latin letters (the module's doc, session 20)
-_TRAILING_HEADING = re.compile(
-    _BOUNDARY + r"(?P<heading>(?:[^\W\d_][\w'’.-]*\s*){0," + str(MAX_LEAD_WORDS) + r"}?" + _ONLY_MACHINE
-    + r"(?![a-z])(?P<trail>(?:\s*[^\W\d_][\w'’.-]*){1," + str(MAX_LEAD_WORDS) + r"}))\s*(?P<sep>[:：])", re.I)
+# the machine named first (the module's doc, session 20): read back from each colon to the heading's opening, not by one
+# pattern over the text (words that may touch, as "给AI助手", made such a pattern backtrack without end)
+_COLON = re.compile(r"[:：]")
+_HEADING_OPENING = re.compile(r"[.!?;:：。\n'\"‘“’”(\[{<>|/#*=]")
+_MACHINE_NAMED = re.compile(r"(?<![a-z])" + _ONLY_MACHINE + r"(?![a-z])", re.I)
+_NOT_LATIN = re.compile(r"[^\W\d_a-z]", re.I)
+HEADING_CHARS = 60  # characters read back from a colon for the heading
 _AI_ALONE = re.compile(r"a\.?i\.?", re.I)
 _FILLER = re.compile(r"(?:(?:please|kindly|also|now|just|then|instead|immediately|hereby|simply|\w+ly)\s*,?\s+)*",
                      re.I)
@@ -142,13 +145,31 @@ def _unmarked(text: str) -> str:
     return "".join(c for c in text if unicodedata.category(c) not in ("Mn", "Mc"))
 
 
+def _machine_first(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each heading that names the machine first and holds a word not in Latin letters after it: up
+    to 2 * MAX_LEAD_WORDS + 1 words between the heading's opening and a colon; end is after the colon."""
+    found = []
+    for colon in _COLON.finditer(text):
+        before = text[max(0, colon.start() - HEADING_CHARS): colon.start()]
+        openings = list(_HEADING_OPENING.finditer(before))
+        if not openings:
+            continue
+        heading = before[openings[-1].end():]
+        machine = _MACHINE_NAMED.search(heading)
+        if (heading.strip() and len(heading.split()) <= 2 * MAX_LEAD_WORDS + 1 and machine is not None
+                and _NOT_LATIN.search(heading[machine.end():])):
+            found.append((colon.start() - len(heading.lstrip()), colon.end()))
+    return found
+
+
 def machine_ordered(text: str) -> bool:
     """Whether pasted material in `text` holds an order addressed to the machine that reads it."""
     text = _unmarked(text)
-    for pattern in (_HEADING, _VOCATIVE, _COMMENT_HEADING, _TRAILING_HEADING):
+    for start, end in _machine_first(text):
+        if _pasted(text, start) and _orders(text[end:]):
+            return True
+    for pattern in (_HEADING, _VOCATIVE, _COMMENT_HEADING):
         for match in pattern.finditer(text):
-            if pattern is _TRAILING_HEADING and not re.search(r"[^\W\d_a-z]", match.group("trail"), re.I):
-                continue
             # "AI" alone is also a ward's abbreviation (aortic insufficiency: "AI: moderate"): with a word beside it
             if _AI_ALONE.fullmatch(match.group("heading")):
                 continue
