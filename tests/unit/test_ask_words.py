@@ -71,3 +71,13 @@ def test_the_evidence_score_reads_the_reference_form() -> None:
     high = evidence.assess(asked, [passage_hit(OXYGEN, "Anaphylaxis")]).passages[0].score
     plain = evidence.assess(asked, [passage_hit(before, "Anaphylaxis")]).passages[0].score
     assert high > plain
+
+
+def test_a_compound_covers_but_does_not_join_two_concepts() -> None:
+    # "stop metformin": the compound "stop-metformin" covers each word, but the two stay two concepts (their own
+    # alternatives, which tell concepts apart, share nothing)
+    found = {c.label: c for c in question_concepts("at what level do we stop metformin altogether")}
+    stop, metformin = found["stop"], found["metformin"]
+    assert not set(stop.alternatives) & set(metformin.alternatives)
+    assert set(stop.forms) & set(metformin.forms)
+    assert covers(stop, content_terms("Stop-metformin rules are strict."))

@@ -13,7 +13,10 @@ query/question_concepts.py): a question's term is also covered by
 - the same two words written as one hyphenated or closed compound ("high flow": "high-flow"; "needle stick":
   "needlestick"), and a hyphenated compound typed whole by its two words written apart ("high-flow": "high flow").
 
-Each is an alternative of the concept (all its terms needed, as the concept's own), never a new topic.
+Each covers the concept as one of its alternatives would (all its terms needed; Concept.forms, read by
+evidence.covers), never a new topic, and is no alternative of its own: alternatives tell concepts apart, and a
+compound shared by two adjacent words ("stop metformin": "stop-metformin") would make them one (measured: two
+covered questions of blind13_spoken lost before this).
 """
 
 from __future__ import annotations

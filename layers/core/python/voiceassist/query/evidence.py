@@ -112,7 +112,7 @@ def _terms_of(title: str, section: str, text: str) -> frozenset[str]:
 
 
 def covers(concept: Concept, terms: frozenset[str]) -> bool:
-    return any(alternative and alternative <= terms for alternative in concept.alternatives)
+    return any(alternative and alternative <= terms for alternative in (*concept.alternatives, *concept.forms))
 
 
 def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: frozenset[str] = frozenset(),

@@ -133,6 +133,10 @@ class Concept:
     # named only where the question describes the case, not where it asks (wording.asked_clauses): a topic that
     # weighs less when a passage lacks it
     scenario: bool = False
+    # (session 20) the same terms as a reference writes them ("renal" for "kidney", "high-flow" for "high flow":
+    # query/ask_words.py): they cover the concept (evidence.covers) but are not its own alternatives, which tell
+    # concepts apart (a compound shared by two adjacent words would make them one)
+    forms: tuple[frozenset[str], ...] = ()
 
     @property
     def topic(self) -> bool:
@@ -279,14 +283,14 @@ def _concepts(question: str) -> list[Concept]:
                 kinds = tuple(frozenset({asked_kinds.mark(k)}) for k in asked_kinds.asked(word))
                 found[term] = Concept(word, (frozenset({term}), *completed, *kinds),
                                       GENERIC_WEIGHT if ordinary else weight, 1.0 if ordinary else None)
+    # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
+    stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
     # the ask's words as a reference writes them: "renal" for "kidney", "extended-release" for "slow release",
     # "high-flow" for "high flow" (query/ask_words.py)
     compounds = ask_words.compound_alternatives(typed)
-    found = {key: _in_other_forms(concept, compounds) for key, concept in found.items()}
-    # a kidney condition ("CKD stage 4", "on dialysis") is also covered by a GFR cut-off in its KDIGO category
-    stages = tuple(frozenset({m}) for m in sorted(kidney.asked(question)))
-    return [Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
-            if stages and c.topic and kidney.names_condition(c.label) else c for c in found.values()]
+    return [_in_other_forms(Concept(c.label, (*c.alternatives, *stages), c.weight, c.covered_weight)
+                            if stages and c.topic and kidney.names_condition(c.label) else c, compounds)
+            for c in found.values()]
 
 
 def _in_other_forms(concept: Concept, compounds: dict[str, tuple[frozenset[str], ...]]) -> Concept:
@@ -294,7 +298,7 @@ def _in_other_forms(concept: Concept, compounds: dict[str, tuple[frozenset[str],
     extra = [*(e for a in concept.alternatives for e in ask_words.equivalent_alternatives(a)),
              *(e for a in concept.alternatives if len(a) == 1 for e in compounds.get(next(iter(a)), ()))]
     new = tuple(e for e in dict.fromkeys(extra) if e not in concept.alternatives)
-    return replace(concept, alternatives=(*concept.alternatives, *new)) if new else concept
+    return replace(concept, forms=new) if new else concept
 
 
 # A unit of measure said or typed in words ("dose per kilogram", "how many millilitres", "500 milligrams"), as a speech
