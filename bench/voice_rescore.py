@@ -55,7 +55,8 @@ from voiceassist.adapters.local.whisper_stt import (
 from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest
 from voiceassist.query.terminology import drug_names
-from voiceassist.speech import TranscribedWord
+from voiceassist.speech import TranscribedWord, Transcript
+from voiceassist.speech.unsure import UNSURE_WORD, unsure_words
 from voiceassist.speech.vocabulary import prompt_terms as terms_of
 
 
@@ -74,6 +75,22 @@ def text_now(raw: str, correct: Any, confidences: list[float] | None = None, dou
     return str(correct(text, doubted_spans(text, kept, doubted)).text)
 
 
+def misheard_words(text: str, raw: str, confidences: list[float] | None, threshold: float) -> list[str]:
+    """The words the route sends as possibly misheard (speech.unsure.unsure_words) with the decode's text, its words
+    as heard and their confidences (all 1.0 for a decode without them: only words no vocabulary knows); none when
+    `threshold` is negative (the request as before session 20)."""
+    heard = raw.split()
+    if threshold < 0:
+        return []
+    if confidences is None or len(confidences) != len(heard):
+        confidences = [1.0] * len(heard)
+    words = [TranscribedWord(word=word, start=n, end=n + 0.5, confidence=confidence)
+             for n, (word, confidence) in enumerate(zip(heard, confidences, strict=True))]
+    transcript = Transcript(text=text, language="en", duration_seconds=len(words) / 2.0, confidence=1.0,
+                            words=words, engine="cache")
+    return unsure_words(transcript, threshold)
+
+
 def prompt_terms(prompt: str | None) -> frozenset[str]:
     return frozenset((prompt or "").removesuffix(".").split(": ", 1)[-1].split(", "))
 
@@ -87,9 +104,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     recordings = {hashlib.sha256(path.read_bytes()).hexdigest()[:16]: path.stem.rsplit("-", 1)[-1]
                   for path in (folder / "recordings").glob("*.wav")}
 
-    def answered(text: str, question: Question) -> bool:
+    def answered(text: str, question: Question, unsure: list[str] | None = None) -> bool:
         return bool(text.strip()) and answered_correctly(question, orchestrator.run(
-            deps, QueryRequest(query=text[:4000]), user_id="bench-voice", trace_id=None, emit=lambda event: None))
+            deps, QueryRequest(query=text[:4000], possibly_misheard=unsure or []), user_id="bench-voice",
+            trace_id=None, emit=lambda event: None))
 
     questions = {s.text: Question(s.text, True, s.answer.get("doc_key"), tuple(s.answer.get("must_contain", ())))
                  for s in items}
@@ -128,7 +146,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         question = questions[spoken.text]
         now = text_now(row["raw"], deps.speech_vocabulary.correct, row.get("confidences"), args.doubted)
         before = typed[spoken.text] and answered(row["text"], question)
-        after = typed[spoken.text] and answered(now, question)
+        unsure = misheard_words(now, row["raw"], row.get("confidences"), args.misheard)
+        after = typed[spoken.text] and answered(now, question, unsure)
         out["questions"] += 1
         reference = words(spoken.text)
         out["reference_words"] += len(reference)
@@ -166,6 +185,9 @@ def main() -> None:
                         "doubted (whisper_stt.DOUBTED_WORD; 0: none, the correction before session 12)")
     parser.add_argument("--prompt-echo", action="store_true", help="a decode that says a prompt term twice in a "
                         "row is replaced by the recording decoded without the prompt (the route's guard)")
+    parser.add_argument("--misheard", type=float, default=UNSURE_WORD, help="`now` asks with the words heard below "
+                        "this confidence or known to no vocabulary as possibly misheard (speech.unsure.UNSURE_WORD; "
+                        "0: unknown words only; negative: none, the request before session 20)")
     parser.add_argument("--show", action="store_true", help="list the questions lost, gained and changed")
     print(json.dumps(run(parser.parse_args()), indent=2))
 

@@ -23,10 +23,11 @@ from voiceassist.access import Caller, record_action, roles_from_groups
 from voiceassist.composition import dependencies
 from voiceassist.conversation import events
 from voiceassist.errors import InvalidInput, PayloadTooLarge, UnsupportedMediaType, VoiceAssistError
-from voiceassist.models import AuditOutcome, QueryRequest, new_id
+from voiceassist.models import AuditOutcome, new_id
 from voiceassist.observability import log_failure
-from voiceassist.speech import MAX_AUDIO_BYTES, MAX_AUDIO_SECONDS, SpeechToText
+from voiceassist.speech import MAX_AUDIO_BYTES, MAX_AUDIO_SECONDS, SpeechToText, Transcript
 from voiceassist.speech.stream import PartialSchedule, Recording, StreamStart, media_type
+from voiceassist.speech.unsure import spoken_question
 from voiceassist_local.event_stream import stream_query
 from voiceassist_local.http_api import LOCAL_USER, local_face, local_groups
 from voiceassist_local.http_guard import READ_TIMEOUT_S
@@ -121,7 +122,7 @@ class VoiceStream:
         recognizer: SpeechToText = self._deps.speech_to_text
         transcript = recognizer.transcribe(audio)
         self._send({"type": "transcript", "data": transcript.model_dump(mode="json")})
-        query_id = self._ask(start, transcript.text) if start.ask else None
+        query_id = self._ask(start, transcript) if start.ask else None
         record_action(self._deps.audit, self._caller, "voice.stream", query_id, AuditOutcome.ACCEPTED)
         self._socket.close(NORMAL)
 
@@ -136,12 +137,12 @@ class VoiceStream:
                                  for e in exc.errors(include_input=False))
             raise InvalidInput(f"the start message is not valid: {problems}") from None
 
-    def _ask(self, start: StreamStart, text: str) -> str | None:
+    def _ask(self, start: StreamStart, transcript: Transcript) -> str | None:
         """The transcript answered as a question; its events go out as they come. The query's id, if done."""
-        if not text.strip():
+        if not transcript.text.strip():
             raise InvalidInput("no speech was heard in the recording: ask again, closer to the microphone")
         try:
-            request = QueryRequest(query=text[:4000], session_id=start.session_id)
+            request = spoken_question(transcript, start.session_id)
         except ValidationError:
             raise InvalidInput("the start message's session_id is not a session id") from None
         query_id = None

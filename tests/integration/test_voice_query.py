@@ -196,3 +196,33 @@ def test_the_transcript_text_side_keeps_a_spoken_name_and_birth_date_and_routes_
     assert answer.metadata.phi_detected is True
     assert answer.metadata.model != CLOUD_MODEL  # answered in-boundary, or abstained without a model
     assert find_phi(said, *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []
+
+
+def test_possibly_misheard_words_go_with_the_spoken_question_and_never_reach_a_log_or_a_store(
+        phi_stack: QueryStack, capfd: pytest.CaptureFixture[str]) -> None:
+    # Given a transcript naming a patient, heard unsure, with a garbled word no passage mentions
+    from voiceassist.conversation import orchestrator
+    from voiceassist.speech import TranscribedWord, Transcript
+    from voiceassist.speech.unsure import spoken_question
+
+    said = "Patient Harold Quimbey. Can I keep metformin going at an eGFR of 38 with the glorbendy?"
+    words = [TranscribedWord(word=f" {w}", start=n, end=n + 0.4, confidence=0.3 if n in (1, 2) else 0.9)
+             for n, w in enumerate(said.split())]
+    transcript = Transcript(text=said, language="en", duration_seconds=8.0, confidence=0.8, words=words,
+                            engine="test")
+    request = spoken_question(transcript, phi_stack.session_id)
+    assert {"harold", "quimbey", "glorbendy"} <= set(request.possibly_misheard)
+    # When it is asked as the voice routes ask it
+    with recorded_logs() as logs:
+        answer = orchestrator.respond(phi_stack.deps, request, user_id=USER, trace_id=None)
+    # Then the question is answered, the garbled word named as possibly misheard, the patient's name never
+    assert answer.metadata.answer_status == "answered", answer.answer
+    notes = [w for w in answer.metadata.warnings if "Possibly misheard" in w]
+    assert notes and '"glorbendy"' in notes[0]
+    name = ("Harold", "Quimbey")
+    assert find_phi(name, *answer.metadata.warnings) == []
+    out, err = capfd.readouterr()
+    assert find_phi((*name, "glorbendy"), *logs, out, err) == [], "a heard word reached a log"
+    assert find_phi(name, *phi_stack.traces.entries) == []
+    assert find_phi(name, *phi_stack.stored_text()) == [], "a heard name was stored raw"
+    assert find_phi(name, *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []

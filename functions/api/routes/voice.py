@@ -20,7 +20,6 @@ from routes.identity import audit_accepted, caller, trace_id
 from voiceassist.composition import dependencies
 from voiceassist.conversation import orchestrator
 from voiceassist.errors import InvalidInput
-from voiceassist.models import QueryRequest
 from voiceassist.speech import (
     MAX_SPEECH_CHARACTERS,
     Transcript,
@@ -28,6 +27,7 @@ from voiceassist.speech import (
     VoiceQueryResponse,
     checked_audio,
 )
+from voiceassist.speech.unsure import spoken_question
 
 router = Router()
 TRUE = {"1", "true", "yes"}
@@ -82,7 +82,7 @@ def ask_by_voice():  # noqa: ANN201  (JSON or audio/wav: openapi.py documents bo
     if not transcript.text.strip():
         raise InvalidInput("no speech was heard in the recording: ask again, closer to the microphone")
     params = router.current_event.query_string_parameters or {}
-    request = QueryRequest(query=transcript.text[:4000], session_id=params.get("session_id") or None)
+    request = spoken_question(transcript, params.get("session_id") or None)
     answer = orchestrator.respond(deps, request, user_id=who.user_id, trace_id=trace_id(router))
     audit_accepted(who, "voice.query", answer.metadata.query_id)
     if _wants_audio():

@@ -417,6 +417,8 @@ class SourcePreferences(Model):
 
 
 QUESTION_MAX_CHARS = 4000
+MISHEARD_WORDS_MAX = 200  # a 60 s recording's words, at most
+MISHEARD_WORD_MAX_CHARS = 64
 
 
 class QueryRequest(Model):
@@ -426,6 +428,11 @@ class QueryRequest(Model):
     filters: SearchFilters = Field(default_factory=SearchFilters)
     sources: SourcePreferences = Field(default_factory=SourcePreferences,
                                        description="Source preferences: prioritize and exclude by name")
+    possibly_misheard: list[Annotated[str, Field(max_length=MISHEARD_WORD_MAX_CHARS)]] = Field(
+        default_factory=list, max_length=MISHEARD_WORDS_MAX,
+        description="Words of a spoken question the recognizer was unsure of or knows no vocabulary for "
+                    "(speech.unsure): one no searched passage mentions may be left out of the evidence judgment "
+                    "and named as possibly misheard, instead of refusing the question; never a clinical term")
 
     @field_validator("query")
     @classmethod

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from voiceassist.access import Caller, record_action, roles_from_groups
 from voiceassist.conversation import events, orchestrator
 from voiceassist.errors import InvalidInput, VoiceAssistError
-from voiceassist.models import AuditOutcome, QueryRequest
+from voiceassist.models import AuditOutcome
 from voiceassist.observability import log_failure
 from voiceassist.ports import EventPublisher
 from voiceassist.query.state import EventTarget
@@ -30,6 +30,7 @@ from voiceassist.speech.chunked import (
     VoiceStreams,
     parsed,
 )
+from voiceassist.speech.unsure import spoken_question
 
 if TYPE_CHECKING:
     from voiceassist.composition import Dependencies
@@ -89,7 +90,7 @@ def _answer(deps: Dependencies, publisher: EventPublisher, question: StreamedQue
         return
     if not transcript.text.strip():
         raise InvalidInput("no speech was heard in the recording: ask again, closer to the microphone")
-    request = QueryRequest(query=transcript.text[:4000], session_id=question.session_id)
+    request = spoken_question(transcript, question.session_id)
     done: list[str] = []
 
     def emit(item: dict[str, Any]) -> None:

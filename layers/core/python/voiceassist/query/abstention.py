@@ -73,6 +73,13 @@ def clinical_words_restored(query: str, phi: PhiResult) -> str:
     return "".join(pieces) + query[position:]
 
 
+def without_words(question: str, words: Sequence[str]) -> str:
+    """The question with each of `words` taken out wherever it stands as a word (any case)."""
+    for word in words:
+        question = re.sub(rf"(?<![\w-]){re.escape(word)}(?![\w-])", " ", question, flags=re.IGNORECASE)
+    return question
+
+
 def identifiers_in(text: str) -> str:
     """The words of an unchecked question that look like a person, a place or an identifier."""
     return " ".join(match.group() for match in _UNCHECKED_IDENTIFIER.finditer(_TITLE.sub(" ", text)))
@@ -84,7 +91,7 @@ def needs_topic(state: QueryState) -> bool:
 
 
 def keep_supported_hits(state: QueryState, *, threshold: float, previous_question: str = "",
-                        context: str = "") -> QueryState:
+                        context: str = "", set_aside: Sequence[str] = ()) -> QueryState:
     """Score the hits; keep the passages of the documents that answer, or abstain when none does.
 
     A document answers when one of its passages reaches the threshold. `previous_question`: the session's
@@ -92,9 +99,11 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
     searched at least MIN_SHARE_OF_BEST of the best one's (fused) score stay: a document's "targets" passage
     may not repeat the words "blood pressure" that its neighbour holds, and a passage of another document that
     merely shares a few words ranks far below. `context`: words judged with the question (the conversation's
-    topic, for a follow-up that did not look like one: `in_conversation_topic`).
+    topic, for a follow-up that did not look like one: `in_conversation_topic`). `set_aside`: words left out of
+    the question judged (a spoken question's possibly misheard words: query/misheard.py).
     """
-    found = evidence.assess(f"{evidence_question(state)} {context}".strip(), state.hits)
+    question = without_words(evidence_question(state), set_aside)
+    found = evidence.assess(f"{question} {context}".strip(), state.hits)
     # A follow-up's passages must mention a topic of the session's previous question, so that "and the
     # maximum dose?" after a metformin question keeps metformin's passages, not another drug's.
     anchors = [c for c in evidence.question_concepts(previous_question) if c.topic]
@@ -110,7 +119,7 @@ def keep_supported_hits(state: QueryState, *, threshold: float, previous_questio
         # so does an answering document's passage that states the quantity asked ("Start with 500 mg ..." for
         # "starting dose for newly diagnosed T2DM?", searched below the indication passage that shares the
         # question's setting words)
-        answers |= _stating_asked_quantity(f"{evidence_question(state)} {context}".strip(), state.hits,
+        answers |= _stating_asked_quantity(f"{question} {context}".strip(), state.hits,
                                            [i for i in on_topic if state.hits[i].chunk.doc_key in answering
                                             and not found.passages[i].other_drug])
         state.hits = [h for i, h in enumerate(state.hits) if h.chunk.doc_key in answering

@@ -470,6 +470,12 @@ def unprefixed(word: str) -> str | None:
     return lowered[prefix.end():]
 
 
+def is_known(word: str) -> bool:
+    """Whether a word is one of a vocabulary the system knows: the concept layer's, English (wordfreq's, SCOWL's),
+    the ordinary and shorthand words, the abbreviation list's, or the drug dictionary's."""
+    return _known(word.lower())
+
+
 def _known(lowered: str) -> bool:
     return (lowered in _clinical_words() or lowered in terminology.english_words()
             or lowered in terminology.ordinary_words() or lowered in terminology.SHORTHAND

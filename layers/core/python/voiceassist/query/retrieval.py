@@ -20,7 +20,7 @@ from voiceassist.models import (
     SourceType,
 )
 from voiceassist.observability import log_failure, stage_span
-from voiceassist.query import abstention, embedding_ahead, ladder, planner, read_ahead, search, sources
+from voiceassist.query import abstention, embedding_ahead, ladder, misheard, planner, read_ahead, search, sources
 from voiceassist.query import intent as intents
 from voiceassist.query.expansion import expand_query
 from voiceassist.query.state import (
@@ -228,7 +228,7 @@ def judge_evidence(ctx: QueryContext, state: QueryState, threshold: float) -> Qu
     if state.answer_status is AnswerStatus.NO_EVIDENCE and not previous:
         state = abstention.in_conversation_topic(state, threshold=threshold,
                                                  previous_question=_previous_question(ctx, state))
-    return state
+    return misheard.judged_without_misheard(state, threshold=threshold, previous_question=previous)
 
 
 def _planned(ctx: QueryContext, state: QueryState) -> QueryState:

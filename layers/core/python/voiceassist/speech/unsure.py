@@ -1,0 +1,44 @@
+"""A spoken question as asked: the transcript's text, with the words the recognizer was unsure of.
+
+Whisper gives each word a probability. A word heard below `UNSURE_WORD`, or one that is no word of any vocabulary the
+system knows (`concepts.is_known`: the concept layer, English, the abbreviation list, the drug dictionary: "humbo",
+"lyamadrenal"), goes with the question as `QueryRequest.possibly_misheard`. The answer gate
+(query/misheard.py) may leave such a word out of its evidence judgment when no searched passage mentions it and
+the question's other words are answered, and names it as possibly misheard, instead of refusing the whole question
+on one word the speaker did not say. The words stay in the request only (PHI-capable, like the transcript): never
+logged, never stored. Decision 0031, "Session 20".
+"""
+
+from __future__ import annotations
+
+import re
+
+from voiceassist.models import MISHEARD_WORD_MAX_CHARS, MISHEARD_WORDS_MAX, QUESTION_MAX_CHARS, QueryRequest
+from voiceassist.query import concepts
+from voiceassist.speech import Transcript
+
+# Measured on decodes of sets not tuned on (docs/benchmarks.md, "Voice", session 20): bench/voice_rescore.py
+# --misheard P on blind18_spoken's decodes, both speakers.
+UNSURE_WORD = 0.5
+_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def unsure_words(transcript: Transcript, threshold: float = UNSURE_WORD) -> list[str]:
+    """The transcript's words heard below `threshold`, or known to no vocabulary, lower case, in order, once each.
+    A word the recognizer wrote with a hyphen or an apostrophe is read in its parts as well ("-slash", "UCXR")."""
+    unsure: list[str] = []
+    for heard in transcript.words:
+        for word in _WORD.findall(heard.word):
+            parts = [p for p in re.split(r"[-']", word) if p]
+            for part in dict.fromkeys([word.strip("-'"), *parts]):
+                lowered = part.lower()
+                if (lowered and lowered not in unsure and len(lowered) <= MISHEARD_WORD_MAX_CHARS
+                        and (heard.confidence < threshold or not concepts.is_known(lowered))):
+                    unsure.append(lowered)
+    return unsure[:MISHEARD_WORDS_MAX]
+
+
+def spoken_question(transcript: Transcript, session_id: str | None = None) -> QueryRequest:
+    """The query a transcript asks, carrying its unsure words (the voice routes' and the WebSocket's request)."""
+    return QueryRequest(query=transcript.text[:QUESTION_MAX_CHARS], session_id=session_id,
+                        possibly_misheard=unsure_words(transcript))
