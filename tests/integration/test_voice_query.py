@@ -205,13 +205,16 @@ def test_possibly_misheard_words_go_with_the_spoken_question_and_never_reach_a_l
     from voiceassist.speech import TranscribedWord, Transcript
     from voiceassist.speech.unsure import spoken_question
 
-    said = "Patient Harold Quimbey. Can I keep metformin going at an eGFR of 38 with the glorbendy?"
+    said = "Patient Harold Quimbey. Can metformin cause lactic glorbendy?"
     words = [TranscribedWord(word=f" {w}", start=n, end=n + 0.4, confidence=0.3 if n in (1, 2) else 0.9)
              for n, w in enumerate(said.split())]
     transcript = Transcript(text=said, language="en", duration_seconds=8.0, confidence=0.8, words=words,
                             engine="test")
     request = spoken_question(transcript, phi_stack.session_id)
     assert {"harold", "quimbey", "glorbendy"} <= set(request.possibly_misheard)
+    typed = orchestrator.respond(phi_stack.deps, request.model_copy(update={"possibly_misheard": []}), user_id=USER,
+                                 trace_id=None)
+    assert typed.metadata.answer_status == "no_evidence"  # typed, the garbled word refuses the question
     # When it is asked as the voice routes ask it
     with recorded_logs() as logs:
         answer = orchestrator.respond(phi_stack.deps, request, user_id=USER, trace_id=None)

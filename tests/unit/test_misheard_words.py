@@ -3,14 +3,13 @@ and the words the transcript marks as unsure (speech/unsure.py)."""
 
 from __future__ import annotations
 
+from tests.support.passages import passage_hit
 from voiceassist.models import AnswerStatus, PhiResult, QueryRequest
 from voiceassist.query import misheard
 from voiceassist.query.abstention import keep_supported_hits
 from voiceassist.query.state import QueryState
 from voiceassist.speech import TranscribedWord, Transcript
 from voiceassist.speech.unsure import spoken_question, unsure_words
-
-from tests.support.passages import passage_hit
 
 THRESHOLD = 0.55
 RENAL = ("Metformin is contraindicated when eGFR is below 30 mL/min/1.73 m2. Do not start it when eGFR is between "
