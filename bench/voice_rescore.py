@@ -22,6 +22,9 @@ recognizer's guard since session 14) is replaced by the same recording decoded w
 does: the cache's `no-prompt` row for it when voice_decoding.py made one, decoded here otherwise (and added to the
 cache), so only the recordings the guard takes are decoded again.
 
+`now` also asks with the words the route sends as possibly misheard (speech/unsure.py: heard below `--misheard`,
+or known to no vocabulary; session 20), `as_decoded` with none, as before.
+
 Decoding costs nothing here, so a text-side change is measured without the noise of a second decode (one decode
 of the same recording differs between runs by about three questions in forty, docs/benchmarks.md "Voice").
 Per speaker: questions, answered typed, answered spoken of those (both ways), the questions gained and lost, and

@@ -206,7 +206,7 @@ def test_possibly_misheard_words_go_with_the_spoken_question_and_never_reach_a_l
     from voiceassist.speech.unsure import spoken_question
 
     said = "Patient Harold Quimbey. Can metformin cause lactic glorbendy?"
-    words = [TranscribedWord(word=f" {w}", start=n, end=n + 0.4, confidence=0.3 if n in (1, 2) else 0.9)
+    words = [TranscribedWord(word=f" {w}", start=n, end=n + 0.4, confidence=0.1 if n in (1, 2) else 0.9)
              for n, w in enumerate(said.split())]
     transcript = Transcript(text=said, language="en", duration_seconds=8.0, confidence=0.8, words=words,
                             engine="test")

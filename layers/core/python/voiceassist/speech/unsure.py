@@ -19,7 +19,7 @@ from voiceassist.speech import Transcript
 
 # Measured on decodes of sets not tuned on (docs/benchmarks.md, "Voice", session 20): bench/voice_rescore.py
 # --misheard P on blind18_spoken's decodes, both speakers.
-UNSURE_WORD = 0.5
+UNSURE_WORD = 0.2
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
