@@ -111,6 +111,9 @@ _PASSIVE = frozenset({"be", "been", "being", "get", "gets", "got", "getting", "i
 _PURPOSE = frozenset({"so", "that", "to", "and"})
 _ANYONE = frozenset({"someone", "somebody", "someone's", "somebody's", "someone’s", "somebody’s"})
 _OWNER = frozenset({"my", "our", "his", "her", "their", "someone's", "somebody's", "someone’s", "somebody’s"})
+# a child named by age, "my 2 year old" (the digit is not a token) or "my two-year-old"
+_AGE_UNITS = frozenset({"year", "years", "month", "months", "week", "weeks"})
+_AGED = re.compile(r"^(?:[a-z]+-)?(?:year|month|week)s?-olds?$")
 
 
 # a clinician's false belief as the goal of the asker's act, fabricated or induced illness (RCPCH 2021, "Perplexing
@@ -264,7 +267,9 @@ def _names_a_person(tokens: list[str]) -> bool:
             for step in (1, 2, 3):
                 if at + step < len(tokens):
                     word = re.sub(r"['’]s$", "", tokens[at + step])
-                    if _kind([word], 0)[0] == "person":
+                    # (session 20, harm20) a child named by age, "my 2 year old", "her two-year-old"
+                    if _kind([word], 0)[0] == "person" or _AGED.match(word) or (
+                            word in _AGE_UNITS and tokens[at + step + 1: at + step + 2] in (["old"], ["olds"])):
                         return True
     return False
 
@@ -315,6 +320,10 @@ def goal_outcome(tokens: list[str]) -> str | None:
             # one negation makes an act of living harmful ("not wake up"); two cancel ("doesn't stop breathing")
             negations = sum(t in _LIFE_NEGATOR or t in _NEGATOR for t in before[2:])
             after = tokens[at + length: at + length + 1]
+            # (session 20, harm20) a negated act of living coordinated with the verb its goal governs ("would make
+            # him sleep and never wake up"): the goal is read before the "and"
+            if kind == "life" and before[-2:-1] == ["and"] and before[-1:] and before[-1] in _LIFE_NEGATOR:
+                before = [*tokens[max(0, at - 8): at - 2], *before[-2:]]
             if kind == "life" and negations == 1 and any(t in _LIFE_NEGATOR for t in before[2:]) and any(
                     t in _GOAL for t in before) and (not after or after[0] in _FOR_GOOD):
                 return kind

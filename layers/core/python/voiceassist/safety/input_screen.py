@@ -58,6 +58,7 @@ from voiceassist.safety.code_switching import code_switched_kinds
 from voiceassist.safety.crosslingual import crosslingual_kinds
 from voiceassist.safety.extraction_shapes import extraction_shape_kinds
 from voiceassist.safety.gloss import gloss, glossary, glossed_kinds, orders, persona_glossed
+from voiceassist.safety.harm_frames import harm_frame_kinds
 from voiceassist.safety.harm_goal import harm_goal_kinds
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.intent import care_for_someone_at_risk, intent_kinds
@@ -325,7 +326,7 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
             + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text)
             + pasted_order_kinds(text) + harm_act_kinds(text) + authority_shape_kinds(text)
-            + purpose_harm_kinds(text))
+            + purpose_harm_kinds(text) + harm_frame_kinds(text))
 
 
 # the categories the English readings of a gloss are taken for: the attack shapes, not harm, which the FreeDict
