@@ -48,8 +48,8 @@ _ASKER_MAKES = re.compile(
     r"\b(?:how\s+(?:do|can|could|would|should|might|will)\s+(?:i|we|you|one)\s+|(?:way|how|where|when)\s+to\s+"
     r"|\b(?:i|we)\s+(?:\w+\s+){0,3}?(?:to\s+)?|\b(?:can|could|should|would)\s+(?:i|we)\s+)"
     r"(?:make|get|have)\s+(?:sure\s+)?(?:that\s+)?(?:[\w'’-]+\s+){0,6}?" + _SEEM_AS, re.I)
-_SO_IT_SEEMS = re.compile(r"\bso\s+(?:that\s+)?(?:it|this|that|the\s+\w+|his\s+\w+|her\s+\w+|their\s+\w+)\s+(?:would\s+|will\s+)?"
-                          + _SEEM_AS, re.I)
+_SO_IT_SEEMS = re.compile(r"\bso\s+(?:that\s+)?(?:it|this|that|the\s+\w+|his\s+\w+|her\s+\w+|their\s+\w+)\s+"
+                          r"(?:would\s+|will\s+)?" + _SEEM_AS, re.I)
 # any maker ("that would make it look like", "make a deliberate overdose look like"), read with the asker in the
 # sentence; what is made to seem so or what it is to seem names a death (harm_goal's lexicon, "passed away": die.v.01's
 # euphemism, which the lexicon leaves out for its commoner senses) or an overdose (overdose.n.01)
