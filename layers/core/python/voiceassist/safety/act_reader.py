@@ -302,7 +302,7 @@ _TAMPER_VERBS = frozenset({
 })
 # the asker (or "you") as the act's agent, or the act asked for ("how to", "the best way to", "if I swapped")
 _TAMPER_AGENT = frozenset({"i", "we", "you", "i'd", "i'll", "i’d", "i’ll", "to"})
-_TURNED_OFF = re.compile(r"(?:turn|turns|turned|turning|switch|switches|switched|switching)\s+(?:off\b|\S+(?:\s+\S+)?"
+_TURNED_OFF = re.compile(r"\b(?:turn|turns|turned|turning|switch|switches|switched|switching)\s+(?:off\b|\S+(?:\s+\S+)?"
                          r"\s+off\b)", re.I)
 _MADE_TO_FAIL = re.compile(r"\bmak(?:e|es|ing)\s+(?:[\w'’-]+\s+){1,3}?(?:fail|malfunction|stop\s+working|not\s+work"
                            r"|useless)\b", re.I)
