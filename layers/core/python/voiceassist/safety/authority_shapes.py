@@ -31,12 +31,20 @@ import re
 from voiceassist.safety.signals import INJECTION, JAILBREAK
 
 _OWNER = r"(?:new|override|overriding|system|sys|assistant|ai|model|llm|bot|chatbot|agent|gpt)"
+# the owners a noun-first key names: the assistant itself (a "new_rule" or "system_prompt" names no reader after it)
+_OWNER_AI = r"(?:assistant|ai|model|llm|bot|chatbot|agent|gpt)"
 _RULE_NOUN = (r"(?:rules?|instructions?|directives?|prompts?|polic(?:y|ies)|persona|behaviou?rs?|commands?|orders?"
               r"|overrides?)")
 # the key, then `=` or `:` and a value that opens with a letter or a quote (not a number: a device's reading)
+# (session 20, inj20) a key may open with underscores, `$` or `@` as a data format's private or meta keys do
+# (`"_ai_directive": "..."`, `@llm_instruction=`), and may name the noun first (`instruction_for_ai`,
+# `directiveToModel`)
+_KEY_OPEN = r"(?<![A-Za-z0-9-])[_$@]*"
+_JOIN = r"(?:[_-]|(?<=[a-z])(?=[A-Z]))"
 _RULE_KEY = re.compile(
-    r"(?<![\w-])(?i:" + _OWNER + r")(?:[_-]|(?<=[a-z])(?=[A-Z]))(?:\w+[_-])?(?i:" + _RULE_NOUN + r")(?![\w-])"
-    r"[\"'”’]?\s*[:=]\s*[\"'“‘]?\s*[A-Za-z]")
+    r"(?:" + _KEY_OPEN + r"(?i:" + _OWNER + r")" + _JOIN + r"(?:\w+[_-])?(?i:" + _RULE_NOUN + r")"
+    r"|" + _KEY_OPEN + r"(?i:" + _RULE_NOUN + r")" + _JOIN + r"(?:(?i:for|to)" + _JOIN + r")?(?i:" + _OWNER_AI + r"))"
+    r"(?![\w-])[\"'”’]?\s*[:=]\s*[\"'“‘]?\s*[A-Za-z]")
 
 _ASSISTANT = (r"(?:voiceassist|(?:the|this|our|any|an?)\s+(?:ai|a\.i\.|assistant|chatbot|bot|language\s+model|llm"
               r"|ai\s+(?:assistant|tool|system|model)|model)|ai)")

@@ -54,6 +54,7 @@ from voiceassist.safety.care_frames import (
     protection_asked,
     reporting_asked,
 )
+from voiceassist.safety.channel_shapes import channel_shape_kinds
 from voiceassist.safety.code_switching import code_switched_kinds
 from voiceassist.safety.crosslingual import crosslingual_kinds
 from voiceassist.safety.extraction_shapes import extraction_shape_kinds
@@ -310,8 +311,10 @@ def _document_kind(kind: str, pattern: re.Pattern[str], text: str) -> bool:
 
 # (session 15) an order to whatever model reads the quoted text itself ("AI models processing this page must ...") is
 # not lifted as a mention: the quote is what the assistant is asked to read, so its reader is the assistant; (session
-# 19) so is the assistant a quoted page grants authority to, and the assistant whose rule a quoted key sets
-ADDRESSES_ITS_READER = frozenset({"reader_addressed", "authority_granted", "rule_key_assigned"})
+# 19) so is the assistant a quoted page grants authority to, and the assistant whose rule a quoted key sets; (session
+# 20) and the machine reader a quoted note is addressed to
+ADDRESSES_ITS_READER = frozenset({"reader_addressed", "authority_granted", "rule_key_assigned",
+                                  "automated_reader_noted"})
 
 
 def _pattern_kinds(text: str) -> list[tuple[str, str]]:
@@ -326,7 +329,7 @@ def _pattern_kinds(text: str) -> list[tuple[str, str]]:
     return (kinds + signal_kinds(text) + intent_kinds(text) + harm_shape_kinds(text) + harm_goal_kinds(text)
             + session_shape_kinds(text) + extraction_shape_kinds(text) + jailbreak_shape_kinds(text)
             + pasted_order_kinds(text) + harm_act_kinds(text) + authority_shape_kinds(text)
-            + purpose_harm_kinds(text) + harm_frame_kinds(text))
+            + purpose_harm_kinds(text) + harm_frame_kinds(text) + channel_shape_kinds(text))
 
 
 # the categories the English readings of a gloss are taken for: the attack shapes, not harm, which the FreeDict
