@@ -39,7 +39,8 @@ _RULE_NOUN = (r"(?:rules?|instructions?|directives?|prompts?|polic(?:y|ies)|pers
 # (session 20, inj20) a key may open with underscores, `$` or `@` as a data format's private or meta keys do
 # (`"_ai_directive": "..."`, `@llm_instruction=`), and may name the noun first (`instruction_for_ai`,
 # `directiveToModel`)
-_KEY_OPEN = r"(?<![A-Za-z0-9-])[_$@]*"
+# (the prefix's own characters are in the look-behind, so a long run of them is tried once, not from every position)
+_KEY_OPEN = r"(?<![\w$@-])[_$@]{0,3}"
 _JOIN = r"(?:[_-]|(?<=[a-z])(?=[A-Z]))"
 _RULE_KEY = re.compile(
     r"(?:" + _KEY_OPEN + r"(?i:" + _OWNER + r")" + _JOIN + r"(?:\w+[_-])?(?i:" + _RULE_NOUN + r")"
