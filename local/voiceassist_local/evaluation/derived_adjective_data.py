@@ -19,7 +19,13 @@ import sys
 from pathlib import Path
 
 from voiceassist.query.plain_words import DERIVED_ADJECTIVES_FILE
-from voiceassist_local.evaluation.plain_word_data import CLINICAL_FILES, LEXICOGRAPHER_FILES, WORDNET, _files, _licence
+from voiceassist_local.evaluation.plain_word_data import (
+    CLINICAL_FILES,
+    LEXICOGRAPHER_FILES,
+    WORDNET,
+    _files,
+    write_pair_table,
+)
 
 TARGET_FILES = CLINICAL_FILES | frozenset({"noun.act"})
 SHARED_PREFIX = 4
@@ -69,10 +75,8 @@ def write(wordnet: Path = WORDNET) -> None:
     header = ["# adjective<TAB>the noun or verb it is derived from, where that names a clinical thing: WordNet 3.0's",
               "# derivationally related forms (\"+\") from an adjective to a sense in the lexicographer files",
               f"# {', '.join(sorted(TARGET_FILES))}, the two sharing their first {SHARED_PREFIX} letters",
-              "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/derived_adjective_data.py).",
-              "# WordNet's licence:", *_licence()]
-    rows = [f"{adjective}\t{base}" for adjective, base in derived_pairs(wordnet)]
-    DERIVED_ADJECTIVES_FILE.write_text("\n".join(header + rows) + "\n", encoding="utf-8")
+              "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/derived_adjective_data.py)."]
+    write_pair_table(DERIVED_ADJECTIVES_FILE, header, derived_pairs(wordnet))
 
 
 def main(argv: list[str] | None = None) -> int:

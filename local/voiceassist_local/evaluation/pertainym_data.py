@@ -21,7 +21,13 @@ from pathlib import Path
 
 from voiceassist.query.ask_words import PERTAINYMS_FILE
 from voiceassist_local.evaluation.derived_adjective_data import _lemmas
-from voiceassist_local.evaluation.plain_word_data import CLINICAL_FILES, LEXICOGRAPHER_FILES, WORDNET, _files, _licence
+from voiceassist_local.evaluation.plain_word_data import (
+    CLINICAL_FILES,
+    LEXICOGRAPHER_FILES,
+    WORDNET,
+    _files,
+    write_pair_table,
+)
 
 
 def pertainym_pairs(wordnet: Path = WORDNET) -> list[tuple[str, str]]:
@@ -64,10 +70,8 @@ def write(wordnet: Path = WORDNET) -> None:
     header = ["# adjective<TAB>the noun it pertains to, where that names a clinical thing: WordNet 3.0's pertainym",
               "# pointers (\"\\\") from an adjective to a noun sense in the lexicographer files",
               f"# {', '.join(sorted(CLINICAL_FILES))}",
-              "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/pertainym_data.py).",
-              "# WordNet's licence:", *_licence()]
-    rows = [f"{adjective}\t{noun}" for adjective, noun in pertainym_pairs(wordnet)]
-    PERTAINYMS_FILE.write_text("\n".join(header + rows) + "\n", encoding="utf-8")
+              "# (Debian's wordnet-base 1:3.0; local/voiceassist_local/evaluation/pertainym_data.py)."]
+    write_pair_table(PERTAINYMS_FILE, header, pertainym_pairs(wordnet))
 
 
 def main(argv: list[str] | None = None) -> int:

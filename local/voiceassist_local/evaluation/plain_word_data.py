@@ -225,6 +225,13 @@ def _licence() -> list[str]:
     return [f"# {line.strip().lstrip('.')}".rstrip() for line in copyright_text[start:end].splitlines()]
 
 
+def write_pair_table(path: Path, header: list[str], pairs: list[tuple[str, str]]) -> None:
+    """A tab-separated table of WordNet word pairs: `header` (what the pairs are and how they were read), WordNet's
+    licence, then one pair a line."""
+    rows = [f"{first}\t{second}" for first, second in pairs]
+    path.write_text("\n".join([*header, "# WordNet's licence:", *_licence(), *rows]) + "\n", encoding="utf-8")
+
+
 def _write(path: Path, header: list[str], words: list[str]) -> None:
     text = "\n".join(header + words) + "\n"
     with gzip.GzipFile(path, "wb", compresslevel=9, mtime=0) as out:  # the same words, the same bytes

@@ -12,6 +12,7 @@ from typing import Any
 
 from voiceassist.errors import InvalidInput
 from voiceassist.query.population import NUMBER_WORDS, cardinal
+from voiceassist.tools.calculators.base import CalculatorResult
 from voiceassist.tools.calculators.plausible_ranges import physiologic_range
 from voiceassist.tools.calculators.question_patterns import (
     CALCULATOR_ALIASES,
@@ -208,6 +209,18 @@ def given_score(question: str) -> tuple[str, float] | None:
 _COUNTED = ("points", "criteria")
 
 
+def _counted_score(calculator: str, params: dict[str, Any]) -> tuple[CalculatorResult, float] | None:
+    """The calculator's result on `params` and its score when that is a counted score (points, criteria met) resting
+    on no assumed input, or None (implausible inputs, a measured value, an assumption)."""
+    try:
+        computed = run_calculator(calculator, params)
+    except InvalidInput:
+        return None
+    if computed.unit not in _COUNTED or computed.assumed or not isinstance(computed.score, int | float):
+        return None
+    return computed, float(computed.score)
+
+
 def score_disagreement(calculator: str, given: float, question: str) -> str | None:
     """What to say when the findings in the question compute a different result from the one the clinician
     gave ("I calculated CURB-65 as 3" with a 50-year-old's findings that score 1), or None: they agree, a
@@ -217,16 +230,14 @@ def score_disagreement(calculator: str, given: float, question: str) -> str | No
     params, missing = extract_parameters(calculator, question)
     if not params or any(not item.startswith("the unit of ") for item in missing):
         return None
-    try:
-        computed = run_calculator(calculator, params)
-    except InvalidInput:
+    counted = _counted_score(calculator, params)
+    if counted is None:
         return None
-    if computed.unit not in _COUNTED or computed.assumed or not isinstance(computed.score, int | float):
-        return None
-    outcomes = {float(computed.score)} | _other_readings(calculator, question, params)
+    computed, score = counted
+    outcomes = {score} | _other_readings(calculator, question, params)
     if any(abs(outcome - given) < 1e-9 for outcome in outcomes):
         return None
-    return (f"You gave {spec.title} as {given:g}, but the findings in the question score {computed.score:g} "
+    return (f"You gave {spec.title} as {given:g}, but the findings in the question score {score:g} "
             f"{computed.unit} by the calculator ({computed.interpretation.rstrip('.')}). The answer below is about "
             f"the score you gave; check the findings against it.")
 
@@ -239,14 +250,12 @@ def score_of_findings(calculator: str, question: str) -> str | None:
     params, missing = extract_parameters(calculator, question)
     if not params or missing:
         return None
-    try:
-        computed = run_calculator(calculator, params)
-    except InvalidInput:
+    counted = _counted_score(calculator, params)
+    if counted is None:
         return None
-    if computed.unit not in _COUNTED or computed.assumed or not isinstance(computed.score, int | float):
-        return None
+    computed, score = counted
     return (f"By the calculator, the findings in the question score {get_calculator(calculator).title} "
-            f"{computed.score:g} {computed.unit} ({computed.interpretation.rstrip('.')}). The answer below is what "
+            f"{score:g} {computed.unit} ({computed.interpretation.rstrip('.')}). The answer below is what "
             f"the knowledge base says about the score.")
 
 
