@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What the tests need beyond the virtualenv, each installed only when missing (`make test` runs this first, and
 # .ci/run runs `make test`): Debian's tesseract-ocr and tesseract-ocr-eng (local OCR of scanned PDFs), Debian's
-# chromium (tests/browser), Debian's espeak-ng (speech synthesis, /v1/voice), and axe-core from npm
-# (tests/browser/package.json).
+# chromium (tests/browser), Debian's espeak-ng (speech synthesis, /v1/voice), Debian's wordnet, wamerican-large and
+# wbritish-large (the scripts that write the shipped WordNet and word-list tables, whose tests rerun them), and axe-core
+# from npm (tests/browser/package.json).
 #
 # The rule (CONTRIBUTING.md): a tool a test needs is installed here, never skipped. Debian packages go in with
 # apt-get as root, or through sudo otherwise (`sudo -n` without a terminal); where neither works this stops
@@ -28,6 +29,11 @@ has tesseract || missing+=(tesseract-ocr)
 if ! has tesseract || ! tesseract_has_english; then missing+=(tesseract-ocr-eng); fi
 has chromium || has chromium-browser || missing+=(chromium)
 has espeak-ng || missing+=(espeak-ng)
+wordnet_ok() { has wn && [ -f /usr/share/wordnet/data.verb ]; }
+word_lists_ok() { [ -f /usr/share/dict/american-english-large ] && [ -f /usr/share/dict/british-english-large ]; }
+wordnet_ok || missing+=(wordnet)
+[ -f /usr/share/dict/american-english-large ] || missing+=(wamerican-large)
+[ -f /usr/share/dict/british-english-large ] || missing+=(wbritish-large)
 
 if [ ${#missing[@]} -gt 0 ]; then
   echo "==> Debian packages the tests need: ${missing[*]} (apt-get update and install: about 1 to 3 minutes)"
@@ -51,8 +57,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   else
     "${as_root[@]}" "${update[@]}"
     "${as_root[@]}" "${install[@]}"
-    has tesseract && tesseract_has_english && { has chromium || has chromium-browser; } && has espeak-ng || {
-      echo "apt-get finished but tesseract (with eng), chromium or espeak-ng is still missing" >&2
+    has tesseract && tesseract_has_english && { has chromium || has chromium-browser; } && has espeak-ng \
+      && wordnet_ok && word_lists_ok || {
+      echo "apt-get finished but tesseract (with eng), chromium, espeak-ng, WordNet or the large word lists is still missing" >&2
       exit 1
     }
   fi

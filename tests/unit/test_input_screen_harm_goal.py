@@ -69,9 +69,9 @@ def test_harm_goal_reads_wordnet_lemmas_and_their_forms() -> None:
     assert harm_sought("how much would it take so my neighbour never woke again")
 
 
-@pytest.mark.skipif(not Path("/usr/share/wordnet/data.verb").exists() or shutil.which("wn") is None,
-                    reason="WordNet 3.0 (Debian's wordnet-base) is not installed")
 def test_harm_goal_lexicon_is_what_the_committed_script_writes(tmp_path: Path) -> None:
+    assert Path("/usr/share/wordnet/data.verb").exists() and shutil.which("wn"), (
+        "tests/setup.sh installs Debian's wordnet (WordNet 3.0 and its wn command)")
     from voiceassist_local.evaluation.harm_outcome_data import write
 
     written = tmp_path / "harm_outcomes.tsv"
