@@ -60,9 +60,9 @@ def test_evaluate_calculator_cases_reads_jsonl_and_reports_failures(tmp_path: Pa
 
 @pytest.mark.parametrize(
     ("answer", "lower", "upper", "inside"),
-    [(1.5, "1.5", "1.5", True), (1.0, "1.5", "1.5", False), (9.999999999, 10, 12, True), ("12/02/2000",
-     "12/02/2000", "12/02/2000", True), ("12/03/2000", "12/02/2000", "12/02/2000", False),
-     (("34 weeks", "3 days"), "('34 weeks', '3 days')", "('34 weeks', '3 days')", True)],
+    [(1.5, "1.5", "1.5", True), (1.0, "1.5", "1.5", False), (9.999999999, 10, 12, True), ("07/19/2031",
+     "07/19/2031", "07/19/2031", True), ("07/20/2031", "07/19/2031", "07/19/2031", False),
+     (("21 weeks", "6 days"), "('21 weeks', '6 days')", "('21 weeks', '6 days')", True)],
 )
 def test_answer_within_limits_numbers_dates_and_gestational_age(answer: object, lower: object, upper: object,
                                                                 inside: bool) -> None:
