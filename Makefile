@@ -118,7 +118,7 @@ RERANK_DATA ?=
 rerank-model: install-dev
 	nice -n 10 $(BIN)/python -m voiceassist_local.evaluation.rerank_training ../shared/eval/scifact \
 		../shared/eval/nfcorpus $(if $(RERANK_DATA),--data-root $(RERANK_DATA) --reuse-data) --write \
-		--feature-check tests/fixtures/rerank/beir
+		--feature-check tests/fixtures/rerank/check
 
 # The answer gate, learned vs hand-set, leaving one writer's question set out at a time (docs/benchmarks.md, "Clinical
 # concepts"): every tests/fixtures/answers set asked on the samples, and on the samples with 3,000 NFCorpus abstracts,

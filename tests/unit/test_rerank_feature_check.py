@@ -1,5 +1,5 @@
 """The shipped reranker reads the features the pipeline gives today: its training's features on the check corpus
-(tests/fixtures/rerank/beir), written into the model file by `make rerank-model`, gathered again the same way."""
+(tests/fixtures/rerank/check), written into the model file by `make rerank-model`, gathered again the same way."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from voiceassist_local.evaluation.rerank_check import differences, gather
 from voiceassist.query.rerank import MODEL_PATH
 from voiceassist.query.rerank_features import FEATURES
 
-CHECK_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "rerank" / "beir"
+CHECK_CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "rerank" / "check"
 
 
 def shipped_check() -> dict[str, Any]:
@@ -34,7 +34,7 @@ def test_rerank_feature_check_the_pipeline_gives_the_shipped_models_features(tmp
 def test_rerank_feature_check_covers_every_feature_and_the_judged_queries() -> None:
     shipped = shipped_check()
     assert shipped["features"] == list(FEATURES)
-    queries = (CHECK_CORPUS / "queries.jsonl").read_text(encoding="utf-8").splitlines()
+    queries = (CHECK_CORPUS / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     assert [q["query_id"] for q in shipped["queries"]] == [json.loads(line)["_id"] for line in queries]
     assert all(len(q["candidates"]) >= 5 for q in shipped["queries"])
     assert any(c[1] > 0 for q in shipped["queries"] for c in q["candidates"])  # a document of several chunks

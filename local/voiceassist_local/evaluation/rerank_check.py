@@ -5,7 +5,9 @@ chunking, the embedded index, query expansion, the tied candidates' order, query
 anywhere on that path can move what the model reads without touching the feature code, and then the model's
 recorded cross-validated figures no longer reproduce and `make rerank-model` writes another file (decision
 0025, fifteenth session). So the training script gathers the same features, the same way, on the project's own
-sample texts (tests/fixtures/rerank/beir: ten sections and documents of the sample references, five questions)
+sample texts (tests/fixtures/rerank/check: ten sections and documents of the sample references, five questions,
+their judgements; laid out as a BEIR folder named "beir" when gathered, so that nothing in the project is named as the
+evaluation data's files are)
 and writes them into the model file (`feature_check`); tests/unit/test_rerank_feature_check.py gathers them
 again and compares them (but for rounding noise: `same`). A difference names the query, the
 candidate and the feature: retrain the model (make rerank-model, which writes the check anew) or undo the change.
@@ -14,6 +16,7 @@ candidate and the feature: retrain the model (make rerank-model, which writes th
 from __future__ import annotations
 
 import math
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -35,9 +38,20 @@ SUM_NOISE = 1e-9
 
 
 def gather(folder: Path, data_dir: Path) -> dict[str, Any]:
-    """The check's content: each judged query's search text and its candidates in the index's order, each as
-    [corpus id, chunk ordinal, *features] (NaN as null, so that JSON holds it)."""
-    return as_check(folder.name, collect(folder, data_dir, split=SPLIT, show=False))
+    """The check's content on the check corpus in `folder` (records.jsonl, questions.jsonl, judgements.tsv): each
+    judged query's search text and its candidates in the index's order, each as [corpus id, chunk ordinal,
+    *features] (NaN as null, so that JSON holds it)."""
+    beir = as_beir(folder, data_dir / "beir")
+    return as_check(beir.name, collect(beir, data_dir / "index", split=SPLIT, show=False))
+
+
+def as_beir(folder: Path, beir: Path) -> Path:
+    """The check corpus copied into `beir` in BEIR's layout (corpus.jsonl, queries.jsonl, qrels/dev.tsv)."""
+    (beir / "qrels").mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(folder / "records.jsonl", beir / "corpus.jsonl")
+    shutil.copyfile(folder / "questions.jsonl", beir / "queries.jsonl")
+    shutil.copyfile(folder / "judgements.tsv", beir / "qrels" / f"{SPLIT}.tsv")
+    return beir
 
 
 def as_check(corpus: str, groups: Sequence[Group]) -> dict[str, Any]:

@@ -282,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output", type=Path, default=MODEL_PATH)
     parser.add_argument("--feature-check", type=Path, default=None, metavar="FOLDER",
                         help="with --write: a small BEIR folder whose features are written into the model file "
-                             "(tests/fixtures/rerank/beir; a test gathers them again: evaluation/rerank_check.py)")
+                             "(tests/fixtures/rerank/check; a test gathers them again: evaluation/rerank_check.py)")
     parser.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
                         help="ablation: cross-validate without these features (not with --write)")
     parser.add_argument("--param", action="append", default=[], metavar="KEY=JSON",
