@@ -13,9 +13,10 @@ Each answerable question of the sets (tests/fixtures/answers) is asked typed onc
 (`--vocabulary route`, the default: deps.speech_to_text as the settings build it) or one of
 bench/voice_audio.RECOGNIZERS (Whisper base with or without the knowledge base's prompt and transcript repair),
 and asked with the transcript through
-the same pipeline as /v1/voice/query (conversation.orchestrator.run). "Answered correctly" is
-voiceassist_local.evaluation.answers.answered_correctly: status answered, a citation from the question's document,
-one of its must_contain phrases in the answer.
+the same pipeline as /v1/voice/query (conversation.orchestrator.run), with the words the recognizer was unsure of
+(`speech.unsure.spoken_question`, as the route sends them; before session 20's mic20 the bench sent none).
+"Answered correctly" is voiceassist_local.evaluation.answers.answered_correctly: status answered, a citation from
+the question's document, one of its must_contain phrases in the answer.
 
 - `typed_correct`: share answered correctly when typed; `spoken_correct`: the same from the transcripts;
 - `transcribed_well_enough`: among the questions answered correctly when typed, the share also answered
@@ -40,9 +41,10 @@ from voiceassist_local.evaluation.answers import Question, answered_correctly
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
 from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest, QueryResponse
+from voiceassist.speech.unsure import spoken_question
 
 
-def ask(deps: Any, text: str, began: float) -> tuple[QueryResponse, float | None]:
+def ask(deps: Any, request: QueryRequest, began: float) -> tuple[QueryResponse, float | None]:
     """The pipeline's answer and when its first token event came (ms after `began`)."""
     first: list[float] = []
 
@@ -50,8 +52,7 @@ def ask(deps: Any, text: str, began: float) -> tuple[QueryResponse, float | None
         if event["type"] == "token" and not first:
             first.append((time.perf_counter() - began) * 1000)
 
-    response = orchestrator.run(deps, QueryRequest(query=text[:4000]), user_id="bench-voice", trace_id=None,
-                                emit=emit)
+    response = orchestrator.run(deps, request, user_id="bench-voice", trace_id=None, emit=emit)
     return response, first[0] if first else None
 
 
@@ -73,7 +74,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     for spoken in items:
         question = Question(spoken.text, True, spoken.answer.get("doc_key"), tuple(spoken.answer.get("must_contain",
                                                                                                      ())))
-        typed_ok[spoken.text] = answered_correctly(question, ask(deps, spoken.text, time.perf_counter())[0])
+        typed_ok[spoken.text] = answered_correctly(
+            question, ask(deps, QueryRequest(query=spoken.text[:4000]), time.perf_counter())[0])
     spoken_ok = asked = kept = typed_base = 0
     first_token: list[float] = []
     transcription: list[float] = []
@@ -90,7 +92,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 transcript = stt.transcribe(audio)
                 heard = transcript.text
                 transcription.append((time.perf_counter() - began) * 1000)
-                response, first = ask(deps, heard, began) if heard.strip() else (None, None)
+                # asked as the voice routes ask it: with the words the recognizer was unsure of (speech/unsure.py)
+                request = spoken_question(transcript)
+                response, first = ask(deps, request, began) if heard.strip() else (None, None)
                 ok = response is not None and answered_correctly(question, response)
                 if first is not None:
                     first_token.append(first)
@@ -101,6 +105,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 if typed_ok[spoken.text] and not ok:
                     failures.append({"voice": voice, "noise": level, "said": spoken.text,
                                      "heard": " ".join(w.word for w in transcript.words), "repaired": heard,
+                                     "unsure": request.possibly_misheard,
                                      "status": response.metadata.answer_status.value if response else "silence"})
     return {
         "sets": args.sets, "questions": len(items), "voices": [voice for voice, _ in chosen],

@@ -229,3 +229,47 @@ def test_possibly_misheard_words_go_with_the_spoken_question_and_never_reach_a_l
     assert find_phi(name, *phi_stack.traces.entries) == []
     assert find_phi(name, *phi_stack.stored_text()) == [], "a heard name was stored raw"
     assert find_phi(name, *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []
+
+
+def ask_rest(phi_stack: QueryStack, body: dict[str, Any]) -> dict[str, Any]:
+    """POST /v1/query through the API function's handler, as the session's owner."""
+    event = to_api_gateway_event("POST", "/v1/query", {"content-type": "application/json"}, json.dumps(body).encode())
+    event["requestContext"]["authorizer"]["claims"]["sub"] = USER
+    return invoke("api", event)  # type: ignore[no-any-return]
+
+
+def test_a_reviewed_spoken_question_posted_with_its_unsure_words_keeps_them_out_of_logs_and_stores(
+        phi_stack: QueryStack, capfd: pytest.CaptureFixture[str]) -> None:
+    # Given what the web client sends after the clinician reviewed a transcript: the question, and the words heard
+    # unsure that were left as heard (a patient's name among them)
+    said = "Patient Harold Quimbey. Can metformin cause lactic glorbendy?"
+    body = {"query": said, "session_id": phi_stack.session_id, "possibly_misheard": ["harold", "quimbey", "glorbendy"]}
+    with recorded_logs() as logs:
+        reply = ask_rest(phi_stack, body)
+    assert reply["statusCode"] == 200, reply["body"]
+    answer = json.loads(reply["body"])
+    # Then it is judged as the voice route judges it: the garbled word set aside and named, the name never
+    assert answer["metadata"]["phi_detected"] is True
+    assert answer["metadata"]["answer_status"] == "answered", answer["answer"]
+    assert any('"glorbendy"' in w for w in answer["metadata"]["warnings"])
+    name = ("Harold", "Quimbey")
+    assert find_phi(name, *answer["metadata"]["warnings"]) == []
+    out, err = capfd.readouterr()
+    assert find_phi((*name, "glorbendy"), *logs, out, err) == [], "a heard word reached a log"
+    assert find_phi(name, *phi_stack.traces.entries) == []
+    assert find_phi(name, *phi_stack.stored_text()) == [], "a heard name was stored raw"
+    assert find_phi(name, *(r.path + r.body for r in phi_stack.cloud.raw_requests)) == []
+
+
+@pytest.mark.parametrize("words", [["Harold Quimbey"], ["harold", "MRN-4417823"], ["x" * 65], [4417823]])
+def test_unsure_words_that_are_not_words_are_refused_without_quoting_them(
+        phi_stack: QueryStack, capfd: pytest.CaptureFixture[str], words: list[Any]) -> None:
+    body = {"query": "Can metformin cause lactic acidosis?", "possibly_misheard": words}
+    with recorded_logs() as logs:
+        reply = ask_rest(phi_stack, body)
+    assert reply["statusCode"] == 400, reply["body"]
+    assert json.loads(reply["body"])["error"]["code"] == "invalid_request"
+    out, err = capfd.readouterr()
+    assert find_phi(("Harold", "Quimbey", "4417823", "x" * 65), reply["body"], *logs, out, err) == []
+    assert find_phi(("Harold", "Quimbey", "4417823"), *phi_stack.stored_text()) == []
+    assert not phi_stack.cloud.raw_requests  # refused before anything was asked

@@ -1,7 +1,12 @@
-"""A spoken question refused on one word the recognizer was unsure of: judged again without it (query/misheard.py),
-and the words the transcript marks as unsure (speech/unsure.py)."""
+"""A spoken question refused on one word the recognizer was unsure of: judged again without it (query/misheard.py);
+the words the transcript marks as unsure (speech/unsure.py), and how a request's list of them is read."""
 
 from __future__ import annotations
+
+import re
+
+import pytest
+from pydantic import ValidationError
 
 from tests.support.passages import passage_hit
 from voiceassist.models import AnswerStatus, PhiResult, QueryRequest
@@ -88,3 +93,29 @@ def test_a_spoken_question_carries_its_unsure_words() -> None:
     assert request.query == "Dose of glorbendy?"
     assert request.possibly_misheard == ["glorbendy"]
     assert QueryRequest(query="Dose of glorbendy?").possibly_misheard == []
+
+
+def test_a_transcript_lists_its_unsure_words_for_a_client_that_shows_it_for_correction() -> None:
+    # what POST /v1/voice/transcribe and the WebSockets' transcript event return (the web client sends them back)
+    transcript = heard(("Dose", 0.9), ("of", 0.05), ("glorbendy?", 0.9))
+
+    dumped = transcript.model_dump(mode="json")
+
+    assert dumped["possibly_misheard"] == ["of", "glorbendy"] == unsure_words(transcript)
+    assert Transcript.model_validate(dumped) == transcript  # read back (the field is computed, never taken in)
+
+
+@pytest.mark.parametrize("words", [["Harold Quimbey"], ["4417823"], ["glorbendy", "MRN-4417823"], ["é"], [""],
+                                   ["x" * 65], ["w"] * 201, [7], "glorbendy"])
+def test_possibly_misheard_takes_words_only_and_never_quotes_one_refused(words: object) -> None:
+    with pytest.raises(ValidationError) as refused:
+        QueryRequest.model_validate({"query": "Dose of glorbendy?", "possibly_misheard": words})
+
+    messages = " ".join(str(e["msg"]) for e in refused.value.errors())
+    assert not {"Harold", "Quimbey", "4417823", "glorbendy"} & set(re.findall(r"[A-Za-z0-9]+", messages))
+
+
+def test_possibly_misheard_words_are_read_in_lower_case_once_each() -> None:
+    request = QueryRequest(query="Dose of Glorbendy?", possibly_misheard=["Glorbendy", "glorbendy", "o'neil", "x-ray"])
+
+    assert request.possibly_misheard == ["glorbendy", "o'neil", "x-ray"]

@@ -5,7 +5,7 @@ import { Auth } from "./auth.js";
 import { loadAdmin } from "./admin.js";
 import { loadTelemetry } from "./telemetry.js";
 import { pendingActions, toolCards } from "./tools.js";
-import { Microphone, readAloudButton } from "./voice.js";
+import { Microphone, readAloudButton, stillUnsure } from "./voice.js";
 import { socketUrl } from "./voice_socket.js";
 import {
   answerStatus, answerText, citationList, claimsCiting, clarifyingOptions, el, highlightedPassage, phiBadge, warnings,
@@ -14,7 +14,9 @@ import {
 
 const SESSIONS = "voiceassist.sessions"; // ids and dates only: no question text is kept in the browser
 const $ = (id) => document.getElementById(id);
-const state = { api: null, auth: null, sessionId: null, busy: false };
+// heard: the last transcript put in the question box, {text, unsure} (its words the recognizer was unsure of), until
+// it is asked or the box is emptied; in memory only, like the transcript
+const state = { api: null, auth: null, sessionId: null, busy: false, heard: null };
 
 async function main() {
   const config = await (await fetch("/config.json")).json();
@@ -33,7 +35,13 @@ async function main() {
   }
   $("ask-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    ask($("question").value);
+    const question = $("question").value;
+    // a spoken question's unsure words go with it, less those the clinician corrected (voice.js, stillUnsure)
+    const misheard = state.heard ? stillUnsure(state.heard.text, state.heard.unsure, question) : [];
+    ask(question, misheard);
+  });
+  $("question").addEventListener("input", () => {
+    if (!$("question").value.trim()) state.heard = null; // emptied: what is typed next was not heard
   });
   $("question").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
@@ -53,9 +61,10 @@ async function main() {
       $("voice-partial").textContent = text ? `Heard so far: ${text}` : "";
       $("voice-partial").hidden = !text;
     },
-    onHeard: (text) => {
+    onHeard: (text, unsure) => {
       const box = $("question");
       box.value = text;
+      state.heard = { text, unsure };
       box.focus();
       box.setSelectionRange(text.length, text.length);
     },
@@ -163,7 +172,8 @@ async function openSession(sessionId) {
 
 const MAX_QUESTION_CHARS = 4000; // QueryRequest.query's limit
 
-async function ask(question) {
+// misheard: the words of a spoken question the recognizer was unsure of and the clinician left as heard
+async function ask(question, misheard = []) {
   question = question.trim();
   if (state.busy) return;
   if (!question) {
@@ -179,6 +189,7 @@ async function ask(question) {
   $("ask").disabled = true;
   showError(null);
   $("question").value = "";
+  state.heard = null;
   const conversation = $("conversation");
   conversation.append(el("article", { class: "turn user" },
     el("h3", { class: "visually-hidden", text: "You asked" }), el("p", { text: question })));
@@ -191,6 +202,7 @@ async function ask(question) {
   try {
     if (!state.sessionId) await newSession().catch(() => null); // asking still works without a session
     const request = { query: question, session_id: state.sessionId };
+    if (misheard.length) request.possibly_misheard = misheard;
     const reasons = []; // the route events' reasons and the tools' results, when the answer streams
     const tools = [];
     const response = await state.api.ask(request, (type, data) => {
@@ -203,7 +215,10 @@ async function ask(question) {
     return true;
   } catch (err) {
     turn.replaceChildren(el("p", { class: "failed", text: "No answer: see the message above." }));
-    if (!$("question").value.trim()) $("question").value = question; // back in the box: Enter asks it again
+    if (!$("question").value.trim()) { // back in the box: Enter asks it again, with its unsure words
+      $("question").value = question;
+      state.heard = misheard.length ? { text: question, unsure: misheard } : null;
+    }
     showError(err);
     return false;
   } finally {

@@ -46,8 +46,53 @@ export function spokenText(answer) {
   return end > 0 ? cut.slice(0, end + 1) : cut;
 }
 
+// The words of a transcript the recognizer was unsure of (the transcript's possibly_misheard: below probability 0.2
+// or known to no vocabulary) that go with the question the clinician asks after reviewing it: those still inside
+// a word the clinician left as it was heard. A word edited or deleted loses its mark (the clinician's correction
+// wins); a word typed in is the clinician's, never unsure. Words are compared whole, in order (the longest common
+// subsequence of the two texts' whitespace-separated words), so an unsure word typed again elsewhere is not kept
+// for it. The server reads the list as QueryRequest.possibly_misheard (decision 0031).
+const WORD = /[A-Za-z][A-Za-z'-]*/g;
+
+function parts(token) {
+  // as speech/unsure.py reads a heard word: each run of letters, whole and in its hyphen or apostrophe pieces
+  const found = [];
+  for (const word of token.match(WORD) || []) {
+    const whole = word.replace(/^[-']+|[-']+$/g, "");
+    for (const part of [whole, ...word.split(/[-']/)]) if (part) found.push(part.toLowerCase());
+  }
+  return found;
+}
+
+export function stillUnsure(heard, unsure, asked) {
+  if (!heard || !unsure || !unsure.length) return [];
+  const before = heard.trim().split(/\s+/);
+  const after = asked.trim().split(/\s+/);
+  // the longest common subsequence's table, then the heard words it keeps
+  const rows = before.length + 1;
+  const cols = after.length + 1;
+  const table = new Uint16Array(rows * cols);
+  for (let i = before.length - 1; i >= 0; i--) {
+    for (let j = after.length - 1; j >= 0; j--) {
+      table[i * cols + j] = before[i] === after[j] ? table[(i + 1) * cols + j + 1] + 1
+        : Math.max(table[(i + 1) * cols + j], table[i * cols + j + 1]);
+    }
+  }
+  const kept = new Set();
+  for (let i = 0, j = 0; i < before.length && j < after.length;) {
+    if (before[i] === after[j]) {
+      parts(before[i]).forEach((part) => kept.add(part));
+      i++;
+      j++;
+    } else if (table[(i + 1) * cols + j] >= table[i * cols + j + 1]) i++;
+    else j++;
+  }
+  return [...new Set(unsure.map((word) => String(word).toLowerCase()))].filter((word) => kept.has(word));
+}
+
 export class Microphone {
-  // button: the Speak/Stop toggle; status: a role=status line; onHeard(text): a transcript to review;
+  // button: the Speak/Stop toggle; status: a role=status line; onHeard(text, unsure): a transcript to review, with
+  // the words the recognizer was unsure of (the transcript's possibly_misheard);
   // onNotice(text) and onError(err): the page's message box. socket: the voice socket, {url, dialect: "local" or
   // "aws"} (null: POST only); partials: () => whether to ask for partial transcripts; onPartial(text): what was
   // heard so far ("" clears it).
@@ -153,7 +198,7 @@ export class Microphone {
       }
       if (limit) this.onNotice(`${limit}Check that the question is complete.`);
       this.say("Heard your question: check it and correct it if needed, then press Enter or Ask.");
-      this.onHeard(text);
+      this.onHeard(text, Array.isArray(transcript.possibly_misheard) ? transcript.possibly_misheard : []);
     } catch (err) {
       this.say("");
       this.onPartial("");

@@ -5,6 +5,7 @@ API schemas are these models; storage adapters translate them to items and rows.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 import uuid
 from dataclasses import dataclass, field
@@ -450,6 +451,19 @@ class QueryRequest(Model):
         if len(read) > QUESTION_MAX_CHARS:  # a character that normalises to several ("ﷺ")
             raise ValueError(f"the question is {len(read)} characters long as read; the limit is {QUESTION_MAX_CHARS}")
         return read
+
+    @field_validator("possibly_misheard")
+    @classmethod
+    def _words(cls, value: list[str]) -> list[str]:
+        """Each a word as speech.unsure writes it (letters, a hyphen or apostrophe inside), lower case, once each. The
+        message never quotes one: they are transcript text, PHI-capable (a patient's name heard unsure)."""
+        if not all(_MISHEARD_WORD.fullmatch(word) for word in value):
+            raise ValueError("each word is one word of letters (a hyphen or an apostrophe inside), as the transcript "
+                             "route's possibly_misheard lists them; not a phrase, a number or other characters")
+        return list(dict.fromkeys(word.lower() for word in value))
+
+
+_MISHEARD_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
 class Citation(Model):

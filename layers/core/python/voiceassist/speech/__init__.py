@@ -64,6 +64,16 @@ class Transcript(BaseModel):
     def speech_heard(self) -> bool:
         return bool(self.text.strip())
 
+    @computed_field(  # type: ignore[prop-decorator]
+        description="the words heard below probability 0.2 or known to no vocabulary (speech.unsure), lower case: a "
+                    "client that shows the transcript for correction sends those the clinician left as they were "
+                    "with the question (QueryRequest.possibly_misheard)")
+    @property
+    def possibly_misheard(self) -> list[str]:
+        from voiceassist.speech.unsure import unsure_words  # it reads the concept layer: not on every import
+
+        return unsure_words(self)
+
 
 def nothing_heard(*, duration_seconds: float, language: str, engine: str) -> Transcript:
     """The transcript of a recording in which no speech was found (speech/vad.py): every adapter answers it without
