@@ -12,10 +12,13 @@ logged, never stored. Decision 0031, "Session 20".
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from voiceassist.models import MISHEARD_WORD_MAX_CHARS, MISHEARD_WORDS_MAX, QUESTION_MAX_CHARS, QueryRequest
 from voiceassist.query import concepts
-from voiceassist.speech import Transcript
+
+if TYPE_CHECKING:  # Transcript lists its unsure words (speech.Transcript.possibly_misheard): no import cycle
+    from voiceassist.speech import Transcript
 
 # Measured on decodes of sets not tuned on (docs/benchmarks.md, "Voice", session 20): bench/voice_rescore.py
 # --misheard P on blind18_spoken's decodes, both speakers.
