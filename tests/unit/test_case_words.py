@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from voiceassist_local.evaluation import derived_adjective_data, plain_word_data
 
-from voiceassist.query import plain_words
+from voiceassist.query import described_case, plain_words
 from voiceassist.query import question_concepts as qc
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.terms import content_terms
@@ -51,7 +51,7 @@ def test_a_service_the_case_is_sent_to_keeps_its_weight() -> None:
 
 def test_switched_off_the_carer_weighs_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
     question = "Houseman saw her this morning, now itchy. Does the hydroxyzine dose change in old age?"
-    monkeypatch.setattr(qc, "CARERS_TOLD", False)
+    monkeypatch.setattr(described_case, "CARERS_TOLD", False)
     assert concept(question, "houseman").weight > 0.0
 
 

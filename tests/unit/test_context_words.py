@@ -11,7 +11,7 @@ import pytest
 from voiceassist_local.evaluation import gate_scenario, plain_word_data
 
 from tests.support.passages import passage_hit
-from voiceassist.query import evidence, plain_words, population
+from voiceassist.query import described_case, evidence, plain_words, population
 from voiceassist.query import question_concepts as qc
 
 W = plain_word_data.CONTEXT_VARIANTS["files W (who, where, when, food, animals, plants)"]
@@ -93,11 +93,11 @@ def test_the_same_ordinary_word_asked_about_stays_and_an_age_said_is_the_populat
 
 
 def test_the_shipped_reading_is_the_one_measured(monkeypatch: pytest.MonkeyPatch) -> None:
-    # session 15's reading; session 18's story apart from the ask (question_concepts.STORY_APART) measured on top
-    monkeypatch.setattr(qc, "STORY_APART", False)
+    # session 15's reading; session 18's story apart from the ask (described_case.STORY_APART) measured on top
+    monkeypatch.setattr(described_case, "STORY_APART", False)
     # session 19's carers and places told and adjectives derived, measured on top (test_case_words)
-    monkeypatch.setattr(qc, "CARERS_TOLD", False)
-    monkeypatch.setattr(qc, "DERIVED_TOLD", False)
+    monkeypatch.setattr(described_case, "CARERS_TOLD", False)
+    monkeypatch.setattr(described_case, "DERIVED_TOLD", False)
     chosen = gate_scenario.described_reading(
         gate_scenario.context_variants()["ordinary words with no clinical sense +numbers"], any_ask=True)
     for question in ("Otherwise healthy, sorry to bother you, his family keep asking. Which antibiotic for CAP?",

@@ -8,8 +8,7 @@ import pytest
 from tests.support.passages import passage_hit
 from voiceassist.models import SearchHit
 from voiceassist.phi.word_lists import CONTRACTIONS, word_list
-from voiceassist.query import evidence
-from voiceassist.query import question_concepts as question_concepts_module
+from voiceassist.query import described_case, evidence
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.wording import asked_clauses, joined_scores, negated_words
 
@@ -228,7 +227,7 @@ def test_question_concepts_a_word_of_the_case_weighs_less_than_a_word_of_the_ask
     assert not {"wasp", "lips"} & set(story.passages[0].missing)
     assert weights("kid stung by wasp, lips swelling. epinephrine IM dose pls")["wasp"] == 0.0
     # session 11's reading, the story weighed at GENERIC_WEIGHT, where the story is not read apart
-    monkeypatch.setattr(question_concepts_module, "STORY_APART", False)
+    monkeypatch.setattr(described_case, "STORY_APART", False)
     passage = hit(EPINEPHRINE, "Anaphylaxis")
 
     found = evidence.assess("kid 18kg stung by wasp, lips swelling + wheeze. epinephrine IM dose per kg pls", [passage])
@@ -242,7 +241,7 @@ def test_question_concepts_a_word_of_the_case_weighs_less_than_a_word_of_the_ask
 
 def test_question_concepts_a_drug_or_condition_of_the_case_keeps_its_weight(monkeypatch: pytest.MonkeyPatch) -> None:
     assert weights("pt on bisoprolol not responding to IM adrenaline. glucagon dose?")["responding"] == 0.0  # (s18)
-    monkeypatch.setattr(question_concepts_module, "STORY_APART", False)
+    monkeypatch.setattr(described_case, "STORY_APART", False)
     on_drug = weights("pt on bisoprolol not responding to IM adrenaline. glucagon dose?")
     refractory = weights("refractory anaphylaxis after 2 IM doses - how do i make up an adrenaline infusion")
 

@@ -84,7 +84,7 @@ def test_evidence_a_framed_setting_word_counts_when_the_passage_holds_it() -> No
     found = evidence.assess(question, [held, hit(EPINEPHRINE, "Anaphylaxis")])
 
     weights = {c.label: c.weight for c in evidence.question_concepts(question)}
-    # told before the ask, a place of care weighs nothing missing (question_concepts.CARERS_TOLD, session 19)
+    # told before the ask, a place of care weighs nothing missing (described_case.CARERS_TOLD, session 19)
     assert weights["ward"] == 0.0
     assert found.passages[0].coverage > found.passages[1].coverage  # holding the setting never lowers coverage
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from voiceassist.query import described_case, wording
 from voiceassist.query import question_concepts as qc
-from voiceassist.query import wording
 from voiceassist.query.question_concepts import question_concepts
 from voiceassist.query.wording import asked_clauses
 
@@ -54,8 +54,8 @@ def test_words_of_the_story_weigh_nothing_missing_where_the_ask_names_a_thing() 
 
 
 def test_the_story_weighs_as_before_when_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(qc, "STORY_APART", False)
-    assert concept(STORY, "salon").weight == qc.SCENARIO_WEIGHT
+    monkeypatch.setattr(described_case, "STORY_APART", False)
+    assert concept(STORY, "salon").weight == described_case.SCENARIO_WEIGHT
 
 
 @pytest.mark.parametrize("question", [
@@ -67,13 +67,14 @@ def test_the_story_weighs_as_before_when_switched_off(monkeypatch: pytest.Monkey
     "Hairdresser from Leeds, swollen lips after a wasp at her salon. What do we do next?",
 ])
 def test_the_story_keeps_its_weight_where_the_ask_needs_it(question: str) -> None:
-    assert concept(question, "salon").weight >= qc.SCENARIO_WEIGHT
+    assert concept(question, "salon").weight >= described_case.SCENARIO_WEIGHT
 
 
 def test_a_setting_of_care_or_a_population_in_the_story_is_left_to_its_reader() -> None:
     question = "Hairdresser admitted to ICU, swollen lips, on HD. What is the IM adrenaline dose for an adult?"
-    assert concept(question, "ICU").weight == qc.SCENARIO_WEIGHT  # a setting of care (care_setting.stated)
-    assert concept(question, "HD").weight == qc.SCENARIO_WEIGHT  # hemodialysis: renal impairment (population)
+    assert concept(question, "ICU").weight == described_case.SCENARIO_WEIGHT  # a setting of care (care_setting.stated)
+    # hemodialysis: renal impairment (population)
+    assert concept(question, "HD").weight == described_case.SCENARIO_WEIGHT
     assert concept(question, "Hairdresser").weight == 0.0
 
 
@@ -81,4 +82,4 @@ def test_a_word_asking_a_kind_of_value_names_no_thing_of_its_own() -> None:
     # "frequency" is marked with the kind of value it asks (query/asked_kinds.py), not a drug, class, disease or
     # abbreviation: the story keeps its weight (an exam stem would otherwise be read as "frequency" alone)
     question = "A human gene marker carried by a carrier in a colony, each with a frequency of 0.3, will be:"
-    assert concept(question, "gene").weight == qc.SCENARIO_WEIGHT
+    assert concept(question, "gene").weight == described_case.SCENARIO_WEIGHT

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from voiceassist.query import case_words, plain_words, story_places
+from voiceassist.query import case_words, described_case, plain_words, story_places
 from voiceassist.query import question_concepts as qc
 from voiceassist.query.question_concepts import question_concepts
 
@@ -62,7 +62,7 @@ def test_clinical_shorthand_the_recognizer_tags_is_no_place() -> None:
 
 def test_switched_off_places_and_circumstances_weigh_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
     question = "Came in by helicopter with a swollen tongue after a wasp. Can that IM adrenaline dose be repeated?"
-    monkeypatch.setattr(qc, "CIRCUMSTANCES_TOLD", False)
+    monkeypatch.setattr(described_case, "CIRCUMSTANCES_TOLD", False)
     assert concept(question, "helicopter").weight > 0.0
 
 

@@ -1,7 +1,7 @@
 """What keeps its weight in the description of a case, leaving one writer out (decision 0024, session 11).
 
 The evidence score weighs a topic named only where a question describes the case (query/wording.asked_clauses) at
-question_concepts.SCENARIO_WEIGHT of its weight when a passage lacks it, except what is kept at full weight. This
+described_case.SCENARIO_WEIGHT of its weight when a passage lacks it, except what is kept at full weight. This
 re-scores the gate's first judgement of every recorded question (evaluation/gate_data.py records) under each variant
 (what is kept: drugs and classes, MeSH diseases, the word before a disease, every abbreviation; whether a clause
 naming the asked value asks; the weight) and prints, per group of writers, the questions gained and lost against the
@@ -13,7 +13,7 @@ gate with no case reading: a variant is chosen on one group and checked on the o
 `--context` (sessions 14 and 15, decision 0024) measures readings in which words of the description weigh nothing
 when a passage lacks them (described_reading): the ordinary words there, and/or words every WordNet 3.0 sense of
 which lies in one of a set of lexicographer files (plain_word_data.CONTEXT_VARIANTS; `apt-get install
-wordnet-base`), words no English list knows, and (adopted in session 15: question_concepts._story) the ordinary
+wordnet-base`), words no English list knows, and (adopted in session 15: described_case._story) the ordinary
 words no WordNet sense of which may be a clinical point; how far each reaches (an ask naming a thing, any ask, an
 ask with no topic of its own); leaving one writer out over blind5-14: for each writer, the variant that gains most
 on the other writers with no uncovered or population question lost there is applied to the writer held out.
@@ -22,7 +22,7 @@ on the other writers with no uncovered or population question lost there is appl
 
 `--story` (session 18, decision 0024) measures the story apart from the ask: the asking clause's marks weighed
 (wording.MARKS_WEIGHED) and the words only the description names weighing nothing missing where the ask names a thing
-of its own (question_concepts.STORY_APART), leaving one writer out over blind5-17.
+of its own (described_case.STORY_APART), leaving one writer out over blind5-17.
 
     .venv/bin/python -m voiceassist_local.evaluation.gate_scenario --story D.pkl
 """
@@ -41,9 +41,11 @@ from pathlib import Path
 import numpy as np
 
 from voiceassist.common_words import common_words
-from voiceassist.query import evidence, plain_words, setting, wording
+from voiceassist.query import attribute_owner, evidence, plain_words, setting, wording
+from voiceassist.query import described_case as dc
 from voiceassist.query import question_concepts as qc
 from voiceassist.query.expansion import abbreviation_meanings
+from voiceassist.query.typed_quantities import _NUMERALS, _said_number
 from voiceassist_local.evaluation.gate_data import GateRecord, load
 from voiceassist_local.evaluation.gate_training import Example, kind, outcome
 
@@ -58,25 +60,25 @@ _NEVER = re.compile(r"(?!x)x")
 def variant(*, reading: bool, kept: str = "drugs+diseases", modifier: bool = True, value_clause: bool = True,
             weight: float = qc.GENERIC_WEIGHT) -> Iterator[None]:
     """The evidence score with the case read as named (reading=False: no case reading at all)."""
-    saved = (wording.asked_clauses, wording.ATTRIBUTE, qc._KEPT_IN_SCENARIO, qc._kept_in_scenario,
-             qc._disease_modifiers, qc.SCENARIO_WEIGHT)
-    kept_by_mark = qc._kept_in_scenario
+    saved = (wording.asked_clauses, wording.ATTRIBUTE, dc._KEPT_IN_SCENARIO, dc._kept_in_scenario,
+             dc._disease_modifiers, dc.SCENARIO_WEIGHT)
+    kept_by_mark = dc._kept_in_scenario
     try:
         if not reading:
             wording.asked_clauses = lambda text: None  # type: ignore[assignment]
         if not value_clause:
             wording.ATTRIBUTE = _NEVER
         if kept == "drugs":
-            qc._KEPT_IN_SCENARIO = tuple(m for m in saved[2] if not m.endswith("disease:"))
+            dc._KEPT_IN_SCENARIO = tuple(m for m in saved[2] if not m.endswith("disease:"))
         if kept == "+abbreviations":
-            qc._kept_in_scenario = lambda c: kept_by_mark(c) or bool(abbreviation_meanings(c.label))  # type: ignore[assignment]
+            dc._kept_in_scenario = lambda c: kept_by_mark(c) or bool(abbreviation_meanings(c.label))  # type: ignore[assignment]
         if not modifier:
-            qc._disease_modifiers = lambda question: set()  # type: ignore[assignment]
-        qc.SCENARIO_WEIGHT = weight
+            dc._disease_modifiers = lambda question: set()  # type: ignore[assignment]
+        dc.SCENARIO_WEIGHT = weight
         yield
     finally:
-        (wording.asked_clauses, wording.ATTRIBUTE, qc._KEPT_IN_SCENARIO, qc._kept_in_scenario,  # type: ignore[misc]
-         qc._disease_modifiers, qc.SCENARIO_WEIGHT) = saved
+        (wording.asked_clauses, wording.ATTRIBUTE, dc._KEPT_IN_SCENARIO, dc._kept_in_scenario,  # type: ignore[misc]
+         dc._disease_modifiers, dc.SCENARIO_WEIGHT) = saved
 
 
 def right(records: Sequence[GateRecord], threshold: float = 0.55) -> list[bool]:
@@ -110,7 +112,7 @@ STORY_WRITERS = {f"blind{n}": (f"blind{n}", f"blind{n}_spoken") for n in (5, 6, 
 def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = False, bare_ask: bool = False
                       ) -> Callable[[list[qc.Concept], str], list[qc.Concept]]:
     """question_concepts._described with a reading of the story (session 14; the variant adopted in session 15 is
-    question_concepts._story, test_context_words checks they agree): a concept only the
+    described_case._story, test_context_words checks they agree): a concept only the
     description names that `context` takes for the story weighs nothing when a passage lacks it, its own weight when
     a passage holds it, and is no topic (never named as missing); only when what is asked names a drug, class,
     disease or abbreviation of its own (or always: `any_ask`)."""
@@ -126,25 +128,25 @@ def described_reading(context: Callable[[qc.Concept], bool], *, any_ask: bool = 
                 return concepts
             # an ask with no topic of its own ("where exactly does it go in?"): the case is its topic, less its story
             return [replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False)
-                    if not qc._kept_in_scenario(c) and c.label.lower() not in asked_labels and context(c) else c
+                    if not dc._kept_in_scenario(c) and c.label.lower() not in asked_labels and context(c) else c
                     for c in concepts]
-        labels = {c.label.lower() for c in focus} | qc._disease_modifiers(question)
+        labels = {c.label.lower() for c in focus} | dc._disease_modifiers(question)
         alternatives = {a for c in focus for a in c.alternatives}
         asked_labels |= labels
-        story = any_ask or any(qc._named(c) for c in focus)
-        background = qc._background_reach(focus)
+        story = any_ask or any(attribute_owner._named(c) for c in focus)
+        background = dc._background_reach(focus)
         out = []
         for c in concepts:
             other = not alternatives.intersection(c.alternatives)
-            told = other and not qc._kept_in_scenario(c)
+            told = other and not dc._kept_in_scenario(c)
             if story and told and c.label.lower() not in asked_labels and context(c):
                 out.append(replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False))
             elif told and c.topic and c.label.lower() not in labels:
-                out.append(replace(c, weight=qc.SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True))
+                out.append(replace(c, weight=dc.SCENARIO_WEIGHT * c.weight, covered_weight=c.weight, scenario=True))
             elif (other and c.topic and c.label.lower() not in labels  # (session 16) the patient's background drug
-                  and ((background and qc._drug_or_class(c) and not qc._disease(c))
-                       or (qc.SYMPTOMS_TOLD and qc._symptom(c)))):
-                out.append(replace(c, weight=qc.BACKGROUND_DRUG_WEIGHT * c.weight, covered_weight=c.weight,
+                  and ((background and dc._drug_or_class(c) and not dc._disease(c))
+                       or (dc.SYMPTOMS_TOLD and dc._symptom(c)))):
+                out.append(replace(c, weight=dc.BACKGROUND_DRUG_WEIGHT * c.weight, covered_weight=c.weight,
                                    scenario=True))
             else:
                 out.append(c)
@@ -169,7 +171,7 @@ def context_variants() -> dict[str, Callable[[qc.Concept], bool]]:
     def reading(words: Callable[[str], bool] | None, *, plain: bool, numbers: bool = False, wordnet_plain: bool = False,
                 no_clinical_sense: bool = False) -> Callable[[qc.Concept], bool]:
         def test(concept: qc.Concept) -> bool:
-            if not numbers and (concept.label.lower() in qc._NUMERALS or qc._said_number(concept.label)):
+            if not numbers and (concept.label.lower() in _NUMERALS or _said_number(concept.label)):
                 return False  # a number said in words is the case's data ("eighty five and frail": an age)
             if concept.covered_weight is not None and not concept.topic:
                 # an ordinary, plain, framing or negated word; (session 15) or only one WordNet files as plain or
@@ -179,7 +181,7 @@ def context_variants() -> dict[str, Callable[[qc.Concept], bool]]:
                 if no_clinical_sense:  # (session 15) none of its senses is filed where a clinical thing may be
                     return plain and plain_words.is_story(concept.label)  # the shipped list, as written
                 return plain
-            if not concept.topic or qc._named(concept):
+            if not concept.topic or attribute_owner._named(concept):
                 return False
             if words is unknown and len(concept.alternatives) > 1:
                 return False  # the concept layer knows another form of it
@@ -259,7 +261,7 @@ def context_main(records: Sequence[GateRecord]) -> int:
 
 
 # (session 16) how far a drug or class only the description names is the patient's background
-# (question_concepts.BACKGROUND_REACH) and what it weighs missing (BACKGROUND_DRUG_WEIGHT)
+# (described_case.BACKGROUND_REACH) and what it weighs missing (BACKGROUND_DRUG_WEIGHT)
 DRUG_VARIANTS = {f"{reach}{' +symptoms' if symptoms else ''}, w {weight}": (reach, weight, symptoms)
                  for reach in ("none", "drug ask", "any ask") for weight in (0.25, 0.0) for symptoms in (False, True)
                  if reach != "none" or symptoms}
@@ -267,14 +269,14 @@ DRUG_VARIANTS = {f"{reach}{' +symptoms' if symptoms else ''}, w {weight}": (reac
 
 def drugs_main(records: Sequence[GateRecord]) -> int:
     """Each background-drug variant against the shipped gate, per writer, and leaving one writer out."""
-    saved = (qc.BACKGROUND_REACH, qc.BACKGROUND_DRUG_WEIGHT, qc.SYMPTOMS_TOLD)
+    saved = (dc.BACKGROUND_REACH, dc.BACKGROUND_DRUG_WEIGHT, dc.SYMPTOMS_TOLD)
     outcomes: dict[str, list[bool]] = {}
-    for name, (reach, weight, symptoms) in {"none": ("none", qc.SCENARIO_WEIGHT, False), **DRUG_VARIANTS}.items():
-        qc.BACKGROUND_REACH, qc.BACKGROUND_DRUG_WEIGHT, qc.SYMPTOMS_TOLD = reach, weight, symptoms
+    for name, (reach, weight, symptoms) in {"none": ("none", dc.SCENARIO_WEIGHT, False), **DRUG_VARIANTS}.items():
+        dc.BACKGROUND_REACH, dc.BACKGROUND_DRUG_WEIGHT, dc.SYMPTOMS_TOLD = reach, weight, symptoms
         try:
             outcomes[name] = right(records)
         finally:
-            qc.BACKGROUND_REACH, qc.BACKGROUND_DRUG_WEIGHT, qc.SYMPTOMS_TOLD = saved
+            dc.BACKGROUND_REACH, dc.BACKGROUND_DRUG_WEIGHT, dc.SYMPTOMS_TOLD = saved
         print(f"measured {name}", file=sys.stderr, flush=True)
     return _report(records, outcomes)
 
@@ -307,21 +309,21 @@ def _report(records: Sequence[GateRecord], outcomes: dict[str, list[bool]], *, w
 
 # (session 18) the story apart from the ask: whether the marks of an asking clause weigh differently
 # (wording.MARKS_WEIGHED) and whether the words only the description names weigh nothing when the ask names a thing
-# of its own and neither refers back nor acts on the case's course (question_concepts.STORY_APART)
+# of its own and neither refers back nor acts on the case's course (described_case.STORY_APART)
 STORY_VARIANTS = {"none": (False, False), "marks weighed": (True, False), "story apart": (False, True),
                   "marks weighed + story apart": (True, True)}
 
 
 def story_main(records: Sequence[GateRecord]) -> int:
     """Each story reading against the gate without either, per writer, and leaving one writer out."""
-    saved = (wording.MARKS_WEIGHED, qc.STORY_APART)
+    saved = (wording.MARKS_WEIGHED, dc.STORY_APART)
     outcomes: dict[str, list[bool]] = {}
     for name, (marks, apart) in STORY_VARIANTS.items():
-        wording.MARKS_WEIGHED, qc.STORY_APART = marks, apart
+        wording.MARKS_WEIGHED, dc.STORY_APART = marks, apart
         try:
             outcomes[name] = right(records)
         finally:
-            wording.MARKS_WEIGHED, qc.STORY_APART = saved
+            wording.MARKS_WEIGHED, dc.STORY_APART = saved
         print(f"measured {name}", file=sys.stderr, flush=True)
     global WRITERS
     kept, WRITERS = WRITERS, STORY_WRITERS

@@ -165,7 +165,7 @@ def clinical_names() -> frozenset[str]:
     """The stems of the words of the names the concept layer reads as clinical: classes, shorthand, synonym groups,
     MeSH population terms, one-word MeSH disease names. Not the abbreviation list's meaning words ("hospital",
     "home", "clinic" are among them) nor the drug dictionary's names (its brands hold "Shrimp" and "Farm"): a word
-    the concept layer reads as a drug is a drug concept, never a context word (question_concepts._named)."""
+    the concept layer reads as a drug is a drug concept, never a context word (attribute_owner._named)."""
     from voiceassist.query import population, synonyms, terminology
     from voiceassist_local.evaluation.setting_data import _disease_words
 

@@ -11,7 +11,7 @@ clinical thing of that phrase (asked_things), as does every other retrieved pass
 something beside the question:
 the setting, not the regimen asked ("Outpatient antibiotic treatment" for "what intravenous antibiotics ..."), the
 condition, not the test asked ("blood cultures" in a reference that never names them). query/evidence.py weighs it
-as a missing owner of the asked attribute (question_concepts.asked_owner).
+as a missing owner of the asked attribute (attribute_owner.asked_owner).
 
 The phrase ends at the first function word (spaCy's English stop words, MIT, shipped for the PHI screen: "should",
 "for", "in", "before"), punctuation or the end: only closed-class words are read, no parser.
@@ -25,8 +25,9 @@ from functools import lru_cache
 
 from voiceassist.phi.word_lists import stop_words
 from voiceassist.query import terminology, wording
+from voiceassist.query.attribute_owner import _VALUE_WORDS, _concept_of, _named
 from voiceassist.query.expansion import CLINICAL_ABBREVIATIONS, abbreviation_meanings
-from voiceassist.query.question_concepts import _VALUE_WORDS, Concept, _concept_of, _named, question_concepts
+from voiceassist.query.question_concepts import Concept, question_concepts
 from voiceassist.query.synonyms import CONCEPT_MARK
 from voiceassist.query.terms import split_inherited
 
@@ -88,7 +89,7 @@ def _synonym(concept: Concept) -> bool:
 
 
 def _clinical(concept: Concept) -> bool:
-    """A named clinical thing: a drug, class, disease or abbreviation (question_concepts._named), or what a listed
+    """A named clinical thing: a drug, class, disease or abbreviation (attribute_owner._named), or what a listed
     abbreviation stands for ("intravenous": IV; "culture": Cx; "peak flow": PF). A plain word of the phrase ("clinic
     reading", "what regimen goes alongside") may be the asker's wording for what the reference says otherwise."""
     return _named(concept) or concept.label.lower() in _abbreviated()
@@ -160,7 +161,7 @@ def _phrase(words: list[str], start: int) -> tuple[str, ...]:
 
 def owner_qualifier(question: str, owner: Concept | None, found: Sequence[Concept]) -> Concept | None:
     """The topic concept the question writes right before the owner of the attribute it asks, the attribute right
-    after it ("home" of "home bp threshold"; question_concepts.asked_owner), None when it writes none, a word that
+    after it ("home" of "home bp threshold"; attribute_owner.asked_owner), None when it writes none, a word that
     says which value ("single adrenaline dose": the dose's, not the drug's), or no attribute right after the owner
     ("when i do a clinic bp how many readings ...": the owner of a "when" question)."""
     if owner is None:

@@ -71,7 +71,7 @@ KEYWORD_FACTOR = 0.5
 # OTHER_DRUG_FACTOR.
 UNSTATED_QUANTITY_FACTOR = 0.5
 # The thing whose attribute is asked ("hba1c" of "hba1c target", "MRSA" of "when to cover MRSA":
-# question_concepts.asked_owner) missing from the passage and from its document's other retrieved passages: the
+# attribute_owner.asked_owner) missing from the passage and from its document's other retrieved passages: the
 # passage states that attribute of something else ("the metformin indication" for "the HbA1c target on
 # metformin"), so it cannot support an answer alone either; the same factor.
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def assess_passage(concepts: Sequence[Concept], hit: SearchHit, document_terms: 
     `qualified`: the question's qualified conditions ("hospital-acquired pneumonia"); a passage naming only a
     sibling ("community-acquired pneumonia") does not cover their words (query/siblings.py). `quantities`: what
     the question asks for (answer_kinds.quantities_asked); `owner`: whose attribute it asks
-    (question_concepts.asked_owner); `asked`: the concepts of the phrase the question asks about
+    (attribute_owner.asked_owner); `asked`: the concepts of the phrase the question asks about
     (query/asked_thing.py); `owner_sibling`: the passage's document writes the owner only with another word before
     it than the question does ("office blood pressure" for "home bp threshold": siblings.qualified_otherwise);
     `dosed`: the drugs a quantity is asked of when the question also names others only as the patient's treatment

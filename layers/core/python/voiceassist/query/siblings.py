@@ -78,7 +78,7 @@ def sibling_terms(question_pairs: tuple[Qualified, ...], passage_text: str) -> f
 # passage that writes that thing only with other words before it ("office blood pressure is ... at or above 130/80
 # mmHg"): the passage states the value of a sibling (the office reading, not the home one), as a passage naming only
 # "community-acquired pneumonia" is about a sibling of "hospital-acquired pneumonia". Read for the owner of the asked
-# attribute only (question_concepts.asked_owner; query/evidence.py decides whether a word before it in the passage
+# attribute only (attribute_owner.asked_owner; query/evidence.py decides whether a word before it in the passage
 # names the question's word, "intramuscular" for "IM"); a function word ("the", "of", "her": spaCy's English stop
 # words, shipped for the PHI screen) or a number before it says nothing.
 def words_before(forms: tuple[str, ...], text: str, function_words: frozenset[str]) -> frozenset[str]:

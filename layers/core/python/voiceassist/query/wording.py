@@ -172,7 +172,7 @@ _INTERROGATIVE = QUESTION_OPENINGS | {"must"}
 _OPENING_CONJUNCTION = frozenset("and so but or then ok okay also".split())  # noqa: SIM905
 _REQUEST = frozenset({"please", "pls", "plz"})
 # the head nouns of the NUMERIC answer types as clinical questions word them (Li X, Roth D, "Learning question
-# classifiers", COLING 2002); question_concepts.asked_owner reads whose value is asked beside them. A summary of
+# classifiers", COLING 2002); attribute_owner.asked_owner reads whose value is asked beside them. A summary of
 # readings ("home bp average", "the mean level") names the value asked as well.
 ATTRIBUTE = re.compile(r"(?:doses?|dosing|dosage|targets?|goals?|rates?|levels?|cut-?offs?|thresholds?|durations?"
                         r"|frequency|intervals?|averages?|means)")
