@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.safety.secret_shapes import secret_shape_kinds
 from voiceassist.safety.signals import INJECTION
 
 _READER = r"(?:summari[sz]ers?|readers?|reviewers?|parsers?|processors?|scribes?|agents?|assistants?|models?|bots?)"
@@ -89,4 +90,6 @@ CHANNEL_SHAPES: dict[str, re.Pattern[str]] = {
 
 def channel_shape_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of each shape found in one form of a text."""
-    return [(INJECTION, kind) for kind, pattern in CHANNEL_SHAPES.items() if pattern.search(text)]
+    kinds = [(INJECTION, kind) for kind, pattern in CHANNEL_SHAPES.items() if pattern.search(text)]
+    # (session 20, screen20) the session's secrets carried to an address the text names (secret_shapes.py)
+    return kinds + secret_shape_kinds(text)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.safety.covert_harm import covert_harm_kinds
 from voiceassist.safety.harm_goal import (
     goal_outcome,
     ingestion_reported,
@@ -161,4 +162,6 @@ def harm_frame_kinds(text: str) -> list[tuple[str, str]]:
     """(category, kind) of the frame readings in one form of a text."""
     kinds = [(HARMFUL, "harm_disguised")] if harm_disguised(text) else []
     kinds += [(HARMFUL, "harm_to_unindicated")] if harm_to_unindicated(text) else []
-    return kinds + ([(SELF_HARM, "self_harm_amount_taken")] if self_harm_amount_taken(text) else [])
+    kinds += [(SELF_HARM, "self_harm_amount_taken")] if self_harm_amount_taken(text) else []
+    # (session 20, screen20) a harm chosen to pass a test unseen, an allergen hidden in food (covert_harm.py)
+    return kinds + covert_harm_kinds(text)
