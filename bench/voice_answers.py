@@ -2,7 +2,7 @@
 the same questions typed, and the latency from audio to the first answer token. Prints JSON.
 
     .venv/bin/python bench/voice_answers.py [--sets dev holdout | --questions FILE ...] [--per-set 0] [--voices 2]
-        [--piper] [--noise clean] [--vocabulary route|none|repair|kb|kb+repair] [--data-dir DIR]
+        [--piper] [--noise clean] [--vocabulary route|none|repair|kb|kb+repair] [--lead-silence S] [--data-dir DIR]
 
 `--questions FILE`: an answers file by its path (a new or blind set; tests/fixtures/answers' JSONL format).
 
@@ -35,7 +35,16 @@ import statistics
 import time
 from typing import Any
 
-from voice_audio import RECOGNIZERS, VOICES, load_set, recognizer, sample_knowledge_base, speakers, with_noise
+from voice_audio import (
+    RECOGNIZERS,
+    VOICES,
+    load_set,
+    recognizer,
+    sample_knowledge_base,
+    speakers,
+    with_lead_silence,
+    with_noise,
+)
 from voiceassist_local.evaluation.answers import Question, answered_correctly
 
 from voiceassist.adapters.local.espeak_tts import EspeakTextToSpeech
@@ -86,8 +95,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             question = Question(spoken.text, True, spoken.answer.get("doc_key"),
                                 tuple(spoken.answer.get("must_contain", ())))
             for level in args.noise:
-                audio = with_noise(speaker.synthesize(spoken.text), None if level == "clean" else float(level),
-                                   seed=number)
+                audio = with_noise(with_lead_silence(speaker.synthesize(spoken.text), args.lead_silence),
+                                   None if level == "clean" else float(level), seed=number)
                 began = time.perf_counter()
                 transcript = stt.transcribe(audio)
                 heard = transcript.text
@@ -114,7 +123,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "spoken_correct": round(spoken_ok / asked, 4),
         "transcribed_well_enough": round(kept / typed_base, 4) if typed_base else None,
         "audio_to_first_token_ms": percentiles(first_token), "transcription_ms": percentiles(transcription),
-        "vocabulary": args.vocabulary, "load_average": os.getloadavg(),
+        "vocabulary": args.vocabulary, "lead_silence_s": args.lead_silence, "load_average": os.getloadavg(),
         "lost_by_transcription": failures,
     }
 
@@ -129,6 +138,7 @@ def main() -> None:
     parser.add_argument("--piper", action="store_true", help="speak with the Piper voice (piper:joe, the "
                         "voice-bench extra) instead of espeak-ng: other test data")
     parser.add_argument("--noise", nargs="+", default=["clean"])
+    parser.add_argument("--lead-silence", type=float, default=0.0, help="seconds of silence before each recording")
     parser.add_argument("--vocabulary", default="route", choices=("route", *RECOGNIZERS))
     parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: a new temporary one)")
     args = parser.parse_args()

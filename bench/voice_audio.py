@@ -122,6 +122,21 @@ def speakers(voices: int, piper: bool) -> list[tuple[str, Any]]:
             for voice, speed in VOICES[:voices]]
 
 
+def with_lead_silence(wav: bytes, seconds: float) -> bytes:
+    """The WAV with `seconds` of silence before it (a microphone records before the speaker starts; espeak-ng's and
+    Piper's recordings begin speaking within 15 ms)."""
+    if seconds <= 0:
+        return wav
+    with wave.open(io.BytesIO(wav)) as source:
+        params = source.getparams()
+        frames = source.readframes(params.nframes)
+    out = io.BytesIO()
+    with wave.open(out, "wb") as target:
+        target.setparams(params)
+        target.writeframes(b"\0" * (params.sampwidth * params.nchannels * int(params.framerate * seconds)) + frames)
+    return out.getvalue()
+
+
 def with_noise(wav: bytes, snr_db: float | None, seed: int) -> bytes:
     """The WAV with white noise at `snr_db` (None: unchanged)."""
     if snr_db is None:

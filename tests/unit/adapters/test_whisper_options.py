@@ -62,3 +62,32 @@ def test_whisper_decoding_options_can_be_set_for_a_bench(model: RecordingModel) 
 
     [options] = model.options
     assert options["beam_size"] == 10 and options["vad_filter"] is True and options["temperature"] == (0.0, 0.2)
+
+
+class LateModel:
+    """Hears one word 1.3 to 1.9 s into what it is given, and keeps the samples."""
+
+    def __init__(self) -> None:
+        self.samples: list[Any] = []
+
+    def transcribe(self, audio: Any, **options: Any) -> tuple[Iterator[Any], Any]:
+        self.samples.append(audio)
+        word = SimpleNamespace(word=" metformin?", start=1.3, end=1.9, probability=0.9)
+        return iter([SimpleNamespace(text=" metformin?", words=[word])]), SimpleNamespace(language="en")
+
+
+def test_silence_can_go_before_the_recording_for_a_bench_and_the_timings_stay_the_recordings(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    late = LateModel()
+    monkeypatch.setattr(whisper_stt, "shared_model", lambda *args, **kwargs: late)
+    monkeypatch.setattr(whisper_stt, "speech_found", lambda samples: True)
+
+    heard = WhisperSpeechToText(lead_silence=1.0).transcribe(tone(1.0))
+
+    [samples] = late.samples
+    assert len(samples) == 32_000
+    assert not samples[:16_000].any() and samples[16_000:].any()  # a second of silence, then the recording
+    assert (heard.words[0].start, heard.words[0].end) == (0.3, 0.9)  # in the recording's time
+    assert heard.duration_seconds == 1.0  # the recording's length, not the decoded one
+    WhisperSpeechToText().transcribe(tone(1.0))
+    assert whisper_stt.LEAD_SILENCE_SECONDS == 0.0 and len(late.samples[-1]) == 16_000  # measured, not adopted
