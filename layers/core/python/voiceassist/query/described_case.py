@@ -13,9 +13,11 @@ from voiceassist.query import (
     care_setting,
     case_words,
     diseases,
+    particles,
     plain_words,
     population,
     setting,
+    story_exposures,
     story_places,
     terminology,
     wording,
@@ -69,6 +71,9 @@ def described(concepts: list[Concept], question: str, read: Callable[[str], list
         # (session 18) a topic of the story, where the ask stands apart from it (_ask_apart)
         story = story or (told and apart and (c.topic or c.label.lower() in acting) and c.label.lower() not in labels
                           and not _qualifier(c))
+        # (session 20, ans20a) a food the drug dictionary lists, told where the ask stands apart: what was eaten
+        story = story or (other and apart and FOODS_TOLD and c.label.lower() not in asked_labels
+                          and story_exposures.is_food(c.label))
         if story:
             described.append(replace(c, weight=0.0, covered_weight=c.held_weight, scenario=False))
         elif told and c.topic and c.label.lower() not in labels:
@@ -102,7 +107,19 @@ _REFERS_BACK = re.compile(r"\b(?:it|its|that|this|these|those|them|both|either|s
 def _ask_apart(focus: Sequence[Concept], asked: Sequence[str]) -> bool:
     text = " ".join(asked)
     return (STORY_APART and any(_names_a_thing(c) for c in focus) and not _REFERS_BACK.search(text)
-            and not any(stem(w.lower()) in _changing_verbs() for w in _SURFACE_WORD.findall(text)))
+            and not any(stem(w) in _changing_verbs() for w in _course_words(text)))
+
+
+# (session 20, ans20a) a phrasal verb's particle ("drawing up", "see him back") is no verb of changing a course
+# (query/particles.py); a food the drug dictionary lists ("shrimp") told in the story is what was eaten
+# (query/story_exposures.py)
+PARTICLES_READ = True
+FOODS_TOLD = True
+
+
+def _course_words(text: str) -> list[str]:
+    return (particles.verb_words(text, particles.course_phrasal_verbs()) if PARTICLES_READ
+            else [w.lower() for w in _SURFACE_WORD.findall(text)])
 
 
 def _names_a_thing(concept: Concept) -> bool:
