@@ -77,3 +77,16 @@ def test_a_food_told_where_the_ask_refers_back_keeps_its_weight() -> None:
     # the background weight a drug of the case has
     question = "Ate shrimp, now hives and wheeze. Is that IM epinephrine dose safe to repeat?"
     assert concept(question, "shrimp").weight > 0.0
+
+
+def test_the_food_drug_data_takes_one_english_word_filed_as_a_food(monkeypatch: pytest.MonkeyPatch) -> None:
+    from voiceassist_local.evaluation import food_drug_data
+
+    monkeypatch.setattr(food_drug_data, "drug_names", lambda: {
+        "krill": "krill", "metformin": "metformin", "cod liver oil": "cod liver oil", "ferry": "ferry", "qz": "qz"})
+    monkeypatch.setattr(food_drug_data, "common_words", lambda: frozenset({"krill", "metformin", "ferry", "qz"}))
+    kinds = {"krill": "food", "ferry": "circumstance"}
+    monkeypatch.setattr(food_drug_data.circumstance, "is_circumstance", lambda word, wordnet: word in kinds)
+    monkeypatch.setattr(food_drug_data.circumstance, "kind", lambda word, wordnet: kinds[word])
+    # a food, not a conveyance; not a phrase, a medicine WordNet does not file as a circumstance, nor a short word
+    assert food_drug_data.food_drugs() == ["krill"]
