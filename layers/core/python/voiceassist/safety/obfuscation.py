@@ -28,6 +28,7 @@ from voiceassist.safety.decoding import (
     rot13,
 )
 from voiceassist.safety.screen_model import STOP_WORDS
+from voiceassist.safety.split_payload import assembled
 
 _WORD = re.compile(r"[a-z']+")
 
@@ -200,10 +201,11 @@ def normal_forms(text: str, reverse: bool = True) -> list[str]:
     delimiters as spaces, single-letter runs joined; words split by hyphens joined, SPLIT_WORDS_MIN or more), its
     leetspeak reading (1 as i, as l, and word by word as whichever spells an English word), chat shorthand
     written out; the same for the text with base64/hex runs decoded and for its ROT13 reading when either layer is
-    there (`decoding.py`), and for its Pig Latin reading; and, if `reverse`, the reversed text and its cleaned form."""
+    there (`decoding.py`), for its Pig Latin reading and a payload split over variables joined (`split_payload.py`);
+    and, if `reverse`, the reversed text and its cleaned form."""
     forms: list[str] = []
-    layers = [layer for layer in (decoded_runs(text), rot13(text), pig_latin(text), morse(text), joined_lines(text))
-              if layer is not None]
+    layers = [layer for layer in (decoded_runs(text), rot13(text), pig_latin(text), morse(text), joined_lines(text),
+                                  assembled(text)) if layer is not None]
     for base in (text, *layers):
         cleaned = _clean(base)
         forms += [base, cleaned]
