@@ -106,7 +106,7 @@ def test_search_maps_a_structured_abstract_and_its_citation_fields() -> None:
         "RESULTS: HbA1c fell by 0.6% with 1000 mg; no lactic acidosis occurred. "
         "CONCLUSIONS: Up to 1000 mg daily was safe at an eGFR of 30-44.")
     assert meta.title == "Metformin dosing in chronic kidney disease: a randomized trial."
-    assert meta.authors == ["Smith JA", "Lee K", "Nguyen P"]  # initials made from ForeName when missing
+    assert meta.authors == ("Smith JA", "Lee K", "Nguyen P")  # initials made from ForeName when missing
     assert (meta.year, meta.doi) == (2021, "10.9999/synth.dc.2021.0001")  # not the cited reference's DOI
     assert meta.url == "https://pubmed.ncbi.nlm.nih.gov/90000001/"
     assert meta.source_type is SourceType.PUBMED
@@ -122,10 +122,10 @@ def test_search_reads_medline_dates_elocation_dois_collective_authors_and_supers
 
     cohort, old = hits["90000002"].chunk, hits["90000005"].chunk
     assert (cohort.metadata.year, cohort.metadata.doi) == (2019, "10.9999/synth.nephrol.2019.0002")
-    assert cohort.metadata.authors == ["Synthetic Renal Outcomes Consortium"]
+    assert cohort.metadata.authors == ("Synthetic Renal Outcomes Consortium",)
     assert "30-44 mL/min/1.73 m^2 when" in cohort.text and "Synthetic fixture" not in cohort.text
     assert old.metadata.year == 1998  # "1998 Dec-1999 Jan"
-    assert old.metadata.authors == ["Brown P"]  # the ValidYN="N" spelling is left out
+    assert old.metadata.authors == ("Brown P",)  # the ValidYN="N" spelling is left out
     assert old.metadata.doi is None  # the DOI in its ReferenceList is a cited work's
     assert old.text == ("Renal clearance of metformin falls in proportion to creatinine clearance. "
                         "Clinical relevance: Doses should be reduced as eGFR declines.")
@@ -136,7 +136,7 @@ def test_search_reads_bookshelf_chapters() -> None:
         chapter = by_pmid(make_client(stub).search(QUERY))["90000004"].chunk.metadata
 
     assert (chapter.title, chapter.year, chapter.doi) == ("Metformin", 2024, None)
-    assert chapter.authors == ["Corcoran C", "Jacobs TF"]  # the editors are not authors
+    assert chapter.authors == ("Corcoran C", "Jacobs TF")  # the editors are not authors
 
 
 def test_search_sends_esearch_then_efetch_with_ncbi_parameters_in_a_form_body() -> None:

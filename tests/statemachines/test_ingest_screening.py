@@ -213,7 +213,7 @@ def test_a_phi_free_upload_keeps_its_name_and_metadata(ingest_deps: Dependencies
 
     document = ingest_deps.documents.get(job.doc_id)
     assert (job.state, job.metadata_phi_redacted, job.doc_key) == (JobState.COMPLETED, [], "KDIGO 2024 CKD")
-    assert (document.metadata.title, document.metadata.authors) == ("KDIGO 2024 CKD", ["Paul Stevens", "Adeera Levin"])
+    assert (document.metadata.title, document.metadata.authors) == ("KDIGO 2024 CKD", ("Paul Stevens", "Adeera Levin"))
     assert document.redacted_blob_key is None and document.metadata_screened is True
 
 

@@ -37,7 +37,7 @@ def test_instruction_like_text_is_flagged_by_kind(text: str, kind: str) -> None:
     "Instructions for patients: take with food.",
 ])
 def test_clinical_text_is_not_flagged(text: str) -> None:
-    assert injection_flags(text) == []
+    assert injection_flags(text) == ()
 
 
 def excerpts(*texts: str, flagged: tuple[bool, ...] = ()) -> list:  # type: ignore[type-arg]

@@ -77,7 +77,7 @@ class DocumentMetadata(Model):
     title: str = Field(min_length=1, max_length=1000)
     source_type: SourceType = SourceType.OTHER
     specialty: str | None = Field(default=None, max_length=100)
-    authors: list[str] = Field(default_factory=list)
+    authors: tuple[str, ...] = ()  # a tuple of str: the collector untracks it (decision 0032, session 20b)
     year: int | None = Field(default=None, ge=1800, le=2100)
     doi: str | None = None
     pmid: str | None = None
@@ -180,7 +180,7 @@ class Chunk(Model):
     page: int | None = None
     section: str | None = None
     metadata: DocumentMetadata
-    injection_flags: list[str] = Field(default_factory=list)  # instruction-like text found (ingest/injection.py)
+    injection_flags: tuple[str, ...] = ()  # instruction-like text found (ingest/injection.py); a tuple, as authors
     ocr_confidence: float | None = None  # its page was read by OCR with this mean confidence (0-100)
     low_confidence: bool = False  # that confidence is below the low-confidence bar: check against the source
 

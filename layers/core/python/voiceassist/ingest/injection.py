@@ -34,6 +34,6 @@ PATTERNS: dict[str, re.Pattern[str]] = {
 }
 
 
-def injection_flags(text: str) -> list[str]:
+def injection_flags(text: str) -> tuple[str, ...]:
     """The kinds of instruction-like text found in `text`, in PATTERNS order (empty when none)."""
-    return [kind for kind, pattern in PATTERNS.items() if pattern.search(text)]
+    return tuple(kind for kind, pattern in PATTERNS.items() if pattern.search(text))

@@ -309,7 +309,7 @@ def _occurrences(probe: str, found: dict[str, str]) -> list[PhiEntity]:
 def _rebuilt(metadata: DocumentMetadata, redacted: dict[str, str]) -> DocumentMetadata:
     changes: dict[str, Any] = {field: redacted[field][:_MAX_CHARS.get(field)]
                                for field in ("title", "specialty", "url", "doi", "pmid") if field in redacted}
-    changes["authors"] = [redacted[f"author{i}"] for i in range(len(metadata.authors))]
+    changes["authors"] = tuple(redacted[f"author{i}"] for i in range(len(metadata.authors)))
     if redacted["doc_key"] != metadata.doc_key:
         changes["doc_key"] = pseudonymous_key(metadata.doc_key, redacted["doc_key"])
     return metadata.model_copy(update=changes)

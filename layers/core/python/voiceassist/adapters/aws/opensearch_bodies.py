@@ -277,7 +277,7 @@ def chunk_from_source(source: dict[str, Any]) -> Chunk:
         page=source.get("page"),
         section=source.get("section"),
         metadata=DocumentMetadata.model_validate(source["metadata"]),
-        injection_flags=source.get("injection_flags", []),
+        injection_flags=source.get("injection_flags", ()),
         ocr_confidence=source.get("ocr_confidence"),
         low_confidence=bool(source.get("low_confidence", False)),
     )

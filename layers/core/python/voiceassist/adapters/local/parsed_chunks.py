@@ -9,9 +9,10 @@ rowid for as long as the row exists. Whether it still exists is the search's own
 snapshot (index_tables.CHUNKS_BY_ROWID returns no payload for a rowid kept here, only its presence).
 
 Bounded: at most `limit` chunks, the least recently returned dropped first (~4.5 KB a chunk of 1.7 KB of
-JSON: 16,384 chunks ~75 MB). Searches run side by side, so every change is made under a lock. The chunks
-are shared by the searches that return them: like every model here, a caller changes one by `model_copy`,
-never in place.
+JSON: 16,384 chunks ~75 MB), each 6 objects the collector tracks (the model's lists are tuples, which it
+untracks: decision 0032, session-20b addendum). Searches run side by side, so every change is made under a
+lock. The chunks are shared by the searches that return them: like every model here, a caller changes one by
+`model_copy`, never in place.
 """
 
 from __future__ import annotations

@@ -266,7 +266,7 @@ def article_hit(article: PubMedArticle, *, rank: int) -> SearchHit:
     text = article.abstract
     metadata = DocumentMetadata(
         doc_key=doc_key, title=article.title[:MAX_TITLE_CHARS], source_type=SourceType.PUBMED,
-        authors=article.authors, year=article.year, doi=article.doi, pmid=article.pmid,
+        authors=tuple(article.authors), year=article.year, doi=article.doi, pmid=article.pmid,
         url=ARTICLE_URL.format(pmid=article.pmid),
     )
     chunk = Chunk(chunk_id=f"{doc_id}:00000", doc_id=doc_id, doc_key=doc_key, version=1, ordinal=0, text=text,
