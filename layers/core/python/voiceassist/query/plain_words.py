@@ -35,6 +35,9 @@ REGISTER_FILE = PACKAGE_DIR / "_data" / "concepts" / "register_words.txt.gz"
 # (session 20) WordNet 3.0's people, places, foods and conveyances (written by
 # voiceassist_local.evaluation.circumstance_word_data)
 CIRCUMSTANCE_FILE = PACKAGE_DIR / "_data" / "concepts" / "circumstance_words.txt.gz"
+# (session 20, ans20b) adverbs in -ly WordNet 3.0 does not derive from an adjective ("normally", "mainly"; written by
+# voiceassist_local.evaluation.adverb_data)
+USUALITY_ADVERBS_FILE = PACKAGE_DIR / "_data" / "concepts" / "usuality_adverbs.txt"
 
 
 @lru_cache(maxsize=1)
@@ -68,6 +71,14 @@ def circumstance_words() -> dict[str, str]:
     return dict(line.split("\t") for line in _read(CIRCUMSTANCE_FILE))
 
 
+@lru_cache(maxsize=1)
+def usuality_adverbs() -> frozenset[str]:
+    """Adverbs in -ly with a meaning of their own, not their adjective's ("normally": usually; decision 0024,
+    session 20, ans20b): weighed as plain words, though the adjective ("normal") is clinical vocabulary."""
+    return frozenset(line.strip() for line in USUALITY_ADVERBS_FILE.read_text(encoding="utf-8").splitlines()
+                     if line.strip() and not line.startswith("#"))
+
+
 def _read(path: Path) -> frozenset[str]:
     with gzip.open(path, "rt", encoding="utf-8") as lines:
         return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
@@ -81,6 +92,10 @@ def is_register(word: str) -> bool:
     """Whether a word says how a question is put (a formal or everyday register: "commencement" is not one, an act and
     an event; "rationale", "proposes", "prefer" are), not what it is about: weighed as a plain word."""
     return word.lower() in register_words()
+
+
+def is_usuality_adverb(word: str) -> bool:
+    return word.lower() in usuality_adverbs()
 
 
 def is_circumstance(word: str, *, food: bool = True) -> bool:

@@ -16,11 +16,13 @@ from dataclasses import replace
 
 from voiceassist.phi.word_lists import foreign_languages, stop_words
 from voiceassist.query import (
+    ask_lemmas,
     ask_words,
     asked_kinds,
     described_case,
     diseases,
     kidney,
+    phrasal_verbs,
     plain_words,
     setting,
     synonyms,
@@ -66,6 +68,8 @@ from voiceassist.query.typed_words import typed_particles as typed_particles
 from voiceassist.query.typed_words import unknown_particles as unknown_particles
 from voiceassist.query.wording import joined_scores, negated_words, unframed
 
+USUALITY_ADVERBS = True  # (session 20, ans20b) "normally": an adverb apart from its adjective
+PHRASAL_VERBS = True  # (session 20, ans20b) a verb with its particle weighs as an ordinary word
 _PHI_TAG = re.compile(r"<[A-Z_]+>")
 _LABELLED_PHI = re.compile(r"[A-Za-z][\w.:#-]*[ \t]*(?=<[A-Z_]+>)")
 _ABBREVIATION = re.compile(r"(?<![\w'-])([A-Za-z][A-Za-z0-9]*)(?![\w-])")
@@ -164,6 +168,8 @@ def _concepts(question: str) -> list[Concept]:
     # question read above as written in a language is read by that list only ("maximale" is in stopwords-iso's French)
     mixed = (mixed_function_words(words, besides=languages) | typed_particles(hyphenate(text))
              | unknown_particles(hyphenate(typed)))
+    # "hang around": a verb typed with its particle that says how a thing goes (query/phrasal_verbs.py)
+    particled = phrasal_verbs.typed_with_particle(typed) if PHRASAL_VERBS else frozenset()
     for word in words:
         if (word.lower() in abbreviation_words or word.lower() in function_words or word.lower() in mixed
                 or _QUANTITY.fullmatch(word.lower())):
@@ -198,7 +204,7 @@ def _concepts(question: str) -> list[Concept]:
                 # a negated or a framing word says how the question is asked or who asks, not what it is about
                 ordinary = (weight == 1.0 and term not in qualifying
                             and (term in _ordinary() or (_plain_or_register(word) and not completed)
-                                 or word.lower() in negated or word.lower() in framing
+                                 or word.lower() in negated or word.lower() in framing or word.lower() in particled
                                  or word.lower() in RECIPIENT_WORDS
                                  or (word.lower() == "service" and _SERVICE_USER.search(text) is not None)))
                 # "concentration", "course", "shortest": also held by a passage stating a value of that kind
@@ -219,13 +225,15 @@ def _concepts(question: str) -> list[Concept]:
 def _in_other_forms(concept: Concept, compounds: dict[str, tuple[frozenset[str], ...]]) -> Concept:
     """`concept` also covered by its terms' equivalents and compounds (query/ask_words.py)."""
     extra = [*(e for a in concept.alternatives for e in ask_words.equivalent_alternatives(a)),
-             *(e for a in concept.alternatives if len(a) == 1 for e in compounds.get(next(iter(a)), ()))]
+             *(e for a in concept.alternatives if len(a) == 1 for e in compounds.get(next(iter(a)), ())),
+             *ask_lemmas.named_forms(concept.label)]  # "metformin-associated": "metformin" (ask_lemmas.py)
     new = tuple(e for e in dict.fromkeys(extra) if e not in concept.alternatives)
     return replace(concept, forms=new) if new else concept
 
 
 def _plain_or_register(word: str) -> bool:
-    return plain_words.is_plain(word) or plain_words.is_register(word)
+    return (plain_words.is_plain(word) or plain_words.is_register(word)
+            or (USUALITY_ADVERBS and plain_words.is_usuality_adverb(word)))
 
 
 # An abbreviation with its type or stage typed after it ("DM2", "CKD4"), as a clinician writes "DM type 2" or "CKD
