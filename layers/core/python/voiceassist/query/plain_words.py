@@ -14,7 +14,11 @@ decision 0024, session 15).
 Words of register, stance and discourse ("rationale", "technique", "prefer", "proposes"), every sense of which WordNet
 files under the plain files or cognition and communication and none under medicine, weigh as plain words too
 (is_register; `_data/concepts/register_words.txt.gz`, written by voiceassist_local.evaluation.register_word_data;
-decision 0024, session 19)."""
+decision 0024, session 19).
+
+Adverbs in -ly WordNet does not derive from an adjective ("normally": usually; "mainly", "lately") weigh as plain words
+too, though their adjective is clinical vocabulary (is_usuality_adverb; `_data/concepts/usuality_adverbs.txt`, written
+by voiceassist_local.evaluation.adverb_data; decision 0024, session 20, ans20b)."""
 
 from __future__ import annotations
 
