@@ -44,6 +44,8 @@ def test_a_verb_with_its_particle_is_an_ordinary_word() -> None:
     assert concept("when can he hang the washing", "hang").weight == 1.0
     # a verb and particle of the body or of change are no ordinary words: "throw up", "pass out", "go up"
     assert not phrasal_verbs.typed_with_particle("she threw up and passed out, can we go up on the dose")
+    # a verb that leads to a clinical word keeps its weight with its particle: "depend on" ("dependence")
+    assert not phrasal_verbs.typed_with_particle("what does the interval depend on")
 
 
 def test_the_evidence_score_reads_the_phrasal_verb_as_ordinary() -> None:
