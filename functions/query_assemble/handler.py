@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from voiceassist import english_pipeline
 from voiceassist.composition import dependencies
 from voiceassist.observability import logger, tracer
 from voiceassist.query import answering
 from voiceassist.query.state import QueryState, carried
+
+english_pipeline.require()  # the parse readings run here: no spaCy, no cold start (constants/functions.py)
 
 
 @logger.inject_lambda_context

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from voiceassist import invocation
+from voiceassist import english_pipeline, invocation
 from voiceassist.authentication import accepted_subprotocol, header_value
 from voiceassist.composition import dependencies
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
 from voiceassist.conversation import streaming, voice_messages
 from voiceassist.observability import logger, tracer
+
+english_pipeline.require()  # the parse readings run here: no spaCy, no cold start (constants/functions.py)
 
 
 @logger.inject_lambda_context

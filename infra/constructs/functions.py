@@ -247,10 +247,10 @@ def reserved_concurrency(spec: FunctionSpec, config: EnvironmentConfig) -> int |
     return config.functions.reserved_concurrency
 
 
-# The PHI container functions on the query path, kept warm where the environment asks for it (classify and rank: the
-# image since they run spaCy's parse readings, voiceassist/english_pipeline.py).
+# The PHI container functions on the query path, kept warm where the environment asks for it (classify, rank and
+# tools: the image since they run spaCy's parse readings, voiceassist/english_pipeline.py).
 WARM_PHI_FUNCTIONS: frozenset[str] = frozenset({"query_detect_phi", "query_classify", "query_rank", "query_generate",
-                                                "query_assemble"})
+                                                "query_tools", "query_assemble"})
 # Functions invoked asynchronously (by EventBridge) whose events name nothing private: each gets a dead-letter queue.
 ASYNC_FUNCTIONS: frozenset[str] = frozenset({"ingest_reconcile"})
 # Invoked asynchronously with events that name an upload's raw key: no dead-letter queue (decision 0028); an event

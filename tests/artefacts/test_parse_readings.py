@@ -15,7 +15,7 @@ import pytest
 
 from tests.artefacts.artefacts import REPO, blocked_modules
 from voiceassist import english_pipeline
-from voiceassist.constants.functions import FUNCTIONS, FUNCTIONS_BY_NAME, FunctionSpec
+from voiceassist.constants.functions import FUNCTIONS, FUNCTIONS_BY_NAME, TOOL_RUNNER, Access, FunctionSpec
 
 READINGS = ("voiceassist.safety.purpose_clause", "voiceassist.query.story_places")
 FUNCTIONS_DIR = REPO / "functions"
@@ -23,14 +23,16 @@ WORKER = Path(__file__).with_name("worker.py")
 # Zip functions whose code imports the readings and that do not ship spaCy, each with why (reviewed; a function
 # that starts to reach the readings fails below until it ships the parse or is written down here).
 WITHOUT_THE_PARSE = {
-    # the tool executor screens a client's tool arguments (tools/executor.py screen_all): the purpose-clause
-    # reading is off there, the one gap left (decision 0027, "On AWS too")
-    "api": "tool arguments screened without purpose clauses",
-    "mcp": "tool arguments screened without purpose clauses",
-    "query_tools": "tool arguments screened without purpose clauses",
     # imports voiceassist.query.retrieval, whose merge (query_rank) runs the gate; a search reads no question concepts
     "query_retrieve": "imports only: the gate runs in query_rank",
 }
+
+
+def _screens_through_the_runner(spec: FunctionSpec) -> bool:
+    """api and mcp load the input screen with the tool executor but read no text with it: every tool argument is
+    screened by the tool runner (tools/remote.py RemoteToolExecutor.screen_verdict), which ships the parse
+    (decision 0027, "On AWS too"; test_function_artefacts.py sends each a purpose-clause tool argument)."""
+    return Access.INVOKE_TOOL_RUNNER in spec.access and FUNCTIONS_BY_NAME[TOOL_RUNNER].reads_english_parse
 
 
 # Imports a handler as Lambda does at cold start and prints which of the readings' modules that loaded (the
@@ -80,12 +82,19 @@ def test_parse_readings_every_function_that_reaches_them_ships_the_parse_or_is_w
     # the step that screens the question loads the purpose clauses; an ingest step loads neither reading
     assert "query_classify" in reaching and "ingest_clean" not in reaching
     without = sorted(name for name in reaching if not _ships_the_parse(FUNCTIONS_BY_NAME[name]))
-    assert without == sorted(WITHOUT_THE_PARSE), "ship the parse (reads_english_parse) or write down why not"
+    remote = sorted(name for name in without if _screens_through_the_runner(FUNCTIONS_BY_NAME[name]))
+    assert remote == ["api", "mcp"]  # their tool arguments are read by query_tools, which ships the parse
+    assert sorted(set(without) - set(remote)) == sorted(WITHOUT_THE_PARSE), (
+        "ship the parse (reads_english_parse) or write down why not")
+    # every image (which ships spaCy) that loads a reading is flagged and requires it: all fail loud alike
+    images = sorted(name for name in reaching if FUNCTIONS_BY_NAME[name].container_image)
+    assert [name for name in images if not FUNCTIONS_BY_NAME[name].reads_english_parse] == []
 
 
 def test_parse_readings_each_function_that_runs_them_is_the_image_and_requires_them_at_cold_start() -> None:
     running = {spec.name for spec in FUNCTIONS if spec.reads_english_parse}
-    assert {"query_classify", "query_rank", "query_generate"} <= running
+    assert {"query_classify", "query_rank", "query_generate", "query_tools", "query_detect_phi", "query_assemble",
+            "stream"} <= running
     for name in running:
         spec = FUNCTIONS_BY_NAME[name]
         assert spec.container_image and _ships_the_parse(spec), name

@@ -196,13 +196,13 @@ def test_the_api_function_answers_before_api_gateway_gives_up(synthesized: Synth
 def test_prod_keeps_the_phi_functions_on_the_query_path_warm(synthesized: Synthesized) -> None:
     template = synthesized.main("prod")
     aliases = resources(template, "AWS::Lambda::Alias")
-    assert len(aliases) == 5
+    assert len(aliases) == 6
     assert all(a["ProvisionedConcurrencyConfig"] == {"ProvisionedConcurrentExecutions": 2} for a in aliases.values())
     (query,) = [m for m in resources(template, "AWS::StepFunctions::StateMachine").values()
                 if m["StateMachineType"] == "EXPRESS"]
     substitutions = query["DefinitionSubstitutions"]
     for placeholder in ("QueryDetectPhiFunctionArn", "QueryClassifyFunctionArn", "QueryRankFunctionArn",
-                        "QueryGenerateFunctionArn", "QueryAssembleFunctionArn"):
+                        "QueryGenerateFunctionArn", "QueryToolsFunctionArn", "QueryAssembleFunctionArn"):
         assert substitutions[placeholder]["Ref"] in aliases, placeholder  # the workflow calls the warm alias
     assert "Fn::GetAtt" in substitutions["QueryRetrieveFunctionArn"]
     assert resources(synthesized.main("dev"), "AWS::Lambda::Alias") == {}

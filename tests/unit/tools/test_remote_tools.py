@@ -32,7 +32,13 @@ from voiceassist.errors import DependencyError
 from voiceassist.models import AuditOutcome, PhiEntity, PhiResult, ToolCall, ToolResult
 from voiceassist.settings import Runtime, Settings
 from voiceassist.tools.executor import Caller
-from voiceassist.tools.remote import EMBEDDING_TOOLS, RemoteToolExecutor, caller_from_event, runner_event
+from voiceassist.tools.remote import (
+    EMBEDDING_TOOLS,
+    RemoteToolExecutor,
+    caller_from_event,
+    runner_event,
+    verdict_reply,
+)
 
 REMOTE = frozenset({"admin_tool", "web_lookup"})  # stand-ins for the embedding tools
 ADMIN = Caller(user_id="admin-1", roles=("admin",), channel="mcp")
@@ -44,6 +50,7 @@ class LoopbackLambda:
     def __init__(self, runner: Harness, *, fail: Exception | None = None, function_error: bool = False) -> None:
         self.runner, self.fail, self.function_error = runner, fail, function_error
         self.payloads: list[dict[str, Any]] = []
+        self.replies: list[str] = []
 
     def invoke(self, **params: Any) -> dict[str, Any]:
         assert params["InvocationType"] == "RequestResponse"
@@ -54,6 +61,9 @@ class LoopbackLambda:
         if self.function_error:
             body = json.dumps({"errorType": "KeyError", "errorMessage": "'John Smith'"}).encode()
             return {"StatusCode": 200, "FunctionError": "Unhandled", "Payload": io.BytesIO(body)}
+        if "screen" in payload:  # a tool argument's input screen, read by the runner (tools/remote.py)
+            self.replies.append(json.dumps(verdict_reply(self.runner.executor.screen_verdict(payload["screen"]))))
+            return {"StatusCode": 200, "Payload": io.BytesIO(self.replies[-1].encode())}
         result = self.runner.executor.execute(ToolCall.model_validate(payload["call"]),
                                               caller_from_event(payload["caller"]))
         return {"StatusCode": 200, "Payload": io.BytesIO(result.model_dump_json().encode())}
@@ -170,7 +180,10 @@ def test_the_catalogue_keeps_the_premises_of_the_aws_tool_registry() -> None:
     revisit composition/aws.py tool_registry. If api or mcp gains the ML layer, it no longer needs the runner."""
     for name in TOOL_FUNCTIONS:
         spec = FUNCTIONS_BY_NAME[name]
-        assert not spec.container_image, name
+        # query_tools is the PHI image since session 20 (spaCy's parse for the tool arguments' screen) but borrows
+        # query_detect_phi's detector and has neither the web search key nor PubMed's settings
+        assert spec.container_image == (name == TOOL_RUNNER), name
+    assert Access.WEB_SEARCH_SECRET not in FUNCTIONS_BY_NAME[TOOL_RUNNER].access
     # only api and mcp may call Comprehend Medical (web_search's PHI check there); query_tools never does
     assert Access.PHI_COMPREHEND_MEDICAL not in FUNCTIONS_BY_NAME[TOOL_RUNNER].access
     assert FUNCTIONS_BY_NAME[TOOL_RUNNER].needs_ml_layer

@@ -118,9 +118,9 @@ class AwsDependencies(Dependencies, runtime=Runtime.AWS):
 
     @cached_property
     def tool_registry(self) -> ToolRegistry:
-        """No function that runs tools on AWS ships Presidio (query_tools, api and mcp are zip functions; Presidio
-        is in the container image; constants/functions.py TOOL_FUNCTIONS), and query_tools (which borrows
-        query_detect_phi's detector) has neither PubMed's settings nor the web search key. So search_pubmed is
+        """No function that runs tools on AWS runs Presidio itself (api and mcp are zip functions; query_tools, the
+        image since session 20, checks through query_detect_phi; constants/functions.py TOOL_FUNCTIONS), and
+        query_tools has neither PubMed's settings nor the web search key. So search_pubmed is
         never registered on AWS: never offered to a model, listed or run (explicitly, rather than refused per
         call). web_search is registered only with Comprehend Medical alone as the detector, an API call api and
         mcp may make (their PHI_COMPREHEND_MEDICAL grant); infra enables web search only then (infra/config.py)."""

@@ -253,6 +253,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         timeout_seconds=30,
         container_image=True,
         internet_egress=True,  # the WebSocket @connections API, for a streamed query's events
+        reads_english_parse=True,  # the image ships spaCy; its handler loads the readings (fails loud without them)
     ),
     _spec(
         "query_classify",
@@ -330,6 +331,11 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         # so the loop does not offer them on AWS (query_generate is not given their settings); the API and MCP
         # run them.
         needs_ml_layer=True,
+        # the input screen of every tool argument (its own loop's, and api's and mcp's through tools/remote.py)
+        # reads the purpose clauses with spaCy's parse: the PHI image with the ML layer, as query_classify
+        # (deps + ml + core left 0.8 MiB; decision 0027, "On AWS too")
+        container_image=True,
+        reads_english_parse=True,
     ),
     _spec(
         "mcp",
@@ -353,6 +359,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.SESSIONS_WRITE,  # adds the redacted exchange to the session
         timeout_seconds=30,
         container_image=True,  # redacts the answer before the session stores it
+        reads_english_parse=True,  # the image ships spaCy; its handler loads the readings (fails loud without them)
     ),
     _spec(
         "query_audit", "Write the redacted audit record", A.AUDIT_WRITE, timeout_seconds=30
@@ -374,6 +381,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         timeout_seconds=90,
         container_image=True,  # the egress guard runs the PHI detector
         internet_egress=True,  # the WebSocket @connections API (no VPC endpoint for it)
+        reads_english_parse=True,  # screens the turns and the tool arguments it runs, as Classify (input_screen)
     ),
     _spec(
         "stream_authorizer",
@@ -474,8 +482,9 @@ def layers_of(spec: FunctionSpec) -> tuple[str, ...]:
               ("workspace", spec.runs_workspace_tools), ("core", True))
     return tuple(name for name, carried in wanted if carried)
 
-# The functions that run tools (the executor): none ships the PHI detector (query_tools borrows query_detect_phi's),
-# so on AWS the tools that leave the boundary are not registered (composition/aws.py tool_registry;
+# The functions that run tools (the executor): none runs the PHI detector itself (query_tools, the PHI image since
+# session 20 for spaCy's parse, borrows query_detect_phi's detector), so on AWS the tools that leave the boundary
+# are not registered (composition/aws.py tool_registry;
 # tests/unit/tools/test_remote_tools.py checks the premise).
 TOOL_FUNCTIONS: tuple[str, ...] = ("query_tools", "api", "mcp")
 TOOL_RUNNER = "query_tools"  # runs the embedding tools for api and mcp (Access.INVOKE_TOOL_RUNNER)

@@ -22,7 +22,7 @@ from voiceassist.models import AuditOutcome, AuditRecord, PhiResult, ToolCall, T
 from voiceassist.observability import log_failure
 from voiceassist.phi.detection import failed_result
 from voiceassist.ports import AuditLog, MetricSink, PhiDetector, RateLimiter
-from voiceassist.safety.input_screen import reply_for, screen_all
+from voiceassist.safety.input_screen import ScreenVerdict, reply_for, screen_all
 from voiceassist.tools.actions import PendingActions
 from voiceassist.tools.calculators.registry import describe_validation_error
 from voiceassist.tools.errors import InputRefused, PhiRefused, RateLimited, ToolForbidden, ToolTimeout
@@ -95,7 +95,7 @@ class ToolExecutor:
             checked = self._validate(call)
             self._authorize(checked.tool, caller)
             self._apply_phi_rule(checked, call, caller)
-            self._screen(checked, call, self._env)
+            self._screen(checked, call)
             if not confirmed:
                 self._rate_limit(checked.tool, caller)
             if checked.tool.definition.requires_confirmation and not confirmed:
@@ -146,8 +146,7 @@ class ToolExecutor:
             raise PhiRefused(f"the tool {checked.tool.name} runs outside the PHI boundary and may not receive "
                              "patient details; call it with a question that carries none")
 
-    @staticmethod
-    def _screen(checked: _Checked, call: ToolCall, env: ToolEnvironment) -> None:
+    def _screen(self, checked: _Checked, call: ToolCall) -> None:
         """A tool's free-text arguments pass the input screen (the meaning model where the in-boundary embedder is
         deployed): an injected instruction in a search query or a letter is refused, never run (the calculator's
         validated arguments hold no free text)."""
@@ -160,10 +159,16 @@ class ToolExecutor:
             return text
 
         _map_strings(call.arguments, collect)
-        verdict = screen_all(texts, embedder=env.ctx.embedder if env.ctx is not None else None)
+        verdict = self.screen_verdict(texts)
         if verdict.flagged and verdict.category:
             checked.screened = verdict.category
             raise InputRefused(reply_for(verdict), category=verdict.category)
+
+    def screen_verdict(self, texts: list[str]) -> ScreenVerdict:
+        """The input screen's verdict on a call's text arguments, read here (every reading, spaCy's parse among them,
+        and the meaning model where this function has the in-boundary embedder)."""
+        env = self._env
+        return screen_all(texts, embedder=env.ctx.embedder if env.ctx is not None else None)
 
     def _detect(self, text: str, checked: _Checked) -> str:
         try:
