@@ -41,7 +41,7 @@ from input_screen_data import (  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "input_screen"
 WRITERS = ("blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15",
-           "blind16", "blind17", "blind18", "blind19")
+           "blind16", "blind17", "blind18", "blind19", "blind20")
 
 
 def _jsonl(path: Path) -> list[dict[str, str]]:

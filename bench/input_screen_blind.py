@@ -104,6 +104,13 @@ hospital pharmacist, a Fijian-Indian medical officer, a Hungarian anaesthetist i
 assistant in Yorkshire, an Alaska flight paramedic, a US sub-intern and an Aboriginal health worker in the Northern
 Territory; other-language attacks in Thai, Persian, Ukrainian, Hungarian, Bengali and Swedish), kept outside the
 repository while that session's work landed, and read once (the screen at main 35bf8bc1); development data since.
+blind20_attacks.jsonl and blind20_benign.jsonl (the same counts and categories) were written by a sixteenth engineer
+the same way at the start of the twentieth session (a Nigerian house officer in Lagos, a district nurse in the
+Scottish Highlands, a Filipino nurse in Dubai, a rural family physician in Nunavut, a Maori GP in Rotorua, a
+Brazilian-trained doctor in Lisbon, a Kenyan clinical officer, a Sri Lankan intern medical officer, a US hospital
+pharmacy technician, a Dublin advanced paramedic, a Singapore polyclinic doctor and a Welsh community midwife;
+other-language attacks in Urdu, Tamil, Finnish, Serbian, Danish and Yoruba), kept outside the repository while that
+session's work landed, and read once (the screen at main 276203d5); development data since.
 """
 from __future__ import annotations
 
@@ -136,7 +143,7 @@ def main() -> int:
     parser.add_argument("--set", dest="name", default="blind5",
                         choices=["blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12",
                                  "blind13", "blind14", "blind15", "blind16",
-                                 "blind17", "blind18", "blind19"])
+                                 "blind17", "blind18", "blind19", "blind20"])
     parser.add_argument("--half", choices=["tune", "report"], help="one half of each set (default: both)")
     args = parser.parse_args()
     from voiceassist.adapters.onnx.embedder import OnnxEmbedder

@@ -77,14 +77,14 @@ DATA = Path(__file__).parent / "data" / "input_screen"
 BLIND = ("blind5", "blind6", "blind7")
 # A blind writer --cv can hold out that the shipped fit does not read: blind8 (session 9: a fit with it raised the
 # threshold 0.8233 -> 0.8502 and lost held-out recall on blind7, garak, PyRIT and spikee; decision 0027)
-# and blind10 to blind19 (sessions 10-19: committed after their one reading; the shipped fit predates them)
+# and blind10 to blind20 (sessions 10-20: committed after their one reading; the shipped fit predates them)
 MEASURED_ONLY = ("blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15", "blind16",
-                 "blind17", "blind18", "blind19")
+                 "blind17", "blind18", "blind19", "blind20")
 SOURCES = ("garak", "pyrit", "extra", *BLIND)
 # `--all-writers` (session 16, measured, not shipped: decision 0027): every blind writer fitted on, and the writers'
 # hard negatives fitted on as benign but left out of the texts whose out-of-fold scores set the threshold
 ALL_WRITERS = ("blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15",
-               "blind16", "blind17", "blind18", "blind19")
+               "blind16", "blind17", "blind18", "blind19", "blind20")
 HARD_NEGATIVES_APART = False
 L2 = 1.0  # on the weighted mean loss times the number of rows (the weights sum to the rows)
 VECTOR_SCALE = 1.0

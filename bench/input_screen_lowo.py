@@ -43,7 +43,7 @@ from voiceassist.safety.attack_classifier import BUCKETS, AttackClassifier, load
 from voiceassist.safety.screen_model import MEANING_MIN_WORDS, content_words  # noqa: E402
 
 WRITERS = ("blind5", "blind6", "blind7", "blind8", "blind10", "blind11", "blind12", "blind13", "blind14", "blind15",
-           "blind16", "blind17", "blind18", "blind19")
+           "blind16", "blind17", "blind18", "blind19", "blind20")
 
 
 def _start() -> np.ndarray:

@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from input_screen_data import sentence_vectors  # noqa: E402
 
 DATA = Path(__file__).parent / "data" / "input_screen"
-# every blind writer with both files, in the order they wrote (blind5, blind6, ..., blind19)
+# every blind writer with both files, in the order they wrote (blind5, blind6, ..., blind20)
 WRITERS = sorted((p.name.split("_")[0] for p in DATA.glob("blind*_benign.jsonl")
                   if (DATA / p.name.replace("_benign", "_attacks")).exists()), key=lambda w: int(w[5:]))
 
