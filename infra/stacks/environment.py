@@ -161,13 +161,14 @@ def workspace_environment(spec: FunctionSpec, config: EnvironmentConfig, secrets
 
 def tool_runner_environment(spec: FunctionSpec, runner: lambda_.IFunction, detector: lambda_.IFunction
                             ) -> dict[str, str]:
-    """The functions a tool function invokes, by name: query_tools (api and mcp run the embedding tools there),
-    query_detect_phi (query_tools checks tool arguments there)."""
+    """The functions a tool function invokes, by the ARN its grant covers: query_tools (api and mcp run the embedding
+    tools there), query_detect_phi (query_tools checks tool arguments there); each the warm `live` alias's ARN where
+    the environment keeps one (provisioned concurrency), else the function's."""
     environment: dict[str, str] = {}
     if Access.INVOKE_TOOL_RUNNER in spec.access:
-        environment[ENV_TOOL_RUNNER_FUNCTION] = runner.function_name
+        environment[ENV_TOOL_RUNNER_FUNCTION] = runner.function_arn
     if Access.INVOKE_PHI_DETECTOR in spec.access:
-        environment[ENV_PHI_DETECTOR_FUNCTION] = detector.function_name
+        environment[ENV_PHI_DETECTOR_FUNCTION] = detector.function_arn
     return environment
 
 

@@ -35,8 +35,10 @@ class GrantTargets:
     query: sfn.StateMachine
     websocket_api: apigwv2.WebSocketApi
     websocket_stage: str
-    tool_runner: lambda_.IFunction  # the query_tools function (constants/functions.py TOOL_RUNNER)
-    phi_detector: lambda_.IFunction  # the query_detect_phi function (constants/functions.py PHI_DETECTOR_FUNCTION)
+    # query_tools (constants/functions.py TOOL_RUNNER), query_detect_phi (PHI_DETECTOR_FUNCTION): each its warm
+    # `live` alias where the environment keeps one, else the function
+    tool_runner: lambda_.IFunction
+    phi_detector: lambda_.IFunction
     cost_alerts: sns.ITopic  # the operators' cost alerts (infra/constructs/cost_alerts.py)
 
 
@@ -254,7 +256,9 @@ _GRANTS: dict[Access, Callable[[lambda_.Function, GrantTargets], None]] = {
     Access.PHI_COMPREHEND_MEDICAL: _comprehend_medical,
     Access.WORKSPACE_ACCOUNTS: _workspace_accounts,
     Access.WEB_SEARCH_SECRET: _web_search_secret,
-    # lambda:InvokeFunction on the query_tools function's ARN (and its versions), nothing else
+    # lambda:InvokeFunction on what the caller's environment variable names, nothing else: the `live` alias's ARN
+    # alone where it exists (a grant on the alias covers that qualified ARN only), else the function's ARN and its
+    # qualified forms (CDK grants both)
     Access.INVOKE_TOOL_RUNNER: lambda fn, t: t.tool_runner.grant_invoke(fn),
     Access.INVOKE_PHI_DETECTOR: lambda fn, t: t.phi_detector.grant_invoke(fn),
     Access.METRICS_READ: _metrics_read,

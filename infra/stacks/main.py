@@ -118,12 +118,14 @@ class MainStack(Stack):
             )
             for name in sorted(ASYNC_FUNCTIONS)
         }
+        # what another caller invokes: the warm `live` alias where the environment keeps one, else the function
+        invoked = {**functions, **factory.aliases}
         self.pipelines = Pipelines(
             self,
             "Pipelines",
             config=config,
             statemachines_dir=paths.statemachines_dir,
-            functions={**functions, **factory.aliases},
+            functions=invoked,
             key=self.key,
             removal_policy=removal_policy,
         )
@@ -180,8 +182,8 @@ class MainStack(Stack):
             query=self.pipelines.query,
             websocket_api=self.api.websocket_api,
             websocket_stage=WEBSOCKET_STAGE,
-            tool_runner=functions[TOOL_RUNNER],
-            phi_detector=functions[PHI_DETECTOR_FUNCTION],
+            tool_runner=invoked[TOOL_RUNNER],
+            phi_detector=invoked[PHI_DETECTOR_FUNCTION],
             cost_alerts=CostAlerts(self, "CostAlerts", config=config, key=self.key).topic,
         )
         functions["api"].add_environment(ENV_CORS_ORIGINS, ",".join(cors_origins))
@@ -198,7 +200,7 @@ class MainStack(Stack):
             extra = {**starter_environment(spec, self.pipelines), **pubmed_environment(spec, config, self.secrets),
                      **workspace_environment(spec, config, self.secrets),
                      **voice_environment(spec, config, self.storage),
-                     **tool_runner_environment(spec, functions[TOOL_RUNNER], functions[PHI_DETECTOR_FUNCTION]),
+                     **tool_runner_environment(spec, invoked[TOOL_RUNNER], invoked[PHI_DETECTOR_FUNCTION]),
                      **({ENV_ALERTS_TOPIC_ARN: targets.cost_alerts.topic_arn} if Access.COST_ALERTS in spec.access
                         else {})}
             for name, value in extra.items():

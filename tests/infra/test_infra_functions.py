@@ -126,30 +126,65 @@ def test_a_schedule_runs_the_ingest_reconciler_with_a_dead_letter_queue(synthesi
     assert {"s3:List*", "s3:GetObject*", "states:StartExecution", "dynamodb:PutItem"} <= actions
 
 
-def test_function_roles_invoke_only_the_tool_runner_and_the_phi_detector_function(synthesized: Synthesized) -> None:
-    """api and mcp may invoke query_tools (the remote tool runner), query_tools may invoke query_detect_phi (its
-    tool arguments' PHI check), each by that function's ARN alone, and each knows the function's name."""
-    template = synthesized.main("dev")
-    functions = app_functions(synthesized, "dev")
-    ids = {name: next(k for k, v in resources(template, "AWS::Lambda::Function").items() if v == functions[name])
-           for name in (TOOL_RUNNER, PHI_DETECTOR_FUNCTION)}
-    invoked: dict[str, set[str]] = {}
+def _invoke_grants(template: dict, functions: dict[str, dict]) -> dict[str, list[list]]:
+    """Function name -> the Resource lists of its role's lambda:InvokeFunction statements."""
+    grants: dict[str, list[list]] = {}
     for name, props in functions.items():
         role = props["Role"]["Fn::GetAtt"][0]
         policies = [p for p in resources(template, "AWS::IAM::Policy").values() if {"Ref": role} in p["Roles"]]
         for statement in (s for p in policies for s in p["PolicyDocument"]["Statement"]):
             actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
             if "lambda:InvokeFunction" in actions:
-                targets = allowed_targets(statement)
-                (target,) = {t for t, i in ids.items() if all(i in str(r) for r in targets)}
-                invoked.setdefault(name, set()).add(target)
+                grants.setdefault(name, []).append(allowed_targets(statement))
+    return grants
+
+
+CALLED = {"api": TOOL_RUNNER, "mcp": TOOL_RUNNER, TOOL_RUNNER: PHI_DETECTOR_FUNCTION}
+CALLED_BY_VARIABLE = {TOOL_RUNNER: ENV_TOOL_RUNNER_FUNCTION, PHI_DETECTOR_FUNCTION: ENV_PHI_DETECTOR_FUNCTION}
+
+
+def test_function_roles_invoke_only_the_tool_runner_and_the_phi_detector_function(synthesized: Synthesized) -> None:
+    """Without provisioned concurrency (dev: no alias): api and mcp may invoke query_tools, query_tools may invoke
+    query_detect_phi, each by that function's ARN (and its qualified forms) alone, and each knows that ARN."""
+    template = synthesized.main("dev")
+    assert resources(template, "AWS::Lambda::Alias") == {}
+    functions = app_functions(synthesized, "dev")
+    ids = {name: next(k for k, v in resources(template, "AWS::Lambda::Function").items() if v == functions[name])
+           for name in (TOOL_RUNNER, PHI_DETECTOR_FUNCTION)}
+    grants = _invoke_grants(template, functions)
+    assert set(grants) == set(CALLED)
+    for name, props in functions.items():
         variables = props["Environment"]["Variables"]
-        assert (ENV_TOOL_RUNNER_FUNCTION in variables) is (TOOL_RUNNER in invoked.get(name, set())), name
-        assert (ENV_PHI_DETECTOR_FUNCTION in variables) is (PHI_DETECTOR_FUNCTION in invoked.get(name, set())), name
-    assert invoked == {"api": {TOOL_RUNNER}, "mcp": {TOOL_RUNNER}, TOOL_RUNNER: {PHI_DETECTOR_FUNCTION}}
-    assert functions["api"]["Environment"]["Variables"][ENV_TOOL_RUNNER_FUNCTION] == {"Ref": ids[TOOL_RUNNER]}
-    tools_env = functions[TOOL_RUNNER]["Environment"]["Variables"]
-    assert tools_env[ENV_PHI_DETECTOR_FUNCTION] == {"Ref": ids[PHI_DETECTOR_FUNCTION]}
+        called = CALLED.get(name)
+        assert {v for v in CALLED_BY_VARIABLE.values() if v in variables} == (
+            {CALLED_BY_VARIABLE[called]} if called else set()), name
+        if called is None:
+            continue
+        (targets,) = grants[name]
+        assert all(ids[called] in str(t) for t in targets) and len(targets) == 2, name
+        assert variables[CALLED_BY_VARIABLE[called]] == {"Fn::GetAtt": [ids[called], "Arn"]}, name
+
+
+def test_calls_between_functions_go_through_the_warm_alias_where_one_exists(synthesized: Synthesized) -> None:
+    """With provisioned concurrency (prod): api and mcp call query_tools, query_tools calls query_detect_phi, each
+    through the `live` alias the workflow calls: the variable carries the alias's ARN and the grant names that ARN
+    alone (a grant on the unqualified function would not cover the qualified invoke, and none is left to reach the
+    unprovisioned $LATEST)."""
+    template = synthesized.main("prod")
+    functions = app_functions(synthesized, "prod")
+    aliases = resources(template, "AWS::Lambda::Alias")
+    ids = {name: next(k for k, v in resources(template, "AWS::Lambda::Function").items() if v == functions[name])
+           for name in (TOOL_RUNNER, PHI_DETECTOR_FUNCTION)}
+    alias_of = {name: next(k for k, a in aliases.items() if a["FunctionName"] == {"Ref": ids[name]})
+                for name in ids}
+    assert all(aliases[a]["Name"] == "live" and "ProvisionedConcurrencyConfig" in aliases[a]
+               for a in alias_of.values())
+    grants = _invoke_grants(template, functions)
+    assert set(grants) == set(CALLED)
+    for name, called in CALLED.items():
+        assert grants[name] == [[{"Ref": alias_of[called]}]], name
+        variables = functions[name]["Environment"]["Variables"]
+        assert variables[CALLED_BY_VARIABLE[called]] == {"Ref": alias_of[called]}, name
 
 
 def test_the_tool_runner_is_reached_over_a_lambda_interface_endpoint(synthesized: Synthesized) -> None:

@@ -15,7 +15,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 from botocore.response import StreamingBody
-from botocore.stub import Stubber
+from botocore.stub import ANY, Stubber
 
 from tests.unit.tools.executor_fixtures import Harness, RuleDetector, build
 from voiceassist.adapters.aws.lambda_phi_detector import LambdaPhiDetector
@@ -251,3 +251,25 @@ def test_on_aws_web_search_is_registered_only_where_api_and_mcp_can_check_its_ar
     assert "web_search" in names[PhiDetectorKind.COMPREHEND_MEDICAL]
     assert "web_search" not in names[PhiDetectorKind.PRESIDIO] | names[PhiDetectorKind.BOTH]
     assert not any("search_pubmed" in found for found in names.values())  # no NCBI settings in these functions
+
+
+def test_both_adapters_send_the_qualified_alias_arn_they_are_given_as_the_function_name() -> None:
+    """In an environment with provisioned concurrency the variables carry the `live` alias's ARN (infra/stacks/
+    environment.py): the invoke names it whole, so the call reaches the warm alias and its grant covers it."""
+    client = boto3.client("lambda", region_name="us-east-1", aws_access_key_id="testing",
+                          aws_secret_access_key="testing")
+    arn = "arn:aws:lambda:us-east-1:123456789012:function:pk-query-{}:live"
+    call = ToolCall(call_id="call_1", name="search_knowledge_base", arguments={"query": "warfarin"})
+    caller = Caller(user_id="clinician-1", channel="mcp")
+    answer = ToolResult(name=call.name, call_id="call_1", ok=True, content="(1) Warfarin: ...")
+    clean = PhiResult(contains_phi=False, redacted_text="warfarin", entities=[])
+    with Stubber(client) as stub:
+        stub.add_response("invoke", _invoke_reply(answer.model_dump(mode="json")),
+                          {"FunctionName": arn.format("tools"), "InvocationType": "RequestResponse",
+                           "Payload": json.dumps(runner_event(call, caller)).encode()})
+        stub.add_response("invoke", _invoke_reply({"user_id": "tool-arguments", "phi": clean.model_dump(mode="json")}),
+                          {"FunctionName": arn.format("detect-phi"), "InvocationType": "RequestResponse",
+                           "Payload": ANY})
+        assert LambdaToolRunner(arn.format("tools"), client=client).run(call, caller).content == "(1) Warfarin: ..."
+        assert LambdaPhiDetector(arn.format("detect-phi"), client=client).detect("warfarin") == clean
+        stub.assert_no_pending_responses()
