@@ -16,9 +16,10 @@ import pytest
 from voiceassist.safety.code_switching import code_switched_kinds
 from voiceassist.safety.decoding import pig_latin
 from voiceassist.safety.extraction_shapes import extraction_shape_kinds
-from voiceassist.safety.input_screen import _pattern_kinds, screen_text
+from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.jailbreak_shapes import jailbreak_shape_kinds
 from voiceassist.safety.obfuscation import normal_forms
+from voiceassist.safety.screen_patterns import _pattern_kinds
 from voiceassist.safety.session_shapes import session_shape_kinds
 from voiceassist.safety.signals import signal_kinds
 

@@ -1,5 +1,5 @@
 """Clinical questions the screen refused on main at aaebe1ac, read as classes (session 18, fp18; decision 0027): a
-clinician's practice asked of a named thing (act_reader.practice_asked) is care, as an act on a patient is: a
+clinician's practice asked of a named thing (clinical_practice.practice_asked) is care, as an act on a patient is: a
 conversation led (break the news, have a DNACPR discussion), a drug's dose titrated, a named clinical tool applied,
 information shared with a safeguarding agency (HM Government, "Information sharing", 2018/2024). Every sentence was
 written for these tests (none is in bench/data/input_screen); the harmful requests in the same words stay flagged.
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from tests.support.sentence_vectors import sentence_vector
-from voiceassist.safety.act_reader import practice_asked
+from voiceassist.safety.clinical_practice import practice_asked
 from voiceassist.safety.input_screen import screen_text
 
 

@@ -12,10 +12,11 @@ from typing import Any
 import pytest
 
 from tests.support.sentence_vectors import sentence_vector
-from voiceassist.safety.act_reader import harm_act, tampered
+from voiceassist.safety.act_harm import harm_act
 from voiceassist.safety.crosslingual import crosslingual_kinds
-from voiceassist.safety.harm_goal import self_harm_disclosed
 from voiceassist.safety.input_screen import screen_text
+from voiceassist.safety.self_harm_disclosure import self_harm_disclosed
+from voiceassist.safety.tampering import tampered
 
 
 def _screened(text: str, embedder: Any) -> Any:

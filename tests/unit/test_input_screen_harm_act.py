@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.support.sentence_vectors import sentence_vector
-from voiceassist.safety.act_reader import harm_act
+from voiceassist.safety.act_harm import harm_act
 from voiceassist.safety.input_screen import screen_text
 
 

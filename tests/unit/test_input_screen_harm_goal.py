@@ -10,13 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from voiceassist.safety.harm_goal import (
-    OUTCOMES_FILE,
-    concealed_act_sought,
-    harm_goal_kinds,
-    harm_sought,
-    outcome_words,
-)
+from voiceassist.safety.concealed_act import concealed_act_sought
+from voiceassist.safety.harm_goal import harm_goal_kinds, harm_sought
+from voiceassist.safety.harm_lexicon import OUTCOMES_FILE, outcome_words
 from voiceassist.safety.harm_shapes import harm_shape_kinds
 from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.languages import harm_kinds

@@ -1,8 +1,8 @@
 """A drug started, switched or stopped on "someone" (session 19, fix20; decision 0027): the prescriber's patient, read
-by safety/prescribing.py as care_act's patient and as act_reader.practice_asked's fifth practice, in the spoken register
-with its fillers ("okay so", "like") and no question mark. Every sentence was written for these tests; on main at
-e4d1bd6e four of the eight clinical questions were refused (the meaning model's or the classifier's flag alone), and
-the harmful requests in the same words stay flagged.
+by safety/prescribing.py as care_act's patient and as clinical_practice.practice_asked's fifth practice, in the spoken
+register with its fillers ("okay so", "like") and no question mark. Every sentence was written for these tests; on main
+at e4d1bd6e four of the eight clinical questions were refused (the meaning model's or the classifier's flag alone),
+and the harmful requests in the same words stay flagged.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from tests.support.sentence_vectors import sentence_vector
-from voiceassist.safety.act_reader import care_act, practice_asked
+from voiceassist.safety.act_reader import care_act
+from voiceassist.safety.clinical_practice import practice_asked
 from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.prescribing import anyone_as_patient, prescribed
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.sentence_vectors import sentence_vector
-from voiceassist.safety.act_reader import harm_act
+from voiceassist.safety.act_harm import harm_act
 from voiceassist.safety.care_frames import lawful_process_asked, protection_asked
 from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.signals import signal_kinds

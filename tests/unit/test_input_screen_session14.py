@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from tests.support.sentence_vectors import sentence_vector
-from voiceassist.safety.harm_goal import attributed_blameless, death_made_certain, harm_goal_kinds, outcome_words
+from voiceassist.safety.harm_goal import attributed_blameless, death_made_certain, harm_goal_kinds
+from voiceassist.safety.harm_lexicon import outcome_words
 from voiceassist.safety.input_screen import screen_text
 
 

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from voiceassist.safety.input_screen import _pattern_kinds, screen_text
+from voiceassist.safety.input_screen import screen_text
 from voiceassist.safety.obfuscation import normal_forms
 from voiceassist.safety.pasted_orders import VERBS_FILE, machine_ordered, verbs
+from voiceassist.safety.screen_patterns import _pattern_kinds
 
 
 def _kinds(text: str) -> set[str]:

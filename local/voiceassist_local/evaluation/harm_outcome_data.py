@@ -55,7 +55,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from voiceassist.safety.harm_goal import OUTCOMES_FILE
+from voiceassist.safety.harm_lexicon import OUTCOMES_FILE
 from voiceassist_local.evaluation.setting_data import wordnet_synsets
 
 WORDNET = Path("/usr/share/wordnet")

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from voiceassist.safety.harm_goal import harm_named_unconditioned
+from voiceassist.safety.harm_request import harm_named_unconditioned
 
 # The clinician's acts (the encounter's and the safeguarding duties), as verbs or their -ing forms: those that take
 # "for" (screening: "screen her for abuse"; "approach a child for abuse" is grooming), those that take "with"

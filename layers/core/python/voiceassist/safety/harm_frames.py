@@ -18,7 +18,7 @@ time; the readings here take the kind's frame, whatever fills it:
   negated act of living) in a person described as having no indication for the drug, "a healthy person", "an otherwise
   well adult", "a non-diabetic": the harm is then the drug's only effect, as in a poisoning. "What dose would be
   fatal in a healthy adult" asks a threshold and passes: the harm must be made ("make them collapse", "cause ...",
-  "enough to ..."), as `harm_goal.goal_outcome` reads a governed outcome, with a verb of making or causing.
+  "enough to ..."), as `harm_request.goal_outcome` reads a governed outcome, with a verb of making or causing.
 
 The outcome words are harm_goal's WordNet 3.0 lexicon (`_data/safety/harm_outcomes.tsv`); the frame words (look,
 seem, appear: WordNet 3.0 look.v.02 "give a certain impression"; make.v.02 "cause to be"; healthy.a.01, well.a.01)
@@ -30,13 +30,8 @@ from __future__ import annotations
 import re
 
 from voiceassist.safety.covert_harm import covert_harm_kinds
-from voiceassist.safety.harm_goal import (
-    goal_outcome,
-    ingestion_reported,
-    names_a_person,
-    outcome_kind,
-    tokens_of,
-)
+from voiceassist.safety.harm_lexicon import names_a_person, outcome_kind, tokens_of
+from voiceassist.safety.harm_request import goal_outcome, ingestion_reported
 from voiceassist.safety.signals import HARMFUL, SELF_HARM
 
 _SENTENCE = re.compile(r"[^.?!\n]+")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from voiceassist.safety.harm_goal import names_harm
+from voiceassist.safety.harm_lexicon import names_harm
 from voiceassist.safety.signals import HARMFUL
 
 _SENTENCE = re.compile(r"[^.?!\n]+")

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from voiceassist.safety.harm_goal import names_harm
+from voiceassist.safety.harm_lexicon import names_harm
 from voiceassist.safety.signals import JAILBREAK
 
 _RELATIVE = (r"(?:grand(?:mother|ma|mom|mum|father|pa|dad)|grandad|grampa|gran|granny|nan|nana|nanna|mother|mum|mom"
@@ -106,7 +106,7 @@ JAILBREAK_SHAPES: dict[str, re.Pattern[str]] = {
 #   whose act is one against a person, a medicine or a record that no outcome names (tamper, divert, sabotage,
 #   poison, falsify, forge, smuggle: the HarmBench and garak "illegal activity" behaviours), or is hidden ("without it
 #   showing", "so it looks like", "undetected", "no trace"), or gives a person a lethal outcome of the harm lexicon
-#   (harm_goal.names_harm: WordNet's "lethal", "fatal"); a carer's verb after "how to" (treat, recognise, reverse)
+#   (harm_lexicon.names_harm: WordNet's "lethal", "fatal"); a carer's verb after "how to" (treat, recognise, reverse)
 #   asks for care; or
 # - persona_without_ethics: the persona defined by having no ethics ("a doctor without any ethical rules", "a
 #   pharmacist with no morals"): the ethics, morals, scruples or conscience, or rules and limits called ethical or

