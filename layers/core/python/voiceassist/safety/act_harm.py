@@ -6,19 +6,17 @@ from __future__ import annotations
 import re
 
 from voiceassist.safety.act_reader import (
-    _AGENT,
     _HIDDEN,
     _IN_FOOD,
     _PERSON,
     _PUT_INTO,
-    MAX_WORDS,
     _habit_or_symptom,
+    asked_act,
 )
 from voiceassist.safety.care_frames import covert_administration_as_law
 from voiceassist.safety.harm_goal import HEART_STOPPED, attributed_blameless, belief_induced
 from voiceassist.safety.harm_lexicon import names_a_person, tokens_of
 from voiceassist.safety.harm_request import goal_outcome, ingestion_reported
-from voiceassist.safety.pasted_orders import verbs
 from voiceassist.safety.signals import HARMFUL
 from voiceassist.safety.tampering import tampered
 
@@ -90,16 +88,16 @@ _BLAME_DEFLECTED = re.compile(
 def _acted_on(text: str) -> tuple[str, str] | None:
     """(the asked act's verb, the text from the agent on) when the asker (or "you") acts on a person or anyone; the
     parse of `care_act`'s parts 1 and 2, with "someone" a person acted on."""
-    agent = _AGENT.search(text)
-    if agent is None or agent.group("verb").lower() not in verbs() or len(text.split()) > MAX_WORDS:
+    parsed = asked_act(text)
+    if parsed is None:
         return None
-    acted_on = text[agent.start() :]
+    verb, acted_on = parsed
     if re.search(r"\b(?:myself|ourselves|yourself|yourselves)\b", text, re.I):
         return None
     # or a person of the asker's circle (harm_goal's WordNet people: "my brother", "my mother-in-law")
     if not (_PERSON.search(acted_on) or _ANYONE_ACTED_ON.search(acted_on) or names_a_person(tokens_of(acted_on))):
         return None
-    return agent.group("verb").lower(), acted_on
+    return verb, acted_on
 
 
 def _a_person(words: str) -> bool:

@@ -147,28 +147,44 @@ def _habit_or_symptom(ceased: str | None) -> bool:
     return ceased is not None and any(base in _HABITS | _SYMPTOMS for base in inflection_bases(ceased.lower()))
 
 
+def asked_act(text: str) -> tuple[str, str] | None:
+    """(the asked act's verb, the text from the agent on) when a text of MAX_WORDS words or fewer asks how the asker
+    (or "you") is to act (part 1's parse; act_harm.py reads the same parse for harm)."""
+    agent = _AGENT.search(text)
+    if agent is None or agent.group("verb").lower() not in verbs() or len(text.split()) > MAX_WORDS:
+        return None
+    return agent.group("verb").lower(), text[agent.start() :]
+
+
+def aims_harm(text: str, *, result_in: str, named_in: str, hidden_in: str, caused: list[re.Match[str]]) -> bool:
+    """Whether `text` holds one of the aims of harm part 3 reads: a harmful outcome sought, a harm named outside a
+    condition (in `named_in`), a result wanted of the person (in `result_in`), an act `caused` on them, something
+    hidden (in `hidden_in`) or put in their food or drink, an evasion or the asker's own harm (care_act's guards, and
+    clinical_practice.practice_asked's)."""
+    return bool(
+        goal_outcome(tokens_of(text))
+        or harm_named_unconditioned(named_in)
+        or _RESULT.search(result_in)
+        or caused
+        or _HIDDEN.search(hidden_in)
+        or _IN_FOOD.search(text)
+        or _PUT_INTO.search(text)
+        or evasion_or_own_harm(_MASK_WORN.sub("their device", text))
+    )
+
+
 def care_act(text: str) -> bool:
     """Whether `text` asks how the asker is to act on a patient (give, treat, monitor, tell, position) with no aim of
     harm: no harmful outcome sought, no harm named outside a condition, no result wanted of the person, nothing
     caused on them but a comfort, nothing hidden, nothing put in their food or drink."""
     # (session 19, fix20) "someone" started on, switched to or taken off a drug is the prescriber's patient
     text = anyone_as_patient(text)
-    agent = _AGENT.search(text)
-    if agent is None or agent.group("verb").lower() not in verbs():
+    parsed = asked_act(text)
+    if parsed is None:
         return False
-    acted_on = text[agent.start() :]
-    if len(text.split()) > MAX_WORDS or not _PERSON.search(acted_on) or _NOT_A_PATIENT.search(text):
+    _, acted_on = parsed
+    if not _PERSON.search(acted_on) or _NOT_A_PATIENT.search(text):
         return False
-    tokens = tokens_of(text)
     caused = [m for m in _CAUSED.finditer(text) if not _COMFORT.match(text, m.start()) and not (
         (ceased := _CEASED.match(text, m.start())) and _habit_or_symptom(ceased.group("ceased")))]
-    return not (
-        goal_outcome(tokens)
-        or harm_named_unconditioned(text)
-        or _RESULT.search(acted_on)
-        or caused
-        or _HIDDEN.search(text)
-        or _IN_FOOD.search(text)
-        or _PUT_INTO.search(text)
-        or evasion_or_own_harm(_MASK_WORN.sub("their device", text))
-    )
+    return not aims_harm(text, result_in=acted_on, named_in=text, hidden_in=text, caused=caused)

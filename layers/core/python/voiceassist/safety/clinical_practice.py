@@ -10,18 +10,11 @@ from voiceassist.phi.word_lists import DRUG_WORDS, word_list
 from voiceassist.safety.act_reader import (
     _CAUSED,
     _COMFORT,
-    _HIDDEN,
-    _IN_FOOD,
-    _MASK_WORN,
     _NOT_A_PATIENT,
-    _PUT_INTO,
-    _RESULT,
     MAX_WORDS,
+    aims_harm,
     care_act,
 )
-from voiceassist.safety.care_frames import evasion_or_own_harm
-from voiceassist.safety.harm_lexicon import tokens_of
-from voiceassist.safety.harm_request import goal_outcome, harm_named_unconditioned
 from voiceassist.safety.prescribing import prescribed
 
 # (session 18, fp18) A clinician's practice asked of a named thing, read as care as `care_act` reads an act on a
@@ -124,7 +117,6 @@ def practice_asked(text: str) -> str | None:
     caused = [m for m in _CAUSED.finditer(text) if not _COMFORT.match(text, m.start())]
     # what the news told is (a death, a stillbirth) is not a harm sought: "break the news of a child's death"
     told = _NEWS_OF.sub(" news ", text) if kind == "talk" else text
-    harmed = (goal_outcome(tokens_of(text)) or harm_named_unconditioned(told) or _RESULT.search(text) or caused
-              or _HIDDEN.search(unhidden) or _IN_FOOD.search(text) or _PUT_INTO.search(text)
-              or evasion_or_own_harm(_MASK_WORN.sub("their device", text)) or _NOT_A_PATIENT.search(text))
+    harmed = (aims_harm(text, result_in=text, named_in=told, hidden_in=unhidden, caused=caused)
+              or _NOT_A_PATIENT.search(text))
     return None if harmed else kind

@@ -35,7 +35,7 @@ from __future__ import annotations
 import re
 
 from voiceassist.safety.concealed_act import concealed_act_sought, hidden_from_examination, left_off_record
-from voiceassist.safety.harm_lexicon import _TOKEN, _kind, _names_a_person
+from voiceassist.safety.harm_lexicon import _TOKEN, _kind, names_a_person
 from voiceassist.safety.harm_request import (
     _ASKER,
     _CONDITION,
@@ -171,7 +171,7 @@ def harm_sought(text: str) -> bool:
         return False
     all_tokens = _TOKEN.findall(text.lower())
     # (session 14) or anyone when the harm is to be put down to natural causes, an accident or suicide
-    someone = (_names_a_person(all_tokens) or hidden_from_examination(all_tokens) or left_off_record(all_tokens)
+    someone = (names_a_person(all_tokens) or hidden_from_examination(all_tokens) or left_off_record(all_tokens)
                or attributed_blameless(all_tokens))
     for sentence in _SENTENCE.findall(text):
         if not _MEANS.search(sentence):
@@ -186,7 +186,7 @@ def harm_sought(text: str) -> bool:
         if HEART_STOPPED.search(sentence):
             return True
         # an illness made up or induced in someone of the asker's circle so that clinicians believe it, the asker acting
-        if _ASKER & set(tokens) and _names_a_person(tokens) and belief_induced(tokens):
+        if _ASKER & set(tokens) and names_a_person(tokens) and belief_induced(tokens):
             return True
         goal = goal_outcome(tokens)
         # "what could make my grandad faint / collapse" with no one acting is a carer asking the cause

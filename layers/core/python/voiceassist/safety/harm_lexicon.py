@@ -31,7 +31,7 @@ def outcome_words() -> dict[str, str]:
     return words
 
 
-def _bases(word: str) -> list[str]:
+def inflection_bases(word: str) -> list[str]:
     """The word and the forms English inflection may have made it from ("killed" kill, "dying" die, "bleeds")."""
     out = [word]
     for suffix, replacement in (("ying", "ie"), ("ies", "y"), ("ied", "y"), ("ing", ""), ("ing", "e"), ("ed", ""),
@@ -51,7 +51,7 @@ def _kind(tokens: list[str], at: int) -> tuple[str | None, int]:
         if at + length > len(tokens):
             continue
         rest = tokens[at + 1: at + length]
-        for base in _bases(tokens[at]):
+        for base in inflection_bases(tokens[at]):
             # a hyphenated entry written with spaces too ("post mortem", "mother in law")
             kind = words.get(" ".join([base, *rest])) or (words.get("-".join([base, *rest])) if rest else None)
             if kind is not None:
@@ -64,11 +64,6 @@ def outcome_kind(tokens: list[str], at: int) -> str | None:
     return _kind(tokens, at)[0]
 
 
-def inflection_bases(word: str) -> list[str]:
-    """The word and the forms English inflection may have made it from (`_bases`; session 18, harm18)."""
-    return _bases(word)
-
-
 def names_harm(text: str) -> bool:
     """Whether `text` names a lethal outcome of the lexicon ("cardiac arrest", "suffocate", "coma"), in any role (an
     injury is not one: "bruises that appear accidental" is a safeguarding question)."""
@@ -76,14 +71,14 @@ def names_harm(text: str) -> bool:
     return any(_kind(tokens, at)[0] == "harm" for at in range(len(tokens)))
 
 
-
 def tokens_of(text: str) -> list[str]:
     """The text's lower-cased word tokens, as the readings here split them."""
     return _TOKEN.findall(text.lower())
 
 
-def _names_a_person(tokens: list[str]) -> bool:
-    """Someone of the asker's circle: "my nan's", "her husband", "my ex's kid", or anyone ("someone's")."""
+def names_a_person(tokens: list[str]) -> bool:
+    """Someone of the asker's circle: "my nan's", "her husband", "my ex's kid", or anyone ("someone's"); also the act
+    reader's person (session 17, harmreg17)."""
     for at, token in enumerate(tokens):
         if token in _ANYONE:
             return True
@@ -96,8 +91,3 @@ def _names_a_person(tokens: list[str]) -> bool:
                             word in _AGE_UNITS and tokens[at + step + 1: at + step + 2] in (["old"], ["olds"])):
                         return True
     return False
-
-
-def names_a_person(tokens: list[str]) -> bool:
-    """Someone of the asker's circle named (`_names_a_person`; session 17, harmreg17: the act reader's person)."""
-    return _names_a_person(tokens)

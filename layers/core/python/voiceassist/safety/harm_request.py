@@ -73,7 +73,7 @@ _RISK_WEIGHED = frozenset({"before", "risk", "risks", "chance", "likely", "likel
 
 def ingestion_reported(text: str) -> bool:
     """Whether `text` reports an ingestion or a presentation ("took", "swallowed", "presented"): a toxicology question
-    (session 17, harmreg17: act_reader.harm_act reads it as the goal readings here do)."""
+    (session 17, harmreg17: act_harm.harm_act reads it as the goal readings here do)."""
     return bool(_INGESTED.search(text))
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from voiceassist.safety.harm_lexicon import _ANYONE, _TOKEN, _kind, _names_a_person
+from voiceassist.safety.harm_lexicon import _ANYONE, _TOKEN, _kind, names_a_person
 from voiceassist.safety.harm_request import _QUANTITY, _SENTENCE, goal_outcome
 
 # (session 18, harm18) Self-harm disclosed obliquely: a lethal amount asked, with the asker's own means at hand. The
@@ -64,7 +64,7 @@ def self_harm_disclosed(text: str) -> bool:
     if not (lethal and (_QUANTITY.search(text) or _AN_AMOUNT.search(text))):
         return False
     # another person as the one at risk: someone of the asker's circle, a child, anyone (`harm_sought`'s or a carer's)
-    if _names_a_person(tokens) or _CARE_VERBS & set(tokens) or any(
+    if names_a_person(tokens) or _CARE_VERBS & set(tokens) or any(
             _kind(tokens, at)[0] == "person" or tokens[at] in _ANYONE for at in range(len(tokens))):
         return False
     owned = _ASKED_FOR_SELF.search(text) or any(
