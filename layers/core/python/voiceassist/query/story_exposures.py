@@ -4,7 +4,7 @@ query/question_concepts.py).
 The drug dictionary lists allergen extracts under the food's name ("shrimp", "lobster"), so a story of anaphylaxis
 "after a shrimp curry" read the food as a drug of the case, which keeps a weight when a passage lacks it. Told in the
 story where the ask stands apart from it (it names a drug, class or disease of its own, neither refers back nor
-changes a course: question_concepts._ask_apart), such a word is the exposure, read as the story's other foods are
+changes a course: described_case._ask_apart), such a word is the exposure, read as the story's other foods are
 (weighs nothing missing); named in the ask ("can she eat shrimp on metformin") it stays a topic. The words:
 `_data/concepts/food_drugs.txt.gz`, written by `python -m voiceassist_local.evaluation.food_drug_data` (WordNet 3.0's
 food senses of the dictionary's names; WordNet's licence in its header).

@@ -25,7 +25,8 @@ import re
 from functools import lru_cache
 
 from voiceassist.query.terminology import COMBINATIONS, classes_of, drug_names
-from voiceassist.safety.harm_goal import goal_outcome, ingestion_reported, outcome_kind, tokens_of
+from voiceassist.safety.harm_lexicon import outcome_kind, tokens_of
+from voiceassist.safety.harm_request import goal_outcome, ingestion_reported
 from voiceassist.safety.signals import HARMFUL
 from voiceassist.settings import PACKAGE_DIR
 
