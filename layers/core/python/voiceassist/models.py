@@ -434,6 +434,12 @@ class QueryRequest(Model):
         description="Words of a spoken question the recognizer was unsure of or knows no vocabulary for "
                     "(speech.unsure): one no searched passage mentions may be left out of the evidence judgment "
                     "and named as possibly misheard, instead of refusing the question; never a clinical term")
+    phi_unsure_words: list[Annotated[str, Field(max_length=MISHEARD_WORD_MAX_CHARS)]] = Field(
+        default_factory=list, max_length=MISHEARD_WORDS_MAX,
+        description="Words of a spoken question heard unsure where patient details sit (speech.phi_doubt: after a "
+                    "title or 'patient', written as a name, beside a number or a month): the question is then "
+                    "answered inside the PHI boundary as if it held PHI (setting voice_phi_doubt). A client that "
+                    "sends a transcript the clinician left uncorrected sends the route's phi_unsure_words")
 
     @field_validator("query")
     @classmethod
@@ -452,6 +458,14 @@ class QueryRequest(Model):
             raise ValueError(f"the question is {len(read)} characters long as read; the limit is {QUESTION_MAX_CHARS}")
         return read
 
+    @field_validator("phi_unsure_words")
+    @classmethod
+    def _phi_words(cls, value: list[str]) -> list[str]:
+        """Words or numbers as speech.phi_doubt writes them, lower case, once each (never quoted: PHI-capable)."""
+        if not all(_PHI_UNSURE_WORD.fullmatch(word) for word in value):
+            raise ValueError("each phi_unsure_words entry is one word or number, as the voice route lists them")
+        return list(dict.fromkeys(word.lower() for word in value))
+
     @field_validator("possibly_misheard")
     @classmethod
     def _words(cls, value: list[str]) -> list[str]:
@@ -464,6 +478,7 @@ class QueryRequest(Model):
 
 
 _MISHEARD_WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_PHI_UNSURE_WORD = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 
 
 class Citation(Model):

@@ -92,6 +92,7 @@ from voiceassist.constants.environment import (  # noqa: F401 - re-exported for 
     ENV_USER_POOL_CLIENT_ID,
     ENV_USER_POOL_ID,
     ENV_VOICE_BUCKET,
+    ENV_VOICE_PHI_DOUBT,
     ENV_VOICE_VOCABULARY_TERMS,
     ENV_WEB_SEARCH_API_KEY,
     ENV_WEB_SEARCH_BASE_URL,
@@ -214,6 +215,9 @@ class Settings(BaseModel):
     # 3c51cd0, 74.5 % on holdout2-4 read by espeak-ng, 81.8 % by Piper's joe voice);
     # its "EGFR-40" for a spoken "eGFR 40" is repaired (speech/repair.py, tests/integration/test_voice_query.py).
     voice_vocabulary_terms: int = Field(default=60, ge=0, le=200)
+    # A spoken question whose transcript has words heard unsure where PHI sits (QueryRequest.phi_unsure_words) is
+    # routed as PHI (docs/phi.md "Spoken questions", decision 0031); false leaves it to the detector alone.
+    voice_phi_doubt: bool = True
     voice_bucket: str | None = None  # AWS: Transcribe Medical's transient input and output (SSE-KMS, deleted)
     transcribe_specialty: Literal["PRIMARYCARE"] = "PRIMARYCARE"  # the only specialty of batch medical jobs
     transcribe_type: Literal["DICTATION", "CONVERSATION"] = "DICTATION"
@@ -310,6 +314,7 @@ _FIELD_BY_ENV: dict[str, str] = {
     ENV_OFFER_TOOLS: "offer_tools",
     ENV_SUMMARY_TIMEOUT_S: "summary_timeout_s",
     ENV_VOICE_VOCABULARY_TERMS: "voice_vocabulary_terms",
+    ENV_VOICE_PHI_DOUBT: "voice_phi_doubt",
     ENV_VOICE_BUCKET: "voice_bucket",
     ENV_TRANSCRIBE_SPECIALTY: "transcribe_specialty",
     ENV_TRANSCRIBE_TYPE: "transcribe_type",

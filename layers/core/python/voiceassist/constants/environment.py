@@ -156,6 +156,9 @@ ENV_PHI_TIMEOUT_S = "VOICEASSIST_PHI_TIMEOUT_S"
 # How many knowledge-base terms bias transcription (speech/vocabulary.py): Whisper's initial prompt; 0: none
 # (default 60).
 ENV_VOICE_VOCABULARY_TERMS = "VOICEASSIST_VOICE_VOCABULARY_TERMS"
+# A spoken question with words heard unsure where PHI sits (speech/phi_doubt.py) stays inside the boundary, as PHI:
+# true (the default) or false (the detector's verdict on the transcript alone).
+ENV_VOICE_PHI_DOUBT = "VOICEASSIST_VOICE_PHI_DOUBT"
 # AWS: Amazon Transcribe Medical (batch jobs; audio and transcript pass through this bucket under VOICE_PREFIX,
 # encrypted with the environment key and deleted after each job), and Amazon Polly.
 ENV_VOICE_BUCKET = "VOICEASSIST_VOICE_BUCKET"

@@ -10,6 +10,8 @@ from __future__ import annotations
 from voiceassist import phi
 from voiceassist.admin.config import merged_sources
 from voiceassist.models import PhiResult, RoutingMode, SourceKind
+from voiceassist.phi.heard import WARNING as UNSURE_SPEECH_WARNING
+from voiceassist.phi.heard import with_unsure_speech
 from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import ladder, planner, sources
@@ -34,6 +36,10 @@ def detect_phi(ctx: QueryContext, state: QueryState) -> QueryState:
     detector = run_detector(ctx, state)  # the admin configuration's PHI mode
     with timed(state, "detect_phi"):
         state.phi = detector.detect(state.request.query)
+    if state.request.phi_unsure_words and ctx.settings.voice_phi_doubt:  # a name the recognizer may have misheard
+        if not state.phi.contains_phi:
+            state.warnings.append(UNSURE_SPEECH_WARNING)
+        state.phi = with_unsure_speech(state.phi, state.request.query, state.request.phi_unsure_words)
     if earlier := history_text(state):  # earlier messages a client sent with the question: the question's rules
         with timed(state, "detect_phi_history"):
             state.phi = _with_history(state.phi, detector.detect(earlier), state)

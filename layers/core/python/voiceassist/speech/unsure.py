@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from voiceassist.models import MISHEARD_WORD_MAX_CHARS, MISHEARD_WORDS_MAX, QUESTION_MAX_CHARS, QueryRequest
 from voiceassist.query import concepts
+from voiceassist.speech.phi_doubt import detector_text, phi_doubted_words
 
 if TYPE_CHECKING:  # Transcript lists its unsure words (speech.Transcript.possibly_misheard): no import cycle
     from voiceassist.speech import Transcript
@@ -42,6 +43,8 @@ def unsure_words(transcript: Transcript, threshold: float = UNSURE_WORD) -> list
 
 
 def spoken_question(transcript: Transcript, session_id: str | None = None) -> QueryRequest:
-    """The query a transcript asks, carrying its unsure words (the voice routes' and the WebSocket's request)."""
-    return QueryRequest(query=transcript.text[:QUESTION_MAX_CHARS], session_id=session_id,
-                        possibly_misheard=unsure_words(transcript))
+    """The query a transcript asks (the voice routes' and the WebSocket's request): its text written as typed for the
+    PHI detector (numbers as digits: speech/phi_doubt.detector_text), its unsure words, and those heard unsure where
+    PHI sits (speech/phi_doubt.phi_doubted_words: the question is then routed as PHI)."""
+    return QueryRequest(query=detector_text(transcript.text)[:QUESTION_MAX_CHARS], session_id=session_id,
+                        possibly_misheard=unsure_words(transcript), phi_unsure_words=phi_doubted_words(transcript))

@@ -1,0 +1,98 @@
+"""PHI in a spoken question: the transcript as the PHI detector reads it, and the words heard unsure where PHI sits.
+
+A transcript is not typed text. Whisper writes a phone number or a record number read digit by digit in groups
+("408, 351, 716, 7", "1,469, 1,166"), a year said in pairs as two numbers once the number words are digits ("the
+3rd of March 19 50"), letters spelled out as separate capitals ("M R N"), and another recognizer (or a client's
+corrected transcript) may leave number words as words ("M R N four five six ..."). `detector_text` writes those as
+typed ("MRN 4567891", "4083517167", "the 3rd of March 1950"): number words become digits with text2num's
+`alpha2digit` (text2num 3.1.0, MIT, the `voice` and `local` extras; a runtime without it keeps number words,
+which phi/spoken_dates.py still reads beside a month), spelled capitals are joined, and a run of digit groups
+with at least `DIGIT_RUN` digits is one number. The voice routes send that text as the question.
+
+A name heard wrong is not found by any detector ("Mister Barrientez" heard "Mr. Barrientes" is found after the
+title; "Alyson Spoon" heard "Alicin Spoon" at a sentence's start is not). The recognizer says where it was unsure:
+`phi_doubted_words` lists the words heard below `PHI_UNSURE_WORD` (or known to no vocabulary) in a place PHI
+sits: after a title or a word that introduces a person ("patient", "named"), written as a proper noun (a capital
+inside a sentence, or two capitalised words together), or beside a number or a month. A clinical term (a drug,
+an abbreviation, a disease: query.concepts.is_clinical) is never doubted. The query pipeline keeps a question
+with such words inside the boundary (query/planning.detect_phi; setting `voice_phi_doubt`). Decision 0031,
+"PHI in a spoken question" (session 20).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from voiceassist.models import MISHEARD_WORD_MAX_CHARS, MISHEARD_WORDS_MAX
+from voiceassist.query import concepts
+
+if TYPE_CHECKING:
+    from voiceassist.speech import Transcript
+
+# Measured: bench/voice_phi.py score (docs/benchmarks.md, "Voice", session 20).
+PHI_UNSURE_WORD = 0.5
+DIGIT_RUN = 7  # a phone number (10 digits) or a record number (7+); "10, 0, 0, 0" (1 in 10,000) stays as heard
+# Words that put a name after them, as a clinician says them: the English titles of phi/name_titles.TITLES (a test
+# checks they are its words) as Whisper writes them, and the words that introduce a person by name.
+NAME_CUES = frozenset({"mr", "mrs", "ms", "mx", "miss", "dr", "prof", "mister", "patient", "named", "called", "name"})
+MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                    "october", "november", "december"})
+_SPELLED = re.compile(r"\b[A-Z](?:\.?\s[A-Z]\b)+\.?")  # "M R N", "M. R. N."
+_GROUPS = re.compile(r"\d+(?:(?:,\s*|\s+|\s*-\s*|\.\s+)\d+)+")
+_YEAR = re.compile(r"(?i)(?P<before>\b(?:" + "|".join(sorted(MONTHS)) + r"|born)\b[^.?!\d]{0,12}"
+                   r"(?:\d{1,2}(?:st|nd|rd|th)?[^.?!\d]{1,8})?)(?P<century>1[89]|20) (?P<year>\d\d)\b")
+_LETTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+_SENTENCE_END = (".", "?", "!")
+
+
+def _alpha2digit(text: str) -> str:
+    try:
+        from text_to_num import alpha2digit  # the `voice` and `local` extras
+    except ImportError:  # pragma: no cover - a runtime without the extra keeps number words
+        return text
+    return str(alpha2digit(text, "en"))
+
+
+def _run(match: re.Match[str]) -> str:
+    digits = re.sub(r"\D", "", match.group())
+    return digits if len(digits) >= DIGIT_RUN else match.group()
+
+
+def detector_text(text: str) -> str:
+    """The transcript written as the question would be typed, for the PHI detector and the query."""
+    text = _alpha2digit(text)
+    text = _SPELLED.sub(lambda m: re.sub(r"[\s.]", "", m.group()), text)
+    text = _YEAR.sub(lambda m: f"{m['before']}{m['century']}{m['year']}", text)
+    return _GROUPS.sub(_run, text)
+
+
+def _bare(word: str) -> str:
+    found = _LETTERS.search(word)
+    return found.group().strip("'-") if found else ""
+
+
+def phi_doubted_words(transcript: Transcript, threshold: float = PHI_UNSURE_WORD) -> list[str]:
+    """The transcript's words heard unsure where PHI sits (the module's docstring), as written, once each."""
+    heard = transcript.words
+    bare = [_bare(w.word) for w in heard]
+    doubted: list[str] = []
+    for i, (word, plain) in enumerate(zip(heard, bare, strict=True)):
+        if not plain or plain.lower() in doubted or len(plain) > MISHEARD_WORD_MAX_CHARS:
+            continue
+        lowered = plain.lower()
+        if concepts.is_clinical(lowered) or lowered in NAME_CUES:
+            continue
+        if not (word.confidence < threshold or (plain.isalpha() and not concepts.is_known(lowered))):
+            continue
+        sentence_start = i == 0 or heard[i - 1].word.rstrip().endswith(_SENTENCE_END)
+        before = [b.lower() for b in bare[max(0, i - 2):i]]
+        near = [bare[j] for j in (i - 1, i + 1) if 0 <= j < len(bare)]
+        capital = plain[0].isupper() and not plain.isupper()
+        next_capital = i + 1 < len(bare) and bare[i + 1][:1].isupper() and bare[i + 1] != "I"
+        if (any(b in NAME_CUES for b in before)
+                or (capital and (not sentence_start or next_capital))
+                or any(c.isdigit() for c in plain)
+                or any(any(c.isdigit() for c in n) or n.lower() in MONTHS for n in near)):
+            doubted.append(lowered)
+    return doubted[:MISHEARD_WORDS_MAX]
