@@ -37,6 +37,8 @@ from typing import Any
 
 from voice_phi_probes import Probe, load
 
+from voiceassist.speech.phi_doubt import PHI_UNSURE_WORD
+
 _WORD = re.compile(r"[a-z0-9]+")
 
 
@@ -56,8 +58,9 @@ def decode(args: argparse.Namespace) -> None:
     deps = sample_knowledge_base(args.data_dir)
     stt = deps.speech_to_text
     speaker = PiperSpeaker() if args.speaker == "piper" else EspeakTextToSpeech(voice="en-us", words_per_minute=165)
-    sets = [load(name, args.per_set) for name in args.sets]
-    order = [p for row in zip(*[s + [None] * (max(map(len, sets)) - len(s)) for s in sets]) for p in row if p]
+    sets = [load(name, args.per_set)[args.skip:] for name in args.sets]
+    longest = max(map(len, sets))
+    order = [p for row in zip(*[s + [None] * (longest - len(s)) for s in sets], strict=True) for p in row if p]
     for probe in order:
         if key(args.speaker, probe) in done:
             continue
@@ -98,7 +101,7 @@ def score(args: argparse.Namespace) -> dict[str, Any]:
     tallies: dict[str, dict[str, Any]] = defaultdict(lambda: defaultdict(int))
     shown = []
     for name in args.sets:
-        for probe in load(name, args.per_set):
+        for probe in load(name, args.per_set)[args.skip:]:
             typed_flag, typed_kinds = found(detector, probe.typed, probe.values)
             for speaker in ("espeak", "piper"):
                 row = rows.get(key(speaker, probe))
@@ -107,7 +110,7 @@ def score(args: argparse.Namespace) -> dict[str, Any]:
                 transcript = Transcript.model_validate(row["transcript"])
                 as_written, _ = found(detector, transcript.text, probe.values)
                 heard_flag, heard_kinds = found(detector, detector_text(transcript.text), probe.values)
-                doubt = args.rule == "on" and not heard_flag and bool(phi_doubted_words(transcript))
+                doubt = args.rule == "on" and not heard_flag and bool(phi_doubted_words(transcript, args.threshold))
                 tally = tallies[f"{probe.set_name} {speaker}"]
                 tally["questions"] += 1
                 tally["typed"] += typed_flag
@@ -123,8 +126,42 @@ def score(args: argparse.Namespace) -> dict[str, Any]:
                         heard_flag or doubt)):
                     shown.append({"set": name, "speaker": speaker, "heard": transcript.text,
                                   "words": [(w.word, round(w.confidence, 2)) for w in transcript.words]})
+    for folder in args.cached:
+        cached(Path(folder), detector, args, tallies, shown if args.show else None)
     return {"results": {k: dict(v) for k, v in tallies.items()}, "rule": args.rule, "shown": shown,
-            "load_average": os.getloadavg()}
+            "threshold": args.threshold, "load_average": os.getloadavg()}
+
+
+def cached(folder: Path, detector: Any, args: argparse.Namespace, tallies: dict[str, dict[str, Any]],
+           shown: list[Any] | None) -> None:
+    """Spoken questions without PHI that bench/voice_decoding.py decoded (FOLDER/decoding-cache.jsonl, `--configs
+    shipped`): the transcript as the route wrote it (`text`) and its words, as heard (`raw`) with their `confidences`
+    (a row whose raw words and confidences do not pair one to one is counted as `unpaired` and left out)."""
+    from voiceassist.speech import TranscribedWord, Transcript
+    from voiceassist.speech.phi_doubt import detector_text, phi_doubted_words
+
+    for line in (folder / "decoding-cache.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        speaker = row["key"].split("|")[0]
+        tally = tallies[f"{folder.name} {speaker}"]
+        heard = row["raw"].split()
+        if len(heard) != len(row.get("confidences") or []):
+            tally["unpaired"] += 1
+            continue
+        words = [TranscribedWord(word=f" {w}", start=n, end=n + 0.5, confidence=p)
+                 for n, (w, p) in enumerate(zip(heard, row["confidences"], strict=True))]
+        transcript = Transcript(text=row["text"], language="en", duration_seconds=len(words) / 2.5,
+                                confidence=0.5, words=words, engine="cache")
+        flagged = detector.detect(detector_text(transcript.text)).contains_phi
+        doubt = args.rule == "on" and not flagged and bool(phi_doubted_words(transcript, args.threshold))
+        tally["questions"] += 1
+        tally["heard_as_written"] += detector.detect(transcript.text).contains_phi
+        tally["heard"] += flagged
+        tally["kept_in"] += flagged or doubt
+        tally["kept_in_by_doubt_only"] += doubt
+        if shown is not None and (flagged or doubt):
+            shown.append({"set": folder.name, "speaker": speaker, "heard": transcript.text,
+                          "doubted": phi_doubted_words(transcript, args.threshold)})
 
 
 def main() -> None:
@@ -132,9 +169,15 @@ def main() -> None:
     parser.add_argument("command", choices=("decode", "score"))
     parser.add_argument("--sets", nargs="+", default=["phi", "records"])
     parser.add_argument("--per-set", type=int, default=30, help="questions per set (0: all)")
+    parser.add_argument("--skip", type=int, default=0, help="leave out each set's first SKIP questions (a set's "
+                        "questions after those a rule was tuned on)")
     parser.add_argument("--speaker", choices=("espeak", "piper"), default="espeak")
     parser.add_argument("--out", required=True, help="the folder of decodes.jsonl")
     parser.add_argument("--data-dir", help="the sample knowledge base's folder (default: a new temporary one)")
+    parser.add_argument("--cached", nargs="*", default=[], help="bench/voice_decoding.py folders of spoken "
+                        "questions without PHI, scored as well")
+    parser.add_argument("--threshold", type=float, default=PHI_UNSURE_WORD, help="a word below this probability is "
+                        "heard unsure (speech/phi_doubt.PHI_UNSURE_WORD)")
     parser.add_argument("--rule", choices=("on", "off"), default="on")
     parser.add_argument("--show", action="store_true", help="list the transcripts kept out with PHI, in without")
     args = parser.parse_args()

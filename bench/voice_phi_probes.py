@@ -39,12 +39,14 @@ class Probe:
     values: tuple[tuple[str, str, str], ...] = ()  # (kind, value as typed, value as said)
 
 
-_UNITS = "zero one two three four five six seven eight nine".split()
-_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
-_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
-_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
-MONTHS = "January February March April June July August September October November December".split()
+_UNITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
+_TEENS = ["ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
+_TENS = ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh",
+             "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth",
+             "twentieth"]
+MONTHS = ["January", "February", "March", "April", "June", "July", "August", "September", "October", "November",
+          "December"]  # not May (a verb too)
 STREETS = ("Street", "Road", "Avenue", "Lane", "Drive")
 
 
@@ -85,6 +87,7 @@ def records(count: int) -> list[Probe]:
         phone = f"{rng.randint(200, 989)}{rng.randint(200, 989)}{rng.randint(1000, 9999)}"
         house = rng.randint(3, 99)
         street = f"{rng.choice(sorted(word_list(SURNAMES))).capitalize()} {rng.choice(STREETS)}"
+        said_age = two_digits(age) if age < 100 else f"one hundred and {two_digits(age - 100)}"
         said_year = f"{two_digits(year // 100)} {two_digits(year % 100)}"
         template = index % 6
         if template == 0:
@@ -94,8 +97,7 @@ def records(count: int) -> list[Probe]:
             values = (("name", surname, surname), ("record", number, digits(number)))
         elif template == 1:
             typed = f"My patient is {age} years old with an eGFR of 28; is metformin still safe?"
-            said = f"My patient is {two_digits(age) if age < 100 else 'one hundred and ' + two_digits(age - 100)} " \
-                   "years old with an eGFR of 28, is metformin still safe?"
+            said = f"My patient is {said_age} years old with an eGFR of 28, is metformin still safe?"
             values = (("age", str(age), ""),)
         elif template == 2:
             typed = f"{given} {surname} was born on {day} {month} {year}; what amoxicillin dose for her pneumonia?"
@@ -116,8 +118,8 @@ def records(count: int) -> list[Probe]:
             values = (("name", f"{given} {surname}", ""), ("address", f"{house} {street}", ""))
         else:
             typed = f"Hospital number {number}: the {age}-year-old on lisinopril has a potassium of 6.1, what now?"
-            said = f"Hospital number {digits(number)}, the {two_digits(age) if age < 100 else 'one hundred and ' + two_digits(age - 100)}" \
-                   " year old on lisinopril has a potassium of 6.1, what now?"
+            said = f"Hospital number {digits(number)}, the {said_age} year old on lisinopril has a potassium of 6.1, " \
+                   "what now?"
             values = (("record", number, ""), ("age", str(age), ""))
         probes.append(Probe("records", said, typed, values))
     return probes

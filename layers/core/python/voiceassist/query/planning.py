@@ -10,9 +10,9 @@ from __future__ import annotations
 from voiceassist import phi
 from voiceassist.admin.config import merged_sources
 from voiceassist.models import PhiResult, RoutingMode, SourceKind
+from voiceassist.observability import logger
 from voiceassist.phi.heard import WARNING as UNSURE_SPEECH_WARNING
 from voiceassist.phi.heard import with_unsure_speech
-from voiceassist.observability import logger
 from voiceassist.query import intent as intents
 from voiceassist.query import ladder, planner, sources
 from voiceassist.query.embedding_ahead import embed_question_ahead

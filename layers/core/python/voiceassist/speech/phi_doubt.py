@@ -12,8 +12,8 @@ with at least `DIGIT_RUN` digits is one number. The voice routes send that text 
 A name heard wrong is not found by any detector ("Mister Barrientez" heard "Mr. Barrientes" is found after the
 title; "Alyson Spoon" heard "Alicin Spoon" at a sentence's start is not). The recognizer says where it was unsure:
 `phi_doubted_words` lists the words heard below `PHI_UNSURE_WORD` (or known to no vocabulary) in a place PHI
-sits: after a title or a word that introduces a person ("patient", "named"), written as a proper noun (a capital
-inside a sentence, or two capitalised words together), or beside a number or a month. A clinical term (a drug,
+sits: right after a title or a word that introduces a person ("patient", "named"), written as a proper noun (a
+capital inside a sentence, or two capitalised words together), or beside a month. A clinical term (a drug,
 an abbreviation, a disease: query.concepts.is_clinical) is never doubted. The query pipeline keeps a question
 with such words inside the boundary (query/planning.detect_phi; setting `voice_phi_doubt`). Decision 0031,
 "PHI in a spoken question" (session 20).
@@ -22,17 +22,21 @@ with such words inside the boundary (query/planning.detect_phi; setting `voice_p
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from voiceassist.common_words import common_words
 from voiceassist.models import MISHEARD_WORD_MAX_CHARS, MISHEARD_WORDS_MAX
+from voiceassist.phi.word_lists import ENGLISH, name_words, stop_words
 from voiceassist.query import concepts
 
 if TYPE_CHECKING:
-    from voiceassist.speech import Transcript
+    from voiceassist.speech import TranscribedWord, Transcript
 
 # Measured: bench/voice_phi.py score (docs/benchmarks.md, "Voice", session 20).
 PHI_UNSURE_WORD = 0.5
 DIGIT_RUN = 7  # a phone number (10 digits) or a record number (7+); "10, 0, 0, 0" (1 in 10,000) stays as heard
+DIGIT_RUN_PATTERN = rf"\d{{{DIGIT_RUN},}}"
 # Words that put a name after them, as a clinician says them: the English titles of phi/name_titles.TITLES (a test
 # checks they are its words) as Whisper writes them, and the words that introduce a person by name.
 NAME_CUES = frozenset({"mr", "mrs", "ms", "mx", "miss", "dr", "prof", "mister", "patient", "named", "called", "name"})
@@ -42,6 +46,9 @@ _SPELLED = re.compile(r"\b[A-Z](?:\.?\s[A-Z]\b)+\.?")  # "M R N", "M. R. N."
 _GROUPS = re.compile(r"\d+(?:(?:,\s*|\s+|\s*-\s*|\.\s+)\d+)+")
 _YEAR = re.compile(r"(?i)(?P<before>\b(?:" + "|".join(sorted(MONTHS)) + r"|born)\b[^.?!\d]{0,12}"
                    r"(?:\d{1,2}(?:st|nd|rd|th)?[^.?!\d]{1,8})?)(?P<century>1[89]|20) (?P<year>\d\d)\b")
+# "one hundred and two" as Whisper writes it: "100, and 2" (an age over 89 is PHI)
+_HUNDRED_AND = re.compile(r"\b(?P<hundreds>[1-9]00),? and (?P<rest>[1-9]\d?)\b")
+_IDENTIFIER = re.compile(rf"(?<![\d.,]){DIGIT_RUN_PATTERN}(?![\d.,]\d)")
 _LETTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 _SENTENCE_END = (".", "?", "!")
 
@@ -64,12 +71,44 @@ def detector_text(text: str) -> str:
     text = _alpha2digit(text)
     text = _SPELLED.sub(lambda m: re.sub(r"[\s.]", "", m.group()), text)
     text = _YEAR.sub(lambda m: f"{m['before']}{m['century']}{m['year']}", text)
+    text = _HUNDRED_AND.sub(lambda m: str(int(m["hundreds"]) + int(m["rest"])), text)
     return _GROUPS.sub(_run, text)
+
+
+def identifier_runs(text: str) -> list[str]:
+    """The numbers of `detector_text`'s text with at least DIGIT_RUN digits that are not a round quantity ("1200000"
+    units of penicillin ends in 000): identifier-shaped, whether or not the detector names what they are."""
+    return [run for run in _IDENTIFIER.findall(text) if not run.endswith("000")]
 
 
 def _bare(word: str) -> str:
     found = _LETTERS.search(word)
     return found.group().strip("'-") if found else ""
+
+
+def _capitalised(word: str) -> bool:
+    """Written as a name: a capital then not all capitals ("Trembly", not "CURB"), and not the pronoun "I"."""
+    return word[:1].isupper() and not word.isupper() and not word.startswith(("I'", "I’"))
+
+
+def _name_word(lowered: str) -> bool:
+    """A US Census given name or surname that English never writes in lower case and that is no stop word ("Patrick";
+    not "Well", "So")."""
+    return lowered in name_words() and lowered not in common_words() and lowered not in stop_words()[ENGLISH]
+
+
+def _where_phi_sits(heard: Sequence[TranscribedWord], bare: Sequence[str], i: int) -> bool:
+    """Right after a name cue ("Mr. X", "patient X"), or after a cue and a capitalised word ("named Myles X"); a
+    capitalised word inside a sentence, or at its start before another capitalised word ("Alicin Spoon was"); beside
+    a month's name (a date's day or year). A bare number is not doubted: numbers are a clinical question's values
+    (a blood pressure, a score), and a record or phone number is found by the detector once its groups are joined."""
+    cue = i >= 1 and bare[i - 1].lower() in NAME_CUES or (
+        i >= 2 and bare[i - 2].lower() in NAME_CUES and _capitalised(bare[i - 1]))
+    sentence_start = i == 0 or heard[i - 1].word.rstrip().endswith(_SENTENCE_END)
+    name_shaped = _capitalised(bare[i]) and (not sentence_start or (i + 1 < len(bare) and _capitalised(bare[i + 1]))
+                                             or _name_word(bare[i].lower()))
+    month = any(bare[j].lower() in MONTHS for j in (i - 1, i + 1) if 0 <= j < len(bare))
+    return cue or name_shaped or month
 
 
 def phi_doubted_words(transcript: Transcript, threshold: float = PHI_UNSURE_WORD) -> list[str]:
@@ -85,14 +124,7 @@ def phi_doubted_words(transcript: Transcript, threshold: float = PHI_UNSURE_WORD
             continue
         if not (word.confidence < threshold or (plain.isalpha() and not concepts.is_known(lowered))):
             continue
-        sentence_start = i == 0 or heard[i - 1].word.rstrip().endswith(_SENTENCE_END)
-        before = [b.lower() for b in bare[max(0, i - 2):i]]
-        near = [bare[j] for j in (i - 1, i + 1) if 0 <= j < len(bare)]
-        capital = plain[0].isupper() and not plain.isupper()
-        next_capital = i + 1 < len(bare) and bare[i + 1][:1].isupper() and bare[i + 1] != "I"
-        if (any(b in NAME_CUES for b in before)
-                or (capital and (not sentence_start or next_capital))
-                or any(c.isdigit() for c in plain)
-                or any(any(c.isdigit() for c in n) or n.lower() in MONTHS for n in near)):
+        if _where_phi_sits(heard, bare, i):
             doubted.append(lowered)
+    doubted.extend(run for run in identifier_runs(detector_text(transcript.text)) if run not in doubted)
     return doubted[:MISHEARD_WORDS_MAX]
