@@ -115,3 +115,19 @@ def test_a_number_heard_in_groups_is_read_as_one_record_number_and_routed_as_phi
     assert answer["metadata"]["phi_detected"] is True
     assert answer["metadata"]["model"] == SAGEMAKER_MODEL
     assert find_phi(("4417823",), *(r.path + r.body for r in stack.cloud.raw_requests)) == []
+
+
+def test_a_reviewed_transcript_posted_with_its_phi_unsure_words_stays_inside(stack: QueryStack) -> None:
+    # Given what the web client sends after the clinician left the transcript as heard (web/voice.js stillPhiUnsure)
+    body = {"query": "Is the patient tremble on metformin safe with an eGFR of 40?", "session_id": stack.session_id,
+            "phi_unsure_words": ["tremble"]}
+    event = to_api_gateway_event("POST", "/v1/query", {"content-type": "application/json"}, json.dumps(body).encode())
+    event["requestContext"]["authorizer"]["claims"]["sub"] = USER
+    reply = invoke("api", event)
+    assert reply["statusCode"] == 200, reply["body"]
+    answer = json.loads(reply["body"])
+    rule_on = stack.deps.settings.voice_phi_doubt
+    assert answer["metadata"]["phi_detected"] is rule_on
+    assert answer["metadata"]["model"] == (SAGEMAKER_MODEL if rule_on else CLOUD_MODEL)
+    if rule_on:
+        assert find_phi(("tremble",), *(r.path + r.body for r in stack.cloud.raw_requests)) == []

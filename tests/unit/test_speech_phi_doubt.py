@@ -121,3 +121,11 @@ def test_detect_phi_routes_doubted_words_as_phi_when_the_setting_is_on(enabled: 
     assert state.phi_detected is enabled
     assert (UNSURE_SPEECH in state.phi.entity_types) is enabled  # type: ignore[union-attr]
     assert any("heard unsure" in w for w in state.warnings) is enabled
+
+
+def test_the_transcript_lists_its_phi_unsure_words_for_a_client_that_shows_it() -> None:
+    transcript = heard(("Is", 0.9), ("the", 0.9), ("patient", 0.9), ("tremble", 0.3), ("on", 0.9), ("it?", 0.9))
+    assert transcript.model_dump()["phi_unsure_words"] == ["tremble"]
+    # and a client that sends them with the reviewed question gets the question kept as PHI (the model validates)
+    assert QueryRequest(query=transcript.text, phi_unsure_words=transcript.phi_unsure_words).phi_unsure_words == [
+        "tremble"]

@@ -5,7 +5,7 @@ import { Auth } from "./auth.js";
 import { loadAdmin } from "./admin.js";
 import { loadTelemetry } from "./telemetry.js";
 import { pendingActions, toolCards } from "./tools.js";
-import { Microphone, readAloudButton, stillUnsure } from "./voice.js";
+import { Microphone, readAloudButton, stillPhiUnsure, stillUnsure } from "./voice.js";
 import { socketUrl } from "./voice_socket.js";
 import {
   answerStatus, answerText, citationList, claimsCiting, clarifyingOptions, el, highlightedPassage, phiBadge, warnings,
@@ -38,7 +38,8 @@ async function main() {
     const question = $("question").value;
     // a spoken question's unsure words go with it, less those the clinician corrected (voice.js, stillUnsure)
     const misheard = state.heard ? stillUnsure(state.heard.text, state.heard.unsure, question) : [];
-    ask(question, misheard);
+    const phiUnsure = state.heard ? stillPhiUnsure(state.heard.text, state.heard.phiUnsure, question) : [];
+    ask(question, misheard, phiUnsure);
   });
   $("question").addEventListener("input", () => {
     if (!$("question").value.trim()) state.heard = null; // emptied: what is typed next was not heard
@@ -61,10 +62,10 @@ async function main() {
       $("voice-partial").textContent = text ? `Heard so far: ${text}` : "";
       $("voice-partial").hidden = !text;
     },
-    onHeard: (text, unsure) => {
+    onHeard: (text, unsure, phiUnsure) => {
       const box = $("question");
       box.value = text;
-      state.heard = { text, unsure };
+      state.heard = { text, unsure, phiUnsure };
       box.focus();
       box.setSelectionRange(text.length, text.length);
     },
@@ -173,7 +174,7 @@ async function openSession(sessionId) {
 const MAX_QUESTION_CHARS = 4000; // QueryRequest.query's limit
 
 // misheard: the words of a spoken question the recognizer was unsure of and the clinician left as heard
-async function ask(question, misheard = []) {
+async function ask(question, misheard = [], phiUnsure = []) {
   question = question.trim();
   if (state.busy) return;
   if (!question) {
@@ -203,6 +204,7 @@ async function ask(question, misheard = []) {
     if (!state.sessionId) await newSession().catch(() => null); // asking still works without a session
     const request = { query: question, session_id: state.sessionId };
     if (misheard.length) request.possibly_misheard = misheard;
+    if (phiUnsure.length) request.phi_unsure_words = phiUnsure; // keeps it inside the PHI boundary
     const reasons = []; // the route events' reasons and the tools' results, when the answer streams
     const tools = [];
     const response = await state.api.ask(request, (type, data) => {
@@ -217,7 +219,7 @@ async function ask(question, misheard = []) {
     turn.replaceChildren(el("p", { class: "failed", text: "No answer: see the message above." }));
     if (!$("question").value.trim()) { // back in the box: Enter asks it again, with its unsure words
       $("question").value = question;
-      state.heard = misheard.length ? { text: question, unsure: misheard } : null;
+      state.heard = misheard.length || phiUnsure.length ? { text: question, unsure: misheard, phiUnsure } : null;
     }
     showError(err);
     return false;

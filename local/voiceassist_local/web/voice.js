@@ -90,9 +90,21 @@ export function stillUnsure(heard, unsure, asked) {
   return [...new Set(unsure.map((word) => String(word).toLowerCase()))].filter((word) => kept.has(word));
 }
 
+// The words heard unsure where PHI sits (the transcript's phi_unsure_words: speech/phi_doubt.py) that go with the
+// question: a word the clinician left as heard (as stillUnsure), and a number whose digits are still in the question
+// in that order (the recognizer wrote it in groups: "617, 254, 3390"). The server then keeps the question inside
+// the PHI boundary (QueryRequest.phi_unsure_words; docs/phi.md, "Spoken questions").
+export function stillPhiUnsure(heard, phiUnsure, asked) {
+  if (!phiUnsure || !phiUnsure.length) return [];
+  const words = stillUnsure(heard, phiUnsure.filter((word) => !/^\d+$/.test(word)), asked);
+  const digits = asked.replace(/\D/g, "");
+  return [...words, ...phiUnsure.filter((word) => /^\d+$/.test(word) && digits.includes(word))];
+}
+
 export class Microphone {
-  // button: the Speak/Stop toggle; status: a role=status line; onHeard(text, unsure): a transcript to review, with
-  // the words the recognizer was unsure of (the transcript's possibly_misheard);
+  // button: the Speak/Stop toggle; status: a role=status line; onHeard(text, unsure, phiUnsure): a transcript to
+  // review, with the words the recognizer was unsure of (the transcript's possibly_misheard) and those heard unsure
+  // where PHI sits (its phi_unsure_words);
   // onNotice(text) and onError(err): the page's message box. socket: the voice socket, {url, dialect: "local" or
   // "aws"} (null: POST only); partials: () => whether to ask for partial transcripts; onPartial(text): what was
   // heard so far ("" clears it).
@@ -198,7 +210,8 @@ export class Microphone {
       }
       if (limit) this.onNotice(`${limit}Check that the question is complete.`);
       this.say("Heard your question: check it and correct it if needed, then press Enter or Ask.");
-      this.onHeard(text, Array.isArray(transcript.possibly_misheard) ? transcript.possibly_misheard : []);
+      this.onHeard(text, Array.isArray(transcript.possibly_misheard) ? transcript.possibly_misheard : [],
+        Array.isArray(transcript.phi_unsure_words) ? transcript.phi_unsure_words : []);
     } catch (err) {
       this.say("");
       this.onPartial("");

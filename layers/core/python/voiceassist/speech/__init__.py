@@ -74,6 +74,17 @@ class Transcript(BaseModel):
 
         return unsure_words(self)
 
+    @computed_field(  # type: ignore[prop-decorator]
+        description="the words heard unsure where a name or a number sits, and identifier-shaped numbers "
+                    "(speech.phi_doubt), lower case: a client that shows the transcript for correction sends those "
+                    "the clinician left as they were with the question (QueryRequest.phi_unsure_words), which then "
+                    "stays inside the PHI boundary")
+    @property
+    def phi_unsure_words(self) -> list[str]:
+        from voiceassist.speech.phi_doubt import phi_doubted_words  # it reads the concept layer: not on every import
+
+        return phi_doubted_words(self)
+
 
 def nothing_heard(*, duration_seconds: float, language: str, engine: str) -> Transcript:
     """The transcript of a recording in which no speech was found (speech/vad.py): every adapter answers it without
