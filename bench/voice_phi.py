@@ -18,7 +18,9 @@ it again to go on). `score` reads that file, with no decoding, and reports per s
 - `kept_in`: questions the route keeps in the boundary: PHI detected, or the voice rule's doubt (a word heard unsure
   where PHI could sit; `--rule off` leaves it out).
 - per kind (name, date, age, record, phone, address, other): values found (a word of the value, or for a number
-  its digits, inside a detected span) typed and heard.
+  its digits, inside a detected span) typed, heard as written and heard now; and the values whose question is
+  kept inside (`typed_kept_in`, `kept_in_before`: the detector on the transcript as written, `kept_in`: now), the
+  share that matters for the leak (a value in a question routed in never reaches the cloud model).
 A set without PHI (spoken answers files, `clinical`) reports the same shares as over-routing.
 """
 
@@ -108,7 +110,7 @@ def score(args: argparse.Namespace) -> dict[str, Any]:
                 if row is None:
                     continue
                 transcript = Transcript.model_validate(row["transcript"])
-                as_written, _ = found(detector, transcript.text, probe.values)
+                as_written, written_kinds = found(detector, transcript.text, probe.values)
                 heard_flag, heard_kinds = found(detector, detector_text(transcript.text), probe.values)
                 doubt = args.rule == "on" and not heard_flag and bool(phi_doubted_words(transcript, args.threshold))
                 tally = tallies[f"{probe.set_name} {speaker}"]
@@ -118,10 +120,15 @@ def score(args: argparse.Namespace) -> dict[str, Any]:
                 tally["heard"] += heard_flag
                 tally["kept_in"] += heard_flag or doubt
                 tally["kept_in_by_doubt_only"] += doubt
-                for (kind, typed_hit), (_, heard_hit) in zip(typed_kinds, heard_kinds, strict=True):
+                for (kind, typed_hit), (_, written_hit), (_, heard_hit) in zip(
+                        typed_kinds, written_kinds, heard_kinds, strict=True):
                     tally[f"{kind} values"] += 1
                     tally[f"{kind} typed"] += typed_hit
+                    tally[f"{kind} heard_as_written"] += written_hit
                     tally[f"{kind} heard"] += heard_hit
+                    tally[f"{kind} typed_kept_in"] += typed_flag
+                    tally[f"{kind} kept_in_before"] += as_written  # the question routed in: the value with it
+                    tally[f"{kind} kept_in"] += heard_flag or doubt
                 if args.show and (probe.values and not (heard_flag or doubt) or not probe.values and (
                         heard_flag or doubt)):
                     shown.append({"set": name, "speaker": speaker, "heard": transcript.text,
