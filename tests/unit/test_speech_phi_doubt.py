@@ -40,7 +40,7 @@ def test_a_transcript_is_written_as_the_question_would_be_typed(transcript: str,
 
 @pytest.mark.parametrize("text", [
     "Is it 130 over 80 or 140 over 90?", "the 1 in 10, 0, 0, 0 ampoule", "a CURB-65 of 2, which antibiotic?",
-    "eGFR 28, potassium 6.1, what now?", "give 2 to 3 litres",
+    "eGFR 28, potassium 6.1, what now?", "give 2 to 3 litres", "born 6-28-1939, on 11-10-2024 seen",
 ])
 def test_clinical_numbers_stay_as_heard(text: str) -> None:
     assert detector_text(text) == text

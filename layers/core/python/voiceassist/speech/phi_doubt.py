@@ -43,7 +43,8 @@ NAME_CUES = frozenset({"mr", "mrs", "ms", "mx", "miss", "dr", "prof", "mister", 
 MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
                     "october", "november", "december"})
 _SPELLED = re.compile(r"\b[A-Z](?:\.?\s[A-Z]\b)+\.?")  # "M R N", "M. R. N."
-_GROUPS = re.compile(r"\d+(?:(?:,\s*|\s+|\s*-\s*|\.\s+)\d+)+")
+# groups apart by a comma, a space, ". " or " - " ("408, 351, 716, 7"); "6-28-1939" is a date as typed: kept
+_GROUPS = re.compile(r"\d+(?:(?:,\s*|\s+|\.\s+|\s+-\s+)\d+)+")
 _YEAR = re.compile(r"(?i)(?P<before>\b(?:" + "|".join(sorted(MONTHS)) + r"|born)\b[^.?!\d]{0,12}"
                    r"(?:\d{1,2}(?:st|nd|rd|th)?[^.?!\d]{1,8})?)(?P<century>1[89]|20) (?P<year>\d\d)\b")
 # "one hundred and two" as Whisper writes it: "100, and 2" (an age over 89 is PHI)
