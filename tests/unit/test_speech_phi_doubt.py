@@ -63,7 +63,7 @@ def test_an_unsure_word_after_a_title_or_patient_is_doubted() -> None:
 
 def test_a_name_shaped_word_heard_unsure_is_doubted_where_a_name_sits() -> None:
     # inside a sentence with a capital; at its start before another capitalised word; a Census name at its start
-    assert phi_doubted_words(heard(("Follow", 0.9), ("up", 0.9), ("with", 0.9), ("Tenpass", 0.12))) == ["tenpass"]
+    assert phi_doubted_words(heard(("Ask", 0.9), ("about", 0.9), ("Quenbey", 0.12))) == ["quenbey"]
     assert phi_doubted_words(heard(("Alicin", 0.23), ("Spoon", 0.6), ("was", 0.9), ("born", 0.9))) == ["alicin"]
     assert phi_doubted_words(heard(("Patrick", 0.38), ("is", 0.9), ("allergic", 0.9))) == ["patrick"]
     # a capital at a sentence's start that is no name, a stop word, an abbreviation in capitals: not doubted

@@ -1,7 +1,7 @@
 """PHI in a spoken question: the transcript as the PHI detector reads it, and the words heard unsure where PHI sits.
 
 A transcript is not typed text. Whisper writes a phone number or a record number read digit by digit in groups
-("408, 351, 716, 7", "1,469, 1,166"), a year said in pairs as two numbers once the number words are digits ("the
+("408, 351, 716, 7", "2,468, 1,357"), a year said in pairs as two numbers once the number words are digits ("the
 3rd of March 19 50"), letters spelled out as separate capitals ("M R N"), and another recognizer (or a client's
 corrected transcript) may leave number words as words ("M R N four five six ..."). `detector_text` writes those as
 typed ("MRN 4567891", "4083517167", "the 3rd of March 1950"): number words become digits with text2num's
