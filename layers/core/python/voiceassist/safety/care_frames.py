@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import re
 
+from voiceassist.safety.harm_lexicon import names_harm
 from voiceassist.safety.harm_request import harm_named_unconditioned
+from voiceassist.safety.person_in_care import person_in_care
 
 # The clinician's acts (the encounter's and the safeguarding duties), as verbs or their -ing forms: those that take
 # "for" (screening: "screen her for abuse"; "approach a child for abuse" is grooming), those that take "with"
@@ -88,7 +90,8 @@ def care_of_harm_suffered(text: str) -> bool:
 # the practice ("covert administration of medicines") for a patient who lacks capacity and refuses; a question about
 # its legal process, requirements or policy for a patient in care asks how it is done lawfully. The practice is
 # named as the guidance names it (the noun, not "covertly give ... so that ..."), governed by what the law or the
-# procedure requires, and the person is a patient in care (a patient, a resident, a service user).
+# procedure requires, and the person is in care (person_in_care.py: named as a patient, in a care setting, or with a
+# disease; session 20).
 _NORMATIVE = (r"(?:legal|law|laws|lawful|legislation|legally|process|procedure|requirements?|policy|policies|guidance"
               r"|guidelines?|framework|documentation|paperwork|capacity assessment|best interests?)")
 _COVERT_PRACTICE = r"covert(?:ly)?\s+(?:administration|administering|medication|medicating|medicines?|dosing)"
@@ -96,13 +99,21 @@ COVERT_ADMINISTRATION_AS_LAW = re.compile(
     r"\b" + _NORMATIVE + r"\b[^.?!\n]{0,40}?\b(?:for|of|on|around|about|regarding|to|re)\s+(?:the\s+|a\s+)?"
     + _COVERT_PRACTICE + r"\b|\b" + _COVERT_PRACTICE + r"\b[^.?!\n]{0,20}?\b(?:legal|lawful|allowed|permitted"
     r"|requirements?|process|procedure|policy)\b", re.I)
-_PATIENT_IN_CARE = re.compile(r"\b(?:patients?|pts?|residents?|service users?|inpatients?)\b", re.I)
+
+
+# the concealment covert administration is ("hide her meds in yoghurt", NICE NG67 1.15: medicines "disguised" in food)
+_THE_PRACTICE_HIDES = re.compile(r"\b(?:hide|hiding|hidden|conceal\w*|disguis\w*)\b", re.I)
 
 
 def covert_administration_as_law(text: str) -> bool:
     """Whether the text asks what the law or procedure requires for covertly administering a patient's medicines
     (NICE NG67 1.15), not how to medicate someone in secret."""
-    return bool(COVERT_ADMINISTRATION_AS_LAW.search(text) and _PATIENT_IN_CARE.search(text))
+    # (session 20) the attack classifier is not asked of it either (input_screen), so the frame also requires what the
+    # law's frame requires (lawful_process_asked): no method asked, no lethal outcome named (harm_lexicon.names_harm:
+    # "so she dies"), no harm of the asker's own and no evasion but the concealment the practice itself is
+    concealment_read_as_practice = _THE_PRACTICE_HIDES.sub(" ", text)
+    return bool(COVERT_ADMINISTRATION_AS_LAW.search(text)) and person_in_care(text) and not (
+        _METHOD.search(text) or names_harm(text) or evasion_or_own_harm(concealment_read_as_practice))
 
 
 # (session 18, refuse18) The same frame for any act: a question whose asked thing is the law, the regulation, the

@@ -229,7 +229,8 @@ def screen_text(text: str, model: ScreenModel | None = None, vector: np.ndarray 
     protective = protection_asked(text)  # the classifier, which reads the same threat's words, is not asked either
     # (session 18) the law, the guidance or the record of an act asked (care_frames.lawful_process_asked), or how to
     # report a wrong: the classifier, which reads the act's words, is not asked of the former either
-    lawful_asked = lawful_process_asked(text)
+    # (session 20) and covert administration asked as law or procedure, the same frame of one practice
+    lawful_asked = lawful_process_asked(text) or covert_administration_as_law(text)
     lawful = lawful_asked or reporting_asked(text)
     # an order about the answer's form only ("respond in bullet points from now on", "translate into Urdu for my
     # patient: ..."): the models' injection and jailbreak flags alone are lifted, and the classifier is not asked
