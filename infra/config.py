@@ -406,6 +406,7 @@ class SourcePaths(_Frozen):
     mcp_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "mcp"
     documents_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "documents"
     workspace_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "workspace"
+    voice_layer_dir: Path = REPO_ROOT / "layers" / "deps" / "build" / "voice"
     phi_dockerfile_dir: Path = REPO_ROOT / "infra" / "images" / "phi"
     web_dir: Path = REPO_ROOT / "local" / "voiceassist_local" / "web"  # the web client's static files
 

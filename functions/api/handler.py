@@ -28,6 +28,9 @@ from routes import (
 from voiceassist import __version__, invocation
 from voiceassist.constants.environment import ENV_CORS_ORIGINS
 from voiceassist.observability import logger, tracer
+from voiceassist.speech import phi_doubt
+
+phi_doubt.require()  # the voice routes write a transcript as typed: no text2num, no cold start (serves_voice)
 
 
 def cors_config() -> CORSConfig | None:

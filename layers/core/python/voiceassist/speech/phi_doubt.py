@@ -21,6 +21,7 @@ with such words inside the boundary (query/planning.detect_phi; setting `voice_p
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -52,6 +53,25 @@ _HUNDRED_AND = re.compile(r"\b(?P<hundreds>[1-9]00),? and (?P<rest>[1-9]\d?)\b")
 _IDENTIFIER = re.compile(rf"(?<![\d.,]){DIGIT_RUN_PATTERN}(?![\d.,]\d)")
 _LETTERS = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
 _SENTENCE_END = (".", "?", "!")
+
+
+NUMBERS_PACKAGE = "text_to_num"  # text2num's module
+
+
+class NumbersMissing(RuntimeError):
+    """text2num is not installed where the voice routes run: number words would reach Detect PHI as words."""
+
+
+def require() -> None:
+    """Fail the cold start of a function that serves the voice routes where text2num is missing (constants/functions
+    `serves_voice`: the voice layer, or the PHI image's requirements)."""
+    try:
+        found = importlib.util.find_spec(NUMBERS_PACKAGE) is not None
+    except (ImportError, ValueError):  # a finder that refuses the module (an artefact's blocker) counts as absent
+        found = False
+    if not found:
+        raise NumbersMissing("a transcript is written as typed before Detect PHI with text2num, which is not installed: "
+                             "this function must carry the voice layer (constants/functions.py serves_voice)")
 
 
 def _alpha2digit(text: str) -> str:
