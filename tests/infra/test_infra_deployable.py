@@ -140,7 +140,7 @@ def test_an_unbuilt_layer_fails_synth(tmp_path: Path) -> None:
 
 
 def test_a_built_layer_synthesizes(tmp_path: Path) -> None:
-    names = ("deps", "ml", "auth", "mcp", "documents", "workspace")
+    names = ("deps", "ml", "auth", "mcp", "documents", "workspace", "voice")
     for name in names:
         (tmp_path / name / "python").mkdir(parents=True)
     paths = SourcePaths(**{f"{name}_layer_dir": tmp_path / name for name in names})

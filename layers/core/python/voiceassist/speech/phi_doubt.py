@@ -70,8 +70,9 @@ def require() -> None:
     except (ImportError, ValueError):  # a finder that refuses the module (an artefact's blocker) counts as absent
         found = False
     if not found:
-        raise NumbersMissing("a transcript is written as typed before Detect PHI with text2num, which is not installed: "
-                             "this function must carry the voice layer (constants/functions.py serves_voice)")
+        raise NumbersMissing("a transcript is written as typed before Detect PHI with text2num, which is not "
+                             "installed: this function must carry the voice layer (constants/functions.py "
+                             "serves_voice)")
 
 
 def _alpha2digit(text: str) -> str:
