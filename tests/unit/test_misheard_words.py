@@ -90,9 +90,21 @@ def test_unsure_words_are_the_words_heard_low_or_known_to_no_vocabulary() -> Non
 def test_a_spoken_question_carries_its_unsure_words() -> None:
     request = spoken_question(heard(("Dose", 0.9), ("of", 0.9), ("glorbendy?", 0.9)), None)
 
-    assert request.query == "Dose of glorbendy?"
+    assert request.query == "Dose of glorbendy"
     assert request.possibly_misheard == ["glorbendy"]
     assert QueryRequest(query="Dose of glorbendy?").possibly_misheard == []
+
+
+def test_the_question_mark_the_recognizer_ends_with_is_not_asked_and_nothing_else_goes() -> None:
+    transcript = heard(("Mr", 0.9), ("Hollis", 0.9), ("on", 0.9), ("lisinopril?", 0.9), ("What", 0.9),
+                       ("dose??", 0.9))
+
+    request = spoken_question(transcript, None)
+
+    assert request.query == "Mr Hollis on lisinopril? What dose"
+    assert transcript.text == "Mr Hollis on lisinopril? What dose??"
+    assert spoken_question(heard(("Is", 0.9), ("it", 0.9), ("safe.", 0.9)), None).query == "Is it safe."
+    assert spoken_question(heard(("?", 0.9),), None).query == "?"
 
 
 def test_a_transcript_lists_its_unsure_words_for_a_client_that_shows_it_for_correction() -> None:
