@@ -24,6 +24,14 @@ def test_answer_kinds_how_many_of_a_unit_of_measure_asks_an_amount_not_a_count()
     assert answer_kinds.quantities_asked("how many readings to average") == ("count",)
 
 
+def test_answer_kinds_how_many_of_anything_per_unit_of_weight_asks_an_amount() -> None:
+    # a rate per kilogram is an amount whatever its numerator is called; a count per anything else stays a count
+    assert answer_kinds.quantities_asked("saline bolus for a child in shock, how many ccs per kilo") == ("amount",)
+    assert answer_kinds.quantities_asked("how many drops/kg of the syrup") == ("amount",)
+    assert answer_kinds.quantities_asked("how many beds per ward") == ("count",)
+    assert answer_kinds.quantities_asked("how many sachets a day of the laxative") == ("count",)
+
+
 def test_a_count_is_a_whole_number_of_things_not_a_dose_a_time_a_ratio_or_a_category() -> None:
     assert answer_kinds.states_quantity("count", "average at least two readings")
     assert answer_kinds.states_quantity("count", "carry 2 auto-injectors at all times")

@@ -581,3 +581,14 @@ def test_a_situation_of_treatment_the_passage_does_not_state_is_a_missing_qualif
     said = evidence.assess("Sick day rules - should warfarin be held with D&V?", [hit(
         WARFARIN_DOSING + " On sick days with vomiting, hold warfarin and check the INR.", title="W")])
     assert not said.passages[0].owner_missing
+
+
+def test_a_rate_per_kilo_asked_in_other_words_is_stated_by_a_volume_per_kg_and_not_by_a_fluid_named_alone() -> None:
+    # issue 24, session 20: "how many mils per kilo" was read as a count, so "10 mL/kg" did not state it
+    states = hit("Septic shock in children\nGive an isotonic fluid bolus of 10 mL/kg over 15 minutes, then reassess.",
+                 title="Paediatric sepsis", vector_score=0.8)
+    names = hit("Septic shock in children\nGive an isotonic fluid bolus early, then reassess perfusion.",
+                title="Paediatric sepsis", vector_score=0.8)
+    question = "child in septic shock, the fluid bolus, how many mils per kilo"
+    assert not evidence.assess(question, [states]).passages[0].unstated_quantity
+    assert evidence.assess(question, [names]).passages[0].unstated_quantity  # the document does not say it

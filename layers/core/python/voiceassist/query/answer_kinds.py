@@ -116,8 +116,10 @@ _TIMES = rf"(?:times|{_TIME_UNITS})"
 # "how many mg", "how many units": an amount in a unit of measure (mass, volume, amount of substance), not a count
 _MEASURE = (r"(?:[mµu]?g|mcg|kg|micrograms?|milligrams?|grams?|kilos?|kilograms?|m?l|millilitres?|milliliters?"
             r"|litres?|liters?|[mµ]?mol|iu|units?|meq|kcal)\b")
-_COUNTED = re.compile(rf"\bhow many\b(?!\s+(?:more\s+)?(?:{_TIMES}\b|{_MEASURE}))", re.I)
-_AMOUNT = re.compile(rf"\bhow much\b|\bhow many\s+(?:more\s+)?{_MEASURE}", re.I)
+# "how many X per kg": X per a unit of measure is a rate, an amount whatever X is called ("mils", "cc")
+_PER_MEASURE = rf"[a-z]+(?:\s*/|\s+(?:per|a)\s)\s*{_MEASURE}"
+_COUNTED = re.compile(rf"\bhow many\b(?!\s+(?:more\s+)?(?:{_TIMES}\b|{_MEASURE}|{_PER_MEASURE}))", re.I)
+_AMOUNT = re.compile(rf"\bhow much\b|\bhow many\s+(?:more\s+)?(?:{_MEASURE}|{_PER_MEASURE})", re.I)
 _DOSED = re.compile(r"\b(?:doses?|dosing|dosage|dosed)\b", re.I)
 _LONG = re.compile(rf"\bhow long\b|\bhow many (?:more\s+)?{_TIME_UNITS}\b|\bfor how (?:many|long)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
