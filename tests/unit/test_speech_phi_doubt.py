@@ -129,3 +129,10 @@ def test_the_transcript_lists_its_phi_unsure_words_for_a_client_that_shows_it() 
     # and a client that sends them with the reviewed question gets the question kept as PHI (the model validates)
     assert QueryRequest(query=transcript.text, phi_unsure_words=transcript.phi_unsure_words).phi_unsure_words == [
         "tremble"]
+
+
+def test_a_failed_detection_keeps_hiding_the_whole_question_when_words_were_heard_unsure() -> None:
+    from voiceassist.phi.detection import WITHHELD, failed_result
+    text = "Patient Ann Lowe, record number 4417823. Metformin dose?"
+    result = with_unsure_speech(failed_result("PHI detector busy: no detection could start"), text, ["4417823"])
+    assert result.contains_phi and result.redacted_text == WITHHELD and "Lowe" not in result.redacted_text

@@ -21,8 +21,11 @@ WARNING = ("Some words of the spoken question were heard unsure where patient de
 
 
 def with_unsure_speech(result: PhiResult, text: str, words: Sequence[str]) -> PhiResult:
-    """`result` with every occurrence of `words` in `text` as an UNSURE_SPEECH entity, and PHI when any is listed."""
-    if not words:
+    """`result` with every occurrence of `words` in `text` as an UNSURE_SPEECH entity, and PHI when any is listed.
+
+    A failed detection (`result.error`: busy, timed out) is passed on unchanged: it already hides the whole text, and
+    redacting only the listed words would store the rest of an unscreened question."""
+    if not words or result.error is not None:
         return result
     entities = list(result.entities)
     for word in dict.fromkeys(w.lower() for w in words):
