@@ -14,6 +14,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from voiceassist_local.server import ADMIN_GROUPS, make_server
@@ -21,6 +22,8 @@ from voiceassist_local.server import ADMIN_GROUPS, make_server
 from tests.browser.chromium import Chromium, Tab
 from tests.conftest import REPO_ROOT
 from voiceassist.composition import Dependencies, use_dependencies
+from voiceassist.conversation import orchestrator
+from voiceassist.models import QueryRequest
 from voiceassist.settings import Settings
 
 ARTIFACTS = Path(os.environ.get("VOICEASSIST_ARTIFACTS", REPO_ROOT / ".artifacts")) / "browser"
@@ -89,3 +92,22 @@ def tab(page: Tab, streams: bool) -> Tab:
     if not streams:
         page.expected_failures.add("/v1/query/stream")  # the page's probe before it falls back
     return page
+
+
+@pytest.fixture
+def asked(monkeypatch: pytest.MonkeyPatch) -> list[QueryRequest]:
+    """Every question the server's pipeline was asked (streamed or not), as it arrived."""
+    requests: list[QueryRequest] = []
+    run, respond = orchestrator.run, orchestrator.respond
+
+    def recorded_run(deps: Any, request: QueryRequest, **kwargs: Any) -> Any:
+        requests.append(request)
+        return run(deps, request, **kwargs)
+
+    def recorded_respond(deps: Any, request: QueryRequest, **kwargs: Any) -> Any:
+        requests.append(request)
+        return respond(deps, request, **kwargs)
+
+    monkeypatch.setattr(orchestrator, "run", recorded_run)
+    monkeypatch.setattr(orchestrator, "respond", recorded_respond)
+    return requests

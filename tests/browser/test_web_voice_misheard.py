@@ -18,7 +18,6 @@ import pytest
 from tests.browser.chromium import Tab
 from tests.browser.test_web_voice import QUESTION_BOX, TRANSCRIBED, fake_microphone, record, spoken_wav
 from voiceassist.composition import Dependencies
-from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest
 from voiceassist.speech import Transcript
 
@@ -49,25 +48,6 @@ class Heard:
         transcript: Transcript = self.inner.transcribe(audio, max_seconds=max_seconds)
         self.transcripts.append(transcript)
         return transcript
-
-
-@pytest.fixture
-def asked(monkeypatch: pytest.MonkeyPatch) -> list[QueryRequest]:
-    """Every question the server's pipeline was asked (streamed or not), as it arrived."""
-    requests: list[QueryRequest] = []
-    run, respond = orchestrator.run, orchestrator.respond
-
-    def recorded_run(deps: Any, request: QueryRequest, **kwargs: Any) -> Any:
-        requests.append(request)
-        return run(deps, request, **kwargs)
-
-    def recorded_respond(deps: Any, request: QueryRequest, **kwargs: Any) -> Any:
-        requests.append(request)
-        return respond(deps, request, **kwargs)
-
-    monkeypatch.setattr(orchestrator, "run", recorded_run)
-    monkeypatch.setattr(orchestrator, "respond", recorded_respond)
-    return requests
 
 
 @pytest.fixture

@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,7 +20,6 @@ from tests.browser.test_web_voice import ANSWER, LAST, QUESTION_BOX, TRANSCRIBED
 from tests.stubs.query_stack import find_phi, recorded_logs
 from tests.stubs.streaming_model import Streamed, StreamingModel
 from voiceassist.composition import Dependencies
-from voiceassist.conversation import orchestrator
 from voiceassist.models import QueryRequest
 from voiceassist.speech import TranscribedWord, Transcript
 
@@ -58,25 +56,6 @@ def models(server_deps: Dependencies, monkeypatch: pytest.MonkeyPatch) -> tuple[
     monkeypatch.setattr(server_deps, "speech_to_text", MishearsTheName())
     assert server_deps.settings.voice_phi_doubt  # the default (VOICEASSIST_VOICE_PHI_DOUBT)
     return cloud, inside
-
-
-@pytest.fixture
-def asked(monkeypatch: pytest.MonkeyPatch) -> list[QueryRequest]:
-    """Every question the server's pipeline was asked (streamed or not), as it arrived."""
-    requests: list[QueryRequest] = []
-    run, respond = orchestrator.run, orchestrator.respond
-
-    def recorded_run(deps: Any, request: QueryRequest, **kwargs: Any) -> Any:
-        requests.append(request)
-        return run(deps, request, **kwargs)
-
-    def recorded_respond(deps: Any, request: QueryRequest, **kwargs: Any) -> Any:
-        requests.append(request)
-        return respond(deps, request, **kwargs)
-
-    monkeypatch.setattr(orchestrator, "run", recorded_run)
-    monkeypatch.setattr(orchestrator, "respond", recorded_respond)
-    return requests
 
 
 @pytest.fixture

@@ -8,8 +8,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from voiceassist_local.evaluation import adverb_data, phrasal_verb_data, plain_word_data, register_word_data
+from voiceassist_local.evaluation import adverb_data, phrasal_verb_data, plain_word_data
 
+from tests.support.tiny_wordnet import clear_caches, tiny_wordnet
 from voiceassist.query import phrasal_verbs, plain_words
 
 # wndb(5WN): offset lex_filenum (42 verb.stative, 29 verb.body, 35 verb.contact, 02 adv.all, 00 adj.all) ss_type
@@ -23,21 +24,13 @@ _DATA = {"verb": ["00000031 42 v 01 hang_around 0 000 | stay nearby", "00000032 
          "adv": ["00000041 02 r 01 normally 0 000 | usually",
                  "00000042 02 r 01 orally 0 001 \\ 00000051 a 0101 | by mouth"],
          "adj": ["00000051 00 a 01 oral 0 000 | of the mouth"], "noun": []}
-_CACHED = (plain_word_data._index, plain_word_data._files, plain_word_data._exceptions, register_word_data._synsets)
 _DEBIAN = plain_word_data.WORDNET
 
 
 @pytest.fixture
 def wordnet(tmp_path: Path) -> Iterator[Path]:
-    for part in ("noun", "verb", "adj", "adv"):
-        (tmp_path / f"index.{part}").write_text("\n".join(_INDEX[part]) + "\n", encoding="latin-1")
-        (tmp_path / f"data.{part}").write_text("\n".join(_DATA[part]) + "\n", encoding="latin-1")
-        (tmp_path / f"{part}.exc").write_text("", encoding="latin-1")
-    for cached in _CACHED:
-        cached.cache_clear()
-    yield tmp_path
-    for cached in _CACHED:
-        cached.cache_clear()
+    with tiny_wordnet(tmp_path, _INDEX, _DATA) as folder:
+        yield folder
 
 
 def test_a_verb_and_particle_of_being_is_listed_one_of_the_body_is_not(wordnet: Path) -> None:
@@ -56,7 +49,6 @@ def _rows(path: Path) -> list[str]:
 
 def test_the_shipped_tables_are_the_scripts_output() -> None:
     assert (_DEBIAN / "index.verb").exists(), "WordNet 3.0 (Debian's wordnet-base) is needed: tests/setup.sh"
-    for cached in _CACHED:
-        cached.cache_clear()
+    clear_caches()
     assert _rows(phrasal_verbs.PHRASAL_VERBS_FILE) == [f"{v}\t{p}" for v, p in phrasal_verb_data.phrasal_verbs()]
     assert _rows(plain_words.USUALITY_ADVERBS_FILE) == adverb_data.usuality_adverbs()

@@ -8,9 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from voiceassist_local.evaluation import plain_word_data, register_word_data
+from voiceassist_local.evaluation import register_word_data
 
 from tests.support.passages import passage_hit
+from tests.support.tiny_wordnet import tiny_wordnet
 from voiceassist.query import evidence, plain_words
 
 SITTING = ("Before a blood pressure reading the patient sits quietly for five minutes, back supported and the arm "
@@ -72,20 +73,12 @@ _DATA = {"noun": ["06043075 09 n 01 medicine 0 000 | the science of treating dis
                   "00000015 10 n 01 MEd 0 000 | a degree"],
          "verb": ["00000021 31 v 01 prefer 0 000 | like better",
                   "00000022 32 v 01 refer 0 001 + 00000014 n 0101 | send a case on"], "adj": [], "adv": []}
-_CACHED = (plain_word_data._index, plain_word_data._files, plain_word_data._exceptions, register_word_data._synsets)
 
 
 @pytest.fixture
 def wordnet(tmp_path: Path) -> Iterator[Path]:
-    for part in ("noun", "verb", "adj", "adv"):
-        (tmp_path / f"index.{part}").write_text("\n".join(_INDEX[part]) + "\n", encoding="latin-1")
-        (tmp_path / f"data.{part}").write_text("\n".join(_DATA[part]) + "\n", encoding="latin-1")
-        (tmp_path / f"{part}.exc").write_text("", encoding="latin-1")
-    for cached in _CACHED:
-        cached.cache_clear()
-    yield tmp_path
-    for cached in _CACHED:
-        cached.cache_clear()
+    with tiny_wordnet(tmp_path, _INDEX, _DATA) as folder:
+        yield folder
 
 
 def test_register_word_data_reads_files_and_the_medical_hypernym(wordnet: Path) -> None:
