@@ -12,11 +12,10 @@ function requires it (unit tests in an environment without the model), `pipeline
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from functools import lru_cache
 from typing import Any
-
-from voiceassist.importable import importable
 
 logger = logging.getLogger(__name__)
 
@@ -28,14 +27,21 @@ class ParserMissing(RuntimeError):
     """spaCy or its pinned English model is not installed where the readings must run."""
 
 
+def _found(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):  # a finder that refuses the module (an artefact's blocker) counts as absent
+        return False
+
+
 def installed() -> bool:
     """Whether spaCy and the pinned model can be imported here (a metadata look-up: nothing is loaded)."""
-    return all(importable(module) for module in PACKAGES)
+    return all(_found(module) for module in PACKAGES)
 
 
 def require() -> None:
     """Fail the cold start of a function that runs the parse readings where spaCy or the model is missing."""
-    missing = [module for module in PACKAGES if not importable(module)]
+    missing = [module for module in PACKAGES if not _found(module)]
     if missing:
         raise ParserMissing(f"the English parse readings (purpose clauses, places of the story) need {missing}: "
                             "this function must ship as the PHI container image (constants/functions.py)")

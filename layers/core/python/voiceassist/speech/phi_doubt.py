@@ -21,12 +21,12 @@ with such words inside the boundary (query/planning.detect_phi; setting `voice_p
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from voiceassist.common_words import common_words
-from voiceassist.importable import importable
 from voiceassist.models import MISHEARD_WORD_MAX_CHARS, MISHEARD_WORDS_MAX
 from voiceassist.phi.word_lists import ENGLISH, name_words, stop_words
 from voiceassist.query import concepts
@@ -65,7 +65,11 @@ class NumbersMissing(RuntimeError):
 def require() -> None:
     """Fail the cold start of a function that serves the voice routes where text2num is missing (constants/functions
     `serves_voice`: the voice layer, or the PHI image's requirements)."""
-    if not importable(NUMBERS_PACKAGE):
+    try:
+        found = importlib.util.find_spec(NUMBERS_PACKAGE) is not None
+    except (ImportError, ValueError):  # a finder that refuses the module (an artefact's blocker) counts as absent
+        found = False
+    if not found:
         raise NumbersMissing("a transcript is written as typed before Detect PHI with text2num, which is not "
                              "installed: this function must carry the voice layer (constants/functions.py "
                              "serves_voice)")
